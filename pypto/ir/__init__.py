@@ -1,0 +1,179 @@
+"""The PyPTO IR: nodes, types, DataType, structural equality and the Python printer.
+
+``from pypto import ir`` exposes every node class with the constructors of spec/ir.md, the scalar
+expression factories (``ir.add``, ``ir.eq``, ...), the op registry entry points, structural
+equality/hashing and ``ir.python_print``.
+"""
+
+from .datatype import DataType
+from .enums import (
+    ArgDirection,
+    AtomicType,
+    CompactMode,
+    CoreType,
+    ForKind,
+    FunctionType,
+    InlineLanguage,
+    Level,
+    MaskPattern,
+    Mem,
+    MemorySpace,
+    PadValue,
+    ParamDirection,
+    PipeType,
+    Role,
+    ScopeKind,
+    ScopeMode,
+    SplitMode,
+    TensorLayout,
+    TileLayout,
+    is_incore_type,
+)
+from .errors import IRTypeError, IRValueError, PyptoError
+from .expr import (
+    DYNAMIC_DIM,
+    Abs,
+    Add,
+    And,
+    BinaryExpr,
+    BitAnd,
+    BitNot,
+    BitOr,
+    BitShiftLeft,
+    BitShiftRight,
+    BitXor,
+    Call,
+    Cast,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Eq,
+    Expr,
+    FloatDiv,
+    FloorDiv,
+    FloorMod,
+    Ge,
+    GlobalVar,
+    Gt,
+    IterArg,
+    Le,
+    Lt,
+    MakeTuple,
+    Max,
+    Min,
+    Mul,
+    Ne,
+    Neg,
+    Not,
+    Op,
+    Or,
+    Pow,
+    Sub,
+    Submit,
+    TupleGetItemExpr,
+    UnaryExpr,
+    Var,
+    Xor,
+)
+from .function import Function, Program
+from .memref import MemRef
+from .node import IRNode, replace
+from .scalar_ops import (
+    abs_,
+    add,
+    and_,
+    bit_and,
+    bit_not,
+    bit_or,
+    bit_shift_left,
+    bit_shift_right,
+    bit_xor,
+    cast,
+    eq,
+    floordiv,
+    ge,
+    gt,
+    le,
+    lt,
+    max_,
+    min_,
+    mod,
+    mul,
+    ne,
+    neg,
+    not_,
+    or_,
+    pow,
+    sub,
+    truediv,
+)
+from .span import Span
+from .stmt import (
+    AssignStmt,
+    BreakStmt,
+    ClusterScopeStmt,
+    CommDomainScopeStmt,
+    ContinueStmt,
+    EvalStmt,
+    ForStmt,
+    HierarchyScopeStmt,
+    IfStmt,
+    InCoreScopeStmt,
+    InlineStmt,
+    ReturnStmt,
+    RuntimeScopeStmt,
+    ScopeStmt,
+    SeqStmts,
+    SpmdScopeStmt,
+    SplitAivScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+    attach_leading_comments,
+)
+from .type_base import (
+    AsyncEventType,
+    AsyncSessionType,
+    CommCtxType,
+    MemRefType,
+    PrefetchAsyncContextType,
+    PtrType,
+    ScalarType,
+    TupleType,
+    Type,
+    UnknownType,
+    WindowBufferType,
+)
+from .types import (
+    ArrayType,
+    DistributedTensorType,
+    ShapedType,
+    TensorType,
+    TensorView,
+    TileType,
+    TileView,
+    implicit_tile_view,
+)
+
+# dtype aliases: ir.FP16, ir.INT64, ... (all but TASK_ID)
+BOOL = DataType.BOOL
+INT4 = DataType.INT4
+INT8 = DataType.INT8
+INT16 = DataType.INT16
+INT32 = DataType.INT32
+INT64 = DataType.INT64
+INDEX = DataType.INDEX
+UINT4 = DataType.UINT4
+UINT8 = DataType.UINT8
+UINT16 = DataType.UINT16
+UINT32 = DataType.UINT32
+UINT64 = DataType.UINT64
+FP4 = DataType.FP4
+FP8E4M3FN = DataType.FP8E4M3FN
+FP8E5M2 = DataType.FP8E5M2
+FP8E8M0 = DataType.FP8E8M0
+FP16 = DataType.FP16
+FP32 = DataType.FP32
+BF16 = DataType.BF16
+HF4 = DataType.HF4
+HF8 = DataType.HF8

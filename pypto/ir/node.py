@@ -1,0 +1,155 @@
+"""The base of every IR node and type: frozen pydantic models with positional constructors.
+
+Nodes are immutable and compared by identity (``same_as``); structure is compared by
+:mod:`pypto.ir.structural`. Every class lists the order of its positional constructor
+arguments in ``_positional`` so that ``ir.Var("x", t, span)`` works as in the reference API.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Iterator
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
+
+
+from .datatype import DataType
+from .errors import IRTypeError, IRValueError
+from .span import Span
+
+
+def _format_validation_error(cls_name: str, err: ValidationError) -> tuple[str, bool]:
+    """Render a pydantic error as ``Node: field 'f': message`` lines; report if all are value errors."""
+    lines = []
+    all_value = True
+    for e in err.errors(include_url=False):
+        loc = ".".join(str(p) for p in e["loc"]) or "<node>"
+        msg = e["msg"].replace("a valid dictionary or instance of", "an instance of")
+        if e["type"] != "value_error":
+            all_value = False
+            got = e.get("input")
+            if e["type"] == "extra_forbidden":
+                msg = "unknown field"
+            elif got is not None or e["type"] != "missing":
+                msg = f"{msg} (got {type(got).__name__})"
+        elif msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        lines.append(f"{cls_name}: field '{loc}': {msg}")
+    return "\n".join(lines), all_value
+
+
+class ModelBase(BaseModel):
+    """Shared pydantic configuration and the positional-argument constructor."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        arbitrary_types_allowed=True,
+        revalidate_instances="never",
+        validate_default=False,
+        protected_namespaces=(),
+    )
+
+    _positional: ClassVar[tuple[str, ...]] = ()
+    # Fields the constructor computes from others; ``replace`` does not pass them back in.
+    _derived: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args:
+            names = self._positional
+            if len(args) > len(names):
+                raise IRTypeError(
+                    f"{type(self).__name__}() takes at most {len(names)} positional arguments "
+                    f"({', '.join(names)}), got {len(args)}"
+                )
+            for name, value in zip(names, args):
+                if name in kwargs:
+                    raise IRTypeError(f"{type(self).__name__}() got multiple values for argument '{name}'")
+                kwargs[name] = value
+        try:
+            super().__init__(**kwargs)
+        except ValidationError as err:
+            text, all_value = _format_validation_error(type(self).__name__, err)
+            raise (IRValueError if all_value else IRTypeError)(text) from None
+
+    def iter_fields(self) -> Iterator[tuple[str, Any]]:
+        """Every field as ``(name, value)``, in declaration order."""
+        for name in type(self).model_fields:
+            yield name, getattr(self, name)
+
+
+def _identity_hash(self: object) -> int:
+    return object.__hash__(self)
+
+
+class IRNode(ModelBase):
+    """Base of expressions, statements, functions and programs. Carries a ``span``."""
+
+    span: Span = Span.unknown()
+
+    def same_as(self, other: object) -> bool:
+        """Object identity."""
+        return self is other
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = _identity_hash
+
+    def as_python(self, prefix: str = "pl", concise: bool = False, format: bool = True) -> str:
+        """Print this node as PyPTO DSL source."""
+        from .printer import python_print
+
+        return python_print(self, prefix=prefix, concise=concise, format=format)
+
+    def __str__(self) -> str:
+        return self.as_python()
+
+    def __repr__(self) -> str:
+        try:
+            text = self.as_python()
+        except Exception:  # pragma: no cover - repr must never fail
+            text = "..."
+        return f"<{type(self).__name__} {text}>"
+
+    def __copy__(self) -> IRNode:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> IRNode:
+        return self
+
+
+def replace(node: ModelBase, **changes: Any) -> Any:
+    """A copy of ``node`` with ``changes`` applied, validated through the constructor.
+
+    Unlike pydantic's ``model_copy(update=...)`` this re-runs validation, so a wrong field type
+    fails here instead of later. For a ``Var`` the copy is a new variable (new identity).
+    """
+    skip = node._derived
+    data = {name: getattr(node, name) for name in type(node).model_fields if name not in skip}
+    data.update(changes)
+    return type(node)(**data)
+
+
+def _strict_number(v: Any) -> Any:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"expected a number, got {type(v).__name__}")
+    return float(v)
+
+
+def _list_from_sequence(v: Any) -> Any:
+    return list(v) if isinstance(v, tuple) else v
+
+
+# Field annotations shared by all node modules: no silent coercion of "3" into 3 or True into 1.
+Int = StrictInt
+Bool = StrictBool
+Str = StrictStr
+Float = Annotated[float, BeforeValidator(_strict_number)]
+
+
+def _to_dtype(v: Any) -> Any:
+    return DataType(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+# A DataType field; a raw int code is accepted, as in the reference API.
+DType = Annotated[DataType, BeforeValidator(_to_dtype)]

@@ -1,0 +1,72 @@
+"""Source locations attached to every IR node."""
+
+from __future__ import annotations
+
+
+class Span:
+    """A source range ``filename:begin_line:begin_column`` (end fields -1 when unknown).
+
+    Spans are ignored by structural equality and hashing.
+    """
+
+    __slots__ = ("filename", "begin_line", "begin_column", "end_line", "end_column")
+
+    def __init__(
+        self,
+        filename: str,
+        begin_line: int,
+        begin_column: int,
+        end_line: int = -1,
+        end_column: int = -1,
+    ) -> None:
+        object.__setattr__(self, "filename", filename)
+        object.__setattr__(self, "begin_line", begin_line)
+        object.__setattr__(self, "begin_column", begin_column)
+        object.__setattr__(self, "end_line", end_line)
+        object.__setattr__(self, "end_column", end_column)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Span is immutable; cannot set '{name}'")
+
+    @staticmethod
+    def unknown() -> Span:
+        """The span of a node that has no source location."""
+        return _UNKNOWN
+
+    def is_valid(self) -> bool:
+        """True when the begin position is known and the end position is consistent."""
+        if self.begin_line <= 0 or (self.begin_column <= 0 and self.begin_column != -1):
+            return False
+        if self.end_line == -1:
+            return True
+        return self.end_line > 0 and (self.end_column > 0 or self.end_column == -1)
+
+    def to_string(self) -> str:
+        """``filename:begin_line:begin_column``."""
+        return f"{self.filename}:{self.begin_line}:{self.begin_column}"
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Span):
+            return NotImplemented
+        return (
+            self.filename == other.filename
+            and self.begin_line == other.begin_line
+            and self.begin_column == other.begin_column
+            and self.end_line == other.end_line
+            and self.end_column == other.end_column
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.filename, self.begin_line, self.begin_column, self.end_line, self.end_column))
+
+    def __reduce__(self) -> tuple:
+        return (Span, (self.filename, self.begin_line, self.begin_column, self.end_line, self.end_column))
+
+
+_UNKNOWN = Span("", -1, -1, -1, -1)

@@ -1,0 +1,277 @@
+"""Shaped types: tensors in GM, tiles in on-chip buffers, arrays; and their views."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
+
+from .datatype import DataType
+from .enums import CompactMode, MemorySpace, PadValue, TensorLayout, TileLayout
+from .errors import IRTypeError, IRValueError
+from .expr import ConstInt, Expr
+from .memref import MemRef, memory_space_from_name
+from .node import DType, Int, ModelBase
+from .type_base import Type
+
+
+def _expr_list(v: Any) -> Any:
+    """Shape-like lists: ints become ``ConstInt(v, INDEX)``; tuples become lists."""
+    if isinstance(v, (list, tuple)):
+        return [ConstInt(x, DataType.INDEX) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
+    return v
+
+
+def _opt_expr(v: Any) -> Any:
+    return ConstInt(v, DataType.INDEX) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+ExprList = Annotated[list[Expr], BeforeValidator(_expr_list)]
+OptExpr = Annotated[Expr | None, BeforeValidator(_opt_expr)]
+
+
+def _const_value(e: Expr) -> int | None:
+    return e.value if isinstance(e, ConstInt) else None
+
+
+def dims_equal(a: list[Expr], b: list[Expr]) -> bool:
+    """Element-wise equality of two dim lists: same object or equal constants."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        cx, cy = _const_value(x), _const_value(y)
+        if cx is None or cx != cy:
+            return False
+    return True
+
+
+class _StructuralValue(ModelBase):
+    """Views compare structurally, like types."""
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        from .structural import structural_equal
+
+        return structural_equal(self, other)
+
+    def __hash__(self) -> int:
+        from .structural import structural_hash
+
+        return structural_hash(self)
+
+
+class TensorView(_StructuralValue):
+    """Layout of a GM tensor: strides, layout tag, valid region and pad value."""
+
+    stride: ExprList = []
+    layout: TensorLayout = TensorLayout.ND
+    valid_shape: ExprList = []
+    pad: PadValue = PadValue.null
+    _positional = ("stride", "layout", "valid_shape", "pad")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        given = set(kwargs) | set(self._positional[: len(args)])
+        if given and "layout" not in given and given & {"stride", "valid_shape", "pad"}:
+            raise IRValueError("TensorView: stride/valid_shape/pad require an explicit layout")
+        super().__init__(*args, **kwargs)
+
+
+class TileView(_StructuralValue):
+    """Layout of a tile buffer. ``fractal`` is in bytes; an omitted view means the implicit one."""
+
+    valid_shape: ExprList = []
+    stride: ExprList = []
+    start_offset: OptExpr = None
+    blayout: TileLayout = TileLayout.row_major
+    slayout: TileLayout = TileLayout.none_box
+    fractal: Int = 512
+    pad: PadValue = PadValue.null
+    compact: CompactMode = CompactMode.null
+    _positional = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for key in ("valid_shape", "stride"):
+            if kwargs.get(key, []) is None:
+                kwargs[key] = []
+        super().__init__(*args, **kwargs)
+
+
+def implicit_layout(shape: list[Expr], memory_space: MemorySpace | None) -> tuple[TileLayout, TileLayout, int]:
+    """``(blayout, slayout, fractal)`` of the implicit view of a tile of this shape and space."""
+    if memory_space in (MemorySpace.Mat, MemorySpace.Left):
+        return TileLayout.col_major, TileLayout.row_major, 512
+    if memory_space is MemorySpace.Acc:
+        return TileLayout.col_major, TileLayout.row_major, 1024
+    if memory_space is MemorySpace.LeftScale:
+        return TileLayout.row_major, TileLayout.row_major, 32
+    if memory_space is MemorySpace.RightScale:
+        return TileLayout.col_major, TileLayout.col_major, 32
+    rows, cols = (_const_value(shape[0]), _const_value(shape[1])) if len(shape) == 2 else (None, None)
+    blayout = TileLayout.col_major if rows is not None and cols == 1 and rows > 1 else TileLayout.row_major
+    slayout = TileLayout.col_major if memory_space is MemorySpace.Right else TileLayout.none_box
+    return blayout, slayout, 512
+
+
+def implicit_tile_view(shape: list[Expr], memory_space: MemorySpace | None) -> TileView:
+    """The implicit view of a tile: valid region = shape, layouts from ``implicit_layout``."""
+    blayout, slayout, fractal = implicit_layout(shape, memory_space)
+    return TileView(valid_shape=list(shape), blayout=blayout, slayout=slayout, fractal=fractal)
+
+
+class ShapedType(Type):
+    """Base of tensor and tile types: dtype, shape and an optional MemRef."""
+
+    shape: ExprList
+    dtype: DType
+    memref: MemRef | None = None
+
+    @property
+    def memory_space(self) -> MemorySpace | None:
+        """The memory space of the buffer (concrete types override)."""
+        return None
+
+    def shares_memref_with(self, other: ShapedType) -> bool:
+        """Both types carry MemRefs on the same allocation."""
+        return self.memref is not None and other.memref is not None and MemRef.same_allocation(self.memref, other.memref)
+
+
+def _check_fp4(shape: list[Expr], dtype: DataType, what: str) -> None:
+    if dtype == DataType.FP4 and shape:
+        last = _const_value(shape[-1])
+        if last is not None and (last <= 0 or last % 2):
+            raise IRValueError(f"{what}: FP4 needs an even, positive last dimension, got {last}")
+
+
+class TensorType(ShapedType):
+    """A tensor in GM: ``pl.Tensor[[64, 128], pl.FP32]``."""
+
+    tensor_view: TensorView | None = None
+    _positional = ("shape", "dtype", "memref", "tensor_view")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _check_fp4(self.shape, self.dtype, type(self).__name__)
+        view = self.tensor_view
+        if view is not None:
+            valid = [] if dims_equal(view.valid_shape, self.shape) else view.valid_shape
+            if valid is not view.valid_shape:
+                view = TensorView(stride=view.stride, layout=view.layout, valid_shape=valid, pad=view.pad)
+            if not view.stride and view.layout == TensorLayout.ND and not view.valid_shape and view.pad == PadValue.null:
+                view = None
+            object.__setattr__(self, "tensor_view", view)
+
+    @property
+    def memory_space(self) -> MemorySpace:
+        return MemorySpace.DDR
+
+
+class DistributedTensorType(TensorType):
+    """A tensor with a distributed window buffer (distributed dialect only)."""
+
+    window_buffer: Expr | None = None
+    _positional = ("shape", "dtype", "memref", "tensor_view", "window_buffer")
+
+
+class TileType(ShapedType):
+    """A tile in an on-chip buffer: ``pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec]``.
+
+    ``memory_space`` may be None (not yet inferred). An omitted ``tile_view`` means the implicit view
+    of (shape, memory_space); a view equal to it is stored as None.
+    """
+
+    tile_view: TileView | None = None
+    memory_space_: MemorySpace | None = None
+    _positional = ("shape", "dtype", "memref", "tile_view", "memory_space")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > 4:
+            kwargs["memory_space"], args = args[4], args[:4]
+        space = kwargs.pop("memory_space", None)
+        if "memory_space_" in kwargs:
+            space = kwargs.pop("memory_space_")
+        memref = kwargs.get("memref", args[2] if len(args) > 2 else None)
+        if memref is not None and space is None:
+            if not isinstance(memref, MemRef):
+                raise IRTypeError(f"TileType: field 'memref': expected MemRef, got {type(memref).__name__}")
+            space = memory_space_from_name(memref.base_.name_hint)
+            if space is None:
+                raise IRValueError("TileType: a MemRef requires an explicit memory space")
+        kwargs["memory_space_"] = space
+        super().__init__(*args, **kwargs)
+        _check_fp4(self.shape, self.dtype, "TileType")
+        view = self.tile_view
+        if view is not None:
+            if view.valid_shape and dims_equal(view.valid_shape, self.shape):
+                view = TileView(
+                    stride=view.stride,
+                    start_offset=view.start_offset,
+                    blayout=view.blayout,
+                    slayout=view.slayout,
+                    fractal=view.fractal,
+                    pad=view.pad,
+                    compact=view.compact,
+                )
+            if (
+                not view.valid_shape
+                and not view.stride
+                and view.start_offset is None
+                and view.pad == PadValue.null
+                and view.compact == CompactMode.null
+                and (view.blayout, view.slayout, view.fractal) == implicit_layout(self.shape, space)
+            ):
+                view = None
+            object.__setattr__(self, "tile_view", view)
+
+    @property
+    def memory_space(self) -> MemorySpace | None:
+        return self.memory_space_
+
+    def get_effective_tile_view(self) -> TileView:
+        """The stored view with its valid region filled in, or the implicit view."""
+        view = self.tile_view
+        if view is None:
+            return implicit_tile_view(self.shape, self.memory_space_)
+        if view.valid_shape:
+            return view
+        return TileView(
+            valid_shape=list(self.shape),
+            stride=view.stride,
+            start_offset=view.start_offset,
+            blayout=view.blayout,
+            slayout=view.slayout,
+            fractal=view.fractal,
+            pad=view.pad,
+            compact=view.compact,
+        )
+
+
+class ArrayType(Type):
+    """An on-core 1-D array of integers, BOOL or TASK_ID: ``pl.Array[16, pl.INT32]``."""
+
+    dtype: DType
+    extent: ConstInt
+    _positional = ("dtype", "extent")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > 1:
+            kwargs["extent"], args = args[1], args[:1]
+        extent = kwargs.get("extent")
+        if isinstance(extent, int) and not isinstance(extent, bool):
+            kwargs["extent"] = ConstInt(extent, DataType.INDEX)
+        super().__init__(*args, **kwargs)
+        d = self.dtype
+        if not (d.is_int() or d.is_bool() or d.is_task_id()):
+            raise IRValueError(f"ArrayType: element dtype must be integer, BOOL or TASK_ID, got {d}")
+        if self.extent.value <= 0:
+            raise IRValueError(f"ArrayType: extent must be > 0, got {self.extent.value}")
+
+    @property
+    def shape(self) -> list[Expr]:
+        return [self.extent]
+
+    @property
+    def memory_space(self) -> MemorySpace:
+        return MemorySpace.ScalarLocal

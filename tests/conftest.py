@@ -1,0 +1,27 @@
+"""Shared test fixtures: snapshots live in the top-level ``snapshots/`` folder as plain text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+from syrupy.location import PyTestLocation
+
+SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
+
+
+class TextSnapshot(SingleFileSnapshotExtension):
+    """One readable ``.txt`` file per snapshot, under ``snapshots/<test module>/``."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return str(SNAPSHOT_ROOT / test_location.basename)
+
+
+@pytest.fixture
+def snapshot(snapshot):  # noqa: F811 - deliberately overrides syrupy's fixture
+    return snapshot.use_extension(TextSnapshot)
