@@ -108,6 +108,7 @@ from .scalar_ops import (
     truediv,
 )
 from .span import Span
+from .structural import assert_structural_equal, structural_equal, structural_hash
 from .stmt import (
     AssignStmt,
     BreakStmt,
