@@ -107,6 +107,7 @@ from .scalar_ops import (
     sub,
     truediv,
 )
+from .serialize import deserialize, deserialize_from_file, serialize, serialize_to_file
 from .span import Span
 from .structural import assert_structural_equal, structural_equal, structural_hash
 from .stmt import (
