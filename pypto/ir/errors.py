@@ -18,3 +18,14 @@ class IRTypeError(PyptoError, TypeError):
 
 class IRValueError(PyptoError, ValueError):
     """An IR node was built with an argument of the right kind but a bad value."""
+
+
+class VerificationError(PyptoError):
+    """A program broke the grammar or an invariant of a dialect (raised at a pass boundary).
+
+    ``violations`` lists each broken rule with its dialect, rule name, printed node and span.
+    """
+
+    def __init__(self, message: str, violations: list | None = None) -> None:
+        super().__init__(message)
+        self.violations = list(violations or [])
