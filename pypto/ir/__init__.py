@@ -156,6 +156,7 @@ from .types import (
     TileView,
     implicit_tile_view,
 )
+from .visitor import IRMutator, IRVisitor
 
 # dtype aliases: ir.FP16, ir.INT64, ... (all but TASK_ID)
 BOOL = DataType.BOOL
