@@ -146,6 +146,16 @@ from .type_base import (
     UnknownType,
     WindowBufferType,
 )
+from .transforms import (
+    ParentStmtAnalysis,
+    collect_def_vars,
+    deep_clone,
+    find_yield_stmt,
+    flatten_to_stmts,
+    get_last_yield_stmt,
+    substitute_expr,
+    substitute_stmt,
+)
 from .types import (
     ArrayType,
     DistributedTensorType,

@@ -1,0 +1,248 @@
+"""Small IR helpers shared by passes (spec/ir.md §10): flattening, def collection, yield lookup,
+variable substitution, deep cloning and a statement-parent map.
+
+Substitution and cloning are built on :func:`pypto.ir.traversal.map_children`, so they also
+rewrite the expressions inside types (``Call.type`` shapes, views). Variables are identities: a
+variable is replaced only through the mapping, never rebuilt because its type mentions a
+replaced variable, except that an ``IterArg`` whose ``initValue`` changes becomes a new IterArg
+used consistently afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Mapping, TypeVar
+
+from .expr import Expr, IterArg, Var
+from .function import Function, Program
+from .memref import MemRef
+from .node import ModelBase, replace
+from .stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from .traversal import iter_children, map_children
+
+T = TypeVar("T", bound=ModelBase)
+
+# Def fields of spec/ir.md §5.1, per node class, in binding order.
+_DEF_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (AssignStmt, ("var",)),
+    (IfStmt, ("return_vars",)),
+    (ForStmt, ("loop_var", "iter_args", "return_vars")),
+    (WhileStmt, ("iter_args", "return_vars")),
+    (Function, ("params",)),
+)
+
+
+def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
+    """The statements of ``stmt`` with every nested ``SeqStmts`` spliced in (a non-block gives ``[stmt]``)."""
+    out: list[Stmt] = []
+    todo = [stmt]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, SeqStmts):
+            todo.extend(reversed(s.stmts))
+        else:
+            out.append(s)
+    return out
+
+
+def _def_vars_of(node: ModelBase) -> Iterator[Var]:
+    for cls, fields in _DEF_FIELDS:
+        if isinstance(node, cls):
+            for name in fields:
+                value = getattr(node, name)
+                yield from value if isinstance(value, list) else (value,)
+
+
+def _walk(root: ModelBase) -> Iterator[ModelBase]:
+    """Every IR object below ``root`` (pre-order, each shared object once); variables are leaves."""
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        if not isinstance(node, Var):
+            todo.extend(reversed(list(iter_children(node))))
+
+
+def collect_def_vars(node: ModelBase) -> list[Var]:
+    """Every variable bound at a def position inside ``node`` (assignment targets, loop variables,
+    iter_args, return_vars, function parameters), in pre-order, each once."""
+    out: list[Var] = []
+    seen: set[int] = set()
+    for n in _walk(node):
+        for var in _def_vars_of(n):
+            if id(var) not in seen:
+                seen.add(id(var))
+                out.append(var)
+    return out
+
+
+def _block_items(stmt: Stmt) -> list[Stmt]:
+    """The statements of a block, looking through SeqStmts and scopes (which are not control flow)."""
+    while isinstance(stmt, ScopeStmt):
+        stmt = stmt.body
+    return list(stmt.stmts) if isinstance(stmt, SeqStmts) else [stmt]
+
+
+def find_yield_stmt(stmt: Stmt) -> YieldStmt | None:
+    """The first ``YieldStmt`` of a block, searching through SeqStmts and scopes but not into
+    nested ``if``/``for``/``while`` (their yields belong to them); None if there is none."""
+    todo = [stmt]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, YieldStmt):
+            return s
+        if isinstance(s, (SeqStmts, ScopeStmt)):
+            todo.extend(reversed(_block_items(s)))
+    return None
+
+
+def get_last_yield_stmt(stmt: Stmt) -> YieldStmt | None:
+    """The yield ending a block (through SeqStmts and scopes), or None if the block ends otherwise."""
+    while True:
+        if isinstance(stmt, YieldStmt):
+            return stmt
+        if not isinstance(stmt, (SeqStmts, ScopeStmt)):
+            return None
+        items = _block_items(stmt)
+        if not items:
+            return None
+        stmt = items[-1]
+
+
+class _Rewriter:
+    """Variable substitution over a tree; ``fresh`` optionally invents replacements for defs."""
+
+    def __init__(self, mapping: Mapping[Var, Expr], copy_all: bool) -> None:
+        for key, value in mapping.items():
+            if not isinstance(key, Var) or not isinstance(value, Expr):
+                raise TypeError(f"substitution mapping must be Var -> Expr, got {type(key).__name__} -> "
+                                f"{type(value).__name__}")
+        self.map: dict[int, Expr] = {id(k): v for k, v in mapping.items()}
+        self.copy_all = copy_all
+        self.fresh: dict[int, Var] = {}
+        self.memo: dict[int, Any] = {}
+
+    def __call__(self, node: Any) -> Any:
+        if isinstance(node, Var):
+            return self.var(node)
+        key = id(node)
+        done = self.memo.get(key)
+        if done is not None:
+            return done
+        if isinstance(node, WhileStmt):
+            for arg in node.iter_args:  # bound before the condition that reads them
+                self.var(arg)
+        new = map_children(node, self)
+        if new is node and self.copy_all and isinstance(node, (Stmt, Expr, Function, Program)):
+            new = replace(node)
+        self.memo[key] = new
+        return new
+
+    def var(self, v: Var) -> Expr:
+        key = id(v)
+        known = self.map.get(key)
+        if known is not None:
+            return known
+        if key in self.fresh:
+            new = self.fresh_var(v)
+        elif isinstance(v, IterArg):
+            init = self(v.initValue)
+            new = v if init is v.initValue else IterArg(v.name_hint, v.type, init, v.span)
+        else:
+            return v
+        self.map[key] = new
+        return new
+
+    def fresh_var(self, v: Var) -> Var:
+        """A new variable standing for ``v``: same name, type rewritten, IterArg init rewritten."""
+        if isinstance(v, MemRef):
+            return _fresh_memref(v, self)
+        vtype = self(v.type)
+        if isinstance(v, IterArg):
+            return IterArg(v.name_hint, vtype, self(v.initValue), v.span)
+        return type(v)(v.name_hint, vtype, v.span)
+
+
+def _fresh_memref(v: MemRef, rewrite: Callable[[Any], Any]) -> MemRef:
+    return MemRef(
+        name_hint=v.name_hint,
+        base_=rewrite(v.base_),
+        byte_offset_=rewrite(v.byte_offset_),
+        size_=v.size_,
+        is_pinned_=v.is_pinned_,
+        slot_count_=v.slot_count_,
+        slot_index_=v.slot_index_,
+        span=v.span,
+    )
+
+
+def substitute_expr(expr: Expr, var_map: Mapping[Var, Expr]) -> Expr:
+    """``expr`` with every occurrence of a mapped variable replaced (types included); unchanged
+    subtrees are shared with the input."""
+    return _Rewriter(var_map, copy_all=False)(expr)
+
+
+def substitute_stmt(stmt: Stmt, var_map: Mapping[Var, Expr]) -> Stmt:
+    """``stmt`` with every occurrence of a mapped variable replaced, at uses and def positions alike."""
+    return _Rewriter(var_map, copy_all=False)(stmt)
+
+
+def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
+    """A copy of ``node`` sharing no expression or statement with it, in which every variable
+    defined inside ``node`` (see :func:`collect_def_vars`) is a fresh variable with the same name,
+    used consistently at all its occurrences. Variables in ``var_map`` are replaced by their
+    values (e.g. parameters by call arguments); other free variables, ops and unchanged types are
+    kept. Sharing inside ``node`` is preserved in the copy."""
+    rewriter = _Rewriter(var_map or {}, copy_all=True)
+    for var in collect_def_vars(node):
+        if id(var) not in rewriter.map:
+            rewriter.fresh[id(var)] = var
+    return rewriter(node)
+
+
+class ParentStmtAnalysis:
+    """Maps each statement to the statement that directly contains it (``SeqStmts`` included).
+
+    ``ParentStmtAnalysis(root)`` or ``ParentStmtAnalysis()`` then ``build_map(root)`` with a
+    Function, Program or Stmt. A statement shared by several parents reports the first one met.
+    """
+
+    def __init__(self, root: Function | Program | Stmt | None = None) -> None:
+        self._parent: dict[int, Stmt] = {}
+        self._keep: list[Stmt] = []
+        if root is not None:
+            self.build_map(root)
+
+    def build_map(self, root: Function | Program | Stmt) -> None:
+        """(Re)build the map for ``root``."""
+        self._parent.clear()
+        self._keep = []
+        for node in _walk(root):
+            if isinstance(node, Stmt):
+                self._keep.append(node)
+                for child in iter_children(node):
+                    if isinstance(child, Stmt) and id(child) not in self._parent:
+                        self._parent[id(child)] = node
+
+    def get_parent(self, stmt: Stmt) -> Stmt | None:
+        """The statement directly containing ``stmt``; None for a top-level statement or an unknown one."""
+        return self._parent.get(id(stmt))
+
+    def has_parent(self, stmt: Stmt) -> bool:
+        """True when ``stmt`` is contained in another statement of the analysed tree."""
+        return id(stmt) in self._parent
+
+
+__all__ = [
+    "ParentStmtAnalysis",
+    "collect_def_vars",
+    "deep_clone",
+    "find_yield_stmt",
+    "flatten_to_stmts",
+    "get_last_yield_stmt",
+    "substitute_expr",
+    "substitute_stmt",
+]
