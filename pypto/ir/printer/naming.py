@@ -1,0 +1,234 @@
+"""Printed variable names (spec/ir.md §8.3).
+
+A pre-pass walks a function (or a bare statement/expression root) and records, in print order,
+the variables it defines, the variables it only uses, and the variables that appear in printed
+types (shape dims, view fields). ``assign_names`` then gives every distinct Var object a stable
+name: unique hints are kept, colliding hints get the first free of ``name``, ``name_1``, ...
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..expr import (
+    BinaryExpr,
+    Call,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Expr,
+    GlobalVar,
+    IterArg,
+    MakeTuple,
+    Submit,
+    TupleGetItemExpr,
+    UnaryExpr,
+    Var,
+)
+from ..memref import MemRef
+from ..stmt import (
+    AssignStmt,
+    BreakStmt,
+    ContinueStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    InlineStmt,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    SpmdScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from ..type_base import TupleType, Type
+from ..types import ArrayType, ShapedType, TensorType, TileType
+
+FREE_VAR_SUFFIX = "__FREE_VAR"
+
+
+class VarCollector:
+    """Collects defined, used and type-referenced variables of a piece of IR, in print order."""
+
+    def __init__(self) -> None:
+        self.defs: dict[int, Var] = {}
+        self.uses: dict[int, Var] = {}
+        self.type_vars: dict[int, Var] = {}
+        # Names of program functions called (GlobalVar callees), for callee-first ordering.
+        self.callees: set[str] = set()
+        self._seen_types: set[int] = set()
+
+    # ---- definitions -------------------------------------------------------------------
+    def define(self, var: Var) -> None:
+        """Record a def site and the variables of its type."""
+        self.defs.setdefault(id(var), var)
+        self.type(var.type)
+
+    # ---- types -------------------------------------------------------------------------
+    def type(self, t: Type) -> None:
+        """Record the Vars read by a type's shape and view fields."""
+        key = id(t)
+        if key in self._seen_types:
+            return
+        self._seen_types.add(key)
+        if isinstance(t, ShapedType):
+            self.dims(t.shape)
+            if isinstance(t, TileType) and t.tile_view is not None:
+                view = t.tile_view
+                self.dims(view.valid_shape)
+                self.dims(view.stride)
+                if view.start_offset is not None:
+                    self.dims([view.start_offset])
+            elif isinstance(t, TensorType) and t.tensor_view is not None:
+                self.dims(t.tensor_view.valid_shape)
+                self.dims(t.tensor_view.stride)
+        elif isinstance(t, TupleType):
+            for member in t.types:
+                self.type(member)
+        elif isinstance(t, ArrayType):
+            self.dims([t.extent])
+
+    def dims(self, dims: Iterable[Expr]) -> None:
+        """Record the Vars of dim expressions as type vars."""
+        saved, self.uses = self.uses, self.type_vars
+        for d in dims:
+            self.expr(d)
+        self.uses = saved
+
+    # ---- expressions -------------------------------------------------------------------
+    def expr(self, e: Expr) -> None:
+        """Record the Vars an expression reads."""
+        t = type(e)
+        if t is Var or t is IterArg:
+            self.uses.setdefault(id(e), e)
+        elif t is ConstInt or t is ConstFloat or t is ConstBool or t is MemRef:
+            return
+        elif isinstance(e, BinaryExpr):
+            self.expr(e.left)
+            self.expr(e.right)
+        elif isinstance(e, UnaryExpr):
+            self.expr(e.operand)
+        elif t is Call:
+            if type(e.op) is GlobalVar:
+                self.callees.add(e.op.name)
+            for a in e.args:
+                self.expr(a)
+            self.value(e.kwargs)
+            self.value(e.attrs)
+        elif t is Submit:
+            if type(e.op) is GlobalVar:
+                self.callees.add(e.op.name)
+            for a in e.args:
+                self.expr(a)
+            for d in e.deps:
+                self.expr(d)
+            if e.core_num is not None:
+                self.expr(e.core_num)
+            if e.predicate is not None:
+                self.expr(e.predicate)
+            self.value(e.kwargs)
+            self.value(e.attrs)
+        elif t is MakeTuple:
+            for a in e.elements:
+                self.expr(a)
+        elif t is TupleGetItemExpr:
+            self.expr(e.tuple)
+        elif isinstance(e, Var) and not isinstance(e, MemRef):
+            self.uses.setdefault(id(e), e)
+
+    def value(self, v: Any) -> None:
+        """Record the Vars inside a kwarg/attr value (Exprs, lists and dicts of them)."""
+        if isinstance(v, Expr):
+            self.expr(v)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                self.value(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                self.value(x)
+
+    # ---- statements --------------------------------------------------------------------
+    def stmt(self, s: Stmt) -> None:
+        """Walk a statement in print order."""
+        t = type(s)
+        if t is AssignStmt:
+            self.expr(s.value)
+            self.define(s.var)
+        elif t is SeqStmts:
+            for x in s.stmts:
+                self.stmt(x)
+        elif t is EvalStmt:
+            self.expr(s.expr)
+        elif t is YieldStmt or t is ReturnStmt:
+            for x in s.value:
+                self.expr(x)
+        elif t is ForStmt:
+            self.expr(s.start)
+            self.expr(s.stop)
+            self.expr(s.step)
+            self.define(s.loop_var)
+            self._iter_args(s.iter_args)
+            self.value(s.attrs)
+            self.stmt(s.body)
+            for v in s.return_vars:
+                self.define(v)
+        elif t is WhileStmt:
+            self._iter_args(s.iter_args)
+            self.expr(s.condition)
+            self.stmt(s.body)
+            for v in s.return_vars:
+                self.define(v)
+        elif t is IfStmt:
+            self.expr(s.condition)
+            self.stmt(s.then_body)
+            for v in s.return_vars:
+                self.define(v)
+            if s.else_body is not None:
+                self.stmt(s.else_body)
+        elif isinstance(s, ScopeStmt):
+            if isinstance(s, SpmdScopeStmt):
+                self.expr(s.core_num)
+            tid = s.attrs.get("task_id_var")
+            self.value({k: v for k, v in s.attrs.items() if k != "task_id_var"})
+            if isinstance(tid, Var):
+                self.define(tid)
+            self.stmt(s.body)
+        elif t is BreakStmt or t is ContinueStmt or t is InlineStmt:
+            return
+
+    def _iter_args(self, iter_args: list[IterArg]) -> None:
+        for ia in iter_args:
+            self.expr(ia.initValue)
+        for ia in iter_args:
+            self.define(ia)
+
+
+def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] | None = None) -> dict[int, str]:
+    """Names for ``ordered`` Vars (identity-keyed), keeping the names in ``fixed``.
+
+    Hints used by exactly one Var (and not fixed) are kept; the others take the first free of
+    ``hint``, ``hint_1``, ``hint_2``, ... in order. Vars whose id is in ``free`` get the
+    ``__FREE_VAR`` suffix.
+    """
+    names = dict(fixed)
+    pending = [v for v in ordered if id(v) not in names]
+    counts: dict[str, int] = {}
+    for v in pending:
+        hint = v.name_hint or "v"
+        counts[hint] = counts.get(hint, 0) + 1
+    reserved = set(fixed.values())
+    taken = set(reserved)
+    taken.update(h for h, c in counts.items() if c == 1)
+    for v in pending:
+        hint = v.name_hint or "v"
+        if counts[hint] == 1 and hint not in reserved:
+            name = hint
+        else:
+            name, k = hint, 0
+            while name in taken:
+                k += 1
+                name = f"{hint}_{k}"
+            taken.add(name)
+        names[id(v)] = name + FREE_VAR_SUFFIX if free and id(v) in free else name
+    return names

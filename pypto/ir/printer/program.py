@@ -1,0 +1,191 @@
+"""Functions and programs (spec/ir.md §8.2): decorators, signatures, ``pl.func_attr``, the
+program header, ``X = pl.dynamic("X")`` lines and callee-before-caller function order.
+"""
+
+from __future__ import annotations
+
+from ..enums import FunctionType, ParamDirection, Role, SplitMode
+from ..expr import Var
+from ..function import Function, Program
+from ..type_base import Type
+from ..types import TensorType, TileType
+from .naming import VarCollector, assign_names
+from .stmts import INDENT, RETURN, StmtPrinter, flatten
+from .values import dq, enum_text
+
+
+class FunctionInfo:
+    """What the pre-pass learned about one function."""
+
+    def __init__(self, func: Function) -> None:
+        c = VarCollector()
+        for param in func.params:
+            c.define(param)
+        for t in func.return_types:
+            c.type(t)
+        c.stmt(func.body)
+        self.func = func
+        self.collector = c
+        param_ids = {id(p) for p in func.params}
+        self.body_defs = {k for k in c.defs if k not in param_ids}
+        # Dimension vars neither passed in nor defined (plus params read in a param's valid_shape).
+        self.dynamic: dict[int, Var] = {k: v for k, v in c.type_vars.items() if k not in c.defs}
+        for param in func.params:
+            for k, v in _valid_shape_vars(param.type).items():
+                if k in param_ids:
+                    self.dynamic.setdefault(k, v)
+        self.free: dict[int, Var] = {k: v for k, v in c.uses.items() if k not in c.defs and k not in self.dynamic}
+
+    def names(self, dynamic_names: dict[int, str]) -> dict[int, str]:
+        """Printed names: dynamic vars keep ``dynamic_names``; then params, body defs, free uses."""
+        fixed = {k: dynamic_names[k] for k in self.dynamic}
+        order = list(self.collector.defs.values()) + list(self.free.values())
+        return assign_names(order, fixed, set(self.free))
+
+
+def _valid_shape_vars(t: Type) -> dict[int, Var]:
+    c = VarCollector()
+    if isinstance(t, TensorType) and t.tensor_view is not None:
+        c.dims(t.tensor_view.valid_shape)
+    elif isinstance(t, TileType) and t.tile_view is not None:
+        c.dims(t.tile_view.valid_shape)
+    return c.type_vars
+
+
+def function_order(infos: dict[str, FunctionInfo]) -> list[str]:
+    """Callees before callers: Tarjan's SCCs over GlobalVar calls, visited in name order.
+
+    Tarjan emits each strongly connected component after every component it reaches, so callees
+    come first; the members of a cycle print in name order.
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    order: list[str] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        on_stack.add(name)
+        for callee in sorted(infos[name].collector.callees):
+            if callee not in infos:
+                continue
+            if callee not in index:
+                visit(callee)
+                low[name] = min(low[name], low[callee])
+            elif callee in on_stack:
+                low[name] = min(low[name], index[callee])
+        if low[name] == index[name]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == name:
+                    break
+            order.extend(sorted(component))
+
+    for name in sorted(infos):
+        if name not in index:
+            visit(name)
+    return order
+
+
+class ProgramPrinter(StmtPrinter):
+    """Adds functions and programs to the statement printer."""
+
+    def function(self, func: Function, info: FunctionInfo, dynamic_names: dict[int, str]) -> None:
+        """Decorator, signature and body of ``func`` at the current indentation."""
+        p = self.p
+        self.names = info.names(dynamic_names)
+        self.body_ptrs = info.body_defs
+        self.reset_type_memo()
+        self.emit(self.decorator(func))
+        params = ["self"] if self.in_program and func.role != Role.SubWorker else []
+        self.in_signature = True
+        for param, direction in zip(func.params, func.param_directions):
+            annotation = self.type(param.type)
+            if direction != ParamDirection.In:
+                annotation = f"{p}.{direction.name}[{annotation}]"
+            params.append(f"{self.var(param)}: {annotation}")
+        returns = [self.type(t) for t in func.return_types]
+        self.in_signature = False
+        ret = ""
+        if len(returns) == 1:
+            ret = f" -> {returns[0]}"
+        elif returns:
+            ret = f" -> tuple[{', '.join(returns)}]"
+        self.emit(f"def {func.name}({', '.join(params)}){ret}:")
+        prelude = []
+        attrs = self.func_attrs(func)
+        if attrs:
+            prelude.append(f"{p}.func_attr({self.dict_text(attrs)})")
+        if func.requires_runtime_binding:
+            prelude.append("...")
+        self.block(flatten(func.body), RETURN, prelude)
+
+    def decorator(self, func: Function) -> str:
+        """``@pl.function`` with ``type=``, ``level=``, ``role=``, ``auto_scope=``, ``external_source=``."""
+        p = self.p
+        keywords = []
+        if func.func_type != FunctionType.Opaque:
+            keywords.append(f"type={enum_text(p, func.func_type)}")
+        if func.level is not None:
+            keywords.append(f"level={enum_text(p, func.level)}")
+        if func.role is not None:
+            keywords.append(f"role={enum_text(p, func.role)}")
+        if func.attrs.get("auto_scope") is False:
+            keywords.append("auto_scope=False")
+        source = func.attrs.get("external_source")
+        if isinstance(source, str):
+            keywords.append(f"external_source={dq(source)}")
+        return f"@{p}.function({', '.join(keywords)})" if keywords else f"@{p}.function"
+
+    def func_attrs(self, func: Function) -> dict[str, object]:
+        """The attrs left for ``pl.func_attr``: decorator keys removed, ``split`` as SplitMode."""
+        attrs = dict(func.attrs)
+        if attrs.get("auto_scope") is False:
+            del attrs["auto_scope"]
+        if isinstance(attrs.get("external_source"), str):
+            del attrs["external_source"]
+        split = attrs.get("split")
+        if isinstance(split, int) and not isinstance(split, bool) and split in SplitMode._value2member_map_:
+            if split == SplitMode.NONE:
+                del attrs["split"]
+            else:
+                attrs["split"] = SplitMode(split)
+        return attrs
+
+    def program(self, prog: Program) -> None:
+        """Header, import, dynamic dims, then ``@pl.program class name:`` with its functions."""
+        p = self.p
+        infos = {gv.name: FunctionInfo(f) for gv, f in prog.functions.items()}
+        order = function_order(infos)
+        dynamic_vars = [v for name in order for v in infos[name].dynamic.values()]
+        dynamic_names = assign_names({id(v): v for v in dynamic_vars}.values(), {})
+        name = prog.name or "Program"
+        self.emit(f"# pypto.program: {name}")
+        self.emit("import pypto.language as pl" if p == "pl" else f"from pypto import language as {p}")
+        self.emit("")
+        if dynamic_names:
+            for dyn in sorted(set(dynamic_names.values())):
+                self.emit(f"{dyn} = {p}.dynamic({dq(dyn)})")
+            self.emit("")
+        self.emit(f"@{p}.program")
+        self.emit(f"class {name}:")
+        self.in_program = True
+        self.ind = INDENT
+        if not order:
+            self.emit("pass")
+        for i, fname in enumerate(order):
+            if i:
+                self.lines.append("")
+            self.function(infos[fname].func, infos[fname], dynamic_names)
+        self.ind = ""
+        self.in_program = False
+
+    def standalone_function(self, func: Function) -> None:
+        """A function outside a program: no ``self``, dynamic dims named but not declared."""
+        info = FunctionInfo(func)
+        self.function(func, info, assign_names(info.dynamic.values(), {}))

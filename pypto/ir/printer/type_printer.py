@@ -1,0 +1,193 @@
+"""Type annotations (spec/ir.md §8.4): Scalar, Tensor (+ view, MemRef), Tile (+ MemRef, memory
+space, view), Array, Tuple and the singleton types.
+
+A TileView prints only the fields that differ from the implicit view of the tile's shape and
+memory space (``pypto.ir.types.implicit_layout``); ``explicit_layout=True`` always prints the
+resolved ``blayout``/``slayout``/``fractal``. Printed types are memoised per Type object.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..enums import CompactMode, PadValue
+from ..expr import ConstInt, Expr
+from ..memref import MemRef
+from ..type_base import (
+    AsyncEventType,
+    AsyncSessionType,
+    CommCtxType,
+    MemRefType,
+    PrefetchAsyncContextType,
+    PtrType,
+    ScalarType,
+    TupleType,
+    Type,
+    UnknownType,
+    WindowBufferType,
+)
+from ..types import ArrayType, DistributedTensorType, TensorType, TensorView, TileType, TileView, dims_equal, implicit_layout
+from .exprs import ExprPrinter
+from .values import dq, dtype_text, enum_text
+
+_SINGLETONS: dict[type, str] = {
+    UnknownType: "{p}.UnknownType",
+    PtrType: "{p}.Ptr",
+    MemRefType: "{p}.MemRefType",
+    WindowBufferType: "pld.WindowBufferType",
+    CommCtxType: "pld.CommCtxType",
+    PrefetchAsyncContextType: "{p}.PrefetchAsyncContext",
+    AsyncEventType: "{p}.AsyncEvent",
+    AsyncSessionType: "{p}.AsyncSession",
+}
+
+
+class TypePrinter(ExprPrinter):
+    """Adds type printing to the expression printer."""
+
+    def __init__(self, prefix: str, names: dict[int, str] | None = None, explicit_layout: bool = False) -> None:
+        super().__init__(prefix, names)
+        self.explicit_layout = explicit_layout
+        # Pointer vars defined in the current body: their MemRefs name them bare (outside signatures).
+        self.body_ptrs: set[int] = set()
+        self.in_signature = False
+        self._type_memo: dict[tuple[int, bool], tuple[Type, str]] = {}
+
+    def reset_type_memo(self) -> None:
+        """Forget memoised texts (names differ per function)."""
+        self._type_memo = {}
+
+    def type(self, t: Type) -> str:
+        """The annotation text of ``t``."""
+        key = (id(t), self.in_signature)
+        hit = self._type_memo.get(key)
+        if hit is not None:
+            return hit[1]
+        fn = _TYPE_FNS.get(type(t))
+        if fn is None:
+            fn = _resolve_type(type(t))
+        text = fn(self, t)
+        self._type_memo[key] = (t, text)
+        return text
+
+    def dims_text(self, dims: list[Expr]) -> str:
+        return "[" + ", ".join([self.dim(d) for d in dims]) + "]"
+
+    def scalar_type(self, t: ScalarType) -> str:
+        return f"{self.p}.Scalar[{dtype_text(self.p, t.dtype)}]"
+
+    def tensor_type(self, t: TensorType) -> str:
+        head = "pld.DistributedTensor" if isinstance(t, DistributedTensorType) else f"{self.p}.Tensor"
+        parts = [self.dims_text(t.shape), dtype_text(self.p, t.dtype)]
+        if t.tensor_view is not None:
+            parts.append(self.tensor_view(t.tensor_view, t.shape))
+        if t.memref is not None:
+            parts.append(self.memref(t.memref))
+        return f"{head}[{', '.join(parts)}]"
+
+    def tensor_view(self, view: TensorView, shape: list[Expr]) -> str:
+        """``pl.TensorView(valid_shape=[...], stride=[...], layout=..., pad=...)``."""
+        parts = []
+        if view.valid_shape and not dims_equal(view.valid_shape, shape):
+            parts.append(f"valid_shape={self.dims_text(view.valid_shape)}")
+        parts.append(f"stride={self.dims_text(view.stride)}")
+        parts.append(f"layout={enum_text(self.p, view.layout)}")
+        if view.pad != PadValue.null:
+            parts.append(f"pad={enum_text(self.p, view.pad)}")
+        return f"{self.p}.TensorView({', '.join(parts)})"
+
+    def tile_type(self, t: TileType) -> str:
+        parts = [self.dims_text(t.shape), dtype_text(self.p, t.dtype)]
+        if t.memref is not None:
+            parts.append(self.memref(t.memref))
+        if t.memory_space is not None:
+            parts.append(enum_text(self.p, t.memory_space))
+        if t.tile_view is not None or self.explicit_layout:
+            parts.append(self.tile_view(t.tile_view, t))
+        return f"{self.p}.Tile[{', '.join(parts)}]"
+
+    def tile_view(self, view: TileView | None, t: TileType) -> str:
+        """The view fields that differ from the implicit view, in declaration order."""
+        p = self.p
+        blayout, slayout, fractal = implicit_layout(t.shape, t.memory_space)
+        parts = []
+        if view is not None:
+            if view.valid_shape and not dims_equal(view.valid_shape, t.shape):
+                parts.append(f"valid_shape={self.dims_text(view.valid_shape)}")
+            if view.stride:
+                parts.append(f"stride={self.dims_text(view.stride)}")
+            if view.start_offset is not None:
+                parts.append(f"start_offset={self.dim(view.start_offset)}")
+        explicit = self.explicit_layout
+        vb, vs, vf = (view.blayout, view.slayout, view.fractal) if view is not None else (blayout, slayout, fractal)
+        if explicit or vb != blayout:
+            parts.append(f"blayout={enum_text(p, vb)}")
+        if explicit or vs != slayout:
+            parts.append(f"slayout={enum_text(p, vs)}")
+        if explicit or vf != fractal:
+            parts.append(f"fractal={vf}")
+        if view is not None:
+            if view.pad != PadValue.null:
+                parts.append(f"pad={enum_text(p, view.pad)}")
+            if view.compact != CompactMode.null:
+                parts.append(f"compact={enum_text(p, view.compact)}")
+        return f"{p}.TileView({', '.join(parts)})"
+
+    def memref(self, m: MemRef) -> str:
+        """``pl.MemRef("name")`` (pinned, + slots/slot) or ``pl.MemRef(<base>, <offset>, <size>)``."""
+        p = self.p
+        if m.is_pinned_:
+            text = f"{p}.MemRef({dq(m.name_hint)}"
+            if m.slot_count_ > 1:
+                text += f", slots={m.slot_count_}"
+            text += ")"
+            if m.slot_index_ is not None:
+                text += f"[{m.slot_index_}]"
+            return text
+        base = m.base_
+        if not self.in_signature and id(base) in self.body_ptrs:
+            base_text = self.var(base)
+        else:
+            base_text = dq(base.name_hint)
+        offset = m.byte_offset_
+        offset_text = str(offset.value) if isinstance(offset, ConstInt) else self.expr(offset)
+        return f"{p}.MemRef({base_text}, {offset_text}, {m.size_})"
+
+    def array_type(self, t: ArrayType) -> str:
+        return f"{self.p}.Array[{t.extent.value}, {dtype_text(self.p, t.dtype)}]"
+
+    def tuple_type(self, t: TupleType) -> str:
+        if not t.types:
+            return f"{self.p}.Tuple[()]"
+        return f"{self.p}.Tuple[{', '.join([self.type(x) for x in t.types])}]"
+
+    def singleton_type(self, t: Type) -> str:
+        for cls in type(t).__mro__:
+            form = _SINGLETONS.get(cls)
+            if form is not None:
+                return form.format(p=self.p)
+        return self.unsupported_type(t)
+
+    def unsupported_type(self, t: Any) -> str:
+        return "<unsupported IRNode type>"
+
+
+_TYPE_FNS: dict[type, Callable[[TypePrinter, Any], str]] = {
+    ScalarType: TypePrinter.scalar_type,
+    TensorType: TypePrinter.tensor_type,
+    DistributedTensorType: TypePrinter.tensor_type,
+    TileType: TypePrinter.tile_type,
+    ArrayType: TypePrinter.array_type,
+    TupleType: TypePrinter.tuple_type,
+}
+_TYPE_FNS.update({cls: TypePrinter.singleton_type for cls in _SINGLETONS})
+
+
+def _resolve_type(cls: type) -> Callable[[TypePrinter, Any], str]:
+    for base in cls.__mro__[1:]:
+        fn = _TYPE_FNS.get(base)
+        if fn is not None:
+            _TYPE_FNS[cls] = fn
+            return fn
+    _TYPE_FNS[cls] = TypePrinter.unsupported_type
+    return TypePrinter.unsupported_type
