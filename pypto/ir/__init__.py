@@ -110,6 +110,7 @@ from .scalar_ops import (
 from .serialize import deserialize, deserialize_from_file, serialize, serialize_to_file
 from .span import Span
 from .structural import assert_structural_equal, structural_equal, structural_hash
+from .printer import python_print, python_print_type, register_format_callback
 from .stmt import (
     AssignStmt,
     BreakStmt,
