@@ -1,0 +1,105 @@
+"""Element types at run time: ``DataType`` -> numpy dtype, scalar normalisation and tolerances.
+
+Narrow floats and 4-bit integers come from ``ml_dtypes``. A DataType without an exact numpy or
+``ml_dtypes`` equivalent (HF4, HF8) is rejected with an "unsupported dtype" error; values are never
+silently widened to float32.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from pypto.ir.datatype import DataType
+
+from .errors import OpError
+
+_NUMPY: dict[DataType, np.dtype] = {
+    DataType.BOOL: np.dtype(np.bool_),
+    DataType.INT4: np.dtype(ml_dtypes.int4),
+    DataType.INT8: np.dtype(np.int8),
+    DataType.INT16: np.dtype(np.int16),
+    DataType.INT32: np.dtype(np.int32),
+    DataType.INT64: np.dtype(np.int64),
+    DataType.INDEX: np.dtype(np.int64),
+    DataType.UINT4: np.dtype(ml_dtypes.uint4),
+    DataType.UINT8: np.dtype(np.uint8),
+    DataType.UINT16: np.dtype(np.uint16),
+    DataType.UINT32: np.dtype(np.uint32),
+    DataType.UINT64: np.dtype(np.uint64),
+    DataType.FP4: np.dtype(ml_dtypes.float4_e2m1fn),
+    DataType.FP8E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
+    DataType.FP8E5M2: np.dtype(ml_dtypes.float8_e5m2),
+    DataType.FP8E8M0: np.dtype(ml_dtypes.float8_e8m0fnu),
+    DataType.FP16: np.dtype(np.float16),
+    DataType.FP32: np.dtype(np.float32),
+    DataType.BF16: np.dtype(ml_dtypes.bfloat16),
+    # Task ids are opaque integers.
+    DataType.TASK_ID: np.dtype(np.int64),
+}
+
+# (relative, absolute) tolerance used when comparing results of two runs, by element type.
+_TOLERANCE: dict[DataType, tuple[float, float]] = {
+    DataType.FP32: (1e-5, 1e-5),
+    DataType.FP16: (1e-3, 1e-3),
+    DataType.BF16: (1e-2, 1e-2),
+    DataType.FP8E4M3FN: (0.125, 0.125),
+    DataType.FP8E5M2: (0.25, 0.25),
+    DataType.FP8E8M0: (0.5, 0.0),
+    DataType.FP4: (0.5, 0.5),
+}
+
+
+def numpy_dtype(dtype: DataType) -> np.dtype:
+    """The numpy dtype holding values of ``dtype``; ``OpError`` if there is no exact equivalent."""
+    try:
+        return _NUMPY[dtype]
+    except KeyError:
+        raise OpError(f"unsupported dtype {dtype}: no exact numpy/ml_dtypes equivalent") from None
+
+
+def datatype_of(np_dtype: np.dtype) -> DataType:
+    """The DataType of a numpy dtype (INT64 for int64; INDEX is never inferred)."""
+    for dt, nd in _NUMPY.items():
+        if nd == np_dtype and dt not in (DataType.INDEX, DataType.TASK_ID):
+            return dt
+    raise OpError(f"numpy dtype {np_dtype} has no pypto DataType")
+
+
+def tolerance(dtype: DataType) -> tuple[float, float]:
+    """``(rtol, atol)`` for comparing float results of ``dtype``; ``(0, 0)`` for exact types."""
+    return _TOLERANCE.get(dtype, (0.0, 0.0))
+
+
+def is_float(dtype: DataType) -> bool:
+    """True for floating-point element types."""
+    return dtype.is_float()
+
+
+def normalize_scalar(value: Any, dtype: DataType) -> Any:
+    """A Python scalar holding ``value`` converted to ``dtype``.
+
+    Integers wrap to the type's width (two's complement), floats are rounded to the type's precision,
+    BOOL becomes ``bool``; float -> int conversion truncates toward zero.
+    """
+    if dtype.is_bool():
+        return bool(value)
+    if dtype.is_int() or dtype.is_task_id():
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise OpError(f"cannot convert {value} to {dtype}")
+            value = int(value)
+        value = int(value)
+        bits = dtype.get_bit()
+        if dtype.is_unsigned_int():
+            return value & ((1 << bits) - 1)
+        half = 1 << (bits - 1)
+        if -half <= value < half:
+            return value
+        return ((value + half) & ((1 << bits) - 1)) - half
+    if dtype == DataType.FP32 and isinstance(value, float):
+        return float(np.float32(value))
+    return float(np.asarray(float(value)).astype(numpy_dtype(dtype)).astype(np.float64))

@@ -1,0 +1,207 @@
+"""System, launch-index, task-id, cross-core and array ops.
+
+Synchronisation, barriers, cache and pipe set-up are no-ops: the interpreter runs everything in
+program order. ``get_block_idx``/``get_subblock_idx`` read the launch indices of the running SPMD
+block / AIV lane. Task ids are opaque positive integers (``task_invalid`` is 0).
+
+Cross-core pipes are FIFOs per (direction, pipe id, AIV lane). ``tpush_to_aiv`` with a split puts
+each lane's half (rows for UP_DOWN, columns for LEFT_RIGHT; lane 0 takes the larger half of an odd
+extent) on that lane's queue, without a split the whole tile on both; ``tpop_from_aic`` takes the
+running lane's entry. ``tpush_to_aic`` queues the lane's tile and ``tpop_from_aiv`` joins the lanes'
+halves. A pop from an empty pipe is an error: producers must run before consumers in program order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
+
+from ..errors import OpError
+from ..values import ArrayValue, TileValue
+from .common import as_ints, like, read, result_dtype, scalar_array
+from .movement import to_scalar
+from .table import INVALID_TASK_ID, OpContext, register
+
+_NO_OPS = (
+    "system.sync_src",
+    "system.sync_dst",
+    "system.bar_v",
+    "system.bar_m",
+    "system.bar_all",
+    "system.fence",
+    "system.cacheinvalid",
+    "system.syncall",
+    "system.sync_set",
+    "system.sync_wait",
+    "system.set_ffts",
+    "system.tfree_to_aic",
+    "system.tfree_to_aiv",
+    "system.aic_initialize_pipe",
+    "system.aiv_initialize_pipe",
+)
+
+
+@register(*_NO_OPS)
+def _no_op(ctx: OpContext, *args: Any) -> None:
+    return None
+
+
+@register("tile.get_block_idx", "tensor.get_block_idx")
+def _block_idx(ctx: OpContext) -> int:
+    return ctx.state.block_idx
+
+
+@register("tile.get_block_num", "tensor.get_block_num")
+def _block_num(ctx: OpContext) -> int:
+    return ctx.state.block_num
+
+
+@register("tile.get_subblock_idx", "tensor.get_subblock_idx")
+def _subblock_idx(ctx: OpContext) -> int:
+    return ctx.state.subblock_idx
+
+
+@register("system.task_invalid")
+def _task_invalid(ctx: OpContext) -> int:
+    return INVALID_TASK_ID
+
+
+@register("system.task_dummy")
+def _task_dummy(ctx: OpContext, *deps: Any) -> int:
+    return ctx.state.new_task_id()
+
+
+@register("system.task_is_valid")
+def _task_is_valid(ctx: OpContext, task_id: Any) -> bool:
+    return int(task_id) != INVALID_TASK_ID
+
+
+@register("system.available_cluster_count")
+def _cluster_count(ctx: OpContext) -> int:
+    return ctx.state.cluster_count
+
+
+@register("system.available_aiv_count")
+def _aiv_count(ctx: OpContext) -> int:
+    return ctx.state.aiv_count
+
+
+@register("system.reserve_buffer")
+def _reserve_buffer(ctx: OpContext) -> int:
+    return max(0, int(ctx.kwarg("base", -1)))
+
+
+@register("system.import_peer_buffer")
+def _import_peer_buffer(ctx: OpContext) -> int:
+    return 0
+
+
+@register("tensor.no_dep", "tensor.dump_tag")
+def _identity(ctx: OpContext, value: Any) -> Any:
+    return value
+
+
+def _split_axis(split: int) -> int | None:
+    """The axis a split code halves: 1/3 rows, 2/4 columns, 0 none."""
+    if split == 0:
+        return None
+    if split in (1, 3):
+        return -2
+    if split in (2, 4):
+        return -1
+    raise OpError(f"unknown split code {split}")
+
+
+def _half(data: np.ndarray, axis: int, lane: int) -> np.ndarray:
+    n = data.shape[axis]
+    first = (n + 1) // 2
+    index = [slice(None)] * data.ndim
+    index[axis] = slice(0, first) if lane == 0 else slice(first, n)
+    return data[tuple(index)]
+
+
+def _queue(ctx: OpContext, direction: str, lane: int) -> list[TileValue]:
+    key = (direction, int(ctx.kwarg("id", 0) or 0), lane)
+    return ctx.state.pipes.setdefault(key, [])
+
+
+@register("tile.tpush_to_aiv")
+def _tpush_to_aiv(ctx: OpContext, tile: ArrayValue) -> None:
+    data = read(tile).copy()
+    axis = _split_axis(int(ctx.kwarg("split", 0)))
+    for lane in (0, 1):
+        part = data if axis is None else _half(data, axis, lane)
+        _queue(ctx, "c2v", lane).append(TileValue(part, tile.dtype))
+
+
+@register("tile.tpush_to_aic")
+def _tpush_to_aic(ctx: OpContext, tile: ArrayValue) -> None:
+    _queue(ctx, "v2c", ctx.state.subblock_idx).append(TileValue(read(tile).copy(), tile.dtype))
+
+
+def _pop(ctx: OpContext, queue: list[TileValue], what: str) -> TileValue:
+    if not queue:
+        raise OpError(f"{what}: the pipe is empty (the interpreter runs producers before consumers in program order)")
+    return queue.pop(0)
+
+
+@register("tile.tpop_from_aic")
+def _tpop_from_aic(ctx: OpContext) -> TileValue:
+    got = _pop(ctx, _queue(ctx, "c2v", ctx.state.subblock_idx), "tpop_from_aic")
+    dt = result_dtype(ctx, got.dtype)
+    return TileValue(got.data, dt, None, MemorySpace.Vec)
+
+
+@register("tile.tpop_from_aiv")
+def _tpop_from_aiv(ctx: OpContext) -> TileValue:
+    axis = _split_axis(int(ctx.kwarg("split", 0)))
+    first = _pop(ctx, _queue(ctx, "v2c", 0), "tpop_from_aiv")
+    data = first.data
+    if axis is not None:
+        second = _pop(ctx, _queue(ctx, "v2c", 1), "tpop_from_aiv")
+        data = np.concatenate([first.data, second.data], axis=axis)
+    dt = result_dtype(ctx, first.dtype)
+    return TileValue(data, dt, None, MemorySpace.Mat)
+
+
+@register("tile.aiv_shard", "tensor.aiv_shard")
+def _aiv_shard(ctx: OpContext, src: ArrayValue) -> ArrayValue:
+    axis = _split_axis(int(ctx.kwarg("split", 0)))
+    data = read(src)
+    part = data if axis is None else _half(data, axis, ctx.state.subblock_idx).copy()
+    return like(ctx, src, part, src.dtype)
+
+
+@register("array.create")
+def _array_create(ctx: OpContext, extent: Any) -> np.ndarray:
+    dt = DataType(ctx.kwarg("dtype", DataType.INT32))
+    (n,) = as_ints(extent, "extent")
+    return np.zeros(n, dtype=np.int64 if dt.is_task_id() else scalar_array(0, dt).dtype)
+
+
+def _array_index(arr: Any, index: Any) -> int:
+    if not isinstance(arr, np.ndarray):
+        raise OpError(f"expected an array, got {type(arr).__name__}")
+    i = int(index)
+    if not 0 <= i < arr.shape[0]:
+        raise OpError(f"array index {i} out of bounds for extent {arr.shape[0]}")
+    return i
+
+
+@register("array.get_element")
+def _array_get(ctx: OpContext, arr: Any, index: Any) -> Any:
+    i = _array_index(arr, index)
+    dt = ctx.result_type.dtype if hasattr(ctx.result_type, "dtype") else DataType.INT64
+    return to_scalar(arr[i], dt)
+
+
+@register("array.update_element")
+def _array_update(ctx: OpContext, arr: Any, index: Any, value: Any) -> np.ndarray:
+    i = _array_index(arr, index)
+    out = arr.copy()
+    out[i] = value
+    return out
