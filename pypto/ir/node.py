@@ -114,7 +114,7 @@ class IRNode(ModelBase):
     def __copy__(self) -> IRNode:
         return self
 
-    def __deepcopy__(self, memo: dict) -> IRNode:
+    def __deepcopy__(self, _memo: dict) -> IRNode:
         return self
 
 

@@ -36,7 +36,7 @@ class Type(ModelBase):
     def __copy__(self) -> Type:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Type:
+    def __deepcopy__(self, _memo: dict) -> Type:
         return self
 
 
