@@ -208,7 +208,7 @@ class _Decoder:
         raise SerializationError(f"deserialize: malformed tagged value {v!r}")
 
 
-def deserialize(data: bytes) -> Any:
+def deserialize(data: bytes | bytearray | memoryview) -> Any:
     """Rebuild the IR encoded by :func:`serialize`; corrupt input raises ``SerializationError`` (a ValueError)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise SerializationError(f"deserialize: expected bytes, got {type(data).__name__}")
