@@ -83,7 +83,7 @@ def python_print(
     return _formatted(printer.text(), format)
 
 
-def python_print_type(type: Type, prefix: str = "pl", format: bool = True, explicit_layout: bool = False) -> str:
+def python_print_type(type: object, prefix: str = "pl", format: bool = True, explicit_layout: bool = False) -> str:
     """Print a Type as its DSL annotation, e.g. ``pl.Tensor[[64, 128], pl.FP32]``."""
     if not isinstance(type, Type):
         return UNSUPPORTED

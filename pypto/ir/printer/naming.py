@@ -220,15 +220,18 @@ def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] |
     reserved = set(fixed.values())
     taken = set(reserved)
     taken.update(h for h, c in counts.items() if c == 1)
+    next_suffix: dict[str, int] = {}  # per hint, the first suffix not yet tried (0 = bare hint)
     for v in pending:
         hint = v.name_hint or "v"
         if counts[hint] == 1 and hint not in reserved:
             name = hint
         else:
-            name, k = hint, 0
+            k = next_suffix.get(hint, 0)
+            name = hint if k == 0 else f"{hint}_{k}"
             while name in taken:
                 k += 1
                 name = f"{hint}_{k}"
+            next_suffix[hint] = k + 1
             taken.add(name)
         names[id(v)] = name + FREE_VAR_SUFFIX if free and id(v) in free else name
     return names
