@@ -1,0 +1,220 @@
+"""Dialects: a grammar (node kinds) plus the invariants a program of the dialect satisfies.
+
+A dialect is declared as a delta on its parent, nanopass-style::
+
+    ssa = surface.extend(
+        "ssa",
+        "every variable is assigned once; ifs and loops carry values through yields",
+        remove={Variant(ForStmt, "kind", ForKind.Unroll, UnrollResolved)},
+        guarantees={SSAForm, StructuredCtrlFlow},
+    )
+
+``remove``/``add`` take node classes, or :class:`Variant` forms (a class narrowed by one field
+value, such as ``ForStmt[kind=Unroll]``) that name the invariant establishing their absence.
+``guarantees`` adds invariants, ``drop`` removes inherited ones (a later pass may give a property
+up, as InitMemRef gives up SSAForm). Entering a dialect checks both the grammar and every invariant;
+:func:`describe` prints a dialect and :func:`diff` the delta between two.
+"""
+
+from __future__ import annotations
+
+import enum
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from pypto.ir.errors import VerificationError
+from pypto.ir.function import Program
+from pypto.ir.node import IRNode
+
+from .invariants.base import Invariant, Severity, Violation
+from .invariants.walk import function_index
+
+GRAMMAR = "Grammar"
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The nodes of class ``cls`` whose ``field`` equals ``value``, e.g. ``ForStmt[kind=Unroll]``.
+
+    ``established_by`` names the invariant that guarantees the form is gone; a pass manager uses it
+    to tell, before running a pass, whether the target dialect can be reached.
+    """
+
+    cls: type
+    field: str
+    value: Any
+    established_by: Invariant | None = None
+
+    def matches(self, node: IRNode) -> bool:
+        """True when ``node`` is of this form."""
+        return isinstance(node, self.cls) and getattr(node, self.field) == self.value
+
+    def __str__(self) -> str:
+        return f"{self.cls.__name__}[{self.field}={_value_text(self.value)}]"
+
+
+class Dialect:
+    """A language of the compiler: node kinds, removed forms and guaranteed invariants."""
+
+    def __init__(
+        self,
+        name: str,
+        intent: str,
+        kinds: Iterable[type],
+        excluded: Iterable[Variant] = (),
+        invariants: Iterable[Invariant] = (),
+        parent: Dialect | None = None,
+    ) -> None:
+        self.name = name
+        self.intent = intent
+        self.kinds: frozenset[type] = frozenset(kinds)
+        self.excluded: frozenset[Variant] = frozenset(excluded)
+        self.invariants: tuple[Invariant, ...] = tuple(sorted(set(invariants), key=lambda i: i.name))
+        self.parent = parent
+
+    def extend(
+        self,
+        name: str,
+        intent: str,
+        *,
+        remove: Iterable[type | Variant] = (),
+        add: Iterable[type | Variant] = (),
+        guarantees: Iterable[Invariant] = (),
+        drop: Iterable[Invariant] = (),
+    ) -> Dialect:
+        """A child dialect: this one minus ``remove`` plus ``add``, with invariants changed likewise."""
+        remove, add = list(remove), list(add)
+        kinds = (self.kinds - {k for k in remove if isinstance(k, type)}) | {k for k in add if isinstance(k, type)}
+        excluded = (self.excluded | {v for v in remove if isinstance(v, Variant)}) - {
+            v for v in add if isinstance(v, Variant)
+        }
+        dropped = set(drop)
+        invariants = [i for i in self.invariants if i not in dropped] + [i for i in guarantees if i not in dropped]
+        return Dialect(name, intent, kinds, excluded, invariants, parent=self)
+
+    @property
+    def properties(self) -> frozenset[str]:
+        """Names of every property a program of this dialect has (invariants and removed forms)."""
+        names = {i.name for i in self.invariants}
+        names |= {v.established_by.name for v in self.excluded if v.established_by is not None}
+        return frozenset(names)
+
+    def check_grammar(self, program: Program) -> list[Violation]:
+        """Nodes whose kind is not in the dialect, and nodes of a removed form."""
+        out: list[Violation] = []
+        if type(program) not in self.kinds:
+            out.append(Violation(GRAMMAR, "NODE_KIND", f"{type(program).__name__} is not a node of this dialect",
+                                 program, program.span))
+        for func in program.functions.values():
+            index = function_index(func)
+            foreign = index.classes - self.kinds
+            for node in index.nodes if foreign else ():
+                if type(node) in foreign:
+                    out.append(Violation(GRAMMAR, "NODE_KIND", f"{type(node).__name__} is not a node of this dialect",
+                                         node, node.span, func.name))
+            for variant in sorted(self.excluded, key=str):
+                for node in index.of(variant.cls):
+                    if variant.matches(node):
+                        why = f" (see {variant.established_by.name})" if variant.established_by else ""
+                        out.append(Violation(GRAMMAR, "REMOVED_FORM", f"{variant} is not part of this dialect{why}",
+                                             node, node.span, func.name))
+        return out
+
+    def check(self, program: Program, invariants: Iterable[Invariant] | None = None) -> list[Violation]:
+        """The grammar violations and those of ``invariants`` (default: all guaranteed ones)."""
+        found = self.check_grammar(program)
+        for inv in self.invariants if invariants is None else invariants:
+            found.extend(inv.check(program))
+        return [v.in_dialect(self.name) for v in found]
+
+    def validate(self, program: Program, invariants: Iterable[Invariant] | None = None, context: str = "") -> Program:
+        """Return ``program`` if it belongs to the dialect, else raise :class:`VerificationError`."""
+        raise_if_errors(self.check(program, invariants), self.name, program, context)
+        return program
+
+    def __contains__(self, program: object) -> bool:
+        if not isinstance(program, Program):
+            return False
+        return not any(v.severity is Severity.ERROR for v in self.check(program))
+
+    def __repr__(self) -> str:
+        return f"<Dialect {self.name}>"
+
+
+def raise_if_errors(violations: list[Violation], dialect: str, program: Program, context: str = "") -> None:
+    """Raise a :class:`VerificationError` listing ``violations`` if any of them is an error."""
+    errors = [v for v in violations if v.severity is Severity.ERROR]
+    if not errors:
+        return
+    where = f" ({context})" if context else ""
+    name = program.name or "Program"
+    count = f"{len(errors)} violation" + ("s" if len(errors) != 1 else "")
+    body = "\n".join(v.render() for v in violations)
+    raise VerificationError(f"program '{name}' is not in dialect '{dialect}'{where}: {count}\n{body}", violations)
+
+
+_GROUPS = (("expressions", "Expr"), ("statements", "Stmt"))
+
+
+def _group_of(cls: type) -> str:
+    for label, base in _GROUPS:
+        if any(b.__name__ == base for b in cls.__mro__):
+            return label
+    return "definitions"
+
+
+def _kinds_lines(kinds: Iterable[type]) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for cls in kinds:
+        groups.setdefault(_group_of(cls), []).append(cls.__name__)
+    lines = []
+    for label in ("expressions", "statements", "definitions"):
+        if label in groups:
+            text = f"{label}: {' '.join(sorted(groups[label]))}"
+            lines += textwrap.wrap(text, width=100, initial_indent="    ", subsequent_indent="        ")
+    return lines
+
+
+def _variant_text(v: Variant) -> str:
+    return str(v) + (f"  (established by {v.established_by.name})" if v.established_by else "")
+
+
+def describe(dialect: Dialect) -> str:
+    """The full grammar of a dialect: node kinds, removed forms and invariants."""
+    parent = f" (extends {dialect.parent.name})" if dialect.parent is not None else ""
+    lines = [f"dialect {dialect.name}{parent}", f"  {dialect.intent}", "  nodes:"]
+    lines += _kinds_lines(dialect.kinds)
+    if dialect.excluded:
+        lines.append("  removed forms:")
+        lines += [f"    {_variant_text(v)}" for v in sorted(dialect.excluded, key=str)]
+    lines.append("  invariants:")
+    lines += [f"    {inv.name}: {inv.summary}" for inv in dialect.invariants]
+    return "\n".join(lines) + "\n"
+
+
+def diff(a: Dialect, b: Dialect) -> str:
+    """What changes from dialect ``a`` to dialect ``b``: node kinds, forms and invariants."""
+    lines = [f"{a.name} -> {b.name}", f"  {b.intent}"]
+    for cls in sorted(a.kinds - b.kinds, key=lambda c: c.__name__):
+        lines.append(f"  - node {cls.__name__}")
+    for cls in sorted(b.kinds - a.kinds, key=lambda c: c.__name__):
+        lines.append(f"  + node {cls.__name__}")
+    for v in sorted(b.excluded - a.excluded, key=str):
+        lines.append(f"  - form {_variant_text(v)}")
+    for v in sorted(a.excluded - b.excluded, key=str):
+        lines.append(f"  + form {_variant_text(v)}")
+    a_inv, b_inv = set(a.invariants), set(b.invariants)
+    for inv in sorted(b_inv - a_inv, key=lambda i: i.name):
+        lines.append(f"  + invariant {inv.name}: {inv.summary}")
+    for inv in sorted(a_inv - b_inv, key=lambda i: i.name):
+        lines.append(f"  - invariant {inv.name}: {inv.summary}")
+    if len(lines) == 2:
+        lines.append("  (no change)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,68 @@
+"""The invariant checkers: one :class:`Invariant` per property of spec/passes.md §5.
+
+Each checker lists every place a program breaks its property as a :class:`Violation` (rule, code,
+message, node, span). ``STRUCTURAL`` is the set every dialect guarantees (spec §2); ``ALL`` maps a
+property name to its invariant.
+"""
+
+from .base import Invariant, Reporter, Severity, Violation
+from .calls import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
+from .control_flow import BreakContinueValid, PipelineLoopValid, PipelineResolved, StructuredCtrlFlow, UnrollResolved
+from .functions import (
+    InlineFunctionsEliminated,
+    OrchestrationReferencesResolved,
+    OutParamNotShadowed,
+    ReturnParamsExplicit,
+)
+from .kernels import HardSyncallOccupancyValid, MixedKernelExpanded
+from .memory import AllocatedMemoryAddr, HasMemRefs
+from .platform import A2A3, A5, Platform, current_platform, target_platform
+from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
+from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
+from .ssa import SSAForm, UseAfterDef
+from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
+from .tiles import AccToGmStoreValid, AtomicAddDtypeValid, IncoreTileOps, TileMemoryInferred, TileOps2D
+from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
+
+# Always true in every dialect (spec/passes.md §2).
+STRUCTURAL: frozenset[Invariant] = frozenset(
+    {
+        TypeChecked,
+        BreakContinueValid,
+        NoRedundantBlocks,
+        UseAfterDef,
+        OutParamNotShadowed,
+        NoNestedInCore,
+        InOutUseValid,
+        PipelineLoopValid,
+        ArrayNotEscaped,
+        ManualDepsOnSubmitOnly,
+        AtomicAddDtypeValid,
+    }
+)
+
+ALL: dict[str, Invariant] = {
+    inv.name: inv
+    for inv in (
+        AccToGmStoreValid, AivSplitValid, AllocatedMemoryAddr, ArrayNotEscaped, AssignTypeSymmetry,
+        AtomicAddDtypeValid, BreakContinueValid, CallDirectionsResolved, ClusterOutlined, HardSyncallOccupancyValid,
+        HasMemRefs, HierarchyOutlined, IncoreTileOps, InlineFunctionsEliminated, InOutUseValid,
+        IterArgCarryClassified, ManualDepsOnSubmitOnly, MixedKernelExpanded, NoNestedCalls, NoNestedInCore,
+        NoRedundantBlocks, NormalizedStmtStructure, OrchestrationReferencesResolved, OutParamNotShadowed,
+        PipelineLoopValid, PipelineResolved, ReturnParamsExplicit, RuntimeScopesMaterialized, SSAForm,
+        SplitIncoreOrch, StructuredCtrlFlow, TensorViewCanonical, TileMemoryInferred, TileOps2D,
+        TileTypeCoherence, TypeChecked, UnrollResolved, UseAfterDef,
+    )
+}
+
+__all__ = [
+    "A2A3", "A5", "ALL", "STRUCTURAL", "AccToGmStoreValid", "AivSplitValid", "AllocatedMemoryAddr", "ArrayNotEscaped",
+    "AssignTypeSymmetry", "AtomicAddDtypeValid", "BreakContinueValid", "CallDirectionsResolved", "ClusterOutlined",
+    "HardSyncallOccupancyValid", "HasMemRefs", "HierarchyOutlined", "InOutUseValid", "IncoreTileOps",
+    "InlineFunctionsEliminated", "Invariant", "IterArgCarryClassified", "ManualDepsOnSubmitOnly",
+    "MixedKernelExpanded", "NoNestedCalls", "NoNestedInCore", "NoRedundantBlocks", "NormalizedStmtStructure",
+    "OrchestrationReferencesResolved", "OutParamNotShadowed", "PipelineLoopValid", "PipelineResolved", "Platform",
+    "Reporter", "ReturnParamsExplicit", "RuntimeScopesMaterialized", "SSAForm", "Severity", "SplitIncoreOrch",
+    "StructuredCtrlFlow", "TensorViewCanonical", "TileMemoryInferred", "TileOps2D", "TileTypeCoherence",
+    "TypeChecked", "UnrollResolved", "UseAfterDef", "Violation", "current_platform", "target_platform",
+]

@@ -1,0 +1,77 @@
+"""Core affinity of tile operations (spec/passes.md §4.15): which side of a mixed kernel runs them."""
+
+from __future__ import annotations
+
+import enum
+
+from pypto.ir.enums import MemorySpace
+from pypto.ir.expr import Call, Expr
+from pypto.ir.types import TileType
+
+from .walk import op_name
+
+
+class Affinity(enum.Enum):
+    CUBE = "cube"
+    VECTOR = "vector"
+    BOUNDARY = "boundary"
+    SHARED = "shared"
+
+
+CUBE_OPS = frozenset(
+    "tile." + n
+    for n in (
+        "matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc", "gemv_bias", "batch_matmul",
+        "batch_matmul_acc", "matmul_mx", "matmul_mx_acc", "matmul_mx_bias",
+    )
+)
+CUBE_SPACES = frozenset(
+    {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias,
+     MemorySpace.LeftScale, MemorySpace.RightScale}
+)
+# Cross-core pipe ends run on a fixed side; index queries run anywhere.
+_CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})
+_VECTOR_PIPE_OPS = frozenset({"tile.tpush_to_aic", "tile.tpop_from_aic"})
+_ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num"})
+_BY_SOURCE = frozenset({"tile.store", "tile.reshape"})
+_BOUNDARY_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather"})
+
+
+def _space(e: Expr) -> MemorySpace | None:
+    return e.type.memory_space if isinstance(e.type, TileType) else None
+
+
+def _side(space: MemorySpace | None) -> Affinity:
+    if space is None:
+        return Affinity.SHARED
+    return Affinity.CUBE if space in CUBE_SPACES else Affinity.VECTOR
+
+
+def affinity(expr: Expr) -> Affinity:
+    """The side of a mixed kernel that executes ``expr`` (a call; anything else is SHARED)."""
+    name = op_name(expr)
+    if name is None:
+        if isinstance(expr, Call) and expr.attrs.get("core_placement") == "aiv":
+            return Affinity.VECTOR
+        return Affinity.SHARED
+    if name in CUBE_OPS or name in _CUBE_PIPE_OPS:
+        return Affinity.CUBE
+    if name in _VECTOR_PIPE_OPS:
+        return Affinity.VECTOR
+    if name in _ANY_SIDE_OPS:
+        return Affinity.SHARED
+    if name in _BOUNDARY_OPS:
+        return Affinity.BOUNDARY
+    if name == "tile.load":
+        return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
+    if name in _BY_SOURCE and expr.args:
+        return _side(_space(expr.args[0]))
+    if name == "tile.move" and expr.args:
+        source = _side(_space(expr.args[0]))
+        target = _side(expr.kwargs.get("target_memory"))
+        if Affinity.SHARED in (source, target) or source is target:
+            return source if source is not Affinity.SHARED else target
+        return Affinity.BOUNDARY
+    if name.startswith("tile."):
+        return Affinity.VECTOR
+    return Affinity.SHARED

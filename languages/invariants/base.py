@@ -1,0 +1,144 @@
+"""Invariants and their diagnostics.
+
+An :class:`Invariant` is a named property of a program (``SSAForm``, ``UseAfterDef``, ...) with a
+checker that lists every place the property fails as a :class:`Violation`. Dialects guarantee
+invariants; the pass manager checks them at pass boundaries. A violation records the rule, a code
+(the reference's error code or a short upper-case tag), a message, the offending node, its span and
+the enclosing function; the dialect that was being entered is filled in by the caller.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator
+
+from pypto.ir.function import Function, Program
+from pypto.ir.node import IRNode
+from pypto.ir.span import Span
+
+
+class Severity(enum.Enum):
+    """Errors fail a boundary check; warnings are reported but let the program through."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule at one node."""
+
+    rule: str
+    code: str
+    message: str
+    node: IRNode | None
+    span: Span
+    function: str = ""
+    severity: Severity = Severity.ERROR
+    dialect: str = ""
+
+    def in_dialect(self, dialect: str) -> Violation:
+        """This violation, attributed to the dialect being entered."""
+        return replace(self, dialect=dialect)
+
+    def render(self) -> str:
+        """``[dialect] Rule CODE in 'f': message`` then the printed node and the span."""
+        where = f" in '{self.function}'" if self.function else ""
+        head = f"[{self.dialect}] " if self.dialect else ""
+        level = "" if self.severity is Severity.ERROR else "warning: "
+        lines = [f"{head}{level}{self.rule} {self.code}{where}: {self.message}"]
+        if self.node is not None:
+            lines.append(f"    {node_text(self.node)}")
+        lines.append(f"    at {self.span.to_string() if self.span.is_valid() else '<unknown location>'}")
+        return "\n".join(lines)
+
+
+def node_text(node: IRNode) -> str:
+    """The first line of the printed node (a compound statement shows its header only)."""
+    if isinstance(node, Function):
+        return f"function {node.name}"
+    if isinstance(node, Program):
+        return f"program {node.name or 'Program'}"
+    text = node.as_python(concise=False).strip("\n")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return type(node).__name__
+    first = lines[0].strip()
+    return first + (" ..." if len(lines) > 1 else "")
+
+
+class Reporter:
+    """Collects the violations of one invariant while its checker walks a function."""
+
+    def __init__(self, rule: str, function: str = "") -> None:
+        self.rule = rule
+        self.function = function
+        self.violations: list[Violation] = []
+
+    def error(self, code: str | int, message: str, node: IRNode | None, span: Span | None = None) -> None:
+        """Record an error at ``node`` (its span unless ``span`` is given)."""
+        self._add(code, message, node, span, Severity.ERROR)
+
+    def warning(self, code: str | int, message: str, node: IRNode | None, span: Span | None = None) -> None:
+        """Record a warning at ``node``."""
+        self._add(code, message, node, span, Severity.WARNING)
+
+    def _add(self, code: str | int, message: str, node: IRNode | None, span: Span | None, sev: Severity) -> None:
+        where = span if span is not None else (node.span if node is not None else Span.unknown())
+        self.violations.append(Violation(self.rule, str(code), message, node, where, self.function, sev))
+
+
+FunctionCheck = Callable[[Function, Program, Reporter], None]
+ProgramCheck = Callable[[Program, Reporter], None]
+
+
+class Invariant:
+    """A named program property with its checker.
+
+    Build one with :meth:`per_function` (the checker sees one function at a time) or
+    :meth:`per_program` (the checker sees the whole program). ``auto_verified`` marks the
+    properties the reference verifies automatically when a pass produces them (spec/passes.md §2).
+    """
+
+    def __init__(self, name: str, summary: str, check: ProgramCheck, auto_verified: bool = False) -> None:
+        self.name = name
+        self.summary = summary
+        self.auto_verified = auto_verified
+        self._check = check
+
+    @classmethod
+    def per_function(cls, name: str, summary: str, check: FunctionCheck, auto_verified: bool = False) -> Invariant:
+        """An invariant whose checker runs on each function of the program in name order."""
+
+        def run(program: Program, report: Reporter) -> None:
+            for func in program.functions.values():
+                report.function = func.name
+                check(func, program, report)
+            report.function = ""
+
+        return cls(name, summary, run, auto_verified)
+
+    @classmethod
+    def per_program(cls, name: str, summary: str, check: ProgramCheck, auto_verified: bool = False) -> Invariant:
+        """An invariant whose checker sees the whole program."""
+        return cls(name, summary, check, auto_verified)
+
+    def check(self, program: Program) -> list[Violation]:
+        """Every violation of this invariant in ``program`` (errors and warnings)."""
+        report = Reporter(self.name)
+        self._check(program, report)
+        return report.violations
+
+    def errors(self, program: Program) -> list[Violation]:
+        """Only the violations of error severity."""
+        return [v for v in self.check(program) if v.severity is Severity.ERROR]
+
+    def __repr__(self) -> str:
+        return f"<Invariant {self.name}>"
+
+
+def check_all(invariants: Iterable[Invariant], program: Program) -> Iterator[Violation]:
+    """The violations of each invariant in turn."""
+    for inv in invariants:
+        yield from inv.check(program)

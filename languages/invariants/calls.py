@@ -1,0 +1,152 @@
+"""Call-site invariants: manual dependency edges, call directions and Out/InOut argument reuse."""
+
+from __future__ import annotations
+
+from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
+from pypto.ir.expr import Call, GlobalVar, Submit, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
+from pypto.ir.types import TensorType
+
+from .base import Invariant, Reporter
+from .walk import block, callee, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
+
+
+def _check_manual_deps(func: Function, program: Program, report: Reporter) -> None:
+    for call in function_index(func).of(Call):
+        if isinstance(call.op, GlobalVar) and "manual_dep_edges" in call.attrs:
+            report.error(
+                "MANUAL_DEPS_ON_CALL",
+                f"plain call to '{call.op.name}' carries manual_dep_edges (only a Submit may)",
+                call,
+            )
+
+
+ManualDepsOnSubmitOnly = Invariant.per_function(
+    "ManualDepsOnSubmitOnly",
+    "no plain call to a function carries attrs['manual_dep_edges']",
+    _check_manual_deps,
+    auto_verified=True,
+)
+
+_ALLOWED = {
+    ParamDirection.In: {ArgDirection.Input, ArgDirection.NoDep},
+    ParamDirection.InOut: {ArgDirection.InOut, ArgDirection.OutputExisting, ArgDirection.NoDep},
+    ParamDirection.Out: {ArgDirection.Output, ArgDirection.OutputExisting, ArgDirection.InOut, ArgDirection.NoDep},
+}
+_STRENGTH = {ParamDirection.In: 0, ParamDirection.Out: 1, ParamDirection.InOut: 2}
+
+
+def _check_call_directions(call: Call | Submit, target: Function, report: Reporter) -> None:
+    if not call.args:
+        return
+    dirs = call.attrs.get("arg_directions")
+    name = target.name
+    if dirs is None:
+        report.error("MISSING_DIRECTIONS", f"call to '{name}' has no arg_directions", call)
+        return
+    if len(dirs) != len(call.args):
+        report.error("DIRECTION_COUNT", f"call to '{name}': {len(dirs)} directions for {len(call.args)} args", call)
+        return
+    for i, (arg, raw) in enumerate(zip(call.args, dirs)):
+        d = ArgDirection(raw)
+        is_tensor = isinstance(arg.type, TensorType)
+        if is_tensor == (d is ArgDirection.Scalar):
+            what = "tensor argument" if is_tensor else "non-tensor argument"
+            report.error("DIRECTION_KIND", f"call to '{name}': {what} {i} has direction {d.name}", call)
+        elif is_tensor and i < len(target.param_directions):
+            pd = target.param_directions[i]
+            if d not in _ALLOWED[pd]:
+                report.error(
+                    "DIRECTION_MISMATCH", f"call to '{name}': argument {i} is {d.name} for an {pd.name} parameter", call
+                )
+
+
+def _check_wrapper(func: Function, program: Program, report: Reporter) -> None:
+    """A Group/Spmd wrapper's param directions equal the strongest kernel param each feeds."""
+    effective: dict[Var, ParamDirection] = {}
+    for call in function_index(func).of(Call, Submit):
+        target = callee(program, call)
+        if target is None:
+            continue
+        for arg, pd in zip(call.args, target.param_directions):
+            if isinstance(arg, Var) and isinstance(arg.type, TensorType):
+                old = effective.get(arg)
+                if old is None or _STRENGTH[pd] > _STRENGTH[old]:
+                    effective[arg] = pd
+    for p, d in zip(func.params, func.param_directions):
+        want = effective.get(p)
+        if want is not None and want is not d:
+            report.error(
+                "WRAPPER_DIRECTION",
+                f"wrapper parameter '{p.name_hint}' is {d.name} but the kernel uses it as {want.name}",
+                func,
+                p.span,
+            )
+
+
+def _check_directions(func: Function, program: Program, report: Reporter) -> None:
+    for call in function_index(func).of(Call, Submit):
+        target = callee(program, call)
+        if target is not None:
+            _check_call_directions(call, target, report)
+    if func.func_type in (FunctionType.Group, FunctionType.Spmd):
+        _check_wrapper(func, program, report)
+
+
+CallDirectionsResolved = Invariant.per_function(
+    "CallDirectionsResolved",
+    "every function call has one arg direction per argument, compatible with the callee's parameters",
+    _check_directions,
+    auto_verified=True,
+)
+
+
+def _written_args(program: Program, stmt: Stmt) -> list[tuple[Var, str]]:
+    """Variables ``stmt`` passes as Out/InOut arguments to program functions, with the callee name."""
+    out = []
+    for expr in stmt_exprs(stmt):
+        for call in expr_calls(expr):
+            target = callee(program, call)
+            if target is None:
+                continue
+            for arg, d in zip(call.args, target.param_directions):
+                if isinstance(arg, Var) and d is not ParamDirection.In:
+                    out.append((arg, target.name))
+    return out
+
+
+def _check_block(stmts: list[Stmt], program: Program, report: Reporter) -> None:
+    for k, stmt in enumerate(stmts):
+        for var, name in _written_args(program, stmt):
+            if isinstance(stmt, AssignStmt) and stmt.var is var:
+                continue
+            for later in stmts[k + 1:]:
+                if var in stmt_reads(later):
+                    report.error(
+                        "READ_AFTER_OUT",
+                        f"'{var.name_hint}' is read after being passed as Out/InOut to '{name}'",
+                        later,
+                    )
+                    break
+                if isinstance(later, AssignStmt) and later.var is var:
+                    break
+        if isinstance(stmt, SeqStmts):
+            _check_block(list(stmt.stmts), program, report)
+        else:
+            for body in sub_blocks(stmt):
+                _check_block(block(body), program, report)
+
+
+def _check_inout_use(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type is FunctionType.Group or not function_index(func).has(Call, Submit):
+        return
+    _check_block(block(func.body), program, report)
+
+
+InOutUseValid = Invariant.per_function(
+    "InOutUseValid",
+    "a variable passed as Out/InOut to a function is not read after that call in the same block",
+    _check_inout_use,
+    auto_verified=True,
+)

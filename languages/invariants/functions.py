@@ -1,0 +1,150 @@
+"""Function-level invariants: inline functions gone, resolved callees, explicit param returns,
+Out params not shadowed."""
+
+from __future__ import annotations
+
+from pypto.ir import op_registry
+from pypto.ir.enums import FunctionType, ParamDirection
+from pypto.ir.expr import Call, Expr, GlobalVar, Submit, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, WhileStmt, YieldStmt
+from pypto.ir.types import TensorType
+
+from .base import Invariant, Reporter
+from .walk import block, function_index, op_name, base_name
+
+
+def _check_inline_gone(program: Program, report: Reporter) -> None:
+    inline = {f.name for f in program.functions.values() if f.func_type is FunctionType.Inline}
+    for func in program.functions.values():
+        report.function = func.name
+        if func.name in inline:
+            report.error("INLINE_FUNCTION", f"inline function '{func.name}' is still in the program", func)
+        for call in function_index(func).of(Call, Submit):
+            if isinstance(call.op, GlobalVar) and call.op.name in inline:
+                report.error("INLINE_CALL", f"call to inline function '{call.op.name}'", call)
+    report.function = ""
+
+
+InlineFunctionsEliminated = Invariant.per_program(
+    "InlineFunctionsEliminated",
+    "no Inline function and no call to one",
+    _check_inline_gone,
+)
+
+
+def _check_references(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type is not FunctionType.Orchestration:
+        return
+    for call in function_index(func).of(Call, Submit):
+        if isinstance(call.op, GlobalVar) and program.get_function(call.op.name) is None:
+            report.error("UNRESOLVED_CALLEE", f"callee '{call.op.name}' is not a function of the program", call)
+
+
+OrchestrationReferencesResolved = Invariant.per_function(
+    "OrchestrationReferencesResolved",
+    "every function an Orchestration function calls exists in the program",
+    _check_references,
+)
+
+
+def _written_arg(value: Expr) -> Expr | None:
+    """The argument an op call writes (its result aliases it), or None."""
+    name = op_name(value)
+    entry = op_registry.lookup(name) if name is not None else None
+    if entry is None:
+        return None
+    written = entry.written_params()
+    if not written:
+        return None
+    position = [p.name for p in entry.params].index(written[0])
+    return value.args[position] if position < len(value.args) else None
+
+
+def _param_aliases(func: Function) -> dict[Var, Var]:
+    """Which parameter each variable's buffer is (through copies, in-place writes and loop carries)."""
+    alias: dict[Var, Var] = {p: p for p in func.params}
+
+    def of(e: Expr) -> Var | None:
+        return alias.get(e) if isinstance(e, Var) else None
+
+    for stmt in function_index(func).of(AssignStmt, ForStmt, WhileStmt):
+        if isinstance(stmt, AssignStmt):
+            source = of(stmt.value)
+            written = _written_arg(stmt.value)
+            target = source if source is not None else (of(written) if written is not None else None)
+            if target is not None:
+                alias[stmt.var] = target
+            continue
+        for ia in stmt.iter_args:
+            init = of(ia.initValue)
+            if init is not None:
+                alias[ia] = init
+        stmts = block(stmt.body)
+        last = stmts[-1] if stmts else None
+        if isinstance(last, YieldStmt) and len(last.value) == len(stmt.return_vars) == len(stmt.iter_args):
+            for ia, rv, value in zip(stmt.iter_args, stmt.return_vars, last.value):
+                if ia in alias and of(value) is alias[ia]:
+                    alias[rv] = alias[ia]
+    return alias
+
+
+def _check_return_params(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type not in (FunctionType.InCore, FunctionType.Group, FunctionType.Spmd):
+        return
+    returns = list(function_index(func).of(ReturnStmt))
+    body = block(func.body)
+    if body and isinstance(body[-1], YieldStmt):
+        returns.append(body[-1])
+    if not returns:
+        return
+    alias = _param_aliases(func)
+    for ret in returns:
+        for value in ret.value:
+            if not isinstance(value, Var) or not isinstance(value.type, TensorType):
+                continue
+            param = alias.get(value)
+            if param is not None and param is not value:
+                report.error(
+                    "IMPLICIT_PARAM_RETURN",
+                    f"'{value.name_hint}' writes back parameter '{param.name_hint}'; return the parameter itself",
+                    ret,
+                )
+
+
+ReturnParamsExplicit = Invariant.per_function(
+    "ReturnParamsExplicit",
+    "a kernel or wrapper return that writes back a parameter is that parameter variable",
+    _check_return_params,
+    auto_verified=True,
+)
+
+_CREATORS = ("tensor.create", "tensor.full")
+
+
+def _check_out_params(func: Function, program: Program, report: Reporter) -> None:
+    written = {
+        p.name_hint: p
+        for p, d in zip(func.params, func.param_directions)
+        if d in (ParamDirection.Out, ParamDirection.InOut)
+    }
+    if not written:
+        return
+    for stmt in function_index(func).of(AssignStmt):
+        if op_name(stmt.value) not in _CREATORS:
+            continue
+        var = stmt.var
+        param = var if var in written.values() else written.get(base_name(var.name_hint))
+        if param is not None:
+            report.error(
+                "OUT_PARAM_SHADOWED",
+                f"Out/InOut parameter '{param.name_hint}' is re-created with {op_name(stmt.value)}",
+                stmt,
+            )
+
+
+OutParamNotShadowed = Invariant.per_function(
+    "OutParamNotShadowed",
+    "an Out/InOut parameter is never re-assigned from tensor.create or tensor.full",
+    _check_out_params,
+)

@@ -1,0 +1,145 @@
+"""Invariants of split kernels: one side per kernel, well-formed cross-core pipes, and hard
+syncalls launched at full occupancy."""
+
+from __future__ import annotations
+
+from pypto.ir.enums import FunctionType, MemorySpace
+from pypto.ir.expr import Call, ConstInt, Expr, Submit, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import AssignStmt
+from pypto.ir.types import TileType
+
+from .affinity import Affinity, affinity
+from .base import Invariant, Reporter
+from .platform import current_platform
+from .walk import callee, function_index, op_name
+
+_TPOP_SPACE = {
+    ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,
+    ("tile.tpop_from_aic", FunctionType.AIV): MemorySpace.Vec,
+}
+_TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
+_TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
+_TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
+_INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
+_BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
+
+
+def _static_tile(t: object) -> bool:
+    return isinstance(t, TileType) and all(isinstance(d, ConstInt) for d in t.shape)
+
+
+def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
+    sides = {affinity(c) for c in calls}
+    kind = func.func_type
+    if kind is FunctionType.InCore and {Affinity.CUBE, Affinity.VECTOR} <= sides:
+        report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
+    forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
+    for call in calls:
+        if forbidden is not None and affinity(call) is forbidden:
+            report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
+
+
+def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
+    names = {op_name(c) for c in calls}
+    if not names & (_TPOPS | _TPUSHES):
+        return
+    init = _INIT.get(func.func_type)
+    if init is not None and (init not in names or not names & _BUFFERS):
+        report.error("MISSING_PIPE_SETUP", f"cross-core ops without {init} and a reserved/imported buffer", func)
+    freed: set[Var] = set()
+    for call in calls:
+        name = op_name(call)
+        if name in _TFREES:
+            freed.update(a for a in call.args if isinstance(a, Var))
+        elif name in _TPUSHES and call.args and not _static_tile(call.args[0].type):
+            report.error("DYNAMIC_PIPE_TILE", f"{name} sends a tile without a static shape", call)
+    for stmt in function_index(func).of(AssignStmt):
+        name = op_name(stmt.value)
+        if name not in _TPOPS:
+            continue
+        want = _TPOP_SPACE.get((name, func.func_type))
+        space = stmt.var.type.memory_space if isinstance(stmt.var.type, TileType) else None
+        if want is not None and space is not want:
+            report.error("TPOP_SPACE", f"{name} lands in {space.name if space else 'no space'}, needs {want.name}", stmt)
+        if not _static_tile(stmt.var.type):
+            report.error("DYNAMIC_PIPE_TILE", f"{name} receives a tile without a static shape", stmt)
+        if stmt.var not in freed:
+            report.error("MISSING_TFREE", f"'{stmt.var.name_hint}' from {name} is never freed", stmt)
+
+
+def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
+        return
+    calls = function_index(func).of(Call)
+    _check_sides(func, calls, report)
+    _check_pipes(func, calls, report)
+
+
+MixedKernelExpanded = Invariant.per_function(
+    "MixedKernelExpanded",
+    "kernels run on one side; cross-core pipes are set up, land in Mat/Vec, are freed and statically shaped",
+    _check_mixed,
+    auto_verified=True,
+)
+
+_CORE_TYPE = {FunctionType.AIC: "aic_only", FunctionType.AIV: "aiv_only"}
+
+
+def _launch(call: Expr) -> tuple[Expr | None, bool]:
+    """``(core_num, sync_start)`` of a dispatch (Submit fields or Call attrs)."""
+    if isinstance(call, Submit):
+        return call.core_num, call.sync_start
+    return call.attrs.get("core_num"), bool(call.attrs.get("sync_start", False))
+
+
+def _dispatches(program: Program, name: str, seen: set[str]) -> list[tuple[str, Expr]]:
+    """The launches of function ``name``: its callers, or the launches of a Group/Spmd wrapping it."""
+    found = []
+    for func in program.functions.values():
+        for call in function_index(func).of(Call, Submit):
+            target = callee(program, call)
+            if target is None or target.name != name:
+                continue
+            if func.func_type in (FunctionType.Group, FunctionType.Spmd) and func.name not in seen:
+                seen.add(func.name)
+                found.extend(_dispatches(program, func.name, seen))
+            else:
+                found.append((func.name, call))
+    return found
+
+
+def _check_syncall(program: Program, report: Reporter) -> None:
+    platform = current_platform()
+    full = {"aic_only": platform.aic_cores, "aiv_only": platform.aiv_cores, "mix": platform.aic_cores}
+    for func in program.functions.values():
+        hard = [
+            c for c in function_index(func).of(Call)
+            if op_name(c) == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
+        ]
+        for sync in hard:
+            report.function = func.name
+            core_type = str(sync.kwargs.get("core_type", "mix"))
+            expected = _CORE_TYPE.get(func.func_type)
+            if expected is not None and core_type != expected:
+                report.error("SYNCALL_CORE_TYPE", f"{core_type} syncall in an {func.func_type.name} kernel", sync)
+            need = full.get(core_type)
+            for caller, call in _dispatches(program, func.name, {func.name}):
+                core_num, sync_start = _launch(call)
+                report.function = caller
+                count = core_num.value if isinstance(core_num, ConstInt) else None
+                if not sync_start or count != need:
+                    report.error(
+                        "SYNCALL_OCCUPANCY",
+                        f"'{func.name}' has a hard syncall; launch it on all {need} cores with sync_start=True",
+                        call,
+                    )
+    report.function = ""
+
+
+HardSyncallOccupancyValid = Invariant.per_program(
+    "HardSyncallOccupancyValid",
+    "a kernel with a hard syncall is launched on every core of its type with sync_start=True",
+    _check_syncall,
+    auto_verified=True,
+)

@@ -1,0 +1,67 @@
+"""Memory-planning invariants: every tile has a MemRef; every on-chip MemRef has an address and
+each memory space fits the chip."""
+
+from __future__ import annotations
+
+from pypto.ir.enums import MemorySpace
+from pypto.ir.expr import ConstInt, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import AssignStmt
+from pypto.ir.types import TileType
+
+from .base import Invariant, Reporter
+from .platform import current_platform
+from .walk import defined_vars, function_index, op_name
+
+_POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
+_VIEWS = frozenset({"tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view"})
+
+
+def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
+    piped: set[Var] = set()
+    for stmt in function_index(func).of(AssignStmt):
+        name = op_name(stmt.value)
+        if name in _POPS or (name in _VIEWS and stmt.value.args and stmt.value.args[0] in piped):
+            piped.add(stmt.var)
+            continue
+        if isinstance(stmt.var.type, TileType) and stmt.var.type.memref is None:
+            report.error("NO_MEMREF", f"tile '{stmt.var.name_hint}' has no MemRef", stmt)
+
+
+HasMemRefs = Invariant.per_function(
+    "HasMemRefs",
+    "every assigned tile has a MemRef (pipe-slot tiles from tpop and their views excepted)",
+    _check_memrefs,
+)
+
+
+def _check_addresses(func: Function, program: Program, report: Reporter) -> None:
+    capacity = current_platform().capacity
+    high: dict[MemorySpace, tuple[int, Var]] = {}
+    for var in defined_vars(func):
+        t = var.type
+        if not isinstance(t, TileType) or t.memref is None or t.memory_space in (None, MemorySpace.DDR):
+            continue
+        offset = t.memref.byte_offset_
+        if not isinstance(offset, ConstInt) or offset.value < 0:
+            report.error("NO_ADDRESS", f"tile '{var.name_hint}' has no address in {t.memory_space.name}", var)
+            continue
+        end = offset.value + t.memref.size_
+        if end > high.get(t.memory_space, (0, var))[0]:
+            high[t.memory_space] = (end, var)
+    for space, (end, var) in sorted(high.items()):
+        limit = capacity.get(space)
+        if limit is not None and end > limit:
+            report.error(
+                "CAPACITY",
+                f"Function '{func.name}': {space.name} buffer usage ({end} bytes) exceeds platform limit ({limit} bytes)",
+                var,
+            )
+
+
+AllocatedMemoryAddr = Invariant.per_function(
+    "AllocatedMemoryAddr",
+    "every on-chip tile MemRef has a non-negative address, and each space fits the chip",
+    _check_addresses,
+    auto_verified=True,
+)

@@ -1,0 +1,266 @@
+"""Definition and scoping invariants: SSAForm (strict, spec codes) and UseAfterDef (code 401).
+
+Both walk a function's statements keeping the set of visible variables. Scope statements are
+transparent. A branch or loop body opens a scope; for UseAfterDef a body without return vars
+(pre-SSA form) leaks its definitions to the code after it, for SSAForm nothing leaks.
+"""
+
+from __future__ import annotations
+
+from pypto.ir.expr import Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.type_base import TupleType, Type
+from pypto.ir.types import ShapedType
+
+from .base import Invariant, Reporter
+from .walk import block, expr_vars, function_index, stmt_defs, stmt_exprs, walk
+
+
+def _type_vars(t: Type, out: set[Var]) -> None:
+    """Variables used as dimensions inside a type (dynamic shapes)."""
+    if isinstance(t, ShapedType):
+        dims = list(t.shape)
+        view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
+        if view is not None:
+            dims += list(view.valid_shape)
+        for d in dims:
+            out.update(n for n in walk(d) if isinstance(n, Var))
+    elif isinstance(t, TupleType):
+        for item in t.types:
+            _type_vars(item, out)
+
+
+def _dynamic_vars(func: Function) -> set[Var]:
+    """Variables that only appear inside types: program-wide dynamic dimensions, defined at entry."""
+    found: set[Var] = set()
+    for p in func.params:
+        _type_vars(p.type, found)
+    for t in func.return_types:
+        _type_vars(t, found)
+    for stmt in function_index(func).of(Stmt):
+        for v in stmt_defs(stmt):
+            _type_vars(v.type, found)
+    return found
+
+
+class _Scopes:
+    """A stack of scopes of visible variables."""
+
+    def __init__(self) -> None:
+        self.frames: list[list[Var]] = [[]]
+        self.count: dict[Var, int] = {}
+        self.by_name: dict[str, list[Var]] = {}
+
+    def add(self, var: Var) -> None:
+        self.frames[-1].append(var)
+        self.count[var] = self.count.get(var, 0) + 1
+        self.by_name.setdefault(var.name_hint, []).append(var)
+
+    def visible(self, var: Var) -> bool:
+        return self.count.get(var, 0) > 0
+
+    def visible_named(self, name: str) -> list[Var]:
+        return self.by_name.get(name, [])
+
+    def push(self) -> None:
+        self.frames.append([])
+
+    def pop(self) -> list[Var]:
+        frame = self.frames.pop()
+        for var in frame:
+            self.count[var] -= 1
+            self.by_name[var.name_hint].remove(var)
+        return frame
+
+
+class _SSAChecker:
+    def __init__(self, report: Reporter) -> None:
+        self.report = report
+        self.scopes = _Scopes()
+        self.defined: set[Var] = set()
+
+    def define(self, var: Var, node: Stmt | Function) -> None:
+        if var in self.defined:
+            self.report.error("MULTIPLE_ASSIGNMENT", f"variable '{var.name_hint}' is defined more than once", node)
+        else:
+            others = [v for v in self.scopes.visible_named(var.name_hint) if v is not var]
+            if others:
+                self.report.error(
+                    "NAME_SHADOWING", f"'{var.name_hint}' shadows another variable of the same name", node
+                )
+        self.defined.add(var)
+        self.scopes.add(var)
+
+    def use(self, stmt: Stmt) -> None:
+        for expr in stmt_exprs(stmt):
+            for var in expr_vars(expr):
+                if var in self.defined and not self.scopes.visible(var):
+                    self.report.error(
+                        "SCOPE_VIOLATION", f"'{var.name_hint}' is used outside the scope that defines it", stmt
+                    )
+
+    def body(self, stmt: Stmt | None, defs: list[Var], owner: Stmt) -> None:
+        self.scopes.push()
+        for var in defs:
+            self.define(var, owner)
+        self.block(stmt)
+        self.scopes.pop()
+
+    def block(self, stmt: Stmt | None) -> None:
+        stmts = block(stmt)
+        for i, item in enumerate(stmts):
+            if isinstance(item, YieldStmt) and i != len(stmts) - 1:
+                self.report.error("MISPLACED_YIELD", "a yield that is not the last statement of its block", item)
+            self.stmt(item)
+
+    def trailing_yield(self, body: Stmt | None, owner: Stmt, want: int, what: str) -> None:
+        stmts = block(body)
+        last = stmts[-1] if stmts else None
+        if not isinstance(last, YieldStmt):
+            if want:
+                self.report.error("MISSING_YIELD", f"{what} does not end with a yield", owner)
+        elif len(last.value) != want:
+            self.report.error(
+                "YIELD_COUNT_MISMATCH", f"{what} yields {len(last.value)} values for {want} carried values", last
+            )
+
+    def stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, SeqStmts):
+            self.block(stmt)
+        elif isinstance(stmt, ScopeStmt):
+            self.use(stmt)
+            self.block(stmt.body)
+        elif isinstance(stmt, IfStmt):
+            self.use(stmt)
+            n = len(stmt.return_vars)
+            if n and stmt.else_body is None:
+                self.report.error("MISSING_YIELD", "an if with return vars has no else branch", stmt)
+            for branch in (stmt.then_body, stmt.else_body):
+                if branch is not None:
+                    self.body(branch, [], stmt)
+                    self.trailing_yield(branch, stmt, n, "an if branch")
+            for var in stmt.return_vars:
+                self.define(var, stmt)
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            self.loop(stmt)
+        else:
+            self.use(stmt)
+            for var in stmt_defs(stmt):
+                self.define(var, stmt)
+
+    def loop(self, stmt: ForStmt | WhileStmt) -> None:
+        self.use(stmt)
+        if len(stmt.iter_args) != len(stmt.return_vars):
+            self.report.error(
+                "ITER_ARGS_RETURN_VARS_MISMATCH",
+                f"{len(stmt.iter_args)} iter_args but {len(stmt.return_vars)} return vars",
+                stmt,
+            )
+        binders = ([stmt.loop_var] if isinstance(stmt, ForStmt) else []) + list(stmt.iter_args)
+        self.scopes.push()
+        for var in binders:
+            self.define(var, stmt)
+        if isinstance(stmt, WhileStmt):
+            for var in expr_vars(stmt.condition):
+                if var in self.defined and not self.scopes.visible(var):
+                    self.report.error(
+                        "SCOPE_VIOLATION", f"'{var.name_hint}' is used outside the scope that defines it", stmt
+                    )
+        self.block(stmt.body)
+        self.scopes.pop()
+        self.trailing_yield(stmt.body, stmt, len(stmt.iter_args), "a loop body")
+        for var in stmt.return_vars:
+            self.define(var, stmt)
+
+
+def _check_ssa(func: Function, program: Program, report: Reporter) -> None:
+    checker = _SSAChecker(report)
+    for p in func.params:
+        checker.define(p, func)
+    checker.block(func.body)
+
+
+SSAForm = Invariant.per_function(
+    "SSAForm",
+    "each variable is defined once and used only in its scope; loops and ifs carry values through yields",
+    _check_ssa,
+    auto_verified=True,
+)
+
+
+class _DefUseChecker:
+    """UseAfterDef: every use is preceded by a definition on the path to it."""
+
+    def __init__(self, func: Function, report: Reporter) -> None:
+        self.func = func
+        self.report = report
+        self.scopes = _Scopes()
+        self.dynamic: set[Var] | None = None
+
+    def check_uses(self, stmt: Stmt, exprs: list) -> None:
+        for expr in exprs:
+            for var in expr_vars(expr):
+                if self.scopes.visible(var):
+                    continue
+                if self.dynamic is None:
+                    self.dynamic = _dynamic_vars(self.func)
+                if var not in self.dynamic:
+                    self.report.error("401", f"'{var.name_hint}' is used before it is defined", stmt)
+
+    def block(self, stmt: Stmt | None) -> None:
+        for item in block(stmt):
+            self.stmt(item)
+
+    def branch(self, body: Stmt | None, leak: bool, defs: list[Var]) -> list[Var]:
+        """Check a nested body; return its definitions when they leak to the code after it."""
+        self.scopes.push()
+        for var in defs:
+            self.scopes.add(var)
+        self.block(body)
+        frame = self.scopes.pop()
+        return [v for v in frame if v not in defs] if leak else []
+
+    def stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, SeqStmts):
+            self.block(stmt)
+        elif isinstance(stmt, ScopeStmt):
+            self.check_uses(stmt, stmt_exprs(stmt))
+            self.block(stmt.body)
+        elif isinstance(stmt, IfStmt):
+            self.check_uses(stmt, [stmt.condition])
+            leak = not stmt.return_vars
+            leaked = self.branch(stmt.then_body, leak, []) + self.branch(stmt.else_body, leak, [])
+            for var in leaked + list(stmt.return_vars):
+                self.scopes.add(var)
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            self.check_uses(stmt, stmt_exprs(stmt))
+            binders = ([stmt.loop_var] if isinstance(stmt, ForStmt) else []) + list(stmt.iter_args)
+            self.scopes.push()
+            for var in binders:
+                self.scopes.add(var)
+            if isinstance(stmt, WhileStmt):
+                self.check_uses(stmt, [stmt.condition])
+            self.block(stmt.body)
+            frame = self.scopes.pop()
+            leaked = [v for v in frame if v not in binders] if not stmt.return_vars else []
+            for var in leaked + list(stmt.return_vars):
+                self.scopes.add(var)
+        else:
+            self.check_uses(stmt, stmt_exprs(stmt))
+            for var in stmt_defs(stmt):
+                self.scopes.add(var)
+
+
+def _check_use_after_def(func: Function, program: Program, report: Reporter) -> None:
+    checker = _DefUseChecker(func, report)
+    for p in func.params:
+        checker.scopes.add(p)
+    checker.block(func.body)
+
+
+UseAfterDef = Invariant.per_function(
+    "UseAfterDef",
+    "every use is preceded by a definition: params, earlier statements, loop binders in the body",
+    _check_use_after_def,
+)

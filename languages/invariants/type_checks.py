@@ -1,0 +1,238 @@
+"""Type invariants: TypeChecked (codes 101-111), AssignTypeSymmetry, TileTypeCoherence,
+TensorViewCanonical and ArrayNotEscaped."""
+
+from __future__ import annotations
+
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import TensorLayout
+from pypto.ir.expr import ConstFloat, ConstInt, Expr
+from pypto.ir.function import Function, Program
+from pypto.ir.node import IRNode
+from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.type_base import ScalarType, TupleType, Type, UnknownType
+from pypto.ir.types import ArrayType, ShapedType, TensorType, TileType
+
+from .base import Invariant, Reporter
+from .walk import block, defined_vars, function_index
+
+_INT_LIKE = {DataType.INDEX, DataType.INT64}
+
+
+def _kind(t: Type) -> str:
+    if isinstance(t, TensorType):
+        return "Tensor"
+    if isinstance(t, TileType):
+        return "Tile"
+    if isinstance(t, ScalarType):
+        return "Scalar"
+    if isinstance(t, TupleType):
+        return "Tuple"
+    return type(t).__name__
+
+
+def _same_dtype(expected: DataType, actual: DataType, literal: bool) -> bool:
+    if expected == actual or {expected, actual} <= _INT_LIKE:
+        return True
+    # A bare literal takes the annotated dtype of its category.
+    return literal and expected.is_int() == actual.is_int() and expected.is_float() == actual.is_float()
+
+
+def _static(e: Expr) -> int | None:
+    return e.value if isinstance(e, ConstInt) else None
+
+
+class _Compare:
+    def __init__(self, report: Reporter) -> None:
+        self.report = report
+
+    def types(self, expected: Type, actual: Type, node: IRNode, what: str, carry: bool, literal: bool = False) -> None:
+        """Report the first difference between ``expected`` and ``actual``."""
+        if isinstance(expected, UnknownType) or isinstance(actual, UnknownType):
+            return
+        if _kind(expected) != _kind(actual):
+            self.report.error(101, f"{what}: expected a {_kind(expected)}, got a {_kind(actual)}", node)
+        elif isinstance(expected, ScalarType):
+            if not _same_dtype(expected.dtype, actual.dtype, literal):
+                self.report.error(102, f"{what}: dtype {expected.dtype} vs {actual.dtype}", node)
+        elif isinstance(expected, TupleType):
+            if len(expected.types) != len(actual.types):
+                self.report.error(
+                    105, f"{what}: {len(expected.types)} tuple elements vs {len(actual.types)}", node
+                )
+            else:
+                for e, a in zip(expected.types, actual.types):
+                    self.types(e, a, node, what, carry)
+        elif isinstance(expected, ShapedType):
+            self.shaped(expected, actual, node, what, carry)
+
+    def shaped(self, expected: ShapedType, actual: ShapedType, node: IRNode, what: str, carry: bool) -> None:
+        if expected.dtype != actual.dtype:
+            self.report.error(102, f"{what}: dtype {expected.dtype} vs {actual.dtype}", node)
+        elif len(expected.shape) != len(actual.shape):
+            self.report.error(103, f"{what}: rank {len(expected.shape)} vs {len(actual.shape)}", node)
+        else:
+            for axis, (e, a) in enumerate(zip(expected.shape, actual.shape)):
+                ev, av = _static(e), _static(a)
+                if ev is not None and av is not None and ev != av:
+                    self.report.error(104, f"{what}: dimension {axis} is {ev} vs {av}", node)
+                    return
+            if carry and isinstance(expected, TileType) and isinstance(actual, TileType):
+                self.tile_views(expected, actual, node, what)
+
+    def tile_views(self, expected: TileType, actual: TileType, node: IRNode, what: str) -> None:
+        spaces = (expected.memory_space, actual.memory_space)
+        if None not in spaces and spaces[0] != spaces[1]:
+            self.report.error(111, f"{what}: memory space {spaces[0].name} vs {spaces[1].name}", node)
+        elif None not in spaces and expected.get_effective_tile_view() != actual.get_effective_tile_view():
+            self.report.error(111, f"{what}: tile views differ", node)
+
+    def condition(self, cond: Expr, node: Stmt) -> None:
+        t = cond.type
+        if isinstance(t, UnknownType):
+            return
+        if not isinstance(t, ScalarType):
+            self.report.error(106, f"condition must be a scalar, got a {_kind(t)}", node)
+        elif t.dtype != DataType.BOOL:
+            self.report.error(108, f"condition must be BOOL, got {t.dtype}", node)
+
+    def carries(self, stmt: ForStmt | WhileStmt | IfStmt) -> None:
+        targets = list(stmt.return_vars)
+        if isinstance(stmt, IfStmt):
+            bodies = [stmt.then_body, stmt.else_body]
+        else:
+            bodies = [stmt.body]
+            for ia in stmt.iter_args:
+                self.types(ia.type, ia.initValue.type, stmt, f"iter_arg '{ia.name_hint}' vs its init", True)
+            if len(stmt.iter_args) == len(targets):
+                for ia, rv in zip(stmt.iter_args, targets):
+                    self.types(ia.type, rv.type, stmt, f"return var '{rv.name_hint}' vs its iter_arg", True)
+            targets = list(stmt.iter_args)
+        for body in bodies:
+            stmts = block(body)
+            last = stmts[-1] if stmts else None
+            if not isinstance(last, YieldStmt) or not targets:
+                continue
+            if len(last.value) != len(targets):
+                self.report.error(105, f"yield of {len(last.value)} values for {len(targets)} carried values", last)
+                continue
+            for var, value in zip(targets, last.value):
+                self.types(var.type, value.type, last, f"yield into '{var.name_hint}'", True)
+
+
+def _check_types(func: Function, program: Program, report: Reporter) -> None:
+    cmp = _Compare(report)
+    for stmt in function_index(func).of(Stmt):
+        if isinstance(stmt, AssignStmt):
+            literal = isinstance(stmt.value, (ConstInt, ConstFloat))
+            cmp.types(stmt.var.type, stmt.value.type, stmt, f"assignment to '{stmt.var.name_hint}'", False, literal)
+        elif isinstance(stmt, IfStmt):
+            cmp.condition(stmt.condition, stmt)
+            cmp.carries(stmt)
+        elif isinstance(stmt, ForStmt):
+            for bound in (stmt.start, stmt.stop, stmt.step):
+                t = bound.type
+                if not isinstance(t, (ScalarType, UnknownType)) or (isinstance(t, ScalarType) and not t.dtype.is_int()):
+                    report.error(107, f"for range bound must be an integer scalar, got {t}", stmt)
+                    break
+            cmp.carries(stmt)
+        elif isinstance(stmt, WhileStmt):
+            cmp.condition(stmt.condition, stmt)
+            cmp.carries(stmt)
+
+
+TypeChecked = Invariant.per_function(
+    "TypeChecked",
+    "assignments, loop carries and branch yields agree in kind, dtype, rank and static dims; conditions are BOOL",
+    _check_types,
+    auto_verified=True,
+)
+
+
+def _check_symmetry(func: Function, program: Program, report: Reporter) -> None:
+    for stmt in function_index(func).of(AssignStmt):
+        lhs, rhs = stmt.var.type, stmt.value.type
+        if isinstance(lhs, UnknownType) or isinstance(rhs, UnknownType):
+            continue
+        if lhs != rhs:
+            report.error("ASSIGN_TYPE", f"'{stmt.var.name_hint}' is {lhs} but its value is {rhs}", stmt)
+
+
+AssignTypeSymmetry = Invariant.per_function(
+    "AssignTypeSymmetry",
+    "an assignment's variable has exactly its value's type (MemRefs ignored)",
+    _check_symmetry,
+)
+
+
+def _check_tile_coherence(func: Function, program: Program, report: Reporter) -> None:
+    for var in defined_vars(func):
+        t = var.type
+        if isinstance(t, TileType) and t.tile_view is not None:
+            canonical = TileType(t.shape, t.dtype, t.memref, t.tile_view, t.memory_space).tile_view
+            if canonical != t.tile_view:
+                report.error("IMPLICIT_VIEW_STORED", f"'{var.name_hint}' stores a tile view the type implies", var)
+
+
+TileTypeCoherence = Invariant.per_function(
+    "TileTypeCoherence",
+    "a tile view equal to the implicit view of its shape and memory space is stored as absent",
+    _check_tile_coherence,
+)
+
+
+def _canonical_strides(t: TensorType) -> list[int] | None:
+    dims = [_static(d) for d in t.shape]
+    if None in dims or t.tensor_view is None:
+        return None
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    if t.tensor_view.layout is TensorLayout.DN and len(dims) >= 2:
+        strides[-2], strides[-1] = 1, dims[-2]
+    return strides
+
+
+def _check_tensor_views(func: Function, program: Program, report: Reporter) -> None:
+    for var in defined_vars(func):
+        t = var.type
+        if not isinstance(t, TensorType) or t.tensor_view is None:
+            continue
+        view = t.tensor_view
+        if view.layout is TensorLayout.NZ:
+            report.error("NZ_TENSOR", f"'{var.name_hint}' is an NZ tensor", var)
+        elif not view.stride:
+            report.error("IMPLICIT_STRIDE", f"'{var.name_hint}' has a tensor view without strides", var)
+        else:
+            want = _canonical_strides(t)
+            have = [_static(s) for s in view.stride]
+            if want is not None and None not in have and have != want:
+                report.error("NON_CANONICAL_STRIDE", f"'{var.name_hint}' strides {have}, expected {want}", var)
+
+
+TensorViewCanonical = Invariant.per_function(
+    "TensorViewCanonical",
+    "no NZ tensor; every tensor view has explicit packed canonical strides",
+    _check_tensor_views,
+)
+
+
+def _has_array(t: Type) -> bool:
+    if isinstance(t, ArrayType):
+        return True
+    return isinstance(t, TupleType) and any(_has_array(x) for x in t.types)
+
+
+def _check_arrays(func: Function, program: Program, report: Reporter) -> None:
+    for p in func.params:
+        if _has_array(p.type):
+            report.error("ARRAY_PARAM", f"parameter '{p.name_hint}' is an array", func, p.span)
+    for i, t in enumerate(func.return_types):
+        if _has_array(t):
+            report.error("ARRAY_RETURN", f"return value {i} is an array", func)
+
+
+ArrayNotEscaped = Invariant.per_function(
+    "ArrayNotEscaped",
+    "no array type (also inside tuples) among parameters or return types",
+    _check_arrays,
+)

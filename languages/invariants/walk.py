@@ -1,0 +1,223 @@
+"""Walking helpers shared by the checkers and the passes.
+
+``function_index(func)`` lists every IR node of a function once (types are not entered; variables
+are leaves, and a loop's iter_args contribute their init values). The index is cached per Function
+object: nodes are immutable and passes share untouched functions, so a function that several
+boundary checks look at is walked once. The block helpers give a uniform view of statements:
+``block(stmt)`` is the statement list a body stands for, ``stmt_exprs(stmt)`` the expressions a
+statement evaluates itself, and ``sub_blocks(stmt)`` the bodies nested in it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Iterator
+
+from pypto.ir.expr import Call, Expr, GlobalVar, IterArg, Submit, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.node import IRNode
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    SpmdScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from pypto.ir.traversal import child_fields
+
+
+@functools.cache
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """Child fields of ``cls`` that may hold IR nodes (types are skipped, variables are leaves)."""
+    if issubclass(cls, Var):
+        return ()
+    return tuple(name for name in child_fields(cls) if name != "type")
+
+
+def _push_value(value: object, out: list[IRNode]) -> None:
+    if isinstance(value, IRNode):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _push_value(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _push_value(item, out)
+
+
+def walk(root: IRNode) -> list[IRNode]:
+    """Every IR node under ``root`` (itself included) in pre-order."""
+    out: list[IRNode] = []
+    stack: list[IRNode] = [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        cls = type(node)
+        children: list[IRNode] = []
+        for name in _node_fields(cls):
+            _push_value(getattr(node, name), children)
+        if cls is ForStmt or cls is WhileStmt:
+            children.extend(ia.initValue for ia in node.iter_args)
+        children.reverse()
+        stack.extend(children)
+    return out
+
+
+class FunctionIndex:
+    """All nodes of one function, with per-class lookups."""
+
+    def __init__(self, func: Function) -> None:
+        self.func = func
+        self.nodes = walk(func)
+        self._by_class: dict[tuple[type, ...], list[IRNode]] = {}
+        self.classes = frozenset(type(n) for n in self.nodes)
+
+    def of(self, *classes: type) -> list:
+        """The nodes that are instances of any of ``classes``, in pre-order."""
+        found = self._by_class.get(classes)
+        if found is None:
+            if not any(issubclass(c, classes) for c in self.classes):
+                found = []
+            else:
+                found = [n for n in self.nodes if isinstance(n, classes)]
+            self._by_class[classes] = found
+        return found
+
+    def has(self, *classes: type) -> bool:
+        """True when some node is an instance of one of ``classes``."""
+        return any(issubclass(c, classes) for c in self.classes)
+
+
+@functools.lru_cache(maxsize=8192)
+def function_index(func: Function) -> FunctionIndex:
+    """The (cached) node index of ``func``."""
+    return FunctionIndex(func)
+
+
+def block(stmt: Stmt | None) -> list[Stmt]:
+    """The statements a body stands for: a SeqStmts' children, one statement, or none."""
+    if stmt is None:
+        return []
+    if isinstance(stmt, SeqStmts):
+        return list(stmt.stmts)
+    return [stmt]
+
+
+def sub_blocks(stmt: Stmt) -> list[Stmt]:
+    """The bodies directly nested in ``stmt`` (then/else, loop body, scope body, block items)."""
+    if isinstance(stmt, SeqStmts):
+        return list(stmt.stmts)
+    if isinstance(stmt, IfStmt):
+        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
+    if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
+        return [stmt.body]
+    return []
+
+
+def stmt_exprs(stmt: Stmt) -> list[Expr]:
+    """The expressions ``stmt`` evaluates itself (not those of nested bodies)."""
+    if isinstance(stmt, AssignStmt):
+        return [stmt.value]
+    if isinstance(stmt, EvalStmt):
+        return [stmt.expr]
+    if isinstance(stmt, IfStmt):
+        return [stmt.condition]
+    if isinstance(stmt, ForStmt):
+        return [stmt.start, stmt.stop, stmt.step] + [ia.initValue for ia in stmt.iter_args]
+    if isinstance(stmt, WhileStmt):
+        return [ia.initValue for ia in stmt.iter_args]
+    if isinstance(stmt, (YieldStmt, ReturnStmt)):
+        return list(stmt.value)
+    if isinstance(stmt, SpmdScopeStmt):
+        return [stmt.core_num]
+    return []
+
+
+def expr_nodes(expr: Expr) -> list[IRNode]:
+    """The nodes of an expression tree in pre-order (variables are leaves, types not entered)."""
+    if isinstance(expr, Var):
+        return [expr]
+    return walk(expr)
+
+
+def expr_vars(expr: Expr) -> Iterator[Var]:
+    """The variables read by ``expr`` (with repetitions)."""
+    if isinstance(expr, Var):
+        yield expr
+        return
+    for node in walk(expr):
+        if isinstance(node, Var):
+            yield node
+
+
+def expr_calls(expr: Expr) -> list[Expr]:
+    """The Call and Submit nodes inside ``expr`` (itself included)."""
+    if isinstance(expr, Var):
+        return []
+    return [n for n in walk(expr) if isinstance(n, (Call, Submit))]
+
+
+def stmt_reads(stmt: Stmt) -> set[Var]:
+    """Every variable read by ``stmt`` or a statement nested in it (while conditions included)."""
+    found: set[Var] = set()
+    for node in walk(stmt):
+        if isinstance(node, Stmt):
+            exprs = stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
+            for expr in exprs:
+                found.update(expr_vars(expr))
+    return found
+
+
+def stmt_defs(stmt: Stmt) -> list[Var]:
+    """The variables ``stmt`` itself defines (not those of nested bodies)."""
+    if isinstance(stmt, AssignStmt):
+        return [stmt.var]
+    if isinstance(stmt, IfStmt):
+        return list(stmt.return_vars)
+    if isinstance(stmt, ForStmt):
+        return [stmt.loop_var, *stmt.iter_args, *stmt.return_vars]
+    if isinstance(stmt, WhileStmt):
+        return [*stmt.iter_args, *stmt.return_vars]
+    return []
+
+
+def defined_vars(func: Function) -> list[Var]:
+    """The parameters and every variable a statement of ``func`` defines, in order."""
+    out = list(func.params)
+    for stmt in function_index(func).of(Stmt):
+        out.extend(stmt_defs(stmt))
+    return out
+
+
+def callee(program: Program, expr: Expr) -> Function | None:
+    """The program function a Call/Submit invokes, or None for op calls."""
+    if isinstance(expr, (Call, Submit)) and isinstance(expr.op, GlobalVar):
+        return program.get_function(expr.op.name)
+    return None
+
+
+def is_function_call(expr: Expr) -> bool:
+    """A Call/Submit whose callee is a program function (a GlobalVar)."""
+    return isinstance(expr, (Call, Submit)) and isinstance(expr.op, GlobalVar)
+
+
+def op_name(expr: Expr) -> str | None:
+    """The name of an op call (``tile.add``), or None for function calls and non-calls."""
+    if isinstance(expr, (Call, Submit)) and not isinstance(expr.op, GlobalVar):
+        return expr.op.name
+    return None
+
+
+_COMPILER_SUFFIX = re.compile(r"__(ssa|phi|iter|rv|tmp)_v\d+$")
+
+
+def base_name(name: str) -> str:
+    """A variable name without its compiler version suffix (``x__ssa_v2`` -> ``x``)."""
+    return _COMPILER_SUFFIX.sub("", name)

@@ -1,0 +1,35 @@
+"""split_core: mixed kernels are split into AIC (cube) and AIV (vector) kernels joined by pipes.
+
+Entered after LowerAutoVectorSplit ... MaterializeTensorStrides: no InCore function, split-aiv
+region or pipeline loop remains; tensor views are canonical and param write-backs explicit. The
+split-aiv rules (AivSplitValid) no longer apply once the regions are lowered.
+"""
+
+from __future__ import annotations
+
+from pypto.ir.enums import ForKind, FunctionType
+from pypto.ir.function import Function
+from pypto.ir.stmt import ForStmt, SplitAivScopeStmt
+
+from .dialect import Variant
+from .invariants import (
+    AivSplitValid,
+    HardSyncallOccupancyValid,
+    MixedKernelExpanded,
+    PipelineResolved,
+    ReturnParamsExplicit,
+    TensorViewCanonical,
+)
+from .tiled import tiled
+
+split_core = tiled.extend(
+    "split_core",
+    "AIC + AIV kernels in Group wrappers, tpush/tpop pipes between them",
+    remove={
+        SplitAivScopeStmt,
+        Variant(Function, "func_type", FunctionType.InCore, MixedKernelExpanded),
+        Variant(ForStmt, "kind", ForKind.Pipeline, PipelineResolved),
+    },
+    guarantees={MixedKernelExpanded, HardSyncallOccupancyValid, ReturnParamsExplicit, TensorViewCanonical},
+    drop={AivSplitValid},
+)
