@@ -1,0 +1,319 @@
+"""Tile op semantics, each checked against numpy written independently here."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import ml_dtypes
+import numpy as np
+import pytest
+from interp_ir import SP, f32, i32, idx, op_function, scalar_t, tile_t, tup
+
+from pypto import ir
+from pypto.interp import run
+from pypto.ir import DataType as D
+
+RNG = np.random.default_rng(7)
+V = ir.MemorySpace.Vec
+
+
+def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: float = -4, hi: float = 4) -> np.ndarray:
+    return RNG.uniform(lo, hi, size=shape).astype(dtype)
+
+
+def run_op(op: str, operands: list[Any], inputs: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None) -> Any:
+    return run(op_function(op, operands, kwargs, result), *inputs).value
+
+
+T88 = tile_t([8, 8])
+
+
+@pytest.mark.parametrize(
+    ("op", "ref"),
+    [
+        ("tile.add", np.add),
+        ("tile.sub", np.subtract),
+        ("tile.mul", np.multiply),
+        ("tile.div", np.divide),
+        ("tile.maximum", np.maximum),
+        ("tile.minimum", np.minimum),
+        ("tile.fmod", np.fmod),
+    ],
+)
+def test_tile_binary_fp32(op: str, ref: Callable[..., np.ndarray]) -> None:
+    a, b = rand((8, 8)), rand((8, 8), lo=0.5, hi=3)
+    np.testing.assert_array_equal(run_op(op, [T88, T88], [a, b], result=T88), ref(a, b).astype(np.float32))
+
+
+def test_tile_binary_broadcasts_and_promotes() -> None:
+    a = rand((4, 8))
+    b = np.arange(8, dtype=np.int32).reshape(1, 8)
+    got = run_op("tile.add", [tile_t([4, 8]), tile_t([1, 8], D.INT32)], [a, b])
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, a + b.astype(np.float32))
+
+
+def test_tile_fp16_rounds_once_per_op() -> None:
+    a = rand((8, 8), np.float16)
+    b = rand((8, 8), np.float16)
+    t = tile_t([8, 8], D.FP16)
+    got = run_op("tile.mul", [t, t], [a, b], result=t)
+    np.testing.assert_array_equal(got, (a.astype(np.float32) * b.astype(np.float32)).astype(np.float16))
+
+
+def test_tile_bf16() -> None:
+    a = rand((8, 8), ml_dtypes.bfloat16)
+    t = tile_t([8, 8], D.BF16)
+    got = run_op("tile.exp", [t], [a], result=t)
+    assert got.dtype == np.dtype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(got, np.exp(a.astype(np.float32)).astype(ml_dtypes.bfloat16))
+
+
+def test_tile_int_division_truncates() -> None:
+    t = tile_t([1, 4], D.INT32)
+    a = np.array([[7, -7, 7, -7]], np.int32)
+    b = np.array([[2, 2, -2, -2]], np.int32)
+    np.testing.assert_array_equal(run_op("tile.div", [t, t], [a, b], result=t), [[3, -3, -3, 3]])
+
+
+def test_tile_scalar_ops_keep_the_tile_dtype() -> None:
+    t = tile_t([2, 4], D.INT16)
+    a = np.arange(8, dtype=np.int16).reshape(2, 4)
+    got = run_op("tile.muls", [t, ir.ConstInt(3, D.INT16, SP)], [a])
+    assert got.dtype == np.int16
+    np.testing.assert_array_equal(got, a * 3)
+    np.testing.assert_array_equal(run_op("tile.shls", [t, ir.ConstInt(2, D.INT16, SP)], [a]), a << 2)
+    np.testing.assert_array_equal(run_op("tile.maximums", [t, ir.ConstInt(5, D.INT16, SP)], [a]), np.maximum(a, 5))
+
+
+def test_tile_bitwise() -> None:
+    t = tile_t([2, 4], D.UINT16)
+    a = np.arange(8, dtype=np.uint16).reshape(2, 4) * 37
+    b = np.arange(8, dtype=np.uint16).reshape(2, 4) * 11
+    np.testing.assert_array_equal(run_op("tile.and", [t, t], [a, b]), a & b)
+    np.testing.assert_array_equal(run_op("tile.or", [t, t], [a, b]), a | b)
+    np.testing.assert_array_equal(run_op("tile.xor", [t, t, t], [a, b, a]), a ^ b)
+    np.testing.assert_array_equal(run_op("tile.not", [t], [a]), ~a)
+
+
+@pytest.mark.parametrize(
+    ("op", "ref"),
+    [
+        ("tile.exp", np.exp),
+        ("tile.log", np.log),
+        ("tile.sqrt", np.sqrt),
+        ("tile.rsqrt", lambda x: 1 / np.sqrt(x)),
+        ("tile.recip", lambda x: 1 / x),
+        ("tile.neg", np.negative),
+        ("tile.abs", np.abs),
+        ("tile.relu", lambda x: np.maximum(x, 0)),
+        ("tile.sin", np.sin),
+        ("tile.cos", np.cos),
+    ],
+)
+def test_tile_unary(op: str, ref: Callable[..., np.ndarray]) -> None:
+    a = rand((8, 8), lo=0.1, hi=5) if op in ("tile.log", "tile.sqrt", "tile.rsqrt") else rand((8, 8))
+    np.testing.assert_allclose(run_op(op, [T88], [a], result=T88), ref(a.astype(np.float64)), rtol=1e-6)
+
+
+def test_tile_lrelu_prelu() -> None:
+    a = rand((8, 8))
+    np.testing.assert_allclose(run_op("tile.lrelu", [T88, f32(0.1)], [a]), np.where(a > 0, a, a * np.float32(0.1)))
+    s = rand((8, 8))
+    np.testing.assert_allclose(run_op("tile.prelu", [T88, T88, T88], [a, s, a]), np.where(a > 0, a, a * s))
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("rint", [2, -2, 2, 4]), ("round", [3, -3, 2, 4]), ("floor", [2, -3, 1, 3]), ("ceil", [3, -2, 2, 4]), ("trunc", [2, -2, 1, 3])],
+)
+def test_tile_cast_modes(mode: str, expected: list[int]) -> None:
+    codes = {"none": 0, "rint": 1, "round": 2, "floor": 3, "ceil": 4, "trunc": 5, "odd": 6}
+    a = np.array([[2.5, -2.5, 1.5, 3.5]], np.float32)
+    got = run_op("tile.cast", [tile_t([1, 4])], [a], {"target_type": D.INT32, "mode": codes[mode]}, tile_t([1, 4], D.INT32))
+    np.testing.assert_array_equal(got, [expected])
+
+
+def test_tile_cast_saturates_and_narrows_floats() -> None:
+    a = np.array([[1e6, -1e6, 0.1, 65504.0]], np.float32)
+    got = run_op("tile.cast", [tile_t([1, 4])], [a], {"target_type": D.INT8, "mode": 2})
+    np.testing.assert_array_equal(got, [[127, -128, 0, 127]])
+    half = run_op("tile.cast", [tile_t([1, 4])], [a], {"target_type": D.FP16, "mode": 2})
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(half, a.astype(np.float16))
+
+
+def test_tile_cmp_packs_a_predicate_mask_and_sel_consumes_it() -> None:
+    a, b = rand((2, 16)), rand((2, 16))
+    mask = run_op("tile.cmp", [tile_t([2, 16]), tile_t([2, 16])], [a, b], {"cmp_type": 4})
+    assert mask.dtype == np.uint8 and mask.shape == (2, 32)
+    bits = a > b
+    expected = np.zeros((2, 32), np.uint8)
+    for r in range(2):
+        for c in range(16):
+            expected[r, c // 8] |= int(bits[r, c]) << (c % 8)
+    np.testing.assert_array_equal(mask, expected)
+    m = tile_t([2, 32], D.UINT8)
+    t = tile_t([2, 16])
+    np.testing.assert_array_equal(run_op("tile.sel", [m, t, t, t], [mask, a, b, a]), np.maximum(a, b))
+    np.testing.assert_array_equal(run_op("tile.sels", [m, t, t, f32(0.0)], [mask, a, a]), np.where(bits, a, 0))
+
+
+def test_tile_cmps_le() -> None:
+    a = np.arange(8, dtype=np.float32).reshape(1, 8)
+    mask = run_op("tile.cmps", [tile_t([1, 8]), f32(3.0)], [a], {"cmp_type": 3})
+    assert mask[0, 0] == 0b00001111 and not mask[0, 1:].any()
+
+
+@pytest.mark.parametrize(
+    ("op", "ref"),
+    [
+        ("tile.row_sum", lambda x: x.sum(axis=1, keepdims=True)),
+        ("tile.row_max", lambda x: x.max(axis=1, keepdims=True)),
+        ("tile.row_min", lambda x: x.min(axis=1, keepdims=True)),
+        ("tile.row_prod", lambda x: x.prod(axis=1, keepdims=True)),
+        ("tile.col_sum", lambda x: x.sum(axis=0, keepdims=True)),
+        ("tile.col_max", lambda x: x.max(axis=0, keepdims=True)),
+        ("tile.col_min", lambda x: x.min(axis=0, keepdims=True)),
+        ("tile.col_prod", lambda x: x.prod(axis=0, keepdims=True)),
+    ],
+)
+def test_tile_reductions(op: str, ref: Callable[..., np.ndarray]) -> None:
+    a = rand((4, 8), lo=0.5, hi=1.5)
+    got = run_op(op, [tile_t([4, 8]), tile_t([4, 8])], [a, a])
+    np.testing.assert_allclose(got, ref(a.astype(np.float64)), rtol=1e-6)
+
+
+def test_tile_arg_reductions_give_int32() -> None:
+    a = rand((4, 8))
+    got = run_op("tile.row_argmax", [tile_t([4, 8]), tile_t([4, 8])], [a, a])
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, a.argmax(axis=1).reshape(4, 1))
+    np.testing.assert_array_equal(run_op("tile.col_argmin", [tile_t([4, 8]), tile_t([4, 8])], [a, a]), a.argmin(axis=0).reshape(1, 8))
+
+
+def test_row_reduction_reads_only_the_valid_region() -> None:
+    x = ir.Var("x", ir.TensorType([4, 8], D.FP32), SP)
+    t = tile_t([4, 8])
+    tl = ir.Var("t", t, SP)
+    r = ir.Var("r", tile_t([4, 1]), SP)
+    body = ir.SeqStmts(
+        [
+            ir.AssignStmt(tl, ir.Call(ir.Op("tile.load"), [x, tup(0, 0), tup(4, 8), tup(4, 5)], {"target_memory": V}, t, SP), SP),
+            ir.AssignStmt(r, ir.Call(ir.Op("tile.row_max"), [tl, tl], SP), SP),
+            ir.ReturnStmt([r], SP),
+        ],
+        SP,
+    )
+    a = rand((4, 8))
+    got = run(ir.Function("f", [x], [r.type], body, SP), a).value
+    np.testing.assert_array_equal(got, a[:, :5].max(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize(
+    ("op", "ref"),
+    [
+        ("tile.row_expand_add", np.add),
+        ("tile.row_expand_sub", np.subtract),
+        ("tile.row_expand_mul", np.multiply),
+        ("tile.row_expand_div", np.divide),
+        ("tile.row_expand_max", np.maximum),
+        ("tile.row_expand_min", np.minimum),
+        ("tile.row_expand_expdif", lambda a, b: np.exp(a - b)),
+    ],
+)
+def test_row_expand_family(op: str, ref: Callable[..., np.ndarray]) -> None:
+    a, v = rand((4, 8)), rand((4, 1), lo=0.5, hi=2)
+    got = run_op(op, [tile_t([4, 8]), tile_t([4, 1])], [a, v])
+    np.testing.assert_allclose(got, ref(a.astype(np.float64), v.astype(np.float64)), rtol=1e-6)
+    col_op = op.replace("row_", "col_")
+    w = rand((1, 8), lo=0.5, hi=2)
+    got = run_op(col_op, [tile_t([4, 8]), tile_t([1, 8])], [a, w])
+    np.testing.assert_allclose(got, ref(a.astype(np.float64), w.astype(np.float64)), rtol=1e-6)
+
+
+def test_row_and_col_expand() -> None:
+    v, w = rand((4, 1)), rand((1, 8))
+    np.testing.assert_array_equal(run_op("tile.row_expand", [tile_t([4, 8]), tile_t([4, 1])], [rand((4, 8)), v]), np.repeat(v, 8, axis=1))
+    np.testing.assert_array_equal(run_op("tile.col_expand", [tile_t([4, 8]), tile_t([1, 8])], [rand((4, 8)), w]), np.repeat(w, 4, axis=0))
+
+
+def test_tile_matmul_family() -> None:
+    a = rand((16, 8), np.float16)
+    b = rand((8, 32), np.float16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    left, right = tile_t([16, 8], D.FP16, ir.MemorySpace.Left), tile_t([8, 32], D.FP16, ir.MemorySpace.Right)
+    acc_t = tile_t([16, 32], D.FP32, ir.MemorySpace.Acc)
+    got = run_op("tile.matmul", [left, right], [a, b], result=acc_t)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, ref, rtol=1e-6)
+    c = rand((16, 32))
+    np.testing.assert_allclose(run_op("tile.matmul_acc", [acc_t, left, right], [c, a, b]), c + ref, rtol=1e-6)
+    init = ir.ConstBool(True, SP)
+    np.testing.assert_allclose(run_op("tile.matmul_acc", [acc_t, left, right, init], [c, a, b]), ref, rtol=1e-6)
+    bias = rand((1, 32))
+    np.testing.assert_allclose(run_op("tile.matmul_bias", [left, right, tile_t([1, 32], D.FP32, ir.MemorySpace.Bias)], [a, b, bias]), ref + bias, rtol=1e-6)
+
+
+def test_tile_matmul_int8_accumulates_in_int32() -> None:
+    a = RNG.integers(-128, 127, (4, 64), dtype=np.int8)
+    b = RNG.integers(-128, 127, (64, 4), dtype=np.int8)
+    got = run_op("tile.matmul", [tile_t([4, 64], D.INT8, ir.MemorySpace.Left), tile_t([64, 4], D.INT8, ir.MemorySpace.Right)], [a, b])
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, a.astype(np.int64) @ b.astype(np.int64))
+
+
+def test_transpose_view_and_transpose() -> None:
+    a = rand((4, 8))
+    np.testing.assert_array_equal(run_op("tile.transpose_view", [tile_t([4, 8], D.FP32, ir.MemorySpace.Mat)], [a]), a.T)
+    np.testing.assert_array_equal(run_op("tile.transpose", [tile_t([4, 8]), idx(0), idx(1)], [a]), a.T)
+
+
+def test_create_full_ci_tri() -> None:
+    np.testing.assert_array_equal(run_op("tile.create", [tup(2, 3)], [], {"dtype": D.FP32, "target_memory": V}), np.zeros((2, 3)))
+    full = run_op("tile.full", [tup(2, 3), i32(7)], [], {"dtype": D.INT32})
+    assert full.dtype == np.int32
+    np.testing.assert_array_equal(full, np.full((2, 3), 7))
+    np.testing.assert_array_equal(run_op("tile.ci", [i32(5), tup(1, 4)], [], {"dtype": D.INT32, "descending": True}), [[5, 4, 3, 2]])
+    tri = run_op("tile.tri", [i32(0), tup(3, 3)], [], {"dtype": D.INT32, "upper": False})
+    np.testing.assert_array_equal(tri, np.tril(np.ones((3, 3), np.int32)))
+
+
+def test_slice_reshape_concat_extract_move() -> None:
+    a = rand((8, 8))
+    np.testing.assert_array_equal(run_op("tile.slice", [T88, tup(4, 4), tup(2, 4)], [a], result=tile_t([4, 4])), a[2:6, 4:8])
+    np.testing.assert_array_equal(run_op("tile.reshape", [T88, tup(4, 16)], [a]), a.reshape(4, 16))
+    b = rand((8, 4))
+    np.testing.assert_array_equal(run_op("tile.concat", [T88, tile_t([8, 4])], [a, b]), np.concatenate([a, b], axis=1))
+    np.testing.assert_array_equal(run_op("tile.extract", [T88, idx(4), idx(0), tup(4, 8)], [a], {"target_memory": ir.MemorySpace.Left}), a[4:])
+    np.testing.assert_array_equal(run_op("tile.move", [T88], [a], {"target_memory": ir.MemorySpace.Mat}), a)
+
+
+def test_assemble_and_element_access() -> None:
+    a, b = rand((8, 8)), rand((2, 4))
+    expected = a.copy()
+    expected[3:5, 2:6] = b
+    np.testing.assert_array_equal(run_op("tile.assemble", [T88, tile_t([2, 4]), tup(3, 2)], [a, b]), expected)
+    assert run_op("tile.read", [T88, tup(3, 5)], [a], result=scalar_t(D.FP32)) == float(a[3, 5])
+    written = run_op("tile.write", [T88, tup(0, 1), f32(2.5)], [a])
+    assert written[0, 1] == 2.5 and np.array_equal(np.delete(written.ravel(), 1), np.delete(a.ravel(), 1))
+
+
+@pytest.mark.parametrize(("pad", "fill"), [(1, 0.0), (2, np.inf), (3, -np.inf)])
+def test_fillpad_fills_outside_the_valid_region(pad: int, fill: float) -> None:
+    x = ir.Var("x", ir.TensorType([4, 8], D.FP32), SP)
+    t = tile_t([4, 8])
+    tl = ir.Var("t", t, SP)
+    r = ir.Var("r", t, SP)
+    body = ir.SeqStmts(
+        [
+            ir.AssignStmt(tl, ir.Call(ir.Op("tile.load"), [x, tup(0, 0), tup(4, 8), tup(3, 5)], {"target_memory": V}, t, SP), SP),
+            ir.AssignStmt(r, ir.Call(ir.Op("tile.fillpad"), [tl], {"pad_value": ir.PadValue(pad)}, t, SP), SP),
+            ir.ReturnStmt([r], SP),
+        ],
+        SP,
+    )
+    a = rand((4, 8))
+    expected = np.full((4, 8), fill, np.float32)
+    expected[:3, :5] = a[:3, :5]
+    np.testing.assert_array_equal(run(ir.Function("f", [x], [t], body, SP), a).value, expected)
