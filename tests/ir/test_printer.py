@@ -106,6 +106,7 @@ def test_composite_shape_dim_prints_typed_leaves() -> None:
         (ir.Abs(ir.Sub(a, b, INT64), INT64), "abs(a - b)"),
         (ir.Cast(ir.Add(a, b, INT64), FP32), "pl.cast(a + b, pl.FP32)"),
         (ir.Xor(a, b, BOOL), "pl.xor(a, b)"),
+        (ir.Xor(ir.Lt(a, b, BOOL), ir.And(a, b, BOOL), BOOL), "(a < b) ^ (a and b)"),
         (ir.Add(a, ir.Xor(a, b, BOOL), INT64), "a + pl.xor(a, b)"),
     ],
 )

@@ -6,8 +6,9 @@ At equal precedence the right child is parenthesised (the left child for the rig
 ``**``); comparisons parenthesise both children because Python would chain ``a < b < c``.
 
 Two deliberate departures from the reference printer keep every output re-parseable:
-``BitXor`` prints as ``a ^ b``, and the logical ``Xor`` (which the reference prints as the
-invalid ``a xor b``) prints as the call ``pl.xor(a, b)``.
+``BitXor`` prints as ``a ^ b``; the logical ``Xor`` (which the reference prints as the invalid
+``a xor b``) prints as ``a ^ b`` when both operands are BOOL scalars (the DSL reads ``^`` on BOOL
+operands as ``Xor``) and otherwise as the call ``pl.xor(a, b)``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from ..expr import (
     Xor,
 )
 from ..memref import MemRef
+from ..type_base import ScalarType
 from . import op_shapes
 from .values import CAST_MODES, dq, dtype_text, enum_text, float_is_negative, format_float, sq
 
@@ -154,6 +156,8 @@ class ExprPrinter:
             return P_UNARY if e.value < 0 and e.dtype is INDEX and not self.typed else P_ATOM
         if t is ConstFloat:
             return P_UNARY if e.dtype is FP32 and float_is_negative(e.value) else P_ATOM
+        if t is Xor and _is_logical_xor(e):
+            return P_BITXOR
         return P_ATOM
 
     # ---- leaves ------------------------------------------------------------------------
@@ -200,6 +204,13 @@ class ExprPrinter:
 
     def infix(self, e: BinaryExpr) -> str:
         op, prec = _INFIX[type(e)]
+        return self.infix_text(e, op, prec)
+
+    def xor(self, e: Xor) -> str:
+        """``a ^ b`` on BOOL operands, else ``pl.xor(a, b)``."""
+        return self.infix_text(e, " ^ ", P_BITXOR) if _is_logical_xor(e) else self.call_form(e)
+
+    def infix_text(self, e: BinaryExpr, op: str, prec: int) -> str:
         switched = self._typed_scope(e)
         left, right = e.left, e.right
         lp, rp = self.prec(left), self.prec(right)
@@ -349,6 +360,8 @@ class ExprPrinter:
             return self.dict_text(v)
         if v is None:
             return "None"
+        if isinstance(v, float):  # float subclasses such as numpy.float64
+            return format_float(float(v))
         return repr(v)
 
     def dict_text(self, d: dict[str, Any]) -> str:
@@ -378,13 +391,23 @@ _EXPR_FNS: dict[type, Callable[[ExprPrinter, Any], str]] = {
 _EXPR_FNS.update({cls: ExprPrinter.infix for cls in _INFIX})
 _EXPR_FNS.update({cls: ExprPrinter.prefix_op for cls in _PREFIX})
 _EXPR_FNS.update({cls: ExprPrinter.call_form for cls in _CALL_FORM})
+_EXPR_FNS[Xor] = ExprPrinter.xor
+
+
+def _is_logical_xor(e: Xor) -> bool:
+    """Both operands are BOOL scalars, so ``a ^ b`` reads back as ``Xor``."""
+    return _is_bool(e.left.type) and _is_bool(e.right.type)
+
+
+def _is_bool(t: object) -> bool:
+    return isinstance(t, ScalarType) and t.dtype is DataType.BOOL
 
 
 def _resolve(cls: type) -> Callable[[ExprPrinter, Any], str]:
     """The printer of the nearest registered base class (cached)."""
     for base in cls.__mro__[1:]:
         fn = _EXPR_FNS.get(base)
-        if fn is not None and base not in (Expr,):
+        if fn is not None:
             _EXPR_FNS[cls] = fn
             return fn
     _EXPR_FNS[cls] = ExprPrinter.unsupported

@@ -1,5 +1,9 @@
 """Functions and programs (spec/ir.md §8.2): decorators, signatures, ``pl.func_attr``, the
 program header, ``X = pl.dynamic("X")`` lines and callee-before-caller function order.
+
+``self`` follows the stated rule of §8.2: it is the first parameter only inside a program and
+only when the function's role is not ``SubWorker`` (so InCore/AIC/AIV/Group kernels, whose role
+is derived as SubWorker, print without it); calls of program functions print as ``self.f(...)``.
 """
 
 from __future__ import annotations
