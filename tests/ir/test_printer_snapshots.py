@@ -6,6 +6,7 @@ Snapshots live in ``snapshots/test_printer_snapshots/``; regenerate with
 
 from __future__ import annotations
 
+import ast
 from typing import Callable
 
 import pytest
@@ -90,6 +91,13 @@ def _constants() -> ir.Stmt:
         ir.ConstBool(True), ir.ConstBool(False),
     ]  # fmt: skip
     return seq(*[ir.EvalStmt(v) for v in values])
+
+
+def _vars() -> ir.Stmt:
+    it = ir.IterArg("acc", T64, x)
+    mem = ir.MemRef("mem_vec_3", 0, 256)
+    other_a = ir.Var("a", ir.ScalarType(INT64))
+    return seq(ir.EvalStmt(a), ir.EvalStmt(it), ir.EvalStmt(mem), ir.EvalStmt(ir.Add(a, other_a, INT64)))
 
 
 def _tuples() -> ir.Stmt:
@@ -418,6 +426,7 @@ CASES: dict[str, Callable[[], object]] = {
     "expr_binary_ops": _binary_table,
     "expr_unary_ops": _unary_table,
     "expr_constants": _constants,
+    "expr_vars": _vars,
     "expr_tuples": _tuples,
     "expr_calls": _calls,
     "expr_op_shapes": _op_shapes,
@@ -437,6 +446,13 @@ CASES.update({f"function_{f.name}": (lambda f=f: f) for f in _functions()})
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_node_snapshot(case: str, snapshot) -> None:
     assert ir.python_print(CASES[case]()) == snapshot
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("concise", [False, True])
+def test_printed_text_is_valid_python(case: str, concise: bool) -> None:
+    text = ir.python_print(CASES[case](), concise=concise)
+    ast.parse(text)  # raises SyntaxError on any form that is not Python
 
 
 def test_types_snapshot(snapshot) -> None:
