@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
+from .errors import IRTypeError
 from .expr import Expr, IterArg, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import ModelBase, replace
 from .stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
-from .traversal import iter_children, map_children
+from .traversal import child_fields, iter_children, map_children
 
 T = TypeVar("T", bound=ModelBase)
 
@@ -44,12 +45,8 @@ def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     return out
 
 
-def _def_vars_of(node: ModelBase) -> Iterator[Var]:
-    for cls, fields in _DEF_FIELDS:
-        if isinstance(node, cls):
-            for name in fields:
-                value = getattr(node, name)
-                yield from value if isinstance(value, list) else (value,)
+def _def_fields(cls: type) -> tuple[str, ...]:
+    return next((fields for base, fields in _DEF_FIELDS if issubclass(cls, base)), ())
 
 
 def _walk(root: ModelBase) -> Iterator[ModelBase]:
@@ -66,16 +63,39 @@ def _walk(root: ModelBase) -> Iterator[ModelBase]:
             todo.extend(reversed(list(iter_children(node))))
 
 
+def _iter_ir(value: Any) -> Iterator[ModelBase]:
+    """The IR objects in a field value, through lists, tuples and dict values."""
+    if isinstance(value, ModelBase):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _iter_ir(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _iter_ir(item)
+
+
 def collect_def_vars(node: ModelBase) -> list[Var]:
     """Every variable bound at a def position inside ``node`` (assignment targets, loop variables,
-    iter_args, return_vars, function parameters), in pre-order, each once."""
+    iter_args, return_vars, function parameters) in binding order (a loop's return_vars after its
+    body), each once."""
     out: list[Var] = []
     seen: set[int] = set()
-    for n in _walk(node):
-        for var in _def_vars_of(n):
-            if id(var) not in seen:
-                seen.add(id(var))
-                out.append(var)
+    visited: set[int] = set()
+    todo: list[tuple[ModelBase, bool]] = [(node, False)]
+    while todo:
+        n, is_def = todo.pop()
+        if isinstance(n, Var):
+            if is_def and id(n) not in seen:
+                seen.add(id(n))
+                out.append(n)
+            continue
+        if id(n) in visited:
+            continue
+        visited.add(id(n))
+        defs = _def_fields(type(n))
+        for name in reversed(child_fields(type(n))):
+            todo.extend((c, name in defs) for c in reversed(list(_iter_ir(getattr(n, name)))))
     return out
 
 
@@ -118,8 +138,9 @@ class _Rewriter:
     def __init__(self, mapping: Mapping[Var, Expr], copy_all: bool) -> None:
         for key, value in mapping.items():
             if not isinstance(key, Var) or not isinstance(value, Expr):
-                raise TypeError(f"substitution mapping must be Var -> Expr, got {type(key).__name__} -> "
-                                f"{type(value).__name__}")
+                raise IRTypeError(
+                    f"substitution mapping must be Var -> Expr, got {type(key).__name__} -> {type(value).__name__}"
+                )
         self.map: dict[int, Expr] = {id(k): v for k, v in mapping.items()}
         self.copy_all = copy_all
         self.fresh: dict[int, Var] = {}

@@ -1,0 +1,222 @@
+"""IR helpers of spec/ir.md §10: flatten, def collection, yields, substitution, deep_clone, parents."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+from typeguard import suppress_type_checks
+
+from pypto import ir
+from pypto.ir.errors import IRTypeError
+from pypto.ir.node import ModelBase
+from pypto.ir.traversal import iter_children
+
+I64 = ir.ScalarType(ir.INT64)
+IDX = ir.ScalarType(ir.INDEX)
+
+
+def ci(v: int, dtype: Any = ir.INT64) -> ir.ConstInt:
+    return ir.ConstInt(v, dtype)
+
+
+def build() -> dict[str, Any]:
+    n = ir.Var("n", IDX)
+    x = ir.Var("x", I64)
+    t = ir.Var("t", ir.TensorType([n, 4], ir.FP32))
+    i = ir.Var("i", IDX)
+    acc = ir.IterArg("acc", I64, x)
+    s = ir.Var("s", I64)
+    acc_out = ir.Var("acc_out", I64)
+    inner_yield = ir.YieldStmt([s])
+    loop = ir.ForStmt(
+        i, 0, n, 1, [acc], ir.SeqStmts([ir.AssignStmt(s, ir.Add(acc, x, ir.INT64)), inner_yield]), [acc_out]
+    )
+    r = ir.Var("r", I64)
+    branch = ir.IfStmt(
+        ir.Lt(acc_out, ci(0), ir.BOOL), ir.SeqStmts([ir.YieldStmt([x])]), ir.SeqStmts([ir.YieldStmt([acc_out])]), [r]
+    )
+    u = ir.Var("u", ir.TensorType([n, 4], ir.FP32))
+    assign_u = ir.AssignStmt(u, ir.Call(ir.Op("tensor.neg"), [t], u.type))
+    ret = ir.ReturnStmt([u])
+    body = ir.SeqStmts([loop, ir.SeqStmts([branch, assign_u]), ret])
+    f = ir.Function("f", [x, n, t], [u.type], body)
+    return dict(locals())
+
+
+def ir_objects(node: Any) -> Iterator[ModelBase]:
+    todo, seen = [node], set()
+    while todo:
+        n = todo.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        yield n
+        todo.extend(iter_children(n))
+
+
+# ---------------------------------------------------------------- flatten / collect / yields
+
+
+def test_flatten_to_stmts_splices_nested_blocks() -> None:
+    p = build()
+    assert ir.flatten_to_stmts(p["body"]) == [p["loop"], p["branch"], p["assign_u"], p["ret"]]
+    assert ir.flatten_to_stmts(p["ret"]) == [p["ret"]]
+    assert ir.flatten_to_stmts(ir.SeqStmts([ir.SeqStmts([])])) == []
+
+
+def test_collect_def_vars_in_binding_order() -> None:
+    p = build()
+    names = [v.name_hint for v in ir.collect_def_vars(p["f"])]
+    assert names == ["x", "n", "t", "i", "acc", "s", "acc_out", "r", "u"]
+    assert [v.name_hint for v in ir.collect_def_vars(p["body"])] == ["i", "acc", "s", "acc_out", "r", "u"]
+
+
+def test_collect_def_vars_reports_a_reassigned_var_once() -> None:
+    x = ir.Var("x", I64)
+    w = ir.IterArg("w", I64, x)
+    w_out = ir.Var("w_out", I64)
+    body = ir.SeqStmts(
+        [
+            ir.AssignStmt(x, ci(1)),
+            ir.AssignStmt(x, ir.Add(x, ci(1), ir.INT64)),
+            ir.WhileStmt(ir.Lt(w, ci(3), ir.BOOL), [w], ir.SeqStmts([ir.YieldStmt([w])]), [w_out]),
+        ]
+    )
+    assert [v.name_hint for v in ir.collect_def_vars(body)] == ["x", "w", "w_out"]
+
+
+def test_find_and_last_yield() -> None:
+    p = build()
+    loop_body = p["loop"].body
+    assert ir.find_yield_stmt(loop_body) is p["inner_yield"]
+    assert ir.get_last_yield_stmt(loop_body) is p["inner_yield"]
+    # yields of nested control flow belong to it
+    assert ir.find_yield_stmt(p["body"]) is None
+    assert ir.get_last_yield_stmt(p["body"]) is None
+    y = ir.YieldStmt([p["x"]])
+    scoped = ir.SeqStmts([ir.InCoreScopeStmt(body=ir.SeqStmts([ir.EvalStmt(p["x"]), y]))])
+    assert ir.find_yield_stmt(scoped) is y and ir.get_last_yield_stmt(scoped) is y
+    early = ir.SeqStmts([y, ir.EvalStmt(p["x"])])
+    assert ir.find_yield_stmt(early) is y and ir.get_last_yield_stmt(early) is None
+    assert ir.get_last_yield_stmt(ir.SeqStmts([])) is None
+    assert ir.get_last_yield_stmt(y) is y
+
+
+# ---------------------------------------------------------------- substitution
+
+
+def test_substitute_expr_replaces_vars_and_shares_the_rest() -> None:
+    x, y, z = ir.Var("x", I64), ir.Var("y", I64), ir.Var("z", I64)
+    keep = ir.Mul(z, ci(2), ir.INT64)
+    e = ir.Add(ir.Add(x, ci(1), ir.INT64), keep, ir.INT64)
+    new = ir.substitute_expr(e, {x: y})
+    assert new.left.left is y and new.right is keep
+    assert ir.substitute_expr(e, {}) is e
+    assert ir.substitute_expr(x, {x: ci(4)}).value == 4
+
+
+def test_substitute_reaches_types_of_calls() -> None:
+    p = build()
+    m = ir.Var("m", IDX)
+    stmt = ir.substitute_stmt(p["assign_u"], {p["n"]: m})
+    assert stmt.value.type.shape[0] is m
+    assert stmt.var is p["u"]  # variables are identities: their own types are not rewritten
+
+
+def test_substitute_stmt_renews_iter_args_consistently() -> None:
+    p = build()
+    y = ir.Var("y", I64)
+    loop = ir.substitute_stmt(p["loop"], {p["x"]: y})
+    (acc,) = loop.iter_args
+    assert acc is not p["acc"] and acc.initValue is y
+    assert loop.body[0].value.left is acc and loop.body[0].value.right is y
+    assert loop.loop_var is p["i"] and loop.return_vars[0] is p["acc_out"]
+
+
+def test_substitute_stmt_replaces_def_positions() -> None:
+    p = build()
+    s2 = ir.Var("s2", I64)
+    loop = ir.substitute_stmt(p["loop"], {p["s"]: s2})
+    assert loop.body[0].var is s2 and loop.body[1].value == [s2]
+
+
+def test_substitution_mapping_is_checked() -> None:
+    with suppress_type_checks(), pytest.raises(IRTypeError, match="^substitution mapping must be Var -> Expr, got str -> ConstInt$"):
+        ir.substitute_expr(ci(1), {"x": ci(1)})  # type: ignore[dict-item]
+
+
+# ---------------------------------------------------------------- deep_clone
+
+
+def test_deep_clone_is_equal_and_shares_no_statement_or_expression() -> None:
+    p = build()
+    f = p["f"]
+    g = ir.deep_clone(f)
+    ir.assert_structural_equal(f, g)
+    old = {id(o) for o in ir_objects(f) if isinstance(o, (ir.Expr, ir.Stmt, ir.Function))}
+    new = [o for o in ir_objects(g) if isinstance(o, (ir.Expr, ir.Stmt, ir.Function))]
+    assert [o for o in new if id(o) in old] == []
+
+
+def test_deep_clone_uses_fresh_vars_consistently() -> None:
+    p = build()
+    g = ir.deep_clone(p["f"])
+    x, n, t = g.params
+    assert x is not p["x"] and x.name_hint == "x"
+    assert t.type.shape[0] is n
+    loop = g.body[0]
+    assert loop.stop is n and loop.iter_args[0].initValue is x
+    assert loop.body[0].value.left is loop.iter_args[0]
+    assert g.body[1][1].value.type.shape[0] is n and g.body[1][1].value.args[0] is t
+    assert g.body[2].value[0] is g.body[1][1].var
+
+
+def test_deep_clone_keeps_free_vars_and_applies_var_map() -> None:
+    p = build()
+    body = p["loop"]  # x and n are free here
+    clone = ir.deep_clone(body)
+    assert clone.stop is p["n"] and clone.iter_args[0].initValue is p["x"]
+    assert clone.loop_var is not p["i"] and clone.iter_args[0] is not p["acc"]
+    bound = ir.deep_clone(body, {p["x"]: ci(7), p["n"]: ci(16, ir.INDEX)})
+    assert bound.stop.value == 16 and bound.iter_args[0].initValue.value == 7
+    assert bound.body[0].value.right.value == 7
+
+
+def test_deep_clone_preserves_internal_sharing_and_reassignment() -> None:
+    x = ir.Var("x", I64)
+    twice = ir.Add(x, x, ir.INT64)
+    body = ir.SeqStmts([ir.AssignStmt(x, ci(1)), ir.AssignStmt(x, twice), ir.EvalStmt(twice)])
+    clone = ir.deep_clone(body)
+    new_x = clone[0].var
+    assert new_x is not x and clone[1].var is new_x
+    assert clone[1].value.left is new_x and clone[1].value.left is clone[1].value.right
+    assert clone[2].expr is clone[1].value
+
+
+def test_deep_clone_of_a_program() -> None:
+    p = build()
+    prog = ir.Program([p["f"]], "prog")
+    clone = ir.deep_clone(prog)
+    ir.assert_structural_equal(prog, clone)
+    assert clone.get_function("f").params[0] is not p["x"]
+
+
+# ---------------------------------------------------------------- parents
+
+
+def test_parent_stmt_analysis() -> None:
+    p = build()
+    analysis = ir.ParentStmtAnalysis(p["f"])
+    assert analysis.get_parent(p["loop"]) is p["body"]
+    assert analysis.get_parent(p["branch"]) is p["body"][1]
+    assert analysis.get_parent(p["inner_yield"]) is p["loop"].body
+    assert analysis.get_parent(p["loop"].body) is p["loop"]
+    assert analysis.get_parent(p["branch"].else_body) is p["branch"]
+    assert not analysis.has_parent(p["body"]) and analysis.get_parent(p["body"]) is None
+    assert analysis.has_parent(p["ret"])
+    stranger = ir.BreakStmt()
+    assert analysis.get_parent(stranger) is None and not analysis.has_parent(stranger)
+    later = ir.ParentStmtAnalysis()
+    later.build_map(p["loop"])
+    assert later.get_parent(p["inner_yield"]) is p["loop"].body and not later.has_parent(p["ret"])
