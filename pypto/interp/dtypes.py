@@ -41,11 +41,12 @@ _NUMPY: dict[DataType, np.dtype] = {
     DataType.TASK_ID: np.dtype(np.int64),
 }
 
-# (relative, absolute) tolerance used when comparing results of two runs, by element type.
+# (relative, absolute) tolerance used when comparing results of two runs, by element type: a few
+# units in the last place, so a pass may reorder a reduction but not change a constant.
 _TOLERANCE: dict[DataType, tuple[float, float]] = {
     DataType.FP32: (1e-5, 1e-5),
-    DataType.FP16: (1e-3, 1e-3),
-    DataType.BF16: (1e-2, 1e-2),
+    DataType.FP16: (4e-3, 1e-3),
+    DataType.BF16: (3e-2, 1e-2),
     DataType.FP8E4M3FN: (0.125, 0.125),
     DataType.FP8E5M2: (0.25, 0.25),
     DataType.FP8E8M0: (0.5, 0.0),

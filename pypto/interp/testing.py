@@ -105,7 +105,7 @@ def assert_values_close(
         _compare_arrays(np.asarray(expected), np.asarray(actual), what, name, rtol, atol)
         return
     if isinstance(expected, float) or isinstance(actual, float):
-        _compare_arrays(np.float64(expected), np.float64(actual), what, name, rtol, atol, DataType.FP32)
+        _compare_arrays(np.asarray(float(expected)), np.asarray(float(actual)), what, name, rtol, atol, DataType.FP32)
         return
     if expected != actual:
         raise AssertionError(f"{name} changed {what}: {expected!r} -> {actual!r}")
@@ -140,5 +140,5 @@ def _compare_arrays(
         first = tuple(int(i) for i in bad[0]) if bad.size else ()
         raise AssertionError(
             f"{name} changed {what}: {bad.shape[0] if bad.ndim else 1} of {max(x.size, 1)} elements differ; "
-            f"first at {list(first)}: {xf[first]!r} -> {yf[first]!r} (rtol={r}, atol={a})"
+            f"first at {list(first)}: {xf[first].item()!r} -> {yf[first].item()!r} (rtol={r}, atol={a})"
         )
