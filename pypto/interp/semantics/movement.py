@@ -153,8 +153,11 @@ def _load(
     valid = tuple(max(0, min(v, sv - o)) for v, sv, o in zip(valid, tensor.valid, offs))
     region = window(offs, valid)
     tensor.check_written(region, "the loaded tensor")
-    data = np.zeros(shp, dtype=tensor.data.dtype)
-    data[tuple(slice(0, v) for v in valid)] = tensor.data[region]
+    if valid == shp:
+        data = tensor.data[region].copy()
+    else:
+        data = np.zeros(shp, dtype=tensor.data.dtype)
+        data[tuple(slice(0, v) for v in valid)] = tensor.data[region]
     data, valid = _reshape_to_type(ctx, data, valid)
     dt = result_dtype(ctx, tensor.dtype)
     return _tile(ctx, data, dt, valid)
@@ -166,6 +169,12 @@ def _store(ctx: OpContext, tile: ArrayValue, offsets: Any, output: ArrayValue, s
         raise OpError(f"store target must be a tensor, got {type(output).__name__}")
     offs = as_ints(offsets, "offsets")
     src = tile.data
+    if shapes is None and tile.valid == src.shape and int(ctx.kwarg("atomic", AtomicType.None_)) != AtomicType.Add:
+        check_in_bounds(offs, src.shape, output.data.shape, "store")
+        region = window(offs, src.shape)
+        output.data[region] = cast_data(src, output.dtype)
+        output.mark_written(region)
+        return output
     mask = np.zeros(src.shape, dtype=bool)
     mask[tuple(slice(0, v) for v in tile.valid)] = True
     if shapes is not None:
