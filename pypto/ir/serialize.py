@@ -133,7 +133,8 @@ def _node_classes() -> dict[str, type[ModelBase]]:
 
 def _enum_classes() -> dict[str, type[enum.Enum]]:
     found = {cls.__name__: cls for cls in _all_subclasses(enum.Enum) if cls.__module__.startswith("pypto")}
-    found.update({name: cls for name, cls in vars(_enums).items() if isinstance(cls, type) and issubclass(cls, enum.Enum)})
+    own = {name: cls for name, cls in vars(_enums).items() if isinstance(cls, type) and issubclass(cls, enum.Enum)}
+    found.update(own)
     return found
 
 

@@ -161,7 +161,8 @@ class _Equal:
                 for key in reversed(_sorted_keys(l)):
                     push((l[key], r[key], mode, (path, "key", key) if track else None))
             elif not _leaf_equal(l, r):
-                raise _Mismatch(path, _kind_reason(l, r) if type(l) is not type(r) else f"values differ: {l!r} vs {r!r}")
+                reason = _kind_reason(l, r) if type(l) is not type(r) else f"values differ: {l!r} vs {r!r}"
+                raise _Mismatch(path, reason)
 
     def _var(self, l: Var, r: Any, mode: int, path: Any, push: Any) -> None:
         if type(r) is not type(l):

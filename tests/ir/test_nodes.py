@@ -146,26 +146,34 @@ def test_type_constructors_take_positional_arguments() -> None:
 @pytest.mark.parametrize(
     ("build", "error", "message"),
     [
-        (lambda: ir.ConstInt("3", ir.INT64), IRTypeError, "ConstInt: field 'value': Input should be a valid integer (got str)"),
-        (lambda: ir.ConstInt(True, ir.INT64), IRTypeError, "ConstInt: field 'value': Input should be a valid integer (got bool)"),
+        (lambda: ir.ConstInt("3", ir.INT64), IRTypeError,
+         "ConstInt: field 'value': Input should be a valid integer (got str)"),
+        (lambda: ir.ConstInt(True, ir.INT64), IRTypeError,
+         "ConstInt: field 'value': Input should be a valid integer (got bool)"),
         (lambda: ir.ConstInt(3, ir.INT64, foo=1), IRTypeError, "ConstInt: field 'foo': unknown field"),
         (lambda: ir.Var("x", 3), IRTypeError, "Var: field 'type': Input should be an instance of Type (got int)"),
         (lambda: ir.AssignStmt(ci(1), ci(1)), IRTypeError,
          "AssignStmt: field 'var': Input should be an instance of Var (got ConstInt)"),
         (lambda: ir.TensorType([4, "a"], ir.FP32), IRTypeError,
          "TensorType: field 'shape.1': Input should be an instance of Expr (got str)"),
-        (lambda: ir.SeqStmts([1]), IRTypeError, "SeqStmts: field 'stmts.0': Input should be an instance of Stmt (got int)"),
+        (lambda: ir.SeqStmts([1]), IRTypeError,
+         "SeqStmts: field 'stmts.0': Input should be an instance of Stmt (got int)"),
         (lambda: ir.ConstInt(1, ir.INT64, ir.Span.unknown(), 4), IRTypeError,
          "ConstInt() takes at most 3 positional arguments (value, dtype, span), got 4"),
-        (lambda: ir.BinaryExpr(ci(1), ci(1), ir.INT64), IRTypeError, "BinaryExpr is abstract; build Add, Sub, ... instead"),
+        (lambda: ir.BinaryExpr(ci(1), ci(1), ir.INT64), IRTypeError,
+         "BinaryExpr is abstract; build Add, Sub, ... instead"),
         (lambda: ir.UnaryExpr(ci(1), ir.INT64), IRTypeError, "UnaryExpr is abstract; build Neg, Not, ... instead"),
         (lambda: ir.TupleGetItemExpr(ir.MakeTuple([ci(1)]), 1), IRValueError,
          "TupleGetItemExpr: index 1 out of range for a tuple of 1 elements"),
-        (lambda: ir.Call(ir.Op("f"), [], {"k": object()}), IRTypeError, "Call: kwarg 'k' has unsupported value type object"),
-        (lambda: ir.TensorType([3], ir.FP4), IRValueError, "TensorType: FP4 needs an even, positive last dimension, got 3"),
-        (lambda: ir.ArrayType(ir.FP32, 4), IRValueError, "ArrayType: element dtype must be integer, BOOL or TASK_ID, got fp32"),
+        (lambda: ir.Call(ir.Op("f"), [], {"k": object()}), IRTypeError,
+         "Call: kwarg 'k' has unsupported value type object"),
+        (lambda: ir.TensorType([3], ir.FP4), IRValueError,
+         "TensorType: FP4 needs an even, positive last dimension, got 3"),
+        (lambda: ir.ArrayType(ir.FP32, 4), IRValueError,
+         "ArrayType: element dtype must be integer, BOOL or TASK_ID, got fp32"),
         (lambda: ir.ArrayType(ir.INT32, 0), IRValueError, "ArrayType: extent must be > 0, got 0"),
-        (lambda: ir.TensorView(stride=[1]), IRValueError, "TensorView: stride/valid_shape/pad require an explicit layout"),
+        (lambda: ir.TensorView(stride=[1]), IRValueError,
+         "TensorView: stride/valid_shape/pad require an explicit layout"),
     ],
 )
 def test_bad_fields_are_clear_errors(build: Any, error: type, message: str) -> None:
@@ -293,7 +301,8 @@ def test_tile_memref_and_memory_space() -> None:
         ir.TileType([16, 16], ir.FP16, ir.MemRef(ir.Var("buf", ir.PtrType.get()), 0, 64))
     explicit = ir.TileType([16, 16], ir.FP16, ir.MemRef(ir.Var("buf", ir.PtrType.get()), 0, 64), None, ir.Mem.Mat)
     assert explicit.memory_space == ir.Mem.Mat
-    a, b = ir.TileType([4], ir.FP16, ir.MemRef("mem_vec_0", 0, 64)), ir.TileType([4], ir.FP16, ir.MemRef("mem_vec_0", 0, 64))
+    a = ir.TileType([4], ir.FP16, ir.MemRef("mem_vec_0", 0, 64))
+    b = ir.TileType([4], ir.FP16, ir.MemRef("mem_vec_0", 0, 64))
     assert not a.shares_memref_with(b)
     shared = ir.TileType([4], ir.FP32, a.memref, None, ir.Mem.Vec)
     assert a.shares_memref_with(shared)
@@ -363,7 +372,9 @@ def test_function_level_and_role_are_derived(func_type: ir.FunctionType, level: 
 
 
 def test_function_explicit_level_role() -> None:
-    f = ir.Function("f", [], [], ir.SeqStmts([]), type=ir.FunctionType.Opaque, level=ir.Level.HOST, role=ir.Role.SubWorker)
+    f = ir.Function(
+        "f", [], [], ir.SeqStmts([]), type=ir.FunctionType.Opaque, level=ir.Level.HOST, role=ir.Role.SubWorker
+    )
     assert (f.level, f.role) == (ir.Level.HOST, ir.Role.SubWorker)
     with pytest.raises(IRValueError) as info:
         ir.Function("f", [], [], ir.SeqStmts([]), type=ir.FunctionType.InCore, level=ir.Level.HOST)
@@ -412,5 +423,6 @@ def test_program_errors() -> None:
 def test_leading_comments() -> None:
     stmt = ir.EvalStmt(ci(1))
     assert ir.attach_leading_comments(stmt, ["a", "b"]) is stmt and stmt.leading_comments == ["a", "b"]
-    with suppress_type_checks(), pytest.raises(IRTypeError, match="^attach_leading_comments: expected a Stmt, got ConstInt$"):
+    message = "^attach_leading_comments: expected a Stmt, got ConstInt$"
+    with suppress_type_checks(), pytest.raises(IRTypeError, match=message):
         ir.attach_leading_comments(ci(1), ["a"])  # type: ignore[arg-type]

@@ -305,11 +305,14 @@ DIFFERING: dict[str, Builder] = {
     "Function.params": lambda v: function_field(v, "params"),
     "Function.param type": lambda v: function_field(v, "param_type"),
     "Function.body": lambda v: function(v, body=seq(ir.ReturnStmt([]))),
-    "Program.functions": lambda v: ir.Program([function(False), *([ir.Function("g", [], [], seq())] if v else [])], "p"),
+    "Program.functions": lambda v: ir.Program(
+        [function(False), *([ir.Function("g", [], [], seq())] if v else [])], "p"
+    ),
 }
 for _field in ("start", "stop", "step", "kind", "attrs", "body", "iter_args", "loop_var_type"):
     DIFFERING[f"ForStmt.{_field}"] = lambda v, f=_field: for_loop(v, f)
-for _field in ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact", "memory_space"):
+_TILE_FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
+for _field in (*_TILE_FIELDS, "memory_space"):
     DIFFERING[f"TileType.{_field}"] = lambda v, f=_field: tile(v, f)
 for _field in ("stride", "layout", "valid_shape", "pad", "rank", "dim", "dtype", "no_view"):
     DIFFERING[f"TensorType.{_field}"] = lambda v, f=_field: tensor(v, f)
@@ -514,8 +517,14 @@ def test_none_against_node() -> None:
 
 
 def _patch_printer(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(printer_module, "python_print", lambda node, *a, **k: f"<{type(node).__name__}>", raising=False)
-    monkeypatch.setattr(printer_module, "python_print_type", lambda t, *a, **k: f"<type {type(t).__name__}>", raising=False)
+    def show(node: Any, *args: Any, **kwargs: Any) -> str:
+        return f"<{type(node).__name__}>"
+
+    def show_type(t: Any, *args: Any, **kwargs: Any) -> str:
+        return f"<type {type(t).__name__}>"
+
+    monkeypatch.setattr(printer_module, "python_print", show, raising=False)
+    monkeypatch.setattr(printer_module, "python_print_type", show_type, raising=False)
 
 
 def _main(value: ir.Expr) -> ir.Program:

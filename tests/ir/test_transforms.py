@@ -142,7 +142,8 @@ def test_substitute_stmt_replaces_def_positions() -> None:
 
 
 def test_substitution_mapping_is_checked() -> None:
-    with suppress_type_checks(), pytest.raises(IRTypeError, match="^substitution mapping must be Var -> Expr, got str -> ConstInt$"):
+    message = "^substitution mapping must be Var -> Expr, got str -> ConstInt$"
+    with suppress_type_checks(), pytest.raises(IRTypeError, match=message):
         ir.substitute_expr(ci(1), {"x": ci(1)})  # type: ignore[dict-item]
 
 

@@ -26,7 +26,9 @@ def test_child_fields_of_every_kind() -> None:
     assert child_fields(ir.Submit) == ("type", "op", "args", "deps", "kwargs", "attrs", "core_num", "predicate")
     assert child_fields(ir.MakeTuple) == ("elements",)
     assert child_fields(ir.TupleGetItemExpr) == ("tuple",)
-    assert child_fields(ir.ForStmt) == ("loop_var", "start", "stop", "step", "iter_args", "body", "return_vars", "attrs")
+    assert child_fields(ir.ForStmt) == (
+        "loop_var", "start", "stop", "step", "iter_args", "body", "return_vars", "attrs"
+    )
     assert child_fields(ir.WhileStmt) == ("condition", "iter_args", "body", "return_vars")
     assert child_fields(ir.IfStmt) == ("condition", "then_body", "else_body", "return_vars")
     assert child_fields(ir.SeqStmts) == ("stmts",)
