@@ -369,8 +369,9 @@ class Machine:
             if len(dims) != len(shape) or any(d is not None and d != n for d, n in zip(dims, shape)):
                 raise OpError(f"{e.op.name}: produced shape {list(shape)} but the call's type is {t}")
             if value.dtype != t.dtype:
-                value.data = cast_data(value.data, t.dtype)
-                value.dtype = t.dtype
+                if not isinstance(value, TileValue):
+                    raise OpError(f"{e.op.name}: produced a {value.dtype} tensor but the call's type is {t}")
+                value = TileValue(cast_data(value.data, t.dtype), t.dtype, value.valid, value.space)
         elif isinstance(t, ScalarType) and isinstance(value, (int, float, bool, np.generic)):
             if not t.dtype.is_task_id():
                 value = normalize_scalar(value, t.dtype)

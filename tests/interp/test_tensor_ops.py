@@ -204,3 +204,21 @@ def test_array_ops() -> None:
         ret(v),
     )
     assert run(f).value == 9
+
+
+def test_gather_scatter_scatter_update() -> None:
+    a = rand((3, 5))
+    index = np.array([[4, 0], [1, 1], [3, 2]], np.int32)
+    it = tensor_t([3, 2], D.INT32)
+    np.testing.assert_array_equal(run_op("tensor.gather", [tensor_t([3, 5]), it], [a, index], {"dim": -1}), np.take_along_axis(a, index, axis=1))
+    src = rand((3, 2))
+    expected = a.copy()
+    np.put_along_axis(expected, index, src, axis=1)
+    np.testing.assert_array_equal(run_op("tensor.scatter", [tensor_t([3, 5]), it, tensor_t([3, 2])], [a, index, src], {"dim": -1}), expected)
+    rows = rand((2, 5))
+    expected = a.copy()
+    expected[[2, 0]] = rows
+    got = run_op("tensor.scatter_update", [tensor_t([3, 5]), tensor_t([2], D.INT32), tensor_t([2, 5])], [a, np.array([2, 0], np.int32), rows], {"dim": -2})
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(Exception, match=r"index values must lie in \[0, 5\), got \[0, 7\]"):
+        run_op("tensor.gather", [tensor_t([3, 5]), it], [a, np.array([[7, 0], [1, 1], [3, 2]], np.int32)])

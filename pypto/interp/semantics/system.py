@@ -100,11 +100,6 @@ def _import_peer_buffer(ctx: OpContext) -> int:
     return 0
 
 
-@register("tensor.no_dep", "tensor.dump_tag")
-def _identity(ctx: OpContext, value: Any) -> Any:
-    return value
-
-
 def _split_axis(split: int) -> int | None:
     """The axis a split code halves: 1/3 rows, 2/4 columns, 0 none."""
     if split == 0:

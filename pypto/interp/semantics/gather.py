@@ -1,0 +1,60 @@
+"""Index-driven data movement: ``tensor.gather``, ``tensor.scatter``, ``*.scatter_update``.
+
+``gather(input, index, dim=-1)`` picks ``input`` elements along ``dim`` (``out[i][j] =
+input[i][index[i][j]]`` for ``dim=-1``); ``scatter(input, index, src, dim=-1)`` is its inverse on a
+copy of ``input``; ``scatter_update(input, index, src, dim=-2)`` overwrites the rows of ``input``
+named by ``index`` with the rows of ``src``. Indices out of range are errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import OpError
+from ..values import ArrayValue
+from .common import cast_data, like, read
+from .table import OpContext, register
+
+
+def _indices(index: ArrayValue, extent: int) -> np.ndarray:
+    idx = read(index, "index").astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= extent):
+        raise OpError(f"index values must lie in [0, {extent}), got [{idx.min()}, {idx.max()}]")
+    return idx
+
+
+@register("tensor.gather")
+def _gather(ctx: OpContext, src: ArrayValue, index: ArrayValue) -> ArrayValue:
+    data = read(src, "input")
+    dim = int(ctx.kwarg("dim", -1))
+    idx = _indices(index, data.shape[dim])
+    try:
+        out = np.take_along_axis(data, idx, axis=dim)
+    except (ValueError, IndexError) as e:
+        raise OpError(f"index shape {list(idx.shape)} does not fit input shape {list(data.shape)}") from e
+    return like(ctx, src, out, src.dtype, tuple(out.shape))
+
+
+@register("tensor.scatter")
+def _scatter(ctx: OpContext, dst: ArrayValue, index: ArrayValue, src: ArrayValue) -> ArrayValue:
+    out = read(dst, "input").copy()
+    dim = int(ctx.kwarg("dim", -1))
+    idx = _indices(index, out.shape[dim])
+    try:
+        np.put_along_axis(out, idx, cast_data(read(src, "src"), dst.dtype), axis=dim)
+    except (ValueError, IndexError) as e:
+        raise OpError(f"index shape {list(idx.shape)} does not fit input shape {list(out.shape)}") from e
+    return like(ctx, dst, out, dst.dtype)
+
+
+@register("tensor.scatter_update", "tile.scatter_update")
+def _scatter_update(ctx: OpContext, dst: ArrayValue, index: ArrayValue, src: ArrayValue) -> ArrayValue:
+    out = read(dst, "input").copy()
+    dim = int(ctx.kwarg("dim", -2))
+    rows = np.moveaxis(out, dim, 0)
+    idx = _indices(index, rows.shape[0]).reshape(-1)
+    updates = np.moveaxis(cast_data(read(src, "src"), dst.dtype), dim, 0)
+    if updates.shape[0] != idx.shape[0] or updates.shape[1:] != rows.shape[1:]:
+        raise OpError(f"{idx.shape[0]} indices and src rows of shape {list(updates.shape)} do not fit input {list(out.shape)}")
+    rows[idx] = updates
+    return like(ctx, dst, out, dst.dtype)
