@@ -85,8 +85,10 @@ class _Walker:
 class IRVisitor(_Walker):
     """Read-only walk; handlers return None."""
 
-    def __init__(self) -> None:
-        self._seen_iter_args: set[int] = set()
+    @property
+    def _seen_iter_args(self) -> set[int]:
+        # created lazily: subclasses often define __init__ without calling super().__init__()
+        return self.__dict__.setdefault("_seen_iter_args_set", set())
 
     def _child(self, child: ModelBase) -> None:
         if isinstance(child, (Expr, Stmt, Function, Program)):
@@ -130,9 +132,11 @@ class IRVisitor(_Walker):
 class IRMutator(_Walker):
     """Rewriting walk; handlers return the replacement node (the same object when unchanged)."""
 
-    def __init__(self) -> None:
-        # id(old var) -> replacement, for IterArgs rebuilt with a new initValue
-        self.var_remap: dict[int, Var] = {}
+    @property
+    def var_remap(self) -> dict[int, Var]:
+        """``id(old variable) -> replacement`` for IterArgs rebuilt with a new ``initValue``
+        (created lazily: subclasses often define __init__ without calling super().__init__())."""
+        return self.__dict__.setdefault("_var_remap", {})
 
     def _child(self, child: Any) -> Any:
         if isinstance(child, (Expr, Stmt, Function, Program)):

@@ -239,3 +239,30 @@ def test_mutator_result_is_validated() -> None:
 
     with pytest.raises(IRTypeError, match="^Add: field 'right': Input should be an instance of Expr"):
         WrongKind().visit_expr(ir.Add(build()["x"], ci(1), ir.INT64))
+
+
+def test_subclasses_need_not_call_the_base_constructor() -> None:
+    class Count(ir.IRVisitor):
+        def __init__(self) -> None:
+            self.iter_args = 0
+
+        def visit_iter_arg(self, op: ir.IterArg) -> None:
+            self.iter_args += 1
+            super().visit_iter_arg(op)
+
+    counter = Count()
+    counter.visit_stmt(build()["loop"])
+    assert counter.iter_args == 2
+
+    y = ir.Var("y", I64)
+
+    class Rename(ir.IRMutator):
+        def __init__(self, old: ir.Var) -> None:
+            self.old = old
+
+        def visit_var(self, op: ir.Var) -> ir.Expr:
+            return y if op is self.old else op
+
+    parts = build()
+    loop = Rename(parts["x"]).visit_stmt(parts["loop"])
+    assert loop.iter_args[0].initValue is y and loop.body[0].value.left is loop.iter_args[0]
