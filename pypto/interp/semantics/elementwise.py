@@ -246,13 +246,13 @@ def _tile_sels(ctx: OpContext, mask: ArrayValue, src: ArrayValue, tmp: Any, scal
     return like(ctx, src, np.where(sel, cast_data(a, dt), scalar_array(scalar, dt)), dt)
 
 
-@register("tile.addc", "tile.addsc")
-def _addc(ctx: OpContext, a: ArrayValue, b: Any, c: ArrayValue) -> ArrayValue:
-    """``a + b + c`` (``b`` a tile, or a scalar for ``addsc``)."""
+@register("tile.addc", "tile.addsc", "tile.subc", "tile.subsc")
+def _three_operand(ctx: OpContext, a: ArrayValue, b: Any, c: ArrayValue) -> ArrayValue:
+    """``a op b op c`` with op ``+`` (addc) or ``-`` (subc); ``b`` is a scalar for the ``*sc`` forms."""
     dt = result_dtype(ctx, a.dtype)
+    fn = _BINARY["sub" if ctx.name.startswith("tile.sub") else "add"]
     bb = read(b, "b") if isinstance(b, ArrayValue) else scalar_array(b, dt)
-    two = _compute(_BINARY["add"], read(a, "a"), bb, dt)
-    return like(ctx, a, _compute(_BINARY["add"], two, read(c, "c"), dt), dt)
+    return like(ctx, a, _compute(fn, _compute(fn, read(a, "a"), bb, dt), read(c, "c"), dt), dt)
 
 
 def _unary(fn: Callable[[np.ndarray], np.ndarray], float_only: bool = False) -> Callable[..., ArrayValue]:
