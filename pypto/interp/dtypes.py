@@ -75,11 +75,6 @@ def tolerance(dtype: DataType) -> tuple[float, float]:
     return _TOLERANCE.get(dtype, (0.0, 0.0))
 
 
-def is_float(dtype: DataType) -> bool:
-    """True for floating-point element types."""
-    return dtype.is_float()
-
-
 def normalize_scalar(value: Any, dtype: DataType) -> Any:
     """A Python scalar holding ``value`` converted to ``dtype``.
 

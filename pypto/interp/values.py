@@ -109,13 +109,6 @@ def to_python(value: Any) -> Any:
     return value
 
 
-def as_array(value: Any, what: str) -> ArrayValue:
-    """``value`` if it is a tensor or tile, else ``OpError``."""
-    if not isinstance(value, ArrayValue):
-        raise OpError(f"{what} must be a tensor or tile, got {type(value).__name__}")
-    return value
-
-
 class PtrValue:
     """The allocation token of ``tile.alloc`` / ``tensor.alloc`` (a ``Ptr``)."""
 

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-from interp_ir import SP, assign, call, f32, function, i32, idx, op_function, ret, scalar_t, tensor_t, tup, var
+from interp_ir import assign, call, f32, function, i32, idx, op_function, ret, scalar_t, tensor_t, tup, var
 
 from pypto import ir
 from pypto.interp import run
