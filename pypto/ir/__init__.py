@@ -191,3 +191,14 @@ FP32 = DataType.FP32
 BF16 = DataType.BF16
 HF4 = DataType.HF4
 HF8 = DataType.HF8
+
+# op registry entry points and the ir.op.* builders (after the node classes they build)
+from .op_registry import (  # noqa: E402
+    create_op_call,
+    deduce_call_return_type,
+    get_op,
+    get_op_memory_spec,
+    is_op_registered,
+    set_call_attrs,
+)
+from . import op  # noqa: E402

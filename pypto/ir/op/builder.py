@@ -1,0 +1,142 @@
+"""Builder functions generated from registry entries (``ir.op.tensor.add(a, b)`` -> typed ``Call``).
+
+A builder's Python signature comes from the entry: positional parameters, then keyword attributes
+(keyword-only where declared), then ``span=``. Builders normalise their inputs (ops.md §2) and call
+``create_op_call``; a missing ``span`` is captured from the caller's source line.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import sys
+from typing import Any, Callable
+
+from ..errors import PyptoError
+from ..expr import Call, MakeTuple
+from ..op_registry import REQUIRED, OpEntry, OpTypeError, OpValueError, all_entries, create_op_call, get_entry
+from ..span import Span
+
+
+def py_name(entry: OpEntry) -> str:
+    """The Python name of an op's builder: the leaf name, ``_``-suffixed when it is a keyword."""
+    leaf = entry.leaf
+    return leaf + "_" if keyword.iskeyword(leaf) else leaf
+
+
+def signature_of(entry: OpEntry) -> inspect.Signature:
+    """``(params..., kwargs..., *, span=None)`` in the entry's declared DSL order."""
+    order = list(entry.signature) if entry.signature is not None else (
+        [p.name for p in entry.params] + [k.name for k in entry.kwargs if not k.keyword_only]
+        + ["*"] + [k.name for k in entry.kwargs if k.keyword_only]
+    )
+    positional: list[inspect.Parameter] = []
+    keyword_only: list[inspect.Parameter] = []
+    star = False
+    for name in order:
+        if name == "*":
+            star = True
+            continue
+        param, kwarg = entry.param(name), entry.kwarg(name)
+        if param is not None:
+            default = None if param.optional else inspect.Parameter.empty
+            kw_only = star
+        else:
+            default = inspect.Parameter.empty if kwarg.default is REQUIRED else kwarg.default
+            kw_only = star or kwarg.keyword_only
+        kind = inspect.Parameter.KEYWORD_ONLY if kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        (keyword_only if kw_only else positional).append(inspect.Parameter(name, kind, default=default))
+    keyword_only.append(inspect.Parameter("span", inspect.Parameter.KEYWORD_ONLY, default=None))
+    return inspect.Signature(positional + keyword_only)
+
+
+def caller_span(depth: int = 2) -> Span:
+    """``Span(file, line, -1)`` of the frame ``depth`` levels up."""
+    frame = sys._getframe(depth)
+    return Span(frame.f_code.co_filename, frame.f_lineno, -1)
+
+
+def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
+    """The normalised positional arguments of a call, given every bound builder value.
+
+    Missing optional arguments are left out; one followed by a present argument becomes an empty
+    list when the parameter allows that placeholder (``slice``'s valid_shape before drop_dims).
+    """
+    present = {p.name: values.get(p.name) for p in entry.params}
+    for p in entry.params:
+        if present[p.name] is None and p.default_from is not None:
+            present[p.name] = present[p.default_from]
+    last = max((i for i, p in enumerate(entry.params) if present[p.name] is not None), default=-1)
+    used, out = [], []
+    for i, p in enumerate(entry.params):
+        value = present[p.name]
+        if value is None:
+            if not (p.fill_empty and i < last):
+                continue
+            value = MakeTuple([])
+        elif p.norm is not None:
+            try:
+                value = p.norm(value, values)
+            except PyptoError:
+                raise
+            except TypeError as err:
+                raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+            except ValueError as err:
+                raise OpValueError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+        used.append(p.name)
+        out.append(value)
+    expected = [p.name for p in entry.bind(len(out))]
+    if used != expected:
+        missing = next(a for a, b in zip(expected, used) if a != b)
+        raise OpTypeError(f"Operator '{entry.name}': argument '{missing}' is required by the arguments after it",
+                          entry.name)
+    return out
+
+
+def call_entry(entry: OpEntry, sig: inspect.Signature, args: tuple, kwargs: dict[str, Any], span: Span) -> Call:
+    """Bind builder arguments to ``sig``, normalise them and build the typed Call."""
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as err:
+        raise OpTypeError(f"Operator '{entry.name}': {err}", entry.name, span) from None
+    bound.apply_defaults()
+    values = dict(bound.arguments)
+    values.pop("span", None)
+    try:
+        pos = positional_args(entry, values)
+    except (OpTypeError, OpValueError) as err:
+        err.span = span
+        raise
+    kw = {k.name: values[k.name] for k in entry.kwargs if values.get(k.name) is not None}
+    return create_op_call(entry.name, pos, kw, span)
+
+
+def make_builder(entry: OpEntry) -> Callable[..., Call]:
+    """The builder function of one op."""
+    sig = signature_of(entry)
+
+    def builder(*args: Any, **kwargs: Any) -> Call:
+        span = kwargs.pop("span", None)
+        return call_entry(entry, sig, args, kwargs, span if span is not None else caller_span())
+
+    builder.__name__ = builder.__qualname__ = py_name(entry)
+    builder.__signature__ = sig  # type: ignore[attr-defined]
+    builder.__doc__ = f"``{entry.name}``: {entry.doc}"
+    return builder
+
+
+def populate(namespace: dict[str, Any], family: str) -> list[str]:
+    """Define a builder in ``namespace`` for every op ``family.*``; return the names defined."""
+    names = []
+    for entry in all_entries():
+        if entry.namespace == family:
+            name = py_name(entry)
+            namespace[name] = make_builder(entry)
+            names.append(name)
+    return names
+
+
+def build(op_name: str, *args: Any, span: Span | None = None, **kwargs: Any) -> Call:
+    """Call the builder of ``op_name`` directly (used by hand-written builders)."""
+    entry = get_entry(op_name)
+    return call_entry(entry, signature_of(entry), args, kwargs, span if span is not None else caller_span())

@@ -1,0 +1,555 @@
+"""The operator registry: one declarative entry per op, the single source of truth for every layer.
+
+An :class:`OpEntry` states an op's positional parameters (name, accepted operand kinds, read/write
+effect), its keyword schema (type, default, whether it is always stored), its result-type rule,
+the memory-space contract of tile ops, the function kinds that may contain it and its PTO
+mnemonic. The DSL (``pl.*``), the IR builders (``ir.op.*``), the passes (effects) and codegen
+(mnemonics) all read the same entry.
+
+``create_op_call`` validates a call against the entry and deduces its type::
+
+    >>> call = create_op_call("tensor.add", [a, b], {}, span)   # doctest: +SKIP
+    >>> call.type                                                # doctest: +SKIP
+    pl.Tensor[[64], pl.FP32]
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, NoReturn
+
+from .datatype import DataType
+from .enums import FunctionType, MemorySpace
+from .errors import IRTypeError, IRValueError, PyptoError
+from .expr import Call, Expr, Op
+from .span import Span
+from .type_base import PtrType, ScalarType, TupleType, Type, UnknownType
+from .types import ArrayType, TensorType, TileType
+
+
+class OpTypeError(IRTypeError):
+    """An op call has an argument or keyword of the wrong kind. ``op`` and ``span`` locate it."""
+
+    def __init__(self, message: str, op: str = "", span: Span | None = None) -> None:
+        super().__init__(message)
+        self.op = op
+        self.span = span or Span.unknown()
+
+
+class OpValueError(IRValueError):
+    """An op call has an argument or keyword of the right kind but a bad value."""
+
+    def __init__(self, message: str, op: str = "", span: Span | None = None) -> None:
+        super().__init__(message)
+        self.op = op
+        self.span = span or Span.unknown()
+
+
+class UnsupportedOpError(PyptoError, ValueError):
+    """The catalog lists the op but this compiler deliberately does not implement it yet."""
+
+
+class Effect(enum.Enum):
+    """What an op does to the buffer behind one of its arguments."""
+
+    READ = "read"  # the value is read
+    WRITE = "write"  # the buffer is (partly) overwritten; the result aliases it
+    READ_WRITE = "read_write"  # read, then updated in place; the result aliases it
+    SCRATCH = "scratch"  # a scratch buffer whose contents the op clobbers
+
+
+# Operand kinds a parameter may accept (``kind_of`` maps a type onto one of them).
+TENSOR, TILE, SCALAR, TUPLE, ARRAY, PTR = "tensor", "tile", "scalar", "tuple", "array", "ptr"
+
+# Function kinds an op may appear in (Opaque and Inline functions accept every op).
+ORCH, INCORE, AIC, AIV = "orchestration", "incore", "aic", "aiv"
+
+_FUNC_KIND = {
+    FunctionType.Orchestration: ORCH,
+    FunctionType.Graph: ORCH,
+    FunctionType.Group: ORCH,
+    FunctionType.Spmd: ORCH,
+    FunctionType.InCore: INCORE,
+    FunctionType.AIC: AIC,
+    FunctionType.AIV: AIV,
+}
+
+# ``get_op_memory_spec`` output markers.
+INHERIT = "inherit_from_input"
+DEFERRED = "deferred"
+
+
+def kind_of(t: Type) -> str:
+    """The operand kind of a value of type ``t`` (``tensor``, ``tile``, ``scalar``, ...)."""
+    if isinstance(t, TensorType):
+        return TENSOR
+    if isinstance(t, TileType):
+        return TILE
+    if isinstance(t, ScalarType):
+        return SCALAR
+    if isinstance(t, TupleType):
+        return TUPLE
+    if isinstance(t, ArrayType):
+        return ARRAY
+    if isinstance(t, PtrType):
+        return PTR
+    if isinstance(t, UnknownType):
+        return "unknown"
+    return type(t).__name__
+
+
+_KIND_TEXT = {
+    TENSOR: "a Tensor",
+    TILE: "a Tile",
+    SCALAR: "a Scalar",
+    TUPLE: "a list of scalars",
+    ARRAY: "an Array",
+    PTR: "a Ptr",
+}
+
+
+def describe_type(t: Type) -> str:
+    """A short readable description of a type for error messages (``Tile[[16, 16], fp32]``)."""
+    if isinstance(t, (TensorType, TileType)):
+        name = "Tensor" if isinstance(t, TensorType) else "Tile"
+        return f"{name}[{format_dims(t.shape)}, {t.dtype}]"
+    if isinstance(t, ScalarType):
+        return f"Scalar[{t.dtype}]"
+    if isinstance(t, ArrayType):
+        return f"Array[{t.extent.value}, {t.dtype}]"
+    if isinstance(t, TupleType):
+        return "Tuple[" + ", ".join(describe_type(x) for x in t.types) + "]"
+    return type(t).__name__
+
+
+def format_dims(dims: list[Expr]) -> str:
+    """``[4, n]``: constants by value, variables by name, other expressions printed."""
+    from .expr import ConstInt, Var
+
+    parts = []
+    for d in dims:
+        if isinstance(d, ConstInt):
+            parts.append(str(d.value))
+        elif isinstance(d, Var):
+            parts.append(d.name_hint)
+        else:
+            parts.append(d.as_python())
+    return "[" + ", ".join(parts) + "]"
+
+
+class KwType:
+    """How a keyword value is checked and stored. ``convert`` raises TypeError/ValueError with a bare reason."""
+
+    expected: str = "a value"
+
+    def convert(self, value: Any) -> Any:
+        raise TypeError(f"expected {self.expected}")
+
+    def default_for_signature(self, default: Any) -> Any:
+        """The default shown in generated Python signatures."""
+        return default
+
+
+REQUIRED = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Param:
+    """One positional parameter of an op.
+
+    ``accepts`` lists operand kinds; ``effect`` says what the op does to the argument's buffer;
+    ``norm`` turns builder inputs (Python numbers, lists) into the Expr the op stores, given the
+    other bound builder arguments; ``default_from`` names a parameter whose value a missing optional
+    argument copies (``tile.load`` valid_shape); ``fill_empty`` puts an empty tuple in place of a
+    missing optional argument followed by a present one; ``print_keyword`` asks the printer to
+    render the argument as ``name=value``.
+    """
+
+    name: str
+    accepts: tuple[str, ...]
+    effect: Effect = Effect.READ
+    optional: bool = False
+    norm: Callable[[Any, dict[str, Any]], Any] | None = None
+    default_from: str | None = None
+    fill_empty: bool = False
+    print_keyword: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Kwarg:
+    """One keyword attribute: stored always (with its default) or only when it differs from the default."""
+
+    name: str
+    kind: KwType
+    default: Any = REQUIRED
+    always: bool = True
+    keyword_only: bool = False
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """Memory contract of a tile op: allowed spaces per parameter, and the result space rule.
+
+    ``output`` is a MemorySpace (fixed), ``INHERIT`` (first tile input), ``DEFERRED`` (the
+    ``target_memory`` keyword) or None (no tile result).
+    """
+
+    inputs: tuple[tuple[MemorySpace, ...], ...] = ()
+    output: MemorySpace | str | None = None
+
+
+Deduce = Callable[["CallInfo"], Type]
+
+
+@dataclass(frozen=True)
+class OpEntry:
+    """The declaration of one operator."""
+
+    name: str
+    params: tuple[Param, ...]
+    kwargs: tuple[Kwarg, ...]
+    deduce: Deduce
+    placement: frozenset[str]
+    memory: MemorySpec | None = None
+    mnemonic: str | None = None
+    side_effect: bool = False
+    signature: tuple[str, ...] | None = None
+    doc: str = ""
+    unsupported: str | None = None
+    _op: Op = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_op", Op(self.name))
+
+    @property
+    def op(self) -> Op:
+        """The shared ``ir.Op`` singleton of this entry."""
+        return self._op
+
+    @property
+    def namespace(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    @property
+    def leaf(self) -> str:
+        return self.name.split(".", 1)[1]
+
+    def kwarg_names(self) -> list[str]:
+        """Keyword names in storage (= print) order."""
+        return [k.name for k in self.kwargs]
+
+    def kwarg(self, name: str) -> Kwarg | None:
+        for k in self.kwargs:
+            if k.name == name:
+                return k
+        return None
+
+    def param(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def effects(self) -> dict[str, Effect]:
+        """Parameter name -> effect, in parameter order."""
+        return {p.name: p.effect for p in self.params}
+
+    def written_params(self) -> list[str]:
+        """Parameters whose buffers the op writes (the result aliases the first of them)."""
+        return [p.name for p in self.params if p.effect in (Effect.WRITE, Effect.READ_WRITE)]
+
+    def allowed_in(self, func_type: FunctionType) -> bool:
+        """May a function of this type contain the op? Opaque/Inline functions accept everything."""
+        kind = _FUNC_KIND.get(func_type)
+        return kind is None or kind in self.placement
+
+    def min_args(self) -> int:
+        return sum(1 for p in self.params if not p.optional)
+
+    def bind(self, n: int) -> list[Param]:
+        """The parameters that ``n`` positional arguments fill, in order.
+
+        Required parameters are always filled; the surplus goes to the optional ones in declared
+        order (so ``tile.mrgsort_format2(a, b, tmp)`` binds ``tmp`` after skipping ``src2``/``src3``).
+        """
+        surplus = n - self.min_args()
+        out = []
+        for p in self.params:
+            if not p.optional:
+                out.append(p)
+            elif surplus > 0:
+                out.append(p)
+                surplus -= 1
+        return out
+
+
+# name -> entry, filled by the modules of ``pypto.ir.ops`` on first use.
+_REGISTRY: dict[str, OpEntry] = {}
+_loaded = False
+
+
+def register(entry: OpEntry) -> OpEntry:
+    """Add an entry; a second entry for the same name is a hard error."""
+    if entry.name in _REGISTRY:
+        raise IRValueError(f"Operator '{entry.name}' is already registered")
+    _REGISTRY[entry.name] = entry
+    return entry
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        importlib.import_module("pypto.ir.ops")
+
+
+def lookup(name: str) -> OpEntry | None:
+    """The entry named ``name``, or None."""
+    _ensure_loaded()
+    return _REGISTRY.get(name)
+
+
+def all_entries() -> list[OpEntry]:
+    """Every registered entry (supported or not), sorted by name."""
+    _ensure_loaded()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def get_entry(name: str) -> OpEntry:
+    """The entry named ``name``; unknown names raise ``ValueError``."""
+    entry = lookup(name)
+    if entry is None:
+        raise OpValueError(f"Operator '{name}' not found in registry", name)
+    return entry
+
+
+def get_op(name: str) -> Op:
+    """The shared ``ir.Op`` of a registered operator."""
+    return get_entry(name).op
+
+
+def is_op_registered(name: str) -> bool:
+    """True when ``name`` is in the registry (including ops listed as unsupported)."""
+    return lookup(name) is not None
+
+
+def _check_supported(entry: OpEntry, span: Span) -> None:
+    if entry.unsupported is not None:
+        err = UnsupportedOpError(f"operator {entry.name} is not supported yet: {entry.unsupported}")
+        err.span = span  # type: ignore[attr-defined]
+        raise err
+
+
+class CallInfo:
+    """A call under validation: what a type-deduction rule sees.
+
+    ``ci["lhs"]`` is the argument bound to parameter ``lhs`` (None when an optional one is absent);
+    ``ci.kw("mode")`` is the keyword value with its default filled in.
+    """
+
+    def __init__(self, entry: OpEntry, args: list[Expr], kwargs: dict[str, Any], span: Span) -> None:
+        self.entry = entry
+        self.op = entry.name
+        self.args = args
+        self.kwargs = kwargs
+        self.span = span
+        self._bound = {p.name: a for p, a in zip(entry.bind(len(args)), args)}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._bound.get(name)
+
+    def has(self, name: str) -> bool:
+        return name in self._bound
+
+    def kw(self, name: str) -> Any:
+        if name in self.kwargs:
+            return self.kwargs[name]
+        spec = self.entry.kwarg(name)
+        if spec is None or spec.required:
+            return None
+        return spec.default
+
+    def kw_given(self, name: str) -> bool:
+        return name in self.kwargs
+
+    def fail(self, message: str) -> NoReturn:
+        """Raise a ValueError naming the op."""
+        raise OpValueError(f"Operator '{self.op}': {message}", self.op, self.span)
+
+    def type_fail(self, message: str) -> NoReturn:
+        """Raise a TypeError naming the op."""
+        raise OpTypeError(f"Operator '{self.op}': {message}", self.op, self.span)
+
+
+def _split_overload(args: tuple) -> tuple[dict[str, Any] | None, Span]:
+    """``(span)`` / ``(kwargs, span)`` / ``(kwargs)`` / ``()`` after ``op_name, args``."""
+    kwargs: dict[str, Any] | None = None
+    span = Span.unknown()
+    rest = list(args)
+    if rest and isinstance(rest[-1], Span):
+        span = rest.pop()
+    if rest:
+        kwargs = rest.pop(0)
+    if rest or (kwargs is not None and not isinstance(kwargs, dict)):
+        raise OpTypeError("create_op_call(op_name, args[, kwargs], span): unexpected arguments")
+    return kwargs, span
+
+
+def _check_args(entry: OpEntry, args: list[Any], span: Span) -> None:
+    params = entry.params
+    if not entry.min_args() <= len(args) <= len(params):
+        names = ", ".join(p.name + ("?" if p.optional else "") for p in params) or "none"
+        want = (
+            str(len(params))
+            if entry.min_args() == len(params)
+            else f"{entry.min_args()} to {len(params)}"
+        )
+        raise OpTypeError(
+            f"Operator '{entry.name}' takes {want} positional arguments ({names}), got {len(args)}",
+            entry.name,
+            span,
+        )
+    for p, a in zip(entry.bind(len(args)), args):
+        if not isinstance(a, Expr):
+            raise OpTypeError(
+                f"Operator '{entry.name}': argument '{p.name}' must be an ir.Expr, got {type(a).__name__}",
+                entry.name,
+                span,
+            )
+        kind = kind_of(a.type)
+        if kind not in p.accepts:
+            want = " or ".join(_KIND_TEXT.get(k, k) for k in p.accepts)
+            raise OpTypeError(
+                f"Operator '{entry.name}': argument '{p.name}' must be {want}, got {describe_type(a.type)}",
+                entry.name,
+                span,
+            )
+
+
+def _check_kwargs(entry: OpEntry, kwargs: dict[str, Any], span: Span) -> dict[str, Any]:
+    """Validate, convert and order keyword values; fill always-stored defaults."""
+    for key in kwargs:
+        if entry.kwarg(key) is None:
+            raise OpValueError(f"Unknown kwarg '{key}' for operator '{entry.name}'", entry.name, span)
+    stored: dict[str, Any] = {}
+    for spec in entry.kwargs:
+        if spec.name in kwargs and kwargs[spec.name] is not None:
+            try:
+                value = spec.kind.convert(kwargs[spec.name])
+            except TypeError as err:
+                raise OpTypeError(
+                    f"Operator '{entry.name}': kwarg '{spec.name}' {err}", entry.name, span
+                ) from None
+            except ValueError as err:
+                raise OpValueError(
+                    f"Operator '{entry.name}': kwarg '{spec.name}' {err}", entry.name, span
+                ) from None
+        elif spec.required:
+            raise OpTypeError(
+                f"Operator '{entry.name}': missing required kwarg '{spec.name}'", entry.name, span
+            )
+        else:
+            value = spec.default
+        if value is None:
+            continue
+        if spec.always or not _same_value(value, spec.default):
+            stored[spec.name] = value
+    return stored
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _stamp_memory(entry: OpEntry, ci: CallInfo, result: Type) -> Type:
+    """Give a tile result without a memory space the space the op's memory rule assigns."""
+    if not isinstance(result, TileType) or result.memory_space is not None or entry.memory is None:
+        return result
+    rule = entry.memory.output
+    space: MemorySpace | None = None
+    if isinstance(rule, MemorySpace):
+        space = rule
+    elif rule == DEFERRED:
+        space = ci.kw("target_memory")
+    elif rule == INHERIT:
+        for a in ci.args:
+            if isinstance(a.type, TileType):
+                space = a.type.memory_space
+                break
+    if space is None:
+        return result
+    return TileType(result.shape, result.dtype, result.memref, result.tile_view, space)
+
+
+def deduce_type(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: Span) -> tuple[Type, dict]:
+    """Validate ``args``/``kwargs`` against ``entry``; return the deduced type and the stored kwargs."""
+    _check_supported(entry, span)
+    _check_args(entry, args, span)
+    stored = _check_kwargs(entry, kwargs, span)
+    ci = CallInfo(entry, list(args), stored, span)
+    return _stamp_memory(entry, ci, entry.deduce(ci)), stored
+
+
+def create_op_call(op_name: str, args: list[Any], *rest: Any) -> Call:
+    """Build a ``Call`` to a registered op with its type deduced.
+
+    Overloads: ``create_op_call(name, args, span)`` and ``create_op_call(name, args, kwargs, span)``
+    (span may be omitted). Unknown op -> ``ValueError("Operator 'x' not found in registry")``;
+    unknown kwarg -> ``ValueError("Unknown kwarg 'k' for operator 'op'")``; wrong argument or
+    keyword kinds -> ``TypeError``; failed checks -> ``ValueError``. Each message names the op.
+    """
+    kwargs, span = _split_overload(rest)
+    entry = get_entry(op_name)
+    if not isinstance(args, (list, tuple)):
+        raise OpTypeError(f"Operator '{op_name}': args must be a list of Expr", op_name, span)
+    result, stored = deduce_type(entry, list(args), dict(kwargs or {}), span)
+    return Call(entry.op, list(args), stored, result, span)
+
+
+def deduce_call_return_type(call_or_name: Call | Op | str, args: list[Expr] | None = None,
+                            kwargs: dict[str, Any] | None = None) -> Type:
+    """Re-deduce the result type of an op call.
+
+    ``deduce_call_return_type(call)`` re-checks an existing Call (e.g. after a pass rewrote its
+    arguments); ``deduce_call_return_type(op_or_name, args, kwargs)`` deduces without building a Call.
+    """
+    if isinstance(call_or_name, Call):
+        call = call_or_name
+        entry = get_entry(call.op.name)
+        return deduce_type(entry, list(call.args), dict(call.kwargs), call.span)[0]
+    name = call_or_name.name if isinstance(call_or_name, Op) else call_or_name
+    return deduce_type(get_entry(name), list(args or []), dict(kwargs or {}), Span.unknown())[0]
+
+
+def set_call_attrs(call: Call, attrs: dict[str, Any]) -> Call:
+    """A copy of ``call`` whose compiler attrs are ``attrs`` (same op, args, kwargs, type, span)."""
+    if not isinstance(call, Call):
+        raise OpTypeError(f"set_call_attrs expects a Call, got {type(call).__name__}")
+    return Call(call.op, list(call.args), dict(call.kwargs), dict(attrs), call.type, call.span)
+
+
+def get_op_memory_spec(name: str) -> dict[str, Any] | None:
+    """``{"input_constraints": [[MemorySpace...] per parameter], "output_memory": ...}`` or None.
+
+    Only tile ops carry a memory spec. ``output_memory`` is a MemorySpace, ``"inherit_from_input"``,
+    ``"deferred"`` (decided by ``target_memory``) or None.
+    """
+    entry = get_entry(name)
+    if entry.memory is None:
+        return None
+    constraints = [list(entry.memory.inputs[i]) if i < len(entry.memory.inputs) else []
+                   for i in range(len(entry.params))]
+    return {"input_constraints": constraints, "output_memory": entry.memory.output}
+
+
+def scalar_dtype(e: Expr) -> DataType | None:
+    """The dtype of a scalar expression, or None."""
+    return e.type.dtype if isinstance(e.type, ScalarType) else None

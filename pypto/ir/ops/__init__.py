@@ -1,0 +1,16 @@
+"""The op catalog: one module per family, each a table of ``define(...)`` declarations.
+
+Importing this package registers every op (``pypto.ir.op_registry`` imports it on first lookup).
+"""
+
+from . import (  # noqa: F401  (importing registers the ops)
+    array_ops,
+    cross_core_ops,
+    system_ops,
+    tensor_ops,
+    tensor_view_ops,
+    tile_elementwise_ops,
+    tile_matmul_ops,
+    tile_ops,
+    tile_view_ops,
+)

@@ -1,0 +1,301 @@
+"""Shared pieces of type deduction: dtype promotion, broadcasting, valid regions, result types.
+
+Every helper that can fail takes the ``CallInfo`` so the error names the op (ops.md §2).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..datatype import DataType
+from ..enums import MemorySpace, TensorLayout, TileLayout
+from ..expr import ConstInt, Expr, MakeTuple
+from ..op_registry import CallInfo, describe_type, format_dims
+from ..scalar_ops import add as scalar_add
+from ..scalar_ops import min_ as scalar_min
+from ..scalar_ops import sub as scalar_sub
+from ..type_base import ScalarType
+from ..types import TensorType, TensorView, TileType, TileView
+
+D = DataType
+FLOAT_16_32 = (D.FP16, D.FP32)
+INT_16 = (D.INT16, D.UINT16)
+CI_DTYPES = (D.INT16, D.INT32, D.UINT16, D.UINT32)
+ATOMIC_ADD_DTYPES = (D.FP32, D.BF16, D.FP16, D.INT32, D.INT16, D.INT8)
+
+
+def names(dtypes: Iterable[DataType]) -> str:
+    return ", ".join(d.name for d in dtypes)
+
+
+# ---------------------------------------------------------------- dtypes
+
+
+def promote(a: DataType, b: DataType) -> DataType:
+    """PromoteDataTypes: equal -> same; float beats int; more bits wins; same bits -> signed wins; else left."""
+    if a == b:
+        return a
+    if a.is_float() != b.is_float():
+        return a if a.is_float() else b
+    if a.get_bit() != b.get_bit():
+        return a if a.get_bit() > b.get_bit() else b
+    if a.is_signed_int() != b.is_signed_int() and (a.is_int() and b.is_int()):
+        return a if a.is_signed_int() else b
+    return a
+
+
+def accumulator_dtype(d: DataType) -> DataType:
+    """Matmul accumulator: FP32 for float inputs, INT32 otherwise."""
+    return D.FP32 if d.is_float() else D.INT32
+
+
+def check_dtype(ci: CallInfo, what: str, dtype: DataType, allowed: Iterable[DataType]) -> None:
+    allowed = tuple(allowed)
+    if dtype not in allowed:
+        ci.fail(f"{what} dtype must be one of {names(allowed)}, got {dtype.name}")
+
+
+def check_int(ci: CallInfo, what: str, dtype: DataType) -> None:
+    if not dtype.is_int():
+        ci.fail(f"{what} requires an integer dtype, got {dtype.name}")
+
+
+def check_same_dtype(ci: CallInfo, a_name: str, a: DataType, b_name: str, b: DataType) -> None:
+    if a != b:
+        ci.fail(f"'{a_name}' and '{b_name}' must have the same dtype, got {a.name} and {b.name}")
+
+
+# ---------------------------------------------------------------- dims
+
+
+def const_value(e: Expr) -> int | None:
+    """The value of an integer constant, else None."""
+    return e.value if isinstance(e, ConstInt) else None
+
+
+def dim_equal(a: Expr, b: Expr) -> bool:
+    """Provably equal: the same expression object or equal constants."""
+    if a is b:
+        return True
+    ca, cb = const_value(a), const_value(b)
+    return ca is not None and ca == cb
+
+
+def dims_equal(a: list[Expr], b: list[Expr]) -> bool:
+    return len(a) == len(b) and all(dim_equal(x, y) for x, y in zip(a, b))
+
+
+def index(v: int) -> ConstInt:
+    return ConstInt(v, D.INDEX)
+
+
+def dim_add(a: Expr, b: Expr) -> Expr:
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return index(ca + cb)
+    return scalar_add(a, b)
+
+
+def dim_sub(a: Expr, b: Expr) -> Expr:
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return index(ca - cb)
+    if cb == 0:
+        return a
+    return scalar_sub(a, b)
+
+
+def dim_min(a: Expr, b: Expr) -> Expr:
+    if dim_equal(a, b):
+        return a
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return index(min(ca, cb))
+    return scalar_min(a, b)
+
+
+def product(dims: list[Expr]) -> int | None:
+    """The element count when every dim is constant."""
+    n = 1
+    for d in dims:
+        c = const_value(d)
+        if c is None:
+            return None
+        n *= c
+    return n
+
+
+def broadcast(ci: CallInfo, a: list[Expr], b: list[Expr]) -> list[Expr]:
+    """NumPy broadcasting, right-aligned (ops.md §2)."""
+    out: list[Expr] = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else None
+        y = b[-i] if i <= len(b) else None
+        if x is None or y is None:
+            out.append(x if y is None else y)
+        elif dim_equal(x, y):
+            out.append(x)
+        elif const_value(x) == 1:
+            out.append(y)
+        elif const_value(y) == 1:
+            out.append(x)
+        else:
+            ci.fail(f"requires compatible shapes, but got {format_dims(a)} and {format_dims(b)}")
+    return list(reversed(out))
+
+
+def normalize_axis(ci: CallInfo, what: str, axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        ci.fail(f"{what} {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def axis_value(ci: CallInfo, name: str) -> int:
+    """The constant int of argument ``name``."""
+    v = const_value(ci[name])
+    if v is None:
+        ci.fail(f"argument '{name}' must be a constant integer")
+    return v
+
+
+# ---------------------------------------------------------------- argument accessors
+
+
+def shaped(ci: CallInfo, name: str) -> TensorType | TileType:
+    return ci[name].type
+
+
+def elements(ci: CallInfo, name: str, integer: bool = True) -> list[Expr]:
+    """The element expressions of a list argument (a ``MakeTuple``); integer scalars when ``integer``."""
+    e = ci[name]
+    if not isinstance(e, MakeTuple):
+        ci.type_fail(f"argument '{name}' must be a literal list ([a, b, ...]), got {describe_type(e.type)}")
+    if integer:
+        for x in e.elements:
+            if not isinstance(x.type, ScalarType) or not x.type.dtype.is_int():
+                ci.fail(f"argument '{name}' elements must be integer scalars, got {describe_type(x.type)}")
+    return list(e.elements)
+
+
+def static_elements(ci: CallInfo, name: str, positive: bool = True) -> list[int]:
+    """A list argument whose elements must all be constants (> 0 when ``positive``)."""
+    vals = []
+    for x in elements(ci, name):
+        v = const_value(x)
+        if v is None or (positive and v <= 0):
+            ci.fail(f"argument '{name}' must hold static positive integers, got {format_dims(elements(ci, name))}")
+        vals.append(v)
+    return vals
+
+
+def scalar_arg_dtype(ci: CallInfo, name: str) -> DataType:
+    return ci[name].type.dtype
+
+
+def check_integer_scalar(ci: CallInfo, name: str) -> None:
+    t = ci[name].type
+    if not t.dtype.is_int():
+        ci.fail(f"argument '{name}' must be an integer scalar, got {describe_type(t)}")
+
+
+def check_rank(ci: CallInfo, name: str, rank: int | None = None, min_rank: int | None = None) -> None:
+    r = len(ci[name].type.shape)
+    if rank is not None and r != rank:
+        ci.fail(f"argument '{name}' must be {rank}-D, got rank {r}")
+    if min_rank is not None and r < min_rank:
+        ci.fail(f"argument '{name}' must have rank >= {min_rank}, got rank {r}")
+
+
+# ---------------------------------------------------------------- valid regions and results
+
+
+def valid_shape(t: TensorType | TileType) -> list[Expr]:
+    """The effective valid region (the shape when the view does not narrow it)."""
+    if isinstance(t, TileType):
+        return list(t.get_effective_tile_view().valid_shape)
+    view = t.tensor_view
+    return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
+
+
+def is_fully_valid(t: TensorType | TileType) -> bool:
+    return dims_equal(valid_shape(t), list(t.shape))
+
+
+def tensor_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = None,
+                layout: TensorLayout = TensorLayout.ND, pad: object = None) -> TensorType:
+    """A plain tensor type; a view only when the valid region, layout or pad needs one."""
+    from ..enums import PadValue
+
+    pad = PadValue.null if pad is None else pad
+    valid = [] if valid is None or dims_equal(valid, shape) else valid
+    if not valid and layout == TensorLayout.ND and pad == PadValue.null:
+        return TensorType(shape, dtype)
+    return TensorType(shape, dtype, None, TensorView(stride=[], layout=layout, valid_shape=valid, pad=pad))
+
+
+def tile_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = None,
+              blayout: TileLayout | None = None, slayout: TileLayout | None = None,
+              fractal: int | None = None, pad: object = None,
+              space: MemorySpace | None = None) -> TileType:
+    """A tile type with an explicit view built from the given parts (canonicalised by TileType).
+
+    Layout parts left None come from the implicit view of (shape, space); the registry stamps the
+    memory space afterwards when ``space`` is None.
+    """
+    from ..enums import PadValue
+    from ..types import implicit_layout
+
+    ib, isl, ifr = implicit_layout(shape, space)
+    view = TileView(
+        valid_shape=[] if valid is None or dims_equal(valid, shape) else valid,
+        blayout=ib if blayout is None else blayout,
+        slayout=isl if slayout is None else slayout,
+        fractal=ifr if fractal is None else fractal,
+        pad=PadValue.null if pad is None else pad,
+    )
+    return TileType(shape, dtype, None, view, space)
+
+
+def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | None = None,
+              valid: list[Expr] | None = None, space: MemorySpace | None = None) -> TileType:
+    """A result shaped like ``src``: keeps its valid region (when the shape is unchanged) and, for
+    vector-side sources, its row/col-major layout. ``space`` None leaves the space to the registry."""
+    same_shape = shape is None or dims_equal(shape, list(src.shape))
+    shape = list(src.shape) if shape is None else shape
+    if valid is None and same_shape:
+        valid = valid_shape(src)
+    blayout = None
+    if same_shape and src.memory_space in (None, MemorySpace.Vec) and space in (None, MemorySpace.Vec):
+        blayout = src.get_effective_tile_view().blayout
+    return tile_type(shape, src.dtype if dtype is None else dtype, valid, blayout=blayout, space=space)
+
+
+def like_tensor(src: TensorType, shape: list[Expr] | None = None, dtype: DataType | None = None,
+                keep_valid: bool = True) -> TensorType:
+    """A plain tensor result; keeps ``src``'s valid region when asked and the shape is unchanged."""
+    shape = list(src.shape) if shape is None else shape
+    valid = valid_shape(src) if keep_valid and dims_equal(shape, list(src.shape)) else None
+    return tensor_type(shape, src.dtype if dtype is None else dtype, valid)
+
+
+def clip_window(ci: CallInfo, src: TensorType | TileType, offsets: list[Expr], sizes: list[Expr],
+                requested: list[Expr], clamp: bool) -> list[Expr]:
+    """Valid extent of a window of ``sizes`` at ``offsets`` in ``src``: ``requested`` ∩ source valid region.
+
+    A window provably past the source's physical edge is an error unless ``clamp``.
+    """
+    out = []
+    for off, size, req, dim, v in zip(offsets, sizes, requested, src.shape, valid_shape(src)):
+        o, s, d = const_value(off), const_value(size), const_value(dim)
+        if o is not None and s is not None and d is not None and o + s > d and not clamp:
+            ci.fail(
+                f"window at offsets {format_dims(offsets)} with shape {format_dims(sizes)} reads past "
+                f"the source shape {format_dims(list(src.shape))} (pass clamp=True to allow it)"
+            )
+        if dim_equal(v, dim) and not clamp:
+            out.append(req)
+            continue
+        avail = dim_sub(v, off)
+        ca, cr = const_value(avail), const_value(req)
+        out.append(index(max(0, min(ca, cr))) if ca is not None and cr is not None else dim_min(req, avail))
+    return out

@@ -1,0 +1,120 @@
+"""Cross-core operators (ops.md §7): TPUSH/TPOP pipes between the cube (AIC) and vector (AIV) cores.
+
+A producer pushes a tile into a ring of slots, the consumer pops it and frees the slot. Pipes are
+initialised on both sides over reserved (or peer-imported) buffers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..datatype import DataType
+from ..op_registry import CallInfo
+from ..type_base import ScalarType, Type, UnknownType
+from . import kwtypes as K
+from .common import tile_type
+from .decl import AIC_ONLY, AIV_ONLY, KERNEL, Mat, Vec, define, kw, mem, scalar, tile
+from .normalize import const_of
+from .shape_rules import split_dims
+from .system_ops import statement
+from .tensor_view_ops import LANE_STRIDE, SPLIT
+
+D = DataType
+SPLIT_CODE = K.IntKw(0, 4)
+ID = kw("id", K.IntKw(0), None, always=False, keyword_only=True)
+
+
+def popped(ci: CallInfo) -> Type:
+    """UnknownType: the builder gives the call an explicit type when shape and dtype are known."""
+    return UnknownType.get()
+
+
+define("tile.tpush_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
+       mnemonic="pto.tpush_to_aiv", memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID])
+define("tile.tpush_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
+       mnemonic="pto.tpush_to_aic", memory=mem(()), kwargs=[SPLIT, ID])
+define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True, mnemonic="pto.tpop_from_aic",
+       memory=mem(out=Vec),
+       kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), LANE_STRIDE, ID])
+define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True, mnemonic="pto.tpop_from_aiv",
+       memory=mem(out=Mat), kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), ID])
+
+FREE_SPLIT = kw("split", SPLIT_CODE, None, always=False, keyword_only=True)
+define("system.tfree_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
+       mnemonic="pto.tfree_from_aic", kwargs=[FREE_SPLIT, ID])
+define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
+       mnemonic="pto.tfree_from_aiv", kwargs=[FREE_SPLIT, ID])
+
+
+def _initialize_pipe(ci: CallInfo) -> Type:
+    """Set up the pipe: ``dir_mask`` 1/2/3, ``local_slot_num <= slot_num`` (default 8 one-way, 4 two-way)."""
+    for name in ("c2v_consumer_buf", "v2c_consumer_buf"):
+        if ci[name].type.dtype != D.INT32:
+            ci.fail(f"argument '{name}' must be an INT32 scalar, got {ci[name].type.dtype.name}")
+    mask = ci.kw("dir_mask")
+    slots = ci.kw("slot_num")
+    local = ci.kw("local_slot_num")
+    if local is not None:
+        limit = slots if slots is not None else (4 if mask == 3 else 8)
+        if local > limit:
+            ci.fail(f"local_slot_num ({local}) must be <= slot_num ({limit})")
+    return UnknownType.get()
+
+
+PIPE_BUF = dict(norm=const_of(D.INT32))
+PIPE_KWARGS = [kw("dir_mask", K.IntKw(1, 3), keyword_only=True), kw("slot_size", K.IntKw(1), keyword_only=True),
+               kw("slot_num", K.IntKw(1), None, always=False, keyword_only=True),
+               kw("local_slot_num", K.IntKw(1), None, always=False, keyword_only=True), ID]
+for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
+    define(f"system.{_side}_initialize_pipe",
+           [scalar("c2v_consumer_buf", **PIPE_BUF), scalar("v2c_consumer_buf", **PIPE_BUF)],
+           _initialize_pipe, placement=_where, side_effect=True, mnemonic=f"pto.{_side}_initialize_pipe",
+           kwargs=PIPE_KWARGS)
+
+AUTO = -1
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def check_buffer_name(ci: CallInfo, key: str) -> None:
+    if not _NAME.fullmatch(ci.kw(key)):
+        ci.fail(f"{key} must match [A-Za-z0-9_]+, got {ci.kw(key)!r}")
+
+
+def _reserve_buffer(ci: CallInfo) -> Type:
+    """``Scalar[INT32]``: the base of a named cross-core buffer (``base=AUTO`` lets the planner pick)."""
+    check_buffer_name(ci, "name")
+    if ci.kw("base") < AUTO:
+        ci.fail(f"base must be AUTO (-1) or >= 0, got {ci.kw('base')}")
+    return ScalarType(D.INT32)
+
+
+def _import_peer_buffer(ci: CallInfo) -> Type:
+    """``Scalar[INT32]``: the base of a buffer reserved by the peer function."""
+    check_buffer_name(ci, "name")
+    return ScalarType(D.INT32)
+
+
+define("system.reserve_buffer", [], _reserve_buffer, placement=KERNEL, side_effect=True,
+       mnemonic="pto.reserve_buffer",
+       kwargs=[kw("name", K.STR, keyword_only=True), kw("size", K.IntKw(1), keyword_only=True),
+               kw("base", K.INT, AUTO, keyword_only=True)])
+define("system.import_peer_buffer", [], _import_peer_buffer, placement=KERNEL, side_effect=True,
+       mnemonic="pto.import_reserved_buffer",
+       kwargs=[kw("name", K.STR, keyword_only=True), kw("peer_func", K.STR, keyword_only=True)])
+
+
+def _aiv_shard(ci: CallInfo) -> Type:
+    """This vector core's half of a tile, in Vec (split axis halved)."""
+    t = ci["tile"].type
+    return tile_type(split_dims(ci, list(t.shape), gather=False), t.dtype, space=Vec)
+
+
+def _aic_gather(ci: CallInfo) -> Type:
+    """Both vector halves joined for the cube core, in Mat (split axis doubled)."""
+    t = ci["tile"].type
+    return tile_type(split_dims(ci, list(t.shape), gather=True), t.dtype, space=Mat)
+
+
+define("tile.aiv_shard", [tile("tile")], _aiv_shard, placement=KERNEL, memory=mem((), out=Vec),
+       kwargs=[SPLIT, LANE_STRIDE])
+define("tile.aic_gather", [tile("tile")], _aic_gather, placement=KERNEL, memory=mem((), out=Mat), kwargs=[SPLIT])

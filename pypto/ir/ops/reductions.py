@@ -1,0 +1,57 @@
+"""Reduction and row/column broadcast rules shared by the tensor and tile families (ops.md §4.3, §5.3)."""
+
+from __future__ import annotations
+
+from ..datatype import DataType
+from ..op_registry import CallInfo
+from ..type_base import Type
+from ..types import TensorType
+from .common import check_dtype, check_rank, const_value, format_dims, index, like_tile, promote, tensor_type
+from .common import tile_type, valid_shape
+
+D = DataType
+
+
+def reduce_rule(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] | None = None, param: str = "input"):
+    """Reduction along ``axis`` (-1 row, -2 column): the axis becomes 1."""
+
+    def deduce(ci: CallInfo) -> Type:
+        t = ci[param].type
+        check_rank(ci, param, min_rank=-axis)
+        if allowed is not None:
+            check_dtype(ci, param, t.dtype, allowed)
+        dims = list(t.shape)
+        dims[axis] = index(1)
+        valid = valid_shape(t)
+        valid[axis] = index(1)
+        dtype = D.INT32 if argmax else t.dtype
+        if isinstance(t, TensorType):
+            return tensor_type(dims, dtype, valid)
+        return tile_type(dims, dtype, valid)
+
+    deduce.__doc__ = f"Axis {axis} becomes 1 (rank kept)" + ("; INT32 indices" if argmax else "") + "."
+    return deduce
+
+
+def expand_rule(axis: int, promote_dtype: bool, vec_param: str = "vec", target: str = "input"):
+    """Broadcast a row (``[M, 1]``, axis -1) or column (``[1, N]``, axis -2) vector over ``target``."""
+
+    def deduce(ci: CallInfo) -> Type:
+        t, v = ci[target].type, ci[vec_param].type
+        check_rank(ci, target, min_rank=2)
+        if len(v.shape) != len(t.shape):
+            ci.fail(f"'{vec_param}' must have rank {len(t.shape)}, got {format_dims(v.shape)}")
+        other = -1 if axis == -2 else -2
+        if const_value(v.shape[axis]) != 1:
+            want = "[M, 1]" if axis == -1 else "[1, N]"
+            ci.fail(f"'{vec_param}' must be a {want} vector, got {format_dims(v.shape)}")
+        a, b = const_value(v.shape[other]), const_value(t.shape[other])
+        if a is not None and b is not None and a != b:
+            ci.fail(f"'{vec_param}' {format_dims(v.shape)} does not match {format_dims(t.shape)}")
+        dtype = promote(t.dtype, v.dtype) if promote_dtype else t.dtype
+        if isinstance(t, TensorType):
+            return tensor_type(list(t.shape), dtype)
+        return like_tile(t, dtype=dtype)
+
+    deduce.__doc__ = "Result has the target's shape; the vector is broadcast along one axis."
+    return deduce

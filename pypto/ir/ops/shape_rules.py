@@ -1,0 +1,200 @@
+"""Shape arithmetic shared by tensor and tile view ops: slice, reshape, transpose, concat, ...
+
+Each function returns dims / valid regions; the family module wraps them in its result type.
+"""
+
+from __future__ import annotations
+
+from ..datatype import DataType
+from ..enums import PadValue
+from ..expr import Expr
+from ..op_registry import CallInfo
+from ..types import TensorType, TileType
+from .common import (
+    axis_value,
+    clip_window,
+    const_value,
+    dim_add,
+    dim_equal,
+    dims_equal,
+    elements,
+    format_dims,
+    index,
+    is_fully_valid,
+    normalize_axis,
+    product,
+    valid_shape,
+)
+
+Shaped = TensorType | TileType
+
+D = DataType
+REINTERPRET_DTYPES = (
+    D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.UINT16, D.UINT32, D.UINT64, D.FP16, D.BF16, D.FP32,
+)
+
+
+def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], list[Expr]]:
+    """``(dims, valid)`` of ``slice(src, shape, offset[, valid_shape[, drop_dims]])``.
+
+    The valid region is the requested one intersected with the source's; dropped axes (static unit
+    dims) are removed from both.
+    """
+    rank = len(src.shape)
+    dims, offs = elements(ci, "shape"), elements(ci, "offset")
+    for name, lst in (("shape", dims), ("offset", offs)):
+        if len(lst) != rank:
+            ci.fail(f"'{name}' must have {rank} elements (the source rank), got {len(lst)}")
+    requested = elements(ci, "valid_shape") if ci["valid_shape"] is not None else []
+    if not requested:
+        requested = dims
+    elif len(requested) != rank:
+        ci.fail(f"'valid_shape' must have {rank} elements, got {len(requested)}")
+    valid = clip_window(ci, src, offs, dims, requested, clamp)
+    dropped: set[int] = set()
+    if ci["drop_dims"] is not None:
+        for e in elements(ci, "drop_dims"):
+            axis = const_value(e)
+            if axis is None:
+                ci.fail("'drop_dims' must hold constant axes")
+            axis = normalize_axis(ci, "drop_dims axis", axis, rank)
+            if const_value(dims[axis]) != 1:
+                ci.fail(f"can only drop static unit dims; axis {axis} has extent {format_dims([dims[axis]])}")
+            dropped.add(axis)
+    keep = [i for i in range(rank) if i not in dropped]
+    return [dims[i] for i in keep], [valid[i] for i in keep]
+
+
+def reshape_valid(ci: CallInfo, src: Shaped, dims: list[Expr]) -> list[Expr] | None:
+    """The valid region carried through a reshape (None = fully valid); static counts must match."""
+    old, new = product(list(src.shape)), product(dims)
+    if old is not None and new is not None and old != new:
+        ci.fail(f"cannot reshape tensor of size {old} into shape {format_dims(dims)} (size {new})")
+    if is_fully_valid(src):
+        return None
+    valid = valid_shape(src)
+    if (
+        len(dims) == len(src.shape)
+        and dims_equal(dims[1:], list(src.shape)[1:])
+        and dims_equal(valid[1:], list(src.shape)[1:])
+    ):
+        return [valid[0]] + dims[1:]
+    ci.fail(
+        f"cannot carry the valid region {format_dims(valid)} of {format_dims(list(src.shape))} "
+        f"into shape {format_dims(dims)}; pass valid_shape explicitly"
+    )
+
+
+def transpose_axes(ci: CallInfo, rank: int) -> tuple[int, int]:
+    if rank < 2:
+        ci.fail(f"requires rank >= 2, got rank {rank}")
+    a1 = normalize_axis(ci, "axis1", axis_value(ci, "axis1"), rank)
+    a2 = normalize_axis(ci, "axis2", axis_value(ci, "axis2"), rank)
+    if a1 == a2:
+        ci.fail(f"axes must differ, got {a1} and {a2}")
+    return a1, a2
+
+
+def swapped(lst: list[Expr], a1: int, a2: int) -> list[Expr]:
+    out = list(lst)
+    out[a1], out[a2] = out[a2], out[a1]
+    return out
+
+
+def concat_dims(ci: CallInfo, a: Shaped, b: Shaped) -> list[Expr]:
+    """``[M, Na + Nb]`` of two 2-D operands with equal dtype and rows."""
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        ci.fail(f"requires 2-D operands, got {format_dims(a.shape)} and {format_dims(b.shape)}")
+    if a.dtype != b.dtype:
+        ci.fail(f"requires equal dtypes, got {a.dtype.name} and {b.dtype.name}")
+    ra, rb = const_value(a.shape[0]), const_value(b.shape[0])
+    if not dim_equal(a.shape[0], b.shape[0]) and not (ra is None or rb is None):
+        ci.fail(f"requires equal row counts, got {ra} and {rb}")
+    return [a.shape[0], dim_add(a.shape[1], b.shape[1])]
+
+
+def set_valid(ci: CallInfo, src: Shaped) -> list[Expr]:
+    """``[rows, cols]`` for ``set_validshape``: 2-D source, integer values, constants within the shape."""
+    if len(src.shape) != 2:
+        ci.fail(f"requires a 2-D operand, got {format_dims(src.shape)}")
+    out = []
+    for name, dim in (("valid_rows", src.shape[0]), ("valid_cols", src.shape[1])):
+        e = ci[name]
+        if not e.type.dtype.is_int():
+            ci.fail(f"'{name}' must be an integer scalar, got {e.type.dtype.name}")
+        v, d = const_value(e), const_value(dim)
+        if v is not None and (v < 0 or (d is not None and v > d)):
+            ci.fail(f"'{name}' {v} is outside [0, {format_dims([dim])[1:-1]}]")
+        out.append(e)
+    return out
+
+
+def expand_dims(ci: CallInfo, src: Shaped) -> list[Expr]:
+    """The static target shape of ``fillpad_expand``: same rank, each dim >= the source's."""
+    dims = elements(ci, "shape")
+    if len(dims) != len(src.shape):
+        ci.fail(f"'shape' must have rank {len(src.shape)}, got {format_dims(dims)}")
+    for d, s in zip(dims, src.shape):
+        dv, sv = const_value(d), const_value(s)
+        if dv is None:
+            ci.fail(f"'shape' must be static, got {format_dims(dims)}")
+        if sv is not None and dv < sv:
+            ci.fail(f"'shape' {format_dims(dims)} must be >= the source shape {format_dims(src.shape)}")
+    return dims
+
+
+def check_pad(ci: CallInfo) -> None:
+    if ci.kw("pad_value") == PadValue.null:
+        ci.fail("pad_value must not be PadValue.null")
+
+
+def reinterpret_dims(ci: CallInfo, src: Shaped, dn: bool) -> list[Expr]:
+    """Dims after reinterpreting the bytes as ``dtype``: the last (ND) or penultimate (DN) axis scales."""
+    dtype = ci.kw("dtype")
+    for what, d in (("source", src.dtype), ("target", dtype)):
+        if d not in REINTERPRET_DTYPES:
+            ci.fail(f"{what} dtype {d.name} cannot be reinterpreted (8/16/32/64-bit ints, FP16, BF16, FP32)")
+    if dtype == src.dtype:
+        ci.fail(f"dtype must differ from the source dtype {dtype.name}")
+    if ci["shape"] is not None:
+        dims = elements(ci, "shape")
+        old, new = product(list(src.shape)), product(dims)
+        if old is not None and new is not None and old * src.dtype.get_byte() != new * dtype.get_byte():
+            ci.fail(f"shape {format_dims(dims)} of {dtype.name} does not cover the same bytes as the source")
+        return dims
+    dims = list(src.shape)
+    axis = -2 if dn and len(dims) >= 2 else -1
+    extent = const_value(dims[axis])
+    if extent is None:
+        ci.fail("the scaled axis must be static; pass shape explicitly")
+    total = extent * src.dtype.get_byte()
+    if total % dtype.get_byte():
+        ci.fail(f"axis of {extent} {src.dtype.name} does not divide into {dtype.name} elements")
+    dims[axis] = index(total // dtype.get_byte())
+    return dims
+
+
+def split_dims(ci: CallInfo, dims: list[Expr], gather: bool) -> list[Expr]:
+    """Dims after ``aiv_shard`` (split axis halved) or ``aic_gather`` (doubled).
+
+    Split 1/3 act on rows (axis -2), 2/4 on columns (axis -1); 3/4 allow an odd extent (ceil half).
+    """
+    split = ci.kw("split")
+    if split == 0:
+        return list(dims)
+    if len(dims) < 2:
+        ci.fail(f"split {split} requires rank >= 2, got {format_dims(dims)}")
+    axis = -2 if split in (1, 3) else -1
+    extent = const_value(dims[axis])
+    out = list(dims)
+    if gather:
+        if split in (3, 4):
+            ci.fail(f"split {split} (odd extent) cannot be gathered")
+        out[axis] = index(extent * 2) if extent is not None else dim_add(dims[axis], dims[axis])
+        return out
+    if extent is None:
+        ci.fail("the split axis must be static")
+    if split in (1, 2) and extent % 2:
+        ci.fail(f"split {split} needs an even extent, got {extent} (use split {split + 2} for odd extents)")
+    out[axis] = index((extent + 1) // 2)
+    return out

@@ -1,0 +1,288 @@
+"""Tile elementwise operators (ops.md §5.2): vector-core ops whose results go to Vec.
+
+Tile-tile forms broadcast and promote; tile-scalar forms keep the tile's dtype; results keep the
+lhs valid region and (vector-side) layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..datatype import DataType
+from ..expr import Expr
+from ..scalar_ops import floordiv
+from ..op_registry import CallInfo
+from ..type_base import ScalarType, Type
+from ..types import TileType
+from . import kwtypes as K
+from .common import (
+    FLOAT_16_32,
+    INT_16,
+    broadcast,
+    check_dtype,
+    check_int,
+    const_value,
+    dims_equal,
+    format_dims,
+    index,
+    like_tile,
+    promote,
+    tile_type,
+    valid_shape,
+)
+from .decl import SCRATCH, VECTOR, define, kw, scalar, tile, vec
+from .normalize import element_dtype, retype_scalar
+from .tensor_ops import CAST_KWARGS, check_cast
+
+D = DataType
+Rule = Callable[[CallInfo], Type]
+DIV_DTYPES = (D.INT16, D.INT32, D.FP16, D.FP32)
+SUBS_DTYPES = (D.INT8, D.INT16, D.INT32, D.FP16, D.FP32, D.BF16)
+
+
+def binary_rule(*, bitwise: bool = False, shift: bool = False, div: bool = False,
+                allowed_scalar: tuple[DataType, ...] | None = None) -> Rule:
+    """Tile-tile: broadcast, promoted dtype (div: equal dtypes and shapes); tile-scalar: keeps lhs dtype."""
+
+    def deduce(ci: CallInfo) -> Type:
+        lt, rt = ci["lhs"].type, ci["rhs"].type
+        if bitwise:
+            check_int(ci, "'lhs'", lt.dtype)
+            check_int(ci, "'rhs'", rt.dtype)
+        if ci.kw("high_precision"):
+            if isinstance(rt, ScalarType):
+                ci.type_fail("high_precision=True is not supported with a scalar rhs")
+            check_dtype(ci, "high_precision", lt.dtype, FLOAT_16_32)
+        if isinstance(rt, ScalarType):
+            if allowed_scalar is not None:
+                check_dtype(ci, "lhs", lt.dtype, allowed_scalar)
+            count = const_value(ci["rhs"])
+            if shift and count is not None and count < 0:
+                ci.fail(f"shift count must be >= 0, got {count}")
+            return like_tile(lt)
+        if div:
+            check_dtype(ci, "div", lt.dtype, DIV_DTYPES)
+            if lt.dtype != rt.dtype:
+                ci.fail(f"requires equal dtypes, got {lt.dtype.name} and {rt.dtype.name}")
+            if not dims_equal(list(lt.shape), list(rt.shape)) or not dims_equal(valid_shape(lt), valid_shape(rt)):
+                ci.fail(f"requires equal physical and valid shapes, got {format_dims(lt.shape)} "
+                        f"(valid {format_dims(valid_shape(lt))}) and {format_dims(rt.shape)} "
+                        f"(valid {format_dims(valid_shape(rt))})")
+        dims = broadcast(ci, list(lt.shape), list(rt.shape))
+        return like_tile(lt, shape=dims, dtype=lt.dtype if shift else promote(lt.dtype, rt.dtype))
+
+    deduce.__doc__ = "Tile-tile: broadcast shape, promoted dtype; tile-scalar: the lhs type" + (
+        " (integers only)" if bitwise else "") + "."
+    return deduce
+
+
+ARITH = binary_rule()
+BITWISE = binary_rule(bitwise=True)
+SHIFT = binary_rule(bitwise=True, shift=True)
+HP = kw("high_precision", K.BOOL, False, always=False)
+
+# name -> (pto mnemonic of the tile-tile form, of the tile-scalar form)
+_BINARY = {
+    "add": ("tadd", "tadds"),
+    "sub": ("tsub", "tsubs"),
+    "mul": ("tmul", "tmuls"),
+    "div": ("tdiv", "tdivs"),
+    "maximum": ("tmax", "tmaxs"),
+    "minimum": ("tmin", "tmins"),
+    "fmod": ("tfmod", "tfmods"),
+}
+for _name, (_tt, _ts) in _BINARY.items():
+    define(f"tile.{_name}", [tile("lhs"), tile("rhs")], binary_rule(div=_name == "div"), placement=VECTOR,
+           memory=vec(0, 1), mnemonic=f"pto.{_tt}", kwargs=[HP] if _name == "div" else [])
+    define(f"tile.{_name}s", [tile("lhs"), scalar("rhs", pair="lhs")],
+           binary_rule(allowed_scalar=SUBS_DTYPES if _name == "sub" else None), placement=VECTOR,
+           memory=vec(0), mnemonic=f"pto.{_ts}")
+
+for _name, _rule in (("and", BITWISE), ("or", BITWISE), ("shl", SHIFT), ("shr", SHIFT)):
+    define(f"tile.{_name}", [tile("lhs"), tile("rhs")], _rule, placement=VECTOR, memory=vec(0, 1),
+           mnemonic=f"pto.t{_name}")
+    define(f"tile.{_name}s", [tile("lhs"), scalar("rhs", pair="lhs", bitwise=True)], _rule, placement=VECTOR,
+           memory=vec(0), mnemonic=f"pto.t{_name}s")
+
+TMP = tile("tmp", effect=SCRATCH)
+define("tile.xor", [tile("lhs"), tile("rhs"), TMP], BITWISE, placement=VECTOR, memory=vec(0, 1, 2),
+       mnemonic="pto.txor")
+define("tile.xors", [tile("lhs"), scalar("rhs", pair="lhs", bitwise=True), TMP], BITWISE, placement=VECTOR,
+       memory=vec(0, 2), mnemonic="pto.txors")
+define("tile.rem", [tile("lhs"), tile("rhs"), TMP], ARITH, placement=VECTOR, memory=vec(0, 1, 2),
+       mnemonic="pto.trem")
+define("tile.rems", [tile("lhs"), scalar("rhs", pair="lhs"), TMP], ARITH, placement=VECTOR, memory=vec(0, 2),
+       mnemonic="pto.trems")
+
+
+def _part(ci: CallInfo) -> Type:
+    """Partial op over the union of two tiles: each dim the larger of the two; promoted dtype."""
+    lt, rt = ci["lhs"].type, ci["rhs"].type
+    if len(lt.shape) != len(rt.shape):
+        ci.fail(f"requires equal ranks, but got {format_dims(lt.shape)} and {format_dims(rt.shape)}")
+    dims = []
+    for a, b in zip(lt.shape, rt.shape):
+        ca, cb = const_value(a), const_value(b)
+        if ca is None or cb is None:
+            ci.fail(f"requires static shapes, got {format_dims(lt.shape)} and {format_dims(rt.shape)}")
+        dims.append(index(max(ca, cb)))
+    return tile_type(dims, promote(lt.dtype, rt.dtype))
+
+
+for _name in ("add", "mul", "max", "min"):
+    define(f"tile.part_{_name}", [tile("lhs"), tile("rhs")], _part, placement=VECTOR, memory=vec(0, 1),
+           mnemonic=f"pto.tpart{_name}")
+
+
+def packed_mask(ci: CallInfo, src: TileType, dims: list[Expr]) -> Type:
+    """UINT8 predicate mask: 8 results per byte, rows padded to 32 bytes."""
+    cols = const_value(dims[-1])
+    if cols is None:
+        ci.fail(f"requires a static last dimension, got {format_dims(dims)}")
+    packed = ((cols + 7) // 8 + 31) // 32 * 32
+    valid = valid_shape(src) if dims_equal(dims, list(src.shape)) else list(dims)
+    vc = const_value(valid[-1])
+    vcols = index((vc + 7) // 8) if vc is not None else floordiv(valid[-1] + 7, 8)
+    return tile_type(list(dims[:-1]) + [index(packed)], D.UINT8, list(valid[:-1]) + [vcols])
+
+
+def _cmp(ci: CallInfo) -> Type:
+    """Packed predicate mask of ``lhs <cmp_type> rhs``: UINT8, last dim roundup(ceil(cols/8), 32)."""
+    lt, rt = ci["lhs"].type, ci["rhs"].type
+    dims = list(lt.shape) if isinstance(rt, ScalarType) else broadcast(ci, list(lt.shape), list(rt.shape))
+    return packed_mask(ci, lt, dims)
+
+
+CMP_TYPE = kw("cmp_type", K.IntKw(0, 5), 0)
+define("tile.cmp", [tile("lhs"), tile("rhs")], _cmp, placement=VECTOR, memory=vec(0, 1), kwargs=[CMP_TYPE],
+       mnemonic="pto.tcmp")
+define("tile.cmps", [tile("lhs"), scalar("rhs", pair="lhs")], _cmp, placement=VECTOR, memory=vec(0),
+       kwargs=[CMP_TYPE], mnemonic="pto.tcmps")
+
+
+def _three_operand(ci: CallInfo) -> Type:
+    """``a op b op c``: the type of ``a``; tile operands share its dtype."""
+    a = ci["lhs"].type
+    for name in ("rhs", "third"):
+        t = ci[name].type
+        if isinstance(t, TileType) and t.dtype != a.dtype:
+            ci.fail(f"'{name}' dtype {t.dtype.name} must equal 'lhs' dtype {a.dtype.name}")
+    return like_tile(a)
+
+
+for _name in ("addc", "subc"):
+    define(f"tile.{_name}", [tile("lhs"), tile("rhs"), tile("third")], _three_operand, placement=VECTOR,
+           memory=vec(0, 1, 2), mnemonic=f"pto.t{_name}")
+for _name in ("addsc", "subsc"):
+    define(f"tile.{_name}", [tile("lhs"), scalar("rhs", pair="lhs"), tile("third")], _three_operand,
+           placement=VECTOR, memory=vec(0, 2), mnemonic=f"pto.t{_name}")
+
+
+def unary_rule(allowed: tuple[DataType, ...] | None = None, hp_allowed: tuple[DataType, ...] | None = None) -> Rule:
+    def deduce(ci: CallInfo) -> Type:
+        t = ci["tile"].type
+        if allowed is not None:
+            check_dtype(ci, "tile", t.dtype, allowed)
+        if hp_allowed is not None and ci.kw("high_precision"):
+            check_dtype(ci, "high_precision", t.dtype, hp_allowed)
+        return like_tile(t)
+
+    deduce.__doc__ = "Same shape and dtype" + (f" ({', '.join(d.name for d in allowed)} only)" if allowed else "") + "."
+    return deduce
+
+
+_UNARY = {
+    "exp": unary_rule(),
+    "neg": unary_rule(),
+    "abs": unary_rule(),
+    "sqrt": unary_rule(),
+    "relu": unary_rule(),
+    "sin": unary_rule((D.FP32,)),
+    "cos": unary_rule((D.FP32,)),
+    "not": unary_rule(INT_16),
+    "log": unary_rule(FLOAT_16_32, FLOAT_16_32),
+    "recip": unary_rule(hp_allowed=FLOAT_16_32),
+}
+_NO_PTO = ("sin", "cos")  # composite: LowerCompositeOps expands them
+for _name, _rule in _UNARY.items():
+    define(f"tile.{_name}", [tile("tile")], _rule, placement=VECTOR, memory=vec(0),
+           kwargs=[HP] if _name in ("log", "recip") else [],
+           mnemonic=None if _name in _NO_PTO else f"pto.t{_name}")
+
+
+def _rsqrt(ci: CallInfo) -> Type:
+    """Same type; the optional scratch tile must match the input's shape and dtype."""
+    t = ci["tile"].type
+    tmp = ci["tmp"]
+    if tmp is not None and (tmp.type.dtype != t.dtype or not dims_equal(list(tmp.type.shape), list(t.shape))):
+        ci.fail("'tmp' must have the input's shape and dtype")
+    return like_tile(t)
+
+
+define("tile.rsqrt", [tile("tile"), tile("tmp", effect=SCRATCH, optional=True)], _rsqrt, placement=VECTOR,
+       memory=vec(0, 1), mnemonic="pto.trsqrt")
+
+
+def _cast(ci: CallInfo) -> Type:
+    """Same shape, dtype ``target_type``."""
+    t = ci["tile"].type
+    return like_tile(t, dtype=check_cast(ci, t.dtype))
+
+
+define("tile.cast", [tile("tile")], _cast, placement=VECTOR, memory=vec(0), kwargs=CAST_KWARGS, mnemonic="pto.tcvt")
+
+
+def _expands(ci: CallInfo) -> Type:
+    """``target``'s type, every element set to the scalar."""
+    return like_tile(ci["target"].type)
+
+
+define("tile.expands", [tile("target"), scalar("scalar", pair="target")], _expands, placement=VECTOR,
+       memory=vec(0), mnemonic="pto.texpands")
+
+
+def _prelu(ci: CallInfo) -> Type:
+    """``x if x > 0 else slope * x``: the input's type."""
+    t, slope = ci["tile"].type, ci["slope"].type
+    if slope.dtype != t.dtype:
+        ci.fail(f"'slope' dtype {slope.dtype.name} must equal the input dtype {t.dtype.name}")
+    return like_tile(t)
+
+
+def _lrelu(ci: CallInfo) -> Type:
+    """Leaky relu with a scalar slope: the input's type."""
+    return like_tile(ci["tile"].type)
+
+
+define("tile.prelu", [tile("tile"), tile("slope"), TMP], _prelu, placement=VECTOR, memory=vec(0, 1, 2),
+       mnemonic="pto.tprelu")
+define("tile.lrelu", [tile("tile"), scalar("slope", pair="tile")], _lrelu, placement=VECTOR, memory=vec(0),
+       mnemonic="pto.tlrelu")
+
+
+def _sel(ci: CallInfo) -> Type:
+    """``mask ? lhs : rhs`` elementwise: the lhs type."""
+    lt, rt = ci["lhs"].type, ci["rhs"].type
+    if lt.dtype != rt.dtype:
+        ci.fail(f"'lhs' and 'rhs' dtypes must be equal, got {lt.dtype.name} and {rt.dtype.name}")
+    return like_tile(lt)
+
+
+def _sels(ci: CallInfo) -> Type:
+    """``mask ? src : scalar`` elementwise: the src type."""
+    return like_tile(ci["src"].type)
+
+
+SIGNED_TWIN = {D.UINT8: D.INT8, D.UINT16: D.INT16, D.UINT32: D.INT32, D.UINT64: D.INT64}
+
+
+def signed_twin_scalar(value: Any, bound: dict[str, Any]) -> Any:
+    """``sels`` scalar: re-typed to the src dtype, unsigned dtypes to their signed twin."""
+    dtype = element_dtype(bound.get("src"))
+    return retype_scalar(value, SIGNED_TWIN.get(dtype, dtype))
+
+
+define("tile.sel", [tile("mask"), tile("lhs"), tile("rhs"), TMP], _sel, placement=VECTOR, memory=vec(0, 1, 2, 3),
+       mnemonic="pto.tsel")
+define("tile.sels", [tile("mask"), tile("src"), TMP, scalar("scalar", norm=signed_twin_scalar)], _sels,
+       placement=VECTOR, memory=vec(0, 1, 2), mnemonic="pto.tsels")

@@ -1,0 +1,350 @@
+"""Tile shape/view ops and gather/scatter/sort (ops.md §5.5).
+
+View ops (slice, reshape, transpose, assemble, ...) keep the source tile's memory space; gathers,
+scatters and sorts are vector ops.
+"""
+
+from __future__ import annotations
+
+from ..datatype import DataType
+from ..enums import MemorySpace, PadValue, TileLayout
+from ..expr import Expr
+from ..op_registry import DEFERRED, INHERIT, TILE, TUPLE, CallInfo, Param
+from ..type_base import Type
+from ..types import TileType
+from . import kwtypes as K
+from .common import (
+    check_int,
+    check_rank,
+    const_value,
+    elements,
+    format_dims,
+    index,
+    product,
+    tile_type,
+    valid_shape,
+)
+from .decl import KERNEL, RW, SCRATCH, VECTOR, W, Vec, define, index as index_p, kw, mem, scalar, shape, tensor
+from .decl import tile
+from .shape_rules import (
+    check_pad,
+    concat_dims,
+    expand_dims,
+    reinterpret_dims,
+    reshape_valid,
+    set_valid,
+    slice_result,
+    swapped,
+    transpose_axes,
+)
+from .tensor_view_ops import (
+    COMPARE_KWARGS,
+    GATHER_ROW_PARAMS,
+    MASK,
+    OUT_DTYPE,
+    check_gather_row,
+    compare_result,
+    mask_dims,
+    merged_dims,
+    sort32_dims,
+    widened,
+)
+
+D = DataType
+VIEW = mem((), out=INHERIT)
+
+
+def view_of(src: TileType, dims: list[Expr], valid: list[Expr] | None, pad: PadValue | None = None,
+            keep_layout: bool = True) -> TileType:
+    """A zero-copy view of ``src``: same space (and layout when ``keep_layout``)."""
+    v = src.get_effective_tile_view()
+    if keep_layout:
+        return tile_type(dims, src.dtype, valid, blayout=v.blayout, slayout=v.slayout, fractal=v.fractal,
+                         pad=pad, space=src.memory_space)
+    return tile_type(dims, src.dtype, valid, pad=pad, space=src.memory_space)
+
+
+def _slice(ci: CallInfo) -> Type:
+    """A static window: ``shape`` minus dropped axes, at least 2-D; valid = requested ∩ source valid."""
+    t = ci["tile"].type
+    for v in elements(ci, "shape"):
+        if const_value(v) is None or const_value(v) <= 0:
+            ci.fail(f"shape must be static positive, got {format_dims(elements(ci, 'shape'))}")
+    dims, valid = slice_result(ci, t, clamp=False)
+    while len(dims) < 2:
+        dims, valid = [index(1)] + dims, [index(1)] + valid
+    return view_of(t, dims, valid, ci.kw("pad_value"), keep_layout=len(dims) == len(t.shape))
+
+
+define("tile.slice",
+       [tile("tile"), shape("shape"), shape("offset"), shape("valid_shape", optional=True, fill_empty=True),
+        shape("drop_dims", optional=True)],
+       _slice, placement=KERNEL, memory=VIEW, mnemonic="pto.subview",
+       kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
+
+
+def _reshape(ci: CallInfo) -> Type:
+    """Same elements in a new shape (same space); the valid region is carried when representable."""
+    t = ci["tile"].type
+    dims = elements(ci, "shape")
+    return view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
+
+
+define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW,
+       mnemonic="pto.treshape")
+
+
+def _reinterpret_view(ci: CallInfo) -> Type:
+    """Same bytes as another dtype, for packed row-major flat tiles."""
+    t = ci["tile"].type
+    v = t.get_effective_tile_view()
+    if v.blayout != TileLayout.row_major or v.slayout != TileLayout.none_box:
+        ci.fail("only packed row-major flat tiles can be reinterpreted")
+    dims = reinterpret_dims(ci, t, dn=False)
+    return tile_type(dims, ci.kw("dtype"), blayout=v.blayout, slayout=v.slayout, space=t.memory_space)
+
+
+define("tile.reinterpret_view", [tile("tile"), shape("shape", optional=True)], _reinterpret_view,
+       placement=KERNEL, memory=VIEW, kwargs=[kw("dtype", K.DTYPE)], signature=("tile", "dtype", "*", "shape"))
+
+
+def _transpose(ci: CallInfo) -> Type:
+    """Two axes swapped (same space)."""
+    t = ci["tile"].type
+    a1, a2 = transpose_axes(ci, len(t.shape))
+    tmp = ci["tmp_tile"]
+    if tmp is not None and tmp.type.dtype != t.dtype:
+        ci.fail("'tmp_tile' must have the input dtype")
+    return view_of(t, swapped(list(t.shape), a1, a2), swapped(valid_shape(t), a1, a2), keep_layout=False)
+
+
+define("tile.transpose", [tile("tile"), index_p("axis1"), index_p("axis2"),
+                          tile("tmp_tile", effect=SCRATCH, optional=True)],
+       _transpose, placement=KERNEL, memory=VIEW, mnemonic="pto.ttrans")
+
+FIXPIPE_TARGETS = (D.FP16, D.BF16, D.INT8)
+
+
+def _assemble(ci: CallInfo) -> Type:
+    """The target's type, its valid region widened by the written window."""
+    tgt, src = ci["target"].type, ci["source"].type
+    offs = elements(ci, "offset")
+    if len(offs) != len(tgt.shape):
+        ci.fail(f"offset must have {len(tgt.shape)} elements, got {len(offs)}")
+    fixpipe = src.memory_space == MemorySpace.Acc and tgt.dtype in FIXPIPE_TARGETS
+    if src.dtype != tgt.dtype and not fixpipe:
+        ci.fail(f"source dtype {src.dtype.name} must equal target dtype {tgt.dtype.name}")
+    valid = widened(tgt, offs, valid_shape(src)) if len(src.shape) == len(tgt.shape) else valid_shape(tgt)
+    return view_of(tgt, list(tgt.shape), valid)
+
+
+define("tile.assemble", [tile("target", effect=W), tile("source"), shape("offset")], _assemble, placement=KERNEL,
+       memory=VIEW)
+
+
+def _concat(ci: CallInfo) -> Type:
+    """``[M, Na + Nb]`` in Vec."""
+    a, b = ci["lhs"].type, ci["rhs"].type
+    return tile_type(concat_dims(ci, a, b), a.dtype)
+
+
+define("tile.concat", [tile("lhs"), tile("rhs")], _concat, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec),
+       mnemonic="pto.tconcat")
+
+
+def _set_validshape(ci: CallInfo) -> Type:
+    """The same tile with valid region ``[valid_rows, valid_cols]``."""
+    t = ci["tile"].type
+    return view_of(t, list(t.shape), set_valid(ci, t))
+
+
+define("tile.set_validshape", [tile("tile"), index_p("valid_rows"), index_p("valid_cols")], _set_validshape,
+       placement=KERNEL, memory=VIEW, mnemonic="pto.set_validshape")
+
+
+def _fillpad(ci: CallInfo) -> Type:
+    """Same shape and dtype, the padding filled (fully valid)."""
+    check_pad(ci)
+    t = ci["tile"].type
+    return view_of(t, list(t.shape), None)
+
+
+def _fillpad_expand(ci: CallInfo) -> Type:
+    """The static larger ``shape``, the padding filled."""
+    check_pad(ci)
+    t = ci["tile"].type
+    return view_of(t, expand_dims(ci, t), None, keep_layout=False)
+
+
+PAD = kw("pad_value", K.PadValueKw(allow_null=False), PadValue.zero)
+define("tile.fillpad", [tile("tile")], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD], mnemonic="pto.tfillpad")
+define("tile.fillpad_inplace", [tile("tile", effect=RW)], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD],
+       mnemonic="pto.tfillpad")
+define("tile.fillpad_expand", [tile("tile"), shape("shape")], _fillpad_expand, placement=KERNEL, memory=VIEW,
+       kwargs=[PAD], mnemonic="pto.tfillpad_expand")
+
+
+# ---------------------------------------------------------------- gather / scatter / sort
+
+
+def _gather(ci: CallInfo) -> Type:
+    """Elements of ``src`` picked by ``indices``: the indices' shape, the src dtype."""
+    check_int(ci, "'indices'", ci["indices"].type.dtype)
+    return tile_type(list(ci["indices"].type.shape), ci["src"].type.dtype)
+
+
+define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)], _gather, placement=VECTOR,
+       memory=mem((Vec,), (Vec,), (Vec,), out=Vec), mnemonic="pto.tgather")
+
+
+def _gatherb(ci: CallInfo) -> Type:
+    """Blocks of ``src`` at byte offsets: the offsets' shape, ``output_dtype`` or the src dtype."""
+    check_int(ci, "'offset'", ci["offset"].type.dtype)
+    return tile_type(list(ci["offset"].type.shape), ci.kw("output_dtype") or ci["src"].type.dtype)
+
+
+define("tile.gatherb", [tile("src"), tile("offset")], _gatherb, placement=VECTOR,
+       memory=mem((Vec,), (Vec,), out=Vec), kwargs=[OUT_DTYPE], mnemonic="pto.tgatherb")
+
+
+def _gather_mask(ci: CallInfo) -> Type:
+    """Columns selected by a fixed mask pattern."""
+    t = ci["src"].type
+    return tile_type(mask_dims(ci, t), ci.kw("output_dtype") or t.dtype)
+
+
+define("tile.gather_mask", [tile("src")], _gather_mask, placement=VECTOR, memory=mem((Vec,), out=Vec),
+       kwargs=[MASK, OUT_DTYPE], signature=("src", "mask_pattern", "*", "output_dtype"))
+
+
+def _gather_compare(ci: CallInfo) -> Type:
+    """Indices comparing true against ``kvalue`` plus per-row counts: a 2-tuple of Vec tiles."""
+
+    def vec_tile(dims: list[Expr], dtype: DataType) -> TileType:
+        return tile_type(dims, dtype, space=MemorySpace.Vec)
+
+    return compare_result(ci, ci["src"].type, vec_tile)
+
+
+define("tile.gather_compare", [tile("src"), scalar("kvalue", pair="src"), tile("tmp", effect=SCRATCH)],
+       _gather_compare, placement=VECTOR, memory=mem((Vec,), (), (Vec,)), kwargs=COMPARE_KWARGS)
+
+
+def _mgather(ci: CallInfo) -> Type:
+    """Rows (``coalesce='row'``) or elements of a GM tensor picked by an index tile, in ``target_memory``."""
+    src, idx = ci["mem"].type, ci["idx"].type
+    check_int(ci, "'idx'", idx.dtype)
+    scratch = ci["scratch"]
+    if scratch is not None and not isinstance(scratch.type, TileType) and elements(ci, "scratch", integer=False):
+        ci.fail("'scratch' must be a tile or the empty placeholder []")
+    if ci.kw("coalesce") == "row":
+        count = product(list(idx.shape))
+        if count is None:
+            ci.fail(f"row gathers need a static index count, got {format_dims(idx.shape)}")
+        dims = [index(count), src.shape[-1]]
+    else:
+        dims = list(idx.shape)
+    valid = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
+    return tile_type(dims, src.dtype, valid, space=ci.kw("target_memory"))
+
+
+define("tile.mgather",
+       [tensor("mem"), tile("idx"),
+        Param("scratch", (TILE, TUPLE), SCRATCH, optional=True, fill_empty=True, print_keyword=True),
+        shape("valid_shape", optional=True, print_keyword=True)],
+       _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED),
+       kwargs=[kw("coalesce", K.StrKw(("row", "elem")), "row"),
+               kw("gather_oob", K.StrKw(("undefined", "zero", "clamp")), "undefined", keyword_only=True),
+               kw("target_memory", K.EnumKw(MemorySpace), MemorySpace.Vec, keyword_only=True)],
+       signature=("mem", "idx", "coalesce", "*", "gather_oob", "target_memory", "scratch", "valid_shape"))
+
+
+def _scatter(ci: CallInfo) -> Type:
+    """``dst`` with ``src`` elements written at ``indexes``."""
+    dst, src = ci["dst"].type, ci["src"].type
+    check_int(ci, "'indexes'", ci["indexes"].type.dtype)
+    if src.dtype != dst.dtype:
+        ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    return view_of(dst, list(dst.shape), None)
+
+
+def _scatter_mask(ci: CallInfo) -> Type:
+    """``dst`` with ``src`` columns spread by the mask pattern."""
+    dst, src = ci["dst"].type, ci["src"].type
+    if src.dtype != dst.dtype:
+        ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    return view_of(dst, list(dst.shape), None)
+
+
+def _mscatter(ci: CallInfo) -> Type:
+    """The output tensor's type, elements of ``src`` scattered into it."""
+    src, out = ci["src"].type, ci["output_tensor"].type
+    check_int(ci, "'idx'", ci["idx"].type.dtype)
+    if src.dtype != out.dtype:
+        ci.fail(f"src dtype {src.dtype.name} must equal the output tensor dtype {out.dtype.name}")
+    return out
+
+
+def _scatter_update(ci: CallInfo) -> Type:
+    """``input`` with rows of ``src`` written at the rows named by ``index``."""
+    t, src = ci["input"].type, ci["src"].type
+    check_int(ci, "'index'", ci["index"].type.dtype)
+    if src.dtype != t.dtype:
+        ci.fail(f"src dtype {src.dtype.name} must equal input dtype {t.dtype.name}")
+    return view_of(t, list(t.shape), None)
+
+
+SCATTER_MEM = mem((Vec,), (Vec,), (Vec,), out=Vec)
+define("tile.scatter", [tile("dst", effect=W), tile("src"), tile("indexes")], _scatter, placement=VECTOR,
+       memory=SCATTER_MEM, mnemonic="pto.tscatter")
+define("tile.scatter_mask", [tile("dst", effect=W), tile("src")], _scatter_mask, placement=VECTOR,
+       memory=mem((Vec,), (Vec,), out=Vec), kwargs=[MASK], signature=("dst", "src", "mask_pattern"))
+define("tile.mscatter", [tile("src"), tile("idx"), tensor("output_tensor", effect=W)], _mscatter, placement=VECTOR,
+       memory=mem((Vec,), (Vec,)), mnemonic="pto.mscatter")
+define("tile.scatter_update", [tile("input"), tile("index"), tile("src")], _scatter_update, placement=VECTOR,
+       memory=SCATTER_MEM, kwargs=[kw("dim", K.INT, -2)])
+
+
+def _gather_row(ci: CallInfo) -> Type:
+    """The destination tile's type, with a block of rows copied from ``src`` into it."""
+    dst = ci["dst"].type
+    check_gather_row(ci, dst)
+    return dst
+
+
+define("tile.gather_row", [tile("dst", effect=W), Param("src", ("tensor", TILE)), *GATHER_ROW_PARAMS],
+       _gather_row, placement=KERNEL, memory=mem((), (), out=INHERIT), kwargs=[kw("transpose", K.BOOL, False)],
+       signature=("dst", "src", "dst_offset", "src_offset", "shapes", "transpose", "*", "valid_shape"))
+
+
+def _sort32(ci: CallInfo) -> Type:
+    """Sort each 32-element block, emitting (value, index) pairs."""
+    src = ci["src"].type
+    return tile_type(sort32_dims(ci, src, ci["idx"].type), src.dtype)
+
+
+def _mrgsort1(ci: CallInfo) -> Type:
+    """Merge sorted runs of ``block_len`` inside one list: same type."""
+    if ci.kw("block_len") <= 0:
+        ci.fail(f"block_len must be > 0, got {ci.kw('block_len')}")
+    src = ci["src0"].type
+    return tile_type(list(src.shape), src.dtype, valid_shape(src))
+
+
+def _mrgsort2(ci: CallInfo) -> Type:
+    """Merge 2-4 sorted lists through a scratch tile: columns add up."""
+    names = [n for n in ("src0", "src1", "src2", "src3") if ci[n] is not None]
+    check_rank(ci, "src0", rank=2)
+    return tile_type(merged_dims(ci, names), ci["src0"].type.dtype)
+
+
+define("tile.sort32", [tile("src"), tile("idx")], _sort32, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec),
+       mnemonic="pto.tsort32")
+define("tile.mrgsort_format1", [tile("src0")], _mrgsort1, placement=VECTOR, memory=mem((Vec,), out=Vec),
+       kwargs=[kw("block_len", K.INT, keyword_only=True)], mnemonic="pto.tmrgsort")
+define("tile.mrgsort_format2",
+       [tile("src0"), tile("src1"), tile("src2", optional=True), tile("src3", optional=True),
+        tile("tmp", effect=SCRATCH)],
+       _mrgsort2, placement=VECTOR, memory=mem((Vec,), (Vec,), (Vec,), (Vec,), (Vec,), out=Vec),
+       kwargs=[kw("exhausted", K.BOOL, False, keyword_only=True)], mnemonic="pto.tmrgsort",
+       signature=("src0", "src1", "tmp", "src2", "src3", "*", "exhausted"))

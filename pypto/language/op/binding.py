@@ -1,0 +1,62 @@
+"""Turning IR builders into DSL functions: unwrap DSL values, pass the span, wrap the result.
+
+A DSL function accepts ``pl.Tensor``/``pl.Tile``/``pl.Scalar``/``pl.Array`` values (anything with
+``.unwrap()``), raw ``ir.Expr``s and Python numbers/lists, plus ``span=`` (the parser passes the
+call's span; default ``Span.unknown()``), and returns the wrapper matching the result type.
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+from typing import Any, Callable
+
+from pypto import ir
+from pypto.language.typing.values import unwrap, wrap
+
+
+def dsl(builder: Callable[..., ir.Expr]) -> Callable[..., Any]:
+    """The DSL function of an IR builder (same name, signature and doc)."""
+
+    @functools.wraps(builder)
+    def fn(*args: Any, span: ir.Span | None = None, **kwargs: Any) -> Any:
+        span = span if span is not None else ir.Span.unknown()
+        call = builder(*unwrap(args), span=span, **{k: unwrap(v) for k, v in kwargs.items()})
+        return wrap(call)
+
+    return fn
+
+
+def bind_module(namespace: dict[str, Any], builders: ModuleType) -> list[str]:
+    """Define a DSL function in ``namespace`` for every public builder of ``builders``."""
+    names = list(builders.__all__)
+    for name in names:
+        namespace[name] = dsl(getattr(builders, name))
+    return names
+
+
+def as_expr(value: Any, span: ir.Span) -> ir.Expr:
+    """A DSL value or Python number as an IR expression (ints INDEX, floats FP32)."""
+    value = unwrap(value)
+    if isinstance(value, ir.Expr):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ir.ConstInt(value, ir.INDEX, span) if isinstance(value, int) else ir.ConstFloat(value, ir.FP32, span)
+    raise ir.IRTypeError(f"expected a scalar value, got {type(value).__name__}")
+
+
+def kind(value: Any) -> str:
+    """``Tensor``, ``Tile``, ``Scalar``, ``Array`` or the Python type name of a DSL argument."""
+    raw = unwrap(value)
+    if isinstance(raw, bool):
+        return "bool"
+    if isinstance(raw, (int, float)):
+        return "Scalar"
+    if isinstance(raw, ir.Expr):
+        t = raw.type
+        for cls, name in ((ir.TensorType, "Tensor"), (ir.TileType, "Tile"), (ir.ScalarType, "Scalar"),
+                          (ir.ArrayType, "Array")):
+            if isinstance(t, cls):
+                return name
+        return type(t).__name__
+    return type(raw).__name__
