@@ -172,7 +172,9 @@ class Machine:
         except (InterpreterError, *_CONTROL):
             raise
         except _RUNTIME_ERRORS as err:
-            raise InterpreterError(str(err) if isinstance(err, OpError) else f"{type(err).__name__}: {err}", stmt.span) from err
+            raise InterpreterError(
+                str(err) if isinstance(err, OpError) else f"{type(err).__name__}: {err}", stmt.span
+            ) from err
 
     def _seq(self, stmt: S.SeqStmts, frame: Frame) -> list[Any] | None:
         for s in stmt.stmts:
@@ -399,9 +401,17 @@ class Machine:
             return _skipped_results(func, args)
         if core_num is None and func.func_type == FunctionType.Spmd:
             core_num = func.attrs.get("core_num")
-        blocks = int(self.eval(core_num, frame) if isinstance(core_num, E.Expr) else core_num) if core_num is not None else None
+        blocks = (
+            int(self.eval(core_num, frame) if isinstance(core_num, E.Expr) else core_num)
+            if core_num is not None
+            else None
+        )
         split = func.attrs.get("split", 0)
-        lanes = 2 if func.func_type == FunctionType.AIV and (int(split or 0) != 0 or func.attrs.get("dual_aiv_dispatch")) else None
+        lanes = (
+            2
+            if func.func_type == FunctionType.AIV and (int(split or 0) != 0 or func.attrs.get("dual_aiv_dispatch"))
+            else None
+        )
         st = self.state
         saved = (st.block_idx, st.block_num, st.subblock_idx, st.subblock_num)
         results: list[Any] = []
@@ -441,4 +451,3 @@ def _skipped_results(func: Function, args: list[Any]) -> list[Any]:
             raise OpError(f"a false predicate skips '{func.name}', whose result is not one of its parameters")
         results.append(args[index])
     return results
-

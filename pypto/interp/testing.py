@@ -72,21 +72,23 @@ def assert_pass_preserves(
 
 def _task_id_returns(program: Program | Function, entry: str | None) -> set[int]:
     func = program if isinstance(program, Function) else _entry(program, entry)
-    return {
-        i for i, t in enumerate(func.return_types) if isinstance(t, ScalarType) and t.dtype == DataType.TASK_ID
-    }
+    return {i for i, t in enumerate(func.return_types) if isinstance(t, ScalarType) and t.dtype == DataType.TASK_ID}
 
 
 def _compare_results(
     before: RunResult, after: RunResult, skip: set[int], name: str, rtol: float | None, atol: float | None
 ) -> None:
     if len(before.returns) != len(after.returns):
-        raise AssertionError(f"{name} changed the number of return values: {len(before.returns)} -> {len(after.returns)}")
+        raise AssertionError(
+            f"{name} changed the number of return values: {len(before.returns)} -> {len(after.returns)}"
+        )
     for i, (x, y) in enumerate(zip(before.returns, after.returns)):
         if i not in skip:
             assert_values_close(x, y, f"return value {i}", name, rtol, atol)
     if set(before.outputs) != set(after.outputs):
-        raise AssertionError(f"{name} changed the Out/InOut parameters: {sorted(before.outputs)} -> {sorted(after.outputs)}")
+        raise AssertionError(
+            f"{name} changed the Out/InOut parameters: {sorted(before.outputs)} -> {sorted(after.outputs)}"
+        )
     for key in before.outputs:
         assert_values_close(before.outputs[key], after.outputs[key], f"output '{key}'", name, rtol, atol)
 

@@ -72,7 +72,10 @@ class TensorValue(ArrayValue):
             first = np.argwhere(~mask)[0]
             if region is not None:
                 first = [int(i) + (s.start or 0) for i, s in zip(first, region)]
-            raise OpError(f"reads an unwritten element {list(map(int, first))} of {what} (Out tensors must be written before they are read)")
+            raise OpError(
+                f"reads an unwritten element {list(map(int, first))} of {what} "
+                "(Out tensors must be written before they are read)"
+            )
 
     def mark_written(self, region: tuple[slice, ...] | None = None) -> None:
         """Record that ``region`` (default: all) now holds data."""

@@ -38,7 +38,9 @@ def tensor_t(shape: list[Any], dtype: D = D.FP32) -> ir.TensorType:
     return ir.TensorType(shape, dtype)
 
 
-def tile_t(shape: list[Any], dtype: D = D.FP32, space: ir.MemorySpace = ir.MemorySpace.Vec, memref: Any = None) -> ir.TileType:
+def tile_t(
+    shape: list[Any], dtype: D = D.FP32, space: ir.MemorySpace = ir.MemorySpace.Vec, memref: Any = None
+) -> ir.TileType:
     return ir.TileType(shape, dtype, memref, None, space)
 
 
@@ -73,7 +75,9 @@ def function(name: str, params: list[Any], returns: list[ir.Type], *stmts: ir.St
     return ir.Function(name, params, returns, seq(*stmts), SP, **kw)
 
 
-def op_function(op: str, operands: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None) -> ir.Function:
+def op_function(
+    op: str, operands: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None
+) -> ir.Function:
     """``def f(p0, p1, ...): r = op(operands...); return r`` where each Type operand becomes a parameter."""
     params, args = [], []
     for k, operand in enumerate(operands):

@@ -89,11 +89,20 @@ def test_break_and_continue_in_surface_loops() -> None:
     i = var("i", scalar_t())
     ii = ir.cast(i, D.INT64)
     body = seq(
-        ir.IfStmt(ii % ir.ConstInt(2, D.INT64, SP) == ir.ConstInt(1, D.INT64, SP), seq(ir.ContinueStmt(SP)), None, [], SP),
+        ir.IfStmt(
+            ii % ir.ConstInt(2, D.INT64, SP) == ir.ConstInt(1, D.INT64, SP), seq(ir.ContinueStmt(SP)), None, [], SP
+        ),
         ir.IfStmt(ii > ir.ConstInt(8, D.INT64, SP), seq(ir.BreakStmt(SP)), None, [], SP),
         assign(total, total + ii),
     )
-    f = function("f", [], [I64], assign(total, ir.ConstInt(0, D.INT64, SP)), ir.ForStmt(i, 0, 100, 1, [], body, [], SP), ret(total))
+    f = function(
+        "f",
+        [],
+        [I64],
+        assign(total, ir.ConstInt(0, D.INT64, SP)),
+        ir.ForStmt(i, 0, 100, 1, [], body, [], SP),
+        ret(total),
+    )
     assert run(f).value == 0 + 2 + 4 + 6 + 8
 
 
@@ -116,7 +125,10 @@ def test_break_outside_a_loop_is_an_error() -> None:
         (ir.FloorDiv(ir.ConstInt(-7, D.INT32, SP), ir.ConstInt(2, D.INT32, SP), D.INT32, SP), -4),
         (ir.FloorMod(ir.ConstInt(-7, D.INT32, SP), ir.ConstInt(2, D.INT32, SP), D.INT32, SP), 1),
         (ir.FloatDiv(ir.ConstInt(-7, D.INT32, SP), ir.ConstInt(2, D.INT32, SP), D.INT32, SP), -3),
-        (ir.FloatDiv(ir.ConstFloat(1.0, D.FP32, SP), ir.ConstFloat(3.0, D.FP32, SP), D.FP32, SP), float(np.float32(1 / 3))),
+        (
+            ir.FloatDiv(ir.ConstFloat(1.0, D.FP32, SP), ir.ConstFloat(3.0, D.FP32, SP), D.FP32, SP),
+            float(np.float32(1 / 3)),
+        ),
         (ir.Add(ir.ConstInt(127, D.INT8, SP), ir.ConstInt(1, D.INT8, SP), D.INT8, SP), -128),
         (ir.BitShiftLeft(ir.ConstInt(1, D.INT32, SP), ir.ConstInt(31, D.INT32, SP), D.INT32, SP), -(2**31)),
         (ir.Pow(ir.ConstInt(3, D.INT64, SP), ir.ConstInt(4, D.INT64, SP), D.INT64, SP), 81),
@@ -212,7 +224,9 @@ def test_submit_predicate_false_skips_the_task(gate: int, expected: float) -> No
     g = var("g", I64)
     res_t = ir.TupleType([t, scalar_t(D.TASK_ID)])
     r = var("r", res_t)
-    submit = ir.Submit(ir.GlobalVar("double"), [x, out], [], {}, {}, res_t, SP, predicate=g > ir.ConstInt(0, D.INT64, SP))
+    submit = ir.Submit(
+        ir.GlobalVar("double"), [x, out], [], {}, {}, res_t, SP, predicate=g > ir.ConstInt(0, D.INT64, SP)
+    )
     y = var("y", t)
     main = function(
         "main",
@@ -222,7 +236,9 @@ def test_submit_predicate_false_skips_the_task(gate: int, expected: float) -> No
         assign(y, ir.TupleGetItemExpr(r, 0, SP)),
         ret(y),
     )
-    result = run(ir.Program([main, _double_kernel()], "p", SP), np.ones(4, np.float32), np.full(4, 5.0, np.float32), gate)
+    result = run(
+        ir.Program([main, _double_kernel()], "p", SP), np.ones(4, np.float32), np.full(4, 5.0, np.float32), gate
+    )
     np.testing.assert_array_equal(result.value, np.full(4, expected, np.float32))
 
 
@@ -251,14 +267,28 @@ def test_spmd_launch_from_call_attrs_and_spmd_function_attrs() -> None:
     kernel = function("kernel", [(out, ir.ParamDirection.Out)], [], *stmts, type=ir.FunctionType.InCore)
     o1 = var("o", out.type)
     by_call = function(
-        "main", [(o1, ir.ParamDirection.Out)], [], ir.EvalStmt(ir.Call(ir.GlobalVar("kernel"), [o1], {}, {"core_num": 3}, ir.UnknownType(), SP), SP)
+        "main",
+        [(o1, ir.ParamDirection.Out)],
+        [],
+        ir.EvalStmt(ir.Call(ir.GlobalVar("kernel"), [o1], {}, {"core_num": 3}, ir.UnknownType(), SP), SP),
     )
-    np.testing.assert_array_equal(run(ir.Program([by_call, kernel], "p", SP), np.zeros(3, np.int32)).outputs["o"], [0, 10, 20])
+    np.testing.assert_array_equal(
+        run(ir.Program([by_call, kernel], "p", SP), np.zeros(3, np.int32)).outputs["o"], [0, 10, 20]
+    )
     o2 = var("o", out.type)
-    wrapper = function("spmd", [(o2, ir.ParamDirection.Out)], [], ir.EvalStmt(ir.Call(ir.GlobalVar("kernel"), [o2], SP), SP), type=ir.FunctionType.Spmd, attrs={"core_num": 3})
+    wrapper = function(
+        "spmd",
+        [(o2, ir.ParamDirection.Out)],
+        [],
+        ir.EvalStmt(ir.Call(ir.GlobalVar("kernel"), [o2], SP), SP),
+        type=ir.FunctionType.Spmd,
+        attrs={"core_num": 3},
+    )
     o3 = var("o", out.type)
     main = function("main", [(o3, ir.ParamDirection.Out)], [], ir.EvalStmt(ir.Call(ir.GlobalVar("spmd"), [o3], SP), SP))
-    np.testing.assert_array_equal(run(ir.Program([main, wrapper, kernel], "p", SP), np.zeros(3, np.int32)).outputs["o"], [0, 10, 20])
+    np.testing.assert_array_equal(
+        run(ir.Program([main, wrapper, kernel], "p", SP), np.zeros(3, np.int32)).outputs["o"], [0, 10, 20]
+    )
 
 
 def test_split_aiv_scope_runs_once_per_lane_and_scope_task_id_var() -> None:
@@ -271,7 +301,9 @@ def test_split_aiv_scope_runs_once_per_lane_and_scope_task_id_var() -> None:
         assign(w, call("tensor.write", [out, tup(lane), ir.cast(lane + idx(7), D.INT32)], None, t)),
     )
     tid = var("tid", scalar_t(D.TASK_ID))
-    scope = ir.InCoreScopeStmt(body=seq(ir.SplitAivScopeStmt(ir.SplitMode.UP_DOWN, body=body, span=SP)), span=SP, attrs={"task_id_var": tid})
+    scope = ir.InCoreScopeStmt(
+        body=seq(ir.SplitAivScopeStmt(ir.SplitMode.UP_DOWN, body=body, span=SP)), span=SP, attrs={"task_id_var": tid}
+    )
     f = function("f", [(out, ir.ParamDirection.Out)], [scalar_t(D.TASK_ID)], scope, ret(tid))
     result = run(f, np.zeros(2, np.int32))
     np.testing.assert_array_equal(result.outputs["out"], [7, 8])

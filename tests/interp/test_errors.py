@@ -14,7 +14,9 @@ from pypto.ir.errors import PyptoError
 V = {"target_memory": ir.MemorySpace.Vec}
 
 
-def _load_store(load_off: tuple[int, int], store_off: tuple[int, int], out_dir: ir.ParamDirection = ir.ParamDirection.InOut) -> ir.Function:
+def _load_store(
+    load_off: tuple[int, int], store_off: tuple[int, int], out_dir: ir.ParamDirection = ir.ParamDirection.InOut
+) -> ir.Function:
     t = tensor_t([8, 8])
     x, out = var("x", t), var("out", t)
     tl = tile_t([4, 4])
@@ -73,12 +75,16 @@ def test_reading_a_fresh_tensor_create_before_writing_it() -> None:
         assign(r, call("tensor.exp", [c], None, t), line=5),
         ret(r),
     )
-    with pytest.raises(InterpreterError, match=r"^prog.py:5:1: tensor.exp: reads an unwritten element \[0, 0\] of operand"):
+    with pytest.raises(
+        InterpreterError, match=r"^prog.py:5:1: tensor.exp: reads an unwritten element \[0, 0\] of operand"
+    ):
         run(f)
 
 
 def test_writing_then_reading_an_out_tensor_is_fine() -> None:
-    result = run(_load_store((0, 0), (0, 0), ir.ParamDirection.Out), np.ones((8, 8), np.float32), np.zeros((8, 8), np.float32))
+    result = run(
+        _load_store((0, 0), (0, 0), ir.ParamDirection.Out), np.ones((8, 8), np.float32), np.zeros((8, 8), np.float32)
+    )
     assert result.value[:4, :4].sum() == 16
 
 
@@ -86,8 +92,14 @@ def test_runtime_shape_mismatch_against_the_declared_type() -> None:
     t = tensor_t([4, 4])
     x = var("x", t)
     r = var("r", tensor_t([4, 4]))
-    f = function("k", [x], [t], assign(r, call("tensor.reshape", [x, tup(2, 8)], None, tensor_t([4, 4])), line=2), ret(r))
-    with pytest.raises(InterpreterError, match=r"^prog.py:2:1: tensor.reshape: produced shape \[2, 8\] but the call's type is pl.Tensor\[\[4, 4\], pl.FP32\]$"):
+    f = function(
+        "k", [x], [t], assign(r, call("tensor.reshape", [x, tup(2, 8)], None, tensor_t([4, 4])), line=2), ret(r)
+    )
+    with pytest.raises(
+        InterpreterError,
+        match=r"^prog.py:2:1: tensor.reshape: produced shape \[2, 8\] "
+        r"but the call's type is pl.Tensor\[\[4, 4\], pl.FP32\]$",
+    ):
         run(f, np.zeros((4, 4), np.float32))
 
 
@@ -99,7 +111,10 @@ def test_operand_shapes_that_do_not_broadcast() -> None:
 
 def test_input_shape_mismatch() -> None:
     f = op_function("tensor.exp", [tensor_t([4, 4])])
-    with pytest.raises(InterpreterError, match=r"argument 'p0' of 'f' has shape \[3, 4\] but its type is pl.Tensor\[\[4, 4\], pl.FP32\]"):
+    with pytest.raises(
+        InterpreterError,
+        match=r"argument 'p0' of 'f' has shape \[3, 4\] but its type is pl.Tensor\[\[4, 4\], pl.FP32\]",
+    ):
         run(f, np.zeros((3, 4), np.float32))
 
 
@@ -122,7 +137,9 @@ def test_unknown_op_has_no_semantics() -> None:
 
 def test_unsupported_dtype_input() -> None:
     f = op_function("tensor.exp", [tensor_t([4], D.HF8)])
-    with pytest.raises(InterpreterError, match="input 'p0' of 'f': unsupported dtype hf8: no exact numpy/ml_dtypes equivalent"):
+    with pytest.raises(
+        InterpreterError, match="input 'p0' of 'f': unsupported dtype hf8: no exact numpy/ml_dtypes equivalent"
+    ):
         run(f, np.zeros(4, np.float32))
 
 

@@ -101,7 +101,9 @@ def test_loop_carry_yielded_from_another_buffer_is_not_copied() -> None:
     """Codegen emits no copy for carries, so a yield outside the carried buffer loses the update."""
     x = np.full((16, 16), 2.0, np.float32)
     np.testing.assert_array_equal(run(_accumulate(0, NBYTES), x, np.zeros_like(x)).value, np.zeros((16, 16)))
-    np.testing.assert_array_equal(run(_accumulate(0, NBYTES), x, np.zeros_like(x), memory="values").value, np.full((16, 16), 6.0))
+    np.testing.assert_array_equal(
+        run(_accumulate(0, NBYTES), x, np.zeros_like(x), memory="values").value, np.full((16, 16), 6.0)
+    )
 
 
 def test_functions_without_addresses_run_on_values() -> None:

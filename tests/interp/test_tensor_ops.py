@@ -19,13 +19,21 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: float = -4, hi: fl
     return RNG.uniform(lo, hi, size=shape).astype(dtype)
 
 
-def run_op(op: str, operands: list[Any], inputs: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None) -> Any:
+def run_op(
+    op: str, operands: list[Any], inputs: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None
+) -> Any:
     return run(op_function(op, operands, kwargs, result), *inputs).value
 
 
 @pytest.mark.parametrize(
     ("op", "ref"),
-    [("tensor.add", np.add), ("tensor.sub", np.subtract), ("tensor.mul", np.multiply), ("tensor.div", np.divide), ("tensor.maximum", np.maximum)],
+    [
+        ("tensor.add", np.add),
+        ("tensor.sub", np.subtract),
+        ("tensor.mul", np.multiply),
+        ("tensor.div", np.divide),
+        ("tensor.maximum", np.maximum),
+    ],
 )
 def test_tensor_binary_broadcast(op: str, ref: Callable[..., np.ndarray]) -> None:
     a, b = rand((4, 8)), rand((8,), lo=0.5, hi=2)
@@ -51,11 +59,15 @@ def test_tensor_cmp_gives_zero_one_in_the_promoted_dtype() -> None:
 
 def test_tensor_reductions_and_expands() -> None:
     a = rand((3, 5))
-    np.testing.assert_allclose(run_op("tensor.row_sum", [tensor_t([3, 5])], [a]), a.sum(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(
+        run_op("tensor.row_sum", [tensor_t([3, 5])], [a]), a.sum(axis=1, keepdims=True), rtol=1e-6
+    )
     np.testing.assert_array_equal(run_op("tensor.col_max", [tensor_t([3, 5])], [a]), a.max(axis=0, keepdims=True))
     v = rand((3, 1))
     np.testing.assert_allclose(run_op("tensor.row_expand_sub", [tensor_t([3, 5]), tensor_t([3, 1])], [a, v]), a - v)
-    np.testing.assert_array_equal(run_op("tensor.expands", [tensor_t([3, 5]), f32(1.5)], [a]), np.full((3, 5), 1.5, np.float32))
+    np.testing.assert_array_equal(
+        run_op("tensor.expands", [tensor_t([3, 5]), f32(1.5)], [a]), np.full((3, 5), 1.5, np.float32)
+    )
 
 
 @pytest.mark.parametrize(("a_trans", "b_trans"), [(False, False), (True, False), (False, True), (True, True)])
@@ -70,7 +82,9 @@ def test_tensor_matmul_transposes(a_trans: bool, b_trans: bool) -> None:
 
 def test_tensor_matmul_batched_and_out_dtype() -> None:
     a, b = rand((2, 4, 8), np.float16), rand((8, 3), np.float16)
-    got = run_op("tensor.matmul", [tensor_t([2, 4, 8], D.FP16), tensor_t([8, 3], D.FP16)], [a, b], {"out_dtype": D.FP32})
+    got = run_op(
+        "tensor.matmul", [tensor_t([2, 4, 8], D.FP16), tensor_t([8, 3], D.FP16)], [a, b], {"out_dtype": D.FP32}
+    )
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-6)
 
@@ -83,15 +97,21 @@ def test_tensor_shape_ops() -> None:
     dropped = run_op("tensor.slice", [tensor_t([4, 6]), tup(1, 6), tup(2, 0), tup(), tup(0)], [a])
     np.testing.assert_array_equal(dropped, a[2])
     ints = np.arange(4, dtype=np.int32).reshape(1, 4)
-    np.testing.assert_array_equal(run_op("tensor.reinterpret_view", [tensor_t([1, 4], D.INT32)], [ints], {"dtype": D.INT16}), ints.view(np.int16))
+    np.testing.assert_array_equal(
+        run_op("tensor.reinterpret_view", [tensor_t([1, 4], D.INT32)], [ints], {"dtype": D.INT16}), ints.view(np.int16)
+    )
     assert run_op("tensor.dim", [tensor_t([4, 6]), idx(-1)], [a]) == 6
 
 
 def test_tensor_creation() -> None:
     full = run_op("tensor.full", [tup(2, 2), f32(3.0)], [], {"dtype": D.FP32})
     np.testing.assert_array_equal(full, np.full((2, 2), 3.0, np.float32))
-    np.testing.assert_array_equal(run_op("tensor.ci", [i32(2), tup(1, 5)], [], {"dtype": D.INT32, "descending": False}), [[2, 3, 4, 5, 6]])
-    created = run_op("tensor.create", [tup(2, 3)], [], {"dtype": D.FP16, "layout": ir.TensorLayout.ND, "init_value": 1.0})
+    np.testing.assert_array_equal(
+        run_op("tensor.ci", [i32(2), tup(1, 5)], [], {"dtype": D.INT32, "descending": False}), [[2, 3, 4, 5, 6]]
+    )
+    created = run_op(
+        "tensor.create", [tup(2, 3)], [], {"dtype": D.FP16, "layout": ir.TensorLayout.ND, "init_value": 1.0}
+    )
     np.testing.assert_array_equal(created, np.ones((2, 3), np.float16))
 
 
@@ -162,7 +182,15 @@ def test_clamped_load_shrinks_the_valid_region() -> None:
         "f",
         [x, (out, ir.ParamDirection.InOut)],
         [out.type],
-        assign(a, call("tile.load", [x, tup(4, 4), tup(4, 4), tup(4, 4)], {"target_memory": ir.MemorySpace.Vec, "clamp": True}, tl)),
+        assign(
+            a,
+            call(
+                "tile.load",
+                [x, tup(4, 4), tup(4, 4), tup(4, 4)],
+                {"target_memory": ir.MemorySpace.Vec, "clamp": True},
+                tl,
+            ),
+        ),
         assign(s, call("tile.store", [a, tup(0, 0), out], None, out.type)),
         ret(s),
     )
@@ -210,15 +238,24 @@ def test_gather_scatter_scatter_update() -> None:
     a = rand((3, 5))
     index = np.array([[4, 0], [1, 1], [3, 2]], np.int32)
     it = tensor_t([3, 2], D.INT32)
-    np.testing.assert_array_equal(run_op("tensor.gather", [tensor_t([3, 5]), it], [a, index], {"dim": -1}), np.take_along_axis(a, index, axis=1))
+    np.testing.assert_array_equal(
+        run_op("tensor.gather", [tensor_t([3, 5]), it], [a, index], {"dim": -1}), np.take_along_axis(a, index, axis=1)
+    )
     src = rand((3, 2))
     expected = a.copy()
     np.put_along_axis(expected, index, src, axis=1)
-    np.testing.assert_array_equal(run_op("tensor.scatter", [tensor_t([3, 5]), it, tensor_t([3, 2])], [a, index, src], {"dim": -1}), expected)
+    np.testing.assert_array_equal(
+        run_op("tensor.scatter", [tensor_t([3, 5]), it, tensor_t([3, 2])], [a, index, src], {"dim": -1}), expected
+    )
     rows = rand((2, 5))
     expected = a.copy()
     expected[[2, 0]] = rows
-    got = run_op("tensor.scatter_update", [tensor_t([3, 5]), tensor_t([2], D.INT32), tensor_t([2, 5])], [a, np.array([2, 0], np.int32), rows], {"dim": -2})
+    got = run_op(
+        "tensor.scatter_update",
+        [tensor_t([3, 5]), tensor_t([2], D.INT32), tensor_t([2, 5])],
+        [a, np.array([2, 0], np.int32), rows],
+        {"dim": -2},
+    )
     np.testing.assert_array_equal(got, expected)
     with pytest.raises(Exception, match=r"index values must lie in \[0, 5\), got \[0, 7\]"):
         run_op("tensor.gather", [tensor_t([3, 5]), it], [a, np.array([[7, 0], [1, 1], [3, 2]], np.int32)])

@@ -41,7 +41,10 @@ def test_an_identity_pass_preserves_and_returns_the_result() -> None:
 
 
 def test_a_changed_result_is_reported_with_the_pass_name() -> None:
-    with pytest.raises(AssertionError, match=r"RewriteFactor changed return value 0: 3 of 4 elements differ; first at \[1\]: 2.0 -> 3.0"):
+    with pytest.raises(
+        AssertionError,
+        match=r"RewriteFactor changed return value 0: 3 of 4 elements differ; first at \[1\]: 2.0 -> 3.0",
+    ):
         assert_pass_preserves(make_scaler(3.0), scale_program(2.0), X)
 
 
@@ -65,7 +68,9 @@ def test_a_pass_that_breaks_the_program() -> None:
         r = var("r", T)
         return function("f", program.params, [T], ret(r))
 
-    with pytest.raises(AssertionError, match="after drop_body the program no longer runs: variable 'r' is used before it is defined"):
+    with pytest.raises(
+        AssertionError, match="after drop_body the program no longer runs: variable 'r' is used before it is defined"
+    ):
         assert_pass_preserves(drop_body, scale_program(2.0), X)
 
 
@@ -98,4 +103,3 @@ def test_scalar_returns() -> None:
     assert_values_close((1, 2.0), (1, 2.0000001), "returns")
     with pytest.raises(AssertionError, match=r"changed r\[0\]: 1 -> 2"):
         assert_values_close((1,), (2,), "r")
-

@@ -21,7 +21,9 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: float = -4, hi: fl
     return RNG.uniform(lo, hi, size=shape).astype(dtype)
 
 
-def run_op(op: str, operands: list[Any], inputs: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None) -> Any:
+def run_op(
+    op: str, operands: list[Any], inputs: list[Any], kwargs: dict[str, Any] | None = None, result: ir.Type | None = None
+) -> Any:
     return run(op_function(op, operands, kwargs, result), *inputs).value
 
 
@@ -125,12 +127,20 @@ def test_tile_lrelu_prelu() -> None:
 
 @pytest.mark.parametrize(
     ("mode", "expected"),
-    [("rint", [2, -2, 2, 4]), ("round", [3, -3, 2, 4]), ("floor", [2, -3, 1, 3]), ("ceil", [3, -2, 2, 4]), ("trunc", [2, -2, 1, 3])],
+    [
+        ("rint", [2, -2, 2, 4]),
+        ("round", [3, -3, 2, 4]),
+        ("floor", [2, -3, 1, 3]),
+        ("ceil", [3, -2, 2, 4]),
+        ("trunc", [2, -2, 1, 3]),
+    ],
 )
 def test_tile_cast_modes(mode: str, expected: list[int]) -> None:
     codes = {"none": 0, "rint": 1, "round": 2, "floor": 3, "ceil": 4, "trunc": 5, "odd": 6}
     a = np.array([[2.5, -2.5, 1.5, 3.5]], np.float32)
-    got = run_op("tile.cast", [tile_t([1, 4])], [a], {"target_type": D.INT32, "mode": codes[mode]}, tile_t([1, 4], D.INT32))
+    got = run_op(
+        "tile.cast", [tile_t([1, 4])], [a], {"target_type": D.INT32, "mode": codes[mode]}, tile_t([1, 4], D.INT32)
+    )
     np.testing.assert_array_equal(got, [expected])
 
 
@@ -189,7 +199,9 @@ def test_tile_arg_reductions_give_int32() -> None:
     got = run_op("tile.row_argmax", [tile_t([4, 8]), tile_t([4, 8])], [a, a])
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, a.argmax(axis=1).reshape(4, 1))
-    np.testing.assert_array_equal(run_op("tile.col_argmin", [tile_t([4, 8]), tile_t([4, 8])], [a, a]), a.argmin(axis=0).reshape(1, 8))
+    np.testing.assert_array_equal(
+        run_op("tile.col_argmin", [tile_t([4, 8]), tile_t([4, 8])], [a, a]), a.argmin(axis=0).reshape(1, 8)
+    )
 
 
 def test_row_reduction_reads_only_the_valid_region() -> None:
@@ -199,7 +211,9 @@ def test_row_reduction_reads_only_the_valid_region() -> None:
     r = ir.Var("r", tile_t([4, 1]), SP)
     body = ir.SeqStmts(
         [
-            ir.AssignStmt(tl, ir.Call(ir.Op("tile.load"), [x, tup(0, 0), tup(4, 8), tup(4, 5)], {"target_memory": V}, t, SP), SP),
+            ir.AssignStmt(
+                tl, ir.Call(ir.Op("tile.load"), [x, tup(0, 0), tup(4, 8), tup(4, 5)], {"target_memory": V}, t, SP), SP
+            ),
             ir.AssignStmt(r, ir.Call(ir.Op("tile.row_max"), [tl, tl], SP), SP),
             ir.ReturnStmt([r], SP),
         ],
@@ -234,8 +248,12 @@ def test_row_expand_family(op: str, ref: Callable[..., np.ndarray]) -> None:
 
 def test_row_and_col_expand() -> None:
     v, w = rand((4, 1)), rand((1, 8))
-    np.testing.assert_array_equal(run_op("tile.row_expand", [tile_t([4, 8]), tile_t([4, 1])], [rand((4, 8)), v]), np.repeat(v, 8, axis=1))
-    np.testing.assert_array_equal(run_op("tile.col_expand", [tile_t([4, 8]), tile_t([1, 8])], [rand((4, 8)), w]), np.repeat(w, 4, axis=0))
+    np.testing.assert_array_equal(
+        run_op("tile.row_expand", [tile_t([4, 8]), tile_t([4, 1])], [rand((4, 8)), v]), np.repeat(v, 8, axis=1)
+    )
+    np.testing.assert_array_equal(
+        run_op("tile.col_expand", [tile_t([4, 8]), tile_t([1, 8])], [rand((4, 8)), w]), np.repeat(w, 4, axis=0)
+    )
 
 
 def test_tile_matmul_family() -> None:
@@ -252,13 +270,21 @@ def test_tile_matmul_family() -> None:
     init = ir.ConstBool(True, SP)
     np.testing.assert_allclose(run_op("tile.matmul_acc", [acc_t, left, right, init], [c, a, b]), ref, rtol=1e-6)
     bias = rand((1, 32))
-    np.testing.assert_allclose(run_op("tile.matmul_bias", [left, right, tile_t([1, 32], D.FP32, ir.MemorySpace.Bias)], [a, b, bias]), ref + bias, rtol=1e-6)
+    np.testing.assert_allclose(
+        run_op("tile.matmul_bias", [left, right, tile_t([1, 32], D.FP32, ir.MemorySpace.Bias)], [a, b, bias]),
+        ref + bias,
+        rtol=1e-6,
+    )
 
 
 def test_tile_matmul_int8_accumulates_in_int32() -> None:
     a = RNG.integers(-128, 127, (4, 64), dtype=np.int8)
     b = RNG.integers(-128, 127, (64, 4), dtype=np.int8)
-    got = run_op("tile.matmul", [tile_t([4, 64], D.INT8, ir.MemorySpace.Left), tile_t([64, 4], D.INT8, ir.MemorySpace.Right)], [a, b])
+    got = run_op(
+        "tile.matmul",
+        [tile_t([4, 64], D.INT8, ir.MemorySpace.Left), tile_t([64, 4], D.INT8, ir.MemorySpace.Right)],
+        [a, b],
+    )
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, a.astype(np.int64) @ b.astype(np.int64))
 
@@ -270,22 +296,30 @@ def test_transpose_view_and_transpose() -> None:
 
 
 def test_create_full_ci_tri() -> None:
-    np.testing.assert_array_equal(run_op("tile.create", [tup(2, 3)], [], {"dtype": D.FP32, "target_memory": V}), np.zeros((2, 3)))
+    np.testing.assert_array_equal(
+        run_op("tile.create", [tup(2, 3)], [], {"dtype": D.FP32, "target_memory": V}), np.zeros((2, 3))
+    )
     full = run_op("tile.full", [tup(2, 3), i32(7)], [], {"dtype": D.INT32})
     assert full.dtype == np.int32
     np.testing.assert_array_equal(full, np.full((2, 3), 7))
-    np.testing.assert_array_equal(run_op("tile.ci", [i32(5), tup(1, 4)], [], {"dtype": D.INT32, "descending": True}), [[5, 4, 3, 2]])
+    np.testing.assert_array_equal(
+        run_op("tile.ci", [i32(5), tup(1, 4)], [], {"dtype": D.INT32, "descending": True}), [[5, 4, 3, 2]]
+    )
     tri = run_op("tile.tri", [i32(0), tup(3, 3)], [], {"dtype": D.INT32, "upper": False})
     np.testing.assert_array_equal(tri, np.tril(np.ones((3, 3), np.int32)))
 
 
 def test_slice_reshape_concat_extract_move() -> None:
     a = rand((8, 8))
-    np.testing.assert_array_equal(run_op("tile.slice", [T88, tup(4, 4), tup(2, 4)], [a], result=tile_t([4, 4])), a[2:6, 4:8])
+    np.testing.assert_array_equal(
+        run_op("tile.slice", [T88, tup(4, 4), tup(2, 4)], [a], result=tile_t([4, 4])), a[2:6, 4:8]
+    )
     np.testing.assert_array_equal(run_op("tile.reshape", [T88, tup(4, 16)], [a]), a.reshape(4, 16))
     b = rand((8, 4))
     np.testing.assert_array_equal(run_op("tile.concat", [T88, tile_t([8, 4])], [a, b]), np.concatenate([a, b], axis=1))
-    np.testing.assert_array_equal(run_op("tile.extract", [T88, idx(4), idx(0), tup(4, 8)], [a], {"target_memory": ir.MemorySpace.Left}), a[4:])
+    np.testing.assert_array_equal(
+        run_op("tile.extract", [T88, idx(4), idx(0), tup(4, 8)], [a], {"target_memory": ir.MemorySpace.Left}), a[4:]
+    )
     np.testing.assert_array_equal(run_op("tile.move", [T88], [a], {"target_memory": ir.MemorySpace.Mat}), a)
 
 
@@ -307,7 +341,9 @@ def test_fillpad_fills_outside_the_valid_region(pad: int, fill: float) -> None:
     r = ir.Var("r", t, SP)
     body = ir.SeqStmts(
         [
-            ir.AssignStmt(tl, ir.Call(ir.Op("tile.load"), [x, tup(0, 0), tup(4, 8), tup(3, 5)], {"target_memory": V}, t, SP), SP),
+            ir.AssignStmt(
+                tl, ir.Call(ir.Op("tile.load"), [x, tup(0, 0), tup(4, 8), tup(3, 5)], {"target_memory": V}, t, SP), SP
+            ),
             ir.AssignStmt(r, ir.Call(ir.Op("tile.fillpad"), [tl], {"pad_value": ir.PadValue(pad)}, t, SP), SP),
             ir.ReturnStmt([r], SP),
         ],

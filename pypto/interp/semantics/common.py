@@ -97,7 +97,8 @@ def check_in_bounds(offsets: tuple[int, ...], sizes: tuple[int, ...], shape: tup
     for o, s, d in zip(offsets, sizes, shape):
         if o < 0 or s < 0 or o + s > d:
             raise OpError(
-                f"{what}: window at offsets {list(offsets)} of size {list(sizes)} is out of bounds of shape {list(shape)}"
+                f"{what}: window at offsets {list(offsets)} of size {list(sizes)} "
+                f"is out of bounds of shape {list(shape)}"
             )
 
 

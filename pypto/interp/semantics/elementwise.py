@@ -16,9 +16,9 @@ import numpy as np
 
 from pypto.ir.datatype import DataType
 
+from ..dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue
-from ..dtypes import numpy_dtype
 from .common import cast_data, compute_dtype, like, promote, read, result_dtype, scalar_array
 from .table import OpContext, register
 
@@ -309,7 +309,9 @@ def _prelu(ctx: OpContext, src: ArrayValue, slope: ArrayValue, *scratch: Any) ->
 @register("tile.expands", "tensor.expands")
 def _expands(ctx: OpContext, target: ArrayValue, scalar: Any) -> ArrayValue:
     dt = result_dtype(ctx, target.dtype)
-    return like(ctx, target, np.full(target.data.shape, scalar_array(scalar, dt), dtype=scalar_array(scalar, dt).dtype), dt)
+    return like(
+        ctx, target, np.full(target.data.shape, scalar_array(scalar, dt), dtype=scalar_array(scalar, dt).dtype), dt
+    )
 
 
 @register("tensor.expand_clone")
@@ -363,4 +365,3 @@ def _cast(ctx: OpContext, src: ArrayValue) -> ArrayValue:
     dst = DataType(target)
     out = cast_array(read(src, "operand"), src.dtype, dst, int(ctx.kwarg("mode", 2)))
     return like(ctx, src, out, dst)
-

@@ -55,6 +55,8 @@ def _scatter_update(ctx: OpContext, dst: ArrayValue, index: ArrayValue, src: Arr
     idx = _indices(index, rows.shape[0]).reshape(-1)
     updates = np.moveaxis(cast_data(read(src, "src"), dst.dtype), dim, 0)
     if updates.shape[0] != idx.shape[0] or updates.shape[1:] != rows.shape[1:]:
-        raise OpError(f"{idx.shape[0]} indices and src rows of shape {list(updates.shape)} do not fit input {list(out.shape)}")
+        raise OpError(
+            f"{idx.shape[0]} indices and src rows of shape {list(updates.shape)} do not fit input {list(out.shape)}"
+        )
     rows[idx] = updates
     return like(ctx, dst, out, dst.dtype)

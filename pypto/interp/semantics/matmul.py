@@ -80,7 +80,9 @@ def _tile_product(lhs: ArrayValue, rhs: ArrayValue) -> tuple[np.ndarray, tuple[i
     if a.ndim < 2 or b.ndim < 2:
         raise OpError(f"tile matmul needs rank >= 2 operands, got {list(a.shape)} and {list(b.shape)}")
     if a.shape[-1] != b.shape[-2]:
-        raise OpError(f"tile matmul requires matching physical inner dimensions, got {list(a.shape)} and {list(b.shape)}")
+        raise OpError(
+            f"tile matmul requires matching physical inner dimensions, got {list(a.shape)} and {list(b.shape)}"
+        )
     m, k = lhs.valid[-2], lhs.valid[-1]
     kb, n = rhs.valid[-2], rhs.valid[-1]
     if kb < k:

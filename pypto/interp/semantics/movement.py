@@ -131,9 +131,7 @@ def _reshape_to_type(ctx: OpContext, data: np.ndarray, valid: tuple[int, ...]) -
 
 
 @register("tile.load")
-def _load(
-    ctx: OpContext, tensor: ArrayValue, offsets: Any, shapes: Any, valid_shape: Any = None
-) -> TileValue:
+def _load(ctx: OpContext, tensor: ArrayValue, offsets: Any, shapes: Any, valid_shape: Any = None) -> TileValue:
     if not isinstance(tensor, TensorValue):
         raise OpError(f"load source must be a tensor, got {type(tensor).__name__}")
     offs = as_ints(offsets, "offsets")

@@ -229,4 +229,3 @@ def _set_validshape(ctx: OpContext, src: ArrayValue, rows: Any, cols: Any) -> Ar
     if not (0 <= valid[0] <= data.shape[0] and 0 <= valid[1] <= data.shape[1]):
         raise OpError(f"valid shape {list(valid)} outside the physical shape {list(data.shape)}")
     return _view(ctx, src, data, valid, src.written if isinstance(src, TensorValue) else None)
-
