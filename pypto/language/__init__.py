@@ -1,1 +1,119 @@
-"""(filled in by its issue)"""
+"""The PyPTO DSL: ``import pypto.language as pl``.
+
+Decorators (``pl.function``, ``pl.program``, ``pl.inline``), type annotations (``pl.Tensor``,
+``pl.Tile``, ``pl.Scalar``, ``pl.Array``, ``pl.Tuple``, ``pl.Out``, ``pl.InOut``), dtypes
+(``pl.FP32`` ...), enums (``pl.Mem``, ``pl.FunctionType`` ...), parse-time constructs
+(``pl.range``, ``pl.yield_``, ``pl.const`` ...), and text parsing (``pl.parse``, ``pl.loads``).
+"""
+
+from pypto import ir
+from pypto.ir import (
+    ArgDirection,
+    AtomicType,
+    CompactMode,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    CoreType,
+    DataType,
+    ForKind,
+    FunctionType,
+    Level,
+    MaskPattern,
+    Mem,
+    MemorySpace,
+    MemRef,
+    PadValue,
+    ParamDirection,
+    PipeType,
+    Role,
+    ScopeMode,
+    Span,
+    SplitMode,
+    TensorLayout,
+    TensorView,
+    TileLayout,
+    TileView,
+)
+
+from .constructs import (
+    cond,
+    const,
+    func_attr,
+    parallel,
+    pipeline,
+    range,
+    static_assert,
+    static_print,
+    unroll,
+    while_,
+    yield_,
+)
+from .decorators import function, inline, program
+from .parser.text_parser import loads, loads_program, parse, parse_program
+from .typing import Array, DynVar, InOut, Out, Scalar, Tensor, Tile, Tuple, dynamic
+
+# dtypes (the seed's FP8 is FP8E4M3FN)
+BOOL = DataType.BOOL
+INT4 = DataType.INT4
+INT8 = DataType.INT8
+INT16 = DataType.INT16
+INT32 = DataType.INT32
+INT64 = DataType.INT64
+INDEX = DataType.INDEX
+UINT4 = DataType.UINT4
+UINT8 = DataType.UINT8
+UINT16 = DataType.UINT16
+UINT32 = DataType.UINT32
+UINT64 = DataType.UINT64
+FP4 = DataType.FP4
+FP8 = DataType.FP8E4M3FN
+FP8E4M3FN = DataType.FP8E4M3FN
+FP8E5M2 = DataType.FP8E5M2
+FP8E8M0 = DataType.FP8E8M0
+FP16 = DataType.FP16
+FP32 = DataType.FP32
+BF16 = DataType.BF16
+HF4 = DataType.HF4
+HF8 = DataType.HF8
+TASK_ID = DataType.TASK_ID
+
+# tensor layout shorthands: pl.Tensor[[64, 128], pl.FP16, pl.NZ]
+ND = TensorLayout.ND
+DN = TensorLayout.DN
+NZ = TensorLayout.NZ
+MX_A_ZZ = TensorLayout.MX_A_ZZ
+MX_B_NN = TensorLayout.MX_B_NN
+
+# types without items
+Ptr = ir.PtrType
+MemRefType = ir.MemRefType
+UnknownType = ir.UnknownType
+PrefetchAsyncContext = ir.PrefetchAsyncContextType
+AsyncEvent = ir.AsyncEventType
+AsyncSession = ir.AsyncSessionType
+
+
+class adir:
+    """Call-site argument directions as printed in ``attrs={"arg_directions": [...]}``."""
+
+    input = ArgDirection.Input
+    output = ArgDirection.Output
+    inout = ArgDirection.InOut
+    output_existing = ArgDirection.OutputExisting
+    no_dep = ArgDirection.NoDep
+    scalar = ArgDirection.Scalar
+
+
+__all__ = [
+    "Array", "ArgDirection", "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "CompactMode",
+    "ConstBool", "ConstFloat", "ConstInt", "CoreType", "DN", "DataType", "DynVar", "FP16", "FP32", "FP4", "FP8",
+    "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "ForKind", "FunctionType", "HF4", "HF8", "INDEX", "INT16", "INT32",
+    "INT4", "INT64", "INT8", "InOut", "Level", "MX_A_ZZ", "MX_B_NN", "MaskPattern", "Mem", "MemRef",
+    "MemRefType", "MemorySpace", "ND", "NZ", "Out", "PadValue", "ParamDirection", "PipeType",
+    "PrefetchAsyncContext", "Ptr", "Role", "Scalar", "ScopeMode", "Span", "SplitMode", "TASK_ID", "Tensor",
+    "TensorLayout", "TensorView", "Tile", "TileLayout", "TileView", "Tuple", "UINT16", "UINT32", "UINT4",
+    "UINT64", "UINT8", "UnknownType", "adir", "cond", "const", "dynamic", "func_attr", "function", "inline",
+    "loads", "loads_program", "parallel", "parse", "parse_program", "pipeline", "program", "range",
+    "static_assert", "static_print", "unroll", "while_", "yield_",
+]

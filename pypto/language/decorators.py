@@ -1,0 +1,131 @@
+"""The decorators ``@pl.function``, ``@pl.program`` and ``@pl.inline``.
+
+``@pl.function`` on a module-level (or nested) function parses it at once and returns the
+``ir.Function``. Inside a class body it returns a :class:`DeferredFunction`; ``@pl.program`` on the
+class then parses all of them together (so methods can call each other as ``self.f(...)``) and
+returns the ``ir.Program``. ``@pl.inline`` captures a function to be expanded at each call.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from types import FrameType
+from typing import Any, Callable
+
+from pypto import ir
+from pypto.ir import FunctionType, Level, Role
+
+from .parser.diagnostics import ParserError, ParserTypeError
+from .parser.env import Env
+from .parser.functions import FunctionOptions, function_options, parse_function, parse_signature
+from .parser.inline import InlineFunction
+from .parser.program import ProgramContext
+from .parser.source import locate_class, locate_function
+
+
+class DeferredFunction:
+    """A ``@pl.function`` method of a class, parsed when ``@pl.program`` builds the program."""
+
+    def __init__(self, func: Any, options: FunctionOptions) -> None:
+        self.func = func
+        self.options = options
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ParserTypeError(
+            f"'{self.func.__name__}' is a method of a program class; decorate the class with @pl.program"
+        )
+
+    def __repr__(self) -> str:
+        return f"<pl.function method {self.func.__qualname__}>"
+
+
+def _in_class_body(func: Any) -> bool:
+    parts = func.__qualname__.split(".")
+    return len(parts) >= 2 and parts[-2] != "<locals>"
+
+
+def _check_function(func: Any, decorator: str) -> None:
+    if not hasattr(func, "__code__"):
+        raise ParserTypeError(f"@pl.{decorator} decorates a function, got {type(func).__name__}")
+
+
+def _define(func: Any, options: FunctionOptions, frame: FrameType | None) -> ir.Function | DeferredFunction:
+    _check_function(func, "function")
+    if _in_class_body(func):
+        return DeferredFunction(func, options)
+    src, node = locate_function(func)
+    env = Env.of_function(func, frame.f_locals if frame is not None else None)
+    try:
+        return parse_function(parse_signature(src, env, node, options, None))
+    except ParserError as err:
+        err.attach_source(src.lines)
+        raise
+
+
+def function(
+    func: Any = None,
+    *,
+    type: FunctionType = FunctionType.Opaque,
+    level: Level | None = None,
+    role: Role | None = None,
+    auto_scope: bool = True,
+    external_source: str | None = None,
+    strict_ssa: bool = False,
+) -> Any:
+    """``@pl.function`` / ``@pl.function(type=pl.FunctionType.InCore, ...)``: a DSL function.
+
+    Options: ``type`` (default Opaque), ``level`` / ``role`` (derived from the type where fixed),
+    ``auto_scope=False`` (the orchestrator places runtime scopes itself), ``external_source``,
+    ``strict_ssa=True`` (re-assigning a variable is an error).
+    """
+    try:
+        options = function_options(type, level, role, auto_scope, external_source, strict_ssa)
+    except TypeError as err:
+        raise ParserTypeError(str(err)) from None
+    if func is not None:
+        return _define(func, options, sys._getframe(1))
+
+    def decorate(f: Any) -> ir.Function | DeferredFunction:
+        return _define(f, options, sys._getframe(1))
+
+    return decorate
+
+
+def _build_program(cls: type, name: str | None, frame: FrameType | None) -> ir.Program:
+    members = [v for v in vars(cls).values() if isinstance(v, DeferredFunction)]
+    src, class_node = locate_class(cls, [m.func for m in members])
+    nodes = {n.name: n for n in class_node.body if isinstance(n, ast.FunctionDef)}
+    ctx = ProgramContext(name if name is not None else cls.__name__)
+    frame_locals = frame.f_locals if frame is not None else None
+    try:
+        for member in members:
+            node = nodes[member.func.__name__]
+            env = Env.of_function(member.func, frame_locals)
+            sig = parse_signature(src, env, node, member.options, ctx)
+            ctx.signatures[sig.name] = sig
+        return ctx.build(src.span(class_node))
+    except ParserError as err:
+        err.attach_source(src.lines)
+        raise
+
+
+def program(cls: Any = None, *, name: str | None = None) -> Any:
+    """``@pl.program``: a class whose ``@pl.function`` methods form an ``ir.Program``."""
+    if cls is not None:
+        if not isinstance(cls, type):
+            raise ParserTypeError(f"@pl.program decorates a class, got {type(cls).__name__}")
+        return _build_program(cls, name, sys._getframe(1))
+
+    def decorate(c: type) -> ir.Program:
+        return _build_program(c, name, sys._getframe(1))
+
+    return decorate
+
+
+def inline(func: Callable[..., Any]) -> InlineFunction:
+    """``@pl.inline``: a helper whose statements are expanded at each call site."""
+    _check_function(func, "inline")
+    src, node = locate_function(func)
+    frame = sys._getframe(1)
+    return InlineFunction(func.__name__, src, node, Env.of_function(func, frame.f_locals))

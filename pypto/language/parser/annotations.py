@@ -1,0 +1,106 @@
+"""Type annotations: ``pl.Tensor[...]``, ``pl.Tile[...]``, ``pl.Scalar[...]``, bare dtypes,
+``pl.Array[...]``, ``pl.Tuple[...]`` / ``tuple[...]``, ``pl.Out[...]`` / ``pl.InOut[...]``.
+
+Items are parsed like expressions (shape dimensions may be DSL variables, ``pl.dynamic`` names
+or composite expressions; ``pl.MemRef(...)``, ``pl.TileView(...)`` are calls) and handed to the
+annotation class's ``from_items``, the same code that builds the type at Python level.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from pypto import ir
+from pypto.ir import DataType, ParamDirection
+
+from ..typing.annotation import UnresolvedAnnotation
+from ..typing.direction import DirectedAnnotation, InOut, Out, check_direction
+from ..typing.scalar import Array, Scalar, Tuple
+from ..typing.shaped import Tensor, Tile
+from .core import ParserCore, describe
+from .diagnostics import ParserTypeError
+
+_SHAPED = (Tensor, Tile, Scalar, Array)
+_DIRECTIONS = {Out: ParamDirection.Out, InOut: ParamDirection.InOut}
+
+
+class AnnotationMixin(ParserCore):
+    """Type annotation resolution."""
+
+    def resolve_type(self, node: ast.expr) -> ir.Type:
+        """The IR type an annotation denotes (directions are rejected here)."""
+        result = self._resolve(node)
+        if isinstance(result, DirectedAnnotation):
+            self.fail(
+                ParserTypeError,
+                f"pl.{result.direction.name}[...] can only annotate a function parameter",
+                node,
+            )
+        return result
+
+    def resolve_param_type(self, node: ast.expr) -> tuple[ir.Type, ParamDirection]:
+        """The type and direction of a parameter annotation."""
+        result = self._resolve(node)
+        if isinstance(result, DirectedAnnotation):
+            try:
+                check_direction(result.direction, result.type)
+            except TypeError as err:
+                self.fail(ParserTypeError, str(err), node, "declare the scalar as a plain (In) parameter")
+            return result.type, result.direction
+        return result, ParamDirection.In
+
+    def resolve_return_types(self, node: ast.expr | None) -> list[ir.Type]:
+        """The return types of ``-> T`` / ``-> tuple[T1, T2]`` / ``-> None`` / no annotation."""
+        if node is None or (type(node) is ast.Constant and node.value is None):
+            return []
+        if type(node) is ast.Subscript and self.eval(node.value) is tuple:
+            return list(self._tuple_types(node).types)
+        return [self.resolve_type(node)]
+
+    def _resolve(self, node: ast.expr) -> Any:
+        if type(node) is ast.Subscript:
+            head = self.eval(node.value)
+            if head is tuple or head is Tuple:
+                return self._tuple_types(node)
+            direction = _DIRECTIONS.get(head) if isinstance(head, type) else None
+            if direction is not None:
+                inner = self.resolve_type(node.slice)
+                return DirectedAnnotation(direction, inner)
+            if head in _SHAPED:
+                items_nodes = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+                items = tuple(self.eval(item) for item in items_nodes)
+                try:
+                    return head.from_items(items)
+                except (TypeError, ValueError) as err:
+                    self.fail(ParserTypeError, str(err), node)
+            self.fail(ParserTypeError, f"'{ast.unparse(node.value)}' is not a type", node.value)
+        return self.type_from_value(self.eval(node), node)
+
+    def _tuple_types(self, node: ast.Subscript) -> ir.TupleType:
+        items = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+        if len(items) == 1 and type(items[0]) is ast.Tuple and not items[0].elts:
+            return ir.TupleType([])
+        return ir.TupleType([self.resolve_type(item) for item in items])
+
+    def type_from_value(self, value: Any, node: ast.AST) -> Any:
+        """The type a resolved annotation object stands for."""
+        if isinstance(value, DataType):
+            return ir.ScalarType(value)
+        if isinstance(value, (ir.Type, DirectedAnnotation)):
+            if isinstance(value, DirectedAnnotation) and isinstance(value.type, UnresolvedAnnotation):
+                self.fail(ParserTypeError, str(value.type.error), node)
+            return value
+        if isinstance(value, UnresolvedAnnotation):
+            self.fail(ParserTypeError, str(value.error), node)
+        if isinstance(value, type) and issubclass(value, ir.Type) and hasattr(value, "get"):
+            return value.get()
+        if value in _SHAPED:
+            self.fail(
+                ParserTypeError,
+                f"pl.{value.kind} needs its items, e.g. pl.{value.kind}[[64, 64], pl.FP32]"
+                if value in (Tensor, Tile)
+                else f"pl.{value.kind} needs its items in brackets",
+                node,
+            )
+        self.fail(ParserTypeError, f"{describe(value)} is not a type annotation", node)

@@ -1,0 +1,208 @@
+"""Calls: constructs, op functions, program functions (``self.f``), external and inline functions.
+
+The callee expression is resolved to a Python object first; the object decides what the call
+is. Op functions (``pl.tile.load``, ``pl.add`` ...) are called with the parsed arguments and
+``span=``; a ``TypeError``/``ValueError`` they raise becomes a parser error at the call.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+from pypto import ir
+
+from ..typing.values import Value
+from .core import ParserCore, describe, retype_literal
+from .diagnostics import (
+    InvalidOperationError,
+    ParserError,
+    ParserSyntaxError,
+    ParserTypeError,
+    UndefinedVariableError,
+    UnsupportedFeatureError,
+)
+from .inline import InlineFunction
+from .registry import EXPR_HANDLERS, POSITION_HINTS, display_name
+
+# Modules whose callables are op functions the DSL may call.
+_OP_MODULES = ("pypto.language.op", "pypto.ir.op")
+
+
+class ProgramFunctionRef:
+    """``self.f`` inside a program (or a sibling function's name in parsed text)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"self.{self.name}"
+
+
+def is_op_function(obj: Any) -> bool:
+    """True for a function of the op layer (the only plain callables DSL code may call)."""
+    module = getattr(obj, "__module__", None) or ""
+    return callable(obj) and not isinstance(obj, type) and module.startswith(_OP_MODULES)
+
+
+class CallMixin(ParserCore):
+    """Call evaluation."""
+
+    def eval_call(self, node: ast.Call) -> Any:
+        return self.call_value(self.eval(node.func), node)
+
+    def call_value(self, callee: Any, node: ast.Call) -> Any:
+        """The value of calling the resolved ``callee`` at ``node``."""
+        if isinstance(callee, ir.Expr):
+            self.fail(ParserTypeError, f"'{ast.unparse(node.func)}' is {describe(callee)}, not a function", node.func)
+        try:
+            handler = EXPR_HANDLERS.get(callee)
+            usage = POSITION_HINTS.get(callee) if handler is None else None
+        except TypeError:  # an unhashable value such as a list
+            handler = usage = None
+        if handler is not None:
+            return handler(self, node)
+        if usage is not None:
+            self.fail(ParserSyntaxError, f"{display_name(callee)} cannot be used inside an expression", node, usage)
+        if isinstance(callee, ProgramFunctionRef):
+            return self.call_program_function(callee, node)
+        if isinstance(callee, ir.Function):
+            return self.call_external(callee, node)
+        if isinstance(callee, InlineFunction):
+            return self.expand_inline(callee, node)
+        if is_op_function(callee):
+            return self.call_op(callee, node)
+        self.fail(
+            ParserTypeError,
+            f"cannot call {describe(callee)} in DSL code",
+            node.func,
+            "DSL code calls op functions (pl.tile.*, pl.tensor.*, pl.add ...), program functions "
+            "(self.f), @pl.function / @pl.inline functions and abs/min/max",
+        )
+
+    # ----- arguments -------------------------------------------------------------------------
+    def call_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+        """Parsed positional and keyword arguments (no ``*args`` / ``**kwargs``)."""
+        args = []
+        for a in node.args:
+            if type(a) is ast.Starred:
+                self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a)
+            args.append(self.eval(a))
+        kwargs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.fail(UnsupportedFeatureError, "'**' arguments are not supported in DSL calls", kw.value)
+            kwargs[kw.arg] = self.eval(kw.value)
+        return args, kwargs
+
+    # ----- op functions ----------------------------------------------------------------------
+    def call_op(self, fn: Any, node: ast.Call) -> Any:
+        """Call an op function; errors it raises become parser errors at ``node``."""
+        args, kwargs = self.call_arguments(node)
+        attrs = kwargs.pop("attrs", None)
+        span = self.span(node)
+        try:
+            result = fn(*args, **kwargs, span=span)
+        except ParserError:
+            raise
+        except TypeError as err:
+            self.fail(ParserTypeError, str(err), node, _signature_hint(fn))
+        except ValueError as err:
+            self.fail(InvalidOperationError, str(err), node, _signature_hint(fn))
+        if isinstance(result, Value):
+            result = result.unwrap()
+        if attrs is not None:
+            result = self.with_attrs(result, attrs, node)
+        return result
+
+    def with_attrs(self, call: Any, attrs: Any, node: ast.AST) -> ir.Expr:
+        """``call`` with the compiler attrs of a printed ``attrs={...}`` keyword."""
+        if not isinstance(attrs, dict):
+            self.fail(ParserTypeError, f"attrs= must be a dict, got {describe(attrs)}", node)
+        if not isinstance(call, (ir.Call, ir.Submit)):
+            self.fail(ParserTypeError, "attrs= can only be given to a call that builds an op call", node)
+        return ir.replace(call, attrs=dict(attrs))
+
+    # ----- functions of the program ----------------------------------------------------------
+    def program_ref(self, name: str, node: ast.AST) -> ProgramFunctionRef:
+        """``self.name`` inside a program."""
+        if self.program.signature(name) is None:
+            known = ", ".join(sorted(self.program.signatures)) or "none"
+            self.fail(
+                UndefinedVariableError,
+                f"program '{self.program.name}' has no function '{name}'",
+                node,
+                f"functions of this program: {known}",
+            )
+        return ProgramFunctionRef(name)
+
+    def call_program_function(self, ref: ProgramFunctionRef, node: ast.Call) -> ir.Expr:
+        """``self.f(args)``: a call of the program function ``f``."""
+        if self.program is None or self.program.signature(ref.name) is None:
+            self.fail(UndefinedVariableError, f"undefined function '{ref.name}'", node.func)
+        sig = self.program.signature(ref.name)
+        return self.build_function_call(ref.name, sig.params, sig.return_types, node)
+
+    def call_external(self, func: ir.Function, node: ast.Call) -> ir.Expr:
+        """A call of a ``@pl.function`` defined outside the program (added to it once)."""
+        if self.program is not None:
+            self.program.use_external(func, self.span(node))
+        return self.build_function_call(func.name, func.params, func.return_types, node)
+
+    def build_function_call(
+        self, name: str, params: list[ir.Var], return_types: list[ir.Type], node: ast.Call
+    ) -> ir.Expr:
+        """``Call(GlobalVar(name), args)`` typed by the callee's return types."""
+        args = [self.expr(a) if type(a) is not ast.Starred else self._starred(a) for a in node.args]
+        attrs = None
+        by_name = {p.name_hint: i for i, p in enumerate(params)}
+        extra: dict[int, ir.Expr] = {}
+        for kw in node.keywords:
+            if kw.arg == "attrs":
+                attrs = self.eval(kw.value)
+            elif kw.arg == "deps":
+                self.fail(
+                    ParserSyntaxError,
+                    f"deps= is not accepted by a plain call of '{name}'",
+                    kw.value,
+                    "use pl.submit(self.kernel, ..., deps=[...]) to launch a task with dependencies",
+                )
+            elif kw.arg in by_name:
+                extra[by_name[kw.arg]] = self.expr(kw.value)
+            else:
+                self.fail(ParserTypeError, f"function '{name}' has no parameter '{kw.arg}'", kw.value)
+        for index in sorted(extra):
+            if index != len(args):
+                self.fail(ParserTypeError, f"function '{name}': keyword arguments must follow the positional ones", node)
+            args.append(extra[index])
+        if len(args) != len(params):
+            self.fail(
+                ParserTypeError,
+                f"function '{name}' takes {len(params)} argument(s) but {len(args)} were given",
+                node,
+            )
+        span = self.span(node)
+        for i, p in enumerate(params):
+            if isinstance(p.type, ir.ScalarType):
+                args[i] = retype_literal(args[i], p.type.dtype, span)
+        if len(return_types) == 1:
+            ret: ir.Type = return_types[0]
+        else:
+            ret = ir.TupleType(list(return_types))
+        call = ir.Call(ir.GlobalVar(name), args, ret, span)
+        if attrs is not None:
+            call = self.with_attrs(call, attrs, node)
+        return call
+
+    def _starred(self, node: ast.Starred) -> ir.Expr:
+        self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", node)
+
+
+def _signature_hint(fn: Any) -> str | None:
+    try:
+        return f"signature: {display_name(fn)}{inspect.signature(fn)}"
+    except (TypeError, ValueError):
+        return None

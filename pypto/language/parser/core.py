@@ -1,0 +1,240 @@
+"""The state of the body parser: variables, the statement block being built, loops and yields.
+
+Variables follow Python scoping: a name assigned in a branch or a loop body stays visible after
+it, a loop variable and iter_args only inside their loop. Re-assigning a name with a value of the
+same type re-defines the *same* ``ir.Var`` (pre-SSA form: ``ConvertToSSA`` versions it later);
+a value of a different type gets a fresh variable of that name.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from pypto import ir
+from pypto.ir import DataType, Span
+from pypto.ir.types import dims_equal
+
+from ..typing.dynamic import DynVar
+from ..typing.values import Value
+from .diagnostics import ParserError, ParserSyntaxError, ParserTypeError, SSAViolationError
+from .env import Env
+from .source import SourceFile
+
+
+@dataclass
+class YieldInfo:
+    """A yield that ends a block: the names it binds, their annotated types and the values."""
+
+    names: list[str]
+    types: list[ir.Type | None]
+    values: list[ir.Expr]
+    node: ast.AST
+
+
+@dataclass
+class Block:
+    """The block being parsed: who owns it (``function``, ``if``, ``for``, ``while``, ``scope``,
+    ``inline``), how many values its loop carries (None when it is not a carrying loop), and the
+    yield that ended it."""
+
+    owner: str
+    carried: int | None = None
+    stmts: list[ir.Stmt] = field(default_factory=list)
+    yielded: YieldInfo | None = None
+    ended_by: ast.AST | None = None
+    returned: list[ir.Expr] | None = None
+
+
+@dataclass
+class FunctionState:
+    """Per-function facts the statements need."""
+
+    name: str
+    func_type: ir.FunctionType
+    strict_ssa: bool
+    return_types: list[ir.Type] | None
+    memref_bases: dict[str, ir.Var] = field(default_factory=dict)
+
+
+def describe(value: Any) -> str:
+    """A short description of a Python or IR value for messages."""
+    if isinstance(value, ir.Expr):
+        return f"a value of type {value.type}" if not isinstance(value.type, ir.UnknownType) else "an expression"
+    if isinstance(value, (bool, int, float, str)):
+        return f"{type(value).__name__} {value!r}"
+    if value is None:
+        return "None"
+    name = getattr(value, "__name__", None)
+    return f"{type(value).__name__} {name}" if name else type(value).__name__
+
+
+class ParserCore:
+    """Shared state and helpers of the body parser (see the module docstring for scoping)."""
+
+    def __init__(self, src: SourceFile, env: Env, state: FunctionState, program: Any) -> None:
+        self.src = src
+        self.env = env
+        self.state = state
+        self.program = program  # ProgramContext or None
+        self.vars: dict[str, ir.Var] = {}
+        # Variables of the caller bound to @pl.inline parameters: re-assigning them makes a new Var.
+        self.borrowed: set[ir.Var] = set()
+        self.block = Block("function")
+        self.loops: list[ir.ForKind | None] = []  # None = while loop
+        self.inline_depth = 0
+
+    # ----- locations and errors -------------------------------------------------------------
+    def span(self, node: ast.AST) -> Span:
+        """The span of ``node`` in the current source."""
+        return self.src.span(node)
+
+    def fail(self, cls: type[ParserError], message: str, node: ast.AST, hint: str | None = None) -> NoReturn:
+        """Raise ``cls`` at ``node``."""
+        raise cls(message, self.span(node), hint, source_lines=self.src.lines)
+
+    # ----- statements and blocks -------------------------------------------------------------
+    def emit(self, stmt: ir.Stmt) -> None:
+        """Append ``stmt`` to the current block."""
+        self.block.stmts.append(stmt)
+
+    def parse_block(self, body: list[ast.stmt], owner: str, carried: int | None = None) -> tuple[ir.Stmt, Block]:
+        """Parse a nested block; returns the IR body (a single statement is not wrapped) and the block."""
+        outer = self.block
+        block = Block(owner, carried)
+        self.block = block
+        try:
+            self.parse_stmts(body)
+        finally:
+            self.block = outer
+        span = self.span(body[0]) if body else Span.unknown()
+        return make_body(block.stmts, span), block
+
+    def parse_stmts(self, body: list[ast.stmt]) -> None:
+        """Parse statements into the current block, attaching ``#`` comments to what they produce."""
+        lower = 0  # the first statement's comments stop at the line that opens the block
+        dispatch = self._stmt_dispatch
+        block = self.block
+        pending: list[str] = []
+        for node in body:
+            if block.ended_by is not None:
+                what = "return" if type(block.ended_by) is ast.Return else "pl.yield_"
+                self.fail(
+                    ParserSyntaxError,
+                    f"{what} must be the last statement of its block",
+                    block.ended_by,
+                    hint=f"move the statements after it before the {what}",
+                )
+            comments = self.src.leading_comments(node.lineno, lower)
+            start = len(block.stmts)
+            handler = dispatch.get(type(node))
+            if handler is None:
+                self.unsupported_stmt(node)
+            docstring = handler(self, node)
+            if docstring is not None:
+                pending.extend(docstring)
+            elif len(block.stmts) > start:
+                stmt = block.stmts[start]
+                if pending or comments:
+                    ir.attach_leading_comments(stmt, pending + comments)
+                    pending = []
+            lower = node.end_lineno or node.lineno
+
+    # ----- variables -------------------------------------------------------------------------
+    def lookup_var(self, name: str) -> ir.Var | None:
+        """The DSL variable bound to ``name``, if any."""
+        return self.vars.get(name)
+
+    def assign(self, name: str, value: ir.Expr, declared: ir.Type | None, node: ast.AST) -> ir.Var:
+        """Emit ``name = value`` (typed ``declared`` when annotated) and bind the name."""
+        var_type = self.var_type(declared, value, node)
+        span = self.span(node)
+        existing = self.vars.get(name)
+        if existing is not None and self.state.strict_ssa:
+            self.fail(
+                SSAViolationError,
+                f"variable '{name}' is assigned more than once in strict SSA function '{self.state.name}'",
+                node,
+                hint="use a new name, or carry the value with pl.yield_ / init_values",
+            )
+        if (
+            existing is not None
+            and existing not in self.borrowed
+            and (existing.type is var_type or existing.type == var_type)
+        ):
+            var = existing
+        else:
+            var = ir.Var(name, var_type, span)
+        self.emit(ir.AssignStmt(var, value, span))
+        self.vars[name] = var
+        return var
+
+    def var_type(self, declared: ir.Type | None, value: ir.Expr, node: ast.AST) -> ir.Type:
+        """The type of a variable annotated ``declared`` (or not) that is assigned ``value``.
+
+        The annotation wins, except that a tile annotation without memory space, view or MemRef
+        takes the deduced type of a tile of the same shape and dtype (it only adds placement).
+        """
+        actual = value.type
+        if declared is None:
+            return actual
+        if isinstance(actual, ir.UnknownType):
+            return declared
+        for kind in (ir.TensorType, ir.TileType, ir.ScalarType):
+            if isinstance(declared, kind) != isinstance(actual, kind):
+                self.fail(
+                    ParserTypeError,
+                    f"the annotation declares {declared} but the value has type {actual}",
+                    node,
+                )
+        if (
+            isinstance(declared, ir.TileType)
+            and isinstance(actual, ir.TileType)
+            and declared.memory_space is None
+            and declared.tile_view is None
+            and declared.memref is None
+            and declared.dtype == actual.dtype
+            and dims_equal(declared.shape, actual.shape)
+        ):
+            return actual
+        return declared
+
+    # ----- values ----------------------------------------------------------------------------
+    def to_expr(self, value: Any, node: ast.AST) -> ir.Expr:
+        """An IR expression for a parsed value (Python numbers become INDEX / FP32 constants)."""
+        if isinstance(value, ir.Expr):
+            return value
+        if isinstance(value, bool):
+            return ir.ConstBool(value, self.span(node))
+        if isinstance(value, int):
+            return ir.ConstInt(value, DataType.INDEX, self.span(node))
+        if isinstance(value, float):
+            return ir.ConstFloat(value, DataType.FP32, self.span(node))
+        if isinstance(value, Value):
+            return value.unwrap()
+        if isinstance(value, DynVar):
+            return value.var
+        if isinstance(value, (list, tuple)):
+            return ir.MakeTuple([self.to_expr(v, node) for v in value], self.span(node))
+        self.fail(ParserTypeError, f"{describe(value)} cannot be used as a DSL value", node)
+
+
+def make_body(stmts: list[ir.Stmt], span: Span) -> ir.Stmt:
+    """A block body: the statement itself when there is one, else a ``SeqStmts``."""
+    if len(stmts) == 1 and not isinstance(stmts[0], ir.SeqStmts):
+        return stmts[0]
+    return ir.SeqStmts(stmts, span)
+
+
+def retype_literal(value: ir.Expr, dtype: DataType, span: Span) -> ir.Expr:
+    """A bare literal (INDEX int / FP32 float constant) re-typed to ``dtype`` where that is exact."""
+    if isinstance(value, ir.ConstInt) and value.dtype == DataType.INDEX and dtype != DataType.INDEX:
+        if dtype.is_int():
+            return ir.ConstInt(value.value, dtype, span)
+        if dtype.is_float():
+            return ir.ConstFloat(float(value.value), dtype, span)
+    if isinstance(value, ir.ConstFloat) and value.dtype == DataType.FP32 and dtype.is_float() and dtype != value.dtype:
+        return ir.ConstFloat(value.value, dtype, span)
+    return value
+

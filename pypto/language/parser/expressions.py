@@ -1,0 +1,345 @@
+"""Expressions: Python syntax -> parsed values (Python constants or IR expressions).
+
+``eval`` returns a Python value where the expression is static (literals, closure constants and
+arithmetic on them, folded as Python would) and an ``ir.Expr`` otherwise. Static arithmetic is
+folded so ``2 * M`` with a closure ``M = 64`` is the literal ``128``; ``pl.const(...)`` leaves are
+IR constants and are never folded, which is how the printer keeps constant trees intact.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import operator
+import types
+from typing import Any, Callable
+
+from pypto import ir
+from pypto.ir import DataType
+
+from ..typing.dynamic import DynVar
+from ..typing.values import Value
+from .core import ParserCore, describe
+from .diagnostics import InvalidOperationError, ParserTypeError, UndefinedVariableError, UnsupportedFeatureError
+from .env import MISSING
+
+_STATIC = (bool, int, float, str, list, tuple)
+
+_PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+
+_SYMBOLS: dict[type, str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.MatMult: "@",
+}
+
+_IR_BINOPS: dict[type, Callable[..., ir.Expr]] = {
+    ast.Add: ir.add,
+    ast.Sub: ir.sub,
+    ast.Mult: ir.mul,
+    ast.Div: ir.truediv,
+    ast.FloorDiv: ir.floordiv,
+    ast.Mod: ir.mod,
+    ast.Pow: ir.pow,
+    ast.LShift: ir.bit_shift_left,
+    ast.RShift: ir.bit_shift_right,
+    ast.BitAnd: ir.bit_and,
+    ast.BitOr: ir.bit_or,
+    ast.BitXor: ir.bit_xor,
+}
+
+# On BOOL operands the bitwise operators are logical: ^ is Xor; & and | keep their nodes.
+_BOOL_BINOPS: dict[type, type[ir.BinaryExpr]] = {ast.BitXor: ir.Xor, ast.BitAnd: ir.BitAnd, ast.BitOr: ir.BitOr}
+
+_PY_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+_CMP_TEXT: dict[type, str] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+
+_IR_COMPARE: dict[type, Callable[..., ir.Expr]] = {
+    ast.Eq: ir.eq,
+    ast.NotEq: ir.ne,
+    ast.Lt: ir.lt,
+    ast.LtE: ir.le,
+    ast.Gt: ir.gt,
+    ast.GtE: ir.ge,
+}
+
+_UNSUPPORTED_EXPRS: dict[type, tuple[str, str | None]] = {
+    ast.IfExp: ("conditional expressions (x if c else y) are not supported", "use an if statement with pl.yield_"),
+    ast.Lambda: ("lambda expressions are not supported in DSL code", None),
+    ast.ListComp: ("list comprehensions are not supported in DSL code", "write the list out or use a closure value"),
+    ast.SetComp: ("set comprehensions are not supported in DSL code", None),
+    ast.DictComp: ("dict comprehensions are not supported in DSL code", None),
+    ast.GeneratorExp: ("generator expressions are not supported in DSL code", None),
+    ast.Await: ("await is not supported in DSL code", None),
+    ast.Yield: ("yield can only be used as a statement", None),
+    ast.YieldFrom: ("yield from is not supported in DSL code", None),
+    ast.NamedExpr: ("assignment expressions (:=) are not supported in DSL code", "assign in a separate statement"),
+    ast.Set: ("set displays are not supported in DSL code", None),
+    ast.Starred: ("starred expressions (*x) are not supported in DSL code", None),
+    ast.Slice: ("a slice can only appear inside a subscript", None),
+    ast.JoinedStr: ("f-strings are only supported as arguments of pl.static_print", None),
+}
+
+
+def is_static(value: Any) -> bool:
+    """True for a Python constant (folded at parse time), False for IR values."""
+    return isinstance(value, _STATIC) or value is None
+
+
+class ExprMixin(ParserCore):
+    """Expression evaluation (dispatch table ``_eval_dispatch`` is built by the body parser)."""
+
+    def eval(self, node: ast.expr) -> Any:
+        """The parsed value of ``node``: a Python constant or an IR expression (or a resolved object)."""
+        handler = self._eval_dispatch.get(type(node))
+        if handler is None:
+            message, hint = _UNSUPPORTED_EXPRS.get(type(node), (f"{type(node).__name__} expressions are not supported", None))
+            self.fail(UnsupportedFeatureError, message, node, hint)
+        return handler(self, node)
+
+    def expr(self, node: ast.expr) -> ir.Expr:
+        """The IR expression of ``node``."""
+        return self.to_expr(self.eval(node), node)
+
+    # ----- leaves ----------------------------------------------------------------------------
+    def eval_constant(self, node: ast.Constant) -> Any:
+        value = node.value
+        if isinstance(value, (bytes, complex)):
+            self.fail(UnsupportedFeatureError, f"{type(value).__name__} literals are not supported", node)
+        return value
+
+    def eval_name(self, node: ast.Name) -> Any:
+        var = self.vars.get(node.id)
+        if var is not None:
+            return var
+        return self.global_value(node.id, node)
+
+    def global_value(self, name: str, node: ast.AST) -> Any:
+        """The closure / module value of ``name`` (DynVars and wrappers become IR expressions)."""
+        value = self.env.lookup(name)
+        if value is MISSING:
+            if name in ("inf", "nan"):
+                return math.inf if name == "inf" else math.nan
+            if name == "self" and self.program is not None:
+                self.fail(UnsupportedFeatureError, "'self' can only be used to call program functions: self.f(...)", node)
+            known = list(self.vars) + list(self.env.names())
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else None
+            self.fail(UndefinedVariableError, f"undefined variable '{name}'", node, hint)
+        if isinstance(value, DynVar):
+            return value.var
+        if isinstance(value, Value):
+            return value.unwrap()
+        return value
+
+    def eval_attribute(self, node: ast.Attribute) -> Any:
+        base = node.value
+        if type(base) is ast.Name and base.id == "self" and self.program is not None and "self" not in self.vars:
+            return self.program_ref(node.attr, node)
+        obj = self.eval(base)
+        attr = node.attr
+        if isinstance(obj, ir.Expr):
+            self.fail(
+                UnsupportedFeatureError,
+                f"attribute access '.{attr}' on a DSL value is not supported",
+                node,
+                "use the op functions, e.g. pl.tensor.dim(x, 0) instead of x.shape[0]",
+            )
+        if attr.startswith("_"):
+            self.fail(UnsupportedFeatureError, f"private attribute '{attr}' cannot be used in DSL code", node)
+        if self.env.is_text and not _is_namespace(obj):
+            self.fail(UnsupportedFeatureError, f"attribute '.{attr}' of {describe(obj)} cannot be used here", node)
+        value = getattr(obj, attr, MISSING)
+        if value is MISSING:
+            owner = ast.unparse(base)
+            close = difflib.get_close_matches(attr, [n for n in dir(obj) if not n.startswith("_")], n=1)
+            hint = f"did you mean '{owner}.{close[0]}'?" if close else None
+            self.fail(UndefinedVariableError, f"'{owner}' has no attribute '{attr}'", node, hint)
+        if isinstance(value, DynVar):
+            return value.var
+        return value
+
+    # ----- operators -------------------------------------------------------------------------
+    def eval_binop(self, node: ast.BinOp) -> Any:
+        return self.binary(type(node.op), self.eval(node.left), self.eval(node.right), node, node.left, node.right)
+
+    def binary(self, op: type, left: Any, right: Any, node: ast.AST, lnode: ast.expr, rnode: ast.expr) -> Any:
+        """``left <op> right``: folded when both are constants, else the scalar IR node."""
+        if is_static(left) and is_static(right):
+            return self._fold(_PY_BINOPS.get(op), left, right, node, _SYMBOLS.get(op, "?"))
+        factory = _IR_BINOPS.get(op)
+        if factory is None:
+            self.fail(UnsupportedFeatureError, f"operator '{_SYMBOLS.get(op, op.__name__)}' is not supported", node)
+        lhs = self.scalar_operand(left, lnode, node)
+        rhs = self.scalar_operand(right, rnode, node)
+        span = self.span(node)
+        bool_node = _BOOL_BINOPS.get(op)
+        if bool_node is not None and _is_bool(lhs) and _is_bool(rhs):
+            return bool_node(lhs, rhs, DataType.BOOL, span)
+        try:
+            return factory(lhs, rhs, span=span)
+        except (TypeError, ValueError) as err:
+            self.fail(ParserTypeError, f"operator '{_SYMBOLS[op]}': {err}", node)
+
+    def scalar_operand(self, value: Any, node: ast.expr, op_node: ast.AST) -> ir.Expr:
+        """``value`` as a scalar IR expression, or a ParserTypeError pointing at the operator."""
+        expr = self.to_expr(value, node)
+        t = expr.type
+        if not isinstance(t, ir.ScalarType):
+            kind = type(t).__name__.replace("Type", "")
+            self.fail(
+                ParserTypeError,
+                f"operators work on scalars, but this operand is a {kind} ({t})",
+                node,
+                "use the op functions for tensors and tiles, e.g. pl.add(a, b), pl.mul(t, 2.0)",
+            )
+        return expr
+
+    def _fold(self, fn: Callable[..., Any] | None, left: Any, right: Any, node: ast.AST, symbol: str) -> Any:
+        if fn is None:
+            self.fail(UnsupportedFeatureError, f"operator '{symbol}' is not supported", node)
+        try:
+            return fn(left, right)
+        except ZeroDivisionError:
+            self.fail(InvalidOperationError, "division by zero in a constant expression", node)
+        except (TypeError, ValueError, OverflowError) as err:
+            self.fail(ParserTypeError, f"operator '{symbol}' on constants: {err}", node)
+
+    def eval_unaryop(self, node: ast.UnaryOp) -> Any:
+        value = self.eval(node.operand)
+        op = type(node.op)
+        if is_static(value):
+            fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}[op]
+            try:
+                return fn(value)
+            except TypeError as err:
+                self.fail(ParserTypeError, f"unary operator on a constant: {err}", node)
+        if op is ast.UAdd:
+            return self.scalar_operand(value, node.operand, node)
+        operand = self.scalar_operand(value, node.operand, node)
+        factory = {ast.USub: ir.neg, ast.Not: ir.not_, ast.Invert: ir.bit_not}[op]
+        try:
+            return factory(operand, span=self.span(node))
+        except (TypeError, ValueError) as err:
+            self.fail(ParserTypeError, str(err), node)
+
+    def eval_boolop(self, node: ast.BoolOp) -> Any:
+        values = [self.eval(v) for v in node.values]
+        is_and = type(node.op) is ast.And
+        if all(is_static(v) for v in values):
+            result = values[0]
+            for v in values[1:]:
+                result = (result and v) if is_and else (result or v)
+            return result
+        factory = ir.and_ if is_and else ir.or_
+        span = self.span(node)
+        result = self.scalar_operand(values[0], node.values[0], node)
+        for v, sub in zip(values[1:], node.values[1:]):
+            result = factory(result, self.scalar_operand(v, sub, node), span=span)
+        return result
+
+    def eval_compare(self, node: ast.Compare) -> Any:
+        operands = [node.left, *node.comparators]
+        values = [self.eval(v) for v in operands]
+        span = self.span(node)
+        result: Any = None
+        for i, op in enumerate(node.ops):
+            left, right = values[i], values[i + 1]
+            kind = type(op)
+            text = _CMP_TEXT[kind]
+            if is_static(left) and is_static(right):
+                part: Any = self._fold(_PY_COMPARE[kind], left, right, node, text)
+            elif kind not in _IR_COMPARE:
+                self.fail(UnsupportedFeatureError, f"'{text}' cannot compare DSL values", node)
+            else:
+                lhs = self.scalar_operand(left, operands[i], node)
+                rhs = self.scalar_operand(right, operands[i + 1], node)
+                try:
+                    part = _IR_COMPARE[kind](lhs, rhs, span=span)
+                except (TypeError, ValueError) as err:
+                    self.fail(ParserTypeError, f"comparison '{text}': {err}", node)
+            if result is None:
+                result = part
+            elif is_static(result) and is_static(part):
+                result = result and part
+            else:
+                result = ir.and_(self.to_expr(result, node), self.to_expr(part, node), span=span)
+        return result
+
+    # ----- containers ------------------------------------------------------------------------
+    def eval_list(self, node: ast.List) -> list[Any]:
+        return [self.eval(e) for e in node.elts]
+
+    def eval_tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
+        return tuple(self.eval(e) for e in node.elts)
+
+    def eval_dict(self, node: ast.Dict) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                self.fail(UnsupportedFeatureError, "'**' in a dict display is not supported", value)
+            k = self.eval(key)
+            if not isinstance(k, (str, int)):
+                self.fail(ParserTypeError, f"dict keys must be strings or ints, got {describe(k)}", key)
+            out[k] = self.eval(value)
+        return out
+
+
+def _is_bool(expr: ir.Expr) -> bool:
+    t = expr.type
+    return isinstance(t, ir.ScalarType) and t.dtype == DataType.BOOL
+
+
+def _is_namespace(obj: Any) -> bool:
+    """Objects whose attributes text may read: pypto modules, classes, enums and their members."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.startswith("pypto")
+    owner = obj if isinstance(obj, type) else type(obj)
+    return (owner.__module__ or "").startswith("pypto")

@@ -1,0 +1,115 @@
+"""``@pl.inline``: a function whose body is expanded at every call site.
+
+The body is parsed at each call with only its parameters and its own closure in scope (so each
+expansion creates its own variables); its statements go into the caller's block and the value of
+its final ``return`` is the value of the call. A Var argument is bound directly, another IR
+expression through an assignment to the parameter name, and a Python constant stays a constant.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from pypto import ir
+
+from .core import Block, FunctionState, ParserCore
+from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
+from .env import Env
+from .source import SourceFile
+
+_MAX_DEPTH = 32
+
+
+class InlineFunction:
+    """The definition captured by ``@pl.inline`` (expanded by the parser at each call)."""
+
+    def __init__(self, name: str, src: SourceFile, node: ast.FunctionDef, env: Env) -> None:
+        self.name = name
+        self.src = src
+        self.node = node
+        self.env = env
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise ParserSyntaxError(
+                f"@pl.inline function '{name}' must take plain positional parameters",
+                src.span(node),
+                source_lines=src.lines,
+            )
+        self.params = [a.arg for a in args.args]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ParserSyntaxError(
+            f"@pl.inline function '{self.name}' can only be called inside a @pl.function body",
+            hint="its body is expanded by the parser at each call site",
+        )
+
+    def __repr__(self) -> str:
+        return f"<pl.inline {self.name}>"
+
+
+class InlineMixin(ParserCore):
+    """Expansion of inline calls."""
+
+    def expand_inline(self, fn: InlineFunction, call: ast.Call) -> Any:
+        """Expand ``fn(args)`` into the current block; the value of its return is the call's value."""
+        if self.inline_depth >= _MAX_DEPTH:
+            self.fail(ParserSyntaxError, f"@pl.inline calls nest too deeply (is '{fn.name}' recursive?)", call)
+        args, kwargs = self.call_arguments(call)
+        for key, value in kwargs.items():
+            if key not in fn.params:
+                self.fail(ParserTypeError, f"inline function '{fn.name}' has no parameter '{key}'", call)
+        if len(args) + len(kwargs) != len(fn.params) or any(p in kwargs for p in fn.params[: len(args)]):
+            self.fail(
+                ParserTypeError,
+                f"inline function '{fn.name}' takes {len(fn.params)} argument(s) but {len(args) + len(kwargs)} were given",
+                call,
+            )
+        values = dict(zip(fn.params, args))
+        values.update(kwargs)
+        bound: dict[str, ir.Var] = {}
+        borrowed: set[ir.Var] = set()
+        constants: dict[str, Any] = {}
+        span = self.span(call)
+        for name in fn.params:
+            value = values[name]
+            if isinstance(value, ir.Var):
+                bound[name] = value
+                borrowed.add(value)
+            elif isinstance(value, ir.Expr):
+                var = ir.Var(name, value.type, span)
+                self.emit(ir.AssignStmt(var, value, span))
+                bound[name] = var
+            else:
+                constants[name] = value
+        saved = (self.src, self.env, self.vars, self.block, self.loops, self.state, self.borrowed)
+        self.src, self.env, self.vars = fn.src, Env([constants, *fn.env.layers], fn.env.is_text), bound
+        self.borrowed = borrowed
+        self.block = Block("inline")
+        self.loops = []
+        self.state = FunctionState(fn.name, self.state.func_type, self.state.strict_ssa, None, self.state.memref_bases)
+        self.inline_depth += 1
+        try:
+            self.parse_stmts(fn.node.body)
+            block = self.block
+        finally:
+            self.inline_depth -= 1
+            self.src, self.env, self.vars, self.block, self.loops, self.state, self.borrowed = saved
+        self.block.stmts.extend(block.stmts)
+        returned = block.returned
+        if returned is None or not returned:
+            return None
+        return returned[0] if len(returned) == 1 else tuple(returned)
+
+    def inline_return(self, node: ast.Return) -> None:
+        """``return`` in an inline body: only as its last top-level statement."""
+        if self.block.owner != "inline":
+            self.fail(
+                UnsupportedFeatureError,
+                "return inside control flow of an @pl.inline function is not supported",
+                node,
+                "compute the result with pl.yield_ and return it at the end of the body",
+            )
+        values = [] if node.value is None else node.value.elts if type(node.value) is ast.Tuple else [node.value]
+        self.block.returned = [self.expr(v) for v in values]
+        self.block.ended_by = node

@@ -1,0 +1,156 @@
+"""Source text of DSL code: one ``ast.parse`` per file, spans, comments and definition lookup.
+
+Decorated functions and classes are located in the syntax tree of their whole file, parsed once
+and cached (keyed by the line list ``linecache`` holds for the file), so a file with hundreds of
+kernels is parsed a single time.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+from typing import Any
+
+from pypto.ir import Span
+
+from .diagnostics import ParserError, ParserSyntaxError
+
+_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class SourceFile:
+    """The text of one file (or string) with its syntax tree and an index of its definitions."""
+
+    __slots__ = ("filename", "lines", "tree", "_defs_by_line", "_classes_by_name")
+
+    def __init__(self, filename: str, lines: list[str], tree: ast.Module) -> None:
+        self.filename = filename
+        self.lines = lines
+        self.tree = tree
+        self._defs_by_line: dict[int, ast.AST] | None = None
+        self._classes_by_name: dict[str, list[ast.ClassDef]] | None = None
+
+    @classmethod
+    def from_text(cls, text: str, filename: str) -> SourceFile:
+        """Parse ``text``; a Python syntax error becomes a ParserSyntaxError with its location."""
+        lines = text.splitlines(keepends=True)
+        try:
+            tree = ast.parse(text, filename=filename)
+        except SyntaxError as err:
+            line = err.lineno or 1
+            col = err.offset or 1
+            span = Span(filename, line, col, err.end_lineno or line, err.end_offset or col + 1)
+            raise ParserSyntaxError(f"invalid Python syntax: {err.msg}", span, source_lines=lines) from None
+        return cls(filename, lines, tree)
+
+    def span(self, node: ast.AST) -> Span:
+        """The span of ``node`` (1-based columns)."""
+        return Span(
+            self.filename,
+            node.lineno,  # type: ignore[attr-defined]
+            node.col_offset + 1,  # type: ignore[attr-defined]
+            node.end_lineno or -1,  # type: ignore[attr-defined]
+            (node.end_col_offset + 1) if node.end_col_offset is not None else -1,  # type: ignore[attr-defined]
+        )
+
+    def leading_comments(self, lineno: int, lower: int) -> list[str]:
+        """``#`` comment lines directly above line ``lineno`` and below line ``lower`` (1-based)."""
+        lines = self.lines
+        i = lineno - 2
+        found: list[str] = []
+        while i >= lower and i < len(lines):
+            text = lines[i].strip()
+            if text.startswith("#"):
+                body = text[1:]
+                found.append(body[1:] if body.startswith(" ") else body)
+            elif text:
+                break
+            i -= 1
+        found.reverse()
+        return found
+
+    def _index(self) -> None:
+        defs: dict[int, ast.AST] = {}
+        classes: dict[str, list[ast.ClassDef]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, _DEF_NODES):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                defs.setdefault(first, node)
+                if isinstance(node, ast.ClassDef):
+                    classes.setdefault(node.name, []).append(node)
+        self._defs_by_line = defs
+        self._classes_by_name = classes
+
+    def function_at(self, first_line: int, name: str) -> ast.FunctionDef | None:
+        """The function definition starting (decorators included) at ``first_line``."""
+        if self._defs_by_line is None:
+            self._index()
+        node = self._defs_by_line.get(first_line)  # type: ignore[union-attr]
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+        return None
+
+    def class_named(self, name: str, inner_lines: list[int]) -> ast.ClassDef | None:
+        """The innermost class ``name`` whose body contains all of ``inner_lines``."""
+        if self._classes_by_name is None:
+            self._index()
+        best: ast.ClassDef | None = None
+        for node in self._classes_by_name.get(name, []):  # type: ignore[union-attr]
+            end = node.end_lineno or node.lineno
+            if all(node.lineno <= ln <= end for ln in inner_lines):
+                if best is None or node.lineno > best.lineno:
+                    best = node
+        return best
+
+
+_FILE_CACHE: dict[str, tuple[int, SourceFile]] = {}
+
+
+def file_of(filename: str, module_globals: dict[str, Any] | None) -> SourceFile:
+    """The parsed file ``filename`` (cached while ``linecache`` keeps the same text)."""
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        raise ParserError(
+            f"cannot parse a DSL function defined in {filename}: its source code is not available",
+            hint="define @pl.function / @pl.program in a file, or use pl.parse(text) for source strings",
+        )
+    cached = _FILE_CACHE.get(filename)
+    if cached is not None and cached[0] == id(lines):
+        return cached[1]
+    source = SourceFile.from_text("".join(lines), filename)
+    source.lines = lines
+    _FILE_CACHE[filename] = (id(lines), source)
+    return source
+
+
+def locate_function(func: Any) -> tuple[SourceFile, ast.FunctionDef]:
+    """The file and ``def`` node of a Python function."""
+    code = func.__code__
+    source = file_of(code.co_filename, func.__globals__)
+    node = source.function_at(code.co_firstlineno, func.__name__)
+    if node is None:
+        raise ParserError(
+            f"cannot find the source of function '{func.__name__}' in {code.co_filename}",
+            hint="the file changed after it was imported, or the function was created dynamically",
+        )
+    return source, node
+
+
+def locate_class(cls: type, methods: list[Any]) -> tuple[SourceFile, ast.ClassDef]:
+    """The file and ``class`` node of a Python class, found by name and the lines of ``methods``
+    (Python functions defined in its body)."""
+    if methods:
+        filename = methods[0].__code__.co_filename
+        module_globals = methods[0].__globals__
+    else:
+        module = sys.modules.get(cls.__module__)
+        filename = getattr(module, "__file__", None)
+        module_globals = getattr(module, "__dict__", None)
+    if filename is None:
+        raise ParserError(f"cannot parse class '{cls.__name__}': its source code is not available")
+    source = file_of(filename, module_globals)
+    node = source.class_named(cls.__name__, [m.__code__.co_firstlineno for m in methods])
+    if node is None:
+        raise ParserError(f"cannot find the source of class '{cls.__name__}' in {filename}")
+    return source, node

@@ -1,0 +1,244 @@
+"""Simple statements: assignments, expression statements, return, pass, break / continue, and
+the dispatch of ``for`` / ``with`` to the registered loop and scope constructs."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from pypto import ir
+
+from .core import ParserCore, describe, retype_literal
+from .diagnostics import ParserSyntaxError, ParserTypeError, UndefinedVariableError, UnsupportedFeatureError
+from .expressions import is_static
+from .handlers import python_yield
+from .registry import ASSIGN_HANDLERS, FOR_HANDLERS, POSITION_HINTS, STMT_HANDLERS, WITH_HANDLERS, display_name
+
+_UNSUPPORTED_STMTS: dict[type, tuple[str, str | None]] = {
+    ast.FunctionDef: ("nested function definitions are not supported", "define helpers with @pl.inline or @pl.function"),
+    ast.AsyncFunctionDef: ("async functions are not supported", None),
+    ast.ClassDef: ("class definitions are not supported inside a DSL function", None),
+    ast.Import: ("imports are not supported inside a DSL function", "import at module level"),
+    ast.ImportFrom: ("imports are not supported inside a DSL function", "import at module level"),
+    ast.Global: ("global declarations are not supported in DSL code", None),
+    ast.Nonlocal: ("nonlocal declarations are not supported in DSL code", None),
+    ast.Try: ("try statements are not supported in DSL code", None),
+    ast.Raise: ("raise is not supported in DSL code", "use pl.static_assert for compile-time checks"),
+    ast.Assert: ("assert is not supported in DSL code", "use pl.static_assert(cond, msg) for compile-time checks"),
+    ast.Delete: ("del is not supported in DSL code", None),
+    ast.Match: ("match statements are not supported in DSL code", "use if / else"),
+    ast.AsyncFor: ("async for is not supported", None),
+    ast.AsyncWith: ("async with is not supported", None),
+}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED_STMTS[ast.TryStar] = ("try statements are not supported in DSL code", None)
+
+_SCALAR_LOOP_KINDS = (ir.ForKind.Sequential,)
+
+
+class StmtMixin(ParserCore):
+    """Statement handlers (the dispatch table ``_stmt_dispatch`` is built by the body parser)."""
+
+    def unsupported_stmt(self, node: ast.stmt) -> None:
+        message, hint = _UNSUPPORTED_STMTS.get(type(node), (f"{type(node).__name__} statements are not supported", None))
+        self.fail(UnsupportedFeatureError, message, node, hint)
+
+    # ----- assignment ------------------------------------------------------------------------
+    def stmt_assign(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1:
+            self.fail(UnsupportedFeatureError, "chained assignment (a = b = value) is not supported", node)
+        self.assign_from(node.targets[0], node.value, None, node)
+
+    def stmt_annassign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            self.fail(ParserSyntaxError, "a variable declaration needs a value: x: T = value", node)
+        if type(node.target) is not ast.Name:
+            self.fail(ParserSyntaxError, "only a plain variable name can carry a type annotation", node.target)
+        self.assign_from(node.target, node.value, node.annotation, node)
+
+    def assign_from(self, target: ast.expr, value_node: ast.expr, annotation: ast.expr | None, node: ast.stmt) -> None:
+        """``target[: annotation] = value`` with the assignment constructs (``pl.yield_`` ...) first."""
+        if type(value_node) is ast.Call:
+            callee = self.eval(value_node.func)
+            try:
+                handler = ASSIGN_HANDLERS.get(callee)
+            except TypeError:
+                handler = None
+            if handler is not None:
+                handler(self, node, value_node)
+                return
+            value = self.call_value(callee, value_node)
+        else:
+            value = self.eval(value_node)
+        self.bind_target(target, value, value_node, annotation, node)
+
+    def bind_target(
+        self, target: ast.expr, value: Any, value_node: ast.expr, annotation: ast.expr | None, node: ast.stmt
+    ) -> None:
+        """Bind an assignment target (name, tuple of names or subscript) to a parsed value."""
+        kind = type(target)
+        if kind is ast.Name:
+            declared = self.resolve_type(annotation) if annotation is not None else None
+            expr = self.to_expr(value, value_node)
+            if is_static(value) and isinstance(declared, ir.ScalarType):
+                expr = retype_literal(expr, declared.dtype, self.span(value_node))
+            self.assign(target.id, expr, declared, node)
+        elif kind in (ast.Tuple, ast.List):
+            self.unpack(target, value, value_node, node)
+        elif kind is ast.Subscript:
+            self.assign_subscript(target, value, node)
+        elif kind is ast.Attribute:
+            self.fail(UnsupportedFeatureError, "assignment to an attribute is not supported", target)
+        else:
+            self.fail(UnsupportedFeatureError, f"cannot assign to {type(target).__name__}", target)
+
+    def unpack(self, target: ast.Tuple | ast.List, value: Any, value_node: ast.expr, node: ast.stmt) -> None:
+        """``a, b = value``: element-wise for a Python tuple, through ``value[i]`` for an IR tuple."""
+        names = target.elts
+        for elt in names:
+            if type(elt) is not ast.Name:
+                self.fail(UnsupportedFeatureError, "only names can be unpacked: a, b = value", elt)
+        if isinstance(value, (tuple, list)):
+            if len(value) != len(names):
+                self.fail(ParserTypeError, f"cannot unpack {len(value)} values into {len(names)} names", target)
+            for elt, v in zip(names, value):
+                self.bind_target(elt, v, value_node, None, node)
+            return
+        expr = self.to_expr(value, value_node)
+        t = expr.type
+        if not isinstance(t, ir.TupleType):
+            self.fail(ParserTypeError, f"cannot unpack {describe(expr)}: it is not a tuple", value_node)
+        if len(t.types) != len(names):
+            self.fail(ParserTypeError, f"cannot unpack a tuple of {len(t.types)} values into {len(names)} names", target)
+        tmp = expr if isinstance(expr, ir.Var) else self.assign("_tuple_tmp", expr, None, node)
+        span = self.span(node)
+        for i, elt in enumerate(names):
+            if elt.id != "_":
+                self.assign(elt.id, ir.TupleGetItemExpr(tmp, i, span), None, node)
+
+    def stmt_augassign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if type(target) is not ast.Name:
+            self.fail(UnsupportedFeatureError, "augmented assignment (+=) only works on a variable name", target)
+        current = self.lookup_var(target.id)
+        if current is None:
+            self.fail(UndefinedVariableError, f"undefined variable '{target.id}'", target)
+        value = self.binary(type(node.op), current, self.eval(node.value), node, target, node.value)
+        self.assign(target.id, self.to_expr(value, node), None, node)
+
+    # ----- expression statements -------------------------------------------------------------
+    def stmt_expr(self, node: ast.Expr) -> list[str] | None:
+        value = node.value
+        kind = type(value)
+        if kind is ast.Call:
+            callee = self.eval(value.func)
+            try:
+                handler = STMT_HANDLERS.get(callee)
+                assign_only = handler is None and callee in ASSIGN_HANDLERS
+            except TypeError:
+                handler, assign_only = None, False
+            if handler is not None:
+                handler(self, value)
+                return None
+            if assign_only:
+                self.fail(
+                    ParserSyntaxError,
+                    f"the result of {display_name(callee)} must be assigned",
+                    value,
+                    POSITION_HINTS.get(callee),
+                )
+            result = self.call_value(callee, value)
+        elif kind is ast.Constant:
+            if isinstance(value.value, str):
+                return [line.rstrip() for line in _clean_docstring(value.value).split("\n")]
+            return None
+        elif kind is ast.Yield:
+            python_yield(self, value)
+            return None
+        else:
+            result = self.eval(value)
+        if isinstance(result, ir.Expr):
+            self.emit(ir.EvalStmt(result, self.span(node)))
+        return None
+
+    # ----- other simple statements -----------------------------------------------------------
+    def stmt_return(self, node: ast.Return) -> None:
+        if self.inline_depth:
+            self.inline_return(node)
+            return
+        values = [] if node.value is None else node.value.elts if type(node.value) is ast.Tuple else [node.value]
+        exprs = [self.expr(v) for v in values]
+        declared = self.state.return_types
+        if declared is not None and len(exprs) != len(declared):
+            self.fail(
+                ParserTypeError,
+                f"function '{self.state.name}' declares {len(declared)} return value(s) but returns {len(exprs)}",
+                node,
+            )
+        self.emit(ir.ReturnStmt(exprs, self.span(node)))
+
+    def stmt_pass(self, node: ast.Pass) -> None:
+        return None
+
+    def stmt_break(self, node: ast.Break) -> None:
+        self._loop_exit(node, "break")
+        self.emit(ir.BreakStmt(self.span(node)))
+
+    def stmt_continue(self, node: ast.Continue) -> None:
+        self._loop_exit(node, "continue")
+        self.emit(ir.ContinueStmt(self.span(node)))
+
+    def _loop_exit(self, node: ast.stmt, word: str) -> None:
+        if not self.loops:
+            self.fail(ParserSyntaxError, f"'{word}' outside of a loop", node)
+        kind = self.loops[-1]
+        if kind is not None and kind not in _SCALAR_LOOP_KINDS:
+            self.fail(
+                ParserSyntaxError,
+                f"'{word}' is not supported inside a pl.{kind.name.lower()} loop",
+                node,
+                f"'{word}' needs the innermost loop to be sequential (pl.range) or a while loop",
+            )
+
+    # ----- loops and scopes ------------------------------------------------------------------
+    def stmt_for(self, node: ast.For) -> None:
+        if node.orelse:
+            self.fail(UnsupportedFeatureError, "for ... else is not supported", node.orelse[0])
+        it = node.iter
+        if type(it) is not ast.Call:
+            self.fail(
+                ParserSyntaxError,
+                "a DSL loop iterates over pl.range(...), pl.parallel(...), pl.unroll(...) or pl.while_(...)",
+                it,
+            )
+        callee = self.eval(it.func)
+        try:
+            handler = FOR_HANDLERS.get(callee)
+        except TypeError:
+            handler = None
+        if handler is None:
+            hint = "use pl.range(...)" if callee is builtins.range else None
+            self.fail(ParserSyntaxError, f"'{ast.unparse(it.func)}(...)' is not a DSL loop", it, hint)
+        handler(self, node, it)
+
+    def stmt_with(self, node: ast.With) -> None:
+        if len(node.items) != 1:
+            self.fail(UnsupportedFeatureError, "a with statement takes exactly one scope", node)
+        ctx = node.items[0].context_expr
+        if type(ctx) is not ast.Call:
+            self.fail(ParserSyntaxError, "a DSL with statement opens a scope such as pl.at(...)", ctx)
+        callee = self.eval(ctx.func)
+        try:
+            handler = WITH_HANDLERS.get(callee)
+        except TypeError:
+            handler = None
+        if handler is None:
+            self.fail(UnsupportedFeatureError, f"'with {ast.unparse(ctx.func)}(...)' is not a DSL scope", ctx)
+        handler(self, node, ctx)
+
+
+def _clean_docstring(text: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(text)

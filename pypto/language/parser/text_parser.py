@@ -1,0 +1,219 @@
+"""Parsing DSL text: ``parse``, ``parse_program``, ``loads``, ``loads_program``.
+
+The text is never executed. Its syntax tree is read: imports of ``pypto.language`` bind the
+prefix (``pl``, ``ir``, any alias; ``pl`` when there is no import), module-level constants go
+through the safe :class:`ConstantEvaluator`, and every function is parsed from its syntax tree.
+So loading an IR dump from an untrusted source runs no code of that source.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+from typing import Any
+
+from pypto import ir
+
+from .calls import ProgramFunctionRef
+from .diagnostics import ParserError, ParserSyntaxError, ParserTypeError
+from .env import Env
+from .functions import FunctionOptions, function_options, parse_function, parse_signature
+from .inline import InlineFunction
+from .program import ProgramContext
+from .safe_eval import ConstantEvaluator
+from .source import SourceFile
+
+_HEADER = re.compile(r"#\s*pypto\.program(?::\s*(\S+))?")
+
+
+class _TextModule:
+    """The module-level content of a text: namespace, functions, program classes."""
+
+    def __init__(self, src: SourceFile) -> None:
+        import pypto.language as pl
+
+        self.src = src
+        self.namespace: dict[str, Any] = {}
+        self.functions: list[tuple[ast.FunctionDef, FunctionOptions]] = []
+        self.classes: list[ast.ClassDef] = []
+        self.header_name = ""
+        self.consts = ConstantEvaluator(src, self.namespace)
+        self._language = pl
+        for line in src.lines:
+            match = _HEADER.match(line.strip())
+            if match:
+                self.header_name = match.group(1) or ""
+                break
+            if line.strip() and not line.strip().startswith("#"):
+                break
+        has_import = any(type(s) in (ast.Import, ast.ImportFrom) for s in src.tree.body)
+        if not has_import:
+            self.namespace["pl"] = pl
+        for stmt in src.tree.body:
+            self._statement(stmt)
+
+    def fail(self, cls: type, message: str, node: ast.AST, hint: str | None = None) -> Any:
+        raise cls(message, self.src.span(node), hint, source_lines=self.src.lines)
+
+    def _statement(self, stmt: ast.stmt) -> None:
+        kind = type(stmt)
+        if kind is ast.Import:
+            for alias in stmt.names:
+                self._bind_import(alias.name, alias.asname, stmt)
+        elif kind is ast.ImportFrom:
+            if stmt.module == "__future__":
+                return
+            for alias in stmt.names:
+                self._bind_import(f"{stmt.module}.{alias.name}", alias.asname or alias.name, stmt)
+        elif kind is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+            self.namespace[stmt.targets[0].id] = self.consts.eval(stmt.value)
+        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name and stmt.value is not None:
+            self.namespace[stmt.target.id] = self.consts.eval(stmt.value)
+        elif kind is ast.FunctionDef:
+            self._function(stmt)
+        elif kind is ast.ClassDef:
+            self._check_decorators(stmt, "program")
+            self.classes.append(stmt)
+        elif kind is ast.Pass or (kind is ast.Expr and type(stmt.value) is ast.Constant):
+            return
+        else:
+            self.fail(
+                ParserSyntaxError,
+                f"unsupported module-level statement ({kind.__name__})",
+                stmt,
+                "DSL text holds imports of pypto.language, constants, functions and @pl.program classes",
+            )
+
+    def _bind_import(self, module: str, asname: str | None, stmt: ast.stmt) -> None:
+        if module != "pypto.language" and not module.startswith("pypto.language."):
+            self.fail(
+                ParserSyntaxError,
+                f"only pypto.language can be imported in DSL text, not '{module}'",
+                stmt,
+                "import pypto.language as pl",
+            )
+        if asname is None:
+            self.fail(ParserSyntaxError, "import pypto.language with an alias: import pypto.language as pl", stmt)
+        try:
+            value = importlib.import_module(module)
+        except ImportError:
+            parent, _, attr = module.rpartition(".")
+            value = getattr(importlib.import_module(parent), attr, None)
+            if value is None:
+                self.fail(ParserSyntaxError, f"cannot import '{module}'", stmt)
+        self.namespace[asname] = value
+
+    def _decorator(self, node: ast.expr) -> tuple[Any, dict[str, Any]]:
+        """The decorator object and its keyword options."""
+        if type(node) is ast.Call:
+            if node.args:
+                self.fail(ParserSyntaxError, "decorator options are keyword arguments", node)
+            obj = self.consts.eval(node.func)
+            return obj, {k.arg: self.consts.eval(k.value) for k in node.keywords}
+        return self.consts.eval(node), {}
+
+    def _check_decorators(self, node: ast.ClassDef, expected: str) -> None:
+        for deco in node.decorator_list:
+            obj, kwargs = self._decorator(deco)
+            if obj is not getattr(self._language, expected, None) or kwargs:
+                self.fail(ParserSyntaxError, f"a class in DSL text must be decorated with @pl.{expected}", deco)
+
+    def function_options(self, node: ast.FunctionDef) -> FunctionOptions | None:
+        """The options of ``@pl.function`` (None for ``@pl.inline``)."""
+        options = function_options()
+        for deco in node.decorator_list:
+            obj, kwargs = self._decorator(deco)
+            if obj is self._language.inline and not kwargs:
+                return None
+            if obj is not self._language.function:
+                self.fail(ParserSyntaxError, "functions in DSL text are decorated with @pl.function or @pl.inline", deco)
+            try:
+                options = function_options(**kwargs)
+            except TypeError as err:
+                self.fail(ParserTypeError, str(err), deco)
+        return options
+
+    def _function(self, node: ast.FunctionDef) -> None:
+        options = self.function_options(node)
+        if options is None:
+            self.namespace[node.name] = InlineFunction(node.name, self.src, node, Env.of_namespace(self.namespace))
+            return
+        self.functions.append((node, options))
+        self.namespace[node.name] = ProgramFunctionRef(node.name)
+
+    def parse_functions(self, name: str) -> tuple[ProgramContext, list[ir.Function]]:
+        """Parse the top-level functions as one group (they may call each other by name)."""
+        ctx = ProgramContext(name)
+        env = Env.of_namespace(self.namespace)
+        for node, options in self.functions:
+            sig = parse_signature(self.src, env, node, options, ctx)
+            ctx.signatures[sig.name] = sig
+        functions = [parse_function(sig) for sig in ctx.signatures.values()]
+        return ctx, functions
+
+    def parse_class(self, node: ast.ClassDef) -> ir.Program:
+        ctx = ProgramContext(node.name)
+        env = Env.of_namespace(self.namespace)
+        for stmt in node.body:
+            if type(stmt) is ast.FunctionDef:
+                options = self.function_options(stmt)
+                if options is None:
+                    self.fail(ParserSyntaxError, "@pl.inline functions cannot be program members", stmt)
+                sig = parse_signature(self.src, env, stmt, options, ctx)
+                ctx.signatures[sig.name] = sig
+            elif not (type(stmt) is ast.Pass or (type(stmt) is ast.Expr and type(stmt.value) is ast.Constant)):
+                self.fail(ParserSyntaxError, "a @pl.program class contains only @pl.function definitions", stmt)
+        return ctx.build(self.src.span(node))
+
+
+def _parse_text(code: str, filename: str, want_program: bool) -> ir.Function | ir.Program:
+    if not isinstance(code, str):
+        raise ParserTypeError(f"pl.parse expects a string of DSL code, got {type(code).__name__}")
+    src = SourceFile.from_text(code, filename)
+    try:
+        module = _TextModule(src)
+        if len(module.classes) > 1:
+            module.fail(ParserSyntaxError, "the text defines more than one @pl.program class", module.classes[1])
+        if module.classes:
+            if module.functions:
+                _, functions = module.parse_functions(module.header_name)
+                for func in functions:
+                    module.namespace[func.name] = func
+            return module.parse_class(module.classes[0])
+        if not module.functions:
+            raise ParserSyntaxError(f"{filename}: no @pl.function or @pl.program found")
+        ctx, functions = module.parse_functions(module.header_name)
+        if len(functions) == 1 and not want_program:
+            return functions[0]
+        functions.extend(ctx.externals.values())
+        return ir.Program(functions, module.header_name, ir.Span(filename, 1, 1))
+    except ParserError as err:
+        err.attach_source(src.lines)
+        raise
+
+
+def parse(code: str, filename: str = "<string>") -> ir.Function | ir.Program:
+    """Parse DSL text: a ``@pl.program`` class gives a Program, a single function a Function,
+    several top-level functions a Program. The text is not executed."""
+    return _parse_text(code, filename, want_program=False)
+
+
+def parse_program(code: str, filename: str = "<string>") -> ir.Program:
+    """Parse DSL text into a Program (top-level functions are wrapped in one)."""
+    result = _parse_text(code, filename, want_program=True)
+    assert isinstance(result, ir.Program)
+    return result
+
+
+def loads(path: str | Path) -> ir.Function | ir.Program:
+    """``parse`` of the file at ``path``."""
+    path = Path(path)
+    return parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def loads_program(path: str | Path) -> ir.Program:
+    """``parse_program`` of the file at ``path``."""
+    path = Path(path)
+    return parse_program(path.read_text(encoding="utf-8"), filename=str(path))

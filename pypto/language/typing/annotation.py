@@ -1,0 +1,74 @@
+"""Shared machinery of the annotation classes: item checking and unresolved annotations.
+
+``pl.Tensor[...]`` and friends build IR types from their items. Parameter annotations are
+evaluated by Python when a decorated function is defined; if the items are not valid there, the
+class returns an :class:`UnresolvedAnnotation` instead of raising, and the parser reports the
+problem with a source location when it reads the annotation from the syntax tree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto import ir
+from pypto.ir import DataType
+
+from .dynamic import DynVar
+from .values import Value
+
+
+class UnresolvedAnnotation:
+    """An annotation whose items could not be turned into a type (kept for the parser to report)."""
+
+    __slots__ = ("kind", "items", "error")
+
+    def __init__(self, kind: str, items: tuple, error: Exception) -> None:
+        self.kind = kind
+        self.items = items
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"<unresolved pl.{self.kind} annotation: {self.error}>"
+
+
+def as_items(item: Any) -> tuple:
+    """Subscript items as a tuple (``X[a]`` passes ``a``, ``X[a, b]`` passes ``(a, b)``)."""
+    return item if isinstance(item, tuple) else (item,)
+
+
+def check_dtype(value: Any, what: str) -> DataType:
+    """``value`` as a DataType or a TypeError naming ``what``."""
+    if not isinstance(value, DataType):
+        raise TypeError(f"{what}: expected a dtype such as pl.FP32, got {_describe(value)}")
+    return value
+
+
+def dim(value: Any, what: str) -> int | ir.Expr:
+    """One shape dimension: an int, a ``pl.dynamic`` variable or an integer scalar expression."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: a shape dimension cannot be a bool")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, DynVar):
+        return value.var
+    if isinstance(value, Value):
+        value = value.unwrap()
+    if isinstance(value, ir.Expr):
+        t = value.type
+        if isinstance(t, ir.ScalarType) and t.dtype.is_int():
+            return value
+        raise TypeError(f"{what}: a shape dimension must be an integer scalar, got an expression of type {t}")
+    raise TypeError(f"{what}: a shape dimension must be an int or pl.dynamic(...), got {_describe(value)}")
+
+
+def shape(value: Any, what: str) -> list[int | ir.Expr]:
+    """A shape list: a list or tuple of dimensions."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{what}: the shape must be a list such as [64, 128], got {_describe(value)}")
+    return [dim(v, what) for v in value]
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, ir.Type):
+        return f"type {value}"
+    return f"{type(value).__name__} {value!r}" if isinstance(value, (int, float, str)) else type(value).__name__

@@ -1,0 +1,73 @@
+"""``pl.Scalar[dtype]``, ``pl.Array[extent, dtype]`` and ``pl.Tuple[T1, T2]`` annotations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypto import ir
+
+from .annotation import UnresolvedAnnotation, as_items, check_dtype
+
+
+class _Annotation:
+    kind = ""
+
+    @staticmethod
+    def from_items(items: tuple) -> ir.Type:  # pragma: no cover - every subclass overrides it
+        raise TypeError("abstract annotation")
+
+    def __class_getitem__(cls, item: Any) -> ir.Type | UnresolvedAnnotation:
+        items = as_items(item)
+        try:
+            return cls.from_items(items)
+        except (TypeError, ValueError) as err:
+            return UnresolvedAnnotation(cls.kind, items, err)
+
+
+class Scalar(_Annotation):
+    """``pl.Scalar[pl.INT64]``: a scalar value (a bare dtype such as ``pl.INT64`` means the same)."""
+
+    kind = "Scalar"
+
+    @staticmethod
+    def from_items(items: tuple) -> ir.ScalarType:
+        """Build the type from the subscript items; TypeError on bad items."""
+        if len(items) != 1:
+            raise TypeError(f"pl.Scalar takes exactly one dtype, got {len(items)} items")
+        return ir.ScalarType(check_dtype(items[0], "pl.Scalar"))
+
+
+class Array(_Annotation):
+    """``pl.Array[16, pl.INT32]``: an on-core array of integers, BOOL or TASK_ID."""
+
+    kind = "Array"
+
+    @staticmethod
+    def from_items(items: tuple) -> ir.ArrayType:
+        """Build the type from the subscript items; TypeError/ValueError on bad items."""
+        if len(items) != 2:
+            raise TypeError("pl.Array takes an extent and a dtype: pl.Array[16, pl.INT32]")
+        extent, dtype = items
+        if isinstance(extent, ir.ConstInt):
+            extent = extent.value
+        if isinstance(extent, bool) or not isinstance(extent, int):
+            raise TypeError(f"pl.Array: the extent must be a static int, got {type(extent).__name__}")
+        return ir.ArrayType(check_dtype(dtype, "pl.Array"), extent)
+
+
+class Tuple(_Annotation):
+    """``pl.Tuple[T1, T2]`` (``pl.Tuple[()]`` for the empty tuple)."""
+
+    kind = "Tuple"
+
+    @staticmethod
+    def from_items(items: tuple) -> ir.TupleType:
+        """Build the type from the subscript items; TypeError on bad items."""
+        if items == ((),):
+            items = ()
+        types = []
+        for item in items:
+            if not isinstance(item, ir.Type):
+                item = ir.ScalarType(check_dtype(item, "pl.Tuple"))
+            types.append(item)
+        return ir.TupleType(types)
