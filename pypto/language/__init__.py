@@ -50,6 +50,7 @@ from .constructs import (
     yield_,
 )
 from .decorators import function, inline, program
+from .op import PROMOTED, array, system, tensor, tile
 from .parser.text_parser import loads, loads_program, parse, parse_program
 from .typing import Array, DynVar, InOut, Out, Scalar, Tensor, Tile, Tuple, dynamic
 
@@ -94,6 +95,9 @@ AsyncEvent = ir.AsyncEventType
 AsyncSession = ir.AsyncSessionType
 
 
+globals().update(PROMOTED)
+
+
 class adir:
     """Call-site argument directions as printed in ``attrs={"arg_directions": [...]}``."""
 
@@ -115,5 +119,6 @@ __all__ = [
     "TensorLayout", "TensorView", "Tile", "TileLayout", "TileView", "Tuple", "UINT16", "UINT32", "UINT4",
     "UINT64", "UINT8", "UnknownType", "adir", "cond", "const", "dynamic", "func_attr", "function", "inline",
     "loads", "loads_program", "parallel", "parse", "parse_program", "pipeline", "program", "range",
-    "static_assert", "static_print", "unroll", "while_", "yield_",
+    "static_assert", "static_print", "unroll", "while_", "yield_", "array", "system", "tensor", "tile",
+    *PROMOTED,
 ]
