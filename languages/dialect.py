@@ -157,7 +157,8 @@ def raise_if_errors(violations: list[Violation], dialect: str, program: Program,
     name = program.name or "Program"
     count = f"{len(errors)} violation" + ("s" if len(errors) != 1 else "")
     body = "\n".join(v.render() for v in violations)
-    raise VerificationError(f"program '{name}' is not in dialect '{dialect}'{where}: {count}\n{body}", violations)
+    what = f"is not in dialect '{dialect}'" if dialect else "breaks its invariants"
+    raise VerificationError(f"program '{name}' {what}{where}: {count}\n{body}", violations)
 
 
 _GROUPS = (("expressions", "Expr"), ("statements", "Stmt"))

@@ -1,5 +1,51 @@
 """The passes of the compiler (installed as ``pypto.passes``).
 
-One module per pass, the pass base and dispatch helpers, the pass manager and the plugin registry
-live here; each pass is exposed as a snake_case factory (``passes.convert_to_ssa()``).
+One module per pass, each exposed as a snake_case factory returning a pass object; calling the
+object on a Program returns the new Program::
+
+    from pypto import passes
+    after = passes.convert_to_ssa()(before)
+
+Also here: the pass base classes and per-pass rewriter (``base``), contexts and instruments
+(``context``), the pass manager (``manager``), the default pipeline (``pipeline``) and the plugin
+registry for the ``pypto.passes`` entry-point group (``plugins``).
 """
+
+from .base import FunctionPass, Pass, ProgramPass, Rewriter
+from .context import (
+    CallbackInstrument,
+    DumpInstrument,
+    PassContext,
+    PassInstrument,
+    TimingInstrument,
+    VerifyLevel,
+)
+from .convert_to_ssa import ConvertToSSA, convert_to_ssa
+from .ctrl_flow_transform import CtrlFlowTransform, ctrl_flow_transform
+from .errors import PassError, PassOrderError, PluginError
+from .flatten_call_expr import FlattenCallExpr, flatten_call_expr
+from .inline_functions import InlineFunctions, inline_functions
+from .manager import PassManager, check_order
+from .normalize_stmt_structure import NormalizeStmtStructure, normalize_stmt_structure
+from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+from .plugins import discover as discover_plugins
+from .simplify import Simplify, simplify
+from .unroll_loops import UnrollLoops, unroll_loops
+
+
+def available_passes() -> dict[str, object]:
+    """Every pass name (built-in and installed plugins) mapped to its factory."""
+    factories: dict[str, object] = {p.name: type(p) for p in builtin_passes()}
+    for name, plugin in discover_plugins(builtin=factories).items():
+        factories[name] = plugin.factory
+    return factories
+
+
+__all__ = [
+    "CallbackInstrument", "ConvertToSSA", "CtrlFlowTransform", "DumpInstrument", "FlattenCallExpr", "FunctionPass",
+    "InlineFunctions", "NormalizeStmtStructure", "OptimizationStrategy", "Pass", "PassContext", "PassError",
+    "PassInstrument", "PassManager", "PassOrderError", "PluginError", "ProgramPass", "Rewriter", "Simplify",
+    "TimingInstrument", "UnrollLoops", "VerifyLevel", "available_passes", "builtin_passes", "check_order",
+    "convert_to_ssa", "ctrl_flow_transform", "default_passes", "discover_plugins", "flatten_call_expr",
+    "inline_functions", "normalize_stmt_structure", "simplify", "unroll_loops",
+]

@@ -10,37 +10,21 @@ from __future__ import annotations
 from pypto.ir.expr import Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
-from pypto.ir.type_base import TupleType, Type
-from pypto.ir.types import ShapedType
 
 from .base import Invariant, Reporter
-from .walk import block, expr_vars, function_index, stmt_defs, stmt_exprs, walk
-
-
-def _type_vars(t: Type, out: set[Var]) -> None:
-    """Variables used as dimensions inside a type (dynamic shapes)."""
-    if isinstance(t, ShapedType):
-        dims = list(t.shape)
-        view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
-        if view is not None:
-            dims += list(view.valid_shape)
-        for d in dims:
-            out.update(n for n in walk(d) if isinstance(n, Var))
-    elif isinstance(t, TupleType):
-        for item in t.types:
-            _type_vars(item, out)
+from .walk import block, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars
 
 
 def _dynamic_vars(func: Function) -> set[Var]:
     """Variables that only appear inside types: program-wide dynamic dimensions, defined at entry."""
     found: set[Var] = set()
     for p in func.params:
-        _type_vars(p.type, found)
+        type_vars(p.type, found)
     for t in func.return_types:
-        _type_vars(t, found)
+        type_vars(t, found)
     for stmt in function_index(func).of(Stmt):
         for v in stmt_defs(stmt):
-            _type_vars(v.type, found)
+            type_vars(v.type, found)
     return found
 
 

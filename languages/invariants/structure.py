@@ -65,7 +65,8 @@ def _scan(expr: Expr, nested: bool, report: Reporter, where: str) -> None:
         _scan(expr.tuple, nested, report, where)
 
 
-def _check_nested_calls(func: Function, program: Program, report: Reporter) -> None:
+def check_nested_calls(func: Function, program: Program, report: Reporter) -> None:
+    """Report each call nested where NoNestedCalls forbids it."""
     index = function_index(func)
     if not index.has(Call, Submit):
         return
@@ -88,5 +89,5 @@ def _check_nested_calls(func: Function, program: Program, report: Reporter) -> N
 NoNestedCalls = Invariant.per_function(
     "NoNestedCalls",
     "no call inside call arguments, operands, if conditions, for ranges, returns or yields",
-    _check_nested_calls,
+    check_nested_calls,
 )

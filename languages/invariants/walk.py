@@ -31,6 +31,8 @@ from pypto.ir.stmt import (
     YieldStmt,
 )
 from pypto.ir.traversal import child_fields
+from pypto.ir.type_base import TupleType, Type
+from pypto.ir.types import ShapedType
 
 
 @functools.cache
@@ -186,6 +188,20 @@ def stmt_defs(stmt: Stmt) -> list[Var]:
     if isinstance(stmt, WhileStmt):
         return [*stmt.iter_args, *stmt.return_vars]
     return []
+
+
+def type_vars(t: Type, out: set[Var]) -> None:
+    """Add to ``out`` the variables used as dimensions inside ``t`` (dynamic shapes, valid shapes)."""
+    if isinstance(t, ShapedType):
+        dims = list(t.shape)
+        view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
+        if view is not None:
+            dims += list(view.valid_shape)
+        for d in dims:
+            out.update(n for n in walk(d) if isinstance(n, Var))
+    elif isinstance(t, TupleType):
+        for item in t.types:
+            type_vars(item, out)
 
 
 def defined_vars(func: Function) -> list[Var]:

@@ -1,0 +1,155 @@
+"""The pass base classes and the per-pass rewriter.
+
+A pass declares its ``name``, the ``source`` and ``target`` dialects, and the property contract of
+spec/passes.md §2 (``requires``, ``produces``, ``invalidates``; sets of invariants). ``source`` and
+``target`` of None mean "any dialect, unchanged" (Simplify runs in several dialects). Calling a
+pass object on a Program runs it under the active :class:`~pypto.passes.context.PassContext`
+(instruments, and a check of the properties it produces) and returns the new Program::
+
+    after = passes.convert_to_ssa()(before)
+
+Passes are pure: they build new nodes and never mutate. A :class:`Rewriter` is one
+``multipledispatch`` Dispatcher per pass; its fallback, registered for every IR object, rebuilds a
+node from its rewritten children with :func:`pypto.ir.traversal.map_children` and returns the
+*same object* when no child changed, so a pass states only its interesting cases. Handlers take
+``(owner, node)``; the owner is the object the rewriter is reached through (the pass itself, or a
+per-run state object holding counters and environments)::
+
+    class _Run:
+        rewrite = Rewriter("Simplify")
+
+        @rewrite.register(Add)
+        def _add(self, node: Add) -> Expr: ...
+
+    _Run().rewrite(body)         # dispatches on type(node)
+
+``@dispatch`` in a class body does not inherit; a subclass that wants its parent's cases uses
+``rewrite = Parent.rewrite.extend("Child")`` and registers more.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Callable, ClassVar
+
+from multipledispatch import Dispatcher
+
+from pypto.ir.function import Function, Program
+from pypto.ir.node import ModelBase
+from pypto.ir.traversal import map_children
+from pypto.ir.type_base import Type
+from pypto.languages.dialect import Dialect
+from pypto.languages.invariants.base import Invariant
+
+Handler = Callable[[Any, Any], Any]
+
+
+class Rewriter:
+    """A per-pass dispatcher on node type with a rebuild-from-children fallback.
+
+    ``types=False`` (default) leaves types untouched; a pass that rewrites expressions inside
+    types (shapes) passes ``types=True`` and registers ``Type`` cases or lets the fallback rebuild.
+    """
+
+    def __init__(self, name: str, types: bool = False) -> None:
+        self.name = name
+        self.types = types
+        self.dispatcher = Dispatcher(name)
+        self.dispatcher.add((object, ModelBase), self._fallback)
+        if not types:
+            self.dispatcher.add((object, Type), _unchanged)
+
+    def _fallback(self, owner: Any, node: ModelBase) -> Any:
+        return map_children(node, lambda child: self.dispatcher(owner, child))
+
+    def register(self, *classes: type) -> Callable[[Handler], Handler]:
+        """Decorator: handle nodes of ``classes`` (and their subclasses) with the function."""
+
+        def deco(fn: Handler) -> Handler:
+            for cls in classes:
+                self.dispatcher.add((object, cls), fn)
+            return fn
+
+        return deco
+
+    def extend(self, name: str) -> Rewriter:
+        """A new rewriter that starts with all of this one's cases."""
+        child = Rewriter(name, self.types)
+        for signature, fn in self.dispatcher.funcs.items():
+            if fn is not self._fallback:
+                child.dispatcher.add(signature, fn)
+        return child
+
+    def children(self, owner: Any, node: ModelBase) -> Any:
+        """The generic case applied explicitly: ``node`` rebuilt from rewritten children."""
+        return self._fallback(owner, node)
+
+    def __get__(self, owner: Any, cls: type | None = None) -> Any:
+        if owner is None:
+            return self
+        return _Bound(self, owner)
+
+
+def _unchanged(owner: Any, node: Any) -> Any:
+    return node
+
+
+class _Bound:
+    """A rewriter bound to its owner: ``owner.rewrite(node)``; ``.children(node)`` for the fallback."""
+
+    __slots__ = ("rewriter", "owner")
+
+    def __init__(self, rewriter: Rewriter, owner: Any) -> None:
+        self.rewriter = rewriter
+        self.owner = owner
+
+    def __call__(self, node: Any) -> Any:
+        return self.rewriter.dispatcher(self.owner, node)
+
+    def children(self, node: Any) -> Any:
+        return self.rewriter.children(self.owner, node)
+
+
+class Pass(ABC):
+    """Base of every pass: name, dialects and property contract; ``run`` does the work."""
+
+    name: ClassVar[str] = ""
+    source: ClassVar[Dialect | None] = None
+    target: ClassVar[Dialect | None] = None
+    requires: ClassVar[frozenset[Invariant]] = frozenset()
+    produces: ClassVar[frozenset[Invariant]] = frozenset()
+    invalidates: ClassVar[frozenset[Invariant]] = frozenset()
+    # Where a plugin pass goes in the default pipeline: after / before the pass of that name.
+    after: ClassVar[str | None] = None
+    before: ClassVar[str | None] = None
+
+    @abstractmethod
+    def run(self, program: Program) -> Program:
+        """Transform ``program`` (FunctionPass implements it through ``run_function``)."""
+
+    def __call__(self, program: Program) -> Program:
+        from .context import apply_pass
+
+        return apply_pass(self, program)
+
+    def __repr__(self) -> str:
+        return f"<Pass {self.name}>"
+
+
+class ProgramPass(Pass):
+    """A pass that sees the whole program at once (e.g. to inline across functions)."""
+
+
+class FunctionPass(Pass):
+    """A pass applied to each function independently; the program is rebuilt only if one changed."""
+
+    @abstractmethod
+    def run_function(self, func: Function, program: Program) -> Function:
+        """The transformed function (return ``func`` itself when nothing changes)."""
+
+    def run(self, program: Program) -> Program:
+        funcs = list(program.functions.values())
+        new = [self.run_function(f, program) for f in funcs]
+        if all(a is b for a, b in zip(new, funcs)):
+            return program
+        return Program(new, program.name, program.span)

@@ -1,0 +1,189 @@
+"""Pass contexts and instruments: what runs around every pass.
+
+``with PassContext([CallbackInstrument(before_pass=f, after_pass=g)]):`` makes every pass run
+inside the block call ``f(pass, program)`` before and ``g(pass, result)`` after it.
+:class:`TimingInstrument` records per-pass wall time; :class:`DumpInstrument` writes the printed IR
+after each pass into a folder as numbered files (``00_frontend.py``, ``01_after_InlineFunctions.py``).
+
+The context also carries the verification level: ``none``, ``basic`` (default; the properties a
+pass produces are checked after it, and dialect boundaries are checked in full by the pass
+manager) or ``strict`` (the manager re-checks the whole current dialect after every pass). The
+environment variable ``PYPTO_VERIFY_LEVEL`` sets the default.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import enum
+import os
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from pypto.ir.errors import IRValueError
+from pypto.ir.function import Program
+from pypto.languages.dialect import raise_if_errors
+from pypto.languages.invariants.base import Invariant
+
+from .base import Pass
+from .errors import PassError
+
+
+class VerifyLevel(enum.Enum):
+    """How much the pass manager checks between passes."""
+
+    NONE = "none"
+    BASIC = "basic"
+    STRICT = "strict"
+
+
+def verify_level(value: bool | str | VerifyLevel | None) -> VerifyLevel:
+    """Normalise a ``verify=`` argument: True/False, a level name, a level, or None for the default."""
+    if value is None:
+        value = os.environ.get("PYPTO_VERIFY_LEVEL", "basic")
+    if isinstance(value, VerifyLevel):
+        return value
+    if value is True:
+        return VerifyLevel.BASIC
+    if value is False:
+        return VerifyLevel.NONE
+    try:
+        return VerifyLevel(str(value).lower())
+    except ValueError:
+        raise IRValueError(f"unknown verification level {value!r} (use none, basic or strict)") from None
+
+
+class PassInstrument:
+    """Hooks called around passes; subclasses override the ones they need."""
+
+    name = "PassInstrument"
+
+    def run_start(self, program: Program) -> None:
+        """Called once by the pass manager with the input program."""
+
+    def before_pass(self, pass_: Pass, program: Program) -> None:
+        """Called before ``pass_`` runs on ``program``."""
+
+    def after_pass(self, pass_: Pass, program: Program) -> None:
+        """Called with the program ``pass_`` returned."""
+
+
+PassCallback = Callable[[Pass, Program], None]
+
+
+class CallbackInstrument(PassInstrument):
+    """Calls user functions ``before_pass(pass, program)`` / ``after_pass(pass, result)``."""
+
+    def __init__(
+        self,
+        before_pass: PassCallback | None = None,
+        after_pass: PassCallback | None = None,
+        name: str = "CallbackInstrument",
+    ) -> None:
+        self.name = name
+        self._before = before_pass
+        self._after = after_pass
+
+    def before_pass(self, pass_: Pass, program: Program) -> None:
+        if self._before is not None:
+            self._before(pass_, program)
+
+    def after_pass(self, pass_: Pass, program: Program) -> None:
+        if self._after is not None:
+            self._after(pass_, program)
+
+
+class TimingInstrument(PassInstrument):
+    """Records the wall time of each pass in ``timings`` as ``(pass name, seconds)``."""
+
+    name = "TimingInstrument"
+
+    def __init__(self) -> None:
+        self.timings: list[tuple[str, float]] = []
+        self._start = 0.0
+
+    def before_pass(self, pass_: Pass, program: Program) -> None:
+        self._start = time.perf_counter()
+
+    def after_pass(self, pass_: Pass, program: Program) -> None:
+        self.timings.append((pass_.name, time.perf_counter() - self._start))
+
+    def report(self) -> str:
+        """One line per pass with its time in milliseconds, then the total."""
+        width = max((len(n) for n, _ in self.timings), default=5)
+        lines = [f"{n:<{width}}  {t * 1e3:9.3f} ms" for n, t in self.timings]
+        lines.append(f"{'total':<{width}}  {sum(t for _, t in self.timings) * 1e3:9.3f} ms")
+        return "\n".join(lines)
+
+
+class DumpInstrument(PassInstrument):
+    """Writes the printed program into ``output_dir``: ``00_frontend.py``, then one file per pass."""
+
+    name = "DumpInstrument"
+
+    def __init__(self, output_dir: str | Path, prefix: str = "pl") -> None:
+        self.output_dir = Path(output_dir)
+        self.prefix = prefix
+        self.count = 0
+
+    def _write(self, filename: str, program: Program) -> None:
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        (self.output_dir / filename).write_text(program.as_python(prefix=self.prefix) + "\n")
+
+    def run_start(self, program: Program) -> None:
+        self.count = 0
+        self._write("00_frontend.py", program)
+
+    def after_pass(self, pass_: Pass, program: Program) -> None:
+        self.count += 1
+        self._write(f"{self.count:02d}_after_{pass_.name}.py", program)
+
+
+class PassContext:
+    """The instruments and verification level that apply to passes run inside ``with``."""
+
+    def __init__(self, instruments: Iterable[PassInstrument] = (), verify: bool | str | VerifyLevel | None = None) -> None:
+        self.instruments: list[PassInstrument] = list(instruments)
+        self.verify = verify_level(verify)
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> PassContext:
+        self._token = _current.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _current.reset(self._token)
+            self._token = None
+
+    @staticmethod
+    def current() -> PassContext:
+        """The innermost active context (a default one outside any ``with``)."""
+        ctx = _current.get()
+        return ctx if ctx is not None else PassContext()
+
+
+_current: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pypto_pass_context", default=None)
+
+
+def apply_pass(pass_: Pass, program: Program, checks: Sequence[Invariant] | None = None, dialect: str = "") -> Program:
+    """Run ``pass_`` with the active instruments, then check ``checks`` (default: what it produces).
+
+    With verification off (``PassContext(verify=False)``) nothing is checked.
+    """
+    if not isinstance(program, Program):
+        raise PassError(pass_.name, f"expected a Program, got {type(program).__name__}")
+    ctx = PassContext.current()
+    for inst in ctx.instruments:
+        inst.before_pass(pass_, program)
+    result = pass_.run(program)
+    if not isinstance(result, Program):
+        raise PassError(pass_.name, f"returned {type(result).__name__} instead of a Program")
+    for inst in ctx.instruments:
+        inst.after_pass(pass_, result)
+    if ctx.verify is not VerifyLevel.NONE:
+        invariants = sorted(pass_.produces, key=lambda i: i.name) if checks is None else list(checks)
+        found = [v for inv in invariants for v in inv.check(result)]
+        name = dialect or (pass_.target.name if pass_.target is not None else "")
+        raise_if_errors([v.in_dialect(name) for v in found], name, result, f"after pass {pass_.name}")
+    return result

@@ -1,0 +1,171 @@
+"""CtrlFlowTransform: remove break and continue from kernels (spec/passes.md §4.3).
+
+Innermost loops first. ``continue`` goes first: the statements after a branch that continues move
+into the branch's fall-through side, so no jump is left. Then ``break``: a loop that breaks becomes a
+``while`` over a fresh flag ``__break_<n>``; ``break`` becomes ``flag = True`` and the rest of the
+iteration moves into the other branch; a ``for`` keeps its counter in the loop variable, advanced
+only while the flag is down::
+
+    before:  for i in pl.range(n):             after:  __break_0: pl.Scalar[pl.BOOL] = False
+                 if i > 2:                             i: pl.Scalar[pl.INDEX] = 0
+                     break                             while i < n and not __break_0:
+                 x = x + i                                 if i > 2:
+                                                               __break_0 = True
+                                                           else:
+                                                               x = x + i
+                                                           if not __break_0:
+                                                               i = i + 1
+
+Only InCore, AIC and AIV functions are rewritten (orchestration code keeps its jumps). The loop
+restructuring is also what ConvertToSSA uses for a jumping loop that carries values.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterator
+
+from pypto.ir import scalar_ops
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import is_incore_type
+from pypto.ir.expr import ConstBool, ConstInt, Expr, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import (
+    AssignStmt,
+    BreakStmt,
+    ContinueStmt,
+    ForStmt,
+    IfStmt,
+    ScopeStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from pypto.ir.type_base import ScalarType
+from pypto.languages.invariants import StructuredCtrlFlow
+from pypto.languages.invariants.walk import block, function_index, sub_blocks
+from pypto.languages.surface import surface
+
+from .base import FunctionPass, Rewriter
+from .errors import PassError
+from .util import body_like, flat, rebuild
+
+NAME = "CtrlFlowTransform"
+
+
+def jumps(stmt: Stmt, kind: type | tuple[type, ...]) -> bool:
+    """True when ``stmt`` contains a ``kind`` (break/continue) aimed at the enclosing loop."""
+    if isinstance(stmt, kind):
+        return True
+    if isinstance(stmt, (ForStmt, WhileStmt)):
+        return False
+    return any(jumps(b, kind) for b in sub_blocks(stmt))
+
+
+def _branch(stmt: Stmt | None) -> list[Stmt]:
+    return flat(block(stmt))
+
+
+def _remove(stmts: list[Stmt], kind: type, replacement: list[Stmt]) -> list[Stmt]:
+    """``stmts`` without jumps of ``kind``: each becomes ``replacement`` and drops what follows it."""
+    out: list[Stmt] = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, kind):
+            return out + replacement
+        if not jumps(s, kind):
+            out.append(s)
+            continue
+        rest = stmts[i + 1:]
+        if isinstance(s, IfStmt) and not s.return_vars:
+            then = _remove(_branch(s.then_body) + rest, kind, replacement)
+            other = _remove(_branch(s.else_body) + rest, kind, replacement)
+            out.append(IfStmt(s.condition, SeqStmts(then, s.then_body.span), SeqStmts(other, s.span) if other else None,
+                              [], s.span))
+            return out
+        word = "break" if kind is BreakStmt else "continue"
+        where = "a scope" if isinstance(s, ScopeStmt) else "an if with yields"
+        raise PassError(NAME, f"cannot move the code after a '{word}' out of {where}", s.span)
+    return out
+
+
+def _counter(loop: ForStmt) -> tuple[Expr, Expr]:
+    """The continue-condition ``i < stop`` (``>`` for a negative constant step) and ``i + step``."""
+    step = loop.step
+    down = isinstance(step, ConstInt) and step.value < 0
+    test = (scalar_ops.gt if down else scalar_ops.lt)(loop.loop_var, loop.stop, loop.span)
+    return test, scalar_ops.add(loop.loop_var, step, loop.span)
+
+
+def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt]:
+    """``loop`` without break/continue aimed at it, as a list of statements (flag setup first).
+
+    ``names`` supplies the numbers of the ``__break_<n>`` flags.
+    """
+    body = _branch(loop.body)
+    if loop.iter_args and body and isinstance(body[-1], YieldStmt):
+        raise PassError(NAME, "break/continue in a loop that yields explicitly; write it without pl.yield_",
+                        loop.span)
+    if any(jumps(s, ContinueStmt) for s in body):
+        body = _remove(body, ContinueStmt, [])
+    if not any(jumps(s, BreakStmt) for s in body):
+        return [rebuild(loop, body=body_like(loop.body, body, loop.span))]
+    span = loop.span
+    flag = Var(f"__break_{next(names)}", ScalarType(DataType.BOOL), span)
+    body = _remove(body, BreakStmt, [AssignStmt(flag, ConstBool(True, span), span)])
+    running = scalar_ops.not_(flag, span)
+    setup: list[Stmt] = [AssignStmt(flag, ConstBool(False, span), span)]
+    if isinstance(loop, ForStmt):
+        test, advance = _counter(loop)
+        setup.append(AssignStmt(loop.loop_var, loop.start, span))
+        body.append(IfStmt(running, AssignStmt(loop.loop_var, advance, span), None, [], span))
+        condition = scalar_ops.and_(test, running, span)
+    else:
+        condition = scalar_ops.and_(loop.condition, running, span)
+    return setup + [WhileStmt(condition, list(loop.iter_args), SeqStmts(body, span), list(loop.return_vars), span)]
+
+
+class _Run:
+    rewrite = Rewriter(NAME)
+
+    def __init__(self) -> None:
+        self.names = itertools.count()
+
+    @rewrite.register(ForStmt, WhileStmt)
+    def _loop(self, node: ForStmt | WhileStmt) -> Stmt:
+        node = self.rewrite.children(node)
+        if not any(jumps(s, (BreakStmt, ContinueStmt)) for s in _branch(node.body)):
+            return node
+        out = structure_loop(node, self.names)
+        return out[0] if len(out) == 1 else SeqStmts(out, node.span)
+
+    @rewrite.register(SeqStmts)
+    def _seq(self, node: SeqStmts) -> Stmt:
+        new = self.rewrite.children(node)
+        return new if new is node else SeqStmts(flat(new.stmts), new.span)
+
+
+class CtrlFlowTransform(FunctionPass):
+    """Turn break/continue in InCore, AIC and AIV functions into structured control flow.
+
+    before:  for i in pl.range(8):              after:  for i in pl.range(8):
+                 if i == 3:                                 if i == 3:
+                     continue                                   pass
+                 x = x + i                                  else:
+                                                                x = x + i
+    """
+
+    name = NAME
+    source = surface
+    target = surface
+    produces = frozenset({StructuredCtrlFlow})
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if not is_incore_type(func.func_type) or not function_index(func).has(BreakStmt, ContinueStmt):
+            return func
+        return rebuild(func, body=_Run().rewrite(func.body))
+
+
+def ctrl_flow_transform() -> CtrlFlowTransform:
+    """The CtrlFlowTransform pass."""
+    return CtrlFlowTransform()

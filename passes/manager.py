@@ -1,0 +1,154 @@
+"""The pass manager: an ordered pipeline with adjacency checks and verification at each boundary.
+
+Building a :class:`PassManager` checks the order statically, before anything runs: each pass's
+source dialect must be the dialect the program is in at that point, its required properties must
+hold, and a pass that enters a new dialect must leave every property of that dialect established
+(by the dialect the program came from or by the passes so far). Running it then validates:
+
+* the input program against the start dialect (grammar and every invariant);
+* after a pass that enters a new dialect, the whole new dialect;
+* after any other pass, the properties it produces that are not verified yet (``basic``), or the
+  whole current dialect again (``strict``). A pass's invalidated properties leave the verified set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from pypto.ir.function import Program
+from pypto.languages.dialect import Dialect
+from pypto.languages.surface import surface
+
+from .base import Pass
+from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
+from .errors import PassOrderError
+from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+
+
+@dataclass(frozen=True)
+class Step:
+    """One pass of a checked pipeline with the dialects before and after it."""
+
+    pass_: Pass
+    before: Dialect
+    after: Dialect
+
+
+def _names(invariants: Iterable) -> set[str]:
+    return {i.name for i in invariants}
+
+
+def _hint(props: set[str], known: list[Pass]) -> str:
+    """``P (from PassA, PassB), Q``: each property with the known passes that produce it."""
+    parts = []
+    for prop in sorted(props):
+        makers = list(dict.fromkeys(p.name for p in known if prop in _names(p.produces)))
+        parts.append(f"{prop} (from {', '.join(makers)})" if makers else prop)
+    return ", ".join(parts)
+
+
+def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = None) -> list[Step]:
+    """The pipeline as steps, or :class:`PassOrderError` naming the first misplaced pass.
+
+    ``known`` lists passes whose names are offered as hints ("run InlineFunctions first").
+    """
+    known = list(passes) if known is None else known
+    current, props = start, set(start.properties)
+    steps = []
+    for p in passes:
+        if p.source is not None and p.source is not current:
+            raise PassOrderError(
+                f"pass {p.name} expects a program in dialect '{p.source.name}', but at this point of the "
+                f"pipeline the program is in '{current.name}'"
+            )
+        missing = _names(p.requires) - props
+        if missing:
+            raise PassOrderError(f"pass {p.name} requires {_hint(missing, known)}, which do not hold at this point")
+        props = (props - _names(p.invalidates)) | _names(p.produces)
+        target = p.target if p.target is not None else current
+        if target is not current:
+            need = set(target.properties) - props
+            if need:
+                raise PassOrderError(
+                    f"pass {p.name} cannot run yet: it enters dialect '{target.name}', which needs "
+                    f"{_hint(need, known)}; those properties are not established before it"
+                )
+            props |= set(target.properties)
+        steps.append(Step(p, current, target))
+        current = target
+    return steps
+
+
+class PassManager:
+    """Runs passes in order with checked boundaries and instruments.
+
+    ``verify``: True/"basic" (default, or ``PYPTO_VERIFY_LEVEL``), "strict", or False/"none".
+    """
+
+    def __init__(
+        self,
+        passes: Iterable[Pass] = (),
+        verify: bool | str | VerifyLevel | None = None,
+        instruments: Iterable[PassInstrument] = (),
+        start: Dialect = surface,
+    ) -> None:
+        self.passes = list(passes)
+        self.verify = None if verify is None else verify_level(verify)
+        self.instruments = list(instruments)
+        self.start = start
+        self.steps = check_order(self.passes, start, known=self.passes + builtin_passes())
+
+    @classmethod
+    def get_strategy(cls, strategy: OptimizationStrategy = OptimizationStrategy.Default,
+                     verify: bool | str | VerifyLevel | None = None, plugins: bool = True) -> PassManager:
+        """The pipeline of ``strategy`` (with installed plugin passes inserted) as a pass manager."""
+        return cls(default_passes(strategy, plugins=plugins), verify=verify)
+
+    def get_pass_names(self) -> list[str]:
+        """The pass names in pipeline order."""
+        return [p.name for p in self.passes]
+
+    @property
+    def final_dialect(self) -> Dialect:
+        """The dialect of the pipeline's output."""
+        return self.steps[-1].after if self.steps else self.start
+
+    def run_passes(self, program: Program, dump_ir: bool = False, output_dir: str | Path | None = None,
+                   prefix: str = "pl") -> Program:
+        """Run the pipeline; with ``dump_ir`` write the printed IR after each pass into ``output_dir``."""
+        extra: list[PassInstrument] = []
+        if dump_ir:
+            if output_dir is None:
+                raise PassOrderError("run_passes(dump_ir=True) needs an output_dir")
+            extra.append(DumpInstrument(output_dir, prefix))
+        return self._run(program, extra)
+
+    def run(self, program: Program) -> Program:
+        """Run the pipeline on ``program`` and return the result."""
+        return self._run(program, [])
+
+    __call__ = run
+
+    def _run(self, program: Program, extra: list[PassInstrument]) -> Program:
+        outer = PassContext.current()
+        level = self.verify if self.verify is not None else outer.verify
+        with PassContext(outer.instruments + self.instruments + extra, verify=level) as ctx:
+            for inst in ctx.instruments:
+                inst.run_start(program)
+            check = level is not VerifyLevel.NONE
+            if check:
+                self.start.validate(program, context="pipeline input")
+            verified = set(self.start.properties)
+            for step in self.steps:
+                p = step.pass_
+                entering = step.after is not step.before
+                verified -= _names(p.invalidates)
+                todo = [] if entering else [i for i in sorted(p.produces, key=lambda i: i.name) if i.name not in verified]
+                program = apply_pass(p, program, checks=todo, dialect=step.after.name)
+                if check and (entering or level is VerifyLevel.STRICT):
+                    step.after.validate(program, context=f"after pass {p.name}")
+                    verified |= set(step.after.properties)
+                verified |= _names(p.produces)
+        return program

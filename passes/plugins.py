@@ -1,0 +1,89 @@
+"""Third-party passes, registered through the ``pypto.passes`` entry-point group.
+
+A distribution publishes a factory (a Pass subclass or any callable returning a Pass) under the
+pass's name::
+
+    [project.entry-points."pypto.passes"]
+    MarkVisited = "my_plugin:MarkVisited"
+
+The pass declares its ``source``/``target`` dialects and its place in the default pipeline with
+``after = "ConvertToSSA"`` (or ``before = ...``); without either it is appended at the end. The pass
+manager still checks adjacency, so a plugin whose source dialect does not match its position is
+rejected before anything runs. The entry-point name must equal the pass's ``name``, and a name may
+be registered only once (also not reusing a built-in pass name): both are hard errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from typing import Callable, Iterable
+
+from .base import Pass
+from .errors import PluginError
+
+GROUP = "pypto.passes"
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A discovered plugin pass: its name, factory, position and the distribution that ships it."""
+
+    name: str
+    factory: Callable[[], Pass]
+    after: str | None
+    before: str | None
+    origin: str
+
+
+def _origin(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} ({ep.value})" if dist is not None else ep.value
+
+
+def discover(eps: Iterable[EntryPoint] | None = None, builtin: Iterable[str] = ()) -> dict[str, Plugin]:
+    """The plugin passes of ``eps`` (default: every installed ``pypto.passes`` entry point).
+
+    Each factory is loaded and called once to read the pass's name and position.
+    """
+    found: dict[str, Plugin] = {}
+    reserved = set(builtin)
+    for ep in entry_points(group=GROUP) if eps is None else eps:
+        try:
+            factory = ep.load()
+        except Exception as err:  # an uninstallable plugin must say which one it is
+            raise PluginError(f"pass plugin '{ep.name}' ({ep.value}) failed to load: {err}") from err
+        instance = factory() if callable(factory) else None
+        if not isinstance(instance, Pass):
+            raise PluginError(f"pass plugin '{ep.name}' ({ep.value}) does not produce a Pass")
+        if instance.name != ep.name:
+            raise PluginError(
+                f"pass plugin entry point '{ep.name}' ({ep.value}) makes a pass named '{instance.name}'; "
+                "the names must match"
+            )
+        if ep.name in reserved:
+            raise PluginError(f"pass plugin '{ep.name}' ({_origin(ep)}) reuses the name of a built-in pass")
+        if ep.name in found:
+            raise PluginError(
+                f"pass name '{ep.name}' is registered twice: by {found[ep.name].origin} and by {_origin(ep)}"
+            )
+        if instance.after is not None and instance.before is not None:
+            raise PluginError(f"pass plugin '{ep.name}' gives both after= and before=; choose one")
+        found[ep.name] = Plugin(ep.name, factory, instance.after, instance.before, _origin(ep))
+    return found
+
+
+def insert(passes: list[Pass], plugins: Iterable[Plugin]) -> list[Pass]:
+    """``passes`` with each plugin's pass placed after/before its anchor (in plugin-name order)."""
+    out = list(passes)
+    for plugin in sorted(plugins, key=lambda p: p.name):
+        anchor = plugin.after or plugin.before
+        if anchor is None:
+            out.append(plugin.factory())
+            continue
+        names = [p.name for p in out]
+        if anchor not in names:
+            raise PluginError(f"pass plugin '{plugin.name}' is placed relative to unknown pass '{anchor}'")
+        index = names.index(anchor) + (1 if plugin.after else 0)
+        out.insert(index, plugin.factory())
+    return out
