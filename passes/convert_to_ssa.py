@@ -93,15 +93,16 @@ class _Jumps:
 class _Builder:
     rename = Rewriter(NAME + ".rename")
 
-    def __init__(self, func: Function) -> None:
+    def __init__(self, func: Function, body: Stmt, live: Liveness) -> None:
         self.func = func
-        self.live = Liveness()
+        self.source = body
+        self.live = live
         self.env: dict[Var, Expr] = {p: p for p in func.params}
         self.counters: dict[str, int] = {}
         self.count: dict[Var, int] = {p: 1 for p in func.params}
         self.names: dict[str, set[Var]] = {}
         self.order: dict[Var, int] = {}
-        for var in self._all_defs(func.body):
+        for var in self._all_defs(body):
             self.count[var] = self.count.get(var, 0) + 1
         for var in list(func.params) + list(self.count):
             self.names.setdefault(var.name_hint, set()).add(var)
@@ -133,9 +134,7 @@ class _Builder:
         return sorted(vars_, key=lambda v: self.order.get(v, len(self.order)))
 
     def run(self) -> Function:
-        body = self.func.body
-        if function_index(self.func).has(BreakStmt, ContinueStmt):
-            body = _Jumps(self.live).rewrite(body)
+        body = self.source
         old = block(body)
         stmts = self.block(old, frozenset())
         if body is self.func.body and same_list(stmts, old):
@@ -313,7 +312,11 @@ class ConvertToSSA(FunctionPass):
             defs = list(func.params) + [v for s in index.of(Stmt) for v in stmt_defs(s)]
             if len(set(defs)) == len(defs) and len({v.name_hint for v in defs}) == len(defs):
                 return func
-        return _Builder(func).run()
+        live = Liveness()
+        body = func.body
+        if index.has(BreakStmt, ContinueStmt):
+            body = _Jumps(live).rewrite(body)
+        return _Builder(func, body, live).run()
 
 
 def convert_to_ssa() -> ConvertToSSA:
