@@ -19,6 +19,7 @@ from pypto.ir import FunctionType, Level, Role
 from .parser.diagnostics import ParserError, ParserTypeError
 from .parser.env import Env
 from .parser.functions import FunctionOptions, function_options, parse_function, parse_signature
+from .parser.gcpause import gc_paused
 from .parser.inline import InlineFunction
 from .parser.program import ProgramContext
 from .parser.source import locate_class, locate_function
@@ -57,7 +58,8 @@ def _define(func: Any, options: FunctionOptions, frame: FrameType | None) -> ir.
     src, node = locate_function(func)
     env = Env.of_function(func, frame.f_locals if frame is not None else None)
     try:
-        return parse_function(parse_signature(src, env, node, options, None))
+        with gc_paused():
+            return parse_function(parse_signature(src, env, node, options, None))
     except ParserError as err:
         err.attach_source(src.lines)
         raise
@@ -99,12 +101,13 @@ def _build_program(cls: type, name: str | None, frame: FrameType | None) -> ir.P
     ctx = ProgramContext(name if name is not None else cls.__name__)
     frame_locals = frame.f_locals if frame is not None else None
     try:
-        for member in members:
-            node = nodes[member.func.__name__]
-            env = Env.of_function(member.func, frame_locals)
-            sig = parse_signature(src, env, node, member.options, ctx)
-            ctx.signatures[sig.name] = sig
-        return ctx.build(src.span(class_node))
+        with gc_paused():
+            for member in members:
+                node = nodes[member.func.__name__]
+                env = Env.of_function(member.func, frame_locals)
+                sig = parse_signature(src, env, node, member.options, ctx)
+                ctx.signatures[sig.name] = sig
+            return ctx.build(src.span(class_node))
     except ParserError as err:
         err.attach_source(src.lines)
         raise

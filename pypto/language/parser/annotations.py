@@ -25,11 +25,36 @@ _SHAPED = (Tensor, Tile, Scalar, Array)
 _DIRECTIONS = {Out: ParamDirection.Out, InOut: ParamDirection.InOut}
 
 
+_PLAIN_NODES = (ast.Subscript, ast.Attribute, ast.Name, ast.Constant, ast.List, ast.Tuple, ast.Load)
+
+
+def _plain_names(node: ast.expr) -> frozenset[str] | None:
+    """The names an annotation reads, or None when it holds anything but names, attributes,
+    constants, lists and subscripts (a call or arithmetic is resolved every time)."""
+    names = set()
+    for sub in ast.walk(node):
+        if type(sub) not in _PLAIN_NODES:
+            return None
+        if type(sub) is ast.Name:
+            names.add(sub.id)
+    return frozenset(names)
+
+
 class AnnotationMixin(ParserCore):
     """Type annotation resolution."""
 
     def resolve_type(self, node: ast.expr) -> ir.Type:
-        """The IR type an annotation denotes (directions are rejected here)."""
+        """The IR type an annotation denotes (directions are rejected here).
+
+        Results are cached per environment by annotation text when the annotation only reads
+        names of that environment (no DSL variables, no calls).
+        """
+        key = self._cache_key(node)
+        cache = self.env.type_cache
+        if key is not None:
+            hit = cache.get(key)
+            if hit is not None and not any(n in self.vars for n in hit[1]):
+                return hit[0]
         result = self._resolve(node)
         if isinstance(result, DirectedAnnotation):
             self.fail(
@@ -37,7 +62,17 @@ class AnnotationMixin(ParserCore):
                 f"pl.{result.direction.name}[...] can only annotate a function parameter",
                 node,
             )
+        if key is not None:
+            names = _plain_names(node)
+            if names is not None and not any(n in self.vars for n in names):
+                cache[key] = (result, names)
         return result
+
+    def _cache_key(self, node: ast.expr) -> str | None:
+        if node.end_lineno != node.lineno:
+            return None
+        line = self.src.lines[node.lineno - 1]
+        return line[node.col_offset : node.end_col_offset] if line.isascii() else None
 
     def resolve_param_type(self, node: ast.expr) -> tuple[ir.Type, ParamDirection]:
         """The type and direction of a parameter annotation."""

@@ -120,7 +120,7 @@ class ControlFlowMixin(ParserCore):
         inits = self._init_values(kwargs, call, construct)
         loop_name, carried_names = self._loop_target(node.target, inits, construct)
         loop_var = ir.Var(loop_name, _INDEX, self.span(node.target))
-        iter_args = [ir.IterArg(n, v.type, v, self.span(node.target)) for n, v in zip(carried_names, inits)]
+        iter_args = [ir.IterArg(n, v.type, v, self.span(node.target)) for n, v in zip(carried_names, inits or [])]
         body, block = self._loop_body(
             node.body, [loop_name, *carried_names], [loop_var, *iter_args], kind, len(inits) if inits else None
         )

@@ -20,11 +20,14 @@ TEXT_BUILTINS: dict[str, Any] = {"abs": abs, "min": min, "max": max, "tuple": tu
 class Env:
     """An ordered stack of name -> value mappings (first hit wins)."""
 
-    __slots__ = ("layers", "is_text")
+    __slots__ = ("layers", "is_text", "type_cache")
 
     def __init__(self, layers: list[Mapping[str, Any]], is_text: bool) -> None:
         self.layers = layers
         self.is_text = is_text
+        # Annotation source text -> (type, names it reads): annotations repeat a lot and their
+        # meaning depends only on this environment unless a name is a DSL variable.
+        self.type_cache: dict[str, tuple[Any, frozenset[str]]] = {}
 
     @classmethod
     def of_function(cls, func: Any, frame_locals: Mapping[str, Any] | None = None) -> Env:

@@ -20,6 +20,7 @@ from .calls import ProgramFunctionRef
 from .diagnostics import ParserError, ParserSyntaxError, ParserTypeError
 from .env import Env
 from .functions import FunctionOptions, function_options, parse_function, parse_signature
+from .gcpause import gc_paused
 from .inline import InlineFunction
 from .program import ProgramContext
 from .safe_eval import ConstantEvaluator
@@ -171,6 +172,11 @@ class _TextModule:
 def _parse_text(code: str, filename: str, want_program: bool) -> ir.Function | ir.Program:
     if not isinstance(code, str):
         raise ParserTypeError(f"pl.parse expects a string of DSL code, got {type(code).__name__}")
+    with gc_paused():
+        return _parse_source(code, filename, want_program)
+
+
+def _parse_source(code: str, filename: str, want_program: bool) -> ir.Function | ir.Program:
     src = SourceFile.from_text(code, filename)
     try:
         module = _TextModule(src)
