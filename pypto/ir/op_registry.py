@@ -418,20 +418,11 @@ def _check_args(entry: OpEntry, args: list[Any], span: Span) -> None:
             span,
         )
     for p, a in zip(entry.bind(len(args)), args):
-        if not isinstance(a, Expr):
-            raise OpTypeError(
-                f"Operator '{entry.name}': argument '{p.name}' must be an ir.Expr, got {type(a).__name__}",
-                entry.name,
-                span,
-            )
-        kind = kind_of(a.type)
-        if kind not in p.accepts:
+        got = describe_type(a.type) if isinstance(a, Expr) else f"Python {type(a).__name__}"
+        if not isinstance(a, Expr) or kind_of(a.type) not in p.accepts:
             want = " or ".join(_KIND_TEXT.get(k, k) for k in p.accepts)
-            raise OpTypeError(
-                f"Operator '{entry.name}': argument '{p.name}' must be {want}, got {describe_type(a.type)}",
-                entry.name,
-                span,
-            )
+            raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}' must be {want}, got {got}",
+                              entry.name, span)
 
 
 def _check_kwargs(entry: OpEntry, kwargs: dict[str, Any], span: Span) -> dict[str, Any]:

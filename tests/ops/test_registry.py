@@ -97,7 +97,7 @@ def test_arity_is_checked():
 def test_operand_kind_is_checked():
     with pytest.raises(TypeError, match=r"Operator 'tile.add': argument 'rhs' must be a Tile, got Tensor\[\[4\], fp32\]"):
         ir.create_op_call("tile.add", [tile("t", [4, 4]), tensor("a", [4])], ir.Span.unknown())
-    with pytest.raises(TypeError, match=r"argument 'lhs' must be an ir.Expr, got int"):
+    with pytest.raises(TypeError, match=r"argument 'lhs' must be a Tensor, got Python int"):
         ir.create_op_call("tensor.add", [1, tensor("a", [4])], ir.Span.unknown())
 
 

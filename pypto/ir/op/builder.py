@@ -98,7 +98,8 @@ def call_entry(entry: OpEntry, sig: inspect.Signature, args: tuple, kwargs: dict
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as err:
-        raise OpTypeError(f"Operator '{entry.name}': {err}", entry.name, span) from None
+        raise OpTypeError(f"Operator '{entry.name}': {err}; signature {py_name(entry)}{sig}", entry.name,
+                          span) from None
     bound.apply_defaults()
     values = dict(bound.arguments)
     values.pop("span", None)

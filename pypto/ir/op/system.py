@@ -10,7 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..expr import Call, Expr
-from ..op_registry import set_call_attrs
+from ..datatype import DataType
+from ..op_registry import OpTypeError, describe_type, set_call_attrs
+from ..type_base import ScalarType
+from ..types import ArrayType
 from ..span import Span
 from .builder import build, caller_span, populate
 
@@ -37,5 +40,13 @@ def sync_wait(event_id: Any, *, pipe: Any, core_type: str | None = None, span: S
 
 def task_dummy(deps: list[Expr] | None = None, *, span: Span | None = None) -> Call:
     """A dependency-only task joining ``deps``; returns ``Scalar[TASK_ID]``."""
-    call = build("system.task_dummy", span=span or caller_span())
-    return set_call_attrs(call, {"manual_dep_edges": list(deps or [])})
+    span = span or caller_span()
+    deps = list(deps or [])
+    for dep in deps:
+        t = dep.type if isinstance(dep, Expr) else None
+        if not (isinstance(t, (ScalarType, ArrayType)) and t.dtype == DataType.TASK_ID):
+            got = describe_type(t) if t is not None else f"Python {type(dep).__name__}"
+            raise OpTypeError("Operator 'system.task_dummy': deps entries must be Scalar[TASK_ID] or "
+                              f"Array[N, TASK_ID] values, got {got}", "system.task_dummy", span)
+    call = build("system.task_dummy", span=span)
+    return set_call_attrs(call, {"manual_dep_edges": deps})

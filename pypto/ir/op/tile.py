@@ -11,7 +11,7 @@ from typing import Any
 from ..datatype import DataType
 from ..enums import MemorySpace
 from ..expr import Call
-from ..op_registry import OpValueError
+from ..op_registry import OpTypeError, OpValueError
 from ..span import Span
 from ..types import TileType
 from .builder import build, caller_span, populate
@@ -41,16 +41,12 @@ def tpop_from_aiv(*, shape: Any = None, dtype: DataType | None = None, split: in
     return _popped("tile.tpop_from_aiv", MemorySpace.Mat, shape, dtype, span or caller_span(), split=split, id=id)
 
 
-def mrgsort_format2(src0: Any, src1: Any, *rest: Any, exhausted: bool = False, span: Span | None = None) -> Call:
-    """Merge 2-4 sorted tiles: ``mrgsort_format2(src0, src1[, src2[, src3]], tmp)``."""
-    return build("tile.mrgsort_format2", src0, src1, *_sources_then_tmp(rest), exhausted=exhausted,
-                 span=span or caller_span())
-
-
-def _sources_then_tmp(rest: tuple) -> tuple:
-    """``(src2?, src3?, tmp)`` -> the builder's ``(tmp, src2, src3)`` positional order."""
-    if not 1 <= len(rest) <= 3:
-        raise OpValueError(f"Operator 'tile.mrgsort_format2' takes 2-4 sources and a tmp tile, got {2 + len(rest)} "
-                           "arguments", "tile.mrgsort_format2")
-    extra = list(rest[:-1]) + [None] * (3 - len(rest))
-    return (rest[-1], *extra)
+def mrgsort_format2(*srcs: Any, exhausted: bool = False, span: Span | None = None) -> Call:
+    """Merge 2-4 sorted tiles through a scratch tile: ``mrgsort_format2(src0, src1[, src2[, src3]], tmp)``."""
+    span = span or caller_span()
+    if not 3 <= len(srcs) <= 5:
+        raise OpTypeError(f"Operator 'tile.mrgsort_format2' takes 2-4 sources and a tmp tile, got {len(srcs)} "
+                          "arguments", "tile.mrgsort_format2", span)
+    sources = list(srcs[:-1]) + [None] * (5 - len(srcs))
+    return build("tile.mrgsort_format2", sources[0], sources[1], srcs[-1], sources[2], sources[3],
+                 exhausted=exhausted, span=span)
