@@ -15,11 +15,13 @@ from pypto import ir
 from pypto.ir import DataType, ParamDirection
 
 from ..typing.annotation import UnresolvedAnnotation
+from ..typing.dynamic import DynVar
 from ..typing.direction import DirectedAnnotation, InOut, Out, check_direction
 from ..typing.scalar import Array, Scalar, Tuple
 from ..typing.shaped import Tensor, Tile
 from .core import ParserCore, describe
 from .diagnostics import ParserTypeError
+from .env import MISSING
 
 _SHAPED = (Tensor, Tile, Scalar, Array)
 _DIRECTIONS = {Out: ParamDirection.Out, InOut: ParamDirection.InOut}
@@ -104,6 +106,8 @@ class AnnotationMixin(ParserCore):
                 return DirectedAnnotation(direction, inner)
             if head in _SHAPED:
                 items_nodes = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+                if self.env.is_text and head in (Tensor, Tile):
+                    self._declare_dimensions(node.slice)
                 items = tuple(self.eval(item) for item in items_nodes)
                 try:
                     return head.from_items(items)
@@ -111,6 +115,14 @@ class AnnotationMixin(ParserCore):
                     self.fail(ParserTypeError, str(err), node)
             self.fail(ParserTypeError, f"'{ast.unparse(node.value)}' is not a type", node.value)
         return self.type_from_value(self.eval(node), node)
+
+    def _declare_dimensions(self, items: ast.expr) -> None:
+        """In text, a name used in a shaped type and defined nowhere is a dynamic dimension:
+        the printer names the dynamic dimensions of a standalone function without declaring them."""
+        namespace = self.env.layers[0]
+        for sub in ast.walk(items):
+            if type(sub) is ast.Name and sub.id not in self.vars and self.env.lookup(sub.id) is MISSING:
+                namespace[sub.id] = DynVar(sub.id)  # type: ignore[index]
 
     def _tuple_types(self, node: ast.Subscript) -> ir.TupleType:
         items = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]

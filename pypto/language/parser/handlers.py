@@ -12,6 +12,7 @@ from pypto import ir
 from pypto.ir import ForKind
 
 from .. import constructs
+from ..typing.shaped import TileViewSpec
 from .core import YieldInfo, describe
 from .diagnostics import InvalidOperationError, ParserError, ParserSyntaxError, ParserTypeError
 from .expressions import is_static
@@ -231,8 +232,9 @@ def _const(p: Any, call: ast.Call) -> ir.Expr:
 
 
 @register_expr(ir.TileView)
-def _tile_view(p: Any, call: ast.Call) -> ir.TileView:
-    return call_python(p, ir.TileView, call, with_span=False)
+def _tile_view(p: Any, call: ast.Call) -> TileViewSpec:
+    """``pl.TileView(...)`` in DSL code: omitted layout fields follow the tile's implicit view."""
+    return call_python(p, TileViewSpec, call, with_span=False)
 
 
 @register_expr(ir.TensorView)

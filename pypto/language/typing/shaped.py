@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pypto import ir
-from pypto.ir import MemorySpace, TensorLayout
+from pypto.ir import DataType, MemorySpace, TensorLayout
+from pypto.ir.types import implicit_layout
 
 from .annotation import UnresolvedAnnotation, as_items, check_dtype, shape
 
@@ -24,6 +25,37 @@ def _extras(kind: str, extras: tuple, allowed: dict[type, str]) -> dict[str, Any
             names = ", ".join(allowed.values())
             raise TypeError(f"pl.{kind}: unexpected annotation item {item!r} (expected shape, dtype, then {names})")
     return found
+
+
+_VIEW_FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
+
+
+class TileViewSpec:
+    """A ``pl.TileView(...)`` written inside a tile annotation: the layout fields it leaves out
+    (``blayout``, ``slayout``, ``fractal``) take the implicit view of the tile's shape and memory
+    space, so ``pl.TileView()`` is the same as no view at all."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(_VIEW_FIELDS):
+            raise TypeError(f"pl.TileView takes at most {len(_VIEW_FIELDS)} positional arguments")
+        fields = dict(zip(_VIEW_FIELDS, args))
+        for key, value in kwargs.items():
+            if key not in _VIEW_FIELDS:
+                raise TypeError(f"pl.TileView got an unexpected keyword argument '{key}'")
+            if key in fields:
+                raise TypeError(f"pl.TileView got multiple values for argument '{key}'")
+            fields[key] = value
+        ir.TileView(**fields)  # check the given fields now
+        self.fields = fields
+
+    def resolve(self, dims: list[Any], memory_space: MemorySpace | None) -> ir.TileView:
+        """The full view for a tile of ``dims`` in ``memory_space``."""
+        shape = [ir.ConstInt(d, DataType.INDEX) if isinstance(d, int) else d for d in dims]
+        blayout, slayout, fractal = implicit_layout(shape, memory_space)
+        implicit = {"blayout": blayout, "slayout": slayout, "fractal": fractal}
+        return ir.TileView(**{**implicit, **self.fields})
 
 
 class Tensor:
@@ -71,9 +103,15 @@ class Tile:
         dims = shape(items[0], "pl.Tile")
         dtype = check_dtype(items[1], "pl.Tile")
         extra = _extras(
-            "Tile", items[2:], {ir.MemRef: "memref", MemorySpace: "memory_space", ir.TileView: "tile_view"}
+            "Tile",
+            items[2:],
+            {ir.MemRef: "memref", MemorySpace: "memory_space", ir.TileView: "tile_view", TileViewSpec: "tile_view"},
         )
-        return ir.TileType(dims, dtype, extra.get("memref"), extra.get("tile_view"), extra.get("memory_space"))
+        view = extra.get("tile_view")
+        space = extra.get("memory_space")
+        if isinstance(view, TileViewSpec):
+            view = view.resolve(dims, space)
+        return ir.TileType(dims, dtype, extra.get("memref"), view, space)
 
     def __class_getitem__(cls, item: Any) -> ir.Type | UnresolvedAnnotation:
         items = as_items(item)
