@@ -164,8 +164,7 @@ class Param:
     ``norm`` turns builder inputs (Python numbers, lists) into the Expr the op stores, given the
     other bound builder arguments; ``default_from`` names a parameter whose value a missing optional
     argument copies (``tile.load`` valid_shape); ``fill_empty`` puts an empty tuple in place of a
-    missing optional argument followed by a present one; ``print_keyword`` asks the printer to
-    render the argument as ``name=value``.
+    missing optional argument followed by a present one.
     """
 
     name: str
@@ -175,8 +174,6 @@ class Param:
     norm: Callable[[Any, dict[str, Any]], Any] | None = None
     default_from: str | None = None
     fill_empty: bool = False
-    print_keyword: bool = False
-    doc: str = ""
 
 
 @dataclass(frozen=True)
@@ -274,20 +271,29 @@ class OpEntry:
     def min_args(self) -> int:
         return sum(1 for p in self.params if not p.optional)
 
-    def bind(self, n: int) -> list[Param]:
-        """The parameters that ``n`` positional arguments fill, in order.
+    def bind(self, args: list[Any]) -> list[Param]:
+        """The parameters that the positional ``args`` fill, in order.
 
-        Required parameters are always filled; the surplus goes to the optional ones in declared
-        order (so ``tile.mrgsort_format2(a, b, tmp)`` binds ``tmp`` after skipping ``src2``/``src3``).
+        Required parameters are always filled. The surplus goes to optional parameters in declared
+        order, except that an optional parameter is skipped when the argument's kind does not fit
+        it but fits a later optional one: ``tile.mrgsort_format2(a, b, tmp)`` binds ``tmp`` past
+        ``src2``/``src3``, ``tile.mgather(mem, idx, [r, c])`` binds ``valid_shape`` past ``scratch``.
         """
-        surplus = n - self.min_args()
-        out = []
-        for p in self.params:
+        surplus = len(args) - self.min_args()
+        out: list[Param] = []
+        for i, p in enumerate(self.params):
             if not p.optional:
                 out.append(p)
-            elif surplus > 0:
-                out.append(p)
-                surplus -= 1
+                continue
+            if surplus <= 0:
+                continue
+            k = len(out)
+            kind = kind_of(args[k].type) if k < len(args) and isinstance(args[k], Expr) else None
+            later = [q for q in self.params[i + 1:] if q.optional and kind in q.accepts]
+            if kind is not None and kind not in p.accepts and later:
+                continue
+            out.append(p)
+            surplus -= 1
         return out
 
 
@@ -361,7 +367,7 @@ class CallInfo:
         self.args = args
         self.kwargs = kwargs
         self.span = span
-        self._bound = {p.name: a for p, a in zip(entry.bind(len(args)), args)}
+        self._bound = {p.name: a for p, a in zip(entry.bind(args), args)}
 
     def __getitem__(self, name: str) -> Any:
         return self._bound.get(name)
@@ -417,7 +423,7 @@ def _check_args(entry: OpEntry, args: list[Any], span: Span) -> None:
             entry.name,
             span,
         )
-    for p, a in zip(entry.bind(len(args)), args):
+    for p, a in zip(entry.bind(args), args):
         got = describe_type(a.type) if isinstance(a, Expr) else f"Python {type(a).__name__}"
         if not isinstance(a, Expr) or kind_of(a.type) not in p.accepts:
             want = " or ".join(_KIND_TEXT.get(k, k) for k in p.accepts)

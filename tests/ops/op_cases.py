@@ -490,9 +490,11 @@ ok("tile.gather_compare", lambda: L.gather_compare(V, 0.0, TMP, cmp_mode="gt", o
 bad("tile.gather_compare", lambda: L.gather_compare(V, 0.0, TMP, cmp_mode="gte", out_cols=4), VE,
     "kwarg 'cmp_mode' must be one of")
 ok("tile.mgather", lambda: L.mgather(A, tile("mi", [16, 1], D.INT32)), "pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec]")
-ok("tile.mgather", lambda: L.mgather(A, tile("mi", [16, 1], D.INT32), valid_shape=[IDX, 64]),
+ok("tile.mgather", lambda: L.mgather(A, tile("mi", [16, 1], D.INT32), scratch=W, valid_shape=[IDX, 64]),
    "pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]")
 bad("tile.mgather", lambda: L.mgather(A, V), VE, "'idx' requires an integer dtype")
+ok("tile.mgather", lambda: L.mgather(A, tile("mi", [16, 1], D.INT32), "elem", valid_shape=[IDX, 1]),
+   "pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 1])]")
 ok("tile.scatter", lambda: L.scatter(V, W, VI), TILE_64)
 bad("tile.scatter", lambda: L.scatter(V, V16, VI), VE, "src dtype FP16 must equal dst dtype FP32")
 ok("tile.scatter_mask", lambda: L.scatter_mask(V, tile("half", [64, 32]), "P0101"), TILE_64)

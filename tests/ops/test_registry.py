@@ -176,10 +176,16 @@ def test_duplicate_registration_is_an_error():
         op_registry.register(entry)
 
 
-def test_bind_fills_optional_parameters_in_order():
+def test_bind_fills_optional_parameters_in_order_and_by_kind():
     entry = op_registry.lookup("tile.mrgsort_format2")
-    assert [p.name for p in entry.bind(3)] == ["src0", "src1", "tmp"]
-    assert [p.name for p in entry.bind(5)] == ["src0", "src1", "src2", "src3", "tmp"]
+    t = tile("t", [1, 64])
+    assert [p.name for p in entry.bind([t] * 3)] == ["src0", "src1", "tmp"]
+    assert [p.name for p in entry.bind([t] * 5)] == ["src0", "src1", "src2", "src3", "tmp"]
+    mgather = op_registry.lookup("tile.mgather")
+    shape = ir.MakeTuple([ir.ConstInt(16, ir.INDEX), ir.ConstInt(64, ir.INDEX)])
+    assert [p.name for p in mgather.bind([tensor("m", [64, 64]), t, shape])] == ["mem", "idx", "valid_shape"]
+    assert [p.name for p in mgather.bind([tensor("m", [64, 64]), t, t, shape])] == ["mem", "idx", "scratch",
+                                                                                     "valid_shape"]
 
 
 def test_scalar_operand_dtype():

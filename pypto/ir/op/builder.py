@@ -85,7 +85,7 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
                 raise OpValueError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
         used.append(p.name)
         out.append(value)
-    expected = [p.name for p in entry.bind(len(out))]
+    expected = [p.name for p in entry.bind(out)]
     if used != expected:
         missing = next(a for a, b in zip(expected, used) if a != b)
         raise OpTypeError(f"Operator '{entry.name}': argument '{missing}' is required by the arguments after it",

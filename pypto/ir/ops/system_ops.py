@@ -67,8 +67,8 @@ def _syncall(ci: CallInfo) -> Type:
 
 
 define("system.syncall",
-       [tensor("gm_workspace", optional=True, print_keyword=True),
-        scalar("used_cores", optional=True, norm=const_of(D.INT32), print_keyword=True)],
+       [tensor("gm_workspace", optional=True),
+        scalar("used_cores", optional=True, norm=const_of(D.INT32))],
        _syncall, placement=KERNEL, side_effect=True, mnemonic="pto.syncall",
        kwargs=[kw("mode", K.StrKw(("hard", "soft")), "hard", always=False, keyword_only=True),
                kw("core_type", K.StrKw(("aiv_only", "aic_only", "mix")), "mix", keyword_only=True)],

@@ -319,7 +319,7 @@ def _gather_row(ci: CallInfo) -> Type:
 
 
 GATHER_ROW_PARAMS = (shape("dst_offset"), shape("src_offset"), shape("shapes"),
-                     shape("valid_shape", optional=True, print_keyword=True))
+                     shape("valid_shape", optional=True))
 define("tensor.gather_row", [tensor("acc", effect=W), tensor("src"), *GATHER_ROW_PARAMS], _gather_row,
        placement=TENSOR_LEVEL, kwargs=[kw("transpose", K.BOOL, False)],
        signature=("acc", "src", "dst_offset", "src_offset", "shapes", "transpose", "*", "valid_shape"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..datatype import DataType
 from ..enums import MemorySpace, PadValue, TileLayout
 from ..expr import Expr
-from ..op_registry import DEFERRED, INHERIT, TILE, TUPLE, CallInfo, Param
+from ..op_registry import DEFERRED, INHERIT, TILE, CallInfo, Param
 from ..type_base import Type
 from ..types import TileType
 from . import kwtypes as K
@@ -234,9 +234,6 @@ def _mgather(ci: CallInfo) -> Type:
     """Rows (``coalesce='row'``) or elements of a GM tensor picked by an index tile, in ``target_memory``."""
     src, idx = ci["mem"].type, ci["idx"].type
     check_int(ci, "'idx'", idx.dtype)
-    scratch = ci["scratch"]
-    if scratch is not None and not isinstance(scratch.type, TileType) and elements(ci, "scratch", integer=False):
-        ci.fail("'scratch' must be a tile or the empty placeholder []")
     if ci.kw("coalesce") == "row":
         count = product(list(idx.shape))
         if count is None:
@@ -250,8 +247,7 @@ def _mgather(ci: CallInfo) -> Type:
 
 define("tile.mgather",
        [tensor("mem"), tile("idx"),
-        Param("scratch", (TILE, TUPLE), SCRATCH, optional=True, fill_empty=True, print_keyword=True),
-        shape("valid_shape", optional=True, print_keyword=True)],
+        tile("scratch", effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
        _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED),
        kwargs=[kw("coalesce", K.StrKw(("row", "elem")), "row"),
                kw("gather_oob", K.StrKw(("undefined", "zero", "clamp")), "undefined", keyword_only=True),
