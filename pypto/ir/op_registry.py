@@ -21,7 +21,6 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn
 
-from .datatype import DataType
 from .enums import FunctionType, MemorySpace
 from .errors import IRTypeError, IRValueError, PyptoError
 from .expr import Call, Expr, Op
@@ -141,16 +140,14 @@ def format_dims(dims: list[Expr]) -> str:
 
 
 class KwType:
-    """How a keyword value is checked and stored. ``convert`` raises TypeError/ValueError with a bare reason."""
+    """How a keyword value is checked and stored (subclasses in ``pypto.ir.ops.kwtypes``).
 
-    expected: str = "a value"
+    ``convert(value)`` returns the stored value or raises TypeError/ValueError with a bare reason
+    that the registry prefixes with the op and keyword names.
+    """
 
     def convert(self, value: Any) -> Any:
-        raise TypeError(f"expected {self.expected}")
-
-    def default_for_signature(self, default: Any) -> Any:
-        """The default shown in generated Python signatures."""
-        return default
+        raise TypeError(f"no conversion defined for {type(self).__name__}")
 
 
 REQUIRED = inspect.Parameter.empty
@@ -545,8 +542,3 @@ def get_op_memory_spec(name: str) -> dict[str, Any] | None:
     constraints = [list(entry.memory.inputs[i]) if i < len(entry.memory.inputs) else []
                    for i in range(len(entry.params))]
     return {"input_constraints": constraints, "output_memory": entry.memory.output}
-
-
-def scalar_dtype(e: Expr) -> DataType | None:
-    """The dtype of a scalar expression, or None."""
-    return e.type.dtype if isinstance(e.type, ScalarType) else None

@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..datatype import DataType
-from ..enums import MemorySpace, TensorLayout, TileLayout
+from ..enums import MemorySpace, PadValue, TensorLayout, TileLayout
 from ..expr import ConstInt, Expr, MakeTuple
 from ..op_registry import CallInfo, describe_type, format_dims
 from ..scalar_ops import add as scalar_add
 from ..scalar_ops import min_ as scalar_min
 from ..scalar_ops import sub as scalar_sub
 from ..type_base import ScalarType
-from ..types import TensorType, TensorView, TileType, TileView
+from ..types import TensorType, TensorView, TileType, TileView, implicit_layout
 
 D = DataType
 FLOAT_16_32 = (D.FP16, D.FP32)
@@ -58,11 +58,6 @@ def check_dtype(ci: CallInfo, what: str, dtype: DataType, allowed: Iterable[Data
 def check_int(ci: CallInfo, what: str, dtype: DataType) -> None:
     if not dtype.is_int():
         ci.fail(f"{what} requires an integer dtype, got {dtype.name}")
-
-
-def check_same_dtype(ci: CallInfo, a_name: str, a: DataType, b_name: str, b: DataType) -> None:
-    if a != b:
-        ci.fail(f"'{a_name}' and '{b_name}' must have the same dtype, got {a.name} and {b.name}")
 
 
 # ---------------------------------------------------------------- dims
@@ -161,10 +156,6 @@ def axis_value(ci: CallInfo, name: str) -> int:
 # ---------------------------------------------------------------- argument accessors
 
 
-def shaped(ci: CallInfo, name: str) -> TensorType | TileType:
-    return ci[name].type
-
-
 def elements(ci: CallInfo, name: str, integer: bool = True) -> list[Expr]:
     """The element expressions of a list argument (a ``MakeTuple``); integer scalars when ``integer``."""
     e = ci[name]
@@ -186,16 +177,6 @@ def static_elements(ci: CallInfo, name: str, positive: bool = True) -> list[int]
             ci.fail(f"argument '{name}' must hold static positive integers, got {format_dims(elements(ci, name))}")
         vals.append(v)
     return vals
-
-
-def scalar_arg_dtype(ci: CallInfo, name: str) -> DataType:
-    return ci[name].type.dtype
-
-
-def check_integer_scalar(ci: CallInfo, name: str) -> None:
-    t = ci[name].type
-    if not t.dtype.is_int():
-        ci.fail(f"argument '{name}' must be an integer scalar, got {describe_type(t)}")
 
 
 def check_rank(ci: CallInfo, name: str, rank: int | None = None, min_rank: int | None = None) -> None:
@@ -222,10 +203,8 @@ def is_fully_valid(t: TensorType | TileType) -> bool:
 
 
 def tensor_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = None,
-                layout: TensorLayout = TensorLayout.ND, pad: object = None) -> TensorType:
+                layout: TensorLayout = TensorLayout.ND, pad: PadValue | None = None) -> TensorType:
     """A plain tensor type; a view only when the valid region, layout or pad needs one."""
-    from ..enums import PadValue
-
     pad = PadValue.null if pad is None else pad
     valid = [] if valid is None or dims_equal(valid, shape) else valid
     if not valid and layout == TensorLayout.ND and pad == PadValue.null:
@@ -235,16 +214,13 @@ def tensor_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = N
 
 def tile_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = None,
               blayout: TileLayout | None = None, slayout: TileLayout | None = None,
-              fractal: int | None = None, pad: object = None,
+              fractal: int | None = None, pad: PadValue | None = None,
               space: MemorySpace | None = None) -> TileType:
     """A tile type with an explicit view built from the given parts (canonicalised by TileType).
 
     Layout parts left None come from the implicit view of (shape, space); the registry stamps the
     memory space afterwards when ``space`` is None.
     """
-    from ..enums import PadValue
-    from ..types import implicit_layout
-
     ib, isl, ifr = implicit_layout(shape, space)
     view = TileView(
         valid_shape=[] if valid is None or dims_equal(valid, shape) else valid,

@@ -16,7 +16,6 @@ from ..op_registry import (
     ARRAY,
     INCORE,
     ORCH,
-    PTR,
     REQUIRED,
     SCALAR,
     TENSOR,
@@ -71,10 +70,6 @@ def scalar(name: str, pair: str | None = None, bitwise: bool = False, **kw: Any)
     return Param(name, (SCALAR,), **kw)
 
 
-def tile_or_scalar(name: str, pair: str, bitwise: bool = False, **kw: Any) -> Param:
-    return Param(name, (TILE, SCALAR), norm=scalar_for(pair, bitwise), **kw)
-
-
 def tensor_or_scalar(name: str, pair: str, bitwise: bool = False, **kw: Any) -> Param:
     return Param(name, (TENSOR, SCALAR), norm=scalar_for(pair, bitwise), **kw)
 
@@ -92,10 +87,6 @@ def shape(name: str, **kw: Any) -> Param:
 
 def array(name: str, **kw: Any) -> Param:
     return Param(name, (ARRAY,), **kw)
-
-
-def ptr(name: str, **kw: Any) -> Param:
-    return Param(name, (PTR,), **kw)
 
 
 def kw(name: str, kind: KwType, default: Any = REQUIRED, *, always: bool = True, keyword_only: bool = False) -> Kwarg:

@@ -22,7 +22,6 @@ def _is_int(v: Any) -> bool:
 class BoolKw(KwType):
     """A strict ``bool``."""
 
-    expected = "bool"
 
     def convert(self, value: Any) -> Any:
         if not isinstance(value, bool):
@@ -33,7 +32,6 @@ class BoolKw(KwType):
 class IntKw(KwType):
     """A strict ``int`` (IntEnum members are stored as their int), optionally range-checked."""
 
-    expected = "int"
 
     def __init__(self, lo: int | None = None, hi: int | None = None) -> None:
         self.lo, self.hi = lo, hi
@@ -52,7 +50,6 @@ class IntKw(KwType):
 class FloatKw(KwType):
     """A number stored as ``float``."""
 
-    expected = "float"
 
     def convert(self, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -63,7 +60,6 @@ class FloatKw(KwType):
 class StrKw(KwType):
     """A ``str``, optionally one of ``choices``."""
 
-    expected = "str"
 
     def __init__(self, choices: tuple[str, ...] | None = None) -> None:
         self.choices = choices
@@ -79,7 +75,6 @@ class StrKw(KwType):
 class DTypeKw(KwType):
     """A ``DataType`` (a raw int code is accepted, as in the reference API)."""
 
-    expected = "DataType"
 
     def convert(self, value: Any) -> Any:
         if isinstance(value, DataType):
@@ -98,7 +93,6 @@ class EnumKw(KwType):
     def __init__(self, enum_cls: type[enum.IntEnum], as_int: bool = False) -> None:
         self.enum_cls = enum_cls
         self.as_int = as_int
-        self.expected = enum_cls.__name__
 
     def convert(self, value: Any) -> Any:
         cls = self.enum_cls
@@ -125,7 +119,6 @@ CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
 class CastModeKw(KwType):
     """Cast rounding mode: a name (``'round'``) or its int code; stored as the int."""
 
-    expected = "cast mode"
 
     def convert(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -142,7 +135,6 @@ class CastModeKw(KwType):
 class PadValueKw(KwType):
     """A ``PadValue``; numeric sugar ``0`` -> zero, ``inf`` -> max, ``-inf`` -> min."""
 
-    expected = "PadValue"
 
     def __init__(self, allow_null: bool) -> None:
         self.allow_null = allow_null

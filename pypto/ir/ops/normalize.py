@@ -100,15 +100,6 @@ def scalar_for(pair: str | None, bitwise: bool = False) -> Normalizer:
     return norm
 
 
-def scalar_of_dtype(dtype: DataType) -> Normalizer:
-    """A number or INDEX constant becomes a constant of ``dtype``."""
-
-    def norm(value: Any, bound: dict[str, Any]) -> Any:
-        return retype_scalar(value, dtype)
-
-    return norm
-
-
 def value_of_kwarg_dtype(key: str) -> Normalizer:
     """A number (or constant) becomes a constant of the dtype in keyword ``key`` (``full``'s value)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..datatype import DataType
+from ..op_registry import Deduce as Rule
 from ..op_registry import CallInfo
 from ..type_base import Type
 from ..types import TensorType
@@ -12,7 +13,8 @@ from .common import tile_type, valid_shape
 D = DataType
 
 
-def reduce_rule(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] | None = None, param: str = "input"):
+def reduce_rule(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] | None = None,
+                param: str = "input") -> Rule:
     """Reduction along ``axis`` (-1 row, -2 column): the axis becomes 1."""
 
     def deduce(ci: CallInfo) -> Type:
@@ -33,7 +35,7 @@ def reduce_rule(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] |
     return deduce
 
 
-def expand_rule(axis: int, promote_dtype: bool, vec_param: str = "vec", target: str = "input"):
+def expand_rule(axis: int, promote_dtype: bool, vec_param: str = "vec", target: str = "input") -> Rule:
     """Broadcast a row (``[M, 1]``, axis -1) or column (``[1, N]``, axis -2) vector over ``target``."""
 
     def deduce(ci: CallInfo) -> Type:

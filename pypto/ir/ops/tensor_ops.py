@@ -11,6 +11,7 @@ import math
 from ..datatype import DataType
 from ..enums import TensorLayout
 from ..expr import ConstFloat, ConstInt
+from ..op_registry import Deduce as Rule
 from ..op_registry import CallInfo
 from ..type_base import ScalarType, Type
 from . import kwtypes as K
@@ -180,7 +181,7 @@ for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
 # ---------------------------------------------------------------- elementwise
 
 
-def _binary_rule(*, bitwise: bool = False, shift: bool = False, compare: bool = False):
+def _binary_rule(*, bitwise: bool = False, shift: bool = False, compare: bool = False) -> Rule:
     """Tensor-tensor (broadcast, promoted dtype) or tensor-scalar (lhs shape, promoted dtype)."""
 
     def deduce(ci: CallInfo) -> Type:
@@ -262,7 +263,7 @@ for _name in ("shl", "shr"):
            placement=TENSOR_LEVEL)
 
 
-def _unary_rule(allowed: tuple[DataType, ...] | None = None, hp_allowed: tuple[DataType, ...] | None = None):
+def _unary_rule(allowed: tuple[DataType, ...] | None = None, hp_allowed: tuple[DataType, ...] | None = None) -> Rule:
     def deduce(ci: CallInfo) -> Type:
         t = ci["input"].type
         if allowed is not None:

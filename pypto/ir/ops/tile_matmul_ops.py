@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..datatype import DataType
 from ..enums import MemorySpace, TileLayout
+from ..op_registry import Deduce as Rule
 from ..op_registry import INHERIT, CallInfo
 from ..type_base import Type
 from ..types import TileType
@@ -223,7 +224,7 @@ define("tile.transpose_view", [tile("tile")], _transpose_view, placement=CUBE, m
 # ---------------------------------------------------------------- reductions and broadcasts
 
 
-def tile_reduce(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] | None = None):
+def tile_reduce(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] | None = None) -> Rule:
     """A tile reduction: rank >= 2; the scratch tile matches the input's dtype/rank (argmax: exactly)."""
     base = reduce_rule(axis, argmax=argmax, allowed=allowed, param="tile")
 
