@@ -212,7 +212,7 @@ class _Builder:
         if s.else_body is not None:
             else_body = self.body(s.else_body, other)
         else:
-            else_body = SeqStmts(other, s.span) if other else None
+            else_body = body_like(None, other, s.span) if other else None
         return rebuild(s, condition=cond, then_body=then_body, else_body=else_body,
                        return_vars=_keep(return_vars, s.return_vars))
 

@@ -1,0 +1,137 @@
+"""ConvertToSSA: versions, phis, loop carries, promotion and its errors."""
+
+from __future__ import annotations
+
+import pytest
+from front_programs import CONVERT_TO_SSA, parse
+from pass_helpers import before_after, check_preserves, upto
+
+from pypto import ir, passes
+from pypto.languages import ssa
+from pypto.languages.invariants import SSAForm
+from pypto.passes import PassError
+
+
+@pytest.mark.parametrize("name", sorted(CONVERT_TO_SSA))
+def test_snapshot(name: str, snapshot) -> None:
+    before = upto("ConvertToSSA", parse(CONVERT_TO_SSA[name]))
+    after = check_preserves(passes.convert_to_ssa(), before)
+    assert SSAForm.check(after) == []
+    ssa.validate(after)
+    assert before_after("ConvertToSSA", before, after) == snapshot
+
+
+def test_spec_example_structure() -> None:
+    after = passes.convert_to_ssa()(parse(CONVERT_TO_SSA["accumulate"]))
+    expected = parse(
+        """
+        @pl.program
+        class Acc:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                acc__ssa_v0: pl.Scalar[pl.INDEX] = 0
+                for i, (acc__iter_v1,) in pl.range(n, init_values=(acc__ssa_v0,)):
+                    acc__ssa_v2: pl.Scalar[pl.INDEX] = acc__iter_v1 + i
+                    acc__rv_v3 = pl.yield_(acc__ssa_v2)
+                return acc__rv_v3
+        """
+    )
+    ir.assert_structural_equal(after, expected)
+    loop = after.get_function("main").body.stmts[1]
+    assert [v.name_hint for v in loop.iter_args + loop.return_vars] == ["acc__iter_v1", "acc__rv_v3"]
+
+
+def test_if_without_else_gets_one() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x: pl.Scalar[pl.INDEX] = 1
+                if n > 3:
+                    x = n
+                return x
+        """
+    )
+    expected = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x0: pl.Scalar[pl.INDEX] = 1
+                if n > 3:
+                    x1: pl.Scalar[pl.INDEX] = n
+                    x2 = pl.yield_(x1)
+                else:
+                    x2 = pl.yield_(x0)
+                return x2
+        """
+    )
+    ir.assert_structural_equal(passes.convert_to_ssa()(program), expected)
+
+
+def test_single_definitions_are_kept() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                a = n + 1
+                b = a * 2
+                return b
+        """
+    )
+    assert passes.convert_to_ssa()(program) is program
+
+
+def test_program_already_in_ssa_is_returned_unchanged() -> None:
+    once = passes.convert_to_ssa()(parse(CONVERT_TO_SSA["nested_ifs"]))
+    assert passes.convert_to_ssa()(once) is once
+
+
+def test_one_branch_definition_read_after_is_an_error() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                if n > 3:
+                    y = n + 1
+                return y
+        """
+    )
+    with pytest.raises(PassError) as err:
+        passes.convert_to_ssa()(program)
+    assert str(err.value).startswith(
+        "ConvertToSSA: 'y' is assigned in only one branch of this if and read after it; "
+        "assign it before the if or in both branches at "
+    )
+    assert err.value.span.begin_line == 8
+
+
+def test_value_first_defined_in_loop_without_out_param_is_an_error() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                for i in pl.range(n):
+                    last = i * 2
+                return last
+        """
+    )
+    with pytest.raises(PassError, match="'last' is first assigned inside this loop and read after it"):
+        passes.convert_to_ssa()(program)
+
+
+def test_promotion_uses_the_out_parameter_as_init() -> None:
+    after = passes.convert_to_ssa()(parse(CONVERT_TO_SSA["value_first_defined_in_loop"]))
+    main = after.get_function("main")
+    loop = main.body.stmts[0]
+    assert loop.iter_args[0].initValue is main.params[1]
+    assert main.body.stmts[1].value[0] is loop.return_vars[0]

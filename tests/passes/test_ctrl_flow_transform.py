@@ -1,0 +1,70 @@
+"""CtrlFlowTransform: continue and break removed from kernels, orchestration untouched."""
+
+from __future__ import annotations
+
+import pytest
+from front_programs import CTRL_FLOW_TRANSFORM, parse
+from pass_helpers import before_after, check_preserves
+
+from pypto import ir, passes
+from pypto.languages.invariants import StructuredCtrlFlow
+from pypto.languages.invariants.walk import function_index
+from pypto.passes import PassError
+
+
+@pytest.mark.parametrize("name", sorted(CTRL_FLOW_TRANSFORM))
+def test_snapshot(name: str, snapshot) -> None:
+    before = parse(CTRL_FLOW_TRANSFORM[name])
+    after = check_preserves(passes.ctrl_flow_transform(), before)
+    assert StructuredCtrlFlow.check(after) == []
+    assert before_after("CtrlFlowTransform", before, after) == snapshot
+
+
+def test_orchestration_function_is_untouched() -> None:
+    program = parse(CTRL_FLOW_TRANSFORM["orchestration_keeps_jumps"])
+    assert passes.ctrl_flow_transform()(program) is program
+
+
+def test_continue_moves_the_rest_into_else() -> None:
+    after = passes.ctrl_flow_transform()(parse(CTRL_FLOW_TRANSFORM["continue_in_kernel"]))
+    loop = after.get_function("main").body.stmts[1]
+    (branch,) = loop.body.stmts
+    assert isinstance(branch, ir.IfStmt)
+    assert isinstance(branch.then_body, ir.SeqStmts) and branch.then_body.stmts == []
+    assert isinstance(branch.else_body, ir.SeqStmts) and len(branch.else_body.stmts) == 1
+
+
+def test_break_becomes_a_flagged_while() -> None:
+    after = passes.ctrl_flow_transform()(parse(CTRL_FLOW_TRANSFORM["break_in_for"]))
+    stmts = after.get_function("main").body.stmts
+    flag, counter, loop = stmts[1], stmts[2], stmts[3]
+    assert flag.var.name_hint == "__break_0" and flag.value.value is False
+    assert isinstance(loop, ir.WhileStmt)
+    assert loop.condition.as_python() == "i < n and not __break_0"
+    assert counter.var.name_hint == "i"
+    assert not function_index(after.get_function("main")).has(ir.BreakStmt, ir.ContinueStmt)
+
+
+def test_negative_step_counts_down() -> None:
+    after = passes.ctrl_flow_transform()(parse(CTRL_FLOW_TRANSFORM["negative_step_nested_break"]))
+    loop = after.get_function("main").body.stmts[3]
+    assert loop.condition.as_python() == "i > 0 and not __break_0"
+
+
+def test_break_in_a_loop_with_explicit_yield_is_rejected() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                init: pl.Scalar[pl.INDEX] = 0
+                for i, (s,) in pl.range(n, init_values=(init,)):
+                    if i > 3:
+                        break
+                    s2 = pl.yield_(s + i)
+                return s2
+        """
+    )
+    with pytest.raises(PassError, match="break/continue in a loop that yields explicitly"):
+        passes.ctrl_flow_transform()(program)

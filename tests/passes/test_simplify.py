@@ -1,0 +1,77 @@
+"""Simplify: folding, constant binding, decided branches, trivial loops and dead scalars."""
+
+from __future__ import annotations
+
+import pytest
+from front_programs import SIMPLIFY, parse
+from pass_helpers import before_after, check_preserves, upto
+
+from pypto import ir, passes
+
+
+@pytest.mark.parametrize("name", sorted(SIMPLIFY))
+def test_snapshot(name: str, snapshot) -> None:
+    before = upto("Simplify", parse(SIMPLIFY[name]))
+    after = check_preserves(passes.simplify(), before)
+    assert before_after("Simplify", before, after) == snapshot
+
+
+def _main(program: ir.Program) -> ir.Function:
+    return passes.simplify()(program).get_function("main")
+
+
+def test_constants_reach_types() -> None:
+    main = _main(upto("Simplify", parse(SIMPLIFY["constants_into_types"])))
+    (create, ret) = main.body.stmts
+    assert create.var.type == ir.TensorType([8, 16], ir.FP32)
+    assert ret.value[0] is create.var
+
+
+def test_identities_and_constant_arithmetic() -> None:
+    main = _main(parse(SIMPLIFY["identities"]))
+    assert [s.as_python() for s in main.body.stmts] == [
+        "a: pl.Scalar[pl.INDEX] = x",
+        "b: pl.Scalar[pl.INDEX] = a",
+        "c: pl.Scalar[pl.INDEX] = b",
+        "return c + 10",
+    ]
+
+
+def test_range_decided_conditions_collapse() -> None:
+    main = _main(upto("Simplify", parse(SIMPLIFY["branches_decided_by_ranges"])))
+    loop = main.body.stmts[0]
+    first = loop.body.stmts[0]
+    assert isinstance(first, ir.AssignStmt)
+    assert first.value.as_python() == "acc__iter_v1 + i"
+    decided = loop.body.stmts[1]
+    assert isinstance(decided, ir.IfStmt) and decided.condition.as_python() == "i >= 4"
+    assert isinstance(decided.then_body, ir.SeqStmts) and isinstance(decided.then_body.stmts[0], ir.AssignStmt)
+
+
+def test_zero_and_one_trip_loops_disappear() -> None:
+    main = _main(upto("Simplify", parse(SIMPLIFY["zero_and_one_trip_loops"])))
+    assert [s.as_python() for s in main.body.stmts] == [
+        "acc__ssa_v0: pl.Scalar[pl.INDEX] = x",
+        "acc__ssa_v5: pl.Scalar[pl.INDEX] = acc__ssa_v0 * 3",
+        "return acc__ssa_v5",
+    ]
+
+
+def test_calls_are_never_dead() -> None:
+    main = _main(parse(SIMPLIFY["dead_scalars"]))
+    names = [s.var.name_hint for s in main.body.stmts if isinstance(s, ir.AssignStmt)]
+    assert names == ["d", "y"]
+
+
+def test_unchanged_function_is_the_same_object() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+                y: pl.Tensor[[4], pl.FP32] = pl.add(x, x)
+                return y
+        """
+    )
+    assert passes.simplify()(program) is program
