@@ -167,11 +167,15 @@ class ExprMixin(ParserCore):
         if value is MISSING:
             if name in ("inf", "nan"):
                 return math.inf if name == "inf" else math.nan
-            if name == "self" and self.program is not None:
-                self.fail(UnsupportedFeatureError, "'self' can only be used to call program functions: self.f(...)", node)
+            if name == "self":
+                if self.program is not None:
+                    self.fail(UnsupportedFeatureError, "'self' can only be used to call program functions: self.f(...)", node)
+                self.fail(UndefinedVariableError, "'self' is only available in the functions of a @pl.program class", node)
             known = list(self.vars) + list(self.env.names())
             close = difflib.get_close_matches(name, known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else None
+            if name == "range":
+                hint = "use pl.range(...)"
             self.fail(UndefinedVariableError, f"undefined variable '{name}'", node, hint)
         if isinstance(value, DynVar):
             return value.var
