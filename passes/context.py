@@ -5,9 +5,11 @@ inside the block call ``f(pass, program)`` before and ``g(pass, result)`` after 
 :class:`TimingInstrument` records per-pass wall time; :class:`DumpInstrument` writes the printed IR
 after each pass into a folder as numbered files (``00_frontend.py``, ``01_after_InlineFunctions.py``).
 
-The context also carries the verification level: ``none``, ``basic`` (default; the properties a
-pass produces are checked after it, and dialect boundaries are checked in full by the pass
-manager) or ``strict`` (the manager re-checks the whole current dialect after every pass). The
+The context also carries the verification level: ``none``; ``basic`` (spec/passes.md §2: the
+properties a pass produces are checked after it, and a dialect is checked in full when a pass
+enters it); or ``strict`` (default: after every pass the pass manager checks the whole current
+dialect, so a pass that breaks any invariant is caught at its own boundary). Checker results are
+cached per function object, so a strict check re-walks only the functions a pass changed. The
 environment variable ``PYPTO_VERIFY_LEVEL`` sets the default.
 """
 
@@ -40,11 +42,11 @@ class VerifyLevel(enum.Enum):
 def verify_level(value: bool | str | VerifyLevel | None) -> VerifyLevel:
     """Normalise a ``verify=`` argument: True/False, a level name, a level, or None for the default."""
     if value is None:
-        value = os.environ.get("PYPTO_VERIFY_LEVEL", "basic")
+        value = os.environ.get("PYPTO_VERIFY_LEVEL", "strict")
     if isinstance(value, VerifyLevel):
         return value
     if value is True:
-        return VerifyLevel.BASIC
+        return VerifyLevel.STRICT
     if value is False:
         return VerifyLevel.NONE
     try:

@@ -7,8 +7,9 @@ hold, and a pass that enters a new dialect must leave every property of that dia
 
 * the input program against the start dialect (grammar and every invariant);
 * after a pass that enters a new dialect, the whole new dialect;
-* after any other pass, the properties it produces that are not verified yet (``basic``), or the
-  whole current dialect again (``strict``). A pass's invalidated properties leave the verified set.
+* after any other pass, the whole current dialect again (``strict``, the default) or only the
+  properties it produces that are not verified yet (``basic``; a pass's invalidated properties
+  leave the verified set).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from pypto.ir.function import Program
+from pypto.language.parser.gcpause import gc_paused
 from pypto.languages.dialect import Dialect
 from pypto.languages.surface import surface
 
@@ -84,7 +86,7 @@ def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = N
 class PassManager:
     """Runs passes in order with checked boundaries and instruments.
 
-    ``verify``: True/"basic" (default, or ``PYPTO_VERIFY_LEVEL``), "strict", or False/"none".
+    ``verify``: True/"strict" (default, or ``PYPTO_VERIFY_LEVEL``), "basic", or False/"none".
     """
 
     def __init__(
@@ -134,7 +136,9 @@ class PassManager:
     def _run(self, program: Program, extra: list[PassInstrument]) -> Program:
         outer = PassContext.current()
         level = self.verify if self.verify is not None else outer.verify
-        with PassContext(outer.instruments + self.instruments + extra, verify=level) as ctx:
+        # Passes allocate many small acyclic nodes; the cyclic collector's full scans of the whole
+        # program would make the run grow faster than the program.
+        with gc_paused(), PassContext(outer.instruments + self.instruments + extra, verify=level) as ctx:
             for inst in ctx.instruments:
                 inst.run_start(program)
             check = level is not VerifyLevel.NONE

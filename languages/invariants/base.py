@@ -17,6 +17,9 @@ from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 
+from .platform import current_platform
+from .walk import function_index
+
 
 class Severity(enum.Enum):
     """Errors fail a boundary check; warnings are reported but let the program through."""
@@ -92,6 +95,22 @@ class Reporter:
 FunctionCheck = Callable[[Function, Program, Reporter], None]
 ProgramCheck = Callable[[Program, Reporter], None]
 
+# Results of per-function checkers, by (invariant, function object): functions are immutable and
+# passes share the ones they do not change, so a boundary check re-walks only changed functions.
+_RESULTS: dict[tuple[str, int], tuple[Function, object, list[Violation]]] = {}
+_RESULTS_LIMIT = 200_000
+
+
+def _signature(program: Program) -> tuple:
+    """What a checker may read of the other functions: names, kinds and parameter directions."""
+    return tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
+
+
+def clear_caches() -> None:
+    """Forget cached checker results and node indexes (benchmarks measure cold checks)."""
+    _RESULTS.clear()
+    function_index.cache_clear()
+
 
 class Invariant:
     """A named program property with its checker.
@@ -108,14 +127,28 @@ class Invariant:
         self._check = check
 
     @classmethod
-    def per_function(cls, name: str, summary: str, check: FunctionCheck, auto_verified: bool = False) -> Invariant:
-        """An invariant whose checker runs on each function of the program in name order."""
+    def per_function(
+        cls, name: str, summary: str, check: FunctionCheck, auto_verified: bool = False, reads_program: bool = False
+    ) -> Invariant:
+        """An invariant whose checker runs on each function of the program in name order.
+
+        ``reads_program``: the checker also looks at other functions' signatures (callee
+        directions), so a cached result is reused only while those are unchanged.
+        """
 
         def run(program: Program, report: Reporter) -> None:
+            context = (_signature(program) if reads_program else None, current_platform().name)
+            if len(_RESULTS) > _RESULTS_LIMIT:
+                _RESULTS.clear()
             for func in program.functions.values():
-                report.function = func.name
-                check(func, program, report)
-            report.function = ""
+                key = (name, id(func))
+                hit = _RESULTS.get(key)
+                if hit is None or hit[0] is not func or hit[1] != context:
+                    sub = Reporter(name, func.name)
+                    check(func, program, sub)
+                    hit = (func, context, sub.violations)
+                    _RESULTS[key] = hit
+                report.violations.extend(hit[2])
 
         return cls(name, summary, run, auto_verified)
 

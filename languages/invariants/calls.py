@@ -99,6 +99,7 @@ CallDirectionsResolved = Invariant.per_function(
     "every function call has one arg direction per argument, compatible with the callee's parameters",
     _check_directions,
     auto_verified=True,
+    reads_program=True,
 )
 
 
@@ -117,20 +118,21 @@ def _written_args(program: Program, stmt: Stmt) -> list[tuple[Var, str]]:
 
 
 def _check_block(stmts: list[Stmt], program: Program, report: Reporter) -> None:
-    for k, stmt in enumerate(stmts):
+    """One forward sweep: a variable passed as Out/InOut stays pending until read (error) or redefined."""
+    pending: dict[Var, str] = {}
+    for stmt in stmts:
+        if pending:
+            for var in sorted(stmt_reads(stmt) & pending.keys(), key=lambda v: v.name_hint):
+                report.error(
+                    "READ_AFTER_OUT",
+                    f"'{var.name_hint}' is read after being passed as Out/InOut to '{pending.pop(var)}'",
+                    stmt,
+                )
+            if isinstance(stmt, AssignStmt):
+                pending.pop(stmt.var, None)
         for var, name in _written_args(program, stmt):
-            if isinstance(stmt, AssignStmt) and stmt.var is var:
-                continue
-            for later in stmts[k + 1:]:
-                if var in stmt_reads(later):
-                    report.error(
-                        "READ_AFTER_OUT",
-                        f"'{var.name_hint}' is read after being passed as Out/InOut to '{name}'",
-                        later,
-                    )
-                    break
-                if isinstance(later, AssignStmt) and later.var is var:
-                    break
+            if not (isinstance(stmt, AssignStmt) and stmt.var is var):
+                pending[var] = name
         if isinstance(stmt, SeqStmts):
             _check_block(list(stmt.stmts), program, report)
         else:
@@ -149,4 +151,5 @@ InOutUseValid = Invariant.per_function(
     "a variable passed as Out/InOut to a function is not read after that call in the same block",
     _check_inout_use,
     auto_verified=True,
+    reads_program=True,
 )

@@ -45,6 +45,7 @@ OrchestrationReferencesResolved = Invariant.per_function(
     "OrchestrationReferencesResolved",
     "every function an Orchestration function calls exists in the program",
     _check_references,
+    reads_program=True,
 )
 
 
@@ -134,7 +135,7 @@ def _check_out_params(func: Function, program: Program, report: Reporter) -> Non
         if op_name(stmt.value) not in _CREATORS:
             continue
         var = stmt.var
-        param = var if var in written.values() else written.get(base_name(var.name_hint))
+        param = var if any(var is p for p in written.values()) else written.get(base_name(var.name_hint))
         if param is not None:
             report.error(
                 "OUT_PARAM_SHADOWED",

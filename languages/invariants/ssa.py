@@ -54,7 +54,8 @@ class _Scopes:
         frame = self.frames.pop()
         for var in frame:
             self.count[var] -= 1
-            self.by_name[var.name_hint].remove(var)
+            same = self.by_name[var.name_hint]
+            same[:] = [v for v in same if v is not var]
         return frame
 
 
@@ -203,7 +204,8 @@ class _DefUseChecker:
             self.scopes.add(var)
         self.block(body)
         frame = self.scopes.pop()
-        return [v for v in frame if v not in defs] if leak else []
+        bound = set(defs)
+        return [v for v in frame if v not in bound] if leak else []
 
     def stmt(self, stmt: Stmt) -> None:
         if isinstance(stmt, SeqStmts):
@@ -227,7 +229,8 @@ class _DefUseChecker:
                 self.check_uses(stmt, [stmt.condition])
             self.block(stmt.body)
             frame = self.scopes.pop()
-            leaked = [v for v in frame if v not in binders] if not stmt.return_vars else []
+            bound = set(binders)
+            leaked = [v for v in frame if v not in bound] if not stmt.return_vars else []
             for var in leaked + list(stmt.return_vars):
                 self.scopes.add(var)
         else:

@@ -12,9 +12,20 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterator
-
-from pypto.ir.expr import Call, Expr, GlobalVar, IterArg, Submit, Var
+from pypto.ir.expr import (
+    BinaryExpr,
+    Call,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Expr,
+    GlobalVar,
+    MakeTuple,
+    Submit,
+    TupleGetItemExpr,
+    UnaryExpr,
+    Var,
+)
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import (
@@ -73,22 +84,24 @@ def walk(root: IRNode) -> list[IRNode]:
 
 
 class FunctionIndex:
-    """All nodes of one function, with per-class lookups."""
+    """All nodes of one function, with per-class lookups (in pre-order)."""
 
     def __init__(self, func: Function) -> None:
         self.func = func
         self.nodes = walk(func)
-        self._by_class: dict[tuple[type, ...], list[IRNode]] = {}
-        self.classes = frozenset(type(n) for n in self.nodes)
+        self._positions: dict[type, list[int]] = {}
+        for i, node in enumerate(self.nodes):
+            self._positions.setdefault(type(node), []).append(i)
+        self.classes = frozenset(self._positions)
+        self._by_class: dict[tuple[type, ...], list] = {}
 
     def of(self, *classes: type) -> list:
         """The nodes that are instances of any of ``classes``, in pre-order."""
         found = self._by_class.get(classes)
         if found is None:
-            if not any(issubclass(c, classes) for c in self.classes):
-                found = []
-            else:
-                found = [n for n in self.nodes if isinstance(n, classes)]
+            groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
+            positions = groups[0] if len(groups) == 1 else sorted(p for g in groups for p in g)
+            found = [self.nodes[i] for i in positions]
             self._by_class[classes] = found
         return found
 
@@ -149,20 +162,56 @@ def expr_nodes(expr: Expr) -> list[IRNode]:
     return walk(expr)
 
 
-def expr_vars(expr: Expr) -> Iterator[Var]:
-    """The variables read by ``expr`` (with repetitions)."""
-    if isinstance(expr, Var):
-        yield expr
+def _collect_vars(expr: IRNode, out: list[Var]) -> None:
+    """Append the variables of ``expr`` (direct cases for the common node kinds)."""
+    cls = type(expr)
+    if cls is Var or isinstance(expr, Var):
+        out.append(expr)
+    elif cls is ConstInt or cls is ConstFloat or cls is ConstBool:
         return
-    for node in walk(expr):
-        if isinstance(node, Var):
-            yield node
+    elif cls is Call:
+        for arg in expr.args:
+            _collect_vars(arg, out)
+        for extra in (expr.kwargs, expr.attrs):
+            if extra:
+                out.extend(n for n in walk_values(extra) if isinstance(n, Var))
+    elif isinstance(expr, (BinaryExpr)):
+        _collect_vars(expr.left, out)
+        _collect_vars(expr.right, out)
+    elif isinstance(expr, UnaryExpr):
+        _collect_vars(expr.operand, out)
+    elif cls is MakeTuple:
+        for item in expr.elements:
+            _collect_vars(item, out)
+    elif cls is TupleGetItemExpr:
+        _collect_vars(expr.tuple, out)
+    else:
+        out.extend(n for n in walk(expr) if isinstance(n, Var))
+
+
+def walk_values(value: object) -> list[IRNode]:
+    """Every IR node inside a field value (a node, or lists/tuples/dicts of them)."""
+    roots: list[IRNode] = []
+    _push_value(value, roots)
+    return [n for root in roots for n in walk(root)]
+
+
+def expr_vars(expr: Expr) -> list[Var]:
+    """The variables read by ``expr`` (with repetitions)."""
+    out: list[Var] = []
+    _collect_vars(expr, out)
+    return out
+
+
+_LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
 
 
 def expr_calls(expr: Expr) -> list[Expr]:
     """The Call and Submit nodes inside ``expr`` (itself included)."""
-    if isinstance(expr, Var):
+    if isinstance(expr, _LEAVES):
         return []
+    if type(expr) is Call and all(isinstance(a, _LEAVES) for a in expr.args):
+        return [expr]
     return [n for n in walk(expr) if isinstance(n, (Call, Submit))]
 
 
