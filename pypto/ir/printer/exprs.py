@@ -126,7 +126,7 @@ class ExprPrinter:
     def __init__(self, prefix: str, names: dict[int, str] | None = None) -> None:
         self.p = prefix
         self.names: dict[int, str] = names if names is not None else {}
-        # INDEX constants print as ``pl.const(v, pl.INDEX)`` (pure-constant trees, composite dims).
+        # Constants print typed, ``pl.const(v, pl.INDEX)`` (pure-constant trees, composite dims).
         self.typed = False
         # Calls of program functions print as ``self.f(...)``.
         self.in_program = False
@@ -155,7 +155,7 @@ class ExprPrinter:
         if t is ConstInt:
             return P_UNARY if e.value < 0 and e.dtype is INDEX and not self.typed else P_ATOM
         if t is ConstFloat:
-            return P_UNARY if e.dtype is FP32 and float_is_negative(e.value) else P_ATOM
+            return P_UNARY if e.dtype is FP32 and not self.typed and float_is_negative(e.value) else P_ATOM
         if t is Xor and _is_logical_xor(e):
             return P_BITXOR
         return P_ATOM
@@ -175,12 +175,13 @@ class ExprPrinter:
 
     def const_float(self, e: ConstFloat) -> str:
         text = format_float(e.value)
-        if e.dtype is FP32:
+        if e.dtype is FP32 and not self.typed:
             return text
         return f"{self.p}.const({text}, {dtype_text(self.p, e.dtype)})"
 
     def const_bool(self, e: ConstBool) -> str:
-        return "True" if e.value else "False"
+        text = "True" if e.value else "False"
+        return f"{self.p}.const({text}, {dtype_text(self.p, DataType.BOOL)})" if self.typed else text
 
     def dim(self, e: Expr) -> str:
         """A shape-like entry: constants bare, Vars by name, composite trees with typed leaves."""
@@ -278,8 +279,11 @@ class ExprPrinter:
             callee = op_shapes.printed_op_name(self.p, op_shapes.renamed_op(e))
             shape = op_shapes.SHAPES.get(name)
             parts = shape(self, e) if shape is not None else self.call_args(e)
-        if e.attrs:
-            parts.append(self.attrs_item(e.attrs))
+        attrs = e.attrs
+        if attrs and not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:
+            attrs = {k: v for k, v in attrs.items() if k not in op_shapes.SHAPE_ATTRS[op.name]}
+        if attrs:
+            parts.append(self.attrs_item(attrs))
         self.typed = saved
         return f"{callee}({', '.join(parts)})"
 
