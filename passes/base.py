@@ -76,7 +76,7 @@ class Rewriter:
         """A new rewriter that starts with all of this one's cases."""
         child = Rewriter(name, self.types)
         for signature, fn in self.dispatcher.funcs.items():
-            if fn is not self._fallback:
+            if fn != self._fallback:
                 child.dispatcher.add(signature, fn)
         return child
 

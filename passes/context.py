@@ -173,8 +173,6 @@ def apply_pass(pass_: Pass, program: Program, checks: Sequence[Invariant] | None
 
     With verification off (``PassContext(verify=False)``) nothing is checked.
     """
-    if not isinstance(program, Program):
-        raise PassError(pass_.name, f"expected a Program, got {type(program).__name__}")
     ctx = PassContext.current()
     for inst in ctx.instruments:
         inst.before_pass(pass_, program)

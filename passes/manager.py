@@ -42,11 +42,11 @@ def _names(invariants: Iterable) -> set[str]:
     return {i.name for i in invariants}
 
 
-def _hint(props: set[str], known: list[Pass]) -> str:
-    """``P (from PassA, PassB), Q``: each property with the known passes that produce it."""
+def _hint(props: set[str], known: list[Pass], asking: Pass) -> str:
+    """``P (from PassA, PassB), Q``: each property with the other known passes that produce it."""
     parts = []
     for prop in sorted(props):
-        makers = list(dict.fromkeys(p.name for p in known if prop in _names(p.produces)))
+        makers = list(dict.fromkeys(p.name for p in known if p.name != asking.name and prop in _names(p.produces)))
         parts.append(f"{prop} (from {', '.join(makers)})" if makers else prop)
     return ", ".join(parts)
 
@@ -67,15 +67,17 @@ def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = N
             )
         missing = _names(p.requires) - props
         if missing:
-            raise PassOrderError(f"pass {p.name} requires {_hint(missing, known)}, which do not hold at this point")
+            raise PassOrderError(
+                f"pass {p.name} requires properties that do not hold at this point: {_hint(missing, known, p)}"
+            )
         props = (props - _names(p.invalidates)) | _names(p.produces)
         target = p.target if p.target is not None else current
         if target is not current:
             need = set(target.properties) - props
             if need:
                 raise PassOrderError(
-                    f"pass {p.name} cannot run yet: it enters dialect '{target.name}', which needs "
-                    f"{_hint(need, known)}; those properties are not established before it"
+                    f"pass {p.name} cannot run yet: it enters dialect '{target.name}', whose properties "
+                    f"{_hint(need, known, p)} are not established before it"
                 )
             props |= set(target.properties)
         steps.append(Step(p, current, target))

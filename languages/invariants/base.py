@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Iterator
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
+from pypto.ir.stmt import SeqStmts
 
 from .platform import current_platform
 from .walk import function_index
@@ -67,8 +68,10 @@ def node_text(node: IRNode) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return type(node).__name__
-    first = lines[0].strip()
-    return first + (" ..." if len(lines) > 1 else "")
+    first = lines[0].strip() + (" ..." if len(lines) > 1 else "")
+    if isinstance(node, SeqStmts):
+        return f"block of {len(node.stmts)} statement{'s' if len(node.stmts) != 1 else ''}: {first}"
+    return first
 
 
 class Reporter:

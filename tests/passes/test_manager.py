@@ -1,0 +1,212 @@
+"""The pass manager: order checks before running, verification at each boundary, instruments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from front_programs import CONVERT_TO_SSA, parse
+
+from pypto import ir, passes
+from pypto.ir.errors import VerificationError
+from pypto.languages import ssa, surface
+from pypto.languages.invariants import NormalizedStmtStructure
+from pypto.passes import PassContext, PassOrderError, VerifyLevel
+
+FRONT = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "ConvertToSSA", "Simplify",
+         "NormalizeStmtStructure", "FlattenCallExpr"]
+
+
+class DuplicateFirstAssign(passes.FunctionPass):
+    """A broken pass: repeats the first assignment of every function (breaks SSAForm)."""
+
+    name = "DuplicateFirstAssign"
+    source = ssa
+    target = ssa
+
+    def run_function(self, func: ir.Function, program: ir.Program) -> ir.Function:
+        stmts = list(func.body.stmts)
+        first = next(s for s in stmts if isinstance(s, ir.AssignStmt))
+        return ir.replace(func, body=ir.SeqStmts([first, *stmts], func.body.span))
+
+
+class NestBlocks(passes.FunctionPass):
+    """A broken pass: claims NormalizedStmtStructure but wraps the body in another block."""
+
+    name = "NestBlocks"
+    produces = frozenset({NormalizedStmtStructure})
+
+    def run_function(self, func: ir.Function, program: ir.Program) -> ir.Function:
+        return ir.replace(func, body=ir.SeqStmts([func.body], func.body.span))
+
+
+def _recorder() -> tuple[list[tuple[str, str]], passes.CallbackInstrument]:
+    log: list[tuple[str, str]] = []
+    inst = passes.CallbackInstrument(
+        before_pass=lambda p, prog: log.append(("before", p.name)),
+        after_pass=lambda p, prog: log.append(("after", p.name)),
+    )
+    return log, inst
+
+
+def _with(extra: passes.Pass, after: str) -> list[passes.Pass]:
+    out = passes.builtin_passes()
+    out.insert([p.name for p in out].index(after) + 1, extra)
+    return out
+
+
+def test_default_pipeline_order() -> None:
+    manager = passes.PassManager.get_strategy(plugins=False)
+    assert manager.get_pass_names() == FRONT
+    assert manager.final_dialect is ssa
+
+
+def test_out_of_order_pass_is_rejected_before_anything_runs() -> None:
+    log, inst = _recorder()
+    with PassContext([inst]), pytest.raises(PassOrderError) as err:
+        passes.PassManager([passes.convert_to_ssa(), passes.inline_functions()])
+    assert str(err.value) == (
+        "pass ConvertToSSA cannot run yet: it enters dialect 'ssa', whose properties "
+        "InlineFunctionsEliminated (from InlineFunctions), StructuredCtrlFlow (from CtrlFlowTransform), "
+        "UnrollResolved (from UnrollLoops) are not established before it"
+    )
+    assert log == []
+
+
+def test_pass_from_the_wrong_dialect_is_rejected() -> None:
+    with pytest.raises(PassOrderError) as err:
+        passes.PassManager([passes.flatten_call_expr()])
+    assert str(err.value) == (
+        "pass FlattenCallExpr expects a program in dialect 'ssa', but at this point of the pipeline "
+        "the program is in 'surface'"
+    )
+
+
+def test_missing_required_property_is_rejected() -> None:
+    order = [passes.inline_functions(), passes.unroll_loops(), passes.ctrl_flow_transform(),
+             passes.convert_to_ssa(), passes.flatten_call_expr()]
+    with pytest.raises(PassOrderError) as err:
+        passes.PassManager(order)
+    assert str(err.value) == (
+        "pass FlattenCallExpr requires properties that do not hold at this point: "
+        "NormalizedStmtStructure (from NormalizeStmtStructure)"
+    )
+
+
+def test_broken_pass_is_stopped_at_its_own_boundary() -> None:
+    program = parse(CONVERT_TO_SSA["loops_with_tensors_and_break"])
+    log, inst = _recorder()
+    manager = passes.PassManager(_with(DuplicateFirstAssign(), after="Simplify"), instruments=[inst])
+    with pytest.raises(VerificationError) as err:
+        manager.run(program)
+    message = str(err.value)
+    assert message.splitlines()[:4] == [
+        "program 'Tensors' is not in dialect 'ssa' (after pass DuplicateFirstAssign): 1 violation",
+        "[ssa] SSAForm MULTIPLE_ASSIGNMENT in 'main': variable 'y__ssa_v0' is defined more than once",
+        "    y__ssa_v0: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(x, x)",
+        "    at <string>:8:9",
+    ]
+    (violation,) = err.value.violations
+    assert (violation.dialect, violation.rule, violation.code) == ("ssa", "SSAForm", "MULTIPLE_ASSIGNMENT")
+    assert (violation.span.begin_line, violation.span.begin_column) == (8, 9)
+    ran = [name for kind, name in log if kind == "after"]
+    assert ran == FRONT[:5] + ["DuplicateFirstAssign"]
+
+
+def test_malformed_input_is_stopped_at_the_pipeline_input() -> None:
+    program = parse(
+        """
+        @pl.program
+        class Reuse:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[16], pl.FP32], out: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+                t: pl.Tile[[16], pl.FP32] = pl.load(x, [0], [16])
+                r: pl.Tensor[[16], pl.FP32] = pl.store(t, [0], out)
+                return r
+
+            @pl.function
+            def main(self, x: pl.Tensor[[16], pl.FP32], out: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+                r: pl.Tensor[[16], pl.FP32] = self.k(x, out)
+                s: pl.Tensor[[16], pl.FP32] = pl.add(out, r)
+                return s
+        """
+    )
+    log, inst = _recorder()
+    with PassContext([inst]), pytest.raises(VerificationError) as err:
+        passes.PassManager.get_strategy(plugins=False).run(program)
+    assert str(err.value).splitlines() == [
+        "program 'Reuse' is not in dialect 'surface' (pipeline input): 1 violation",
+        "[surface] InOutUseValid READ_AFTER_OUT in 'main': 'out' is read after being passed as Out/InOut to 'k'",
+        "    s: pl.Tensor[[16], pl.FP32] = pl.tensor.add(out, r)",
+        "    at <string>:15:9",
+    ]
+    assert log == []
+
+
+def test_verification_off_lets_a_broken_pass_through() -> None:
+    program = parse(CONVERT_TO_SSA["loops_with_tensors_and_break"])
+    manager = passes.PassManager(_with(DuplicateFirstAssign(), after="Simplify"), verify=False)
+    result = manager.run(program)
+    assert ssa.check(result)[0].code == "MULTIPLE_ASSIGNMENT"
+
+
+def test_basic_level_checks_what_a_pass_claims() -> None:
+    program = parse(CONVERT_TO_SSA["accumulate"])
+    manager = passes.PassManager(_with(NestBlocks(), after="ConvertToSSA"), verify="basic")
+    with pytest.raises(VerificationError) as err:
+        manager.run(program)
+    assert str(err.value).splitlines() == [
+        "program 'Acc' is not in dialect 'ssa' (after pass NestBlocks): 2 violations",
+        "[ssa] NormalizedStmtStructure NESTED_SEQ in 'main': a block directly inside a block (flatten it)",
+        "    block of 3 statements: acc__ssa_v0: pl.Scalar[pl.INDEX] = 0 ...",
+        "    at <string>:8:9",
+        "[ssa] NormalizedStmtStructure SINGLE_CHILD_SEQ in 'main': a block of one statement (unwrap it)",
+        "    block of 1 statement: acc__ssa_v0: pl.Scalar[pl.INDEX] = 0 ...",
+        "    at <string>:8:9",
+    ]
+
+
+def test_basic_level_does_not_recheck_verified_properties() -> None:
+    program = parse(CONVERT_TO_SSA["loops_with_tensors_and_break"])
+    result = passes.PassManager(_with(DuplicateFirstAssign(), after="Simplify"), verify="basic").run(program)
+    assert ssa.check(result)[0].rule == "SSAForm"
+
+
+def test_instruments_see_every_pass_in_order(tmp_path: Path) -> None:
+    program = parse(CONVERT_TO_SSA["while_loop"])
+    log, inst = _recorder()
+    timing = passes.TimingInstrument()
+    with PassContext([inst, timing]):
+        result = passes.PassManager.get_strategy(plugins=False).run_passes(program, dump_ir=True, output_dir=tmp_path)
+    assert log == [(kind, name) for name in FRONT for kind in ("before", "after")]
+    assert [name for name, _ in timing.timings] == FRONT
+    assert all(seconds >= 0 for _, seconds in timing.timings)
+    assert timing.report().splitlines()[-1].startswith("total")
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["00_frontend.py"] + [f"{i:02d}_after_{name}.py" for i, name in enumerate(FRONT, 1)]
+    assert (tmp_path / "00_frontend.py").read_text() == program.as_python() + "\n"
+    assert (tmp_path / "07_after_FlattenCallExpr.py").read_text() == result.as_python() + "\n"
+
+
+def test_dump_needs_a_folder() -> None:
+    with pytest.raises(PassOrderError, match="needs an output_dir"):
+        passes.PassManager.get_strategy(plugins=False).run_passes(parse(CONVERT_TO_SSA["accumulate"]), dump_ir=True)
+
+
+def test_verify_level_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "none")
+    assert PassContext().verify is VerifyLevel.NONE
+    monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "basic")
+    assert PassContext().verify is VerifyLevel.BASIC
+    monkeypatch.delenv("PYPTO_VERIFY_LEVEL")
+    assert PassContext().verify is VerifyLevel.STRICT
+    monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "loud")
+    with pytest.raises(ValueError, match="unknown verification level 'loud' \\(use none, basic or strict\\)"):
+        PassContext()
+
+
+def test_start_dialect_can_be_chosen() -> None:
+    manager = passes.PassManager([passes.simplify()], start=ssa)
+    once = passes.PassManager.get_strategy(plugins=False).run(parse(CONVERT_TO_SSA["accumulate"]))
+    assert manager.run(once) is once
+    assert manager.start is ssa and surface is not ssa
