@@ -78,6 +78,7 @@ def parse_signature(
 ) -> Signature:
     """Parse the parameters and return annotation of ``node`` (``self`` is skipped in programs)."""
     state = FunctionState(node.name, options.func_type, options.strict_ssa, None)
+    state.auto_scope = options.attrs.get("auto_scope", True)
     parser = BodyParser(src, env, state, program)
     args = node.args
     for extra, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
@@ -130,9 +131,8 @@ def parse_function(sig: Signature) -> ir.Function:
     while body and _is_call_of(parser, body[0], constructs.func_attr):
         attrs.update(func_attrs(parser, body[0].value))  # type: ignore[attr-defined]
         body = body[1:]
-    runtime_binding = len(body) == 1 and type(body[0]) is ast.Expr and _is_ellipsis(body[0].value)
-    if not runtime_binding:
-        parser.parse_stmts(body)
+    runtime_binding = bool(body) and type(body[0]) is ast.Expr and _is_ellipsis(body[0].value)
+    parser.parse_stmts(body[1:] if runtime_binding else body)
     stmts = parser.block.stmts
     if docstring and stmts:
         ir.attach_leading_comments(stmts[0], docstring + list(stmts[0].leading_comments))

@@ -111,8 +111,12 @@ class StmtMixin(ParserCore):
             self.fail(ParserTypeError, f"cannot unpack {describe(expr)}: it is not a tuple", value_node)
         if len(t.types) != len(names):
             self.fail(ParserTypeError, f"cannot unpack a tuple of {len(t.types)} values into {len(names)} names", target)
-        tmp = expr if isinstance(expr, ir.Var) else self.assign("_tuple_tmp", expr, None, node)
         span = self.span(node)
+        if isinstance(expr, ir.Var):
+            tmp = expr
+        else:  # a fresh temporary each time, never a re-definition
+            tmp = ir.Var("_tuple_tmp", t, span)
+            self.emit(ir.AssignStmt(tmp, expr, span))
         for i, elt in enumerate(names):
             if elt.id != "_":
                 self.assign(elt.id, ir.TupleGetItemExpr(tmp, i, span), None, node)
