@@ -37,6 +37,8 @@ _USE = 0
 _DEF = 1  # a def position: unmapped variables (and those in their types) get mapped
 _LOOP_VAR = 2  # ForStmt.loop_var: its ScalarType treats INDEX and INT64 as equal
 _IDX64 = 4  # on a ScalarType: compare INDEX and INT64 as equal
+# Attr keys whose value a node defines: a scope's ``as tid`` TaskId (``attrs["task_id_var"]``).
+_DEF_KEYS = frozenset({"task_id_var"})
 
 _DEF_FIELDS: dict[type, dict[str, int]] = {
     AssignStmt: {"var": _DEF},
@@ -159,7 +161,8 @@ class _Equal:
                     only_r = sorted(map(str, r.keys() - l.keys()))
                     raise _Mismatch(path, f"keys differ: only in lhs {only_l}, only in rhs {only_r}")
                 for key in reversed(_sorted_keys(l)):
-                    push((l[key], r[key], mode, (path, "key", key) if track else None))
+                    kmode = mode | _DEF if key in _DEF_KEYS else mode
+                    push((l[key], r[key], kmode, (path, "key", key) if track else None))
             elif not _leaf_equal(l, r):
                 reason = _kind_reason(l, r) if type(l) is not type(r) else f"values differ: {l!r} vs {r!r}"
                 raise _Mismatch(path, reason)
@@ -347,7 +350,7 @@ class _Hasher:
                 keys = _sorted_keys(v)
                 emit(len(keys))
                 for key in reversed(keys):
-                    push((v[key], mode))
+                    push((v[key], mode | _DEF if key in _DEF_KEYS else mode))
                     push((key, _USE))
             elif isinstance(v, float) and math.isnan(v):
                 emit("nan")

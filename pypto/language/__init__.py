@@ -50,6 +50,7 @@ from .constructs import (
     yield_,
 )
 from .decorators import function, inline, program
+from .scopes import at, cluster, cross_core_slot, manual_scope, scope, split, split_aiv, spmd, spmd_submit, submit
 from .op import PROMOTED, array, system, tensor, tile
 from .parser.text_parser import loads, loads_program, parse, parse_program
 from .typing import Array, DynVar, InOut, Out, Scalar, Tensor, Tile, Tuple, dynamic
@@ -120,5 +121,6 @@ __all__ = [
     "UINT64", "UINT8", "UnknownType", "adir", "cond", "const", "dynamic", "func_attr", "function", "inline",
     "loads", "loads_program", "parallel", "parse", "parse_program", "pipeline", "program", "range",
     "static_assert", "static_print", "unroll", "while_", "yield_", "array", "system", "tensor", "tile",
+    "at", "cluster", "cross_core_slot", "manual_scope", "scope", "split", "split_aiv", "spmd", "spmd_submit", "submit",
     *PROMOTED,
 ]

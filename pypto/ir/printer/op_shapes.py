@@ -115,8 +115,10 @@ def _mgather(pr: ExprPrinter, call: Call) -> list[str]:
 
 
 def _task_dummy(pr: ExprPrinter, call: Call) -> list[str]:
-    """``pl.system.task_dummy(deps=[t1, t2])`` (also ``deps=[]``)."""
-    parts = ["deps=[" + ", ".join([pr.expr(a) for a in call.args]) + "]"]
+    """``pl.system.task_dummy(deps=[t1, t2])`` (also ``deps=[]``): the edges of
+    ``attrs["manual_dep_edges"]`` (where the DSL puts them), after any positional operands."""
+    deps = [*call.args, *call.attrs.get("manual_dep_edges", [])]
+    parts = ["deps=[" + ", ".join([pr.expr(a) for a in deps]) + "]"]
     parts.extend(pr.kwarg_items(call.op.name, call.kwargs))
     return parts
 
@@ -125,6 +127,9 @@ def _split_implied(pr: ExprPrinter, call: Call) -> list[str]:
     """Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied by the region."""
     return pr.call_args(call, _SPLIT if pr.in_split_aiv else frozenset())
 
+
+# Attrs an op shape prints itself (left out of the trailing ``attrs={...}``).
+SHAPE_ATTRS: dict[str, frozenset[str]] = {"system.task_dummy": frozenset({"manual_dep_edges"})}
 
 SHAPES: dict[str, Callable[[ExprPrinter, Call], list[str]]] = {
     "tile.full": _full,

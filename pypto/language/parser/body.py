@@ -9,6 +9,7 @@ import ast
 from typing import Any, Callable
 
 from . import handlers  # noqa: F401  (registers the built-in constructs)
+from . import dump_tags, scopes, tasks  # noqa: F401  (orchestration constructs: scopes, submits, deps)
 from .annotations import AnnotationMixin
 from .calls import CallMixin
 from .control_flow import ControlFlowMixin

@@ -24,7 +24,7 @@ from .diagnostics import (
     UnsupportedFeatureError,
 )
 from .inline import InlineFunction
-from .registry import EXPR_HANDLERS, POSITION_HINTS, display_name
+from .registry import CALL_HOOKS, EXPR_HANDLERS, POSITION_HINTS, display_name
 
 # Modules whose callables are op functions the DSL may call.
 _OP_MODULES = ("pypto.language.op", "pypto.ir.op")
@@ -193,6 +193,8 @@ class CallMixin(ParserCore):
         else:
             ret = ir.TupleType(list(return_types))
         call = ir.Call(ir.GlobalVar(name), args, ret, span)
+        for hook in CALL_HOOKS:
+            call = hook(self, node, call)
         if attrs is not None:
             call = self.with_attrs(call, attrs, node)
         return call

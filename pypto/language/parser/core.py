@@ -56,6 +56,7 @@ class FunctionState:
     strict_ssa: bool
     return_types: list[ir.Type] | None
     memref_bases: dict[str, ir.Var] = field(default_factory=dict)
+    auto_scope: bool = True  # False: the function places its runtime scopes (pl.scope()) itself
 
 
 def describe(value: Any) -> str:
@@ -215,6 +216,8 @@ class ParserCore:
             return value.unwrap()
         if isinstance(value, DynVar):
             return value.var
+        if value is None:  # the DSL literal None is the "no producer task" TaskId
+            return ir.create_op_call("system.task_invalid", [], self.span(node))
         if isinstance(value, (list, tuple)):
             return ir.MakeTuple([self.to_expr(v, node) for v in value], self.span(node))
         self.fail(ParserTypeError, f"{describe(value)} cannot be used as a DSL value", node)

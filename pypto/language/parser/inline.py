@@ -87,7 +87,9 @@ class InlineMixin(ParserCore):
         self.borrowed = borrowed
         self.block = Block("inline")
         self.loops = []
-        self.state = FunctionState(fn.name, self.state.func_type, self.state.strict_ssa, None, self.state.memref_bases)
+        self.state = FunctionState(
+            fn.name, self.state.func_type, self.state.strict_ssa, None, self.state.memref_bases, self.state.auto_scope
+        )
         self.inline_depth += 1
         try:
             self.parse_stmts(fn.node.body)

@@ -34,6 +34,11 @@ WITH_HANDLERS: dict[Any, WithHandler] = {}
 # Constructs that only make sense in one statement position, with the usage to suggest.
 POSITION_HINTS: dict[Any, str] = {}
 
+# ``(parser, call_node, call) -> call``: run on every call of a program function (plain or
+# inside ``pl.submit``) to add call-site attrs such as the arg directions of ``pl.no_dep``.
+CallHook = Callable[[Any, Any, Any], Any]
+CALL_HOOKS: list[CallHook] = []
+
 
 def _register(table: dict[Any, Any], obj: Any, usage: str | None) -> Callable[[Any], Any]:
     def add(handler: Any) -> Any:
@@ -68,6 +73,12 @@ def register_for(obj: Any, usage: str) -> Callable[[ForHandler], ForHandler]:
 def register_with(obj: Any, usage: str) -> Callable[[WithHandler], WithHandler]:
     """Register the handler of ``with obj(...) [as name]:``."""
     return _register(WITH_HANDLERS, obj, usage)
+
+
+def register_call_hook(hook: CallHook) -> CallHook:
+    """Register a hook run on every program-function call the parser builds."""
+    CALL_HOOKS.append(hook)
+    return hook
 
 
 def display_name(obj: Any) -> str:
