@@ -1,0 +1,145 @@
+"""SSAForm and UseAfterDef: one violating program per rule, and accepted programs."""
+
+from __future__ import annotations
+
+from inv_helpers import INDEX, found, prog, single
+
+from pypto import ir, passes
+from pypto.languages.invariants import SSAForm, UseAfterDef
+
+_SPAN = ir.Span.unknown()
+
+
+def _loop(iter_args: list[ir.IterArg], body: list[ir.Stmt], return_vars: list[ir.Var]) -> ir.ForStmt:
+    return ir.ForStmt(ir.Var("i", INDEX), 0, 4, 1, iter_args, ir.SeqStmts(body, _SPAN), return_vars, _SPAN)
+
+
+def test_multiple_assignment_and_missing_yield() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x: pl.Scalar[pl.INDEX] = 1
+                x = x + n
+                for (k,) in pl.while_(init_values=(x,)):
+                    pl.cond(k < 10)
+                    k = k + 1
+                return x
+        """
+    )
+    assert found(SSAForm, program) == [
+        ("MULTIPLE_ASSIGNMENT", "variable 'x' is defined more than once", "x: pl.Scalar[pl.INDEX] = x + n"),
+        ("ITER_ARGS_RETURN_VARS_MISMATCH", "1 iter_args but 0 return vars", "for (k,) in pl.while_(init_values=(x,)): ..."),
+        ("MULTIPLE_ASSIGNMENT", "variable 'k' is defined more than once", "k: pl.Scalar[pl.INDEX] = k + 1"),
+        ("MISSING_YIELD", "a loop body does not end with a yield", "for (k,) in pl.while_(init_values=(x,)): ..."),
+    ]
+    (first, *_) = SSAForm.check(program)
+    assert (first.rule, first.function, first.span.begin_line, first.span.begin_column) == ("SSAForm", "main", 8, 9)
+
+
+def test_name_shadowing() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x: pl.Scalar[pl.INDEX] = n
+                for i, (x,) in pl.range(3, init_values=(x,)):
+                    x2 = pl.yield_(x + 1)
+                return x2
+        """
+    )
+    assert [(c, m) for c, m, _ in found(SSAForm, program)] == [
+        ("NAME_SHADOWING", "'x' shadows another variable of the same name"),
+    ]
+
+
+def test_yield_count_misplaced_yield_and_scope() -> None:
+    n = ir.Var("n", INDEX)
+    acc = ir.IterArg("acc", INDEX, n)
+    rv = ir.Var("rv", INDEX)
+    early = ir.YieldStmt([acc])
+    loop = _loop([acc], [early, ir.YieldStmt([acc, n])], [rv])
+    program = single("main", [n], ir.SeqStmts([loop, ir.ReturnStmt([acc])], _SPAN), [INDEX])
+    assert found(SSAForm, program) == [
+        ("MISPLACED_YIELD", "a yield that is not the last statement of its block", "pl.yield_(acc)"),
+        ("YIELD_COUNT_MISMATCH", "a loop body yields 2 values for 1 carried values", "pl.yield_(acc, n)"),
+        ("SCOPE_VIOLATION", "'acc' is used outside the scope that defines it", "return acc"),
+    ]
+
+
+def test_if_with_return_vars_needs_else_and_yields() -> None:
+    n = ir.Var("n", INDEX)
+    phi = ir.Var("phi", INDEX)
+    branch = ir.IfStmt(n < 3, ir.AssignStmt(ir.Var("t", INDEX), n), None, [phi], _SPAN)
+    program = single("main", [n], ir.SeqStmts([branch, ir.ReturnStmt([phi])], _SPAN), [INDEX])
+    assert [(c, m) for c, m, _ in found(SSAForm, program)] == [
+        ("MISSING_YIELD", "an if with return vars has no else branch"),
+        ("MISSING_YIELD", "an if branch does not end with a yield"),
+    ]
+
+
+def test_ssa_output_is_accepted() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x: pl.Scalar[pl.INDEX] = 0
+                for i in pl.range(n):
+                    if i > 2:
+                        x = x + i
+                while x < 100:
+                    x = x * 2
+                return x
+        """
+    )
+    assert found(SSAForm, program) != []
+    assert found(SSAForm, passes.convert_to_ssa()(program)) == []
+
+
+def test_use_before_definition() -> None:
+    n, x, y = ir.Var("n", INDEX), ir.Var("x", INDEX), ir.Var("y", INDEX)
+    body = ir.SeqStmts([ir.AssignStmt(y, x + 1), ir.AssignStmt(x, n), ir.ReturnStmt([y])], _SPAN)
+    assert found(UseAfterDef, single("main", [n], body, [INDEX])) == [
+        ("401", "'x' is used before it is defined", "y: pl.Scalar[pl.INDEX] = x + 1"),
+    ]
+
+
+def test_loop_binders_and_branch_locals_do_not_outlive_their_scope() -> None:
+    n = ir.Var("n", INDEX)
+    acc = ir.IterArg("acc", INDEX, n)
+    rv, t = ir.Var("rv", INDEX), ir.Var("t", INDEX)
+    loop = _loop([acc], [ir.YieldStmt([acc + 1])], [rv])
+    phi = ir.Var("phi", INDEX)
+    branch = ir.IfStmt(n < 3, ir.SeqStmts([ir.AssignStmt(t, n), ir.YieldStmt([t])], _SPAN),
+                       ir.YieldStmt([n]), [phi], _SPAN)
+    body = ir.SeqStmts([loop, branch, ir.ReturnStmt([loop.loop_var + acc + t + rv + phi])], _SPAN)
+    assert [m for _, m, _ in found(UseAfterDef, single("main", [n], body, [INDEX]))] == [
+        "'i' is used before it is defined",
+        "'acc' is used before it is defined",
+        "'t' is used before it is defined",
+    ]
+
+
+def test_pre_ssa_code_may_read_branch_and_loop_definitions_later() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX], x: pl.Tensor[[n], pl.FP32]) -> pl.Scalar[pl.INDEX]:
+                if n > 2:
+                    y: pl.Scalar[pl.INDEX] = 1
+                else:
+                    y: pl.Scalar[pl.INDEX] = 2
+                for i in pl.range(n):
+                    last = i
+                return y + last
+        """
+    )
+    assert found(UseAfterDef, program) == []

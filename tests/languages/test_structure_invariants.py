@@ -1,0 +1,68 @@
+"""NoRedundantBlocks, NormalizedStmtStructure and NoNestedCalls."""
+
+from __future__ import annotations
+
+from inv_helpers import INDEX, found, prog, single
+
+from pypto import ir, passes
+from pypto.languages.invariants import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
+
+_SPAN = ir.Span.unknown()
+
+
+def _blocks() -> ir.Program:
+    n, a = ir.Var("n", INDEX), ir.Var("a", INDEX)
+    inner = ir.SeqStmts([ir.AssignStmt(a, n + 1)], _SPAN)
+    body = ir.SeqStmts([inner, ir.YieldStmt([a]), ir.ReturnStmt([a])], _SPAN)
+    return single("main", [n], body, [INDEX])
+
+
+def test_nested_block_breaks_both() -> None:
+    program = _blocks()
+    assert found(NoRedundantBlocks, program) == [
+        ("NESTED_SEQ", "a block directly inside a block (flatten it)", "block of 1 statement: a: pl.Scalar[pl.INDEX] = n + 1"),
+    ]
+    assert [c for c, _, _ in found(NormalizedStmtStructure, program)] == ["NESTED_SEQ", "MISPLACED_YIELD", "SINGLE_CHILD_SEQ"]
+
+
+def test_flat_blocks_are_accepted() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                a = n + 1
+                if a > 2:
+                    a = a * 2
+                return a
+        """
+    )
+    assert found(NoRedundantBlocks, program) == [] and found(NormalizedStmtStructure, program) == []
+
+
+NESTED = """
+    @pl.program
+    class A:
+        @pl.function
+        def main(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
+            y: pl.Tensor[[8], pl.FP32] = pl.add(pl.exp(x), x)
+            for i in pl.range(pl.tensor.dim(x, 0)):
+                if pl.tensor.dim(x, 0) > n:
+                    y = pl.add(y, x)
+            return pl.mul(y, y)
+"""
+
+
+def test_nested_calls_are_reported_where_they_sit() -> None:
+    assert found(NoNestedCalls, prog(NESTED)) == [
+        ("NESTED_CALL", "a call nested in call arguments (FlattenCallExpr hoists it)", "pl.tensor.exp(x)"),
+        ("NESTED_CALL", "a call nested in a for range (FlattenCallExpr hoists it)", "pl.tensor.dim(x, 0)"),
+        ("NESTED_CALL", "a call nested in an operand (FlattenCallExpr hoists it)", "pl.tensor.dim(x, 0)"),
+        ("NESTED_CALL", "a call nested in a return (FlattenCallExpr hoists it)", "pl.tensor.mul(y, y)"),
+    ]
+
+
+def test_flattened_program_is_accepted() -> None:
+    result = passes.PassManager.get_strategy(plugins=False).run(prog(NESTED))
+    assert found(NoNestedCalls, result) == []

@@ -1,0 +1,138 @@
+"""TypeChecked, AssignTypeSymmetry, TileTypeCoherence, TensorViewCanonical and ArrayNotEscaped."""
+
+from __future__ import annotations
+
+from inv_helpers import INDEX, found, prog, single
+
+from pypto import ir
+from pypto.languages.invariants import (
+    ArrayNotEscaped,
+    AssignTypeSymmetry,
+    TensorViewCanonical,
+    TileTypeCoherence,
+    TypeChecked,
+)
+
+_SPAN = ir.Span.unknown()
+BOOL = ir.ScalarType(ir.BOOL)
+
+
+def _tensor(*shape: int) -> ir.TensorType:
+    return ir.TensorType(list(shape), ir.FP32)
+
+
+def test_assignment_mismatches() -> None:
+    x = ir.Var("x", _tensor(16))
+    f = ir.Var("f", ir.ScalarType(ir.FP32))
+    stmts = [
+        ir.AssignStmt(ir.Var("a", ir.ScalarType(ir.FP32)), x),
+        ir.AssignStmt(ir.Var("b", ir.ScalarType(ir.INT32)), f),
+        ir.AssignStmt(ir.Var("c", _tensor(4, 4)), x),
+        ir.AssignStmt(ir.Var("d", _tensor(8)), x),
+        ir.AssignStmt(ir.Var("e", ir.ScalarType(ir.INT32)), ir.ConstInt(1, ir.INDEX)),
+        ir.ReturnStmt([x]),
+    ]
+    program = single("main", [x, f], ir.SeqStmts(stmts, _SPAN), [_tensor(16)])
+    assert [(c, m) for c, m, _ in found(TypeChecked, program)] == [
+        ("101", "assignment to 'a': expected a Scalar, got a Tensor"),
+        ("102", "assignment to 'b': dtype int32 vs fp32"),
+        ("103", "assignment to 'c': rank 2 vs 1"),
+        ("104", "assignment to 'd': dimension 0 is 8 vs 16"),
+    ]
+
+
+def test_control_flow_mismatches() -> None:
+    n = ir.Var("n", INDEX)
+    x = ir.Var("x", _tensor(16))
+    phi = ir.Var("phi", INDEX)
+    bad_if = ir.IfStmt(n, ir.YieldStmt([n, n]), ir.YieldStmt([n]), [phi], _SPAN)
+    bad_cond = ir.IfStmt(x, ir.SeqStmts([], _SPAN), None, [], _SPAN)
+    bad_loop = ir.ForStmt(ir.Var("i", INDEX), 0, x, 1, [], ir.SeqStmts([], _SPAN), [], _SPAN)
+    vec = ir.TileType([16], ir.FP32, None, None, ir.Mem.Vec)
+    mat = ir.TileType([16], ir.FP32, None, None, ir.Mem.Mat)
+    t = ir.Var("t", mat)
+    carry = ir.IterArg("acc", vec, t)
+    rv = ir.Var("rv", vec)
+    loop = ir.ForStmt(ir.Var("j", INDEX), 0, 4, 1, [carry], ir.YieldStmt([carry]), [rv], _SPAN)
+    body = ir.SeqStmts([bad_if, bad_cond, bad_loop, loop, ir.ReturnStmt([n])], _SPAN)
+    program = single("main", [n, x, t], body, [INDEX])
+    assert [(c, m) for c, m, _ in found(TypeChecked, program)] == [
+        ("108", "condition must be BOOL, got index"),
+        ("105", "yield of 2 values for 1 carried values"),
+        ("106", "condition must be a scalar, got a Tensor"),
+        ("107", "for range bound must be an integer scalar, got pl.Tensor[[16], pl.FP32]"),
+        ("111", "iter_arg 'acc' vs its init: memory space Vec vs Mat"),
+    ]
+
+
+def test_well_typed_program_is_accepted() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+                t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+                for i, (acc,) in pl.range(4, init_values=(t,)):
+                    if i > 1:
+                        nxt = pl.yield_(pl.add(acc, acc))
+                    else:
+                        nxt = pl.yield_(acc)
+                    res = pl.yield_(nxt)
+                r: pl.Tensor[[16, 16], pl.FP32] = pl.store(res, [0, 0], out)
+                return r
+        """
+    )
+    assert found(TypeChecked, program) == []
+    assert found(AssignTypeSymmetry, program) == []
+
+
+def test_assign_type_symmetry() -> None:
+    x = ir.Var("x", ir.TileType([16], ir.FP32, None, None, ir.Mem.Vec))
+    y = ir.Var("y", ir.TileType([16], ir.FP32))
+    program = single("main", [x], ir.SeqStmts([ir.AssignStmt(y, x), ir.ReturnStmt([y])], _SPAN))
+    assert found(AssignTypeSymmetry, program) == [
+        ("ASSIGN_TYPE", "'y' is pl.Tile[[16], pl.FP32] but its value is pl.Tile[[16], pl.FP32, pl.Mem.Vec]",
+         "y: pl.Tile[[16], pl.FP32] = x"),
+    ]
+
+
+def test_tile_type_coherence() -> None:
+    good = ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Vec)
+    stored = ir.TileType.model_construct(shape=good.shape, dtype=ir.FP32, memref=None, tile_view=ir.TileView(),
+                                         memory_space_=ir.Mem.Vec)
+    x = ir.Var("x", good)
+    t = ir.Var("t", stored)
+    program = single("main", [x], ir.SeqStmts([ir.AssignStmt(t, x), ir.ReturnStmt([t])], _SPAN))
+    assert [(c, m) for c, m, _ in found(TileTypeCoherence, program)] == [
+        ("IMPLICIT_VIEW_STORED", "'t' stores a tile view the type implies"),
+    ]
+    ok = single("main", [x], ir.ReturnStmt([x]))
+    assert found(TileTypeCoherence, ok) == []
+
+
+def test_tensor_view_canonical() -> None:
+    nz = ir.Var("nz", ir.TensorType([16, 16], ir.FP32, None, ir.TensorView([], ir.TensorLayout.NZ)))
+    dn = ir.Var("dn", ir.TensorType([16, 16], ir.FP32, None, ir.TensorView([], ir.TensorLayout.DN)))
+    odd = ir.Var("odd", ir.TensorType([4, 8], ir.FP32, None, ir.TensorView([1, 8], ir.TensorLayout.ND)))
+    fine = ir.Var("fine", ir.TensorType([4, 8], ir.FP32, None, ir.TensorView([8, 1], ir.TensorLayout.ND)))
+    dn_fine = ir.Var("dn_fine", ir.TensorType([4, 8], ir.FP32, None, ir.TensorView([1, 4], ir.TensorLayout.DN)))
+    plain = ir.Var("plain", _tensor(4))
+    program = single("main", [nz, dn, odd, fine, dn_fine, plain], ir.ReturnStmt([plain]))
+    assert [(c, m) for c, m, _ in found(TensorViewCanonical, program)] == [
+        ("NZ_TENSOR", "'nz' is an NZ tensor"),
+        ("IMPLICIT_STRIDE", "'dn' has a tensor view without strides"),
+        ("NON_CANONICAL_STRIDE", "'odd' strides [1, 8], expected [8, 1]"),
+    ]
+
+
+def test_arrays_do_not_escape() -> None:
+    arr = ir.ArrayType(ir.INT32, 4)
+    a = ir.Var("a", arr)
+    n = ir.Var("n", INDEX)
+    program = single("main", [a, n], ir.ReturnStmt([n]), [ir.TupleType([INDEX, arr])])
+    assert [(c, m) for c, m, _ in found(ArrayNotEscaped, program)] == [
+        ("ARRAY_PARAM", "parameter 'a' is an array"),
+        ("ARRAY_RETURN", "return value 0 is an array"),
+    ]
+    assert found(ArrayNotEscaped, single("main", [n], ir.ReturnStmt([n]), [INDEX])) == []
