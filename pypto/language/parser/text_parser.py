@@ -50,8 +50,10 @@ class _TextModule:
             if line.strip() and not line.strip().startswith("#"):
                 break
         has_import = any(type(s) in (ast.Import, ast.ImportFrom) for s in src.tree.body)
-        if not has_import:
+        if not has_import:  # a printed function has no import line: its decorators name the prefix
             self.namespace["pl"] = pl
+            for prefix in _decorator_prefixes(src.tree):
+                self.namespace[prefix] = pl
         for stmt in src.tree.body:
             self._statement(stmt)
 
@@ -167,6 +169,17 @@ class _TextModule:
             elif not (type(stmt) is ast.Pass or (type(stmt) is ast.Expr and type(stmt.value) is ast.Constant)):
                 self.fail(ParserSyntaxError, "a @pl.program class contains only @pl.function definitions", stmt)
         return ctx.build(self.src.span(node))
+
+
+def _decorator_prefixes(tree: ast.Module) -> set[str]:
+    """The root names of top-level decorators (``ir`` in ``@ir.function``)."""
+    roots = set()
+    for stmt in tree.body:
+        for deco in getattr(stmt, "decorator_list", []):
+            node = deco.func if type(deco) is ast.Call else deco
+            if type(node) is ast.Attribute and type(node.value) is ast.Name:
+                roots.add(node.value.id)
+    return roots
 
 
 def _parse_text(code: str, filename: str, want_program: bool) -> ir.Function | ir.Program:
