@@ -224,6 +224,7 @@ def _submit_with(predicate: str) -> str:
 def test_predicate_shape_rejections(predicate: str, message: str) -> None:
     err = text_error(_submit_with(predicate), ParserSyntaxError)
     assert err.message == message
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_predicate_target_of_wrong_kind() -> None:
@@ -272,6 +273,7 @@ def test_producer_of_a_spmd_scope_missing_from_deps_is_rejected() -> None:
     assert (
         err.message == "the predicate reads 'rc', produced by the task 'g_tid' (pl.spmd), but 'g_tid' is not in deps="
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_producer_with_discarded_task_id_is_rejected() -> None:
@@ -283,6 +285,7 @@ def test_producer_with_discarded_task_id_is_rejected() -> None:
         "the predicate reads 'rc', which an earlier pl.submit produced, but that task's TaskId was discarded, "
         "so it cannot be in deps="
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_contract_check_is_best_effort() -> None:

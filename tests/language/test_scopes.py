@@ -293,6 +293,7 @@ def test_spmd_deps_without_capture_is_rejected() -> None:
     assert err.message == "deps= on pl.spmd needs the capture form: with pl.spmd(N, deps=[...]) as tid:"
     err = text_error(_body("for i in pl.spmd(4, deps=[None]):", "    pass"), ParserSyntaxError)
     assert err.message == "deps= on pl.spmd needs the capture form: with pl.spmd(N, deps=[...]) as tid:"
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_spmd_second_dispatch_is_rejected() -> None:
@@ -304,6 +305,7 @@ def test_spmd_second_dispatch_is_rejected() -> None:
         "(only the first would run)"
     )
     assert err.span.begin_line == 14  # the second dispatch (the with is line 12)
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_spmd_body_without_dispatch_or_block_index_is_rejected() -> None:
@@ -311,6 +313,7 @@ def test_spmd_body_without_dispatch_or_block_index_is_rejected() -> None:
     assert err.message == (
         "the body of pl.spmd neither dispatches a kernel (self.kernel(...)) nor reads pl.tile.get_block_idx()"
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_spmd_optimizations_with_a_carrier_is_rejected() -> None:
@@ -321,6 +324,7 @@ def test_spmd_optimizations_with_a_carrier_is_rejected() -> None:
     )
     err = text_error(code, ParserSyntaxError)
     assert err.message == "optimizations= goes on the pl.at(...) that carries this pl.spmd body, not on pl.spmd(...)"
+    assert err.hint  # every rejection suggests a fix
 
 
 @pytest.mark.parametrize("option", ["allow_early_resolve=True", "predicate=(x[0] > 0)", "deps=[None]"])
@@ -332,6 +336,7 @@ def test_spmd_task_options_inside_cluster_are_rejected(option: str) -> None:
         f"{key}= is not accepted on a pl.spmd inside pl.cluster(): the cluster unwraps it into its Group function, "
         "so it never becomes a Submit and the option would be lost"
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_spmd_capture_inside_cluster_is_rejected() -> None:
@@ -341,11 +346,13 @@ def test_spmd_capture_inside_cluster_is_rejected() -> None:
         err.message
         == "a pl.spmd inside pl.cluster() cannot bind a TaskId: the cluster unwraps it into its Group function"
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_auto_scope_needs_auto_scope_false() -> None:
     err = text_error(_body("with pl.scope():", "    out = self.k(x, out)"), ParserSyntaxError)
     assert err.message == "pl.scope() (an AUTO runtime scope) needs @pl.function(auto_scope=False) on 'main'"
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_scope_without_task_id_rejects_as() -> None:

@@ -14,6 +14,7 @@ from pypto import ir
 from pypto.ir import ArgDirection
 from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 
+
 # ----- the seed's four manual-dependency examples ---------------------------------------------------
 def seed_example_1() -> ir.Program:
     """Both mechanisms: a scope-wide opt-out (manual_scope) plus an explicit edge."""
@@ -427,6 +428,7 @@ def test_task_id_carry_through_dynamic_parallel_is_rejected() -> None:
         "the TaskId 'prev' is carried through this pl.parallel loop, which needs a statically-known trip count "
         "(one TaskId slot per iteration)"
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_task_id_local_to_a_dynamic_parallel_loop_is_accepted() -> None:
@@ -443,6 +445,7 @@ def test_no_dep_outside_a_kernel_argument_is_rejected() -> None:
     assert err.message == "pl.no_dep(...) can only wrap an argument of a kernel call"
     err = text_error(_body("out, t = pl.submit(pl.no_dep(x), out)"), ParserSyntaxError)
     assert err.message == "pl.no_dep(...) can only wrap an argument of a kernel call"
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_dump_tag_outside_orchestration_is_rejected() -> None:
@@ -459,11 +462,13 @@ def k(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
         err.message
         == "pl.dump_tag can only be used in Orchestration or Inline functions, not in the InCore function 'k'"
     )
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_dump_tag_of_a_non_name_is_rejected() -> None:
     err = text_error(_body("pl.dump_tag(out[0:8])"), ParserSyntaxError)
     assert err.message == "pl.dump_tag takes a bare variable name, got 'out[0:8]'"
+    assert err.hint  # every rejection suggests a fix
 
 
 def test_dump_tag_of_a_non_tensor_is_rejected() -> None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-from . import handlers  # noqa: F401  (registers the built-in constructs)
-from . import dump_tags, scopes, tasks  # noqa: F401  (orchestration constructs: scopes, submits, deps)
+from . import dump_tags, handlers, scopes, tasks  # noqa: F401  (register the built-in and orchestration constructs)
 from .annotations import AnnotationMixin
 from .calls import CallMixin
 from .control_flow import ControlFlowMixin

@@ -326,6 +326,7 @@ def _spmd_with(p: Any, node: ast.With, call: ast.Call) -> None:
             ParserSyntaxError,
             "a pl.spmd inside pl.cluster() cannot bind a TaskId: the cluster unwraps it into its Group function",
             target,
+            "move the pl.spmd out of the pl.cluster() to capture its TaskId",
         )
     tid_name = _tid_target(p, node, "pl.spmd", True)
     spmd = _spmd_options(p, call, bound, tid_name is not None)

@@ -25,6 +25,7 @@ from pypto.ir import ArgDirection, ParamDirection
 from .. import constructs, scopes
 from ..op import system as system_ops
 from ..op import tensor as tensor_ops
+from . import handlers  # noqa: F401  (registers the built-in pl.parallel handler wrapped below)
 from .calls import ProgramFunctionRef
 from .core import describe
 from .diagnostics import (
@@ -405,14 +406,15 @@ _parallel_loop = FOR_HANDLERS[constructs.parallel]
 @register_for(constructs.parallel, "for i in pl.parallel(n):")
 def _parallel(p: Any, node: ast.For, call: ast.Call) -> None:
     """``pl.parallel`` as usual; a TaskId carried through it needs a static trip count."""
-    outer = {id(v) for v in p.vars.values()}
+    outer = {id(v) for v in p.vars.values() if is_task_id(v)}
     _parallel_loop(p, node, call)
     loop = p.block.stmts[-1]
+    if all(isinstance(e, ir.ConstInt) for e in (loop.start, loop.stop, loop.step)):
+        return
     carried = [a for a in loop.iter_args if is_task_id(a)]
-    for item in walk(loop.body):
-        if isinstance(item, ir.AssignStmt) and is_task_id(item.var) and id(item.var) in outer:
-            carried.append(item.var)
-    if carried and not all(isinstance(e, ir.ConstInt) for e in (loop.start, loop.stop, loop.step)):
+    if outer:
+        carried += [s.var for s in walk(loop.body) if isinstance(s, ir.AssignStmt) and id(s.var) in outer]
+    if carried:
         p.fail(
             UnsupportedFeatureError,
             f"the TaskId '{carried[0].name_hint}' is carried through this pl.parallel loop, which needs a "
