@@ -34,14 +34,15 @@ class FunctionOptions:
 
 
 def function_options(
-    type: FunctionType = FunctionType.Opaque,
-    level: Level | None = None,
-    role: Role | None = None,
-    auto_scope: bool = True,
-    external_source: str | None = None,
-    strict_ssa: bool = False,
+    type: Any = FunctionType.Opaque,
+    level: Any = None,
+    role: Any = None,
+    auto_scope: Any = True,
+    external_source: Any = None,
+    strict_ssa: Any = False,
 ) -> FunctionOptions:
-    """Check and collect the keyword options of ``@pl.function`` (TypeError on a bad value)."""
+    """Check and collect the keyword options of ``@pl.function`` (TypeError on a bad value; the
+    values come from user code or parsed text, hence ``Any``)."""
     if not isinstance(type, FunctionType):
         raise TypeError(f"@pl.function: type= must be a pl.FunctionType member, got {type!r}")
     if level is not None and not isinstance(level, Level):
