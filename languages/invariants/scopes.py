@@ -45,16 +45,22 @@ NoNestedInCore = Invariant.per_function(
 )
 
 
+# Tensor ops that create, address or move tensors: orchestration code uses them legitimately.
+_ORCHESTRATION_TENSOR_OPS = frozenset(
+    "tensor." + n for n in ("create", "full", "read", "write", "dim", "slice", "assemble", "reshape", "view")
+)
+
+
 def _check_split_incore_orch(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)
     if func.func_type is not FunctionType.InCore:
         for scope in index.of(InCoreScopeStmt):
-            report.error("INCORE_SCOPE", f"an InCore scope in a {func.func_type.name} function", scope)
+            report.error("INCORE_SCOPE", f"an InCore scope in {func.func_type.name} function '{func.name}'", scope)
     if func.func_type is FunctionType.Orchestration:
         for call in index.of(Call):
             name = op_name(call)
-            entry = op_registry.lookup(name) if name and name.startswith("tensor.") else None
-            if entry is not None and not entry.allowed_in(FunctionType.Orchestration):
+            if name and name.startswith("tensor.") and name not in _ORCHESTRATION_TENSOR_OPS \
+                    and op_registry.lookup("tile." + name.split(".", 1)[1]) is not None:
                 report.warning("COMPUTE_IN_ORCHESTRATION", f"compute op {name} left in an Orchestration function", call)
 
 
@@ -68,7 +74,7 @@ SplitIncoreOrch = Invariant.per_function(
 def _check_hierarchy(func: Function, program: Program, report: Reporter) -> None:
     if func.func_type is FunctionType.Opaque:
         for scope in function_index(func).of(HierarchyScopeStmt):
-            report.error("HIERARCHY_SCOPE", "a hierarchy scope in an Opaque function", scope)
+            report.error("HIERARCHY_SCOPE", f"a hierarchy scope in Opaque function '{func.name}'", scope)
 
 
 HierarchyOutlined = Invariant.per_function(
@@ -83,7 +89,7 @@ def _check_cluster(func: Function, program: Program, report: Reporter) -> None:
         return
     for scope in function_index(func).of(ClusterScopeStmt, SpmdScopeStmt):
         kind = "cluster" if isinstance(scope, ClusterScopeStmt) else "spmd"
-        report.error("CLUSTER_SCOPE", f"a {kind} scope in a {func.func_type.name} function", scope)
+        report.error("CLUSTER_SCOPE", f"a {kind} scope in {func.func_type.name} function '{func.name}'", scope)
 
 
 ClusterOutlined = Invariant.per_function(
@@ -141,7 +147,7 @@ def _check_aiv_split(func: Function, program: Program, report: Reporter) -> None
     }
     for stmt in index.of(AssignStmt):
         within, name, side = id(stmt) in inside, op_name(stmt.value), affinity(stmt.value)
-        for var in expr_vars(stmt.value):
+        for var in dict.fromkeys(expr_vars(stmt.value)):
             source = producer.get(var)
             if source is None or source[1] == within:
                 continue

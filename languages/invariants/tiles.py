@@ -54,7 +54,7 @@ def _check_2d(func: Function, program: Program, report: Reporter) -> None:
         if name == "tile.transpose" and len(call.args) != 4:
             report.error("TRANSPOSE_ARGS", f"tile.transpose has {len(call.args)} operands (needs a scratch 4th)", call)
         if name == "tile.assemble":
-            offsets = _arg(call, "offsets")
+            offsets = _arg(call, "offset")
             if not (isinstance(offsets, MakeTuple) and len(offsets.elements) == 2):
                 report.error("ASSEMBLE_OFFSETS", "tile.assemble offsets must be a literal 2-tuple", call)
 
