@@ -75,6 +75,7 @@ from .expr import (
     Var,
     Xor,
 )
+from .builder import IRBuilder
 from .function import Function, Program
 from .memref import MemRef
 from .node import IRNode, replace
