@@ -1,0 +1,50 @@
+"""HasMemRefs and AllocatedMemoryAddr."""
+
+from __future__ import annotations
+
+from inv_helpers import found, single
+
+from pypto import ir
+from pypto.languages.invariants import A5, AllocatedMemoryAddr, HasMemRefs, target_platform
+
+_SPAN = ir.Span.unknown()
+_KIB = 1024
+
+
+def _vec(name: str, memref: ir.MemRef | None = None) -> ir.Var:
+    return ir.Var(name, ir.TileType([16, 16], ir.FP32, memref, None, ir.Mem.Vec))
+
+
+def _exp(target: ir.Var, source: ir.Var) -> ir.AssignStmt:
+    return ir.AssignStmt(target, ir.Call(ir.get_op("tile.exp"), [source], target.type, _SPAN))
+
+
+def test_every_tile_has_a_memref_except_pipe_slots() -> None:
+    src = _vec("src", ir.MemRef("mem_vec_0", 0, 1024))
+    popped, view = _vec("popped"), _vec("view")
+    stmts = [
+        ir.AssignStmt(popped, ir.Call(ir.get_op("tile.tpop_from_aic"), [], {"split": 0}, popped.type, _SPAN)),
+        ir.AssignStmt(view, ir.Call(ir.get_op("tile.reshape"), [popped, ir.MakeTuple([ir.ConstInt(16, ir.INDEX)] * 2, _SPAN)], popped.type,
+                                    _SPAN)),
+        _exp(_vec("plain"), src),
+        _exp(_vec("placed", ir.MemRef("mem_vec_1", 1024, 1024)), src),
+    ]
+    program = single("main", [src], ir.SeqStmts(stmts, _SPAN), func_type=ir.FunctionType.AIV)
+    assert found(HasMemRefs, program) == [
+        ("NO_MEMREF", "tile 'plain' has no MemRef", "plain: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.exp(src)"),
+    ]
+
+
+def test_addresses_and_capacity() -> None:
+    src = _vec("src", ir.MemRef("mem_vec_0", 0, 1024))
+    unplaced = _vec("unplaced", ir.MemRef("mem_vec_1", -1, 1024))
+    high = _vec("high", ir.MemRef("mem_vec_2", 184 * _KIB, 1024))
+    stmts = [_exp(unplaced, src), _exp(high, src)]
+    program = single("main", [src], ir.SeqStmts(stmts, _SPAN), func_type=ir.FunctionType.AIV)
+    assert [(c, m) for c, m, _ in found(AllocatedMemoryAddr, program)] == [
+        ("NO_ADDRESS", "tile 'unplaced' has no address in Vec"),
+        ("CAPACITY", "Function 'main': Vec buffer usage (189440 bytes) exceeds platform limit (188416 bytes)"),
+    ]
+    fits = single("main", [src], _exp(high, src), func_type=ir.FunctionType.AIV)
+    with target_platform(A5):
+        assert found(AllocatedMemoryAddr, fits) == []
