@@ -203,3 +203,4 @@ from .op_registry import (  # noqa: E402
     set_call_attrs,
 )
 from . import op  # noqa: E402
+from .compile import compile  # noqa: E402,A004  (runs the pass pipeline; imports it lazily)
