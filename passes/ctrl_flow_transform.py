@@ -4,20 +4,23 @@ Innermost loops first. ``continue`` goes first: the statements after a branch th
 into the branch's fall-through side, so no jump is left. Then ``break``: a loop that breaks becomes a
 ``while`` over a fresh flag ``__break_<n>``; ``break`` becomes ``flag = True`` and the rest of the
 iteration moves into the other branch; a ``for`` keeps its counter in the loop variable, advanced
-only while the flag is down::
+only while the flag is down, and reads non-constant bounds once, before the loop, as the range did::
 
     before:  for i in pl.range(n):             after:  __break_0: pl.Scalar[pl.BOOL] = False
-                 if i > 2:                             i: pl.Scalar[pl.INDEX] = 0
-                     break                             while i < n and not __break_0:
-                 x = x + i                                 if i > 2:
+                 if i > 2:                             __stop_0: pl.Scalar[pl.INDEX] = n
+                     break                             i: pl.Scalar[pl.INDEX] = 0
+                 x = x + i                             while i < __stop_0 and not __break_0:
+                                                           if i > 2:
                                                                __break_0 = True
                                                            else:
                                                                x = x + i
                                                            if not __break_0:
                                                                i = i + 1
 
-Only InCore, AIC and AIV functions are rewritten (orchestration code keeps its jumps). The loop
-restructuring is also what ConvertToSSA uses for a jumping loop that carries values.
+InCore, AIC and AIV functions are rewritten, and so are the InCore scopes
+(``pl.at(level=pl.Level.CORE_GROUP)``) of other functions, whose bodies become kernels when they
+are outlined; the rest of orchestration code keeps its jumps. The loop restructuring is also what
+ConvertToSSA uses for a jumping loop that carries values.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pypto.ir.stmt import (
     ContinueStmt,
     ForStmt,
     IfStmt,
+    InCoreScopeStmt,
     ScopeStmt,
     SeqStmts,
     Stmt,
@@ -89,11 +93,25 @@ def _remove(stmts: list[Stmt], kind: type, replacement: list[Stmt]) -> list[Stmt
     return out
 
 
-def _counter(loop: ForStmt) -> tuple[Expr, Expr]:
-    """The continue-condition ``i < stop`` (``>`` for a negative constant step) and ``i + step``."""
-    step = loop.step
+def _fixed(value: Expr, name: str, setup: list[Stmt]) -> Expr:
+    """``value`` as read once at loop entry: constants as they are, anything else copied to ``name``."""
+    if isinstance(value, ConstInt):
+        return value
+    copy = Var(name, value.type, value.span)
+    setup.append(AssignStmt(copy, value, value.span))
+    return copy
+
+
+def _counter(loop: ForStmt, n: int, setup: list[Stmt]) -> tuple[Expr, Expr]:
+    """The continue-condition ``i < stop`` (``>`` for a negative constant step) and ``i + step``.
+
+    A range reads its bounds once, before the first iteration; the body may re-assign the variables
+    they were computed from, so non-constant bounds are copied to ``__stop_<n>``/``__step_<n>`` first.
+    """
+    stop = _fixed(loop.stop, f"__stop_{n}", setup)
+    step = _fixed(loop.step, f"__step_{n}", setup)
     down = isinstance(step, ConstInt) and step.value < 0
-    test = (scalar_ops.gt if down else scalar_ops.lt)(loop.loop_var, loop.stop, loop.span)
+    test = (scalar_ops.gt if down else scalar_ops.lt)(loop.loop_var, stop, loop.span)
     return test, scalar_ops.add(loop.loop_var, step, loop.span)
 
 
@@ -111,12 +129,13 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
     if not any(jumps(s, BreakStmt) for s in body):
         return [rebuild(loop, body=body_like(loop.body, body, loop.span))]
     span = loop.span
-    flag = Var(f"__break_{next(names)}", ScalarType(DataType.BOOL), span)
+    n = next(names)
+    flag = Var(f"__break_{n}", ScalarType(DataType.BOOL), span)
     body = _remove(body, BreakStmt, [AssignStmt(flag, ConstBool(True, span), span)])
     running = scalar_ops.not_(flag, span)
     setup: list[Stmt] = [AssignStmt(flag, ConstBool(False, span), span)]
     if isinstance(loop, ForStmt):
-        test, advance = _counter(loop)
+        test, advance = _counter(loop, n, setup)
         setup.append(AssignStmt(loop.loop_var, loop.start, span))
         body.append(IfStmt(running, AssignStmt(loop.loop_var, advance, span), None, [], span))
         condition = scalar_ops.and_(test, running, span)
@@ -128,13 +147,22 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
 class _Run:
     rewrite = Rewriter(NAME)
 
-    def __init__(self) -> None:
+    def __init__(self, kernel: bool) -> None:
         self.names = itertools.count()
+        self.kernel = kernel
+
+    @rewrite.register(InCoreScopeStmt)
+    def _incore(self, node: InCoreScopeStmt) -> Stmt:
+        outside, self.kernel = self.kernel, True
+        try:
+            return self.rewrite.children(node)
+        finally:
+            self.kernel = outside
 
     @rewrite.register(ForStmt, WhileStmt)
     def _loop(self, node: ForStmt | WhileStmt) -> Stmt:
         node = self.rewrite.children(node)
-        if not any(jumps(s, (BreakStmt, ContinueStmt)) for s in _branch(node.body)):
+        if not self.kernel or not any(jumps(s, (BreakStmt, ContinueStmt)) for s in _branch(node.body)):
             return node
         out = structure_loop(node, self.names)
         return out[0] if len(out) == 1 else SeqStmts(out, node.span)
@@ -146,7 +174,7 @@ class _Run:
 
 
 class CtrlFlowTransform(FunctionPass):
-    """Turn break/continue in InCore, AIC and AIV functions into structured control flow.
+    """Turn break/continue in kernel code (InCore/AIC/AIV functions, InCore scopes) into structured control flow.
 
     before:  for i in pl.range(8):              after:  for i in pl.range(8):
                  if i == 3:                                 if i == 3:
@@ -161,9 +189,11 @@ class CtrlFlowTransform(FunctionPass):
     produces = frozenset({StructuredCtrlFlow})
 
     def run_function(self, func: Function, program: Program) -> Function:
-        if not is_incore_type(func.func_type) or not function_index(func).has(BreakStmt, ContinueStmt):
+        index = function_index(func)
+        kernel = is_incore_type(func.func_type)
+        if not index.has(BreakStmt, ContinueStmt) or not (kernel or index.has(InCoreScopeStmt)):
             return func
-        return rebuild(func, body=_Run().rewrite(func.body))
+        return rebuild(func, body=_Run(kernel).rewrite(func.body))
 
 
 def ctrl_flow_transform() -> CtrlFlowTransform:

@@ -8,10 +8,15 @@ then drop dead scalar assignments (spec/passes.md §4.5).
   conditions. Shape, stride and valid-shape expressions inside types are folded the same way.
 * A scalar variable assigned once is bound: to a constant at the function's top level (then it
   is substituted everywhere, types included), otherwise only its value range is recorded, within
-  its region.
+  its region. Only variables defined once are bound or narrowed by conditions, so the pass is also
+  correct on pre-SSA code.
+* Constants fold as their dtype computes them: integers wrap to the dtype's width, FP32/FP16/BF16
+  round to their precision (other float dtypes are not folded), and ``x + 0`` is kept for floats
+  (``-0.0 + 0.0`` is ``+0.0``).
 * An ``if`` whose condition folds to a constant is replaced by the live branch (its return vars by
   that branch's yields); a pure sequential loop (no attrs) with a constant trip count of 0 becomes
-  its inits, with 1 its body (loop variable = start, iter_args = inits).
+  its inits, with 1 its body (loop variable = start, iter_args = inits) unless it breaks or
+  continues.
 * Finally unused scalar assignments whose value contains no call are removed (TaskId values kept).
 """
 
@@ -20,6 +25,9 @@ from __future__ import annotations
 import operator
 from typing import Callable
 
+import ml_dtypes
+import numpy as np
+
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
@@ -27,6 +35,8 @@ from pypto.ir.expr import BinaryExpr, ConstBool, ConstFloat, ConstInt, Expr, Ite
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import (
     AssignStmt,
+    BreakStmt,
+    ContinueStmt,
     EvalStmt,
     ForStmt,
     IfStmt,
@@ -51,6 +61,7 @@ from pypto.languages.invariants.walk import (
 )
 
 from .base import FunctionPass, Rewriter
+from .ctrl_flow_transform import jumps
 from .util import body_like, rebuild, same_list
 
 NAME = "Simplify"
@@ -72,19 +83,49 @@ def _keep(new: list, old: list) -> list:
     return old if same_list(new, old) else new
 
 
+_FLOAT_TYPES = {DataType.FP32: np.float32, DataType.FP16: np.float16, DataType.BF16: ml_dtypes.bfloat16}
+
+
+def _wrap(value: int, dtype: DataType) -> int:
+    """``value`` wrapped to the width of an integer dtype, as the hardware computes it."""
+    span = 1 << dtype.get_bit()
+    if dtype.is_unsigned_int():
+        return value % span
+    value %= span
+    return value - span if value >= span >> 1 else value
+
+
+def _round(value: float, dtype: DataType) -> float | None:
+    """``value`` rounded to a float dtype (None for dtypes folded nowhere: FP8/FP4 and friends)."""
+    kind = _FLOAT_TYPES.get(dtype)
+    if kind is None:
+        return None
+    with np.errstate(over="ignore"):
+        return float(kind(value))
+
+
 def _const(e: Expr) -> int | float | bool | None:
-    if isinstance(e, (ConstInt, ConstFloat, ConstBool)):
+    """The value of a constant as its dtype holds it (ints wrapped, floats rounded), else None."""
+    if isinstance(e, ConstBool):
         return e.value
+    if isinstance(e, ConstInt):
+        return _wrap(e.value, e.dtype) if e.dtype.is_int() else None
+    if isinstance(e, ConstFloat):
+        return _round(e.value, e.dtype)
     return None
 
 
 def _make(value: int | float | bool, dtype: DataType, span: object) -> Expr | None:
+    """A constant of ``dtype`` holding ``value`` as that dtype would (None when it cannot be folded)."""
     if dtype == DataType.BOOL:
         return ConstBool(bool(value), span)
-    if dtype.is_int() and isinstance(value, int) and not isinstance(value, bool):
-        return ConstInt(value, dtype, span)
-    if dtype.is_float() and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return ConstFloat(float(value), dtype, span)
+    if isinstance(value, bool):
+        return None
+    if dtype.is_int() and isinstance(value, int):
+        return ConstInt(_wrap(value, dtype), dtype, span)
+    if dtype.is_float() and isinstance(value, (int, float)):
+        rounded = _round(float(value), dtype)
+        return ConstFloat(rounded, dtype, span) if rounded is not None else None
     return None
 
 
@@ -103,19 +144,19 @@ def _fold_constants(node: BinaryExpr, a: object, b: object) -> Expr | None:
         return None
     if isinstance(a, int) and isinstance(b, int) and dtype.is_int():
         if cls in _INT_OPS:
-            return ConstInt(_INT_OPS[cls](a, b), dtype, node.span)
+            return _make(_INT_OPS[cls](a, b), dtype, node.span)
         if cls in (E.FloorDiv, E.FloorMod) and b != 0:
-            return ConstInt(a // b if cls is E.FloorDiv else a % b, dtype, node.span)
-        if cls is E.Pow and b >= 0:
-            return ConstInt(a**b, dtype, node.span)
-        if cls in (E.BitShiftLeft, E.BitShiftRight) and b >= 0:
-            return ConstInt(a << b if cls is E.BitShiftLeft else a >> b, dtype, node.span)
+            return _make(a // b if cls is E.FloorDiv else a % b, dtype, node.span)
+        if cls is E.Pow and 0 <= b <= 64:
+            return _make(a**b, dtype, node.span)
+        if cls in (E.BitShiftLeft, E.BitShiftRight) and 0 <= b < dtype.get_bit():
+            return _make(a << b if cls is E.BitShiftLeft else a >> b, dtype, node.span)
         return None
     if dtype.is_float():
         if cls in _FLOAT_OPS:
-            return ConstFloat(float(_FLOAT_OPS[cls](a, b)), dtype, node.span)
+            return _make(float(_FLOAT_OPS[cls](a, b)), dtype, node.span)
         if cls is E.FloatDiv and b != 0:
-            return ConstFloat(a / b, dtype, node.span)
+            return _make(a / b, dtype, node.span)
     return None
 
 
@@ -136,9 +177,10 @@ def _identity(node: BinaryExpr, a: object, b: object) -> Expr | None:
     if cls in (E.Min, E.Max) and left is right:
         return left
     keep: Expr | None = None
-    if cls is E.Add and b == 0 and not isinstance(b, bool):
+    # x + 0 is not x for floats: -0.0 + 0.0 is +0.0.
+    if cls is E.Add and b == 0 and not isinstance(b, bool) and integer:
         keep = left
-    elif cls is E.Add and a == 0 and not isinstance(a, bool):
+    elif cls is E.Add and a == 0 and not isinstance(a, bool) and integer:
         keep = right
     elif cls is E.Sub and b == 0 and not isinstance(b, bool):
         keep = left
@@ -271,7 +313,8 @@ class _Simplifier:
         op = type(cond) if holds else flip[type(cond)]
         for var, other, mirrored in ((cond.left, cond.right, False), (cond.right, cond.left, True)):
             bound = self.interval(other)
-            if not isinstance(var, Var) or bound is None:
+            # Only a variable defined once keeps the value the condition tested.
+            if not isinstance(var, Var) or var not in self.once or bound is None:
                 continue
             rel = {E.Lt: E.Gt, E.Gt: E.Lt, E.Le: E.Ge, E.Ge: E.Le}[op] if mirrored else op
             lo, hi = self.ranges.get(var, (-(2**63), 2**63 - 1))
@@ -387,7 +430,7 @@ class _Simplifier:
             if trips == 0:
                 self.subst.update(zip(s.return_vars, [self.rewrite(ia.initValue) for ia in s.iter_args]))
                 return []
-            if trips == 1:
+            if trips == 1 and not any(jumps(x, (BreakStmt, ContinueStmt)) for x in block(s.body)):
                 self.subst[s.loop_var] = start
                 self.subst.update(zip(s.iter_args, [self.rewrite(ia.initValue) for ia in s.iter_args]))
                 stmts = self.scoped(lambda: self.block(block(s.body)))
@@ -400,7 +443,8 @@ class _Simplifier:
 
         def run_body() -> list[Stmt]:
             r0, r1, r2 = (self.interval(x) for x in (start, stop, step))
-            if r0 is not None and r1 is not None and r2 is not None and r2[0] == r2[1] and r2[0] > 0:
+            known = r0 is not None and r1 is not None and r2 is not None
+            if known and r2[0] == r2[1] and r2[0] > 0 and s.loop_var in self.once:
                 self.ranges[loop_var] = (r0[0], max(r0[0], r1[1] - 1))
             return self.block(block(s.body))
 
@@ -492,7 +536,7 @@ class Simplify(FunctionPass):
         if _nothing_to_do(func):
             return func
         run = _Simplifier()
-        counts: dict[Var, int] = {}
+        counts: dict[Var, int] = {p: 1 for p in func.params}
         for s in function_index(func).of(Stmt):
             for v in stmt_defs(s):
                 counts[v] = counts.get(v, 0) + 1

@@ -15,6 +15,22 @@ _TENSOR = "pl.Tensor[[16, 16], pl.FP32]"
 _TILE = "pl.Tile[[16, 16], pl.FP32]"
 
 INLINE_FUNCTIONS = {
+    "calls_inside_scopes": f"""
+        @pl.program
+        class Scoped:
+            @pl.function(type=pl.FunctionType.Inline)
+            def twice(self, x: {_TENSOR}) -> {_TENSOR}:
+                y: {_TENSOR} = pl.add(x, x)
+                return y
+
+            @pl.function(auto_scope=False)
+            def main(self, a: {_TENSOR}) -> {_TENSOR}:
+                with pl.scope():
+                    r: {_TENSOR} = self.twice(a)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    s: {_TENSOR} = self.twice(r)
+                return s
+    """,
     "assign_call": f"""
         @pl.program
         class AssignCall:
@@ -100,6 +116,16 @@ INLINE_FUNCTIONS = {
 }
 
 UNROLL_LOOPS = {
+    "unroll_inside_incore_scope": f"""
+        @pl.program
+        class ScopedUnroll:
+            @pl.function
+            def main(self, x: {_TENSOR}) -> {_TENSOR}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    for k in pl.unroll(3):
+                        x = pl.add(x, x)
+                return x
+    """,
     "spec_example": """
         @pl.program
         class Unroll2:
@@ -158,6 +184,19 @@ UNROLL_LOOPS = {
 }
 
 CTRL_FLOW_TRANSFORM = {
+    "break_inside_incore_scope": f"""
+        @pl.program
+        class ScopedBreak:
+            @pl.function
+            def main(self, x: {_TENSOR}, n: pl.Scalar[pl.INDEX]) -> {_TENSOR}:
+                y: {_TENSOR} = pl.add(x, x)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    for i in pl.range(n):
+                        if i > 2:
+                            break
+                        y = pl.add(y, x)
+                return y
+    """,
     "continue_in_kernel": f"""
         @pl.program
         class Skip:
@@ -239,6 +278,19 @@ CTRL_FLOW_TRANSFORM = {
 }
 
 CONVERT_TO_SSA = {
+    "reassigned_inside_scopes": f"""
+        @pl.program
+        class Scopes:
+            @pl.function(auto_scope=False)
+            def main(self, x: {_TENSOR}, n: pl.Scalar[pl.INDEX]) -> {_TENSOR}:
+                y: {_TENSOR} = pl.add(x, x)
+                with pl.scope():
+                    y = pl.mul(y, x)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    for i in pl.range(n):
+                        y = pl.add(y, x)
+                return y
+    """,
     "accumulate": """
         @pl.program
         class Acc:
@@ -334,6 +386,18 @@ CONVERT_TO_SSA = {
 }
 
 SIMPLIFY = {
+    "constants_inside_scope": f"""
+        @pl.program
+        class ScopedConsts:
+            @pl.function
+            def main(self, x: {_TENSOR}, n: pl.Scalar[pl.INDEX]) -> {_TENSOR}:
+                k: pl.Scalar[pl.INDEX] = 2
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    m = k * 8 - 16
+                    for i in pl.range(m, n):
+                        x = pl.add(x, x)
+                return x
+    """,
     "constants_into_types": """
         @pl.program
         class Consts:
@@ -406,6 +470,16 @@ _HELPER = f"""
 """
 
 NORMALIZE_STMT_STRUCTURE = {
+    "scope_body_after_dead_code": f"""
+        @pl.program
+        class ScopeBody:{_HELPER}
+            @pl.function(auto_scope=False)
+            def main(self, x: {_TENSOR}) -> {_TENSOR}:
+                with pl.scope():
+                    dead = 3 + 4
+                    self.helper(x)
+                return x
+    """,
     "continue_without_carries": f"""
         @pl.program
         class Skip:
@@ -466,6 +540,15 @@ NORMALIZE_STMT_STRUCTURE = {
 }
 
 FLATTEN_CALL_EXPR = {
+    "nested_call_inside_scope": f"""
+        @pl.program
+        class ScopedCall:
+            @pl.function
+            def main(self, x: {_TENSOR}) -> {_TENSOR}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    y: {_TENSOR} = pl.add(pl.exp(x), x)
+                return y
+    """,
     "nested_op_calls": f"""
         @pl.program
         class NestedOps:

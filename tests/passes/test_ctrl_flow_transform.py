@@ -37,10 +37,11 @@ def test_continue_moves_the_rest_into_else() -> None:
 def test_break_becomes_a_flagged_while() -> None:
     after = passes.ctrl_flow_transform()(parse(CTRL_FLOW_TRANSFORM["break_in_for"]))
     stmts = after.get_function("main").body.stmts
-    flag, counter, loop = stmts[1], stmts[2], stmts[3]
+    flag, stop, counter, loop = stmts[1:5]
     assert flag.var.name_hint == "__break_0" and flag.value.value is False
+    assert stop.as_python() == "__stop_0: pl.Scalar[pl.INDEX] = n"
     assert isinstance(loop, ir.WhileStmt)
-    assert loop.condition.as_python() == "i < n and not __break_0"
+    assert loop.condition.as_python() == "i < __stop_0 and not __break_0"
     assert counter.var.name_hint == "i"
     assert not function_index(after.get_function("main")).has(ir.BreakStmt, ir.ContinueStmt)
 

@@ -108,45 +108,6 @@ def _bug(name: str, program: str, reason: str, raises: type[Exception] = Asserti
     ("name", "case"),
     [
         _bug(
-            "CtrlFlowTransform",
-            "BoundReassignedInKernelLoop",
-            "passes/ctrl_flow_transform.py: a for loop with break becomes `while i < stop and not flag` with "
-            "`i = i + step`, re-reading stop and step every iteration; the body re-assigns n and s, which the "
-            "range read once at loop entry (n=5, s=1: 1000 before, 203 after)",
-        ),
-        _bug(
-            "ConvertToSSA",
-            "BoundReassignedInJumpingLoop",
-            "passes/convert_to_ssa.py restructures a jumping non-kernel loop as CtrlFlowTransform does: the "
-            "while condition reads the loop-carried n__iter instead of the stop captured at entry (n=5: 1000 "
-            "before, 302 after)",
-        ),
-        _bug(
-            "Simplify",
-            "OneTripLoopWithBreak",
-            "passes/simplify.py replaces a 1-trip loop by its body even when the body breaks out of it; the "
-            "break then leaves the enclosing loop (k=1: rows 2 and 3 of y are no longer written)",
-        ),
-        _bug(
-            "Simplify",
-            "NarrowIntConstants",
-            "passes/simplify.py folds integer constants without wrapping to the dtype width: INT32 "
-            "2147483647 + 1 folds to 2147483648 and cast(200, INT8) to 200, so `< 0` folds to False where the "
-            "program computes -2147483648 and -56 (n=3: 14 before, 3 after)",
-        ),
-        _bug(
-            "Simplify",
-            "FP32Constants",
-            "passes/simplify.py folds FP32 constants in double precision: 16777216.0 + 1.0 folds to 16777217.0 "
-            "(FP32 rounds it to 16777216.0), so `g > f` folds to True (n=3: 3 before, 4 after)",
-        ),
-        _bug(
-            "Simplify",
-            "FloatPlusZero",
-            "passes/simplify.py rewrites the float `x + 0.0` to `x`, which is wrong for x = -0.0 "
-            "(-0.0 + 0.0 = +0.0): 1.0 / s gives +inf before, -inf after",
-        ),
-        _bug(
             "ConvertToSSA",
             "PreSSALoops",
             "pypto/interp cannot run the surface program: a pre-SSA loop with init_values and no yield (the "
@@ -160,46 +121,32 @@ def test_known_meaning_changes(name: str, case: Case) -> None:
     check_pass(name, case)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="passes/simplify.py declares no source dialect, but on a surface program the range it learns "
-    "from `if x > 5` outlives the re-assignment `x = 0` in that branch, so the inner `if x > 3` is folded "
-    "to True (n=9: 0 before, 100 after)",
-)
 def test_simplify_on_a_surface_program() -> None:
     case = BUGS["RangeAfterReassignment"]
     for inputs in case.inputs:
         assert_pass_preserves(passes.simplify(), case.program, inputs)
 
 
-def _pipeline_bug(program: str, culprit: str) -> object:
-    return pytest.param(
-        BUGS[program],
-        id=program,
-        marks=pytest.mark.xfail(
-            strict=True,
-            raises=AssertionError,
-            reason=f"{culprit} changes the meaning of {program} inside the pipeline (see test_known_meaning_changes)",
-        ),
-    )
+# Defects these programs once exposed, now fixed: (pass, program) pairs that must keep their meaning.
+FIXED = [
+    ("CtrlFlowTransform", "BoundReassignedInKernelLoop"),
+    ("ConvertToSSA", "BoundReassignedInJumpingLoop"),
+    ("Simplify", "NarrowIntConstants"),
+    ("Simplify", "FP32Constants"),
+    ("Simplify", "FloatPlusZero"),
+]
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        _pipeline_bug("BoundReassignedInKernelLoop", "CtrlFlowTransform"),
-        _pipeline_bug("BoundReassignedInJumpingLoop", "ConvertToSSA"),
-        _pipeline_bug("OneTripLoopWithBreak", "Simplify"),
-        _pipeline_bug("NarrowIntConstants", "Simplify"),
-        _pipeline_bug("FP32Constants", "Simplify"),
-        _pipeline_bug("FloatPlusZero", "Simplify"),
-    ],
-)
-def test_front_pipeline_known_meaning_changes(case: Case) -> None:
+@pytest.mark.parametrize(("name", "program"), FIXED, ids=[f"{n}-{p}" for n, p in FIXED])
+def test_fixed_meaning_changes(name: str, program: str) -> None:
+    check_pass(name, BUGS[program])
+
+
+@pytest.mark.parametrize("program", [p for _, p in FIXED] + ["OneTripLoopWithBreak"])
+def test_front_pipeline_keeps_fixed_cases(program: str) -> None:
     pipeline = AppliedOnce("the surface -> ssa pipeline", front_pipeline().run_passes)
-    for inputs in case.inputs:
-        assert_pass_preserves(pipeline, case.program, inputs)
+    for inputs in BUGS[program].inputs:
+        assert_pass_preserves(pipeline, BUGS[program].program, inputs)
 
 
 def _pre_ssa_loops_in_python(n: int) -> int:
