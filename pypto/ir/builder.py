@@ -22,8 +22,9 @@ once the ``with`` block is closed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from .enums import ForKind, FunctionType, Level, ParamDirection, Role
 from .errors import IRValueError

@@ -50,9 +50,9 @@ from .constructs import (
     yield_,
 )
 from .decorators import function, inline, program
-from .scopes import at, cluster, cross_core_slot, manual_scope, scope, split, split_aiv, spmd, spmd_submit, submit
 from .op import PROMOTED, array, system, tensor, tile
 from .parser.text_parser import loads, loads_program, parse, parse_program
+from .scopes import at, cluster, cross_core_slot, manual_scope, scope, split, split_aiv, spmd, spmd_submit, submit
 from .typing import Array, DynVar, InOut, Out, Scalar, Tensor, Tile, Tuple, dynamic
 
 # dtypes (the seed's FP8 is FP8E4M3FN)
@@ -110,7 +110,7 @@ class adir:
     scalar = ArgDirection.Scalar
 
 
-__all__ = [
+__all__ = [  # noqa: PLE0604 - *PROMOTED unpacks the promoted op names (strings)
     "Array", "ArgDirection", "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "CompactMode",
     "ConstBool", "ConstFloat", "ConstInt", "CoreType", "DN", "DataType", "DynVar", "FP16", "FP32", "FP4", "FP8",
     "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "ForKind", "FunctionType", "HF4", "HF8", "INDEX", "INT16", "INT32",

@@ -23,7 +23,7 @@ def _outside(name: str) -> NoReturn:
     )
 
 
-def range(*args: Any, init_values: Any = None, attrs: Any = None) -> NoReturn:  # noqa: A001
+def range(*args: Any, init_values: Any = None, attrs: Any = None) -> NoReturn:
     """``for i in pl.range(stop)`` / ``(start, stop)`` / ``(start, stop, step)``: a sequential loop;
     ``init_values=(...)`` declares loop-carried values (``for i, (acc,) in ...``)."""
     _outside("range")
@@ -74,7 +74,7 @@ def func_attr(attrs: dict[str, Any]) -> NoReturn:
     _outside("func_attr")
 
 
-def const(value: int | float | bool, dtype: DataType, span: Span | None = None) -> ir.Expr:
+def const(value: float | bool, dtype: DataType, span: Span | None = None) -> ir.Expr:
     """``pl.const(42, pl.INT64)``: a constant of an explicit dtype (bare literals are INDEX / FP32)."""
     span = span or Span.unknown()
     if not isinstance(dtype, DataType):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Callable
+from typing import Any
 
 from pypto import ir
 from pypto.ir import FunctionType, Level, Role

@@ -11,11 +11,12 @@ print in <= 0.35 s, with 10k/1k < 12 and 50k/10k < 6.
 from __future__ import annotations
 
 import gc
+import itertools
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
-from typing import Callable
 
 import pypto.language as pl
 from pypto import ir
@@ -121,7 +122,7 @@ def main(sizes: tuple[int, ...]) -> None:
             statements, parse_s, print_s = pool.submit(measure, size).result()
             parse_times[size], print_times[size] = parse_s, print_s
             print(f"{statements:>10} {parse_s:>9.3f} {print_s:>9.3f}", flush=True)
-    for small, big in zip(sizes, sizes[1:]):
+    for small, big in itertools.pairwise(sizes):
         print(
             f"growth {big}/{small}: parse {parse_times[big] / parse_times[small]:.2f}, "
             f"print {print_times[big] / print_times[small]:.2f}"

@@ -49,19 +49,18 @@ def test_function_with_loop_and_if_matches_the_parsed_dsl() -> None:
 
 def test_program_while_scope_and_statements() -> None:
     ib = IRBuilder()
-    with ib.program("prog") as prog:
-        with ib.function("kernel", type=ir.FunctionType.Orchestration) as f:
-            n = f.param("n", INDEX)
-            with ib.while_loop() as loop:
-                k = loop.iter_arg("k", n)
-                loop.set_condition(ir.lt(k, 10))
-                loop.return_var("k_out")
-                with ib.scope(ir.RuntimeScopeStmt, manual=True):
-                    ib.eval(ir.add(k, 1))
-                ib.yield_([ir.add(k, 1)])
-            i = ib.var("i", INDEX)
-            with ib.for_loop(i, 0, n, 1):
-                ib.break_()
+    with ib.program("prog") as prog, ib.function("kernel", type=ir.FunctionType.Orchestration) as f:
+        n = f.param("n", INDEX)
+        with ib.while_loop() as loop:
+            k = loop.iter_arg("k", n)
+            loop.set_condition(ir.lt(k, 10))
+            loop.return_var("k_out")
+            with ib.scope(ir.RuntimeScopeStmt, manual=True):
+                ib.eval(ir.add(k, 1))
+            ib.yield_([ir.add(k, 1)])
+        i = ib.var("i", INDEX)
+        with ib.for_loop(i, 0, n, 1):
+            ib.break_()
     program = prog.get_result()
     func = program.get_function("kernel")
     assert func.func_type == ir.FunctionType.Orchestration
@@ -76,10 +75,7 @@ def test_misuse() -> None:
     ib = IRBuilder()
     with pytest.raises(ir.IRValueError, match="no open block"):
         ib.return_()
-    with ib.function("f") as f:
-        with pytest.raises(ir.IRValueError, match="only after the with block is closed"):
-            f.get_result()
-    with pytest.raises(ir.IRValueError, match="no condition given"):
-        with ib.function("g"):
-            with ib.while_loop():
-                pass
+    with ib.function("f") as f, pytest.raises(ir.IRValueError, match="only after the with block is closed"):
+        f.get_result()
+    with pytest.raises(ir.IRValueError, match="no condition given"), ib.function("g"), ib.while_loop():
+        pass

@@ -153,7 +153,7 @@ def test_inline_parameters_do_not_leak_into_the_caller() -> None:
         m = bump(n)
         return n + m
 
-    assign_v, assign_m, ret = f.body.stmts
+    assign_v, _, ret = f.body.stmts
     assert assign_v.var is not f.params[0]
     assert ret.value[0].left is f.params[0]
 

@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 import pypto.language as pl
 from pypto.ir import Span
 from pypto.language.parser import diagnostics
-from pypto.language.parser.diagnostics import exceptions
 from pypto.language.parser.diagnostics import (
     ParserError,
     ParserSyntaxError,
     ParserTypeError,
     UndefinedVariableError,
+    exceptions,
 )
 
 

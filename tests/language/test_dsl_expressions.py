@@ -1,6 +1,8 @@
 """Expressions: literals and constants, static folding, closure values, operators and their
 dtypes, op calls through namespaces, unified dispatch and promoted names."""
 
+# ruff: noqa: F841  (names assigned inside DSL functions are DSL variables, read from the IR)
+
 from __future__ import annotations
 
 import math

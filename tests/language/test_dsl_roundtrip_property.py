@@ -99,7 +99,7 @@ class ProgramGen:
 
     def i32_expr(self, pools: Pools) -> str:
         name = self.pick(pools.names["i32"])
-        return self.pick([f"{name} + {name}", f"pl.cast({name}, pl.INDEX) * 2", f"{name} + 1", f"pl.cast(n, pl.INT32)"])
+        return self.pick([f"{name} + {name}", f"pl.cast({name}, pl.INDEX) * 2", f"{name} + 1", "pl.cast(n, pl.INT32)"])
 
     def tensor_expr(self, pools: Pools) -> str:
         a = self.pick(pools.names["tensor"])
@@ -189,8 +189,10 @@ class ProgramGen:
     def program(self) -> str:
         self.lines = [
             "@pl.function",
-            "def f(n: pl.INDEX, a: pl.INT64, k: pl.INT32, x: pl.FP32, p: pl.BOOL, "
-            "t: pl.Tensor[[16, 16], pl.FP32]) -> pl.INDEX:",
+            (
+                "def f(n: pl.INDEX, a: pl.INT64, k: pl.INT32, x: pl.FP32, p: pl.BOOL, "
+                "t: pl.Tensor[[16, 16], pl.FP32]) -> pl.INDEX:"
+            ),
         ]
         pools = Pools({"int": ["n", "a"], "i32": ["k"], "float": ["x"], "bool": ["p"], "tensor": ["t"]})
         self.block(pools, 1, 2)

@@ -1,6 +1,8 @@
 """Every example program of the DSL specification (seed python_syntax.zh.md) parses, prints and
 round-trips, each as its own test, in the order of the specification."""
 
+# ruff: noqa: F841  (names assigned inside DSL functions are DSL variables, read from the IR)
+
 from __future__ import annotations
 
 import pytest
@@ -33,7 +35,7 @@ def test_module_structure_named_program() -> None:
 def test_module_structure_unnamed_program_and_prefixes() -> None:
     unnamed = "# pypto.program\nimport pypto.language as pl\n\n@pl.function\ndef f(x: pl.INT64) -> pl.INT64:\n    return x\n"
     prog = pl.parse_program(unnamed)
-    assert prog.name == "" and list(prog.functions)[0].name == "f"
+    assert prog.name == "" and next(iter(prog.functions)).name == "f"
     legacy = "from pypto import language as ir\n\n@ir.function\ndef f(x: ir.Scalar[ir.INT64]) -> ir.Scalar[ir.INT64]:\n    return x\n"
     custom = "import pypto.language as dsl\n\n@dsl.function\ndef f(x: dsl.INT64) -> dsl.INT64:\n    return x\n"
     ir.assert_structural_equal(pl.parse(legacy), pl.parse(custom))
@@ -189,7 +191,7 @@ def test_closure_variables() -> None:
 @pl.function
 def subscripts(
     C: pl.Tensor[[64, 64, 64, 64], pl.FP32], i: pl.Scalar[pl.INDEX], j: pl.Scalar[pl.INDEX],
-    k: pl.Scalar[pl.INDEX], l: pl.Scalar[pl.INDEX],  # noqa: E741 - the seed's name
+    k: pl.Scalar[pl.INDEX], l: pl.Scalar[pl.INDEX],
 ) -> pl.Scalar[pl.FP32]:
     s = C[i, j, k, l]  # all scalar, full rank   -> scalar
     v2 = C[i, j]  # partial, all scalar      -> 64×64 view (dims 0,1 dropped)

@@ -242,8 +242,10 @@ def test_function_attributes_and_decorator_options() -> None:
     func = pl.parse(text)
     assert func.attrs == {"auto_scope": False, "external_source": "k.cpp", "split": pl.SplitMode.UP_DOWN, "note": "x"}
     assert func.as_python().splitlines()[:3] == [
-        "@pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator, "
-        'auto_scope=False, external_source="k.cpp")',
+        (
+            "@pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator, "
+            'auto_scope=False, external_source="k.cpp")'
+        ),
         "def f(n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:",
         "    pl.func_attr({\"split\": pl.SplitMode.UP_DOWN, \"note\": 'x'})",
     ]

@@ -83,13 +83,16 @@ def test_python_level_annotations_build_the_same_types() -> None:
     assert out.direction == pl.ParamDirection.Out and out.type == ir.TensorType([4], pl.FP32)
 
 
+BAD_DTYPE = "fp32"
+
+
 def test_invalid_python_level_annotation_is_reported_by_the_parser() -> None:
-    bad = pl.Tensor[[64], "fp32"]
+    bad = pl.Tensor[[64], BAD_DTYPE]
     assert isinstance(bad, UnresolvedAnnotation)
     with pytest.raises(ParserTypeError, match="pl.Tensor: expected a dtype such as pl.FP32, got str 'fp32'"):
 
         @pl.function
-        def f(x: pl.Tensor[[64], "fp32"]):  # noqa: F722 - deliberately invalid
+        def f(x: pl.Tensor[[64], BAD_DTYPE]):
             pass
 
 

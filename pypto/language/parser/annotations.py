@@ -15,8 +15,8 @@ from pypto import ir
 from pypto.ir import DataType, ParamDirection
 
 from ..typing.annotation import UnresolvedAnnotation
-from ..typing.dynamic import DynVar
 from ..typing.direction import DirectedAnnotation, InOut, Out, check_direction
+from ..typing.dynamic import DynVar
 from ..typing.scalar import Array, Scalar, Tuple
 from ..typing.shaped import Tensor, Tile
 from .core import ParserCore, describe

@@ -6,7 +6,8 @@ Dispatch is a dict lookup by ``ast`` node type, built once when this module is i
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import dump_tags, handlers, scopes, tasks  # noqa: F401  (register the built-in and orchestration constructs)
 from .annotations import AnnotationMixin

@@ -9,7 +9,8 @@ parsing untrusted text can reach nothing else.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 MISSING: Any = object()
 
@@ -20,7 +21,7 @@ TEXT_BUILTINS: dict[str, Any] = {"abs": abs, "min": min, "max": max, "tuple": tu
 class Env:
     """An ordered stack of name -> value mappings (first hit wins)."""
 
-    __slots__ = ("layers", "is_text", "type_cache")
+    __slots__ = ("is_text", "layers", "type_cache")
 
     def __init__(self, layers: list[Mapping[str, Any]], is_text: bool) -> None:
         self.layers = layers

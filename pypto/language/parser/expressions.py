@@ -13,7 +13,8 @@ import difflib
 import math
 import operator
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pypto import ir
 from pypto.ir import DataType

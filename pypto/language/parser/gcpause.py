@@ -9,8 +9,8 @@ the duration of a parse and resumed (if it was on) afterwards.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 @contextmanager

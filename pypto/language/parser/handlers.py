@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pypto import ir
 from pypto.ir import ForKind

@@ -17,7 +17,8 @@ Handler signatures (``parser`` is the body parser):
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 ExprHandler = Callable[[Any, Any], Any]
 StmtHandler = Callable[[Any, Any], None]

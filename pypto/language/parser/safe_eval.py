@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import operator
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import constructs
 from ..typing.dynamic import dynamic

@@ -22,7 +22,7 @@ _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 class SourceFile:
     """The text of one file (or string) with its syntax tree and an index of its definitions."""
 
-    __slots__ = ("filename", "lines", "tree", "_defs_by_line", "_classes_by_name")
+    __slots__ = ("_classes_by_name", "_defs_by_line", "filename", "lines", "tree")
 
     def __init__(self, filename: str, lines: list[str], tree: ast.Module) -> None:
         self.filename = filename
@@ -63,7 +63,7 @@ class SourceFile:
             text = lines[i].strip()
             if text.startswith("#"):
                 body = text[1:]
-                found.append(body[1:] if body.startswith(" ") else body)
+                found.append(body.removeprefix(" "))
             elif text:
                 break
             i -= 1
@@ -98,9 +98,9 @@ class SourceFile:
         best: ast.ClassDef | None = None
         for node in self._classes_by_name.get(name, []):  # type: ignore[union-attr]
             end = node.end_lineno or node.lineno
-            if all(node.lineno <= ln <= end for ln in inner_lines):
-                if best is None or node.lineno > best.lineno:
-                    best = node
+            inside = all(node.lineno <= ln <= end for ln in inner_lines)
+            if inside and (best is None or node.lineno > best.lineno):
+                best = node
         return best
 
 

@@ -20,7 +20,7 @@ from .values import Value
 class UnresolvedAnnotation:
     """An annotation whose items could not be turned into a type (kept for the parser to report)."""
 
-    __slots__ = ("kind", "items", "error")
+    __slots__ = ("error", "items", "kind")
 
     def __init__(self, kind: str, items: tuple, error: Exception) -> None:
         self.kind = kind
