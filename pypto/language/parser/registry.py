@@ -86,9 +86,9 @@ def display_name(obj: Any) -> str:
     """``pl.<name>`` for a construct or op function (for messages)."""
     name = getattr(obj, "__name__", None) or type(obj).__name__
     module = getattr(obj, "__module__", "") or ""
-    if module.startswith("pypto.language.op."):
-        namespace = module.rsplit(".", 1)[-1]
-        return f"pl.{namespace}.{name}" if namespace in ("tensor", "tile", "system", "array") else f"pl.{name}"
+    namespace = module.rsplit(".", 1)[-1]
+    if module.startswith(("pypto.language.op.", "pypto.ir.op.")) and namespace in ("tensor", "tile", "system", "array"):
+        return f"pl.{namespace}.{name}"
     if module.startswith("pypto"):
         return f"pl.{name}"
     return name

@@ -21,6 +21,9 @@ from typing import Any
 
 from pypto import ir
 
+from ..op import array as array_ops
+from ..op import tensor as tensor_ops
+from ..op import tile as tile_ops
 from ..typing.values import Value
 from .core import ParserCore, describe
 from .diagnostics import InvalidOperationError, ParserError, ParserTypeError, UnsupportedFeatureError
@@ -36,12 +39,6 @@ class Window:
     offset: list[Any]
     drop_dims: list[int]
     all_scalar: bool
-
-
-def _ops() -> Any:
-    from pypto.language import op
-
-    return op
 
 
 def _static_int(value: Any) -> int | None:
@@ -67,11 +64,11 @@ class SubscriptMixin(ParserCore):
                 return self._tuple_item(base, node)
             if isinstance(t, ir.ArrayType):
                 index = self._array_index(node)
-                return self.call_op_value(_ops().array.get_element, [base, index], node)
+                return self.call_op_value(array_ops.get_element, [base, index], node)
             if isinstance(t, (ir.TensorType, ir.TileType)):
                 window = self.window(base, node)
                 is_tile = isinstance(t, ir.TileType)
-                ns = _ops().tile if is_tile else _ops().tensor
+                ns = tile_ops if is_tile else tensor_ops
                 if window.all_scalar:
                     return self.call_op_value(ns.read, [base, window.offset], node)
                 kwargs = {"drop_dims": window.drop_dims} if window.drop_dims else {}
@@ -231,12 +228,11 @@ class SubscriptMixin(ParserCore):
         name = target.value.id
         base = self.lookup_var(name)
         t = base.type
-        ops = _ops()
         if isinstance(t, ir.ArrayType):
             index = self._array_index(target)
-            new = self.call_op_value(ops.array.update_element, [base, index, value], target)
+            new = self.call_op_value(array_ops.update_element, [base, index, value], target)
         elif isinstance(t, (ir.TensorType, ir.TileType)):
-            ns = ops.tile if isinstance(t, ir.TileType) else ops.tensor
+            ns = tile_ops if isinstance(t, ir.TileType) else tensor_ops
             window = self.window(base, target)
             if window.all_scalar:
                 new = self.call_op_value(ns.write, [base, window.offset, value], target)
