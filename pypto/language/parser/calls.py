@@ -156,7 +156,11 @@ class CallMixin(ParserCore):
         self, name: str, params: list[ir.Var], return_types: list[ir.Type], node: ast.Call
     ) -> ir.Expr:
         """``Call(GlobalVar(name), args)`` typed by the callee's return types."""
-        args = [self.expr(a) if type(a) is not ast.Starred else self._starred(a) for a in node.args]
+        args = []
+        for a in node.args:
+            if type(a) is ast.Starred:
+                self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a)
+            args.append(self.expr(a))
         attrs = None
         by_name = {p.name_hint: i for i, p in enumerate(params)}
         extra: dict[int, ir.Expr] = {}
@@ -198,9 +202,6 @@ class CallMixin(ParserCore):
         if attrs is not None:
             call = self.with_attrs(call, attrs, node)
         return call
-
-    def _starred(self, node: ast.Starred) -> ir.Expr:
-        self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", node)
 
 
 def _signature_hint(fn: Any) -> str | None:
