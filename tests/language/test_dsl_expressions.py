@@ -70,6 +70,10 @@ def test_power_is_right_associative_and_parenthesised() -> None:
     assert "v: pl.Scalar[pl.INDEX] = (n ** 2) ** a" in text and "w: pl.Scalar[pl.INDEX] = n ** 2 ** a" in text
 
 
+def test_unified_dispatch_on_scalars() -> None:
+    assert isinstance(value_of("pl.add(n, 1)"), ir.Add) and isinstance(value_of("pl.mul(x, x)"), ir.Mul)
+
+
 def test_min_max_abs_cast() -> None:
     assert isinstance(value_of("pl.min(n, 3)"), ir.Min) and isinstance(value_of("max(n, 3, a)"), ir.Max)
     assert value_of("min(2, 5)").value == 2
@@ -82,6 +86,7 @@ CLOSURE_INT = 16
 CLOSURE_FLOAT = 0.5
 CLOSURE_LIST = [4, 8]
 CLOSURE_EXPR = ir.ConstInt(3, pl.INT32, ir.Span.unknown())
+CLOSURE_BOOL = True
 
 
 def test_closure_values() -> None:
@@ -94,10 +99,11 @@ def test_closure_values() -> None:
         c = CLOSURE_LIST[1] + local_tuple[0]
         d = CLOSURE_EXPR
         t = pl.tensor.slice(x, CLOSURE_LIST, [0, 0])
+        e = CLOSURE_BOOL
         return a
 
-    a, b, c, d, t, _ = f.body.stmts
-    assert (a.value.value, b.value.value, c.value.value) == (32, 0.5, 9)
+    a, b, c, d, t, e, _ = f.body.stmts
+    assert (a.value.value, b.value.value, c.value.value, e.value.value) == (32, 0.5, 9, True)
     assert d.value is CLOSURE_EXPR
     assert [e.value for e in t.value.args[1].elements] == CLOSURE_LIST
     assert_roundtrip(f)
