@@ -36,8 +36,8 @@ class YieldInfo:
 @dataclass
 class Block:
     """The block being parsed: who owns it (``function``, ``if``, ``for``, ``while``, ``scope``,
-    ``inline``), how many values its loop carries (None when it is not a carrying loop), and the
-    yield that ended it."""
+    ``inline``), how many values its loop carries (None when it is not a carrying loop), the
+    yield (or, in an inline body, the return) that ended it."""
 
     owner: str
     carried: int | None = None
