@@ -49,6 +49,17 @@ def by_name(name: str) -> Dialect:
 
 
 __all__ = [
-    "CHAIN", "Dialect", "Variant", "by_name", "describe", "diff", "memref", "outlined", "runtime", "split_core", "ssa",
-    "surface", "tiled",
+    "CHAIN",
+    "Dialect",
+    "Variant",
+    "by_name",
+    "describe",
+    "diff",
+    "memref",
+    "outlined",
+    "runtime",
+    "split_core",
+    "ssa",
+    "surface",
+    "tiled",
 ]

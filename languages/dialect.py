@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import enum
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from pypto.ir.errors import VerificationError
 from pypto.ir.function import Program
@@ -110,21 +111,44 @@ class Dialect:
         """Nodes whose kind is not in the dialect, and nodes of a removed form."""
         out: list[Violation] = []
         if type(program) not in self.kinds:
-            out.append(Violation(GRAMMAR, "NODE_KIND", f"{type(program).__name__} is not a node of this dialect",
-                                 program, program.span))
+            out.append(
+                Violation(
+                    GRAMMAR,
+                    "NODE_KIND",
+                    f"{type(program).__name__} is not a node of this dialect",
+                    program,
+                    program.span,
+                )
+            )
         for func in program.functions.values():
             index = function_index(func)
             foreign = index.classes - self.kinds
             for node in index.nodes if foreign else ():
                 if type(node) in foreign:
-                    out.append(Violation(GRAMMAR, "NODE_KIND", f"{type(node).__name__} is not a node of this dialect",
-                                         node, node.span, func.name))
+                    out.append(
+                        Violation(
+                            GRAMMAR,
+                            "NODE_KIND",
+                            f"{type(node).__name__} is not a node of this dialect",
+                            node,
+                            node.span,
+                            func.name,
+                        )
+                    )
             for variant in sorted(self.excluded, key=str):
                 for node in index.of(variant.cls):
                     if variant.matches(node):
                         why = f" (see {variant.established_by.name})" if variant.established_by else ""
-                        out.append(Violation(GRAMMAR, "REMOVED_FORM", f"{variant} is not part of this dialect{why}",
-                                             node, node.span, func.name))
+                        out.append(
+                            Violation(
+                                GRAMMAR,
+                                "REMOVED_FORM",
+                                f"{variant} is not part of this dialect{why}",
+                                node,
+                                node.span,
+                                func.name,
+                            )
+                        )
         return out
 
     def check(self, program: Program, invariants: Iterable[Invariant] | None = None) -> list[Violation]:

@@ -16,19 +16,66 @@ from pypto.ir.memref import MemRef
 from .dialect import Dialect
 from .invariants import STRUCTURAL
 
-_BINARY = [getattr(_expr, n) for n in (
-    "Add", "Sub", "Mul", "FloatDiv", "FloorDiv", "FloorMod", "Pow", "Min", "Max", "Eq", "Ne", "Lt", "Le", "Gt",
-    "Ge", "And", "Or", "Xor", "BitAnd", "BitOr", "BitXor", "BitShiftLeft", "BitShiftRight",
-)]
+_BINARY = [
+    getattr(_expr, n)
+    for n in (
+        "Add",
+        "Sub",
+        "Mul",
+        "FloatDiv",
+        "FloorDiv",
+        "FloorMod",
+        "Pow",
+        "Min",
+        "Max",
+        "Eq",
+        "Ne",
+        "Lt",
+        "Le",
+        "Gt",
+        "Ge",
+        "And",
+        "Or",
+        "Xor",
+        "BitAnd",
+        "BitOr",
+        "BitXor",
+        "BitShiftLeft",
+        "BitShiftRight",
+    )
+]
 _UNARY = [_expr.Neg, _expr.BitNot, _expr.Not, _expr.Abs, _expr.Cast]
 _EXPRESSIONS = [
-    _expr.Var, _expr.IterArg, MemRef, _expr.ConstInt, _expr.ConstFloat, _expr.ConstBool, _expr.Call, _expr.Submit,
-    _expr.MakeTuple, _expr.TupleGetItemExpr, *_BINARY, *_UNARY,
+    _expr.Var,
+    _expr.IterArg,
+    MemRef,
+    _expr.ConstInt,
+    _expr.ConstFloat,
+    _expr.ConstBool,
+    _expr.Call,
+    _expr.Submit,
+    _expr.MakeTuple,
+    _expr.TupleGetItemExpr,
+    *_BINARY,
+    *_UNARY,
 ]
 _STATEMENTS = [
-    _stmt.AssignStmt, _stmt.EvalStmt, _stmt.SeqStmts, _stmt.IfStmt, _stmt.ForStmt, _stmt.WhileStmt, _stmt.YieldStmt,
-    _stmt.ReturnStmt, _stmt.BreakStmt, _stmt.ContinueStmt, _stmt.InlineStmt, _stmt.InCoreScopeStmt,
-    _stmt.ClusterScopeStmt, _stmt.HierarchyScopeStmt, _stmt.SpmdScopeStmt, _stmt.RuntimeScopeStmt,
+    _stmt.AssignStmt,
+    _stmt.EvalStmt,
+    _stmt.SeqStmts,
+    _stmt.IfStmt,
+    _stmt.ForStmt,
+    _stmt.WhileStmt,
+    _stmt.YieldStmt,
+    _stmt.ReturnStmt,
+    _stmt.BreakStmt,
+    _stmt.ContinueStmt,
+    _stmt.InlineStmt,
+    _stmt.InCoreScopeStmt,
+    _stmt.ClusterScopeStmt,
+    _stmt.HierarchyScopeStmt,
+    _stmt.SpmdScopeStmt,
+    _stmt.RuntimeScopeStmt,
     _stmt.SplitAivScopeStmt,
 ]
 _DEFINITIONS = [_expr.Op, _expr.GlobalVar, Function, Program]

@@ -30,16 +30,17 @@ per-run state object holding counters and environments)::
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
+from pypto.languages.dialect import Dialect
+from pypto.languages.invariants.base import Invariant
 
 from pypto.ir.function import Function, Program
 from pypto.ir.node import ModelBase
 from pypto.ir.traversal import map_children
 from pypto.ir.type_base import Type
-from pypto.languages.dialect import Dialect
-from pypto.languages.invariants.base import Invariant
 
 Handler = Callable[[Any, Any], Any]
 
@@ -97,7 +98,7 @@ def _unchanged(owner: Any, node: Any) -> Any:
 class _Bound:
     """A rewriter bound to its owner: ``owner.rewrite(node)``; ``.children(node)`` for the fallback."""
 
-    __slots__ = ("rewriter", "owner")
+    __slots__ = ("owner", "rewriter")
 
     def __init__(self, rewriter: Rewriter, owner: Any) -> None:
         self.rewriter = rewriter

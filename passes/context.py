@@ -19,13 +19,15 @@ import contextvars
 import enum
 import os
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Self
+
+from pypto.languages.dialect import raise_if_errors
+from pypto.languages.invariants.base import Invariant
 
 from pypto.ir.errors import IRValueError
 from pypto.ir.function import Program
-from pypto.languages.dialect import raise_if_errors
-from pypto.languages.invariants.base import Invariant
 
 from .base import Pass
 from .errors import PassError
@@ -144,12 +146,14 @@ class DumpInstrument(PassInstrument):
 class PassContext:
     """The instruments and verification level that apply to passes run inside ``with``."""
 
-    def __init__(self, instruments: Iterable[PassInstrument] = (), verify: bool | str | VerifyLevel | None = None) -> None:
+    def __init__(
+        self, instruments: Iterable[PassInstrument] = (), verify: bool | str | VerifyLevel | None = None
+    ) -> None:
         self.instruments: list[PassInstrument] = list(instruments)
         self.verify = verify_level(verify)
         self._token: contextvars.Token | None = None
 
-    def __enter__(self) -> PassContext:
+    def __enter__(self) -> Self:
         self._token = _current.set(self)
         return self
 

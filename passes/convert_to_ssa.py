@@ -28,6 +28,11 @@ from __future__ import annotations
 
 import itertools
 
+from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
+from pypto.languages.invariants.walk import base_name, block, expr_vars, function_index, stmt_defs, walk
+from pypto.languages.ssa import ssa
+from pypto.languages.surface import surface
+
 from pypto.ir.enums import ParamDirection
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function, Program
@@ -45,10 +50,6 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
-from pypto.languages.invariants.walk import base_name, block, expr_vars, function_index, stmt_defs, walk
-from pypto.languages.ssa import ssa
-from pypto.languages.surface import surface
 
 from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps, structure_loop
@@ -213,8 +214,9 @@ class _Builder:
             else_body = self.body(s.else_body, other)
         else:
             else_body = body_like(None, other, s.span) if other else None
-        return rebuild(s, condition=cond, then_body=then_body, else_body=else_body,
-                       return_vars=_keep(return_vars, s.return_vars))
+        return rebuild(
+            s, condition=cond, then_body=then_body, else_body=else_body, return_vars=_keep(return_vars, s.return_vars)
+        )
 
     def out_param_init(self, var: Var, loop: Stmt) -> Expr:
         """The init of a value first defined inside a loop: the matching Out/InOut parameter."""
@@ -276,11 +278,11 @@ class _Builder:
             rv = Var(self.version(v, "rv"), v.type, s.span)
             return_vars.append(rv)
             self.env[v] = rv
-        fields = dict(
-            iter_args=_keep(iter_args + new_args, s.iter_args),
-            body=self.body(s.body, body),
-            return_vars=_keep(return_vars, s.return_vars),
-        )
+        fields: dict[str, object] = {
+            "iter_args": _keep(iter_args + new_args, s.iter_args),
+            "body": self.body(s.body, body),
+            "return_vars": _keep(return_vars, s.return_vars),
+        }
         if is_for:
             fields.update(loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2])
         else:

@@ -26,7 +26,11 @@ ConvertToSSA uses for a jumping loop that carries values.
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
+
+from pypto.languages.invariants import StructuredCtrlFlow
+from pypto.languages.invariants.walk import block, function_index, sub_blocks
+from pypto.languages.surface import surface
 
 from pypto.ir import scalar_ops
 from pypto.ir.datatype import DataType
@@ -47,9 +51,6 @@ from pypto.ir.stmt import (
     YieldStmt,
 )
 from pypto.ir.type_base import ScalarType
-from pypto.languages.invariants import StructuredCtrlFlow
-from pypto.languages.invariants.walk import block, function_index, sub_blocks
-from pypto.languages.surface import surface
 
 from .base import FunctionPass, Rewriter
 from .errors import PassError
@@ -80,12 +81,19 @@ def _remove(stmts: list[Stmt], kind: type, replacement: list[Stmt]) -> list[Stmt
         if not jumps(s, kind):
             out.append(s)
             continue
-        rest = stmts[i + 1:]
+        rest = stmts[i + 1 :]
         if isinstance(s, IfStmt) and not s.return_vars:
             then = _remove(_branch(s.then_body) + rest, kind, replacement)
             other = _remove(_branch(s.else_body) + rest, kind, replacement)
-            out.append(IfStmt(s.condition, SeqStmts(then, s.then_body.span), SeqStmts(other, s.span) if other else None,
-                              [], s.span))
+            out.append(
+                IfStmt(
+                    s.condition,
+                    SeqStmts(then, s.then_body.span),
+                    SeqStmts(other, s.span) if other else None,
+                    [],
+                    s.span,
+                )
+            )
             return out
         word = "break" if kind is BreakStmt else "continue"
         where = "a scope" if isinstance(s, ScopeStmt) else "an if with yields"
@@ -122,8 +130,7 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
     """
     body = _branch(loop.body)
     if loop.iter_args and body and isinstance(body[-1], YieldStmt):
-        raise PassError(NAME, "break/continue in a loop that yields explicitly; write it without pl.yield_",
-                        loop.span)
+        raise PassError(NAME, "break/continue in a loop that yields explicitly; write it without pl.yield_", loop.span)
     if any(jumps(s, ContinueStmt) for s in body):
         body = _remove(body, ContinueStmt, [])
     if not any(jumps(s, BreakStmt) for s in body):

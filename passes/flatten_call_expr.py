@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import itertools
 
+from pypto.languages.invariants import NoNestedCalls, NormalizedStmtStructure, SSAForm
+from pypto.languages.invariants.base import Reporter
+from pypto.languages.invariants.structure import check_nested_calls
+from pypto.languages.invariants.walk import block
+from pypto.languages.ssa import ssa
+
 from pypto.ir.expr import BinaryExpr, Call, Expr, MakeTuple, Submit, TupleGetItemExpr, UnaryExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import (
@@ -18,11 +24,6 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from pypto.languages.invariants import NoNestedCalls, NormalizedStmtStructure, SSAForm
-from pypto.languages.invariants.base import Reporter
-from pypto.languages.invariants.structure import check_nested_calls
-from pypto.languages.invariants.walk import block
-from pypto.languages.ssa import ssa
 
 from .base import FunctionPass
 from .util import body_like, rebuild, same_list
@@ -87,11 +88,17 @@ class _Run:
             return rebuild(s, value=_keep([self.nested(v, out) for v in s.value], s.value))
         if isinstance(s, IfStmt):
             other = self.body(s.else_body) if s.else_body is not None else None
-            return rebuild(s, condition=self.nested(s.condition, out), then_body=self.body(s.then_body),
-                           else_body=other)
+            return rebuild(
+                s, condition=self.nested(s.condition, out), then_body=self.body(s.then_body), else_body=other
+            )
         if isinstance(s, ForStmt):
-            return rebuild(s, start=self.nested(s.start, out), stop=self.nested(s.stop, out),
-                           step=self.nested(s.step, out), body=self.body(s.body))
+            return rebuild(
+                s,
+                start=self.nested(s.start, out),
+                stop=self.nested(s.stop, out),
+                step=self.nested(s.step, out),
+                body=self.body(s.body),
+            )
         if isinstance(s, (WhileStmt, ScopeStmt)):
             return rebuild(s, body=self.body(s.body))
         if isinstance(s, SeqStmts):

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import itertools
 
+from pypto.languages.invariants import InlineFunctionsEliminated
+from pypto.languages.invariants.walk import block, expr_calls, function_index, stmt_defs, walk
+from pypto.languages.surface import surface
+
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt
-from pypto.languages.invariants import InlineFunctionsEliminated
-from pypto.languages.invariants.walk import block, expr_calls, function_index, stmt_defs, walk
-from pypto.languages.surface import surface
 
 from .base import ProgramPass, Rewriter
 from .errors import PassError
@@ -39,7 +40,7 @@ def _check_recursion(inline: dict[str, Function]) -> None:
         state[name] = 1
         for nxt in calls[name]:
             if state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [name, nxt] if nxt in path else [name, nxt]
+                cycle = path[path.index(nxt) :] + [name, nxt] if nxt in path else [name, nxt]
                 raise PassError(NAME, "recursive inline functions: " + " -> ".join(cycle), inline[nxt].span)
             if nxt not in state:
                 visit(nxt, path + [name])
@@ -64,8 +65,11 @@ class _Splicer:
         out: list[Stmt] = []
         for s in node.stmts:
             out.extend(self.expand(s))
-        return node if len(out) == len(node.stmts) and all(a is b for a, b in zip(out, node.stmts)) \
+        return (
+            node
+            if len(out) == len(node.stmts) and all(a is b for a, b in zip(out, node.stmts))
             else SeqStmts(flat(out), node.span)
+        )
 
     @rewrite.register(AssignStmt, EvalStmt)
     def _single(self, node: Stmt) -> Stmt:
@@ -102,8 +106,13 @@ class _Splicer:
                 mapping[param] = local
             else:
                 mapping[param] = arg
-        binders = {v for s in stmts for n in walk(s) if isinstance(n, (ForStmt, WhileStmt)) for v in
-                   ([n.loop_var] if isinstance(n, ForStmt) else []) + list(n.iter_args)}
+        binders = {
+            v
+            for s in stmts
+            for n in walk(s)
+            if isinstance(n, (ForStmt, WhileStmt))
+            for v in ([n.loop_var] if isinstance(n, ForStmt) else []) + list(n.iter_args)
+        }
         for v in local_defs:
             if v not in mapping and v not in binders:
                 mapping[v] = Var(f"{v.name_hint}_inline{k}", v.type, v.span)
@@ -114,7 +123,9 @@ class _Splicer:
         if lhs is not None:
             value = values[0] if len(values) == 1 else MakeTuple(values, site.span)
             if value is not lhs:
-                out.append(rebuild(site, value=value) if isinstance(site, AssignStmt) else AssignStmt(lhs, value, site.span))
+                out.append(
+                    rebuild(site, value=value) if isinstance(site, AssignStmt) else AssignStmt(lhs, value, site.span)
+                )
         else:
             out += [EvalStmt(v, site.span) for v in values if expr_calls(v)]
         return out

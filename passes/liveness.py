@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pypto.languages.invariants.walk import block, expr_vars, stmt_defs, stmt_exprs
+
 from pypto.ir.expr import Var
 from pypto.ir.stmt import (
     AssignStmt,
@@ -24,7 +26,6 @@ from pypto.ir.stmt import (
     Stmt,
     WhileStmt,
 )
-from pypto.languages.invariants.walk import block, expr_vars, stmt_defs, stmt_exprs
 
 _EMPTY: frozenset[Var] = frozenset()
 

@@ -14,14 +14,15 @@ hold, and a pass that enters a new dialect must leave every property of that dia
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+
+from pypto.languages.dialect import Dialect
+from pypto.languages.surface import surface
 
 from pypto.ir.function import Program
 from pypto.language.parser.gcpause import gc_paused
-from pypto.languages.dialect import Dialect
-from pypto.languages.surface import surface
 
 from .base import Pass
 from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
@@ -105,8 +106,12 @@ class PassManager:
         self.steps = check_order(self.passes, start, known=self.passes + builtin_passes())
 
     @classmethod
-    def get_strategy(cls, strategy: OptimizationStrategy = OptimizationStrategy.Default,
-                     verify: bool | str | VerifyLevel | None = None, plugins: bool = True) -> PassManager:
+    def get_strategy(
+        cls,
+        strategy: OptimizationStrategy = OptimizationStrategy.Default,
+        verify: bool | str | VerifyLevel | None = None,
+        plugins: bool = True,
+    ) -> PassManager:
         """The pipeline of ``strategy`` (with installed plugin passes inserted) as a pass manager."""
         return cls(default_passes(strategy, plugins=plugins), verify=verify)
 
@@ -119,8 +124,9 @@ class PassManager:
         """The dialect of the pipeline's output."""
         return self.steps[-1].after if self.steps else self.start
 
-    def run_passes(self, program: Program, dump_ir: bool = False, output_dir: str | Path | None = None,
-                   prefix: str = "pl") -> Program:
+    def run_passes(
+        self, program: Program, dump_ir: bool = False, output_dir: str | Path | None = None, prefix: str = "pl"
+    ) -> Program:
         """Run the pipeline; with ``dump_ir`` write the printed IR after each pass into ``output_dir``."""
         extra: list[PassInstrument] = []
         if dump_ir:
@@ -151,7 +157,9 @@ class PassManager:
                 p = step.pass_
                 entering = step.after is not step.before
                 verified -= _names(p.invalidates)
-                todo = [] if entering else [i for i in sorted(p.produces, key=lambda i: i.name) if i.name not in verified]
+                todo = (
+                    [] if entering else [i for i in sorted(p.produces, key=lambda i: i.name) if i.name not in verified]
+                )
                 program = apply_pass(p, program, checks=todo, dialect=step.after.name)
                 if check and (entering or level is VerifyLevel.STRICT):
                     step.after.validate(program, context=f"after pass {p.name}")

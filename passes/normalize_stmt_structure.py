@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from pypto.ir.function import Function, Program
-from pypto.ir.stmt import SeqStmts, Stmt
 from pypto.languages.invariants import NormalizedStmtStructure
 from pypto.languages.invariants.walk import function_index
+
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import SeqStmts, Stmt
 
 from .base import FunctionPass, Rewriter
 from .util import flat, rebuild, same_list

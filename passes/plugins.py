@@ -15,9 +15,9 @@ be registered only once (also not reusing a built-in pass name): both are hard e
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Callable, Iterable
 
 from .base import Pass
 from .errors import PluginError

@@ -23,10 +23,20 @@ then drop dead scalar assignments (spec/passes.md §4.5).
 from __future__ import annotations
 
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
+from pypto.languages.invariants.walk import (
+    block,
+    expr_calls,
+    expr_vars,
+    function_index,
+    stmt_defs,
+    stmt_exprs,
+    type_vars,
+    walk,
+)
 
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
@@ -49,16 +59,6 @@ from pypto.ir.stmt import (
 )
 from pypto.ir.type_base import ScalarType, Type
 from pypto.ir.types import ShapedType
-from pypto.languages.invariants.walk import (
-    block,
-    expr_calls,
-    expr_vars,
-    function_index,
-    stmt_defs,
-    stmt_exprs,
-    type_vars,
-    walk,
-)
 
 from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps
@@ -68,14 +68,29 @@ NAME = "Simplify"
 Range = tuple[int, int]
 
 _INT_OPS: dict[type, Callable[[int, int], int]] = {
-    E.Add: operator.add, E.Sub: operator.sub, E.Mul: operator.mul, E.Min: min, E.Max: max,
-    E.BitAnd: operator.and_, E.BitOr: operator.or_, E.BitXor: operator.xor,
+    E.Add: operator.add,
+    E.Sub: operator.sub,
+    E.Mul: operator.mul,
+    E.Min: min,
+    E.Max: max,
+    E.BitAnd: operator.and_,
+    E.BitOr: operator.or_,
+    E.BitXor: operator.xor,
 }
 _FLOAT_OPS: dict[type, Callable[[float, float], float]] = {
-    E.Add: operator.add, E.Sub: operator.sub, E.Mul: operator.mul, E.Min: min, E.Max: max,
+    E.Add: operator.add,
+    E.Sub: operator.sub,
+    E.Mul: operator.mul,
+    E.Min: min,
+    E.Max: max,
 }
 _COMPARE: dict[type, Callable[[object, object], bool]] = {
-    E.Eq: operator.eq, E.Ne: operator.ne, E.Lt: operator.lt, E.Le: operator.le, E.Gt: operator.gt, E.Ge: operator.ge,
+    E.Eq: operator.eq,
+    E.Ne: operator.ne,
+    E.Lt: operator.lt,
+    E.Le: operator.le,
+    E.Gt: operator.gt,
+    E.Ge: operator.ge,
 }
 
 
@@ -115,7 +130,7 @@ def _const(e: Expr) -> int | float | bool | None:
     return None
 
 
-def _make(value: int | float | bool, dtype: DataType, span: object) -> Expr | None:
+def _make(value: float | bool, dtype: DataType, span: object) -> Expr | None:
     """A constant of ``dtype`` holding ``value`` as that dtype would (None when it cannot be folded)."""
     if dtype == DataType.BOOL:
         return ConstBool(bool(value), span)
@@ -182,9 +197,7 @@ def _identity(node: BinaryExpr, a: object, b: object) -> Expr | None:
         keep = left
     elif cls is E.Add and a == 0 and not isinstance(a, bool) and integer:
         keep = right
-    elif cls is E.Sub and b == 0 and not isinstance(b, bool):
-        keep = left
-    elif cls is E.Mul and b == 1 and not isinstance(b, bool):
+    elif cls is E.Sub and b == 0 and not isinstance(b, bool) or cls is E.Mul and b == 1 and not isinstance(b, bool):
         keep = left
     elif cls is E.Mul and a == 1 and not isinstance(a, bool):
         keep = right
@@ -192,8 +205,9 @@ def _identity(node: BinaryExpr, a: object, b: object) -> Expr | None:
         keep = left
     if keep is not None:
         return keep if _same_dtype(keep, dtype) else None
-    if integer and ((cls is E.Mul and (a == 0 or b == 0)) or (cls is E.FloorMod and b == 1)
-                    or (cls is E.Sub and left is right)):
+    if integer and (
+        (cls is E.Mul and (a == 0 or b == 0)) or (cls is E.FloorMod and b == 1) or (cls is E.Sub and left is right)
+    ):
         return ConstInt(0, dtype, node.span)
     return None
 
@@ -290,8 +304,10 @@ class _Simplifier:
         lt = a[1] < b[0]
         ge = a[0] >= b[1]
         rules = {
-            E.Lt: (lt, ge), E.Ge: (ge, lt),
-            E.Le: (a[1] <= b[0], a[0] > b[1]), E.Gt: (a[0] > b[1], a[1] <= b[0]),
+            E.Lt: (lt, ge),
+            E.Ge: (ge, lt),
+            E.Le: (a[1] <= b[0], a[0] > b[1]),
+            E.Gt: (a[0] > b[1], a[1] <= b[0]),
             E.Eq: (a[0] == a[1] == b[0] == b[1], lt or a[0] > b[1]),
             E.Ne: (lt or a[0] > b[1], a[0] == a[1] == b[0] == b[1]),
         }
@@ -335,8 +351,11 @@ class _Simplifier:
         new_type = self.rewrite(var.type)
         if new_type is var.type:
             return var
-        new = IterArg(var.name_hint, new_type, self.rewrite(var.initValue), var.span) if isinstance(var, IterArg) \
+        new = (
+            IterArg(var.name_hint, new_type, self.rewrite(var.initValue), var.span)
+            if isinstance(var, IterArg)
             else Var(var.name_hint, new_type, var.span)
+        )
         self.subst[var] = new
         return new
 
@@ -405,9 +424,15 @@ class _Simplifier:
 
         then = self.scoped(lambda: branch(s.then_body, True))
         other = self.scoped(lambda: branch(s.else_body, False)) if s.else_body is not None else None
-        return [rebuild(s, condition=cond, then_body=self.body(s.then_body, then),
-                        else_body=self.body(s.else_body, other) if other is not None else None,
-                        return_vars=_keep(return_vars, s.return_vars))]
+        return [
+            rebuild(
+                s,
+                condition=cond,
+                then_body=self.body(s.then_body, then),
+                else_body=self.body(s.else_body, other) if other is not None else None,
+                return_vars=_keep(return_vars, s.return_vars),
+            )
+        ]
 
     def iter_args(self, args: list[IterArg]) -> list[IterArg]:
         out = []
@@ -450,17 +475,31 @@ class _Simplifier:
 
         body = self.scoped(run_body)
         return_vars = [self.define(v) for v in s.return_vars]
-        return [rebuild(s, loop_var=loop_var, start=start, stop=stop, step=step,
-                        iter_args=_keep(iter_args, s.iter_args), body=self.body(s.body, body),
-                        return_vars=_keep(return_vars, s.return_vars))]
+        return [
+            rebuild(
+                s,
+                loop_var=loop_var,
+                start=start,
+                stop=stop,
+                step=step,
+                iter_args=_keep(iter_args, s.iter_args),
+                body=self.body(s.body, body),
+                return_vars=_keep(return_vars, s.return_vars),
+            )
+        ]
 
     def while_(self, s: WhileStmt) -> Stmt:
         iter_args = self.iter_args(s.iter_args)
         cond = self.rewrite(s.condition)
         body = self.scoped(lambda: self.block(block(s.body)))
         return_vars = [self.define(v) for v in s.return_vars]
-        return rebuild(s, condition=cond, iter_args=_keep(iter_args, s.iter_args), body=self.body(s.body, body),
-                       return_vars=_keep(return_vars, s.return_vars))
+        return rebuild(
+            s,
+            condition=cond,
+            iter_args=_keep(iter_args, s.iter_args),
+            body=self.body(s.body, body),
+            return_vars=_keep(return_vars, s.return_vars),
+        )
 
 
 def _used(func: Function, body: Stmt) -> set[Var]:
@@ -547,8 +586,9 @@ class Simplify(FunctionPass):
         body = func.body if same_list(stmts, old) else body_like(func.body, stmts, func.span)
         body = _eliminate_dead(func, body)
         returns = [run.rewrite(t) for t in func.return_types]
-        return rebuild(func, params=_keep(params, func.params), return_types=_keep(returns, func.return_types),
-                       body=body)
+        return rebuild(
+            func, params=_keep(params, func.params), return_types=_keep(returns, func.return_types), body=body
+        )
 
 
 def simplify() -> Simplify:

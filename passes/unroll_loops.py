@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from pypto.languages.invariants import UnrollResolved
+from pypto.languages.invariants.walk import function_index
+from pypto.languages.surface import surface
+
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
 from pypto.ir.expr import ConstInt
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import ForStmt, SeqStmts, Stmt
 from pypto.ir.type_base import ScalarType
-from pypto.languages.invariants import UnrollResolved
-from pypto.languages.invariants.walk import function_index
-from pypto.languages.surface import surface
 
 from .base import FunctionPass, Rewriter
 from .errors import PassError

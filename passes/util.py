@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.node import IRNode, replace

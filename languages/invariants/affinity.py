@@ -21,13 +21,29 @@ class Affinity(enum.Enum):
 CUBE_OPS = frozenset(
     "tile." + n
     for n in (
-        "matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc", "gemv_bias", "batch_matmul",
-        "batch_matmul_acc", "matmul_mx", "matmul_mx_acc", "matmul_mx_bias",
+        "matmul",
+        "matmul_acc",
+        "matmul_bias",
+        "gemv",
+        "gemv_acc",
+        "gemv_bias",
+        "batch_matmul",
+        "batch_matmul_acc",
+        "matmul_mx",
+        "matmul_mx_acc",
+        "matmul_mx_bias",
     )
 )
 CUBE_SPACES = frozenset(
-    {MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias,
-     MemorySpace.LeftScale, MemorySpace.RightScale}
+    {
+        MemorySpace.Mat,
+        MemorySpace.Left,
+        MemorySpace.Right,
+        MemorySpace.Acc,
+        MemorySpace.Bias,
+        MemorySpace.LeftScale,
+        MemorySpace.RightScale,
+    }
 )
 # Cross-core pipe ends run on a fixed side; index queries run anywhere.
 _CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})

@@ -10,8 +10,8 @@ the enclosing function; the dialect that was being entered is filled in by the c
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator
 
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
@@ -172,9 +172,3 @@ class Invariant:
 
     def __repr__(self) -> str:
         return f"<Invariant {self.name}>"
-
-
-def check_all(invariants: Iterable[Invariant], program: Program) -> Iterator[Violation]:
-    """The violations of each invariant in turn."""
-    for inv in invariants:
-        yield from inv.check(program)

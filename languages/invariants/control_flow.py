@@ -47,7 +47,9 @@ def _check_structured(func: Function, program: Program, report: Reporter) -> Non
     if not is_incore_type(func.func_type):
         return
     for stmt in function_index(func).of(BreakStmt, ContinueStmt):
-        report.error("BREAK_CONTINUE_IN_KERNEL", f"'{_word(stmt)}' in {func.func_type.name} function '{func.name}'", stmt)
+        report.error(
+            "BREAK_CONTINUE_IN_KERNEL", f"'{_word(stmt)}' in {func.func_type.name} function '{func.name}'", stmt
+        )
 
 
 StructuredCtrlFlow = Invariant.per_function(

@@ -11,7 +11,7 @@ from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, WhileStmt, YieldStmt
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
-from .walk import block, function_index, op_name, base_name
+from .walk import base_name, block, function_index, op_name
 
 
 def _check_inline_gone(program: Program, report: Reporter) -> None:

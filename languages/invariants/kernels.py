@@ -61,7 +61,9 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
         want = _TPOP_SPACE.get((name, func.func_type))
         space = stmt.var.type.memory_space if isinstance(stmt.var.type, TileType) else None
         if want is not None and space is not want:
-            report.error("TPOP_SPACE", f"{name} lands in {space.name if space else 'no space'}, needs {want.name}", stmt)
+            report.error(
+                "TPOP_SPACE", f"{name} lands in {space.name if space else 'no space'}, needs {want.name}", stmt
+            )
         if not _static_tile(stmt.var.type):
             report.error("DYNAMIC_PIPE_TILE", f"{name} receives a tile without a static shape", stmt)
         if stmt.var not in freed:
@@ -114,7 +116,8 @@ def _check_syncall(program: Program, report: Reporter) -> None:
     full = {"aic_only": platform.aic_cores, "aiv_only": platform.aiv_cores, "mix": platform.aic_cores}
     for func in program.functions.values():
         hard = [
-            c for c in function_index(func).of(Call)
+            c
+            for c in function_index(func).of(Call)
             if op_name(c) == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
         ]
         for sync in hard:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace

@@ -12,8 +12,8 @@ from pypto.ir.stmt import (
     ClusterScopeStmt,
     HierarchyScopeStmt,
     InCoreScopeStmt,
-    SpmdScopeStmt,
     SplitAivScopeStmt,
+    SpmdScopeStmt,
     Stmt,
 )
 from pypto.ir.types import TileType
@@ -59,8 +59,12 @@ def _check_split_incore_orch(func: Function, program: Program, report: Reporter)
     if func.func_type is FunctionType.Orchestration:
         for call in index.of(Call):
             name = op_name(call)
-            if name and name.startswith("tensor.") and name not in _ORCHESTRATION_TENSOR_OPS \
-                    and op_registry.lookup("tile." + name.split(".", 1)[1]) is not None:
+            if (
+                name
+                and name.startswith("tensor.")
+                and name not in _ORCHESTRATION_TENSOR_OPS
+                and op_registry.lookup("tile." + name.split(".", 1)[1]) is not None
+            ):
                 report.warning("COMPUTE_IN_ORCHESTRATION", f"compute op {name} left in an Orchestration function", call)
 
 
@@ -132,7 +136,9 @@ def _check_aiv_split(func: Function, program: Program, report: Reporter) -> None
             report.error("NESTED_REGION", "a split-aiv region inside another", region)
         inside.update(id(n) for n in nodes)
     if regions and func.func_type is FunctionType.InCore and "split_aiv" not in func.attrs:
-        report.error("REGION_NOT_OUTLINED", "a split-aiv region in an InCore function not made by outlining", regions[0])
+        report.error(
+            "REGION_NOT_OUTLINED", "a split-aiv region in an InCore function not made by outlining", regions[0]
+        )
     for call in calls:
         name, side, within = op_name(call), affinity(call), id(call) in inside
         if within and side is Affinity.CUBE:
@@ -142,9 +148,7 @@ def _check_aiv_split(func: Function, program: Program, report: Reporter) -> None
         if regions and not within and side is Affinity.VECTOR and name not in _REGION_FREE_VECTOR:
             report.error("VECTOR_OUTSIDE_REGION", f"vector op {name or 'call'} outside the split-aiv regions", call)
         _check_shard_spaces(call, report)
-    producer: dict[Var, tuple[AssignStmt, bool]] = {
-        s.var: (s, id(s) in inside) for s in index.of(AssignStmt)
-    }
+    producer: dict[Var, tuple[AssignStmt, bool]] = {s.var: (s, id(s) in inside) for s in index.of(AssignStmt)}
     for stmt in index.of(AssignStmt):
         within, name, side = id(stmt) in inside, op_name(stmt.value), affinity(stmt.value)
         for var in dict.fromkeys(expr_vars(stmt.value)):
@@ -153,9 +157,15 @@ def _check_aiv_split(func: Function, program: Program, report: Reporter) -> None
                 continue
             source_side = affinity(source[0].value)
             if within and source_side is Affinity.CUBE and name != _SHARD:
-                report.error("UNSHARDED_CUBE_VALUE", f"cube value '{var.name_hint}' enters a region without aiv_shard", stmt)
+                report.error(
+                    "UNSHARDED_CUBE_VALUE", f"cube value '{var.name_hint}' enters a region without aiv_shard", stmt
+                )
             if not within and side is Affinity.CUBE and op_name(source[0].value) != _GATHER:
-                report.error("UNGATHERED_REGION_VALUE", f"region value '{var.name_hint}' reaches the cube without aic_gather", stmt)
+                report.error(
+                    "UNGATHERED_REGION_VALUE",
+                    f"region value '{var.name_hint}' reaches the cube without aic_gather",
+                    stmt,
+                )
 
 
 AivSplitValid = Invariant.per_function(

@@ -26,7 +26,9 @@ def _check_incore_tile_ops(func: Function, program: Program, report: Reporter) -
         if name is None or not name.startswith("tensor.") or name in _GM_ACCESS:
             continue
         if op_registry.lookup("tile." + name.split(".", 1)[1]) is not None:
-            report.error("TENSOR_OP_IN_KERNEL", f"{name} in a {func.func_type.name} function (convert it to tile ops)", call)
+            report.error(
+                "TENSOR_OP_IN_KERNEL", f"{name} in a {func.func_type.name} function (convert it to tile ops)", call
+            )
 
 
 IncoreTileOps = Invariant.per_function(
@@ -108,9 +110,9 @@ def _check_acc_store(func: Function, program: Program, report: Reporter) -> None
         if op_name(call) != "tile.store" or not call.args:
             continue
         source, target = call.args[0].type, _first_tensor(call)
-        if isinstance(source, TileType) and source.memory_space is MemorySpace.Acc and target is not None:
-            if target.dtype not in _ACC_STORE_DTYPES:
-                report.error("ACC_STORE_DTYPE", f"an Acc tile is stored into a {target.dtype} tensor", call)
+        from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
+        if from_acc and target is not None and target.dtype not in _ACC_STORE_DTYPES:
+            report.error("ACC_STORE_DTYPE", f"an Acc tile is stored into a {target.dtype} tensor", call)
 
 
 AccToGmStoreValid = Invariant.per_function(

@@ -56,9 +56,7 @@ class _Compare:
                 self.report.error(102, f"{what}: dtype {expected.dtype} vs {actual.dtype}", node)
         elif isinstance(expected, TupleType):
             if len(expected.types) != len(actual.types):
-                self.report.error(
-                    105, f"{what}: {len(expected.types)} tuple elements vs {len(actual.types)}", node
-                )
+                self.report.error(105, f"{what}: {len(expected.types)} tuple elements vs {len(actual.types)}", node)
             else:
                 for e, a in zip(expected.types, actual.types):
                     self.types(e, a, node, what, carry)

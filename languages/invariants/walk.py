@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+
 from pypto.ir.expr import (
     BinaryExpr,
     Call,
@@ -155,13 +156,6 @@ def stmt_exprs(stmt: Stmt) -> list[Expr]:
     return []
 
 
-def expr_nodes(expr: Expr) -> list[IRNode]:
-    """The nodes of an expression tree in pre-order (variables are leaves, types not entered)."""
-    if isinstance(expr, Var):
-        return [expr]
-    return walk(expr)
-
-
 def _collect_vars(expr: IRNode, out: list[Var]) -> None:
     """Append the variables of ``expr`` (direct cases for the common node kinds)."""
     cls = type(expr)
@@ -266,11 +260,6 @@ def callee(program: Program, expr: Expr) -> Function | None:
     if isinstance(expr, (Call, Submit)) and isinstance(expr.op, GlobalVar):
         return program.get_function(expr.op.name)
     return None
-
-
-def is_function_call(expr: Expr) -> bool:
-    """A Call/Submit whose callee is a program function (a GlobalVar)."""
-    return isinstance(expr, (Call, Submit)) and isinstance(expr.op, GlobalVar)
 
 
 def op_name(expr: Expr) -> str | None:

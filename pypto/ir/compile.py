@@ -12,7 +12,7 @@ from pathlib import Path
 from .function import Program
 
 
-def compile(  # noqa: A001 - the reference API name
+def compile(
     program: Program,
     output_dir: str | Path | None = None,
     strategy: object = None,

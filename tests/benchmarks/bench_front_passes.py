@@ -12,17 +12,18 @@ statements in under 1.5 s, and 10k/1k under 12.
 from __future__ import annotations
 
 import gc
+import itertools
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_parse_print import count_statements, program_text  # noqa: E402
+from bench_parse_print import count_statements, program_text
+from pypto.languages.invariants.base import clear_caches
 
-import pypto.language as pl  # noqa: E402
-from pypto import ir, passes  # noqa: E402
-from pypto.languages.invariants.base import clear_caches  # noqa: E402
+import pypto.language as pl
+from pypto import ir, passes
 
 SIZES = (1_000, 10_000, 50_000)
 RUNS = 3
@@ -55,7 +56,7 @@ def main(sizes: list[int]) -> None:
         checked[size] = on
         print(f"{n:>6} statements: surface -> ssa {on:7.3f} s with checks, {off:7.3f} s without")
         print("        " + timing.report().replace("\n", "\n        "))
-    for small, large in zip(sizes, sizes[1:]):
+    for small, large in itertools.pairwise(sizes):
         print(f"growth {large}/{small}: {checked[large] / checked[small]:.2f}")
 
 

@@ -6,11 +6,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from pypto.languages import ssa
 
 import pypto.language as pl
 from pypto import ir
 from pypto.ir.errors import VerificationError
-from pypto.languages import ssa
 
 SOURCE = textwrap.dedent(
     """

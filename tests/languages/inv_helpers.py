@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
-import pypto.language as pl
-from pypto import ir
 from pypto.languages.invariants import Invariant
 from pypto.languages.invariants.base import node_text
+
+import pypto.language as pl
+from pypto import ir
 
 INDEX = ir.ScalarType(ir.INDEX)
 
@@ -28,8 +29,14 @@ def with_body(program: ir.Program, name: str, body: ir.Stmt) -> ir.Program:
     return ir.Program(funcs, program.name, program.span)
 
 
-def single(name: str, params: list[ir.Var], body: ir.Stmt, returns: list[ir.Type] | None = None,
-           func_type: ir.FunctionType = ir.FunctionType.Opaque, directions: list | None = None) -> ir.Program:
+def single(
+    name: str,
+    params: list[ir.Var],
+    body: ir.Stmt,
+    returns: list[ir.Type] | None = None,
+    func_type: ir.FunctionType = ir.FunctionType.Opaque,
+    directions: list | None = None,
+) -> ir.Program:
     """A one-function program built by hand."""
     items = list(params) if directions is None else list(zip(params, directions))
     func = ir.Function(name, items, returns or [], body, ir.Span.unknown(), type=func_type)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inv_helpers import found, prog
+from pypto.languages.invariants import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
 
 from pypto import ir
-from pypto.languages.invariants import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
 
 _SPAN = ir.Span.unknown()
 _T = "pl.Tensor[[16], pl.FP32]"
@@ -52,21 +52,29 @@ def test_call_directions_resolved() -> None:
     cases = {
         (_AD.Input, _AD.Scalar): ("DIRECTION_COUNT", "call to 'k': 2 directions for 3 args"),
         (_AD.Scalar, _AD.Scalar, _AD.Output): ("DIRECTION_KIND", "call to 'k': tensor argument 0 has direction Scalar"),
-        (_AD.Input, _AD.Input, _AD.Output): ("DIRECTION_KIND", "call to 'k': non-tensor argument 1 has direction Input"),
-        (_AD.Output, _AD.Scalar, _AD.Output): ("DIRECTION_MISMATCH",
-                                               "call to 'k': argument 0 is Output for an In parameter"),
+        (_AD.Input, _AD.Input, _AD.Output): (
+            "DIRECTION_KIND",
+            "call to 'k': non-tensor argument 1 has direction Input",
+        ),
+        (_AD.Output, _AD.Scalar, _AD.Output): (
+            "DIRECTION_MISMATCH",
+            "call to 'k': argument 0 is Output for an In parameter",
+        ),
     }
     for dirs, expected in cases.items():
-        assert [(c, m) for c, m, _ in found(CallDirectionsResolved, _with_call_attrs(
-            program, {"arg_directions": list(dirs)}))] == [expected]
+        assert [
+            (c, m)
+            for c, m, _ in found(CallDirectionsResolved, _with_call_attrs(program, {"arg_directions": list(dirs)}))
+        ] == [expected]
     ok = _with_call_attrs(program, {"arg_directions": [_AD.Input, _AD.Scalar, _AD.OutputExisting]})
     assert found(CallDirectionsResolved, ok) == []
 
 
 def test_wrapper_directions_follow_the_kernel() -> None:
     program = prog(
-        PROGRAM.replace("type=pl.FunctionType.Orchestration", "type=pl.FunctionType.Group")
-        .replace(f"out: pl.Out[{_T}]) -> {_T}:\n            out = self.k", f"out: {_T}) -> {_T}:\n            out = self.k")
+        PROGRAM.replace("type=pl.FunctionType.Orchestration", "type=pl.FunctionType.Group").replace(
+            f"out: pl.Out[{_T}]) -> {_T}:\n            out = self.k", f"out: {_T}) -> {_T}:\n            out = self.k"
+        )
     )
     program = _with_call_attrs(program, {"arg_directions": [_AD.Input, _AD.Scalar, _AD.OutputExisting]})
     assert [(c, m) for c, m, _ in found(CallDirectionsResolved, program)] == [
@@ -98,8 +106,11 @@ def test_inout_use_valid() -> None:
     assert found(InOutUseValid, prog(READ_AFTER)) == [
         ("READ_AFTER_OUT", "'out' is read after being passed as Out/InOut to 'k'", "for i in pl.range(2): ..."),
     ]
-    group = prog(READ_AFTER.replace("@pl.function\n        def main", "@pl.function(type=pl.FunctionType.Group)\n"
-                                                                      "        def main"))
+    group = prog(
+        READ_AFTER.replace(
+            "@pl.function\n        def main", "@pl.function(type=pl.FunctionType.Group)\n        def main"
+        )
+    )
     assert found(InOutUseValid, group) == []
     rebound = prog(READ_AFTER.replace("r: " + _T + " = self.k(x, out)", "out = self.k(x, out)\n            r = out"))
     assert found(InOutUseValid, rebound) == []

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from inv_helpers import INDEX, found, prog, single, with_body
-
-from pypto import ir, passes
 from pypto.languages.invariants import (
     BreakContinueValid,
     PipelineLoopValid,
@@ -12,6 +10,8 @@ from pypto.languages.invariants import (
     StructuredCtrlFlow,
     UnrollResolved,
 )
+
+from pypto import ir, passes
 
 _SPAN = ir.Span.unknown()
 
@@ -35,7 +35,11 @@ def test_break_outside_a_loop_and_in_a_parallel_loop() -> None:
     body = ir.SeqStmts([ir.BreakStmt(_SPAN), loop, ir.ReturnStmt([n])], _SPAN)
     assert found(BreakContinueValid, single("main", [n], body, [INDEX])) == [
         ("OUTSIDE_LOOP", "'break' outside a loop", "break"),
-        ("IN_PARALLEL_LOOP", "'continue' inside a Parallel loop (only sequential and while loops allow it)", "continue"),
+        (
+            "IN_PARALLEL_LOOP",
+            "'continue' inside a Parallel loop (only sequential and while loops allow it)",
+            "continue",
+        ),
     ]
 
 
@@ -81,11 +85,18 @@ def test_pipeline_kind_and_stages_go_together() -> None:
     assert found(PipelineLoopValid, program) == []
     body = program.get_function("main").body
     unroll, pipe, ret = body.stmts
-    broken = with_body(program, "main", ir.SeqStmts([
-        ir.replace(unroll, attrs={"pipeline_stages": 2}),
-        ir.replace(pipe, attrs={}),
-        ret,
-    ], _SPAN))
+    broken = with_body(
+        program,
+        "main",
+        ir.SeqStmts(
+            [
+                ir.replace(unroll, attrs={"pipeline_stages": 2}),
+                ir.replace(pipe, attrs={}),
+                ret,
+            ],
+            _SPAN,
+        ),
+    )
     assert [(c, m) for c, m, _ in found(PipelineLoopValid, broken)] == [
         ("STRAY_STAGES", "a Unroll loop carries attrs['pipeline_stages']"),
         ("MISSING_STAGES", "a pipeline loop needs attrs['pipeline_stages']"),

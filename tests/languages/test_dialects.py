@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from inv_helpers import INDEX, prog, single
+from pypto.languages import CHAIN, Variant, describe, diff, ssa, surface
+from pypto.languages.invariants import STRUCTURAL, SSAForm, UnrollResolved
 
 from pypto import ir, languages
 from pypto.ir.errors import VerificationError
-from pypto.languages import CHAIN, Variant, describe, diff, ssa, surface
-from pypto.languages.invariants import STRUCTURAL, SSAForm, UnrollResolved
 
 _SPAN = ir.Span.unknown()
 NAMES = [d.name for d in CHAIN]
@@ -17,7 +19,7 @@ NAMES = [d.name for d in CHAIN]
 def test_chain_order_and_parents() -> None:
     assert NAMES == ["surface", "ssa", "outlined", "tiled", "split_core", "memref", "runtime"]
     assert surface.parent is None
-    assert all(child.parent is parent for parent, child in zip(CHAIN, CHAIN[1:]))
+    assert all(child.parent is parent for parent, child in itertools.pairwise(CHAIN))
     assert set(STRUCTURAL) <= set(languages.runtime.invariants)
     assert SSAForm not in languages.memref.invariants
 
@@ -27,19 +29,24 @@ def test_describe(name: str, snapshot) -> None:
     assert describe(languages.by_name(name)) == snapshot
 
 
-@pytest.mark.parametrize("pair", [f"{a.name}-{b.name}" for a, b in zip(CHAIN, CHAIN[1:])])
+@pytest.mark.parametrize("pair", [f"{a.name}-{b.name}" for a, b in itertools.pairwise(CHAIN)])
 def test_diff(pair: str, snapshot) -> None:
     parent, child = (languages.by_name(n) for n in pair.split("-"))
     assert diff(parent, child) == snapshot
 
 
 def test_diff_of_a_dialect_with_itself() -> None:
-    assert diff(ssa, ssa) == "ssa -> ssa\n  every variable is assigned once; ifs and loops carry values through yields\n  (no change)\n"
+    assert (
+        diff(ssa, ssa)
+        == "ssa -> ssa\n  every variable is assigned once; ifs and loops carry values through yields\n  (no change)\n"
+    )
 
 
 def test_unknown_dialect_name() -> None:
-    with pytest.raises(ValueError, match="^unknown dialect 'core' \\(known: surface, ssa, outlined, tiled, split_core, "
-                                         "memref, runtime\\)$"):
+    with pytest.raises(
+        ValueError,
+        match="^unknown dialect 'core' \\(known: surface, ssa, outlined, tiled, split_core, memref, runtime\\)$",
+    ):
         languages.by_name("core")
 
 
@@ -67,8 +74,8 @@ def test_removed_form_is_a_grammar_violation() -> None:
     assert program in surface
     assert program not in ssa
     grammar = [(v.rule, v.code, v.message) for v in ssa.check_grammar(program)]
-    assert grammar == [("Grammar", "REMOVED_FORM", "ForStmt[kind=ForKind.Unroll] is not part of this dialect "
-                                                   "(see UnrollResolved)")]
+    removed = "ForStmt[kind=ForKind.Unroll] is not part of this dialect (see UnrollResolved)"
+    assert grammar == [("Grammar", "REMOVED_FORM", removed)]
 
 
 def test_node_kind_outside_the_dialect() -> None:
@@ -90,7 +97,7 @@ def test_entering_a_dialect_lists_every_violation() -> None:
     lines = str(err.value).splitlines()
     assert lines[0] == "program 'A' is not in dialect 'ssa' (after pass Example): 2 violations"
     assert lines[1:4] == [
-        "[ssa] Grammar REMOVED_FORM in 'main': ForStmt[kind=ForKind.Unroll] is not part of this dialect "
+        "[ssa] Grammar REMOVED_FORM in 'main': " + "ForStmt[kind=ForKind.Unroll] is not part of this dialect "
         "(see UnrollResolved)",
         "    for i in pl.unroll(2): ...",
         "    at <string>:7:9",

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from inv_helpers import found, prog
-
-from pypto import ir, passes
 from pypto.languages.invariants import (
     InlineFunctionsEliminated,
     OrchestrationReferencesResolved,
     OutParamNotShadowed,
     ReturnParamsExplicit,
 )
+
+from pypto import ir, passes
 
 _T = "pl.Tensor[[16], pl.FP32]"
 
@@ -67,8 +67,12 @@ def test_return_params_explicit() -> None:
     assert found(ReturnParamsExplicit, program) == [
         ("IMPLICIT_PARAM_RETURN", "'r' writes back parameter 'out'; return the parameter itself", "return r"),
     ]
-    explicit = prog(KERNEL.replace(f"r: {_T} = pl.store(t, [0], out)\n            return r",
-                                   f"out = pl.store(t, [0], out)\n            return out"))
+    explicit = prog(
+        KERNEL.replace(
+            f"r: {_T} = pl.store(t, [0], out)\n            return r",
+            "out = pl.store(t, [0], out)\n            return out",
+        )
+    )
     assert found(ReturnParamsExplicit, explicit) == []
 
 

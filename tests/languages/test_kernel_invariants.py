@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from inv_helpers import found
+from pypto.languages.invariants import HardSyncallOccupancyValid, MixedKernelExpanded
 
 from pypto import ir
 from pypto.ir.op_registry import create_op_call
-from pypto.languages.invariants import HardSyncallOccupancyValid, MixedKernelExpanded
 
 _SPAN = ir.Span.unknown()
 _FT = ir.FunctionType
@@ -34,8 +34,9 @@ def _pop(var: ir.Var) -> ir.AssignStmt:
 
 def test_kernels_stay_on_one_side() -> None:
     left, right, vec = _tile(ir.Mem.Left, "l"), _tile(ir.Mem.Right, "r"), _tile(ir.Mem.Vec, "v")
-    matmul = ir.AssignStmt(ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc)),
-                           _call("tile.matmul", [left, right]))
+    matmul = ir.AssignStmt(
+        ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc)), _call("tile.matmul", [left, right])
+    )
     exp = ir.AssignStmt(_tile(ir.Mem.Vec, "e"), _call("tile.exp", [vec]))
     mixed = _func("mixed", [left, right, vec], [matmul, exp], _FT.InCore)
     cube = _func("cube", [left, right, vec], [matmul, exp], _FT.AIC)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inv_helpers import found, single
+from pypto.languages.invariants import A5, AllocatedMemoryAddr, HasMemRefs, target_platform
 
 from pypto import ir
-from pypto.languages.invariants import A5, AllocatedMemoryAddr, HasMemRefs, target_platform
 
 _SPAN = ir.Span.unknown()
 _KIB = 1024
@@ -24,8 +24,15 @@ def test_every_tile_has_a_memref_except_pipe_slots() -> None:
     popped, view = _vec("popped"), _vec("view")
     stmts = [
         ir.AssignStmt(popped, ir.Call(ir.get_op("tile.tpop_from_aic"), [], {"split": 0}, popped.type, _SPAN)),
-        ir.AssignStmt(view, ir.Call(ir.get_op("tile.reshape"), [popped, ir.MakeTuple([ir.ConstInt(16, ir.INDEX)] * 2, _SPAN)], popped.type,
-                                    _SPAN)),
+        ir.AssignStmt(
+            view,
+            ir.Call(
+                ir.get_op("tile.reshape"),
+                [popped, ir.MakeTuple([ir.ConstInt(16, ir.INDEX)] * 2, _SPAN)],
+                popped.type,
+                _SPAN,
+            ),
+        ),
         _exp(_vec("plain"), src),
         _exp(_vec("placed", ir.MemRef("mem_vec_1", 1024, 1024)), src),
     ]

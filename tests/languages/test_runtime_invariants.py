@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inv_helpers import INDEX, found, single
+from pypto.languages.invariants import IterArgCarryClassified, RuntimeScopesMaterialized
 
 from pypto import ir
-from pypto.languages.invariants import IterArgCarryClassified, RuntimeScopesMaterialized
 
 _SPAN = ir.Span.unknown()
 _FT = ir.FunctionType
@@ -15,8 +15,9 @@ def _loop(attrs: dict) -> tuple[ir.Var, ir.Stmt]:
     n = ir.Var("n", INDEX)
     carry = ir.IterArg("acc", INDEX, n)
     rv = ir.Var("rv", INDEX)
-    loop = ir.ForStmt(ir.Var("i", INDEX), 0, 4, 1, [carry], ir.YieldStmt([carry]), [rv], _SPAN,
-                      ir.ForKind.Sequential, attrs)
+    loop = ir.ForStmt(
+        ir.Var("i", INDEX), 0, 4, 1, [carry], ir.YieldStmt([carry]), [rv], _SPAN, ir.ForKind.Sequential, attrs
+    )
     return n, ir.SeqStmts([loop, ir.ReturnStmt([rv])], _SPAN)
 
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from inv_helpers import found, prog, single
-
-from pypto import ir
-from pypto.ir.op_registry import create_op_call
 from pypto.languages import outlined
 from pypto.languages.invariants import (
     AivSplitValid,
@@ -15,6 +12,9 @@ from pypto.languages.invariants import (
     Severity,
     SplitIncoreOrch,
 )
+
+from pypto import ir
+from pypto.ir.op_registry import create_op_call
 
 _SPAN = ir.Span.unknown()
 _FT = ir.FunctionType
@@ -55,7 +55,10 @@ def test_split_incore_orch() -> None:
     orchestration = single("main", [x], _eval("exp", x), func_type=_FT.Orchestration)
     (warning,) = SplitIncoreOrch.check(orchestration)
     assert (warning.severity, warning.code, warning.message) == (
-        Severity.WARNING, "COMPUTE_IN_ORCHESTRATION", "compute op tensor.exp left in an Orchestration function")
+        Severity.WARNING,
+        "COMPUTE_IN_ORCHESTRATION",
+        "compute op tensor.exp left in an Orchestration function",
+    )
     assert "warning: SplitIncoreOrch" in warning.render()
     outlined.validate(orchestration, [SplitIncoreOrch])
 
@@ -92,11 +95,13 @@ def test_aiv_split_region_rules() -> None:
     shard_vec = ir.Var("s", ir.TileType([8, 16], ir.FP16, None, None, ir.Mem.Vec))
     stmts = [
         ir.AssignStmt(acc, _call("tile.matmul", [left, right])),
-        _region([
-            ir.AssignStmt(ir.Var("m", acc.type), _call("tile.matmul", [left, right])),
-            ir.AssignStmt(ir.Var("w", acc.type), _call("tile.add", [acc, acc])),
-            ir.AssignStmt(shard_vec, _call("tile.aiv_shard", [vec], split=1)),
-        ]),
+        _region(
+            [
+                ir.AssignStmt(ir.Var("m", acc.type), _call("tile.matmul", [left, right])),
+                ir.AssignStmt(ir.Var("w", acc.type), _call("tile.add", [acc, acc])),
+                ir.AssignStmt(shard_vec, _call("tile.aiv_shard", [vec], split=1)),
+            ]
+        ),
         ir.AssignStmt(ir.Var("g", vec.type), _call("tile.aic_gather", [vec], split=1)),
         ir.AssignStmt(ir.Var("e", vec.type), _call("tile.exp", [vec])),
     ]
@@ -118,10 +123,12 @@ def test_valid_aiv_split_region() -> None:
     twice = ir.Var("twice", half.type)
     stmts = [
         ir.AssignStmt(acc, _call("tile.matmul", [left, right])),
-        _region([
-            ir.AssignStmt(half, _call("tile.aiv_shard", [acc], split=1)),
-            ir.AssignStmt(twice, _call("tile.add", [half, half])),
-        ]),
+        _region(
+            [
+                ir.AssignStmt(half, _call("tile.aiv_shard", [acc], split=1)),
+                ir.AssignStmt(twice, _call("tile.add", [half, half])),
+            ]
+        ),
     ]
     program = single("main", [left, right], ir.SeqStmts(stmts, _SPAN), func_type=_FT.AIC)
     assert found(AivSplitValid, program) == []

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inv_helpers import INDEX, found, prog, single
+from pypto.languages.invariants import SSAForm, UseAfterDef
 
 from pypto import ir, passes
-from pypto.languages.invariants import SSAForm, UseAfterDef
 
 _SPAN = ir.Span.unknown()
 
@@ -31,7 +31,11 @@ def test_multiple_assignment_and_missing_yield() -> None:
     )
     assert found(SSAForm, program) == [
         ("MULTIPLE_ASSIGNMENT", "variable 'x' is defined more than once", "x: pl.Scalar[pl.INDEX] = x + n"),
-        ("ITER_ARGS_RETURN_VARS_MISMATCH", "1 iter_args but 0 return vars", "for (k,) in pl.while_(init_values=(x,)): ..."),
+        (
+            "ITER_ARGS_RETURN_VARS_MISMATCH",
+            "1 iter_args but 0 return vars",
+            "for (k,) in pl.while_(init_values=(x,)): ...",
+        ),
         ("MULTIPLE_ASSIGNMENT", "variable 'k' is defined more than once", "k: pl.Scalar[pl.INDEX] = k + 1"),
         ("MISSING_YIELD", "a loop body does not end with a yield", "for (k,) in pl.while_(init_values=(x,)): ..."),
     ]
@@ -116,8 +120,9 @@ def test_loop_binders_and_branch_locals_do_not_outlive_their_scope() -> None:
     rv, t = ir.Var("rv", INDEX), ir.Var("t", INDEX)
     loop = _loop([acc], [ir.YieldStmt([acc + 1])], [rv])
     phi = ir.Var("phi", INDEX)
-    branch = ir.IfStmt(n < 3, ir.SeqStmts([ir.AssignStmt(t, n), ir.YieldStmt([t])], _SPAN),
-                       ir.YieldStmt([n]), [phi], _SPAN)
+    branch = ir.IfStmt(
+        n < 3, ir.SeqStmts([ir.AssignStmt(t, n), ir.YieldStmt([t])], _SPAN), ir.YieldStmt([n]), [phi], _SPAN
+    )
     body = ir.SeqStmts([loop, branch, ir.ReturnStmt([loop.loop_var + acc + t + rv + phi])], _SPAN)
     assert [m for _, m, _ in found(UseAfterDef, single("main", [n], body, [INDEX]))] == [
         "'i' is used before it is defined",

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inv_helpers import INDEX, found, prog, single
+from pypto.languages.invariants import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
 
 from pypto import ir, passes
-from pypto.languages.invariants import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
 
 _SPAN = ir.Span.unknown()
 
@@ -20,9 +20,17 @@ def _blocks() -> ir.Program:
 def test_nested_block_breaks_both() -> None:
     program = _blocks()
     assert found(NoRedundantBlocks, program) == [
-        ("NESTED_SEQ", "a block directly inside a block (flatten it)", "block of 1 statement: a: pl.Scalar[pl.INDEX] = n + 1"),
+        (
+            "NESTED_SEQ",
+            "a block directly inside a block (flatten it)",
+            "block of 1 statement: a: pl.Scalar[pl.INDEX] = n + 1",
+        ),
     ]
-    assert [c for c, _, _ in found(NormalizedStmtStructure, program)] == ["NESTED_SEQ", "MISPLACED_YIELD", "SINGLE_CHILD_SEQ"]
+    assert [c for c, _, _ in found(NormalizedStmtStructure, program)] == [
+        "NESTED_SEQ",
+        "MISPLACED_YIELD",
+        "SINGLE_CHILD_SEQ",
+    ]
 
 
 def test_flat_blocks_are_accepted() -> None:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from inv_helpers import found, prog, single
-
-from pypto import ir
-from pypto.ir.op_registry import create_op_call
 from pypto.languages.invariants import (
     A5,
     AccToGmStoreValid,
@@ -15,6 +12,9 @@ from pypto.languages.invariants import (
     TileOps2D,
     target_platform,
 )
+
+from pypto import ir
+from pypto.ir.op_registry import create_op_call
 
 _SPAN = ir.Span.unknown()
 _FT = ir.FunctionType
@@ -77,10 +77,14 @@ def test_tile_ops_2d() -> None:
     zero = ir.ConstInt(0, ir.INDEX)
     shape = ir.MakeTuple([ir.ConstInt(v, ir.INDEX) for v in (2, 16, 16)], _SPAN)
     stmts = [
-        ir.AssignStmt(ir.Var("cube", ir.TileType([2, 16, 16], ir.FP32, None, None, ir.Mem.Vec)),
-                      _call("tile.load", [g3, ir.MakeTuple([zero] * 3, _SPAN), shape, shape], target_memory=ir.Mem.Vec)),
-        ir.AssignStmt(ir.Var("tr", t.type), ir.Call(ir.get_op("tile.transpose"), [t, zero, ir.ConstInt(1, ir.INDEX)],
-                                                    t.type, _SPAN)),
+        ir.AssignStmt(
+            ir.Var("cube", ir.TileType([2, 16, 16], ir.FP32, None, None, ir.Mem.Vec)),
+            _call("tile.load", [g3, ir.MakeTuple([zero] * 3, _SPAN), shape, shape], target_memory=ir.Mem.Vec),
+        ),
+        ir.AssignStmt(
+            ir.Var("tr", t.type),
+            ir.Call(ir.get_op("tile.transpose"), [t, zero, ir.ConstInt(1, ir.INDEX)], t.type, _SPAN),
+        ),
         ir.AssignStmt(ir.Var("asm", t.type), ir.Call(ir.get_op("tile.assemble"), [t, tmp, off], t.type, _SPAN)),
         ir.AssignStmt(ir.Var("ok", t.type), _call("tile.transpose", [t, zero, ir.ConstInt(1, ir.INDEX), tmp])),
     ]
@@ -97,8 +101,9 @@ def test_tile_memory_inferred() -> None:
     unknown = ir.Var("u", ir.TileType([16, 16], ir.FP32))
     stmts = [
         ir.AssignStmt(unknown, _call("tile.exp", [_tile(ir.Mem.Vec, name="e")])),
-        ir.AssignStmt(ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc)),
-                      _call("tile.matmul", [left, vec])),
+        ir.AssignStmt(
+            ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc)), _call("tile.matmul", [left, vec])
+        ),
     ]
     program = single("main", [left, vec], ir.SeqStmts(stmts, _SPAN), func_type=_FT.AIC)
     assert [(c, m) for c, m, _ in found(TileMemoryInferred, program)] == [
@@ -120,14 +125,17 @@ def test_tile_memory_inferred() -> None:
 
 
 def _store(tile: ir.Var, target: ir.Var, **kwargs: object) -> ir.AssignStmt:
-    return ir.AssignStmt(ir.Var("s", target.type), _raw("tile.store", [tile, _offsets(), target], target.type, **kwargs))
+    return ir.AssignStmt(
+        ir.Var("s", target.type), _raw("tile.store", [tile, _offsets(), target], target.type, **kwargs)
+    )
 
 
 def test_acc_to_gm_store() -> None:
     acc = _tile(ir.Mem.Acc)
     bad, good = _tensor(ir.INT8, "bad"), _tensor(ir.FP32, "good")
-    program = single("main", [acc, bad, good], ir.SeqStmts([_store(acc, bad), _store(acc, good)], _SPAN),
-                     func_type=_FT.AIC)
+    program = single(
+        "main", [acc, bad, good], ir.SeqStmts([_store(acc, bad), _store(acc, good)], _SPAN), func_type=_FT.AIC
+    )
     assert [(c, m) for c, m, _ in found(AccToGmStoreValid, program)] == [
         ("ACC_STORE_DTYPE", "an Acc tile is stored into a int8 tensor"),
     ]

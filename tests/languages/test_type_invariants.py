@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from inv_helpers import INDEX, found, prog, single
-
-from pypto import ir
 from pypto.languages.invariants import (
     ArrayNotEscaped,
     AssignTypeSymmetry,
@@ -12,6 +10,8 @@ from pypto.languages.invariants import (
     TileTypeCoherence,
     TypeChecked,
 )
+
+from pypto import ir
 
 _SPAN = ir.Span.unknown()
 BOOL = ir.ScalarType(ir.BOOL)
@@ -92,15 +92,19 @@ def test_assign_type_symmetry() -> None:
     y = ir.Var("y", ir.TileType([16], ir.FP32))
     program = single("main", [x], ir.SeqStmts([ir.AssignStmt(y, x), ir.ReturnStmt([y])], _SPAN))
     assert found(AssignTypeSymmetry, program) == [
-        ("ASSIGN_TYPE", "'y' is pl.Tile[[16], pl.FP32] but its value is pl.Tile[[16], pl.FP32, pl.Mem.Vec]",
-         "y: pl.Tile[[16], pl.FP32] = x"),
+        (
+            "ASSIGN_TYPE",
+            "'y' is pl.Tile[[16], pl.FP32] but its value is pl.Tile[[16], pl.FP32, pl.Mem.Vec]",
+            "y: pl.Tile[[16], pl.FP32] = x",
+        ),
     ]
 
 
 def test_tile_type_coherence() -> None:
     good = ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Vec)
-    stored = ir.TileType.model_construct(shape=good.shape, dtype=ir.FP32, memref=None, tile_view=ir.TileView(),
-                                         memory_space_=ir.Mem.Vec)
+    stored = ir.TileType.model_construct(
+        shape=good.shape, dtype=ir.FP32, memref=None, tile_view=ir.TileView(), memory_space_=ir.Mem.Vec
+    )
     x = ir.Var("x", good)
     t = ir.Var("t", stored)
     program = single("main", [x], ir.SeqStmts([ir.AssignStmt(t, x), ir.ReturnStmt([t])], _SPAN))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pypto import ir
 from pypto.languages import ssa, surface
 from pypto.passes import FunctionPass
+
+from pypto import ir
 
 
 class _Identity(FunctionPass):

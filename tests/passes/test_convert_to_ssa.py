@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
 from pass_helpers import before_after, check_preserves, upto
-
-from pypto import ir, passes
 from pypto.languages import ssa
 from pypto.languages.invariants import SSAForm
 from pypto.passes import PassError
+
+from pypto import ir, passes
 
 
 @pytest.mark.parametrize("name", sorted(CONVERT_TO_SSA))

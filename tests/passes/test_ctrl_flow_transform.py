@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from front_programs import CTRL_FLOW_TRANSFORM, parse
 from pass_helpers import before_after, check_preserves
-
-from pypto import ir, passes
 from pypto.languages.invariants import StructuredCtrlFlow
 from pypto.languages.invariants.walk import function_index
 from pypto.passes import PassError
+
+from pypto import ir, passes
 
 
 @pytest.mark.parametrize("name", sorted(CTRL_FLOW_TRANSFORM))

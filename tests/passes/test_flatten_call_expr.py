@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from front_programs import FLATTEN_CALL_EXPR, parse
 from pass_helpers import before_after, check_preserves, upto
+from pypto.languages.invariants import NoNestedCalls, SSAForm
 
 from pypto import ir, passes
-from pypto.languages.invariants import NoNestedCalls, SSAForm
 
 
 @pytest.mark.parametrize("name", sorted(FLATTEN_CALL_EXPR))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
+from pypto.languages.invariants import SSAForm
+from pypto.passes import PassContext, PassError, Rewriter
 
 from pypto import ir, passes
 from pypto.ir.errors import VerificationError
-from pypto.languages.invariants import SSAForm
-from pypto.passes import PassContext, PassError, Rewriter
 
 INDEX = ir.ScalarType(ir.INDEX)
 
@@ -44,7 +44,7 @@ def _stmt() -> tuple[ir.Var, ir.Var, ir.Stmt]:
 
 
 def test_fallback_returns_the_same_object_when_nothing_changes() -> None:
-    a, b, block = _stmt()
+    a, _, block = _stmt()
     unrelated = ir.Var("z", INDEX)
     assert Renamer(unrelated, a).rewrite(block) is block
 
@@ -60,7 +60,7 @@ def test_fallback_rebuilds_only_the_changed_path() -> None:
 
 
 def test_extend_keeps_parent_cases_and_parent_is_unaffected() -> None:
-    a, b, block = _stmt()
+    a, _, block = _stmt()
     x = ir.Var("x", INDEX)
     child = ConstantsToZero(a, x).rewrite(block)
     assert child.stmts[0].value.left is x and child.stmts[0].value.right.value == 0
@@ -124,8 +124,15 @@ def test_pass_must_return_a_program() -> None:
 
 
 def test_factories_name_their_passes() -> None:
-    made = [passes.inline_functions(), passes.unroll_loops(), passes.ctrl_flow_transform(), passes.convert_to_ssa(),
-            passes.simplify(), passes.normalize_stmt_structure(), passes.flatten_call_expr()]
+    made = [
+        passes.inline_functions(),
+        passes.unroll_loops(),
+        passes.ctrl_flow_transform(),
+        passes.convert_to_ssa(),
+        passes.simplify(),
+        passes.normalize_stmt_structure(),
+        passes.flatten_call_expr(),
+    ]
     assert [p.name for p in made] == [p.name for p in passes.builtin_passes()]
     assert repr(made[3]) == "<Pass ConvertToSSA>"
 

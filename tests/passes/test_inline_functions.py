@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from front_programs import INLINE_FUNCTIONS, parse
 from pass_helpers import before_after, check_preserves
-
-from pypto import ir, passes
 from pypto.languages.invariants import InlineFunctionsEliminated
 from pypto.passes import PassError
+
+from pypto import ir, passes
 
 
 @pytest.mark.parametrize("name", sorted(INLINE_FUNCTIONS))
@@ -46,7 +46,9 @@ def test_each_call_site_gets_its_own_copies() -> None:
 
 
 def test_program_without_inline_functions_is_unchanged() -> None:
-    program = parse(INLINE_FUNCTIONS["assign_call"].replace("type=pl.FunctionType.Inline", "type=pl.FunctionType.Opaque"))
+    program = parse(
+        INLINE_FUNCTIONS["assign_call"].replace("type=pl.FunctionType.Inline", "type=pl.FunctionType.Opaque")
+    )
     assert passes.inline_functions()(program) is program
 
 

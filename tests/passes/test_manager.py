@@ -6,15 +6,22 @@ from pathlib import Path
 
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
-
-from pypto import ir, passes
-from pypto.ir.errors import VerificationError
 from pypto.languages import ssa, surface
 from pypto.languages.invariants import NormalizedStmtStructure
 from pypto.passes import PassContext, PassOrderError, VerifyLevel
 
-FRONT = ["InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "ConvertToSSA", "Simplify",
-         "NormalizeStmtStructure", "FlattenCallExpr"]
+from pypto import ir, passes
+from pypto.ir.errors import VerificationError
+
+FRONT = [
+    "InlineFunctions",
+    "UnrollLoops",
+    "CtrlFlowTransform",
+    "ConvertToSSA",
+    "Simplify",
+    "NormalizeStmtStructure",
+    "FlattenCallExpr",
+]
 
 
 class DuplicateFirstAssign(passes.FunctionPass):
@@ -83,8 +90,13 @@ def test_pass_from_the_wrong_dialect_is_rejected() -> None:
 
 
 def test_missing_required_property_is_rejected() -> None:
-    order = [passes.inline_functions(), passes.unroll_loops(), passes.ctrl_flow_transform(),
-             passes.convert_to_ssa(), passes.flatten_call_expr()]
+    order = [
+        passes.inline_functions(),
+        passes.unroll_loops(),
+        passes.ctrl_flow_transform(),
+        passes.convert_to_ssa(),
+        passes.flatten_call_expr(),
+    ]
     with pytest.raises(PassOrderError) as err:
         passes.PassManager(order)
     assert str(err.value) == (

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from front_programs import NORMALIZE_STMT_STRUCTURE, parse
 from pass_helpers import before_after, check_preserves, outline, upto
+from pypto.languages.invariants import NormalizedStmtStructure
 
 from pypto import ir, passes
-from pypto.languages.invariants import NormalizedStmtStructure
 
 INDEX = ir.ScalarType(ir.INDEX)
 

@@ -6,11 +6,11 @@ from importlib.metadata import EntryPoint
 
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
-
-from pypto import passes
 from pypto.languages import ssa
 from pypto.passes import PassOrderError, PluginError
 from pypto.passes.plugins import GROUP, discover, insert
+
+from pypto import passes
 
 BUILTIN = [p.name for p in passes.builtin_passes()]
 
@@ -21,9 +21,7 @@ def _ep(name: str, attr: str) -> EntryPoint:
 
 def _installed() -> dict:
     found = discover(builtin=BUILTIN)
-    assert "MarkVisited" in found, (
-        "the demo plugin is not installed; run: python -m pip install -e ./tests/plugin_pkg"
-    )
+    assert "MarkVisited" in found, "the demo plugin is not installed; run: python -m pip install -e ./tests/plugin_pkg"
     return found
 
 
@@ -75,8 +73,9 @@ def test_duplicate_name_is_a_hard_error() -> None:
 
 
 def test_builtin_name_cannot_be_reused() -> None:
-    with pytest.raises(PluginError, match="^pass plugin 'Simplify' \\(fake_plugins:Shadow\\) reuses the name of a "
-                                          "built-in pass$"):
+    with pytest.raises(
+        PluginError, match="^pass plugin 'Simplify' \\(fake_plugins:Shadow\\) reuses the name of a built-in pass$"
+    ):
         discover([_ep("Simplify", "Shadow")], builtin=BUILTIN)
 
 

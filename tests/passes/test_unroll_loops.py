@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from front_programs import UNROLL_LOOPS, parse
 from pass_helpers import before_after, check_preserves
-
-from pypto import ir, passes
 from pypto.languages.invariants import UnrollResolved
 from pypto.passes import PassError
+
+from pypto import ir, passes
 
 
 @pytest.mark.parametrize("name", sorted(UNROLL_LOOPS))

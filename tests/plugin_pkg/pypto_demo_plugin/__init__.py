@@ -6,9 +6,10 @@ with ``attrs["visited_by"]``, which the printer shows as ``pl.func_attr``.
 
 from __future__ import annotations
 
-from pypto import ir
 from pypto.languages import ssa
 from pypto.passes import FunctionPass
+
+from pypto import ir
 
 TAG = "pypto-demo-plugin"
 
