@@ -15,6 +15,30 @@ _TENSOR = "pl.Tensor[[16, 16], pl.FP32]"
 _TILE = "pl.Tile[[16, 16], pl.FP32]"
 
 INLINE_FUNCTIONS = {
+    "mixed_control_flow": """
+        @pl.program
+        class MixedInline:
+            @pl.function(type=pl.FunctionType.Inline)
+            def half(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                h = x // 2
+                return h
+
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                init: pl.Scalar[pl.INDEX] = 0
+                for i, (acc,) in pl.range(n, init_values=(init,)):
+                    nxt = pl.yield_(acc + i)
+                m: pl.Scalar[pl.INDEX] = nxt
+                while m > 1:
+                    if m > 10:
+                        if m % 2 == 0:
+                            m = self.half(m)
+                        else:
+                            m = m - 1
+                    else:
+                        m = m - 2
+                return m + nxt
+    """,
     "calls_inside_scopes": f"""
         @pl.program
         class Scoped:
@@ -116,6 +140,23 @@ INLINE_FUNCTIONS = {
 }
 
 UNROLL_LOOPS = {
+    "unroll_in_nested_ifs_in_while": """
+        @pl.program
+        class UnrollWhile:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                acc: pl.Scalar[pl.INDEX] = 0
+                while acc < n:
+                    if acc > 3:
+                        if n > 8:
+                            for k in pl.unroll(2):
+                                acc = acc + k + 1
+                        else:
+                            acc = acc + 1
+                    else:
+                        acc = acc + 2
+                return acc
+    """,
     "unroll_inside_incore_scope": f"""
         @pl.program
         class ScopedUnroll:
@@ -184,6 +225,25 @@ UNROLL_LOOPS = {
 }
 
 CTRL_FLOW_TRANSFORM = {
+    "iter_args_and_continue_in_nested_ifs": """
+        @pl.program
+        class NestedSkip:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                init: pl.Scalar[pl.INDEX] = 0
+                for i, (s,) in pl.range(n, init_values=(init,)):
+                    total = pl.yield_(s + i)
+                k: pl.Scalar[pl.INDEX] = 0
+                acc: pl.Scalar[pl.INDEX] = total
+                while k < n:
+                    k = k + 1
+                    if k > 2:
+                        if k % 3 == 0:
+                            continue
+                        acc = acc + k
+                    acc = acc + 1
+                return acc
+    """,
     "break_inside_incore_scope": f"""
         @pl.program
         class ScopedBreak:
@@ -386,6 +446,21 @@ CONVERT_TO_SSA = {
 }
 
 SIMPLIFY = {
+    "while_with_decided_nested_ifs": """
+        @pl.program
+        class WhileDecided:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                limit: pl.Scalar[pl.INDEX] = 3 * 4
+                acc: pl.Scalar[pl.INDEX] = 0
+                i: pl.Scalar[pl.INDEX] = 0
+                while i < n:
+                    if limit > 10:
+                        if limit < 20:
+                            acc = acc + i * 1
+                    i = i + 1
+                return acc
+    """,
     "constants_inside_scope": f"""
         @pl.program
         class ScopedConsts:
@@ -470,6 +545,23 @@ _HELPER = f"""
 """
 
 NORMALIZE_STMT_STRUCTURE = {
+    "nested_ifs_in_while_with_iter_args": f"""
+        @pl.program
+        class NestedWhile:{_HELPER}
+            @pl.function
+            def main(self, x: {_TENSOR}, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                init: pl.Scalar[pl.INDEX] = 0
+                for i, (s,) in pl.range(n, init_values=(init,)):
+                    total = pl.yield_(s + i)
+                k: pl.Scalar[pl.INDEX] = 0
+                while k < total:
+                    if k > 2:
+                        if k < 100:
+                            dead = k * 3
+                            self.helper(x)
+                    k = k + 1
+                return k
+    """,
     "scope_body_after_dead_code": f"""
         @pl.program
         class ScopeBody:{_HELPER}
@@ -540,6 +632,22 @@ NORMALIZE_STMT_STRUCTURE = {
 }
 
 FLATTEN_CALL_EXPR = {
+    "calls_in_while_and_nested_ifs": f"""
+        @pl.program
+        class WhileCalls:
+            @pl.function
+            def main(self, x: {_TENSOR}, n: pl.Scalar[pl.INDEX]) -> {_TENSOR}:
+                for i, (s,) in pl.range(n, init_values=(x,)):
+                    s2 = pl.yield_(pl.add(pl.mul(s, x), x))
+                k: pl.Scalar[pl.INDEX] = 0
+                y: {_TENSOR} = s2
+                while k < n:
+                    if k > 1:
+                        if pl.tensor.dim(x, 0) > k:
+                            y = pl.add(pl.exp(y), x)
+                    k = k + 1
+                return y
+    """,
     "nested_call_inside_scope": f"""
         @pl.program
         class ScopedCall:
