@@ -8,7 +8,8 @@ after each pass into a folder as numbered files (``00_frontend.py``, ``01_after_
 The context also carries the verification level: ``none``; ``basic`` (spec/passes.md §2: the
 properties a pass produces are checked after it, and a dialect is checked in full when a pass
 enters it); or ``strict`` (default: after every pass the pass manager checks the whole current
-dialect, so a pass that breaks any invariant is caught at its own boundary). Checker results are
+dialect, so a pass that breaks any invariant is caught at its own boundary); or ``roundtrip``
+(strict, and each program is also printed, parsed back and compared structurally). Checker results are
 cached per function object, so a strict check re-walks only the functions a pass changed. The
 environment variable ``PYPTO_VERIFY_LEVEL`` sets the default.
 """
@@ -39,6 +40,7 @@ class VerifyLevel(enum.Enum):
     NONE = "none"
     BASIC = "basic"
     STRICT = "strict"
+    ROUNDTRIP = "roundtrip"
 
 
 def verify_level(value: bool | str | VerifyLevel | None) -> VerifyLevel:
@@ -54,7 +56,7 @@ def verify_level(value: bool | str | VerifyLevel | None) -> VerifyLevel:
     try:
         return VerifyLevel(str(value).lower())
     except ValueError:
-        raise IRValueError(f"unknown verification level {value!r} (use none, basic or strict)") from None
+        raise IRValueError(f"unknown verification level {value!r} (use none, basic, strict or roundtrip)") from None
 
 
 class PassInstrument:

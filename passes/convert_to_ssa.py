@@ -55,7 +55,7 @@ from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps, structure_loop
 from .errors import PassError
 from .liveness import Liveness
-from .util import body_like, flat, rebuild, same_list
+from .util import block_of, flat, rebuild, same_list
 
 NAME = "ConvertToSSA"
 
@@ -140,7 +140,7 @@ class _Builder:
         stmts = self.block(old, frozenset())
         if body is self.func.body and same_list(stmts, old):
             return self.func
-        return rebuild(self.func, body=body_like(self.func.body, stmts, self.func.span))
+        return rebuild(self.func, body=block_of(stmts, self.func.body.span))
 
     def block(self, stmts: list[Stmt], live_out: frozenset[Var]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -149,7 +149,7 @@ class _Builder:
         return out
 
     def body(self, original: Stmt, stmts: list[Stmt]) -> Stmt:
-        return original if same_list(stmts, block(original)) else body_like(original, stmts, original.span)
+        return original if same_list(stmts, block(original)) else block_of(stmts, original.span)
 
     def stmt(self, s: Stmt, after: frozenset[Var]) -> list[Stmt]:
         if isinstance(s, SeqStmts):
@@ -213,7 +213,7 @@ class _Builder:
         if s.else_body is not None:
             else_body = self.body(s.else_body, other)
         else:
-            else_body = body_like(None, other, s.span) if other else None
+            else_body = block_of(other, s.span) if other else None
         return rebuild(
             s, condition=cond, then_body=then_body, else_body=else_body, return_vars=_keep(return_vars, s.return_vars)
         )

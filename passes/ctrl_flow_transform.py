@@ -54,7 +54,7 @@ from pypto.ir.type_base import ScalarType
 
 from .base import FunctionPass, Rewriter
 from .errors import PassError
-from .util import body_like, flat, rebuild
+from .util import block_of, flat, rebuild
 
 NAME = "CtrlFlowTransform"
 
@@ -88,8 +88,8 @@ def _remove(stmts: list[Stmt], kind: type, replacement: list[Stmt]) -> list[Stmt
             out.append(
                 IfStmt(
                     s.condition,
-                    SeqStmts(then, s.then_body.span),
-                    SeqStmts(other, s.span) if other else None,
+                    block_of(then, s.then_body.span),
+                    block_of(other, s.span) if other else None,
                     [],
                     s.span,
                 )
@@ -134,7 +134,7 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
     if any(jumps(s, ContinueStmt) for s in body):
         body = _remove(body, ContinueStmt, [])
     if not any(jumps(s, BreakStmt) for s in body):
-        return [rebuild(loop, body=body_like(loop.body, body, loop.span))]
+        return [rebuild(loop, body=block_of(body, loop.body.span))]
     span = loop.span
     n = next(names)
     flag = Var(f"__break_{n}", ScalarType(DataType.BOOL), span)
@@ -148,7 +148,7 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
         condition = scalar_ops.and_(test, running, span)
     else:
         condition = scalar_ops.and_(loop.condition, running, span)
-    return setup + [WhileStmt(condition, list(loop.iter_args), SeqStmts(body, span), list(loop.return_vars), span)]
+    return setup + [WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)]
 
 
 class _Run:
@@ -177,7 +177,7 @@ class _Run:
     @rewrite.register(SeqStmts)
     def _seq(self, node: SeqStmts) -> Stmt:
         new = self.rewrite.children(node)
-        return new if new is node else SeqStmts(flat(new.stmts), new.span)
+        return new if new is node else block_of(new.stmts, new.span)
 
 
 class CtrlFlowTransform(FunctionPass):

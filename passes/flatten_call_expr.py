@@ -26,7 +26,7 @@ from pypto.ir.stmt import (
 )
 
 from .base import FunctionPass
-from .util import body_like, rebuild, same_list
+from .util import block_of, rebuild, same_list
 
 NAME = "FlattenCallExpr"
 
@@ -71,7 +71,7 @@ class _Run:
     def body(self, body: Stmt) -> Stmt:
         old = block(body)
         new = self.block(old)
-        return body if same_list(new, old) else body_like(body, new, body.span)
+        return body if same_list(new, old) else block_of(new, body.span)
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
         out: list[Stmt] = []

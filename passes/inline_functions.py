@@ -16,7 +16,7 @@ from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, ReturnStmt, SeqStmts, S
 
 from .base import ProgramPass, Rewriter
 from .errors import PassError
-from .util import Substitute, flat, rebuild
+from .util import Substitute, block_of, flat, reblock, rebuild
 
 NAME = "InlineFunctions"
 _ATOMS = (Var, ConstInt, ConstFloat, ConstBool)
@@ -65,16 +65,12 @@ class _Splicer:
         out: list[Stmt] = []
         for s in node.stmts:
             out.extend(self.expand(s))
-        return (
-            node
-            if len(out) == len(node.stmts) and all(a is b for a, b in zip(out, node.stmts))
-            else SeqStmts(flat(out), node.span)
-        )
+        return reblock(node, out)
 
     @rewrite.register(AssignStmt, EvalStmt)
     def _single(self, node: Stmt) -> Stmt:
         out = self.expand(node)
-        return out[0] if len(out) == 1 else SeqStmts(flat(out), node.span)
+        return block_of(out, node.span)
 
     def expand(self, s: Stmt) -> list[Stmt]:
         value = s.value if isinstance(s, AssignStmt) else s.expr if isinstance(s, EvalStmt) else None

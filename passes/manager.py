@@ -21,8 +21,11 @@ from pathlib import Path
 from pypto.languages.dialect import Dialect
 from pypto.languages.surface import surface
 
+from pypto.ir.errors import PyptoError, VerificationError
 from pypto.ir.function import Program
+from pypto.ir.structural import assert_structural_equal
 from pypto.language.parser.gcpause import gc_paused
+from pypto.language.parser.text_parser import parse_program
 
 from .base import Pass
 from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
@@ -86,10 +89,23 @@ def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = N
     return steps
 
 
+def check_round_trip(program: Program, dialect: str, context: str) -> None:
+    """Print ``program``, parse the text back and require a structurally equal program."""
+    text = program.as_python()
+    try:
+        again = parse_program(text)
+        assert_structural_equal(program, again)
+    except (PyptoError, ValueError) as err:
+        raise VerificationError(
+            f"program '{program.name or 'Program'}' does not survive print and parse in dialect '{dialect}' "
+            f"({context}): {err}"
+        ) from err
+
+
 class PassManager:
     """Runs passes in order with checked boundaries and instruments.
 
-    ``verify``: True/"strict" (default, or ``PYPTO_VERIFY_LEVEL``), "basic", or False/"none".
+    ``verify``: True/"strict" (default, or ``PYPTO_VERIFY_LEVEL``), "basic", "roundtrip", or False/"none".
     """
 
     def __init__(
@@ -152,6 +168,8 @@ class PassManager:
             check = level is not VerifyLevel.NONE
             if check:
                 self.start.validate(program, context="pipeline input")
+            if level is VerifyLevel.ROUNDTRIP:
+                check_round_trip(program, self.start.name, "pipeline input")
             verified = set(self.start.properties)
             for step in self.steps:
                 p = step.pass_
@@ -161,8 +179,10 @@ class PassManager:
                     [] if entering else [i for i in sorted(p.produces, key=lambda i: i.name) if i.name not in verified]
                 )
                 program = apply_pass(p, program, checks=todo, dialect=step.after.name)
-                if check and (entering or level is VerifyLevel.STRICT):
+                if check and (entering or level in (VerifyLevel.STRICT, VerifyLevel.ROUNDTRIP)):
                     step.after.validate(program, context=f"after pass {p.name}")
                     verified |= set(step.after.properties)
+                if level is VerifyLevel.ROUNDTRIP:
+                    check_round_trip(program, step.after.name, f"after pass {p.name}")
                 verified |= _names(p.produces)
         return program

@@ -1,4 +1,9 @@
-"""NormalizeStmtStructure: flatten nested blocks and unwrap single-statement ones (spec §4.6)."""
+"""NormalizeStmtStructure: flatten nested blocks and unwrap single-statement ones (spec §4.6).
+
+The passes of this package build canonical blocks themselves (``util.block_of``), so the programs
+they produce print and parse back unchanged; this pass canonicalises IR built any other way (IR
+builders, plugin passes), whose redundant blocks print exactly like their contents.
+"""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ from pypto.ir.types import ShapedType
 
 from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps
-from .util import body_like, rebuild, same_list
+from .util import block_of, reblock, rebuild, same_list
 
 NAME = "Simplify"
 Range = tuple[int, int]
@@ -367,7 +367,7 @@ class _Simplifier:
             self.ranges = saved
 
     def body(self, original: Stmt, stmts: list[Stmt]) -> Stmt:
-        return original if same_list(stmts, block(original)) else body_like(original, stmts, original.span)
+        return original if same_list(stmts, block(original)) else block_of(stmts, original.span)
 
     def block(self, stmts: list[Stmt], top: bool = False) -> list[Stmt]:
         out: list[Stmt] = []
@@ -535,7 +535,7 @@ def _sweep(body: Stmt, used: set[Var]) -> Stmt:
     if not isinstance(body, SeqStmts):
         return body
     stmts = [_sweep(s, used) for s in body.stmts if not _dead(s, used)]
-    return body if same_list(stmts, body.stmts) else SeqStmts(stmts, body.span)
+    return reblock(body, stmts)
 
 
 def _eliminate_dead(func: Function, body: Stmt) -> Stmt:
@@ -583,7 +583,7 @@ class Simplify(FunctionPass):
         params = [run.define(p) for p in func.params]
         old = block(func.body)
         stmts = run.block(old, top=True)
-        body = func.body if same_list(stmts, old) else body_like(func.body, stmts, func.span)
+        body = func.body if same_list(stmts, old) else block_of(stmts, func.body.span)
         body = _eliminate_dead(func, body)
         returns = [run.rewrite(t) for t in func.return_types]
         return rebuild(

@@ -15,7 +15,7 @@ from pypto.ir.type_base import ScalarType
 
 from .base import FunctionPass, Rewriter
 from .errors import PassError
-from .util import flat, rebuild, seq, substitute
+from .util import block_of, rebuild, substitute
 
 NAME = "UnrollLoops"
 
@@ -43,12 +43,12 @@ class _Run:
         var = node.loop_var
         dtype = var.type.dtype if isinstance(var.type, ScalarType) else DataType.INDEX
         copies = [substitute(node.body, {var: ConstInt(i, dtype, node.span)}) for i in range(start, stop, step)]
-        return seq(copies, node.span)
+        return block_of(copies, node.span)
 
     @rewrite.register(SeqStmts)
     def _seq(self, node: SeqStmts) -> Stmt:
         new = self.rewrite.children(node)
-        return new if new is node else SeqStmts(flat(new.stmts), new.span)
+        return new if new is node else block_of(new.stmts, new.span)
 
 
 class UnrollLoops(FunctionPass):

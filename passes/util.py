@@ -23,17 +23,19 @@ def flat(stmts: Iterable[Stmt]) -> list[Stmt]:
     return out
 
 
-def seq(stmts: Iterable[Stmt], span: Span) -> SeqStmts:
-    """A flat block of ``stmts``."""
-    return SeqStmts(flat(stmts), span)
+def block_of(stmts: Iterable[Stmt], span: Span) -> Stmt:
+    """The canonical body holding ``stmts``, as the parser builds it: flat, one statement bare.
 
-
-def body_like(original: Stmt | None, stmts: list[Stmt], span: Span) -> Stmt:
-    """A body holding ``stmts``, shaped like ``original``: a bare statement stays bare."""
+    Passes build bodies with it so that every program they produce prints and parses back to a
+    structurally equal program (a one-statement SeqStmts would print exactly like the statement).
+    """
     stmts = flat(stmts)
-    if len(stmts) == 1 and not isinstance(original, SeqStmts):
-        return stmts[0]
-    return SeqStmts(stmts, original.span if original is not None else span)
+    return stmts[0] if len(stmts) == 1 else SeqStmts(stmts, span)
+
+
+def reblock(node: SeqStmts, stmts: list[Stmt]) -> Stmt:
+    """``node`` if ``stmts`` are its statements, else the canonical block of ``stmts``."""
+    return node if same_list(stmts, node.stmts) else block_of(stmts, node.span)
 
 
 def same_list(a: list, b: list) -> bool:

@@ -52,6 +52,31 @@ def outline(program: ir.Program) -> str:
     return "\n".join(lines)
 
 
+def wrap_bodies(program: ir.Program) -> ir.Program:
+    """``program`` with every one-statement body wrapped in its own SeqStmts (as IR builders often leave it).
+
+    Such blocks print exactly like the bare statement, so only NormalizeStmtStructure's tests build them.
+    """
+
+    def wrap(body: ir.Stmt | None) -> ir.Stmt | None:
+        if body is None:
+            return None
+        inner = visit(body)
+        return inner if isinstance(inner, ir.SeqStmts) else ir.SeqStmts([inner], inner.span)
+
+    def visit(stmt: ir.Stmt) -> ir.Stmt:
+        if isinstance(stmt, ir.SeqStmts):
+            return ir.SeqStmts([visit(s) for s in stmt.stmts], stmt.span)
+        if isinstance(stmt, ir.IfStmt):
+            return ir.replace(stmt, then_body=wrap(stmt.then_body), else_body=wrap(stmt.else_body))
+        if isinstance(stmt, (ir.ForStmt, ir.WhileStmt, ir.ScopeStmt)):
+            return ir.replace(stmt, body=wrap(stmt.body))
+        return stmt
+
+    funcs = [ir.replace(f, body=wrap(f.body)) for f in program.functions.values()]
+    return ir.Program(funcs, program.name, program.span)
+
+
 def inputs_for(program: ir.Program, scalar: int) -> list[Any]:
     """Arguments for ``main``: ``scalar`` for each scalar parameter, fixed random data for tensors."""
     rng = np.random.default_rng(7)

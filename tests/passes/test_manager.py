@@ -47,6 +47,19 @@ class NestBlocks(passes.FunctionPass):
         return ir.replace(func, body=ir.SeqStmts([func.body], func.body.span))
 
 
+class WrapBody(passes.FunctionPass):
+    """Wraps a one-statement function body in a block: valid ssa, but it prints like the bare statement."""
+
+    name = "WrapBody"
+    source = ssa
+    target = ssa
+
+    def run_function(self, func: ir.Function, program: ir.Program) -> ir.Function:
+        if isinstance(func.body, ir.SeqStmts):
+            return func
+        return ir.replace(func, body=ir.SeqStmts([func.body], func.body.span))
+
+
 def _recorder() -> tuple[list[tuple[str, str]], passes.CallbackInstrument]:
     log: list[tuple[str, str]] = []
     inst = passes.CallbackInstrument(
@@ -184,6 +197,28 @@ def test_basic_level_does_not_recheck_verified_properties() -> None:
     assert ssa.check(result)[0].rule == "SSAForm"
 
 
+def test_roundtrip_level_prints_and_parses_after_every_pass() -> None:
+    program = parse(
+        """
+        @pl.program
+        class One:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                return n + 1
+        """
+    )
+    for source in CONVERT_TO_SSA.values():
+        passes.PassManager.get_strategy(plugins=False, verify="roundtrip").run(parse(source))
+    order = _with(WrapBody(), after="Simplify")
+    passes.PassManager(order, verify="strict").run(program)
+    with pytest.raises(VerificationError) as err:
+        passes.PassManager(order, verify="roundtrip").run(program)
+    assert str(err.value).startswith(
+        "program 'One' does not survive print and parse in dialect 'ssa' (after pass WrapBody): "
+        "Structural equality assertion failed at: ['main'].body"
+    )
+
+
 def test_instruments_see_every_pass_in_order(tmp_path: Path) -> None:
     program = parse(CONVERT_TO_SSA["while_loop"])
     log, inst = _recorder()
@@ -213,7 +248,9 @@ def test_verify_level_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PYPTO_VERIFY_LEVEL")
     assert PassContext().verify is VerifyLevel.STRICT
     monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "loud")
-    with pytest.raises(ValueError, match="unknown verification level 'loud' \\(use none, basic or strict\\)"):
+    with pytest.raises(
+        ValueError, match="unknown verification level 'loud' \\(use none, basic, strict or roundtrip\\)"
+    ):
         PassContext()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from front_programs import NORMALIZE_STMT_STRUCTURE, parse
-from pass_helpers import before_after, check_preserves, outline, upto
+from pass_helpers import before_after, check_preserves, outline, upto, wrap_bodies
 from pypto.languages.invariants import NormalizedStmtStructure
 
 from pypto import ir, passes
@@ -14,7 +14,7 @@ INDEX = ir.ScalarType(ir.INDEX)
 
 @pytest.mark.parametrize("name", sorted(NORMALIZE_STMT_STRUCTURE))
 def test_snapshot(name: str, snapshot) -> None:
-    before = upto("NormalizeStmtStructure", parse(NORMALIZE_STMT_STRUCTURE[name]))
+    before = wrap_bodies(upto("NormalizeStmtStructure", parse(NORMALIZE_STMT_STRUCTURE[name])))
     assert NormalizedStmtStructure.check(before) != []
     after = check_preserves(passes.normalize_stmt_structure(), before)
     assert NormalizedStmtStructure.check(after) == []
