@@ -2,11 +2,11 @@
 
 Each pass is applied to a program as the default pipeline hands it over (after the passes that
 precede it), and ``assert_pass_preserves`` runs both versions on every input set of the case:
-returns and Out/InOut tensors must agree. A case must also be one the pass rewrites, so that it
-tests something. The whole surface -> ssa pipeline runs on every program. Programs on which a
-pass is known to change the meaning are strict xfails naming the defect. Finally, every pass
-class ``pypto.passes`` exports must have at least three cases here, so a new pass cannot land
-without them.
+returns and Out/InOut tensors must agree. A case of ``CASES`` must also be one the pass rewrites,
+so that it tests something; a ``REGRESSIONS`` case (a program the pass once got wrong) only has to
+keep its meaning. The whole surface -> ssa pipeline runs on every program, and the passes that
+declare no source dialect also run directly on every surface program. Finally, every pass class
+``pypto.passes`` exports must have at least three cases, so a new pass cannot land without them.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import inspect
 from collections.abc import Callable
 
 import pytest
-from programs import BUGS, CASES, Case, every_case
+from programs import CASES, PRE_SSA_LOOPS, REGRESSIONS, Case, every_case
+from pypto.languages import ssa, surface
 
 from pypto import ir, passes
 from pypto.interp import InterpreterError, run
 from pypto.interp.testing import assert_pass_preserves
-from pypto.languages import ssa, surface
 
 MIN_CASES = 3
 
@@ -63,13 +63,16 @@ class AppliedOnce:
         return self._last[1]
 
 
-def check_pass(name: str, case: Case) -> None:
-    """The pass ``name`` keeps the meaning of ``case`` on every input set and rewrites the program."""
+def check_pass(name: str, case: Case, rewrites: bool = True) -> None:
+    """The pass ``name`` keeps the meaning of ``case`` on every input set (and, if ``rewrites``, changes it)."""
     p, before = at_pass(name, case.program)
+    if case.prepare is not None:
+        before = case.prepare(before)
     once = AppliedOnce(name, p)
     for inputs in case.inputs:
         after = assert_pass_preserves(once, before, inputs)
-    assert not ir.structural_equal(before, after), f"{name} leaves {case.name} unchanged: the case tests nothing"
+    if rewrites:
+        assert not ir.structural_equal(before, after), f"{name} leaves {case.name} unchanged: the case tests nothing"
 
 
 def exported_pass_classes() -> dict[str, type[passes.Pass]]:
@@ -83,11 +86,18 @@ def exported_pass_classes() -> dict[str, type[passes.Pass]]:
     return classes
 
 
-@pytest.mark.parametrize(
-    ("name", "case"), [pytest.param(n, c, id=f"{n}-{c.name}") for n, cases in CASES.items() for c in cases]
-)
+def _params(group: dict[str, list[Case]]) -> list[object]:
+    return [pytest.param(n, c, id=f"{n}-{c.name}") for n, cases in group.items() for c in cases]
+
+
+@pytest.mark.parametrize(("name", "case"), _params(CASES))
 def test_pass_preserves_meaning(name: str, case: Case) -> None:
     check_pass(name, case)
+
+
+@pytest.mark.parametrize(("name", "case"), _params(REGRESSIONS))
+def test_pass_keeps_the_meaning_it_once_changed(name: str, case: Case) -> None:
+    check_pass(name, case, rewrites=False)
 
 
 @pytest.mark.parametrize("case", every_case(), ids=lambda c: c.name)
@@ -98,55 +108,27 @@ def test_front_pipeline_preserves_meaning(case: Case) -> None:
     ssa.validate(after, context="front pipeline output")
 
 
-def _bug(name: str, program: str, reason: str, raises: type[Exception] = AssertionError) -> object:
-    return pytest.param(
-        name, BUGS[program], id=f"{name}-{program}", marks=pytest.mark.xfail(strict=True, raises=raises, reason=reason)
-    )
+DIALECT_FREE = [p.name for p in passes.builtin_passes() if p.source is None]
 
 
-@pytest.mark.parametrize(
-    ("name", "case"),
-    [
-        _bug(
-            "ConvertToSSA",
-            "PreSSALoops",
-            "pypto/interp cannot run the surface program: a pre-SSA loop with init_values and no yield (the "
-            "seed's `for (x,) in pl.while_(init_values=...)` form, and the pl.range form ConvertToSSA accepts) "
-            "fails with 'loop body ends with no yield for 1 iter_args'",
-            raises=InterpreterError,
-        ),
-    ],
-)
-def test_known_meaning_changes(name: str, case: Case) -> None:
-    check_pass(name, case)
-
-
-def test_simplify_on_a_surface_program() -> None:
-    case = BUGS["RangeAfterReassignment"]
+@pytest.mark.parametrize("case", every_case(), ids=lambda c: c.name)
+@pytest.mark.parametrize("name", DIALECT_FREE)
+def test_dialect_free_pass_preserves_surface_programs(name: str, case: Case) -> None:
+    p = next(p for p in passes.builtin_passes() if p.name == name)
+    once = AppliedOnce(name, p)
     for inputs in case.inputs:
-        assert_pass_preserves(passes.simplify(), case.program, inputs)
+        assert_pass_preserves(once, case.program, inputs)
 
 
-# Defects these programs once exposed, now fixed: (pass, program) pairs that must keep their meaning.
-FIXED = [
-    ("CtrlFlowTransform", "BoundReassignedInKernelLoop"),
-    ("ConvertToSSA", "BoundReassignedInJumpingLoop"),
-    ("Simplify", "NarrowIntConstants"),
-    ("Simplify", "FP32Constants"),
-    ("Simplify", "FloatPlusZero"),
-]
-
-
-@pytest.mark.parametrize(("name", "program"), FIXED, ids=[f"{n}-{p}" for n, p in FIXED])
-def test_fixed_meaning_changes(name: str, program: str) -> None:
-    check_pass(name, BUGS[program])
-
-
-@pytest.mark.parametrize("program", [p for _, p in FIXED] + ["OneTripLoopWithBreak"])
-def test_front_pipeline_keeps_fixed_cases(program: str) -> None:
-    pipeline = AppliedOnce("the surface -> ssa pipeline", front_pipeline().run_passes)
-    for inputs in BUGS[program].inputs:
-        assert_pass_preserves(pipeline, BUGS[program].program, inputs)
+@pytest.mark.xfail(
+    strict=True,
+    raises=InterpreterError,
+    reason="pypto/interp cannot run the surface program: a pre-SSA loop with init_values and no yield (the "
+    "seed's `for (x,) in pl.while_(init_values=...)` form, and the pl.range form ConvertToSSA accepts) fails "
+    "with 'loop body ends with no yield for 1 iter_args'",
+)
+def test_convert_to_ssa_preserves_pre_ssa_loops() -> None:
+    check_pass("ConvertToSSA", PRE_SSA_LOOPS)
 
 
 def _pre_ssa_loops_in_python(n: int) -> int:
@@ -163,9 +145,9 @@ def _pre_ssa_loops_in_python(n: int) -> int:
 def test_pre_ssa_loops_after_convert_to_ssa_match_python() -> None:
     # The interpreter cannot run the surface program (xfail above), so ConvertToSSA's output is
     # checked against the same loops written in Python.
-    p, before = at_pass("ConvertToSSA", BUGS["PreSSALoops"].program)
+    p, before = at_pass("ConvertToSSA", PRE_SSA_LOOPS.program)
     after = p(before)
-    for (n,) in BUGS["PreSSALoops"].inputs:
+    for (n,) in PRE_SSA_LOOPS.inputs:
         assert run(after, n).value == _pre_ssa_loops_in_python(n)
 
 
