@@ -10,8 +10,8 @@ covers tile kernels called from orchestration, scalar programs and tensor progra
 
 ``REGRESSIONS`` maps a pass name to minimal programs on which that pass once changed the meaning
 (one defect each); after the fix the pass may leave them untouched, so they only have to keep
-their meaning. ``PRE_SSA_LOOPS`` is the seed's pre-SSA loop form, which the interpreter cannot run
-yet.
+their meaning. ``KNOWN_BUGS`` does the same for defects not fixed yet (strict xfails in the
+tests). ``PRE_SSA_LOOPS`` is the seed's pre-SSA loop form, which the interpreter cannot run yet.
 """
 
 from __future__ import annotations
@@ -1010,6 +1010,41 @@ REGRESSIONS: dict[str, list[Case]] = {
         # On a surface program a range learnt from a condition outlived a re-assignment.
         Case(RangeAfterReassignment, ((0,), (9,))),
     ],
+}
+
+# ------------------------------------------------------------------------------------------------
+# KNOWN_BUGS: programs on which a pass still changes the meaning (one defect each).
+# ------------------------------------------------------------------------------------------------
+
+
+@pl.program
+class RuntimeStepInKernelLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, a: Idx, b: Idx, s: Idx) -> Idx:
+        acc: Idx = 0
+        for i in pl.range(a, b, s):
+            if acc > 30:
+                break
+            acc = acc + i
+        return acc
+
+
+@pl.program
+class RuntimeStepInJumpingLoop:
+    @pl.function
+    def main(self, a: Idx, b: Idx, s: Idx) -> Idx:
+        acc: Idx = 0
+        for i in pl.range(a, b, s):
+            if acc > 30:
+                break
+            acc = acc + i
+        return acc
+
+
+KNOWN_BUGS: dict[str, list[Case]] = {
+    # A loop whose step is negative only at run time counts upwards once it becomes a while.
+    "CtrlFlowTransform": [Case(RuntimeStepInKernelLoop, ((0, 10, 2), (10, 0, -1), (10, 0, -3)))],
+    "ConvertToSSA": [Case(RuntimeStepInJumpingLoop, ((0, 10, 2), (10, 0, -1), (10, 0, -3)))],
 }
 
 # ------------------------------------------------------------------------------------------------
