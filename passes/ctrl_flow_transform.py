@@ -4,7 +4,8 @@ Innermost loops first. ``continue`` goes first: the statements after a branch th
 into the branch's fall-through side, so no jump is left. Then ``break``: a loop that breaks becomes a
 ``while`` over a fresh flag ``__break_<n>``; ``break`` becomes ``flag = True`` and the rest of the
 iteration moves into the other branch; a ``for`` keeps its counter in the loop variable, advanced
-only while the flag is down, and reads non-constant bounds once, before the loop, as the range did::
+only while the flag is down, reads non-constant bounds once, before the loop, as the range did, and
+tests the step's sign at run time when it is not a constant::
 
     before:  for i in pl.range(n):             after:  __break_0: pl.Scalar[pl.BOOL] = False
                  if i > 2:                             __stop_0: pl.Scalar[pl.INDEX] = n
@@ -111,16 +112,27 @@ def _fixed(value: Expr, name: str, setup: list[Stmt]) -> Expr:
 
 
 def _counter(loop: ForStmt, n: int, setup: list[Stmt]) -> tuple[Expr, Expr]:
-    """The continue-condition ``i < stop`` (``>`` for a negative constant step) and ``i + step``.
+    """The continue-condition of the counter and its increment ``i + step``.
 
-    A range reads its bounds once, before the first iteration; the body may re-assign the variables
+    The condition is ``i < stop`` for a positive constant step, ``i > stop`` for a negative one, and
+    ``step > 0 and i < stop or step < 0 and i > stop`` when the sign is known only at run time. A
+    range reads its bounds once, before the first iteration, and the body may re-assign the variables
     they were computed from, so non-constant bounds are copied to ``__stop_<n>``/``__step_<n>`` first.
     """
+    span, i = loop.span, loop.loop_var
     stop = _fixed(loop.stop, f"__stop_{n}", setup)
     step = _fixed(loop.step, f"__step_{n}", setup)
-    down = isinstance(step, ConstInt) and step.value < 0
-    test = (scalar_ops.gt if down else scalar_ops.lt)(loop.loop_var, stop, loop.span)
-    return test, scalar_ops.add(loop.loop_var, step, loop.span)
+    up, down = scalar_ops.lt(i, stop, span), scalar_ops.gt(i, stop, span)
+    if isinstance(step, ConstInt):
+        test = down if step.value < 0 else up
+    else:
+        zero = ConstInt(0, step.type.dtype if isinstance(step.type, ScalarType) else DataType.INDEX, span)
+        test = scalar_ops.or_(
+            scalar_ops.and_(scalar_ops.gt(step, zero, span), up, span),
+            scalar_ops.and_(scalar_ops.lt(step, zero, span), down, span),
+            span,
+        )
+    return test, scalar_ops.add(i, step, span)
 
 
 def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt]:
