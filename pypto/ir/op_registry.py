@@ -504,8 +504,19 @@ def create_op_call(op_name: str, args: list[Any], *rest: Any) -> Call:
     entry = get_entry(op_name)
     if not isinstance(args, (list, tuple)):
         raise OpTypeError(f"Operator '{op_name}': args must be a list of Expr", op_name, span)
-    result, stored = deduce_type(entry, list(args), dict(kwargs or {}), span)
-    return Call(entry.op, list(args), stored, result, span)
+    args = _fill_defaults_from(entry, list(args))
+    result, stored = deduce_type(entry, args, dict(kwargs or {}), span)
+    return Call(entry.op, args, stored, result, span)
+
+
+def _fill_defaults_from(entry: OpEntry, args: list[Any]) -> list[Any]:
+    """Append trailing optional arguments that default to another argument (tile.load's valid_shape)."""
+    names = [p.name for p in entry.params]
+    for p in entry.params[len(args):]:
+        if p.default_from is None or names.index(p.default_from) >= len(args):
+            break
+        args.append(args[names.index(p.default_from)])
+    return args
 
 
 def deduce_call_return_type(call_or_name: Call | Op | str, args: list[Expr] | None = None,

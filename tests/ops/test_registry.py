@@ -193,3 +193,12 @@ def test_scalar_operand_dtype():
     c = ir.op.tensor.adds(tensor("a", [4], ir.FP32), x)
     assert c.args[1] is x
     assert printed(c) == "pl.Tensor[[4], pl.FP32]"
+
+
+def test_create_op_call_fills_load_valid_shape_from_shapes():
+    t = ir.Var("t", ir.TensorType([64, 64], ir.FP32))
+    offsets = ir.MakeTuple([ir.ConstInt(0, ir.INDEX), ir.ConstInt(0, ir.INDEX)])
+    shapes = ir.MakeTuple([ir.ConstInt(64, ir.INDEX), ir.ConstInt(64, ir.INDEX)])
+    call = ir.create_op_call("tile.load", [t, offsets, shapes], {}, ir.Span.unknown())
+    assert len(call.args) == 4 and call.args[3] is shapes
+    assert str(call.type) == "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]"
