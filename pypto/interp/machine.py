@@ -4,8 +4,10 @@ The walker knows control flow, variables, calls and launches; what an op *means*
 :mod:`pypto.interp.semantics` by op name. Control flow:
 
 * ``for`` of every kind runs sequentially (parallel, unroll and pipeline loops included); iter_args
-  start at their init values, the body's trailing ``yield`` gives the next values, and the return
-  vars receive the final ones. ``while`` re-evaluates its condition with the current iter_args.
+  start at their init values, each iteration leaves the next values (see :meth:`Machine._iteration`:
+  the body's trailing ``yield``, or, in a pre-SSA body without one, the iter_args as the body
+  re-assigned them), and the return vars receive the final ones. ``while`` re-evaluates its
+  condition with the current iter_args.
 * ``break``/``continue`` (surface dialect) leave or restart the innermost loop; ``return`` leaves
   the function; a function body's trailing ``yield`` is its return.
 * ``if`` binds its return vars to the yield of the branch taken.
@@ -229,23 +231,39 @@ class Machine:
             for ia, v in zip(stmt.iter_args, values):
                 self._bind(ia, v, frame, carry=True)
             i += step
-            try:
-                result = self.exec_stmt(stmt.body, frame)
-            except _Break:
+            values, broke = self._iteration(stmt, frame)
+            if broke:
                 break
-            except _Continue:
-                continue
-            if stmt.iter_args:
-                self._check_yield(result, len(stmt.iter_args), "for loop body")
-                values = result
         if stmt.return_vars:
             self._bind_all(stmt.return_vars, values, frame, "for loop")
 
-    @staticmethod
-    def _check_yield(result: list[Any] | None, n: int, what: str) -> None:
-        if result is None or len(result) != n:
-            got = "no yield" if result is None else f"a yield of {len(result)} values"
-            raise OpError(f"{what} ends with {got} for {n} iter_args")
+    def _iteration(self, stmt: S.ForStmt | S.WhileStmt, frame: Frame) -> tuple[list[Any], bool]:
+        """Run one iteration of a loop body; return the values it carries on and whether it broke out.
+
+        An iteration that reaches the body's trailing ``yield`` carries the yielded values (SSA form).
+        One that does not carries the current value of each iter_arg. That is the meaning of the
+        surface dialect's pre-SSA loops, whose body has no yield (ConvertToSSA adds it): the parser
+        turns ``x = x + 1`` in ``for (x,) in pl.while_(init_values=(x0,))`` or
+        ``for i, (x,) in pl.range(n, init_values=(x0,))`` into an assignment to the IterArg object
+        ``x`` itself, so its value at the end of the iteration (or at a ``break``/``continue``) is the
+        carried one. An SSA body never re-assigns an IterArg, so an iteration it leaves by ``break``
+        or ``continue`` carries the values it started with.
+        """
+        broke = False
+        try:
+            result = self.exec_stmt(stmt.body, frame)
+        except _Break:
+            result, broke = None, True
+        except _Continue:
+            result = None
+        if result is None:
+            return [frame.env[ia] for ia in stmt.iter_args], broke
+        if len(result) != len(stmt.iter_args):
+            kind = "for" if isinstance(stmt, S.ForStmt) else "while"
+            raise OpError(
+                f"{kind} loop body ends with a yield of {len(result)} values for {len(stmt.iter_args)} iter_args"
+            )
+        return result, broke
 
     def _while(self, stmt: S.WhileStmt, frame: Frame) -> None:
         values = [self.eval(ia.initValue, frame) for ia in stmt.iter_args]
@@ -254,15 +272,9 @@ class Machine:
                 self._bind(ia, v, frame, carry=True)
             if not self.eval(stmt.condition, frame):
                 break
-            try:
-                result = self.exec_stmt(stmt.body, frame)
-            except _Break:
+            values, broke = self._iteration(stmt, frame)
+            if broke:
                 break
-            except _Continue:
-                continue
-            if stmt.iter_args:
-                self._check_yield(result, len(stmt.iter_args), "while loop body")
-                values = result
         if stmt.return_vars:
             self._bind_all(stmt.return_vars, values, frame, "while loop")
 

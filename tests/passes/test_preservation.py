@@ -19,7 +19,7 @@ from programs import CASES, KNOWN_BUGS, PRE_SSA_LOOPS, REGRESSIONS, Case, every_
 from pypto.languages import ssa, surface
 
 from pypto import ir, passes
-from pypto.interp import InterpreterError, run
+from pypto.interp import run
 from pypto.interp.testing import assert_pass_preserves
 
 MIN_CASES = 3
@@ -148,13 +148,6 @@ def test_dialect_free_pass_preserves_surface_programs(name: str, case: Case) -> 
         assert_pass_preserves(once, case.program, inputs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=InterpreterError,
-    reason="pypto/interp cannot run the surface program: a pre-SSA loop with init_values and no yield (the "
-    "seed's `for (x,) in pl.while_(init_values=...)` form, and the pl.range form ConvertToSSA accepts) fails "
-    "with 'loop body ends with no yield for 1 iter_args'",
-)
 def test_convert_to_ssa_preserves_pre_ssa_loops() -> None:
     check_pass("ConvertToSSA", PRE_SSA_LOOPS)
 
@@ -171,8 +164,7 @@ def _pre_ssa_loops_in_python(n: int) -> int:
 
 
 def test_pre_ssa_loops_after_convert_to_ssa_match_python() -> None:
-    # The interpreter cannot run the surface program (xfail above), so ConvertToSSA's output is
-    # checked against the same loops written in Python.
+    # ConvertToSSA's output also agrees with the same loops written in Python.
     p, before = at_pass("ConvertToSSA", PRE_SSA_LOOPS.program)
     after = p(before)
     for (n,) in PRE_SSA_LOOPS.inputs:
