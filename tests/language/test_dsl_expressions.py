@@ -162,3 +162,10 @@ def test_printed_op_forms_parse_back() -> None:
     ).strip()
     func = pl.parse(text)
     assert func.as_python() == text
+
+
+def test_namespaced_arithmetic_with_a_scalar_rhs_round_trips() -> None:
+    """``pl.tensor.add(t, 1.0)`` is ``tensor.adds`` (ops.md §4.2), so it prints and parses back the same."""
+    value = value_of("pl.tensor.add(t, 1.0)", "t: pl.Tensor[[64], pl.FP32]")
+    assert value.op.name == "tensor.adds"
+    assert value_of("pl.tile.mul(u, 2.0)", "u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]").op.name == "tile.muls"

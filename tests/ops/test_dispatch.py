@@ -44,6 +44,23 @@ def test_tile_tile_and_tile_scalar(name: str, tile_op: str, scalar_op: str) -> N
     assert _op(ts) == scalar_op
 
 
+@pytest.mark.parametrize("family", ["tensor", "tile"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_namespaced_arithmetic_picks_the_scalar_form(family: str, name: str) -> None:
+    """ops.md §4.2 / §5.2: ``pl.tensor.add(t, s)`` builds ``tensor.adds`` (likewise tile), at both layers."""
+    lhs, fs = (A, scalar("fs")) if family == "tensor" else (V, scalar("fs"))
+    for rhs in (2.0, 2, fs, ir.ConstFloat(2.0, ir.FP32)):
+        assert _op(getattr(getattr(pl_op, family), name)(lhs, rhs)) == f"{family}.{name}s"
+        assert getattr(getattr(ir.op, family), name)(lhs, rhs).op.name == f"{family}.{name}s"
+    other = B if family == "tensor" else W
+    assert _op(getattr(getattr(pl_op, family), name)(lhs, other)) == f"{family}.{name}"
+
+
+def test_namespaced_div_high_precision_with_a_scalar_stays_a_type_error() -> None:
+    with pytest.raises(TypeError, match="high_precision=True is not supported with a scalar rhs"):
+        ir.op.tensor.div(A, 2.0, high_precision=True)
+
+
 def test_tile_scalar_keeps_the_tile_dtype() -> None:
     r = P["mul"](tile("h", [16, 16], ir.FP16), 2.0)
     assert str(r.type) == "pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec]"

@@ -13,9 +13,10 @@ import sys
 from typing import Any, Callable
 
 from ..errors import PyptoError
-from ..expr import Call, MakeTuple
+from ..expr import Call, Expr, MakeTuple
 from ..op_registry import REQUIRED, OpEntry, OpTypeError, OpValueError, all_entries, create_op_call, get_entry
 from ..span import Span
+from ..type_base import ScalarType
 
 
 def py_name(entry: OpEntry) -> str:
@@ -141,3 +142,41 @@ def build(op_name: str, *args: Any, span: Span | None = None, **kwargs: Any) -> 
     """Call the builder of ``op_name`` directly (used by hand-written builders)."""
     entry = get_entry(op_name)
     return call_entry(entry, signature_of(entry), args, kwargs, span if span is not None else caller_span())
+
+
+def _is_scalar(value: Any) -> bool:
+    """A Python number or a scalar-typed Expr: the rhs of a ``*s`` op."""
+    if isinstance(value, (int, float)):
+        return not isinstance(value, bool)
+    return isinstance(value, Expr) and isinstance(value.type, ScalarType)
+
+
+def _scalar_dispatching(plain: Callable[..., Call], scalar_form: Callable[..., Call]) -> Callable[..., Call]:
+    sig: inspect.Signature = plain.__signature__  # type: ignore[attr-defined]
+
+    def builder(lhs: Any, rhs: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Call:
+        span = span if span is not None else caller_span()
+        try:
+            bound = sig.bind(lhs, rhs, *args, **kwargs)
+        except TypeError:
+            return plain(lhs, rhs, *args, span=span, **kwargs)  # it reports the bad arguments
+        if _is_scalar(rhs) and not bound.arguments.get("high_precision"):
+            return scalar_form(lhs, rhs, span=span)
+        return plain(lhs, rhs, *args, span=span, **kwargs)
+
+    builder.__name__ = builder.__qualname__ = plain.__name__
+    builder.__signature__ = sig  # type: ignore[attr-defined]
+    builder.__doc__ = f"{plain.__doc__} A scalar rhs builds ``{scalar_form.__name__}``."
+    return builder
+
+
+def pick_scalar_forms(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
+    """Make each builder ``name(lhs, rhs)`` build the ``<name>s`` op when ``rhs`` is a scalar.
+
+    ops.md §4.2 / §5.2: ``tensor.add(t, 2.0)`` is ``tensor.adds`` (likewise sub/mul/div and the tile
+    forms), so the DSL and the IR builders never make a ``tensor.add`` of a constant, which would
+    print as ``pl.tensor.adds`` and parse back as a different op. ``high_precision=True`` keeps the
+    plain op, whose rule rejects a scalar rhs with a TypeError.
+    """
+    for name in names:
+        namespace[name] = _scalar_dispatching(namespace[name], namespace[name + "s"])

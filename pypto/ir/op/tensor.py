@@ -1,5 +1,6 @@
 """``ir.op.tensor``: builders of the ``tensor.*`` ops (ops.md §4), e.g. ``tensor.add(a, b)``."""
 
-from .builder import populate
+from .builder import pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tensor")
+pick_scalar_forms(globals(), ("add", "sub", "mul", "div"))

@@ -14,9 +14,10 @@ from ..expr import Call
 from ..op_registry import OpTypeError, OpValueError
 from ..span import Span
 from ..types import TileType
-from .builder import build, caller_span, populate
+from .builder import build, caller_span, pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tile")
+pick_scalar_forms(globals(), ("add", "sub", "mul", "div"))
 
 
 def _popped(op: str, space: MemorySpace, shape: Any, dtype: DataType | None, span: Span, **kwargs: Any) -> Call:
