@@ -263,3 +263,36 @@ def test_call_attrs_keyword() -> None:
     func = parse('s = pl.tensor.add(x, x, attrs={"arg_directions": [pl.adir.input, pl.adir.input]})\nreturn n')
     assert func.body.stmts[0].value.attrs == {"arg_directions": [pl.ArgDirection.Input, pl.ArgDirection.Input]}
     assert_roundtrip(func)
+
+
+def test_parallel_assignment_reads_values_from_before_the_statement() -> None:
+    func = parse("p = n\nq = n + 1\np, q = q, p + q\nreturn q")
+    assert body_lines(func) == [
+        "p: pl.Scalar[pl.INDEX] = n",
+        "q: pl.Scalar[pl.INDEX] = n + 1",
+        "_unpack_tmp: pl.Scalar[pl.INDEX] = p + q",
+        "p: pl.Scalar[pl.INDEX] = q",
+        "q: pl.Scalar[pl.INDEX] = _unpack_tmp",
+        "return q",
+    ]
+    assert_roundtrip(func)
+
+
+def test_parallel_assignment_without_overlap_needs_no_temporary() -> None:
+    func = parse("p = n\nq = n + 1\np, q = n * 2, q + 1\nreturn p")
+    assert "_unpack_tmp" not in func.as_python()
+
+
+def test_parallel_assignment_runs_like_python() -> None:
+    from pypto import interp
+
+    fib = pl.parse(
+        "@pl.function\n"
+        "def fib(n: pl.INDEX) -> pl.INDEX:\n"
+        "    p = pl.const(0, pl.INDEX)\n"
+        "    q = pl.const(1, pl.INDEX)\n"
+        "    for i in pl.range(n):\n"
+        "        p, q = q, p + q\n"
+        "    return p\n"
+    )
+    assert [interp.run(fib, k).value for k in range(8)] == [0, 1, 1, 2, 3, 5, 8, 13]

@@ -8,6 +8,7 @@ import builtins
 from typing import Any
 
 from pypto import ir
+from pypto.ir.traversal import iter_children
 
 from .core import ParserCore, describe, retype_literal
 from .diagnostics import ParserSyntaxError, ParserTypeError, UndefinedVariableError, UnsupportedFeatureError
@@ -102,7 +103,7 @@ class StmtMixin(ParserCore):
         if isinstance(value, (tuple, list)):
             if len(value) != len(names):
                 self.fail(ParserTypeError, f"cannot unpack {len(value)} values into {len(names)} names", target)
-            for elt, v in zip(names, value):
+            for elt, v in zip(names, self.save_overwritten_reads(names, value, node)):
                 self.bind_target(elt, v, value_node, None, node)
             return
         expr = self.to_expr(value, value_node)
@@ -120,6 +121,23 @@ class StmtMixin(ParserCore):
         for i, elt in enumerate(names):
             if elt.id != "_":
                 self.assign(elt.id, ir.TupleGetItemExpr(tmp, i, span), None, node)
+
+    def save_overwritten_reads(self, names: list[ast.Name], values: Any, node: ast.stmt) -> list[Any]:
+        """``a, b = b, a + b``: Python evaluates every value before binding any name, but the names
+        are bound one by one (a re-assigned name may keep its Var). A value reading a name bound
+        before it in the same statement is therefore first saved in a temporary."""
+        out, bound = [], set()
+        for elt, v in zip(names, values):
+            if bound and isinstance(v, ir.Expr) and _reads_any(v, bound):
+                span = self.span(node)
+                tmp = ir.Var("_unpack_tmp", v.type, span)
+                self.emit(ir.AssignStmt(tmp, v, span))
+                v = tmp
+            out.append(v)
+            var = self.lookup_var(elt.id)
+            if var is not None:
+                bound.add(id(var))
+        return out
 
     def stmt_augassign(self, node: ast.AugAssign) -> None:
         target = node.target
@@ -246,3 +264,16 @@ def _clean_docstring(text: str) -> str:
     import inspect
 
     return inspect.cleandoc(text)
+
+
+def _reads_any(expr: ir.Expr, var_ids: set[int]) -> bool:
+    """Whether ``expr`` reads one of the variables whose ids are given."""
+    stack: list[Any] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.Var):
+            if id(e) in var_ids:
+                return True
+            continue
+        stack.extend(iter_children(e))
+    return False
