@@ -151,7 +151,7 @@ def _to_array(value: Any, dtype: DataType, what: str, func: Function) -> np.ndar
     except OpError as err:
         raise InterpreterError(f"{what}: {err}", func.span) from err
     src = np.asarray(value)
-    if src.dtype == object:
+    if src.dtype.kind in "OSUcMm":  # object, bytes, str, complex, dates (ml_dtypes types are kind V)
         raise InterpreterError(f"{what} must be a numeric array", func.span)
     data = np.array(src, dtype=target, copy=True) if src.dtype != target else src.copy()
     if (dtype.is_int() or dtype.is_bool()) and src.dtype != target:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from interp_ir import SP, assign, call, function, op_function, ret, span, tensor_t, tile_t, tup, var
@@ -148,6 +149,18 @@ def test_integer_inputs_must_convert_exactly() -> None:
     np.testing.assert_array_equal(run(f, np.array([1, -3])).value, [-1, 3])
     with pytest.raises(InterpreterError, match="input 'p0' of 'f' has values that int8 cannot hold exactly"):
         run(f, np.array([1, 300]))
+
+
+@pytest.mark.parametrize("value", [np.array(["a", "b"]), "ab", np.array([1 + 2j, 0j]), [b"x", b"y"]])
+def test_non_numeric_tensor_inputs(value: object) -> None:
+    f = op_function("tensor.neg", [tensor_t([2])])
+    with pytest.raises(InterpreterError, match="input 'p0' of 'f' must be a numeric array"):
+        run(f, value)
+
+
+def test_ml_dtypes_inputs_are_numeric() -> None:
+    f = op_function("tensor.neg", [tensor_t([2], D.BF16)])
+    np.testing.assert_array_equal(run(f, np.ones(2, ml_dtypes.bfloat16)).value.astype(np.float32), [-1, -1])
 
 
 def test_wrong_number_of_inputs_and_undefined_variables() -> None:
