@@ -10,8 +10,8 @@ covers tile kernels called from orchestration, scalar programs and tensor progra
 
 ``REGRESSIONS`` maps a pass name to minimal programs on which that pass once changed the meaning
 (one defect each); after the fix the pass may leave them untouched, so they only have to keep
-their meaning. ``KNOWN_BUGS`` does the same for defects not fixed yet (strict xfails in the
-tests). ``PRE_SSA_LOOPS`` is the seed's pre-SSA loop form, which the interpreter cannot run yet.
+their meaning. ``PRE_SSA_LOOPS`` is the seed's pre-SSA loop form (loops with ``init_values`` and no
+``pl.yield_``).
 """
 
 from __future__ import annotations
@@ -1013,7 +1013,7 @@ REGRESSIONS: dict[str, list[Case]] = {
 }
 
 # ------------------------------------------------------------------------------------------------
-# KNOWN_BUGS: programs on which a pass still changes the meaning (one defect each).
+# Loops whose step is negative only at run time (regressions of CtrlFlowTransform / ConvertToSSA).
 # ------------------------------------------------------------------------------------------------
 
 
@@ -1044,8 +1044,6 @@ class RuntimeStepInJumpingLoop:
 # A loop whose step is negative only at run time counted upwards once it became a while (fixed).
 REGRESSIONS["CtrlFlowTransform"].append(Case(RuntimeStepInKernelLoop, ((0, 10, 2), (10, 0, -1), (10, 0, -3))))
 REGRESSIONS["ConvertToSSA"].append(Case(RuntimeStepInJumpingLoop, ((0, 10, 2), (10, 0, -1), (10, 0, -3))))
-
-KNOWN_BUGS: dict[str, list[Case]] = {}
 
 # ------------------------------------------------------------------------------------------------
 # The seed's pre-SSA loops: init_values without any pl.yield_ (ConvertToSSA adds the yields).

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable
 
 import pytest
-from programs import CASES, KNOWN_BUGS, PRE_SSA_LOOPS, REGRESSIONS, Case, every_case
+from programs import CASES, PRE_SSA_LOOPS, REGRESSIONS, Case, every_case
 from pypto.languages import ssa, surface
 
 from pypto import ir, passes
@@ -97,34 +97,6 @@ def test_pass_preserves_meaning(name: str, case: Case) -> None:
 
 @pytest.mark.parametrize(("name", "case"), _params(REGRESSIONS))
 def test_pass_keeps_the_meaning_it_once_changed(name: str, case: Case) -> None:
-    check_pass(name, case, rewrites=False)
-
-
-_RUNTIME_STEP = (
-    "passes/ctrl_flow_transform.py structure_loop/_counter: a for loop with break becomes `while i < stop and not "
-    "flag` unless its step is a negative constant; a step that is negative only at run time (a=10, b=0, s=-1) "
-    "then runs no iteration: 34 before, 0 after"
-)
-KNOWN_BUG_REASONS = {
-    "RuntimeStepInKernelLoop": _RUNTIME_STEP,
-    "RuntimeStepInJumpingLoop": "ConvertToSSA restructures jumping loops with the same code: " + _RUNTIME_STEP,
-}
-
-
-@pytest.mark.parametrize(
-    ("name", "case"),
-    [
-        pytest.param(
-            n,
-            c,
-            id=f"{n}-{c.name}",
-            marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=KNOWN_BUG_REASONS[c.name]),
-        )
-        for n, cases in KNOWN_BUGS.items()
-        for c in cases
-    ],
-)
-def test_pass_known_to_change_the_meaning(name: str, case: Case) -> None:
     check_pass(name, case, rewrites=False)
 
 
