@@ -21,6 +21,7 @@ from .source import SourceFile
 
 _MAX_SIZE = 1_000_000
 _MAX_EXPONENT = 4096
+_MAX_INT_BITS = 1 << 16
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -145,6 +146,8 @@ class ConstantEvaluator:
             self.fail(InvalidOperationError, "exponent too large in a module-level constant", node)
         if op is ast.LShift and isinstance(right, int) and right > _MAX_EXPONENT:
             self.fail(InvalidOperationError, "shift too large in a module-level constant", node)
+        if _int_result_bits(op, left, right) > _MAX_INT_BITS:
+            self.fail(InvalidOperationError, "integer too large in a module-level constant", node)
 
     def apply(self, fn: Callable[..., Any], args: list[Any], node: ast.AST, kwargs: dict[str, Any] | None = None) -> Any:
         try:
@@ -153,3 +156,17 @@ class ConstantEvaluator:
             self.fail(InvalidOperationError, "division by zero in a module-level constant", node)
         except (TypeError, ValueError, IndexError, KeyError, OverflowError) as err:
             self.fail(ParserTypeError, f"invalid module-level constant: {err}", node)
+
+
+def _int_result_bits(op: type, left: Any, right: Any) -> int:
+    """An upper bound of the bit length of ``left op right`` for the int ops whose results grow
+    (``*``, ``**``, ``<<``), computed before the (possibly very slow) operation; 0 otherwise."""
+    if type(left) is not int or type(right) is not int:
+        return 0
+    if op is ast.Mult:
+        return left.bit_length() + right.bit_length()
+    if op is ast.Pow and right > 0 and abs(left) > 1:
+        return left.bit_length() * right
+    if op is ast.LShift and right > 0:
+        return left.bit_length() + right
+    return 0
