@@ -602,3 +602,10 @@ def test_str_and_as_python_use_the_printer() -> None:
     assert stmt.as_python(concise=True) == "s = a + b"
     assert pp(I64, prefix="ir") == "ir.Scalar[ir.INT64]"
     assert pp(ir.Op("tile.and")) == "pl.tile.and_"
+
+
+def test_typed_tpop_prints_the_keywords_that_type_it() -> None:
+    typed = ir.op.tile.tpop_from_aic(shape=[16, 16], dtype=ir.FP32, split=0)
+    assert ir.python_print(typed) == "pl.tile.tpop_from_aic(shape=[16, 16], dtype=pl.FP32, split=0)"
+    untyped = ir.op.tile.tpop_from_aiv(split=1, id=0)
+    assert ir.python_print(untyped) == "pl.tile.tpop_from_aiv(split=1, id=0)"

@@ -39,19 +39,7 @@ def _function(call: ir.Call) -> ir.Function:
     return ir.Function("f", params, [call.type], body, SPAN)
 
 
-# A tpop with shape/dtype carries an explicit call type; the parser types only the assigned
-# variable from its annotation and leaves the call UnknownType.
-_PARSER_GAPS = {"tile.tpop_from_aic", "tile.tpop_from_aiv"}
-
-
-def _param(case: Build) -> object:
-    typed = isinstance(case.build().type, ir.TileType)
-    if case.op in _PARSER_GAPS and typed:
-        return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="parser drops explicit tpop type"))
-    return case
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in BUILDS], ids=lambda c: c.op)
+@pytest.mark.parametrize("case", BUILDS, ids=lambda c: c.op)
 def test_print_parse_round_trip(case: Build) -> None:
     func = _function(case.build())
     text = ir.python_print(func)

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Callable
 
 from ..enums import MemorySpace
 from ..expr import Call, ConstFloat, ConstInt, Expr, MakeTuple
-from .values import dq, enum_text, format_float
+from ..types import TileType
+from .values import dq, dtype_text, enum_text, format_float
 
 if TYPE_CHECKING:
     from .exprs import ExprPrinter
@@ -128,6 +129,20 @@ def _split_implied(pr: ExprPrinter, call: Call) -> list[str]:
     return pr.call_args(call, _SPLIT if pr.in_split_aiv else frozenset())
 
 
+def _tpop(space: MemorySpace) -> Callable[..., list[str]]:
+    """``pl.tile.tpop_from_aic(shape=[16, 16], dtype=pl.FP32, split=0)`` when the call carries the
+    explicit ``Tile[shape, dtype, space]`` type those keywords build; generic otherwise."""
+
+    def shape(pr: ExprPrinter, call: Call) -> list[str]:
+        t = call.type
+        if not (isinstance(t, TileType) and t.memory_space == space and t.tile_view is None and t.memref is None):
+            return pr.call_args(call)
+        dims = "[" + ", ".join([pr.dim(d) for d in t.shape]) + "]"
+        return [f"shape={dims}", f"dtype={dtype_text(pr.p, t.dtype)}", *pr.call_args(call)]
+
+    return shape
+
+
 # Attrs an op shape prints itself (left out of the trailing ``attrs={...}``).
 SHAPE_ATTRS: dict[str, frozenset[str]] = {"system.task_dummy": frozenset({"manual_dep_edges"})}
 
@@ -143,6 +158,8 @@ SHAPES: dict[str, Callable[[ExprPrinter, Call], list[str]]] = {
     "tensor.gather_row": _gather_row,
     "tile.mgather": _mgather,
     "system.task_dummy": _task_dummy,
+    "tile.tpop_from_aic": _tpop(MemorySpace.Vec),
+    "tile.tpop_from_aiv": _tpop(MemorySpace.Mat),
     "tile.aiv_shard": _split_implied,
     "tile.aic_gather": _split_implied,
     "tensor.aiv_shard": _split_implied,
