@@ -106,8 +106,7 @@ def _build_program(cls: type, name: str | None, frame: FrameType | None) -> ir.P
             for member in members:
                 node = nodes[member.func.__name__]
                 env = Env.of_function(member.func, frame_locals)
-                sig = parse_signature(src, env, node, member.options, ctx)
-                ctx.signatures[sig.name] = sig
+                ctx.add_signature(parse_signature(src, env, node, member.options, ctx), src.span(node))
             return ctx.build(src.span(class_node))
     except ParserError as err:
         err.attach_source(src.lines)

@@ -213,3 +213,17 @@ def test_op_value_errors_in_text() -> None:
             "@pl.function\ndef f(x: pl.Tensor[[64, 64], pl.FP32]):\n"
             "    t = pl.tile.load(x, [0, 0], [64, 64], target_memory=pl.Mem.Left)\n"
         )
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (f"{FUNCTION}\n{FUNCTION}", 6),
+        ("@pl.program\nclass P:\n" + textwrap.indent(f"{FUNCTION}\n{FUNCTION}", "    ").replace("(n:", "(self, n:"), 8),
+    ],
+)
+def test_a_function_defined_twice_is_an_error(text: str, line: int) -> None:
+    with pytest.raises(ParserSyntaxError) as err:
+        pl.parse(text)
+    assert err.value.message == "function 'f' is defined twice"
+    assert err.value.span.begin_line == line

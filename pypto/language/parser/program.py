@@ -5,7 +5,7 @@ from __future__ import annotations
 from pypto import ir
 from pypto.ir import Span
 
-from .diagnostics import InvalidOperationError
+from .diagnostics import InvalidOperationError, ParserSyntaxError
 from .functions import Signature, parse_function
 
 
@@ -17,6 +17,12 @@ class ProgramContext:
         self.name = name
         self.signatures: dict[str, Signature] = {}
         self.externals: dict[str, ir.Function] = {}
+
+    def add_signature(self, sig: Signature, span: Span) -> None:
+        """Record a function of the program; a second function of the same name is an error."""
+        if sig.name in self.signatures:
+            raise ParserSyntaxError(f"function '{sig.name}' is defined twice", span)
+        self.signatures[sig.name] = sig
 
     def signature(self, name: str) -> Signature | None:
         """The signature of the program function ``name``."""

@@ -151,8 +151,7 @@ class _TextModule:
         ctx = ProgramContext(name)
         env = Env.of_namespace(self.namespace)
         for node, options in self.functions:
-            sig = parse_signature(self.src, env, node, options, ctx)
-            ctx.signatures[sig.name] = sig
+            ctx.add_signature(parse_signature(self.src, env, node, options, ctx), self.src.span(node))
         functions = [parse_function(sig) for sig in ctx.signatures.values()]
         return ctx, functions
 
@@ -164,8 +163,7 @@ class _TextModule:
                 options = self.function_options(stmt)
                 if options is None:
                     self.fail(ParserSyntaxError, "@pl.inline functions cannot be program members", stmt)
-                sig = parse_signature(self.src, env, stmt, options, ctx)
-                ctx.signatures[sig.name] = sig
+                ctx.add_signature(parse_signature(self.src, env, stmt, options, ctx), self.src.span(stmt))
             elif not (type(stmt) is ast.Pass or (type(stmt) is ast.Expr and type(stmt.value) is ast.Constant)):
                 self.fail(ParserSyntaxError, "a @pl.program class contains only @pl.function definitions", stmt)
         return ctx.build(self.src.span(node))
