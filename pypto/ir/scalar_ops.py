@@ -108,7 +108,7 @@ def _arith(cls: type[BinaryExpr], what: str) -> Callable[..., Expr]:
         left, right, dtype, sp = _promote(lhs, rhs, span, what, "arith")
         return cls(left, right, dtype, sp)
 
-    build.__name__ = what
+    build.__name__ = build.__qualname__ = what
     build.__doc__ = f"``{cls.__name__}`` of two scalars with dtype promotion."
     return build
 
@@ -118,7 +118,7 @@ def _compare(cls: type[BinaryExpr], what: str) -> Callable[..., Expr]:
         left, right, _, sp = _promote(lhs, rhs, span, what, "arith")
         return cls(left, right, DataType.BOOL, sp)
 
-    build.__name__ = what
+    build.__name__ = build.__qualname__ = what
     build.__doc__ = f"``{cls.__name__}`` comparison (BOOL result) with operand promotion."
     return build
 
@@ -128,7 +128,7 @@ def _bitwise(cls: type[BinaryExpr], what: str) -> Callable[..., Expr]:
         left, right, dtype, sp = _promote(lhs, rhs, span, what, "bitwise")
         return cls(left, right, dtype, sp)
 
-    build.__name__ = what
+    build.__name__ = build.__qualname__ = what
     build.__doc__ = f"``{cls.__name__}`` of two integer scalars with dtype promotion."
     return build
 

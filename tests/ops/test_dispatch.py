@@ -237,3 +237,12 @@ def test_system_ops_from_the_seed() -> None:
     assert init.args[1] is buf.unwrap()
     assert P["aiv_initialize_pipe"](0, peer, dir_mask=2, slot_size=512, slot_num=16, local_slot_num=4).kwargs == {
         "dir_mask": 2, "slot_size": 512, "slot_num": 16, "local_slot_num": 4}
+
+
+@pytest.mark.parametrize(("name", "missing"), [("add", 2), ("row_sum", 1), ("exp", None)])
+def test_dispatchers_are_named_in_arity_errors(name: str, missing: int | None) -> None:
+    with pytest.raises(TypeError) as err:
+        P[name]()
+    assert "<locals>" not in str(err.value)
+    if missing is not None:
+        assert str(err.value).startswith(f"{name}() missing {missing} required positional argument")

@@ -44,7 +44,7 @@ def _binary(name: str, tensor_pair: tuple[Fn, Fn] | None, tile_pair: tuple[Fn, F
             return wrap(scalar_fn(as_expr(lhs, sp), as_expr(rhs, sp), sp))
         raise _mismatch(name, lhs, rhs)
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``pl.{name}(lhs, rhs)``: dispatch to the tensor or tile op by operand kinds (ops.md §3)."
     return fn
 
@@ -60,7 +60,7 @@ def _by_first(name: str, tensor_fn: Fn | None, tile_fn: Fn | None) -> Fn:
             return tile_fn(*args, span=span, **kwargs)
         raise _mismatch(name, *args[:1])
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``pl.{name}``: Tensor -> ``pl.tensor.{name}``, Tile -> ``pl.tile.{name}`` (ops.md §3)."
     return fn
 
@@ -226,7 +226,7 @@ def _reduction(name: str, tmp_rule: str) -> Fn:
             return getattr(L, name)(x, tmp_tile, span=span)
         raise _mismatch(name, x)
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``pl.{name}``: Tensor -> ``tensor.{name}``, Tile -> ``tile.{name}`` (tmp_tile {tmp_rule})."
     return fn
 
