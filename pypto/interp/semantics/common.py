@@ -1,4 +1,8 @@
-"""Helpers shared by the op families: dtype promotion, result construction, regions, pad values."""
+"""Helpers shared by the op families: result construction, regions, pad values.
+
+Dtype promotion is the op registry's own ``promote`` (``pypto.ir.ops.common``): one rule for type
+deduction and execution.
+"""
 
 from __future__ import annotations
 
@@ -14,19 +18,6 @@ from ..dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue, TileValue
 from .table import OpContext
-
-
-def promote(a: DataType, b: DataType) -> DataType:
-    """``PromoteDataTypes`` of ops.md §2: float beats int, more bits win, signed wins a tie."""
-    if a == b:
-        return a
-    if a.is_float() != b.is_float():
-        return a if a.is_float() else b
-    if a.get_bit() != b.get_bit():
-        return a if a.get_bit() > b.get_bit() else b
-    if a.is_signed_int() != b.is_signed_int():
-        return a if a.is_signed_int() else b
-    return a
 
 
 def result_dtype(ctx: OpContext, default: DataType) -> DataType:

@@ -15,11 +15,12 @@ from typing import Any, Callable
 import numpy as np
 
 from pypto.ir.datatype import DataType
+from pypto.ir.ops.common import promote
 
 from ..dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue
-from .common import cast_data, compute_dtype, like, promote, read, result_dtype, scalar_array
+from .common import cast_data, compute_dtype, like, read, result_dtype, scalar_array
 from .table import OpContext, register
 
 Fn = Callable[[np.ndarray, np.ndarray, DataType], np.ndarray]

@@ -14,10 +14,11 @@ from typing import Any, Callable
 import numpy as np
 
 from pypto.ir.datatype import DataType
+from pypto.ir.ops.common import promote
 
 from ..errors import OpError
 from ..values import ArrayValue
-from .common import cast_data, compute_dtype, like, promote, read, result_dtype
+from .common import cast_data, compute_dtype, like, read, result_dtype
 from .table import OpContext, register
 
 _REDUCE: dict[str, Callable[..., np.ndarray]] = {
