@@ -169,3 +169,19 @@ def test_namespaced_arithmetic_with_a_scalar_rhs_round_trips() -> None:
     value = value_of("pl.tensor.add(t, 1.0)", "t: pl.Tensor[[64], pl.FP32]")
     assert value.op.name == "tensor.adds"
     assert value_of("pl.tile.mul(u, 2.0)", "u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]").op.name == "tile.muls"
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("(10 ** 4000) ** 4000", "integer too large in a constant expression"),
+        ("2 ** 10 ** 10", "exponent too large in a constant expression"),
+        ("1 << 10 ** 10", "shift too large in a constant expression"),
+        ("[0] * 10 ** 12", "sequence too large in a constant expression"),
+    ],
+)
+def test_static_folding_refuses_huge_values(expr: str, message: str) -> None:
+    """Folding in function bodies has the same size bounds as module-level constants (untrusted text)."""
+    with pytest.raises(InvalidOperationError) as err:
+        value_of(expr)
+    assert err.value.message == message

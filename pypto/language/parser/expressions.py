@@ -24,23 +24,9 @@ from ..typing.values import Value
 from .core import ParserCore, describe
 from .diagnostics import InvalidOperationError, ParserTypeError, UndefinedVariableError, UnsupportedFeatureError
 from .env import MISSING
+from .safe_eval import PY_BINOPS, oversized
 
 _STATIC = (bool, int, float, str, list, tuple)
-
-_PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-}
 
 _SYMBOLS: dict[type, str] = {
     ast.Add: "+",
@@ -102,7 +88,7 @@ _CMP_TEXT: dict[type, str] = {
     ast.NotIn: "not in",
 }
 
-_IR_COMPARE: dict[type, Callable[..., ir.Expr]] = {
+IR_COMPARE: dict[type, Callable[..., ir.Expr]] = {
     ast.Eq: ir.eq,
     ast.NotEq: ir.ne,
     ast.Lt: ir.lt,
@@ -218,7 +204,10 @@ class ExprMixin(ParserCore):
     def binary(self, op: type, left: Any, right: Any, node: ast.AST, lnode: ast.expr, rnode: ast.expr) -> Any:
         """``left <op> right``: folded when both are constants, else the scalar IR node."""
         if is_static(left) and is_static(right):
-            return self._fold(_PY_BINOPS.get(op), left, right, node, _SYMBOLS.get(op, "?"))
+            what = oversized(op, left, right)
+            if what is not None:
+                self.fail(InvalidOperationError, f"{what} too large in a constant expression", node)
+            return self._fold(PY_BINOPS.get(op), left, right, node, _SYMBOLS.get(op, "?"))
         factory = _IR_BINOPS.get(op)
         if factory is None:
             self.fail(UnsupportedFeatureError, f"operator '{_SYMBOLS.get(op, op.__name__)}' is not supported", node)
@@ -301,13 +290,13 @@ class ExprMixin(ParserCore):
             text = _CMP_TEXT[kind]
             if is_static(left) and is_static(right):
                 part: Any = self._fold(_PY_COMPARE[kind], left, right, node, text)
-            elif kind not in _IR_COMPARE:
+            elif kind not in IR_COMPARE:
                 self.fail(UnsupportedFeatureError, f"'{text}' cannot compare DSL values", node)
             else:
                 lhs = self.scalar_operand(left, operands[i], node)
                 rhs = self.scalar_operand(right, operands[i + 1], node)
                 try:
-                    part = _IR_COMPARE[kind](lhs, rhs, span=span)
+                    part = IR_COMPARE[kind](lhs, rhs, span=span)
                 except (TypeError, ValueError) as err:
                     self.fail(ParserTypeError, f"comparison '{text}': {err}", node)
             if result is None:

@@ -17,23 +17,15 @@ array, whose producers are not listed one by one).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 from typing import Any
 
 from pypto import ir
 
 from .core import describe
 from .diagnostics import InvalidOperationError, ParserSyntaxError, ParserTypeError
+from .expressions import IR_COMPARE
 from .scope_state import is_task_id_array, state_of
 
-_COMPARE: dict[type, Callable[..., ir.Expr]] = {
-    ast.Eq: ir.eq,
-    ast.NotEq: ir.ne,
-    ast.Lt: ir.lt,
-    ast.LtE: ir.le,
-    ast.Gt: ir.gt,
-    ast.GtE: ir.ge,
-}
 _SHAPE = "predicate=(t[i, j] > 0): one tensor element compared with an integer literal"
 _GATE_HINT = "reduce the condition to one gate value in an earlier kernel and compare that element: " + _SHAPE
 _READS = ("tensor.read",)
@@ -64,7 +56,7 @@ def parse_predicate(p: Any, node: ast.expr, deps: list[ir.Expr]) -> ir.Expr:
     _check_contract(p, tensor, deps, node)
     left, right = [s if isinstance(s, ir.Expr) else p.to_expr(s, node) for s in sides]
     try:
-        return _COMPARE[type(compare.ops[0])](left, right, span=p.span(node))
+        return IR_COMPARE[type(compare.ops[0])](left, right, span=p.span(node))
     except (TypeError, ValueError) as err:
         p.fail(ParserTypeError, f"predicate: {err}", node)
 
@@ -88,7 +80,7 @@ def _check_shape(p: Any, node: ast.expr) -> None:
             node,
             _GATE_HINT,
         )
-    if type(node.ops[0]) not in _COMPARE:
+    if type(node.ops[0]) not in IR_COMPARE:
         p.fail(ParserSyntaxError, "a predicate compares with one of == != < <= > >=", node, _SHAPE)
 
 

@@ -23,7 +23,8 @@ _MAX_SIZE = 1_000_000
 _MAX_EXPONENT = 4096
 _MAX_INT_BITS = 1 << 16
 
-_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+# Python's meaning of each binary operator (also the DSL's folding of static values).
+PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -79,7 +80,7 @@ class ConstantEvaluator:
         if kind is ast.UnaryOp:
             return self.apply(_UNARY[type(node.op)], [self.eval(node.operand)], node)
         if kind is ast.BinOp:
-            fn = _BINOPS.get(type(node.op))
+            fn = PY_BINOPS.get(type(node.op))
             if fn is None:
                 self.fail(ParserSyntaxError, "unsupported operator in a module-level constant", node)
             left, right = self.eval(node.left), self.eval(node.right)
@@ -138,16 +139,11 @@ class ConstantEvaluator:
 
     def check_size(self, op: type, left: Any, right: Any, node: ast.AST) -> None:
         """Refuse results that would be huge (guards against denial of service)."""
-        if op is ast.Mult:
-            for seq, count in ((left, right), (right, left)):
-                if isinstance(seq, (list, tuple, str)) and isinstance(count, int) and len(seq) * count > _MAX_SIZE:
-                    self.fail(InvalidOperationError, "module-level constant is too large", node)
-        if op is ast.Pow and isinstance(right, (int, float)) and abs(right) > _MAX_EXPONENT:
-            self.fail(InvalidOperationError, "exponent too large in a module-level constant", node)
-        if op is ast.LShift and isinstance(right, int) and right > _MAX_EXPONENT:
-            self.fail(InvalidOperationError, "shift too large in a module-level constant", node)
-        if _int_result_bits(op, left, right) > _MAX_INT_BITS:
-            self.fail(InvalidOperationError, "integer too large in a module-level constant", node)
+        what = oversized(op, left, right)
+        if what == "sequence":
+            self.fail(InvalidOperationError, "module-level constant is too large", node)
+        if what is not None:
+            self.fail(InvalidOperationError, f"{what} too large in a module-level constant", node)
 
     def apply(self, fn: Callable[..., Any], args: list[Any], node: ast.AST, kwargs: dict[str, Any] | None = None) -> Any:
         try:
@@ -156,6 +152,26 @@ class ConstantEvaluator:
             self.fail(InvalidOperationError, "division by zero in a module-level constant", node)
         except (TypeError, ValueError, IndexError, KeyError, OverflowError) as err:
             self.fail(ParserTypeError, f"invalid module-level constant: {err}", node)
+
+
+def oversized(op: type, left: Any, right: Any) -> str | None:
+    """What would make ``left op right`` huge (``"sequence"``, ``"exponent"``, ``"shift"``,
+    ``"integer"``), checked before the operation runs; None when the result is of bounded size.
+
+    Both the module-level evaluator and the folding of static values in function bodies use it,
+    so a hostile text can exhaust neither memory nor time (``[0] * 10**12``, ``2 ** 10**10``).
+    """
+    if op is ast.Mult:
+        for seq, count in ((left, right), (right, left)):
+            if isinstance(seq, (list, tuple, str)) and isinstance(count, int) and len(seq) * count > _MAX_SIZE:
+                return "sequence"
+    if op is ast.Pow and isinstance(right, (int, float)) and abs(right) > _MAX_EXPONENT:
+        return "exponent"
+    if op is ast.LShift and isinstance(right, int) and right > _MAX_EXPONENT:
+        return "shift"
+    if _int_result_bits(op, left, right) > _MAX_INT_BITS:
+        return "integer"
+    return None
 
 
 def _int_result_bits(op: type, left: Any, right: Any) -> int:
