@@ -246,3 +246,11 @@ def test_dispatchers_are_named_in_arity_errors(name: str, missing: int | None) -
     assert "<locals>" not in str(err.value)
     if missing is not None:
         assert str(err.value).startswith(f"{name}() missing {missing} required positional argument")
+
+
+@pytest.mark.parametrize(("family", "src"), [("tensor", A), ("tile", tile("m1", [1, 64]))])
+def test_mrgsort_block_len_is_for_one_list(family: str, src: ir.Var) -> None:
+    mrgsort = getattr(pl_op, family).mrgsort
+    assert _op(mrgsort(src, block_len=64)) == f"{family}.mrgsort_format1"
+    with pytest.raises(TypeError, match=rf"^pl.{family}.mrgsort: block_len is only for the single-list form$"):
+        mrgsort(src, src, block_len=64)

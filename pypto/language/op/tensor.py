@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from pypto.ir.op import tensor as _builders
-from pypto.ir.op_registry import OpTypeError
 
-from .binding import bind_module
+from .binding import bind_module, mrgsort_dispatcher
 
 __all__ = bind_module(globals(), _builders) + ["mrgsort", "no_dep", "dump_tag"]
 _plain_gather = globals()["gather"]
@@ -43,14 +42,7 @@ def scatter(input: Any, *args: Any, span: Any = None, **kwargs: Any) -> Any:  # 
     return _plain_scatter(input, *args, span=span, **kwargs)
 
 
-def mrgsort(src0: Any, *srcs: Any, block_len: int | None = None, exhausted: bool = False, span: Any = None) -> Any:
-    """``mrgsort(src0, *, block_len)`` -> mrgsort_format1; ``mrgsort(src0, src1[, src2[, src3]], *,
-    exhausted=False)`` -> mrgsort_format2."""
-    if block_len is not None:
-        if srcs:
-            raise OpTypeError("pl.tensor.mrgsort: block_len is only for the single-list form")
-        return mrgsort_format1(src0, block_len=block_len, span=span)
-    return mrgsort_format2(src0, *srcs, exhausted=exhausted, span=span)
+mrgsort = mrgsort_dispatcher("tensor", globals()["mrgsort_format1"], globals()["mrgsort_format2"])
 
 
 def no_dep(tensor: Any) -> Any:

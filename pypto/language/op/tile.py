@@ -11,25 +11,17 @@ from typing import Any
 
 from pypto import ir
 from pypto.ir.op import tile as _builders
-from pypto.ir.op_registry import OpTypeError
 from pypto.language.typing.values import wrap
 
 from . import tensor as _tensor
-from .binding import as_expr, bind_module, kind
+from .binding import as_expr, bind_module, kind, mrgsort_dispatcher
 
 __all__ = bind_module(globals(), _builders) + ["mrgsort", "max", "min"]
 _tile_aiv_shard = globals()["aiv_shard"]
 _tile_aic_gather = globals()["aic_gather"]
 
 
-def mrgsort(src0: Any, *srcs: Any, block_len: int | None = None, exhausted: bool = False, span: Any = None) -> Any:
-    """``mrgsort(src0, *, block_len)`` -> mrgsort_format1; ``mrgsort(src0, src1[, src2[, src3]], tmp, *,
-    exhausted=False)`` -> mrgsort_format2."""
-    if block_len is not None:
-        if srcs:
-            raise OpTypeError("pl.tile.mrgsort: block_len is only for the single-list form")
-        return mrgsort_format1(src0, block_len=block_len, span=span)
-    return mrgsort_format2(src0, *srcs, exhausted=exhausted, span=span)
+mrgsort = mrgsort_dispatcher("tile", globals()["mrgsort_format1"], globals()["mrgsort_format2"])
 
 
 def max(lhs: Any, rhs: Any, *, span: ir.Span | None = None) -> Any:  # noqa: A001 - reference name pl.max
