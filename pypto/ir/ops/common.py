@@ -5,7 +5,7 @@ Every helper that can fail takes the ``CallInfo`` so the error names the op (ops
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from ..datatype import DataType
 from ..enums import MemorySpace, PadValue, TensorLayout, TileLayout
@@ -14,7 +14,7 @@ from ..op_registry import CallInfo, describe_type, format_dims
 from ..scalar_ops import add as scalar_add
 from ..scalar_ops import min_ as scalar_min
 from ..scalar_ops import sub as scalar_sub
-from ..type_base import ScalarType
+from ..type_base import ScalarType, Type
 from ..types import TensorType, TensorView, TileType, TileView, implicit_layout
 
 D = DataType
@@ -252,6 +252,23 @@ def like_tensor(src: TensorType, shape: list[Expr] | None = None, dtype: DataTyp
     shape = list(src.shape) if shape is None else shape
     valid = valid_shape(src) if keep_valid and dims_equal(shape, list(src.shape)) else None
     return tensor_type(shape, src.dtype if dtype is None else dtype, valid)
+
+
+def unary_rule(param: str, like: Callable[[Any], Type], allowed: tuple[DataType, ...] | None = None,
+               hp_allowed: tuple[DataType, ...] | None = None) -> Callable[[CallInfo], Type]:
+    """Rule of a one-operand elementwise op on parameter ``param``: the operand's type (``like``),
+    with its dtype checked against ``allowed`` and, under ``high_precision=True``, ``hp_allowed``."""
+
+    def deduce(ci: CallInfo) -> Type:
+        t = ci[param].type
+        if allowed is not None:
+            check_dtype(ci, param, t.dtype, allowed)
+        if hp_allowed is not None and ci.kw("high_precision"):
+            check_dtype(ci, "high_precision", t.dtype, hp_allowed)
+        return like(t)
+
+    deduce.__doc__ = "Same shape and dtype" + (f" ({names(allowed)} only)" if allowed else "") + "."
+    return deduce
 
 
 def clip_window(ci: CallInfo, src: TensorType | TileType, offsets: list[Expr], sizes: list[Expr],

@@ -6,6 +6,7 @@ orchestration functions and in InCore functions before ConvertTensorToTileOps lo
 
 from __future__ import annotations
 
+import functools
 import math
 
 from ..datatype import DataType
@@ -35,6 +36,7 @@ from .common import (
     normalize_axis,
     promote,
     tensor_type,
+    unary_rule,
     valid_shape,
 )
 from .decl import EVERYWHERE, KERNEL, TENSOR_LEVEL, W, define, index as index_p, kw, scalar, shape, tensor
@@ -263,30 +265,18 @@ for _name in ("shl", "shr"):
            placement=TENSOR_LEVEL)
 
 
-def _unary_rule(allowed: tuple[DataType, ...] | None = None, hp_allowed: tuple[DataType, ...] | None = None) -> Rule:
-    def deduce(ci: CallInfo) -> Type:
-        t = ci["input"].type
-        if allowed is not None:
-            check_dtype(ci, "input", t.dtype, allowed)
-        if hp_allowed is not None and ci.kw("high_precision"):
-            check_dtype(ci, "high_precision", t.dtype, hp_allowed)
-        return like_tensor(t)
-
-    deduce.__doc__ = "Same shape and dtype" + (f" ({', '.join(d.name for d in allowed)} only)" if allowed else "") + "."
-    return deduce
-
-
+_unary = functools.partial(unary_rule, "input", like_tensor)
 _UNARY = {
-    "exp": _unary_rule(),
-    "neg": _unary_rule(),
-    "abs": _unary_rule(),
-    "sqrt": _unary_rule(),
-    "sin": _unary_rule((D.FP32,)),
-    "cos": _unary_rule((D.FP32,)),
-    "not": _unary_rule(INT_16),
-    "log": _unary_rule(FLOAT_16_32),
-    "recip": _unary_rule(hp_allowed=FLOAT_16_32),
-    "rsqrt": _unary_rule(hp_allowed=FLOAT_16_32),
+    "exp": _unary(),
+    "neg": _unary(),
+    "abs": _unary(),
+    "sqrt": _unary(),
+    "sin": _unary((D.FP32,)),
+    "cos": _unary((D.FP32,)),
+    "not": _unary(INT_16),
+    "log": _unary(FLOAT_16_32),
+    "recip": _unary(hp_allowed=FLOAT_16_32),
+    "rsqrt": _unary(hp_allowed=FLOAT_16_32),
 }
 for _name, _rule in _UNARY.items():
     define(f"tensor.{_name}", [tensor("input")], _rule, placement=TENSOR_LEVEL,

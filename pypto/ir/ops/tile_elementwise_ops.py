@@ -6,6 +6,7 @@ lhs valid region and (vector-side) layout.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from ..datatype import DataType
@@ -28,6 +29,7 @@ from .common import (
     like_tile,
     promote,
     tile_type,
+    unary_rule,
     valid_shape,
 )
 from .decl import SCRATCH, VECTOR, define, kw, scalar, tile, vec
@@ -178,30 +180,18 @@ for _name in ("addsc", "subsc"):
            placement=VECTOR, memory=vec(0, 2), mnemonic=f"pto.t{_name}")
 
 
-def unary_rule(allowed: tuple[DataType, ...] | None = None, hp_allowed: tuple[DataType, ...] | None = None) -> Rule:
-    def deduce(ci: CallInfo) -> Type:
-        t = ci["tile"].type
-        if allowed is not None:
-            check_dtype(ci, "tile", t.dtype, allowed)
-        if hp_allowed is not None and ci.kw("high_precision"):
-            check_dtype(ci, "high_precision", t.dtype, hp_allowed)
-        return like_tile(t)
-
-    deduce.__doc__ = "Same shape and dtype" + (f" ({', '.join(d.name for d in allowed)} only)" if allowed else "") + "."
-    return deduce
-
-
+_unary = functools.partial(unary_rule, "tile", like_tile)
 _UNARY = {
-    "exp": unary_rule(),
-    "neg": unary_rule(),
-    "abs": unary_rule(),
-    "sqrt": unary_rule(),
-    "relu": unary_rule(),
-    "sin": unary_rule((D.FP32,)),
-    "cos": unary_rule((D.FP32,)),
-    "not": unary_rule(INT_16),
-    "log": unary_rule(FLOAT_16_32, FLOAT_16_32),
-    "recip": unary_rule(hp_allowed=FLOAT_16_32),
+    "exp": _unary(),
+    "neg": _unary(),
+    "abs": _unary(),
+    "sqrt": _unary(),
+    "relu": _unary(),
+    "sin": _unary((D.FP32,)),
+    "cos": _unary((D.FP32,)),
+    "not": _unary(INT_16),
+    "log": _unary(FLOAT_16_32, FLOAT_16_32),
+    "recip": _unary(hp_allowed=FLOAT_16_32),
 }
 _NO_PTO = ("sin", "cos")  # composite: LowerCompositeOps expands them
 for _name, _rule in _UNARY.items():
