@@ -7,7 +7,7 @@ arguments in ``_positional`` so that ``ir.Var("x", t, span)`` works as in the re
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Iterator
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
 
@@ -71,11 +71,6 @@ class ModelBase(BaseModel):
             text, all_value = _format_validation_error(type(self).__name__, err)
             raise (IRValueError if all_value else IRTypeError)(text) from None
 
-    def iter_fields(self) -> Iterator[tuple[str, Any]]:
-        """Every field as ``(name, value)``, in declaration order."""
-        for name in type(self).model_fields:
-            yield name, getattr(self, name)
-
 
 def _identity_hash(self: object) -> int:
     return object.__hash__(self)
@@ -134,10 +129,6 @@ def _strict_number(v: Any) -> Any:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"expected a number, got {type(v).__name__}")
     return float(v)
-
-
-def _list_from_sequence(v: Any) -> Any:
-    return list(v) if isinstance(v, tuple) else v
 
 
 # Field annotations shared by all node modules: no silent coercion of "3" into 3 or True into 1.

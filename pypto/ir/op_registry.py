@@ -380,9 +380,6 @@ class CallInfo:
             return None
         return spec.default
 
-    def kw_given(self, name: str) -> bool:
-        return name in self.kwargs
-
     def fail(self, message: str) -> NoReturn:
         """Raise a ValueError naming the op."""
         raise OpValueError(f"Operator '{self.op}': {message}", self.op, self.span)
