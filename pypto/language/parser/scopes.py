@@ -356,6 +356,25 @@ def _spmd_with(p: Any, node: ast.With, call: ast.Call) -> None:
         p.vars[tid_name] = tid
 
 
+def _indexed_body(p: Any, node: ast.For, index_op: str, kind: str) -> tuple[ir.Stmt, ScopeFrame]:
+    """The body of ``for i in pl.spmd(N)`` / ``pl.split_aiv(...)``: ``i = <index_op>()`` first, then
+    the statements, with ``i`` bound only inside the loop."""
+    name = node.target.id
+    span = p.span(node.target)
+    index = ir.Var(name, _INDEX, span)
+    first = ir.AssignStmt(index, ir.create_op_call(index_op, [], span), span)
+    saved = p.vars.get(name)
+    p.vars[name] = index
+    try:
+        _, block, frame = _scope_body(p, node.body, kind)
+    finally:
+        if saved is None:
+            p.vars.pop(name, None)
+        else:
+            p.vars[name] = saved
+    return make_body([first, *block.stmts], span), frame
+
+
 @register_for(scopes.spmd, "for i in pl.spmd(N):")
 def _spmd_for(p: Any, node: ast.For, call: ast.Call) -> None:
     if node.orelse:
@@ -368,20 +387,8 @@ def _spmd_for(p: Any, node: ast.For, call: ast.Call) -> None:
         )
     bound = bind(p, scopes.spmd, call)
     spmd = _spmd_options(p, call, bound, False)
-    name = node.target.id
-    span = p.span(node.target)
-    index = ir.Var(name, _INDEX, span)
-    first = ir.AssignStmt(index, ir.create_op_call("tile.get_block_idx", [], span), span)
-    saved = p.vars.get(name)
-    p.vars[name] = index
-    try:
-        _, block, frame = _scope_body(p, node.body, "spmd")
-    finally:
-        if saved is None:
-            p.vars.pop(name, None)
-        else:
-            p.vars[name] = saved
-    inner = _incore_wrapper(spmd.opts, make_body([first, *block.stmts], span), p.span(node))
+    body, frame = _indexed_body(p, node, "tile.get_block_idx", "spmd")
+    inner = _incore_wrapper(spmd.opts, body, p.span(node))
     attrs = {**spmd.attrs, **_common_attrs(p, bound, frame)}
     _emit(p, ir.SpmdScopeStmt, (spmd.core_num, spmd.sync_start, spmd.name_hint), inner, node, attrs)
 
@@ -446,20 +453,7 @@ def _split_aiv_for(p: Any, node: ast.For, call: ast.Call) -> None:
     if type(node.target) is not ast.Name:
         p.fail(ParserSyntaxError, "for ... in pl.split_aiv(...) binds one name, the lane index", node.target)
     bound, mode, count = _split_aiv_args(p, call)
-    name = node.target.id
-    span = p.span(node.target)
-    lane = ir.Var(name, _INDEX, span)
-    first = ir.AssignStmt(lane, ir.create_op_call("tile.get_subblock_idx", [], span), span)
-    saved = p.vars.get(name)
-    p.vars[name] = lane
-    try:
-        _, block, frame = _scope_body(p, node.body, "split_aiv")
-    finally:
-        if saved is None:
-            p.vars.pop(name, None)
-        else:
-            p.vars[name] = saved
-    body = make_body([first, *block.stmts], span)
+    body, frame = _indexed_body(p, node, "tile.get_subblock_idx", "split_aiv")
     _emit(p, ir.SplitAivScopeStmt, (mode, count, _name_hint(p, bound)), body, node, _common_attrs(p, bound, frame))
 
 
