@@ -31,6 +31,25 @@ class UnresolvedAnnotation:
         return f"<unresolved pl.{self.kind} annotation: {self.error}>"
 
 
+class Annotation:
+    """Base of the subscriptable annotation classes: ``X[items]`` is ``X.from_items(items)``, or an
+    :class:`UnresolvedAnnotation` when the items are invalid (``from_items`` raised TypeError/ValueError)."""
+
+    kind = ""
+
+    @staticmethod
+    def from_items(items: tuple) -> ir.Type:
+        """Build the type from the subscript items; every subclass defines it."""
+        raise TypeError("Annotation is abstract: use pl.Tensor, pl.Tile, pl.Scalar, ...")
+
+    def __class_getitem__(cls, item: Any) -> ir.Type | UnresolvedAnnotation:
+        items = as_items(item)
+        try:
+            return cls.from_items(items)
+        except (TypeError, ValueError) as err:
+            return UnresolvedAnnotation(cls.kind, items, err)
+
+
 def as_items(item: Any) -> tuple:
     """Subscript items as a tuple (``X[a]`` passes ``a``, ``X[a, b]`` passes ``(a, b)``)."""
     return item if isinstance(item, tuple) else (item,)

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pypto import ir
 
-from .annotation import UnresolvedAnnotation, as_items, check_dtype
+from .annotation import Annotation, check_dtype
 
 
-class _Annotation:
-    kind = ""
-
-    @staticmethod
-    def from_items(items: tuple) -> ir.Type:  # pragma: no cover - every subclass overrides it
-        raise TypeError("abstract annotation")
-
-    def __class_getitem__(cls, item: Any) -> ir.Type | UnresolvedAnnotation:
-        items = as_items(item)
-        try:
-            return cls.from_items(items)
-        except (TypeError, ValueError) as err:
-            return UnresolvedAnnotation(cls.kind, items, err)
-
-
-class Scalar(_Annotation):
+class Scalar(Annotation):
     """``pl.Scalar[pl.INT64]``: a scalar value (a bare dtype such as ``pl.INT64`` means the same)."""
 
     kind = "Scalar"
@@ -37,7 +20,7 @@ class Scalar(_Annotation):
         return ir.ScalarType(check_dtype(items[0], "pl.Scalar"))
 
 
-class Array(_Annotation):
+class Array(Annotation):
     """``pl.Array[16, pl.INT32]``: an on-core array of integers, BOOL or TASK_ID."""
 
     kind = "Array"
@@ -55,7 +38,7 @@ class Array(_Annotation):
         return ir.ArrayType(check_dtype(dtype, "pl.Array"), extent)
 
 
-class Tuple(_Annotation):
+class Tuple(Annotation):
     """``pl.Tuple[T1, T2]`` (``pl.Tuple[()]`` for the empty tuple)."""
 
     kind = "Tuple"

@@ -8,7 +8,7 @@ from pypto import ir
 from pypto.ir import DataType, MemorySpace, TensorLayout
 from pypto.ir.types import implicit_layout
 
-from .annotation import UnresolvedAnnotation, as_items, check_dtype, shape
+from .annotation import Annotation, check_dtype, shape
 
 
 def _extras(kind: str, extras: tuple, allowed: dict[type, str]) -> dict[str, Any]:
@@ -58,7 +58,7 @@ class TileViewSpec:
         return ir.TileView(**{**implicit, **self.fields})
 
 
-class Tensor:
+class Tensor(Annotation):
     """``pl.Tensor[[d0, d1, ...], dtype]`` plus optionally a ``pl.TensorView(...)`` (or a layout such
     as ``pl.NZ``) and a ``pl.MemRef(...)``: a tensor in global memory."""
 
@@ -81,15 +81,8 @@ class Tensor:
             view = ir.TensorView([], extra["layout"])
         return ir.TensorType(dims, dtype, extra.get("memref"), view)
 
-    def __class_getitem__(cls, item: Any) -> ir.Type | UnresolvedAnnotation:
-        items = as_items(item)
-        try:
-            return cls.from_items(items)
-        except (TypeError, ValueError) as err:
-            return UnresolvedAnnotation(cls.kind, items, err)
 
-
-class Tile:
+class Tile(Annotation):
     """``pl.Tile[[rows, cols], dtype]`` plus optionally a ``pl.MemRef(...)``, a memory space
     (``pl.Mem.Vec``) and a ``pl.TileView(...)``: a tile in an on-chip buffer."""
 
@@ -112,10 +105,3 @@ class Tile:
         if isinstance(view, TileViewSpec):
             view = view.resolve(dims, space)
         return ir.TileType(dims, dtype, extra.get("memref"), view, space)
-
-    def __class_getitem__(cls, item: Any) -> ir.Type | UnresolvedAnnotation:
-        items = as_items(item)
-        try:
-            return cls.from_items(items)
-        except (TypeError, ValueError) as err:
-            return UnresolvedAnnotation(cls.kind, items, err)
