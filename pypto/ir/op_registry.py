@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn
 
 from .enums import FunctionType, MemorySpace
-from .errors import IRTypeError, IRValueError, PyptoError
+from .errors import IRTypeError, IRValueError
 from .expr import Call, Expr, Op
 from .span import Span
 from .type_base import PtrType, ScalarType, TupleType, Type, UnknownType
@@ -45,10 +45,6 @@ class OpValueError(IRValueError):
         super().__init__(message)
         self.op = op
         self.span = span or Span.unknown()
-
-
-class UnsupportedOpError(PyptoError, ValueError):
-    """The catalog lists the op but this compiler deliberately does not implement it yet."""
 
 
 class Effect(enum.Enum):
@@ -217,7 +213,6 @@ class OpEntry:
     side_effect: bool = False
     signature: tuple[str, ...] | None = None
     doc: str = ""
-    unsupported: str | None = None
     _op: Op = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -321,7 +316,7 @@ def lookup(name: str) -> OpEntry | None:
 
 
 def all_entries() -> list[OpEntry]:
-    """Every registered entry (supported or not), sorted by name."""
+    """Every registered entry, sorted by name."""
     _ensure_loaded()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
@@ -340,15 +335,8 @@ def get_op(name: str) -> Op:
 
 
 def is_op_registered(name: str) -> bool:
-    """True when ``name`` is in the registry (including ops listed as unsupported)."""
+    """True when ``name`` is in the registry."""
     return lookup(name) is not None
-
-
-def _check_supported(entry: OpEntry, span: Span) -> None:
-    if entry.unsupported is not None:
-        err = UnsupportedOpError(f"operator {entry.name} is not supported yet: {entry.unsupported}")
-        err.span = span  # type: ignore[attr-defined]
-        raise err
 
 
 class CallInfo:
@@ -482,7 +470,6 @@ def _stamp_memory(entry: OpEntry, ci: CallInfo, result: Type) -> Type:
 
 def deduce_type(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: Span) -> tuple[Type, dict]:
     """Validate ``args``/``kwargs`` against ``entry``; return the deduced type and the stored kwargs."""
-    _check_supported(entry, span)
     _check_args(entry, args, span)
     stored = _check_kwargs(entry, kwargs, span)
     ci = CallInfo(entry, list(args), stored, span)

@@ -28,7 +28,6 @@ from ..op_registry import (
     MemorySpec,
     OpEntry,
     Param,
-    UnsupportedOpError,
     register,
 )
 from .normalize import Normalizer, scalar_for, to_tuple, to_index
@@ -133,17 +132,4 @@ def define(
             signature=signature,
             doc=doc or deduce.__doc__ or "",
         )
-    )
-
-
-def unsupported(name: str, reason: str, placement: frozenset[str] = KERNEL) -> OpEntry:
-    """List a catalog op as deliberately not implemented: every use raises with ``reason``."""
-    message = f"operator {name} is not supported yet: {reason}"
-
-    def deduce(ci: Any) -> Any:
-        raise UnsupportedOpError(message)
-
-    return register(
-        OpEntry(name=name, params=(), kwargs=(), deduce=deduce, placement=placement,
-                unsupported=reason, doc=message)
     )
