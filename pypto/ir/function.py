@@ -41,6 +41,7 @@ class Function(IRNode):
     requires_runtime_binding: Bool = False
     _positional = ("name", "params", "return_types", "body", "span", "type", "level", "role", "attrs",
                    "requires_runtime_binding")
+    _defs = ("params",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         names = self._positional

@@ -52,6 +52,8 @@ class ModelBase(BaseModel):
     _positional: ClassVar[tuple[str, ...]] = ()
     # Fields the constructor computes from others; ``replace`` does not pass them back in.
     _derived: ClassVar[tuple[str, ...]] = ()
+    # Def fields (spec/ir.md §5.1): fields that bind new variables, in binding order.
+    _defs: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args:

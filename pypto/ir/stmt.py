@@ -41,6 +41,7 @@ class AssignStmt(Stmt):
     var: Var
     value: Expr
     _positional = ("var", "value", "span")
+    _defs = ("var",)
 
 
 class EvalStmt(Stmt):
@@ -74,6 +75,7 @@ class IfStmt(Stmt):
     else_body: Stmt | None = None
     return_vars: list[Var] = []
     _positional = ("condition", "then_body", "else_body", "return_vars", "span")
+    _defs = ("return_vars",)
 
 
 class ForStmt(Stmt):
@@ -89,6 +91,7 @@ class ForStmt(Stmt):
     kind: ForKind = ForKind.Sequential
     attrs: dict[str, Any] = {}
     _positional = ("loop_var", "start", "stop", "step", "iter_args", "body", "return_vars", "span", "kind", "attrs")
+    _defs = ("loop_var", "iter_args", "return_vars")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if len(args) > 9 and args[9] is None:
@@ -106,6 +109,7 @@ class WhileStmt(Stmt):
     body: Stmt
     return_vars: list[Var] = []
     _positional = ("condition", "iter_args", "body", "return_vars", "span")
+    _defs = ("iter_args", "return_vars")
 
 
 class _ValueStmt(Stmt):

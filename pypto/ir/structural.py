@@ -28,7 +28,7 @@ from .expr import ConstInt, IterArg, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import IRNode, ModelBase
-from .stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt
+from .stmt import ForStmt, SeqStmts, Stmt, WhileStmt
 from .type_base import ScalarType, Type
 from .types import ShapedType
 
@@ -40,13 +40,6 @@ _IDX64 = 4  # on a ScalarType: compare INDEX and INT64 as equal
 # Attr keys whose value a node defines: a scope's ``as tid`` TaskId (``attrs["task_id_var"]``).
 _DEF_KEYS = frozenset({"task_id_var"})
 
-_DEF_FIELDS: dict[type, dict[str, int]] = {
-    AssignStmt: {"var": _DEF},
-    IfStmt: {"return_vars": _DEF},
-    ForStmt: {"loop_var": _DEF | _LOOP_VAR, "iter_args": _DEF, "return_vars": _DEF},
-    WhileStmt: {"iter_args": _DEF, "return_vars": _DEF},
-    Function: {"params": _DEF},
-}
 # The while condition reads the iter_args, so they are bound first.
 _FIELD_ORDER: dict[type, tuple[str, ...]] = {WhileStmt: ("iter_args", "condition", "body", "return_vars")}
 _MEMREF_FIELDS = ("base_", "byte_offset_", "size_", "is_pinned_", "slot_count_", "slot_index_")
@@ -68,10 +61,9 @@ def _plan(cls: type[ModelBase]) -> tuple[tuple[str, int], ...]:
     for base, order in _FIELD_ORDER.items():
         if issubclass(cls, base):
             names = list(order) + [n for n in names if n not in order]
-    roles: dict[str, int] = {}
-    for base, fields in _DEF_FIELDS.items():
-        if issubclass(cls, base):
-            roles.update(fields)
+    roles = dict.fromkeys(cls._defs, _DEF)
+    if issubclass(cls, ForStmt):
+        roles["loop_var"] |= _LOOP_VAR
     return tuple((n, roles.get(n, _USE)) for n in names)
 
 

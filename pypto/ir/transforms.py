@@ -17,20 +17,10 @@ from .expr import Expr, IterArg, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import ModelBase, replace
-from .stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
-from .traversal import child_fields, iter_children, map_children
+from .stmt import ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from .traversal import child_fields, iter_children, iter_value, map_children
 
 T = TypeVar("T", bound=ModelBase)
-
-# Def fields of spec/ir.md §5.1, per node class, in binding order.
-_DEF_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
-    (AssignStmt, ("var",)),
-    (IfStmt, ("return_vars",)),
-    (ForStmt, ("loop_var", "iter_args", "return_vars")),
-    (WhileStmt, ("iter_args", "return_vars")),
-    (Function, ("params",)),
-)
-
 
 def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     """The statements of ``stmt`` with every nested ``SeqStmts`` spliced in (a non-block gives ``[stmt]``)."""
@@ -45,10 +35,6 @@ def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     return out
 
 
-def _def_fields(cls: type) -> tuple[str, ...]:
-    return next((fields for base, fields in _DEF_FIELDS if issubclass(cls, base)), ())
-
-
 def _walk(root: ModelBase) -> Iterator[ModelBase]:
     """Every IR object below ``root`` (pre-order, each shared object once); variables are leaves."""
     seen: set[int] = set()
@@ -61,18 +47,6 @@ def _walk(root: ModelBase) -> Iterator[ModelBase]:
         yield node
         if not isinstance(node, Var):
             todo.extend(reversed(list(iter_children(node))))
-
-
-def _iter_ir(value: Any) -> Iterator[ModelBase]:
-    """The IR objects in a field value, through lists, tuples and dict values."""
-    if isinstance(value, ModelBase):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _iter_ir(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _iter_ir(item)
 
 
 def collect_def_vars(node: ModelBase) -> list[Var]:
@@ -93,9 +67,9 @@ def collect_def_vars(node: ModelBase) -> list[Var]:
         if id(n) in visited:
             continue
         visited.add(id(n))
-        defs = _def_fields(type(n))
+        defs = type(n)._defs
         for name in reversed(child_fields(type(n))):
-            todo.extend((c, name in defs) for c in reversed(list(_iter_ir(getattr(n, name)))))
+            todo.extend((c, name in defs) for c in reversed(list(iter_value(getattr(n, name)))))
     return out
 
 

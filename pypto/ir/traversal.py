@@ -56,21 +56,22 @@ def child_fields(cls: type[ModelBase]) -> tuple[str, ...]:
     )
 
 
-def _iter_value(value: Any) -> Iterator[ModelBase]:
+def iter_value(value: Any) -> Iterator[ModelBase]:
+    """The IR objects in a field value, through lists, tuples and dict values."""
     if isinstance(value, ModelBase):
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _iter_value(item)
+            yield from iter_value(item)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _iter_value(item)
+            yield from iter_value(item)
 
 
 def iter_children(node: ModelBase) -> Iterator[ModelBase]:
     """Every child IR object of ``node`` in field order (containers flattened, dicts by value)."""
     for name in child_fields(type(node)):
-        yield from _iter_value(getattr(node, name))
+        yield from iter_value(getattr(node, name))
 
 
 def _map_value(value: Any, fn: Callable[[Any], Any]) -> Any:
@@ -115,4 +116,4 @@ def map_children(node: N, fn: Callable[[Any], Any]) -> N:
     return type(node)(**data)
 
 
-__all__ = ["child_fields", "iter_children", "map_children"]
+__all__ = ["child_fields", "iter_children", "iter_value", "map_children"]
