@@ -59,7 +59,17 @@ def test_tile_index_below_2d_is_promoted_with_a_warning() -> None:
         func = parse("t = pl.load(x, [0, 0], [64, 32])\nrow = t[3]")
     row = func.body.stmts[1]
     assert [d.value for d in row.var.type.shape] == [1, 32]
-    assert len(row.value.args) == 3  # no axis is dropped
+    assert [d.value for d in row.value.args[4].elements] == [0]  # drop_dims lists the indexed axis
+    assert_roundtrip(func)
+
+
+def test_tile_column_index_is_promoted_to_a_row() -> None:
+    """The seed: a tile result below 2-D becomes ``[1, N]``, and drop_dims lists the scalar-indexed axes."""
+    with pytest.warns(ParserWarning, match=r"promoted to shape \[1, 16\]"):
+        func = parse("t = pl.load(x, [0, 0], [64, 32])\ncol = t[0:16, 4]")
+    col = func.body.stmts[1]
+    assert str(col.value) == "pl.tile.slice(t, [16, 1], [0, 4], [], [1])"
+    assert [d.value for d in col.var.type.shape] == [1, 16]
     assert_roundtrip(func)
 
 

@@ -4,8 +4,8 @@ Tensor and tile indexing follows numpy: a scalar index drops its dimension, a sl
 missing trailing indices are ``:``. A full-rank all-scalar index reads one element
 (``tensor.read`` / ``tile.read``); anything else is a ``tensor.slice`` / ``tile.slice`` whose
 shape and offset are full rank, with ``drop_dims`` listing the scalar-indexed axes. Tiles are
-physically 2-D: a tile whose natural result rank is below 2 keeps enough unit dimensions to stay
-2-D (``[N]`` becomes ``[1, N]``) and a warning says so. ``C[i, j] = rhs`` reshapes ``rhs`` back to
+physically 2-D: a tile whose natural result rank is below 2 is promoted by ``tile.slice`` itself
+(``[N]`` becomes ``[1, N]``, also for a column ``t[0:8, j]``) and a warning says so. ``C[i, j] = rhs`` reshapes ``rhs`` back to
 the full-rank window and assembles it into ``C``.
 
 Not supported (v1): slice steps, a non-static tile slice start, ``...``, ``None``, negative
@@ -155,10 +155,8 @@ class SubscriptMixin(ParserCore):
                 drop.append(axis)
         all_scalar = len(drop) == rank
         if is_tile and not all_scalar and rank - len(drop) < 2 <= rank:
-            keep = 2 - (rank - len(drop))
             natural = [s for i, s in enumerate(shape) if i not in drop]
-            drop = drop[: len(drop) - keep]
-            promoted = [s for i, s in enumerate(shape) if i not in drop]
+            promoted = [1] * (2 - len(natural)) + natural  # what tile.slice makes of it: [N] -> [1, N]
             warnings.warn(
                 f"{self.span(node)}: tile index gives a {len(natural)}-D result; tiles are 2-D, so it is "
                 f"promoted to shape {_dims_text(promoted)} (use pl.tile.reshape for another layout)",
