@@ -68,6 +68,13 @@ class MemRef(Var):
             super().__init__(**kwargs)
             return
         span = kwargs.pop("span", None)
+        if len(args) > 4 and isinstance(args[0], Var) and isinstance(args[3], Span):
+            # MemRef(base, byte_offset, size, span, is_pinned, slots, slot): the trailing ones by position
+            for name, value in zip(("is_pinned", "slots", "slot"), args[4:]):
+                if name in kwargs:
+                    raise IRTypeError(f"MemRef() got multiple values for argument '{name}'")
+                kwargs[name] = value
+            args = args[:4]
         if args and isinstance(args[-1], Span):
             span, args = args[-1], args[:-1]
         span = span or Span.unknown()
@@ -95,6 +102,8 @@ class MemRef(Var):
             offset = _offset_expr(addr, span)
         else:
             raise IRTypeError(f"MemRef(): unsupported argument list {args!r}")
+        if not isinstance(base.type, PtrType):
+            raise IRTypeError(f"MemRef: the base must be a Var of type pl.Ptr, got {base.type}")
         super().__init__(
             name_hint=base.name_hint,
             type=MemRefType.get(),

@@ -327,6 +327,8 @@ def test_memref_forms() -> None:
     legacy = ir.MemRef(ir.Mem.Vec, 256, 1024, 0)
     assert (legacy.name_hint, legacy.byte_offset.value, legacy.size) == ("mem_vec_0", 256, 1024)
     assert ir.MemRef(32, 64, 7).name_hint == "mem_7"
+    full = ir.MemRef(base, 64, 512, SPAN, True, 2, 1)  # spec order: base, offset, size, span, is_pinned, slots, slot
+    assert (full.is_pinned, full.slot_count, full.slot_index, full.span) == (True, 2, 1, SPAN)
 
 
 def test_memref_errors() -> None:
@@ -338,6 +340,8 @@ def test_memref_errors() -> None:
         ir.MemRef("m", slots=2)[2]
     with pytest.raises(IRTypeError, match=r"^MemRef\(\): unsupported argument list \(1.5, 2\)$"):
         ir.MemRef(1.5, 2)
+    with pytest.raises(IRTypeError, match=r"^MemRef: the base must be a Var of type pl.Ptr, got pl.Scalar\[pl.INT64\]$"):
+        ir.MemRef(ir.Var("v", ir.ScalarType(ir.INT64)), 0, 64)
 
 
 def test_memref_aliasing() -> None:
