@@ -288,7 +288,9 @@ class GlobalVar(Op):
 _KWARG_TYPES = (bool, int, float, str, DataType)
 
 
-def _check_kwargs(node: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+def _check_kwargs(node: str, kwargs: Any) -> Any:
+    if not isinstance(kwargs, dict):
+        return kwargs  # the field validation reports it
     for key, value in kwargs.items():
         if not isinstance(key, str):
             raise IRTypeError(f"{node}: kwargs keys must be str, got {type(key).__name__}")

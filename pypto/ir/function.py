@@ -56,8 +56,9 @@ class Function(IRNode):
         if kwargs.get("attrs") is None:
             kwargs["attrs"] = {}
         if "param_directions" not in kwargs:
+            given = kwargs.get("params", [])
             params, dirs = [], []
-            for p in kwargs.get("params", []):
+            for p in given if isinstance(given, (list, tuple)) else ():  # else the field check reports it
                 if isinstance(p, tuple):
                     if len(p) != 2:
                         raise IRTypeError("Function: a parameter pair must be (Var, ParamDirection)")
@@ -66,7 +67,9 @@ class Function(IRNode):
                 else:
                     params.append(p)
                     dirs.append(ParamDirection.In)
-            kwargs["params"], kwargs["param_directions"] = params, dirs
+            if isinstance(given, (list, tuple)):
+                kwargs["params"] = params
+            kwargs["param_directions"] = dirs
         func_type = kwargs.get("func_type", FunctionType.Opaque)
         derived = _DERIVED_LEVEL_ROLE.get(func_type) if isinstance(func_type, FunctionType) else None
         if derived is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic_core import PydanticCustomError
 
 
 from .datatype import DataType
@@ -129,7 +130,7 @@ def replace(node: ModelBase, **changes: Any) -> Any:
 
 def _strict_number(v: Any) -> Any:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"expected a number, got {type(v).__name__}")
+        raise PydanticCustomError("number_type", "expected a number")  # a field error naming the node
     return float(v)
 
 

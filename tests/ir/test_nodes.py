@@ -174,6 +174,14 @@ def test_type_constructors_take_positional_arguments() -> None:
         (lambda: ir.ArrayType(ir.INT32, 0), IRValueError, "ArrayType: extent must be > 0, got 0"),
         (lambda: ir.TensorView(stride=[1]), IRValueError,
          "TensorView: stride/valid_shape/pad require an explicit layout"),
+        (lambda: ir.Call(ir.Op("f"), [], ["k"]), IRTypeError,
+         "Call: field 'kwargs': Input should be a valid dictionary (got list)"),
+        (lambda: ir.Submit(ir.Op("f"), [], [], "k", {}, ir.UnknownType()), IRTypeError,
+         "Submit: field 'kwargs': Input should be a valid dictionary (got str)"),
+        (lambda: ir.ConstFloat((1.0,), ir.FP32), IRTypeError,
+         "ConstFloat: field 'value': expected a number (got tuple)"),
+        (lambda: ir.Function("f", 1.5, [], ir.SeqStmts([])), IRTypeError,
+         "Function: field 'params': Input should be a valid list (got float)"),
     ],
 )
 def test_bad_fields_are_clear_errors(build: Any, error: type, message: str) -> None:
