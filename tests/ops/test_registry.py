@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from ops_helpers import printed, scalar, tensor, tile
 
+import pypto.language as pl
 from pypto import ir
 from pypto.ir import op_registry
 from pypto.ir.errors import PyptoError
@@ -202,3 +203,13 @@ def test_create_op_call_fills_load_valid_shape_from_shapes():
     call = ir.create_op_call("tile.load", [t, offsets, shapes], {}, ir.Span.unknown())
     assert len(call.args) == 4 and call.args[3] is shapes
     assert str(call.type) == "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]"
+
+
+def test_builder_with_a_missing_required_value_names_it() -> None:
+    with pytest.raises(TypeError, match=r"^Operator 'tensor.abs': argument 'input' is required$"):
+        ir.op.tensor.abs(None)
+
+
+def test_mrgsort_dispatcher_is_named_in_python_errors() -> None:
+    with pytest.raises(TypeError, match=r"^mrgsort\(\) got an unexpected keyword argument 'bogus'$"):
+        pl.tile.mrgsort(None, bogus=1)

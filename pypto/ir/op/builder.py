@@ -88,7 +88,9 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
         out.append(value)
     expected = [p.name for p in entry.bind(out)]
     if used != expected:
-        missing = next(a for a, b in zip(expected, used) if a != b)
+        missing = next((a for a, b in zip(expected, used) if a != b), None)
+        if missing is None:  # a required argument at the end was None
+            raise OpTypeError(f"Operator '{entry.name}': argument '{expected[len(used)]}' is required", entry.name)
         raise OpTypeError(f"Operator '{entry.name}': argument '{missing}' is required by the arguments after it",
                           entry.name)
     return out

@@ -74,5 +74,6 @@ def mrgsort_dispatcher(family: str, format1: Callable[..., Any], format2: Callab
             return format1(src0, block_len=block_len, span=span)
         return format2(src0, *srcs, exhausted=exhausted, span=span)
 
+    mrgsort.__qualname__ = "mrgsort"
     mrgsort.__doc__ = mrgsort_dispatcher.__doc__.replace("<family>", family)
     return mrgsort
