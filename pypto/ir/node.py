@@ -38,7 +38,32 @@ def _format_validation_error(cls_name: str, err: ValidationError) -> tuple[str, 
     return "\n".join(lines), all_value
 
 
-class ModelBase(BaseModel):
+class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
+    """pydantic's model metaclass, keeping class-level tables out of its private attributes.
+
+    With postponed annotations pydantic first takes a subclass's ``_positional = (...)`` for a
+    private attribute and installs a ``model_post_init`` hook; it drops the attribute later but
+    keeps the hook, which would cost every node a Python call and an empty dict. Names a base
+    declares as ``ClassVar`` are set on the class after pydantic has built it instead.
+    """
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> type:
+        class_vars = set().union(*(getattr(b, "__class_vars__", ()) for b in bases))
+        tables = {k: namespace.pop(k) for k in list(namespace) if k in class_vars and k.startswith("_")}
+        cls = super().__new__(mcs, name, bases, namespace, **kwargs)
+        for key, value in tables.items():
+            setattr(cls, key, value)
+        return cls
+
+
+# pydantic keeps, per instance, the set of field names the constructor was given
+# (``model_fields_set``); for a small node that set is most of its memory. Nodes never change, so
+# instances given the same names share one set (pydantic adds to it only on attribute assignment,
+# which frozen models reject).
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+class ModelBase(BaseModel, metaclass=_NodeMeta):
     """Shared pydantic configuration and the positional-argument constructor."""
 
     model_config = ConfigDict(
@@ -73,6 +98,10 @@ class ModelBase(BaseModel):
         except ValidationError as err:
             text, all_value = _format_validation_error(type(self).__name__, err)
             raise (IRValueError if all_value else IRTypeError)(text) from None
+        given = self.__pydantic_fields_set__
+        shared = _FIELDS_SETS.setdefault(frozenset(given), given)
+        if shared is not given:
+            object.__setattr__(self, "__pydantic_fields_set__", shared)
 
 
 def _identity_hash(self: object) -> int:
