@@ -25,6 +25,7 @@ from .diagnostics import (
 )
 from .inline import InlineFunction
 from .registry import CALL_HOOKS, EXPR_HANDLERS, POSITION_HINTS, display_name
+from .type_match import show_type, type_mismatch
 
 # Modules whose callables are op functions the DSL may call.
 _OP_MODULES = ("pypto.language.op", "pypto.ir.op")
@@ -157,13 +158,15 @@ class CallMixin(ParserCore):
     ) -> ir.Expr:
         """``Call(GlobalVar(name), args)`` typed by the callee's return types."""
         args = []
+        arg_nodes: list[ast.expr] = []
         for a in node.args:
             if type(a) is ast.Starred:
                 self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a)
             args.append(self.expr(a))
+            arg_nodes.append(a)
         attrs = None
         by_name = {p.name_hint: i for i, p in enumerate(params)}
-        extra: dict[int, ir.Expr] = {}
+        extra: dict[int, tuple[ir.Expr, ast.expr]] = {}
         for kw in node.keywords:
             if kw.arg == "attrs":
                 attrs = self.eval(kw.value)
@@ -175,13 +178,14 @@ class CallMixin(ParserCore):
                     "use pl.submit(self.kernel, ..., deps=[...]) to launch a task with dependencies",
                 )
             elif kw.arg in by_name:
-                extra[by_name[kw.arg]] = self.expr(kw.value)
+                extra[by_name[kw.arg]] = (self.expr(kw.value), kw.value)
             else:
                 self.fail(ParserTypeError, f"function '{name}' has no parameter '{kw.arg}'", kw.value)
         for index in sorted(extra):
             if index != len(args):
                 self.fail(ParserTypeError, f"function '{name}': keyword arguments must follow the positional ones", node)
-            args.append(extra[index])
+            args.append(extra[index][0])
+            arg_nodes.append(extra[index][1])
         if len(args) != len(params):
             self.fail(
                 ParserTypeError,
@@ -192,6 +196,7 @@ class CallMixin(ParserCore):
         for i, p in enumerate(params):
             if isinstance(p.type, ir.ScalarType):
                 args[i] = retype_literal(args[i], p.type.dtype, span)
+            self.check_argument(name, p, args[i], arg_nodes[i])
         if len(return_types) == 1:
             ret: ir.Type = return_types[0]
         else:
@@ -202,6 +207,20 @@ class CallMixin(ParserCore):
         if attrs is not None:
             call = self.with_attrs(call, attrs, node)
         return call
+
+    def check_argument(self, name: str, param: ir.Var, arg: ir.Expr, node: ast.expr) -> None:
+        """A ParserTypeError at ``node`` when ``arg`` does not fit parameter ``param`` of ``name``."""
+        reason = type_mismatch(param.type, arg.type, isinstance(arg, (ir.ConstInt, ir.ConstFloat)))
+        if reason is None:
+            return
+        expected = show_type(param.type)
+        self.fail(
+            ParserTypeError,
+            f"function '{name}': parameter '{param.name_hint}' expects {expected} but the argument "
+            f"'{ast.unparse(node)}' is {show_type(arg.type)} ({reason})",
+            node,
+            f"pass a {expected} as '{param.name_hint}', or change that parameter's annotation in '{name}'",
+        )
 
 
 def _signature_hint(fn: Any) -> str | None:

@@ -21,6 +21,7 @@ from ..typing.values import Value
 from .diagnostics import ParserError, ParserSyntaxError, ParserTypeError, SSAViolationError
 from .env import Env
 from .source import SourceFile
+from .type_match import show_type, type_mismatch
 
 
 @dataclass
@@ -174,21 +175,17 @@ class ParserCore:
     def var_type(self, declared: ir.Type | None, value: ir.Expr, node: ast.AST) -> ir.Type:
         """The type of a variable annotated ``declared`` (or not) that is assigned ``value``.
 
-        The annotation wins, except that a tile annotation without memory space, view or MemRef
-        takes the deduced type of a tile of the same shape and dtype (it only adds placement).
+        The annotation must agree with the value in kind, dtype, rank and static dims (see
+        :mod:`.type_match`); it wins otherwise, except that a tile annotation without memory
+        space, view or MemRef takes the deduced type of a tile of the same shape and dtype (it
+        only adds placement).
         """
         actual = value.type
         if declared is None:
             return actual
         if isinstance(actual, ir.UnknownType):
             return declared
-        for kind in (ir.TensorType, ir.TileType, ir.ScalarType):
-            if isinstance(declared, kind) != isinstance(actual, kind):
-                self.fail(
-                    ParserTypeError,
-                    f"the annotation declares {declared} but the value has type {actual}",
-                    node,
-                )
+        self.check_annotation(declared, value, node)
         if (
             isinstance(declared, ir.TileType)
             and isinstance(actual, ir.TileType)
@@ -200,6 +197,19 @@ class ParserCore:
         ):
             return actual
         return declared
+
+    def check_annotation(self, declared: ir.Type, value: ir.Expr, node: ast.AST) -> None:
+        """A ParserTypeError at ``node`` when ``value`` disagrees with the annotation ``declared``."""
+        reason = type_mismatch(declared, value.type, isinstance(value, (ir.ConstInt, ir.ConstFloat)))
+        if reason is not None:
+            self.fail(
+                ParserTypeError,
+                f"the annotation declares {show_type(declared)} but the value has type "
+                f"{show_type(value.type)} ({reason})",
+                node,
+                f"annotate it as {show_type(value.type)} (or drop the annotation), "
+                "or compute a value of the declared type",
+            )
 
     # ----- values ----------------------------------------------------------------------------
     def to_expr(self, value: Any, node: ast.AST) -> ir.Expr:

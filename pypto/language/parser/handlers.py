@@ -67,6 +67,8 @@ def _yield_assign(p: Any, stmt: ast.Assign | ast.AnnAssign, call: ast.Call) -> N
         types = [None] * len(names)
     if len(names) != len(values):
         p.fail(ParserTypeError, f"{len(names)} name(s) bound to a pl.yield_ of {len(values)} value(s)", stmt)
+    if types[0] is not None and len(values) == 1:
+        p.check_annotation(types[0], values[0], stmt)
     _check_yield_owner(p, call, len(values), assigned=True)
     p.emit(ir.YieldStmt(values, p.span(call)))
     p.block.yielded = YieldInfo(names, types, values, stmt)

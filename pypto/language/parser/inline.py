@@ -12,11 +12,13 @@ import ast
 from typing import Any
 
 from pypto import ir
+from pypto.ir import Span
 
 from .core import Block, FunctionState, ParserCore
 from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from .env import Env
 from .source import SourceFile
+from .type_match import show_type, type_mismatch
 
 _MAX_DEPTH = 32
 
@@ -82,6 +84,10 @@ class InlineMixin(ParserCore):
                 bound[name] = var
             else:
                 constants[name] = value
+        arg_nodes = dict(zip(fn.params, call.args))
+        arg_nodes.update((kw.arg, kw.value) for kw in call.keywords if kw.arg is not None)
+        arg_spans = {name: self.span(n) for name, n in arg_nodes.items()}
+        caller_lines = self.src.lines
         saved = (self.src, self.env, self.vars, self.block, self.loops, self.state, self.borrowed)
         self.src, self.env, self.vars = fn.src, Env([constants, *fn.env.layers], fn.env.is_text), bound
         self.borrowed = borrowed
@@ -92,8 +98,18 @@ class InlineMixin(ParserCore):
         )
         self.inline_depth += 1
         try:
+            self.check_inline_arguments(fn, values, arg_spans, caller_lines)
+            self.state.return_types = self.inline_return_types(fn)
             self.parse_stmts(fn.node.body)
             block = self.block
+            if self.state.return_types and block.returned is None:
+                self.fail(
+                    ParserTypeError,
+                    f"inline function '{fn.name}' declares {len(self.state.return_types)} return value(s) "
+                    "but does not return",
+                    fn.node.returns,  # type: ignore[arg-type]
+                    "end its body with return <values>, or drop the '->' annotation",
+                )
         finally:
             self.inline_depth -= 1
             self.src, self.env, self.vars, self.block, self.loops, self.state, self.borrowed = saved
@@ -102,6 +118,43 @@ class InlineMixin(ParserCore):
         if returned is None or not returned:
             return None
         return returned[0] if len(returned) == 1 else tuple(returned)
+
+    def _dsl_annotation(self, node: ast.expr | None) -> bool:
+        """An annotation the parser checks: present and not a plain Python type (``times: int``
+        documents a parameter bound to a Python constant)."""
+        if node is None or type(node) not in (ast.Name, ast.Attribute):
+            return node is not None
+        value = self.eval(node)
+        return not (isinstance(value, type) and not issubclass(value, ir.Type))
+
+    def check_inline_arguments(
+        self, fn: InlineFunction, values: dict[str, Any], spans: dict[str, Span], caller_lines: list[str]
+    ) -> None:
+        """IR arguments agree with the DSL type annotations of ``fn``'s parameters (resolved in
+        ``fn``'s scope; an error points at the argument in the caller, at ``spans``)."""
+        for arg in fn.node.args.args:
+            value = values[arg.arg]
+            if not isinstance(value, ir.Expr) or not self._dsl_annotation(arg.annotation):
+                continue
+            declared = self.resolve_type(arg.annotation)  # type: ignore[arg-type]
+            reason = type_mismatch(declared, value.type, isinstance(value, (ir.ConstInt, ir.ConstFloat)))
+            if reason is None:
+                continue
+            expected = show_type(declared)
+            raise ParserTypeError(
+                f"inline function '{fn.name}': parameter '{arg.arg}' expects {expected} but the argument "
+                f"is {show_type(value.type)} ({reason})",
+                spans[arg.arg],
+                f"pass a {expected} as '{arg.arg}', or change that parameter's annotation in '{fn.name}'",
+                source_lines=caller_lines,
+            )
+
+    def inline_return_types(self, fn: InlineFunction) -> list[ir.Type] | None:
+        """The types ``fn``'s ``->`` annotation declares (None: not annotated, or a Python type)."""
+        returns = fn.node.returns
+        if not self._dsl_annotation(returns):
+            return None
+        return self.resolve_return_types(returns)
 
     def inline_return(self, node: ast.Return) -> None:
         """``return`` in an inline body: only as its last top-level statement."""
@@ -113,5 +166,7 @@ class InlineMixin(ParserCore):
                 "compute the result with pl.yield_ and return it at the end of the body",
             )
         values = [] if node.value is None else node.value.elts if type(node.value) is ast.Tuple else [node.value]
-        self.block.returned = [self.expr(v) for v in values]
+        exprs = [self.expr(v) for v in values]
+        self.check_returns(exprs, values, node)
+        self.block.returned = exprs
         self.block.ended_by = node

@@ -15,6 +15,7 @@ from .diagnostics import ParserSyntaxError, ParserTypeError, UndefinedVariableEr
 from .expressions import is_static
 from .handlers import python_yield
 from .registry import ASSIGN_HANDLERS, FOR_HANDLERS, POSITION_HINTS, STMT_HANDLERS, WITH_HANDLERS, display_name
+from .type_match import show_type, type_mismatch
 
 _UNSUPPORTED_STMTS: dict[type, tuple[str, str | None]] = {
     ast.FunctionDef: ("nested function definitions are not supported", "define helpers with @pl.inline or @pl.function"),
@@ -191,14 +192,46 @@ class StmtMixin(ParserCore):
             return
         values = [] if node.value is None else node.value.elts if type(node.value) is ast.Tuple else [node.value]
         exprs = [self.expr(v) for v in values]
+        self.check_returns(exprs, values, node)
+        self.emit(ir.ReturnStmt(exprs, self.span(node)))
+
+    def check_returns(self, exprs: list[ir.Expr], nodes: list[ast.expr], node: ast.Return) -> None:
+        """The returned values agree with the declared return types in number, kind, dtype, rank
+        and static dims; a function without ``->`` returns nothing (an ``@pl.inline`` body
+        without one returns whatever it computes)."""
+        name = self.state.name
+        label = f"inline function '{name}'" if self.inline_depth else f"function '{name}'"
         declared = self.state.return_types
-        if declared is not None and len(exprs) != len(declared):
+        if declared is None:
+            if exprs and not self.inline_depth:
+                wanted = ", ".join(show_type(e.type) for e in exprs)
+                annotation = wanted if len(exprs) == 1 else f"tuple[{wanted}]"
+                self.fail(
+                    ParserTypeError,
+                    f"{label} returns {len(exprs)} value(s) but declares no return type",
+                    node,
+                    f"declare what it returns: def {name}(...) -> {annotation}:",
+                )
+            return
+        if len(exprs) != len(declared):
+            shown = ", ".join(show_type(t) for t in declared) or "nothing"
             self.fail(
                 ParserTypeError,
-                f"function '{self.state.name}' declares {len(declared)} return value(s) but returns {len(exprs)}",
+                f"{label} declares {len(declared)} return value(s) but returns {len(exprs)}",
                 node,
+                f"return exactly the declared values ({shown}), or change the '->' annotation",
             )
-        self.emit(ir.ReturnStmt(exprs, self.span(node)))
+        for i, (expected, value, value_node) in enumerate(zip(declared, exprs, nodes)):
+            reason = type_mismatch(expected, value.type, isinstance(value, (ir.ConstInt, ir.ConstFloat)))
+            if reason is not None:
+                what = "the return value" if len(declared) == 1 else f"return value {i}"
+                self.fail(
+                    ParserTypeError,
+                    f"{label} declares {what} as {show_type(expected)} but "
+                    f"'{ast.unparse(value_node)}' is {show_type(value.type)} ({reason})",
+                    value_node,
+                    f"return a {show_type(expected)} here, or change the '->' annotation of '{name}'",
+                )
 
     def stmt_pass(self, node: ast.Pass) -> None:
         return None
