@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dsl_helpers import assert_roundtrip
@@ -15,6 +16,7 @@ from pypto.language.parser import text_parser
 from pypto.language.parser.diagnostics import (
     InvalidOperationError,
     ParserError,
+    ParserFileError,
     ParserSyntaxError,
     ParserTypeError,
     UndefinedVariableError,
@@ -48,6 +50,49 @@ def test_loads(tmp_path: Path) -> None:
     func = pl.loads(path)
     assert isinstance(func, ir.Function) and func.span.filename == str(path)
     assert isinstance(pl.loads_program(str(path)), ir.Program)
+
+
+def test_loads_accepts_a_utf8_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "bom.pyir"
+    path.write_bytes(b"\xef\xbb\xbf" + FUNCTION.encode())
+    assert isinstance(pl.loads(path), ir.Function)
+
+
+@pytest.mark.parametrize("load", [pl.loads, pl.loads_program])
+def test_loads_of_a_file_that_is_not_utf8(load: Any, tmp_path: Path) -> None:
+    path = tmp_path / "latin1.pyir"
+    path.write_bytes(b"import pypto.language as pl\n# caf\xe9\n")
+    with pytest.raises(ParserFileError) as info:
+        load(path)
+    err = info.value
+    assert err.message == f"cannot read DSL file '{path}': it is not UTF-8 text (byte 0xe9 at offset 33)"
+    assert (err.span.filename, err.span.begin_line, err.span.begin_column) == (str(path), 2, 6)
+    assert err.hint == "DSL text is UTF-8: save the file as UTF-8, or check that it is a printed pypto program"
+    assert str(err).splitlines()[2:5] == ["  |", "2 | # caf\ufffd", "  |      ^"]
+
+
+@pytest.mark.parametrize("load", [pl.loads, pl.loads_program])
+def test_loads_of_a_missing_path_a_directory_or_a_bad_name(load: Any, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.pyir"
+    cases = [
+        (missing, f"cannot read DSL file '{missing}': no such file", "check the path"),
+        (tmp_path, f"cannot read DSL file '{tmp_path}': it is a directory", "pass the path of a .py / .pyir file"),
+        ("x" * 300, f"cannot read DSL file '{'x' * 300}': File name too long", "check that the path names"),
+        ("a\0b", "cannot read DSL file 'a\0b': embedded null byte", "check that the path names"),
+    ]
+    for path, message, hint in cases:
+        with pytest.raises(ParserFileError) as info:
+            load(path)
+        assert info.value.message == message
+        assert info.value.span.filename == str(path)
+        assert info.value.hint is not None and info.value.hint.startswith(hint)
+    relative = "no/such/dump.pyir"
+    with pytest.raises(ParserFileError) as info:
+        load(relative)
+    assert info.value.hint == f"check the path (relative paths start at {Path.cwd()})"
+    with pytest.raises(ParserTypeError) as wrong:
+        text_parser.read_source(b"dump.pyir", "pl.loads")
+    assert wrong.value.message == "pl.loads expects a file path (str or pathlib.Path), got bytes"
 
 
 def test_module_level_constants() -> None:

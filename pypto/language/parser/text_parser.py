@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from pypto import ir
+from pypto.ir import Span
 
 from .calls import ProgramFunctionRef
-from .diagnostics import ParserError, ParserSyntaxError, ParserTypeError
+from .diagnostics import ParserError, ParserFileError, ParserSyntaxError, ParserTypeError
 from .env import Env
 from .functions import FunctionOptions, function_options, parse_function, parse_signature
 from .gcpause import gc_paused
@@ -224,13 +225,58 @@ def parse_program(code: str, filename: str = "<string>") -> ir.Program:
     return result
 
 
+def read_source(path: object, caller: str) -> tuple[str, str]:
+    """The UTF-8 text of the DSL file at ``path`` and its name; ParserFileError when it cannot be
+    read (``path`` is whatever the caller of ``caller`` passed, hence ``object``)."""
+    if not isinstance(path, (str, Path)):
+        raise ParserTypeError(
+            f"{caller} expects a file path (str or pathlib.Path), got {type(path).__name__}",
+            hint=f"for DSL source held in a string use pl.parse(code); {caller}(path) reads a file",
+        )
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise ParserFileError(
+            f"cannot read DSL file '{name}': it is a directory",
+            Span(name, -1, -1),
+            f"pass the path of a .py / .pyir file holding the printed program to {caller}",
+        ) from None
+    except FileNotFoundError:
+        where = "" if Path(path).is_absolute() else f" (relative paths start at {Path.cwd()})"
+        raise ParserFileError(
+            f"cannot read DSL file '{name}': no such file",
+            Span(name, -1, -1),
+            f"check the path{where}",
+        ) from None
+    except (OSError, ValueError) as err:  # ValueError: a NUL byte in the path
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ParserFileError(
+            f"cannot read DSL file '{name}': {reason}",
+            Span(name, -1, -1),
+            "check that the path names an existing file this process may read",
+        ) from None
+    try:
+        return data.decode("utf-8-sig"), name
+    except UnicodeDecodeError as err:
+        start = err.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        line = data.count(b"\n", 0, start) + 1
+        column = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        raise ParserFileError(
+            f"cannot read DSL file '{name}': it is not UTF-8 text (byte 0x{data[start]:02x} at offset {start})",
+            Span(name, line, column, line, column + 1),
+            "DSL text is UTF-8: save the file as UTF-8, or check that it is a printed pypto program",
+            source_lines=data.decode("utf-8", errors="replace").splitlines(keepends=True),
+        ) from None
+
+
 def loads(path: str | Path) -> ir.Function | ir.Program:
-    """``parse`` of the file at ``path``."""
-    path = Path(path)
-    return parse(path.read_text(encoding="utf-8"), filename=str(path))
+    """``parse`` of the file at ``path`` (UTF-8 text; ParserFileError when it cannot be read)."""
+    code, name = read_source(path, "pl.loads")
+    return parse(code, filename=name)
 
 
 def loads_program(path: str | Path) -> ir.Program:
-    """``parse_program`` of the file at ``path``."""
-    path = Path(path)
-    return parse_program(path.read_text(encoding="utf-8"), filename=str(path))
+    """``parse_program`` of the file at ``path`` (UTF-8 text; ParserFileError when it cannot be read)."""
+    code, name = read_source(path, "pl.loads_program")
+    return parse_program(code, filename=name)

@@ -3,6 +3,7 @@
 from .exceptions import (
     InvalidOperationError,
     ParserError,
+    ParserFileError,
     ParserSyntaxError,
     ParserTypeError,
     ParserWarning,
@@ -15,6 +16,7 @@ from .render import render_diagnostic
 __all__ = [
     "InvalidOperationError",
     "ParserError",
+    "ParserFileError",
     "ParserSyntaxError",
     "ParserTypeError",
     "ParserWarning",

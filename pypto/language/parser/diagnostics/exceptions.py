@@ -80,6 +80,10 @@ class SSAViolationError(ParserError):
     """A variable is assigned twice in a function declared ``strict_ssa=True``."""
 
 
+class ParserFileError(ParserError):
+    """A DSL file cannot be read: missing, a directory, unreadable or not UTF-8 text."""
+
+
 class ParserWarning(UserWarning):
     """A non-fatal remark of the parser (e.g. a tile index promoted to 2-D)."""
 
@@ -87,6 +91,7 @@ class ParserWarning(UserWarning):
 __all__ = [
     "InvalidOperationError",
     "ParserError",
+    "ParserFileError",
     "ParserSyntaxError",
     "ParserTypeError",
     "ParserWarning",
