@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypto.ir.errors import VerificationError
-from pypto.ir.function import Program
+from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 
-from .invariants.base import Invariant, Severity, Violation
+from .invariants.base import Invariant, Severity, Violation, check_all
 from .invariants.walk import function_index
 
 GRAMMAR = "Grammar"
@@ -109,53 +109,42 @@ class Dialect:
 
     def check_grammar(self, program: Program) -> list[Violation]:
         """Nodes whose kind is not in the dialect, and nodes of a removed form."""
-        out: list[Violation] = []
-        if type(program) not in self.kinds:
-            out.append(
-                Violation(
-                    GRAMMAR,
-                    "NODE_KIND",
-                    f"{type(program).__name__} is not a node of this dialect",
-                    program,
-                    program.span,
-                )
-            )
+        out = self._program_grammar(program)
         for func in program.functions.values():
-            index = function_index(func)
-            foreign = index.classes - self.kinds
-            for node in index.nodes if foreign else ():
-                if type(node) in foreign:
-                    out.append(
-                        Violation(
-                            GRAMMAR,
-                            "NODE_KIND",
-                            f"{type(node).__name__} is not a node of this dialect",
-                            node,
-                            node.span,
-                            func.name,
-                        )
-                    )
-            for variant in sorted(self.excluded, key=str):
-                for node in index.of(variant.cls):
-                    if variant.matches(node):
-                        why = f" (see {variant.established_by.name})" if variant.established_by else ""
-                        out.append(
-                            Violation(
-                                GRAMMAR,
-                                "REMOVED_FORM",
-                                f"{variant} is not part of this dialect{why}",
-                                node,
-                                node.span,
-                                func.name,
-                            )
-                        )
+            out.extend(self._function_grammar(func))
+        return out
+
+    def _program_grammar(self, program: Program) -> list[Violation]:
+        if type(program) in self.kinds:
+            return []
+        message = f"{type(program).__name__} is not a node of this dialect"
+        return [Violation(GRAMMAR, "NODE_KIND", message, program, program.span)]
+
+    def _function_grammar(self, func: Function) -> list[Violation]:
+        out: list[Violation] = []
+        index = function_index(func)
+        foreign = index.classes - self.kinds
+        for node in index.nodes if foreign else ():
+            if type(node) in foreign:
+                message = f"{type(node).__name__} is not a node of this dialect"
+                out.append(Violation(GRAMMAR, "NODE_KIND", message, node, node.span, func.name))
+        for variant in sorted(self.excluded, key=str):
+            for node in index.of(variant.cls):
+                if variant.matches(node):
+                    why = f" (see {variant.established_by.name})" if variant.established_by else ""
+                    message = f"{variant} is not part of this dialect{why}"
+                    out.append(Violation(GRAMMAR, "REMOVED_FORM", message, node, node.span, func.name))
         return out
 
     def check(self, program: Program, invariants: Iterable[Invariant] | None = None) -> list[Violation]:
-        """The grammar violations and those of ``invariants`` (default: all guaranteed ones)."""
-        found = self.check_grammar(program)
-        for inv in self.invariants if invariants is None else invariants:
-            found.extend(inv.check(program))
+        """The grammar violations and those of ``invariants`` (default: all guaranteed ones).
+
+        Grammar and per-function invariants are checked in one loop over the functions
+        (:func:`~pypto.languages.invariants.base.check_all`).
+        """
+        found = self._program_grammar(program)
+        invs = self.invariants if invariants is None else invariants
+        found.extend(check_all(program, invs, self._function_grammar))
         return [v.in_dialect(self.name) for v in found]
 
     def validate(self, program: Program, invariants: Iterable[Invariant] | None = None, context: str = "") -> Program:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Self
 
 from pypto.languages.dialect import raise_if_errors
-from pypto.languages.invariants.base import Invariant
+from pypto.languages.invariants.base import Invariant, check_all
 
 from pypto.ir.errors import IRValueError
 from pypto.ir.function import Program
@@ -189,7 +189,7 @@ def apply_pass(pass_: Pass, program: Program, checks: Sequence[Invariant] | None
         inst.after_pass(pass_, result)
     if ctx.verify is not VerifyLevel.NONE:
         invariants = sorted(pass_.produces, key=lambda i: i.name) if checks is None else list(checks)
-        found = [v for inv in invariants for v in inv.check(result)]
+        found = check_all(result, invariants)
         name = dialect or (pass_.target.name if pass_.target is not None else "")
         raise_if_errors([v.in_dialect(name) for v in found], name, result, f"after pass {pass_.name}")
     return result
