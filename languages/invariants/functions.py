@@ -20,7 +20,7 @@ def _check_inline_gone(program: Program, report: Reporter) -> None:
         report.function = func.name
         if func.name in inline:
             report.error("INLINE_FUNCTION", f"inline function '{func.name}' is still in the program", func)
-        for call in function_index(func).of(Call, Submit):
+        for call in function_index(func).of(Call, Submit) if inline else ():
             if isinstance(call.op, GlobalVar) and call.op.name in inline:
                 report.error("INLINE_CALL", f"call to inline function '{call.op.name}'", call)
     report.function = ""

@@ -162,9 +162,20 @@ class ProgramPrinter(StmtPrinter):
         return attrs
 
     def program(self, prog: Program) -> None:
-        """Header, import, dynamic dims, then ``@pl.program class name:`` with its functions."""
+        """Header, import, dynamic dims, then ``@pl.program class name:`` with its functions.
+
+        Each function is printed right after its pre-pass, while its nodes are still in the CPU
+        caches (on a large program a second walk later would fetch them from memory again). Its
+        dynamic dims are named provisionally from the function alone; the rare function whose
+        program-wide names differ is printed again once those are known.
+        """
         p = self.p
-        infos = {gv.name: FunctionInfo(f) for gv, f in prog.functions.items()}
+        infos: dict[str, FunctionInfo] = {}
+        printed: dict[str, tuple[dict[int, str], list[str]]] = {}
+        for gv, f in prog.functions.items():
+            info = infos[gv.name] = FunctionInfo(f)
+            own = assign_names(info.dynamic.values(), {})
+            printed[gv.name] = (own, self._function_lines(info, own))
         order = function_order(infos)
         dynamic_vars = [v for name in order for v in infos[name].dynamic.values()]
         dynamic_names = assign_names({id(v): v for v in dynamic_vars}.values(), {})
@@ -178,16 +189,27 @@ class ProgramPrinter(StmtPrinter):
             self.emit("")
         self.emit(f"@{p}.program")
         self.emit(f"class {name}:")
-        self.in_program = True
-        self.ind = INDENT
         if not order:
-            self.emit("pass")
+            self.emit(INDENT + "pass")
         for i, fname in enumerate(order):
             if i:
                 self.lines.append("")
-            self.function(infos[fname].func, infos[fname], dynamic_names)
+            info = infos[fname]
+            own, lines = printed[fname]
+            if any(own[k] != dynamic_names[k] for k in info.dynamic):
+                lines = self._function_lines(info, dynamic_names)
+            self.lines.extend(lines)
+
+    def _function_lines(self, info: FunctionInfo, dynamic_names: dict[int, str]) -> list[str]:
+        """The lines of one program function (indented inside the class)."""
+        saved, self.lines = self.lines, []
+        self.in_program = True
+        self.ind = INDENT
+        self.function(info.func, info, dynamic_names)
         self.ind = ""
         self.in_program = False
+        lines, self.lines = self.lines, saved
+        return lines
 
     def standalone_function(self, func: Function) -> None:
         """A function outside a program: no ``self``, dynamic dims named but not declared."""
