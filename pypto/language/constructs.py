@@ -8,17 +8,20 @@ returns the IR constant.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, NoReturn
 
 from pypto import ir
 from pypto.ir import DataType, Span
 
 from .parser.diagnostics import ParserSyntaxError
+from .parser.source import frame_span
 
 
 def _outside(name: str) -> NoReturn:
     raise ParserSyntaxError(
         f"pl.{name} can only be used inside a @pl.function body",
+        frame_span(sys._getframe(2)),
         hint="the parser reads DSL constructs from the source; they are not Python functions",
     )
 

@@ -15,15 +15,15 @@ from types import FrameType
 from typing import Any
 
 from pypto import ir
-from pypto.ir import FunctionType, Level, Role
+from pypto.ir import FunctionType, Level, Role, Span
 
 from .parser.diagnostics import ParserError, ParserTypeError
 from .parser.env import Env
-from .parser.functions import FunctionOptions, function_options, parse_function, parse_signature
+from .parser.functions import FUNCTION_OPTIONS_HINT, FunctionOptions, function_options, parse_function, parse_signature
 from .parser.gcpause import gc_paused
 from .parser.inline import InlineFunction
 from .parser.program import ProgramContext
-from .parser.source import locate_class, locate_function
+from .parser.source import frame_span, locate_class, locate_function
 
 
 class DeferredFunction:
@@ -34,8 +34,12 @@ class DeferredFunction:
         self.options = options
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        code = self.func.__code__
         raise ParserTypeError(
-            f"'{self.func.__name__}' is a method of a program class; decorate the class with @pl.program"
+            f"'{self.func.__name__}' is a method of a program class; decorate the class with @pl.program",
+            Span(code.co_filename, code.co_firstlineno, 1),
+            hint="put @pl.program on the class and use the ir.Program it returns; inside the program "
+            f"call the method as self.{self.func.__name__}(...)",
         )
 
     def __repr__(self) -> str:
@@ -47,13 +51,17 @@ def _in_class_body(func: Any) -> bool:
     return len(parts) >= 2 and parts[-2] != "<locals>"
 
 
-def _check_function(func: Any, decorator: str) -> None:
+def _check_function(func: Any, decorator: str, frame: FrameType | None) -> None:
     if not hasattr(func, "__code__"):
-        raise ParserTypeError(f"@pl.{decorator} decorates a function, got {type(func).__name__}")
+        raise ParserTypeError(
+            f"@pl.{decorator} decorates a function, got {type(func).__name__}",
+            frame_span(frame),
+            hint=f"write @pl.{decorator} directly above a def statement",
+        )
 
 
 def _define(func: Any, options: FunctionOptions, frame: FrameType | None) -> ir.Function | DeferredFunction:
-    _check_function(func, "function")
+    _check_function(func, "function", frame)
     if _in_class_body(func):
         return DeferredFunction(func, options)
     src, node = locate_function(func)
@@ -85,7 +93,7 @@ def function(
     try:
         options = function_options(type, level, role, auto_scope, external_source, strict_ssa)
     except TypeError as err:
-        raise ParserTypeError(str(err)) from None
+        raise ParserTypeError(str(err), frame_span(sys._getframe(1)), FUNCTION_OPTIONS_HINT) from None
     if func is not None:
         return _define(func, options, sys._getframe(1))
 
@@ -97,7 +105,7 @@ def function(
 
 def _build_program(cls: type, name: str | None, frame: FrameType | None) -> ir.Program:
     members = [v for v in vars(cls).values() if isinstance(v, DeferredFunction)]
-    src, class_node = locate_class(cls, [m.func for m in members])
+    src, class_node = locate_class(cls, [m.func for m in members], frame_span(frame))
     nodes = {n.name: n for n in class_node.body if isinstance(n, ast.FunctionDef)}
     ctx = ProgramContext(name if name is not None else cls.__name__)
     frame_locals = frame.f_locals if frame is not None else None
@@ -117,7 +125,11 @@ def program(cls: Any = None, *, name: str | None = None) -> Any:
     """``@pl.program``: a class whose ``@pl.function`` methods form an ``ir.Program``."""
     if cls is not None:
         if not isinstance(cls, type):
-            raise ParserTypeError(f"@pl.program decorates a class, got {type(cls).__name__}")
+            raise ParserTypeError(
+                f"@pl.program decorates a class, got {type(cls).__name__}",
+                frame_span(sys._getframe(1)),
+                hint="write @pl.program above a class whose methods are @pl.function definitions",
+            )
         return _build_program(cls, name, sys._getframe(1))
 
     def decorate(c: type) -> ir.Program:
@@ -128,7 +140,7 @@ def program(cls: Any = None, *, name: str | None = None) -> Any:
 
 def inline(func: Callable[..., Any]) -> InlineFunction:
     """``@pl.inline``: a helper whose statements are expanded at each call site."""
-    _check_function(func, "inline")
-    src, node = locate_function(func)
     frame = sys._getframe(1)
+    _check_function(func, "inline", frame)
+    src, node = locate_function(func)
     return InlineFunction(func.__name__, src, node, Env.of_function(func, frame.f_locals))

@@ -8,16 +8,19 @@ outside a ``@pl.function`` body.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, NoReturn
 
 from pypto.ir import Level, Role, ScopeMode, SplitMode
 
 from .parser.diagnostics import ParserSyntaxError
+from .parser.source import frame_span
 
 
 def _outside(name: str) -> NoReturn:
     raise ParserSyntaxError(
         f"pl.{name} can only be used inside a @pl.function body",
+        frame_span(sys._getframe(2)),
         hint="the parser reads DSL constructs from the source; they are not Python functions",
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 from pypto import ir
 from pypto.ir import DataType, ParamDirection
 
-from ..typing.annotation import UnresolvedAnnotation
+from ..typing.annotation import ANNOTATION_FORMS, UnresolvedAnnotation
 from ..typing.direction import DirectedAnnotation, InOut, Out, check_direction
 from ..typing.dynamic import DynVar
 from ..typing.scalar import Array, Scalar, Tuple
@@ -24,6 +24,10 @@ from .diagnostics import ParserTypeError
 from .env import MISSING
 
 _SHAPED = (Tensor, Tile, Scalar, Array)
+_TYPE_FORMS = (
+    "a type is pl.Tensor[[64, 64], pl.FP32], pl.Tile[[16, 16], pl.FP16], pl.Scalar[pl.INT64] or a bare dtype "
+    "(pl.INDEX), pl.Array[16, pl.INT32], or tuple[T1, T2] for several return values"
+)
 _DIRECTIONS = {Out: ParamDirection.Out, InOut: ParamDirection.InOut}
 
 
@@ -63,6 +67,9 @@ class AnnotationMixin(ParserCore):
                 ParserTypeError,
                 f"pl.{result.direction.name}[...] can only annotate a function parameter",
                 node,
+                f"annotate with the inner type alone here, e.g. {ast.unparse(node.slice)}"  # type: ignore[attr-defined]
+                if type(node) is ast.Subscript
+                else "annotate with the type alone, without pl.Out / pl.InOut",
             )
         if key is not None:
             names = _plain_names(node)
@@ -112,8 +119,8 @@ class AnnotationMixin(ParserCore):
                 try:
                     return head.from_items(items)
                 except (TypeError, ValueError) as err:
-                    self.fail(ParserTypeError, str(err), node)
-            self.fail(ParserTypeError, f"'{ast.unparse(node.value)}' is not a type", node.value)
+                    self.fail(ParserTypeError, str(err), node, ANNOTATION_FORMS[head.kind])
+            self.fail(ParserTypeError, f"'{ast.unparse(node.value)}' is not a type", node.value, _TYPE_FORMS)
         return self.type_from_value(self.eval(node), node)
 
     def _declare_dimensions(self, items: ast.expr) -> None:
@@ -136,10 +143,10 @@ class AnnotationMixin(ParserCore):
             return ir.ScalarType(value)
         if isinstance(value, (ir.Type, DirectedAnnotation)):
             if isinstance(value, DirectedAnnotation) and isinstance(value.type, UnresolvedAnnotation):
-                self.fail(ParserTypeError, str(value.type.error), node)
+                self.fail(ParserTypeError, str(value.type.error), node, ANNOTATION_FORMS[value.type.kind])
             return value
         if isinstance(value, UnresolvedAnnotation):
-            self.fail(ParserTypeError, str(value.error), node)
+            self.fail(ParserTypeError, str(value.error), node, ANNOTATION_FORMS[value.kind])
         if isinstance(value, type) and issubclass(value, ir.Type) and hasattr(value, "get"):
             return value.get()
         if value in _SHAPED:
@@ -149,5 +156,6 @@ class AnnotationMixin(ParserCore):
                 if value in (Tensor, Tile)
                 else f"pl.{value.kind} needs its items in brackets",
                 node,
+                ANNOTATION_FORMS[value.kind],
             )
-        self.fail(ParserTypeError, f"{describe(value)} is not a type annotation", node)
+        self.fail(ParserTypeError, f"{describe(value)} is not a type annotation", node, _TYPE_FORMS)

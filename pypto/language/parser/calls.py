@@ -27,6 +27,8 @@ from .inline import InlineFunction
 from .registry import CALL_HOOKS, EXPR_HANDLERS, POSITION_HINTS, display_name
 from .type_match import show_type, type_mismatch
 
+_STAR_HINT = "write each argument out: f(a, b); a closure list is passed as one value, e.g. pl.load(x, OFFSETS, SHAPE)"
+_KWARGS_HINT = "write each keyword argument out: f(a, name=value)"
 # Modules whose callables are op functions the DSL may call.
 _OP_MODULES = ("pypto.language.op", "pypto.ir.op")
 
@@ -58,7 +60,12 @@ class CallMixin(ParserCore):
     def call_value(self, callee: Any, node: ast.Call) -> Any:
         """The value of calling the resolved ``callee`` at ``node``."""
         if isinstance(callee, ir.Expr):
-            self.fail(ParserTypeError, f"'{ast.unparse(node.func)}' is {describe(callee)}, not a function", node.func)
+            self.fail(
+                ParserTypeError,
+                f"'{ast.unparse(node.func)}' is {describe(callee)}, not a function",
+                node.func,
+                "a DSL value cannot be called; call an op on it instead, e.g. pl.add(x, y) or pl.tile.load(x, ...)",
+            )
         try:
             handler = EXPR_HANDLERS.get(callee)
             usage = POSITION_HINTS.get(callee) if handler is None else None
@@ -90,12 +97,14 @@ class CallMixin(ParserCore):
         args = []
         for a in node.args:
             if type(a) is ast.Starred:
-                self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a)
+                self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a, _STAR_HINT)
             args.append(self.eval(a))
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg is None:
-                self.fail(UnsupportedFeatureError, "'**' arguments are not supported in DSL calls", kw.value)
+                self.fail(
+                    UnsupportedFeatureError, "'**' arguments are not supported in DSL calls", kw.value, _KWARGS_HINT
+                )
             kwargs[kw.arg] = self.eval(kw.value)
         return args, kwargs
 
@@ -122,9 +131,19 @@ class CallMixin(ParserCore):
     def with_attrs(self, call: Any, attrs: Any, node: ast.AST) -> ir.Expr:
         """``call`` with the compiler attrs of a printed ``attrs={...}`` keyword."""
         if not isinstance(attrs, dict):
-            self.fail(ParserTypeError, f"attrs= must be a dict, got {describe(attrs)}", node)
+            self.fail(
+                ParserTypeError,
+                f"attrs= must be a dict, got {describe(attrs)}",
+                node,
+                'write the attrs as a dict literal with string keys: attrs={"key": value}',
+            )
         if not isinstance(call, (ir.Call, ir.Submit)):
-            self.fail(ParserTypeError, "attrs= can only be given to a call that builds an op call", node)
+            self.fail(
+                ParserTypeError,
+                "attrs= can only be given to a call that builds an op call",
+                node,
+                "remove attrs=: this call folds to a constant or a plain value, which carries no attrs",
+            )
         return ir.replace(call, attrs=dict(attrs))
 
     # ----- functions of the program ----------------------------------------------------------
@@ -143,7 +162,12 @@ class CallMixin(ParserCore):
     def call_program_function(self, ref: ProgramFunctionRef, node: ast.Call) -> ir.Expr:
         """``self.f(args)``: a call of the program function ``f``."""
         if self.program is None or self.program.signature(ref.name) is None:
-            self.fail(UndefinedVariableError, f"undefined function '{ref.name}'", node.func)
+            self.fail(
+                UndefinedVariableError,
+                f"undefined function '{ref.name}'",
+                node.func,
+                "define it with @pl.function in the same program (or text), or import the function object",
+            )
         sig = self.program.signature(ref.name)
         return self.build_function_call(ref.name, sig.params, sig.return_types, node)
 
@@ -161,7 +185,7 @@ class CallMixin(ParserCore):
         arg_nodes: list[ast.expr] = []
         for a in node.args:
             if type(a) is ast.Starred:
-                self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a)
+                self.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a, _STAR_HINT)
             args.append(self.expr(a))
             arg_nodes.append(a)
         attrs = None
@@ -180,10 +204,20 @@ class CallMixin(ParserCore):
             elif kw.arg in by_name:
                 extra[by_name[kw.arg]] = (self.expr(kw.value), kw.value)
             else:
-                self.fail(ParserTypeError, f"function '{name}' has no parameter '{kw.arg}'", kw.value)
+                self.fail(
+                    ParserTypeError,
+                    f"function '{name}' has no parameter '{kw.arg}'",
+                    kw.value,
+                    f"parameters of '{name}': {', '.join(by_name) or 'none'}",
+                )
         for index in sorted(extra):
             if index != len(args):
-                self.fail(ParserTypeError, f"function '{name}': keyword arguments must follow the positional ones", node)
+                self.fail(
+                    ParserTypeError,
+                    f"function '{name}': keyword arguments must follow the positional ones",
+                    node,
+                    f"pass the parameters in order ({', '.join(by_name)}): positionally first, then by name",
+                )
             args.append(extra[index][0])
             arg_nodes.append(extra[index][1])
         if len(args) != len(params):
@@ -191,6 +225,7 @@ class CallMixin(ParserCore):
                 ParserTypeError,
                 f"function '{name}' takes {len(params)} argument(s) but {len(args)} were given",
                 node,
+                f"pass one value per parameter of '{name}': ({', '.join(by_name)})",
             )
         span = self.span(node)
         for i, p in enumerate(params):
@@ -223,8 +258,8 @@ class CallMixin(ParserCore):
         )
 
 
-def _signature_hint(fn: Any) -> str | None:
+def _signature_hint(fn: Any) -> str:
     try:
         return f"signature: {display_name(fn)}{inspect.signature(fn)}"
     except (TypeError, ValueError):
-        return None
+        return f"check the arguments against the operator catalog entry of {display_name(fn)}"

@@ -59,6 +59,7 @@ class ControlFlowMixin(ParserCore):
                 f"the branches of an if yield different variables: ({', '.join(then_yield.names)}) "
                 f"and ({', '.join(else_yield.names)})",
                 else_yield.node,
+                f"bind the same names in the same order in both branches: {', '.join(then_yield.names)} = pl.yield_(...)",
             )
         return_vars = self._yield_vars(then_yield, [v.type for v in then_yield.values], span)
         self.emit(ir.IfStmt(cond, then_body, else_body, return_vars, span))
@@ -95,13 +96,19 @@ class ControlFlowMixin(ParserCore):
         allowed = _LOOP_KEYWORDS[kind]
         for key in kwargs:
             if key not in allowed:
-                self.fail(ParserTypeError, f"pl.{construct} got an unexpected keyword argument '{key}'", call)
+                self.fail(
+                    ParserTypeError,
+                    f"pl.{construct} got an unexpected keyword argument '{key}'",
+                    call,
+                    f"pl.{construct} accepts the keywords {', '.join(allowed)}",
+                )
         if not 1 <= len(args) <= 3:
             self.fail(
                 ParserTypeError,
                 f"pl.{construct} takes 1 to 3 positional arguments (stop | start, stop | start, stop, step), "
                 f"got {len(args)}",
                 call,
+                f"pl.{construct}(n), pl.{construct}(start, stop) or pl.{construct}(start, stop, step)",
             )
         bounds = [self._bound(a, call, construct) for a in args]
         span = self.span(call)
@@ -115,7 +122,12 @@ class ControlFlowMixin(ParserCore):
         if kind is ForKind.Pipeline:
             stage = kwargs.get("stage", 1)
             if isinstance(stage, bool) or not isinstance(stage, int) or stage < 1:
-                self.fail(ParserTypeError, f"pl.pipeline: stage= must be an int >= 1, got {describe(stage)}", call)
+                self.fail(
+                    ParserTypeError,
+                    f"pl.pipeline: stage= must be an int >= 1, got {describe(stage)}",
+                    call,
+                    "give the number of pipeline stages as an int literal: pl.pipeline(n, stage=2)",
+                )
             attrs = {"pipeline_stages": stage, **attrs}
         inits = self._init_values(kwargs, call, construct)
         loop_name, carried_names = self._loop_target(node.target, inits, construct)
@@ -135,13 +147,24 @@ class ControlFlowMixin(ParserCore):
         expr = self.to_expr(value, call)
         t = expr.type
         if not (isinstance(t, ir.ScalarType) and t.dtype.is_int()):
-            self.fail(ParserTypeError, f"pl.{construct} bounds must be integer scalars, got {describe(expr)}", call)
+            self.fail(
+                ParserTypeError,
+                f"pl.{construct} bounds must be integer scalars, got {describe(expr)}",
+                call,
+                "use int literals, closure ints or INDEX / INT scalars; for a tensor extent use "
+                "pl.tensor.dim(t, axis)",
+            )
         return expr
 
     def _loop_attrs(self, kwargs: dict[str, Any], call: ast.Call) -> dict[str, Any]:
         attrs = kwargs.get("attrs", {})
         if not isinstance(attrs, dict):
-            self.fail(ParserTypeError, f"attrs= must be a dict, got {describe(attrs)}", call)
+            self.fail(
+                ParserTypeError,
+                f"attrs= must be a dict, got {describe(attrs)}",
+                call,
+                'write the loop attrs as a dict literal with string keys: attrs={"key": value}',
+            )
         return dict(attrs)
 
     def _init_values(self, kwargs: dict[str, Any], call: ast.Call, construct: str) -> list[ir.Expr] | None:
@@ -149,14 +172,24 @@ class ControlFlowMixin(ParserCore):
             return None
         values = kwargs["init_values"]
         if not isinstance(values, (tuple, list)):
-            self.fail(ParserTypeError, f"pl.{construct}: init_values= must be a tuple such as (x,), got {describe(values)}", call)
+            self.fail(
+                ParserTypeError,
+                f"pl.{construct}: init_values= must be a tuple such as (x,), got {describe(values)}",
+                call,
+                "a single carried value needs the trailing comma: init_values=(x0,)",
+            )
         return [self.to_expr(v, call) for v in values]
 
     def _loop_target(self, target: ast.expr, inits: list[ir.Expr] | None, construct: str) -> tuple[str, list[str]]:
         """The loop variable name and the iter_arg names of ``for i, (a, b) in ...``."""
         if inits is None:
             if type(target) is not ast.Name:
-                self.fail(ParserSyntaxError, f"a pl.{construct} loop without init_values binds one name: for i in ...", target)
+                self.fail(
+                    ParserSyntaxError,
+                    f"a pl.{construct} loop without init_values binds one name: for i in ...",
+                    target,
+                    f"to carry values write for i, (a,) in pl.{construct}(..., init_values=(a0,))",
+                )
             return target.id, []
         shape_hint = f"for i, (a, b) in pl.{construct}(..., init_values=(a0, b0))"
         if type(target) is not ast.Tuple or len(target.elts) != 2 or type(target.elts[0]) is not ast.Name:
@@ -166,7 +199,12 @@ class ControlFlowMixin(ParserCore):
             self.fail(ParserSyntaxError, "the loop-carried values are a tuple of names, e.g. (acc,)", carried, shape_hint)
         names = [e.id for e in carried.elts]
         if len(names) != len(inits):
-            self.fail(ParserTypeError, f"{len(names)} loop-carried name(s) but {len(inits)} init value(s)", carried)
+            self.fail(
+                ParserTypeError,
+                f"{len(names)} loop-carried name(s) but {len(inits)} init value(s)",
+                carried,
+                "name one carried value per init value: for i, (a, b) in pl.range(n, init_values=(a0, b0))",
+            )
         return target.elts[0].id, names
 
     def _loop_body(
@@ -198,7 +236,12 @@ class ControlFlowMixin(ParserCore):
     # ----- while -----------------------------------------------------------------------------
     def stmt_while(self, node: ast.While) -> None:
         if node.orelse:
-            self.fail(UnsupportedFeatureError, "while ... else is not supported", node.orelse[0])
+            self.fail(
+                UnsupportedFeatureError,
+                "while ... else is not supported",
+                node.orelse[0],
+                "move the else statements after the loop; if the loop breaks, record that in a variable and test it",
+            )
         self.loops.append(None)
         try:
             cond = self.expr(node.test)
@@ -211,15 +254,30 @@ class ControlFlowMixin(ParserCore):
         """``for (x,) in pl.while_(init_values=(x0,)):`` with ``pl.cond(...)`` first."""
         args, kwargs = self.call_arguments(call)
         if args or set(kwargs) != {"init_values"}:
-            self.fail(ParserTypeError, "pl.while_ takes only init_values=(...)", call, "for (x,) in pl.while_(init_values=(x0,)):")
+            self.fail(
+                ParserTypeError,
+                "pl.while_ takes only init_values=(...)",
+                call,
+                "for (x,) in pl.while_(init_values=(x0,)):",
+            )
         inits = self._init_values(kwargs, call, "while_") or []
         target = node.target
         elts = target.elts if type(target) in (ast.Tuple, ast.List) else [target]
         if any(type(e) is not ast.Name for e in elts):
-            self.fail(ParserSyntaxError, "a pl.while_ loop binds a tuple of names: for (x,) in pl.while_(...)", target)
+            self.fail(
+                ParserSyntaxError,
+                "a pl.while_ loop binds a tuple of names: for (x,) in pl.while_(...)",
+                target,
+                "name each carried value: for (x, y) in pl.while_(init_values=(x0, y0)):",
+            )
         names = [e.id for e in elts]
         if len(names) != len(inits):
-            self.fail(ParserTypeError, f"{len(names)} loop-carried name(s) but {len(inits)} init value(s)", target)
+            self.fail(
+                ParserTypeError,
+                f"{len(names)} loop-carried name(s) but {len(inits)} init value(s)",
+                target,
+                "name one carried value per init value: for (x, y) in pl.while_(init_values=(x0, y0)):",
+            )
         if not node.body or not self._is_cond(node.body[0]):
             first = node.body[0] if node.body else node
             self.fail(
@@ -236,7 +294,12 @@ class ControlFlowMixin(ParserCore):
             self.vars[n] = v
         try:
             if len(cond_call.args) != 1 or cond_call.keywords:
-                self.fail(ParserTypeError, "pl.cond takes exactly one condition", cond_call)
+                self.fail(
+                    ParserTypeError,
+                    "pl.cond takes exactly one condition",
+                    cond_call,
+                    "combine conditions with and / or: pl.cond(x < n and y > 0)",
+                )
             cond = self.expr(cond_call.args[0])
         finally:
             for n, v in saved.items():

@@ -92,8 +92,8 @@ class ParserCore:
         """The span of ``node`` in the current source."""
         return self.src.span(node)
 
-    def fail(self, cls: type[ParserError], message: str, node: ast.AST, hint: str | None = None) -> NoReturn:
-        """Raise ``cls`` at ``node``."""
+    def fail(self, cls: type[ParserError], message: str, node: ast.AST, hint: str) -> NoReturn:
+        """Raise ``cls`` at ``node``; ``hint`` says what to write instead (every parser error has one)."""
         raise cls(message, self.span(node), hint, source_lines=self.src.lines)
 
     # ----- statements and blocks -------------------------------------------------------------
@@ -230,7 +230,12 @@ class ParserCore:
             return ir.create_op_call("system.task_invalid", [], self.span(node))
         if isinstance(value, (list, tuple)):
             return ir.MakeTuple([self.to_expr(v, node) for v in value], self.span(node))
-        self.fail(ParserTypeError, f"{describe(value)} cannot be used as a DSL value", node)
+        self.fail(
+            ParserTypeError,
+            f"{describe(value)} cannot be used as a DSL value",
+            node,
+            "DSL values are variables, op results, numbers, booleans, None (no TaskId) and lists / tuples of them",
+        )
 
 
 def make_body(stmts: list[ir.Stmt], span: Span) -> ir.Stmt:

@@ -44,9 +44,19 @@ def _dump_tag(p: Any, call: ast.Call) -> None:
         p.fail(ParserSyntaxError, f"pl.dump_tag takes a bare variable name, got '{ast.unparse(arg)}'", arg, _USAGE)
     var = p.lookup_var(arg.id)
     if var is None:
-        p.fail(UndefinedVariableError, f"pl.dump_tag names '{arg.id}', which is not a variable of this function", arg)
+        p.fail(
+            UndefinedVariableError,
+            f"pl.dump_tag names '{arg.id}', which is not a variable of this function",
+            arg,
+            "tag a tensor after it is assigned: out = ...; pl.dump_tag(out)",
+        )
     if not isinstance(var.type, ir.TensorType):
-        p.fail(ParserTypeError, f"pl.dump_tag tags tensors, but '{arg.id}' is {describe(var)}", arg)
+        p.fail(
+            ParserTypeError,
+            f"pl.dump_tag tags tensors, but '{arg.id}' is {describe(var)}",
+            arg,
+            "tag the tensor the value is stored to or loaded from",
+        )
     state = state_of(p)
     frame = state.enclosing(*OUTLINED)
     if frame is not None:

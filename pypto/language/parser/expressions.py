@@ -97,22 +97,60 @@ IR_COMPARE: dict[type, Callable[..., ir.Expr]] = {
     ast.GtE: ir.ge,
 }
 
-_UNSUPPORTED_EXPRS: dict[type, tuple[str, str | None]] = {
-    ast.IfExp: ("conditional expressions (x if c else y) are not supported", "use an if statement with pl.yield_"),
-    ast.Lambda: ("lambda expressions are not supported in DSL code", None),
-    ast.ListComp: ("list comprehensions are not supported in DSL code", "write the list out or use a closure value"),
-    ast.SetComp: ("set comprehensions are not supported in DSL code", None),
-    ast.DictComp: ("dict comprehensions are not supported in DSL code", None),
-    ast.GeneratorExp: ("generator expressions are not supported in DSL code", None),
-    ast.Await: ("await is not supported in DSL code", None),
-    ast.Yield: ("yield can only be used as a statement", None),
-    ast.YieldFrom: ("yield from is not supported in DSL code", None),
+_COMPREHENSION_HINT = "build the list in Python outside the function and use it as a closure value"
+_UNSUPPORTED_EXPRS: dict[type, tuple[str, str]] = {
+    ast.IfExp: (
+        "conditional expressions (x if c else y) are not supported",
+        "use an if statement whose branches end with y = pl.yield_(...)",
+    ),
+    ast.Lambda: (
+        "lambda expressions are not supported in DSL code",
+        "define the helper with @pl.inline (expanded at each call) or @pl.function",
+    ),
+    ast.ListComp: ("list comprehensions are not supported in DSL code", _COMPREHENSION_HINT),
+    ast.SetComp: ("set comprehensions are not supported in DSL code", _COMPREHENSION_HINT),
+    ast.DictComp: ("dict comprehensions are not supported in DSL code", _COMPREHENSION_HINT),
+    ast.GeneratorExp: ("generator expressions are not supported in DSL code", _COMPREHENSION_HINT),
+    ast.Await: ("await is not supported in DSL code", "remove await: DSL code runs on the device, not in asyncio"),
+    ast.Yield: (
+        "yield can only be used as a statement",
+        "end the loop body or branch with a yield statement, or bind with x = pl.yield_(value)",
+    ),
+    ast.YieldFrom: ("yield from is not supported in DSL code", "yield the values themselves: yield a, b"),
     ast.NamedExpr: ("assignment expressions (:=) are not supported in DSL code", "assign in a separate statement"),
-    ast.Set: ("set displays are not supported in DSL code", None),
-    ast.Starred: ("starred expressions (*x) are not supported in DSL code", None),
-    ast.Slice: ("a slice can only appear inside a subscript", None),
-    ast.JoinedStr: ("f-strings are only supported as arguments of pl.static_print", None),
+    ast.Set: ("set displays are not supported in DSL code", "use a list [a, b] or a tuple (a, b)"),
+    ast.Starred: (
+        "starred expressions (*x) are not supported in DSL code",
+        "write the elements out: (a, b, c) instead of (*xs,)",
+    ),
+    ast.Slice: (
+        "a slice can only appear inside a subscript",
+        "slice a tensor or tile as x[0:16, :], or pass offsets and shapes to pl.slice / pl.load",
+    ),
+    ast.JoinedStr: (
+        "f-strings are only supported as arguments of pl.static_print",
+        'pl.static_print(f"x = {x}") prints at parse time; elsewhere use a plain string',
+    ),
 }
+_OTHER_EXPR_HINT = (
+    "DSL expressions are names, numbers, operators, comparisons, calls, subscripts, lists and tuples"
+)
+
+
+# Undefined names that are Python builtins the DSL spells differently.
+_PYTHON_BUILTINS = {
+    "range": "use pl.range(...)",
+    "print": "use pl.static_print(...) to print at parse time",
+    "len": "use pl.tensor.dim(t, axis) for an extent of a tensor",
+    "int": "use pl.cast(x, pl.INT64) to convert a scalar, or pl.const(v, pl.INT64) for a typed constant",
+    "float": "use pl.cast(x, pl.FP32) to convert a scalar, or pl.const(v, pl.FP32) for a typed constant",
+    "sum": "accumulate in a loop with init_values, or use a reduction op such as pl.tile.row_sum",
+}
+_OPERATOR_HINTS: dict[type, str] = {ast.MatMult: "use pl.matmul(a, b) for a matrix product"}
+_SCALAR_OPERAND_HINT = (
+    "operands of a scalar operator need the same dtype category; convert one with pl.cast(x, pl.INT64) "
+    "or pl.cast(x, pl.FP32), or use a typed constant pl.const(v, dtype)"
+)
 
 
 def is_static(value: Any) -> bool:
@@ -127,7 +165,9 @@ class ExprMixin(ParserCore):
         """The parsed value of ``node``: a Python constant or an IR expression (or a resolved object)."""
         handler = self._eval_dispatch.get(type(node))
         if handler is None:
-            message, hint = _UNSUPPORTED_EXPRS.get(type(node), (f"{type(node).__name__} expressions are not supported", None))
+            message, hint = _UNSUPPORTED_EXPRS.get(
+                type(node), (f"{type(node).__name__} expressions are not supported", _OTHER_EXPR_HINT)
+            )
             self.fail(UnsupportedFeatureError, message, node, hint)
         return handler(self, node)
 
@@ -139,7 +179,12 @@ class ExprMixin(ParserCore):
     def eval_constant(self, node: ast.Constant) -> Any:
         value = node.value
         if isinstance(value, (bytes, complex)):
-            self.fail(UnsupportedFeatureError, f"{type(value).__name__} literals are not supported", node)
+            self.fail(
+                UnsupportedFeatureError,
+                f"{type(value).__name__} literals are not supported",
+                node,
+                "DSL literals are ints, floats, booleans, strings (messages, attrs) and None",
+            )
         return value
 
     def eval_name(self, node: ast.Name) -> Any:
@@ -156,13 +201,27 @@ class ExprMixin(ParserCore):
                 return math.inf if name == "inf" else math.nan
             if name == "self":
                 if self.program is not None:
-                    self.fail(UnsupportedFeatureError, "'self' can only be used to call program functions: self.f(...)", node)
-                self.fail(UndefinedVariableError, "'self' is only available in the functions of a @pl.program class", node)
+                    self.fail(
+                        UnsupportedFeatureError,
+                        "'self' can only be used to call program functions: self.f(...)",
+                        node,
+                        "call a function of the program: self.kernel(x), or launch it: pl.submit(self.kernel, x)",
+                    )
+                self.fail(
+                    UndefinedVariableError,
+                    "'self' is only available in the functions of a @pl.program class",
+                    node,
+                    "put the functions in a @pl.program class to call each other as self.f(...), or call "
+                    "another @pl.function by its name",
+                )
             known = list(self.vars) + list(self.env.names())
             close = difflib.get_close_matches(name, known, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else None
-            if name == "range":
-                hint = "use pl.range(...)"
+            if name in _PYTHON_BUILTINS:
+                hint = _PYTHON_BUILTINS[name]
+            elif close:
+                hint = f"did you mean '{close[0]}'?"
+            else:
+                hint = "assign it before this line, pass it as a parameter, or define it where the function is defined"
             self.fail(UndefinedVariableError, f"undefined variable '{name}'", node, hint)
         if isinstance(value, DynVar):
             return value.var
@@ -184,14 +243,28 @@ class ExprMixin(ParserCore):
                 "use the op functions, e.g. pl.tensor.dim(x, 0) instead of x.shape[0]",
             )
         if attr.startswith("_"):
-            self.fail(UnsupportedFeatureError, f"private attribute '{attr}' cannot be used in DSL code", node)
+            self.fail(
+                UnsupportedFeatureError,
+                f"private attribute '{attr}' cannot be used in DSL code",
+                node,
+                "use the public pl.* API (pl.tensor.*, pl.tile.*, pl.system.*, the types and enums)",
+            )
         if self.env.is_text and not _is_namespace(obj):
-            self.fail(UnsupportedFeatureError, f"attribute '.{attr}' of {describe(obj)} cannot be used here", node)
+            self.fail(
+                UnsupportedFeatureError,
+                f"attribute '.{attr}' of {describe(obj)} cannot be used here",
+                node,
+                "DSL text reads attributes of pypto modules, classes and enums only (pl.tile.add, pl.Mem.Vec)",
+            )
         value = getattr(obj, attr, MISSING)
         if value is MISSING:
             owner = ast.unparse(base)
             close = difflib.get_close_matches(attr, [n for n in dir(obj) if not n.startswith("_")], n=1)
-            hint = f"did you mean '{owner}.{close[0]}'?" if close else None
+            hint = (
+                f"did you mean '{owner}.{close[0]}'?"
+                if close
+                else f"see dir({owner}) for what it provides; ops live in pl.tensor, pl.tile, pl.system and pl.array"
+            )
             self.fail(UndefinedVariableError, f"'{owner}' has no attribute '{attr}'", node, hint)
         if isinstance(value, DynVar):
             return value.var
@@ -206,11 +279,21 @@ class ExprMixin(ParserCore):
         if is_static(left) and is_static(right):
             what = oversized(op, left, right)
             if what is not None:
-                self.fail(InvalidOperationError, f"{what} too large in a constant expression", node)
+                self.fail(
+                    InvalidOperationError,
+                    f"{what} too large in a constant expression",
+                    node,
+                    "keep constant arithmetic within the range of 64-bit integers",
+                )
             return self._fold(PY_BINOPS.get(op), left, right, node, _SYMBOLS.get(op, "?"))
         factory = _IR_BINOPS.get(op)
         if factory is None:
-            self.fail(UnsupportedFeatureError, f"operator '{_SYMBOLS.get(op, op.__name__)}' is not supported", node)
+            self.fail(
+                UnsupportedFeatureError,
+                f"operator '{_SYMBOLS.get(op, op.__name__)}' is not supported",
+                node,
+                _OPERATOR_HINTS.get(op, "use the op function for it, e.g. pl.matmul(a, b)"),
+            )
         lhs = self.scalar_operand(left, lnode, node)
         rhs = self.scalar_operand(right, rnode, node)
         span = self.span(node)
@@ -220,7 +303,7 @@ class ExprMixin(ParserCore):
         try:
             return factory(lhs, rhs, span=span)
         except (TypeError, ValueError) as err:
-            self.fail(ParserTypeError, f"operator '{_SYMBOLS[op]}': {err}", node)
+            self.fail(ParserTypeError, f"operator '{_SYMBOLS[op]}': {err}", node, _SCALAR_OPERAND_HINT)
 
     def scalar_operand(self, value: Any, node: ast.expr, op_node: ast.AST) -> ir.Expr:
         """``value`` as a scalar IR expression, or a ParserTypeError pointing at the operator."""
@@ -238,13 +321,28 @@ class ExprMixin(ParserCore):
 
     def _fold(self, fn: Callable[..., Any] | None, left: Any, right: Any, node: ast.AST, symbol: str) -> Any:
         if fn is None:
-            self.fail(UnsupportedFeatureError, f"operator '{symbol}' is not supported", node)
+            self.fail(
+                UnsupportedFeatureError,
+                f"operator '{symbol}' is not supported",
+                node,
+                "constants combine with + - * / // % ** << >> & | ^ and the comparisons",
+            )
         try:
             return fn(left, right)
         except ZeroDivisionError:
-            self.fail(InvalidOperationError, "division by zero in a constant expression", node)
+            self.fail(
+                InvalidOperationError,
+                "division by zero in a constant expression",
+                node,
+                "check the closure constants this expression uses: the divisor folds to 0",
+            )
         except (TypeError, ValueError, OverflowError) as err:
-            self.fail(ParserTypeError, f"operator '{symbol}' on constants: {err}", node)
+            self.fail(
+                ParserTypeError,
+                f"operator '{symbol}' on constants: {err}",
+                node,
+                "arithmetic on constants needs numbers on both sides (+ also joins two strings, lists or tuples)",
+            )
 
     def eval_unaryop(self, node: ast.UnaryOp) -> Any:
         value = self.eval(node.operand)
@@ -254,7 +352,12 @@ class ExprMixin(ParserCore):
             try:
                 return fn(value)
             except TypeError as err:
-                self.fail(ParserTypeError, f"unary operator on a constant: {err}", node)
+                self.fail(
+                    ParserTypeError,
+                    f"unary operator on a constant: {err}",
+                    node,
+                    "-, +, ~ apply to numbers (~ to ints only); not applies to any constant",
+                )
         if op is ast.UAdd:
             return self.scalar_operand(value, node.operand, node)
         operand = self.scalar_operand(value, node.operand, node)
@@ -262,7 +365,12 @@ class ExprMixin(ParserCore):
         try:
             return factory(operand, span=self.span(node))
         except (TypeError, ValueError) as err:
-            self.fail(ParserTypeError, str(err), node)
+            self.fail(
+                ParserTypeError,
+                str(err),
+                node,
+                "-x takes an int or float scalar and ~x an integer scalar; negate a BOOL with not x",
+            )
 
     def eval_boolop(self, node: ast.BoolOp) -> Any:
         values = [self.eval(v) for v in node.values]
@@ -291,14 +399,19 @@ class ExprMixin(ParserCore):
             if is_static(left) and is_static(right):
                 part: Any = self._fold(_PY_COMPARE[kind], left, right, node, text)
             elif kind not in IR_COMPARE:
-                self.fail(UnsupportedFeatureError, f"'{text}' cannot compare DSL values", node)
+                self.fail(
+                    UnsupportedFeatureError,
+                    f"'{text}' cannot compare DSL values",
+                    node,
+                    "compare scalars with ==, !=, <, <=, > or >=; 'is' / 'in' only work on constants",
+                )
             else:
                 lhs = self.scalar_operand(left, operands[i], node)
                 rhs = self.scalar_operand(right, operands[i + 1], node)
                 try:
                     part = IR_COMPARE[kind](lhs, rhs, span=span)
                 except (TypeError, ValueError) as err:
-                    self.fail(ParserTypeError, f"comparison '{text}': {err}", node)
+                    self.fail(ParserTypeError, f"comparison '{text}': {err}", node, _SCALAR_OPERAND_HINT)
             if result is None:
                 result = part
             elif is_static(result) and is_static(part):
@@ -318,10 +431,20 @@ class ExprMixin(ParserCore):
         out: dict[Any, Any] = {}
         for key, value in zip(node.keys, node.values):
             if key is None:
-                self.fail(UnsupportedFeatureError, "'**' in a dict display is not supported", value)
+                self.fail(
+                    UnsupportedFeatureError,
+                    "'**' in a dict display is not supported",
+                    value,
+                    "write every key out: {\"a\": 1, \"b\": 2}",
+                )
             k = self.eval(key)
             if not isinstance(k, (str, int)):
-                self.fail(ParserTypeError, f"dict keys must be strings or ints, got {describe(k)}", key)
+                self.fail(
+                    ParserTypeError,
+                    f"dict keys must be strings or ints, got {describe(k)}",
+                    key,
+                    'use string keys as in attrs={"key": value}',
+                )
             out[k] = self.eval(value)
         return out
 

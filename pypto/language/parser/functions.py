@@ -21,6 +21,11 @@ from .env import Env
 from .handlers import func_attrs
 from .source import SourceFile
 
+FUNCTION_OPTIONS_HINT = (
+    "the options are type=pl.FunctionType.<kind>, level=pl.Level.<level>, role=pl.Role.<role>, "
+    "auto_scope=True|False, external_source='<path>' and strict_ssa=True|False"
+)
+
 
 @dataclass(frozen=True)
 class FunctionOptions:
@@ -84,11 +89,27 @@ def parse_signature(
     args = node.args
     for extra, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
         if extra is not None:
-            parser.fail(UnsupportedFeatureError, f"{what} parameters are not supported", extra)
+            parser.fail(
+                UnsupportedFeatureError,
+                f"{what} parameters are not supported",
+                extra,
+                "declare every parameter by name with its type: def f(a: pl.Tensor[[64], pl.FP32], n: pl.INDEX)",
+            )
     if args.kwonlyargs or args.posonlyargs:
-        parser.fail(UnsupportedFeatureError, "keyword-only and positional-only parameters are not supported", node)
+        parser.fail(
+            UnsupportedFeatureError,
+            "keyword-only and positional-only parameters are not supported",
+            node,
+            "remove the '*' / '/' markers: DSL parameters are plain positional parameters",
+        )
     if args.defaults or args.kw_defaults:
-        parser.fail(UnsupportedFeatureError, "parameter default values are not supported", node)
+        parser.fail(
+            UnsupportedFeatureError,
+            "parameter default values are not supported",
+            node,
+            "remove the '= value' defaults and pass every argument at the call; a fixed value can be a "
+            "closure constant of the body",
+        )
     plain = list(args.args)
     if program is not None and plain and plain[0].arg == "self" and plain[0].annotation is None:
         plain = plain[1:]
@@ -96,7 +117,13 @@ def parse_signature(
     directions: list[ParamDirection] = []
     for arg in plain:
         if arg.annotation is None:
-            parser.fail(ParserTypeError, f"parameter '{arg.arg}' needs a type annotation", arg)
+            parser.fail(
+                ParserTypeError,
+                f"parameter '{arg.arg}' needs a type annotation",
+                arg,
+                f"annotate it, e.g. {arg.arg}: pl.Tensor[[64, 64], pl.FP32], {arg.arg}: pl.Scalar[pl.INT64] "
+                f"or {arg.arg}: pl.INDEX",
+            )
         ptype, direction = parser.resolve_param_type(arg.annotation)
         var = ir.Var(arg.arg, ptype, parser.span(arg))
         parser.vars[arg.arg] = var
@@ -156,7 +183,13 @@ def parse_function(sig: Signature) -> ir.Function:
     except ParserError:
         raise
     except (TypeError, ValueError) as err:
-        parser.fail(ParserTypeError, str(err), node)
+        parser.fail(
+            ParserTypeError,
+            str(err),
+            node,
+            "the function type fixes level and role (InCore, AIC, AIV, Group ...): drop level= / role= "
+            "or pick the function type that implies them",
+        )
 
 
 def _is_ellipsis(node: ast.expr) -> bool:

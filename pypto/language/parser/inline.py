@@ -9,6 +9,7 @@ expression through an assignment to the parameter name, and a Python constant st
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
 from pypto import ir
@@ -17,7 +18,7 @@ from pypto.ir import Span
 from .core import Block, FunctionState, ParserCore
 from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from .env import Env
-from .source import SourceFile
+from .source import SourceFile, frame_span
 from .type_match import show_type, type_mismatch
 
 _MAX_DEPTH = 32
@@ -36,6 +37,7 @@ class InlineFunction:
             raise ParserSyntaxError(
                 f"@pl.inline function '{name}' must take plain positional parameters",
                 src.span(node),
+                "remove *args, **kwargs, '*' / '/' markers and default values: def helper(x, y):",
                 source_lines=src.lines,
             )
         self.params = [a.arg for a in args.args]
@@ -43,7 +45,9 @@ class InlineFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise ParserSyntaxError(
             f"@pl.inline function '{self.name}' can only be called inside a @pl.function body",
-            hint="its body is expanded by the parser at each call site",
+            frame_span(sys._getframe(1)),
+            hint="call it from the body of a @pl.function (or a @pl.program method); the parser expands its "
+            "body at each call site",
         )
 
     def __repr__(self) -> str:
@@ -56,16 +60,27 @@ class InlineMixin(ParserCore):
     def expand_inline(self, fn: InlineFunction, call: ast.Call) -> Any:
         """Expand ``fn(args)`` into the current block; the value of its return is the call's value."""
         if self.inline_depth >= _MAX_DEPTH:
-            self.fail(ParserSyntaxError, f"@pl.inline calls nest too deeply (is '{fn.name}' recursive?)", call)
+            self.fail(
+                ParserSyntaxError,
+                f"@pl.inline calls nest too deeply (is '{fn.name}' recursive?)",
+                call,
+                "inline functions are expanded at parse time and cannot recurse; loop with pl.range instead",
+            )
         args, kwargs = self.call_arguments(call)
         for key, value in kwargs.items():
             if key not in fn.params:
-                self.fail(ParserTypeError, f"inline function '{fn.name}' has no parameter '{key}'", call)
+                self.fail(
+                    ParserTypeError,
+                    f"inline function '{fn.name}' has no parameter '{key}'",
+                    call,
+                    f"parameters of '{fn.name}': {', '.join(fn.params) or 'none'}",
+                )
         if len(args) + len(kwargs) != len(fn.params) or any(p in kwargs for p in fn.params[: len(args)]):
             self.fail(
                 ParserTypeError,
                 f"inline function '{fn.name}' takes {len(fn.params)} argument(s) but {len(args) + len(kwargs)} were given",
                 call,
+                f"pass one value per parameter: {fn.name}({', '.join(fn.params)})",
             )
         values = dict(zip(fn.params, args))
         values.update(kwargs)

@@ -58,7 +58,7 @@ def parse_predicate(p: Any, node: ast.expr, deps: list[ir.Expr]) -> ir.Expr:
     try:
         return IR_COMPARE[type(compare.ops[0])](left, right, span=p.span(node))
     except (TypeError, ValueError) as err:
-        p.fail(ParserTypeError, f"predicate: {err}", node)
+        p.fail(ParserTypeError, f"predicate: {err}", node, _SHAPE)
 
 
 def _check_shape(p: Any, node: ast.expr) -> None:

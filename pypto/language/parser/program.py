@@ -21,7 +21,11 @@ class ProgramContext:
     def add_signature(self, sig: Signature, span: Span) -> None:
         """Record a function of the program; a second function of the same name is an error."""
         if sig.name in self.signatures:
-            raise ParserSyntaxError(f"function '{sig.name}' is defined twice", span)
+            raise ParserSyntaxError(
+                f"function '{sig.name}' is defined twice",
+                span,
+                "give each function of a program its own name",
+            )
         self.signatures[sig.name] = sig
 
     def signature(self, name: str) -> Signature | None:

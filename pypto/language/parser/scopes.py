@@ -31,7 +31,7 @@ from pypto.ir import Level, Role, ScopeMode, SplitMode
 
 from .. import scopes
 from .core import Block, describe, make_body
-from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
+from .diagnostics import ParserSyntaxError, ParserTypeError
 from .diagnostics.exceptions import ParserWarning
 from .predicates import parse_predicate
 from .registry import register_expr, register_for, register_with
@@ -69,21 +69,36 @@ class Optimizations:
 def _enum(p: Any, node: ast.expr, cls: type, what: str) -> Any:
     value = p.eval(node)
     if not isinstance(value, cls):
-        p.fail(ParserTypeError, f"{what} must be a pl.{cls.__name__} member, got {describe(value)}", node)
+        p.fail(
+            ParserTypeError,
+            f"{what} must be a pl.{cls.__name__} member, got {describe(value)}",
+            node,
+            f"write pl.{cls.__name__}.<member>, one of: {', '.join(cls.__members__)}",
+        )
     return value
 
 
 def _positive_int(p: Any, node: ast.expr, what: str) -> int:
     value = p.eval(node)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        p.fail(ParserTypeError, f"{what} must be a positive integer literal, got {describe(value)}", node)
+        p.fail(
+            ParserTypeError,
+            f"{what} must be a positive integer literal, got {describe(value)}",
+            node,
+            f"write an int literal or closure int >= 1, e.g. {what}4",
+        )
     return value
 
 
 def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
     """``[pl.split(MODE), pl.cross_core_slot(slot_num=N)]`` (entries orthogonal, each at most once)."""
     if type(node) not in (ast.List, ast.Tuple):
-        p.fail(ParserTypeError, f"optimizations= takes a list: {_OPTIMIZATIONS}", node)
+        p.fail(
+            ParserTypeError,
+            f"optimizations= takes a list: {_OPTIMIZATIONS}",
+            node,
+            "wrap the entries in a list literal, even a single one: optimizations=[pl.split(...)]",
+        )
     opts = Optimizations()
     seen: set[Any] = set()
     for item in node.elts:  # type: ignore[attr-defined]
@@ -93,9 +108,15 @@ def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
                 ParserTypeError,
                 f"optimizations= entries are pl.split(...) or pl.cross_core_slot(...), got '{ast.unparse(item)}'",
                 item,
+                _OPTIMIZATIONS,
             )
         if construct in seen:
-            p.fail(ParserSyntaxError, f"optimizations= lists pl.{construct.__name__} twice", item)
+            p.fail(
+                ParserSyntaxError,
+                f"optimizations= lists pl.{construct.__name__} twice",
+                item,
+                f"keep one pl.{construct.__name__}(...) entry",
+            )
         seen.add(construct)
         bound = bind(p, construct, item)
         slot = bound.get("slot_num")
@@ -111,7 +132,10 @@ def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
             value = _positive_int(p, slot, "slot_num=")
             if opts.slot_num is not None and opts.slot_num != value:
                 p.fail(
-                    ParserSyntaxError, f"optimizations= gives two slot_num values ({opts.slot_num} and {value})", item
+                    ParserSyntaxError,
+                    f"optimizations= gives two slot_num values ({opts.slot_num} and {value})",
+                    item,
+                    "give slot_num once, in pl.cross_core_slot(slot_num=N)",
                 )
             opts.slot_num = value
     return opts
@@ -123,9 +147,19 @@ def _tid_target(p: Any, node: ast.With, construct: str, allowed: bool) -> str | 
     if target is None:
         return None
     if not allowed:
-        p.fail(ParserSyntaxError, f"{construct} has no TaskId to bind with 'as'", target)
+        p.fail(
+            ParserSyntaxError,
+            f"{construct} has no TaskId to bind with 'as'",
+            target,
+            "drop 'as ...'; only pl.at(level=pl.Level.CORE_GROUP) and pl.spmd(...) launch a task with a TaskId",
+        )
     if type(target) is not ast.Name:
-        p.fail(ParserSyntaxError, "'as' binds one name: with pl.at(...) as tid:", target)
+        p.fail(
+            ParserSyntaxError,
+            "'as' binds one name: with pl.at(...) as tid:",
+            target,
+            "bind the TaskId to a single plain name, e.g. as tid",
+        )
     return target.id  # type: ignore[union-attr]
 
 
@@ -167,7 +201,12 @@ def _emit(p: Any, stmt_cls: type, args: tuple[Any, ...], body: ir.Stmt, node: as
     try:
         p.emit(stmt_cls(*args, body=body, span=p.span(node), attrs=attrs))
     except (TypeError, ValueError) as err:
-        p.fail(ParserTypeError, str(err), node)
+        p.fail(
+            ParserTypeError,
+            str(err),
+            node,
+            "check the scope's keyword values: name_hint= takes a string and attrs= a dict with string keys",
+        )
 
 
 def _task_options(p: Any, bound: dict[str, Any], attrs: dict[str, Any]) -> list[ir.Expr]:
@@ -202,7 +241,12 @@ def _at(p: Any, node: ast.With, call: ast.Call) -> None:
 
 def _incore(p: Any, node: ast.With, call: ast.Call, bound: dict[str, Any]) -> None:
     if "role" in bound:
-        p.fail(ParserSyntaxError, "pl.at(level=pl.Level.CORE_GROUP) takes no role=", bound["role"])
+        p.fail(
+            ParserSyntaxError,
+            "pl.at(level=pl.Level.CORE_GROUP) takes no role=",
+            bound["role"],
+            "drop role=; it only applies to the hierarchy levels above CORE_GROUP",
+        )
     opts = parse_optimizations(p, bound["optimizations"]) if "optimizations" in bound else Optimizations()
     tid_name = _tid_target(p, node, "pl.at", True)
     attrs = opts.attrs()
@@ -227,6 +271,7 @@ def _hierarchy(p: Any, node: ast.With, call: ast.Call, bound: dict[str, Any], le
                 ParserSyntaxError,
                 f"{key}= only applies to pl.at(level=pl.Level.CORE_GROUP), not to the {level.name} level",
                 bound[key],
+                f"drop {key}=, or put it on a with pl.at(level=pl.Level.CORE_GROUP, {key}=...) inside this scope",
             )
     _tid_target(p, node, f"pl.at(level=pl.Level.{level.name})", False)
     role = _enum(p, bound["role"], Role, "role=") if bound.get("role") is not None else None
@@ -377,13 +422,12 @@ def _indexed_body(p: Any, node: ast.For, index_op: str, kind: str) -> tuple[ir.S
 
 @register_for(scopes.spmd, "for i in pl.spmd(N):")
 def _spmd_for(p: Any, node: ast.For, call: ast.Call) -> None:
-    if node.orelse:
-        p.fail(UnsupportedFeatureError, "for ... else is not supported", node.orelse[0])
     if type(node.target) is not ast.Name:
         p.fail(
             ParserSyntaxError,
             "for ... in pl.spmd(N) binds one name, the block index: for i in pl.spmd(N):",
             node.target,
+            "bind the block index to a single plain name; pl.spmd carries no loop values",
         )
     bound = bind(p, scopes.spmd, call)
     spmd = _spmd_options(p, call, bound, False)
@@ -448,10 +492,13 @@ def _split_aiv_args(p: Any, call: ast.Call) -> tuple[dict[str, Any], SplitMode, 
 
 @register_for(scopes.split_aiv, "for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):")
 def _split_aiv_for(p: Any, node: ast.For, call: ast.Call) -> None:
-    if node.orelse:
-        p.fail(UnsupportedFeatureError, "for ... else is not supported", node.orelse[0])
     if type(node.target) is not ast.Name:
-        p.fail(ParserSyntaxError, "for ... in pl.split_aiv(...) binds one name, the lane index", node.target)
+        p.fail(
+            ParserSyntaxError,
+            "for ... in pl.split_aiv(...) binds one name, the lane index",
+            node.target,
+            "for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):",
+        )
     bound, mode, count = _split_aiv_args(p, call)
     body, frame = _indexed_body(p, node, "tile.get_subblock_idx", "split_aiv")
     _emit(p, ir.SplitAivScopeStmt, (mode, count, _name_hint(p, bound)), body, node, _common_attrs(p, bound, frame))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import linecache
 import sys
+from types import FrameType
 from typing import Any
 
 from pypto.ir import Span
@@ -41,7 +42,12 @@ class SourceFile:
             line = err.lineno or 1
             col = err.offset or 1
             span = Span(filename, line, col, err.end_lineno or line, err.end_offset or col + 1)
-            raise ParserSyntaxError(f"invalid Python syntax: {err.msg}", span, source_lines=lines) from None
+            raise ParserSyntaxError(
+                f"invalid Python syntax: {err.msg}",
+                span,
+                "DSL code is read with Python's ast.parse: check brackets, colons, commas and indentation here",
+                source_lines=lines,
+            ) from None
         return cls(filename, lines, tree)
 
     def span(self, node: ast.AST) -> Span:
@@ -107,13 +113,22 @@ class SourceFile:
 _FILE_CACHE: dict[str, tuple[int, SourceFile]] = {}
 
 
-def file_of(filename: str, module_globals: dict[str, Any] | None) -> SourceFile:
-    """The parsed file ``filename`` (cached while ``linecache`` keeps the same text)."""
+def frame_span(frame: FrameType | None) -> Span:
+    """The line a Python frame is executing (user code calling a DSL API at Python level)."""
+    if frame is None:
+        return Span.unknown()
+    return Span(frame.f_code.co_filename, frame.f_lineno, 1)
+
+
+def file_of(filename: str, module_globals: dict[str, Any] | None, line: int = -1) -> SourceFile:
+    """The parsed file ``filename`` (cached while ``linecache`` keeps the same text); ``line`` is
+    where the definition being parsed starts (for the error when the text is not available)."""
     lines = linecache.getlines(filename, module_globals)
     if not lines:
         raise ParserError(
             f"cannot parse a DSL function defined in {filename}: its source code is not available",
-            hint="define @pl.function / @pl.program in a file, or use pl.parse(text) for source strings",
+            Span(filename, line, 1) if line > 0 else Span.unknown(),
+            "define @pl.function / @pl.program in a file, or use pl.parse(text) for source strings",
         )
     cached = _FILE_CACHE.get(filename)
     if cached is not None and cached[0] == id(lines):
@@ -127,30 +142,43 @@ def file_of(filename: str, module_globals: dict[str, Any] | None) -> SourceFile:
 def locate_function(func: Any) -> tuple[SourceFile, ast.FunctionDef]:
     """The file and ``def`` node of a Python function."""
     code = func.__code__
-    source = file_of(code.co_filename, func.__globals__)
+    source = file_of(code.co_filename, func.__globals__, code.co_firstlineno)
     node = source.function_at(code.co_firstlineno, func.__name__)
     if node is None:
         raise ParserError(
             f"cannot find the source of function '{func.__name__}' in {code.co_filename}",
-            hint="the file changed after it was imported, or the function was created dynamically",
+            Span(code.co_filename, code.co_firstlineno, 1),
+            "the file changed after it was imported, or the function was created dynamically; re-import it "
+            "or use pl.parse(text)",
         )
     return source, node
 
 
-def locate_class(cls: type, methods: list[Any]) -> tuple[SourceFile, ast.ClassDef]:
+def locate_class(cls: type, methods: list[Any], site: Span) -> tuple[SourceFile, ast.ClassDef]:
     """The file and ``class`` node of a Python class, found by name and the lines of ``methods``
-    (Python functions defined in its body)."""
+    (Python functions defined in its body); ``site`` is where the class is decorated (for errors)."""
+    line = -1
     if methods:
         filename = methods[0].__code__.co_filename
         module_globals = methods[0].__globals__
+        line = methods[0].__code__.co_firstlineno
     else:
         module = sys.modules.get(cls.__module__)
         filename = getattr(module, "__file__", None)
         module_globals = getattr(module, "__dict__", None)
     if filename is None:
-        raise ParserError(f"cannot parse class '{cls.__name__}': its source code is not available")
-    source = file_of(filename, module_globals)
+        raise ParserError(
+            f"cannot parse class '{cls.__name__}': its source code is not available",
+            site,
+            "define @pl.program classes in a file, or use pl.parse_program(text) for source strings",
+        )
+    source = file_of(filename, module_globals, line)
     node = source.class_named(cls.__name__, [m.__code__.co_firstlineno for m in methods])
     if node is None:
-        raise ParserError(f"cannot find the source of class '{cls.__name__}' in {filename}")
+        raise ParserError(
+            f"cannot find the source of class '{cls.__name__}' in {filename}",
+            Span(filename, line, 1) if line > 0 else site,
+            "the file changed after it was imported, or the class was created dynamically; re-import it "
+            "or use pl.parse_program(text)",
+        )
     return source, node

@@ -17,24 +17,39 @@ from .handlers import python_yield
 from .registry import ASSIGN_HANDLERS, FOR_HANDLERS, POSITION_HINTS, STMT_HANDLERS, WITH_HANDLERS, display_name
 from .type_match import show_type, type_mismatch
 
-_UNSUPPORTED_STMTS: dict[type, tuple[str, str | None]] = {
+_STATIC_ASSERT_HINT = "use pl.static_assert(cond, msg) for compile-time checks"
+_UNSUPPORTED_STMTS: dict[type, tuple[str, str]] = {
     ast.FunctionDef: ("nested function definitions are not supported", "define helpers with @pl.inline or @pl.function"),
-    ast.AsyncFunctionDef: ("async functions are not supported", None),
-    ast.ClassDef: ("class definitions are not supported inside a DSL function", None),
+    ast.AsyncFunctionDef: ("async functions are not supported", "define helpers with @pl.inline or @pl.function"),
+    ast.ClassDef: (
+        "class definitions are not supported inside a DSL function",
+        "define classes at module level; a program is a @pl.program class of @pl.function methods",
+    ),
     ast.Import: ("imports are not supported inside a DSL function", "import at module level"),
     ast.ImportFrom: ("imports are not supported inside a DSL function", "import at module level"),
-    ast.Global: ("global declarations are not supported in DSL code", None),
-    ast.Nonlocal: ("nonlocal declarations are not supported in DSL code", None),
-    ast.Try: ("try statements are not supported in DSL code", None),
-    ast.Raise: ("raise is not supported in DSL code", "use pl.static_assert for compile-time checks"),
+    ast.Global: (
+        "global declarations are not supported in DSL code",
+        "read module values directly (they are closure constants); assign only local variables",
+    ),
+    ast.Nonlocal: (
+        "nonlocal declarations are not supported in DSL code",
+        "read enclosing values directly (they are closure constants); return results instead of writing them",
+    ),
+    ast.Try: ("try statements are not supported in DSL code", _STATIC_ASSERT_HINT),
+    ast.Raise: ("raise is not supported in DSL code", _STATIC_ASSERT_HINT),
     ast.Assert: ("assert is not supported in DSL code", "use pl.static_assert(cond, msg) for compile-time checks"),
-    ast.Delete: ("del is not supported in DSL code", None),
+    ast.Delete: ("del is not supported in DSL code", "remove it: a variable ends with its function or loop body"),
     ast.Match: ("match statements are not supported in DSL code", "use if / else"),
-    ast.AsyncFor: ("async for is not supported", None),
-    ast.AsyncWith: ("async with is not supported", None),
+    ast.AsyncFor: ("async for is not supported", "use for i in pl.range(n):"),
+    ast.AsyncWith: ("async with is not supported", "use with pl.at(...): or another DSL scope"),
 }
 if hasattr(ast, "TryStar"):
-    _UNSUPPORTED_STMTS[ast.TryStar] = ("try statements are not supported in DSL code", None)
+    _UNSUPPORTED_STMTS[ast.TryStar] = ("try statements are not supported in DSL code", _STATIC_ASSERT_HINT)
+_OTHER_STMT_HINT = (
+    "DSL statements are assignments, expression calls, if, for over pl.range / pl.parallel / pl.unroll / "
+    "pl.while_, while, with pl.<scope>(...), return, break, continue and pass"
+)
+_FOR_ELSE_HINT = "move the else statements after the loop; if the loop breaks, record that in a variable and test it"
 
 _SCALAR_LOOP_KINDS = (ir.ForKind.Sequential,)
 
@@ -43,20 +58,37 @@ class StmtMixin(ParserCore):
     """Statement handlers (the dispatch table ``_stmt_dispatch`` is built by the body parser)."""
 
     def unsupported_stmt(self, node: ast.stmt) -> None:
-        message, hint = _UNSUPPORTED_STMTS.get(type(node), (f"{type(node).__name__} statements are not supported", None))
+        message, hint = _UNSUPPORTED_STMTS.get(
+            type(node), (f"{type(node).__name__} statements are not supported", _OTHER_STMT_HINT)
+        )
         self.fail(UnsupportedFeatureError, message, node, hint)
 
     # ----- assignment ------------------------------------------------------------------------
     def stmt_assign(self, node: ast.Assign) -> None:
         if len(node.targets) != 1:
-            self.fail(UnsupportedFeatureError, "chained assignment (a = b = value) is not supported", node)
+            self.fail(
+                UnsupportedFeatureError,
+                "chained assignment (a = b = value) is not supported",
+                node,
+                "assign once and copy: a = value, then b = a",
+            )
         self.assign_from(node.targets[0], node.value, None, node)
 
     def stmt_annassign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
-            self.fail(ParserSyntaxError, "a variable declaration needs a value: x: T = value", node)
+            self.fail(
+                ParserSyntaxError,
+                "a variable declaration needs a value: x: T = value",
+                node,
+                "give the value in the same statement, e.g. acc: pl.Scalar[pl.INT64] = 0",
+            )
         if type(node.target) is not ast.Name:
-            self.fail(ParserSyntaxError, "only a plain variable name can carry a type annotation", node.target)
+            self.fail(
+                ParserSyntaxError,
+                "only a plain variable name can carry a type annotation",
+                node.target,
+                "drop the annotation (a subscript write takes the type of its target), or annotate a name",
+            )
         self.assign_from(node.target, node.value, node.annotation, node)
 
     def assign_from(self, target: ast.expr, value_node: ast.expr, annotation: ast.expr | None, node: ast.stmt) -> None:
@@ -91,28 +123,58 @@ class StmtMixin(ParserCore):
         elif kind is ast.Subscript:
             self.assign_subscript(target, value, node)
         elif kind is ast.Attribute:
-            self.fail(UnsupportedFeatureError, "assignment to an attribute is not supported", target)
+            self.fail(
+                UnsupportedFeatureError,
+                "assignment to an attribute is not supported",
+                target,
+                "assign to a plain name instead: DSL values have no writable attributes",
+            )
         else:
-            self.fail(UnsupportedFeatureError, f"cannot assign to {type(target).__name__}", target)
+            self.fail(
+                UnsupportedFeatureError,
+                f"cannot assign to {type(target).__name__}",
+                target,
+                "assign to a name (x = ...), a tuple of names (a, b = ...) or a subscript (t[i, j] = ...)",
+            )
 
     def unpack(self, target: ast.Tuple | ast.List, value: Any, value_node: ast.expr, node: ast.stmt) -> None:
         """``a, b = value``: element-wise for a Python tuple, through ``value[i]`` for an IR tuple."""
         names = target.elts
         for elt in names:
             if type(elt) is not ast.Name:
-                self.fail(UnsupportedFeatureError, "only names can be unpacked: a, b = value", elt)
+                self.fail(
+                    UnsupportedFeatureError,
+                    "only names can be unpacked: a, b = value",
+                    elt,
+                    "unpack into names first, then write each one: a, b = value; t[i] = a",
+                )
         if isinstance(value, (tuple, list)):
             if len(value) != len(names):
-                self.fail(ParserTypeError, f"cannot unpack {len(value)} values into {len(names)} names", target)
+                self.fail(
+                    ParserTypeError,
+                    f"cannot unpack {len(value)} values into {len(names)} names",
+                    target,
+                    f"write {len(value)} name(s) on the left, using _ for values you do not need",
+                )
             for elt, v in zip(names, self.save_overwritten_reads(names, value, node)):
                 self.bind_target(elt, v, value_node, None, node)
             return
         expr = self.to_expr(value, value_node)
         t = expr.type
         if not isinstance(t, ir.TupleType):
-            self.fail(ParserTypeError, f"cannot unpack {describe(expr)}: it is not a tuple", value_node)
+            self.fail(
+                ParserTypeError,
+                f"cannot unpack {describe(expr)}: it is not a tuple",
+                value_node,
+                "assign it to one name; only calls returning several values (and pl.submit) give tuples",
+            )
         if len(t.types) != len(names):
-            self.fail(ParserTypeError, f"cannot unpack a tuple of {len(t.types)} values into {len(names)} names", target)
+            self.fail(
+                ParserTypeError,
+                f"cannot unpack a tuple of {len(t.types)} values into {len(names)} names",
+                target,
+                f"write {len(t.types)} name(s) on the left, using _ for values you do not need",
+            )
         span = self.span(node)
         if isinstance(expr, ir.Var):
             tmp = expr
@@ -143,10 +205,20 @@ class StmtMixin(ParserCore):
     def stmt_augassign(self, node: ast.AugAssign) -> None:
         target = node.target
         if type(target) is not ast.Name:
-            self.fail(UnsupportedFeatureError, "augmented assignment (+=) only works on a variable name", target)
+            self.fail(
+                UnsupportedFeatureError,
+                "augmented assignment (+=) only works on a variable name",
+                target,
+                "write the update out: t[i] = t[i] + v, or use an op such as pl.add",
+            )
         current = self.lookup_var(target.id)
         if current is None:
-            self.fail(UndefinedVariableError, f"undefined variable '{target.id}'", target)
+            self.fail(
+                UndefinedVariableError,
+                f"undefined variable '{target.id}'",
+                target,
+                f"assign {target.id} before updating it: {target.id} = <initial value>",
+            )
         value = self.binary(type(node.op), current, self.eval(node.value), node, target, node.value)
         self.assign(target.id, self.to_expr(value, node), None, node)
 
@@ -246,7 +318,12 @@ class StmtMixin(ParserCore):
 
     def _loop_exit(self, node: ast.stmt, word: str) -> None:
         if not self.loops:
-            self.fail(ParserSyntaxError, f"'{word}' outside of a loop", node)
+            self.fail(
+                ParserSyntaxError,
+                f"'{word}' outside of a loop",
+                node,
+                f"'{word}' belongs inside a pl.range or while loop (a scope body such as pl.at is not a loop)",
+            )
         kind = self.loops[-1]
         if kind is not None and kind not in _SCALAR_LOOP_KINDS:
             self.fail(
@@ -259,13 +336,14 @@ class StmtMixin(ParserCore):
     # ----- loops and scopes ------------------------------------------------------------------
     def stmt_for(self, node: ast.For) -> None:
         if node.orelse:
-            self.fail(UnsupportedFeatureError, "for ... else is not supported", node.orelse[0])
+            self.fail(UnsupportedFeatureError, "for ... else is not supported", node.orelse[0], _FOR_ELSE_HINT)
         it = node.iter
         if type(it) is not ast.Call:
             self.fail(
                 ParserSyntaxError,
                 "a DSL loop iterates over pl.range(...), pl.parallel(...), pl.unroll(...) or pl.while_(...)",
                 it,
+                "for i in pl.range(n):, or for i, (acc,) in pl.range(n, init_values=(acc0,)):",
             )
         callee = self.eval(it.func)
         try:
@@ -273,23 +351,42 @@ class StmtMixin(ParserCore):
         except TypeError:
             handler = None
         if handler is None:
-            hint = "use pl.range(...)" if callee is builtins.range else None
+            hint = (
+                "use pl.range(...)"
+                if callee is builtins.range
+                else "loop over pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd or pl.split_aiv"
+            )
             self.fail(ParserSyntaxError, f"'{ast.unparse(it.func)}(...)' is not a DSL loop", it, hint)
         handler(self, node, it)
 
     def stmt_with(self, node: ast.With) -> None:
         if len(node.items) != 1:
-            self.fail(UnsupportedFeatureError, "a with statement takes exactly one scope", node)
+            self.fail(
+                UnsupportedFeatureError,
+                "a with statement takes exactly one scope",
+                node,
+                "nest the scopes: with pl.spmd(N):\n    with pl.at(level=pl.Level.CORE_GROUP):",
+            )
         ctx = node.items[0].context_expr
         if type(ctx) is not ast.Call:
-            self.fail(ParserSyntaxError, "a DSL with statement opens a scope such as pl.at(...)", ctx)
+            self.fail(
+                ParserSyntaxError,
+                "a DSL with statement opens a scope such as pl.at(...)",
+                ctx,
+                "call the scope: with pl.at(level=pl.Level.CORE_GROUP):, with pl.manual_scope():",
+            )
         callee = self.eval(ctx.func)
         try:
             handler = WITH_HANDLERS.get(callee)
         except TypeError:
             handler = None
         if handler is None:
-            self.fail(UnsupportedFeatureError, f"'with {ast.unparse(ctx.func)}(...)' is not a DSL scope", ctx)
+            self.fail(
+                UnsupportedFeatureError,
+                f"'with {ast.unparse(ctx.func)}(...)' is not a DSL scope",
+                ctx,
+                "DSL scopes are pl.at, pl.cluster, pl.spmd, pl.scope, pl.manual_scope and pl.split_aiv",
+            )
         handler(self, node, ctx)
 
 

@@ -64,16 +64,16 @@ class SubscriptMixin(ParserCore):
                 return self._tuple_item(base, node)
             if isinstance(t, ir.ArrayType):
                 index = self._array_index(node)
-                return self.call_op_value(array_ops.get_element, [base, index], node)
+                return self.call_op_value(array_ops.get_element, [base, index], node, _ARRAY_READ)
             if isinstance(t, (ir.TensorType, ir.TileType)):
                 window = self.window(base, node)
                 is_tile = isinstance(t, ir.TileType)
                 ns = tile_ops if is_tile else tensor_ops
                 if window.all_scalar:
-                    return self.call_op_value(ns.read, [base, window.offset], node)
+                    return self.call_op_value(ns.read, [base, window.offset], node, _READ)
                 kwargs = {"drop_dims": window.drop_dims} if window.drop_dims else {}
-                return self.call_op_value(ns.slice, [base, window.shape, window.offset], node, kwargs)
-            self.fail(ParserTypeError, f"{describe(base)} cannot be subscripted", node)
+                return self.call_op_value(ns.slice, [base, window.shape, window.offset], node, _READ, kwargs)
+            self.fail(ParserTypeError, f"{describe(base)} cannot be subscripted", node, _SUBSCRIPTABLE)
         from_items = getattr(base, "from_items", None)
         if from_items is not None:  # a type annotation class used as a value (pl.Tensor[...])
             return self.resolve_type(node)
@@ -82,19 +82,26 @@ class SubscriptMixin(ParserCore):
             try:
                 return base[key]
             except (IndexError, KeyError, TypeError) as err:
-                self.fail(ParserTypeError, f"subscript of a constant: {err}", node)
-        self.fail(ParserTypeError, f"{describe(base)} cannot be subscripted", node)
+                self.fail(
+                    ParserTypeError,
+                    f"subscript of a constant: {err}",
+                    node,
+                    "index a closure list / tuple within its length, or a dict with a key it has",
+                )
+        self.fail(ParserTypeError, f"{describe(base)} cannot be subscripted", node, _SUBSCRIPTABLE)
 
-    def call_op_value(self, fn: Any, args: list[Any], node: ast.AST, kwargs: dict[str, Any] | None = None) -> ir.Expr:
-        """Call an op function the parser chose itself; its errors point at ``node``."""
+    def call_op_value(
+        self, fn: Any, args: list[Any], node: ast.AST, hint: str, kwargs: dict[str, Any] | None = None
+    ) -> ir.Expr:
+        """Call an op function the parser chose itself; its errors point at ``node`` with ``hint``."""
         try:
             result = fn(*args, **(kwargs or {}), span=self.span(node))
         except ParserError:
             raise
         except TypeError as err:
-            self.fail(ParserTypeError, str(err), node)
+            self.fail(ParserTypeError, str(err), node, hint)
         except ValueError as err:
-            self.fail(InvalidOperationError, str(err), node)
+            self.fail(InvalidOperationError, str(err), node, hint)
         return result.unwrap() if isinstance(result, Value) else result
 
     # ----- tuples, arrays, memrefs -----------------------------------------------------------
@@ -102,28 +109,55 @@ class SubscriptMixin(ParserCore):
         index = _static_int(self.eval(node.slice))
         size = len(base.type.types)
         if index is None:
-            self.fail(ParserTypeError, "a tuple can only be indexed by a constant integer", node.slice)
+            self.fail(
+                ParserTypeError,
+                "a tuple can only be indexed by a constant integer",
+                node.slice,
+                "index with an int literal or closure int (t[0]), or unpack it: a, b = t",
+            )
         if not 0 <= index < size:
-            self.fail(ParserTypeError, f"tuple index {index} out of range for a tuple of {size} elements", node.slice)
+            self.fail(
+                ParserTypeError,
+                f"tuple index {index} out of range for a tuple of {size} elements",
+                node.slice,
+                f"use an index from 0 to {size - 1}",
+            )
         return ir.TupleGetItemExpr(base, index, self.span(node))
 
     def _array_index(self, node: ast.Subscript) -> Any:
         if type(node.slice) in (ast.Slice, ast.Tuple):
-            self.fail(UnsupportedFeatureError, "an array takes a single index", node.slice)
+            self.fail(
+                UnsupportedFeatureError,
+                "an array takes a single index",
+                node.slice,
+                "arrays are 1-D: index one element with an integer, arr[i]",
+            )
         index = self.eval(node.slice)
         value = _static_int(index)
         if value is not None and value < 0:
-            self.fail(UnsupportedFeatureError, "negative indices are not supported", node.slice)
+            self.fail(
+                UnsupportedFeatureError, "negative indices are not supported", node.slice, "index from the start: n - k"
+            )
         return index
 
     def _memref_slot(self, base: ir.MemRef, node: ast.Subscript) -> ir.MemRef:
         index = _static_int(self.eval(node.slice))
         if index is None:
-            self.fail(ParserTypeError, "a MemRef slot must be a constant integer", node.slice)
+            self.fail(
+                ParserTypeError,
+                "a MemRef slot must be a constant integer",
+                node.slice,
+                'select the slot with an int literal: pl.MemRef("buf", slots=2)[1]',
+            )
         try:
             return base[index]
         except ValueError as err:
-            self.fail(InvalidOperationError, str(err), node)
+            self.fail(
+                InvalidOperationError,
+                str(err),
+                node,
+                "a slot index is between 0 and slots - 1 of a MemRef declared with slots=N",
+            )
 
     # ----- tensors and tiles -----------------------------------------------------------------
     def window(self, base: ir.Expr, node: ast.Subscript) -> Window:
@@ -134,7 +168,12 @@ class SubscriptMixin(ParserCore):
         items = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
         kind = "tile" if is_tile else "tensor"
         if len(items) > rank:
-            self.fail(ParserTypeError, f"too many indices for a rank-{rank} {kind}: got {len(items)}", node.slice)
+            self.fail(
+                ParserTypeError,
+                f"too many indices for a rank-{rank} {kind}: got {len(items)}",
+                node.slice,
+                f"give at most {rank} indices or slices, one per axis (missing trailing axes are ':')",
+            )
         shape: list[Any] = []
         offset: list[Any] = []
         drop: list[int] = []
@@ -167,9 +206,19 @@ class SubscriptMixin(ParserCore):
 
     def _scalar_index(self, item: ast.expr) -> Any:
         if type(item) is ast.Constant and item.value is Ellipsis:
-            self.fail(UnsupportedFeatureError, "'...' (ellipsis) indexing is not supported", item)
+            self.fail(
+                UnsupportedFeatureError,
+                "'...' (ellipsis) indexing is not supported",
+                item,
+                "index the leading axes and leave the trailing ones out: x[i] means x[i, :, :]",
+            )
         if type(item) is ast.Constant and item.value is None:
-            self.fail(UnsupportedFeatureError, "None (new axis) indexing is not supported", item)
+            self.fail(
+                UnsupportedFeatureError,
+                "None (new axis) indexing is not supported",
+                item,
+                "add the axis with a reshape: pl.reshape(x, [1, n])",
+            )
         value = self.eval(item)
         static = _static_int(value)
         if static is not None:
@@ -179,13 +228,28 @@ class SubscriptMixin(ParserCore):
         if isinstance(value, ir.Expr) and isinstance(value.type, ir.ScalarType) and value.type.dtype.is_int():
             return value
         if isinstance(value, (list, tuple)) or (isinstance(value, ir.Expr) and not isinstance(value.type, ir.ScalarType)):
-            self.fail(UnsupportedFeatureError, "advanced indexing (lists, tensors or tiles as indices) is not supported", item)
-        self.fail(ParserTypeError, f"an index must be an integer, got {describe(value)}", item)
+            self.fail(
+                UnsupportedFeatureError,
+                "advanced indexing (lists, tensors or tiles as indices) is not supported",
+                item,
+                "index with integer scalars and slices; gather elements with pl.gather",
+            )
+        self.fail(
+            ParserTypeError,
+            f"an index must be an integer, got {describe(value)}",
+            item,
+            "index with an int, a closure int or an integer scalar (INDEX / INT), e.g. x[i, 0:16]",
+        )
 
     def _slice_bounds(self, item: ast.Slice, dim: ir.Expr, is_tile: bool) -> tuple[Any, Any]:
         """``(start, extent)`` of one ``lo:hi`` slice of a dimension of size ``dim``."""
         if item.step is not None:
-            self.fail(UnsupportedFeatureError, "slice steps are not supported", item.step)
+            self.fail(
+                UnsupportedFeatureError,
+                "slice steps are not supported",
+                item.step,
+                "take a contiguous window lo:hi; for strided access use a loop or pl.tile.gather",
+            )
         lo = self._scalar_index(item.lower) if item.lower is not None else 0
         hi = self._scalar_index(item.upper) if item.upper is not None else dim
         lo_static = _static_int(lo)
@@ -199,7 +263,12 @@ class SubscriptMixin(ParserCore):
         hi_static = _static_int(hi)
         if lo_static is not None and hi_static is not None:
             if hi_static <= lo_static:
-                self.fail(InvalidOperationError, f"empty slice {lo_static}:{hi_static}", item)
+                self.fail(
+                    InvalidOperationError,
+                    f"empty slice {lo_static}:{hi_static}",
+                    item,
+                    "the end of a slice must be greater than its start",
+                )
             return lo, hi_static - lo_static
         if lo_static == 0:
             return lo, hi
@@ -207,7 +276,12 @@ class SubscriptMixin(ParserCore):
         if extent is not None:
             return lo, extent
         if is_tile:
-            self.fail(UnsupportedFeatureError, "the extent of a tile slice must be static", item)
+            self.fail(
+                UnsupportedFeatureError,
+                "the extent of a tile slice must be static",
+                item,
+                "write the end as start + constant (t[i:i + 16]) or use int literals",
+            )
         span = self.span(item)
         return lo, ir.sub(self.to_expr(hi, item), self.to_expr(lo, item), span=span)
 
@@ -222,26 +296,44 @@ class SubscriptMixin(ParserCore):
                 "index all axes at once: C[i, j] = v",
             )
         if type(target.value) is not ast.Name or self.lookup_var(target.value.id) is None:
-            self.fail(ParserTypeError, "only a DSL variable can be assigned through a subscript", target.value)
+            self.fail(
+                ParserTypeError,
+                "only a DSL variable can be assigned through a subscript",
+                target.value,
+                "assign the value to a variable first, then write into it: t = ...; t[i] = v",
+            )
         name = target.value.id
         base = self.lookup_var(name)
         t = base.type
         if isinstance(t, ir.ArrayType):
             index = self._array_index(target)
-            new = self.call_op_value(array_ops.update_element, [base, index, value], target)
+            new = self.call_op_value(array_ops.update_element, [base, index, value], target, _ARRAY_WRITE)
         elif isinstance(t, (ir.TensorType, ir.TileType)):
             ns = tile_ops if isinstance(t, ir.TileType) else tensor_ops
             window = self.window(base, target)
             if window.all_scalar:
-                new = self.call_op_value(ns.write, [base, window.offset, value], target)
+                new = self.call_op_value(ns.write, [base, window.offset, value], target, _WRITE)
             else:
                 source = value
                 if window.drop_dims:
-                    source = self.call_op_value(ns.reshape, [value, window.shape], target)
-                new = self.call_op_value(ns.assemble, [base, source, window.offset], target)
+                    source = self.call_op_value(ns.reshape, [value, window.shape], target, _ASSEMBLE)
+                new = self.call_op_value(ns.assemble, [base, source, window.offset], target, _ASSEMBLE)
         else:
-            self.fail(ParserTypeError, f"{describe(base)} cannot be assigned through a subscript", target)
+            self.fail(
+                ParserTypeError,
+                f"{describe(base)} cannot be assigned through a subscript",
+                target,
+                "subscript writes go to tensors, tiles and arrays: t[i, j] = v, t[0:16, :] = tile",
+            )
         self.assign(name, new, None, node)
+
+
+_SUBSCRIPTABLE = "subscripts apply to tensors, tiles, arrays, tuples, MemRefs and closure lists / tuples / dicts"
+_READ = "index within each axis: x[i, j] reads one element, x[lo:hi, :] a window; one index or slice per axis"
+_ARRAY_READ = "index an array with one non-negative integer within its extent: arr[i]"
+_ARRAY_WRITE = "arr[i] = v stores one scalar of the array's dtype at an index within its extent"
+_WRITE = "a full index t[i, j] = v stores one scalar of t's dtype"
+_ASSEMBLE = "the right side must fill the window exactly: C[0:16, :] = t with t of shape [16, <columns of C>]"
 
 
 def _symbolic_extent(lo: Any, hi: Any) -> int | None:

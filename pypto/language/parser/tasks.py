@@ -54,6 +54,7 @@ _DEPS_HINT = (
     "pl.system.task_dummy(...), a TaskId array or None; to take a tensor out of dependency "
     "tracking use pl.no_dep(t) or no_dep_args=[t]"
 )
+_COUNT_HINT = "give the block count as an int literal, a closure int or an integer scalar, e.g. 8"
 # Keywords of pl.submit / pl.spmd_submit themselves; any other keyword goes to the kernel.
 _SUBMIT_OPTIONS = frozenset({"deps", "allow_early_resolve", "predicate", "dumps", "attrs"})
 _SPMD_SUBMIT_OPTIONS = _SUBMIT_OPTIONS | {"core_num", "sync_start"}
@@ -67,18 +68,19 @@ _DEFAULT_DIRECTION = {
 # ----- keyword options shared by scopes and launches ----------------------------------------
 def bind(p: Any, construct: Any, call: ast.Call) -> dict[str, Any]:
     """The syntax nodes of ``call``'s arguments by parameter name of ``construct``'s signature."""
+    signature = f"signature: {display_name(construct)}{inspect.signature(construct)}"
     for a in call.args:
         if type(a) is ast.Starred:
-            p.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a)
+            p.fail(UnsupportedFeatureError, "'*' arguments are not supported in DSL calls", a, signature)
     keywords = {}
     for kw in call.keywords:
         if kw.arg is None:
-            p.fail(UnsupportedFeatureError, "'**' arguments are not supported in DSL calls", kw.value)
+            p.fail(UnsupportedFeatureError, "'**' arguments are not supported in DSL calls", kw.value, signature)
         keywords[kw.arg] = kw.value
     try:
         bound = inspect.signature(construct).bind(*call.args, **keywords)
     except TypeError as err:
-        p.fail(ParserTypeError, f"{display_name(construct)}: {err}", call)
+        p.fail(ParserTypeError, f"{display_name(construct)}: {err}", call, signature)
     return dict(bound.arguments)
 
 
@@ -94,7 +96,12 @@ def bool_literal(p: Any, node: ast.expr, what: str) -> bool:
     """A ``True`` / ``False`` literal (or closure constant)."""
     value = p.eval(node)
     if not isinstance(value, bool):
-        p.fail(ParserTypeError, f"{what} must be True or False, got {describe(value)}", node)
+        p.fail(
+            ParserTypeError,
+            f"{what} must be True or False, got {describe(value)}",
+            node,
+            f"write the literal: {what}True",
+        )
     return value
 
 
@@ -102,7 +109,7 @@ def str_literal(p: Any, node: ast.expr, what: str) -> str:
     """A string literal (or closure constant)."""
     value = p.eval(node)
     if not isinstance(value, str):
-        p.fail(ParserTypeError, f"{what} must be a string, got {describe(value)}", node)
+        p.fail(ParserTypeError, f"{what} must be a string, got {describe(value)}", node, f'write a string literal: {what}"name"')
     return value
 
 
@@ -110,13 +117,23 @@ def attrs_dict(p: Any, node: ast.expr) -> dict[str, Any]:
     """The dict of a printed ``attrs={...}`` keyword."""
     value = p.eval(node)
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-        p.fail(ParserTypeError, f"attrs= must be a dict with string keys, got {describe(value)}", node)
+        p.fail(
+            ParserTypeError,
+            f"attrs= must be a dict with string keys, got {describe(value)}",
+            node,
+            'write a dict literal with string keys: attrs={"key": value}',
+        )
     return dict(value)
 
 
 def _list_items(p: Any, node: ast.expr, what: str, example: str) -> list[ast.expr]:
     if type(node) not in (ast.List, ast.Tuple):
-        p.fail(ParserTypeError, f"{what} takes a list: {example}", node)
+        p.fail(
+            ParserTypeError,
+            f"{what} takes a list: {example}",
+            node,
+            f"wrap the entries in a list literal, even a single one: {example}",
+        )
     return list(node.elts)  # type: ignore[attr-defined]
 
 
@@ -146,12 +163,27 @@ def parse_tensor_names(p: Any, node: ast.expr, what: str) -> list[ir.Var]:
     out: list[ir.Var] = []
     for elt in _list_items(p, node, what, f"{what}[t1, t2]"):
         if type(elt) is not ast.Name:
-            p.fail(ParserSyntaxError, f"{what} entries must be tensor variable names, got '{ast.unparse(elt)}'", elt)
+            p.fail(
+                ParserSyntaxError,
+                f"{what} entries must be tensor variable names, got '{ast.unparse(elt)}'",
+                elt,
+                f"assign the tensor to a variable first and list its name: {what}[t]",
+            )
         var = p.lookup_var(elt.id)
         if var is None:
-            p.fail(UndefinedVariableError, f"{what} names '{elt.id}', which is not a variable of this function", elt)
+            p.fail(
+                UndefinedVariableError,
+                f"{what} names '{elt.id}', which is not a variable of this function",
+                elt,
+                "list tensors defined before this statement (parameters or assigned variables)",
+            )
         if not isinstance(var.type, ir.TensorType):
-            p.fail(ParserTypeError, f"{what} entries must be tensors, but '{elt.id}' is {describe(var)}", elt)
+            p.fail(
+                ParserTypeError,
+                f"{what} entries must be tensors, but '{elt.id}' is {describe(var)}",
+                elt,
+                f"list only tensor variables in {what}",
+            )
         if not any(v is var for v in out):
             out.append(var)
     return out
@@ -202,7 +234,12 @@ def build_submit(p: Any, call: ast.Call, spmd: bool) -> ir.Submit:
     construct = "pl.spmd_submit" if spmd else "pl.submit"
     options = _SPMD_SUBMIT_OPTIONS if spmd else _SUBMIT_OPTIONS
     if not call.args or type(call.args[0]) is ast.Starred:
-        p.fail(ParserTypeError, f"{construct} needs the kernel to launch: {construct}(self.kernel, *args)", call)
+        p.fail(
+            ParserTypeError,
+            f"{construct} needs the kernel to launch: {construct}(self.kernel, *args)",
+            call,
+            f"pass the function first, then its arguments: out, tid = {construct}(self.kernel, x, out)",
+        )
     kernel_node = call.args[0]
     callee, return_types = _kernel(p, kernel_node, construct)
     given = {kw.arg: kw.value for kw in call.keywords if kw.arg in options}
@@ -231,7 +268,12 @@ def build_submit(p: Any, call: ast.Call, spmd: bool) -> ir.Submit:
     sync_start = False
     if spmd:
         if "core_num" not in given:
-            p.fail(ParserTypeError, "pl.spmd_submit needs core_num=N (the number of blocks)", call)
+            p.fail(
+                ParserTypeError,
+                "pl.spmd_submit needs core_num=N (the number of blocks)",
+                call,
+                "out, tid = pl.spmd_submit(self.kernel, x, out, core_num=8)",
+            )
         core_num = core_count(p, given["core_num"], "core_num=")
         if "sync_start" in given:
             sync_start = bool_literal(p, given["sync_start"], "sync_start=")
@@ -253,17 +295,22 @@ def build_submit(p: Any, call: ast.Call, spmd: bool) -> ir.Submit:
     except ParserError:
         raise
     except (TypeError, ValueError) as err:
-        p.fail(InvalidOperationError, str(err), call)
+        p.fail(
+            InvalidOperationError,
+            str(err),
+            call,
+            "deps= takes TaskIds, core_num= a positive integer and predicate= one comparison of a tensor element",
+        )
 
 
 def core_count(p: Any, node: ast.expr, what: str) -> ir.Expr:
     """A block count: a positive int literal, or an integer scalar expression."""
     value = p.eval(node)
     if isinstance(value, bool) or (isinstance(value, int) and value <= 0):
-        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node)
+        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
     expr = p.to_expr(value, node) if isinstance(value, (int, ir.Expr)) else None
     if expr is None or not (isinstance(expr.type, ir.ScalarType) and expr.type.dtype.is_int()):
-        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node)
+        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
     return expr
 
 
@@ -328,7 +375,12 @@ def _task_dummy(p: Any, call: ast.Call) -> ir.Call:
         elif kw.arg == "attrs":
             extra = attrs_dict(p, kw.value)
         else:
-            p.fail(ParserTypeError, f"pl.system.task_dummy got an unexpected keyword argument '{kw.arg}'", call)
+            p.fail(
+                ParserTypeError,
+                f"pl.system.task_dummy got an unexpected keyword argument '{kw.arg}'",
+                call,
+                "barrier = pl.system.task_dummy(deps=[t1, t2])",
+            )
     dummy = system_ops.task_dummy(deps, span=p.span(call)).unwrap()
     if extra:
         dummy = ir.replace(dummy, attrs={**extra, "manual_dep_edges": deps})
@@ -362,7 +414,12 @@ def _no_dep(p: Any, call: ast.Call) -> ir.Expr:
         p.fail(ParserSyntaxError, "pl.no_dep(...) can only wrap an argument of a kernel call", call, usage)
     value = p.expr(call.args[0])
     if not isinstance(value.type, ir.TensorType):
-        p.fail(ParserTypeError, f"pl.no_dep wraps a tensor argument, got {describe(value)}", call.args[0])
+        p.fail(
+            ParserTypeError,
+            f"pl.no_dep wraps a tensor argument, got {describe(value)}",
+            call.args[0],
+            "pass a scalar argument as it is: pl.no_dep only takes tensors out of dependency tracking",
+        )
     return value
 
 

@@ -12,7 +12,7 @@ import ast
 import importlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pypto import ir
 from pypto.ir import Span
@@ -20,7 +20,7 @@ from pypto.ir import Span
 from .calls import ProgramFunctionRef
 from .diagnostics import ParserError, ParserFileError, ParserSyntaxError, ParserTypeError
 from .env import Env
-from .functions import FunctionOptions, function_options, parse_function, parse_signature
+from .functions import FUNCTION_OPTIONS_HINT, FunctionOptions, function_options, parse_function, parse_signature
 from .gcpause import gc_paused
 from .inline import InlineFunction
 from .program import ProgramContext
@@ -58,7 +58,8 @@ class _TextModule:
         for stmt in src.tree.body:
             self._statement(stmt)
 
-    def fail(self, cls: type, message: str, node: ast.AST, hint: str | None = None) -> Any:
+    def fail(self, cls: type, message: str, node: ast.AST, hint: str) -> NoReturn:
+        """Raise ``cls`` at ``node``; ``hint`` says what to write instead."""
         raise cls(message, self.src.span(node), hint, source_lines=self.src.lines)
 
     def _statement(self, stmt: ast.stmt) -> None:
@@ -99,21 +100,36 @@ class _TextModule:
                 "import pypto.language as pl",
             )
         if asname is None:
-            self.fail(ParserSyntaxError, "import pypto.language with an alias: import pypto.language as pl", stmt)
+            self.fail(
+                ParserSyntaxError,
+                "import pypto.language with an alias: import pypto.language as pl",
+                stmt,
+                "the alias is the prefix the text uses (pl.Tensor, pl.function ...): import pypto.language as pl",
+            )
         try:
             value = importlib.import_module(module)
         except ImportError:
             parent, _, attr = module.rpartition(".")
             value = getattr(importlib.import_module(parent), attr, None)
             if value is None:
-                self.fail(ParserSyntaxError, f"cannot import '{module}'", stmt)
+                self.fail(
+                    ParserSyntaxError,
+                    f"cannot import '{module}'",
+                    stmt,
+                    "import pypto.language itself (import pypto.language as pl) or one of its submodules",
+                )
         self.namespace[asname] = value
 
     def _decorator(self, node: ast.expr) -> tuple[Any, dict[str, Any]]:
         """The decorator object and its keyword options."""
         if type(node) is ast.Call:
             if node.args:
-                self.fail(ParserSyntaxError, "decorator options are keyword arguments", node)
+                self.fail(
+                    ParserSyntaxError,
+                    "decorator options are keyword arguments",
+                    node,
+                    "name each option: @pl.function(type=pl.FunctionType.InCore)",
+                )
             obj = self.consts.eval(node.func)
             return obj, {k.arg: self.consts.eval(k.value) for k in node.keywords}
         return self.consts.eval(node), {}
@@ -122,7 +138,12 @@ class _TextModule:
         for deco in node.decorator_list:
             obj, kwargs = self._decorator(deco)
             if obj is not getattr(self._language, expected, None) or kwargs:
-                self.fail(ParserSyntaxError, f"a class in DSL text must be decorated with @pl.{expected}", deco)
+                self.fail(
+                    ParserSyntaxError,
+                    f"a class in DSL text must be decorated with @pl.{expected}",
+                    deco,
+                    f"write @pl.{expected} (without options) above the class",
+                )
 
     def function_options(self, node: ast.FunctionDef) -> FunctionOptions | None:
         """The options of ``@pl.function`` (None for ``@pl.inline``)."""
@@ -132,11 +153,16 @@ class _TextModule:
             if obj is self._language.inline and not kwargs:
                 return None
             if obj is not self._language.function:
-                self.fail(ParserSyntaxError, "functions in DSL text are decorated with @pl.function or @pl.inline", deco)
+                self.fail(
+                    ParserSyntaxError,
+                    "functions in DSL text are decorated with @pl.function or @pl.inline",
+                    deco,
+                    "use @pl.function, @pl.function(type=pl.FunctionType.InCore, ...) or @pl.inline",
+                )
             try:
                 options = function_options(**kwargs)
             except TypeError as err:
-                self.fail(ParserTypeError, str(err), deco)
+                self.fail(ParserTypeError, str(err), deco, FUNCTION_OPTIONS_HINT)
         return options
 
     def _function(self, node: ast.FunctionDef) -> None:
@@ -163,10 +189,21 @@ class _TextModule:
             if type(stmt) is ast.FunctionDef:
                 options = self.function_options(stmt)
                 if options is None:
-                    self.fail(ParserSyntaxError, "@pl.inline functions cannot be program members", stmt)
+                    self.fail(
+                        ParserSyntaxError,
+                        "@pl.inline functions cannot be program members",
+                        stmt,
+                        "define the @pl.inline helper at module level, above the class, or make it "
+                        "@pl.function(type=pl.FunctionType.Inline)",
+                    )
                 ctx.add_signature(parse_signature(self.src, env, stmt, options, ctx), self.src.span(stmt))
             elif not (type(stmt) is ast.Pass or (type(stmt) is ast.Expr and type(stmt.value) is ast.Constant)):
-                self.fail(ParserSyntaxError, "a @pl.program class contains only @pl.function definitions", stmt)
+                self.fail(
+                    ParserSyntaxError,
+                    "a @pl.program class contains only @pl.function definitions",
+                    stmt,
+                    "move constants to module level (above the class) and decorate each method with @pl.function",
+                )
         return ctx.build(self.src.span(node))
 
 
@@ -183,7 +220,10 @@ def _decorator_prefixes(tree: ast.Module) -> set[str]:
 
 def _parse_text(code: str, filename: str, want_program: bool) -> ir.Function | ir.Program:
     if not isinstance(code, str):
-        raise ParserTypeError(f"pl.parse expects a string of DSL code, got {type(code).__name__}")
+        raise ParserTypeError(
+            f"pl.parse expects a string of DSL code, got {type(code).__name__}",
+            hint="pass the source text (str); to read a file use pl.loads(path)",
+        )
     with gc_paused():
         return _parse_source(code, filename, want_program)
 
@@ -193,7 +233,12 @@ def _parse_source(code: str, filename: str, want_program: bool) -> ir.Function |
     try:
         module = _TextModule(src)
         if len(module.classes) > 1:
-            module.fail(ParserSyntaxError, "the text defines more than one @pl.program class", module.classes[1])
+            module.fail(
+                ParserSyntaxError,
+                "the text defines more than one @pl.program class",
+                module.classes[1],
+                "parse one program per text: split the text, or merge the classes into one program",
+            )
         if module.classes:
             if module.functions:
                 _, functions = module.parse_functions(module.header_name)
@@ -201,7 +246,11 @@ def _parse_source(code: str, filename: str, want_program: bool) -> ir.Function |
                     module.namespace[func.name] = func
             return module.parse_class(module.classes[0])
         if not module.functions:
-            raise ParserSyntaxError(f"{filename}: no @pl.function or @pl.program found")
+            raise ParserSyntaxError(
+                f"{filename}: no @pl.function or @pl.program found",
+                ir.Span(filename, 1, 1),
+                "the text must define at least one @pl.function or one @pl.program class",
+            )
         ctx, functions = module.parse_functions(module.header_name)
         if len(functions) == 1 and not want_program:
             return functions[0]

@@ -16,6 +16,18 @@ from pypto.ir import DataType
 from .dynamic import DynVar
 from .values import Value
 
+# The accepted forms of each annotation kind (the hint of a parser error in its items).
+ANNOTATION_FORMS = {
+    "Tensor": "pl.Tensor[[d0, d1, ...], dtype] with optional pl.MemRef(...) and a layout (pl.ND, pl.DN, pl.NZ) "
+    'or pl.TensorView(...); a dimension is an int or pl.dynamic("name")',
+    "Tile": "pl.Tile[[d0, d1, ...], dtype] with optional pl.MemRef(...), pl.Mem.<space> and pl.TileView(...); "
+    'a dimension is an int or pl.dynamic("name")',
+    "Scalar": "pl.Scalar[dtype], or the bare dtype such as pl.INT64",
+    "Array": "pl.Array[extent, dtype] with a static int extent and an integer, BOOL or TASK_ID dtype: "
+    "pl.Array[16, pl.INT32]",
+    "Tuple": "pl.Tuple[T1, T2] or tuple[T1, T2], each item a type such as pl.Tensor[[64], pl.FP32]",
+}
+
 
 class UnresolvedAnnotation:
     """An annotation whose items could not be turned into a type (kept for the parser to report)."""
