@@ -187,9 +187,11 @@ class _Decoder:
             except TypeError:
                 raise SerializationError("deserialize: a dict key is not hashable") from None
         if tag == "dtype":
+            if not isinstance(payload, int) or isinstance(payload, bool):
+                raise SerializationError(f"deserialize: a dtype code must be an int, got {payload!r}")
             try:
                 return DataType(payload)
-            except (TypeError, ValueError) as err:
+            except ValueError as err:
                 raise SerializationError(f"deserialize: {err}") from None
         if tag == "enum" and isinstance(payload, list) and len(payload) == 2:
             cls = self.enums.get(payload[0]) if isinstance(payload[0], str) else None

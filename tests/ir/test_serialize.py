@@ -342,6 +342,8 @@ _CI = {"id": 0, "type": "ConstInt", "fields": {"value": 1, "dtype": {"dtype": 0x
          "deserialize: node #0 (ConstInt) is invalid: ConstInt: field 'value': Input should be a valid integer"),
         (_doc([{**_CI, "fields": {"value": 1, "dtype": {"dtype": 0x99}}}], None),
          "deserialize: Unknown DataType code 0x99"),
+        (_doc([{**_CI, "fields": {"value": 1, "dtype": {"dtype": None}}}], None),
+         "deserialize: a dtype code must be an int, got None"),
         (_doc([{**_CI, "fields": {"value": 1, "bogus": 2, "dtype": {"dtype": 0x14}}}], None),
          "deserialize: node #0 (ConstInt) is invalid: ConstInt: field 'bogus': unknown field"),
         (_doc([_CI], {"ref": 1}), "deserialize: dangling reference 1"),
