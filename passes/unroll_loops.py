@@ -15,7 +15,7 @@ from pypto.ir.type_base import ScalarType
 
 from .base import FunctionPass, Rewriter
 from .errors import PassError
-from .util import block_of, rebuild, substitute
+from .util import Substitute, block_of, rebuild
 
 NAME = "UnrollLoops"
 
@@ -42,7 +42,11 @@ class _Run:
             raise PassError(NAME, "pl.unroll loops cannot carry values (init_values)", node.span)
         var = node.loop_var
         dtype = var.type.dtype if isinstance(var.type, ScalarType) else DataType.INDEX
-        copies = [substitute(node.body, {var: ConstInt(i, dtype, node.span)}) for i in range(start, stop, step)]
+        # Each copy gets its own nested loop binders, as the printed copies would when parsed back.
+        copies = [
+            Substitute({var: ConstInt(i, dtype, node.span)}, fresh=lambda v: v.name_hint)(node.body)
+            for i in range(start, stop, step)
+        ]
         return block_of(copies, node.span)
 
     @rewrite.register(SeqStmts)
