@@ -8,6 +8,10 @@ is derived as SubWorker, print without it); calls of program functions print as 
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ..enums import FunctionType, ParamDirection, Role, SplitMode
 from ..expr import Var
 from ..function import Function, Program
@@ -16,6 +20,23 @@ from ..types import TensorType, TileType
 from .naming import VarCollector, assign_names
 from .stmts import INDENT, RETURN, StmtPrinter, flatten
 from .values import dq, enum_text
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector inside the block, restoring its state after.
+
+    Printing a program keeps many small containers alive until the end (the pre-pass tables and
+    the lines of every function); the collector would scan them, and on a large program its
+    older generations too, again and again. Printing creates no reference cycles.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class FunctionInfo:
@@ -172,10 +193,11 @@ class ProgramPrinter(StmtPrinter):
         p = self.p
         infos: dict[str, FunctionInfo] = {}
         printed: dict[str, tuple[dict[int, str], list[str]]] = {}
-        for gv, f in prog.functions.items():
-            info = infos[gv.name] = FunctionInfo(f)
-            own = assign_names(info.dynamic.values(), {})
-            printed[gv.name] = (own, self._function_lines(info, own))
+        with _gc_paused():
+            for gv, f in prog.functions.items():
+                info = infos[gv.name] = FunctionInfo(f)
+                own = assign_names(info.dynamic.values(), {})
+                printed[gv.name] = (own, self._function_lines(info, own))
         order = function_order(infos)
         dynamic_vars = [v for name in order for v in infos[name].dynamic.values()]
         dynamic_names = assign_names({id(v): v for v in dynamic_vars}.values(), {})
