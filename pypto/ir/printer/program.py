@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from ..enums import FunctionType, ParamDirection, Role, SplitMode
 from ..expr import Var
@@ -77,8 +78,10 @@ def _valid_shape_vars(t: Type) -> dict[int, Var]:
     return c.type_vars
 
 
-def function_order(infos: dict[str, FunctionInfo]) -> list[str]:
+def function_order(callees: dict[str, set[str]]) -> list[str]:
     """Callees before callers: Tarjan's SCCs over GlobalVar calls, visited in name order.
+
+    ``callees`` maps each function name to the names of the program functions it calls.
 
     Tarjan emits each strongly connected component after every component it reaches, so callees
     come first; the members of a cycle print in name order.
@@ -93,8 +96,8 @@ def function_order(infos: dict[str, FunctionInfo]) -> list[str]:
         index[name] = low[name] = len(index)
         stack.append(name)
         on_stack.add(name)
-        for callee in sorted(infos[name].collector.callees):
-            if callee not in infos:
+        for callee in sorted(callees[name]):
+            if callee not in callees:
                 continue
             if callee not in index:
                 visit(callee)
@@ -111,10 +114,20 @@ def function_order(infos: dict[str, FunctionInfo]) -> list[str]:
                     break
             order.extend(sorted(component))
 
-    for name in sorted(infos):
+    for name in sorted(callees):
         if name not in index:
             visit(name)
     return order
+
+
+class _Printed(NamedTuple):
+    """A program function printed with provisional dynamic-dim names, and what ordering needs."""
+
+    func: Function
+    callees: set[str]
+    dynamic: dict[int, Var]
+    own: dict[int, str]
+    lines: list[str]
 
 
 class ProgramPrinter(StmtPrinter):
@@ -191,15 +204,18 @@ class ProgramPrinter(StmtPrinter):
         program-wide names differ is printed again once those are known.
         """
         p = self.p
-        infos: dict[str, FunctionInfo] = {}
-        printed: dict[str, tuple[dict[int, str], list[str]]] = {}
+        printed: dict[str, _Printed] = {}
         with _gc_paused():
             for gv, f in prog.functions.items():
-                info = infos[gv.name] = FunctionInfo(f)
+                info = FunctionInfo(f)
                 own = assign_names(info.dynamic.values(), {})
-                printed[gv.name] = (own, self._function_lines(info, own))
-        order = function_order(infos)
-        dynamic_vars = [v for name in order for v in infos[name].dynamic.values()]
+                # Only what the program-wide steps need is kept, so the next function's pre-pass
+                # reuses the memory (still in the caches) of this one's tables.
+                printed[gv.name] = _Printed(
+                    f, info.collector.callees, info.dynamic, own, self._function_lines(info, own)
+                )
+        order = function_order({fname: done.callees for fname, done in printed.items()})
+        dynamic_vars = [v for fname in order for v in printed[fname].dynamic.values()]
         dynamic_names = assign_names({id(v): v for v in dynamic_vars}.values(), {})
         name = prog.name or "Program"
         self.emit(f"# pypto.program: {name}")
@@ -216,10 +232,10 @@ class ProgramPrinter(StmtPrinter):
         for i, fname in enumerate(order):
             if i:
                 self.lines.append("")
-            info = infos[fname]
-            own, lines = printed[fname]
-            if any(own[k] != dynamic_names[k] for k in info.dynamic):
-                lines = self._function_lines(info, dynamic_names)
+            done = printed[fname]
+            lines = done.lines
+            if any(done.own[k] != dynamic_names[k] for k in done.dynamic):
+                lines = self._function_lines(FunctionInfo(done.func), dynamic_names)
             self.lines.extend(lines)
 
     def _function_lines(self, info: FunctionInfo, dynamic_names: dict[int, str]) -> list[str]:
