@@ -10,9 +10,12 @@ then drop dead scalar assignments (spec/passes.md §4.5).
   is substituted everywhere, types included), otherwise only its value range is recorded, within
   its region. Only variables defined once are bound or narrowed by conditions, so the pass is also
   correct on pre-SSA code.
-* Constants fold as their dtype computes them: integers wrap to the dtype's width, FP32/FP16/BF16
-  round to their precision (other float dtypes are not folded), and ``x + 0`` is kept for floats
-  (``-0.0 + 0.0`` is ``+0.0``).
+* Constants fold exactly as the reference interpreter computes them (one definition, in
+  :mod:`pypto.interp.scalar_eval`): integers wrap to the dtype's width, FP32/FP16/BF16 round to
+  their precision. Nothing is folded where the interpreter raises (integer division by zero,
+  negative shift count or integer exponent, ...), for other float dtypes (FP8, FP4, HF*), or when
+  the result is inf/nan (no literal spells it). ``x + 0`` is kept for floats (``-0.0 + 0.0`` is
+  ``+0.0``).
 * An ``if`` whose condition folds to a constant is replaced by the live branch (its return vars by
   that branch's yields); a pure sequential loop (no attrs) with a constant trip count of 0 becomes
   its inits, with 1 its body (loop variable = start, iter_args = inits) unless it breaks or
@@ -22,11 +25,9 @@ then drop dead scalar assignments (spec/passes.md §4.5).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
+from typing import Any
 
-import ml_dtypes
-import numpy as np
 from pypto.languages.invariants.walk import (
     block,
     expr_calls,
@@ -38,11 +39,13 @@ from pypto.languages.invariants.walk import (
     walk,
 )
 
+from pypto.interp.scalar_eval import constant_value, fold_binary, fold_unary
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
 from pypto.ir.expr import BinaryExpr, ConstBool, ConstFloat, ConstInt, Expr, IterArg, UnaryExpr, Var
 from pypto.ir.function import Function, Program
+from pypto.ir.span import Span
 from pypto.ir.stmt import (
     AssignStmt,
     BreakStmt,
@@ -67,112 +70,25 @@ from .util import block_of, reblock, rebuild, same_list
 NAME = "Simplify"
 Range = tuple[int, int]
 
-_INT_OPS: dict[type, Callable[[int, int], int]] = {
-    E.Add: operator.add,
-    E.Sub: operator.sub,
-    E.Mul: operator.mul,
-    E.Min: min,
-    E.Max: max,
-    E.BitAnd: operator.and_,
-    E.BitOr: operator.or_,
-    E.BitXor: operator.xor,
-}
-_FLOAT_OPS: dict[type, Callable[[float, float], float]] = {
-    E.Add: operator.add,
-    E.Sub: operator.sub,
-    E.Mul: operator.mul,
-    E.Min: min,
-    E.Max: max,
-}
-_COMPARE: dict[type, Callable[[object, object], bool]] = {
-    E.Eq: operator.eq,
-    E.Ne: operator.ne,
-    E.Lt: operator.lt,
-    E.Le: operator.le,
-    E.Gt: operator.gt,
-    E.Ge: operator.ge,
-}
+_COMPARE = (E.Eq, E.Ne, E.Lt, E.Le, E.Gt, E.Ge)
 
 
 def _keep(new: list, old: list) -> list:
     return old if same_list(new, old) else new
 
 
-_FLOAT_TYPES = {DataType.FP32: np.float32, DataType.FP16: np.float16, DataType.BF16: ml_dtypes.bfloat16}
-
-
-def _wrap(value: int, dtype: DataType) -> int:
-    """``value`` wrapped to the width of an integer dtype, as the hardware computes it."""
-    span = 1 << dtype.get_bit()
-    if dtype.is_unsigned_int():
-        return value % span
-    value %= span
-    return value - span if value >= span >> 1 else value
-
-
-def _round(value: float, dtype: DataType) -> float | None:
-    """``value`` rounded to a float dtype (None for dtypes folded nowhere: FP8/FP4 and friends)."""
-    kind = _FLOAT_TYPES.get(dtype)
-    if kind is None:
+def _make(value: Any, dtype: DataType, span: Span) -> Expr | None:
+    """The constant of ``dtype`` holding the folded ``value`` (None when nothing was folded)."""
+    if value is None:
         return None
-    with np.errstate(over="ignore"):
-        return float(kind(value))
-
-
-def _const(e: Expr) -> int | float | bool | None:
-    """The value of a constant as its dtype holds it (ints wrapped, floats rounded), else None."""
-    if isinstance(e, ConstBool):
-        return e.value
-    if isinstance(e, ConstInt):
-        return _wrap(e.value, e.dtype) if e.dtype.is_int() else None
-    if isinstance(e, ConstFloat):
-        return _round(e.value, e.dtype)
-    return None
-
-
-def _make(value: float | bool, dtype: DataType, span: object) -> Expr | None:
-    """A constant of ``dtype`` holding ``value`` as that dtype would (None when it cannot be folded)."""
-    if dtype == DataType.BOOL:
+    if dtype.is_bool():
         return ConstBool(bool(value), span)
-    if isinstance(value, bool):
-        return None
-    if dtype.is_int() and isinstance(value, int):
-        return ConstInt(_wrap(value, dtype), dtype, span)
-    if dtype.is_float() and isinstance(value, (int, float)):
-        rounded = _round(float(value), dtype)
-        return ConstFloat(rounded, dtype, span) if rounded is not None else None
-    return None
+    return ConstInt(int(value), dtype, span) if dtype.is_int() else ConstFloat(float(value), dtype, span)
 
 
 def _same_dtype(e: Expr, dtype: DataType) -> bool:
     t = e.type
     return isinstance(t, ScalarType) and (t.dtype == dtype or {t.dtype, dtype} <= {DataType.INDEX, DataType.INT64})
-
-
-def _fold_constants(node: BinaryExpr, a: object, b: object) -> Expr | None:
-    cls, dtype = type(node), node.dtype
-    if cls in _COMPARE:
-        return ConstBool(_COMPARE[cls](a, b), node.span)
-    if cls in (E.And, E.Or) and isinstance(a, bool) and isinstance(b, bool):
-        return ConstBool((a and b) if cls is E.And else (a or b), node.span)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return None
-    if isinstance(a, int) and isinstance(b, int) and dtype.is_int():
-        if cls in _INT_OPS:
-            return _make(_INT_OPS[cls](a, b), dtype, node.span)
-        if cls in (E.FloorDiv, E.FloorMod) and b != 0:
-            return _make(a // b if cls is E.FloorDiv else a % b, dtype, node.span)
-        if cls is E.Pow and 0 <= b <= 64:
-            return _make(a**b, dtype, node.span)
-        if cls in (E.BitShiftLeft, E.BitShiftRight) and 0 <= b < dtype.get_bit():
-            return _make(a << b if cls is E.BitShiftLeft else a >> b, dtype, node.span)
-        return None
-    if dtype.is_float():
-        if cls in _FLOAT_OPS:
-            return _make(float(_FLOAT_OPS[cls](a, b)), dtype, node.span)
-        if cls is E.FloatDiv and b != 0:
-            return _make(a / b, dtype, node.span)
-    return None
 
 
 def _identity(node: BinaryExpr, a: object, b: object) -> Expr | None:
@@ -237,9 +153,9 @@ class _Simplifier:
     @rewrite.register(BinaryExpr)
     def _binary(self, node: BinaryExpr) -> Expr:
         node = self.rewrite.children(node)
-        a, b = _const(node.left), _const(node.right)
+        a, b = constant_value(node.left), constant_value(node.right)
         if a is not None and b is not None:
-            folded = _fold_constants(node, a, b)
+            folded = _make(fold_binary(type(node), a, b, node.dtype), node.dtype, node.span)
             if folded is not None:
                 return folded
         simpler = _identity(node, a, b)
@@ -254,18 +170,10 @@ class _Simplifier:
     @rewrite.register(UnaryExpr)
     def _unary(self, node: UnaryExpr) -> Expr:
         node = self.rewrite.children(node)
-        v = _const(node.operand)
+        v = constant_value(node.operand)
         if v is None:
             return node
-        if isinstance(node, E.Not) and isinstance(v, bool):
-            return ConstBool(not v, node.span)
-        if isinstance(node, E.Neg) and not isinstance(v, bool):
-            return _make(-v, node.dtype, node.span) or node
-        if isinstance(node, E.Abs) and not isinstance(v, bool):
-            return _make(abs(v), node.dtype, node.span) or node
-        if isinstance(node, E.Cast) and not isinstance(v, bool) and (node.dtype.is_float() or isinstance(v, int)):
-            return _make(v, node.dtype, node.span) or node
-        return node
+        return _make(fold_unary(type(node), v, node.dtype), node.dtype, node.span) or node
 
     # ---- value ranges ------------------------------------------------------------------------
 
@@ -448,7 +356,7 @@ class _Simplifier:
 
     def for_(self, s: ForStmt) -> list[Stmt]:
         start, stop, step = self.rewrite(s.start), self.rewrite(s.stop), self.rewrite(s.step)
-        bounds = [_const(x) for x in (start, stop, step)]
+        bounds = [constant_value(x) for x in (start, stop, step)]
         pure = s.kind is ForKind.Sequential and not s.attrs
         if pure and all(isinstance(x, int) and not isinstance(x, bool) for x in bounds) and bounds[2] != 0:
             trips = len(range(*bounds))

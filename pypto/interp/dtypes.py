@@ -98,4 +98,6 @@ def normalize_scalar(value: Any, dtype: DataType) -> Any:
         return ((value + half) & ((1 << bits) - 1)) - half
     if dtype == DataType.FP32 and isinstance(value, float):
         return float(np.float32(value))
-    return float(np.asarray(float(value)).astype(numpy_dtype(dtype)).astype(np.float64))
+    # Overflow rounds to inf, as the hardware does: not worth a warning.
+    with np.errstate(over="ignore"):
+        return float(np.asarray(float(value)).astype(numpy_dtype(dtype)).astype(np.float64))

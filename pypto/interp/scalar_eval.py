@@ -2,13 +2,23 @@
 
 Each function takes already-evaluated operands and the node's dtype; the result is normalised to that
 dtype (integers wrap, floats round). ``And``/``Or`` evaluate both operands (the IR has no
-short-circuit). Integer division or modulo by zero is an ``OpError``; float division follows IEEE.
+short-circuit). Integer division or modulo by zero, a negative integer exponent and a negative shift
+count are an ``OpError``; float arithmetic follows IEEE (division by zero gives inf/nan).
+
+This is the one definition of scalar semantics: the reference interpreter evaluates with
+:func:`eval_binary` / :func:`eval_unary`, and the Simplify pass folds constants with
+:func:`fold_binary` / :func:`fold_unary` / :func:`constant_value`, so folding cannot disagree with
+execution. It lives here (not in ``pypto.ir``) because it needs the interpreter's dtype
+normalisation; ``pypto.interp`` imports nothing from ``pypto.passes``, so there is no cycle.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
@@ -36,7 +46,8 @@ def _true_div(a: Any, b: Any, dtype: DataType) -> Any:
 
 def _floor_div(a: Any, b: Any, dtype: DataType) -> Any:
     if dtype.is_float():
-        return math.floor(a / b) if b != 0 else _true_div(a, b, dtype)
+        q = _true_div(a, b, dtype)
+        return math.floor(q) if math.isfinite(q) else q
     _int_div_check(b, dtype, "floor division")
     return a // b
 
@@ -49,15 +60,24 @@ def _floor_mod(a: Any, b: Any, dtype: DataType) -> Any:
 
 
 def _pow(a: Any, b: Any, dtype: DataType) -> Any:
-    if not dtype.is_float() and b < 0:
+    if dtype.is_float():
+        # IEEE pow: overflow is inf and a negative base with a fractional exponent nan (Python's
+        # float ** raises or goes complex instead).
+        with np.errstate(all="ignore"):
+            return float(np.power(np.float64(a), np.float64(b)))
+    if b < 0:
         raise OpError(f"integer power with negative exponent {b}")
+    if dtype.is_int():
+        # The result wraps to the dtype's width anyway; modular pow stays fast for huge exponents.
+        return pow(int(a), int(b), 1 << dtype.get_bit())
     return a**b
 
 
-def _shift_count(b: Any) -> int:
+def _shift_count(b: Any, dtype: DataType) -> int:
     if b < 0:
         raise OpError(f"negative shift count {b}")
-    return int(b)
+    # Shifting by the width or more leaves only zero bits once wrapped: cap the count.
+    return min(int(b), dtype.get_bit()) if dtype.is_int() else int(b)
 
 
 BINARY: dict[type, Callable[[Any, Any, DataType], Any]] = {
@@ -82,8 +102,8 @@ BINARY: dict[type, Callable[[Any, Any, DataType], Any]] = {
     E.BitAnd: lambda a, b, d: int(a) & int(b),
     E.BitOr: lambda a, b, d: int(a) | int(b),
     E.BitXor: lambda a, b, d: int(a) ^ int(b),
-    E.BitShiftLeft: lambda a, b, d: int(a) << _shift_count(b),
-    E.BitShiftRight: lambda a, b, d: int(a) >> _shift_count(b),
+    E.BitShiftLeft: lambda a, b, d: int(a) << _shift_count(b, d),
+    E.BitShiftRight: lambda a, b, d: int(a) >> _shift_count(b, d),
 }
 
 UNARY: dict[type, Callable[[Any, DataType], Any]] = {
@@ -103,3 +123,50 @@ def eval_binary(node_type: type, a: Any, b: Any, dtype: DataType) -> Any:
 def eval_unary(node_type: type, a: Any, dtype: DataType) -> Any:
     """Apply the unary node kind ``node_type`` to ``a`` and normalise to ``dtype``."""
     return normalize_scalar(UNARY[node_type](a, dtype), dtype)
+
+
+# Float dtypes whose constants are folded; FP8/FP4/HF* are left to run time.
+_FOLDED_FLOATS = frozenset({DataType.FP32, DataType.FP16, DataType.BF16})
+
+
+def _folded(dtype: DataType) -> bool:
+    return dtype.is_bool() or dtype.is_int() or dtype in _FOLDED_FLOATS
+
+
+def constant_value(e: E.Expr) -> Any:
+    """The value constant ``e`` holds as its dtype computes it (ints wrapped, floats rounded).
+
+    None when ``e`` is not a constant or its dtype is not folded (FP8, FP4, HF*, task ids).
+    """
+    if isinstance(e, E.ConstBool):
+        return e.value
+    if isinstance(e, E.ConstInt) and e.dtype.is_int() or isinstance(e, E.ConstFloat) and e.dtype in _FOLDED_FLOATS:
+        return normalize_scalar(e.value, e.dtype)
+    return None
+
+
+def _finite(value: Any) -> Any:
+    """``value`` unless it is a non-finite float (no constant literal spells inf or nan)."""
+    return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+def fold_binary(node_type: type, a: Any, b: Any, dtype: DataType) -> Any:
+    """:func:`eval_binary` at compile time: None where it raises, the dtype is not folded or the
+    result is inf/nan."""
+    if not _folded(dtype):
+        return None
+    try:
+        return _finite(eval_binary(node_type, a, b, dtype))
+    except OpError:
+        return None
+
+
+def fold_unary(node_type: type, a: Any, dtype: DataType) -> Any:
+    """:func:`eval_unary` at compile time: None where it raises, the dtype is not folded or the
+    result is inf/nan."""
+    if not _folded(dtype):
+        return None
+    try:
+        return _finite(eval_unary(node_type, a, dtype))
+    except OpError:
+        return None
