@@ -338,7 +338,8 @@ class Machine:
             raise OpError(f"variable '{e.name_hint}' is used before it is defined") from None
 
     def _const(self, e: E.ConstInt | E.ConstFloat | E.ConstBool, frame: Frame) -> Any:
-        return e.value
+        # The value as the dtype holds it (pl.const(200, pl.INT8) is -56), exactly as Simplify folds it.
+        return normalize_scalar(e.value, e.dtype)
 
     def _binary(self, e: E.BinaryExpr, frame: Frame) -> Any:
         return eval_binary(type(e), self.eval(e.left, frame), self.eval(e.right, frame), e.dtype)

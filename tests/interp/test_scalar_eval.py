@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 from pypto.interp.errors import OpError
@@ -66,3 +67,22 @@ def test_constant_value_is_the_value_the_dtype_holds() -> None:
     assert constant_value(E.ConstBool(True, span)) is True
     assert constant_value(E.ConstFloat(1.0, D.FP8E4M3FN, span)) is None
     assert constant_value(E.ConstInt(3, D.FP32, span)) is None
+
+
+def test_constants_run_as_their_dtype_holds_them() -> None:
+    import pypto.language as pl
+    from pypto import interp, passes
+
+    prog = pl.parse(
+        "import pypto.language as pl\n"
+        "@pl.program\n"
+        "class P:\n"
+        "    @pl.function\n"
+        "    def main(self) -> tuple[pl.BOOL, pl.BOOL]:\n"
+        "        wrapped: pl.BOOL = pl.const(200, pl.INT8) < pl.const(0, pl.INT8)\n"
+        "        rounded: pl.BOOL = pl.const(0.1, pl.FP32) * pl.const(3.0, pl.FP32) == pl.const(0.3, pl.FP32)\n"
+        "        return wrapped, rounded\n"
+    )
+    expected = [True, bool(np.float32(0.1) * np.float32(3.0) == np.float32(0.3))]
+    assert list(interp.run(prog).returns) == expected
+    assert list(interp.run(passes.simplify()(prog)).returns) == expected
