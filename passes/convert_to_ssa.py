@@ -55,13 +55,10 @@ from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps, structure_loop
 from .errors import PassError
 from .liveness import Liveness
-from .util import block_of, flat, rebuild, same_list
+from .util import block_of, flat, keep_list, rebuild, same_list
 
 NAME = "ConvertToSSA"
 
-
-def _keep(new: list, old: list) -> list:
-    return old if same_list(new, old) else new
 
 
 def _with_yield(stmts: list[Stmt], values: list[Expr], span: object) -> list[Stmt]:
@@ -162,7 +159,7 @@ class _Builder:
         if isinstance(s, EvalStmt):
             return [rebuild(s, expr=self.rename(s.expr))]
         if isinstance(s, (ReturnStmt, YieldStmt)):
-            return [rebuild(s, value=_keep([self.rename(v) for v in s.value], s.value))]
+            return [rebuild(s, value=keep_list([self.rename(v) for v in s.value], s.value))]
         if isinstance(s, ScopeStmt):
             return [rebuild(s, body=self.body(s.body, self.block(block(s.body), after)))]
         if isinstance(s, IfStmt):
@@ -215,7 +212,7 @@ class _Builder:
         else:
             else_body = block_of(other, s.span) if other else None
         return rebuild(
-            s, condition=cond, then_body=then_body, else_body=else_body, return_vars=_keep(return_vars, s.return_vars)
+            s, condition=cond, then_body=then_body, else_body=else_body, return_vars=keep_list(return_vars, s.return_vars)
         )
 
     def out_param_init(self, var: Var, loop: Stmt) -> Expr:
@@ -279,9 +276,9 @@ class _Builder:
             return_vars.append(rv)
             self.env[v] = rv
         fields: dict[str, object] = {
-            "iter_args": _keep(iter_args + new_args, s.iter_args),
+            "iter_args": keep_list(iter_args + new_args, s.iter_args),
             "body": self.body(s.body, body),
-            "return_vars": _keep(return_vars, s.return_vars),
+            "return_vars": keep_list(return_vars, s.return_vars),
         }
         if is_for:
             fields.update(loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2])

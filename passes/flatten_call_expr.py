@@ -24,13 +24,10 @@ from pypto.ir.stmt import (
 )
 
 from .base import FunctionPass
-from .util import block_of, rebuild, same_list
+from .util import block_of, keep_list, rebuild, same_list
 
 NAME = "FlattenCallExpr"
 
-
-def _keep(new: list, old: list) -> list:
-    return old if same_list(new, old) else new
 
 
 class _Run:
@@ -45,9 +42,9 @@ class _Run:
     def top(self, e: Expr, out: list[Stmt]) -> Expr:
         """``e`` where it may itself be a call: its arguments and operands get flattened."""
         if isinstance(e, (Call, Submit)):
-            return rebuild(e, args=_keep([self.nested(a, out) for a in e.args], e.args))
+            return rebuild(e, args=keep_list([self.nested(a, out) for a in e.args], e.args))
         if isinstance(e, MakeTuple):
-            return rebuild(e, elements=_keep([self.top(x, out) for x in e.elements], e.elements))
+            return rebuild(e, elements=keep_list([self.top(x, out) for x in e.elements], e.elements))
         if isinstance(e, TupleGetItemExpr):
             return rebuild(e, tuple=self.top(e.tuple, out))
         return self.nested(e, out)
@@ -61,7 +58,7 @@ class _Run:
         if isinstance(e, UnaryExpr):
             return rebuild(e, operand=self.nested(e.operand, out))
         if isinstance(e, MakeTuple):
-            return rebuild(e, elements=_keep([self.nested(x, out) for x in e.elements], e.elements))
+            return rebuild(e, elements=keep_list([self.nested(x, out) for x in e.elements], e.elements))
         if isinstance(e, TupleGetItemExpr):
             return rebuild(e, tuple=self.nested(e.tuple, out))
         return e
@@ -83,7 +80,7 @@ class _Run:
         if isinstance(s, EvalStmt):
             return rebuild(s, expr=self.top(s.expr, out))
         if isinstance(s, (ReturnStmt, YieldStmt)):
-            return rebuild(s, value=_keep([self.nested(v, out) for v in s.value], s.value))
+            return rebuild(s, value=keep_list([self.nested(v, out) for v in s.value], s.value))
         if isinstance(s, IfStmt):
             other = self.body(s.else_body) if s.else_body is not None else None
             return rebuild(
@@ -100,7 +97,7 @@ class _Run:
         if isinstance(s, (WhileStmt, ScopeStmt)):
             return rebuild(s, body=self.body(s.body))
         if isinstance(s, SeqStmts):
-            return rebuild(s, stmts=_keep(self.block(list(s.stmts)), s.stmts))
+            return rebuild(s, stmts=keep_list(self.block(list(s.stmts)), s.stmts))
         return s
 
 

@@ -65,16 +65,13 @@ from pypto.ir.types import ShapedType
 
 from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps
-from .util import block_of, reblock, rebuild, same_list
+from .util import block_of, keep_list, reblock, rebuild, same_list
 
 NAME = "Simplify"
 Range = tuple[int, int]
 
 _COMPARE = (E.Eq, E.Ne, E.Lt, E.Le, E.Gt, E.Ge)
 
-
-def _keep(new: list, old: list) -> list:
-    return old if same_list(new, old) else new
 
 
 def _make(value: Any, dtype: DataType, span: Span) -> Expr | None:
@@ -291,7 +288,7 @@ class _Simplifier:
         if isinstance(s, EvalStmt):
             return [rebuild(s, expr=self.rewrite(s.expr))]
         if isinstance(s, (ReturnStmt, YieldStmt)):
-            return [rebuild(s, value=_keep([self.rewrite(v) for v in s.value], s.value))]
+            return [rebuild(s, value=keep_list([self.rewrite(v) for v in s.value], s.value))]
         if isinstance(s, IfStmt):
             return self.if_(s)
         if isinstance(s, ForStmt):
@@ -338,7 +335,7 @@ class _Simplifier:
                 condition=cond,
                 then_body=self.body(s.then_body, then),
                 else_body=self.body(s.else_body, other) if other is not None else None,
-                return_vars=_keep(return_vars, s.return_vars),
+                return_vars=keep_list(return_vars, s.return_vars),
             )
         ]
 
@@ -390,9 +387,9 @@ class _Simplifier:
                 start=start,
                 stop=stop,
                 step=step,
-                iter_args=_keep(iter_args, s.iter_args),
+                iter_args=keep_list(iter_args, s.iter_args),
                 body=self.body(s.body, body),
-                return_vars=_keep(return_vars, s.return_vars),
+                return_vars=keep_list(return_vars, s.return_vars),
             )
         ]
 
@@ -404,9 +401,9 @@ class _Simplifier:
         return rebuild(
             s,
             condition=cond,
-            iter_args=_keep(iter_args, s.iter_args),
+            iter_args=keep_list(iter_args, s.iter_args),
             body=self.body(s.body, body),
-            return_vars=_keep(return_vars, s.return_vars),
+            return_vars=keep_list(return_vars, s.return_vars),
         )
 
 
@@ -495,7 +492,7 @@ class Simplify(FunctionPass):
         body = _eliminate_dead(func, body)
         returns = [run.rewrite(t) for t in func.return_types]
         return rebuild(
-            func, params=_keep(params, func.params), return_types=_keep(returns, func.return_types), body=body
+            func, params=keep_list(params, func.params), return_types=keep_list(returns, func.return_types), body=body
         )
 
 

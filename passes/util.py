@@ -43,6 +43,11 @@ def same_list(a: list, b: list) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
+def keep_list(new: list, old: list) -> list:
+    """``old`` when ``new`` holds the same objects (so an unchanged node stays the same), else ``new``."""
+    return old if same_list(new, old) else new
+
+
 class Substitute:
     """Replace variables by expressions, optionally giving loop binders fresh copies.
 
