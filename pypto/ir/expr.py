@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any, ClassVar
+from typing import Any
 
 from .datatype import DataType
 from .enums import ArgDirection

@@ -12,7 +12,6 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
-
 from .datatype import DataType
 from .errors import IRTypeError, IRValueError
 from .span import Span
