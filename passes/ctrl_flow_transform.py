@@ -30,7 +30,7 @@ import itertools
 from collections.abc import Iterator
 
 from pypto.languages.invariants import StructuredCtrlFlow
-from pypto.languages.invariants.walk import block, function_index, sub_blocks
+from pypto.languages.invariants.walk import block, function_index, stmt_defs, sub_blocks, walk
 from pypto.languages.surface import surface
 
 from pypto.ir import scalar_ops
@@ -111,15 +111,15 @@ def _fixed(value: Expr, name: str, setup: list[Stmt]) -> Expr:
     return copy
 
 
-def _counter(loop: ForStmt, n: int, setup: list[Stmt]) -> tuple[Expr, Expr]:
-    """The continue-condition of the counter and its increment ``i + step``.
+def _counter(loop: ForStmt, i: Var, n: int, setup: list[Stmt]) -> tuple[Expr, Expr]:
+    """The continue-condition of the counter ``i`` and its increment ``i + step``.
 
     The condition is ``i < stop`` for a positive constant step, ``i > stop`` for a negative one, and
     ``step > 0 and i < stop or step < 0 and i > stop`` when the sign is known only at run time. A
     range reads its bounds once, before the first iteration, and the body may re-assign the variables
     they were computed from, so non-constant bounds are copied to ``__stop_<n>``/``__step_<n>`` first.
     """
-    span, i = loop.span, loop.loop_var
+    span = loop.span
     stop = _fixed(loop.stop, f"__stop_{n}", setup)
     step = _fixed(loop.step, f"__step_{n}", setup)
     up, down = scalar_ops.lt(i, stop, span), scalar_ops.gt(i, stop, span)
@@ -154,9 +154,14 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
     running = scalar_ops.not_(flag, span)
     setup: list[Stmt] = [AssignStmt(flag, ConstBool(False, span), span)]
     if isinstance(loop, ForStmt):
-        test, advance = _counter(loop, n, setup)
-        setup.append(AssignStmt(loop.loop_var, loop.start, span))
-        body.append(IfStmt(running, AssignStmt(loop.loop_var, advance, span), None, [], span))
+        # A body that re-assigns the loop variable must not move the count: it gets its own counter.
+        i = loop.loop_var
+        if any(v is i for s in walk(loop.body) if isinstance(s, Stmt) for v in stmt_defs(s)):
+            i = Var(f"__index_{n}", i.type, i.span)
+            body.insert(0, AssignStmt(loop.loop_var, i, span))
+        test, advance = _counter(loop, i, n, setup)
+        setup.append(AssignStmt(i, loop.start, span))
+        body.append(IfStmt(running, AssignStmt(i, advance, span), None, [], span))
         condition = scalar_ops.and_(test, running, span)
     else:
         condition = scalar_ops.and_(loop.condition, running, span)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pypto.languages.invariants import UnrollResolved
-from pypto.languages.invariants.walk import function_index
+from pypto.languages.invariants.walk import function_index, stmt_defs, walk
 from pypto.languages.surface import surface
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
 from pypto.ir.expr import ConstInt
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import ForStmt, SeqStmts, Stmt
+from pypto.ir.stmt import AssignStmt, ForStmt, SeqStmts, Stmt
 from pypto.ir.type_base import ScalarType
 
 from .base import FunctionPass, Rewriter
@@ -43,10 +43,15 @@ class _Run:
         var = node.loop_var
         dtype = var.type.dtype if isinstance(var.type, ScalarType) else DataType.INDEX
         # Each copy gets its own nested loop binders, as the printed copies would when parsed back.
-        copies = [
-            Substitute({var: ConstInt(i, dtype, node.span)}, fresh=lambda v: v.name_hint)(node.body)
-            for i in range(start, stop, step)
-        ]
+        # A body that re-assigns the loop variable keeps it a variable, set to the constant first.
+        reassigned = any(v is var for n in walk(node.body) if isinstance(n, Stmt) for v in stmt_defs(n))
+        copies: list[Stmt] = []
+        for i in range(start, stop, step):
+            value = ConstInt(i, dtype, node.span)
+            if reassigned:
+                copies += [AssignStmt(var, value, node.span), Substitute({}, fresh=lambda v: v.name_hint)(node.body)]
+            else:
+                copies.append(Substitute({var: value}, fresh=lambda v: v.name_hint)(node.body))
         return block_of(copies, node.span)
 
     @rewrite.register(SeqStmts)

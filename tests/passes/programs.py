@@ -1045,6 +1045,36 @@ class RuntimeStepInJumpingLoop:
 REGRESSIONS["CtrlFlowTransform"].append(Case(RuntimeStepInKernelLoop, ((0, 10, 2), (10, 0, -1), (10, 0, -3))))
 REGRESSIONS["ConvertToSSA"].append(Case(RuntimeStepInJumpingLoop, ((0, 10, 2), (10, 0, -1), (10, 0, -3))))
 
+
+@pl.program
+class LoopVarReassignedInKernelLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, n: Idx) -> Idx:
+        acc: Idx = 0
+        for i in pl.range(n):
+            if acc > 100:
+                break
+            i = i * 3
+            acc = acc + i
+        return acc
+
+
+@pl.program
+class LoopVarReassignedInUnroll:
+    @pl.function
+    def main(self, n: Idx) -> Idx:
+        acc: Idx = n
+        for i in pl.unroll(3):
+            i = i * 3
+            acc = acc + i
+        return acc
+
+
+# A body re-assigning the loop variable moved the counter of the while a breaking loop became (fixed).
+REGRESSIONS["CtrlFlowTransform"].append(Case(LoopVarReassignedInKernelLoop, ((0,), (4,), (20,))))
+# A body re-assigning the loop variable made UnrollLoops fail with an internal error (fixed).
+REGRESSIONS["UnrollLoops"] = [Case(LoopVarReassignedInUnroll, ((0,), (4,)))]
+
 # ------------------------------------------------------------------------------------------------
 # The seed's pre-SSA loops: init_values without any pl.yield_ (ConvertToSSA adds the yields).
 # ------------------------------------------------------------------------------------------------
