@@ -361,9 +361,14 @@ class _Simplifier:
                 self.subst.update(zip(s.return_vars, [self.rewrite(ia.initValue) for ia in s.iter_args]))
                 return []
             if trips == 1 and not any(jumps(x, (BreakStmt, ContinueStmt)) for x in block(s.body)):
-                self.subst[s.loop_var] = start
-                self.subst.update(zip(s.iter_args, [self.rewrite(ia.initValue) for ia in s.iter_args]))
-                stmts = self.scoped(lambda: self.block(block(s.body)))
+                # A binder the body re-assigns (surface programs only) is set once, not substituted.
+                entry: list[Stmt] = []
+                for var, value in [(s.loop_var, start), *[(ia, self.rewrite(ia.initValue)) for ia in s.iter_args]]:
+                    if var in self.once:
+                        self.subst[var] = value
+                    else:
+                        entry.append(AssignStmt(var, value, s.span))
+                stmts = entry + self.scoped(lambda: self.block(block(s.body)))
                 if stmts and isinstance(stmts[-1], YieldStmt) and len(stmts[-1].value) == len(s.return_vars):
                     self.subst.update(zip(s.return_vars, stmts[-1].value))
                     stmts = stmts[:-1]

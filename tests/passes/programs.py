@@ -1075,6 +1075,27 @@ REGRESSIONS["CtrlFlowTransform"].append(Case(LoopVarReassignedInKernelLoop, ((0,
 # A body re-assigning the loop variable made UnrollLoops fail with an internal error (fixed).
 REGRESSIONS["UnrollLoops"] = [Case(LoopVarReassignedInUnroll, ((0,), (4,)))]
 
+
+@pl.program
+class OneTripLoopReassigningBinders:
+    @pl.function
+    def main(self, n: Idx) -> Idx:
+        acc: Idx = n
+        for i in pl.range(2, 3):
+            i = i * 5
+            acc = acc + i
+        r: Idx = 0
+        for j, (s, t) in pl.range(1, init_values=(acc, 1)):
+            s = s + t + j
+            t = s * 2
+            r = s * 100 + t
+        return r
+
+
+# On a surface program a collapsed 1-trip loop substituted its loop variable and iter_args even
+# after the body re-assigned them (fixed; checked by the direct run of Simplify on surface programs).
+REGRESSIONS["Simplify"].append(Case(OneTripLoopReassigningBinders, ((1,), (4,))))
+
 # ------------------------------------------------------------------------------------------------
 # The seed's pre-SSA loops: init_values without any pl.yield_ (ConvertToSSA adds the yields).
 # ------------------------------------------------------------------------------------------------
