@@ -31,9 +31,8 @@ class _Run:
 
     @rewrite.register(ForStmt)
     def _for(self, node: ForStmt) -> Stmt:
-        node = self.rewrite.children(node)
         if node.kind is not ForKind.Unroll:
-            return node
+            return self.rewrite.children(node)
         start, stop = _constant(node.start, "start", node), _constant(node.stop, "stop", node)
         step = _constant(node.step, "step", node)
         if step == 0:
@@ -52,7 +51,8 @@ class _Run:
                 copies += [AssignStmt(var, value, node.span), Substitute({}, fresh=lambda v: v.name_hint)(node.body)]
             else:
                 copies.append(Substitute({var: value}, fresh=lambda v: v.name_hint)(node.body))
-        return block_of(copies, node.span)
+        # Outer loops first: an inner pl.unroll may take its bounds from this loop's variable.
+        return self.rewrite(block_of(copies, node.span))
 
     @rewrite.register(SeqStmts)
     def _seq(self, node: SeqStmts) -> Stmt:

@@ -1072,8 +1072,22 @@ class LoopVarReassignedInUnroll:
 
 # A body re-assigning the loop variable moved the counter of the while a breaking loop became (fixed).
 REGRESSIONS["CtrlFlowTransform"].append(Case(LoopVarReassignedInKernelLoop, ((0,), (4,), (20,))))
+@pl.program
+class UnrollBoundFromOuterUnroll:
+    @pl.function
+    def main(self, n: Idx) -> Idx:
+        acc: Idx = n
+        for i in pl.unroll(4):
+            for j in pl.unroll(i):
+                acc = acc * 2 + j
+        return acc
+
+
 # A body re-assigning the loop variable made UnrollLoops fail with an internal error (fixed).
 REGRESSIONS["UnrollLoops"] = [Case(LoopVarReassignedInUnroll, ((0,), (4,)))]
+# An inner pl.unroll bounded by the outer one's variable was rejected as non-constant (fixed:
+# outer loops unroll first).
+REGRESSIONS["UnrollLoops"].append(Case(UnrollBoundFromOuterUnroll, ((1,), (-3,))))
 
 
 @pl.program
