@@ -24,7 +24,7 @@ from pypto.languages.surface import surface
 from pypto.ir.errors import PyptoError, VerificationError
 from pypto.ir.function import Program
 from pypto.ir.structural import assert_structural_equal
-from pypto.language.parser.gcpause import gc_paused
+from pypto.ir.gcpause import gc_paused
 from pypto.language.parser.text_parser import parse_program
 
 from .base import Pass

@@ -20,7 +20,7 @@ from pypto.ir import FunctionType, Level, Role, Span
 from .parser.diagnostics import ParserError, ParserTypeError
 from .parser.env import Env
 from .parser.functions import FUNCTION_OPTIONS_HINT, FunctionOptions, function_options, parse_function, parse_signature
-from .parser.gcpause import gc_paused
+from pypto.ir.gcpause import gc_paused
 from .parser.inline import InlineFunction
 from .parser.program import ProgramContext
 from .parser.source import frame_span, locate_class, locate_function

@@ -8,36 +8,17 @@ is derived as SubWorker, print without it); calls of program functions print as 
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import NamedTuple
 
 from ..enums import FunctionType, ParamDirection, Role, SplitMode
 from ..expr import Var
 from ..function import Function, Program
+from ..gcpause import gc_paused
 from ..type_base import Type
 from ..types import TensorType, TileType
 from .naming import VarCollector, assign_names
 from .stmts import INDENT, RETURN, StmtPrinter, flatten
 from .values import dq, enum_text
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector inside the block, restoring its state after.
-
-    Printing a program keeps many small containers alive until the end (the pre-pass tables and
-    the lines of every function); the collector would scan them, and on a large program its
-    older generations too, again and again. Printing creates no reference cycles.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class FunctionInfo:
@@ -205,7 +186,7 @@ class ProgramPrinter(StmtPrinter):
         """
         p = self.p
         printed: dict[str, _Printed] = {}
-        with _gc_paused():
+        with gc_paused():
             for gv, f in prog.functions.items():
                 info = FunctionInfo(f)
                 own = assign_names(info.dynamic.values(), {})

@@ -21,7 +21,7 @@ from .calls import ProgramFunctionRef
 from .diagnostics import ParserError, ParserFileError, ParserSyntaxError, ParserTypeError
 from .env import Env
 from .functions import FUNCTION_OPTIONS_HINT, FunctionOptions, function_options, parse_function, parse_signature
-from .gcpause import gc_paused
+from pypto.ir.gcpause import gc_paused
 from .inline import InlineFunction
 from .program import ProgramContext
 from .safe_eval import ConstantEvaluator
