@@ -60,6 +60,23 @@ def check_int(ci: CallInfo, what: str, dtype: DataType) -> None:
         ci.fail(f"{what} requires an integer dtype, got {dtype.name}")
 
 
+def check_binary_operands(ci: CallInfo, *, bitwise: bool, shift: bool) -> None:
+    """Checks shared by the tensor and tile binary ops: integer operands for bitwise ops,
+    ``high_precision`` only with a tensor/tile rhs of FP16/FP32, a non-negative constant shift count."""
+    lt, rt = ci["lhs"].type, ci["rhs"].type
+    if bitwise:
+        check_int(ci, "'lhs'", lt.dtype)
+        check_int(ci, "'rhs'", rt.dtype)
+    if ci.kw("high_precision"):
+        if isinstance(rt, ScalarType):
+            ci.type_fail("high_precision=True is not supported with a scalar rhs")
+        check_dtype(ci, "high_precision", lt.dtype, FLOAT_16_32)
+    if shift and isinstance(rt, ScalarType):
+        count = const_value(ci["rhs"])
+        if count is not None and count < 0:
+            ci.fail(f"shift count must be >= 0, got {count}")
+
+
 # ---------------------------------------------------------------- dims
 
 

@@ -12,8 +12,8 @@ import math
 from ..datatype import DataType
 from ..enums import TensorLayout
 from ..expr import ConstFloat, ConstInt
-from ..op_registry import Deduce as Rule
 from ..op_registry import CallInfo
+from ..op_registry import Deduce as Rule
 from ..type_base import ScalarType, Type
 from . import kwtypes as K
 from .common import (
@@ -23,8 +23,8 @@ from .common import (
     accumulator_dtype,
     axis_value,
     broadcast,
+    check_binary_operands,
     check_dtype,
-    check_int,
     check_rank,
     const_value,
     dim_equal,
@@ -39,8 +39,8 @@ from .common import (
     unary_rule,
     valid_shape,
 )
-from .decl import EVERYWHERE, KERNEL, TENSOR_LEVEL, W, define, index as index_p, kw, scalar, shape, tensor
-from .decl import tensor_or_scalar
+from .decl import EVERYWHERE, KERNEL, TENSOR_LEVEL, W, define, kw, scalar, shape, tensor, tensor_or_scalar
+from .decl import index as index_p
 from .normalize import const_of, to_bool, to_tuple_or_single, value_of_kwarg_dtype
 from .reductions import expand_rule, reduce_rule
 
@@ -188,17 +188,8 @@ def _binary_rule(*, bitwise: bool = False, shift: bool = False, compare: bool = 
 
     def deduce(ci: CallInfo) -> Type:
         lt, rt = ci["lhs"].type, ci["rhs"].type
-        if bitwise:
-            check_int(ci, "'lhs'", lt.dtype)
-            check_int(ci, "'rhs'", rt.dtype)
-        if ci.kw("high_precision"):
-            if isinstance(rt, ScalarType):
-                ci.type_fail("high_precision=True is not supported with a scalar rhs")
-            check_dtype(ci, "high_precision", lt.dtype, FLOAT_16_32)
+        check_binary_operands(ci, bitwise=bitwise, shift=shift)
         if isinstance(rt, ScalarType):
-            count = const_value(ci["rhs"])
-            if shift and count is not None and count < 0:
-                ci.fail(f"shift count must be >= 0, got {count}")
             return like_tensor(lt, dtype=lt.dtype if shift else promote(lt.dtype, rt.dtype))
         if bitwise and not dims_equal(list(lt.shape), list(rt.shape)):
             ci.fail(f"requires identical shapes, but got {format_dims(lt.shape)} and {format_dims(rt.shape)}")

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 from ..datatype import DataType
 from ..expr import Expr
-from ..scalar_ops import floordiv
 from ..op_registry import CallInfo
+from ..scalar_ops import floordiv
 from ..type_base import ScalarType, Type
 from ..types import TileType
 from . import kwtypes as K
@@ -20,8 +20,8 @@ from .common import (
     FLOAT_16_32,
     INT_16,
     broadcast,
+    check_binary_operands,
     check_dtype,
-    check_int,
     const_value,
     dims_equal,
     format_dims,
@@ -48,19 +48,10 @@ def binary_rule(*, bitwise: bool = False, shift: bool = False, div: bool = False
 
     def deduce(ci: CallInfo) -> Type:
         lt, rt = ci["lhs"].type, ci["rhs"].type
-        if bitwise:
-            check_int(ci, "'lhs'", lt.dtype)
-            check_int(ci, "'rhs'", rt.dtype)
-        if ci.kw("high_precision"):
-            if isinstance(rt, ScalarType):
-                ci.type_fail("high_precision=True is not supported with a scalar rhs")
-            check_dtype(ci, "high_precision", lt.dtype, FLOAT_16_32)
+        check_binary_operands(ci, bitwise=bitwise, shift=shift)
         if isinstance(rt, ScalarType):
             if allowed_scalar is not None:
                 check_dtype(ci, "lhs", lt.dtype, allowed_scalar)
-            count = const_value(ci["rhs"])
-            if shift and count is not None and count < 0:
-                ci.fail(f"shift count must be >= 0, got {count}")
             return like_tile(lt)
         if div:
             check_dtype(ci, "div", lt.dtype, DIV_DTYPES)
