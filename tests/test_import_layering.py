@@ -1,0 +1,231 @@
+"""The import graph of pypto is layered: no import cycle longer than 3 modules, an IR core below all.
+
+The graph is built statically from the sources (``ast``), so an import that only runs on some
+code path still counts. Counted as edges: module-level imports, imports inside functions and
+classes (also under ``if TYPE_CHECKING:``), and ``importlib.import_module("literal")``. Package
+``__init__`` facades are modules of their own. Not counted: imports inside a module-level
+``def __getattr__``, the lazy re-export hook of a facade (it runs only when a user asks for the
+name, after every module has loaded).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# source folder -> installed package name (pyproject.toml package-dir)
+FOLDERS = {"pypto": "pypto", "languages": "pypto.languages", "passes": "pypto.passes", "codegen": "pypto.codegen"}
+
+MAX_CYCLE = 3
+
+# The IR core: the node classes and what they are built from. Everything else in pypto (printer,
+# structural equality, op registry, builders, passes, ...) sits above and may import it, not the
+# other way round.
+IR_CORE = frozenset(
+    {
+        "pypto.ir.span",
+        "pypto.ir.datatype",
+        "pypto.ir.enums",
+        "pypto.ir.errors",
+        "pypto.ir.node",
+        "pypto.ir.type_base",
+        "pypto.ir.memref",
+        "pypto.ir.types",
+        "pypto.ir.expr",
+        "pypto.ir.stmt",
+        "pypto.ir.function",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``source`` imports ``target`` at ``file:line``."""
+
+    source: str
+    target: str
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.source} -> {self.target}  ({self.file}:{self.line})"
+
+
+def module_files() -> dict[str, Path]:
+    """Installed module name -> source file, for every module of the four source folders."""
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def _lazy_getattr_nodes(tree: ast.Module) -> set[int]:
+    """ids of the nodes inside a module-level ``def __getattr__`` (a facade's lazy re-exports)."""
+    inside: set[int] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == "__getattr__":
+            inside.update(id(n) for n in ast.walk(stmt))
+    return inside
+
+
+def _imported_names(node: ast.AST, package: str) -> list[str]:
+    """The absolute module names an import statement (or import_module call) in ``package`` asks for.
+
+    For ``from X import a, b`` the first name is X, the others X.a and X.b.
+    """
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        parts = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+        base = ".".join([*parts, node.module] if node.module else parts)
+        return [base] + [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return [node.args[0].value]  # type: ignore[attr-defined]
+
+
+def _is_import_module_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call) or len(node.args) < 1:
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    arg = node.args[0]
+    return name == "import_module" and isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+
+
+def import_edges() -> list[Edge]:
+    """Every import edge between the modules of the four source folders."""
+    files = module_files()
+    edges = []
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        lazy = _lazy_getattr_nodes(tree)
+        # the package relative imports start from: a facade's own name, a module's parent
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        rel = str(path.relative_to(ROOT))
+        for node in ast.walk(tree):
+            if id(node) in lazy:
+                continue
+            if not isinstance(node, (ast.Import, ast.ImportFrom)) and not _is_import_module_call(node):
+                continue
+            names = _imported_names(node, package)
+            if isinstance(node, ast.ImportFrom):
+                # ``from pkg import name``: an edge to the submodule pkg.name if there is one,
+                # otherwise to pkg itself
+                source_package, subs = names[0], names[1:]
+                targets = {s for s in subs if s in files}
+                if len(targets) < len(subs) or not subs:
+                    targets.add(source_package)
+            else:
+                targets = set(names)
+            for target in sorted(t for t in targets if t in files and t != module):
+                edges.append(Edge(module, target, rel, node.lineno))  # type: ignore[attr-defined]
+    return edges
+
+
+def strongly_connected_components(nodes: list[str], edges: list[Edge]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (the graph is deep enough to matter for recursion)."""
+    succ: dict[str, list[str]] = {n: [] for n in nodes}
+    for e in edges:
+        succ[e.source].append(e.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(succ[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(succ[child])))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return components
+
+
+def shortest_cycle(component: list[str], edges: list[Edge]) -> list[Edge]:
+    """A shortest cycle through the first member of a strongly connected component."""
+    members = set(component)
+    out: dict[str, list[Edge]] = {}
+    for e in edges:
+        if e.source in members and e.target in members:
+            out.setdefault(e.source, []).append(e)
+    start = component[0]
+    came: dict[str, Edge] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for e in out.get(node, []):
+            if e.target == start:
+                path = [e]
+                while path[0].source != start:
+                    path.insert(0, came[path[0].source])
+                return path
+            if e.target not in came:
+                came[e.target] = e
+                queue.append(e.target)
+    raise AssertionError(f"{component} is not a cycle")
+
+
+def describe_component(component: list[str], edges: list[Edge]) -> str:
+    """The members of a cycle, one shortest cycle through it and every import line inside it."""
+    members = set(component)
+    inner = [e for e in edges if e.source in members and e.target in members]
+    cycle = shortest_cycle(component, edges)
+    lines = [
+        f"import cycle of {len(component)} modules: {', '.join(component)}",
+        "  e.g. " + " -> ".join([cycle[0].source, *(e.target for e in cycle)]),
+        "  import lines inside the cycle (cut one of these per loop):",
+        *(f"    {e}" for e in sorted(inner, key=lambda e: (e.source, e.target, e.line))),
+    ]
+    return "\n".join(lines)
+
+
+def test_graph_sees_every_folder_and_facade() -> None:
+    files = module_files()
+    assert {"pypto", "pypto.ir", "pypto.languages", "pypto.passes", "pypto.codegen"} <= files.keys()
+    sources = {e.source for e in import_edges()}
+    assert {"pypto", "pypto.ir", "pypto.passes", "pypto.languages"} <= sources
+
+
+def test_no_import_cycle_longer_than_three_modules() -> None:
+    edges = import_edges()
+    components = strongly_connected_components(sorted(module_files()), edges)
+    too_long = [c for c in components if len(c) > MAX_CYCLE]
+    assert not too_long, "\n\n".join(describe_component(c, edges) for c in too_long)
+
+
+def test_ir_core_imports_only_the_core() -> None:
+    files = module_files()
+    assert IR_CORE <= files.keys(), f"IR core modules missing: {sorted(IR_CORE - files.keys())}"
+    upward = [e for e in import_edges() if e.source in IR_CORE and e.target not in IR_CORE]
+    assert not upward, "the IR core imports modules above it:\n" + "\n".join(f"  {e}" for e in upward)
