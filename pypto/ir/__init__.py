@@ -2,9 +2,13 @@
 
 ``from pypto import ir`` exposes every node class with the constructors of spec/ir.md, the scalar
 expression factories (``ir.add``, ``ir.eq``, ...), the op registry entry points, structural
-equality/hashing and ``ir.python_print``.
+equality/hashing, ``ir.python_print`` and ``ir.compile`` (the pass pipeline: defined in
+:mod:`pypto.compile` above this package and loaded on first use).
 """
 
+from typing import Any
+
+# The IR core: nodes, types and the scalar expression factories; it imports nothing above it.
 from .datatype import DataType
 from .enums import (
     ArgDirection,
@@ -75,7 +79,6 @@ from .expr import (
     Var,
     Xor,
 )
-from .builder import IRBuilder
 from .function import Function, Program
 from .memref import MemRef
 from .node import IRNode, replace
@@ -108,10 +111,7 @@ from .scalar_ops import (
     sub,
     truediv,
 )
-from .serialize import deserialize, deserialize_from_file, serialize, serialize_to_file
 from .span import Span
-from .structural import assert_structural_equal, structural_equal, structural_hash
-from .printer import python_print, python_print_type, register_format_callback
 from .stmt import (
     AssignStmt,
     BreakStmt,
@@ -148,16 +148,6 @@ from .type_base import (
     UnknownType,
     WindowBufferType,
 )
-from .transforms import (
-    ParentStmtAnalysis,
-    collect_def_vars,
-    deep_clone,
-    find_yield_stmt,
-    flatten_to_stmts,
-    get_last_yield_stmt,
-    substitute_expr,
-    substitute_stmt,
-)
 from .types import (
     ArrayType,
     DistributedTensorType,
@@ -168,7 +158,36 @@ from .types import (
     TileView,
     implicit_tile_view,
 )
+
+# What the core calls through pypto.ir.hooks (printing, structural equality, op schemas): imported
+# right after the core, so the hooks are set before any other module runs.
+from .structural import assert_structural_equal, structural_equal, structural_hash
+from .printer import python_print, python_print_type, register_format_callback
+from .op_registry import (
+    create_op_call,
+    deduce_call_return_type,
+    get_op,
+    get_op_memory_spec,
+    is_op_registered,
+    set_call_attrs,
+)
+from . import ops  # noqa: F401  (registers every op)
+
+# Built on the above.
+from .builder import IRBuilder
+from .serialize import deserialize, deserialize_from_file, serialize, serialize_to_file
+from .transforms import (
+    ParentStmtAnalysis,
+    collect_def_vars,
+    deep_clone,
+    find_yield_stmt,
+    flatten_to_stmts,
+    get_last_yield_stmt,
+    substitute_expr,
+    substitute_stmt,
+)
 from .visitor import IRMutator, IRVisitor
+from . import op
 
 # dtype aliases: ir.FP16, ir.INT64, ... (all but TASK_ID)
 BOOL = DataType.BOOL
@@ -193,14 +212,11 @@ BF16 = DataType.BF16
 HF4 = DataType.HF4
 HF8 = DataType.HF8
 
-# op registry entry points and the ir.op.* builders (after the node classes they build)
-from .op_registry import (  # noqa: E402
-    create_op_call,
-    deduce_call_return_type,
-    get_op,
-    get_op_memory_spec,
-    is_op_registered,
-    set_call_attrs,
-)
-from . import op  # noqa: E402
-from .compile import compile  # noqa: E402,A004  (runs the pass pipeline; imports it lazily)
+
+def __getattr__(name: str) -> Any:
+    # ir.compile runs the pass pipeline, which builds on this package: loaded on first use.
+    if name == "compile":
+        from pypto.compile import compile
+
+        return compile
+    raise AttributeError(f"module 'pypto.ir' has no attribute '{name}'")

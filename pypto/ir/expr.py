@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from . import hooks
 from .datatype import DataType
 from .enums import ArgDirection
 from .errors import IRTypeError, IRValueError
@@ -267,10 +268,7 @@ class Op(IRNode):
 
     def get_attr_keys(self) -> list[str]:
         """The registered keyword-argument names of this op (empty if unregistered)."""
-        from . import op_registry
-
-        entry = op_registry.lookup(self.name)
-        return list(entry.kwarg_names()) if entry is not None else []
+        return hooks.op_kwarg_names(self.name)
 
 
 class GlobalVar(Op):

@@ -12,6 +12,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
+from . import hooks
 from .datatype import DataType
 from .errors import IRTypeError, IRValueError
 from .span import Span
@@ -123,9 +124,7 @@ class IRNode(ModelBase):
 
     def as_python(self, prefix: str = "pl", concise: bool = False, format: bool = True) -> str:
         """Print this node as PyPTO DSL source."""
-        from .printer import python_print
-
-        return python_print(self, prefix=prefix, concise=concise, format=format)
+        return hooks.print_node(self, prefix=prefix, concise=concise, format=format)
 
     def __str__(self) -> str:
         return self.as_python()

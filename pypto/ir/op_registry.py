@@ -16,11 +16,11 @@ mnemonic. The DSL (``pl.*``), the IR builders (``ir.op.*``), the passes (effects
 from __future__ import annotations
 
 import enum
-import importlib
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn
 
+from . import hooks
 from .enums import FunctionType, MemorySpace
 from .errors import IRTypeError, IRValueError
 from .expr import Call, Expr, Op
@@ -289,9 +289,9 @@ class OpEntry:
         return out
 
 
-# name -> entry, filled by the modules of ``pypto.ir.ops`` on first use.
+# name -> entry, filled by the modules of ``pypto.ir.ops`` (``pypto.ir`` imports them right after
+# this module: they build on it, so it cannot import them).
 _REGISTRY: dict[str, OpEntry] = {}
-_loaded = False
 
 
 def register(entry: OpEntry) -> OpEntry:
@@ -302,22 +302,13 @@ def register(entry: OpEntry) -> OpEntry:
     return entry
 
 
-def _ensure_loaded() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        importlib.import_module("pypto.ir.ops")
-
-
 def lookup(name: str) -> OpEntry | None:
     """The entry named ``name``, or None."""
-    _ensure_loaded()
     return _REGISTRY.get(name)
 
 
 def all_entries() -> list[OpEntry]:
     """Every registered entry, sorted by name."""
-    _ensure_loaded()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
@@ -337,6 +328,14 @@ def get_op(name: str) -> Op:
 def is_op_registered(name: str) -> bool:
     """True when ``name`` is in the registry."""
     return lookup(name) is not None
+
+
+def _kwarg_names(name: str) -> list[str]:
+    entry = lookup(name)
+    return list(entry.kwarg_names()) if entry is not None else []
+
+
+hooks.op_kwarg_names = _kwarg_names  # Op.get_attr_keys (the core cannot import the registry)
 
 
 class CallInfo:

@@ -22,6 +22,7 @@ import functools
 import math
 from typing import Any
 
+from . import hooks
 from .datatype import DataType
 from .errors import PyptoError
 from .expr import ConstInt, IterArg, Var
@@ -379,5 +380,9 @@ def structural_hash(node: Any, enable_auto_mapping: bool = False) -> int:
     """
     return _Hasher(enable_auto_mapping).run(node)
 
+
+# Type.__eq__ / __hash__ in the core (which this module builds on) call these.
+hooks.structural_equal = structural_equal
+hooks.structural_hash = structural_hash
 
 __all__ = ["StructuralEqualityError", "assert_structural_equal", "structural_equal", "structural_hash"]

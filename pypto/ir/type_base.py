@@ -1,12 +1,14 @@
 """The root of the type hierarchy and the types that need no expressions.
 
-Types compare structurally: ``==`` and ``hash`` delegate to :mod:`pypto.ir.structural`.
+Types compare structurally: ``==`` and ``hash`` delegate to :mod:`pypto.ir.structural` (through
+:mod:`pypto.ir.hooks`: structural equality builds on the types).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from . import hooks
 from .node import DType, ModelBase
 
 
@@ -16,19 +18,13 @@ class Type(ModelBase):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Type):
             return NotImplemented
-        from .structural import structural_equal
-
-        return structural_equal(self, other)
+        return hooks.structural_equal(self, other)
 
     def __hash__(self) -> int:
-        from .structural import structural_hash
-
-        return structural_hash(self)
+        return hooks.structural_hash(self)
 
     def __str__(self) -> str:
-        from .printer import python_print_type
-
-        return python_print_type(self)
+        return hooks.print_type(self)
 
     def __repr__(self) -> str:
         return str(self)

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+from . import hooks
 from .datatype import DataType
 from .enums import CompactMode, MemorySpace, PadValue, TensorLayout, TileLayout
 from .errors import IRTypeError, IRValueError
@@ -53,14 +54,10 @@ class _StructuralValue(ModelBase):
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        from .structural import structural_equal
-
-        return structural_equal(self, other)
+        return hooks.structural_equal(self, other)
 
     def __hash__(self) -> int:
-        from .structural import structural_hash
-
-        return structural_hash(self)
+        return hooks.structural_hash(self)
 
 
 class TensorView(_StructuralValue):

@@ -1,6 +1,7 @@
 """The op catalog: one module per family, each a table of ``define(...)`` declarations.
 
-Importing this package registers every op (``pypto.ir.op_registry`` imports it on first lookup).
+Importing this package registers every op; ``pypto.ir`` imports it right after the registry, so
+the registry is complete on every import path.
 """
 
 from . import (  # noqa: F401  (importing registers the ops)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .. import hooks
 from ..expr import Expr, GlobalVar, Op
 from ..function import Function, Program
 from ..stmt import Stmt
@@ -91,3 +92,8 @@ def python_print_type(type: object, prefix: str = "pl", format: bool = True, exp
     c.type(type)
     printer = ProgramPrinter(prefix, names=_root_names(c), explicit_layout=explicit_layout)
     return _formatted(printer.type(type), format)
+
+
+# IRNode.__str__ / Type.__str__ in the core (which the printer builds on) call these.
+hooks.print_node = python_print
+hooks.print_type = python_print_type

@@ -1,5 +1,8 @@
 """``ir.compile``: run the implemented pipeline on a program.
 
+It lives above both ``pypto.ir`` and ``pypto.passes`` (the pipeline builds on the IR);
+``pypto.ir`` re-exports it lazily, so ``from pypto import ir; ir.compile(...)`` works.
+
 The pipeline currently ends in the ``ssa`` dialect (the front passes, plus installed plugin
 passes); later stages extend ``pypto.passes.pipeline`` and this function returns what the last
 implemented pass produces.
@@ -9,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .function import Program
+from pypto.ir.function import Program
+from pypto.passes import OptimizationStrategy, PassManager
 
 
 def compile(
@@ -26,9 +30,6 @@ def compile(
     checks (True/"strict", "basic", False/"none"; default from ``PYPTO_VERIFY_LEVEL``). Returns the
     program in the pipeline's final dialect.
     """
-    # Imported here: pypto.passes builds on pypto.ir, so importing it at module level would be circular.
-    from pypto.passes import OptimizationStrategy, PassManager
-
     chosen = OptimizationStrategy.Default if strategy is None else OptimizationStrategy(strategy)
     manager = PassManager.get_strategy(chosen, verify=verify)
     dump = output_dir is not None and dump_passes
