@@ -33,7 +33,6 @@ PUBLIC_IMPORTS = [
 # What the hooks and the lazy ir.compile serve, checked after the imports.
 CHECKS = """
 from pypto import ir
-import pypto.language as pl
 
 x = ir.Var("x", ir.ScalarType(ir.INT64))
 assert str(x + 1) == "x + 1", str(x + 1)
