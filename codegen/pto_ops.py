@@ -268,18 +268,19 @@ def _precision(kind: str) -> Attr:
 
 def _dps_table() -> dict[str, OpRule]:
     t: dict[str, OpRule] = {}
-    binary = {"add": "tadd", "sub": "tsub", "mul": "tmul", "maximum": "tmax", "minimum": "tmin", "and": "tand",
-              "or": "tor", "shl": "tshl", "shr": "tshr", "fmod": "tfmod", "part_add": "tpartadd",
-              "part_mul": "tpartmul", "part_max": "tpartmax", "part_min": "tpartmin", "rem": "trem",
-              "xor": "txor", "addc": "taddc", "subc": "tsubc", "prelu": "tprelu", "concat": "tconcat",
-              "gather": "tgather", "sort32": "tsort32", "read": "tgetval", "write": "tsetval",
-              "matmul": "tmatmul", "matmul_bias": "tmatmul.bias", "gemv": "tgemv", "gemv_acc": "tgemv.acc",
-              "gemv_bias": "tgemv.bias", "sel": "tsel", "sels": "tsels", "addsc": "taddsc", "subsc": "tsubsc",
-              "rems": "trems", "xors": "txors", "adds": "tadds", "subs": "tsubs", "muls": "tmuls",
-              "divs": "tdivs", "fmods": "tfmods", "maximums": "tmaxs", "minimums": "tmins", "lrelu": "tlrelu",
-              "abs": "tabs", "exp": "texp", "sqrt": "tsqrt", "neg": "tneg", "not": "tnot", "relu": "trelu",
-              "rsqrt": "trsqrt", "col_max": "tcolmax", "col_min": "tcolmin", "col_prod": "tcolprod"}
-    for name, mn in binary.items():
+    # The generic form, operands in IR argument order (§1.7).
+    generic = {"add": "tadd", "sub": "tsub", "mul": "tmul", "maximum": "tmax", "minimum": "tmin", "and": "tand",
+               "or": "tor", "shl": "tshl", "shr": "tshr", "fmod": "tfmod", "part_add": "tpartadd",
+               "part_mul": "tpartmul", "part_max": "tpartmax", "part_min": "tpartmin", "rem": "trem",
+               "xor": "txor", "addc": "taddc", "subc": "tsubc", "prelu": "tprelu", "concat": "tconcat",
+               "gather": "tgather", "sort32": "tsort32", "read": "tgetval", "write": "tsetval",
+               "matmul": "tmatmul", "matmul_bias": "tmatmul.bias", "gemv": "tgemv", "gemv_acc": "tgemv.acc",
+               "gemv_bias": "tgemv.bias", "sel": "tsel", "sels": "tsels", "addsc": "taddsc", "subsc": "tsubsc",
+               "rems": "trems", "xors": "txors", "adds": "tadds", "subs": "tsubs", "muls": "tmuls",
+               "divs": "tdivs", "fmods": "tfmods", "maximums": "tmaxs", "minimums": "tmins", "lrelu": "tlrelu",
+               "abs": "tabs", "exp": "texp", "sqrt": "tsqrt", "neg": "tneg", "not": "tnot", "relu": "trelu",
+               "rsqrt": "trsqrt", "col_max": "tcolmax", "col_min": "tcolmin", "col_prod": "tcolprod"}
+    for name, mn in generic.items():
         t[f"tile.{name}"] = Dps(f"pto.{mn}")
     for name in ("ands", "ors", "shls", "shrs"):
         t[f"tile.{name}"] = Dps(f"pto.t{name}", scalar_type="i32")
@@ -299,8 +300,8 @@ def _dps_table() -> dict[str, OpRule]:
     t["tile.cmps"] = Dps("pto.tcmps", attrs=(_CMP,))
     t["tile.full"] = Dps("pto.texpands", ins=("value",), implied=frozenset({"shape", "dtype"}))
     t["tile.expands"] = Dps("pto.texpands", ins=("scalar",), implied=frozenset({"target"}))
-    for name, mn in (("fillpad", "tfillpad"), ("fillpad_inplace", "tfillpad")):
-        t[f"tile.{name}"] = Dps(f"pto.{mn}", ins=("tile",), implied=frozenset({"pad_value"}))
+    for name in ("fillpad", "fillpad_inplace"):
+        t[f"tile.{name}"] = Dps("pto.tfillpad", ins=("tile",), implied=frozenset({"pad_value"}))
     t["tile.fillpad_expand"] = Dps("pto.tfillpad_expand", ins=("tile",), implied=frozenset({"shape", "pad_value"}))
     t["tile.move"] = Dps("pto.tmov", ins=("tile",), implied=frozenset({"target_memory", "blayout", "slayout"}))
     t["tile.transpose"] = Dps("pto.ttrans", ins=("tile", "tmp_tile"), implied=frozenset({"axis1", "axis2"}))
