@@ -2,9 +2,9 @@
 
 An :class:`OpEntry` states an op's positional parameters (name, accepted operand kinds, read/write
 effect), its keyword schema (type, default, whether it is always stored), its result-type rule,
-the memory-space contract of tile ops, the function kinds that may contain it and its PTO
-mnemonic. The DSL (``pl.*``), the IR builders (``ir.op.*``), the passes (effects) and codegen
-(mnemonics) all read the same entry.
+the memory-space contract of tile ops and the function kinds that may contain it. The DSL
+(``pl.*``), the IR builders (``ir.op.*``) and the passes (effects) read the same entry; how each
+code-generation target spells an op lives in that target's op table (``pypto.codegen.*_ops``).
 
 ``create_op_call`` validates a call against the entry and deduces its type::
 
@@ -209,7 +209,6 @@ class OpEntry:
     deduce: Deduce
     placement: frozenset[str]
     memory: MemorySpec | None = None
-    mnemonic: str | None = None
     side_effect: bool = False
     signature: tuple[str, ...] | None = None
     doc: str = ""

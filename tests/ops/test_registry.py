@@ -155,13 +155,12 @@ def test_op_attr_keys_come_from_the_schema():
     assert op.has_attr("clamp") and not op.has_attr("mode")
 
 
-def test_entries_declare_effects_placement_and_mnemonics():
+def test_entries_declare_effects_and_placement():
     store = op_registry.lookup("tile.store")
     assert store.effects() == {"tile": Effect.READ, "offsets": Effect.READ, "output_tensor": Effect.WRITE,
                                "shapes": Effect.READ}
     assert store.written_params() == ["output_tensor"]
-    assert store.mnemonic == "pto.tstore"
-    assert op_registry.lookup("tile.add").mnemonic == "pto.tadd"
+    assert not hasattr(store, "mnemonic")  # spellings live in the per-target op tables of pypto.codegen
     assert op_registry.lookup("tensor.assemble").written_params() == ["target"]
     assert op_registry.lookup("tile.tpush_to_aiv").side_effect
     assert op_registry.lookup("tile.matmul").allowed_in(ir.FunctionType.AIC)

@@ -30,20 +30,20 @@ def popped(ci: CallInfo) -> Type:
 
 
 define("tile.tpush_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
-       mnemonic="pto.tpush_to_aiv", memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID])
+       memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID])
 define("tile.tpush_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
-       mnemonic="pto.tpush_to_aic", memory=mem(()), kwargs=[SPLIT, ID])
-define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True, mnemonic="pto.tpop_from_aic",
+       memory=mem(()), kwargs=[SPLIT, ID])
+define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True,
        memory=mem(out=Vec),
        kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), LANE_STRIDE, ID])
-define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True, mnemonic="pto.tpop_from_aiv",
+define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True,
        memory=mem(out=Mat), kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), ID])
 
 FREE_SPLIT = kw("split", SPLIT_CODE, None, always=False, keyword_only=True)
 define("system.tfree_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
-       mnemonic="pto.tfree_from_aic", kwargs=[FREE_SPLIT, ID])
+       kwargs=[FREE_SPLIT, ID])
 define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
-       mnemonic="pto.tfree_from_aiv", kwargs=[FREE_SPLIT, ID])
+       kwargs=[FREE_SPLIT, ID])
 
 
 def _initialize_pipe(ci: CallInfo) -> Type:
@@ -68,7 +68,7 @@ PIPE_KWARGS = [kw("dir_mask", K.IntKw(1, 3), keyword_only=True), kw("slot_size",
 for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
     define(f"system.{_side}_initialize_pipe",
            [scalar("c2v_consumer_buf", **PIPE_BUF), scalar("v2c_consumer_buf", **PIPE_BUF)],
-           _initialize_pipe, placement=_where, side_effect=True, mnemonic=f"pto.{_side}_initialize_pipe",
+           _initialize_pipe, placement=_where, side_effect=True,
            kwargs=PIPE_KWARGS)
 
 AUTO = -1
@@ -95,11 +95,9 @@ def _import_peer_buffer(ci: CallInfo) -> Type:
 
 
 define("system.reserve_buffer", [], _reserve_buffer, placement=KERNEL, side_effect=True,
-       mnemonic="pto.reserve_buffer",
        kwargs=[kw("name", K.STR, keyword_only=True), kw("size", K.IntKw(1), keyword_only=True),
                kw("base", K.INT, AUTO, keyword_only=True)])
 define("system.import_peer_buffer", [], _import_peer_buffer, placement=KERNEL, side_effect=True,
-       mnemonic="pto.import_reserved_buffer",
        kwargs=[kw("name", K.STR, keyword_only=True), kw("peer_func", K.STR, keyword_only=True)])
 
 

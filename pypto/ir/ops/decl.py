@@ -2,7 +2,7 @@
 
 A family module reads like a table::
 
-    define("tile.exp", [tile("src")], unary_tile, placement=VECTOR, memory=vec(1), mnemonic="pto.texp")
+    define("tile.exp", [tile("src")], unary_tile, placement=VECTOR, memory=vec(1))
 """
 
 from __future__ import annotations
@@ -113,7 +113,6 @@ def define(
     placement: frozenset[str],
     kwargs: Sequence[Kwarg] = (),
     memory: MemorySpec | None = None,
-    mnemonic: str | None = None,
     side_effect: bool = False,
     signature: tuple[str, ...] | None = None,
     doc: str = "",
@@ -127,7 +126,6 @@ def define(
             deduce=deduce,
             placement=placement,
             memory=memory,
-            mnemonic=mnemonic,
             side_effect=side_effect,
             signature=signature,
             doc=doc or deduce.__doc__ or "",

@@ -30,9 +30,8 @@ for _name in ("sync_src", "sync_dst"):
     define(f"system.{_name}", [], statement, placement=KERNEL, side_effect=True,
            kwargs=[kw("set_pipe", PIPE, keyword_only=True), kw("wait_pipe", PIPE, keyword_only=True),
                    kw("event_id", EVENT_ID, keyword_only=True)])
-for _name, _mn in (("bar_v", "pto.barrier"), ("bar_m", "pto.barrier"), ("bar_all", "pto.barrier"),
-                   ("fence", "pto.fence.barrier_all")):
-    define(f"system.{_name}", [], statement, placement=KERNEL, side_effect=True, mnemonic=_mn)
+for _name in ("bar_v", "bar_m", "bar_all", "fence"):
+    define(f"system.{_name}", [], statement, placement=KERNEL, side_effect=True)
 
 
 def _cacheinvalid(ci: CallInfo) -> Type:
@@ -50,7 +49,7 @@ def _cacheinvalid(ci: CallInfo) -> Type:
 
 define("system.cacheinvalid",
        [tensor("tensor", optional=True), shape("shapes", optional=True), shape("offsets", optional=True)],
-       _cacheinvalid, placement=KERNEL, side_effect=True, mnemonic="pto.cmo.cacheinvalid")
+       _cacheinvalid, placement=KERNEL, side_effect=True)
 
 
 def _syncall(ci: CallInfo) -> Type:
@@ -69,7 +68,7 @@ def _syncall(ci: CallInfo) -> Type:
 define("system.syncall",
        [tensor("gm_workspace", optional=True),
         scalar("used_cores", optional=True, norm=const_of(D.INT32))],
-       _syncall, placement=KERNEL, side_effect=True, mnemonic="pto.syncall",
+       _syncall, placement=KERNEL, side_effect=True,
        kwargs=[kw("mode", K.StrKw(("hard", "soft")), "hard", always=False, keyword_only=True),
                kw("core_type", K.StrKw(("aiv_only", "aic_only", "mix")), "mix", keyword_only=True)],
        signature=("*", "core_type", "mode", "gm_workspace", "used_cores"))
@@ -90,11 +89,9 @@ def _sync_event(ci: CallInfo) -> Type:
 
 CORE = kw("core_type", K.StrKw(("aic", "aiv")), None, always=False, keyword_only=True)
 define("system.sync_set", [index_p("event", optional=True)], _sync_event, placement=KERNEL, side_effect=True,
-       mnemonic="pto.sync.set",
        kwargs=[kw("pipe", PIPE, keyword_only=True), kw("event_id", EVENT_ID, None, always=False),
                kw("ffts_mode", K.IntKw(0, 2), None, always=False, keyword_only=True), CORE])
 define("system.sync_wait", [index_p("event", optional=True)], _sync_event, placement=KERNEL, side_effect=True,
-       mnemonic="pto.sync.wait",
        kwargs=[kw("pipe", PIPE, keyword_only=True), kw("event_id", EVENT_ID, None, always=False), CORE])
 
 

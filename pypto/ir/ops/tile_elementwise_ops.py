@@ -74,38 +74,25 @@ BITWISE = binary_rule(bitwise=True)
 SHIFT = binary_rule(bitwise=True, shift=True)
 HP = kw("high_precision", K.BOOL, False, always=False)
 
-# name -> (pto mnemonic of the tile-tile form, of the tile-scalar form)
-_BINARY = {
-    "add": ("tadd", "tadds"),
-    "sub": ("tsub", "tsubs"),
-    "mul": ("tmul", "tmuls"),
-    "div": ("tdiv", "tdivs"),
-    "maximum": ("tmax", "tmaxs"),
-    "minimum": ("tmin", "tmins"),
-    "fmod": ("tfmod", "tfmods"),
-}
-for _name, (_tt, _ts) in _BINARY.items():
+# Each has a tile-tile form and a tile-scalar form (name + "s").
+for _name in ("add", "sub", "mul", "div", "maximum", "minimum", "fmod"):
     define(f"tile.{_name}", [tile("lhs"), tile("rhs")], binary_rule(div=_name == "div"), placement=VECTOR,
-           memory=vec(0, 1), mnemonic=f"pto.{_tt}", kwargs=[HP] if _name == "div" else [])
+           memory=vec(0, 1), kwargs=[HP] if _name == "div" else [])
     define(f"tile.{_name}s", [tile("lhs"), scalar("rhs", pair="lhs")],
            binary_rule(allowed_scalar=SUBS_DTYPES if _name == "sub" else None), placement=VECTOR,
-           memory=vec(0), mnemonic=f"pto.{_ts}")
+           memory=vec(0))
 
 for _name, _rule in (("and", BITWISE), ("or", BITWISE), ("shl", SHIFT), ("shr", SHIFT)):
-    define(f"tile.{_name}", [tile("lhs"), tile("rhs")], _rule, placement=VECTOR, memory=vec(0, 1),
-           mnemonic=f"pto.t{_name}")
+    define(f"tile.{_name}", [tile("lhs"), tile("rhs")], _rule, placement=VECTOR, memory=vec(0, 1))
     define(f"tile.{_name}s", [tile("lhs"), scalar("rhs", pair="lhs", bitwise=True)], _rule, placement=VECTOR,
-           memory=vec(0), mnemonic=f"pto.t{_name}s")
+           memory=vec(0))
 
 TMP = tile("tmp", effect=SCRATCH)
-define("tile.xor", [tile("lhs"), tile("rhs"), TMP], BITWISE, placement=VECTOR, memory=vec(0, 1, 2),
-       mnemonic="pto.txor")
+define("tile.xor", [tile("lhs"), tile("rhs"), TMP], BITWISE, placement=VECTOR, memory=vec(0, 1, 2))
 define("tile.xors", [tile("lhs"), scalar("rhs", pair="lhs", bitwise=True), TMP], BITWISE, placement=VECTOR,
-       memory=vec(0, 2), mnemonic="pto.txors")
-define("tile.rem", [tile("lhs"), tile("rhs"), TMP], ARITH, placement=VECTOR, memory=vec(0, 1, 2),
-       mnemonic="pto.trem")
-define("tile.rems", [tile("lhs"), scalar("rhs", pair="lhs"), TMP], ARITH, placement=VECTOR, memory=vec(0, 2),
-       mnemonic="pto.trems")
+       memory=vec(0, 2))
+define("tile.rem", [tile("lhs"), tile("rhs"), TMP], ARITH, placement=VECTOR, memory=vec(0, 1, 2))
+define("tile.rems", [tile("lhs"), scalar("rhs", pair="lhs"), TMP], ARITH, placement=VECTOR, memory=vec(0, 2))
 
 
 def _part(ci: CallInfo) -> Type:
@@ -123,8 +110,7 @@ def _part(ci: CallInfo) -> Type:
 
 
 for _name in ("add", "mul", "max", "min"):
-    define(f"tile.part_{_name}", [tile("lhs"), tile("rhs")], _part, placement=VECTOR, memory=vec(0, 1),
-           mnemonic=f"pto.tpart{_name}")
+    define(f"tile.part_{_name}", [tile("lhs"), tile("rhs")], _part, placement=VECTOR, memory=vec(0, 1))
 
 
 def packed_mask(ci: CallInfo, src: TileType, dims: list[Expr]) -> Type:
@@ -147,10 +133,9 @@ def _cmp(ci: CallInfo) -> Type:
 
 
 CMP_TYPE = kw("cmp_type", K.IntKw(0, 5), 0)
-define("tile.cmp", [tile("lhs"), tile("rhs")], _cmp, placement=VECTOR, memory=vec(0, 1), kwargs=[CMP_TYPE],
-       mnemonic="pto.tcmp")
+define("tile.cmp", [tile("lhs"), tile("rhs")], _cmp, placement=VECTOR, memory=vec(0, 1), kwargs=[CMP_TYPE])
 define("tile.cmps", [tile("lhs"), scalar("rhs", pair="lhs")], _cmp, placement=VECTOR, memory=vec(0),
-       kwargs=[CMP_TYPE], mnemonic="pto.tcmps")
+       kwargs=[CMP_TYPE])
 
 
 def _three_operand(ci: CallInfo) -> Type:
@@ -165,10 +150,10 @@ def _three_operand(ci: CallInfo) -> Type:
 
 for _name in ("addc", "subc"):
     define(f"tile.{_name}", [tile("lhs"), tile("rhs"), tile("third")], _three_operand, placement=VECTOR,
-           memory=vec(0, 1, 2), mnemonic=f"pto.t{_name}")
+           memory=vec(0, 1, 2))
 for _name in ("addsc", "subsc"):
     define(f"tile.{_name}", [tile("lhs"), scalar("rhs", pair="lhs"), tile("third")], _three_operand,
-           placement=VECTOR, memory=vec(0, 2), mnemonic=f"pto.t{_name}")
+           placement=VECTOR, memory=vec(0, 2))
 
 
 _unary = functools.partial(unary_rule, "tile", like_tile)
@@ -184,11 +169,9 @@ _UNARY = {
     "log": _unary(FLOAT_16_32, FLOAT_16_32),
     "recip": _unary(hp_allowed=FLOAT_16_32),
 }
-_NO_PTO = ("sin", "cos")  # composite: LowerCompositeOps expands them
 for _name, _rule in _UNARY.items():
     define(f"tile.{_name}", [tile("tile")], _rule, placement=VECTOR, memory=vec(0),
-           kwargs=[HP] if _name in ("log", "recip") else [],
-           mnemonic=None if _name in _NO_PTO else f"pto.t{_name}")
+           kwargs=[HP] if _name in ("log", "recip") else [])
 
 
 def _rsqrt(ci: CallInfo) -> Type:
@@ -201,7 +184,7 @@ def _rsqrt(ci: CallInfo) -> Type:
 
 
 define("tile.rsqrt", [tile("tile"), tile("tmp", effect=SCRATCH, optional=True)], _rsqrt, placement=VECTOR,
-       memory=vec(0, 1), mnemonic="pto.trsqrt")
+       memory=vec(0, 1))
 
 
 def _cast(ci: CallInfo) -> Type:
@@ -210,7 +193,7 @@ def _cast(ci: CallInfo) -> Type:
     return like_tile(t, dtype=check_cast(ci, t.dtype))
 
 
-define("tile.cast", [tile("tile")], _cast, placement=VECTOR, memory=vec(0), kwargs=CAST_KWARGS, mnemonic="pto.tcvt")
+define("tile.cast", [tile("tile")], _cast, placement=VECTOR, memory=vec(0), kwargs=CAST_KWARGS)
 
 
 def _expands(ci: CallInfo) -> Type:
@@ -219,7 +202,7 @@ def _expands(ci: CallInfo) -> Type:
 
 
 define("tile.expands", [tile("target"), scalar("scalar", pair="target")], _expands, placement=VECTOR,
-       memory=vec(0), mnemonic="pto.texpands")
+       memory=vec(0))
 
 
 def _prelu(ci: CallInfo) -> Type:
@@ -235,10 +218,8 @@ def _lrelu(ci: CallInfo) -> Type:
     return like_tile(ci["tile"].type)
 
 
-define("tile.prelu", [tile("tile"), tile("slope"), TMP], _prelu, placement=VECTOR, memory=vec(0, 1, 2),
-       mnemonic="pto.tprelu")
-define("tile.lrelu", [tile("tile"), scalar("slope", pair="tile")], _lrelu, placement=VECTOR, memory=vec(0),
-       mnemonic="pto.tlrelu")
+define("tile.prelu", [tile("tile"), tile("slope"), TMP], _prelu, placement=VECTOR, memory=vec(0, 1, 2))
+define("tile.lrelu", [tile("tile"), scalar("slope", pair="tile")], _lrelu, placement=VECTOR, memory=vec(0))
 
 
 def _sel(ci: CallInfo) -> Type:
@@ -263,7 +244,6 @@ def signed_twin_scalar(value: Any, bound: dict[str, Any]) -> Any:
     return retype_scalar(value, SIGNED_TWIN.get(dtype, dtype))
 
 
-define("tile.sel", [tile("mask"), tile("lhs"), tile("rhs"), TMP], _sel, placement=VECTOR, memory=vec(0, 1, 2, 3),
-       mnemonic="pto.tsel")
+define("tile.sel", [tile("mask"), tile("lhs"), tile("rhs"), TMP], _sel, placement=VECTOR, memory=vec(0, 1, 2, 3))
 define("tile.sels", [tile("mask"), tile("src"), TMP, scalar("scalar", norm=signed_twin_scalar)], _sels,
-       placement=VECTOR, memory=vec(0, 1, 2), mnemonic="pto.tsels")
+       placement=VECTOR, memory=vec(0, 1, 2))

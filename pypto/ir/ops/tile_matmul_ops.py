@@ -114,11 +114,11 @@ def _batch_matmul_acc(ci: CallInfo) -> Type:
 MM_IN = mem((Left,), (Right,), out=Acc)
 MM_ACC_IN = mem((Acc,), (Left,), (Right,), out=Acc)
 INIT = scalar("init_cond", optional=True, norm=to_bool)
-define("tile.matmul", [tile("lhs"), tile("rhs")], _matmul, placement=CUBE, memory=MM_IN, mnemonic="pto.tmatmul")
+define("tile.matmul", [tile("lhs"), tile("rhs")], _matmul, placement=CUBE, memory=MM_IN)
 define("tile.matmul_acc", [tile("acc", effect=RW), tile("lhs"), tile("rhs"), INIT], _matmul_acc, placement=CUBE,
-       memory=MM_ACC_IN, mnemonic="pto.tmatmul.acc")
+       memory=MM_ACC_IN)
 define("tile.matmul_bias", [tile("lhs"), tile("rhs"), tile("bias")], _matmul_bias, placement=CUBE,
-       memory=mem((Left,), (Right,), (Bias,), out=Acc), mnemonic="pto.tmatmul.bias")
+       memory=mem((Left,), (Right,), (Bias,), out=Acc))
 define("tile.batch_matmul", [tile("lhs"), tile("rhs")], _batch_matmul, placement=CUBE, memory=MM_IN)
 define("tile.batch_matmul_acc", [tile("acc", effect=RW), tile("lhs"), tile("rhs")], _batch_matmul_acc,
        placement=CUBE, memory=MM_ACC_IN)
@@ -155,12 +155,11 @@ def _gemv_bias(ci: CallInfo) -> Type:
 
 
 PHASE = kw("acc_phase", K.StrKw(("unspecified", "partial", "final")), "unspecified", always=False)
-define("tile.gemv", [tile("lhs"), tile("rhs")], _gemv, placement=CUBE, memory=MM_IN, kwargs=[PHASE],
-       mnemonic="pto.tgemv")
+define("tile.gemv", [tile("lhs"), tile("rhs")], _gemv, placement=CUBE, memory=MM_IN, kwargs=[PHASE])
 define("tile.gemv_acc", [tile("acc", effect=RW), tile("lhs"), tile("rhs")], _gemv_acc, placement=CUBE,
-       memory=MM_ACC_IN, kwargs=[PHASE], mnemonic="pto.tgemv.acc")
+       memory=MM_ACC_IN, kwargs=[PHASE])
 define("tile.gemv_bias", [tile("lhs"), tile("rhs"), tile("bias")], _gemv_bias, placement=CUBE,
-       memory=mem((Left,), (Right,), (Bias,), out=Acc), kwargs=[PHASE], mnemonic="pto.tgemv.bias")
+       memory=mem((Left,), (Right,), (Bias,), out=Acc), kwargs=[PHASE])
 
 MX_DATA = (D.FP8E4M3FN, D.FP8E5M2)
 
@@ -251,23 +250,22 @@ RED_TMP = tile("tmp_tile", effect=SCRATCH)
 for _name in ("sum", "max", "min", "prod"):
     define(f"tile.row_{_name}", [tile("tile"), RED_TMP],
            tile_reduce(-1, allowed=ROW_MIN_DTYPES if _name == "min" else None), placement=VECTOR,
-           memory=mem((Vec,), (Vec,), out=Vec), mnemonic=f"pto.trow{_name}")
+           memory=mem((Vec,), (Vec,), out=Vec))
 define("tile.col_sum", [tile("tile"), tile("tmp_tile", effect=SCRATCH, optional=True)], tile_reduce(-2),
-       placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec), mnemonic="pto.tcolsum")
+       placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
 for _name in ("max", "min", "prod"):
-    define(f"tile.col_{_name}", [tile("tile")], tile_reduce(-2), placement=VECTOR, memory=mem((Vec,), out=Vec),
-           mnemonic=f"pto.tcol{_name}")
+    define(f"tile.col_{_name}", [tile("tile")], tile_reduce(-2), placement=VECTOR, memory=mem((Vec,), out=Vec))
 for _kind, _axis in (("row", -1), ("col", -2)):
     for _name in ("argmax", "argmin"):
         define(f"tile.{_kind}_{_name}", [tile("tile"), RED_TMP], tile_reduce(_axis, argmax=True),
-               placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec), mnemonic=f"pto.t{_kind}{_name}")
+               placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
 
 for _kind, _axis in (("row", -1), ("col", -2)):
     define(f"tile.{_kind}_expand", [tile("target"), tile("vec")], expand_rule(_axis, False, target="target"),
-           placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec), mnemonic=f"pto.t{_kind}expand")
+           placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
     for _name in EXPAND_FORMS:
         _params = [tile("tile"), tile("vec")]
         if (_kind, _name) == ("row", "add"):
             _params.append(tile("tmp", effect=SCRATCH, optional=True))
         define(f"tile.{_kind}_expand_{_name}", _params, expand_rule(_axis, True, target="tile"),
-               placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec), mnemonic=f"pto.t{_kind}expand{_name}")
+               placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))

@@ -89,7 +89,7 @@ def _full(ci: CallInfo) -> Type:
 
 
 define("tile.full", [shape("shape"), scalar("value", norm=value_of_kwarg_dtype("dtype"))], _full,
-       placement=KERNEL, memory=mem(out=Vec), kwargs=[kw("dtype", K.DTYPE)], mnemonic="pto.texpands",
+       placement=KERNEL, memory=mem(out=Vec), kwargs=[kw("dtype", K.DTYPE)],
        signature=("shape", "dtype", "value"))
 
 
@@ -100,8 +100,7 @@ def _ci(ci: CallInfo) -> Type:
 
 
 define("tile.ci", [scalar("start", norm=value_of_kwarg_dtype("dtype")), shape("shape")], _ci, placement=KERNEL,
-       memory=mem((), out=Vec), kwargs=[kw("dtype", K.DTYPE, D.INT32), kw("descending", K.BOOL, False)],
-       mnemonic="pto.tci")
+       memory=mem((), out=Vec), kwargs=[kw("dtype", K.DTYPE, D.INT32), kw("descending", K.BOOL, False)])
 
 
 def optional_valid(ci: CallInfo, dims: list) -> list | None:
@@ -164,7 +163,7 @@ def _load(ci: CallInfo) -> Type:
 define("tile.load",
        [tensor("tensor"), shape("offsets"), shape("shapes"), shape("valid_shape", optional=True,
                                                                    default_from="shapes")],
-       _load, placement=KERNEL, memory=mem((), out=DEFERRED), mnemonic="pto.tload",
+       _load, placement=KERNEL, memory=mem((), out=DEFERRED),
        kwargs=[TARGET, kw("clamp", K.BOOL, False, always=False)])
 
 
@@ -195,7 +194,7 @@ def _store(ci: CallInfo) -> Type:
 
 define("tile.store",
        [tile("tile"), shape("offsets"), tensor("output_tensor", effect=W), shape("shapes", optional=True)],
-       _store, placement=KERNEL, memory=mem((Vec, Acc)), mnemonic="pto.tstore", kwargs=[ATOMIC])
+       _store, placement=KERNEL, memory=mem((Vec, Acc)), kwargs=[ATOMIC])
 
 
 def _move(ci: CallInfo) -> Type:
@@ -210,7 +209,7 @@ def _move(ci: CallInfo) -> Type:
                      fractal=fractal, pad=t.get_effective_tile_view().pad, space=space)
 
 
-define("tile.move", [tile("tile")], _move, placement=KERNEL, memory=mem((), out=DEFERRED), mnemonic="pto.tmov",
+define("tile.move", [tile("tile")], _move, placement=KERNEL, memory=mem((), out=DEFERRED),
        kwargs=[kw("target_memory", K.EnumKw(MemorySpace)), kw("blayout", K.EnumKw(TileLayout), None, always=False),
                kw("slayout", K.EnumKw(TileLayout), None, always=False)])
 
@@ -231,7 +230,7 @@ def _extract(ci: CallInfo) -> Type:
 
 
 define("tile.extract", [tile("src"), index_p("index_row"), index_p("index_col"), shape("shape")], _extract,
-       placement=KERNEL, memory=mem((), out=DEFERRED), mnemonic="pto.textract",
+       placement=KERNEL, memory=mem((), out=DEFERRED),
        kwargs=[kw("target_memory", K.EnumKw(MemorySpace), keyword_only=True)])
 
 
@@ -248,11 +247,9 @@ def _write(ci: CallInfo) -> Type:
     return ci["tile"].type
 
 
-define("tile.read", [tile("tile"), shape("indices", norm=to_tuple_or_single)], _read, placement=KERNEL,
-       mnemonic="pto.tgetval")
+define("tile.read", [tile("tile"), shape("indices", norm=to_tuple_or_single)], _read, placement=KERNEL)
 define("tile.write", [tile("tile", effect=W), shape("indices", norm=to_tuple_or_single),
-                      scalar("value", pair="tile")], _write, placement=KERNEL, memory=mem((), out=INHERIT),
-       mnemonic="pto.tsetval")
+                      scalar("value", pair="tile")], _write, placement=KERNEL, memory=mem((), out=INHERIT))
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     define(f"tile.{_name}", [], index_scalar, placement=KERNEL)
 define("tile.alloc", [index_p("memory_space"), index_p("size")], alloc_rule, placement=KERNEL,

@@ -79,7 +79,7 @@ def _slice(ci: CallInfo) -> Type:
 define("tile.slice",
        [tile("tile"), shape("shape"), shape("offset"), shape("valid_shape", optional=True, fill_empty=True),
         shape("drop_dims", optional=True)],
-       _slice, placement=KERNEL, memory=VIEW, mnemonic="pto.subview",
+       _slice, placement=KERNEL, memory=VIEW,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
 
 
@@ -90,8 +90,7 @@ def _reshape(ci: CallInfo) -> Type:
     return view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
 
 
-define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW,
-       mnemonic="pto.treshape")
+define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW)
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
@@ -120,7 +119,7 @@ def _transpose(ci: CallInfo) -> Type:
 
 define("tile.transpose", [tile("tile"), index_p("axis1"), index_p("axis2"),
                           tile("tmp_tile", effect=SCRATCH, optional=True)],
-       _transpose, placement=KERNEL, memory=VIEW, mnemonic="pto.ttrans")
+       _transpose, placement=KERNEL, memory=VIEW)
 
 FIXPIPE_TARGETS = (D.FP16, D.BF16, D.INT8)
 
@@ -148,8 +147,7 @@ def _concat(ci: CallInfo) -> Type:
     return tile_type(concat_dims(ci, a, b), a.dtype)
 
 
-define("tile.concat", [tile("lhs"), tile("rhs")], _concat, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec),
-       mnemonic="pto.tconcat")
+define("tile.concat", [tile("lhs"), tile("rhs")], _concat, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
 
 
 def _set_validshape(ci: CallInfo) -> Type:
@@ -159,7 +157,7 @@ def _set_validshape(ci: CallInfo) -> Type:
 
 
 define("tile.set_validshape", [tile("tile"), index_p("valid_rows"), index_p("valid_cols")], _set_validshape,
-       placement=KERNEL, memory=VIEW, mnemonic="pto.set_validshape")
+       placement=KERNEL, memory=VIEW)
 
 
 def _fillpad(ci: CallInfo) -> Type:
@@ -177,11 +175,10 @@ def _fillpad_expand(ci: CallInfo) -> Type:
 
 
 PAD = kw("pad_value", K.PadValueKw(allow_null=False), PadValue.zero)
-define("tile.fillpad", [tile("tile")], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD], mnemonic="pto.tfillpad")
-define("tile.fillpad_inplace", [tile("tile", effect=RW)], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD],
-       mnemonic="pto.tfillpad")
+define("tile.fillpad", [tile("tile")], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD])
+define("tile.fillpad_inplace", [tile("tile", effect=RW)], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD])
 define("tile.fillpad_expand", [tile("tile"), shape("shape")], _fillpad_expand, placement=KERNEL, memory=VIEW,
-       kwargs=[PAD], mnemonic="pto.tfillpad_expand")
+       kwargs=[PAD])
 
 
 # ---------------------------------------------------------------- gather / scatter / sort
@@ -194,7 +191,7 @@ def _gather(ci: CallInfo) -> Type:
 
 
 define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)], _gather, placement=VECTOR,
-       memory=mem((Vec,), (Vec,), (Vec,), out=Vec), mnemonic="pto.tgather")
+       memory=mem((Vec,), (Vec,), (Vec,), out=Vec))
 
 
 def _gatherb(ci: CallInfo) -> Type:
@@ -204,7 +201,7 @@ def _gatherb(ci: CallInfo) -> Type:
 
 
 define("tile.gatherb", [tile("src"), tile("offset")], _gatherb, placement=VECTOR,
-       memory=mem((Vec,), (Vec,), out=Vec), kwargs=[OUT_DTYPE], mnemonic="pto.tgatherb")
+       memory=mem((Vec,), (Vec,), out=Vec), kwargs=[OUT_DTYPE])
 
 
 def _gather_mask(ci: CallInfo) -> Type:
@@ -292,11 +289,11 @@ def _scatter_update(ci: CallInfo) -> Type:
 
 SCATTER_MEM = mem((Vec,), (Vec,), (Vec,), out=Vec)
 define("tile.scatter", [tile("dst", effect=W), tile("src"), tile("indexes")], _scatter, placement=VECTOR,
-       memory=SCATTER_MEM, mnemonic="pto.tscatter")
+       memory=SCATTER_MEM)
 define("tile.scatter_mask", [tile("dst", effect=W), tile("src")], _scatter_mask, placement=VECTOR,
        memory=mem((Vec,), (Vec,), out=Vec), kwargs=[MASK], signature=("dst", "src", "mask_pattern"))
 define("tile.mscatter", [tile("src"), tile("idx"), tensor("output_tensor", effect=W)], _mscatter, placement=VECTOR,
-       memory=mem((Vec,), (Vec,)), mnemonic="pto.mscatter")
+       memory=mem((Vec,), (Vec,)))
 define("tile.scatter_update", [tile("input"), tile("index"), tile("src")], _scatter_update, placement=VECTOR,
        memory=SCATTER_MEM, kwargs=[kw("dim", K.INT, -2)])
 
@@ -334,13 +331,12 @@ def _mrgsort2(ci: CallInfo) -> Type:
     return tile_type(merged_dims(ci, names), ci["src0"].type.dtype)
 
 
-define("tile.sort32", [tile("src"), tile("idx")], _sort32, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec),
-       mnemonic="pto.tsort32")
+define("tile.sort32", [tile("src"), tile("idx")], _sort32, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
 define("tile.mrgsort_format1", [tile("src0")], _mrgsort1, placement=VECTOR, memory=mem((Vec,), out=Vec),
-       kwargs=[kw("block_len", K.INT, keyword_only=True)], mnemonic="pto.tmrgsort")
+       kwargs=[kw("block_len", K.INT, keyword_only=True)])
 define("tile.mrgsort_format2",
        [tile("src0"), tile("src1"), tile("src2", optional=True), tile("src3", optional=True),
         tile("tmp", effect=SCRATCH)],
        _mrgsort2, placement=VECTOR, memory=mem((Vec,), (Vec,), (Vec,), (Vec,), (Vec,), out=Vec),
-       kwargs=[kw("exhausted", K.BOOL, False, keyword_only=True)], mnemonic="pto.tmrgsort",
+       kwargs=[kw("exhausted", K.BOOL, False, keyword_only=True)],
        signature=("src0", "src1", "tmp", "src2", "src3", "*", "exhausted"))

@@ -1,0 +1,164 @@
+"""The emitter base: node rules dispatched on type, op calls dispatched through the target's op table.
+
+An :class:`Emitter` prints programs of its target's dialect (entering checks the program is in
+it). Its :class:`Rules` is one ``multipledispatch`` Dispatcher per emitter, as the pass
+``Rewriter`` is per pass: ``register(NodeClass)`` adds a node rule ``(self, node)``, ``op(RuleClass)``
+an op-form rule ``(self, call, rule)`` for every table entry of that class. Statement rules write
+lines into ``self.doc``; expression rules return text (an SSA name, a C++ expression)::
+
+    class PtoEmitter(Emitter):
+        target = PTO
+        rules = Rules("pto")
+
+        @rules.register(ForStmt)
+        def _for(self, node: ForStmt) -> None:
+            with self.doc.block(f"scf.for %{node.loop_var.name_hint} = ... {{"):
+                self.emit(node.body)
+
+        @rules.op(Dps)                  # pto.tadd, pto.texp, ...: every Dps entry of PTO_OPS
+        def _dps(self, call: Call, rule: Dps) -> str: ...
+
+A node with no rule, an op without a table entry, an entry whose form has no rule, and a call
+with an argument the rule cannot print all raise :class:`CodegenError` "no rule for <node kind or
+op> in <target>" with the node's span; never a KeyError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from multipledispatch import Dispatcher
+
+from pypto.ir.expr import Call, GlobalVar
+from pypto.ir.function import Program
+from pypto.ir.span import Span
+
+from .doc import Doc
+from .errors import no_rule
+from .op_table import OpRule
+from .target import Target
+
+Handler = Callable[..., Any]
+
+
+class Rules:
+    """The per-emitter dispatcher: node rules ``(owner, node)`` and op-form rules ``(owner, call, rule)``.
+
+    Its fallbacks raise the "no rule" error; a ``Call`` of a registered op goes through
+    :meth:`Emitter.op_call` unless the emitter registers its own ``Call`` rule.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.dispatcher = Dispatcher(name)
+        self.dispatcher.add((object, object), _no_node_rule)
+        self.dispatcher.add((object, Call, object), _no_form_rule)
+        self.dispatcher.add((object, Call), _call)
+
+    def register(self, *classes: type) -> Callable[[Handler], Handler]:
+        """Decorator: print nodes of ``classes`` (and their subclasses) with the function."""
+
+        def deco(fn: Handler) -> Handler:
+            for cls in classes:
+                self.dispatcher.add((object, cls), fn)
+            return fn
+
+        return deco
+
+    def op(self, *forms: type[OpRule]) -> Callable[[Handler], Handler]:
+        """Decorator: print calls whose table entry is one of the rule classes ``forms``."""
+
+        def deco(fn: Handler) -> Handler:
+            for form in forms:
+                self.dispatcher.add((object, Call, form), fn)
+            return fn
+
+        return deco
+
+    def extend(self, name: str) -> Rules:
+        """New rules that start with all of these (a target variant adds or overrides some)."""
+        child = Rules(name)
+        for signature, fn in self.dispatcher.funcs.items():
+            child.dispatcher.add(signature, fn)
+        return child
+
+    def handles(self, cls: type) -> bool:
+        """True when a node rule other than the fallback applies to nodes of class ``cls``."""
+        return self.dispatcher.dispatch(object, cls) is not _no_node_rule
+
+    def handles_form(self, form: type[OpRule]) -> bool:
+        """True when an op-form rule applies to table entries of class ``form``."""
+        return self.dispatcher.dispatch(object, Call, form) is not _no_form_rule
+
+
+def _no_node_rule(owner: Emitter, node: Any) -> Any:
+    kind = type(node).__name__
+    name = type(owner).__name__
+    raise no_rule(kind, owner.target.name, _span_of(node), f"{name} registers no rule for {kind} nodes")
+
+
+def _no_form_rule(owner: Emitter, call: Call, rule: OpRule) -> Any:
+    form = type(rule).__name__
+    name = type(owner).__name__
+    raise no_rule(call.op.name, owner.target.name, call.span,
+                  f"its {owner.target.name} table entry is a {form}, and {name} registers no rule for {form} entries")
+
+
+def _call(owner: Emitter, call: Call) -> Any:
+    if isinstance(call.op, GlobalVar):
+        raise no_rule(f"a call of function '{call.op.name}'", owner.target.name, call.span,
+                      f"{type(owner).__name__} registers no Call rule for function calls")
+    return owner.op_call(call)
+
+
+def _span_of(node: Any) -> Span | None:
+    span = getattr(node, "span", None)
+    return span if isinstance(span, Span) else None
+
+
+class Emitter:
+    """Base of every code generator: a target, its rules and the document being written.
+
+    ``emitter(program)`` checks that ``program`` is in the target's dialect, then returns what the
+    rule for ``Program`` returns (the text of one file, or a mapping of files to texts).
+    """
+
+    target: ClassVar[Target]
+    rules: ClassVar[Rules]
+    indent_unit: ClassVar[str] = "  "
+
+    def __init__(self) -> None:
+        self.doc = Doc(self.indent_unit)
+
+    def __call__(self, program: Program) -> Any:
+        self.target.dialect.validate(program, context=f"{self.target.name} code generation")
+        return self.emit(program)
+
+    def emit(self, node: Any) -> Any:
+        """Dispatch ``node`` to its rule."""
+        return self.rules.dispatcher(self, node)
+
+    def op_call(self, call: Call) -> Any:
+        """Dispatch an op call on the class of its table entry, after checking that the entry can
+        print every argument the call passes."""
+        rule = self.target.ops.get(call.op.name)
+        if rule is None:
+            raise no_rule(call.op.name, self.target.name, call.span,
+                          f"the {self.target.name} op table has no entry for '{call.op.name}'")
+        dropped = rule.unspelled(call)
+        if dropped:
+            what = f"{call.op.name} with {', '.join(dropped)}"
+            raise no_rule(what, self.target.name, call.span,
+                          f"the {self.target.name} spelling of '{call.op.name}' cannot print {', '.join(dropped)}")
+        return self.rules.dispatcher(self, call, rule)
+
+    @contextmanager
+    def capture(self) -> Iterator[Doc]:
+        """Lines written inside the ``with`` go to a fresh document (yielded), not ``self.doc``."""
+        saved, self.doc = self.doc, Doc(self.indent_unit)
+        try:
+            yield self.doc
+        finally:
+            self.doc = saved

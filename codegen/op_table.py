@@ -1,0 +1,120 @@
+"""Per-target op tables: registered op name -> the rule that spells the op in the target language.
+
+Each target module (``pto_ops``, ``cce_ops``, ``orchestration_ops``) defines small frozen rule
+classes, one per spelling form, and one :class:`OpTable`. An emitter dispatches an op call on the
+class of its table entry, so a target states how each form prints once and the table says which
+form (and which mnemonic, operands and attributes) each op takes::
+
+    PTO_OPS = OpTable("pto", {"tile.add": Dps("pto.tadd"), "tile.load": Transfer("pto.tload", ...)})
+    PTO_OPS.get("tile.add")      # Dps(mnemonic='pto.tadd', ...)
+    PTO_OPS.get("tile.sin")      # None: the emitter raises "no rule for tile.sin in pto"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pypto.ir import op_registry
+from pypto.ir.errors import IRValueError
+from pypto.ir.expr import Call, Expr
+
+
+@dataclass(frozen=True)
+class OpRule:
+    """Base of every table entry.
+
+    ``mnemonic`` is the target's name for the op (empty when the form prints no instruction of its
+    own). ``implied`` names parameters and keywords whose meaning the printed result type already
+    carries (``target_memory`` of ``tile.load``, ``shape`` of ``tile.full``); :meth:`spelled` adds
+    those the rule prints itself. A call that passes any other parameter, or sets any other keyword
+    to a non-default value, has no rule: printing it would silently drop that argument.
+    """
+
+    mnemonic: str
+    implied: frozenset[str] = field(default=frozenset(), kw_only=True)
+
+    def spelled(self, op: str) -> frozenset[str]:
+        """Parameters and keywords this rule prints or whose meaning the printed types carry."""
+        return self.implied
+
+    def unspelled(self, call: Call) -> list[str]:
+        """Passed parameters and non-default keywords of ``call`` that this rule cannot print."""
+        entry = op_registry.get_entry(call.op.name)
+        spelled = self.spelled(call.op.name)
+        out = [p.name for p in entry.bind(list(call.args)) if p.name not in spelled]
+        for name, value in call.kwargs.items():
+            spec = entry.kwarg(name)
+            default = None if spec is None or spec.required else spec.default
+            if name not in spelled and not (type(value) is type(default) and value == default):
+                out.append(name)
+        return out
+
+
+def every_parameter(op: str) -> frozenset[str]:
+    """The names of all positional parameters of registered op ``op``."""
+    return frozenset(p.name for p in op_registry.get_entry(op).params)
+
+
+@dataclass(frozen=True)
+class Accumulate(OpRule):
+    """An accumulating matmul whose accumulator ``acc`` is also the result buffer (PTO:
+    ``pto.tmatmul.acc ins(%acc, %l, %r : ...) outs(%acc : TA)``; CCE: ``TMATMUL_ACC(acc, acc, l, r)``).
+
+    A literal-true ``cond`` operand prints ``fresh`` on ``operands`` minus the accumulator instead;
+    a runtime one prints both, under an if on the condition (``scf.if`` / C++ ``if``).
+    """
+
+    fresh: str
+    operands: tuple[str, ...] = ("acc", "lhs", "rhs")
+    cond: str = "init_cond"
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | frozenset(self.operands) | {self.cond}
+
+
+class OpTable(Mapping[str, OpRule]):
+    """An immutable mapping from registered op names to rules; unknown op names are rejected."""
+
+    def __init__(self, target: str, rules: Mapping[str, OpRule]) -> None:
+        unknown = sorted(name for name in rules if op_registry.lookup(name) is None)
+        if unknown:
+            raise IRValueError(f"{target} op table names unregistered ops: {', '.join(unknown)}")
+        self.target = target
+        self._rules = dict(sorted(rules.items()))
+
+    def __getitem__(self, name: str) -> OpRule:
+        return self._rules[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rules)
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def __repr__(self) -> str:
+        return f"<OpTable {self.target}: {len(self)} ops>"
+
+
+def _info(call: Call) -> op_registry.CallInfo:
+    entry = op_registry.get_entry(call.op.name)
+    return op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)
+
+
+def keyword(call: Call, name: str) -> Any:
+    """The value of keyword ``name`` on an op call, its registry default filled in (None if absent)."""
+    return _info(call).kw(name)
+
+
+def argument(call: Call, name: str) -> Expr | None:
+    """The positional argument bound to parameter ``name`` (None when an optional one is absent)."""
+    return _info(call)[name]
+
+
+def is_set(call: Call, name: str) -> bool:
+    """True when ``name`` is a parameter the call passes, or a keyword whose value is truthy."""
+    entry = op_registry.get_entry(call.op.name)
+    if entry.param(name) is not None:
+        return argument(call, name) is not None
+    return bool(keyword(call, name))

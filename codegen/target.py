@@ -1,0 +1,93 @@
+"""The code-generation targets: what each one consumes (dialect, function kinds) and its op table.
+
+A :class:`Target` is data; an :class:`~pypto.codegen.base.Emitter` names the target it prints.
+``needs(entry)`` says whether the target must have a rule for a registered op: an op the registry
+allows in one of the function kinds the target prints (orchestration also leaves out tensor
+compute ops, which belong in kernels; SplitIncoreOrch warns about those left behind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pypto.ir import op_registry
+from pypto.ir.enums import FunctionType
+from pypto.ir.expr import GlobalVar, Op
+from pypto.ir.op_registry import OpEntry
+from pypto.ir.stmt import BreakStmt, ClusterScopeStmt, ContinueStmt, InCoreScopeStmt, SpmdScopeStmt
+from pypto.languages.dialect import Dialect
+from pypto.languages.runtime import runtime
+
+from .cce_ops import CCE_OPS
+from .op_table import OpTable
+from .orchestration_ops import ORCHESTRATION_OPS
+from .pto_ops import PTO_OPS
+
+
+@dataclass(frozen=True)
+class Target:
+    """A code-generation target: ``name`` (used in "no rule for X in <name>"), the ``dialect`` its
+    input must be in, the function kinds it prints and its op table.
+
+    ``absent`` lists node kinds of the dialect that its invariants keep out of the functions the
+    target prints, so the target needs no rule for them; ``compute_in_kernels`` leaves tensor
+    compute ops out of the ops it needs.
+    """
+
+    name: str
+    dialect: Dialect
+    functions: frozenset[FunctionType]
+    ops: OpTable
+    absent: frozenset[type] = frozenset()
+    compute_in_kernels: bool = False
+
+    def needs(self, entry: OpEntry) -> bool:
+        """True when a program this target prints may contain the op, so it needs a rule."""
+        if not any(entry.allowed_in(f) for f in self.functions):
+            return False
+        return not (self.compute_in_kernels and is_tensor_compute(entry))
+
+    def needed_nodes(self) -> list[type]:
+        """Node kinds the target needs a rule for, sorted by name. Ops and function references
+        are reached through their ``Call`` and printed by op rules."""
+        kinds = self.dialect.kinds - self.absent - {Op, GlobalVar}
+        return sorted(kinds, key=lambda cls: cls.__name__)
+
+    def needed_ops(self) -> list[str]:
+        """Names of every registered op the target needs a rule for, sorted."""
+        return [e.name for e in op_registry.all_entries() if self.needs(e)]
+
+
+# Tensor ops that create, address or move tensors: orchestration prints them (tensor.transpose is
+# a view there); the other tensor ops with a tile counterpart compute, and run in kernels.
+_TENSOR_DATA_OPS = frozenset(
+    "tensor." + n
+    for n in ("create", "full", "read", "write", "dim", "slice", "assemble", "reshape", "view", "transpose")
+)
+
+
+def is_tensor_compute(entry: OpEntry) -> bool:
+    """A tensor op with a tile counterpart that is not one of the tensor data ops."""
+    return (
+        entry.namespace == "tensor"
+        and entry.name not in _TENSOR_DATA_OPS
+        and op_registry.lookup("tile." + entry.leaf) is not None
+    )
+
+
+_KERNELS = frozenset({FunctionType.AIC, FunctionType.AIV})
+# Outside every function the targets print: InCore scopes live only in InCore functions, which
+# `runtime` has none of (SplitIncoreOrch, MixedKernelExpanded); cluster and spmd scopes only in
+# Group and Spmd functions (ClusterOutlined).
+_OUTLINED_SCOPES = frozenset({InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt})
+# Kernels have no break/continue (StructuredCtrlFlow).
+_KERNEL_ABSENT = _OUTLINED_SCOPES | {BreakStmt, ContinueStmt}
+
+PTO = Target("pto", runtime, _KERNELS, PTO_OPS, absent=_KERNEL_ABSENT)
+CCE = Target("cce", runtime, _KERNELS, CCE_OPS, absent=_KERNEL_ABSENT)
+ORCHESTRATION = Target(
+    "orchestration", runtime, frozenset({FunctionType.Orchestration}), ORCHESTRATION_OPS,
+    absent=_OUTLINED_SCOPES, compute_in_kernels=True,
+)
+
+TARGETS: tuple[Target, ...] = (PTO, CCE, ORCHESTRATION)
