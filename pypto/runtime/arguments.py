@@ -115,12 +115,12 @@ def _inferred_param(index: int, arg: object) -> Param:
     if _is_array(arg):
         array = _array(name, arg)
         return TensorParam(name, _datatype(name, array.dtype), tuple(array.shape))
+    if isinstance(arg, np.generic):  # first: np.float64 is a float too
+        return ScalarParam(name, _datatype(name, arg.dtype))
     if isinstance(arg, bool | int):
         return ScalarParam(name, DataType.INT64)
     if isinstance(arg, float):  # a plain float is single precision, as in the orchestration's to_u64(float)
         return ScalarParam(name, DataType.FP32)
-    if isinstance(arg, np.generic):
-        return ScalarParam(name, _datatype(name, arg.dtype))
     raise SimulatorArgumentError(f"{name} is a {type(arg).__name__}; expected an array or a scalar")
 
 

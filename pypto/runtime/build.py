@@ -8,6 +8,7 @@ come from the install's ``bin/``, which admits two compilers at a time machine-w
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -61,6 +62,9 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
     """Compile (or fetch from ``cache``) every unit of ``tree``; ``SimulatorBuildError`` on a compile failure."""
     from simpler_setup.kernel_compiler import KernelCompiler
 
+    compiler_log = logging.getLogger("simpler_setup.kernel_compiler")
+    if compiler_log.level == logging.NOTSET:  # it would print the compiler output our error already carries
+        compiler_log.setLevel(logging.CRITICAL)
     with install.toolchain_path():
         kc = KernelCompiler(platform=PLATFORM)
         incore_includes = kc.get_orchestration_include_dirs(tree.runtime)
