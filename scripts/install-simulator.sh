@@ -82,19 +82,26 @@ fi
 git bundle list-heads "$BUNDLE" >/dev/null 2>&1 || git -C "$BUNDLE" rev-parse --git-dir >/dev/null 2>&1 ||
     die "'$BUNDLE' is neither a git bundle nor a git repository" "pass pto-isa's bundle or clone"
 
-say "copying simpler to $COPY"
-rm -rf "$COPY"
-mkdir -p "$HOME_DIR" "$BIN"
-rm -f "$STAMP"
-cp -R "$SIMPLER_SRC" "$COPY"
-rm -rf "$COPY/build"
-chmod -R u+w "$COPY"
-
-# simpler only accepts a clean checkout at exactly the pin in build/pto-isa (else it re-clones).
+# Check the pin is in the bundle before anything installed is touched.
+mkdir -p "$HOME_DIR"
+staging=$(mktemp -d "$HOME_DIR/.staging.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
 say "checking out pto-isa $PIN"
-git clone -q --no-checkout "$BUNDLE" "$COPY/build/pto-isa"
-git -C "$COPY/build/pto-isa" checkout -q --detach --force "$PIN" 2>/dev/null ||
+git clone -q --no-checkout "$BUNDLE" "$staging/pto-isa"
+git -C "$staging/pto-isa" checkout -q --detach --force "$PIN" 2>/dev/null ||
     die "pto-isa commit $PIN (simpler's pin) is not in $BUNDLE" "pass a pto-isa bundle or clone that contains it"
+
+say "copying simpler to $COPY"
+cp -R "$SIMPLER_SRC" "$staging/simpler"
+rm -rf "$staging/simpler/build"
+chmod -R u+w "$staging/simpler"
+# simpler only accepts a clean checkout at exactly the pin in build/pto-isa (else it re-clones).
+mkdir -p "$staging/simpler/build"
+mv "$staging/pto-isa" "$staging/simpler/build/pto-isa"
+rm -f "$STAMP"
+rm -rf "$COPY"
+mv "$staging/simpler" "$COPY"
+mkdir -p "$BIN"
 
 # Two slot files shared by every user of /tmp: the whole machine runs at most two compilers.
 real_of() { PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$BIN" | paste -sd:) command -v "$1"; }

@@ -1,6 +1,7 @@
 """The simulator tier: tests that build and run artifact trees on simpler's a2a3sim platform.
 
-They skip, with one reason line, where simpler is not installed (run scripts/install-simulator.sh).
+Each module that needs the simulator skips as a whole, with one reason line, where simpler is not
+installed (``pytest.skip(..., allow_module_level=True)`` on ``simulator_missing_reason()``).
 Compiled objects go to one cache per test session, so each kernel compiles once; the build and run
 times are printed in the terminal summary.
 """
@@ -12,17 +13,8 @@ from typing import Any
 
 import pytest
 
-# pypto is imported inside the fixtures: a conftest import would come before typeguard instruments it.
+# No pypto import here: a conftest import would come before typeguard instruments pypto.
 _timings: list[tuple[str, Any]] = []
-
-
-@pytest.fixture
-def simulator() -> None:
-    from pypto.runtime import simulator_missing_reason
-
-    reason = simulator_missing_reason()
-    if reason is not None:
-        pytest.skip(f"simulator tier: {reason} (scripts/install-simulator.sh installs it)")
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,16 @@ import numpy as np
 import pytest
 
 from pypto import DataType
-from pypto.runtime import SimulatorArgumentError, SimulatorBuildError, TensorParam, run_on_simulator
+from pypto.runtime import (
+    SimulatorArgumentError,
+    SimulatorBuildError,
+    TensorParam,
+    run_on_simulator,
+    simulator_missing_reason,
+)
 
-pytestmark = pytest.mark.usefixtures("simulator")
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
 
 TILE_ADD = Path(__file__).resolve().parent / "data" / "tile_add"
 PARAMS = [TensorParam(name, DataType.FP32, (128, 128)) for name in ("a", "b", "c")]
