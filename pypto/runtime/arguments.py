@@ -1,0 +1,189 @@
+"""Check a call's arguments against the program and stage them for the run.
+
+Every tensor is copied into a private staging array that the simulator reads and writes; only after
+a successful run are the written ones copied back, so a failed run never touches the caller's
+arrays. Scalars become the raw 64-bit words the orchestration reads with ``from_u64<T>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from pypto.interp.dtypes import datatype_of, numpy_dtype
+from pypto.interp.errors import OpError
+from pypto.ir.datatype import DataType
+
+from .artifacts import ArtifactTree, Direction
+from .errors import SimulatorArgumentError
+
+# numpy dtype -> the name of simpler's DataType member.
+_SIMPLER_DTYPE: dict[np.dtype, str] = {
+    np.dtype(np.float32): "FLOAT32",
+    np.dtype(np.float16): "FLOAT16",
+    np.dtype(ml_dtypes.bfloat16): "BFLOAT16",
+    np.dtype(np.int8): "INT8",
+    np.dtype(np.int16): "INT16",
+    np.dtype(np.int32): "INT32",
+    np.dtype(np.int64): "INT64",
+    np.dtype(np.uint8): "UINT8",
+    np.dtype(np.uint16): "UINT16",
+    np.dtype(np.uint32): "UINT32",
+    np.dtype(np.uint64): "UINT64",
+}
+
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class TensorParam:
+    """A tensor parameter of the orchestration function: the array must match dtype and shape exactly."""
+
+    name: str
+    dtype: DataType
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ScalarParam:
+    """A scalar parameter of the orchestration function, passed as a 64-bit word of ``dtype``."""
+
+    name: str
+    dtype: DataType
+
+
+Param = TensorParam | ScalarParam
+
+
+@dataclass(frozen=True)
+class StagedTensor:
+    """One tensor argument: the caller's array, the private copy the run uses, and its direction."""
+
+    name: str
+    caller: np.ndarray
+    staged: np.ndarray
+    direction: Direction
+    simpler_dtype: str
+
+    def write_back(self) -> None:
+        """Copy the run's result into the caller's array when the program writes this tensor."""
+        if self.direction.writes:
+            np.copyto(self.caller, self.staged)
+
+
+@dataclass(frozen=True)
+class BoundArguments:
+    """The tensors (in orchestration order) and scalar words of one call."""
+
+    tensors: tuple[StagedTensor, ...]
+    scalars: tuple[int, ...]
+
+
+def bind_arguments(tree: ArtifactTree, args: Sequence[object], params: Sequence[Param] | None) -> BoundArguments:
+    """Check ``args`` against ``params`` (or, without them, against the orchestration signature alone).
+
+    Raises ``SimulatorArgumentError`` for a wrong count, kind, dtype or shape, a non-contiguous array or
+    a read-only output, before anything has run.
+    """
+    signature = tree.orchestration.signature
+    if params is None:
+        params = [_inferred_param(i, arg) for i, arg in enumerate(args)]
+    elif len(args) != len(params):
+        names = ", ".join(p.name for p in params)
+        raise SimulatorArgumentError(f"the program takes {len(params)} arguments ({names}), got {len(args)}")
+    tensor_params = [p for p in params if isinstance(p, TensorParam)]
+    if len(tensor_params) != len(signature):
+        raise SimulatorArgumentError(
+            f"the orchestration takes {len(signature)} tensors, got {len(tensor_params)}",
+            "pass one array per tensor parameter, in parameter order",
+        )
+    tensors: list[StagedTensor] = []
+    scalars: list[int] = []
+    for param, arg in zip(params, args):
+        if isinstance(param, TensorParam):
+            tensors.append(_stage(param, _array(param.name, arg), signature[len(tensors)]))
+        else:
+            scalars.append(_scalar_word(param, arg))
+    return BoundArguments(tuple(tensors), tuple(scalars))
+
+
+def _inferred_param(index: int, arg: object) -> Param:
+    name = f"argument {index}"
+    if _is_array(arg):
+        array = _array(name, arg)
+        return TensorParam(name, _datatype(name, array.dtype), tuple(array.shape))
+    if isinstance(arg, np.generic):  # first: np.float64 is a float too
+        return ScalarParam(name, _datatype(name, arg.dtype))
+    if isinstance(arg, bool | int):
+        return ScalarParam(name, DataType.INT64)
+    if isinstance(arg, float):  # a plain float is single precision, as in the orchestration's to_u64(float)
+        return ScalarParam(name, DataType.FP32)
+    raise SimulatorArgumentError(f"{name} is a {type(arg).__name__}; expected an array or a scalar")
+
+
+def _is_array(arg: object) -> bool:
+    return isinstance(arg, np.ndarray) or type(arg).__module__.startswith("torch")
+
+
+def _array(name: str, arg: object) -> np.ndarray:
+    if isinstance(arg, np.ndarray):
+        return arg
+    if type(arg).__module__.startswith("torch") and hasattr(arg, "numpy"):
+        if getattr(arg, "device", None) is not None and arg.device.type != "cpu":
+            raise SimulatorArgumentError(f"{name} is a {arg.device} tensor", "pass a CPU tensor")
+        return arg.detach().numpy()  # shares the tensor's memory, so results land in the tensor
+    raise SimulatorArgumentError(f"{name} must be an array, got {type(arg).__name__}")
+
+
+def _datatype(name: str, dtype: np.dtype) -> DataType:
+    try:
+        return datatype_of(dtype)
+    except OpError:
+        raise SimulatorArgumentError(f"{name} has dtype {dtype}, which pypto does not support") from None
+
+
+def _numpy(name: str, dtype: DataType) -> np.dtype:
+    try:
+        return numpy_dtype(dtype)
+    except OpError:
+        raise SimulatorArgumentError(f"{name}: the simulator has no values of {dtype}") from None
+
+
+def _stage(param: TensorParam, array: np.ndarray, direction: Direction) -> StagedTensor:
+    want = _numpy(param.name, param.dtype)
+    if want not in _SIMPLER_DTYPE:
+        raise SimulatorArgumentError(f"{param.name}: the simulator has no tensors of {param.dtype}")
+    if array.dtype != want:
+        raise SimulatorArgumentError(
+            f"{param.name} must have dtype {want} ({param.dtype}), got {array.dtype}",
+            f"convert it first, e.g. {param.name}.astype(np.{want.name})",
+        )
+    if tuple(array.shape) != tuple(param.shape):
+        raise SimulatorArgumentError(f"{param.name} must have shape {list(param.shape)}, got {list(array.shape)}")
+    if not array.flags.c_contiguous:
+        raise SimulatorArgumentError(
+            f"{param.name} is not a contiguous (row-major) array",
+            "pass np.ascontiguousarray(...); an output must be contiguous itself since it is written in place",
+        )
+    if direction.writes and not array.flags.writeable:
+        raise SimulatorArgumentError(f"{param.name} is written by the program but the array is read-only")
+    return StagedTensor(param.name, array, array.copy(order="C"), direction, _SIMPLER_DTYPE[want])
+
+
+def _scalar_word(param: ScalarParam, value: object) -> int:
+    if isinstance(value, np.ndarray) or not isinstance(value, bool | int | float | np.generic):
+        raise SimulatorArgumentError(f"{param.name} must be a scalar of {param.dtype}, got {type(value).__name__}")
+    want = _numpy(param.name, param.dtype)
+    if want.kind == "f":
+        bits = np.array(value, dtype=want).view(f"u{want.itemsize}")
+        return int(bits)
+    if isinstance(value, float | np.floating) and not float(value).is_integer():
+        raise SimulatorArgumentError(f"{param.name} is {param.dtype}, got the non-integer {value}")
+    number = int(value)
+    low, high = (0, 1) if want.kind == "b" else (int(np.iinfo(want).min), int(np.iinfo(want).max))
+    if not low <= number <= high:
+        raise SimulatorArgumentError(f"{param.name} = {number} does not fit in {param.dtype}")
+    return number & _MASK64

@@ -1,0 +1,46 @@
+"""A content-addressed cache of compiled shared objects, so a test run compiles each kernel once.
+
+The key is a hash of everything that decides the bytes (source, flags, compiler identity, the
+installed simpler and pto-isa); a stale entry is never looked up again, so nothing is invalidated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def default_cache_dir() -> Path:
+    """``$PYPTO_CACHE_DIR`` when set, else ``~/.cache/pypto/kernels``."""
+    env = os.environ.get("PYPTO_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "pypto" / "kernels"
+
+
+def cache_key(inputs: dict[str, object]) -> str:
+    """The hex digest of ``inputs`` (JSON-encodable) in a canonical form."""
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class KernelCache:
+    """Compiled objects stored as ``<directory>/<key>.so``; writes are atomic (rename into place)."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory if directory is not None else default_cache_dir()
+
+    def get(self, key: str) -> bytes | None:
+        """The cached bytes for ``key``, or ``None``."""
+        try:
+            return (self.directory / f"{key}.so").read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def put(self, key: str, data: bytes) -> None:
+        """Store ``data`` under ``key`` (a concurrent writer of the same key writes the same bytes)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, self.directory / f"{key}.so")

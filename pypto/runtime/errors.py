@@ -1,0 +1,48 @@
+"""Errors raised while building or running an artifact tree on the simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pypto.ir.errors import PyptoError
+from pypto.ir.span import Span
+
+
+class SimulatorError(PyptoError):
+    """Base of the simulator errors: ``message`` and an optional ``hint`` (shown on its own line)."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        self.message = message
+        self.hint = hint
+        super().__init__(message if hint is None else f"{message}\n  hint: {hint}")
+
+
+class SimulatorNotInstalledError(SimulatorError):
+    """simpler (the PTO2 runtime with the a2a3sim platform) is not installed for this Python."""
+
+
+class ArtifactError(SimulatorError):
+    """The artifact tree is incomplete or its ``kernel_config.py`` is malformed."""
+
+
+class SimulatorArgumentError(SimulatorError):
+    """The arguments do not match the program: count, kind, dtype, shape or memory layout."""
+
+
+class SimulatorBuildError(SimulatorError):
+    """A generated C++ file failed to compile.
+
+    ``span`` is the first error's location in the generated file (unknown when the compiler printed
+    none), ``compiler_output`` the compiler's full message and ``output_dir`` the artifact tree,
+    which is left in place for inspection.
+    """
+
+    def __init__(self, message: str, span: Span, compiler_output: str, output_dir: Path, hint: str | None = None):
+        self.span = span
+        self.compiler_output = compiler_output
+        self.output_dir = output_dir
+        super().__init__(message, hint)
+
+
+class SimulatorRunError(SimulatorError):
+    """The runtime rejected or failed the run; the caller's arrays are left unchanged."""
