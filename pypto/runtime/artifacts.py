@@ -88,7 +88,9 @@ def load_artifacts(root: str | Path) -> ArtifactTree:
     root = Path(root).resolve()
     config = root / "kernel_config.py"
     if not config.is_file():
-        raise ArtifactError(f"{config} does not exist", "pass the output folder of a compile (it holds kernel_config.py)")
+        raise ArtifactError(
+            f"{config} does not exist", "pass the output folder of a compile (it holds kernel_config.py)"
+        )
     try:
         namespace = runpy.run_path(str(config))
     except Exception as err:  # a broken config is bad input: report it, whatever it raised

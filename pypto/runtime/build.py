@@ -26,7 +26,7 @@ from .install import SimulatorInstall
 PLATFORM = "a2a3sim"
 
 # "file:line:col: error: message" (GCC and clang alike); "fatal error" too.
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -75,17 +75,43 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
         def orchestration() -> tuple[bytes, BuildRecord]:
             source = tree.orchestration.source
             extra = [_digest(Path(p)) for p in orch_sources]
-            key = cache_key({**common, "unit": "orchestration", "source": _digest(source), "token": orch_token,
-                             "includes": orch_includes, "extra_sources": extra})
-            return _cached(cache, key, "orchestration", source, tree,
-                           lambda: kc.compile_orchestration(tree.runtime, str(source)))
+            key = cache_key(
+                {
+                    **common,
+                    "unit": "orchestration",
+                    "source": _digest(source),
+                    "token": orch_token,
+                    "includes": orch_includes,
+                    "extra_sources": extra,
+                }
+            )
+            return _cached(
+                cache, key, "orchestration", source, tree, lambda: kc.compile_orchestration(tree.runtime, str(source))
+            )
 
         def kernel(entry: KernelEntry) -> tuple[bytes, BuildRecord]:
-            key = cache_key({**common, "unit": "kernel", "source": _digest(entry.source),
-                             "token": kc.incore_compile_cache_token(entry.core_type), "includes": incore_includes})
-            return _cached(cache, key, entry.label, entry.source, tree, lambda: kc.compile_incore(
-                str(entry.source), core_type=entry.core_type, pto_isa_root=str(install.pto_isa_root),
-                extra_include_dirs=incore_includes))
+            key = cache_key(
+                {
+                    **common,
+                    "unit": "kernel",
+                    "source": _digest(entry.source),
+                    "token": kc.incore_compile_cache_token(entry.core_type),
+                    "includes": incore_includes,
+                }
+            )
+            return _cached(
+                cache,
+                key,
+                entry.label,
+                entry.source,
+                tree,
+                lambda: kc.compile_incore(
+                    str(entry.source),
+                    core_type=entry.core_type,
+                    pto_isa_root=str(install.pto_isa_root),
+                    extra_include_dirs=incore_includes,
+                ),
+            )
 
         with ThreadPoolExecutor(max_workers=2) as pool:
             orch_future = pool.submit(orchestration)
@@ -104,8 +130,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _cached(cache: KernelCache, key: str, unit: str, source: Path, tree: ArtifactTree,
-            compile_unit: Callable[[], bytes]) -> tuple[bytes, BuildRecord]:
+def _cached(
+    cache: KernelCache, key: str, unit: str, source: Path, tree: ArtifactTree, compile_unit: Callable[[], bytes]
+) -> tuple[bytes, BuildRecord]:
     start = time.perf_counter()
     binary = cache.get(key)
     if binary is not None:
@@ -124,8 +151,13 @@ def _build_error(unit: str, source: Path, output: str, output_dir: Path) -> Simu
     own = [m for m in found if Path(m["file"]).resolve() == source.resolve()]
     first = (own or found or [None])[0]
     if first is None:
-        return SimulatorBuildError(f"compiling {unit} ({source}) failed:\n{output.strip()}", Span.unknown(),
-                                   output, output_dir, hint=f"the artifact tree is kept in {output_dir}")
+        return SimulatorBuildError(
+            f"compiling {unit} ({source}) failed:\n{output.strip()}",
+            Span.unknown(),
+            output,
+            output_dir,
+            hint=f"the artifact tree is kept in {output_dir}",
+        )
     file, line, col = Path(first["file"]), int(first["line"]), int(first["col"])
     text = f"{file}:{line}:{col}: error: {first['msg']}"
     lines = file.read_text(errors="replace").splitlines() if file.is_file() else []

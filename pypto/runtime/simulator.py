@@ -21,6 +21,7 @@ from .cache import KernelCache
 from .errors import SimulatorRunError
 from .install import find_simulator
 
+_SIMPLER_TIMING = 25  # simpler's default log level: a marker line per run stage
 _workers: dict[str, Any] = {}
 _handles: dict[tuple[str, str], Any] = {}
 _callables: list[Any] = []  # the registered ChipCallables outlive their handles
@@ -89,7 +90,7 @@ def _worker(runtime: str) -> Any:
     if worker is None:
         # Quieter than simpler's default (TIMING markers on every run) unless the caller chose a level.
         simpler_logger = logging.getLogger("simpler")
-        if simpler_logger.level in (logging.NOTSET, 25):
+        if simpler_logger.level in (logging.NOTSET, _SIMPLER_TIMING):
             simpler_logger.setLevel(logging.WARNING)
         from simpler.worker import Worker
 
@@ -113,8 +114,10 @@ def _handle(worker: Any, built: BuiltProgram) -> Any:
             func_name=orch.function_name,
             binary=built.orchestration,
             children=[
-                (kernel.func_id, CoreCallable.build(signature=[_direction(d.value) for d in kernel.signature],
-                                                    binary=binary))
+                (
+                    kernel.func_id,
+                    CoreCallable.build(signature=[_direction(d.value) for d in kernel.signature], binary=binary),
+                )
                 for kernel, binary in built.kernels
             ],
             config_name="",

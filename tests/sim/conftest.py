@@ -35,7 +35,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     terminalreporter.section("simulator wall times")
     for label, run in _timings:
-        builds = ", ".join(
-            f"{b.unit} {b.seconds:.2f}s{' (cached)' if b.cached else ''}" for b in run.builds
-        )
+        builds = ", ".join(f"{b.unit} {b.seconds:.2f}s{' (cached)' if b.cached else ''}" for b in run.builds)
         terminalreporter.write_line(f"{label}: build {builds}; run {run.run_seconds:.3f}s")
