@@ -1,8 +1,10 @@
 """Small IR helpers shared by passes (spec/ir.md §10): flattening, def collection, yield lookup,
 variable substitution, deep cloning and a statement-parent map.
 
-Substitution and cloning are built on :func:`pypto.ir.traversal.map_children`, so they also
-rewrite the expressions inside types (``Call.type`` shapes, views). Variables are identities: a
+Substitution, cloning and the statement rewriting of ``pypto.passes`` all run on one traversal
+kernel, :func:`transform` (iterative, memoised, copy-on-write through
+:func:`pypto.ir.traversal.map_children`); substitution and cloning also rewrite the expressions
+inside types (``Call.type`` shapes, views). Variables are identities: a
 variable is replaced only through the mapping, never rebuilt because its type mentions a
 replaced variable, except that an ``IterArg`` whose ``initValue`` changes becomes a new IterArg
 used consistently afterwards.
@@ -17,10 +19,12 @@ from .expr import Expr, IterArg, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import ModelBase, replace
-from .stmt import ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from .stmt import ForStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from .traversal import child_fields, iter_children, iter_value, map_children
+from .type_base import Type
 
 T = TypeVar("T", bound=ModelBase)
+
 
 def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     """The statements of ``stmt`` with every nested ``SeqStmts`` spliced in (a non-block gives ``[stmt]``)."""
@@ -35,7 +39,7 @@ def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     return out
 
 
-def _walk(root: ModelBase) -> Iterator[ModelBase]:
+def walk(root: ModelBase) -> Iterator[ModelBase]:
     """Every IR object below ``root`` (pre-order, each shared object once); variables are leaves."""
     seen: set[int] = set()
     todo = [root]
@@ -106,10 +110,65 @@ def get_last_yield_stmt(stmt: Stmt) -> YieldStmt | None:
         stmt = items[-1]
 
 
-class _Rewriter:
-    """Variable substitution over a tree; ``fresh`` optionally invents replacements for defs."""
+Enter = Callable[[Any], Any]
+Leave = Callable[[Any, Any], Any]
 
-    def __init__(self, mapping: Mapping[Var, Expr], copy_all: bool) -> None:
+
+def transform(
+    root: Any,
+    enter: Enter | None = None,
+    leave: Leave | None = None,
+    *,
+    types: bool = True,
+    memo: dict[int, Any] | None = None,
+) -> Any:
+    """The traversal kernel: ``root`` rewritten bottom-up, without recursion.
+
+    Every substitution, clone and pass rewrite of this package runs on it. For each IR object below
+    ``root`` (each shared object once, through ``memo``), ``enter(node)`` is asked first: a result
+    other than None replaces the node and its subtree is not entered. Otherwise the node's children
+    are rewritten, the node is rebuilt from them only if one changed (:func:`map_children`, so an
+    untouched subtree comes back as the same object), and ``leave(node, rebuilt)`` gives the final
+    result. Variables are leaves (``enter`` decides about them); ``types=False`` keeps types as
+    they are. An explicit stack replaces recursion, so depth costs no Python frames.
+    """
+    done: dict[int, Any] = {} if memo is None else memo
+    lookup = lambda child: done.get(id(child), child)  # noqa: E731
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        if not expanded:
+            if key in done:
+                continue
+            if enter is not None:
+                replaced = enter(node)
+                if replaced is not None:
+                    done[key] = replaced
+                    continue
+            if isinstance(node, Var):
+                done[key] = node
+                continue
+            kids = [c for c in iter_children(node) if id(c) not in done and (types or not isinstance(c, Type))]
+            if kids:
+                stack.append((node, True))
+                stack.extend((c, False) for c in reversed(kids))
+                continue
+        new = map_children(node, lookup)
+        done[key] = new if leave is None else leave(node, new)
+    return done[id(root)]
+
+
+def def_vars(node: ModelBase) -> list[Var]:
+    """The variables ``node`` itself binds (its ``_defs`` fields: assignment target, loop variable,
+    iter_args, return_vars, parameters), not those of nested statements."""
+    return [v for name in type(node)._defs for v in iter_value(getattr(node, name)) if isinstance(v, Var)]
+
+
+class _Substitution:
+    """Variable substitution on the kernel; ``fresh`` vars get new copies wherever they occur."""
+
+    def __init__(self, mapping: Mapping[Var, Expr], copy_all: bool, types: bool = True) -> None:
         for key, value in mapping.items():
             if not isinstance(key, Var) or not isinstance(value, Expr):
                 raise IRTypeError(
@@ -117,23 +176,24 @@ class _Rewriter:
                 )
         self.map: dict[int, Expr] = {id(k): v for k, v in mapping.items()}
         self.copy_all = copy_all
-        self.fresh: dict[int, Var] = {}
+        self.types = types
+        self.fresh: dict[int, Callable[[Var], str]] = {}
         self.memo: dict[int, Any] = {}
 
     def __call__(self, node: Any) -> Any:
+        return transform(node, self.enter, self.leave, types=self.types, memo=self.memo)
+
+    def enter(self, node: Any) -> Any:
         if isinstance(node, Var):
             return self.var(node)
-        key = id(node)
-        done = self.memo.get(key)
-        if done is not None:
-            return done
         if isinstance(node, WhileStmt):
             for arg in node.iter_args:  # bound before the condition that reads them
                 self.var(arg)
-        new = map_children(node, self)
-        if new is node and self.copy_all and isinstance(node, (Stmt, Expr, Function, Program)):
-            new = replace(node)
-        self.memo[key] = new
+        return None
+
+    def leave(self, old: Any, new: Any) -> Any:
+        if new is old and self.copy_all and isinstance(old, (Stmt, Expr, Function, Program)):
+            return replace(old)
         return new
 
     def var(self, v: Var) -> Expr:
@@ -141,8 +201,9 @@ class _Rewriter:
         known = self.map.get(key)
         if known is not None:
             return known
-        if key in self.fresh:
-            new = self.fresh_var(v)
+        name = self.fresh.get(key)
+        if name is not None:
+            new = self.fresh_var(v, name(v))
         elif isinstance(v, IterArg):
             init = self(v.initValue)
             new = v if init is v.initValue else IterArg(v.name_hint, v.type, init, v.span)
@@ -151,38 +212,43 @@ class _Rewriter:
         self.map[key] = new
         return new
 
-    def fresh_var(self, v: Var) -> Var:
-        """A new variable standing for ``v``: same name, type rewritten, IterArg init rewritten."""
+    def fresh_var(self, v: Var, name: str) -> Var:
+        """A new variable standing for ``v``: type rewritten, IterArg init rewritten."""
         if isinstance(v, MemRef):
             return _fresh_memref(v, self)
         vtype = self(v.type)
         if isinstance(v, IterArg):
-            return IterArg(v.name_hint, vtype, self(v.initValue), v.span)
-        return type(v)(v.name_hint, vtype, v.span)
-
-
-def _fresh_memref(v: MemRef, rewrite: Callable[[Any], Any]) -> MemRef:
-    return MemRef(
-        name_hint=v.name_hint,
-        base_=rewrite(v.base_),
-        byte_offset_=rewrite(v.byte_offset_),
-        size_=v.size_,
-        is_pinned_=v.is_pinned_,
-        slot_count_=v.slot_count_,
-        slot_index_=v.slot_index_,
-        span=v.span,
-    )
+            return IterArg(name, vtype, self(v.initValue), v.span)
+        return type(v)(name, vtype, v.span)
 
 
 def substitute_expr(expr: Expr, var_map: Mapping[Var, Expr]) -> Expr:
     """``expr`` with every occurrence of a mapped variable replaced (types included); unchanged
     subtrees are shared with the input."""
-    return _Rewriter(var_map, copy_all=False)(expr)
+    return _Substitution(var_map, copy_all=False)(expr)
 
 
 def substitute_stmt(stmt: Stmt, var_map: Mapping[Var, Expr]) -> Stmt:
     """``stmt`` with every occurrence of a mapped variable replaced, at uses and def positions alike."""
-    return _Rewriter(var_map, copy_all=False)(stmt)
+    return _Substitution(var_map, copy_all=False)(stmt)
+
+
+def copy_binders(node: T, var_map: Mapping[Var, Expr], name: Callable[[Var], str], types: bool = False) -> T:
+    """``node`` with ``var_map`` applied and each loop binder inside it (loop variable, iter_arg) a
+    fresh variable called ``name(binder)``, so a copied loop gets binders of its own. Types are
+    kept unless ``types``."""
+    sub = _Substitution(var_map, copy_all=False, types=types)
+    for loop in walk(node):
+        if isinstance(loop, (ForStmt, WhileStmt)):
+            binders = [loop.loop_var] if isinstance(loop, ForStmt) else []
+            for var in binders + list(loop.iter_args):
+                if id(var) not in sub.map:
+                    sub.fresh[id(var)] = name
+    return sub(node)
+
+
+def _same_name(v: Var) -> str:
+    return v.name_hint
 
 
 def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
@@ -191,11 +257,11 @@ def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
     used consistently at all its occurrences. Variables in ``var_map`` are replaced by their
     values (e.g. parameters by call arguments); other free variables, ops and unchanged types are
     kept. Sharing inside ``node`` is preserved in the copy."""
-    rewriter = _Rewriter(var_map or {}, copy_all=True)
+    sub = _Substitution(var_map or {}, copy_all=True)
     for var in collect_def_vars(node):
-        if id(var) not in rewriter.map:
-            rewriter.fresh[id(var)] = var
-    return rewriter(node)
+        if id(var) not in sub.map:
+            sub.fresh[id(var)] = _same_name
+    return sub(node)
 
 
 class ParentStmtAnalysis:
@@ -215,7 +281,7 @@ class ParentStmtAnalysis:
         """(Re)build the map for ``root``."""
         self._parent.clear()
         self._keep = []
-        for node in _walk(root):
+        for node in walk(root):
             if isinstance(node, Stmt):
                 self._keep.append(node)
                 for child in iter_children(node):
@@ -234,10 +300,14 @@ class ParentStmtAnalysis:
 __all__ = [
     "ParentStmtAnalysis",
     "collect_def_vars",
+    "copy_binders",
     "deep_clone",
+    "def_vars",
     "find_yield_stmt",
     "flatten_to_stmts",
     "get_last_yield_stmt",
     "substitute_expr",
     "substitute_stmt",
+    "transform",
+    "walk",
 ]

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pypto.languages.invariants.walk import block, expr_vars, stmt_defs, stmt_exprs
-
 from pypto.ir.expr import Var
 from pypto.ir.stmt import (
     AssignStmt,
@@ -26,6 +24,8 @@ from pypto.ir.stmt import (
     Stmt,
     WhileStmt,
 )
+
+from .defuse import block, expr_vars, stmt_defs, stmt_exprs
 
 _EMPTY: frozenset[Var] = frozenset()
 

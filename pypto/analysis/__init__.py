@@ -1,0 +1,52 @@
+"""Analyses of IR shared by passes and invariant checkers (imports ``pypto.ir`` only).
+
+* :mod:`.index`: ``walk`` and the per-function node index (cached weakly per Function object);
+* :mod:`.defuse`: what a statement reads, evaluates and defines, blocks, free variables;
+* :mod:`.liveness`: gen/kill summaries and live-after sets for pre-SSA code;
+* :mod:`.callgraph`: callees, the call graph of a program and its cycles;
+* :mod:`.names`: the supply of fresh compiler names.
+"""
+
+from .callgraph import call_graph, callee, find_cycle, op_name
+from .defuse import (
+    base_name,
+    block,
+    defined_vars,
+    expr_calls,
+    expr_vars,
+    free_vars,
+    stmt_defs,
+    stmt_exprs,
+    stmt_reads,
+    sub_blocks,
+    type_vars,
+    walk_values,
+)
+from .index import FunctionIndex, function_index, walk
+from .liveness import Liveness, Summary
+from .names import NameSupply
+
+__all__ = [
+    "FunctionIndex",
+    "Liveness",
+    "NameSupply",
+    "Summary",
+    "base_name",
+    "block",
+    "call_graph",
+    "callee",
+    "defined_vars",
+    "expr_calls",
+    "expr_vars",
+    "find_cycle",
+    "free_vars",
+    "function_index",
+    "op_name",
+    "stmt_defs",
+    "stmt_exprs",
+    "stmt_reads",
+    "sub_blocks",
+    "type_vars",
+    "walk",
+    "walk_values",
+]

@@ -1,0 +1,161 @@
+"""What statements read, evaluate and define; blocks; free variables.
+
+``stmt_defs`` is the one answer to "what does this statement define": the ``_defs`` fields of the
+node classes (spec/ir.md §5.1), shared with :func:`pypto.ir.transforms.collect_def_vars`.
+``block(stmt)`` is the statement list a body stands for, ``stmt_exprs(stmt)`` the expressions a
+statement evaluates itself, and ``sub_blocks(stmt)`` the bodies nested in it. Everything here
+walks with explicit stacks, so deep expressions cost no recursion.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, Submit, Var
+from pypto.ir.function import Function
+from pypto.ir.node import IRNode
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    SpmdScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from pypto.ir.transforms import def_vars
+from pypto.ir.type_base import TupleType, Type
+from pypto.ir.types import ShapedType
+
+from .index import function_index, push_value, walk
+
+
+def block(stmt: Stmt | None) -> list[Stmt]:
+    """The statements a body stands for: a SeqStmts' children, one statement, or none."""
+    if stmt is None:
+        return []
+    if isinstance(stmt, SeqStmts):
+        return list(stmt.stmts)
+    return [stmt]
+
+
+def sub_blocks(stmt: Stmt) -> list[Stmt]:
+    """The bodies directly nested in ``stmt`` (then/else, loop body, scope body, block items)."""
+    if isinstance(stmt, SeqStmts):
+        return list(stmt.stmts)
+    if isinstance(stmt, IfStmt):
+        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
+    if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
+        return [stmt.body]
+    return []
+
+
+def stmt_exprs(stmt: Stmt) -> list[Expr]:
+    """The expressions ``stmt`` evaluates itself (not those of nested bodies)."""
+    if isinstance(stmt, AssignStmt):
+        return [stmt.value]
+    if isinstance(stmt, EvalStmt):
+        return [stmt.expr]
+    if isinstance(stmt, IfStmt):
+        return [stmt.condition]
+    if isinstance(stmt, ForStmt):
+        return [stmt.start, stmt.stop, stmt.step] + [ia.initValue for ia in stmt.iter_args]
+    if isinstance(stmt, WhileStmt):
+        return [ia.initValue for ia in stmt.iter_args]
+    if isinstance(stmt, (YieldStmt, ReturnStmt)):
+        return list(stmt.value)
+    if isinstance(stmt, SpmdScopeStmt):
+        return [stmt.core_num]
+    return []
+
+
+def stmt_defs(stmt: Stmt) -> list[Var]:
+    """The variables ``stmt`` itself defines (not those of nested bodies)."""
+    return def_vars(stmt)
+
+
+def walk_values(value: object) -> list[IRNode]:
+    """Every IR node inside a field value (a node, or lists/tuples/dicts of them)."""
+    roots: list[IRNode] = []
+    push_value(value, roots)
+    return [n for root in roots for n in walk(root)]
+
+
+def expr_vars(expr: Expr) -> list[Var]:
+    """The variables read by ``expr`` (with repetitions, in evaluation order)."""
+    if isinstance(expr, Var):
+        return [expr]
+    return [n for n in walk(expr) if isinstance(n, Var)]
+
+
+_LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
+
+
+def expr_calls(expr: Expr) -> list[Expr]:
+    """The Call and Submit nodes inside ``expr`` (itself included)."""
+    if isinstance(expr, _LEAVES):
+        return []
+    if type(expr) is Call and all(isinstance(a, _LEAVES) for a in expr.args):
+        return [expr]
+    return [n for n in walk(expr) if isinstance(n, (Call, Submit))]
+
+
+def stmt_reads(stmt: Stmt) -> set[Var]:
+    """Every variable read by ``stmt`` or a statement nested in it (while conditions included)."""
+    found: set[Var] = set()
+    for node in walk(stmt):
+        if isinstance(node, Stmt):
+            exprs = stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
+            for expr in exprs:
+                found.update(expr_vars(expr))
+    return found
+
+
+def free_vars(stmt: Stmt) -> list[Var]:
+    """The variables ``stmt`` reads that are not defined inside it, in first-read order (its live-ins
+    when it is outlined)."""
+    defined = {id(v) for node in walk(stmt) if isinstance(node, Stmt) for v in stmt_defs(node)}
+    out: dict[int, Var] = {}
+    for node in walk(stmt):
+        if isinstance(node, Stmt):
+            exprs = stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
+            for v in (v for e in exprs for v in expr_vars(e)):
+                if id(v) not in defined:
+                    out.setdefault(id(v), v)
+    return list(out.values())
+
+
+def type_vars(t: Type, out: set[Var]) -> None:
+    """Add to ``out`` the variables used as dimensions inside ``t`` (dynamic shapes, valid shapes)."""
+    todo = [t]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, ShapedType):
+            dims = list(t.shape)
+            view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
+            if view is not None:
+                dims += list(view.valid_shape)
+            for d in dims:
+                out.update(n for n in walk(d) if isinstance(n, Var))
+        elif isinstance(t, TupleType):
+            todo.extend(t.types)
+
+
+def defined_vars(func: Function) -> list[Var]:
+    """The parameters and every variable a statement of ``func`` defines, in order."""
+    out = list(func.params)
+    for stmt in function_index(func).of(Stmt):
+        out.extend(stmt_defs(stmt))
+    return out
+
+
+_COMPILER_SUFFIX = re.compile(r"__(ssa|phi|iter|rv|tmp)_v\d+$")
+
+
+def base_name(name: str) -> str:
+    """A variable name without its compiler version suffix (``x__ssa_v2`` -> ``x``)."""
+    return _COMPILER_SUFFIX.sub("", name)

@@ -1,0 +1,93 @@
+"""``walk`` and the per-function node index.
+
+``function_index(func)`` lists every IR node of a function once (types are not entered; variables
+are leaves, and a loop's iter_args contribute their init values). The index is cached per Function
+object, weakly: nodes are immutable and passes share untouched functions, so a function that
+several boundary checks and passes look at is walked once, and dropped with the function.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+
+from pypto.ir.expr import Var
+from pypto.ir.function import Function
+from pypto.ir.node import IRNode
+from pypto.ir.stmt import ForStmt, WhileStmt
+from pypto.ir.traversal import child_fields
+
+
+@functools.cache
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """Child fields of ``cls`` that may hold IR nodes (types are skipped, variables are leaves)."""
+    if issubclass(cls, Var):
+        return ()
+    return tuple(name for name in child_fields(cls) if name != "type")
+
+
+def push_value(value: object, out: list[IRNode]) -> None:
+    """Append the IR nodes of a field value (a node, or lists/tuples/dicts of them) to ``out``."""
+    if isinstance(value, IRNode):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            push_value(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            push_value(item, out)
+
+
+def walk(root: IRNode) -> list[IRNode]:
+    """Every IR node under ``root`` (itself included) in pre-order, without recursion."""
+    out: list[IRNode] = []
+    stack: list[IRNode] = [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        cls = type(node)
+        children: list[IRNode] = []
+        for name in _node_fields(cls):
+            push_value(getattr(node, name), children)
+        if cls is ForStmt or cls is WhileStmt:
+            children.extend(ia.initValue for ia in node.iter_args)
+        children.reverse()
+        stack.extend(children)
+    return out
+
+
+class FunctionIndex:
+    """All nodes of one function, with per-class lookups (in pre-order)."""
+
+    def __init__(self, func: Function) -> None:
+        self.nodes = walk(func)
+        self._positions: dict[type, list[int]] = {}
+        for i, node in enumerate(self.nodes):
+            self._positions.setdefault(type(node), []).append(i)
+        self.classes = frozenset(self._positions)
+        self._by_class: dict[tuple[type, ...], list] = {}
+
+    def of(self, *classes: type) -> list:
+        """The nodes that are instances of any of ``classes``, in pre-order."""
+        found = self._by_class.get(classes)
+        if found is None:
+            groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
+            positions = groups[0] if len(groups) == 1 else sorted(p for g in groups for p in g)
+            found = [self.nodes[i] for i in positions]
+            self._by_class[classes] = found
+        return found
+
+    def has(self, *classes: type) -> bool:
+        """True when some node is an instance of one of ``classes``."""
+        return any(issubclass(c, classes) for c in self.classes)
+
+
+_INDEX: weakref.WeakKeyDictionary[Function, FunctionIndex] = weakref.WeakKeyDictionary()
+
+
+def function_index(func: Function) -> FunctionIndex:
+    """The node index of ``func`` (cached while ``func`` lives)."""
+    found = _INDEX.get(func)
+    if found is None:
+        found = _INDEX[func] = FunctionIndex(func)
+    return found
