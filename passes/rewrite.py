@@ -1,0 +1,294 @@
+"""Statement rewriting: the framework the passes are written on.
+
+A :class:`RewritePass` states only its interesting cases, as methods marked ``@on(NodeClass)``
+(one ``multipledispatch`` Dispatcher per class, collected along the MRO, so a subclass keeps its
+parent's cases). Everything else is generic:
+
+* A **statement** handler gets the original statement and returns one statement, a list (spliced
+  into the enclosing block) or None (deleted); ``self.emit(stmt)`` puts a statement before the
+  current one (hoisting). Unhandled statements go through ``self.children(stmt)``: their
+  expressions, defined variables and bodies rewritten, the statement rebuilt only if one changed.
+* An **expression** handler gets the node after its children were rewritten (bottom-up, on the
+  iterative kernel :func:`pypto.ir.transforms.transform`, so an expression of any depth costs no
+  Python frames) and returns the replacement.
+* ``self.remap`` is the one variable remap, applied at every use; with ``types = True`` it is also
+  applied inside types (a variable whose type mentions a remapped variable is replaced by a copy
+  with the new type, consistently). ``self.define(var)`` is the def side: the variable with its
+  type (and an iter_arg's init) rewritten, recorded in the remap.
+* ``self.remap`` and ``self.env`` (the pass's own facts, e.g. value ranges) are scoped
+  (``self.bind(var, value)`` and ``define`` write the outermost scope: a renaming holds everywhere): every body
+  (branch, loop body, scope body) is rewritten in a new scope that is dropped when it is left.
+  ``self.body(stmt, facts)`` seeds the new scope; ``with self.scope() as inner:`` exposes it.
+* Untouched objects are returned as they are (tests assert identity); changed bodies are rebuilt
+  as canonical blocks (flat, a single statement bare). ``self.names`` numbers fresh names.
+
+Statement nesting costs four or five Python frames per level (stmt, handler, children, body,
+block). A minimal pass::
+
+    class DropEvals(RewritePass):
+        @on(EvalStmt)
+        def _eval(self, node: EvalStmt) -> None:
+            return None
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import ChainMap
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from multipledispatch import Dispatcher
+
+from pypto.analysis import NameSupply
+from pypto.ir.expr import Expr, IterArg, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
+from pypto.ir.node import ModelBase
+from pypto.ir.span import Span
+from pypto.ir.stmt import SeqStmts, Stmt, WhileStmt
+from pypto.ir.transforms import flatten_to_stmts, transform
+from pypto.ir.traversal import child_fields
+
+from .base import FunctionPass
+from .errors import PassError
+from .util import block_of, keep_list, rebuild, same_list
+
+Result = Stmt | Sequence[Stmt] | None
+Handler = Callable[[Any, Any], Any]
+
+
+def on(*classes: type) -> Callable[[Handler], Handler]:
+    """Mark a method as the handler of nodes of ``classes`` (and their subclasses)."""
+
+    def mark(fn: Handler) -> Handler:
+        fn.rewrites = classes  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+_UNSET = object()
+
+
+class Rewrite:
+    """A rewriting walk over statements and expressions (see the module docstring)."""
+
+    types: ClassVar[bool] = False
+    _dispatcher: ClassVar[Dispatcher] = Dispatcher("Rewrite")
+    _table: ClassVar[dict[type, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._dispatcher = Dispatcher(cls.__name__)
+        for klass in reversed(cls.__mro__):
+            for fn in vars(klass).values():
+                for node_class in getattr(fn, "rewrites", ()):
+                    cls._dispatcher.add((node_class,), fn)
+        cls._table = {}
+
+    def handler(self, node_class: type) -> Handler | None:
+        """The handler for nodes of ``node_class`` (None: the generic case)."""
+        table = type(self)._table
+        found = table.get(node_class, _UNSET)
+        if found is _UNSET:
+            found = table[node_class] = type(self)._dispatcher.dispatch(node_class)
+        return found
+
+    def start(self, func: Function | None = None, program: Program | None = None) -> None:
+        """Fresh state for one run (a function, or a fragment when ``func`` is None)."""
+        self.func, self.program = func, program
+        self.remap: ChainMap[Var, Expr] = ChainMap()
+        self.env: ChainMap[Any, Any] = ChainMap()
+        self.names = NameSupply()
+        self._out: list[Stmt] = []
+
+    # ---- statements ----------------------------------------------------------------------------
+
+    def stmt(self, node: Stmt) -> Result:
+        """``node`` rewritten: its handler's result, or the generic case."""
+        fn = self.handler(type(node))
+        if fn is not None:
+            return fn(self, node)
+        if type(node) is SeqStmts:
+            return self.block(node.stmts)
+        return self.children(node)
+
+    def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
+        """The statements rewritten in order, with emitted ones before and lists spliced."""
+        out: list[Stmt] = []
+        outer = self._out
+        try:
+            for s in stmts:
+                self._out = out
+                new = self.stmt(s)
+                if isinstance(new, Stmt):
+                    out.append(new)
+                elif new is not None:
+                    out.extend(new)
+        finally:
+            self._out = outer
+        return out
+
+    def emit(self, *stmts: Stmt) -> None:
+        """Put ``stmts`` before the statement being rewritten, in its block."""
+        self._out.extend(stmts)
+
+    @contextmanager
+    def scope(self, facts: dict[Any, Any] | None = None, remap: bool = True) -> Iterator[dict[Var, Expr]]:
+        """A new scope for the remap and the environment (``facts`` seeds the environment); yields
+        the scope's own remap entries, readable after it is left. ``remap=False`` scopes only the
+        environment (a region whose definitions stay visible after it)."""
+        outer = self.remap, self.env
+        inner: dict[Var, Expr] = {}
+        self.env = self.env.new_child(dict(facts or {}))
+        if remap:
+            self.remap = self.remap.new_child(inner)
+        try:
+            yield inner
+        finally:
+            self.remap, self.env = outer
+
+    def body(self, node: Stmt | None, facts: dict[Any, Any] | None = None) -> Stmt | None:
+        """A nested body rewritten in its own scope (the same object if nothing changed)."""
+        if node is None:
+            return None
+        with self.scope(facts):
+            return self.reblock(node, self.block(flatten_to_stmts(node)))
+
+    @staticmethod
+    def reblock(old: Stmt, stmts: list[Stmt]) -> Stmt:
+        """``old`` if ``stmts`` are its statements, else their canonical block."""
+        return old if same_list(stmts, flatten_to_stmts(old)) else block_of(stmts, old.span)
+
+    def children(self, node: Stmt) -> Stmt:
+        """The generic case: defined variables, expressions and bodies of ``node`` rewritten."""
+        changes: dict[str, Any] = {}
+        defs = type(node)._defs
+        for name in _field_order(type(node)):
+            old = getattr(node, name)
+            if name in defs:
+                new = [self.define(v) for v in old] if isinstance(old, list) else self.define(old)
+                new = old if isinstance(old, list) and same_list(new, old) else new
+            elif isinstance(old, Stmt):
+                new = self.body(old)
+            elif isinstance(old, list) and old and isinstance(old[0], Stmt):
+                new = keep_list(self.block(old), old)
+            elif old is None:
+                continue
+            else:
+                new = self.expr(old)
+            if new is not old:
+                changes[name] = new
+        return rebuild(node, **changes) if changes else node
+
+    # ---- variables and expressions -------------------------------------------------------------
+
+    def define(self, var: Var) -> Var:
+        """``var`` at its definition: its type (with ``types``) and iter_arg init rewritten; a new
+        variable when one changed, recorded in the remap for the uses that follow."""
+        vtype = self.expr(var.type) if self.types and not isinstance(var, MemRef) else var.type
+        if isinstance(var, IterArg):
+            init = self.expr(var.initValue)
+            new: Var = var if init is var.initValue and vtype is var.type else IterArg(var.name_hint, vtype, init, var.span)
+        else:
+            new = var if vtype is var.type else type(var)(var.name_hint, vtype, var.span)
+        self.bind(var, new)
+        return new
+
+    def bind(self, var: Var, value: Expr) -> None:
+        """Replace ``var`` by ``value`` at every later use, in every scope."""
+        self.remap.maps[-1][var] = value
+
+    def use(self, var: Var) -> Expr:
+        """The expression standing for ``var`` where it is read."""
+        found = self.remap.get(var)
+        if found is not None:
+            return found
+        if not self.types or isinstance(var, (IterArg, MemRef)):
+            return var
+        vtype = self.expr(var.type)
+        new = var if vtype is var.type else type(var)(var.name_hint, vtype, var.span)
+        self.bind(var, new)  # a free variable: the same copy everywhere
+        return new
+
+    def expr(self, value: Any) -> Any:
+        """An expression (or type, or container of them) rewritten bottom-up by the handlers."""
+        if isinstance(value, Var):
+            return self.use(value)
+        if isinstance(value, ModelBase):
+            return transform(value, self._enter, self._leave, types=self.types, memo={})
+        if isinstance(value, list):
+            new = [self.expr(v) for v in value]
+            return value if same_list(new, value) else new
+        if isinstance(value, dict):
+            new_d = {k: self.expr(v) for k, v in value.items()}
+            return value if all(new_d[k] is v for k, v in value.items()) else new_d
+        return value
+
+    def _enter(self, node: Any) -> Any:
+        return self.use(node) if isinstance(node, Var) else None
+
+    def _leave(self, old: Any, new: Any) -> Any:
+        fn = self.handler(type(new))
+        return new if fn is None else fn(self, new)
+
+    # ---- functions ---------------------------------------------------------------------------
+
+    def function(self, func: Function) -> Function:
+        """``func`` rewritten: parameters defined, body rewritten, return types (with ``types``)."""
+        params = [self.define(p) for p in func.params]
+        body = self.reblock(func.body, self.block(flatten_to_stmts(func.body)))
+        returns = self.expr(func.return_types) if self.types else func.return_types
+        return rebuild(func, params=params if not same_list(params, func.params) else func.params, body=body,
+                       return_types=returns)
+
+
+def _field_order(cls: type) -> tuple[str, ...]:
+    fields = child_fields(cls)
+    if cls is WhileStmt:  # the condition reads the iter_args
+        return ("iter_args",) + tuple(f for f in fields if f != "iter_args")
+    return fields
+
+
+class RewritePass(FunctionPass, Rewrite):
+    """A function pass written as rewrite handlers; its name defaults to the class name.
+
+    Each function runs on a fresh copy of the pass (options are fields of the pass, state lives on
+    the copy). ``applies(func)`` may skip functions cheaply; ``self.add_function(f)`` adds a new
+    function to the program (outlining).
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = cls.__name__
+
+    def applies(self, func: Function) -> bool:
+        """False for functions the pass leaves alone without looking inside."""
+        return True
+
+    def error(self, message: str, span: Span | None = None) -> PassError:
+        """A PassError of this pass, to raise."""
+        return PassError(self.name, message, span)
+
+    def add_function(self, func: Function) -> None:
+        """Add ``func`` to the program being rewritten."""
+        self._added.append(func)
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if not self.applies(func):
+            return func
+        run = copy.copy(self)
+        run.start(func, program)
+        run._added = getattr(self, "_added", [])
+        return run.function(func)
+
+    def run(self, program: Program) -> Program:
+        run = copy.copy(self)
+        run._added = []
+        new = super(RewritePass, run).run(program)
+        if not run._added:
+            return new
+        return Program(list(new.functions.values()) + run._added, program.name, program.span)
