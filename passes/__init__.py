@@ -6,7 +6,8 @@ object on a Program returns the new Program::
     from pypto import passes
     after = passes.convert_to_ssa()(before)
 
-Also here: the pass base classes and per-pass rewriter (``base``), contexts and instruments
+Also here: the pass base classes and per-pass rewriter (``base``), the statement-rewriting
+framework passes are written on (``rewrite``), contexts and instruments
 (``context``), the pass manager (``manager``), the default pipeline (``pipeline``) and the plugin
 registry for the ``pypto.passes`` entry-point group (``plugins``).
 """
@@ -20,17 +21,26 @@ from .context import (
     TimingInstrument,
     VerifyLevel,
 )
-from .convert_to_ssa import ConvertToSSA, convert_to_ssa
-from .ctrl_flow_transform import CtrlFlowTransform, ctrl_flow_transform
+from .convert_to_ssa import ConvertToSSA
+from .ctrl_flow_transform import CtrlFlowTransform
 from .errors import PassError, PassOrderError, PluginError
-from .flatten_call_expr import FlattenCallExpr, flatten_call_expr
-from .inline_functions import InlineFunctions, inline_functions
+from .flatten_call_expr import FlattenCallExpr
+from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
-from .normalize_stmt_structure import NormalizeStmtStructure, normalize_stmt_structure
+from .normalize_stmt_structure import NormalizeStmtStructure
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
-from .simplify import Simplify, simplify
-from .unroll_loops import UnrollLoops, unroll_loops
+from .simplify import Simplify
+from .unroll_loops import UnrollLoops
+
+# The factories of spec/passes.md: a pass class called with its options is the pass object.
+inline_functions = InlineFunctions
+unroll_loops = UnrollLoops
+ctrl_flow_transform = CtrlFlowTransform
+convert_to_ssa = ConvertToSSA
+simplify = Simplify
+normalize_stmt_structure = NormalizeStmtStructure
+flatten_call_expr = FlattenCallExpr
 
 
 def available_passes() -> dict[str, object]:

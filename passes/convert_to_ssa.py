@@ -26,42 +26,26 @@ first restructured as CtrlFlowTransform does for kernels. Versions of one variab
 
 from __future__ import annotations
 
-import itertools
+from collections import Counter
 
+from pypto.analysis import Liveness, base_name, defined_vars, expr_vars, function_index, stmt_defs
 from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
-from pypto.languages.invariants.walk import base_name, block, expr_vars, function_index, stmt_defs, walk
 from pypto.languages.ssa import ssa
 from pypto.languages.surface import surface
 
 from pypto.ir.enums import ParamDirection
 from pypto.ir.expr import Expr, IterArg, Var
-from pypto.ir.function import Function, Program
-from pypto.ir.stmt import (
-    AssignStmt,
-    BreakStmt,
-    ContinueStmt,
-    EvalStmt,
-    ForStmt,
-    IfStmt,
-    ReturnStmt,
-    ScopeStmt,
-    SeqStmts,
-    Stmt,
-    WhileStmt,
-    YieldStmt,
-)
+from pypto.ir.function import Function
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt, BreakStmt, ContinueStmt, ForStmt, IfStmt, ScopeStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.transforms import flatten_to_stmts
 
-from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps, structure_loop
-from .errors import PassError
-from .liveness import Liveness
-from .util import block_of, flat, keep_list, rebuild, same_list
-
-NAME = "ConvertToSSA"
+from .rewrite import Result, Rewrite, RewritePass, on
+from .util import block_of, keep_list, rebuild
 
 
-
-def _with_yield(stmts: list[Stmt], values: list[Expr], span: object) -> list[Stmt]:
+def _with_yield(stmts: list[Stmt], values: list[Expr], span: Span) -> list[Stmt]:
     """``stmts`` ending in a yield of its old values (if any) followed by ``values``."""
     if stmts and isinstance(stmts[-1], YieldStmt):
         last = stmts[-1]
@@ -69,225 +53,23 @@ def _with_yield(stmts: list[Stmt], values: list[Expr], span: object) -> list[Stm
     return stmts + [YieldStmt(values, span)]
 
 
-class _Jumps:
+class _Jumps(Rewrite):
     """Restructure non-kernel loops that jump and assign, before SSA construction."""
-
-    rewrite = Rewriter(NAME + ".jumps")
 
     def __init__(self, live: Liveness) -> None:
         self.live = live
-        self.names = itertools.count()
+        self.start()
 
-    @rewrite.register(ForStmt, WhileStmt)
-    def _loop(self, node: ForStmt | WhileStmt) -> Stmt:
-        node = self.rewrite.children(node)
-        body = flat(block(node.body))
+    @on(ForStmt, WhileStmt)
+    def _loop(self, node: ForStmt | WhileStmt) -> Result:
+        node = self.children(node)
+        body = flatten_to_stmts(node.body)
         if not any(jumps(s, (BreakStmt, ContinueStmt)) for s in body) or not self.live.modified(node.body):
             return node
-        out = structure_loop(node, self.names)
-        return out[0] if len(out) == 1 else SeqStmts(out, node.span)
+        return structure_loop(node, self.names)
 
 
-class _Builder:
-    rename = Rewriter(NAME + ".rename")
-
-    def __init__(self, func: Function, body: Stmt, live: Liveness) -> None:
-        self.func = func
-        self.source = body
-        self.live = live
-        self.env: dict[Var, Expr] = {p: p for p in func.params}
-        self.counters: dict[str, int] = {}
-        self.count: dict[Var, int] = {p: 1 for p in func.params}
-        self.names: dict[str, set[Var]] = {}
-        self.order: dict[Var, int] = {}
-        for var in self._all_defs(body):
-            self.count[var] = self.count.get(var, 0) + 1
-        for var in list(func.params) + list(self.count):
-            self.names.setdefault(var.name_hint, set()).add(var)
-            self.order.setdefault(var, len(self.order))
-
-    @staticmethod
-    def _all_defs(body: Stmt) -> list[Var]:
-        return [v for n in walk(body) if isinstance(n, Stmt) for v in stmt_defs(n)]
-
-    @rename.register(Var)
-    def _use(self, node: Var) -> Expr:
-        return self.env.get(node, node)
-
-    def keeps(self, var: Var) -> bool:
-        return self.count.get(var, 0) <= 1 and len(self.names.get(var.name_hint, ())) <= 1
-
-    def version(self, var: Var, kind: str) -> str:
-        base = base_name(var.name_hint)
-        n = self.counters.get(base, 0)
-        self.counters[base] = n + 1
-        return f"{base}__{kind}_v{n}"
-
-    def define(self, var: Var) -> Var:
-        if self.keeps(var):
-            return var
-        return Var(self.version(var, "ssa"), var.type, var.span)
-
-    def sorted(self, vars_: frozenset[Var] | set[Var]) -> list[Var]:
-        return sorted(vars_, key=lambda v: self.order.get(v, len(self.order)))
-
-    def run(self) -> Function:
-        body = self.source
-        old = block(body)
-        stmts = self.block(old, frozenset())
-        if body is self.func.body and same_list(stmts, old):
-            return self.func
-        return rebuild(self.func, body=block_of(stmts, self.func.body.span))
-
-    def block(self, stmts: list[Stmt], live_out: frozenset[Var]) -> list[Stmt]:
-        out: list[Stmt] = []
-        for s, after in zip(stmts, self.live.live_after(stmts, live_out)):
-            out.extend(self.stmt(s, after))
-        return out
-
-    def body(self, original: Stmt, stmts: list[Stmt]) -> Stmt:
-        return original if same_list(stmts, block(original)) else block_of(stmts, original.span)
-
-    def stmt(self, s: Stmt, after: frozenset[Var]) -> list[Stmt]:
-        if isinstance(s, SeqStmts):
-            return self.block(list(s.stmts), after)
-        if isinstance(s, AssignStmt):
-            value = self.rename(s.value)
-            var = self.define(s.var)
-            self.env[s.var] = var
-            return [rebuild(s, var=var, value=value)]
-        if isinstance(s, EvalStmt):
-            return [rebuild(s, expr=self.rename(s.expr))]
-        if isinstance(s, (ReturnStmt, YieldStmt)):
-            return [rebuild(s, value=keep_list([self.rename(v) for v in s.value], s.value))]
-        if isinstance(s, ScopeStmt):
-            return [rebuild(s, body=self.body(s.body, self.block(block(s.body), after)))]
-        if isinstance(s, IfStmt):
-            return [self.if_(s, after)]
-        if isinstance(s, (ForStmt, WhileStmt)):
-            return [self.loop(s, after)]
-        return [s]
-
-    def if_(self, s: IfStmt, after: frozenset[Var]) -> Stmt:
-        cond = self.rename(s.condition)
-        before = self.env
-        self.env = dict(before)
-        then = self.block(block(s.then_body), after)
-        env_then = self.env
-        self.env = dict(before)
-        other = self.block(block(s.else_body), after) if s.else_body is not None else []
-        env_else = self.env
-        self.env = before
-        return_vars = []
-        for rv in s.return_vars:
-            new = self.define(rv)
-            self.env[rv] = new
-            return_vars.append(new)
-        changed = self.live.modified(s.then_body)
-        if s.else_body is not None:
-            changed = changed | self.live.modified(s.else_body)
-        then_vals, else_vals = [], []
-        for v in self.sorted((changed & after) - set(s.return_vars)):
-            tv, ev = env_then.get(v), env_else.get(v)
-            if tv is before.get(v) and ev is before.get(v):
-                continue
-            if tv is None or ev is None:
-                raise PassError(
-                    NAME,
-                    f"'{v.name_hint}' is assigned in only one branch of this if and read after it; "
-                    "assign it before the if or in both branches",
-                    s.span,
-                )
-            phi = Var(self.version(v, "phi"), v.type, s.span)
-            then_vals.append(tv)
-            else_vals.append(ev)
-            return_vars.append(phi)
-            self.env[v] = phi
-        if then_vals:
-            then = _with_yield(then, then_vals, s.then_body.span)
-            other = _with_yield(other, else_vals, s.span)
-        then_body = self.body(s.then_body, then)
-        if s.else_body is not None:
-            else_body = self.body(s.else_body, other)
-        else:
-            else_body = block_of(other, s.span) if other else None
-        return rebuild(
-            s, condition=cond, then_body=then_body, else_body=else_body, return_vars=keep_list(return_vars, s.return_vars)
-        )
-
-    def out_param_init(self, var: Var, loop: Stmt) -> Expr:
-        """The init of a value first defined inside a loop: the matching Out/InOut parameter."""
-        for p, d in zip(self.func.params, self.func.param_directions):
-            if d is not ParamDirection.In and p.type == var.type:
-                return self.env.get(p, p)
-        raise PassError(
-            NAME,
-            f"'{var.name_hint}' is first assigned inside this loop and read after it or in a later iteration; "
-            "give it a value before the loop",
-            loop.span,
-        )
-
-    def loop(self, s: ForStmt | WhileStmt, after: frozenset[Var]) -> Stmt:
-        is_for = isinstance(s, ForStmt)
-        bounds = [self.rename(e) for e in (s.start, s.stop, s.step)] if is_for else []
-        summary = self.live.block(s.body)
-        head = summary.gen
-        if not is_for:
-            head = head | frozenset(expr_vars(s.condition))
-        binders = set(stmt_defs(s)) - set(s.return_vars)
-        carried = self.sorted((self.live.modified(s.body) - binders) & (head | after))
-        iter_args = []
-        for ia in s.iter_args:
-            init = self.rename(ia.initValue)
-            if self.keeps(ia) and init is ia.initValue:
-                iter_args.append(ia)
-            else:
-                name = ia.name_hint if self.keeps(ia) else self.version(ia, "iter")
-                iter_args.append(IterArg(name, ia.type, init, ia.span))
-        new_args = []
-        for v in carried:
-            init = self.env[v] if v in self.env else self.out_param_init(v, s)
-            new_args.append(IterArg(self.version(v, "iter"), v.type, init, s.span))
-        loop_var = self.define(s.loop_var) if is_for else None
-        outer = self.env
-        self.env = dict(outer)
-        self.env.update(zip(s.iter_args, iter_args))
-        self.env.update(zip(carried, new_args))
-        if is_for:
-            self.env[s.loop_var] = loop_var
-        cond = self.rename(s.condition) if not is_for else None
-        body = self.block(block(s.body), frozenset(head | after))
-        inner = self.env
-        self.env = outer
-        explicit = bool(body) and isinstance(body[-1], YieldStmt)
-        carried_vals = [inner[v] for v in carried]
-        if s.iter_args and not explicit:
-            body = body + [YieldStmt([inner[ia] for ia in s.iter_args] + carried_vals, s.span)]
-        elif carried_vals:
-            body = _with_yield(body, carried_vals, s.span)
-        if s.return_vars:
-            return_vars = [self.define(rv) for rv in s.return_vars]
-            self.env.update(zip(s.return_vars, return_vars))
-        else:
-            return_vars = [Var(self.version(ia, "rv"), ia.type, s.span) for ia in s.iter_args]
-        self.env.update(zip(s.iter_args, return_vars))
-        for v in carried:
-            rv = Var(self.version(v, "rv"), v.type, s.span)
-            return_vars.append(rv)
-            self.env[v] = rv
-        fields: dict[str, object] = {
-            "iter_args": keep_list(iter_args + new_args, s.iter_args),
-            "body": self.body(s.body, body),
-            "return_vars": keep_list(return_vars, s.return_vars),
-        }
-        if is_for:
-            fields.update(loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2])
-        else:
-            fields.update(condition=cond)
-        return rebuild(s, **fields)
-
-
-class ConvertToSSA(FunctionPass):
+class ConvertToSSA(RewritePass):
     """Rename re-assigned variables; thread changed values through phis, iter_args and yields.
 
     before:  x = 0                         after:  x__ssa_v0 = 0
@@ -299,25 +81,161 @@ class ConvertToSSA(FunctionPass):
                                                    y = x__phi_v2 + 1
     """
 
-    name = NAME
     source = surface
     target = ssa
     produces = frozenset({SSAForm})
     invalidates = frozenset({NormalizedStmtStructure})
 
-    def run_function(self, func: Function, program: Program) -> Function:
-        index = function_index(func)
-        if not index.has(IfStmt, ForStmt, WhileStmt):
-            defs = list(func.params) + [v for s in index.of(Stmt) for v in stmt_defs(s)]
-            if len(set(defs)) == len(defs) and len({v.name_hint for v in defs}) == len(defs):
-                return func
-        live = Liveness()
-        body = func.body
-        if index.has(BreakStmt, ContinueStmt):
-            body = _Jumps(live).rewrite(body)
-        return _Builder(func, body, live).run()
+    def function(self, func: Function) -> Function:
+        self.live = Liveness()
+        if function_index(func).has(BreakStmt, ContinueStmt):
+            func = rebuild(func, body=_Jumps(self.live).body(func.body))
+        self.count = Counter(defined_vars(func))
+        self.names_of: dict[str, set[Var]] = {}
+        for var in self.count:
+            self.names_of.setdefault(var.name_hint, set()).add(var)
+        self.order = {var: i for i, var in enumerate(self.count)}
+        return super().function(func)
 
+    def block(self, stmts: list[Stmt]) -> list[Stmt]:
+        """Each statement rewritten knowing the variables read after it (``self.after``)."""
+        out: list[Stmt] = []
+        for s, after in zip(stmts, self.live.live_after(list(stmts), self.env.get("live_out", frozenset()))):
+            self.after = after
+            out += super().block([s])
+        return out
 
-def convert_to_ssa() -> ConvertToSSA:
-    """The ConvertToSSA pass."""
-    return ConvertToSSA()
+    def keeps(self, var: Var) -> bool:
+        return self.count[var] <= 1 and len(self.names_of.get(var.name_hint, ())) <= 1
+
+    def version(self, var: Var, kind: str) -> str:
+        base = base_name(var.name_hint)
+        return f"{base}__{kind}_v{self.names.number(base)}"
+
+    def fresh(self, var: Var) -> Var:
+        """The SSA variable of one definition of ``var``, visible from here on."""
+        new = var if self.keeps(var) else Var(self.version(var, "ssa"), var.type, var.span)
+        self.remap[var] = new
+        return new
+
+    def sorted(self, vars_: frozenset[Var] | set[Var]) -> list[Var]:
+        return sorted(vars_, key=lambda v: self.order.get(v, len(self.order)))
+
+    @on(AssignStmt)
+    def _assign(self, s: AssignStmt) -> Result:
+        value = self.expr(s.value)
+        return rebuild(s, var=self.fresh(s.var), value=value)
+
+    @on(ScopeStmt)
+    def _scope(self, s: ScopeStmt) -> Result:
+        with self.scope({"live_out": self.after}, remap=False):  # scopes are transparent
+            return rebuild(s, body=self.reblock(s.body, self.block(flatten_to_stmts(s.body))))
+
+    @on(IfStmt)
+    def _if(self, s: IfStmt) -> Result:
+        after, cond = self.after, self.expr(s.condition)
+        with self.scope({"live_out": after}) as env_then:
+            then = self.block(flatten_to_stmts(s.then_body))
+        with self.scope({"live_out": after}) as env_else:
+            other = self.block(flatten_to_stmts(s.else_body)) if s.else_body is not None else []
+        changed = self.live.modified(s.then_body)
+        if s.else_body is not None:
+            changed = changed | self.live.modified(s.else_body)
+        before = {v: self.remap.get(v) for v in changed}
+        return_vars = [self.fresh(rv) for rv in s.return_vars]
+        then_vals, else_vals = [], []
+        for v in self.sorted((changed & after) - set(s.return_vars)):
+            tv, ev = env_then.get(v, before[v]), env_else.get(v, before[v])
+            if tv is before[v] and ev is before[v]:
+                continue
+            if tv is None or ev is None:
+                raise self.error(
+                    f"'{v.name_hint}' is assigned in only one branch of this if and read after it; "
+                    "assign it before the if or in both branches",
+                    s.span,
+                )
+            phi = Var(self.version(v, "phi"), v.type, s.span)
+            then_vals.append(tv)
+            else_vals.append(ev)
+            return_vars.append(phi)
+            self.remap[v] = phi
+        if then_vals:
+            then = _with_yield(then, then_vals, s.then_body.span)
+            other = _with_yield(other, else_vals, s.span)
+        if s.else_body is not None:
+            else_body = self.reblock(s.else_body, other)
+        else:
+            else_body = block_of(other, s.span) if other else None
+        return rebuild(
+            s,
+            condition=cond,
+            then_body=self.reblock(s.then_body, then),
+            else_body=else_body,
+            return_vars=keep_list(return_vars, s.return_vars),
+        )
+
+    def out_param_init(self, var: Var, loop: Stmt) -> Expr:
+        """The init of a value first defined inside a loop: the matching Out/InOut parameter."""
+        for p, d in zip(self.func.params, self.func.param_directions):
+            if d is not ParamDirection.In and p.type == var.type:
+                return self.remap.get(p, p)
+        raise self.error(
+            f"'{var.name_hint}' is first assigned inside this loop and read after it or in a later iteration; "
+            "give it a value before the loop",
+            loop.span,
+        )
+
+    @on(ForStmt, WhileStmt)
+    def _loop(self, s: ForStmt | WhileStmt) -> Result:
+        after, is_for = self.after, isinstance(s, ForStmt)
+        bounds = [self.expr(e) for e in (s.start, s.stop, s.step)] if is_for else []
+        head = self.live.block(s.body).gen
+        if not is_for:
+            head = head | frozenset(expr_vars(s.condition))
+        binders = set(stmt_defs(s)) - set(s.return_vars)
+        carried = self.sorted((self.live.modified(s.body) - binders) & (head | after))
+        iter_args = []
+        for ia in s.iter_args:
+            init = self.expr(ia.initValue)
+            if self.keeps(ia) and init is ia.initValue:
+                iter_args.append(ia)
+            else:
+                name = ia.name_hint if self.keeps(ia) else self.version(ia, "iter")
+                iter_args.append(IterArg(name, ia.type, init, ia.span))
+        new_args = []
+        for v in carried:
+            init = self.remap[v] if v in self.remap else self.out_param_init(v, s)
+            new_args.append(IterArg(self.version(v, "iter"), v.type, init, s.span))
+        loop_var = self.fresh(s.loop_var) if is_for else None
+        with self.scope({"live_out": frozenset(head | after)}):
+            self.remap.update(zip(s.iter_args, iter_args))
+            self.remap.update(zip(carried, new_args))
+            if is_for:
+                self.remap[s.loop_var] = loop_var
+            cond = self.expr(s.condition) if not is_for else None
+            body = self.block(flatten_to_stmts(s.body))
+            carried_vals = [self.remap[v] for v in carried]
+            iter_vals = [self.remap[ia] for ia in s.iter_args]
+        if s.iter_args and not (body and isinstance(body[-1], YieldStmt)):
+            body = body + [YieldStmt(iter_vals + carried_vals, s.span)]
+        elif carried_vals:
+            body = _with_yield(body, carried_vals, s.span)
+        if s.return_vars:
+            return_vars = [self.fresh(rv) for rv in s.return_vars]
+        else:
+            return_vars = [Var(self.version(ia, "rv"), ia.type, s.span) for ia in s.iter_args]
+        self.remap.update(zip(s.iter_args, return_vars))
+        for v in carried:
+            rv = Var(self.version(v, "rv"), v.type, s.span)
+            return_vars.append(rv)
+            self.remap[v] = rv
+        fields: dict[str, object] = {
+            "iter_args": keep_list(iter_args + new_args, s.iter_args),
+            "body": self.reblock(s.body, body),
+            "return_vars": keep_list(return_vars, s.return_vars),
+        }
+        if is_for:
+            fields.update(loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2])
+        else:
+            fields.update(condition=cond)
+        return rebuild(s, **fields)

@@ -26,18 +26,15 @@ ConvertToSSA uses for a jumping loop that carries values.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-
+from pypto.analysis import NameSupply, function_index, stmt_defs, sub_blocks, walk
 from pypto.languages.invariants import StructuredCtrlFlow
-from pypto.languages.invariants.walk import block, function_index, stmt_defs, sub_blocks, walk
 from pypto.languages.surface import surface
 
 from pypto.ir import scalar_ops
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import is_incore_type
 from pypto.ir.expr import ConstBool, ConstInt, Expr, Var
-from pypto.ir.function import Function, Program
+from pypto.ir.function import Function
 from pypto.ir.stmt import (
     AssignStmt,
     BreakStmt,
@@ -46,18 +43,16 @@ from pypto.ir.stmt import (
     IfStmt,
     InCoreScopeStmt,
     ScopeStmt,
-    SeqStmts,
     Stmt,
     WhileStmt,
     YieldStmt,
 )
+from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 
-from .base import FunctionPass, Rewriter
 from .errors import PassError
-from .util import block_of, flat, rebuild
-
-NAME = "CtrlFlowTransform"
+from .rewrite import Result, RewritePass, on
+from .util import block_of, rebuild
 
 
 def jumps(stmt: Stmt, kind: type | tuple[type, ...]) -> bool:
@@ -70,7 +65,7 @@ def jumps(stmt: Stmt, kind: type | tuple[type, ...]) -> bool:
 
 
 def _branch(stmt: Stmt | None) -> list[Stmt]:
-    return flat(block(stmt))
+    return flatten_to_stmts(stmt) if stmt is not None else []
 
 
 def _remove(stmts: list[Stmt], kind: type, replacement: list[Stmt]) -> list[Stmt]:
@@ -98,7 +93,7 @@ def _remove(stmts: list[Stmt], kind: type, replacement: list[Stmt]) -> list[Stmt
             return out
         word = "break" if kind is BreakStmt else "continue"
         where = "a scope" if isinstance(s, ScopeStmt) else "an if with yields"
-        raise PassError(NAME, f"cannot move the code after a '{word}' out of {where}", s.span)
+        raise PassError("CtrlFlowTransform", f"cannot move the code after a '{word}' out of {where}", s.span)
     return out
 
 
@@ -135,20 +130,20 @@ def _counter(loop: ForStmt, i: Var, n: int, setup: list[Stmt]) -> tuple[Expr, Ex
     return test, scalar_ops.add(i, step, span)
 
 
-def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt]:
+def structure_loop(loop: ForStmt | WhileStmt, names: NameSupply) -> list[Stmt]:
     """``loop`` without break/continue aimed at it, as a list of statements (flag setup first).
 
-    ``names`` supplies the numbers of the ``__break_<n>`` flags.
+    ``names`` numbers the ``__break_<n>`` flags.
     """
     body = _branch(loop.body)
     if loop.iter_args and body and isinstance(body[-1], YieldStmt):
-        raise PassError(NAME, "break/continue in a loop that yields explicitly; write it without pl.yield_", loop.span)
+        raise PassError("CtrlFlowTransform", "break/continue in a loop that yields explicitly; write it without pl.yield_", loop.span)
     if any(jumps(s, ContinueStmt) for s in body):
         body = _remove(body, ContinueStmt, [])
     if not any(jumps(s, BreakStmt) for s in body):
         return [rebuild(loop, body=block_of(body, loop.body.span))]
     span = loop.span
-    n = next(names)
+    n = names.number("break")
     flag = Var(f"__break_{n}", ScalarType(DataType.BOOL), span)
     body = _remove(body, BreakStmt, [AssignStmt(flag, ConstBool(True, span), span)])
     running = scalar_ops.not_(flag, span)
@@ -168,36 +163,7 @@ def structure_loop(loop: ForStmt | WhileStmt, names: Iterator[int]) -> list[Stmt
     return setup + [WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)]
 
 
-class _Run:
-    rewrite = Rewriter(NAME)
-
-    def __init__(self, kernel: bool) -> None:
-        self.names = itertools.count()
-        self.kernel = kernel
-
-    @rewrite.register(InCoreScopeStmt)
-    def _incore(self, node: InCoreScopeStmt) -> Stmt:
-        outside, self.kernel = self.kernel, True
-        try:
-            return self.rewrite.children(node)
-        finally:
-            self.kernel = outside
-
-    @rewrite.register(ForStmt, WhileStmt)
-    def _loop(self, node: ForStmt | WhileStmt) -> Stmt:
-        node = self.rewrite.children(node)
-        if not self.kernel or not any(jumps(s, (BreakStmt, ContinueStmt)) for s in _branch(node.body)):
-            return node
-        out = structure_loop(node, self.names)
-        return out[0] if len(out) == 1 else SeqStmts(out, node.span)
-
-    @rewrite.register(SeqStmts)
-    def _seq(self, node: SeqStmts) -> Stmt:
-        new = self.rewrite.children(node)
-        return new if new is node else block_of(new.stmts, new.span)
-
-
-class CtrlFlowTransform(FunctionPass):
+class CtrlFlowTransform(RewritePass):
     """Turn break/continue in kernel code (InCore/AIC/AIV functions, InCore scopes) into structured control flow.
 
     before:  for i in pl.range(8):              after:  for i in pl.range(8):
@@ -207,19 +173,22 @@ class CtrlFlowTransform(FunctionPass):
                                                                 x = x + i
     """
 
-    name = NAME
     source = surface
     target = surface
     produces = frozenset({StructuredCtrlFlow})
 
-    def run_function(self, func: Function, program: Program) -> Function:
+    def applies(self, func: Function) -> bool:
         index = function_index(func)
-        kernel = is_incore_type(func.func_type)
-        if not index.has(BreakStmt, ContinueStmt) or not (kernel or index.has(InCoreScopeStmt)):
-            return func
-        return rebuild(func, body=_Run(kernel).rewrite(func.body))
+        return index.has(BreakStmt, ContinueStmt) and (is_incore_type(func.func_type) or index.has(InCoreScopeStmt))
 
+    @on(InCoreScopeStmt)
+    def _incore(self, node: InCoreScopeStmt) -> Result:
+        return rebuild(node, body=self.body(node.body, {"kernel": True}))
 
-def ctrl_flow_transform() -> CtrlFlowTransform:
-    """The CtrlFlowTransform pass."""
-    return CtrlFlowTransform()
+    @on(ForStmt, WhileStmt)
+    def _loop(self, node: ForStmt | WhileStmt) -> Result:
+        node = self.children(node)
+        kernel = self.env.get("kernel", is_incore_type(self.func.func_type))
+        if not kernel or not any(jumps(s, (BreakStmt, ContinueStmt)) for s in _branch(node.body)):
+            return node
+        return structure_loop(node, self.names)

@@ -8,52 +8,24 @@ builders, plugin passes), whose redundant blocks print exactly like their conten
 from __future__ import annotations
 
 from pypto.languages.invariants import NormalizedStmtStructure
-from pypto.languages.invariants.walk import function_index
 
-from pypto.ir.function import Function, Program
 from pypto.ir.stmt import SeqStmts, Stmt
 
-from .base import FunctionPass, Rewriter
-from .util import flat, rebuild, same_list
-
-NAME = "NormalizeStmtStructure"
+from .rewrite import RewritePass
+from .util import block_of, same_list
 
 
-class _Run:
-    rewrite = Rewriter(NAME)
-
-    @rewrite.register(SeqStmts)
-    def _seq(self, node: SeqStmts) -> Stmt:
-        node = self.rewrite.children(node)
-        stmts = flat(node.stmts)
-        if len(stmts) == 1:
-            return stmts[0]
-        return node if same_list(stmts, node.stmts) else SeqStmts(stmts, node.span)
-
-
-def _normalized(func: Function) -> bool:
-    return not any(
-        len(seq.stmts) == 1 or any(isinstance(s, SeqStmts) for s in seq.stmts)
-        for seq in function_index(func).of(SeqStmts)
-    )
-
-
-class NormalizeStmtStructure(FunctionPass):
+class NormalizeStmtStructure(RewritePass):
     """Splice nested SeqStmts into their parent and replace a one-statement SeqStmts by its statement.
 
     before:  SeqStmts([SeqStmts([a]), SeqStmts([b, c])])        after:  SeqStmts([a, b, c])
              (an if whose then-branch is SeqStmts([x = 1]))             (the then-branch is x = 1)
     """
 
-    name = NAME
     produces = frozenset({NormalizedStmtStructure})
 
-    def run_function(self, func: Function, program: Program) -> Function:
-        if _normalized(func):
-            return func
-        return rebuild(func, body=_Run().rewrite(func.body))
-
-
-def normalize_stmt_structure() -> NormalizeStmtStructure:
-    """The NormalizeStmtStructure pass."""
-    return NormalizeStmtStructure()
+    @staticmethod
+    def reblock(old: Stmt, stmts: list[Stmt]) -> Stmt:
+        """Every body canonical, not only the changed ones."""
+        canonical = same_list(old.stmts, stmts) and len(stmts) != 1 if isinstance(old, SeqStmts) else stmts == [old]
+        return old if canonical else block_of(stmts, old.span)

@@ -25,53 +25,31 @@ then drop dead scalar assignments (spec/passes.md §4.5).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
 from typing import Any
 
-from pypto.languages.invariants.walk import (
-    block,
-    expr_calls,
-    expr_vars,
-    function_index,
-    stmt_defs,
-    stmt_exprs,
-    type_vars,
-    walk,
-)
+from pypto.analysis import defined_vars, expr_calls, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars, walk
 
 from pypto.interp.scalar_eval import constant_value, fold_binary, fold_unary
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
-from pypto.ir.expr import BinaryExpr, ConstBool, ConstFloat, ConstInt, Expr, IterArg, UnaryExpr, Var
-from pypto.ir.function import Function, Program
+from pypto.ir.expr import BinaryExpr, ConstBool, ConstFloat, ConstInt, Expr, UnaryExpr, Var
+from pypto.ir.function import Function
 from pypto.ir.span import Span
-from pypto.ir.stmt import (
-    AssignStmt,
-    BreakStmt,
-    ContinueStmt,
-    EvalStmt,
-    ForStmt,
-    IfStmt,
-    ReturnStmt,
-    ScopeStmt,
-    SeqStmts,
-    Stmt,
-    WhileStmt,
-    YieldStmt,
-)
-from pypto.ir.type_base import ScalarType, Type
+from pypto.ir.stmt import AssignStmt, BreakStmt, ContinueStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ShapedType
 
-from .base import FunctionPass, Rewriter
 from .ctrl_flow_transform import jumps
-from .util import block_of, keep_list, reblock, rebuild, same_list
+from .rewrite import Result, Rewrite, RewritePass, on
+from .util import keep_list, rebuild
 
-NAME = "Simplify"
 Range = tuple[int, int]
 
 _COMPARE = (E.Eq, E.Ne, E.Lt, E.Le, E.Gt, E.Ge)
-
+_ARITH = (E.Add, E.Sub, E.Mul, E.Min, E.Max)
 
 
 def _make(value: Any, dtype: DataType, span: Span) -> Expr | None:
@@ -125,31 +103,65 @@ def _identity(node: BinaryExpr, a: object, b: object) -> Expr | None:
     return None
 
 
-class _Simplifier:
-    rewrite = Rewriter(NAME, types=True)
+def _operands(e: Expr) -> list[Expr]:
+    """The operands whose ranges give the range of ``e``."""
+    if isinstance(e, _ARITH):
+        return [e.left, e.right]
+    if isinstance(e, (E.FloorDiv, E.FloorMod)) and isinstance(e.right, ConstInt) and e.right.value > 0:
+        return [e.left]
+    return []
 
-    def __init__(self) -> None:
-        self.subst: dict[Var, Expr] = {}
-        self.ranges: dict[Var, Range] = {}
-        self.once: set[Var] = set()
+
+def _range_of(e: Expr, ranges: list[Range | None]) -> Range | None:
+    """The range of ``e`` from those of its operands."""
+    if any(r is None for r in ranges):
+        return None
+    if isinstance(e, _ARITH):
+        a, b = ranges
+        if isinstance(e, E.Add):
+            return a[0] + b[0], a[1] + b[1]
+        if isinstance(e, E.Sub):
+            return a[0] - b[1], a[1] - b[0]
+        if isinstance(e, E.Min):
+            return min(a[0], b[0]), min(a[1], b[1])
+        if isinstance(e, E.Max):
+            return max(a[0], b[0]), max(a[1], b[1])
+        corners = [x * y for x in a for y in b]
+        return min(corners), max(corners)
+    (a,), c = ranges, e.right.value
+    if isinstance(e, E.FloorDiv):
+        return a[0] // c, a[1] // c
+    return (a[0] % c, a[1] % c) if a[0] // c == a[1] // c else (0, c - 1)
+
+
+class Simplify(RewritePass):
+    """Fold constants and identities, bind constants, collapse decided ifs and 0/1-trip loops, DCE.
+
+    before:  n = 4                             after:  y = pl.tensor.create([8], dtype=pl.FP32)
+             m = n * 2
+             if m > 4:
+                 y = pl.tensor.create([m], dtype=pl.FP32)
+             ...
+    """
+
+    types = True
+
+    def applies(self, func: Function) -> bool:
+        index = function_index(func)
+        if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
+            return True
+        kinds = [s.var.type for s in index.of(AssignStmt)]
+        return any(isinstance(t, ScalarType) or isinstance(t, ShapedType) and not _static(t) for t in kinds)
+
+    def function(self, func: Function) -> Function:
+        self.once = {v for v, n in Counter(defined_vars(func)).items() if n == 1}
+        new = super().function(func)
+        return rebuild(new, body=_DeadCode().sweep(func, new.body))
 
     # ---- expressions -------------------------------------------------------------------------
 
-    @rewrite.register(Var)
-    def _var(self, node: Var) -> Expr:
-        return self.subst.get(node, node)
-
-    @rewrite.register(ShapedType)
-    def _shaped(self, node: ShapedType) -> Type:
-        static = all(isinstance(d, ConstInt) for d in node.shape)
-        view = getattr(node, "tensor_view", None) or getattr(node, "tile_view", None)
-        if static and view is None and node.memref is None:
-            return node
-        return self.rewrite.children(node)
-
-    @rewrite.register(BinaryExpr)
+    @on(BinaryExpr)
     def _binary(self, node: BinaryExpr) -> Expr:
-        node = self.rewrite.children(node)
         a, b = constant_value(node.left), constant_value(node.right)
         if a is not None and b is not None:
             folded = _make(fold_binary(type(node), a, b, node.dtype), node.dtype, node.span)
@@ -164,44 +176,32 @@ class _Simplifier:
                 return ConstBool(decided, node.span)
         return node
 
-    @rewrite.register(UnaryExpr)
+    @on(UnaryExpr)
     def _unary(self, node: UnaryExpr) -> Expr:
-        node = self.rewrite.children(node)
         v = constant_value(node.operand)
         if v is None:
             return node
         return _make(fold_unary(type(node), v, node.dtype), node.dtype, node.span) or node
 
-    # ---- value ranges ------------------------------------------------------------------------
+    # ---- value ranges (facts of the scoped environment, keyed by variable) -------------------
 
     def interval(self, e: Expr) -> Range | None:
-        if isinstance(e, ConstInt):
-            return e.value, e.value
-        if isinstance(e, Var):
-            return self.ranges.get(e)
-        if isinstance(e, (E.Add, E.Sub, E.Mul, E.Min, E.Max)):
-            a, b = self.interval(e.left), self.interval(e.right)
-            if a is None or b is None:
-                return None
-            if isinstance(e, E.Add):
-                return a[0] + b[0], a[1] + b[1]
-            if isinstance(e, E.Sub):
-                return a[0] - b[1], a[1] - b[0]
-            if isinstance(e, E.Min):
-                return min(a[0], b[0]), min(a[1], b[1])
-            if isinstance(e, E.Max):
-                return max(a[0], b[0]), max(a[1], b[1])
-            corners = [x * y for x in a for y in b]
-            return min(corners), max(corners)
-        if isinstance(e, (E.FloorDiv, E.FloorMod)) and isinstance(e.right, ConstInt) and e.right.value > 0:
-            a, c = self.interval(e.left), e.right.value
-            if a is None:
-                return None
-            if isinstance(e, E.FloorDiv):
-                return a[0] // c, a[1] // c
-            return (a[0] % c, a[1] % c) if a[0] // c == a[1] // c else (0, c - 1)
-        return None
-
+        """The value range of ``e`` (bottom-up with a stack: expressions may be deep)."""
+        known: dict[int, Range | None] = {}
+        todo: list[tuple[Expr, bool]] = [(e, False)]
+        while todo:
+            node, ready = todo.pop()
+            operands = _operands(node)
+            if operands and not ready:
+                todo.append((node, True))
+                todo.extend((x, False) for x in operands)
+            elif isinstance(node, ConstInt):
+                known[id(node)] = node.value, node.value
+            elif isinstance(node, Var):
+                known[id(node)] = self.env.get(node)
+            else:
+                known[id(node)] = _range_of(node, [known[id(x)] for x in operands]) if operands else None
+        return known[id(e)]
     def decide(self, node: BinaryExpr) -> bool | None:
         a, b = self.interval(node.left), self.interval(node.right)
         if a is None or b is None:
@@ -238,7 +238,7 @@ class _Simplifier:
             if not isinstance(var, Var) or var not in self.once or bound is None:
                 continue
             rel = {E.Lt: E.Gt, E.Gt: E.Lt, E.Le: E.Ge, E.Ge: E.Le}[op] if mirrored else op
-            lo, hi = self.ranges.get(var, (-(2**63), 2**63 - 1))
+            lo, hi = self.env.get(var, (-(2**63), 2**63 - 1))
             if rel is E.Lt:
                 hi = min(hi, bound[1] - 1)
             elif rel is E.Le:
@@ -247,169 +247,115 @@ class _Simplifier:
                 lo = max(lo, bound[0] + 1)
             else:
                 lo = max(lo, bound[0])
-            self.ranges[var] = (lo, hi)
+            self.env[var] = (lo, hi)
 
     # ---- statements --------------------------------------------------------------------------
 
-    def define(self, var: Var) -> Var:
-        """``var`` with its type folded (a new variable when the type changes)."""
-        new_type = self.rewrite(var.type)
-        if new_type is var.type:
-            return var
-        new = (
-            IterArg(var.name_hint, new_type, self.rewrite(var.initValue), var.span)
-            if isinstance(var, IterArg)
-            else Var(var.name_hint, new_type, var.span)
-        )
-        self.subst[var] = new
-        return new
-
-    def scoped(self, fn: Callable[[], list[Stmt]]) -> list[Stmt]:
-        saved = dict(self.ranges)
-        try:
-            return fn()
-        finally:
-            self.ranges = saved
-
-    def body(self, original: Stmt, stmts: list[Stmt]) -> Stmt:
-        return original if same_list(stmts, block(original)) else block_of(stmts, original.span)
-
-    def block(self, stmts: list[Stmt], top: bool = False) -> list[Stmt]:
-        out: list[Stmt] = []
-        for s in stmts:
-            out.extend(self.stmt(s, top))
-        return out
-
-    def stmt(self, s: Stmt, top: bool) -> list[Stmt]:
-        if isinstance(s, SeqStmts):
-            return self.block(list(s.stmts), top)
-        if isinstance(s, AssignStmt):
-            return [self.assign(s, top)]
-        if isinstance(s, EvalStmt):
-            return [rebuild(s, expr=self.rewrite(s.expr))]
-        if isinstance(s, (ReturnStmt, YieldStmt)):
-            return [rebuild(s, value=keep_list([self.rewrite(v) for v in s.value], s.value))]
-        if isinstance(s, IfStmt):
-            return self.if_(s)
-        if isinstance(s, ForStmt):
-            return self.for_(s)
-        if isinstance(s, WhileStmt):
-            return [self.while_(s)]
-        if isinstance(s, ScopeStmt):
-            return [rebuild(s, body=self.body(s.body, self.scoped(lambda: self.block(block(s.body)))))]
-        return [s]
-
-    def assign(self, s: AssignStmt, top: bool) -> Stmt:
-        value = self.rewrite(s.value)
+    @on(AssignStmt)
+    def _assign(self, s: AssignStmt) -> Result:
+        value = self.expr(s.value)
         var = self.define(s.var)
         if isinstance(var.type, ScalarType) and s.var in self.once:
-            if top and isinstance(value, (ConstInt, ConstFloat, ConstBool)):
-                self.subst[s.var] = value
+            if len(self.env.maps) == 1 and isinstance(value, (ConstInt, ConstFloat, ConstBool)):
+                self.bind(s.var, value)  # a top-level constant: substituted everywhere
             else:
                 r = self.interval(value)
                 if r is not None:
-                    self.ranges[var] = r
+                    self.env[var] = r
         return rebuild(s, var=var, value=value)
 
-    def if_(self, s: IfStmt) -> list[Stmt]:
-        cond = self.rewrite(s.condition)
+    def inline(self, body: Stmt | None, return_vars: list[Var], yields: bool = True) -> list[Stmt]:
+        """The statements of a body that replaces its if or loop; its final yield (if ``yields``)
+        binds ``return_vars``."""
+        with self.scope(remap=False):
+            stmts = self.block(flatten_to_stmts(body) if body is not None else [])
+        if yields and stmts and isinstance(stmts[-1], YieldStmt) and len(stmts[-1].value) == len(return_vars):
+            for var, value in zip(return_vars, stmts.pop().value):
+                self.bind(var, value)
+        return stmts
+
+    def branch(self, body: Stmt, cond: Expr, holds: bool) -> Stmt:
+        with self.scope():
+            self.refine(cond, holds)
+            return self.reblock(body, self.block(flatten_to_stmts(body)))
+
+    @on(IfStmt)
+    def _if(self, s: IfStmt) -> Result:
+        cond = self.expr(s.condition)
         if isinstance(cond, ConstBool):
             chosen = s.then_body if cond.value else s.else_body
-            stmts = self.scoped(lambda: self.block(block(chosen)))
-            if not s.return_vars:
-                return stmts
-            if stmts and isinstance(stmts[-1], YieldStmt) and len(stmts[-1].value) == len(s.return_vars):
-                self.subst.update(zip(s.return_vars, stmts[-1].value))
-                return stmts[:-1]
+            last = flatten_to_stmts(chosen)[-1:] if chosen is not None else []
+            if not s.return_vars or last and isinstance(last[0], YieldStmt) and len(last[0].value) == len(s.return_vars):
+                return self.inline(chosen, s.return_vars, yields=bool(s.return_vars))
         return_vars = [self.define(v) for v in s.return_vars]
+        then = self.branch(s.then_body, cond, True)
+        other = self.branch(s.else_body, cond, False) if s.else_body is not None else None
+        return rebuild(
+            s, condition=cond, then_body=then, else_body=other, return_vars=keep_list(return_vars, s.return_vars)
+        )
 
-        def branch(body: Stmt | None, holds: bool) -> list[Stmt]:
-            self.refine(cond, holds)
-            return self.block(block(body))
-
-        then = self.scoped(lambda: branch(s.then_body, True))
-        other = self.scoped(lambda: branch(s.else_body, False)) if s.else_body is not None else None
-        return [
-            rebuild(
-                s,
-                condition=cond,
-                then_body=self.body(s.then_body, then),
-                else_body=self.body(s.else_body, other) if other is not None else None,
-                return_vars=keep_list(return_vars, s.return_vars),
-            )
-        ]
-
-    def iter_args(self, args: list[IterArg]) -> list[IterArg]:
-        out = []
-        for ia in args:
-            init, new_type = self.rewrite(ia.initValue), self.rewrite(ia.type)
-            if init is ia.initValue and new_type is ia.type:
-                out.append(ia)
-                continue
-            new = IterArg(ia.name_hint, new_type, init, ia.span)
-            self.subst[ia] = new
-            out.append(new)
-        return out
-
-    def for_(self, s: ForStmt) -> list[Stmt]:
-        start, stop, step = self.rewrite(s.start), self.rewrite(s.stop), self.rewrite(s.step)
+    @on(ForStmt)
+    def _for(self, s: ForStmt) -> Result:
+        start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
         bounds = [constant_value(x) for x in (start, stop, step)]
         pure = s.kind is ForKind.Sequential and not s.attrs
         if pure and all(isinstance(x, int) and not isinstance(x, bool) for x in bounds) and bounds[2] != 0:
             trips = len(range(*bounds))
+            inits = [self.expr(ia.initValue) for ia in s.iter_args]
             if trips == 0:
-                self.subst.update(zip(s.return_vars, [self.rewrite(ia.initValue) for ia in s.iter_args]))
-                return []
-            if trips == 1 and not any(jumps(x, (BreakStmt, ContinueStmt)) for x in block(s.body)):
+                for var, value in zip(s.return_vars, inits):
+                    self.bind(var, value)
+                return None
+            if trips == 1 and not any(jumps(x, (BreakStmt, ContinueStmt)) for x in flatten_to_stmts(s.body)):
                 # A binder the body re-assigns (surface programs only) is set once, not substituted.
                 entry: list[Stmt] = []
-                for var, value in [(s.loop_var, start), *[(ia, self.rewrite(ia.initValue)) for ia in s.iter_args]]:
+                for var, value in [(s.loop_var, start), *zip(s.iter_args, inits)]:
                     if var in self.once:
-                        self.subst[var] = value
+                        self.bind(var, value)
                     else:
                         entry.append(AssignStmt(var, value, s.span))
-                stmts = entry + self.scoped(lambda: self.block(block(s.body)))
-                if stmts and isinstance(stmts[-1], YieldStmt) and len(stmts[-1].value) == len(s.return_vars):
-                    self.subst.update(zip(s.return_vars, stmts[-1].value))
-                    stmts = stmts[:-1]
-                return stmts
-        iter_args = self.iter_args(s.iter_args)
+                return entry + self.inline(s.body, s.return_vars)
+        iter_args = [self.define(ia) for ia in s.iter_args]
         loop_var = self.define(s.loop_var)
-
-        def run_body() -> list[Stmt]:
-            r0, r1, r2 = (self.interval(x) for x in (start, stop, step))
-            known = r0 is not None and r1 is not None and r2 is not None
-            if known and r2[0] == r2[1] and r2[0] > 0 and s.loop_var in self.once:
-                self.ranges[loop_var] = (r0[0], max(r0[0], r1[1] - 1))
-            return self.block(block(s.body))
-
-        body = self.scoped(run_body)
-        return_vars = [self.define(v) for v in s.return_vars]
-        return [
-            rebuild(
-                s,
-                loop_var=loop_var,
-                start=start,
-                stop=stop,
-                step=step,
-                iter_args=keep_list(iter_args, s.iter_args),
-                body=self.body(s.body, body),
-                return_vars=keep_list(return_vars, s.return_vars),
-            )
-        ]
-
-    def while_(self, s: WhileStmt) -> Stmt:
-        iter_args = self.iter_args(s.iter_args)
-        cond = self.rewrite(s.condition)
-        body = self.scoped(lambda: self.block(block(s.body)))
+        facts: dict[Any, Range] = {}
+        r0, r1, r2 = (self.interval(x) for x in (start, stop, step))
+        if r0 and r1 and r2 and r2[0] == r2[1] and r2[0] > 0 and s.loop_var in self.once:
+            facts[loop_var] = (r0[0], max(r0[0], r1[1] - 1))
+        body = self.body(s.body, facts)
         return_vars = [self.define(v) for v in s.return_vars]
         return rebuild(
             s,
-            condition=cond,
+            loop_var=loop_var,
+            start=start,
+            stop=stop,
+            step=step,
             iter_args=keep_list(iter_args, s.iter_args),
-            body=self.body(s.body, body),
+            body=body,
             return_vars=keep_list(return_vars, s.return_vars),
         )
+
+
+def _static(t: ShapedType) -> bool:
+    return all(isinstance(d, ConstInt) for d in t.shape)
+
+
+class _DeadCode(Rewrite):
+    """Removes unused scalar assignments whose value has no call (TaskIds kept), to a fixpoint."""
+
+    def sweep(self, func: Function, body: Stmt) -> Stmt:
+        while True:
+            self.start()
+            self.used = _used(func, body)
+            swept = self.reblock(body, self.block(flatten_to_stmts(body)))
+            if swept is body:
+                return body
+            body = swept
+
+    @on(AssignStmt)
+    def _assign(self, s: AssignStmt) -> Result:
+        t = s.var.type
+        dead = s.var not in self.used and isinstance(t, ScalarType) and t.dtype != DataType.TASK_ID
+        return None if dead and not expr_calls(s.value) else s
 
 
 def _used(func: Function, body: Stmt) -> set[Var]:
@@ -425,82 +371,3 @@ def _used(func: Function, body: Stmt) -> set[Var]:
             for v in stmt_defs(node):
                 type_vars(v.type, used)
     return used
-
-
-def _dead(s: Stmt, used: set[Var]) -> bool:
-    if not isinstance(s, AssignStmt) or s.var in used or not isinstance(s.var.type, ScalarType):
-        return False
-    return s.var.type.dtype != DataType.TASK_ID and not expr_calls(s.value)
-
-
-def _sweep(body: Stmt, used: set[Var]) -> Stmt:
-    """``body`` without dead assignments (recursively); the same object when none is dead."""
-    if isinstance(body, (IfStmt, ForStmt, WhileStmt, ScopeStmt)):
-        changes = {}
-        for field in ("then_body", "else_body", "body"):
-            sub = getattr(body, field, None)
-            if sub is not None:
-                changes[field] = _sweep(sub, used)
-        return rebuild(body, **changes)
-    if not isinstance(body, SeqStmts):
-        return body
-    stmts = [_sweep(s, used) for s in body.stmts if not _dead(s, used)]
-    return reblock(body, stmts)
-
-
-def _eliminate_dead(func: Function, body: Stmt) -> Stmt:
-    while True:
-        swept = _sweep(body, _used(func, body))
-        if swept is body:
-            return body
-        body = swept
-
-
-def _nothing_to_do(func: Function) -> bool:
-    index = function_index(func)
-    if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
-        return False
-    for s in index.of(AssignStmt):
-        t = s.var.type
-        if isinstance(t, ScalarType):
-            return False
-        if isinstance(t, ShapedType) and not all(isinstance(d, ConstInt) for d in t.shape):
-            return False
-    return True
-
-
-class Simplify(FunctionPass):
-    """Fold constants and identities, bind constants, collapse decided ifs and 0/1-trip loops, DCE.
-
-    before:  n = 4                             after:  y = pl.tensor.create([8], dtype=pl.FP32)
-             m = n * 2
-             if m > 4:
-                 y = pl.tensor.create([m], dtype=pl.FP32)
-             ...
-    """
-
-    name = NAME
-
-    def run_function(self, func: Function, program: Program) -> Function:
-        if _nothing_to_do(func):
-            return func
-        run = _Simplifier()
-        counts: dict[Var, int] = {p: 1 for p in func.params}
-        for s in function_index(func).of(Stmt):
-            for v in stmt_defs(s):
-                counts[v] = counts.get(v, 0) + 1
-        run.once = {v for v, n in counts.items() if n == 1}
-        params = [run.define(p) for p in func.params]
-        old = block(func.body)
-        stmts = run.block(old, top=True)
-        body = func.body if same_list(stmts, old) else block_of(stmts, func.body.span)
-        body = _eliminate_dead(func, body)
-        returns = [run.rewrite(t) for t in func.return_types]
-        return rebuild(
-            func, params=keep_list(params, func.params), return_types=keep_list(returns, func.return_types), body=body
-        )
-
-
-def simplify() -> Simplify:
-    """The Simplify pass."""
-    return Simplify()

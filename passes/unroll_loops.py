@@ -2,43 +2,54 @@
 
 from __future__ import annotations
 
+from pypto.analysis import function_index, stmt_defs, walk
 from pypto.languages.invariants import UnrollResolved
-from pypto.languages.invariants.walk import function_index, stmt_defs, walk
 from pypto.languages.surface import surface
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
-from pypto.ir.expr import ConstInt
-from pypto.ir.function import Function, Program
-from pypto.ir.stmt import AssignStmt, ForStmt, SeqStmts, Stmt
+from pypto.ir.expr import ConstInt, Expr, Var
+from pypto.ir.function import Function
+from pypto.ir.stmt import AssignStmt, ForStmt, Stmt
+from pypto.ir.transforms import copy_binders
 from pypto.ir.type_base import ScalarType
 
-from .base import FunctionPass, Rewriter
-from .errors import PassError
-from .util import Substitute, block_of, rebuild
-
-NAME = "UnrollLoops"
+from .rewrite import Result, RewritePass, on
 
 
-def _constant(e: object, what: str, loop: ForStmt) -> int:
-    if not isinstance(e, ConstInt):
-        raise PassError(NAME, f"pl.unroll needs a constant {what}", loop.span)
-    return e.value
+def _same_name(v: Var) -> str:
+    return v.name_hint
 
 
-class _Run:
-    rewrite = Rewriter(NAME)
+class UnrollLoops(RewritePass):
+    """Expand ``pl.unroll`` loops: one body copy per iteration, the loop variable a constant.
 
-    @rewrite.register(ForStmt)
-    def _for(self, node: ForStmt) -> Stmt:
+    before:  for i in pl.unroll(2):        after:  x = pl.add(x, 0)
+                 x = pl.add(x, i)                  x = pl.add(x, 1)
+    """
+
+    source = surface
+    target = surface
+    produces = frozenset({UnrollResolved})
+
+    def applies(self, func: Function) -> bool:
+        return any(loop.kind is ForKind.Unroll for loop in function_index(func).of(ForStmt))
+
+    def constant(self, e: Expr, what: str, loop: ForStmt) -> int:
+        if not isinstance(e, ConstInt):
+            raise self.error(f"pl.unroll needs a constant {what}", loop.span)
+        return e.value
+
+    @on(ForStmt)
+    def _for(self, node: ForStmt) -> Result:
         if node.kind is not ForKind.Unroll:
-            return self.rewrite.children(node)
-        start, stop = _constant(node.start, "start", node), _constant(node.stop, "stop", node)
-        step = _constant(node.step, "step", node)
+            return self.children(node)
+        start, stop = self.constant(node.start, "start", node), self.constant(node.stop, "stop", node)
+        step = self.constant(node.step, "step", node)
         if step == 0:
-            raise PassError(NAME, "pl.unroll with step 0", node.span)
+            raise self.error("pl.unroll with step 0", node.span)
         if node.iter_args:
-            raise PassError(NAME, "pl.unroll loops cannot carry values (init_values)", node.span)
+            raise self.error("pl.unroll loops cannot carry values (init_values)", node.span)
         var = node.loop_var
         dtype = var.type.dtype if isinstance(var.type, ScalarType) else DataType.INDEX
         # Each copy gets its own nested loop binders, as the printed copies would when parsed back.
@@ -48,36 +59,8 @@ class _Run:
         for i in range(start, stop, step):
             value = ConstInt(i, dtype, node.span)
             if reassigned:
-                copies += [AssignStmt(var, value, node.span), Substitute({}, fresh=lambda v: v.name_hint)(node.body)]
+                copies += [AssignStmt(var, value, node.span), copy_binders(node.body, {}, _same_name)]
             else:
-                copies.append(Substitute({var: value}, fresh=lambda v: v.name_hint)(node.body))
+                copies.append(copy_binders(node.body, {var: value}, _same_name))
         # Outer loops first: an inner pl.unroll may take its bounds from this loop's variable.
-        return self.rewrite(block_of(copies, node.span))
-
-    @rewrite.register(SeqStmts)
-    def _seq(self, node: SeqStmts) -> Stmt:
-        new = self.rewrite.children(node)
-        return new if new is node else block_of(new.stmts, new.span)
-
-
-class UnrollLoops(FunctionPass):
-    """Expand ``pl.unroll`` loops: one body copy per iteration, the loop variable a constant.
-
-    before:  for i in pl.unroll(2):        after:  x = pl.add(x, 0)
-                 x = pl.add(x, i)                  x = pl.add(x, 1)
-    """
-
-    name = NAME
-    source = surface
-    target = surface
-    produces = frozenset({UnrollResolved})
-
-    def run_function(self, func: Function, program: Program) -> Function:
-        if not any(loop.kind is ForKind.Unroll for loop in function_index(func).of(ForStmt)):
-            return func
-        return rebuild(func, body=_Run().rewrite(func.body))
-
-
-def unroll_loops() -> UnrollLoops:
-    """The UnrollLoops pass."""
-    return UnrollLoops()
+        return self.block(copies)
