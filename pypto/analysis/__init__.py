@@ -20,6 +20,7 @@ from .defuse import (
     stmt_reads,
     sub_blocks,
     type_vars,
+    use_counts,
     walk_values,
 )
 from .index import FunctionIndex, function_index, walk
@@ -47,6 +48,7 @@ __all__ = [
     "stmt_reads",
     "sub_blocks",
     "type_vars",
+    "use_counts",
     "walk",
     "walk_values",
 ]

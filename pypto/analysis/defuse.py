@@ -10,6 +10,7 @@ walks with explicit stacks, so deep expressions cost no recursion.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, Submit, Var
 from pypto.ir.function import Function
@@ -113,6 +114,17 @@ def stmt_reads(stmt: Stmt) -> set[Var]:
             for expr in exprs:
                 found.update(expr_vars(expr))
     return found
+
+
+def use_counts(stmt: Stmt) -> Counter[Var]:
+    """How often each variable is read in ``stmt`` and the statements nested in it."""
+    return Counter(
+        v
+        for node in walk(stmt)
+        if isinstance(node, Stmt)
+        for e in stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
+        for v in expr_vars(e)
+    )
 
 
 def free_vars(stmt: Stmt) -> list[Var]:
