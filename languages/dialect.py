@@ -24,12 +24,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pypto.analysis import function_index
+
 from pypto.ir.errors import VerificationError
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 
 from .invariants.base import Invariant, Severity, Violation, check_all
-from .invariants.walk import function_index
 
 GRAMMAR = "Grammar"
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 
+from pypto.analysis import op_name
+
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, Expr
 from pypto.ir.types import TileType
 
-from .walk import op_name
 
 
 class Affinity(enum.Enum):

@@ -13,13 +13,14 @@ import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from pypto.analysis import clear_function_indexes, function_index
+
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 
 from .platform import current_platform
-from .walk import function_index
 
 
 class Severity(enum.Enum):
@@ -115,7 +116,7 @@ def clear_caches() -> None:
     """Forget cached checker results and node indexes (benchmarks measure cold checks)."""
     _RESULTS.clear()
     _CONTEXTS.clear()
-    function_index.cache_clear()
+    clear_function_indexes()
 
 
 class Invariant:

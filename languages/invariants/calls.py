@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pypto.analysis import block, callee, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
+
 from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
 from pypto.ir.expr import Call, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
@@ -9,7 +11,6 @@ from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
-from .walk import block, callee, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
 
 
 def _check_manual_deps(func: Function, program: Program, report: Reporter) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pypto.analysis import function_index, sub_blocks
+
 from pypto.ir.enums import ForKind, is_incore_type
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import BreakStmt, ContinueStmt, ForStmt, Stmt, WhileStmt
 
 from .base import FunctionCheck, Invariant, Reporter
-from .walk import function_index, sub_blocks
 
 
 def _word(stmt: Stmt) -> str:

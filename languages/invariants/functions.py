@@ -3,6 +3,8 @@ Out params not shadowed."""
 
 from __future__ import annotations
 
+from pypto.analysis import base_name, block, function_index, op_name
+
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit, Var
@@ -11,7 +13,6 @@ from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, WhileStmt, YieldStmt
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
-from .walk import base_name, block, function_index, op_name
 
 
 def _check_inline_gone(program: Program, report: Reporter) -> None:

@@ -3,6 +3,8 @@ syncalls launched at full occupancy."""
 
 from __future__ import annotations
 
+from pypto.analysis import callee, function_index, op_name
+
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, Submit, Var
 from pypto.ir.function import Function, Program
@@ -12,7 +14,6 @@ from pypto.ir.types import TileType
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter
 from .platform import current_platform
-from .walk import callee, function_index, op_name
 
 _TPOP_SPACE = {
     ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,

@@ -3,6 +3,8 @@ each memory space fits the chip."""
 
 from __future__ import annotations
 
+from pypto.analysis import defined_vars, function_index, op_name
+
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import ConstInt, Var
 from pypto.ir.function import Function, Program
@@ -11,7 +13,6 @@ from pypto.ir.types import TileType
 
 from .base import Invariant, Reporter
 from .platform import current_platform
-from .walk import defined_vars, function_index, op_name
 
 _POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _VIEWS = frozenset({"tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view"})

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pypto.analysis import function_index
+
 from pypto.ir.enums import FunctionType
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import ForStmt
 
 from .base import Invariant, Reporter
-from .walk import function_index
 
 
 def _check_scopes(func: Function, program: Program, report: Reporter) -> None:

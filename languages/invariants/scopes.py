@@ -3,6 +3,8 @@ of split-aiv regions."""
 
 from __future__ import annotations
 
+from pypto.analysis import expr_vars, function_index, op_name, sub_blocks, walk
+
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, Var
@@ -20,7 +22,6 @@ from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter
-from .walk import expr_vars, function_index, op_name, sub_blocks, walk
 
 
 def _check_nested_incore(func: Function, program: Program, report: Reporter) -> None:

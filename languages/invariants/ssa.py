@@ -7,12 +7,13 @@ transparent. A branch or loop body opens a scope; for UseAfterDef a body without
 
 from __future__ import annotations
 
+from pypto.analysis import block, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars
+
 from pypto.ir.expr import Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 
 from .base import Invariant, Reporter
-from .walk import block, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars
 
 
 def _dynamic_vars(func: Function) -> set[Var]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pypto.analysis import function_index
+
 from pypto.ir.expr import BinaryExpr, Call, Expr, MakeTuple, Submit, TupleGetItemExpr, UnaryExpr
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, YieldStmt
 
 from .base import Invariant, Reporter
-from .walk import function_index
 
 
 def _check_nested_blocks(func: Function, report: Reporter) -> None:

@@ -3,6 +3,8 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
+from pypto.analysis import function_index, op_name
+
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
@@ -13,7 +15,6 @@ from pypto.ir.types import TensorType, TileType
 
 from .base import Invariant, Reporter
 from .platform import current_platform
-from .walk import function_index, op_name
 
 _GM_ACCESS = frozenset({"tensor.read", "tensor.write"})
 

@@ -3,6 +3,8 @@ TensorViewCanonical and ArrayNotEscaped."""
 
 from __future__ import annotations
 
+from pypto.analysis import block, defined_vars, function_index
+
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import TensorLayout
 from pypto.ir.expr import ConstFloat, ConstInt, Expr
@@ -13,7 +15,6 @@ from pypto.ir.type_base import ScalarType, TupleType, Type, UnknownType
 from pypto.ir.types import ArrayType, ShapedType, TensorType, TileType
 
 from .base import Invariant, Reporter
-from .walk import block, defined_vars, function_index
 
 _INT_LIKE = {DataType.INDEX, DataType.INT64}
 

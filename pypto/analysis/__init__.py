@@ -23,7 +23,7 @@ from .defuse import (
     use_counts,
     walk_values,
 )
-from .index import FunctionIndex, function_index, walk
+from .index import FunctionIndex, clear_function_indexes, function_index, walk
 from .liveness import Liveness, Summary
 from .names import NameSupply
 
@@ -35,6 +35,7 @@ __all__ = [
     "base_name",
     "block",
     "call_graph",
+    "clear_function_indexes",
     "callee",
     "defined_vars",
     "expr_calls",

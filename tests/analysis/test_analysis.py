@@ -1,0 +1,81 @@
+"""pypto.analysis: defs (one definition), free variables, use counts, the call graph, fresh names
+and the weak per-function cache."""
+
+from __future__ import annotations
+
+import gc
+
+from pypto import ir
+from pypto.analysis import (
+    NameSupply,
+    call_graph,
+    expr_vars,
+    find_cycle,
+    free_vars,
+    function_index,
+    stmt_defs,
+    use_counts,
+)
+from pypto.analysis.index import _INDEX
+
+INDEX = ir.ScalarType(ir.INDEX)
+
+
+def _loop() -> tuple[dict[str, ir.Var], ir.ForStmt]:
+    n, x, i, s, out = (ir.Var(name, INDEX) for name in ("n", "x", "i", "s", "out"))
+    acc = ir.IterArg("acc", INDEX, x)
+    body = ir.SeqStmts([ir.AssignStmt(s, acc + i + n), ir.YieldStmt([s])])
+    return dict(n=n, x=x, i=i, s=s, out=out, acc=acc), ir.ForStmt(i, 0, n, 1, [acc], body, [out])
+
+
+def test_stmt_defs_and_collect_def_vars_agree() -> None:
+    v, loop = _loop()
+    assert stmt_defs(loop) == [v["i"], v["acc"], v["out"]]
+    assert ir.collect_def_vars(loop) == [v["i"], v["acc"], v["s"], v["out"]]
+
+
+def test_free_vars_are_the_live_ins_in_first_read_order() -> None:
+    v, loop = _loop()
+    assert free_vars(loop) == [v["n"], v["x"]]
+    counts = use_counts(loop)
+    assert counts[v["acc"]] == 1 and counts[v["s"]] == 1 and counts[v["i"]] == 1
+
+
+def test_expr_vars_of_a_deep_expression() -> None:
+    x = ir.Var("x", INDEX)
+    e: ir.Expr = x
+    for _ in range(5_000):
+        e = ir.Add(e, x, ir.INDEX)
+    assert len(expr_vars(e)) == 5_001
+
+
+def _call(name: str) -> ir.Stmt:
+    return ir.EvalStmt(ir.Call(ir.GlobalVar(name), [], INDEX))
+
+
+def test_call_graph_and_its_cycles() -> None:
+    funcs = [
+        ir.Function("a", [], [], ir.SeqStmts([_call("b"), _call("c")])),
+        ir.Function("b", [], [], _call("c")),
+        ir.Function("c", [], [], _call("b")),
+        ir.Function("d", [], [], _call("a")),
+    ]
+    program = ir.Program(funcs, "P")
+    assert call_graph(program) == {"a": ["b", "c"], "b": ["c"], "c": ["b"], "d": ["a"]}
+    assert find_cycle(call_graph(program)) == ["b", "c", "b"]
+    assert find_cycle(call_graph(program, lambda f: f.name != "c")) is None
+
+
+def test_names_are_numbered_per_key() -> None:
+    names = NameSupply()
+    assert [names.number("x"), names.number("x"), names.number("y"), names.number("x")] == [0, 1, 0, 2]
+
+
+def test_the_function_index_is_cached_weakly() -> None:
+    _, loop = _loop()
+    func = ir.Function("f", [], [], loop)
+    assert function_index(func) is function_index(func)
+    before = len(_INDEX)
+    del func
+    gc.collect()
+    assert len(_INDEX) == before - 1
