@@ -15,10 +15,11 @@ parent's cases). Everything else is generic:
   applied inside types (a variable whose type mentions a remapped variable is replaced by a copy
   with the new type, consistently). ``self.define(var)`` is the def side: the variable with its
   type (and an iter_arg's init) rewritten, recorded in the remap.
-* ``self.remap`` and ``self.env`` (the pass's own facts, e.g. value ranges) are scoped
-  (``self.bind(var, value)`` and ``define`` write the outermost scope: a renaming holds everywhere): every body
+* ``self.remap`` and ``self.env`` (the pass's own facts, e.g. value ranges) are scoped: every body
   (branch, loop body, scope body) is rewritten in a new scope that is dropped when it is left.
-  ``self.body(stmt, facts)`` seeds the new scope; ``with self.scope() as inner:`` exposes it.
+  ``self.body(stmt, facts)`` seeds the new scope; ``with self.scope() as inner:`` exposes it (a
+  versioning pass reads each branch's own entries). ``self.bind(var, value)`` and ``define`` write
+  the outermost scope: a renaming holds everywhere.
 * Untouched objects are returned as they are (tests assert identity); changed bodies are rebuilt
   as canonical blocks (flat, a single statement bare). ``self.names`` numbers fresh names.
 
