@@ -90,6 +90,7 @@ class ConvertToSSA(RewritePass):
         self.live = Liveness()
         if function_index(func).has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))
+        self.remap.update((p, p) for p in func.params)  # "defined before" for the phi checks
         self.count = Counter(defined_vars(func))
         self.names_of: dict[str, set[Var]] = {}
         for var in self.count:
@@ -138,9 +139,7 @@ class ConvertToSSA(RewritePass):
             then = self.block(flatten_to_stmts(s.then_body))
         with self.scope({"live_out": after}) as env_else:
             other = self.block(flatten_to_stmts(s.else_body)) if s.else_body is not None else []
-        changed = self.live.modified(s.then_body)
-        if s.else_body is not None:
-            changed = changed | self.live.modified(s.else_body)
+        changed = self.live.modified(s.then_body) | self.live.modified(s.else_body)
         before = {v: self.remap.get(v) for v in changed}
         return_vars = [self.fresh(rv) for rv in s.return_vars]
         then_vals, else_vals = [], []

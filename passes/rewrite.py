@@ -51,6 +51,7 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts, Stmt, WhileStmt
 from pypto.ir.transforms import flatten_to_stmts, transform
 from pypto.ir.traversal import child_fields
+from pypto.ir.type_base import Type
 
 from .base import FunctionPass
 from .errors import PassError
@@ -79,6 +80,7 @@ class Rewrite:
     types: ClassVar[bool] = False
     _dispatcher: ClassVar[Dispatcher] = Dispatcher("Rewrite")
     _table: ClassVar[dict[type, Any]] = {}
+    _exprs: ClassVar[bool] = False  # some handler rewrites expressions or types
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -88,6 +90,7 @@ class Rewrite:
                 for node_class in getattr(fn, "rewrites", ()):
                     cls._dispatcher.add((node_class,), fn)
         cls._table = {}
+        cls._exprs = cls.types or any(issubclass(sig[0], (Expr, Type)) for sig in cls._dispatcher.funcs)
 
     def handler(self, node_class: type) -> Handler | None:
         """The handler for nodes of ``node_class`` (None: the generic case)."""
@@ -195,7 +198,8 @@ class Rewrite:
             new: Var = var if init is var.initValue and vtype is var.type else IterArg(var.name_hint, vtype, init, var.span)
         else:
             new = var if vtype is var.type else type(var)(var.name_hint, vtype, var.span)
-        self.bind(var, new)
+        if new is not var or self.types:  # with types, uses look the variable up instead of its type
+            self.bind(var, new)
         return new
 
     def bind(self, var: Var, value: Expr) -> None:
@@ -216,6 +220,8 @@ class Rewrite:
 
     def expr(self, value: Any) -> Any:
         """An expression (or type, or container of them) rewritten bottom-up by the handlers."""
+        if not self._exprs and not any(self.remap.maps):
+            return value  # nothing could change
         if isinstance(value, Var):
             return self.use(value)
         if isinstance(value, ModelBase):

@@ -97,7 +97,7 @@ class Liveness:
             live = sub.gen | (live_out if sub.exits else live - sub.kill)
         return out
 
-    def modified(self, body: Stmt) -> frozenset[Var]:
+    def modified(self, body: Stmt | None) -> frozenset[Var]:
         """Variables written anywhere in ``body`` (not the binders local to a nested loop)."""
         hit = self._modified.get(id(body))
         if hit is not None and hit[0] is body:

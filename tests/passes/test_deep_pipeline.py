@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from front_programs import parse
-from pass_helpers import check_preserves
 
 from pypto import ir, passes
+from pypto.interp.testing import assert_pass_preserves
 
 
 def long_sum(terms: int) -> str:
@@ -40,12 +40,14 @@ def nested_ifs(depth: int) -> str:
     "terms", [300, pytest.param(1_000, marks=pytest.mark.xfail(raises=RecursionError, strict=True, reason="parser depth"))]
 )
 def test_a_long_sum_compiles(terms: int) -> None:
-    result = check_preserves(passes.PassManager.get_strategy(plugins=False), parse(long_sum(terms)))
+    pipeline = passes.PassManager.get_strategy(plugins=False)
+    result = assert_pass_preserves(pipeline, parse(long_sum(terms)), [3])
     value = result.get_function("main").body.stmts[0].value
     assert isinstance(value, ir.Add)
 
 
 def test_ninety_nested_ifs_compile() -> None:
-    result = check_preserves(passes.PassManager.get_strategy(plugins=False), parse(nested_ifs(90)))
+    pipeline = passes.PassManager.get_strategy(plugins=False)
+    result = assert_pass_preserves(pipeline, parse(nested_ifs(90)), [45])
     branch, ret = result.get_function("main").body.stmts  # x = 0 was substituted
     assert isinstance(branch, ir.IfStmt) and ret.value[0] is branch.return_vars[0]
