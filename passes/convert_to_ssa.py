@@ -49,7 +49,7 @@ def _with_yield(stmts: list[Stmt], values: list[Expr], span: Span) -> list[Stmt]
     """``stmts`` ending in a yield of its old values (if any) followed by ``values``."""
     if stmts and isinstance(stmts[-1], YieldStmt):
         last = stmts[-1]
-        return stmts[:-1] + [YieldStmt(list(last.value) + values, last.span)]
+        return stmts[:-1] + [rebuild(last, value=list(last.value) + values)]
     return stmts + [YieldStmt(values, span)]
 
 
@@ -111,7 +111,7 @@ class ConvertToSSA(RewritePass):
 
     def version(self, var: Var, kind: str) -> str:
         base = base_name(var.name_hint)
-        return f"{base}__{kind}_v{self.names.number(base)}"
+        return self.names.name(base, lambda n: f"{base}__{kind}_v{n}")
 
     def fresh(self, var: Var) -> Var:
         """The SSA variable of one definition of ``var``, visible from here on."""

@@ -27,7 +27,7 @@ class FlattenCallExpr(RewritePass):
     @on(Call, Submit)
     def _hoist(self, node: Call | Submit) -> Expr:
         """A call reached bottom-up is nested: it becomes a temporary (its own arguments first)."""
-        tmp = Var(f"t__tmp_v{self.names.number('tmp')}", node.type, node.span)
+        tmp = Var(self.names.name("tmp", lambda n: f"t__tmp_v{n}"), node.type, node.span)
         self.emit(AssignStmt(tmp, node, node.span))
         return tmp
 

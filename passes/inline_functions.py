@@ -86,6 +86,9 @@ class InlineFunctions(RewritePass):
         assigned = set(local_defs)
         prefix: list[Stmt] = []
         mapping: dict[Var, Expr] = {}
+        if len(f.params) != len(call.args):
+            given = f"takes {len(f.params)} arguments, the call gives {len(call.args)}"
+            raise self.error(f"inline function '{f.name}' {given}", call.span)
         for param, arg in zip(f.params, call.args):
             if param in assigned or not isinstance(arg, _ATOMS):
                 local = Var(f"{param.name_hint}_inline{k}", param.type, arg.span)

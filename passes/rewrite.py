@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
 
-from pypto.analysis import NameSupply
+from pypto.analysis import NameSupply, defined_vars
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
@@ -105,7 +105,7 @@ class Rewrite:
         self.func, self.program = func, program
         self.remap: ChainMap[Var, Expr] = ChainMap()
         self.env: ChainMap[Any, Any] = ChainMap()
-        self.names = NameSupply()
+        self.names = NameSupply(lambda: [v.name_hint for v in defined_vars(func)] if func is not None else [])
         self._out: list[Stmt] = []
 
     # ---- statements ----------------------------------------------------------------------------

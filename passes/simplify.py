@@ -156,7 +156,7 @@ class Simplify(RewritePass):
     def function(self, func: Function) -> Function:
         self.once = {v for v, n in Counter(defined_vars(func)).items() if n == 1}
         new = super().function(func)
-        return rebuild(new, body=_DeadCode().sweep(func, new.body))
+        return rebuild(new, body=_DeadCode().sweep(new, new.body))
 
     # ---- expressions -------------------------------------------------------------------------
 

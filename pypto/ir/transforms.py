@@ -215,7 +215,16 @@ class _Substitution:
     def fresh_var(self, v: Var, name: str) -> Var:
         """A new variable standing for ``v``: type rewritten, IterArg init rewritten."""
         if isinstance(v, MemRef):
-            return _fresh_memref(v, self)
+            return MemRef(
+                name_hint=name,
+                base_=self(v.base_),
+                byte_offset_=self(v.byte_offset_),
+                size_=v.size_,
+                is_pinned_=v.is_pinned_,
+                slot_count_=v.slot_count_,
+                slot_index_=v.slot_index_,
+                span=v.span,
+            )
         vtype = self(v.type)
         if isinstance(v, IterArg):
             return IterArg(name, vtype, self(v.initValue), v.span)

@@ -221,3 +221,13 @@ def test_parent_stmt_analysis() -> None:
     later = ir.ParentStmtAnalysis()
     later.build_map(p["loop"])
     assert later.get_parent(p["inner_yield"]) is p["loop"].body and not later.has_parent(p["ret"])
+
+
+def test_deep_clone_gives_a_defined_memref_a_fresh_object() -> None:
+    buf = ir.MemRef("mem_vec_0", 0, 1024)
+    stmt = ir.SeqStmts([ir.AssignStmt(buf, ir.MemRef("mem_vec_1", 0, 1024))])
+    copy = ir.deep_clone(stmt)
+    new = copy.stmts[0].var
+    assert isinstance(new, ir.MemRef) and new is not buf
+    assert (new.name_hint, new.size_) == ("mem_vec_0", 1024)
+    ir.assert_structural_equal(copy, stmt)

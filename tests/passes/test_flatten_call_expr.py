@@ -63,3 +63,19 @@ def test_flat_program_is_unchanged() -> None:
     program = upto("FlattenCallExpr", parse(FLATTEN_CALL_EXPR["nested_op_calls"]))
     once = passes.flatten_call_expr()(program)
     assert passes.flatten_call_expr()(once) is once
+
+
+def test_temporaries_skip_names_the_function_already_uses() -> None:
+    source = """
+        @pl.program
+        class Clash:
+            @pl.function
+            def main(self, a: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+                t__tmp_v0: pl.Tensor[[16, 16], pl.FP32] = pl.exp(a)
+                r: pl.Tensor[[16, 16], pl.FP32] = pl.add(pl.exp(t__tmp_v0), a)
+                return r
+        """
+    after = passes.flatten_call_expr()(upto("FlattenCallExpr", parse(source)))
+    names = [s.var.name_hint for s in after.get_function("main").body.stmts[:-1]]
+    assert names == ["t__tmp_v0", "t__tmp_v1", "r"]
+    assert SSAForm.check(after) == []
