@@ -24,6 +24,7 @@ Why these cuts. spec/passes.md §6 suggests eight groups (D0-D7). Two refinement
 Entering a dialect validates node kinds and every invariant; a failure is a
 :class:`~pypto.ir.errors.VerificationError` listing each violation with dialect, rule, printed
 node and span. ``describe(d)`` prints a dialect's grammar, ``diff(a, b)`` the delta between two.
+Third-party dialects register through the ``pypto.dialects`` entry-point group (``plugins``).
 """
 
 from pypto.ir.errors import IRValueError
@@ -31,6 +32,7 @@ from pypto.ir.errors import IRValueError
 from .dialect import Dialect, Variant, describe, diff
 from .memref import memref
 from .outlined import outlined
+from .plugins import PluginError, discover_dialects, installed_dialects
 from .runtime import runtime
 from .split_core import split_core
 from .ssa import ssa
@@ -41,20 +43,26 @@ CHAIN: tuple[Dialect, ...] = (surface, ssa, outlined, tiled, split_core, memref,
 
 
 def by_name(name: str) -> Dialect:
-    """The dialect called ``name`` (``"ssa"``); unknown names raise ``ValueError``."""
+    """The dialect called ``name`` (``"ssa"``, or an installed plugin's); unknown names raise ``ValueError``."""
     for d in CHAIN:
         if d.name == name:
             return d
+    plugin = installed_dialects(CHAIN).get(name)
+    if plugin is not None:
+        return plugin
     raise IRValueError(f"unknown dialect '{name}' (known: {', '.join(d.name for d in CHAIN)})")
 
 
 __all__ = [
     "CHAIN",
     "Dialect",
+    "PluginError",
     "Variant",
     "by_name",
     "describe",
     "diff",
+    "discover_dialects",
+    "installed_dialects",
     "memref",
     "outlined",
     "runtime",

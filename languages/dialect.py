@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypto.analysis import function_index
-
+from pypto.backend import Platform
 from pypto.ir.errors import VerificationError
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
@@ -137,21 +137,39 @@ class Dialect:
                     out.append(Violation(GRAMMAR, "REMOVED_FORM", message, node, node.span, func.name))
         return out
 
-    def check(self, program: Program, invariants: Iterable[Invariant] | None = None) -> list[Violation]:
+    def check(
+        self, program: Program, invariants: Iterable[Invariant] | None = None, platform: Platform | None = None
+    ) -> list[Violation]:
         """The grammar violations and those of ``invariants`` (default: all guaranteed ones).
 
         Grammar and per-function invariants are checked in one loop over the functions
-        (:func:`~pypto.languages.invariants.base.check_all`).
+        (:func:`~pypto.languages.invariants.base.check_all`). ``platform`` is the chip the
+        checks assume (default: that of the current backend type).
         """
         found = self._program_grammar(program)
         invs = self.invariants if invariants is None else invariants
-        found.extend(check_all(program, invs, self._function_grammar))
+        found.extend(check_all(program, invs, self._function_grammar, platform))
         return [v.in_dialect(self.name) for v in found]
 
-    def validate(self, program: Program, invariants: Iterable[Invariant] | None = None, context: str = "") -> Program:
+    def validate(
+        self,
+        program: Program,
+        invariants: Iterable[Invariant] | None = None,
+        context: str = "",
+        platform: Platform | None = None,
+    ) -> Program:
         """Return ``program`` if it belongs to the dialect, else raise :class:`VerificationError`."""
-        raise_if_errors(self.check(program, invariants), self.name, program, context)
+        raise_if_errors(self.check(program, invariants, platform), self.name, program, context)
         return program
+
+    def refines(self, other: Dialect) -> bool:
+        """True when this dialect is ``other`` or descends from it (at least as strict)."""
+        d: Dialect | None = self
+        while d is not None:
+            if d is other:
+                return True
+            d = d.parent
+        return False
 
     def __contains__(self, program: object) -> bool:
         if not isinstance(program, Program):

@@ -12,7 +12,7 @@ framework passes are written on (``rewrite``), contexts and instruments
 registry for the ``pypto.passes`` entry-point group (``plugins``).
 """
 
-from .base import FunctionPass, Pass, ProgramPass, Rewriter
+from .base import SAME, FunctionPass, Pass, ProgramPass, Rewriter
 from .context import (
     CallbackInstrument,
     DumpInstrument,
@@ -52,6 +52,7 @@ def available_passes() -> dict[str, object]:
 
 
 __all__ = [
+    "SAME",
     "CallbackInstrument",
     "ConvertToSSA",
     "CtrlFlowTransform",

@@ -1,12 +1,25 @@
 """The pass base classes and the per-pass rewriter.
 
-A pass declares its ``name``, the ``source`` and ``target`` dialects, and the property contract of
-spec/passes.md §2 (``requires``, ``produces``, ``invalidates``; sets of invariants). ``source`` and
-``target`` of None mean "any dialect, unchanged" (Simplify runs in several dialects). Calling a
-pass object on a Program runs it under the active :class:`~pypto.passes.context.PassContext`
-(instruments, and a check of the properties it produces) and returns the new Program::
+A pass declares its ``name`` (default: the class name), the ``source`` and ``target`` dialects,
+and the property contract of spec/passes.md §2 (``requires``, ``produces``, ``invalidates``; sets of
+invariants). A pass accepts every program of its source dialect or of a dialect descending from it
+(``source = surface``, the default, accepts all); ``target = SAME`` (the default) says the pass keeps
+the dialect it is given (Simplify runs in several dialects). Calling a pass object on a Program
+checks that the program is in the source dialect with the required properties, runs the pass under
+the active :class:`~pypto.passes.context.PassContext` (instruments, and a check of the properties it
+produces) and returns the new Program::
 
     after = passes.convert_to_ssa()(before)
+
+A pass is a dataclass whose fields are its options (as in xDSL); every subclass becomes one
+automatically. Options are frozen once the pass is built (per-run state may live on a copy of the
+pass, as in :class:`~pypto.passes.rewrite.RewritePass`), and an option of the wrong type is a
+:class:`~pypto.passes.errors.PassError`::
+
+    class Tile(FunctionPass):
+        size: int = 64
+
+    Tile(size=128)          # Tile(size="big") raises PassError
 
 Passes are pure: they build new nodes and never mutate. A :class:`Rewriter` is one
 ``multipledispatch`` Dispatcher per pass; its fallback, registered for every IR object, rebuilds a
@@ -29,18 +42,25 @@ per-run state object holding counters and environments)::
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
+from pydantic import TypeAdapter, ValidationError
 from pypto.languages.dialect import Dialect
 from pypto.languages.invariants.base import Invariant
+from pypto.languages.surface import surface
 
 from pypto.ir.function import Function, Program
 from pypto.ir.node import ModelBase
 from pypto.ir.traversal import map_children
 from pypto.ir.type_base import Type
+
+from .errors import PassError
 
 Handler = Callable[[Any, Any], Any]
 
@@ -111,30 +131,93 @@ class _Bound:
         return self.rewriter.children(self.owner, node)
 
 
+class Same:
+    """The type of :data:`SAME`: a pass target meaning "the dialect the program is in"."""
+
+    def __repr__(self) -> str:
+        return "SAME"
+
+
+SAME = Same()
+
+
+@functools.cache
+def _option_adapter(cls: type, field: str) -> TypeAdapter:
+    return TypeAdapter(typing.get_type_hints(cls)[field])
+
+
+@dataclasses.dataclass(repr=False, unsafe_hash=True)
 class Pass(ABC):
-    """Base of every pass: name, dialects and property contract; ``run`` does the work."""
+    """Base of every pass: name, dialects, property contract and options; ``run`` does the work."""
 
     name: ClassVar[str] = ""
-    source: ClassVar[Dialect | None] = None
-    target: ClassVar[Dialect | None] = None
+    source: ClassVar[Dialect] = surface
+    target: ClassVar[Dialect | Same] = SAME
     requires: ClassVar[frozenset[Invariant]] = frozenset()
     produces: ClassVar[frozenset[Invariant]] = frozenset()
     invalidates: ClassVar[frozenset[Invariant]] = frozenset()
     # Where a plugin pass goes in the default pipeline: after / before the pass of that name.
     after: ClassVar[str | None] = None
     before: ClassVar[str | None] = None
+    _named: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A name set in a class body is inherited (a subclass of a plugin pass keeps its name);
+        # otherwise the pass is named after its class.
+        if "name" in cls.__dict__:
+            cls._named = True
+        elif not cls._named:
+            cls.name = cls.__name__
+        dataclasses.dataclass(repr=False, unsafe_hash=True)(cls)
+        init = cls.__init__
+
+        @functools.wraps(init)
+        def checked_init(self: Pass, *args: Any, **options: Any) -> None:
+            known = [f.name for f in dataclasses.fields(cls)]
+            for key in options:
+                if key not in known:
+                    listed = ", ".join(known) if known else "none"
+                    raise PassError(cls.name, f"unknown option '{key}' (options: {listed})")
+            try:
+                init(self, *args, **options)
+            except TypeError as err:  # too many positional options
+                raise PassError(cls.name, f"bad options: {err}") from None
+
+        cls.__init__ = checked_init  # type: ignore[method-assign]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self.__dataclass_fields__ and self.__dict__.get("_built", False):
+            raise dataclasses.FrozenInstanceError(f"cannot assign to option '{name}' of pass {self.name}")
+        object.__setattr__(self, name, value)
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            try:
+                _option_adapter(type(self), f.name).validate_python(value, strict=True)
+            except ValidationError:
+                hint = typing.get_type_hints(type(self))[f.name]
+                want = hint.__name__ if isinstance(hint, type) else str(hint)
+                raise PassError(self.name, f"option '{f.name}' must be {want}, got {value!r}") from None
+        self._built = True
 
     @abstractmethod
     def run(self, program: Program) -> Program:
         """Transform ``program`` (FunctionPass implements it through ``run_function``)."""
 
+    def target_from(self, current: Dialect) -> Dialect:
+        """The dialect of the output when the input is in ``current`` (``current`` for SAME)."""
+        return current if isinstance(self.target, Same) else self.target
+
     def __call__(self, program: Program) -> Program:
         from .context import apply_pass
 
-        return apply_pass(self, program)
+        return apply_pass(self, program, check_source=True)
 
     def __repr__(self) -> str:
-        return f"<Pass {self.name}>"
+        options = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+        return f"<Pass {self.name}{f'({options})' if options else ''}>"
 
 
 class ProgramPass(Pass):

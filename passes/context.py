@@ -12,6 +12,10 @@ dialect, so a pass that breaks any invariant is caught at its own boundary); or 
 (strict, and each program is also printed, parsed back and compared structurally). Checker results are
 cached per function object, so a strict check re-walks only the functions a pass changed. The
 environment variable ``PYPTO_VERIFY_LEVEL`` sets the default.
+
+And it carries the target :class:`~pypto.backend.Platform` (``PassContext(platform=A5)`` or
+``PassContext(platform=BackendType.Ascend950)``; default: the platform of the current backend
+type), which every check run by a pass or a pass manager inside the block assumes.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from typing import Self
 from pypto.languages.dialect import raise_if_errors
 from pypto.languages.invariants.base import Invariant, check_all
 
+from pypto.backend import BackendType, Platform, current_platform, platform_for
 from pypto.ir.errors import IRValueError
 from pypto.ir.function import Program
 
-from .base import Pass
+from .base import Pass, Same
 from .errors import PassError
 
 
@@ -146,13 +151,19 @@ class DumpInstrument(PassInstrument):
 
 
 class PassContext:
-    """The instruments and verification level that apply to passes run inside ``with``."""
+    """The instruments, verification level and platform that apply to passes run inside ``with``."""
 
     def __init__(
-        self, instruments: Iterable[PassInstrument] = (), verify: bool | str | VerifyLevel | None = None
+        self,
+        instruments: Iterable[PassInstrument] = (),
+        verify: bool | str | VerifyLevel | None = None,
+        platform: Platform | BackendType | None = None,
     ) -> None:
         self.instruments: list[PassInstrument] = list(instruments)
         self.verify = verify_level(verify)
+        if platform is None:
+            platform = current_platform()
+        self.platform: Platform = platform if isinstance(platform, Platform) else platform_for(platform)
         self._token: contextvars.Token | None = None
 
     def __enter__(self) -> Self:
@@ -174,12 +185,27 @@ class PassContext:
 _current: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pypto_pass_context", default=None)
 
 
-def apply_pass(pass_: Pass, program: Program, checks: Sequence[Invariant] | None = None, dialect: str = "") -> Program:
+def apply_pass(
+    pass_: Pass,
+    program: Program,
+    checks: Sequence[Invariant] | None = None,
+    dialect: str = "",
+    check_source: bool = False,
+) -> Program:
     """Run ``pass_`` with the active instruments, then check ``checks`` (default: what it produces).
 
-    With verification off (``PassContext(verify=False)``) nothing is checked.
+    ``check_source`` (a pass applied on its own) first validates ``program`` against the pass's
+    source dialect and required properties, except the properties the pass establishes itself
+    (NormalizeStmtStructure repairs nested blocks). With verification off (``PassContext(verify=False)``)
+    nothing is checked.
     """
     ctx = PassContext.current()
+    verify = ctx.verify is not VerifyLevel.NONE
+    if check_source and verify:
+        made = set(pass_.produces) - set(pass_.requires)
+        need = [i for i in pass_.source.invariants if i not in made]
+        need += sorted(set(pass_.requires) - set(need), key=lambda i: i.name)
+        pass_.source.validate(program, need, f"input of pass {pass_.name}", ctx.platform)
     for inst in ctx.instruments:
         inst.before_pass(pass_, program)
     result = pass_.run(program)
@@ -187,9 +213,9 @@ def apply_pass(pass_: Pass, program: Program, checks: Sequence[Invariant] | None
         raise PassError(pass_.name, f"returned {type(result).__name__} instead of a Program")
     for inst in ctx.instruments:
         inst.after_pass(pass_, result)
-    if ctx.verify is not VerifyLevel.NONE:
+    if verify:
         invariants = sorted(pass_.produces, key=lambda i: i.name) if checks is None else list(checks)
-        found = check_all(result, invariants)
-        name = dialect or (pass_.target.name if pass_.target is not None else "")
+        found = check_all(result, invariants, platform=ctx.platform)
+        name = dialect or ("" if isinstance(pass_.target, Same) else pass_.target.name)
         raise_if_errors([v.in_dialect(name) for v in found], name, result, f"after pass {pass_.name}")
     return result

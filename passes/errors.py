@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# One error class for pass and dialect plugins (dialect plugins are discovered in languages/).
+from pypto.languages.plugins import PluginError  # noqa: F401
+
 from pypto.ir.errors import PyptoError
 from pypto.ir.span import Span
 
@@ -19,6 +22,3 @@ class PassError(PyptoError):
 class PassOrderError(PyptoError):
     """A pipeline puts a pass where its source dialect or required properties do not hold."""
 
-
-class PluginError(PyptoError):
-    """A pass plugin is malformed, misplaced or registered twice."""

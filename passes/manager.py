@@ -1,8 +1,8 @@
 """The pass manager: an ordered pipeline with adjacency checks and verification at each boundary.
 
-Building a :class:`PassManager` checks the order statically, before anything runs: each pass's
-source dialect must be the dialect the program is in at that point, its required properties must
-hold, and a pass that enters a new dialect must leave every property of that dialect established
+Building a :class:`PassManager` checks the order statically, before anything runs: the dialect the
+program is in at each pass must be the pass's source dialect or descend from it, its required
+properties must hold, and a pass that enters a new dialect must leave every property of that dialect established
 (by the dialect the program came from or by the passes so far). Running it then validates:
 
 * the input program against the start dialect (grammar and every invariant);
@@ -64,7 +64,7 @@ def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = N
     current, props = start, set(start.properties)
     steps = []
     for p in passes:
-        if p.source is not None and p.source is not current:
+        if not current.refines(p.source):
             raise PassOrderError(
                 f"pass {p.name} expects a program in dialect '{p.source.name}', but at this point of the "
                 f"pipeline the program is in '{current.name}'"
@@ -75,7 +75,7 @@ def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = N
                 f"pass {p.name} requires properties that do not hold at this point: {_hint(missing, known, p)}"
             )
         props = (props - _names(p.invalidates)) | _names(p.produces)
-        target = p.target if p.target is not None else current
+        target = p.target_from(current)
         if target is not current:
             need = set(target.properties) - props
             if need:
@@ -162,12 +162,13 @@ class PassManager:
         level = self.verify if self.verify is not None else outer.verify
         # Passes allocate many small acyclic nodes; the cyclic collector's full scans of the whole
         # program would make the run grow faster than the program.
-        with gc_paused(), PassContext(outer.instruments + self.instruments + extra, verify=level) as ctx:
+        instruments = outer.instruments + self.instruments + extra
+        with gc_paused(), PassContext(instruments, verify=level, platform=outer.platform) as ctx:
             for inst in ctx.instruments:
                 inst.run_start(program)
             check = level is not VerifyLevel.NONE
             if check:
-                self.start.validate(program, context="pipeline input")
+                self.start.validate(program, context="pipeline input", platform=ctx.platform)
             if level is VerifyLevel.ROUNDTRIP:
                 check_round_trip(program, self.start.name, "pipeline input")
             verified = set(self.start.properties)
@@ -180,7 +181,7 @@ class PassManager:
                 )
                 program = apply_pass(p, program, checks=todo, dialect=step.after.name)
                 if check and (entering or level in (VerifyLevel.STRICT, VerifyLevel.ROUNDTRIP)):
-                    step.after.validate(program, context=f"after pass {p.name}")
+                    step.after.validate(program, context=f"after pass {p.name}", platform=ctx.platform)
                     verified |= set(step.after.properties)
                 if level is VerifyLevel.ROUNDTRIP:
                     check_round_trip(program, step.after.name, f"after pass {p.name}")

@@ -7,10 +7,11 @@ builders, plugin passes), whose redundant blocks print exactly like their conten
 
 from __future__ import annotations
 
-from pypto.languages.invariants import NormalizedStmtStructure
+from pypto.languages.invariants import NoRedundantBlocks, NormalizedStmtStructure
 
 from pypto.ir.stmt import SeqStmts, Stmt
 
+from .base import SAME
 from .rewrite import RewritePass
 from .util import block_of, same_list
 
@@ -22,7 +23,8 @@ class NormalizeStmtStructure(RewritePass):
              (an if whose then-branch is SeqStmts([x = 1]))             (the then-branch is x = 1)
     """
 
-    produces = frozenset({NormalizedStmtStructure})
+    target = SAME  # runs in any dialect and keeps it
+    produces = frozenset({NormalizedStmtStructure, NoRedundantBlocks})
 
     @staticmethod
     def reblock(old: Stmt, stmts: list[Stmt]) -> Stmt:

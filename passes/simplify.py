@@ -42,6 +42,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ShapedType
 
+from .base import SAME
 from .ctrl_flow_transform import jumps
 from .rewrite import Result, Rewrite, RewritePass, on
 from .util import keep_list, rebuild

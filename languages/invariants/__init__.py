@@ -5,6 +5,8 @@ message, node, span). ``STRUCTURAL`` is the set every dialect guarantees (spec Â
 property name to its invariant.
 """
 
+from pypto.backend import A2A3, A5, Platform, current_platform, target_platform
+
 from .base import Invariant, Reporter, Severity, Violation
 from .calls import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
 from .control_flow import BreakContinueValid, PipelineLoopValid, PipelineResolved, StructuredCtrlFlow, UnrollResolved
@@ -16,7 +18,6 @@ from .functions import (
 )
 from .kernels import HardSyncallOccupancyValid, MixedKernelExpanded
 from .memory import AllocatedMemoryAddr, HasMemRefs
-from .platform import A2A3, A5, Platform, current_platform, target_platform
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
 from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
 from .ssa import SSAForm, UseAfterDef

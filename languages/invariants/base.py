@@ -14,13 +14,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from pypto.analysis import clear_function_indexes, function_index
-
+from pypto.backend import Platform, current_platform
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 
-from .platform import current_platform
 
 
 class Severity(enum.Enum):
@@ -78,9 +77,11 @@ def node_text(node: IRNode) -> str:
 class Reporter:
     """Collects the violations of one invariant while its checker walks a function."""
 
-    def __init__(self, rule: str, function: str = "") -> None:
+    def __init__(self, rule: str, function: str = "", platform: Platform | None = None) -> None:
         self.rule = rule
         self.function = function
+        # The chip the check is for (capacities, core counts, dtype rules): the caller's pass context.
+        self.platform = platform if platform is not None else current_platform()
         self.violations: list[Violation] = []
 
     def error(self, code: str | int, message: str, node: IRNode | None, span: Span | None = None) -> None:
@@ -154,7 +155,7 @@ class Invariant:
         """
 
         def run(program: Program, report: Reporter) -> None:
-            report.violations.extend(check_all(program, [inv]))
+            report.violations.extend(check_all(program, [inv], platform=report.platform))
 
         inv = cls(name, summary, run, auto_verified, function_check=check, reads_program=reads_program)
         return inv
@@ -177,32 +178,35 @@ class Invariant:
         key = (self.name, id(func))
         hit = _RESULTS.get(key)
         if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
-            sub = Reporter(self.name, func.name)
+            sub = Reporter(self.name, func.name, context[1])
             self._function_check(func, program, sub)
             hit = (func, context, sub.violations)
             _RESULTS[key] = hit
         return hit[2]
 
-    def context(self, program: Program) -> tuple:
+    def context(self, program: Program, platform: Platform | None = None) -> tuple:
         """What a per-function result depends on besides the function: platform, maybe signatures.
 
         Equal contexts are one shared object, so a cache hit compares them by identity instead
         of comparing the signatures of every function again for every function.
         """
-        context = (_signature(program) if self._reads_program else None, current_platform().name)
+        context = (_signature(program) if self._reads_program else None, platform if platform is not None else current_platform())
         if len(_CONTEXTS) > _CONTEXTS_LIMIT:
             _CONTEXTS.clear()
         return _CONTEXTS.setdefault(context, context)
 
-    def check(self, program: Program) -> list[Violation]:
-        """Every violation of this invariant in ``program`` (errors and warnings)."""
-        report = Reporter(self.name)
+    def check(self, program: Program, platform: Platform | None = None) -> list[Violation]:
+        """Every violation of this invariant in ``program`` (errors and warnings) on ``platform``.
+
+        The platform defaults to that of the current backend type (see :mod:`pypto.backend`).
+        """
+        report = Reporter(self.name, platform=platform)
         self._check(program, report)
         return report.violations
 
-    def errors(self, program: Program) -> list[Violation]:
+    def errors(self, program: Program, platform: Platform | None = None) -> list[Violation]:
         """Only the violations of error severity."""
-        return [v for v in self.check(program) if v.severity is Severity.ERROR]
+        return [v for v in self.check(program, platform) if v.severity is Severity.ERROR]
 
     def __repr__(self) -> str:
         return f"<Invariant {self.name}>"
@@ -212,6 +216,7 @@ def check_all(
     program: Program,
     invariants: Iterable[Invariant],
     per_function: Callable[[Function], list[Violation]] | None = None,
+    platform: Platform | None = None,
 ) -> list[Violation]:
     """The violations of ``invariants`` in ``program``, listed invariant by invariant.
 
@@ -221,8 +226,9 @@ def check_all(
     ``per_function``, if given, also runs on each function in that loop; its violations come first.
     """
     invariants = list(invariants)
+    platform = platform if platform is not None else current_platform()
     local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
-    contexts = [invariants[i].context(program) for i in local]
+    contexts = [invariants[i].context(program, platform) for i in local]
     found: list[list[Violation]] = [[] for _ in invariants]
     first: list[Violation] = []
     if len(_RESULTS) > _RESULTS_LIMIT:
@@ -233,5 +239,5 @@ def check_all(
         for i, context in zip(local, contexts):
             found[i].extend(invariants[i].check_function(func, program, context))
     for i, inv in enumerate(invariants):
-        first.extend(found[i] if inv.is_per_function else inv.check(program))
+        first.extend(found[i] if inv.is_per_function else inv.check(program, platform))
     return first

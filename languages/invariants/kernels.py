@@ -13,7 +13,6 @@ from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter
-from .platform import current_platform
 
 _TPOP_SPACE = {
     ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,
@@ -113,7 +112,7 @@ def _dispatches(program: Program, name: str, seen: set[str]) -> list[tuple[str, 
 
 
 def _check_syncall(program: Program, report: Reporter) -> None:
-    platform = current_platform()
+    platform = report.platform
     full = {"aic_only": platform.aic_cores, "aiv_only": platform.aiv_cores, "mix": platform.aic_cores}
     for func in program.functions.values():
         hard = [

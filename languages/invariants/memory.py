@@ -12,7 +12,6 @@ from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .base import Invariant, Reporter
-from .platform import current_platform
 
 _POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _VIEWS = frozenset({"tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view"})
@@ -37,7 +36,7 @@ HasMemRefs = Invariant.per_function(
 
 
 def _check_addresses(func: Function, program: Program, report: Reporter) -> None:
-    capacity = current_platform().capacity
+    capacity = report.platform.capacity
     high: dict[MemorySpace, tuple[int, Var]] = {}
     for var in defined_vars(func):
         t = var.type

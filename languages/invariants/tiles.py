@@ -6,7 +6,6 @@ from __future__ import annotations
 from pypto.analysis import function_index, op_name
 
 from pypto.ir import op_registry
-from pypto.ir.datatype import DataType
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
 from pypto.ir.expr import Call, Expr, MakeTuple
 from pypto.ir.function import Function, Program
@@ -14,7 +13,6 @@ from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TensorType, TileType
 
 from .base import Invariant, Reporter
-from .platform import current_platform
 
 _GM_ACCESS = frozenset({"tensor.read", "tensor.write"})
 
@@ -96,9 +94,6 @@ TileMemoryInferred = Invariant.per_function(
     auto_verified=True,
 )
 
-_ACC_STORE_DTYPES = frozenset({DataType.INT32, DataType.FP32, DataType.FP16, DataType.BF16})
-
-
 def _first_tensor(call: Call) -> TensorType | None:
     for arg in call.args:
         if isinstance(arg.type, TensorType):
@@ -112,7 +107,7 @@ def _check_acc_store(func: Function, program: Program, report: Reporter) -> None
             continue
         source, target = call.args[0].type, _first_tensor(call)
         from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
-        if from_acc and target is not None and target.dtype not in _ACC_STORE_DTYPES:
+        if from_acc and target is not None and target.dtype not in report.platform.acc_store_dtypes:
             report.error("ACC_STORE_DTYPE", f"an Acc tile is stored into a {target.dtype} tensor", call)
 
 
@@ -125,7 +120,7 @@ AccToGmStoreValid = Invariant.per_function(
 
 
 def _check_atomic(func: Function, program: Program, report: Reporter) -> None:
-    allowed = current_platform().atomic_add_dtypes
+    allowed = report.platform.atomic_add_dtypes
     for call in function_index(func).of(Call):
         if call.kwargs.get("atomic") != AtomicType.Add:
             continue
@@ -133,7 +128,7 @@ def _check_atomic(func: Function, program: Program, report: Reporter) -> None:
         if target is not None and target.dtype not in allowed:
             report.error(
                 "ATOMIC_DTYPE",
-                f"atomic add into a {target.dtype} tensor is not supported on {current_platform().name}",
+                f"atomic add into a {target.dtype} tensor is not supported on {report.platform.name}",
                 call,
             )
 

@@ -14,7 +14,7 @@ from pypto.languages.surface import surface
 def _front_passes() -> list[passes.Pass]:
     front: list[passes.Pass] = []
     for p in passes.builtin_passes():
-        if p.target not in (None, surface, ssa):
+        if p.target not in (passes.SAME, surface, ssa):
             break
         front.append(p)
     return front

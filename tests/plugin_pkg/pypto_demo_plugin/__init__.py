@@ -1,17 +1,30 @@
-"""A third-party pass registered through the ``pypto.passes`` entry-point group.
+"""A third-party pass and dialect, registered through the ``pypto.passes`` and ``pypto.dialects``
+entry-point groups.
 
 ``MarkVisited`` runs in the ``ssa`` dialect right after ConvertToSSA and stamps every function
-with ``attrs["visited_by"]``, which the printer shows as ``pl.func_attr``.
+with ``attrs["visited_by"]``, which the printer shows as ``pl.func_attr``. The ``visited`` dialect
+is ``ssa`` plus the guarantee that every function carries the stamp (a required attribute).
 """
 
 from __future__ import annotations
 
 from pypto.languages import ssa
+from pypto.languages.invariants import Invariant, Reporter
 from pypto.passes import FunctionPass
 
 from pypto import ir
 
 TAG = "pypto-demo-plugin"
+
+
+def _check_stamp(func: ir.Function, program: ir.Program, report: Reporter) -> None:
+    if func.attrs.get("visited_by") != TAG:
+        report.error("NOT_VISITED", f"function '{func.name}' has no visited_by stamp", func)
+
+
+Visited = Invariant.per_function("Visited", "every function carries attrs['visited_by']", _check_stamp)
+
+visited = ssa.extend("visited", "ssa, every function stamped by the demo plugin", guarantees={Visited})
 
 
 class MarkVisited(FunctionPass):

@@ -1,0 +1,173 @@
+"""Target chips: :class:`BackendType` and the per-chip facts of spec/codegen.md §4 (:class:`Platform`).
+
+The pass context carries a Platform (``PassContext(platform=...)``, default: the platform of the
+current backend type); the invariant checkers and later the memory planner and code generators read
+it from there. The backend type defaults to Ascend910B (``a2a3``)::
+
+    from pypto import backend
+    backend.set_backend_type(backend.BackendType.Ascend950)
+    backend.current_platform().capacity[MemorySpace.Acc]     # 256 KiB on a5
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import enum
+from collections.abc import Iterator
+
+from pydantic import BaseModel, ConfigDict
+
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
+
+_KIB = 1024
+
+
+class BackendType(enum.Enum):
+    """The chip a program is compiled for."""
+
+    Ascend910B = "Ascend910B"
+    Ascend950 = "Ascend950"
+
+
+class Platform(BaseModel):
+    """Capacities, alignments, core counts and dtype rules of one chip (spec/codegen.md §4).
+
+    ``capacity`` is the usable bytes of each on-chip space (DDR is unbounded and absent);
+    ``alignment`` the declared per-space alignment a custom allocator may use, while the default
+    allocator aligns every address to ``address_alignment``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    name: str
+    backend_type: BackendType
+    capacity: dict[MemorySpace, int]
+    alignment: dict[MemorySpace, int]
+    address_alignment: int = 32
+    dies: int
+    aic_per_die: int
+    aiv_per_die: int
+    atomic_add_dtypes: frozenset[DataType]
+    acc_store_dtypes: frozenset[DataType]
+    # Direct transfers between memory spaces (the memory graph).
+    transfers: frozenset[tuple[MemorySpace, MemorySpace]]
+    target_arch: str
+    assembler_arch: str
+    launch: str
+
+    @property
+    def aic_cores(self) -> int:
+        """Cube cores of the whole chip."""
+        return self.aic_per_die * self.dies
+
+    @property
+    def aiv_cores(self) -> int:
+        """Vector cores of the whole chip."""
+        return self.aiv_per_die * self.dies
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+_M = MemorySpace
+_ATOMIC = frozenset({DataType.FP32, DataType.FP16, DataType.INT32, DataType.INT16, DataType.INT8})
+_ACC_STORE = frozenset({DataType.INT32, DataType.FP32, DataType.FP16, DataType.BF16})
+_ALIGN = {_M.Vec: 128, _M.Mat: 128, _M.Left: 64, _M.Right: 64, _M.Acc: 128, _M.Bias: 64}
+_A2A3_TRANSFERS = frozenset(
+    {
+        (_M.DDR, _M.Vec),
+        (_M.DDR, _M.Mat),
+        (_M.Vec, _M.DDR),
+        (_M.Mat, _M.Left),
+        (_M.Mat, _M.Right),
+        (_M.Mat, _M.Bias),
+        (_M.Acc, _M.Mat),
+        (_M.Acc, _M.DDR),
+    }
+)
+
+A2A3 = Platform(
+    name="a2a3",
+    backend_type=BackendType.Ascend910B,
+    capacity={
+        _M.Vec: 184 * _KIB,
+        _M.Mat: 512 * _KIB,
+        _M.Left: 64 * _KIB,
+        _M.Right: 64 * _KIB,
+        _M.Acc: 128 * _KIB,
+        _M.Bias: 1 * _KIB,
+    },
+    alignment=_ALIGN,
+    dies=1,
+    aic_per_die=24,
+    aiv_per_die=48,
+    atomic_add_dtypes=_ATOMIC | {DataType.BF16},
+    acc_store_dtypes=_ACC_STORE,
+    transfers=_A2A3_TRANSFERS,
+    target_arch="a2a3",
+    assembler_arch="a3",
+    launch="set_block_num",
+)
+
+A5 = Platform(
+    name="a5",
+    backend_type=BackendType.Ascend950,
+    capacity={
+        _M.Vec: 240 * _KIB,
+        _M.Mat: 512 * _KIB,
+        _M.Left: 64 * _KIB,
+        _M.Right: 64 * _KIB,
+        _M.Acc: 256 * _KIB,
+        _M.Bias: 4 * _KIB,
+        _M.LeftScale: 4 * _KIB,
+        _M.RightScale: 4 * _KIB,
+    },
+    alignment={**_ALIGN, _M.LeftScale: 32, _M.RightScale: 32},
+    dies=2,
+    aic_per_die=18,
+    aiv_per_die=36,
+    atomic_add_dtypes=_ATOMIC,
+    acc_store_dtypes=_ACC_STORE,
+    transfers=_A2A3_TRANSFERS | {(_M.Vec, _M.Mat), (_M.Acc, _M.Vec), (_M.Mat, _M.LeftScale), (_M.Mat, _M.RightScale)},
+    target_arch="a5",
+    assembler_arch="a5",
+    launch="set_core_num",
+)
+
+_PLATFORMS = {p.backend_type: p for p in (A2A3, A5)}
+
+
+def platform_for(backend_type: BackendType | str) -> Platform:
+    """The platform of ``backend_type`` (a BackendType or its name, e.g. ``"Ascend950"``)."""
+    return _PLATFORMS[BackendType(backend_type)]
+
+
+# The platform used where no pass context names one (set_backend_type changes it).
+_current: contextvars.ContextVar[Platform] = contextvars.ContextVar("pypto_platform", default=A2A3)
+
+
+def get_backend_type() -> BackendType:
+    """The backend type compiled for by default."""
+    return _current.get().backend_type
+
+
+def set_backend_type(backend_type: BackendType | str) -> None:
+    """Compile for ``backend_type`` from now on (where no pass context names a platform)."""
+    _current.set(platform_for(backend_type))
+
+
+def current_platform() -> Platform:
+    """The platform of the current backend type (or of an enclosing :func:`target_platform` block)."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def target_platform(platform: Platform) -> Iterator[Platform]:
+    """Use ``platform`` as the default inside the block (checks run outside any pass context)."""
+    token = _current.set(platform)
+    try:
+        yield platform
+    finally:
+        _current.reset(token)
