@@ -18,48 +18,18 @@ up, as InitMemRef gives up SSAForm). Entering a dialect checks both the grammar 
 
 from __future__ import annotations
 
-import enum
 import textwrap
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
 
 from pypto.analysis import function_index
 from pypto.backend import Platform
 from pypto.ir.errors import VerificationError
 from pypto.ir.function import Function, Program
-from pypto.ir.node import IRNode
 
 from .invariants.base import Invariant, Severity, Violation, check_all
+from .invariants.grammar import Variant
 
 GRAMMAR = "Grammar"
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, enum.Enum):
-        return f"{type(value).__name__}.{value.name}"
-    return repr(value)
-
-
-@dataclass(frozen=True)
-class Variant:
-    """The nodes of class ``cls`` whose ``field`` equals ``value``, e.g. ``ForStmt[kind=Unroll]``.
-
-    ``established_by`` names the invariant that guarantees the form is gone; a pass manager uses it
-    to tell, before running a pass, whether the target dialect can be reached.
-    """
-
-    cls: type
-    field: str
-    value: Any
-    established_by: Invariant | None = None
-
-    def matches(self, node: IRNode) -> bool:
-        """True when ``node`` is of this form."""
-        return isinstance(node, self.cls) and getattr(node, self.field) == self.value
-
-    def __str__(self) -> str:
-        return f"{self.cls.__name__}[{self.field}={_value_text(self.value)}]"
 
 
 class Dialect:

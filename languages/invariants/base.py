@@ -9,17 +9,19 @@ the enclosing function; the dialect that was being entered is filled in by the c
 
 from __future__ import annotations
 
+from pypto.analysis import clear_function_indexes, function_index
+
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from pypto.analysis import clear_function_indexes, function_index
 from pypto.backend import Platform, current_platform
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 
+from .grammar import Rule, check_rules
 
 
 class Severity(enum.Enum):
@@ -143,6 +145,9 @@ class Invariant:
         self._check = check
         self._function_check = function_check
         self._reads_program = reads_program
+        # The grammar rules of a declared invariant (see :meth:`declared`).
+        self.rules: tuple[Rule, ...] = ()
+        self.is_checked_by_hand = function_check is not None or check is not None
 
     @classmethod
     def per_function(
@@ -158,6 +163,32 @@ class Invariant:
             report.violations.extend(check_all(program, [inv], platform=report.platform))
 
         inv = cls(name, summary, run, auto_verified, function_check=check, reads_program=reads_program)
+        return inv
+
+    @classmethod
+    def declared(
+        cls,
+        name: str,
+        summary: str,
+        *rules: Rule,
+        auto_verified: bool = False,
+        check: FunctionCheck | None = None,
+        reads_program: bool = False,
+    ) -> Invariant:
+        """An invariant stated as grammar rules (:mod:`.grammar`), checked by the generic walker.
+
+        ``check`` adds a hand-written per-function part for what is not grammar (call direction
+        compatibility after the directions are required to exist, for instance).
+        """
+
+        def run(func: Function, program: Program, report: Reporter) -> None:
+            check_rules(rules, func, report)
+            if check is not None:
+                check(func, program, report)
+
+        inv = cls.per_function(name, summary, run, auto_verified, reads_program)
+        inv.rules = tuple(rules)
+        inv.is_checked_by_hand = check is not None
         return inv
 
     @classmethod
@@ -190,7 +221,8 @@ class Invariant:
         Equal contexts are one shared object, so a cache hit compares them by identity instead
         of comparing the signatures of every function again for every function.
         """
-        context = (_signature(program) if self._reads_program else None, platform if platform is not None else current_platform())
+        chip = platform if platform is not None else current_platform()
+        context = (_signature(program) if self._reads_program else None, chip)
         if len(_CONTEXTS) > _CONTEXTS_LIMIT:
             _CONTEXTS.clear()
         return _CONTEXTS.setdefault(context, context)

@@ -5,28 +5,25 @@ from __future__ import annotations
 from pypto.analysis import block, callee, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
 
 from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
-from pypto.ir.expr import Call, GlobalVar, Submit, Var
+from pypto.ir.expr import Call, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
+from .grammar import Attr, FunctionCalls
 
 
-def _check_manual_deps(func: Function, program: Program, report: Reporter) -> None:
-    for call in function_index(func).of(Call):
-        if isinstance(call.op, GlobalVar) and "manual_dep_edges" in call.attrs:
-            report.error(
-                "MANUAL_DEPS_ON_CALL",
-                f"plain call to '{call.op.name}' carries manual_dep_edges (only a Submit may)",
-                call,
-            )
-
-
-ManualDepsOnSubmitOnly = Invariant.per_function(
+ManualDepsOnSubmitOnly = Invariant.declared(
     "ManualDepsOnSubmitOnly",
     "no plain call to a function carries attrs['manual_dep_edges']",
-    _check_manual_deps,
+    Attr(
+        of=FunctionCalls((Call,)),
+        key="manual_dep_edges",
+        required=False,
+        code="MANUAL_DEPS_ON_CALL",
+        message="plain call to '{node.op.name}' carries manual_dep_edges (only a Submit may)",
+    ),
     auto_verified=True,
 )
 
@@ -43,8 +40,7 @@ def _check_call_directions(call: Call | Submit, target: Function, report: Report
         return
     dirs = call.attrs.get("arg_directions")
     name = target.name
-    if dirs is None:
-        report.error("MISSING_DIRECTIONS", f"call to '{name}' has no arg_directions", call)
+    if dirs is None:  # the required-attr rule reports it
         return
     if len(dirs) != len(call.args):
         report.error("DIRECTION_COUNT", f"call to '{name}': {len(dirs)} directions for {len(call.args)} args", call)
@@ -95,10 +91,16 @@ def _check_directions(func: Function, program: Program, report: Reporter) -> Non
         _check_wrapper(func, program, report)
 
 
-CallDirectionsResolved = Invariant.per_function(
+CallDirectionsResolved = Invariant.declared(
     "CallDirectionsResolved",
     "every function call has one arg direction per argument, compatible with the callee's parameters",
-    _check_directions,
+    Attr(
+        of=FunctionCalls(with_args=True),
+        key="arg_directions",
+        code="MISSING_DIRECTIONS",
+        message="call to '{node.op.name}' has no arg_directions",
+    ),
+    check=_check_directions,
     auto_verified=True,
     reads_program=True,
 )

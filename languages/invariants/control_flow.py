@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pypto.analysis import function_index, sub_blocks
 
-from pypto.ir.enums import ForKind, is_incore_type
+from pypto.ir.enums import ForKind
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import BreakStmt, ContinueStmt, ForStmt, Stmt, WhileStmt
 
-from .base import FunctionCheck, Invariant, Reporter
+from .base import Invariant, Reporter
+from .grammar import KERNELS, Attr, Forbid, Variant, inside
 
 
 def _word(stmt: Stmt) -> str:
@@ -43,56 +44,44 @@ BreakContinueValid = Invariant.per_function(
     auto_verified=True,
 )
 
-
-def _check_structured(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
-        return
-    for stmt in function_index(func).of(BreakStmt, ContinueStmt):
-        report.error(
-            "BREAK_CONTINUE_IN_KERNEL", f"'{_word(stmt)}' in {func.func_type.name} function '{func.name}'", stmt
-        )
-
-
-StructuredCtrlFlow = Invariant.per_function(
+_JUMP = "BREAK_CONTINUE_IN_KERNEL"
+StructuredCtrlFlow = Invariant.declared(
     "StructuredCtrlFlow",
     "no break/continue in InCore, AIC or AIV functions",
-    _check_structured,
+    Forbid(what=BreakStmt, where=inside(*KERNELS), code=_JUMP, message="'break' in {kind} function '{func}'"),
+    Forbid(what=ContinueStmt, where=inside(*KERNELS), code=_JUMP, message="'continue' in {kind} function '{func}'"),
 )
 
+UNROLL = Variant(ForStmt, "kind", ForKind.Unroll)
+PIPELINE = Variant(ForStmt, "kind", ForKind.Pipeline)
 
-def _no_loop_kind(kind: ForKind, code: str, text: str) -> FunctionCheck:
-    def check(func: Function, program: Program, report: Reporter) -> None:
-        for loop in function_index(func).of(ForStmt):
-            if loop.kind is kind:
-                report.error(code, text, loop)
-
-    return check
-
-
-UnrollResolved = Invariant.per_function(
+UnrollResolved = Invariant.declared(
     "UnrollResolved",
     "no pl.unroll loop remains",
-    _no_loop_kind(ForKind.Unroll, "UNROLL_LOOP", "a pl.unroll loop remains (UnrollLoops expands it)"),
+    Forbid(what=UNROLL, code="UNROLL_LOOP", message="a pl.unroll loop remains (UnrollLoops expands it)"),
 )
 
-PipelineResolved = Invariant.per_function(
+PipelineResolved = Invariant.declared(
     "PipelineResolved",
     "no pl.pipeline loop remains",
-    _no_loop_kind(ForKind.Pipeline, "PIPELINE_LOOP", "a pl.pipeline loop remains (the pipeline passes lower it)"),
+    Forbid(what=PIPELINE, code="PIPELINE_LOOP", message="a pl.pipeline loop remains (the pipeline passes lower it)"),
 )
 
-
-def _check_pipeline_attrs(func: Function, program: Program, report: Reporter) -> None:
-    for loop in function_index(func).of(ForStmt):
-        has_stages = "pipeline_stages" in loop.attrs
-        if loop.kind is ForKind.Pipeline and not has_stages:
-            report.error("MISSING_STAGES", "a pipeline loop needs attrs['pipeline_stages']", loop)
-        elif loop.kind is not ForKind.Pipeline and has_stages:
-            report.error("STRAY_STAGES", f"a {loop.kind.name} loop carries attrs['pipeline_stages']", loop)
-
-
-PipelineLoopValid = Invariant.per_function(
+PipelineLoopValid = Invariant.declared(
     "PipelineLoopValid",
     "a loop is a pipeline loop exactly when it has attrs['pipeline_stages']",
-    _check_pipeline_attrs,
+    Attr(
+        of=PIPELINE,
+        key="pipeline_stages",
+        code="MISSING_STAGES",
+        message="a pipeline loop needs attrs['pipeline_stages']",
+    ),
+    Attr(
+        of=ForStmt,
+        key="pipeline_stages",
+        required=False,
+        unless=PIPELINE,
+        code="STRAY_STAGES",
+        message="a {node.kind.name} loop carries attrs['pipeline_stages']",
+    ),
 )

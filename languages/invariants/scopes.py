@@ -3,7 +3,9 @@ of split-aiv regions."""
 
 from __future__ import annotations
 
-from pypto.analysis import expr_vars, function_index, op_name, sub_blocks, walk
+from pypto.analysis import expr_vars, function_index, op_name, walk
+
+from dataclasses import replace
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, MemorySpace
@@ -16,91 +18,86 @@ from pypto.ir.stmt import (
     InCoreScopeStmt,
     SplitAivScopeStmt,
     SpmdScopeStmt,
-    Stmt,
 )
 from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter
+from .grammar import Forbid, Ops, inside, outside
 
 
-def _check_nested_incore(func: Function, program: Program, report: Reporter) -> None:
-    if not function_index(func).has(InCoreScopeStmt):
-        return
-
-    def visit(stmt: Stmt, inside: bool) -> None:
-        if isinstance(stmt, InCoreScopeStmt):
-            if inside:
-                report.error("NESTED_INCORE", "an InCore scope inside another InCore scope", stmt)
-            inside = True
-        for body in sub_blocks(stmt):
-            visit(body, inside)
-
-    visit(func.body, False)
-
-
-NoNestedInCore = Invariant.per_function(
+NoNestedInCore = Invariant.declared(
     "NoNestedInCore",
     "no InCore scope inside another",
-    _check_nested_incore,
+    Forbid(
+        what=InCoreScopeStmt,
+        within=InCoreScopeStmt,
+        code="NESTED_INCORE",
+        message="an InCore scope inside another InCore scope",
+    ),
 )
+
+
+def _has_tile_counterpart(name: str) -> bool:
+    return op_registry.lookup("tile." + name.split(".", 1)[1]) is not None
 
 
 # Tensor ops that create, address or move tensors: orchestration code uses them legitimately.
 _ORCHESTRATION_TENSOR_OPS = frozenset(
     "tensor." + n for n in ("create", "full", "read", "write", "dim", "slice", "assemble", "reshape", "view")
 )
+TENSOR_COMPUTE = Ops("tensor ops with a tile counterpart", prefix="tensor.", keep=_has_tile_counterpart)
 
-
-def _check_split_incore_orch(func: Function, program: Program, report: Reporter) -> None:
-    index = function_index(func)
-    if func.func_type is not FunctionType.InCore:
-        for scope in index.of(InCoreScopeStmt):
-            report.error("INCORE_SCOPE", f"an InCore scope in {func.func_type.name} function '{func.name}'", scope)
-    if func.func_type is FunctionType.Orchestration:
-        for call in index.of(Call):
-            name = op_name(call)
-            if (
-                name
-                and name.startswith("tensor.")
-                and name not in _ORCHESTRATION_TENSOR_OPS
-                and op_registry.lookup("tile." + name.split(".", 1)[1]) is not None
-            ):
-                report.warning("COMPUTE_IN_ORCHESTRATION", f"compute op {name} left in an Orchestration function", call)
-
-
-SplitIncoreOrch = Invariant.per_function(
+SplitIncoreOrch = Invariant.declared(
     "SplitIncoreOrch",
-    "InCore scopes only inside InCore functions (compute tensor ops in orchestration are warned about)",
-    _check_split_incore_orch,
+    "InCore scopes only in InCore functions; no tile ops in orchestration (compute tensor ops there are warned about)",
+    Forbid(
+        what=InCoreScopeStmt,
+        where=outside(FunctionType.InCore),
+        code="INCORE_SCOPE",
+        message="an InCore scope in {kind} function '{func}'",
+    ),
+    Forbid(
+        what=Ops("tile ops", prefix="tile."),
+        where=inside(FunctionType.Orchestration),
+        code="TILE_OP_IN_ORCHESTRATION",
+        message="tile op {op} in Orchestration function '{func}' (it belongs in a kernel)",
+    ),
+    Forbid(
+        what=replace(TENSOR_COMPUTE, exclude=_ORCHESTRATION_TENSOR_OPS),
+        where=inside(FunctionType.Orchestration),
+        warning=True,
+        code="COMPUTE_IN_ORCHESTRATION",
+        message="compute op {op} left in an Orchestration function",
+    ),
 )
 
-
-def _check_hierarchy(func: Function, program: Program, report: Reporter) -> None:
-    if func.func_type is FunctionType.Opaque:
-        for scope in function_index(func).of(HierarchyScopeStmt):
-            report.error("HIERARCHY_SCOPE", f"a hierarchy scope in Opaque function '{func.name}'", scope)
-
-
-HierarchyOutlined = Invariant.per_function(
+HierarchyOutlined = Invariant.declared(
     "HierarchyOutlined",
     "no hierarchy scope in Opaque functions",
-    _check_hierarchy,
+    Forbid(
+        what=HierarchyScopeStmt,
+        where=inside(FunctionType.Opaque),
+        code="HIERARCHY_SCOPE",
+        message="a hierarchy scope in Opaque function '{func}'",
+    ),
 )
 
 
-def _check_cluster(func: Function, program: Program, report: Reporter) -> None:
-    if func.func_type in (FunctionType.Group, FunctionType.Spmd):
-        return
-    for scope in function_index(func).of(ClusterScopeStmt, SpmdScopeStmt):
-        kind = "cluster" if isinstance(scope, ClusterScopeStmt) else "spmd"
-        report.error("CLUSTER_SCOPE", f"a {kind} scope in {func.func_type.name} function '{func.name}'", scope)
+def _outlined_scope(cls: type, word: str) -> Forbid:
+    return Forbid(
+        what=cls,
+        where=outside(FunctionType.Group, FunctionType.Spmd),
+        code="CLUSTER_SCOPE",
+        message=f"a {word} scope in {{kind}} function '{{func}}'",
+    )
 
 
-ClusterOutlined = Invariant.per_function(
+ClusterOutlined = Invariant.declared(
     "ClusterOutlined",
     "cluster and spmd scopes only inside Group or Spmd functions",
-    _check_cluster,
+    _outlined_scope(ClusterScopeStmt, "cluster"),
+    _outlined_scope(SpmdScopeStmt, "spmd"),
 )
 
 _SHARD, _GATHER = "tile.aiv_shard", "tile.aic_gather"

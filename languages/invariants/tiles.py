@@ -5,77 +5,63 @@ from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
 
+from dataclasses import replace
+
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call, Expr, MakeTuple
+from pypto.ir.expr import Call
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TensorType, TileType
 
 from .base import Invariant, Reporter
+from .grammar import KERNELS, Field, Forbid, Length, LiteralTuple, Ops, Present, RankAtMost, inside, op
+from .scopes import TENSOR_COMPUTE
 
-_GM_ACCESS = frozenset({"tensor.read", "tensor.write"})
-
-
-def _check_incore_tile_ops(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
-        return
-    for call in function_index(func).of(Call):
-        name = op_name(call)
-        if name is None or not name.startswith("tensor.") or name in _GM_ACCESS:
-            continue
-        if op_registry.lookup("tile." + name.split(".", 1)[1]) is not None:
-            report.error(
-                "TENSOR_OP_IN_KERNEL", f"{name} in a {func.func_type.name} function (convert it to tile ops)", call
-            )
-
-
-IncoreTileOps = Invariant.per_function(
+IncoreTileOps = Invariant.declared(
     "IncoreTileOps",
     "kernels use tile ops: no tensor op with a tile counterpart (tensor.read/write excepted)",
-    _check_incore_tile_ops,
+    Forbid(
+        what=replace(TENSOR_COMPUTE, exclude=frozenset({"tensor.read", "tensor.write"})),
+        where=inside(*KERNELS),
+        code="TENSOR_OP_IN_KERNEL",
+        message="{op} in a {kind} function (convert it to tile ops)",
+    ),
+)
+
+TileOps2D = Invariant.declared(
+    "TileOps2D",
+    "kernel tile ops produce tiles of rank <= 2 (transpose with a scratch operand, 2-D assemble offsets)",
+    Field(
+        of=Ops("tile ops", prefix="tile."),
+        field="type",
+        refinement=RankAtMost(2, TileType),
+        where=inside(*KERNELS),
+        code="RANK_ABOVE_2",
+        message="{op} produces a rank-{rank} tile",
+    ),
+    Field(
+        of=op("tile.transpose"),
+        field="args",
+        refinement=Length(equal=4),
+        where=inside(*KERNELS),
+        code="TRANSPOSE_ARGS",
+        message="tile.transpose has {count} operands (needs a scratch 4th)",
+    ),
+    Field(
+        of=op("tile.assemble"),
+        field="arg:offset",
+        refinement=LiteralTuple(2),
+        where=inside(*KERNELS),
+        code="ASSEMBLE_OFFSETS",
+        message="tile.assemble offsets must be a literal 2-tuple",
+    ),
 )
 
 
-def _arg(call: Call, param: str) -> Expr | None:
-    entry = op_registry.lookup(call.op.name)
-    names = [p.name for p in entry.params] if entry is not None else []
-    return call.args[names.index(param)] if param in names and names.index(param) < len(call.args) else None
-
-
-def _check_2d(func: Function, program: Program, report: Reporter) -> None:
+def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     for call in function_index(func).of(Call):
-        name = op_name(call)
-        if name is None or not name.startswith("tile."):
-            continue
-        if isinstance(call.type, TileType) and len(call.type.shape) > 2:
-            report.error("RANK_ABOVE_2", f"{name} produces a rank-{len(call.type.shape)} tile", call)
-        if name == "tile.transpose" and len(call.args) != 4:
-            report.error("TRANSPOSE_ARGS", f"tile.transpose has {len(call.args)} operands (needs a scratch 4th)", call)
-        if name == "tile.assemble":
-            offsets = _arg(call, "offset")
-            if not (isinstance(offsets, MakeTuple) and len(offsets.elements) == 2):
-                report.error("ASSEMBLE_OFFSETS", "tile.assemble offsets must be a literal 2-tuple", call)
-
-
-TileOps2D = Invariant.per_function(
-    "TileOps2D",
-    "kernel tile ops produce tiles of rank <= 2 (transpose with a scratch operand, 2-D assemble offsets)",
-    _check_2d,
-)
-
-
-def _check_memory_inferred(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
-        return
-    index = function_index(func)
-    for stmt in index.of(AssignStmt):
-        t = stmt.var.type
-        if isinstance(t, TileType) and t.memory_space is None:
-            report.error("NO_MEMORY_SPACE", f"tile '{stmt.var.name_hint}' has no memory space", stmt)
-    for call in index.of(Call):
         name = op_name(call)
         spec = op_registry.get_op_memory_spec(name) if name and op_registry.lookup(name) else None
         if spec is None:
@@ -87,12 +73,21 @@ def _check_memory_inferred(func: Function, program: Program, report: Reporter) -
                 report.error("SPACE_CONSTRAINT", f"{name} argument {i} is in {space.name}, needs {wanted}", call)
 
 
-TileMemoryInferred = Invariant.per_function(
+TileMemoryInferred = Invariant.declared(
     "TileMemoryInferred",
     "every kernel tile has a memory space, and op operands sit in the spaces the op allows",
-    _check_memory_inferred,
+    Field(
+        of=TileType,
+        field="memory_space",
+        refinement=Present(),
+        where=inside(*KERNELS),
+        code="NO_MEMORY_SPACE",
+        message="tile '{var}' has no memory space",
+    ),
+    check=_check_space_constraints,
     auto_verified=True,
 )
+
 
 def _first_tensor(call: Call) -> TensorType | None:
     for arg in call.args:

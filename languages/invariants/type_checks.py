@@ -15,6 +15,7 @@ from pypto.ir.type_base import ScalarType, TupleType, Type, UnknownType
 from pypto.ir.types import ArrayType, ShapedType, TensorType, TileType
 
 from .base import Invariant, Reporter
+from .grammar import Field, NoNode
 
 _INT_LIKE = {DataType.INDEX, DataType.INT64}
 
@@ -215,23 +216,23 @@ TensorViewCanonical = Invariant.per_function(
 )
 
 
-def _has_array(t: Type) -> bool:
-    if isinstance(t, ArrayType):
-        return True
-    return isinstance(t, TupleType) and any(_has_array(x) for x in t.types)
+_NO_ARRAY = NoNode(ArrayType, through=(TupleType,), at_node=True)
 
-
-def _check_arrays(func: Function, program: Program, report: Reporter) -> None:
-    for p in func.params:
-        if _has_array(p.type):
-            report.error("ARRAY_PARAM", f"parameter '{p.name_hint}' is an array", func, p.span)
-    for i, t in enumerate(func.return_types):
-        if _has_array(t):
-            report.error("ARRAY_RETURN", f"return value {i} is an array", func)
-
-
-ArrayNotEscaped = Invariant.per_function(
+ArrayNotEscaped = Invariant.declared(
     "ArrayNotEscaped",
     "no array type (also inside tuples) among parameters or return types",
-    _check_arrays,
+    Field(
+        of=Function,
+        field="params",
+        refinement=_NO_ARRAY,
+        code="ARRAY_PARAM",
+        message="parameter '{item.name_hint}' is an array",
+    ),
+    Field(
+        of=Function,
+        field="return_types",
+        refinement=_NO_ARRAY,
+        code="ARRAY_RETURN",
+        message="return value {index} is an array",
+    ),
 )

@@ -106,16 +106,16 @@ def test_results_are_reused_for_an_equal_program_signature() -> None:
 def test_flatten_call_expr_shares_its_no_nested_calls_check_with_the_boundary(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # NoNestedCalls is declared as grammar rules now: count its per-function walks.
     scanned: list[str] = []
-    scan = structure._scan
+    walk = structure.NoNestedCalls._function_check
 
-    def counting(expr: ir.Expr, nested: bool, report: Reporter, where: str) -> None:
-        if not nested:
-            scanned.append(type(expr).__name__)
-        scan(expr, nested, report, where)
+    def counting(func: ir.Function, program: ir.Program, report: Reporter) -> None:
+        scanned.append(func.name)
+        walk(func, program, report)
 
-    monkeypatch.setattr(structure, "_scan", counting)
+    monkeypatch.setattr(structure.NoNestedCalls, "_function_check", counting)
     program = prog(CALLS)
     manager = passes.PassManager.get_strategy(verify=True, plugins=False)
     assert manager.run(program).functions == program.functions
-    assert scanned == ["Call"]
+    assert scanned == ["f", "g"]

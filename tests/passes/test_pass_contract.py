@@ -53,7 +53,8 @@ def test_a_source_rejects_its_ancestors() -> None:
     with pytest.raises(PassOrderError) as err:
         check_order([Identity()], surface)
     assert str(err.value) == (
-        "pass Identity expects a program in dialect 'ssa', but at this point of the pipeline the program is in 'surface'"
+        "pass Identity expects a program in dialect 'ssa', but at this point of the pipeline "
+        "the program is in 'surface'"
     )
 
 

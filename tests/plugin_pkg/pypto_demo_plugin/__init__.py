@@ -9,20 +9,25 @@ is ``ssa`` plus the guarantee that every function carries the stamp (a required 
 from __future__ import annotations
 
 from pypto.languages import ssa
-from pypto.languages.invariants import Invariant, Reporter
+from pypto.languages.invariants import Invariant
+from pypto.languages.invariants.grammar import Attr
 from pypto.passes import FunctionPass
 
 from pypto import ir
 
 TAG = "pypto-demo-plugin"
 
-
-def _check_stamp(func: ir.Function, program: ir.Program, report: Reporter) -> None:
-    if func.attrs.get("visited_by") != TAG:
-        report.error("NOT_VISITED", f"function '{func.name}' has no visited_by stamp", func)
-
-
-Visited = Invariant.per_function("Visited", "every function carries attrs['visited_by']", _check_stamp)
+Visited = Invariant.declared(
+    "Visited",
+    "every function carries attrs['visited_by']",
+    Attr(
+        of=ir.Function,
+        key="visited_by",
+        equals=TAG,
+        code="NOT_VISITED",
+        message="function '{func}' has no visited_by stamp",
+    ),
+)
 
 visited = ssa.extend("visited", "ssa, every function stamped by the demo plugin", guarantees={Visited})
 

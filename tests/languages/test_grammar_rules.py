@@ -1,0 +1,111 @@
+"""Declarative grammar rules: each kind of rule rejects invalid IR with a diagnostic naming the
+dialect, the rule, the node and its span; the walker also looks inside variables' types."""
+
+from __future__ import annotations
+
+import pytest
+from inv_helpers import INDEX, prog, single
+from pypto.languages import outlined, runtime, tiled
+from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch, TileMemoryInferred
+from pypto.languages.invariants.grammar import (
+    KERNELS,
+    Attr,
+    Field,
+    Forbid,
+    Length,
+    NoNode,
+    Ops,
+    Present,
+    inside,
+    op,
+    outside,
+)
+
+from pypto import ir
+from pypto.ir.errors import VerificationError
+
+_SPAN = ir.Span.unknown()
+
+
+def _rendered(violations: list) -> list[str]:
+    return [line for v in violations for line in v.render().splitlines()]
+
+
+def test_op_rule_per_function_kind() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+                t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+                return x
+        """
+    )
+    with pytest.raises(VerificationError) as err:
+        outlined.validate(program, [SplitIncoreOrch], context="after pass Example")
+    assert str(err.value).splitlines() == [
+        "program 'A' is not in dialect 'outlined' (after pass Example): 1 violation",
+        "[outlined] SplitIncoreOrch TILE_OP_IN_ORCHESTRATION in 'main': "
+        "tile op tile.load in Orchestration function 'main' (it belongs in a kernel)",
+        "    pl.tile.load(x, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)",
+        "    at <string>:7:53",
+    ]
+
+
+def test_field_refinement_inside_a_tuple_in_a_var_type() -> None:
+    unplaced = ir.TileType([16, 16], ir.FP32)
+    pair = ir.Var("pair", ir.TupleType([INDEX, unplaced]), ir.Span("k.py", 3, 5, 3, 9))
+    program = single("main", [pair], ir.ReturnStmt([]), func_type=ir.FunctionType.AIV)
+    assert _rendered(tiled.check(program, [TileMemoryInferred])) == [
+        "[tiled] TileMemoryInferred NO_MEMORY_SPACE in 'main': tile 'pair' has no memory space",
+        "    pair",
+        "    at k.py:3:5",
+    ]
+    # The same tile type in an Orchestration function is not the rule's business.
+    orchestration = single("main", [pair], ir.ReturnStmt([]), func_type=ir.FunctionType.Orchestration)
+    assert tiled.check(orchestration, [TileMemoryInferred]) == []
+
+
+def test_required_attr() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function(type=pl.FunctionType.AIV)
+            def k(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:
+                return x
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:
+                y: pl.Tensor[[16], pl.FP32] = self.k(x)
+                return y
+        """
+    )
+    assert _rendered(runtime.check(program, [CallDirectionsResolved])) == [
+        "[runtime] CallDirectionsResolved MISSING_DIRECTIONS in 'main': call to 'k' has no arg_directions",
+        "    k(x)",
+        "    at <string>:11:39",
+    ]
+
+
+def test_rules_print_as_grammar() -> None:
+    assert str(Forbid(what=ir.BreakStmt, where=inside(*KERNELS), code="C", message="m")) == (
+        "BreakStmt: not in InCore, AIC, AIV functions"
+    )
+    tile_ops = Ops("tile ops", prefix="tile.")
+    assert str(Forbid(what=tile_ops, where=outside(ir.FunctionType.AIV), code="C", message="m")) == (
+        "tile ops: only in AIV functions"
+    )
+    assert str(Field(of=ir.TileType, field="memory_space", refinement=Present(), code="C", message="m")) == (
+        "TileType.memory_space: present"
+    )
+    assert str(Field(of=op("tile.transpose"), field="args", refinement=Length(equal=4), code="C", message="m")) == (
+        "tile.transpose: args: 4 items"
+    )
+    assert str(Field(of=ir.Call, field="args", refinement=NoNode(ir.Call), code="C", message="m")) == (
+        "Call.args: no Call"
+    )
+    assert str(Attr(of=ir.ForStmt, key="x_{i}", per="iter_args", code="C", message="m")) == (
+        "ForStmt: attrs['x_<i>'] for each of iter_args"
+    )
