@@ -25,9 +25,10 @@ from pypto.analysis import function_index
 from pypto.backend import Platform
 from pypto.ir.errors import VerificationError
 from pypto.ir.function import Function, Program
+from pypto.ir.type_base import Type
 
 from .invariants.base import Invariant, Severity, Violation, check_all
-from .invariants.grammar import Variant
+from .invariants.grammar import Field, Forbid, FunctionCalls, Ops, Rule, Variant
 
 GRAMMAR = "Grammar"
 
@@ -70,6 +71,19 @@ class Dialect:
         dropped = set(drop)
         invariants = [i for i in self.invariants if i not in dropped] + [i for i in guarantees if i not in dropped]
         return Dialect(name, intent, kinds, excluded, invariants, parent=self)
+
+    @property
+    def rules(self) -> list[tuple[str, str, str]]:
+        """``(section, rule text, invariant name)`` of every grammar rule of the declared invariants."""
+        out = []
+        for inv in self.invariants:
+            for rule in inv.rules:
+                # A rule about node kinds the dialect no longer has says nothing.
+                classes = rule.subject.classes
+                if not any(issubclass(c, Type) or any(issubclass(k, c) for k in self.kinds) for c in classes):
+                    continue
+                out.append((_section(rule), str(rule), inv.name))
+        return sorted(out, key=lambda r: (_SECTIONS.index(r[0]), r[1], r[2]))
 
     @property
     def properties(self) -> frozenset[str]:
@@ -185,25 +199,47 @@ def _kinds_lines(kinds: Iterable[type]) -> list[str]:
     return lines
 
 
+_SECTIONS = ("node rules", "op rules", "field refinements", "attrs")
+
+
+def _section(rule: Rule) -> str:
+    if isinstance(rule, Forbid):
+        return "op rules" if isinstance(rule.subject, (Ops, FunctionCalls)) else "node rules"
+    return "field refinements" if isinstance(rule, Field) else "attrs"
+
+
 def _variant_text(v: Variant) -> str:
     return str(v) + (f"  (established by {v.established_by.name})" if v.established_by else "")
 
 
 def describe(dialect: Dialect) -> str:
-    """The full grammar of a dialect: node kinds, removed forms and invariants."""
+    """The full grammar of a dialect: node kinds, removed forms, the grammar rules (per function
+    kind, below the node class, required attrs) and the invariants."""
     parent = f" (extends {dialect.parent.name})" if dialect.parent is not None else ""
     lines = [f"dialect {dialect.name}{parent}", f"  {dialect.intent}", "  nodes:"]
     lines += _kinds_lines(dialect.kinds)
     if dialect.excluded:
         lines.append("  removed forms:")
         lines += [f"    {_variant_text(v)}" for v in sorted(dialect.excluded, key=str)]
+    rules = dialect.rules
+    for section in _SECTIONS:
+        chosen = [f"{text}  ({name})" for s, text, name in rules if s == section]
+        if chosen:
+            lines.append(f"  {section}:")
+            for text in chosen:
+                lines += textwrap.wrap(text, width=110, initial_indent="    ", subsequent_indent="        ")
     lines.append("  invariants:")
-    lines += [f"    {inv.name}: {inv.summary}" for inv in dialect.invariants]
+    lines += [f"    {inv.name}: {inv.summary}" for inv in dialect.invariants if not inv.rules or inv.is_checked_by_hand]
+    grammar = [inv.name for inv in dialect.invariants if inv.rules and not inv.is_checked_by_hand]
+    if grammar:
+        lines += textwrap.wrap(
+            "stated by the rules above: " + ", ".join(grammar), width=100, initial_indent="    ", subsequent_indent="        "
+        )
     return "\n".join(lines) + "\n"
 
 
 def diff(a: Dialect, b: Dialect) -> str:
-    """What changes from dialect ``a`` to dialect ``b``: node kinds, forms and invariants."""
+    """What changes from dialect ``a`` to dialect ``b``: node kinds, forms, grammar rules and invariants."""
     lines = [f"{a.name} -> {b.name}", f"  {b.intent}"]
     for cls in sorted(a.kinds - b.kinds, key=lambda c: c.__name__):
         lines.append(f"  - node {cls.__name__}")
@@ -213,6 +249,11 @@ def diff(a: Dialect, b: Dialect) -> str:
         lines.append(f"  - form {_variant_text(v)}")
     for v in sorted(a.excluded - b.excluded, key=str):
         lines.append(f"  + form {_variant_text(v)}")
+    a_rules, b_rules = set(a.rules), set(b.rules)
+    for section, text, name in sorted(b_rules - a_rules, key=lambda r: (_SECTIONS.index(r[0]), r[1])):
+        lines.append(f"  + rule {text}  ({name})")
+    for section, text, name in sorted(a_rules - b_rules, key=lambda r: (_SECTIONS.index(r[0]), r[1])):
+        lines.append(f"  - rule {text}  ({name})")
     a_inv, b_inv = set(a.invariants), set(b.invariants)
     for inv in sorted(b_inv - a_inv, key=lambda i: i.name):
         lines.append(f"  + invariant {inv.name}: {inv.summary}")
