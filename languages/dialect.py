@@ -232,9 +232,8 @@ def describe(dialect: Dialect) -> str:
     lines += [f"    {inv.name}: {inv.summary}" for inv in dialect.invariants if not inv.rules or inv.is_checked_by_hand]
     grammar = [inv.name for inv in dialect.invariants if inv.rules and not inv.is_checked_by_hand]
     if grammar:
-        lines += textwrap.wrap(
-            "stated by the rules above: " + ", ".join(grammar), width=100, initial_indent="    ", subsequent_indent="        "
-        )
+        text = "stated by the rules above: " + ", ".join(grammar)
+        lines += textwrap.wrap(text, width=100, initial_indent="    ", subsequent_indent="        ")
     return "\n".join(lines) + "\n"
 
 
