@@ -142,6 +142,11 @@ SAME = Same()
 
 
 @functools.cache
+def _options(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+@functools.cache
 def _option_adapter(cls: type, field: str) -> TypeAdapter:
     return TypeAdapter(typing.get_type_hints(cls)[field])
 
@@ -187,7 +192,7 @@ class Pass(ABC):
         cls.__init__ = checked_init  # type: ignore[method-assign]
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in self.__dataclass_fields__ and self.__dict__.get("_built", False):
+        if self.__dict__.get("_built", False) and name in _options(type(self)):
             raise dataclasses.FrozenInstanceError(f"cannot assign to option '{name}' of pass {self.name}")
         object.__setattr__(self, name, value)
 

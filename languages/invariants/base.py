@@ -9,7 +9,7 @@ the enclosing function; the dialect that was being entered is filled in by the c
 
 from __future__ import annotations
 
-from pypto.analysis import clear_function_indexes, function_index
+from pypto.analysis import clear_function_indexes
 
 import enum
 from collections.abc import Callable, Iterable

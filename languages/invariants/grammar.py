@@ -546,7 +546,9 @@ def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
         return
     ctx = Context(func, report)
     seen: set[int] = set()
-    for node in function_index(func).of(*node_classes):
+    # The index holds what is below the function; rules about the function itself see it first.
+    own = [func] if isinstance(func, node_classes) else []
+    for node in own + function_index(func).of(*node_classes):
         for rule in _rules_for(rules, cache, type(node)):
             if rule.applies(node, ctx):
                 rule.check(node, ctx)
