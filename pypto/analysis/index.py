@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import weakref
 
+from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
@@ -27,13 +28,13 @@ def _node_fields(cls: type) -> tuple[str, ...]:
 
 
 def push_value(value: object, out: list[IRNode]) -> None:
-    """Append the IR nodes of a field value (a node, or lists/tuples/dicts of them) to ``out``."""
+    """Append the IR nodes of a field value (a node, or lists/tuples/dicts/attrs of them) to ``out``."""
     if isinstance(value, IRNode):
         out.append(value)
     elif isinstance(value, (list, tuple)):
         for item in value:
             push_value(item, out)
-    elif isinstance(value, dict):
+    elif isinstance(value, (dict, AttrsBase)):
         for item in value.values():
             push_value(item, out)
 

@@ -9,6 +9,17 @@ equality/hashing, ``ir.python_print`` and ``ir.compile`` (the pass pipeline: def
 from typing import Any
 
 # The IR core: nodes, types and the scalar expression factories; it imports nothing above it.
+from .attrs import (
+    AttrsBase,
+    CallAttrs,
+    ForAttrs,
+    FunctionAttrs,
+    InCoreScopeAttrs,
+    ScopeAttrs,
+    SpmdScopeAttrs,
+    SubmitAttrs,
+    TaskDummyAttrs,
+)
 from .datatype import DataType
 from .enums import (
     ArgDirection,

@@ -22,7 +22,7 @@ once the ``with`` block is closed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -182,7 +182,7 @@ class IRBuilder:
         type: FunctionType = FunctionType.Opaque,
         level: Level | None = None,
         role: Role | None = None,
-        attrs: dict[str, Any] | None = None,
+        attrs: Mapping[str, Any] | None = None,
     ) -> Iterator[FunctionBuilder]:
         """A function; its body is what is emitted inside the block."""
         builder = FunctionBuilder()
@@ -204,7 +204,7 @@ class IRBuilder:
         step: Expr | int,
         span: Span | None = None,
         kind: ForKind = ForKind.Sequential,
-        attrs: dict[str, Any] | None = None,
+        attrs: Mapping[str, Any] | None = None,
     ) -> Iterator[ForLoopBuilder]:
         """``for loop_var in range(start, stop, step)``; emits the ForStmt when closed."""
         builder = ForLoopBuilder()

@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 from . import hooks
+from .attrs import CallAttrs, SubmitAttrs, TaskDummyAttrs, bind_expr_classes
 from .datatype import DataType
 from .enums import ArgDirection
 from .errors import IRTypeError, IRValueError
@@ -138,6 +139,10 @@ class Var(Expr):
         if kwargs.get("unique_id", -1) == -1:
             kwargs["unique_id"] = next(_var_ids)
         super().__init__(*args, **kwargs)
+
+
+# The attrs models name Expr and Var in their field types (attrs.py sits below this module).
+bind_expr_classes(Expr, Var)
 
 
 class IterArg(Var):
@@ -308,12 +313,16 @@ class Call(Expr):
     op: Op
     args: list[Expr]
     kwargs: dict[str, Any] = {}
-    attrs: dict[str, Any] = {}
+    attrs: CallAttrs = CallAttrs()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args:
             kwargs.update(_call_overload(type(self).__name__, args, kwargs))
         _check_kwargs(type(self).__name__, kwargs.get("kwargs", {}))
+        if "attrs" in kwargs:
+            op = kwargs.get("op")
+            model = TaskDummyAttrs if type(op) is Op and op.name == "system.task_dummy" else CallAttrs
+            kwargs["attrs"] = model.for_node(type(self).__name__, kwargs["attrs"])
         super().__init__(**kwargs)
 
     @property
@@ -357,7 +366,7 @@ class Submit(Expr):
     args: list[Expr]
     deps: list[Expr] = []
     kwargs: dict[str, Any] = {}
-    attrs: dict[str, Any] = {}
+    attrs: SubmitAttrs = SubmitAttrs()
     core_num: Expr | None = None
     sync_start: Bool = False
     allow_early_resolve: Bool = False
@@ -386,6 +395,8 @@ class Submit(Expr):
         if isinstance(core_num, int) and not isinstance(core_num, bool):
             kwargs["core_num"] = ConstInt(core_num, DataType.INDEX)
         _check_kwargs("Submit", kwargs.get("kwargs", {}))
+        if "attrs" in kwargs:
+            kwargs["attrs"] = SubmitAttrs.for_node("Submit", kwargs["attrs"])
         super().__init__(**kwargs)
         if self.sync_start and self.core_num is None:
             raise IRValueError("Submit: sync_start=True requires core_num")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .attrs import FunctionAttrs
 from .enums import FunctionType, Level, ParamDirection, Role, SplitMode
 from .errors import IRTypeError, IRValueError
 from .expr import GlobalVar, Var
@@ -37,7 +38,7 @@ class Function(IRNode):
     func_type: FunctionType = FunctionType.Opaque
     level: Level | None = None
     role: Role | None = None
-    attrs: dict[str, Any] = {}
+    attrs: FunctionAttrs = FunctionAttrs()
     requires_runtime_binding: Bool = False
     _positional = ("name", "params", "return_types", "body", "span", "type", "level", "role", "attrs",
                    "requires_runtime_binding")
@@ -53,8 +54,7 @@ class Function(IRNode):
             kwargs[name] = value
         if "type" in kwargs:
             kwargs["func_type"] = kwargs.pop("type")
-        if kwargs.get("attrs") is None:
-            kwargs["attrs"] = {}
+        kwargs["attrs"] = FunctionAttrs.for_node(f"Function '{kwargs.get('name')}'", kwargs.get("attrs"))
         if "param_directions" not in kwargs:
             given = kwargs.get("params", [])
             params, dirs = [], []
@@ -87,9 +87,8 @@ class Function(IRNode):
 
     @property
     def split(self) -> SplitMode | None:
-        """``attrs["split"]`` as a SplitMode, or None."""
-        value = self.attrs.get("split")
-        return None if value is None else SplitMode(value)
+        """``attrs["split"]``, or None."""
+        return self.attrs.split
 
 
 class Program(IRNode):

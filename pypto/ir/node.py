@@ -18,12 +18,14 @@ from .errors import IRTypeError, IRValueError
 from .span import Span
 
 
-def _format_validation_error(cls_name: str, err: ValidationError) -> tuple[str, bool]:
-    """Render a pydantic error as ``Node: field 'f': message`` lines; report if all are value errors."""
+def _format_validation_error(cls_name: str, err: ValidationError, prefix: tuple[str, ...] = ()) -> tuple[str, bool]:
+    """Render a pydantic error as ``Node: field 'f': message`` lines; report if all are value errors.
+
+    ``prefix`` is prepended to each error location (the field of a model validated on its own)."""
     lines = []
     all_value = True
     for e in err.errors(include_url=False):
-        loc = ".".join(str(p) for p in e["loc"]) or "<node>"
+        loc = ".".join(str(p) for p in (*prefix, *e["loc"])) or "<node>"
         msg = e["msg"].replace("a valid dictionary or instance of", "an instance of")
         if e["type"] != "value_error":
             all_value = False

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn
 
@@ -516,7 +517,7 @@ def deduce_call_return_type(call_or_name: Call | Op | str, args: list[Expr] | No
     return deduce_type(get_entry(name), list(args or []), dict(kwargs or {}), Span.unknown())[0]
 
 
-def set_call_attrs(call: Call, attrs: dict[str, Any]) -> Call:
+def set_call_attrs(call: Call, attrs: Mapping[str, Any]) -> Call:
     """A copy of ``call`` whose compiler attrs are ``attrs`` (same op, args, kwargs, type, span)."""
     if not isinstance(call, Call):
         raise OpTypeError(f"set_call_attrs expects a Call, got {type(call).__name__}")

@@ -6,6 +6,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator
 
+from .attrs import AttrsBase, ForAttrs, InCoreScopeAttrs, ScopeAttrs, SpmdScopeAttrs
 from .datatype import DataType
 from .enums import ForKind, InlineLanguage, Level, Role, ScopeKind, SplitMode
 from .errors import IRTypeError
@@ -89,15 +90,15 @@ class ForStmt(Stmt):
     body: Stmt
     return_vars: list[Var] = []
     kind: ForKind = ForKind.Sequential
-    attrs: dict[str, Any] = {}
+    attrs: ForAttrs = ForAttrs()
     _positional = ("loop_var", "start", "stop", "step", "iter_args", "body", "return_vars", "span", "kind", "attrs")
     _defs = ("loop_var", "iter_args", "return_vars")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) > 9 and args[9] is None:
-            args = args[:9] + ({},) + args[10:]
-        if kwargs.get("attrs", {}) is None:
-            kwargs["attrs"] = {}
+        if len(args) > 9:
+            args = args[:9] + (ForAttrs.for_node("ForStmt", args[9]),) + args[10:]
+        if "attrs" in kwargs:
+            kwargs["attrs"] = ForAttrs.for_node("ForStmt", kwargs["attrs"])
         super().__init__(*args, **kwargs)
 
 
@@ -161,15 +162,16 @@ class ScopeStmt(Stmt):
     """Base of ``with``-scopes. ``body`` and ``span`` are keyword-only in subclass constructors."""
 
     scope_kind: ClassVar[ScopeKind]
+    _attrs_model: ClassVar[type[AttrsBase]] = ScopeAttrs
     name_hint: Str = ""
     body: Stmt
-    attrs: dict[str, Any] = {}
+    attrs: ScopeAttrs = ScopeAttrs()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if type(self) is ScopeStmt:
             raise IRTypeError("ScopeStmt is abstract; build InCoreScopeStmt, SpmdScopeStmt, ... instead")
-        if kwargs.get("attrs", {}) is None:
-            kwargs["attrs"] = {}
+        if "attrs" in kwargs:
+            kwargs["attrs"] = self._attrs_model.for_node(type(self).__name__, kwargs["attrs"])
         super().__init__(*args, **kwargs)
 
 
@@ -177,7 +179,9 @@ class InCoreScopeStmt(ScopeStmt):
     """``with pl.at(level=pl.Level.CORE_GROUP): ...``: a region outlined into an InCore kernel."""
 
     scope_kind = ScopeKind.InCore
+    _attrs_model = InCoreScopeAttrs
     split: SplitMode = SplitMode.NONE
+    attrs: InCoreScopeAttrs = InCoreScopeAttrs()
     _positional = ("split", "name_hint")
 
 
@@ -201,7 +205,9 @@ class SpmdScopeStmt(ScopeStmt):
     """``with pl.spmd(N): ...``: a multi-block dispatch of ``core_num`` blocks."""
 
     scope_kind = ScopeKind.Spmd
+    _attrs_model = SpmdScopeAttrs
     core_num: IndexExpr
+    attrs: SpmdScopeAttrs = SpmdScopeAttrs()
     sync_start: Bool = False
     _positional = ("core_num", "sync_start", "name_hint")
 

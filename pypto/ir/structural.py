@@ -23,6 +23,7 @@ import math
 from typing import Any
 
 from . import hooks
+from .attrs import AttrsBase
 from .datatype import DataType
 from .errors import PyptoError
 from .expr import ConstInt, IterArg, Var
@@ -108,7 +109,17 @@ class _Equal:
         push = stack.append
         while stack:
             l, r, mode, path = stack.pop()
-            if isinstance(l, ModelBase):
+            if isinstance(l, (dict, AttrsBase)):
+                if not isinstance(r, (dict, AttrsBase)):
+                    raise _Mismatch(path, _kind_reason(l, r))
+                if l.keys() != r.keys():
+                    only_l = sorted(map(str, l.keys() - r.keys()))
+                    only_r = sorted(map(str, r.keys() - l.keys()))
+                    raise _Mismatch(path, f"keys differ: only in lhs {only_l}, only in rhs {only_r}")
+                for key in reversed(_sorted_keys(l)):
+                    kmode = mode | _DEF if key in _DEF_KEYS else mode
+                    push((l[key], r[key], kmode, (path, "key", key) if track else None))
+            elif isinstance(l, ModelBase):
                 if isinstance(l, Var):
                     self._var(l, r, mode, path, push)
                     continue
@@ -146,16 +157,6 @@ class _Equal:
                     raise _Mismatch(path, f"lengths differ: {len(l)} vs {len(r)}")
                 for i in range(len(l) - 1, -1, -1):
                     push((l[i], r[i], mode, (path, "index", i) if track else None))
-            elif isinstance(l, dict):
-                if not isinstance(r, dict):
-                    raise _Mismatch(path, _kind_reason(l, r))
-                if l.keys() != r.keys():
-                    only_l = sorted(map(str, l.keys() - r.keys()))
-                    only_r = sorted(map(str, r.keys() - l.keys()))
-                    raise _Mismatch(path, f"keys differ: only in lhs {only_l}, only in rhs {only_r}")
-                for key in reversed(_sorted_keys(l)):
-                    kmode = mode | _DEF if key in _DEF_KEYS else mode
-                    push((l[key], r[key], kmode, (path, "key", key) if track else None))
             elif not _leaf_equal(l, r):
                 reason = _kind_reason(l, r) if type(l) is not type(r) else f"values differ: {l!r} vs {r!r}"
                 raise _Mismatch(path, reason)
@@ -190,7 +191,7 @@ class _Equal:
         push((l.type, r.type, type_mode, (path, "attr", "type") if track else None))
 
 
-def _sorted_keys(d: dict) -> list[Any]:
+def _sorted_keys(d: dict | AttrsBase) -> list[Any]:
     keys = list(d)
     try:
         return sorted(keys)
@@ -316,7 +317,13 @@ class _Hasher:
         push = stack.append
         while stack:
             v, mode = stack.pop()
-            if isinstance(v, ModelBase):
+            if isinstance(v, (dict, AttrsBase)):
+                keys = _sorted_keys(v)
+                emit(len(keys))
+                for key in reversed(keys):
+                    push((v[key], mode | _DEF if key in _DEF_KEYS else mode))
+                    push((key, _USE))
+            elif isinstance(v, ModelBase):
                 cls = type(v)
                 emit(cls.__name__)
                 if isinstance(v, Var):
@@ -339,12 +346,6 @@ class _Hasher:
                 emit(len(v))
                 for item in reversed(v):
                     push((item, mode))
-            elif isinstance(v, dict):
-                keys = _sorted_keys(v)
-                emit(len(keys))
-                for key in reversed(keys):
-                    push((v[key], mode | _DEF if key in _DEF_KEYS else mode))
-                    push((key, _USE))
             elif isinstance(v, float) and math.isnan(v):
                 emit("nan")
             else:

@@ -2,9 +2,10 @@
 
 A *child* is any IR object (an ``IRNode``, a ``Type``, a ``TensorView``/``TileView``: every
 :class:`~pypto.ir.node.ModelBase`) held by a child field, directly or inside a list, tuple or
-dict value (``Call.kwargs``/``attrs``, ``ScopeStmt.attrs``, ``Program.functions``, shape lists of
-a Type, ...). Spans, names, comments, ids and fields the constructor derives (``_derived``, e.g.
-the ``ScalarType`` of a ``ConstInt``) are not children.
+dict value (``Call.kwargs``, ``Program.functions``, shape lists of a Type, ...) or attrs value
+(``Call.attrs``, ``ScopeStmt.attrs``, ...: an attrs model is a container too, rebuilt as a dict that
+the node's constructor validates again). Spans, names, comments, ids and fields the constructor
+derives (``_derived``, e.g. the ``ScalarType`` of a ``ConstInt``) are not children.
 
 ``map_children(node, fn)`` is the generic fallback of every rewriting pass: it applies ``fn`` to
 each child and rebuilds the node through its validating constructor only when some child came
@@ -21,6 +22,7 @@ import functools
 import typing
 from typing import Any, Callable, Iterator, TypeVar
 
+from .attrs import AttrsBase
 from .expr import Var
 from .function import Program
 from .node import ModelBase
@@ -36,7 +38,7 @@ def _may_hold_ir(annotation: Any) -> bool:
     if annotation is Any:
         return True
     if isinstance(annotation, type):
-        return issubclass(annotation, ModelBase)
+        return issubclass(annotation, (ModelBase, AttrsBase))
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
         return _may_hold_ir(typing.get_args(annotation)[0])
@@ -57,14 +59,14 @@ def child_fields(cls: type[ModelBase]) -> tuple[str, ...]:
 
 
 def iter_value(value: Any) -> Iterator[ModelBase]:
-    """The IR objects in a field value, through lists, tuples and dict values."""
-    if isinstance(value, ModelBase):
+    """The IR objects in a field value, through lists, tuples and dict and attrs values."""
+    if isinstance(value, (dict, AttrsBase)):
+        for item in value.values():
+            yield from iter_value(item)
+    elif isinstance(value, ModelBase):
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from iter_value(item)
-    elif isinstance(value, dict):
-        for item in value.values():
             yield from iter_value(item)
 
 
@@ -76,6 +78,9 @@ def iter_children(node: ModelBase) -> Iterator[ModelBase]:
 
 def _map_value(value: Any, fn: Callable[[Any], Any]) -> Any:
     """``value`` with ``fn`` applied to every IR object in it; the same object when nothing changed."""
+    if isinstance(value, (dict, AttrsBase)):
+        new_d = {k: _map_value(v, fn) for k, v in value.items()}
+        return value if all(new_d[k] is v for k, v in value.items()) else new_d
     if isinstance(value, ModelBase):
         return fn(value)
     if isinstance(value, list):
@@ -84,9 +89,6 @@ def _map_value(value: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(value, tuple):
         new_t = tuple(_map_value(v, fn) for v in value)
         return value if all(a is b for a, b in zip(new_t, value)) else new_t
-    if isinstance(value, dict):
-        new_d = {k: _map_value(v, fn) for k, v in value.items()}
-        return value if all(new_d[k] is v for k, v in value.items()) else new_d
     return value
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from inv_helpers import found, prog
+from pypto.ir.attrs import TaskDummyAttrs
 from pypto.languages.invariants import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
 
 from pypto import ir
@@ -27,19 +29,30 @@ PROGRAM = f"""
 """
 
 
-def _with_call_attrs(program: ir.Program, attrs: dict) -> ir.Program:
+def _with_call(program: ir.Program, call: ir.Call) -> ir.Program:
+    """``program`` with the call of ``main``'s first statement replaced by ``call``."""
     main = program.get_function("main")
     assign, ret = main.body.stmts
-    call = ir.set_call_attrs(assign.value, attrs)
     body = ir.SeqStmts([ir.replace(assign, value=call), ret], main.body.span)
     return ir.Program([program.get_function("k"), ir.replace(main, body=body)], program.name, program.span)
+
+
+def _with_call_attrs(program: ir.Program, attrs: dict) -> ir.Program:
+    return _with_call(program, ir.set_call_attrs(program.get_function("main").body.stmts[0].value, attrs))
 
 
 def test_manual_deps_only_on_submit() -> None:
     program = prog(PROGRAM)
     assert found(ManualDepsOnSubmitOnly, program) == []
-    edges = _with_call_attrs(program, {"manual_dep_edges": [program.get_function("main").params[0]]})
-    assert [(c, m) for c, m, _ in found(ManualDepsOnSubmitOnly, edges)] == [
+    dep = program.get_function("main").params[0]
+    # CallAttrs has no manual_dep_edges key: a plain call cannot be built with them ...
+    with pytest.raises(ir.IRTypeError, match=r"^Call: field 'attrs.manual_dep_edges': not an attrs key of a call"):
+        _with_call_attrs(program, {"manual_dep_edges": [dep]})
+    # ... so only IR built without validation can break the invariant, and the checker still sees it.
+    call = program.get_function("main").body.stmts[0].value
+    fields = {name: getattr(call, name) for name in type(call).model_fields}
+    forged = ir.Call.model_construct(**{**fields, "attrs": TaskDummyAttrs(manual_dep_edges=[dep])})
+    assert [(c, m) for c, m, _ in found(ManualDepsOnSubmitOnly, _with_call(program, forged))] == [
         ("MANUAL_DEPS_ON_CALL", "plain call to 'k' carries manual_dep_edges (only a Submit may)"),
     ]
 

@@ -14,6 +14,7 @@ operands as ``Xor``) and otherwise as the call ``pl.xor(a, b)``.
 from __future__ import annotations
 
 from enum import Enum
+from collections.abc import Mapping
 from typing import Any, Callable
 
 from ..datatype import DataType
@@ -368,11 +369,11 @@ class ExprPrinter:
             return format_float(float(v))
         return repr(v)
 
-    def dict_text(self, d: dict[str, Any]) -> str:
+    def dict_text(self, d: Mapping[str, Any]) -> str:
         """``{"key": value, ...}`` with double-quoted keys."""
         return "{" + ", ".join([f"{dq(str(k))}: {self.value(x)}" for k, x in d.items()]) + "}"
 
-    def attrs_item(self, attrs: dict[str, Any]) -> str:
+    def attrs_item(self, attrs: Mapping[str, Any]) -> str:
         """``attrs={...}``, printed last in a call."""
         return f"attrs={self.dict_text(attrs)}"
 

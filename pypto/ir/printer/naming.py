@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..attrs import AttrsBase
 from ..expr import (
     BinaryExpr,
     Call,
@@ -144,7 +145,7 @@ class VarCollector:
         elif isinstance(v, (list, tuple)):
             for x in v:
                 self.value(x)
-        elif isinstance(v, dict):
+        elif isinstance(v, (dict, AttrsBase)):
             for x in v.values():
                 self.value(x)
 

@@ -156,24 +156,19 @@ class ProgramPrinter(StmtPrinter):
             keywords.append(f"role={enum_text(p, func.role)}")
         if func.attrs.get("auto_scope") is False:
             keywords.append("auto_scope=False")
-        source = func.attrs.get("external_source")
-        if isinstance(source, str):
+        source = func.attrs.external_source
+        if source is not None:
             keywords.append(f"external_source={dq(source)}")
         return f"@{p}.function({', '.join(keywords)})" if keywords else f"@{p}.function"
 
     def func_attrs(self, func: Function) -> dict[str, object]:
-        """The attrs left for ``pl.func_attr``: decorator keys removed, ``split`` as SplitMode."""
+        """The attrs left for ``pl.func_attr``: decorator keys and ``split == NONE`` removed."""
         attrs = dict(func.attrs)
         if attrs.get("auto_scope") is False:
             del attrs["auto_scope"]
-        if isinstance(attrs.get("external_source"), str):
-            del attrs["external_source"]
-        split = attrs.get("split")
-        if isinstance(split, int) and not isinstance(split, bool) and split in SplitMode._value2member_map_:
-            if split == SplitMode.NONE:
-                del attrs["split"]
-            else:
-                attrs["split"] = SplitMode(split)
+        attrs.pop("external_source", None)
+        if attrs.get("split") is SplitMode.NONE:
+            del attrs["split"]
         return attrs
 
     def program(self, prog: Program) -> None:

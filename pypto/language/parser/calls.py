@@ -144,7 +144,16 @@ class CallMixin(ParserCore):
                 node,
                 "remove attrs=: this call folds to a constant or a plain value, which carries no attrs",
             )
-        return ir.replace(call, attrs=dict(attrs))
+        try:
+            return ir.replace(call, attrs=dict(attrs))
+        except (TypeError, ValueError) as err:  # a reserved key with a bad value, or another node's key
+            self.fail(
+                ParserTypeError,
+                str(err),
+                node,
+                "fix or remove the attrs key named above: reserved keys take values of their type "
+                '(e.g. "arg_directions": [pl.adir.input, ...]) and belong to one kind of node',
+            )
 
     # ----- functions of the program ----------------------------------------------------------
     def program_ref(self, name: str, node: ast.AST) -> ProgramFunctionRef:

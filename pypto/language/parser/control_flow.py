@@ -137,9 +137,17 @@ class ControlFlowMixin(ParserCore):
             node.body, [loop_name, *carried_names], [loop_var, *iter_args], kind, len(inits) if inits else None
         )
         return_vars = self._loop_results(block, iter_args, inits is not None)
-        self.emit(
-            ir.ForStmt(loop_var, start, stop, step, iter_args, body, return_vars, self.span(node), kind, attrs)
-        )
+        try:
+            loop = ir.ForStmt(loop_var, start, stop, step, iter_args, body, return_vars, self.span(node), kind, attrs)
+        except (TypeError, ValueError) as err:  # a reserved loop attr with a bad value, or another node's key
+            self.fail(
+                ParserTypeError,
+                str(err),
+                call,
+                'fix or remove the loop attrs key named above: a loop reserves "pipeline_stages" (an int >= 1, '
+                'set by pl.pipeline(stage=N)) and "iter_arg_rebind_<i>" / "iter_arg_array_size_<i>"',
+            )
+        self.emit(loop)
         if block.yielded is not None:
             self._bind_yielded(block.yielded.names, return_vars)
 

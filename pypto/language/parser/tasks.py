@@ -383,7 +383,15 @@ def _task_dummy(p: Any, call: ast.Call) -> ir.Call:
             )
     dummy = system_ops.task_dummy(deps, span=p.span(call)).unwrap()
     if extra:
-        dummy = ir.replace(dummy, attrs={**extra, "manual_dep_edges": deps})
+        try:
+            dummy = ir.replace(dummy, attrs={**extra, "manual_dep_edges": deps})
+        except (TypeError, ValueError) as err:
+            p.fail(
+                ParserTypeError,
+                str(err),
+                call,
+                'fix or remove the attrs key named above: a dummy task reserves "dummy_task" (True or False)',
+            )
     return dummy
 
 
