@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Callable
 
 from . import hooks
 from .attrs import CallAttrs, SubmitAttrs, TaskDummyAttrs, bind_expr_classes
@@ -18,7 +18,10 @@ _var_ids = itertools.count()
 
 
 class Expr(IRNode):
-    """Base of every expression. ``==``/``!=`` build ``Eq``/``Ne`` nodes; hashing is by identity."""
+    """Base of every expression. ``==``/``!=`` build ``Eq``/``Ne`` nodes, whose truth value is the
+    identity of the operands (so ``a in [b]`` and dict lookups mean "the same node"); hashing is by
+    identity. Operands that make no scalar comparison (tensors, BOOL scalars, strings) compare by
+    identity directly."""
 
     type: Type = UnknownType.get()
 
@@ -114,16 +117,23 @@ class Expr(IRNode):
         return scalar_ops.ge(self, other)
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, (Expr, int, float)):
-            return NotImplemented
-        return scalar_ops.eq(self, other)
+        return _compare(scalar_ops.eq, self, other)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        if not isinstance(other, (Expr, int, float)):
-            return NotImplemented
-        return scalar_ops.ne(self, other)
+        return _compare(scalar_ops.ne, self, other)
 
     __hash__ = _identity_hash
+
+
+def _compare(build: Callable[[Any, Any], Expr], lhs: Expr, rhs: Any) -> Any:
+    """``build(lhs, rhs)``, or NotImplemented (Python then compares identity) when the operands make
+    no scalar comparison: ``==`` must not raise, or ``tensor_var in [other]`` would."""
+    if not isinstance(rhs, (Expr, int, float)):
+        return NotImplemented
+    try:
+        return build(lhs, rhs)
+    except IRTypeError:
+        return NotImplemented
 
 
 class Var(Expr):
@@ -238,8 +248,20 @@ class FloorMod(BinaryExpr): ...
 class Pow(BinaryExpr): ...
 class Min(BinaryExpr): ...
 class Max(BinaryExpr): ...
-class Eq(BinaryExpr): ...
-class Ne(BinaryExpr): ...
+class Eq(BinaryExpr):
+    """``left == right``; as a Python truth value: ``left`` and ``right`` are the same node."""
+
+    def __bool__(self) -> bool:
+        return self.left is self.right
+
+
+class Ne(BinaryExpr):
+    """``left != right``; as a Python truth value: ``left`` and ``right`` are different nodes."""
+
+    def __bool__(self) -> bool:
+        return self.left is not self.right
+
+
 class Lt(BinaryExpr): ...
 class Le(BinaryExpr): ...
 class Gt(BinaryExpr): ...
