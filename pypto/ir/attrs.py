@@ -11,7 +11,7 @@ reserved keys in declaration order, then the user keys in the order given.
 
 * A reserved key with a value of the wrong type is an error naming the node and the key.
 * A key reserved for another node kind (``manual_dep_edges`` on a Call, ``split`` on a loop), or a
-  near miss of one of the node's own keys (``arg_direction``), is an unknown key: an error too.
+  near miss of a reserved key (``arg_direction``), is an unknown key: an error too.
   So a plain Call cannot carry manual dependency edges: only ``system.task_dummy`` calls (model
   ``TaskDummyAttrs``) and scopes can, and Submits carry theirs in ``Submit.deps``.
 * Any other key is a user attribute (``pl.func_attr({"note": "x"})``, ``attrs={"unroll_hint": 2}``),
@@ -156,10 +156,12 @@ class AttrsBase(ModelBase, Mapping[str, Any]):
         errors read ``<node>: field 'attrs.<key>': ...`` (IRTypeError, or IRValueError for bad values)."""
         if type(value) is cls:
             return value
+        if value is None or (type(value) is dict and not value):  # one shared empty model per kind
+            return _empty(cls)
         if isinstance(value, AttrsBase):  # another kind's model, a subclass included: check its keys again
             value = dict(value)
         try:
-            return cls.model_validate({} if value is None else value)
+            return cls.model_validate(value)
         except ValidationError as err:
             text, all_value = _format_validation_error(node, err, ("attrs",))
             raise (IRValueError if all_value else IRTypeError)(text) from None
@@ -198,12 +200,17 @@ class AttrsBase(ModelBase, Mapping[str, Any]):
 
     __str__ = __repr__
 
-    # frozen, and the values are IR nodes (which copy as themselves): no copy is ever needed
+    # frozen like the nodes holding it, which copy as themselves too
     def __copy__(self) -> AttrsBase:
         return self
 
     def __deepcopy__(self, _memo: dict) -> AttrsBase:
         return self
+
+
+@functools.cache
+def _empty(model: type[AttrsBase]) -> AttrsBase:
+    return model()
 
 
 def _reserves(model: type[AttrsBase], key: str) -> bool:

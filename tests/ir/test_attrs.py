@@ -202,6 +202,7 @@ def test_the_issue_example_reports_both_keys() -> None:
                                                            r"should be a valid string"),
         (function, {1: 2}, ir.IRTypeError, r"^Function 'f': field 'attrs.1': attrs keys must be str"),
         (function, [("split", 1)], ir.IRTypeError, r"^Function 'f': field 'attrs': attrs must be a dict"),
+        (call, [], ir.IRTypeError, r"^Call: field 'attrs': attrs must be a dict"),
     ],
 )
 def test_a_wrong_value_type_is_an_error(build: object, attrs: object, error: type, message: str) -> None:
@@ -274,7 +275,8 @@ PRINTED_LINES = [
     'pl.adir.output_existing]})',
     "            _tuple_tmp: pl.Tuple[pl.Tensor[[64], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.k, x, out, "
     'attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})',
-    "            with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)], deps=[t1]) as t2:",
+    "            with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)], "
+    "deps=[t1]) as t2:",
     "            bar: pl.Scalar[pl.TASK_ID] = pl.system.task_dummy(deps=[t1, t2])",
     "        with pl.cluster(attrs={\"note\": 'c'}):",
 ]
