@@ -89,6 +89,7 @@ class AttrsBase(ModelBase, Mapping[str, Any]):
 
     _patterns: ClassVar[tuple[tuple[re.Pattern[str], Any], ...]] = ()
     _what: ClassVar[str] = ""  # the node kind, for messages
+    _mapping = True
 
     def __init__(self, **data: Any) -> None:
         try:

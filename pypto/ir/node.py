@@ -82,6 +82,8 @@ class ModelBase(BaseModel, metaclass=_NodeMeta):
     _derived: ClassVar[tuple[str, ...]] = ()
     # Def fields (spec/ir.md §5.1): fields that bind new variables, in binding order.
     _defs: ClassVar[tuple[str, ...]] = ()
+    # True for the attrs models (pypto.ir.attrs): mappings that generic walkers treat like dicts.
+    _mapping: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args:

@@ -22,7 +22,6 @@ from typing import Any
 import msgpack
 
 from . import enums as _enums
-from .attrs import AttrsBase
 from .datatype import DataType
 from .errors import PyptoError
 from .node import ModelBase
@@ -48,14 +47,14 @@ def _model_values(value: Any) -> list[ModelBase]:
     todo = [value]
     while todo:
         v = todo.pop()
-        if isinstance(v, (dict, AttrsBase)):
-            for k, item in reversed(list(v.items())):
-                todo.append(item)
-                todo.append(k)
-        elif isinstance(v, ModelBase):
+        if isinstance(v, ModelBase) and not v._mapping:
             found.append(v)
         elif isinstance(v, (list, tuple)):
             todo.extend(reversed(v))
+        elif isinstance(v, (dict, ModelBase)):  # a dict or an attrs model
+            for k, item in reversed(list(v.items())):
+                todo.append(item)
+                todo.append(k)
     return found
 
 
@@ -85,9 +84,9 @@ class _Encoder:
             self.records.append({"id": len(self.records), "type": type(obj).__name__, "fields": fields})
 
     def value(self, v: Any) -> Any:
-        if isinstance(v, AttrsBase):  # stored as a dict, validated again on load
-            return {"dict": [[self.value(k), self.value(x)] for k, x in v.items()]}
         if isinstance(v, ModelBase):
+            if v._mapping:  # an attrs model: stored as a dict, validated again on load
+                return {"dict": [[self.value(k), self.value(x)] for k, x in v.items()]}
             return {"ref": self.ids[id(v)]}
         if v is None or isinstance(v, (bool, str, float)):
             return v

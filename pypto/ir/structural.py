@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from . import hooks
-from .attrs import AttrsBase
 from .datatype import DataType
 from .errors import PyptoError
 from .expr import ConstInt, IterArg, Var
@@ -48,8 +48,11 @@ _MEMREF_FIELDS = ("base_", "byte_offset_", "size_", "is_pinned_", "slot_count_",
 
 
 @functools.cache
-def _plan(cls: type[ModelBase]) -> tuple[tuple[str, int], ...]:
-    """The compared fields of ``cls`` with their modes, in comparison order."""
+def _plan(cls: type[ModelBase]) -> tuple[tuple[str, int], ...] | None:
+    """The compared fields of ``cls`` with their modes, in comparison order; None for an attrs model,
+    which compares as a map (like a dict)."""
+    if cls._mapping:
+        return None
     ignored = {"span", "unique_id", *cls._derived}
     if issubclass(cls, Stmt):
         ignored.add("leading_comments")
@@ -109,17 +112,7 @@ class _Equal:
         push = stack.append
         while stack:
             l, r, mode, path = stack.pop()
-            if isinstance(l, (dict, AttrsBase)):
-                if not isinstance(r, (dict, AttrsBase)):
-                    raise _Mismatch(path, _kind_reason(l, r))
-                if l.keys() != r.keys():
-                    only_l = sorted(map(str, l.keys() - r.keys()))
-                    only_r = sorted(map(str, r.keys() - l.keys()))
-                    raise _Mismatch(path, f"keys differ: only in lhs {only_l}, only in rhs {only_r}")
-                for key in reversed(_sorted_keys(l)):
-                    kmode = mode | _DEF if key in _DEF_KEYS else mode
-                    push((l[key], r[key], kmode, (path, "key", key) if track else None))
-            elif isinstance(l, ModelBase):
+            if isinstance(l, ModelBase):
                 if isinstance(l, Var):
                     self._var(l, r, mode, path, push)
                     continue
@@ -143,9 +136,13 @@ class _Equal:
                     for i in range(len(lf) - 1, -1, -1):
                         push((lf[i], rf[i], _USE, (path, "func", (i, lf[i].name)) if track else None))
                     continue
+                plan = _plan(cls)
+                if plan is None:
+                    self._map(l, r, mode, path, push)
+                    continue
                 inherited = mode & _DEF
                 seq = cls is SeqStmts
-                for name, fmode in reversed(_plan(cls)):
+                for name, fmode in reversed(plan):
                     child_path = None
                     if track:
                         child_path = path if seq else (path, "attr", name)
@@ -157,9 +154,24 @@ class _Equal:
                     raise _Mismatch(path, f"lengths differ: {len(l)} vs {len(r)}")
                 for i in range(len(l) - 1, -1, -1):
                     push((l[i], r[i], mode, (path, "index", i) if track else None))
+            elif isinstance(l, dict):
+                if not isinstance(r, dict):
+                    raise _Mismatch(path, _kind_reason(l, r))
+                self._map(l, r, mode, path, push)
             elif not _leaf_equal(l, r):
                 reason = _kind_reason(l, r) if type(l) is not type(r) else f"values differ: {l!r} vs {r!r}"
                 raise _Mismatch(path, reason)
+
+    def _map(self, l: Mapping[Any, Any], r: Mapping[Any, Any], mode: int, path: Any, push: Any) -> None:
+        """Two dicts, or two attrs models: the same keys, and equal values pushed in key order."""
+        if l.keys() != r.keys():
+            only_l = sorted(map(str, l.keys() - r.keys()))
+            only_r = sorted(map(str, r.keys() - l.keys()))
+            raise _Mismatch(path, f"keys differ: only in lhs {only_l}, only in rhs {only_r}")
+        track = self.track
+        for key in reversed(_sorted_keys(l)):
+            kmode = mode | _DEF if key in _DEF_KEYS else mode
+            push((l[key], r[key], kmode, (path, "key", key) if track else None))
 
     def _var(self, l: Var, r: Any, mode: int, path: Any, push: Any) -> None:
         if type(r) is not type(l):
@@ -191,7 +203,7 @@ class _Equal:
         push((l.type, r.type, type_mode, (path, "attr", "type") if track else None))
 
 
-def _sorted_keys(d: dict | AttrsBase) -> list[Any]:
+def _sorted_keys(d: Mapping[Any, Any]) -> list[Any]:
     keys = list(d)
     try:
         return sorted(keys)
@@ -279,7 +291,7 @@ def _innermost(root: Any, steps: list[tuple[str, Any]]) -> Any:
     best, obj = root, root
     for kind, key in steps:
         obj = _step(obj, kind, key)
-        if isinstance(obj, ModelBase) or obj is None:
+        if (isinstance(obj, ModelBase) and not obj._mapping) or obj is None:  # attrs models are containers
             best = obj
     return best
 
@@ -317,13 +329,7 @@ class _Hasher:
         push = stack.append
         while stack:
             v, mode = stack.pop()
-            if isinstance(v, (dict, AttrsBase)):
-                keys = _sorted_keys(v)
-                emit(len(keys))
-                for key in reversed(keys):
-                    push((v[key], mode | _DEF if key in _DEF_KEYS else mode))
-                    push((key, _USE))
-            elif isinstance(v, ModelBase):
+            if isinstance(v, ModelBase):
                 cls = type(v)
                 emit(cls.__name__)
                 if isinstance(v, Var):
@@ -339,13 +345,19 @@ class _Hasher:
                     for f in reversed(funcs):
                         push((f, _USE))
                 else:
+                    plan = _plan(cls)
+                    if plan is None:
+                        _push_map(v, mode, emit, push)
+                        continue
                     inherited = mode & _DEF
-                    for name, fmode in reversed(_plan(cls)):
+                    for name, fmode in reversed(plan):
                         push((getattr(v, name), fmode | inherited))
             elif isinstance(v, (list, tuple)):
                 emit(len(v))
                 for item in reversed(v):
                     push((item, mode))
+            elif isinstance(v, dict):
+                _push_map(v, mode, emit, push)
             elif isinstance(v, float) and math.isnan(v):
                 emit("nan")
             else:
@@ -371,6 +383,15 @@ class _Hasher:
         if isinstance(v, IterArg):
             push((v.initValue, _USE))
         push((v.type, (mode & _DEF) | (_IDX64 if mode & _LOOP_VAR else 0)))
+
+
+def _push_map(v: Mapping[Any, Any], mode: int, emit: Any, push: Any) -> None:
+    """Hash tokens of a dict or an attrs model: its size, then each key and value in key order."""
+    keys = _sorted_keys(v)
+    emit(len(keys))
+    for key in reversed(keys):
+        push((v[key], mode | _DEF if key in _DEF_KEYS else mode))
+        push((key, _USE))
 
 
 def structural_hash(node: Any, enable_auto_mapping: bool = False) -> int:

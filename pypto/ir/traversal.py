@@ -22,7 +22,6 @@ import functools
 import typing
 from typing import Any, Callable, Iterator, TypeVar
 
-from .attrs import AttrsBase
 from .expr import Var
 from .function import Program
 from .node import ModelBase
@@ -38,7 +37,7 @@ def _may_hold_ir(annotation: Any) -> bool:
     if annotation is Any:
         return True
     if isinstance(annotation, type):
-        return issubclass(annotation, (ModelBase, AttrsBase))
+        return issubclass(annotation, ModelBase)
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
         return _may_hold_ir(typing.get_args(annotation)[0])
@@ -60,13 +59,13 @@ def child_fields(cls: type[ModelBase]) -> tuple[str, ...]:
 
 def iter_value(value: Any) -> Iterator[ModelBase]:
     """The IR objects in a field value, through lists, tuples and dict and attrs values."""
-    if isinstance(value, (dict, AttrsBase)):
-        for item in value.values():
-            yield from iter_value(item)
-    elif isinstance(value, ModelBase):
+    if isinstance(value, ModelBase) and not value._mapping:
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
+            yield from iter_value(item)
+    elif isinstance(value, (dict, ModelBase)):
+        for item in value.values():
             yield from iter_value(item)
 
 
@@ -78,10 +77,7 @@ def iter_children(node: ModelBase) -> Iterator[ModelBase]:
 
 def _map_value(value: Any, fn: Callable[[Any], Any]) -> Any:
     """``value`` with ``fn`` applied to every IR object in it; the same object when nothing changed."""
-    if isinstance(value, (dict, AttrsBase)):
-        new_d = {k: _map_value(v, fn) for k, v in value.items()}
-        return value if all(new_d[k] is v for k, v in value.items()) else new_d
-    if isinstance(value, ModelBase):
+    if isinstance(value, ModelBase) and not value._mapping:
         return fn(value)
     if isinstance(value, list):
         new = [_map_value(v, fn) for v in value]
@@ -89,6 +85,9 @@ def _map_value(value: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(value, tuple):
         new_t = tuple(_map_value(v, fn) for v in value)
         return value if all(a is b for a, b in zip(new_t, value)) else new_t
+    if isinstance(value, (dict, ModelBase)):  # a dict or an attrs model (rebuilt as a dict)
+        new_d = {k: _map_value(v, fn) for k, v in value.items()}
+        return value if all(new_d[k] is v for k, v in value.items()) else new_d
     return value
 
 
