@@ -70,7 +70,11 @@ def iter_value(value: Any) -> Iterator[ModelBase]:
 
 
 def iter_children(node: ModelBase) -> Iterator[ModelBase]:
-    """Every child IR object of ``node`` in field order (containers flattened, dicts by value)."""
+    """Every child IR object of ``node`` in field order (containers flattened, dicts by value); of
+    an attrs model, the IR objects in its values."""
+    if node._mapping:
+        yield from iter_value(node)
+        return
     for name in child_fields(type(node)):
         yield from iter_value(getattr(node, name))
 
@@ -97,10 +101,15 @@ def map_children(node: N, fn: Callable[[Any], Any]) -> N:
     The rebuild goes through the node's constructor with every non-derived field, so the result is
     validated (a wrong child type raises the usual IR construction error) and derived fields are
     recomputed. Variables are returned unchanged (see the module docstring). A rebuilt ``Program``
-    is built from its list of functions, so a renamed function gets a matching ``GlobalVar``.
+    is built from its list of functions, so a renamed function gets a matching ``GlobalVar``; a
+    rebuilt attrs model is validated into its own model again.
     """
     if isinstance(node, Var):
         return node
+    if node._mapping:  # an attrs model: its values mapped, validated again into the same model
+        mapped = _map_value(node, fn)
+        cls: Any = type(node)
+        return node if mapped is node else cls.for_node(cls.__name__, mapped)
     changes: dict[str, Any] = {}
     for name in child_fields(type(node)):
         old = getattr(node, name)

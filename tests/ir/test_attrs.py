@@ -21,9 +21,10 @@ from pypto.ir.attrs import (
     TaskDummyAttrs,
 )
 from pypto.ir.op import system
+from pypto.ir.transforms import transform
+from pypto.ir.traversal import iter_children, map_children
 from pypto.language.parser.diagnostics import ParserTypeError
 from pypto.language.parser.text_parser import parse, parse_program
-from pypto.ir.traversal import map_children
 
 S = ir.Span.unknown()
 AD = ir.ArgDirection
@@ -363,3 +364,13 @@ def test_bad_attrs_in_the_dsl_are_parser_errors_with_a_span(body: str, message: 
     with pytest.raises(ParserTypeError) as err:
         parse(src)
     assert message in str(err.value) and err.value.span is not None and err.value.hint
+
+
+def test_an_attrs_model_is_a_container_for_the_generic_walkers() -> None:
+    x, y = tensor("x"), tensor("y")
+    attrs = call({"dump_vars": [x], "note": "n"}).attrs
+    assert list(iter_children(attrs)) == [x]
+    moved = map_children(attrs, lambda n: y if n is x else n)
+    assert type(moved) is CallAttrs and moved == {"dump_vars": [y], "note": "n"}
+    assert map_children(attrs, lambda n: n) is attrs
+    assert transform(attrs, lambda n: y if n is x else None) == {"dump_vars": [y], "note": "n"}
