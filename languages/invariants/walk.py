@@ -156,31 +156,32 @@ def stmt_exprs(stmt: Stmt) -> list[Expr]:
     return []
 
 
-def _collect_vars(expr: IRNode, out: list[Var]) -> None:
-    """Append the variables of ``expr`` (direct cases for the common node kinds)."""
-    cls = type(expr)
-    if cls is Var or isinstance(expr, Var):
-        out.append(expr)
-    elif cls is ConstInt or cls is ConstFloat or cls is ConstBool:
-        return
-    elif cls is Call:
-        for arg in expr.args:
-            _collect_vars(arg, out)
-        for extra in (expr.kwargs, expr.attrs):
-            if extra:
-                out.extend(n for n in walk_values(extra) if isinstance(n, Var))
-    elif isinstance(expr, (BinaryExpr)):
-        _collect_vars(expr.left, out)
-        _collect_vars(expr.right, out)
-    elif isinstance(expr, UnaryExpr):
-        _collect_vars(expr.operand, out)
-    elif cls is MakeTuple:
-        for item in expr.elements:
-            _collect_vars(item, out)
-    elif cls is TupleGetItemExpr:
-        _collect_vars(expr.tuple, out)
-    else:
-        out.extend(n for n in walk(expr) if isinstance(n, Var))
+def _collect_vars(root: IRNode, out: list[Var]) -> None:
+    """Append the variables of ``root`` in order (direct cases for the common node kinds; an
+    explicit stack, so a chain of operators of any depth costs one frame)."""
+    todo: list[IRNode] = [root]
+    while todo:
+        expr = todo.pop()
+        cls = type(expr)
+        if cls is Var or isinstance(expr, Var):
+            out.append(expr)
+        elif cls is ConstInt or cls is ConstFloat or cls is ConstBool:
+            continue
+        elif cls is Call:
+            for extra in (expr.attrs, expr.kwargs):
+                if extra:
+                    todo.extend(reversed([n for n in walk_values(extra) if isinstance(n, Var)]))
+            todo.extend(reversed(expr.args))
+        elif isinstance(expr, BinaryExpr):
+            todo += (expr.right, expr.left)
+        elif isinstance(expr, UnaryExpr):
+            todo.append(expr.operand)
+        elif cls is MakeTuple:
+            todo.extend(reversed(expr.elements))
+        elif cls is TupleGetItemExpr:
+            todo.append(expr.tuple)
+        else:
+            todo.extend(reversed([n for n in walk(expr) if isinstance(n, Var)]))
 
 
 def walk_values(value: object) -> list[IRNode]:
