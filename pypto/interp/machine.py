@@ -104,10 +104,9 @@ class Machine:
             E.MakeTuple: self._make_tuple,
             E.TupleGetItemExpr: self._tuple_get,
         }
-        for cls in E.BinaryExpr.__subclasses__():
-            self._expr[cls] = self._binary
-        for cls in E.UnaryExpr.__subclasses__():
-            self._expr[cls] = self._unary
+        self._operator_kinds = frozenset(E.BinaryExpr.__subclasses__() + E.UnaryExpr.__subclasses__())
+        for cls in self._operator_kinds:
+            self._expr[cls] = self._operators
 
     # ------------------------------------------------------------------ functions
 
@@ -341,11 +340,27 @@ class Machine:
         # The value as the dtype holds it (pl.const(200, pl.INT8) is -56), exactly as Simplify folds it.
         return normalize_scalar(e.value, e.dtype)
 
-    def _binary(self, e: E.BinaryExpr, frame: Frame) -> Any:
-        return eval_binary(type(e), self.eval(e.left, frame), self.eval(e.right, frame), e.dtype)
-
-    def _unary(self, e: E.UnaryExpr, frame: Frame) -> Any:
-        return eval_unary(type(e), self.eval(e.operand, frame), e.dtype)
+    def _operators(self, e: E.BinaryExpr | E.UnaryExpr, frame: Frame) -> Any:
+        """A tree of scalar operators, evaluated left to right with an explicit stack: a chain of
+        any depth costs one frame (operands of other kinds go through :meth:`eval`)."""
+        kinds = self._operator_kinds
+        values: list[Any] = []
+        todo: list[tuple[E.Expr, bool]] = [(e, False)]
+        while todo:
+            node, operands_done = todo.pop()
+            if operands_done:
+                if isinstance(node, E.BinaryExpr):
+                    right = values.pop()
+                    values.append(eval_binary(type(node), values.pop(), right, node.dtype))
+                else:
+                    values.append(eval_unary(type(node), values.pop(), node.dtype))
+            elif type(node) not in kinds:
+                values.append(self.eval(node, frame))
+            elif isinstance(node, E.BinaryExpr):
+                todo += ((node, True), (node.right, False), (node.left, False))
+            else:
+                todo += ((node, True), (node.operand, False))
+        return values[0]
 
     def _make_tuple(self, e: E.MakeTuple, frame: Frame) -> tuple[Any, ...]:
         return tuple(self.eval(x, frame) for x in e.elements)
@@ -362,7 +377,9 @@ class Machine:
             if results is None:
                 return None
             return results[0] if len(results) == 1 else (tuple(results) if results else None)
-        args = [self.eval(a, frame) for a in e.args]
+        args = []
+        for a in e.args:  # a loop, not a comprehension: one frame less per nested call
+            args.append(self.eval(a, frame))
         return self._apply_op(e, args)
 
     def _apply_op(self, e: E.Call | E.Submit, args: list[Any]) -> Any:

@@ -14,6 +14,11 @@ before its condition, which reads them.
 ``IRMutator`` copies on write: a handler returns the node itself when nothing below changed
 (built on :func:`pypto.ir.traversal.map_children`). When the ``initValue`` of an IterArg changes,
 the mutator builds a new IterArg and maps every later occurrence of the old one to it.
+
+The default walk (``generic_visit``, and every ``visit_<kind>`` not overridden) runs on an explicit
+stack: nodes whose handler is the default are walked by a loop, not by a nested call, so a chain
+``x + x + ... + x`` of any length costs a few frames. An overridden handler that calls
+``super().visit_<kind>(node)`` recurses as written, one level of Python calls per such node.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ def snake_case(name: str) -> str:
 
 # Classes above which the method lookup stops (their names are dispatchers, not handlers).
 _ROOTS = (Expr, Stmt, IRNode, ModelBase, object)
+# The node kinds the walkers dispatch (types and views are not walked).
+_WALKED = (Expr, Stmt, Function, Program)
 # Abstract kinds whose handler, when overridden, catches the subclasses without an override.
 _ABSTRACT = (BinaryExpr, UnaryExpr, ScopeStmt)
 
@@ -55,10 +62,12 @@ class _Walker:
     """Dispatch shared by the visitor and the mutator."""
 
     _dispatch_cache: dict[type, str]
+    _default_cache: dict[type, bool]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._dispatch_cache = {}
+        cls._default_cache = {}
 
     def _handler(self, node: IRNode) -> Callable[[Any], Any]:
         cls = type(self)
@@ -68,6 +77,21 @@ class _Walker:
             name = _resolve(cls, ntype)
             cls._dispatch_cache[ntype] = name
         return getattr(self, name)
+
+    def _walks_by_default(self, node: Any) -> bool:
+        """True when ``node`` is an expression/statement/function/program whose handler is the
+        default walk (the loop of ``generic_visit`` walks it instead of a nested call)."""
+        cls = type(self)
+        ntype = type(node)
+        default = cls._default_cache.get(ntype)
+        if default is None:
+            if isinstance(node, _WALKED):
+                name = cls._dispatch_cache.get(ntype) or _resolve(cls, ntype)
+                default = getattr(cls, name) is _DEFAULT[_base(cls)]
+            else:
+                default = False
+            cls._default_cache[ntype] = default
+        return default
 
     def visit(self, node: Any) -> Any:
         """Dispatch any node (expression, statement, function or program) to its handler."""
@@ -91,13 +115,20 @@ class IRVisitor(_Walker):
         return self.__dict__.setdefault("_seen_iter_args_set", set())
 
     def _child(self, child: ModelBase) -> None:
-        if isinstance(child, (Expr, Stmt, Function, Program)):
+        if isinstance(child, _WALKED):
             self._handler(child)(child)
 
     def generic_visit(self, node: IRNode) -> None:
-        """Visit every expression/statement child in field order."""
-        for child in iter_children(node):
-            self._child(child)
+        """Visit every expression/statement child in field order (see the module docstring)."""
+        todo = [iter_children(node)]
+        while todo:
+            child = next(todo[-1], None)
+            if child is None:
+                todo.pop()
+            elif self._walks_by_default(child):
+                todo.append(iter_children(child))
+            elif isinstance(child, _WALKED):
+                self._handler(child)(child)
 
     def visit_var(self, op: Var) -> None:
         """A variable: a leaf."""
@@ -139,13 +170,32 @@ class IRMutator(_Walker):
         return self.__dict__.setdefault("_var_remap", {})
 
     def _child(self, child: Any) -> Any:
-        if isinstance(child, (Expr, Stmt, Function, Program)):
+        if isinstance(child, _WALKED):
             return self._handler(child)(child)
         return child
 
     def generic_visit(self, node: IRNode) -> Any:
-        """Rebuild ``node`` from its rewritten children; ``node`` itself when none changed."""
-        return map_children(node, self._child)
+        """Rebuild ``node`` from its rewritten children; ``node`` itself when none changed.
+
+        Children whose handler is the default are rebuilt by this loop, bottom-up on an explicit
+        stack; the others are given to their handlers in field order.
+        """
+        # Entries: a node, its children, and the results of the children handled so far.
+        stack: list[tuple[Any, list[Any], list[Any]]] = [(node, _children(node), [])]
+        while True:
+            current, children, results = stack[-1]
+            if len(results) < len(children):
+                child = children[len(results)]
+                if self._walks_by_default(child):
+                    stack.append((child, _children(child), []))
+                else:
+                    results.append(self._handler(child)(child) if isinstance(child, _WALKED) else child)
+                continue
+            stack.pop()
+            rebuilt = map_children(current, _taking(results)) if results else current
+            if not stack:
+                return rebuilt
+            stack[-1][2].append(rebuilt)
 
     def visit_var(self, op: Var) -> Expr:
         """A variable: itself, or its replacement if an earlier rewrite renewed it."""
@@ -181,12 +231,28 @@ class IRMutator(_Walker):
 
 
 _BASES = (IRVisitor, IRMutator)
+_DEFAULT = {IRVisitor: IRVisitor.generic_visit, IRMutator: IRMutator.generic_visit}
+
+
+def _base(walker: type) -> type:
+    return next(b for b in walker.__mro__ if b in _BASES)
+
+
+def _taking(results: list[Any]) -> Callable[[Any], Any]:
+    """A ``map_children`` function giving each child, in order, its already computed result."""
+    it = iter(results)
+    return lambda _child: next(it)
+
+
+def _children(node: Any) -> list[Any]:
+    """The children ``map_children`` maps, in its order (none for a variable: it is a leaf)."""
+    return [] if isinstance(node, Var) else list(iter_children(node))
 
 
 def _resolve(walker: type, ntype: type) -> str:
     """The handler name for nodes of ``ntype``: an override for the class itself, else an override
     for one of its abstract bases, else the default for the class (``generic_visit`` if none)."""
-    base = next(b for b in walker.__mro__ if b in _BASES)
+    base = _base(walker)
     for klass in ntype.__mro__:
         if klass in _ROOTS or (klass is not ntype and klass not in _ABSTRACT):
             break

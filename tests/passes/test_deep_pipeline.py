@@ -34,11 +34,7 @@ def nested_ifs(depth: int) -> str:
     return "\n".join(lines + ["        return x"]) + "\n"
 
 
-# 1,000 terms are still too deep for the parser (pypto/language/parser/expressions.py recurses per
-# operand); strict, so this fails as soon as the parser copes and the marker must go.
-@pytest.mark.parametrize(
-    "terms", [300, pytest.param(1_000, marks=pytest.mark.xfail(raises=RecursionError, strict=True, reason="parser depth"))]
-)
+@pytest.mark.parametrize("terms", [300, 1_000])
 def test_a_long_sum_compiles(terms: int) -> None:
     pipeline = passes.PassManager.get_strategy(plugins=False)
     result = assert_pass_preserves(pipeline, parse(long_sum(terms)), [3])

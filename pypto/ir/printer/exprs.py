@@ -102,23 +102,18 @@ _CALL_FORM: dict[type, str | None] = {Min: "min", Max: "max", Xor: "xor", Abs: N
 _PREC: dict[type, int] = {cls: prec for cls, (_, prec) in _INFIX.items()}
 _PREC.update({cls: prec for cls, (_, prec) in _PREFIX.items()})
 
+# How each operator prints: (kind, text, precedence); kind "infix" (text is the operator),
+# "prefix" or "call" (text is the function name, "" for the builtin abs).
+_Form = tuple[str, str, int]
+_FORMS: dict[type, _Form] = {cls: ("infix", op, prec) for cls, (op, prec) in _INFIX.items()}
+_FORMS.update({cls: ("prefix", op, prec) for cls, (op, prec) in _PREFIX.items()})
+_FORMS.update({cls: ("call", name or "", P_CALL) for cls, name in _CALL_FORM.items()})
+
 _CONSTS = (ConstInt, ConstFloat, ConstBool)
 _PIPE_KEY_OPS = frozenset({"system.sync_set", "system.sync_wait"})
 
 INDEX = DataType.INDEX
 FP32 = DataType.FP32
-
-
-def all_const(e: Expr) -> bool:
-    """True for a tree of scalar operators whose leaves are all constants."""
-    t = type(e)
-    if t is ConstInt or t is ConstFloat or t is ConstBool:
-        return True
-    if isinstance(e, BinaryExpr):
-        return all_const(e.left) and all_const(e.right)
-    if isinstance(e, UnaryExpr):
-        return all_const(e.operand)
-    return False
 
 
 class ExprPrinter:
@@ -197,28 +192,59 @@ class ExprPrinter:
         return text
 
     # ---- operators ---------------------------------------------------------------------
-    def _typed_scope(self, e: Expr) -> bool:
-        """Enter typed-leaf mode for a pure-constant tree; True if this call switched it on."""
-        if not self.typed and all_const(e):
-            self.typed = True
-            return True
-        return False
+    def operators(self, e: BinaryExpr | UnaryExpr) -> str:
+        """A tree of scalar operators, printed bottom-up with an explicit stack.
 
-    def infix(self, e: BinaryExpr) -> str:
-        op, prec = _INFIX[type(e)]
-        return self.infix_text(e, op, prec)
+        ``x + x + ... + x`` is a left spine as deep as the sum is long; one loop prints any chain
+        of operators in one frame (operands of other kinds, such as calls, go through
+        :meth:`expr`). A pure-constant subtree prints its leaves typed, ``pl.const(1, pl.INDEX)``:
+        a constant leaf is printed by its parent, once the parent knows whether all its operands
+        are constant.
+        """
+        saved = self.typed
+        # Printed operands: (text, precedence, all constant); a constant leaf waits as (None, node, True).
+        done: list[tuple[str | None, Any, bool]] = []
+        todo: list[tuple[Expr, bool]] = [(e, False)]
+        while todo:
+            node, operands_done = todo.pop()
+            form = _FORM_OF.get(type(node), _UNSEEN)
+            if form is _UNSEEN:
+                form = _operator_form(type(node))
+            if form is None:
+                if type(node) in _CONSTS:
+                    done.append((None, node, True))
+                else:
+                    self.typed = saved
+                    done.append((self.expr(node), self.prec(node), False))
+            elif not operands_done:
+                todo.append((node, True))
+                if isinstance(node, BinaryExpr):
+                    todo += ((node.right, False), (node.left, False))
+                else:
+                    todo.append((node.operand, False))
+            elif isinstance(node, BinaryExpr):
+                lt, left, lc = done[-2]
+                rt, right, rc = done[-1]
+                del done[-2:]
+                self.typed = saved or (lc and rc)
+                lhs = (self.expr(left), self.prec(left)) if lt is None else (lt, left)
+                rhs = (self.expr(right), self.prec(right)) if rt is None else (rt, right)
+                done.append((self._binary_text(node, form, lhs, rhs), self.prec(node), lc and rc))
+            else:
+                ot, operand, oc = done.pop()
+                self.typed = saved or oc
+                inner = (self.expr(operand), self.prec(operand)) if ot is None else (ot, operand)
+                done.append((self._unary_text(node, form, inner), self.prec(node), oc))
+        self.typed = saved
+        return done[0][0]  # type: ignore[return-value]  (the root is an operator: never None)
 
-    def xor(self, e: Xor) -> str:
-        """``a ^ b`` on BOOL operands, else ``pl.xor(a, b)``."""
-        return self.infix_text(e, " ^ ", P_BITXOR) if _is_logical_xor(e) else self.call_form(e)
-
-    def infix_text(self, e: BinaryExpr, op: str, prec: int) -> str:
-        switched = self._typed_scope(e)
-        left, right = e.left, e.right
-        lp, rp = self.prec(left), self.prec(right)
-        lt, rt = self.expr(left), self.expr(right)
-        if switched:
-            self.typed = False
+    def _binary_text(self, e: BinaryExpr, form: _Form, left: tuple[str, int], right: tuple[str, int]) -> str:
+        kind, text, prec = form
+        if isinstance(e, Xor) and _is_logical_xor(e):
+            kind, text, prec = "infix", " ^ ", P_BITXOR
+        (lt, lp), (rt, rp) = left, right
+        if kind == "call":
+            return f"{self.p}.{text}({lt}, {rt})"
         if prec == P_POW:
             left_paren, right_paren = lp <= prec, rp < prec
         elif prec == P_CMP:
@@ -229,30 +255,16 @@ class ExprPrinter:
             lt = f"({lt})"
         if right_paren:
             rt = f"({rt})"
-        return lt + op + rt
+        return lt + text + rt
 
-    def prefix_op(self, e: UnaryExpr) -> str:
-        op, prec = _PREFIX[type(e)]
-        switched = self._typed_scope(e)
-        text = self.operand(e.operand, prec)
-        if switched:
-            self.typed = False
-        return op + text
-
-    def call_form(self, e: Expr) -> str:
-        """Min/Max/Xor/Abs/Cast: ``pl.min(a, b)``, ``abs(x)``, ``pl.cast(x, pl.INT32)``."""
-        t = type(e)
-        name = _CALL_FORM[t]
-        switched = self._typed_scope(e)
-        if isinstance(e, BinaryExpr):
-            args = f"{self.expr(e.left)}, {self.expr(e.right)}"
-        elif t is Cast:
-            args = f"{self.expr(e.operand)}, {dtype_text(self.p, e.dtype)}"
-        else:
-            args = self.expr(e.operand)
-        if switched:
-            self.typed = False
-        return f"{self.p}.{name}({args})" if name is not None else f"abs({args})"
+    def _unary_text(self, e: UnaryExpr, form: _Form, operand: tuple[str, int]) -> str:
+        kind, text, prec = form
+        inner, inner_prec = operand
+        if kind == "prefix":
+            return text + (f"({inner})" if inner_prec < prec else inner)
+        if isinstance(e, Cast):
+            return f"{self.p}.{text}({inner}, {dtype_text(self.p, e.dtype)})"
+        return f"{self.p}.{text}({inner})" if text else f"abs({inner})"
 
     # ---- tuples ------------------------------------------------------------------------
     def make_tuple(self, e: MakeTuple) -> str:
@@ -273,7 +285,9 @@ class ExprPrinter:
         op = e.op
         if isinstance(op, GlobalVar):
             callee = self.callee(op)
-            parts = [self.expr(a) for a in e.args]
+            parts = []
+            for a in e.args:  # a loop, not a comprehension: one frame less per nested call
+                parts.append(self.expr(a))
             parts.extend(self.kwarg_items(op.name, e.kwargs))
         else:
             name = op.name
@@ -290,7 +304,9 @@ class ExprPrinter:
 
     def call_args(self, e: Call, skip: frozenset[str] = frozenset()) -> list[str]:
         """Positional args then ``key=value`` kwargs (without ``skip`` keys)."""
-        parts = [self.expr(a) for a in e.args]
+        parts = []
+        for a in e.args:  # a loop, not a comprehension: one frame less per nested call
+            parts.append(self.expr(a))
         parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
         return parts
 
@@ -393,10 +409,7 @@ _EXPR_FNS: dict[type, Callable[[ExprPrinter, Any], str]] = {
     Call: ExprPrinter.call,
     Submit: ExprPrinter.submit,
 }
-_EXPR_FNS.update({cls: ExprPrinter.infix for cls in _INFIX})
-_EXPR_FNS.update({cls: ExprPrinter.prefix_op for cls in _PREFIX})
-_EXPR_FNS.update({cls: ExprPrinter.call_form for cls in _CALL_FORM})
-_EXPR_FNS[Xor] = ExprPrinter.xor
+_EXPR_FNS.update({cls: ExprPrinter.operators for cls in _FORMS})
 
 
 def _is_logical_xor(e: Xor) -> bool:
@@ -406,6 +419,18 @@ def _is_logical_xor(e: Xor) -> bool:
 
 def _is_bool(t: object) -> bool:
     return isinstance(t, ScalarType) and t.dtype is DataType.BOOL
+
+
+# The form of each class met so far: its own, that of its nearest operator base, or None.
+_FORM_OF: dict[type, _Form | None] = dict(_FORMS)
+_UNSEEN: Any = object()
+
+
+def _operator_form(cls: type) -> _Form | None:
+    """The form of an operator class (that of its nearest base for subclasses), None for others."""
+    form = next((_FORMS[base] for base in cls.__mro__ if base in _FORMS), None)
+    _FORM_OF[cls] = form
+    return form
 
 
 def _resolve(cls: type) -> Callable[[ExprPrinter, Any], str]:

@@ -105,18 +105,17 @@ class VarCollector:
             self.uses.setdefault(id(e), e)
         elif t is ConstInt or t is ConstFloat or t is ConstBool or t is MemRef:
             return
-        elif isinstance(e, BinaryExpr):
-            self.expr(e.left)
-            self.expr(e.right)
-        elif isinstance(e, UnaryExpr):
-            self.expr(e.operand)
         elif t is Call:
             if type(e.op) is GlobalVar:
                 self.callees.add(e.op.name)
             for a in e.args:
                 self.expr(a)
-            self.value(e.kwargs)
-            self.value(e.attrs)
+            if e.kwargs:
+                self.value(e.kwargs)
+            if e.attrs:
+                self.value(e.attrs)
+        elif isinstance(e, (BinaryExpr, UnaryExpr)):
+            self._operators(e)
         elif t is Submit:
             if type(e.op) is GlobalVar:
                 self.callees.add(e.op.name)
@@ -137,6 +136,23 @@ class VarCollector:
             self.expr(e.tuple)
         elif isinstance(e, Var) and not isinstance(e, MemRef):
             self.uses.setdefault(id(e), e)
+
+    def _operators(self, e: BinaryExpr | UnaryExpr) -> None:
+        """The operands of a tree of scalar operators, left to right on an explicit stack: a
+        chain ``x + x + ... + x`` of any length costs one frame."""
+        todo: list[Expr] = [e]
+        uses = self.uses
+        while todo:
+            node = todo.pop()
+            t = type(node)
+            if t is Var or t is IterArg:
+                uses.setdefault(id(node), node)
+            elif isinstance(node, BinaryExpr):
+                todo += (node.right, node.left)
+            elif isinstance(node, UnaryExpr):
+                todo.append(node.operand)
+            else:
+                self.expr(node)
 
     def value(self, v: Any) -> None:
         """Record the Vars inside a kwarg/attr value (Exprs, lists and dicts of them)."""

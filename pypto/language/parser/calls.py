@@ -23,6 +23,7 @@ from .diagnostics import (
     UndefinedVariableError,
     UnsupportedFeatureError,
 )
+from .env import MISSING
 from .inline import InlineFunction
 from .registry import CALL_HOOKS, EXPR_HANDLERS, POSITION_HINTS, display_name
 from .type_match import show_type, type_mismatch
@@ -54,11 +55,11 @@ def is_op_function(obj: Any) -> bool:
 class CallMixin(ParserCore):
     """Call evaluation."""
 
-    def eval_call(self, node: ast.Call) -> Any:
-        return self.call_value(self.eval(node.func), node)
-
-    def call_value(self, callee: Any, node: ast.Call) -> Any:
-        """The value of calling the resolved ``callee`` at ``node``."""
+    def eval_call(self, node: ast.Call, callee: Any = MISSING) -> Any:
+        """The value of the call ``node``; ``callee`` is its resolved callee when the caller has
+        evaluated ``node.func`` already. (One method, not two: nested calls cost few frames.)"""
+        if callee is MISSING:
+            callee = self.eval(node.func)
         if isinstance(callee, ir.Expr):
             self.fail(
                 ParserTypeError,
@@ -82,7 +83,8 @@ class CallMixin(ParserCore):
         if isinstance(callee, InlineFunction):
             return self.expand_inline(callee, node)
         if is_op_function(callee):
-            return self.call_op(callee, node)
+            args, kwargs = self.call_arguments(node)
+            return self.call_op(callee, node, args, kwargs)
         self.fail(
             ParserTypeError,
             f"cannot call {describe(callee)} in DSL code",
@@ -109,9 +111,9 @@ class CallMixin(ParserCore):
         return args, kwargs
 
     # ----- op functions ----------------------------------------------------------------------
-    def call_op(self, fn: Any, node: ast.Call) -> Any:
-        """Call an op function; errors it raises become parser errors at ``node``."""
-        args, kwargs = self.call_arguments(node)
+    def call_op(self, fn: Any, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Call an op function on the parsed arguments of ``node``; errors it raises become parser
+        errors at ``node``."""
         attrs = kwargs.pop("attrs", None)
         span = self.span(node)
         try:

@@ -271,8 +271,32 @@ class ExprMixin(ParserCore):
         return value
 
     # ----- operators -------------------------------------------------------------------------
-    def eval_binop(self, node: ast.BinOp) -> Any:
-        return self.binary(type(node.op), self.eval(node.left), self.eval(node.right), node, node.left, node.right)
+    def eval_operators(self, node: ast.BinOp | ast.UnaryOp) -> Any:
+        """A tree of unary and binary operators, evaluated left to right with an explicit stack.
+
+        ``x + x + ... + x`` is a left spine as deep as the sum is long: walking it in a loop keeps
+        any chain of operators to one frame (operands of other kinds, such as calls, go through
+        :meth:`eval`).
+        """
+        values: list[Any] = []
+        todo: list[tuple[ast.expr, bool]] = [(node, False)]
+        while todo:
+            item, operands_done = todo.pop()
+            kind = type(item)
+            if operands_done:
+                if kind is ast.BinOp:
+                    right = values.pop()
+                    left = values.pop()
+                    values.append(self.binary(type(item.op), left, right, item, item.left, item.right))
+                else:
+                    values.append(self.unary(item, values.pop()))
+            elif kind is ast.BinOp:
+                todo += ((item, True), (item.right, False), (item.left, False))
+            elif kind is ast.UnaryOp:
+                todo += ((item, True), (item.operand, False))
+            else:
+                values.append(self.eval(item))
+        return values[0]
 
     def binary(self, op: type, left: Any, right: Any, node: ast.AST, lnode: ast.expr, rnode: ast.expr) -> Any:
         """``left <op> right``: folded when both are constants, else the scalar IR node."""
@@ -344,8 +368,8 @@ class ExprMixin(ParserCore):
                 "arithmetic on constants needs numbers on both sides (+ also joins two strings, lists or tuples)",
             )
 
-    def eval_unaryop(self, node: ast.UnaryOp) -> Any:
-        value = self.eval(node.operand)
+    def unary(self, node: ast.UnaryOp, value: Any) -> Any:
+        """``<op> value``: folded when ``value`` is a constant, else the scalar IR node."""
         op = type(node.op)
         if is_static(value):
             fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}[op]

@@ -369,7 +369,9 @@ def _scalar_builtin(name: str, fold: Callable[..., Any], build: Callable[..., ir
     def handle(p: Any, call: ast.Call) -> Any:
         if call.keywords:
             p.fail(ParserTypeError, f"{name}() takes no keyword arguments", call, usage)
-        args = [p.eval(a) for a in call.args]
+        args = []
+        for a in call.args:  # a loop, not a comprehension: one frame less per nested call
+            args.append(p.eval(a))
         if (arity is not None and len(args) != arity) or (arity is None and len(args) < 2):
             expected = f"{arity}" if arity is not None else "at least 2"
             p.fail(ParserTypeError, f"{name}() takes {expected} argument(s), got {len(args)}", call, usage)

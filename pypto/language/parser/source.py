@@ -8,8 +8,10 @@ kernels is parsed a single time.
 from __future__ import annotations
 
 import ast
+import io
 import linecache
 import sys
+import tokenize
 from types import FrameType
 from typing import Any
 
@@ -18,6 +20,44 @@ from pypto.ir import Span
 from .diagnostics import ParserError, ParserSyntaxError
 
 _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+_SYNTAX_HINT = "DSL code is read with Python's ast.parse: check brackets, colons, commas and indentation here"
+_TOO_DEEP = "an expression in this statement is nested too deeply for Python's parser"
+_SPLIT_HINT = "split the expression into several assignments: t = a + b + c, then y = t + d + e"
+# Python's own nesting limits (messages of its SyntaxError) and what to write instead.
+_NESTING_LIMITS = {
+    "too many nested parentheses": ("this expression is nested too deeply for Python's parser", _SPLIT_HINT),
+    "too many levels of indentation": (
+        "the blocks are nested too deeply for Python's parser",
+        "move the innermost blocks into a separate @pl.function or @pl.inline",
+    ),
+}
+_LINE_ENDS = (tokenize.NEWLINE, tokenize.ENDMARKER)
+_LAYOUT_TOKENS = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+
+
+def _largest_statement(text: str, lines: list[str], filename: str) -> Span:
+    """The span of the logical line of ``text`` with the most tokens (line 1 if it cannot be told)."""
+
+    def column(pos: tuple[int, int]) -> int:  # tokenize counts characters, spans UTF-8 bytes
+        return len(lines[pos[0] - 1][: pos[1]].encode()) + 1 if pos[0] <= len(lines) else 1
+
+    best, most = Span(filename, 1, 1), 0
+    count, start, end = 0, None, None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in _LINE_ENDS:
+                if start is not None and end is not None and count > most:
+                    most = count
+                    best = Span(filename, start[0], column(start), end[0], column(end))
+                count, start = 0, None
+            elif tok.type not in _LAYOUT_TOKENS:
+                count += 1
+                start = start or tok.start
+                end = tok.end
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return best
 
 
 class SourceFile:
@@ -42,11 +82,16 @@ class SourceFile:
             line = err.lineno or 1
             col = err.offset or 1
             span = Span(filename, line, col, err.end_lineno or line, err.end_offset or col + 1)
+            message, hint = f"invalid Python syntax: {err.msg}", _SYNTAX_HINT
+            if err.msg in _NESTING_LIMITS:
+                what, hint = _NESTING_LIMITS[err.msg]
+                message = f"{what} ({err.msg})"
+            raise ParserSyntaxError(message, span, hint, source_lines=lines) from None
+        except (RecursionError, MemoryError):
+            # CPython gives no location when its parser runs out of stack: point at the statement
+            # with the most tokens, where a long chain of operators is.
             raise ParserSyntaxError(
-                f"invalid Python syntax: {err.msg}",
-                span,
-                "DSL code is read with Python's ast.parse: check brackets, colons, commas and indentation here",
-                source_lines=lines,
+                _TOO_DEEP, _largest_statement(text, lines, filename), _SPLIT_HINT, source_lines=lines
             ) from None
         return cls(filename, lines, tree)
 

@@ -102,7 +102,7 @@ class StmtMixin(ParserCore):
             if handler is not None:
                 handler(self, node, value_node)
                 return
-            value = self.call_value(callee, value_node)
+            value = self.eval_call(value_node, callee)
         else:
             value = self.eval(value_node)
         self.bind_target(target, value, value_node, annotation, node)
@@ -243,7 +243,7 @@ class StmtMixin(ParserCore):
                     value,
                     POSITION_HINTS.get(callee),
                 )
-            result = self.call_value(callee, value)
+            result = self.eval_call(value, callee)
         elif kind is ast.Constant:
             if isinstance(value.value, str):
                 return [line.rstrip() for line in _clean_docstring(value.value).split("\n")]

@@ -21,7 +21,25 @@ def _caret_line(text: str, span: Span) -> tuple[str, str]:
     else:
         end = len(line.rstrip())
     width = max(end - start, 1)
+    if len(line) > _MAX_SHOWN:
+        return _window(line, start, width)
     return line, " " * start + "^" * width
+
+
+# Longer source lines (a generated 100,000-term sum) are shown as a window around the caret.
+_MAX_SHOWN = 200
+_LEAD = 40
+
+
+def _window(line: str, start: int, width: int) -> tuple[str, str]:
+    """``_MAX_SHOWN`` characters of ``line`` from a little before ``start``, cut ends marked ``...``."""
+    lo = max(0, min(start - _LEAD, len(line) - _MAX_SHOWN))
+    hi = lo + _MAX_SHOWN
+    head = "..." if lo > 0 else ""
+    tail = "..." if hi < len(line) else ""
+    shown = line[lo:hi]
+    caret = " " * (len(head) + start - lo) + "^" * min(width, hi - start)
+    return head + shown + tail, caret
 
 
 def render_diagnostic(
