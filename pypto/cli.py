@@ -1,20 +1,29 @@
-"""The ``pypto`` command line: parse a DSL file, print its IR, or compile it through the pipeline.
+"""The ``pypto`` command line: compile a DSL file, run it on the simulator, print its IR.
 
-    pypto compile examples/tile_add.py -o out/tile_add   # run the pipeline, dump IR after each pass
-    pypto parse examples/tile_add.py [--concise]          # print the parsed IR
-    pypto passes                                          # list the pipeline's passes
+    pypto compile examples/tile_add.py -o out/tile_add [--backend a2a3|a5]   # write the artifact tree
+    pypto run examples/tile_add.py [--seed N] [--inputs FILE.npz]            # simulator vs interpreter
+    pypto parse examples/tile_add.py [--concise]                            # print the parsed IR
+    pypto passes                                                            # list the pipeline's passes
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
-the input are reported as pypto diagnostics (exit status 1), never as Python tracebacks.
+the input are reported as pypto diagnostics (exit status 1), never as Python tracebacks. ``run``
+exits with status 1 when an output of the simulator differs from the interpreter's beyond the
+dtype's tolerance.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from pypto.ir.errors import PyptoError
+
+BACKENDS = {"a2a3": "Ascend910B", "a5": "Ascend950"}
 
 
 def _load(path: str):
@@ -26,23 +35,136 @@ def _load(path: str):
     return pl.loads_program(str(source))
 
 
-def _cmd_parse(args: argparse.Namespace) -> int:
+def _progress(text: str) -> None:
+    print(f"pypto: {text}", file=sys.stderr, flush=True)
+
+
+def _compile(args: argparse.Namespace):
+    from pypto import ir
+    from pypto.backend import BackendType
+
     program = _load(args.file)
-    print(program.as_python(concise=args.concise))
-    return 0
+    _progress(f"compiling {args.file} ...")
+    start = time.perf_counter()
+    compiled = ir.compile(
+        program, output_dir=args.output, backend_type=BackendType(BACKENDS[args.backend]), verify=args.verify
+    )
+    return compiled, time.perf_counter() - start
+
+
+def _summary(compiled, seconds: float) -> list[str]:
+    lines = [f"compiled {compiled.source.name} in {seconds:.2f}s -> {compiled.output_dir}"]
+    kinds = compiled.functions_by_kind()
+    lines.append("  functions: " + "; ".join(f"{kind} {', '.join(names)}" for kind, names in kinds.items()))
+    tasks = compiled.tasks()
+    per_run = "" if tasks.per_run is None else f", {tasks.per_run} per run"
+    lines.append(f"  tasks: {tasks.sites} kernel call site(s){per_run}")
+    peak = compiled.peak_memory()
+    if peak:
+        lines.append("  peak memory: " + ", ".join(f"{space.name} {size} bytes" for space, size in peak.items()))
+    if compiled.files:
+        lines.append(f"  files: {', '.join(compiled.files)}")
+    else:
+        lines.append(f"  no code generated: the pipeline ends in dialect '{compiled.final_dialect}'")
+    return lines
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from pypto import ir
+    compiled, seconds = _compile(args)
+    print("\n".join(_summary(compiled, seconds)))
+    return 0
 
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from pypto.interp.dtypes import tolerance
+
+    given = _npz(args.inputs) if args.inputs else {}
+    compiled, seconds = _compile(args)
+    print("\n".join(_summary(compiled, seconds)))
+    entry = compiled.entry_function()
+    inputs = _inputs(entry, given, args)
+    sim_args = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
+    ref_args = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
+    _progress(f"building and running on {compiled.platform} ...")
+    compiled(*sim_args)
+    run = compiled.last_run
+    builds = ", ".join(f"{b.unit} {b.seconds:.2f}s{' (cached)' if b.cached else ''}" for b in run.builds)
+    print(f"ran on {compiled.platform}: build {builds}; run {run.run_seconds:.3f}s")
+    _progress("running the reference interpreter ...")
+    compiled.interpret(*ref_args)
+    status = 0
+    for param, direction, got, want in zip(entry.params, entry.param_directions, sim_args, ref_args):
+        if direction.name == "In" or not isinstance(got, np.ndarray):
+            continue
+        rtol, atol = tolerance(param.type.dtype)
+        error = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)), initial=0.0))
+        ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+        verdict = "ok" if ok else f"MISMATCH (rtol={rtol}, atol={atol})"
+        print(f"  {param.name_hint}: max error {error:.3g} {verdict}")
+        if not ok:
+            status = 1
+    return status
+
+
+def _inputs(entry: Any, given: dict[str, np.ndarray], args: argparse.Namespace) -> list[Any]:
+    """One value per parameter: from ``--inputs`` where given, else seeded random (zeros for outputs)."""
+    from pypto.compiled import parameters
+    from pypto.interp.dtypes import numpy_dtype
+    from pypto.runtime import TensorParam
+
+    params = parameters(entry)
+    names = {p.name for p in params}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise PyptoError(
+            f"{args.inputs} holds {', '.join(unknown)}, which '{entry.name}' has no parameter for "
+            f"(parameters: {', '.join(p.name for p in params)})"
+        )
+    rng = np.random.default_rng(args.seed)
+    values: list[Any] = []
+    for param, direction in zip(params, entry.param_directions):
+        if param.name in given:
+            if direction.name == "Out":
+                raise PyptoError(f"{args.inputs} gives '{param.name}', an output of '{entry.name}'")
+            value = given[param.name]
+            values.append(value if isinstance(param, TensorParam) else value.item())
+            continue
+        dtype = numpy_dtype(param.dtype)
+        if isinstance(param, TensorParam):
+            if direction.name == "Out":
+                values.append(np.zeros(param.shape, dtype))
+            elif dtype.kind == "f" or dtype.kind == "V":  # ml_dtypes floats (bf16, fp8) are kind V
+                values.append(rng.standard_normal(param.shape).astype(dtype))
+            elif dtype.kind == "b":
+                values.append(rng.integers(0, 2, param.shape).astype(dtype))
+            else:
+                values.append(rng.integers(0, 9, param.shape).astype(dtype))
+        elif dtype.kind == "f":
+            values.append(float(np.round(rng.uniform(0.5, 2.0), 3)))
+        else:
+            raise PyptoError(
+                f"'{param.name}' is an integer scalar of '{entry.name}'; random values could index out of "
+                f"bounds, so give it in --inputs FILE.npz (np.savez(FILE, {param.name}=...))"
+            )
+    return values
+
+
+def _npz(path: str) -> dict[str, np.ndarray]:
+    file = Path(path)
+    if not file.is_file():
+        raise PyptoError(f"inputs file '{path}' does not exist")
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise PyptoError(f"inputs file '{path}' holds one array; save named arrays with np.savez")
+            return {name: data[name] for name in data.files}
+    except (ValueError, OSError) as err:
+        raise PyptoError(f"inputs file '{path}' is not a .npz file: {err}") from None
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
     program = _load(args.file)
-    result = ir.compile(program, output_dir=args.output, verify=args.verify)
-    out = Path(args.output)
-    (out / "final.pyir").write_text(result.as_python() + "\n")
-    files = sorted(p.name for p in out.iterdir())
-    print(f"compiled {args.file}: {len(result.functions)} function(s); wrote {len(files)} file(s) to {out}/")
-    for name in files:
-        print(f"  {name}")
+    print(program.as_python(concise=args.concise))
     return 0
 
 
@@ -54,21 +176,42 @@ def _cmd_passes(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pypto`` command."""
-    parser = argparse.ArgumentParser(prog="pypto", description="The PyPTO tile-language compiler.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("compile", help="run the pipeline on a DSL file and dump the IR after each pass")
+def _compile_options(p: argparse.ArgumentParser, output_help: str) -> None:
     p.add_argument("file", help="a DSL source file holding one @pl.program")
-    p.add_argument("-o", "--output", required=True, help="output folder for the dumped IR")
+    p.add_argument("-o", "--output", help=output_help)
+    p.add_argument("--backend", choices=sorted(BACKENDS), default="a2a3", help="target chip (default a2a3)")
     p.add_argument(
         "--verify",
         choices=["none", "basic", "strict", "roundtrip"],
         default=None,
         help="boundary checks between passes (default: PYPTO_VERIFY_LEVEL or strict)",
     )
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected a non-negative integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected a non-negative integer")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pypto`` command."""
+    parser = argparse.ArgumentParser(prog="pypto", description="The PyPTO tile-language compiler.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("compile", help="compile a DSL file into kernels, orchestration and pass dumps")
+    _compile_options(p, "output folder of the artifact tree (default: a new temporary folder)")
     p.set_defaults(run=_cmd_compile)
+
+    p = sub.add_parser("run", help="compile, run on a2a3sim and compare every output with the interpreter")
+    _compile_options(p, "output folder of the artifact tree (default: a new temporary folder)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--inputs", metavar="FILE.npz", help="arrays by parameter name (np.savez); the rest are random")
+    p.set_defaults(run=_cmd_run)
 
     p = sub.add_parser("parse", help="parse a DSL file and print its IR")
     p.add_argument("file", help="a DSL source file holding one @pl.program")

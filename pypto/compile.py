@@ -1,43 +1,243 @@
-"""``ir.compile``: run the implemented pipeline on a program.
+"""``ir.compile``: run the pipeline on a program and write its artifact tree (spec/codegen.md §0).
 
-It lives above both ``pypto.ir`` and ``pypto.passes`` (the pipeline builds on the IR);
-``pypto.ir`` re-exports it lazily, so ``from pypto import ir; ir.compile(...)`` works.
+It lives above ``pypto.ir``, ``pypto.passes`` and ``pypto.codegen``; ``pypto.ir`` re-exports it
+lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
 
-The pipeline currently ends in the ``ssa`` dialect (the front passes, plus installed plugin
-passes); later stages extend ``pypto.passes.pipeline`` and this function returns what the last
-implemented pass produces.
+    passes_dump/00_frontend.py, 01_after_<Pass>.py, ...   printed IR before and after every pass
+    ptoas/<unit>.pto                                      PTO-ISA MLIR, one module per kernel unit
+    kernels/aiv|aic/<func>.cpp                            CCE C++ kernels with kernel_entry
+    orchestration/<name>.cpp                              PTO2 orchestration C++
+    kernel_config.py                                      runtime, orchestration and kernel table
+
+Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
+(``runtime``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
+early) writes the pass dumps only. Everything is written into a fresh folder beside the
+destination and moved into place when the compile succeeds; on a failure the folder is kept under
+a name ending in ``.failed-<n>`` and its path is printed.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
 
-from pypto.backend import BackendType
+from pypto.backend import BackendType, Platform, platform_for
+from pypto.compiled import RUN_PLATFORMS, CompiledProgram
+from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
-from pypto.passes import OptimizationStrategy, PassContext, PassManager
+from pypto.languages.runtime import runtime
+from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
+
+Generator = Callable[[Program, Platform], Mapping[str, str]]
+
+# Lists the files a compile wrote, so a later compile into the same folder removes exactly those.
+MANIFEST = ".pypto_artifacts"
+DUMP_DIR = "passes_dump"
+
+
+class OutputDirError(PyptoError):
+    """The output folder cannot take the artifact tree (it holds files pypto did not write)."""
+
+
+def code_generators(skip_ptoas: bool = False) -> list[Generator]:
+    """The generators of the artifact tree, in writing order.
+
+    ``skip_ptoas`` leaves out the kernel C++ (the established flow's assembler step, which we print
+    directly) and the kernel table that names it: the tree then holds the ``.pto`` modules and the
+    orchestration only.
+    """
+    from pypto.codegen import cce, kernel_config, orchestration, pto
+
+    if skip_ptoas:
+        return [pto.generate, orchestration.generate]
+    return [pto.generate, cce.generate, orchestration.generate, kernel_config.generate]
 
 
 def compile(
     program: Program,
     output_dir: str | Path | None = None,
-    strategy: object = None,
+    strategy: OptimizationStrategy | str | None = None,
     dump_passes: bool = True,
-    verify: bool | str | None = None,
-    backend_type: BackendType | None = None,
-) -> Program:
-    """Run the default pipeline (``strategy``: a ``passes.OptimizationStrategy``) on ``program``.
+    backend_type: BackendType = BackendType.Ascend910B,
+    skip_ptoas: bool = False,
+    verification_level: VerifyLevel | bool | str | None = None,
+    platform: str | None = None,
+    *,
+    verify: VerifyLevel | bool | str | None = None,
+) -> CompiledProgram:
+    """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
-    With ``output_dir`` and ``dump_passes``, the printed IR before and after every pass is written
-    there (``00_frontend.py``, ``01_after_InlineFunctions.py``, ...). ``verify`` chooses the boundary
-    checks (True/"strict", "basic", False/"none"; default from ``PYPTO_VERIFY_LEVEL``).
-    ``backend_type`` chooses the target chip, whose :class:`~pypto.backend.Platform` the passes and
-    checks read from the pass context (default: the current backend type). Returns the program in
-    the pipeline's final dialect.
+    ``strategy``: a ``passes.OptimizationStrategy`` (default ``Default``). ``dump_passes``: write the
+    printed IR before and after every pass into ``passes_dump/``. ``backend_type``: the chip whose
+    :class:`~pypto.backend.Platform` (capacities, alignment) the passes and generators read.
+    ``skip_ptoas``: write no kernel C++ (see :func:`code_generators`). ``verification_level`` (alias
+    ``verify``): the boundary checks, True/"strict", "basic", "roundtrip" or False/"none" (default
+    ``PYPTO_VERIFY_LEVEL``, else strict). ``platform``: where calling the result runs the program,
+    ``"a2a3sim"`` (default for Ascend910B) or ``"a2a3"``, ``"a5sim"``, ``"a5"`` (default for
+    Ascend950); only a2a3sim runs here. ``output_dir`` None writes into a fresh temporary folder; an
+    existing folder must be empty or hold an earlier compile's tree, whose files are replaced.
     """
+    if verify is not None and verification_level is not None and verify != verification_level:
+        raise PyptoError("compile(): verification_level and its alias verify disagree; pass one of them")
+    level = verification_level if verification_level is not None else verify
+    chip = platform_for(BackendType(backend_type))
+    run_platform = _run_platform(platform, chip)
     chosen = OptimizationStrategy.Default if strategy is None else OptimizationStrategy(strategy)
-    manager = PassManager.get_strategy(chosen, verify=verify)
-    dump = output_dir is not None and dump_passes
+    manager = PassManager.get_strategy(chosen, verify=level)
+    if output_dir is None:
+        output_dir = tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-")
+    destination = Path(output_dir).resolve()
     outer = PassContext.current()
-    platform = outer.platform if backend_type is None else backend_type
-    with PassContext(outer.instruments, verify=outer.verify, platform=platform):
-        return manager.run_passes(program, dump_ir=dump, output_dir=output_dir)
+    with artifact_folder(destination) as folder:
+        with PassContext(outer.instruments, verify=outer.verify, platform=chip):
+            dump = folder / DUMP_DIR if dump_passes else None
+            final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+            files = generate_files(final, chip, skip_ptoas) if manager.final_dialect.refines(runtime) else {}
+        write_files(folder, files)
+    return CompiledProgram(
+        program=final,
+        source=program,
+        output_dir=destination,
+        backend_type=chip.backend_type,
+        platform=run_platform,
+        files=tuple(sorted(files)),
+        final_dialect=manager.final_dialect.name,
+        skip_ptoas=skip_ptoas,
+    )
+
+
+def _run_platform(platform: str | None, chip: Platform) -> str:
+    default = "a2a3sim" if chip.backend_type is BackendType.Ascend910B else "a5sim"
+    if platform is None:
+        return default
+    if platform not in RUN_PLATFORMS:
+        raise PyptoError(f"unknown platform {platform!r} (use {', '.join(RUN_PLATFORMS)})")
+    if not platform.startswith(chip.name):
+        raise PyptoError(f"platform {platform!r} does not run {chip.backend_type.value} programs (use {default!r})")
+    return platform
+
+
+def generate_files(program: Program, chip: Platform, skip_ptoas: bool = False) -> dict[str, str]:
+    """Every generated file of ``program`` by relative path; a path two generators produce is an error."""
+    files: dict[str, str] = {}
+    for generate in code_generators(skip_ptoas):
+        for path, text in generate(program, chip).items():
+            if path in files:
+                raise PyptoError(f"two code generators both write {path}")
+            files[path] = text
+    return files
+
+
+def write_files(root: Path, files: Mapping[str, str]) -> None:
+    """Write ``files`` (relative POSIX paths) under ``root``; a path leaving ``root`` is an error."""
+    for name, text in files.items():
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts[0] == MANIFEST:
+            raise PyptoError(f"a code generator produced the path {name!r}, which is not inside the artifact tree")
+        path = root.joinpath(*rel.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text if text.endswith("\n") else text + "\n")
+
+
+@contextmanager
+def artifact_folder(destination: Path) -> Iterator[Path]:
+    """A fresh folder beside ``destination`` to write into, moved into place when the block succeeds.
+
+    The destination must be missing, empty, or an earlier tree (it has a manifest): then exactly the
+    files that manifest lists are replaced, and files anyone else put there stay. On an error the
+    fresh folder is renamed ``<destination>.failed-<n>`` and its path printed to stderr.
+    """
+    previous = _previous_tree(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    folder = _fresh_folder(destination)
+    try:
+        yield folder
+        (folder / MANIFEST).write_text("".join(f"{p}\n" for p in _tree_files(folder)))
+        _move_into_place(folder, destination, previous)
+    except BaseException as err:
+        kept = _keep_failed(folder, destination)
+        note = f"pypto: the compile failed; what it wrote is kept in {kept}"
+        print(note, file=sys.stderr)
+        err.add_note(note)
+        raise
+
+
+def _fresh_folder(destination: Path) -> Path:
+    """A new hidden folder beside ``destination`` (created with the usual permissions, unlike mkdtemp)."""
+    n = 0
+    while True:
+        folder = destination.with_name(f".{destination.name}.partial-{os.getpid()}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            n += 1
+            continue
+        return folder
+
+
+def _previous_tree(destination: Path) -> set[str] | None:
+    """The files of an earlier compile in ``destination`` (None when it is missing or empty)."""
+    if not destination.exists():
+        return None
+    if not destination.is_dir():
+        raise OutputDirError(f"the output path {destination} exists and is not a folder")
+    if not any(destination.iterdir()):
+        return None
+    manifest = destination / MANIFEST
+    if not manifest.is_file():
+        raise OutputDirError(
+            f"the output folder {destination} is not empty and was not written by pypto compile "
+            "(hint: choose a new or empty folder; pypto never deletes files it did not write)"
+        )
+    return {line for line in manifest.read_text().splitlines() if line} | {MANIFEST}
+
+
+def _tree_files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def _keep_failed(folder: Path, destination: Path) -> Path:
+    n = 1
+    while (kept := destination.with_name(f"{destination.name}.failed-{n}")).exists():
+        n += 1
+    folder.rename(kept)
+    return kept
+
+
+def _move_into_place(folder: Path, destination: Path, previous: set[str] | None) -> None:
+    if previous is None:
+        if destination.exists():
+            destination.rmdir()  # empty: checked before the compile
+        folder.rename(destination)
+        return
+    new = _tree_files(folder)
+    clash = [name for name in new if name not in previous and (destination / name).exists()]
+    if clash:
+        raise OutputDirError(
+            f"{destination} holds files pypto did not write where the new tree has files: {', '.join(clash)} "
+            "(hint: move them away or compile into another folder)"
+        )
+    for name in sorted(previous - set(new)):
+        _remove_ours(destination, name)
+    for name in new:
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(folder / name, target)
+    shutil.rmtree(folder)  # only empty folders are left in it
+
+
+def _remove_ours(root: Path, name: str) -> None:
+    """Remove a file of the earlier tree and the folders it leaves empty (up to ``root``)."""
+    path = root / name
+    if not path.is_file():
+        return
+    path.unlink()
+    parent = path.parent
+    while parent != root and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent

@@ -104,9 +104,9 @@ def bind_arguments(tree: ArtifactTree, args: Sequence[object], params: Sequence[
     scalars: list[int] = []
     for param, arg in zip(params, args):
         if isinstance(param, TensorParam):
-            tensors.append(_stage(param, _array(param.name, arg), signature[len(tensors)]))
+            tensors.append(_stage(param, arg, signature[len(tensors)]))
         else:
-            scalars.append(_scalar_word(param, arg))
+            scalars.append(scalar_word(param, arg))
     return BoundArguments(tuple(tensors), tuple(scalars))
 
 
@@ -152,7 +152,19 @@ def _numpy(name: str, dtype: DataType) -> np.dtype:
         raise SimulatorArgumentError(f"{name}: the simulator has no values of {dtype}") from None
 
 
-def _stage(param: TensorParam, array: np.ndarray, direction: Direction) -> StagedTensor:
+def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTensor:
+    array = check_tensor(param, arg, direction.writes)
+    want = array.dtype
+    return StagedTensor(param.name, array, array.copy(order="C"), direction, _SIMPLER_DTYPE[want])
+
+
+def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
+    """``arg`` as a numpy array (a CPU torch tensor's memory shared) after checking it against ``param``.
+
+    ``SimulatorArgumentError`` for a non-array, a wrong dtype or shape, a non-contiguous array, or a
+    read-only one the program ``writes``.
+    """
+    array = _array(param.name, arg)
     want = _numpy(param.name, param.dtype)
     if want not in _SIMPLER_DTYPE:
         raise SimulatorArgumentError(f"{param.name}: the simulator has no tensors of {param.dtype}")
@@ -168,12 +180,13 @@ def _stage(param: TensorParam, array: np.ndarray, direction: Direction) -> Stage
             f"{param.name} is not a contiguous (row-major) array",
             "pass np.ascontiguousarray(...); an output must be contiguous itself since it is written in place",
         )
-    if direction.writes and not array.flags.writeable:
+    if writes and not array.flags.writeable:
         raise SimulatorArgumentError(f"{param.name} is written by the program but the array is read-only")
-    return StagedTensor(param.name, array, array.copy(order="C"), direction, _SIMPLER_DTYPE[want])
+    return array
 
 
-def _scalar_word(param: ScalarParam, value: object) -> int:
+def scalar_word(param: ScalarParam, value: object) -> int:
+    """The 64-bit word passing ``value`` as ``param``; ``SimulatorArgumentError`` if it is no such scalar."""
     if isinstance(value, np.ndarray) or not isinstance(value, bool | int | float | np.generic):
         raise SimulatorArgumentError(f"{param.name} must be a scalar of {param.dtype}, got {type(value).__name__}")
     want = _numpy(param.name, param.dtype)

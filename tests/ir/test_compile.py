@@ -1,4 +1,4 @@
-"""ir.compile runs the implemented pipeline and can dump every stage."""
+"""ir.compile runs the pipeline, dumps every stage into passes_dump/ and returns a CompiledProgram."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import pytest
 from pypto.languages import ssa
 
 import pypto.language as pl
-from pypto import ir
-from pypto.ir.errors import VerificationError
+from pypto import ir, passes
+from pypto.backend import BackendType
+from pypto.compiled import CompiledProgram
+from pypto.ir.errors import PyptoError, VerificationError
 
 SOURCE = textwrap.dedent(
     """
@@ -28,23 +30,48 @@ SOURCE = textwrap.dedent(
 )
 
 
-def test_compile_returns_the_ssa_program() -> None:
-    result = ir.compile(pl.parse(SOURCE))
-    assert ssa.check(result) == []
-    loop = result.get_function("main").body.stmts[0]
+def test_compile_returns_the_compiled_program() -> None:
+    compiled = ir.compile(pl.parse(SOURCE))
+    assert isinstance(compiled, CompiledProgram)
+    pipeline = passes.PassManager.get_strategy()
+    assert compiled.final_dialect == pipeline.final_dialect.name
+    loop = compiled.program.get_function("main").body.stmts[0]
     assert [v.name_hint for v in loop.iter_args] == ["acc__iter_v1"]
+    assert compiled.source.get_function("main") is not None
+    assert compiled.backend_type is BackendType.Ascend910B and compiled.platform == "a2a3sim"
 
 
 def test_compile_dumps_each_stage(tmp_path: Path) -> None:
     program = pl.parse(SOURCE)
-    result = ir.compile(program, output_dir=tmp_path)
-    files = sorted(p.name for p in tmp_path.iterdir())
-    assert files[0] == "00_frontend.py" and files[-1] == f"{len(files) - 1:02d}_after_FlattenCallExpr.py"
+    out = tmp_path / "out"
+    compiled = ir.compile(program, output_dir=out)
+    assert compiled.output_dir == out.resolve()
+    dumps = out / "passes_dump"
+    files = sorted(p.name for p in dumps.iterdir())
+    names = passes.PassManager.get_strategy().get_pass_names()
+    assert files == ["00_frontend.py"] + [f"{i:02d}_after_{n}.py" for i, n in enumerate(names, 1)]
     assert "01_after_InlineFunctions.py" in files and "04_after_ConvertToSSA.py" in files
-    assert (tmp_path / files[-1]).read_text() == result.as_python() + "\n"
-    assert list((tmp_path / "none").glob("*")) == []
+    assert (dumps / files[-1]).read_text() == compiled.program.as_python() + "\n"
     ir.compile(program, output_dir=tmp_path / "none", dump_passes=False)
-    assert not (tmp_path / "none").exists()
+    assert not (tmp_path / "none" / "passes_dump").exists()
+
+
+def test_an_a5_compile_runs_on_a5sim_by_default() -> None:
+    compiled = ir.compile(pl.parse(SOURCE), backend_type=BackendType.Ascend950)
+    assert compiled.backend_type is BackendType.Ascend950 and compiled.platform == "a5sim"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"platform": "a3sim"}, "unknown platform 'a3sim' (use a2a3sim, a2a3, a5sim, a5)"),
+        ({"platform": "a5sim"}, "platform 'a5sim' does not run Ascend910B programs (use 'a2a3sim')"),
+        ({"verification_level": "basic", "verify": "none"}, "verification_level and its alias verify disagree"),
+    ],
+)
+def test_bad_options_are_pypto_errors(kwargs: dict, message: str) -> None:
+    with pytest.raises(PyptoError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ir.compile(pl.parse(SOURCE), **kwargs)
 
 
 def test_compile_checks_the_input() -> None:
@@ -55,4 +82,5 @@ def test_compile_checks_the_input() -> None:
     broken = ir.Program([ir.replace(main, body=body)], "Loop", program.span)
     with pytest.raises(VerificationError, match="UseAfterDef 401 in 'main': 'ghost' is used before it is defined"):
         ir.compile(broken)
-    assert ir.compile(broken, verify=False).get_function("main").body.value[0] is orphan
+    assert ir.compile(broken, verify=False).program.get_function("main").body.value[0] is orphan
+    assert ir.compile(broken, verification_level="none").program.get_function("main").body.value[0] is orphan

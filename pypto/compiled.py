@@ -1,0 +1,285 @@
+"""``CompiledProgram``: what ``ir.compile`` returns; calling it runs the program on a2a3sim.
+
+    compiled = ir.compile(program, output_dir="out/tile_add")
+    compiled(a, b, c)            # every argument given: outputs are written into c in place
+    c = compiled(a, b)           # Out tensors left out: allocated from the signature and returned
+    c_ref = compiled.interpret(a, b)   # the same call on the reference interpreter
+
+Arguments follow the orchestration function's parameters: numpy arrays (or CPU torch tensors) for
+tensors, Python numbers for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a
+non-contiguous array, is a :class:`~pypto.runtime.SimulatorArgumentError` before anything runs,
+and a failed run leaves the caller's arrays as they were.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pypto.backend import BackendType
+from pypto.interp.dtypes import numpy_dtype
+from pypto.ir import expr as E
+from pypto.ir import stmt as S
+from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection
+from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
+from pypto.ir.traversal import iter_children
+from pypto.ir.type_base import ScalarType
+from pypto.ir.types import TensorType, TileType
+from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_tensor, scalar_word
+from pypto.runtime.errors import SimulatorArgumentError, SimulatorError
+
+RUN_PLATFORMS = ("a2a3sim", "a2a3", "a5sim", "a5")
+RUNS_HERE = "a2a3sim"
+KERNEL_KINDS = frozenset({FunctionType.AIC, FunctionType.AIV, FunctionType.InCore, FunctionType.Group})
+
+
+@dataclass(frozen=True)
+class TaskCount:
+    """Kernel calls of the orchestration: ``sites`` in its code, ``per_run`` when loop bounds are constant."""
+
+    sites: int
+    per_run: int | None
+
+
+@dataclass
+class CompiledProgram:
+    """A compiled program: the final IR, the input program, and the artifact tree in ``output_dir``.
+
+    ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
+    ``final_dialect`` the dialect the pipeline ended in, ``platform`` where a call runs.
+    ``last_run`` holds the build and run times of the latest simulator call.
+    """
+
+    program: Program
+    source: Program
+    output_dir: Path
+    backend_type: BackendType
+    platform: str
+    files: tuple[str, ...]
+    final_dialect: str
+    skip_ptoas: bool = False
+    last_run: Any = field(default=None, compare=False)
+
+    # ----- calling --------------------------------------------------------------------------------
+
+    def __call__(self, *args: Any) -> Any:
+        """Run on the simulator; see the module docstring for the two call forms."""
+        return self.run(*args)
+
+    def run(self, *args: Any, cache_dir: Path | None = None) -> Any:
+        """``__call__`` with a choice of kernel cache folder (default ``$PYPTO_CACHE_DIR``)."""
+        from pypto.runtime.simulator import run_on_simulator
+
+        self._check_runnable()
+        entry = self._orchestration()
+        params = parameters(entry)
+        full, returned = _complete(entry, params, args)
+        self.last_run = run_on_simulator(self.output_dir, full, params, cache_dir=cache_dir)
+        return _result(full, returned)
+
+    def interpret(self, *args: Any) -> Any:
+        """Run the input program on the reference interpreter, with the call forms and checks of ``__call__``."""
+        from pypto import interp
+
+        entry = self.entry_function()
+        params = parameters(entry)
+        full, returned = _complete(entry, params, args)
+        inputs = [
+            check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
+            for p, d, a in zip(params, entry.param_directions, full)
+        ]
+        result = interp.run(self.source, *inputs, entry=entry.name)
+        for p, array in zip(params, inputs):
+            if p.name in result.outputs:
+                np.copyto(array, result.outputs[p.name])
+        if not any(isinstance(p, TensorParam) for p in params):
+            return result.value if len(result.returns) == 1 else result.returns
+        return _result(full, returned)
+
+    def _check_runnable(self) -> None:
+        if self.platform != RUNS_HERE:
+            raise SimulatorError(
+                f"the program was compiled for platform {self.platform!r}; only {RUNS_HERE} runs here",
+                f"compile with platform={RUNS_HERE!r} (backend_type=BackendType.Ascend910B) to run it",
+            )
+        if not self.files:
+            raise SimulatorError(
+                f"the pipeline ended in dialect '{self.final_dialect}', so no code was generated",
+                "code generation needs a pipeline that reaches the 'runtime' dialect",
+            )
+        if self.skip_ptoas:
+            raise SimulatorError(
+                "the program was compiled with skip_ptoas=True: it has no kernel C++ to run",
+                "compile with skip_ptoas=False",
+            )
+        self._orchestration()
+
+    def _orchestration(self) -> Function:
+        found = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+        if len(found) != 1:
+            what = "no orchestration function" if not found else f"{len(found)} orchestration functions"
+            raise SimulatorError(
+                f"program '{self.program.name}' has {what}; the simulator runs exactly one",
+                "mark the function that calls the kernels @pl.function(type=pl.FunctionType.Orchestration)",
+            )
+        return found[0]
+
+    def entry_function(self) -> Function:
+        """The function a call runs: the input program's orchestration function, else the interpreter's entry."""
+        orchestration = [f for f in self.source.functions.values() if f.func_type == FunctionType.Orchestration]
+        if len(orchestration) == 1:
+            return orchestration[0]
+        from pypto.interp.run import _entry
+
+        return _entry(self.source, None)
+
+    # ----- what was compiled ----------------------------------------------------------------------
+
+    def functions_by_kind(self) -> dict[str, list[str]]:
+        """Function names of the final program by function kind (``AIV``, ``Orchestration``, ...)."""
+        kinds: dict[str, list[str]] = {}
+        for f in self.program.functions.values():
+            kinds.setdefault(f.func_type.name, []).append(f.name)
+        return kinds
+
+    def tasks(self) -> TaskCount:
+        """Kernel calls in the orchestration function(s)."""
+        kernels = {f.name for f in self.program.functions.values() if f.func_type in KERNEL_KINDS}
+        sites, per_run = 0, 0
+        known = True
+        stack: list[tuple[Any, int | None]] = [
+            (f.body, 1) for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration
+        ]
+        while stack:
+            node, times = stack.pop()
+            if isinstance(node, E.Call | E.Submit) and isinstance(node.op, E.GlobalVar) and node.op.name in kernels:
+                sites += 1
+                if times is None:
+                    known = False
+                else:
+                    per_run += times
+            if isinstance(node, S.ForStmt):
+                trips = _trip_count(node)
+                inner = None if times is None or trips is None else times * trips
+                stack.append((node.body, inner))
+                stack.extend((child, times) for child in iter_children(node) if child is not node.body)
+                continue
+            if isinstance(node, S.IfStmt | S.WhileStmt):
+                stack.extend((child, None) for child in iter_children(node))
+                continue
+            stack.extend((child, times) for child in iter_children(node))
+        return TaskCount(sites, per_run if known else None)
+
+    def peak_memory(self) -> dict[MemorySpace, int]:
+        """The highest byte any kernel's tiles reach in each on-chip memory space (after planning).
+
+        Empty when the program has no planned tiles (the pipeline ended before memory planning).
+        """
+        peak: Counter[MemorySpace] = Counter()
+        for f in self.program.functions.values():
+            if f.func_type not in KERNEL_KINDS:
+                continue
+            for space, end in _tile_extents(f):
+                peak[space] = max(peak[space], end)
+        return dict(sorted(peak.items(), key=lambda item: item[0].value))
+
+
+def parameters(func: Function) -> list[Param]:
+    """The call parameters of ``func``: a TensorParam per tensor, a ScalarParam per scalar."""
+    params: list[Param] = []
+    for p in func.params:
+        t = p.type
+        if isinstance(t, TensorType):
+            shape = []
+            for dim in t.shape:
+                if not isinstance(dim, E.ConstInt):
+                    raise SimulatorArgumentError(
+                        f"parameter '{p.name_hint}' of '{func.name}' has a dynamic shape; calls need static shapes"
+                    )
+                shape.append(dim.value)
+            params.append(TensorParam(p.name_hint, t.dtype, tuple(shape)))
+        elif isinstance(t, ScalarType):
+            params.append(ScalarParam(p.name_hint, t.dtype))
+        else:
+            raise SimulatorArgumentError(f"parameter '{p.name_hint}' of '{func.name}' is a {t}; calls take tensors and scalars")
+    return params
+
+
+def _complete(func: Function, params: list[Param], args: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    """All arguments of the call, and the indices of the Out tensors allocated for it (none if all were given)."""
+    if len(args) == len(params):
+        return list(args), []
+    outs = [i for i, d in enumerate(func.param_directions) if d == ParamDirection.Out]
+    if not outs or len(args) != len(params) - len(outs):
+        names = ", ".join(p.name for p in params)
+        inputs = ", ".join(p.name for i, p in enumerate(params) if i not in outs)
+        short = f" or {len(params) - len(outs)} without its outputs ({inputs})" if outs else ""
+        raise SimulatorArgumentError(
+            f"'{func.name}' takes {len(params)} arguments ({names}){short}, got {len(args)}"
+        )
+    torch_like = next((a for a in args if type(a).__module__.startswith("torch")), None)
+    given = iter(args)
+    full: list[Any] = []
+    for i, p in enumerate(params):
+        if i in outs:
+            assert isinstance(p, TensorParam)  # Out parameters are tensors (the parser checks)
+            array = np.zeros(p.shape, dtype=numpy_dtype(p.dtype))
+            full.append(_like(torch_like, array))
+        else:
+            full.append(next(given))
+    return full, outs
+
+
+def _like(example: Any, array: np.ndarray) -> Any:
+    """``array`` as a torch tensor when the caller passed torch tensors (sharing memory), else as is."""
+    if example is None:
+        return array
+    import torch
+
+    return torch.from_numpy(array)
+
+
+def _result(full: list[Any], returned: list[int]) -> Any:
+    if not returned:
+        return None
+    values = [full[i] for i in returned]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _scalar(param: ScalarParam, value: Any) -> Any:
+    scalar_word(param, value)  # the same checks as a simulator call
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _trip_count(loop: S.ForStmt) -> int | None:
+    bounds = (loop.start, loop.stop, loop.step)
+    if not all(isinstance(b, E.ConstInt) for b in bounds):
+        return None
+    start, stop, step = (b.value for b in bounds)
+    return max(0, -(-(stop - start) // step)) if step > 0 else None
+
+
+def _tile_extents(func: Function) -> list[tuple[MemorySpace, int]]:
+    """(space, end byte) of every tile with a constant MemRef offset in ``func``."""
+    extents = []
+    stack: list[Any] = [*func.params, func.body]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, E.Var) and not isinstance(node, MemRef):
+            t = node.type
+            if isinstance(t, TileType) and t.memref is not None and t.memory_space is not None:
+                offset = t.memref.byte_offset
+                if isinstance(offset, E.ConstInt) and t.memory_space != MemorySpace.DDR:
+                    extents.append((t.memory_space, offset.value + t.memref.size))
+        stack.extend(iter_children(node))
+    return extents
