@@ -89,16 +89,22 @@ def compile(
     run_platform = _run_platform(platform, chip)
     chosen = OptimizationStrategy.Default if strategy is None else OptimizationStrategy(strategy)
     manager = PassManager.get_strategy(chosen, verify=level)
+    made = output_dir is None
     if output_dir is None:
         output_dir = tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-")
     destination = Path(output_dir).resolve()
     outer = PassContext.current()
-    with artifact_folder(destination) as folder:
-        with PassContext(outer.instruments, verify=outer.verify, platform=chip):
-            dump = folder / DUMP_DIR if dump_passes else None
-            final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
-            files = generate_files(final, chip, skip_ptoas) if manager.final_dialect.refines(runtime) else {}
-        write_files(folder, files)
+    try:
+        with artifact_folder(destination) as folder:
+            with PassContext(outer.instruments, verify=outer.verify, platform=chip):
+                dump = folder / DUMP_DIR if dump_passes else None
+                final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+                files = generate_files(final, chip, skip_ptoas) if manager.final_dialect.refines(runtime) else {}
+            write_files(folder, files)
+    except BaseException:
+        if made:
+            destination.rmdir()  # the empty temporary folder made above; the failed tree is beside it
+        raise
     return CompiledProgram(
         program=final,
         source=program,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pypto.language as pl
@@ -13,16 +15,46 @@ from pypto.cli import main
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _temporary_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiles without an output folder write into tmp_path, not the system's temporary folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_compile_example_dumps_every_stage(example: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     assert main(["compile", str(EXAMPLES / example), "-o", str(out)]) == 0
-    names = sorted(p.name for p in out.iterdir())
-    assert names[0] == "00_frontend.py" and "final.pyir" in names
-    assert any(n.endswith("_after_ConvertToSSA.py") for n in names)
-    final = pl.parse((out / "final.pyir").read_text())
+    dumps = sorted(p.name for p in (out / "passes_dump").iterdir())
+    assert dumps[0] == "00_frontend.py"
+    assert any(n.endswith("_after_ConvertToSSA.py") for n in dumps)
+    final = pl.parse((out / "passes_dump" / dumps[-1]).read_text())
     assert isinstance(final, ir.Program)
-    assert f"wrote {len(names)} file(s)" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"compiled {final.name} in ")
+    assert f" -> {out}\n" in captured.out
+    assert captured.err == f"pypto: compiling {EXAMPLES / example} ...\n"
+
+
+
+def test_compile_summary_lists_functions_and_tasks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", str(EXAMPLES / "row_blocks.py"), "-o", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    kinds = [line for line in lines if line.startswith("  functions: ")]
+    assert len(kinds) == 1 and "Orchestration main" in kinds[0] and "block_add" in kinds[0]
+    assert "  tasks: 1 kernel call site(s), 2 per run" in lines
+
+
+def test_compile_without_output_uses_a_temporary_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", str(EXAMPLES / "tile_add.py")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    out = Path(first.split(" -> ")[1])
+    assert out.name.startswith("pypto-TileAdd-") and (out / "passes_dump" / "00_frontend.py").is_file()
+
+
+def test_compile_for_a5(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", str(EXAMPLES / "matmul.py"), "-o", str(tmp_path / "out"), "--backend", "a5"]) == 0
+    assert capsys.readouterr().out.startswith("compiled Matmul in ")
 
 
 def test_parse_prints_the_program(capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,3 +92,52 @@ def test_bad_arguments_exit_with_usage(capsys: pytest.CaptureFixture[str]) -> No
         main(["compile", str(EXAMPLES / "tile_add.py"), "--verify", "loud", "-o", "x"])
     assert exc.value.code == 2
     assert "invalid choice: 'loud'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compile", "x.py", "--backend", "a3"], "argument --backend: invalid choice: 'a3'"),
+        (["run", "x.py", "--seed", "-1"], "argument --seed: invalid seed '-1': expected a non-negative integer"),
+        (["run", "x.py", "--seed", "one"], "argument --seed: invalid seed 'one': expected a non-negative integer"),
+        (["run"], "the following arguments are required: file"),
+        (["frobnicate"], "argument command: invalid choice: 'frobnicate'"),
+    ],
+)
+def test_bad_run_and_compile_arguments(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_run_checks_the_inputs_file_before_compiling(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "in.npz"
+    assert main(["run", str(EXAMPLES / "tile_add.py"), "--inputs", str(missing)]) == 1
+    assert capsys.readouterr().err == f"error: inputs file '{missing}' does not exist\n"
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not numpy")
+    assert main(["run", str(EXAMPLES / "tile_add.py"), "--inputs", str(bad)]) == 1
+    assert f"error: inputs file '{bad}' is not a .npz file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("arrays", "message"),
+    [
+        ({"z": np.zeros(3)}, "holds z, which 'main' has no parameter for (parameters: a, b, out)"),
+        ({"out": np.zeros((128, 128), np.float32)}, "gives 'out', an output of 'main'"),
+    ],
+)
+def test_run_rejects_inputs_the_program_does_not_take(
+    arrays: dict, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, **arrays)
+    assert main(["run", str(EXAMPLES / "tile_add.py"), "--inputs", str(inputs), "-o", str(tmp_path / "out")]) == 1
+    assert f"error: {inputs} {message}" in capsys.readouterr().err
+
+
+def test_run_needs_integer_scalars_from_the_inputs_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(EXAMPLES / "loop_sum.py"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "error: 'n' is an integer scalar of 'loop_sum'; random values could index out of bounds" in err

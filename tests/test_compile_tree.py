@@ -3,6 +3,7 @@ compile keeps what it wrote under a ``.failed-<n>`` name; files pypto did not wr
 
 from __future__ import annotations
 
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -29,8 +30,24 @@ SOURCE = textwrap.dedent(
 )
 
 
+def broken_program() -> ir.Program:
+    """SOURCE returning a variable nothing defines: the pipeline's input check fails."""
+    program = pl.parse(SOURCE)
+    main = program.get_function("main")
+    orphan = ir.Var("ghost", ir.ScalarType(ir.INDEX))
+    body = ir.SeqStmts([ir.ReturnStmt([orphan])], main.body.span)
+    return ir.Program([ir.replace(main, body=body)], "Loop", program.span)
+
+
 def tree(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+
+@pytest.fixture(autouse=True)
+def _temporary_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiles without an output folder write into tmp_path, not the system's temporary folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 def test_a_tree_moves_into_a_new_folder_with_its_manifest(tmp_path: Path) -> None:
@@ -63,10 +80,7 @@ def test_a_failure_keeps_what_was_written_and_says_where(tmp_path: Path, capsys:
 
 
 def test_a_failed_compile_keeps_its_pass_dumps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    program = pl.parse(SOURCE)
-    main = program.get_function("main")
-    orphan = ir.Var("ghost", ir.ScalarType(ir.INDEX))
-    broken = ir.Program([ir.replace(main, body=ir.SeqStmts([ir.ReturnStmt([orphan])], main.body.span))], "Loop", program.span)
+    broken = broken_program()
     with pytest.raises(VerificationError):
         ir.compile(broken, output_dir=tmp_path / "out")
     assert list(tree(tmp_path / "out.failed-1")) == ["passes_dump/00_frontend.py"]
@@ -130,3 +144,11 @@ def test_without_an_output_dir_the_tree_goes_to_a_temporary_folder() -> None:
     compiled = ir.compile(pl.parse(SOURCE))
     assert compiled.output_dir.name.startswith("pypto-Loop-")
     assert (compiled.output_dir / "passes_dump" / "00_frontend.py").is_file()
+
+
+def test_a_failed_compile_without_an_output_dir_leaves_only_the_failed_tree(tmp_path: Path) -> None:
+    broken = broken_program()
+    with pytest.raises(VerificationError):
+        ir.compile(broken)
+    [kept] = tmp_path.iterdir()
+    assert kept.name.startswith("pypto-Loop-") and kept.name.endswith(".failed-1")

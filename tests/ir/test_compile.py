@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -28,6 +29,13 @@ SOURCE = textwrap.dedent(
             return acc
     """
 )
+
+
+
+@pytest.fixture(autouse=True)
+def _temporary_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiles without an output folder write into tmp_path, not the system's temporary folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 def test_compile_returns_the_compiled_program() -> None:
