@@ -1,0 +1,89 @@
+"""Every example of issue 11 compiled by ``ir.compile``, run on a2a3sim and compared with the reference
+interpreter on the same seeded inputs; ``pypto run`` does the same from the command line."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.cli import main
+from pypto.compiled import parameters
+from pypto.interp.dtypes import numpy_dtype, tolerance
+from pypto.ir.enums import ParamDirection
+from pypto.runtime import ScalarParam, simulator_missing_reason
+
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# Example -> values of its scalar parameters.
+CASES = {
+    "tile_add": {},
+    "row_blocks": {},
+    "row_softmax": {},
+    "matmul": {},
+    "scaled_sum": {"alpha": 0.75},
+    "chained": {},
+}
+
+
+def _inputs(entry: ir.Function, scalars: dict[str, float], seed: int) -> list[object]:
+    """The arguments of the short call form: every parameter but the Out tensors."""
+    rng = np.random.default_rng(seed)
+    values: list[object] = []
+    for param, direction in zip(parameters(entry), entry.param_directions):
+        if direction == ParamDirection.Out:
+            continue
+        if isinstance(param, ScalarParam):
+            values.append(scalars[param.name])
+        else:
+            values.append(rng.standard_normal(param.shape).astype(numpy_dtype(param.dtype)))
+    return values
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_example_on_the_simulator_equals_the_interpreter(name: str, tmp_path: Path, kernel_cache: Path, record_timing) -> None:
+    program = pl.loads_program(str(EXAMPLES / f"{name}.py"))
+    start = time.perf_counter()
+    compiled = ir.compile(program, output_dir=tmp_path / name)
+    seconds = time.perf_counter() - start
+    for needed in ("kernel_config.py", "orchestration/main.cpp"):
+        assert needed in compiled.files
+    assert any(f.startswith("ptoas/") and f.endswith(".pto") for f in compiled.files)
+    entry = compiled.entry_function()
+    inputs = _inputs(entry, CASES[name], seed=11)
+    before = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
+    got = compiled.run(*inputs, cache_dir=kernel_cache)
+    want = compiled.interpret(*inputs)
+    for x, x0 in zip(inputs, before):
+        np.testing.assert_array_equal(x, x0)  # inputs are left as they were
+    outs = [p for p, d in zip(entry.params, entry.param_directions) if d == ParamDirection.Out]
+    got_all = got if isinstance(got, tuple) else (got,)
+    want_all = want if isinstance(want, tuple) else (want,)
+    errors = []
+    for param, g, w in zip(outs, got_all, want_all):
+        rtol, atol = tolerance(param.type.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{name}: output {param.name_hint}")
+        errors.append(float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
+    peak = ", ".join(f"{space.name} {size}" for space, size in compiled.peak_memory().items())
+    record_timing(f"{name} (compile {seconds:.2f}s; peak {peak}; max error {max(errors):.3g})", compiled.last_run)
+
+
+def test_pypto_run_prints_the_error_of_every_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(EXAMPLES / "chained.py"), "--seed", "3", "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    [line] = [line for line in out if line.startswith("  y: max error ")]
+    assert line.endswith(" ok")
+    assert any(line.startswith("ran on a2a3sim: build ") for line in out)
+
+
+def test_pypto_run_takes_scalars_from_an_inputs_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, alpha=np.float32(2.0))
+    assert main(["run", str(EXAMPLES / "scaled_sum.py"), "--inputs", str(inputs), "-o", str(tmp_path / "out")]) == 0
+    assert "  out: max error " in capsys.readouterr().out
