@@ -1,12 +1,13 @@
 # pypto.program: Chained
-# Two kernels chained through an internal tensor the orchestration creates: y = (x + x) * 0.5 + 1.
+# Two kernels chained through an internal tensor the orchestration creates: twice writes x + x into it,
+# half_plus_one reads it back: y = (x + x) * 0.5 + 1.
 import pypto.language as pl
 
 
 @pl.program
 class Chained:
     @pl.function(type=pl.FunctionType.InCore)
-    def double(
+    def twice(
         self,
         x: pl.Tensor[[64, 64], pl.FP32],
         tmp: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
@@ -35,6 +36,6 @@ class Chained:
         y: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
     ) -> pl.Tensor[[64, 64], pl.FP32]:
         tmp: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32)
-        tmp = self.double(x, tmp)
+        tmp = self.twice(x, tmp)
         y = self.half_plus_one(tmp, y)
         return y

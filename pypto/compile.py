@@ -45,17 +45,29 @@ class OutputDirError(PyptoError):
 
 
 def code_generators(skip_ptoas: bool = False) -> list[Generator]:
-    """The generators of the artifact tree, in writing order.
+    """The generators of the artifact tree, in writing order, each ``(program, platform) -> {path: text}``.
 
     ``skip_ptoas`` leaves out the kernel C++ (the established flow's assembler step, which we print
     directly) and the kernel table that names it: the tree then holds the ``.pto`` modules and the
     orchestration only.
     """
-    from pypto.codegen import cce, kernel_config, orchestration, pto
+    from pypto.codegen.cce import generate_cce
+    from pypto.codegen.kernel_config import generate_kernel_config
+    from pypto.codegen.orchestration import generate_orchestration
+    from pypto.codegen.pto import generate_pto
+
+    def pto(program: Program, chip: Platform) -> dict[str, str]:
+        return {f"ptoas/{unit}.pto": text for unit, text in generate_pto(program, chip).items()}
+
+    def cce(program: Program, chip: Platform) -> dict[str, str]:
+        return generate_cce(program)
+
+    def kernel_config(program: Program, chip: Platform) -> dict[str, str]:
+        return {"kernel_config.py": generate_kernel_config(program)}
 
     if skip_ptoas:
-        return [pto.generate, orchestration.generate]
-    return [pto.generate, cce.generate, orchestration.generate, kernel_config.generate]
+        return [pto, generate_orchestration]
+    return [pto, cce, generate_orchestration, kernel_config]
 
 
 def compile(
