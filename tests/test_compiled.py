@@ -135,7 +135,7 @@ def test_a_program_without_orchestration_cannot_run_on_the_simulator() -> None:
 
 def test_functions_by_kind_and_tasks() -> None:
     compiled = compiled_of(example("chained"))
-    assert compiled.functions_by_kind() == {"InCore": ["twice", "half_plus_one"], "Orchestration": ["main"]}
+    assert compiled.functions_by_kind() == {"InCore": ["half_plus_one", "twice"], "Orchestration": ["main"]}
     assert compiled.tasks() == TaskCount(sites=2, per_run=2)
     assert compiled_of(example("row_blocks")).tasks() == TaskCount(sites=1, per_run=2)
 
