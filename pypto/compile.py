@@ -53,7 +53,7 @@ def code_generators(skip_ptoas: bool = False) -> list[Generator]:
     """
     from pypto.codegen.cce import generate_cce
     from pypto.codegen.kernel_config import generate_kernel_config
-    from pypto.codegen.orchestration import generate_orchestration
+    from pypto.codegen.orchestration import generate_orchestration, orchestration_function
     from pypto.codegen.pto import generate_pto
 
     def pto(program: Program, chip: Platform) -> dict[str, str]:
@@ -63,6 +63,9 @@ def code_generators(skip_ptoas: bool = False) -> list[Generator]:
         return generate_cce(program)
 
     def kernel_config(program: Program, chip: Platform) -> dict[str, str]:
+        # A program without orchestration compiles its kernels, but there is nothing for a runtime to run.
+        if orchestration_function(program) is None:
+            return {}
         return {"kernel_config.py": generate_kernel_config(program)}
 
     if skip_ptoas:
