@@ -1,4 +1,4 @@
-"""Every example of issue 11 compiled by ``ir.compile``, run on a2a3sim and compared with the reference
+"""Every example with an orchestration function compiled by ``ir.compile``, run on a2a3sim and compared with the reference
 interpreter on the same seeded inputs; ``pypto run`` does the same from the command line."""
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-# Example -> values of its scalar parameters.
+# Example -> values of its scalar parameters (loop_sum has no orchestration: nothing to run on the simulator).
 CASES = {
+    "manual_deps": {},
     "tile_add": {},
     "row_blocks": {},
     "row_softmax": {},
