@@ -102,7 +102,11 @@ def compile(
     level = verification_level if verification_level is not None else verify
     chip = platform_for(BackendType(backend_type))
     run_platform = _run_platform(platform, chip)
-    chosen = OptimizationStrategy.Default if strategy is None else OptimizationStrategy(strategy)
+    try:
+        chosen = OptimizationStrategy.Default if strategy is None else OptimizationStrategy(strategy)
+    except ValueError:
+        names = ", ".join(s.value for s in OptimizationStrategy)
+        raise PyptoError(f"unknown strategy {strategy!r} (use {names})") from None
     manager = PassManager.get_strategy(chosen, verify=level)
     made = output_dir is None
     if output_dir is None:

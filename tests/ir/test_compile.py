@@ -75,6 +75,7 @@ def test_an_a5_compile_runs_on_a5sim_by_default() -> None:
     [
         ({"platform": "a3sim"}, "unknown platform 'a3sim' (use a2a3sim, a2a3, a5sim, a5)"),
         ({"platform": "a5sim"}, "platform 'a5sim' does not run Ascend910B programs (use 'a2a3sim')"),
+        ({"strategy": "Fastest"}, "unknown strategy 'Fastest' (use Default)"),
         ({"verification_level": "basic", "verify": "none"}, "verification_level and its alias verify disagree"),
     ],
 )
