@@ -25,6 +25,7 @@ from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .errors import PassError, PassOrderError, PluginError
 from .flatten_call_expr import FlattenCallExpr
+from .infer_tile_memory_space import InferTileMemorySpace
 from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
 from .normalize_stmt_structure import NormalizeStmtStructure
@@ -41,6 +42,7 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+infer_tile_memory_space = InferTileMemorySpace
 
 
 def available_passes() -> dict[str, object]:
@@ -59,6 +61,7 @@ __all__ = [
     "DumpInstrument",
     "FlattenCallExpr",
     "FunctionPass",
+    "InferTileMemorySpace",
     "InlineFunctions",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
@@ -83,6 +86,7 @@ __all__ = [
     "default_passes",
     "discover_plugins",
     "flatten_call_expr",
+    "infer_tile_memory_space",
     "inline_functions",
     "normalize_stmt_structure",
     "simplify",
