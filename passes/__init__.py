@@ -24,10 +24,13 @@ from .context import (
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .errors import PassError, PassOrderError, PluginError
+from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
 from .infer_tile_memory_space import InferTileMemorySpace
 from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
+from .materialize_tensor_strides import MaterializeTensorStrides
+from .normalize_return_order import NormalizeReturnOrder
 from .normalize_stmt_structure import NormalizeStmtStructure
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
@@ -43,6 +46,9 @@ simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
 infer_tile_memory_space = InferTileMemorySpace
+expand_mixed_kernel = ExpandMixedKernel
+normalize_return_order = NormalizeReturnOrder
+materialize_tensor_strides = MaterializeTensorStrides
 
 
 def available_passes() -> dict[str, object]:
@@ -59,10 +65,13 @@ __all__ = [
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DumpInstrument",
+    "ExpandMixedKernel",
     "FlattenCallExpr",
     "FunctionPass",
     "InferTileMemorySpace",
     "InlineFunctions",
+    "MaterializeTensorStrides",
+    "NormalizeReturnOrder",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
     "Pass",
@@ -85,9 +94,12 @@ __all__ = [
     "ctrl_flow_transform",
     "default_passes",
     "discover_plugins",
+    "expand_mixed_kernel",
     "flatten_call_expr",
     "infer_tile_memory_space",
     "inline_functions",
+    "materialize_tensor_strides",
+    "normalize_return_order",
     "normalize_stmt_structure",
     "simplify",
     "unroll_loops",
