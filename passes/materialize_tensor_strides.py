@@ -21,6 +21,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind, TensorLayout
 from pypto.ir.expr import ConstInt, Expr, Mul
 from pypto.ir.function import Program
+from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt
 from pypto.ir.types import TensorType, TensorView
 
@@ -80,4 +81,4 @@ class MaterializeTensorStrides(RewritePass):
             return t
         strides = packed_strides(list(t.shape), view.layout)
         filled = TensorView(stride=strides, layout=view.layout, valid_shape=view.valid_shape, pad=view.pad)
-        return TensorType(t.shape, t.dtype, t.memref, filled, t.window_buffer)
+        return replace(t, tensor_view=filled)

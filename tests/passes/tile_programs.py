@@ -226,7 +226,28 @@ INFER = {
         """,
 }
 
-ALL = {**PROGRAMS, **INFER}
+# Kernels returning several written parameters, for NormalizeReturnOrder.
+RETURNS = {
+    "two_outputs": f"""
+        @pl.program
+        class TwoOutputs:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {_T64}, p: pl.Out[{_T64}], q: pl.Out[{_T64}]) -> tuple[{_T64}, {_T64}]:
+                t = pl.load(x, [0, 0], [64, 64])
+                e = pl.exp(t)
+                rq = pl.store(e, [0, 0], q)
+                rp = pl.store(t, [0, 0], p)
+                return rq, rp
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {_T64}, p: pl.Out[{_T64}], q: pl.Out[{_T64}]) -> {_T64}:
+                a, b = self.k(x, p, q)
+                s = pl.add(a, b)
+                return s
+        """,
+}
+
+ALL = {**PROGRAMS, **INFER, **RETURNS}
 
 
 class _Unplace(RewritePass):
