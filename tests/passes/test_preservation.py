@@ -27,13 +27,20 @@ MIN_CASES = 3
 
 
 def at_pass(name: str, program: ir.Program) -> tuple[passes.Pass, ir.Program]:
-    """The built-in pass called ``name`` and ``program`` after the pipeline passes before it."""
+    """The built-in pass called ``name`` and ``program`` after the pipeline passes before it.
+
+    An exported pass not in the pipeline yet gets the program after the whole pipeline (its case's
+    ``prepare`` applies what runs between).
+    """
     before: list[passes.Pass] = []
     for p in passes.builtin_passes():
         if p.name == name:
             return p, passes.PassManager(before).run(program) if before else program
         before.append(p)
-    raise KeyError(f"no built-in pass named {name}")
+    cls = exported_pass_classes().get(name)
+    if cls is None:
+        raise KeyError(f"no built-in pass named {name}")
+    return cls(), passes.PassManager(before).run(program)
 
 
 def front_pipeline() -> passes.PassManager:
