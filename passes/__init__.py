@@ -21,12 +21,15 @@ from .context import (
     TimingInstrument,
     VerifyLevel,
 )
+from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .errors import PassError, PassOrderError, PluginError
 from .flatten_call_expr import FlattenCallExpr
+from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
+from .memory_reuse import MemoryReuse
 from .normalize_stmt_structure import NormalizeStmtStructure
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
@@ -41,6 +44,9 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+init_memref = InitMemRef
+memory_reuse = MemoryReuse
+allocate_memory_addr = AllocateMemoryAddr
 
 
 def available_passes() -> dict[str, object]:
@@ -53,13 +59,17 @@ def available_passes() -> dict[str, object]:
 
 __all__ = [
     "SAME",
+    "AllocateMemoryAddr",
     "CallbackInstrument",
+    "CapacityError",
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DumpInstrument",
     "FlattenCallExpr",
     "FunctionPass",
+    "InitMemRef",
     "InlineFunctions",
+    "MemoryReuse",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
     "Pass",
@@ -75,6 +85,7 @@ __all__ = [
     "TimingInstrument",
     "UnrollLoops",
     "VerifyLevel",
+    "allocate_memory_addr",
     "available_passes",
     "builtin_passes",
     "check_order",
@@ -83,7 +94,9 @@ __all__ = [
     "default_passes",
     "discover_plugins",
     "flatten_call_expr",
+    "init_memref",
     "inline_functions",
+    "memory_reuse",
     "normalize_stmt_structure",
     "simplify",
     "unroll_loops",
