@@ -163,5 +163,8 @@ PROGRAMS: dict[str, tuple[str, tuple]] = {
     "carry_move": (CARRY_MOVE, (_rand(64, 64), np.zeros((16, 64), np.float32))),
     "branch_then": (BRANCH, (_rand(32, 64), np.zeros((32, 64), np.float32), 1)),
     "branch_else": (BRANCH, (_rand(32, 64), np.zeros((32, 64), np.float32), 0)),
-    "matmul": (MATMUL, (_rand(8, 32, dtype=np.float16), _rand(32, 16, dtype=np.float16), np.zeros((8, 16), np.float32))),
+    "matmul": (
+        MATMUL,
+        (_rand(8, 32, dtype=np.float16), _rand(32, 16, dtype=np.float16), np.zeros((8, 16), np.float32)),
+    ),
 }
