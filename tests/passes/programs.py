@@ -888,6 +888,30 @@ FLATTEN_CALL_EXPR = [
     Case(CallInWhileCondition, tuple((np.arange(16, dtype=np.float32), thr) for thr in (-1.0, 4.5, 20.0))),
 ]
 
+def _memory_case(name: str, program: str, before: tuple[str, ...]) -> Case:
+    """A split_core program of ``memory_programs`` for a memory-planning pass, prepared by the
+    planning passes that run before it (``before``: pass factory names)."""
+    from memory_programs import PROGRAMS
+
+    from pypto import passes
+    from pypto.language.parser.text_parser import parse_program
+
+    src, inputs = PROGRAMS[program]
+
+    def prepare(p: ir.Program) -> ir.Program:
+        for factory in before:
+            p = getattr(passes, factory)()(p)
+        return p
+
+    return Case(parse_program(src.replace("class P:", f"class {name}:")), (inputs,), prepare)
+
+
+def _memory_cases(before: tuple[str, ...]) -> list[Case]:
+    chosen = {"TileAdd": "tile_add", "Softmax": "softmax", "CarryMove": "carry_move", "Branch": "branch_else",
+              "Accumulate": "accumulate"}
+    return [_memory_case(name, program, before) for name, program in chosen.items()]
+
+
 CASES: dict[str, list[Case]] = {
     "InlineFunctions": INLINE_FUNCTIONS,
     "UnrollLoops": UNROLL_LOOPS,
@@ -896,6 +920,9 @@ CASES: dict[str, list[Case]] = {
     "Simplify": SIMPLIFY,
     "NormalizeStmtStructure": NORMALIZE_STMT_STRUCTURE,
     "FlattenCallExpr": FLATTEN_CALL_EXPR,
+    "InitMemRef": _memory_cases(()),
+    "MemoryReuse": _memory_cases(("init_memref",)),
+    "AllocateMemoryAddr": _memory_cases(("init_memref", "memory_reuse")),
 }
 
 # ------------------------------------------------------------------------------------------------
