@@ -46,7 +46,7 @@ from pypto.ir.types import TensorType, TileType
 
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
-from .cce_ops import DST, Buffer, Flag, Instr, Intrinsic, Transfer
+from .cce_ops import DST, Buffer, Flag, Instr, Intrinsic, SpmdIndex, Transfer
 from .cce_types import c_type, global_template, row_major_strides, static_dims, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
@@ -68,6 +68,8 @@ _INFIX: dict[type, str] = {
     Xor: "!=", BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
 }
 _PREFIX: dict[type, str] = {Neg: "-", Not: "!", BitNot: "~"}
+# Launch-identity parameters follow the others in this order (spec/codegen.md §1.1).
+_IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_spmd_subblock_idx")
 
 
 def generate_cce(program: Program) -> dict[str, str]:
@@ -113,6 +115,7 @@ class CceEmitter(Emitter):
         self._dst: Var | None = None
         self._carries: list[list[Var]] = []  # innermost loop's iter_args / if's return vars
         self._declared_scalars: set[Var] = set()
+        self._identity: dict[str, str] = {}  # launch-identity parameter -> its reader in kernel_entry
 
     def _fresh(self, base: str) -> str:
         name = _sanitize(base)
@@ -168,7 +171,6 @@ class CceEmitter(Emitter):
         self._taken.add(name)
         tensors: list[EntryParam] = []
         scalars: list[EntryParam] = []
-        signature: list[str] = []
         for p in func.params:
             if isinstance(p.type, TensorType):
                 tensors.append(EntryParam(self._bind(p), c_type(p.type.dtype, p.span)))
@@ -177,9 +179,11 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
-        signature = [f"__gm__ {t.c_type}* {t.name}" for t in tensors] + [f"{s.c_type} {s.name}" for s in scalars]
         with self.capture() as body:
             self._kernel_body(func.body)
+        identity = [(p, self._identity[p]) for p in _IDENTITY_ORDER if p in self._identity]
+        signature = ([f"__gm__ {t.c_type}* {t.name}" for t in tensors] + [f"{s.c_type} {s.name}" for s in scalars]
+                     + [f"int32_t {p}" for p, _ in identity])
         doc = Doc(self.indent_unit)
         with doc.block(f"static __aicore__ void {name}({', '.join(signature)}) {{"):
             for template, alias in self._aliases.items():
@@ -187,8 +191,8 @@ class CceEmitter(Emitter):
             for var in self._tiles:
                 self._tile_declaration(doc, var)
             doc.extend(body)
-        return (header(func.name, False) + "\n// --- Kernel function ---\n" + doc.render()
-                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, []))
+        return (header(func.name, bool(identity)) + "\n// --- Kernel function ---\n" + doc.render()
+                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, identity))
 
     def _kernel_body(self, body: Stmt) -> None:
         # The kernel's final return has nothing to print: outputs are written through the pointers.
@@ -565,6 +569,13 @@ class CceEmitter(Emitter):
     @rules.op(Intrinsic)
     def _intrinsic(self, call: Call, rule: Intrinsic) -> None:
         self.doc.line(f"{rule.mnemonic}({rule.operands});")
+
+    @rules.op(SpmdIndex)
+    def _spmd_index(self, call: Call, rule: SpmdIndex) -> str:
+        """The launch identity is a kernel parameter, read once in ``kernel_entry``."""
+        self._identity[rule.param] = rule.mnemonic
+        self._taken.add(rule.param)
+        return rule.param
 
     @rules.op(Flag)
     def _flag(self, call: Call, rule: Flag) -> None:

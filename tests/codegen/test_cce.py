@@ -155,3 +155,20 @@ return y1
         "  TSTORE(y_gt, acc);\n"  # the loop result is the carry's buffer
         "}\n\n"
     )
+
+
+def test_the_launch_identity_is_a_parameter_read_once_by_the_entry() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+blk: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+t: {_VEC.format(off=0)} = pl.load(x, [blk * 64, 0], [64, 64])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+""", params="x: pl.Tensor[[256, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"))
+    text = generate_cce(program)["kernels/aiv/k.cpp"]
+    assert '#include "tensor.h"\n#include "intrinsic.h"\nusing namespace pto;\n' in text
+    assert "static __aicore__ void k(__gm__ float* x, __gm__ float* y, int32_t __pypto_spmd_block_idx) {" in text
+    assert "  int64_t blk = __pypto_spmd_block_idx;\n" in text
+    assert "  GT_64x64_fp32 x_gt(x + (blk * 64) * 64);\n" in text
+    assert "    int32_t __pypto_spmd_block_idx = get_block_idx(args);\n" in text
+    assert "    k(x, y, __pypto_spmd_block_idx);\n" in text
