@@ -7,12 +7,12 @@ variables sharing a buffer are handles on the same bytes; loads and stores go th
 ``GlobalTensor`` over the window they touch; ops print through the CCE op table::
 
     static __aicore__ void tile_add(__gm__ float* a, __gm__ float* b, __gm__ float* c) {
-      using Vec_128x128_f32 = Tile<TileType::Vec, float, 128, 128, BLayout::RowMajor, -1, -1>;
-      using GT_128x128_f32 = GlobalTensor<float, Shape<1, 1, 1, 128, 128>, Stride<...>, Layout::ND>;
-      Vec_128x128_f32 ta(128, 128);
+      using Vec_128x128_fp32 = Tile<TileType::Vec, float, 128, 128, BLayout::RowMajor, -1, -1>;
+      using GT_128x128_fp32 = GlobalTensor<float, Shape<1, 1, 1, 128, 128>, Stride<...>, Layout::ND>;
+      Vec_128x128_fp32 ta(128, 128);
       TASSIGN(ta, 0x0);
       ...
-      GT_128x128_f32 a_gt(a);
+      GT_128x128_fp32 a_gt(a);
       TLOAD(ta, a_gt);
       set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
       ...
@@ -31,12 +31,13 @@ import math
 import re
 from typing import Any
 
+from pypto.backend import Platform, target_platform
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
 from pypto.ir.expr import (
     Abs, Add, And, BinaryExpr, BitAnd, BitNot, BitOr, BitShiftLeft, BitShiftRight, BitXor, Call, Cast, ConstBool,
-    ConstFloat, ConstInt, Eq, Expr, FloatDiv, FloorDiv, FloorMod, Ge, GlobalVar, Gt, IterArg, Le, Lt, MakeTuple, Max, Min,
-    Mul, Ne, Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
+    ConstFloat, ConstInt, Eq, Expr, FloatDiv, FloorDiv, FloorMod, Ge, GlobalVar, Gt, IterArg, Le, Lt, MakeTuple, Max,
+    Min, Mul, Ne, Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
@@ -54,8 +55,6 @@ from .op_table import Accumulate, argument, keyword
 from .target import CCE
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
-_SPACE_PREFIX = {"Vec": "Vec", "Mat": "Mat", "Left": "Left", "Right": "Right", "Acc": "Acc", "Bias": "Bias",
-                 "LeftScale": "LeftScale", "RightScale": "RightScale"}
 _CPP_KEYWORDS = frozenset(
     "alignas alignof and asm auto bool break case catch char class const constexpr continue default delete do "
     "double else enum explicit extern false float for friend goto if inline int long mutable namespace new "
@@ -72,9 +71,15 @@ _PREFIX: dict[type, str] = {Neg: "-", Not: "!", BitNot: "~"}
 _IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_spmd_subblock_idx")
 
 
-def generate_cce(program: Program) -> dict[str, str]:
-    """The CCE kernel files of ``program`` (in the ``runtime`` dialect): relative path -> C++ text."""
-    return CceEmitter()(program)
+def generate_cce(program: Program, platform: Platform | None = None) -> dict[str, str]:
+    """The CCE kernel files of ``program`` (in the ``runtime`` dialect): relative path -> C++ text.
+
+    ``platform`` (default: the current target platform) is the chip whose capacities the memory
+    checks of the dialect use; the C++ itself is the same for every chip."""
+    if platform is None:
+        return CceEmitter()(program)
+    with target_platform(platform):
+        return CceEmitter()(program)
 
 
 def _sanitize(name: str) -> str:
@@ -210,8 +215,9 @@ class CceEmitter(Emitter):
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
             if not (isinstance(d, ConstInt) or (isinstance(d, Var) and d in self._params)):
-                raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body", self.target.name,
-                              var.span, "tiles are declared at the top of the kernel, where only parameters are known")
+                raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
+                              self.target.name, var.span,
+                              "tiles are declared at the top of the kernel, where only parameters are known")
         name = self._names[var]
         doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
         offset = t.memref.byte_offset if t.memref is not None else None
@@ -223,7 +229,7 @@ class CceEmitter(Emitter):
     def _tile_alias(self, t: TileType, span: Span | None) -> str:
         dims = "x".join(str(d) for d in static_dims(list(t.shape), "a tile shape", span))
         space = t.memory_space.name if t.memory_space is not None else "NoSpace"
-        return self._alias(tile_template(t, span), f"{_SPACE_PREFIX.get(space, space)}_{dims}_{t.dtype.to_string()}")
+        return self._alias(tile_template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
 
     # -- statements ---------------------------------------------------------------------------------------
 
@@ -348,7 +354,8 @@ class CceEmitter(Emitter):
     def _yield(self, node: YieldStmt) -> None:
         targets = self._carries[-1] if self._carries else []
         if len(targets) != len(node.value):
-            raise no_rule(f"a yield of {len(node.value)} values for {len(targets)} carries", self.target.name, node.span)
+            raise no_rule(f"a yield of {len(node.value)} values for {len(targets)} carries", self.target.name,
+                          node.span)
         scalars: list[tuple[Var, str]] = []
         for target, value in zip(targets, node.value):
             if isinstance(target.type, TileType):

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 import pypto.language as pl
+from pypto.backend import A2A3, A5
 from pypto.codegen.cce import CceEmitter, generate_cce
 from pypto.codegen.errors import CodegenError
+from pypto.ir.enums import MemorySpace
 from pypto.ir.errors import VerificationError
 
 PROGRAMS = Path(__file__).resolve().parent / "data" / "cce"
@@ -172,3 +174,11 @@ return y1
     assert "  GT_64x64_fp32 x_gt(x + (blk * 64) * 64);\n" in text
     assert "    int32_t __pypto_spmd_block_idx = get_block_idx(args);\n" in text
     assert "    k(x, y, __pypto_spmd_block_idx);\n" in text
+
+
+def test_the_platform_is_the_chip_whose_capacities_are_checked() -> None:
+    program = pl.loads_program(PROGRAMS / "tile_add.py")  # 131072 bytes of Vec
+    assert generate_cce(program, A5) == generate_cce(program, A2A3) == generate_cce(program)
+    small = A2A3.model_copy(update={"capacity": {**A2A3.capacity, MemorySpace.Vec: 65536}})
+    with pytest.raises(VerificationError, match=r"Vec buffer usage \(131072 bytes\) exceeds platform limit \(65536"):
+        generate_cce(program, small)
