@@ -84,7 +84,8 @@ def affinity(expr: Expr) -> Affinity:
         return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
     if name in _BY_SOURCE and expr.args:
         return _side(_space(expr.args[0]))
-    if name == "tile.move" and expr.args:
+    # tile.extract moves a window between spaces like tile.move (Mat -> Left/Right on the cube side).
+    if name in ("tile.move", "tile.extract") and expr.args:
         source = _side(_space(expr.args[0]))
         target = _side(expr.kwargs.get("target_memory"))
         if Affinity.SHARED in (source, target) or source is target:
