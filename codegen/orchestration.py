@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pypto.analysis.defuse import expr_calls
 from pypto.analysis.index import function_index, walk
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, ForKind, FunctionType
@@ -80,6 +81,7 @@ from pypto.ir.stmt import (
     RuntimeScopeStmt,
     SeqStmts,
     Stmt,
+    WhileStmt,
     YieldStmt,
 )
 from pypto.ir.type_base import ScalarType, TupleType, Type
@@ -190,6 +192,7 @@ class _Carry:
 
     names: list[str]
     assigned: list[bool]
+    types: list[str] | None = None  # a loop's carry C++ types (None for an if)
     # For an if: the yielded texts of each branch, and the lines assigning them as (document, line
     # index, slot), dropped for a slot both branches yield under the same name.
     texts: list[list[str]] = field(default_factory=list)
@@ -325,21 +328,30 @@ class OrchestrationEmitter(Emitter):
 
     @rules.register(SeqStmts)
     def _seq(self, node: SeqStmts) -> None:
-        for stmt in node.stmts:
+        stmts = list(node.stmts)
+        if len(stmts) >= 2 and isinstance(stmts[-1], YieldStmt) and isinstance(stmts[-2], RuntimeScopeStmt):
+            # The yield after a body's scope is printed at the end of the scope's C++ block, where the
+            # values it copies into the carries are still visible.
+            *stmts, scope, tail = stmts
+            for stmt in stmts:
+                self.emit(stmt)
+            self._scope(scope, tail)
+            return
+        for stmt in stmts:
             self.emit(stmt)
 
     @rules.register(RuntimeScopeStmt)
-    def _scope(self, node: RuntimeScopeStmt) -> None:
+    def _scope(self, node: RuntimeScopeStmt, tail: YieldStmt | None = None) -> None:
         creates = [s for s in _block(node.body) if _is_create(s)]
         if node.manual:
             # Hoisted in front of the manual scope so later readers outside it see the tensors.
             self._allocate(creates)
-            with self.doc.block("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {"):
-                self.emit(node.body)
-        else:
-            with self.doc.block("PTO2_SCOPE() {"):
+        with self.doc.block("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" if node.manual else "PTO2_SCOPE() {"):
+            if not node.manual:
                 self._allocate(creates)
-                self.emit(node.body)
+            self.emit(node.body)
+            if tail is not None:
+                self.emit(tail)
 
     @rules.register(ReturnStmt)
     def _return(self, node: ReturnStmt) -> None:
@@ -381,7 +393,7 @@ class OrchestrationEmitter(Emitter):
 
     @rules.register(ForStmt)
     def _for(self, node: ForStmt) -> None:
-        carry = _Carry([], [])
+        carry = _Carry([], [], [])
         for i, (ia, rv) in enumerate(zip(node.iter_args, node.return_vars, strict=True)):
             init = self.expr(ia.initValue)
             if node.attrs.get(f"iter_arg_rebind_{i}", True):
@@ -393,6 +405,7 @@ class OrchestrationEmitter(Emitter):
                 self.alias(ia, init)
                 carry.assigned.append(False)
             carry.names.append(name)
+            carry.types.append(c_type(ia.type, ia.span))
             self.alias(rv, name)
         i = self.declare(node.loop_var)
         start, stop, step = self.expr(node.start), self.expr(node.stop), self.expr(node.step)
@@ -400,6 +413,26 @@ class OrchestrationEmitter(Emitter):
         ct = c_type(node.loop_var.type, node.span)
         self.carries.append(carry)
         with self.doc.block(f"for ({ct} {i} = {start}; {i} {cmp} {stop}; {i} += {step}) {{"):
+            self.emit(node.body)
+        self.carries.pop()
+
+    @rules.register(WhileStmt)
+    def _while(self, node: WhileStmt) -> None:
+        if expr_calls(node.condition):
+            raise CodegenError("no rule for a while condition that calls an op in orchestration", node.condition.span,
+                               "compute the condition into a carried scalar at the end of the body")
+        carry = _Carry([], [], [])
+        for ia, rv in zip(node.iter_args, node.return_vars, strict=True):
+            init = self.expr(ia.initValue)
+            ct = c_type(ia.type, ia.span)
+            name = self.declare(ia)
+            self.doc.line(f"{ct} {name} = {init};")
+            carry.names.append(name)
+            carry.assigned.append(True)
+            carry.types.append(ct)
+            self.alias(rv, name)
+        self.carries.append(carry)
+        with self.doc.block(f"while ({self.expr(node.condition)}) {{"):
             self.emit(node.body)
         self.carries.pop()
 
@@ -441,6 +474,7 @@ class OrchestrationEmitter(Emitter):
         carry = self.carries[-1]
         texts = [self.expr(v) for v in node.value]
         carry.texts.append(texts)
+        copies: list[tuple[int, str]] = []
         for k, (name, text) in enumerate(zip(carry.names, texts, strict=True)):
             if not carry.assigned[k]:
                 if text != name:
@@ -448,8 +482,19 @@ class OrchestrationEmitter(Emitter):
                         f"no rule for a trivial loop carry '{name}' that yields '{text}' in orchestration",
                         node.span, f"iter_arg_rebind_{k}=False says the yielded value is the carried buffer")
             elif text != name:
-                self.doc.line(f"{name} = {text};")
-                carry.lines.append((self.doc, len(self.doc.lines) - 1, k))
+                copies.append((k, text))
+        if carry.types is not None and len(copies) > 1:
+            # Loop carries update together (a swap yields each other's old value): copy through
+            # temporaries first.
+            staged = []
+            for k, text in copies:
+                tmp = self.fresh(f"{carry.names[k]}_next")
+                self.doc.line(f"{carry.types[k]} {tmp} = {text};")
+                staged.append((k, tmp))
+            copies = staged
+        for k, text in copies:
+            self.doc.line(f"{carry.names[k]} = {text};")
+            carry.lines.append((self.doc, len(self.doc.lines) - 1, k))
 
     # ---- tasks -----------------------------------------------------------------------------------
 
@@ -602,7 +647,7 @@ class OrchestrationEmitter(Emitter):
             shape = self._list(argument(call, "shape"), call.span)
             dtype = keyword(call, "dtype")
             if dtype not in _RUNTIME_DTYPES:
-                raise CodegenError(f"no rule for a {dtype} tensor in orchestration", call.span)
+                raise CodegenError(f"no rule for a {dtype.name} tensor in orchestration", call.span)
             ci = self.fresh(f"{name}_ci")
             doc.line(f"uint32_t {ci}_shapes[{len(shape)}] = {{{', '.join(shape)}}};")
             doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{_RUNTIME_DTYPES[dtype]});")
@@ -788,7 +833,7 @@ def _typed_literal(value: float, dtype: DataType, span: Span) -> str:
         return _float_literal(value)
     if dtype.is_int() and float(value).is_integer():
         return f"({_C_TYPES[dtype]}){int(value)}"
-    raise CodegenError(f"no rule for an initial value {value} of a {dtype} tensor in orchestration", span,
+    raise CodegenError(f"no rule for an initial value {value} of a {dtype.name} tensor in orchestration", span,
                        "initial values print for FP32 and integer tensors")
 
 
