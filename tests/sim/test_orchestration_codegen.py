@@ -97,3 +97,19 @@ def test_a_compile_error_in_generated_orchestration_names_the_file_and_line(tmp_
         run_on_simulator(tree, [a, b, c], params_of(programs.TileAdd), cache_dir=kernel_cache)
     assert f"main.cpp:{line}" in str(err.value) and "ext_missing" in str(err.value)
     assert source.exists()  # the output folder stays for inspection
+
+
+def test_every_orchestration_form_compiles_against_the_runtime_api(tmp_path: Path, kernel_cache: Path) -> None:
+    """The snapshot-only program (rebind carries, views, element access, an if with results, a
+    manual scope with TaskId dependencies) compiles with the PTO2 headers."""
+    from pypto.runtime import ArtifactTree, KernelCache, OrchestrationEntry, find_simulator
+    from pypto.runtime.build import build_artifacts
+
+    (path, text), = generate_orchestration(programs.Features).items()
+    source = tmp_path / path
+    source.parent.mkdir(parents=True)
+    source.write_text(text)
+    tree = ArtifactTree(root=tmp_path, runtime="tensormap_and_ringbuffer",
+                        orchestration=OrchestrationEntry(source=source), kernels=())  # the orchestration alone
+    built = build_artifacts(tree, find_simulator(), KernelCache(kernel_cache))
+    assert built.orchestration
