@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pypto.analysis.defuse import expr_calls
 from pypto.analysis.index import function_index, walk
 from pypto.backend import Platform, current_platform
-from pypto.ir.enums import ArgDirection, ForKind, FunctionType
+from pypto.ir.enums import ArgDirection, FunctionType
 from pypto.ir.expr import (
     Abs,
     Add,
@@ -50,7 +50,6 @@ from pypto.ir.expr import (
     Ge,
     GlobalVar,
     Gt,
-    IterArg,
     Le,
     Lt,
     MakeTuple,
@@ -128,6 +127,8 @@ _C_TYPES: dict[DataType, str] = {
     DataType.TASK_ID: "PTO2TaskId",
 }
 
+# FloorDiv / FloorMod print C's truncating / and %: the same on the non-negative index arithmetic of
+# orchestration code, different for negative operands (not handled yet).
 _INFIX: dict[type, str] = {
     Add: "+", Sub: "-", Mul: "*", FloatDiv: "/", FloorDiv: "/", FloorMod: "%",
     Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",

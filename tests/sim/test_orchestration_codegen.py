@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pypto import DataType
 from pypto.runtime import ScalarParam, SimulatorBuildError, TensorParam, run_on_simulator, simulator_missing_reason
 
 if (_missing := simulator_missing_reason()) is not None:
