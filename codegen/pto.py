@@ -180,8 +180,11 @@ class PtoEmitter(Emitter):
             strides = [self._index(s, param.span) for s in view.stride]
         elif len(shape) == 2 and static_dim(shape[-1]) == 1:  # a column vector is DN
             layout, strides = "dn", [self._index_const(1), self._index(shape[0], param.span)]
-        elif layout == "dn" and len(shape) >= 2:
-            strides = self._packed(shape[:-2], param.span) + [self._index_const(1), self._index(shape[-2], param.span)]
+        elif layout == "dn":
+            if len(shape) != 2:
+                raise no_rule(f"a rank-{len(shape)} DN tensor without strides", PTO.name, param.span,
+                              "MaterializeTensorStrides gives such tensors explicit strides")
+            strides = [self._index_const(1), self._index(shape[0], param.span)]
         else:
             strides = self._packed(shape, param.span)
         self.doc.line(f"{self.fn.names[id(param)]} = pto.make_tensor_view {pointer}, shape = [{', '.join(dims)}], "
@@ -189,8 +192,8 @@ class PtoEmitter(Emitter):
                       f"{tensor_view(len(shape), ttype.dtype, param.span)}")
 
     def _packed(self, shape: list[Expr], span: Span) -> list[str]:
-        """Row-major strides of ``shape`` plus the trailing unit stride of the dimension after it
-        (``[d1, 1]`` for 2-D); outer strides multiply (folded when static, ``arith.muli`` else)."""
+        """Row-major strides of ``shape`` (``[d1, 1]`` for 2-D); outer strides are products of the
+        inner dims (folded when static, ``arith.muli`` otherwise)."""
         strides: list[str] = []
         static: int | None = 1
         text = self._index_const(1)
@@ -200,6 +203,8 @@ class PtoEmitter(Emitter):
             if static is not None and value is not None:
                 static *= value
                 text = self._index_const(static)
+            elif static == 1:  # the first dynamic factor is the stride itself
+                static, text = None, self._index(dim, span)
             else:
                 static = None
                 text = self._line_value(f"arith.muli {text}, {self._index(dim, span)} : index", span)
