@@ -20,6 +20,7 @@ Statements of ops end with `` loc("file.py":line:col)`` unless ``PYPTO_EMIT_PTO_
 from __future__ import annotations
 
 import os
+from math import prod
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from pypto.ir.expr import (
 )
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, YieldStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 
@@ -42,12 +43,14 @@ from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
 from .op_table import Accumulate, argument, keyword
-from .pto_ops import Buffer, Dps, Fixed, Sync, Transfer
+from .pto_ops import Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, Transfer
 from .pto_state import ADDRESSES, VIEWS, FunctionState
 from .pto_types import LAYOUTS, mlir_dtype, partition_view, signless, static_dim, tensor_view, tile_buf
 from .target import PTO
 
 _KERNEL_KINDS = {FunctionType.AIC: "cube", FunctionType.AIV: "vector"}
+# Hidden SPMD identity parameters, in signature order; block_idx and block_num come as a pair.
+_SPMD_PARAMS = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_spmd_subblock_idx")
 
 # Scalar arithmetic (§1.7): signed, unsigned and float spellings.
 _INT_OPS: dict[type, str] = {
@@ -146,7 +149,7 @@ class PtoEmitter(Emitter):
             else:
                 fn.bind(p, arg)
                 signature.append(f"{arg}: {mlir_dtype(p.type.dtype, p.span)}")
-        pointers = {id(p): f"%arg{k}" for k, p in enumerate(tensors)}
+        fn.pointers = {id(p): f"%arg{k}" for k, p in enumerate(tensors)}
         for p in tensors:  # one index parameter per distinct dynamic dimension symbol
             for dim in p.type.shape:
                 if isinstance(dim, Var) and id(dim) not in fn.names:
@@ -157,7 +160,8 @@ class PtoEmitter(Emitter):
         with self.capture() as views:
             for p in tensors:
                 if id(p) in fn.used_views:
-                    self._tensor_view(p, pointers[id(p)])
+                    self._tensor_view(p, fn.pointers[id(p)])
+        signature += [f"%{param}: i32" for param in _SPMD_PARAMS if param in fn.spmd]
         kind = _KERNEL_KINDS[node.func_type]
         head = f"func.func @{node.name}({', '.join(signature)}) attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{"
         with self.doc.block(head):
@@ -330,6 +334,45 @@ class PtoEmitter(Emitter):
                 self.emit(node.else_body)
         self.doc.line("}")
 
+    @rules.register(WhileStmt)
+    def _while(self, node: WhileStmt) -> None:
+        fn = self.fn
+        before: list[str] = []
+        types: list[str] = []
+        inits: list[str] = []
+        scalar_rvs: list[Var] = []
+        for ia, rv in zip(node.iter_args, node.return_vars):
+            if isinstance(ia.type, ScalarType):
+                inits.append(self._scalar(ia.init_value, ia.type.dtype, node.span))
+                types.append(mlir_dtype(ia.type.dtype, node.span))
+                before.append(fn.bind(ia, fn.fresh(ia.name_hint)))
+                scalar_rvs.append(rv)
+            else:
+                self._alias(ia, ia.init_value)
+                self._alias(rv, ia.init_value)
+        signature = f"({', '.join(types)}) -> ({', '.join(types)})"
+        if scalar_rvs:
+            carried = ", ".join(f"{b} = {i}" for b, i in zip(before, inits))
+            head = f"{self._results(scalar_rvs)} = scf.while ({carried}) : {signature} {{"
+        else:
+            head = f"scf.while : {signature} {{"
+        self.doc.line(head)
+        with self.doc.indent():
+            cond = self._scalar(node.condition, DataType.BOOL, node.span)
+            passed = f" {', '.join(before)} : {', '.join(types)}" if before else ""
+            self._line(f"scf.condition({cond}){passed}", node.span)
+        self.doc.line("} do {")
+        with self.doc.indent():
+            scalar_args = [ia for ia in node.iter_args if isinstance(ia.type, ScalarType)]
+            after = [fn.bind(ia, fn.fresh(ia.name_hint)) for ia in scalar_args]
+            if after:  # the block label sits at the region's own depth
+                with self.doc.indent(-1):
+                    self.doc.line(f"^bb0({', '.join(f'{a} : {t}' for a, t in zip(after, types))}):")
+            self.emit(node.body)
+            if not after:  # the do region needs its terminator even without carries
+                self._line("scf.yield", node.span)
+        self.doc.line("}")
+
     # --- scalar expressions ---------------------------------------------------------------------
 
     @rules.register(Var)
@@ -494,6 +537,113 @@ class PtoEmitter(Emitter):
         ffts = keyword(call, "ffts_mode") if rule.ffts else None
         suffix = f" {{ffts_mode = {ffts} : i32}}" if ffts is not None else ""
         self._line(f"{rule.mnemonic} <PIPE_{pipe}>, {event_text}{suffix}", call.span)
+
+    @rules.op(Reshape)
+    def _reshape(self, call: Call, rule: Reshape) -> str:
+        src, src_type = self._operand(argument(call, "tile"), call.span)
+        name, result_type = self._view_result(call)
+        self._line(f"{name} = {rule.mnemonic} {src} : {src_type} -> {result_type}", call.span)
+        return name
+
+    @rules.op(Subview)
+    def _subview(self, call: Call, rule: Subview) -> str:
+        src, src_type = self._operand(argument(call, rule.source), call.span)
+        sizes = _elements(argument(call, rule.shape), "subview sizes", call.span)
+        if any(static_dim(d) is None for d in sizes):
+            raise no_rule(f"{call.op.name} with a dynamic shape", PTO.name, call.span, "subview sizes are static")
+        offsets = [self._index(e, call.span) for e in _elements(argument(call, rule.offset), "offsets", call.span)]
+        valid_arg = argument(call, rule.valid)
+        valid_text = ""
+        static_valid: tuple[int | None, int | None] = (static_dim(sizes[-2]), static_dim(sizes[-1]))
+        if valid_arg is not None:
+            valid = _elements(valid_arg, "valid shape", call.span)
+            valid_text = f" valid [{', '.join(self._index(e, call.span) for e in valid)}]"
+            dims = (static_dim(valid[-2]), static_dim(valid[-1]))
+            static_valid = dims if None not in dims else (None, None)
+        target = self.fn.target
+        if target is None or not isinstance(target.type, TileType):
+            raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
+        name = self.fn.bind(target, self.fn.fresh(target.name_hint))
+        self._line(f"{name} = {rule.mnemonic} {src}[{', '.join(offsets)}] sizes [{', '.join(str(static_dim(d)) for d in sizes)}]"
+                   f"{valid_text} : {src_type} -> {tile_buf(target.type, call.span, static_valid)}", call.span)
+        return name
+
+    @rules.op(SetValidShape)
+    def _set_validshape(self, call: Call, rule: SetValidShape) -> str:
+        tile, tile_type = self._operand(argument(call, "tile"), call.span)
+        rows, cols = (self._index(argument(call, n), call.span) for n in ("valid_rows", "valid_cols"))
+        self._line(f"{rule.mnemonic} {tile}, {rows}, {cols} : {tile_type}", call.span)
+        return tile  # the same buffer, its valid extent changed
+
+    @rules.op(ScalarAccess)
+    def _scalar_access(self, call: Call, rule: ScalarAccess) -> str | None:
+        tensor = argument(call, "tensor")
+        assert isinstance(tensor, Var) and isinstance(tensor.type, TensorType)
+        root = self.fn.roots.get(id(tensor))
+        if root is None:
+            raise no_rule(f"{call.op.name} of a local tensor", PTO.name, call.span, "kernels read tensor parameters")
+        pointer = self.fn.pointers[id(root)]
+        ptr_type = f"!pto.ptr<{mlir_dtype(tensor.type.dtype, call.span)}>"
+        elem = mlir_dtype(tensor.type.dtype, call.span)
+        flat = self._flat_index(tensor.type, _elements(argument(call, "indices"), "indices", call.span), call.span)
+        if rule.store:
+            value = self._scalar(argument(call, "value"), tensor.type.dtype, call.span)
+            self._line(f"{rule.mnemonic} {value}, {pointer}[{flat}] : {ptr_type}, {elem}", call.span)
+            if self.fn.target is not None:
+                self._alias(self.fn.target, tensor)
+            return None
+        name = self._result_name()
+        self._line(f"{name} = {rule.mnemonic} {pointer}[{flat}] : {ptr_type} -> {elem}", call.span)
+        return name
+
+    @rules.op(SpmdIndex)
+    def _spmd_index(self, call: Call, rule: SpmdIndex) -> str:
+        self.fn.spmd.add(rule.param)
+        if rule.param != "__pypto_spmd_subblock_idx":
+            self.fn.spmd.update(_SPMD_PARAMS[:2])
+        name = self._result_name()
+        self._line(f"{name} = {rule.mnemonic} %{rule.param} : i32 to index", call.span)
+        return name
+
+    def _view_result(self, call: Call) -> tuple[str, str]:
+        target = self.fn.target
+        if target is None or not isinstance(target.type, TileType):
+            raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
+        return self.fn.bind(target, self.fn.fresh(target.name_hint)), tile_buf(target.type, call.span)
+
+    def _result_name(self) -> str:
+        target = self.fn.target
+        return self.fn.bind(target, self.fn.fresh(target.name_hint)) if target is not None else self.fn.temp()
+
+    def _flat_index(self, ttype: TensorType, indices: list[Expr], span: Span) -> str:
+        """``sum(index_k * stride_k)`` as an ``index`` (explicit strides, else packed row-major);
+        constant terms fold."""
+        view = ttype.tensor_view
+        strides: list[int | str]
+        if view is not None and view.stride:
+            strides = [v if (v := static_dim(e)) is not None else self._index(e, span) for e in view.stride]
+        elif all(static_dim(d) is not None for d in ttype.shape):
+            dims = [static_dim(d) or 0 for d in ttype.shape]
+            strides = [prod(dims[k + 1:]) for k in range(len(dims))]
+        else:
+            strides = list(self._packed(list(ttype.shape), span))
+        static, terms = 0, []
+        for index, stride in zip(indices, strides):
+            value = static_dim(index)
+            if value is not None and isinstance(stride, int):
+                static += value * stride
+                continue
+            term = self._index(index, span)
+            if stride != 1 and stride != "%c1_index":
+                factor = self._index_const(stride) if isinstance(stride, int) else stride
+                term = self._line_value(f"arith.muli {term}, {factor} : index", span)
+            terms.append(term)
+        if static or not terms:
+            terms.append(self._index_const(static))
+        flat = terms[0]
+        for term in terms[1:]:
+            flat = self._line_value(f"arith.addi {flat}, {term} : index", span)
+        return flat
 
     # --- helpers --------------------------------------------------------------------------------
 

@@ -47,6 +47,8 @@ class FunctionState:
     groups: tuple[list[str], list[str], list[str]] = field(default_factory=lambda: ([], [], []))
     group: int = BODY
     target: Var | None = None  # the variable the op call being printed defines
+    pointers: dict[int, str] = field(default_factory=dict)  # id(tensor parameter) -> its %argK
+    spmd: set[str] = field(default_factory=set)  # hidden SPMD identity parameters the body reads
     head: Doc = field(init=False)
 
     def __post_init__(self) -> None:

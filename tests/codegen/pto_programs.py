@@ -255,6 +255,59 @@ class Sync:
         return out_1
 '''
 
+# Zero-copy views, a scalar read of a tensor parameter, an SPMD index (hidden i32 parameters) and
+# a while loop with a scalar carry.
+VIEWS = '''
+@pl.program
+class Views:
+    @pl.function(type=pl.FunctionType.AIV)
+    def views(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+              out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)
+        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+        v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [1, n])
+        b: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+        half: pl.Tile[[8, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.tile.slice(t, [8, 64], [b, 0])
+        flat: pl.Tile[[8, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.tile.reshape(t, [8, 128])
+        for (k,) in pl.while_(init_values=(0,)):
+            pl.cond(k < n)
+            k_next: pl.Scalar[pl.INDEX] = k + 1
+            k_rv = pl.yield_(k_next)
+        out_1: pl.Tensor[[16, 64], pl.FP32] = pl.store(t, [k_rv, 0], out)
+        return out_1
+'''
+
+# A K loop accumulating in Acc: matmul on the first step (a runtime init_cond), matmul_acc after;
+# the result stays the accumulator's buffer.
+MATMUL_ACC = '''
+@pl.program
+class MatmulAcc:
+    @pl.function(type=pl.FunctionType.AIC)
+    def mm_k(self, a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        mem_mat_0: pl.Ptr = pl.tile.alloc(pl.Mem.Mat, 8192)
+        mem_mat_1: pl.Ptr = pl.tile.alloc(pl.Mem.Mat, 8192)
+        mem_left_2: pl.Ptr = pl.tile.alloc(pl.Mem.Left, 8192)
+        mem_right_3: pl.Ptr = pl.tile.alloc(pl.Mem.Right, 8192)
+        mem_acc_4: pl.Ptr = pl.tile.alloc(pl.Mem.Acc, 16384)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_acc_4, 0, 16384), pl.Mem.Acc] = pl.tile.create(
+            [64, 64], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for k, (acc_iter,) in pl.range(2, init_values=(acc,)):
+            a_l1: pl.Tile[[64, 64], pl.FP16, pl.MemRef(mem_mat_0, 0, 8192), pl.Mem.Mat] = pl.load(
+                a, [0, k * 64], [64, 64], target_memory=pl.Mem.Mat)
+            b_l1: pl.Tile[[64, 64], pl.FP16, pl.MemRef(mem_mat_1, 8192, 8192), pl.Mem.Mat] = pl.load(
+                b, [k * 64, 0], [64, 64], target_memory=pl.Mem.Mat)
+            a_l0: pl.Tile[[64, 64], pl.FP16, pl.MemRef(mem_left_2, 0, 8192), pl.Mem.Left] = pl.move(
+                a_l1, target_memory=pl.Mem.Left)
+            b_l0: pl.Tile[[64, 64], pl.FP16, pl.MemRef(mem_right_3, 0, 8192), pl.Mem.Right] = pl.move(
+                b_l1, target_memory=pl.Mem.Right)
+            acc_next: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_acc_4, 0, 16384), pl.Mem.Acc] = pl.tile.matmul_acc(
+                acc_iter, a_l0, b_l0, k == 0)
+            acc_rv = pl.yield_(acc_next)
+        c_1: pl.Tensor[[64, 64], pl.FP32] = pl.store(acc_rv, [0, 0], c)
+        return c_1
+'''
+
 SOURCES: dict[str, str] = {
     "add_64": ADD_64,
     "sum4": SUM4,
@@ -265,6 +318,8 @@ SOURCES: dict[str, str] = {
     "branch": BRANCH,
     "dynamic": DYNAMIC,
     "sync": SYNC,
+    "views": VIEWS,
+    "matmul_acc": MATMUL_ACC,
 }
 
 

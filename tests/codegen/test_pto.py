@@ -239,3 +239,33 @@ def test_scalar_arithmetic_lowers_to_arith(tmp_path: Path) -> None:
             "        r = t")
     text = _kernel(tmp_path, body)["k"]
     assert "      %0 = arith.cmpi slt, %i, %c2_index : index\n      scf.if %0 {\n        pto.barrier <PIPE_V>\n" in text
+
+
+def test_views_scalar_reads_spmd_indices_and_while(tmp_path: Path) -> None:
+    lines = _pto("views", tmp_path)["views"].splitlines()
+    assert lines[1].startswith("  func.func @views(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>, %arg2: index, "
+                               "%__pypto_spmd_block_idx: i32, %__pypto_spmd_block_num: i32) attributes")
+    v16 = V64.replace("rows=64", "rows=16")
+    body = [line.strip() for line in lines]
+    assert "%0 = arith.addi %arg2, %c64_index : index" in body  # x[1, n] at 1 * 64 + n
+    assert "%v = pto.load_scalar %arg0[%0] : !pto.ptr<f32> -> f32" in body
+    assert "%b = arith.index_cast %__pypto_spmd_block_idx : i32 to index" in body
+    half = V64.replace("rows=64", "rows=8").replace("v_row=?, v_col=?", "v_row=8, v_col=64")
+    assert f"%half = pto.subview %t[%b, %c0_index] sizes [8, 64] : {v16} -> {half}" in body
+    assert f"%flat = pto.treshape %t : {v16} -> {V64.replace('rows=64, cols=64', 'rows=8, cols=128')}" in body
+    start = body.index("%k_rv = scf.while (%k = %c0_index) : (index) -> (index) {")
+    assert body[start + 1:start + 7] == [
+        "%1 = arith.cmpi slt, %k, %arg2 : index",
+        "scf.condition(%1) %k : index",
+        "} do {",
+        "^bb0(%2 : index):",
+        "%3 = arith.addi %2, %c1_index : index",
+        "scf.yield %3 : index",
+    ]
+
+
+def test_matmul_acc_under_a_runtime_init_cond_prints_both_forms(tmp_path: Path) -> None:
+    text = _pto("matmul_acc", tmp_path)["mm_k"]
+    assert (f"      scf.if %4 {{\n        pto.tmatmul ins(%a_l0, %b_l0 : {TL}, {TR}) outs(%acc : {TA})\n      }} else {{\n"
+            f"        pto.tmatmul.acc ins(%acc, %a_l0, %b_l0 : {TA}, {TL}, {TR}) outs(%acc : {TA})\n      }}\n") in text
+    assert "%acc_next" not in text  # the result is the accumulator's buffer
