@@ -43,9 +43,9 @@ from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
 from .op_table import Accumulate, argument, keyword
-from .pto_ops import Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, Transfer
+from .pto_ops import Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, Transfer
 from .pto_state import ADDRESSES, VIEWS, FunctionState
-from .pto_types import LAYOUTS, mlir_dtype, partition_view, signless, static_dim, tensor_view, tile_buf
+from .pto_types import LAYOUTS, mlir_dtype, partition_view, physical_dims, signless, static_dim, tensor_view, tile_buf
 from .target import PTO
 
 _KERNEL_KINDS = {FunctionType.AIC: "cube", FunctionType.AIV: "vector"}
@@ -89,6 +89,14 @@ def _elements(expr: Expr | None, what: str, span: Span) -> list[Expr]:
         raise no_rule(f"{what} that is not a literal list", PTO.name, span, "PTO prints window offsets and sizes "
                       "element by element")
     return list(expr.elements)
+
+
+def _same_buffer(a: TileType, b: TileType) -> bool:
+    """Both tiles sit at the same address of the same allocation (constant offsets compared by value)."""
+    if a.memref is None or b.memref is None or a.memref.base is not b.memref.base:
+        return False
+    x, y = a.memref.byte_offset, b.memref.byte_offset
+    return x is y or (isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value == y.value)
 
 
 def _final_yield(stmt: Stmt) -> YieldStmt | None:
@@ -567,6 +575,34 @@ class PtoEmitter(Emitter):
         self._line(f"{name} = {rule.mnemonic} {src}[{', '.join(offsets)}] sizes [{', '.join(str(static_dim(d)) for d in sizes)}]"
                    f"{valid_text} : {src_type} -> {tile_buf(target.type, call.span, static_valid)}", call.span)
         return name
+
+    @rules.op(Assemble)
+    def _assemble(self, call: Call, rule: Assemble) -> str:
+        dst, source = argument(call, "target"), argument(call, "source")
+        assert isinstance(dst, Var) and isinstance(dst.type, TileType) and isinstance(source.type, TileType)
+        target = self.fn.target
+        if target is None or not isinstance(target.type, TileType):
+            raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
+        dst_name, dst_type = self._operand(dst, call.span)
+        if _same_buffer(target.type, dst.type):  # assembling in place: the result is the target's buffer
+            result, result_type = self.fn.bind(target, dst_name), dst_type
+        else:
+            result, result_type = self._dst(call)
+            self._line(f"pto.tmov ins({dst_name} : {dst_type}) outs({result} : {result_type})", call.span)
+        src_name, src_type = self._operand(source, call.span)
+        rows, cols = physical_dims(source.type, call.span)
+        valid = list(source.type.get_effective_tile_view().valid_shape)
+        if len(valid) == 1:
+            valid = [ConstInt(1, DataType.INDEX), valid[0]]
+        statics = (static_dim(valid[0]), static_dim(valid[1]))
+        offsets = [self._index(e, call.span) for e in _elements(argument(call, "offset"), "offsets", call.span)]
+        window = self.fn.temp()
+        window_type = tile_buf(target.type, call.span, statics if None not in statics else (None, None), (rows, cols))
+        self._line(f"{window} = {rule.view} {result}[{', '.join(offsets)}] sizes [{rows}, {cols}] "
+                   f"valid [{', '.join(self._index(e, call.span) for e in valid)}] : {result_type} -> {window_type}",
+                   call.span)
+        self._line(f"{rule.mnemonic} ins({src_name} : {src_type}) outs({window} : {window_type})", call.span)
+        return result
 
     @rules.op(SetValidShape)
     def _set_validshape(self, call: Call, rule: SetValidShape) -> str:

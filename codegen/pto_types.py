@@ -68,13 +68,15 @@ def physical_dims(tile: TileType, span: Span | None) -> tuple[int, int]:
     return dims[0], dims[1]
 
 
-def tile_buf(tile: TileType, span: Span | None = None, valid: tuple[int | None, int | None] | None = None) -> str:
+def tile_buf(tile: TileType, span: Span | None = None, valid: tuple[int | None, int | None] | None = None,
+             dims: tuple[int, int] | None = None) -> str:
     """The ``!pto.tile_buf<...>`` type of a tile; ``valid`` gives static ``v_row``/``v_col`` (subview
-    results), otherwise both are ``?`` (the valid extent is an operand of ``pto.alloc_tile``)."""
+    results), otherwise both are ``?`` (the valid extent is an operand of ``pto.alloc_tile``);
+    ``dims`` replaces the physical shape (a window of the tile)."""
     space = tile.memory_space
     if space not in SPACES or space is MemorySpace.DDR:
         raise no_rule(f"a tile in memory space {space}", TARGET, span, "tile buffers live in an on-chip space")
-    rows, cols = physical_dims(tile, span)
+    rows, cols = physical_dims(tile, span) if dims is None else dims
     view = tile.get_effective_tile_view()
     v_row, v_col = ("?", "?") if valid is None else tuple("?" if v is None else str(v) for v in valid)
     text = (f"!pto.tile_buf<loc={SPACES[space]}, dtype={mlir_dtype(tile.dtype, span)}, rows={rows}, cols={cols}, "

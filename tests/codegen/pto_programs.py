@@ -308,6 +308,28 @@ class MatmulAcc:
         return c_1
 '''
 
+# tile.assemble in place (the result on the target's buffer) and into a fresh buffer (a copy of
+# the target first); a scalar written to a tensor parameter.
+ASSEMBLE = '''
+@pl.program
+class Assemble:
+    @pl.function(type=pl.FunctionType.AIV)
+    def assemble(self, x: pl.Tensor[[16, 64], pl.FP32],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)
+        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 2048)
+        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)
+        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+        part: pl.Tile[[8, 64], pl.FP32, pl.MemRef(mem_vec_1, 4096, 2048), pl.Mem.Vec] = pl.load(x, [8, 0], [8, 64])
+        same: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.tile.assemble(t, part, [0, 0])
+        copy: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_2, 6144, 4096), pl.Mem.Vec] = pl.tile.assemble(
+            same, part, [8, 0])
+        out_1: pl.Tensor[[16, 64], pl.FP32] = pl.store(copy, [0, 0], out)
+        v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [0, 0])
+        out_2: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.write(out_1, [15, 63], v)
+        return out_2
+'''
+
 SOURCES: dict[str, str] = {
     "add_64": ADD_64,
     "sum4": SUM4,
@@ -320,6 +342,7 @@ SOURCES: dict[str, str] = {
     "sync": SYNC,
     "views": VIEWS,
     "matmul_acc": MATMUL_ACC,
+    "assemble": ASSEMBLE,
 }
 
 

@@ -269,3 +269,39 @@ def test_matmul_acc_under_a_runtime_init_cond_prints_both_forms(tmp_path: Path) 
     assert (f"      scf.if %4 {{\n        pto.tmatmul ins(%a_l0, %b_l0 : {TL}, {TR}) outs(%acc : {TA})\n      }} else {{\n"
             f"        pto.tmatmul.acc ins(%acc, %a_l0, %b_l0 : {TA}, {TL}, {TR}) outs(%acc : {TA})\n      }}\n") in text
     assert "%acc_next" not in text  # the result is the accumulator's buffer
+
+
+def test_assemble_in_place_and_into_a_copy(tmp_path: Path) -> None:
+    body = [line.strip() for line in _pto("assemble", tmp_path)["assemble"].splitlines()]
+    v16, v8 = V64.replace("rows=64", "rows=16"), V64.replace("rows=64", "rows=8")
+    window = v8.replace("v_row=?, v_col=?", "v_row=8, v_col=64")
+    at = body.index(f"%1 = pto.subview %t[%c0_index, %c0_index] sizes [8, 64] valid [%c8_index, %c64_index] : "
+                    f"{v16} -> {window}")
+    assert "%same" not in " ".join(body)  # in place: the result is t's buffer
+    assert body[at + 1] == f"pto.tmov ins(%part : {v8}) outs(%1 : {window})"
+    assert body[at + 2:at + 4] == [
+        f"%copy = pto.alloc_tile addr = %c6144_i64 valid_row = %c16_index valid_col = %c64_index : {v16}",
+        f"pto.tmov ins(%t : {v16}) outs(%copy : {v16})",
+    ]
+    assert "%0 = pto.partition_view %x_view, offsets = [%c8_index, %c0_index]" in " ".join(body)  # x_pview is taken
+    assert body[-5:-2] == ["%v = pto.load_scalar %arg0[%c0_index] : !pto.ptr<f32> -> f32",
+                           "pto.store_scalar %v, %arg1[%c1023_index] : !pto.ptr<f32>, f32", "return"]
+
+
+def test_scalar_casts_and_float_comparisons(tmp_path: Path) -> None:
+    body = ("        for i in pl.range(4):\n"
+            "            w: pl.Scalar[pl.INT32] = pl.cast(i, pl.INT32)\n"
+            "            f: pl.Scalar[pl.FP32] = pl.cast(w, pl.FP32)\n"
+            "            if f > 1.5:\n"
+            "                pl.system.bar_v()\n"
+            "        r = t")
+    lines = [line.strip() for line in _kernel(tmp_path, body)["k"].splitlines()]
+    start = lines.index("scf.for %i = %c0_index to %c4_index step %c1_index {")
+    assert lines[start + 1:start + 6] == [
+        "%0 = arith.index_cast %i : index to i32",
+        "%1 = arith.sitofp %0 : i32 to f32",
+        "%2 = arith.cmpf ogt, %1, %cst : f32",
+        "scf.if %2 {",
+        "pto.barrier <PIPE_V>",
+    ]
+    assert "%cst = arith.constant 1.50000000000000000e+00 : f32" in lines
