@@ -91,6 +91,11 @@ def _elements(expr: Expr | None, what: str, span: Span) -> list[Expr]:
     return list(expr.elements)
 
 
+def _signed(dtype: DataType) -> DataType:
+    """The signed twin of an unsigned integer type (UINT32 -> INT32)."""
+    return DataType.from_name(dtype.name[1:]) if dtype.is_unsigned_int() else dtype
+
+
 def _same_buffer(a: TileType, b: TileType) -> bool:
     """Both tiles sit at the same address of the same allocation (constant offsets compared by value)."""
     if a.memref is None or b.memref is None or a.memref.base is not b.memref.base:
@@ -409,9 +414,10 @@ class PtoEmitter(Emitter):
             op = _UNSIGNED.get(op, op) if dtype.is_unsigned_int() and op is not None else op
         if op is None:
             raise no_rule(f"{type(node).__name__} on {dtype.name}", PTO.name, node.span)
-        lhs = self._scalar(node.left, dtype, node.span)
-        rhs = self._scalar(node.right, dtype, node.span)
-        return self._line_value(f"arith.{op} {lhs}, {rhs} : {signless(dtype, node.span)}", node.span)
+        lhs = self._signless(node.left, dtype, node.span)
+        rhs = self._signless(node.right, dtype, node.span)
+        result = self._line_value(f"arith.{op} {lhs}, {rhs} : {signless(dtype, node.span)}", node.span)
+        return self._unsign(result, dtype, node.span)
 
     @rules.register(*_COMPARE.keys())
     def _compare(self, node: BinaryExpr) -> str:
@@ -422,23 +428,25 @@ class PtoEmitter(Emitter):
             op, pred = "cmpf", ordered
         else:
             op, pred = "cmpi", unsigned if dtype.is_unsigned_int() else signed
-        lhs = self._scalar(node.left, dtype, node.span)
-        rhs = self._scalar(node.right, dtype, node.span)
+        lhs = self._signless(node.left, dtype, node.span)
+        rhs = self._signless(node.right, dtype, node.span)
         return self._line_value(f"arith.{op} {pred}, {lhs}, {rhs} : {signless(dtype, node.span)}", node.span)
 
     @rules.register(Neg)
     def _neg(self, node: Neg) -> str:
-        value = self._scalar(node.operand, node.dtype, node.span)
+        value = self._signless(node.operand, node.dtype, node.span)
         ty = signless(node.dtype, node.span)
         if node.dtype.is_float():
             return self._line_value(f"arith.negf {value} : {ty}", node.span)
-        return self._line_value(f"arith.subi {self._int_const(0, node.dtype, node.span)}, {value} : {ty}", node.span)
+        zero = self._int_const(0, _signed(node.dtype), node.span)
+        return self._unsign(self._line_value(f"arith.subi {zero}, {value} : {ty}", node.span), node.dtype, node.span)
 
     @rules.register(Not, BitNot)
     def _not(self, node: Not | BitNot) -> str:
-        value = self._scalar(node.operand, node.dtype, node.span)
-        ones = self._bool_const(True) if node.dtype.is_bool() else self._int_const(-1, node.dtype, node.span)
-        return self._line_value(f"arith.xori {value}, {ones} : {signless(node.dtype, node.span)}", node.span)
+        value = self._signless(node.operand, node.dtype, node.span)
+        ones = self._bool_const(True) if node.dtype.is_bool() else self._int_const(-1, _signed(node.dtype), node.span)
+        result = self._line_value(f"arith.xori {value}, {ones} : {signless(node.dtype, node.span)}", node.span)
+        return self._unsign(result, node.dtype, node.span)
 
     @rules.register(Cast)
     def _cast_expr(self, node: Cast) -> str:
@@ -450,6 +458,7 @@ class PtoEmitter(Emitter):
     def _dps(self, call: Call, rule: Dps) -> str:
         entry = op_registry.get_entry(call.op.name)
         names = rule.ins if rule.ins is not None else tuple(p.name for p in entry.bind(list(call.args)))
+        dst, dst_type = self._dst(call)  # the buffer first, as for loads; then operand casts
         operands: list[tuple[str, str]] = []
         for name in names:
             if entry.param(name) is None:  # a keyword printed as a constant operand
@@ -458,7 +467,6 @@ class PtoEmitter(Emitter):
             arg = argument(call, name)
             if arg is not None:
                 operands.append(self._operand(arg, call.span, rule.scalar_type))
-        dst, dst_type = self._dst(call)
         self._line(f"{rule.mnemonic} ins({self._ins(operands, call, rule.attrs)}) outs({dst} : {dst_type})"
                    f"{self._outside(call, rule.attrs)}", call.span)
         return dst
@@ -711,7 +719,7 @@ class PtoEmitter(Emitter):
         if not dtype.is_unsigned_int():
             return self.fn.constant(f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
         # arith constants are signless: bridge to the unsigned type
-        raw = self._int_const(value, DataType.from_name(dtype.name[1:]), span)
+        raw = self._int_const(value, _signed(dtype), span)
         return self.fn.constant(f"%{body}_{ty}",
                                 f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
 
@@ -743,8 +751,9 @@ class PtoEmitter(Emitter):
         if source == dest:
             return value
         src, dst = signless(source, span), signless(dest, span)
+        value = self._bridge(value, source, src, span)
         if src == dst:
-            return value
+            return self._unsign(value, dest, span)
         if source.is_float() and dest.is_float():
             op = "extf" if source.get_bit() < dest.get_bit() else "truncf"
         elif source.is_float():
@@ -757,7 +766,26 @@ class PtoEmitter(Emitter):
             op = "extui" if source.is_unsigned_int() or source.is_bool() else "extsi"
         else:
             op = "trunci"
-        return self._line_value(f"arith.{op} {value} : {src} to {dst}", span)
+        return self._unsign(self._line_value(f"arith.{op} {value} : {src} to {dst}", span), dest, span)
+
+    def _signless(self, expr: Expr, dtype: DataType, span: Span) -> str:
+        """An arith operand of ``dtype``: unsigned values are bridged to their signless type."""
+        if dtype.is_unsigned_int() and isinstance(expr, ConstInt):
+            return self._int_const(expr.value, _signed(dtype), span)
+        return self._bridge(self._scalar(expr, dtype, span), dtype, signless(dtype, span), span)
+
+    def _bridge(self, value: str, dtype: DataType, to: str, span: Span) -> str:
+        """``builtin.unrealized_conversion_cast`` between an unsigned type and its signless twin."""
+        if not dtype.is_unsigned_int():
+            return value
+        return self._line_value(f"builtin.unrealized_conversion_cast {value} : {mlir_dtype(dtype, span)} to {to}", span)
+
+    def _unsign(self, value: str, dtype: DataType, span: Span) -> str:
+        """An arith result of signless type as a value of unsigned ``dtype``."""
+        if not dtype.is_unsigned_int():
+            return value
+        return self._line_value(f"builtin.unrealized_conversion_cast {value} : {signless(dtype, span)} to "
+                                f"{mlir_dtype(dtype, span)}", span)
 
     def _index(self, expr: Expr, span: Span) -> str:
         return self._scalar(expr, DataType.INDEX, span)

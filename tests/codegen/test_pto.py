@@ -305,3 +305,53 @@ def test_scalar_casts_and_float_comparisons(tmp_path: Path) -> None:
         "pto.barrier <PIPE_V>",
     ]
     assert "%cst = arith.constant 1.50000000000000000e+00 : f32" in lines
+
+
+UNSIGNED = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 64], pl.UINT32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.UINT32]]) -> pl.Tensor[[16, 64], pl.UINT32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)
+        t: pl.Tile[[16, 64], pl.UINT32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+        u: pl.Scalar[pl.UINT32] = pl.tensor.read(x, [0, 0])
+        w: pl.Scalar[pl.UINT32] = u // pl.const(3, pl.UINT32)
+        s: pl.Tile[[16, 64], pl.UINT32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.tile.ands(t, w)
+        pl.system.sync_set(pipe=pl.PipeType.V, event_id=3, ffts_mode=1)
+        pl.system.fence()
+        out_1: pl.Tensor[[16, 64], pl.UINT32] = pl.store(s, [0, 0], out)
+        return out_1
+'''
+
+
+def test_unsigned_scalars_bridge_to_signless_arith(tmp_path: Path) -> None:
+    lines = [line.strip() for line in generate_pto(programs.load("k", tmp_path, UNSIGNED), locations=False)["k"]
+             .splitlines()]
+    tile = V64.replace("rows=64", "rows=16").replace("dtype=f32", "dtype=ui32")
+    assert lines[lines.index("%u = pto.load_scalar %arg0[%c0_index] : !pto.ptr<ui32> -> ui32") + 1:][:6] == [
+        "%0 = builtin.unrealized_conversion_cast %u : ui32 to i32",
+        "%1 = arith.divui %0, %c3_i32 : i32",
+        "%2 = builtin.unrealized_conversion_cast %1 : i32 to ui32",
+        "%s = pto.alloc_tile addr = %c0_i64 valid_row = %c16_index valid_col = %c64_index : " + tile,
+        "%3 = builtin.unrealized_conversion_cast %2 : ui32 to i32",  # tands takes its scalar as i32
+        f"pto.tands ins(%t, %3 : {tile}, i32) outs(%s : {tile})",
+    ]
+    assert "pto.sync.set <PIPE_V>, 3 {ffts_mode = 1 : i32}" in lines
+    assert "pto.fence.barrier_all #pto.fence_scope<gm>" in lines
+
+
+def test_a_tile_parameter_has_no_rule(tmp_path: Path) -> None:
+    source = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, t: pl.Tile[[16, 64], pl.FP32, pl.MemRef("mem_vec_0", 0, 4096), pl.Mem.Vec],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out_1: pl.Tensor[[16, 64], pl.FP32] = pl.store(t, [0, 0], out)
+        return out_1
+'''
+    with pytest.raises(CodegenError) as err:
+        generate_pto(programs.load("k", tmp_path, source))
+    assert err.value.message == "no rule for a TileType parameter 't' in pto"
+    assert (err.value.span.begin_line, err.value.hint) == (7, "kernel parameters are tensors (GM pointers) and scalars")
