@@ -355,3 +355,28 @@ class P:
         generate_pto(programs.load("k", tmp_path, source))
     assert err.value.message == "no rule for a TileType parameter 't' in pto"
     assert (err.value.span.begin_line, err.value.hint) == (7, "kernel parameters are tensors (GM pointers) and scalars")
+
+
+def test_a_group_has_no_rule_yet(tmp_path: Path) -> None:
+    source = '''
+@pl.program
+class G:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k_aiv(self, x: pl.Tensor[[16, 64], pl.FP32],
+              out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)
+        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+        out_1: pl.Tensor[[16, 64], pl.FP32] = pl.store(t, [0, 0], out)
+        return out_1
+
+    @pl.function(type=pl.FunctionType.Group)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out_1: pl.Tensor[[16, 64], pl.FP32] = self.k_aiv(
+            x, out, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})
+        return out_1
+'''
+    with pytest.raises(CodegenError) as err:
+        generate_pto(programs.load("g", tmp_path, source))
+    assert err.value.message == "no rule for Group function 'k' in pto"
+    assert err.value.hint == "mixed AIC+AIV kernel modules are not supported yet"
