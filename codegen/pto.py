@@ -504,7 +504,7 @@ class PtoEmitter(Emitter):
         tiles = [self._operand(argument(call, n), call.span) for n in rule.ins]
         if rule.to_tile:
             tile = self._dst(call)
-            tile_type = target.type if target is not None else None
+            tile_type = self._tile_target(call).type
         else:
             tile_var = argument(call, rule.ins[0]) if rule.ins else None
             tile_type = tile_var.type if tile_var is not None else None
@@ -576,21 +576,16 @@ class PtoEmitter(Emitter):
             valid_text = f" valid [{', '.join(self._index(e, call.span) for e in valid)}]"
             dims = (static_dim(valid[-2]), static_dim(valid[-1]))
             static_valid = dims if None not in dims else (None, None)
-        target = self.fn.target
-        if target is None or not isinstance(target.type, TileType):
-            raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
-        name = self.fn.bind(target, self.fn.fresh(target.name_hint))
+        name, result_type = self._view_result(call, static_valid)
         self._line(f"{name} = {rule.mnemonic} {src}[{', '.join(offsets)}] sizes [{', '.join(str(static_dim(d)) for d in sizes)}]"
-                   f"{valid_text} : {src_type} -> {tile_buf(target.type, call.span, static_valid)}", call.span)
+                   f"{valid_text} : {src_type} -> {result_type}", call.span)
         return name
 
     @rules.op(Assemble)
     def _assemble(self, call: Call, rule: Assemble) -> str:
         dst, source = argument(call, "target"), argument(call, "source")
         assert isinstance(dst, Var) and isinstance(dst.type, TileType) and isinstance(source.type, TileType)
-        target = self.fn.target
-        if target is None or not isinstance(target.type, TileType):
-            raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
+        target = self._tile_target(call)
         dst_name, dst_type = self._operand(dst, call.span)
         if _same_buffer(target.type, dst.type):  # assembling in place: the result is the target's buffer
             result, result_type = self.fn.bind(target, dst_name), dst_type
@@ -649,11 +644,17 @@ class PtoEmitter(Emitter):
         self._line(f"{name} = {rule.mnemonic} %{rule.param} : i32 to index", call.span)
         return name
 
-    def _view_result(self, call: Call) -> tuple[str, str]:
+    def _tile_target(self, call: Call) -> Var:
+        """The tile variable the call defines (an op writing a tile needs one)."""
         target = self.fn.target
         if target is None or not isinstance(target.type, TileType):
             raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
-        return self.fn.bind(target, self.fn.fresh(target.name_hint)), tile_buf(target.type, call.span)
+        return target
+
+    def _view_result(self, call: Call, valid: tuple[int | None, int | None] | None = None) -> tuple[str, str]:
+        """Name and type of a view's result: a new SSA value on its source's buffer (no alloc)."""
+        target = self._tile_target(call)
+        return self.fn.bind(target, self.fn.fresh(target.name_hint)), tile_buf(target.type, call.span, valid)
 
     def _result_name(self) -> str:
         target = self.fn.target
@@ -831,9 +832,7 @@ class PtoEmitter(Emitter):
 
     def _dst(self, call: Call) -> tuple[str, str]:
         """The buffer the call writes: the ``pto.alloc_tile`` of the variable it defines."""
-        target = self.fn.target
-        if target is None or not isinstance(target.type, TileType):
-            raise no_rule(f"{call.op.name} without a tile result variable", PTO.name, call.span)
+        target = self._tile_target(call)
         return self._alloc(target, call.span), tile_buf(target.type, call.span)
 
     def _alloc(self, var: Var, span: Span) -> str:
