@@ -380,3 +380,22 @@ class G:
         generate_pto(programs.load("g", tmp_path, source))
     assert err.value.message == "no rule for Group function 'k' in pto"
     assert err.value.hint == "mixed AIC+AIV kernel modules are not supported yet"
+
+
+def test_two_scalar_carries_are_one_multi_result_loop(tmp_path: Path) -> None:
+    body = ("        for i, (a, b) in pl.range(4, init_values=(0, 1)):\n"
+            "            a2: pl.Scalar[pl.INDEX] = a + b\n"
+            "            a_rv, b_rv = pl.yield_(b, a2)\n"
+            "        pl.system.sync_set(a_rv, pipe=pl.PipeType.V)\n"
+            "        pl.system.sync_wait(b_rv, pipe=pl.PipeType.V)\n"
+            "        r = t")
+    lines = [line.strip() for line in _kernel(tmp_path, body)["k"].splitlines()]
+    start = lines.index("%a_rv:2 = scf.for %i = %c0_index to %c4_index step %c1_index "
+                        "iter_args(%a = %c0_index, %b = %c1_index) -> (index, index) {")
+    assert lines[start + 1:start + 6] == [
+        "%0 = arith.addi %a, %b : index",
+        "scf.yield %b, %0 : index, index",
+        "}",
+        "pto.sync.set <PIPE_V>, %a_rv#0",  # a dynamic event id is an index operand
+        "pto.sync.wait <PIPE_V>, %a_rv#1",
+    ]
