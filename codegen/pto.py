@@ -43,7 +43,7 @@ from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
 from .op_table import Accumulate, argument, keyword
-from .pto_ops import Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, Transfer
+from .pto_ops import Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, SyncAll, Transfer
 from .pto_state import ADDRESSES, VIEWS, FunctionState
 from .pto_types import LAYOUTS, mlir_dtype, partition_view, physical_dims, signless, static_dim, tensor_view, tile_buf
 from .target import PTO
@@ -553,6 +553,32 @@ class PtoEmitter(Emitter):
         ffts = keyword(call, "ffts_mode") if rule.ffts else None
         suffix = f" {{ffts_mode = {ffts} : i32}}" if ffts is not None else ""
         self._line(f"{rule.mnemonic} <PIPE_{pipe}>, {event_text}{suffix}", call.span)
+
+    @rules.op(SyncAll)
+    def _syncall(self, call: Call, rule: SyncAll) -> None:
+        mode = keyword(call, "mode")
+        operands = ""
+        if mode == "soft":  # through a GM workspace, the whole tensor as one window
+            workspace = argument(call, "gm_workspace")
+            assert isinstance(workspace, Var) and isinstance(workspace.type, TensorType)
+            window, window_type = self._whole_window(workspace, call.span)
+            used = self._scalar(argument(call, "used_cores"), DataType.INT32, call.span)
+            operands = f"{window}, {used} : {window_type}, i32"
+        self._line(f"{rule.mnemonic}({operands}) mode = #pto.sync_all_mode<{mode}>, "
+                   f"core_type = #pto.sync_core_type<{keyword(call, 'core_type')}>", call.span)
+
+    def _whole_window(self, tensor: Var, span: Span) -> tuple[str, str]:
+        """A partition view covering all of a tensor parameter."""
+        ttype = tensor.type
+        assert isinstance(ttype, TensorType)
+        view = self._name(tensor)
+        window_type = partition_view([static_dim(d) for d in ttype.shape], ttype.dtype, span)
+        window = self.fn.fresh(view.removeprefix("%").removesuffix("_view") + "_pview")
+        zeros = ", ".join(self._index_const(0) for _ in ttype.shape)
+        sizes = ", ".join(self._index(d, span) for d in ttype.shape)
+        self._line(f"{window} = pto.partition_view {view}, offsets = [{zeros}], sizes = [{sizes}] : "
+                   f"{tensor_view(len(ttype.shape), ttype.dtype, span)} -> {window_type}", span)
+        return window, window_type
 
     @rules.op(Reshape)
     def _reshape(self, call: Call, rule: Reshape) -> str:

@@ -399,3 +399,26 @@ def test_two_scalar_carries_are_one_multi_result_loop(tmp_path: Path) -> None:
         "pto.sync.set <PIPE_V>, %a_rv#0",  # a dynamic event id is an index operand
         "pto.sync.wait <PIPE_V>, %a_rv#1",
     ]
+
+
+def test_syncall_hard_and_soft(tmp_path: Path) -> None:
+    source = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, ws: pl.Tensor[[48], pl.INT32], n: pl.Scalar[pl.INT32]):
+        pl.system.syncall(core_type="aiv_only")
+        pl.system.syncall(gm_workspace=ws, used_cores=n, mode="soft", core_type="aiv_only")
+'''
+    lines = [line.strip() for line in generate_pto(programs.load("k", tmp_path, source), locations=False)["k"]
+             .splitlines()]
+    assert lines[-6:-2] == [
+        "pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<aiv_only>",
+        "%ws_pview = pto.partition_view %ws_view, offsets = [%c0_index], sizes = [%c48_index] : "
+        "!pto.tensor_view<?xi32> -> !pto.partition_tensor_view<48xi32>",
+        "pto.syncall(%ws_pview, %arg1 : !pto.partition_tensor_view<48xi32>, i32) mode = #pto.sync_all_mode<soft>, "
+        "core_type = #pto.sync_core_type<aiv_only>",
+        "return",
+    ]
+    assert "%ws_view = pto.make_tensor_view %arg0, shape = [%c48_index], strides = [%c1_index] " \
+           "{layout = #pto.layout<nd>} : !pto.tensor_view<?xi32>" in lines
