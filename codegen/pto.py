@@ -193,15 +193,10 @@ class PtoEmitter(Emitter):
         view = ttype.tensor_view
         layout = LAYOUTS[view.layout] if view is not None else "nd"
         dims = [self._index(d, param.span) for d in shape]
-        if view is not None and view.stride:
-            strides = [self._index(s, param.span) for s in view.stride]
-        elif len(shape) == 2 and static_dim(shape[-1]) == 1:  # a column vector is DN
+        if len(shape) == 2 and static_dim(shape[-1]) == 1:  # a column vector is DN
             layout, strides = "dn", [self._index_const(1), self._index(shape[0], param.span)]
-        elif layout == "dn":
-            if len(shape) != 2:
-                raise no_rule(f"a rank-{len(shape)} DN tensor without strides", PTO.name, param.span,
-                              "MaterializeTensorStrides gives such tensors explicit strides")
-            strides = [self._index_const(1), self._index(shape[0], param.span)]
+        elif view is not None:  # the runtime dialect's tensor views carry their strides (TensorViewCanonical)
+            strides = [self._index(e, param.span) for e in view.stride]
         else:
             strides = self._packed(shape, param.span)
         self.doc.line(f"{self.fn.names[id(param)]} = pto.make_tensor_view {pointer}, shape = [{', '.join(dims)}], "

@@ -422,3 +422,28 @@ class P:
     ]
     assert "%ws_view = pto.make_tensor_view %arg0, shape = [%c48_index], strides = [%c1_index] " \
            "{layout = #pto.layout<nd>} : !pto.tensor_view<?xi32>" in lines
+
+
+def test_tensor_view_layouts_and_strides(tmp_path: Path) -> None:
+    source = '''
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)],
+          d: pl.Tensor[[64, 32], pl.FP32, pl.TensorView(stride=[1, 64], layout=pl.TensorLayout.DN)],
+          s: pl.Out[pl.Tensor[[64, 1], pl.FP32]]) -> pl.Tensor[[64, 1], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 256)
+        t: pl.Tile[[64, 1], pl.FP32, pl.MemRef(mem_vec_0, 0, 256), pl.Mem.Vec] = pl.load(x, [0, 0], [64, 1])
+        u: pl.Tile[[64, 1], pl.FP32, pl.MemRef(mem_vec_0, 0, 256), pl.Mem.Vec] = pl.load(d, [0, 0], [64, 1])
+        s_1: pl.Tensor[[64, 1], pl.FP32] = pl.store(u, [0, 0], s)
+        return s_1
+'''
+    lines = [line.strip() for line in generate_pto(programs.load("k", tmp_path, source), locations=False)["k"]
+             .splitlines()]
+    views = [line for line in lines if "make_tensor_view" in line]
+    assert [line.split(" {layout")[0].split("shape = ")[1] for line in views] == [
+        "[%c64_index, %c64_index], strides = [%c64_index, %c1_index]",  # the view's strides
+        "[%c64_index, %c32_index], strides = [%c1_index, %c64_index]",
+        "[%c64_index, %c1_index], strides = [%c1_index, %c64_index]",  # a column vector is forced to DN
+    ]
+    assert ["#pto.layout<nd>" in views[0], "#pto.layout<dn>" in views[1], "#pto.layout<dn>" in views[2]] == [True] * 3
