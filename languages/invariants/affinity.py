@@ -80,7 +80,7 @@ def affinity(expr: Expr) -> Affinity:
         return Affinity.SHARED
     if name in _BOUNDARY_OPS:
         return Affinity.BOUNDARY
-    if name == "tile.load":
+    if name in ("tile.load", "tile.create"):  # by the space the tile is made in
         return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
     if name in _BY_SOURCE and expr.args:
         return _side(_space(expr.args[0]))
