@@ -6,5 +6,9 @@ Each printer is a one-to-one translation of the final dialect; analysis happens 
   ``doc``: the indented document emitters write; ``errors``: ``CodegenError`` ("no rule for X in T").
 * ``target``: the targets (dialect, function kinds, op table); ``pto_ops``, ``cce_ops``,
   ``orchestration_ops``: each target's op table (op name -> mnemonic and spelling rule).
+* ``orchestration``: PTO2 orchestration C++ (``generate_orchestration``); ``kernel_config``: the
+  artifact tree's ``kernel_config.py`` (``generate_kernel_config``).
+* ``pto``: the PTO-ISA MLIR emitter (``generate_pto``, one module per kernel), with ``pto_types``
+  (type spellings) and ``pto_state`` (per-function SSA names and constants).
 * ``coverage``: the ops and node kinds each target still lacks (``python -m pypto.codegen.coverage``).
 """

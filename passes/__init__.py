@@ -21,12 +21,21 @@ from .context import (
     TimingInstrument,
     VerifyLevel,
 )
+from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .errors import PassError, PassOrderError, PluginError
+from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .infer_tile_memory_space import InferTileMemorySpace
 from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
+from .materialize_tensor_strides import MaterializeTensorStrides
+from .normalize_return_order import NormalizeReturnOrder
+from .init_memref import InitMemRef
+from .inline_functions import InlineFunctions
+from .manager import PassManager, check_order
+from .memory_reuse import MemoryReuse
 from .normalize_stmt_structure import NormalizeStmtStructure
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
@@ -41,6 +50,13 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+infer_tile_memory_space = InferTileMemorySpace
+expand_mixed_kernel = ExpandMixedKernel
+normalize_return_order = NormalizeReturnOrder
+materialize_tensor_strides = MaterializeTensorStrides
+init_memref = InitMemRef
+memory_reuse = MemoryReuse
+allocate_memory_addr = AllocateMemoryAddr
 
 
 def available_passes() -> dict[str, object]:
@@ -53,13 +69,22 @@ def available_passes() -> dict[str, object]:
 
 __all__ = [
     "SAME",
+    "AllocateMemoryAddr",
     "CallbackInstrument",
+    "CapacityError",
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DumpInstrument",
+    "ExpandMixedKernel",
     "FlattenCallExpr",
     "FunctionPass",
+    "InferTileMemorySpace",
     "InlineFunctions",
+    "MaterializeTensorStrides",
+    "NormalizeReturnOrder",
+    "InitMemRef",
+    "InlineFunctions",
+    "MemoryReuse",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
     "Pass",
@@ -75,6 +100,7 @@ __all__ = [
     "TimingInstrument",
     "UnrollLoops",
     "VerifyLevel",
+    "allocate_memory_addr",
     "available_passes",
     "builtin_passes",
     "check_order",
@@ -82,8 +108,15 @@ __all__ = [
     "ctrl_flow_transform",
     "default_passes",
     "discover_plugins",
+    "expand_mixed_kernel",
     "flatten_call_expr",
+    "infer_tile_memory_space",
     "inline_functions",
+    "materialize_tensor_strides",
+    "normalize_return_order",
+    "init_memref",
+    "inline_functions",
+    "memory_reuse",
     "normalize_stmt_structure",
     "simplify",
     "unroll_loops",

@@ -46,10 +46,11 @@ CUBE_SPACES = frozenset(
         MemorySpace.RightScale,
     }
 )
-# Cross-core pipe ends run on a fixed side; index queries run anywhere.
+# Cross-core pipe ends run on a fixed side; index queries and buffer declarations (tile.alloc,
+# which emits no instruction) run anywhere.
 _CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})
 _VECTOR_PIPE_OPS = frozenset({"tile.tpush_to_aic", "tile.tpop_from_aic"})
-_ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num"})
+_ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num", "tile.alloc"})
 _BY_SOURCE = frozenset({"tile.store", "tile.reshape"})
 _BOUNDARY_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather"})
 
@@ -79,11 +80,12 @@ def affinity(expr: Expr) -> Affinity:
         return Affinity.SHARED
     if name in _BOUNDARY_OPS:
         return Affinity.BOUNDARY
-    if name == "tile.load":
+    if name in ("tile.load", "tile.create"):  # by the space the tile is made in
         return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
     if name in _BY_SOURCE and expr.args:
         return _side(_space(expr.args[0]))
-    if name == "tile.move" and expr.args:
+    # tile.extract moves a window between spaces like tile.move (Mat -> Left/Right on the cube side).
+    if name in ("tile.move", "tile.extract") and expr.args:
         source = _side(_space(expr.args[0]))
         target = _side(expr.kwargs.get("target_memory"))
         if Affinity.SHARED in (source, target) or source is target:
