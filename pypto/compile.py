@@ -59,9 +59,6 @@ def code_generators(skip_ptoas: bool = False) -> list[Generator]:
     def pto(program: Program, chip: Platform) -> dict[str, str]:
         return {f"ptoas/{unit}.pto": text for unit, text in generate_pto(program, chip).items()}
 
-    def cce(program: Program, chip: Platform) -> dict[str, str]:
-        return generate_cce(program)
-
     def kernel_config(program: Program, chip: Platform) -> dict[str, str]:
         # A program without orchestration compiles its kernels, but there is nothing for a runtime to run.
         if orchestration_function(program) is None:
@@ -70,7 +67,7 @@ def code_generators(skip_ptoas: bool = False) -> list[Generator]:
 
     if skip_ptoas:
         return [pto, generate_orchestration]
-    return [pto, cce, generate_orchestration, kernel_config]
+    return [pto, generate_cce, generate_orchestration, kernel_config]
 
 
 def compile(
