@@ -62,10 +62,12 @@ def _summary(compiled, seconds: float) -> list[str]:
     peak = compiled.peak_memory()
     if peak:
         lines.append("  peak memory: " + ", ".join(f"{space.name} {size} bytes" for space, size in peak.items()))
-    if compiled.files:
+    if not compiled.generated:
+        lines.append(f"  no code generated: the pipeline ends in dialect '{compiled.final_dialect}'")
+    elif compiled.files:
         lines.append(f"  files: {', '.join(compiled.files)}")
     else:
-        lines.append(f"  no code generated: the pipeline ends in dialect '{compiled.final_dialect}'")
+        lines.append("  no code generated: the program has no kernels and no orchestration")
     return lines
 
 

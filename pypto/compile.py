@@ -115,7 +115,8 @@ def compile(
             with PassContext(outer.instruments, verify=outer.verify, platform=chip):
                 dump = folder / DUMP_DIR if dump_passes else None
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
-                files = generate_files(final, chip, skip_ptoas) if manager.final_dialect.refines(runtime) else {}
+                generated = manager.final_dialect.refines(runtime)
+                files = generate_files(final, chip, skip_ptoas) if generated else {}
             write_files(folder, files)
     except BaseException:
         if made:
@@ -129,6 +130,7 @@ def compile(
         platform=run_platform,
         files=tuple(sorted(files)),
         final_dialect=manager.final_dialect.name,
+        generated=generated,
         skip_ptoas=skip_ptoas,
     )
 

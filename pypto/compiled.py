@@ -52,7 +52,8 @@ class CompiledProgram:
     """A compiled program: the final IR, the input program, and the artifact tree in ``output_dir``.
 
     ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
-    ``final_dialect`` the dialect the pipeline ended in, ``platform`` where a call runs.
+    ``final_dialect`` the dialect the pipeline ended in, ``generated`` whether it reached ``runtime``
+    so that the code generators ran, ``platform`` where a call runs.
     ``last_run`` holds the build and run times of the latest simulator call.
     """
 
@@ -63,6 +64,7 @@ class CompiledProgram:
     platform: str
     files: tuple[str, ...]
     final_dialect: str
+    generated: bool = True
     skip_ptoas: bool = False
     last_run: Any = field(default=None, compare=False)
 
@@ -108,7 +110,7 @@ class CompiledProgram:
                 f"the program was compiled for platform {self.platform!r}; only {RUNS_HERE} runs here",
                 f"compile with platform={RUNS_HERE!r} (backend_type=BackendType.Ascend910B) to run it",
             )
-        if not self.files:
+        if not self.generated:
             raise SimulatorError(
                 f"the pipeline ended in dialect '{self.final_dialect}', so no code was generated",
                 "code generation needs a pipeline that reaches the 'runtime' dialect",

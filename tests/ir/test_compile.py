@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from pypto.languages import ssa
+from pypto.languages.runtime import runtime
 
 import pypto.language as pl
 from pypto import ir, passes
@@ -44,6 +44,7 @@ def test_compile_returns_the_compiled_program() -> None:
     assert isinstance(compiled, CompiledProgram)
     pipeline = passes.PassManager.get_strategy()
     assert compiled.final_dialect == pipeline.final_dialect.name
+    assert compiled.generated is pipeline.final_dialect.refines(runtime)
     loop = compiled.program.get_function("main").body.stmts[0]
     assert [v.name_hint for v in loop.iter_args] == ["acc__iter_v1"]
     assert compiled.source.get_function("main") is not None
