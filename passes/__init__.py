@@ -37,6 +37,9 @@ from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
 from .memory_reuse import MemoryReuse
 from .normalize_stmt_structure import NormalizeStmtStructure
+from .outline_cluster_scopes import OutlineClusterScopes
+from .outline_hierarchy_scopes import OutlineHierarchyScopes
+from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
 from .simplify import Simplify
@@ -57,6 +60,9 @@ materialize_tensor_strides = MaterializeTensorStrides
 init_memref = InitMemRef
 memory_reuse = MemoryReuse
 allocate_memory_addr = AllocateMemoryAddr
+outline_hierarchy_scopes = OutlineHierarchyScopes
+outline_incore_scopes = OutlineIncoreScopes
+outline_cluster_scopes = OutlineClusterScopes
 
 
 def available_passes() -> dict[str, object]:
@@ -87,6 +93,9 @@ __all__ = [
     "MemoryReuse",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
+    "OutlineClusterScopes",
+    "OutlineHierarchyScopes",
+    "OutlineIncoreScopes",
     "Pass",
     "PassContext",
     "PassError",
@@ -118,6 +127,9 @@ __all__ = [
     "inline_functions",
     "memory_reuse",
     "normalize_stmt_structure",
+    "outline_cluster_scopes",
+    "outline_hierarchy_scopes",
+    "outline_incore_scopes",
     "simplify",
     "unroll_loops",
 ]
