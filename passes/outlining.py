@@ -94,24 +94,32 @@ def defs(root: Stmt) -> list[Var]:
     return out
 
 
-def _returned_params(func: Function) -> list[int | None]:
-    """For each value ``func`` returns, the index of the parameter it is (None: a new value)."""
-    last = flatten_to_stmts(func.body)[-1] if flatten_to_stmts(func.body) else None
+def _returned_params(
+    func: Function, callee: Callable[[str], Function | None], memo: dict[str, list[int | None]]
+) -> list[int | None]:
+    """For each value ``func`` returns, the index of the parameter whose buffer it is (None: a new
+    value); a store into a parameter followed by ``return`` of the store result counts."""
+    stmts = flatten_to_stmts(func.body)
+    last = stmts[-1] if stmts else None
     if not isinstance(last, ReturnStmt):
         return []
+    buffers = _Buffers(func.body, callee, memo)
     index = {id(p): i for i, p in enumerate(func.params)}
-    return [index.get(id(v)) for v in last.value]
+    return [index.get(id(buffers.root(v))) if isinstance(v, Var) else None for v in last.value]
 
 
 class _Buffers:
     """Which buffer each tensor value of a body stands for (its root variable), and how the body
     uses the buffers of captured variables."""
 
-    def __init__(self, body: Stmt, callee: Callable[[str], Function | None]) -> None:
+    def __init__(self, body: Stmt, callee: Callable[[str], Function | None],
+                 returned: dict[str, list[int | None]] | None = None) -> None:
         self.callee = callee
+        self._returned = {} if returned is None else returned  # per callee name, shared down the calls
         self.alias: dict[Var, Var] = {}
         self.loops: dict[Var, tuple[Var, Expr]] = {}  # return var -> (iter_arg, yielded value)
         self.calls: dict[Var, Call | Submit] = {}
+        self.via_call: set[Var] = set()  # aliases made by a call of a program function
         self.body = body
         for s in _stmts(body):
             if isinstance(s, AssignStmt):
@@ -132,18 +140,23 @@ class _Buffers:
             self.calls[var] = value
             target = self._written_arg(value, 0)
             if target is not None:
-                self.alias[var] = target
+                self._alias_call(var, target, value)
         elif isinstance(value, TupleGetItemExpr) and isinstance(value.tuple, Var):
             call = self.calls.get(value.tuple)
             target = self._written_arg(call, value.index) if call is not None else None
             if target is not None:
-                self.alias[var] = target
+                self._alias_call(var, target, call)
+
+    def _alias_call(self, var: Var, target: Var, call: Call | Submit) -> None:
+        self.alias[var] = target
+        if isinstance(call.op, GlobalVar):
+            self.via_call.add(var)
 
     def _written_arg(self, call: Call | Submit, result: int) -> Var | None:
         """The argument whose buffer result ``result`` of ``call`` is, if any."""
         if isinstance(call.op, GlobalVar):
             func = self.callee(call.op.name)
-            returned = _returned_params(func) if func is not None else []
+            returned = self.returned(func) if func is not None else []
             k = returned[result] if result < len(returned) else None
         else:
             entry = op_registry.lookup(call.op.name)
@@ -153,15 +166,26 @@ class _Buffers:
         arg = call.args[k] if k is not None and k < len(call.args) else None
         return arg if isinstance(arg, Var) else None
 
-    def root(self, var: Var) -> Var:
+    def returned(self, func: Function) -> list[int | None]:
+        """:func:`_returned_params` of ``func``, once per callee (a recursive call sees none)."""
+        if func.name not in self._returned:
+            self._returned[func.name] = []
+            self._returned[func.name] = _returned_params(func, self.callee, self._returned)
+        return self._returned[func.name]
+
+    def root(self, var: Var, calls: bool = True) -> Var:
+        """The variable whose buffer ``var`` is (``calls=False``: not looking through the results
+        of program-function calls)."""
         seen: set[int] = set()
         while id(var) not in seen:
             seen.add(id(var))
+            if var in self.via_call and not calls:
+                return var
             if var in self.alias:
                 var = self.alias[var]
             elif var in self.loops:
                 ia, value = self.loops[var]
-                if not (isinstance(value, Var) and self.root(value) is self.root(ia)):
+                if not (isinstance(value, Var) and self.root(value, calls) is self.root(ia, calls)):
                     return var
                 var = ia
             else:
@@ -311,10 +335,12 @@ class Outliner(RewritePass):
         outs = [v for v in inside_defs if self._uses[v] > inside[v]]
         buffers = _Buffers(body, self.callee)
         dirs = [buffers.direction(v) if isinstance(v.type, TensorType) else ParamDirection.In for v in ins]
-        # A Spmd wrapper returns what its kernel call returned: reading a parameter after passing
-        # it as Out/InOut is an InOutUseValid error outside Group bodies.
-        explicit = func_type is not FunctionType.Spmd
-        returned = [self._returned(buffers.root(v), v, ins) if explicit else v for v in outs]
+        # Param-explicit returns in kernels and wrappers (an outlined Opaque function may have its
+        # writes outlined later, and then reading the param after the kernel call breaks
+        # InOutUseValid; a kernel does not look through calls for the same reason).
+        wrapper = func_type in (FunctionType.Group, FunctionType.Spmd)
+        explicit = wrapper or func_type is FunctionType.InCore
+        returned = [self._returned(buffers.root(v, wrapper), v, ins) if explicit else v for v in outs]
         stmts = flatten_to_stmts(body) + ([ReturnStmt(returned, node.span)] if returned else [])
         func = self._function(name, ins, dirs, [r.type for r in returned], stmts, node.span, func_type,
                               level, role, dict(func_attrs or {}))
