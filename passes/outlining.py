@@ -412,7 +412,9 @@ class Outliner(RewritePass):
             if not types:
                 return [AssignStmt(tid, call, span) if tid is not None else EvalStmt(call, span)]
         else:
-            attrs.update({k: v for k, v in launch.items() if k != "sync_start" or v})
+            # A constant block count is stored as the int it prints as (and parses back to).
+            attrs.update({k: v.value if isinstance(v, ConstInt) else v for k, v in launch.items()
+                          if k != "sync_start" or v})
             result = types[0] if len(types) == 1 else TupleType(list(types))
             call = Call(op, list(args), {}, attrs, result, span)
             if len(outs) == 1:

@@ -45,7 +45,7 @@ def test_an_spmd_scope_becomes_a_spmd_function_launched_with_core_num() -> None:
     assert wrapper.func_type is ir.FunctionType.Spmd and "core_num" not in wrapper.attrs
     (dispatch, _) = main_stmts(program)
     assert dispatch.value.op.name == "main_spmd_0"
-    assert list(dispatch.value.attrs) == ["core_num"] and dispatch.value.attrs["core_num"].value == 4
+    assert dict(dispatch.value.attrs) == {"core_num": 4}
     assert program["main"].func_type is ir.FunctionType.Orchestration
     assert wrapper.param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out]
 
