@@ -10,7 +10,9 @@ function of its live-ins plus the statement that calls (or submits) it.
   an Out argument of a call) gives ``Out``, written and read ``InOut``, otherwise ``In``; copies,
   loop carries and yields are transparent.
 * The dispatch is a ``Call`` of the new function, or a ``Submit`` when the scope binds a TaskId
-  (``as tid``) or carries ``deps=``, ``allow_early_resolve`` or a predicate.
+  (``as tid``) or carries ``deps=``, ``allow_early_resolve`` or a predicate. ``no_dep_args=``
+  become ``NoDep`` arg directions (the others: their parameter's default direction); the
+  scope's dumped tensors that the dispatch sees (arguments and results) go in its ``dump_vars``.
 
 The body is rewritten before the scope is outlined, so inner scopes go first; their functions are
 named after the function they end up in.
@@ -55,6 +57,10 @@ _ARG_DIRECTION = {
     ParamDirection.Out: ArgDirection.OutputExisting,
     ParamDirection.InOut: ArgDirection.InOut,
 }
+
+
+# Membership tests on variables go through sets (identity): ``==`` on scalar Exprs builds a
+# comparison expression, so ``var in some_list`` can be true for another variable.
 
 
 def _stmts(root: Stmt) -> list[Stmt]:
@@ -306,7 +312,7 @@ class Outliner(RewritePass):
         func_type: FunctionType,
         *,
         level: Level | None = None,
-        role: Any = None,
+        role: Role | None = None,
         func_attrs: Mapping[str, Any] | None = None,
         launch: Mapping[str, Any] | None = None,
         no_dep: list[Var] | None = None,
@@ -322,10 +328,12 @@ class Outliner(RewritePass):
         in_type: set[Var] = set()
         for v in ins + inside_defs:
             type_vars(v.type, in_type)
+        listed = set(ins)
         ins += [v for v in sorted(in_type, key=lambda v: v.name_hint) if v in self._defined and v not in local
-                and v not in ins]
+                and v not in listed]
+        listed = set(ins)
         for v in no_dep or []:
-            if v not in ins or not isinstance(v.type, TensorType):
+            if v not in listed or not isinstance(v.type, TensorType):
                 raise self.error(
                     f"no_dep_args names '{v.name_hint}', which this scope does not take from outside as a tensor; "
                     "hint: list only tensors defined before the scope and used in it",
@@ -350,7 +358,7 @@ class Outliner(RewritePass):
 
     @staticmethod
     def _returned(root: Var, value: Var, ins: list[Var]) -> Var:
-        return root if root in ins and isinstance(root.type, TensorType) else value
+        return root if any(root is v for v in ins) and isinstance(root.type, TensorType) else value
 
     @staticmethod
     def _function(
@@ -362,7 +370,7 @@ class Outliner(RewritePass):
         span: Span,
         func_type: FunctionType,
         level: Level | None,
-        role: Any,
+        role: Role | None,
         attrs: dict[str, Any],
     ) -> Function:
         # Parameters are plain variables: a captured iter_arg stands in as one.
@@ -388,12 +396,14 @@ class Outliner(RewritePass):
         span = node.span
         attrs: dict[str, Any] = {}
         if no_dep:
+            marked = set(no_dep)
             attrs["arg_directions"] = [
-                ArgDirection.NoDep if a in no_dep else _ARG_DIRECTION[d] if isinstance(a.type, TensorType)
+                ArgDirection.NoDep if a in marked else _ARG_DIRECTION[d] if isinstance(a.type, TensorType)
                 else ArgDirection.Scalar
                 for a, d in zip(args, dirs)
             ]
-        dumps = [v for v in node.attrs.get("dump_vars", []) if v in args or v in outs]
+        visible = set(args) | set(outs)
+        dumps = [v for v in node.attrs.get("dump_vars", []) if v in visible]
         if dumps:
             attrs["dump_vars"] = dumps
         op = GlobalVar(name)

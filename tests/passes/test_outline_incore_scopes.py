@@ -131,13 +131,13 @@ def test_programs_without_scopes_come_back_unchanged() -> None:
     assert passes.outline_incore_scopes()(program) is program
 
 
-def _ssa(body: str) -> ir.Program:
+def _ssa(body: str, kind: str = "") -> ir.Program:
     return front(f'''
 import pypto.language as pl
 
 @pl.program
 class Bad:
-    @pl.function
+    @pl.function{kind}
     def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
 {body}
         return out
@@ -161,3 +161,15 @@ def test_no_dep_args_must_name_a_captured_tensor() -> None:
     with pytest.raises(PassError, match="no_dep_args names 'x', which this scope does not take from outside") as err:
         passes.outline_incore_scopes()(program)
     assert err.value.span.begin_line == 8
+
+
+def test_dumped_tensors_the_dispatch_sees_go_on_the_call() -> None:
+    program = _ssa('''        with pl.at(level=pl.Level.CORE_GROUP, dumps=[x]):
+            t = pl.exp(x)
+            pl.dump_tag(t)
+            y = pl.add(t, x)
+            out[:] = y''', "(type=pl.FunctionType.Orchestration)")
+    main = passes.outline_incore_scopes()(program)["main"]
+    scope_dumps = [v.name_hint for v in ir.flatten_to_stmts(program["main"].body)[0].attrs["dump_vars"]]
+    call = ir.flatten_to_stmts(main.body)[0].value
+    assert (scope_dumps, [v.name_hint for v in call.attrs["dump_vars"]]) == (["x", "t"], ["x"])
