@@ -27,12 +27,19 @@ class OutlineIncoreScopes(Outliner):
     An Opaque parent that outlined a scope becomes Orchestration (``tensor.dim`` of a parameter's
     dynamic axis folded onto its symbol)::
 
-        before:  def main(self, x, out):                    after:  def main_incore_0(self, x, out: pl.Out[...]):  # InCore
-                     with pl.at(level=pl.Level.CORE_GROUP):             out__ssa_v0 = pl.tensor.assemble(out, y, [0, 0])
-                         y = pl.add(x, x)                               ...; return out
-                         out__ssa_v0 = pl.assemble(out, y, [0, 0])  def main(self, x, out):                          # Orchestration
-                     return out__ssa_v0                                 out__ssa_v0 = self.main_incore_0(x, out)
-                                                                        return out__ssa_v0
+        before:  def main(self, x, out):
+                     with pl.at(level=pl.Level.CORE_GROUP):
+                         y = pl.add(x, x)
+                         out__ssa_v0 = pl.assemble(out, y, [0, 0])
+                     return out__ssa_v0
+
+        after:   def main_incore_0(x, out: pl.Out[...]):        # InCore
+                     y = pl.tensor.add(x, x)
+                     out__ssa_v0 = pl.tensor.assemble(out, y, [0, 0])
+                     return out
+                 def main(self, x, out):                         # Orchestration
+                     out__ssa_v0 = self.main_incore_0(x, out)
+                     return out__ssa_v0
     """
 
     source = ssa

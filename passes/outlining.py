@@ -324,7 +324,8 @@ class Outliner(RewritePass):
             self._defined = set(v for v in defs(self.func.body)) | set(self.func.params)
         inside_defs = defs(body)
         local = set(inside_defs)
-        ins = list(dict.fromkeys(v for s in _stmts(body) for e in _read_exprs(s) for v in _vars_of(e) if v not in local))
+        read = (v for s in _stmts(body) for e in _read_exprs(s) for v in _vars_of(e))
+        ins = list(dict.fromkeys(v for v in read if v not in local))
         in_type: set[Var] = set()
         for v in ins + inside_defs:
             type_vars(v.type, in_type)
@@ -433,7 +434,8 @@ class Outliner(RewritePass):
                 return [EvalStmt(call, span)]
             targets = list(outs)
         packed = Var(self.names.name(name, lambda n: f"{name}_out" + (f"_{n}" if n else "")), result, span)
-        unpack = [AssignStmt(v, TupleGetItemExpr(packed, i, span), span) for i, v in enumerate(targets) if v is not None]
+        unpack = [AssignStmt(v, TupleGetItemExpr(packed, i, span), span)
+                  for i, v in enumerate(targets) if v is not None]
         return [AssignStmt(packed, call, span), *unpack]
 
     # ---- the parent ----------------------------------------------------------------------------

@@ -86,7 +86,8 @@ import pypto.language as pl
 @pl.program
 class Mixed:
     @pl.function
-    def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         with pl.cluster():
             with pl.at(level=pl.Level.CORE_GROUP):
                 y = pl.add(x, x)

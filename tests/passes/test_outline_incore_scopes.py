@@ -138,7 +138,8 @@ import pypto.language as pl
 @pl.program
 class Bad:
     @pl.function{kind}
-    def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
 {body}
         return out
 ''')
@@ -151,7 +152,7 @@ def test_split_together_with_split_aiv_is_an_error() -> None:
                 out[:] = y''')
     with pytest.raises(PassError, match=r"pl.split\(UP_DOWN\) on a pl.at scope that also holds pl.split_aiv") as err:
         passes.outline_incore_scopes()(program)
-    assert (err.value.span.begin_line, "hint:" in str(err.value)) == (9, True)
+    assert (err.value.span.begin_line, "hint:" in str(err.value)) == (10, True)
 
 
 def test_no_dep_args_must_name_a_captured_tensor() -> None:
@@ -160,7 +161,7 @@ def test_no_dep_args_must_name_a_captured_tensor() -> None:
             out[:] = y''')
     with pytest.raises(PassError, match="no_dep_args names 'x', which this scope does not take from outside") as err:
         passes.outline_incore_scopes()(program)
-    assert err.value.span.begin_line == 8
+    assert err.value.span.begin_line == 9
 
 
 def test_dumped_tensors_the_dispatch_sees_go_on_the_call() -> None:
