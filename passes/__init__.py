@@ -23,6 +23,7 @@ from .context import (
 )
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
+from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
 from .flatten_call_expr import FlattenCallExpr
 from .inline_functions import InlineFunctions
@@ -41,6 +42,7 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+derive_call_directions = DeriveCallDirections
 
 
 def available_passes() -> dict[str, object]:
@@ -56,6 +58,7 @@ __all__ = [
     "CallbackInstrument",
     "ConvertToSSA",
     "CtrlFlowTransform",
+    "DeriveCallDirections",
     "DumpInstrument",
     "FlattenCallExpr",
     "FunctionPass",
@@ -80,6 +83,7 @@ __all__ = [
     "check_order",
     "convert_to_ssa",
     "ctrl_flow_transform",
+    "derive_call_directions",
     "default_passes",
     "discover_plugins",
     "flatten_call_expr",
