@@ -21,6 +21,7 @@ from .context import (
     TimingInstrument,
     VerifyLevel,
 )
+from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .derive_call_directions import DeriveCallDirections
@@ -28,6 +29,7 @@ from .errors import PassError, PassOrderError, PluginError
 from .flatten_call_expr import FlattenCallExpr
 from .inline_functions import InlineFunctions
 from .manager import PassManager, check_order
+from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .normalize_stmt_structure import NormalizeStmtStructure
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
@@ -43,6 +45,8 @@ simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
 derive_call_directions = DeriveCallDirections
+materialize_runtime_scopes = MaterializeRuntimeScopes
+classify_iter_arg_carry = ClassifyIterArgCarry
 
 
 def available_passes() -> dict[str, object]:
@@ -56,6 +60,7 @@ def available_passes() -> dict[str, object]:
 __all__ = [
     "SAME",
     "CallbackInstrument",
+    "ClassifyIterArgCarry",
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DeriveCallDirections",
@@ -63,6 +68,7 @@ __all__ = [
     "FlattenCallExpr",
     "FunctionPass",
     "InlineFunctions",
+    "MaterializeRuntimeScopes",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
     "Pass",
@@ -81,6 +87,7 @@ __all__ = [
     "available_passes",
     "builtin_passes",
     "check_order",
+    "classify_iter_arg_carry",
     "convert_to_ssa",
     "ctrl_flow_transform",
     "derive_call_directions",
@@ -88,6 +95,7 @@ __all__ = [
     "discover_plugins",
     "flatten_call_expr",
     "inline_functions",
+    "materialize_runtime_scopes",
     "normalize_stmt_structure",
     "simplify",
     "unroll_loops",
