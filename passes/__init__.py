@@ -28,6 +28,7 @@ from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
 from .flatten_call_expr import FlattenCallExpr
 from .inline_functions import InlineFunctions
+from .insert_pipe_sync import InsertPipeSync
 from .manager import PassManager, check_order
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .normalize_stmt_structure import NormalizeStmtStructure
@@ -47,6 +48,7 @@ flatten_call_expr = FlattenCallExpr
 derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
+insert_pipe_sync = InsertPipeSync
 
 
 def available_passes() -> dict[str, object]:
@@ -68,6 +70,7 @@ __all__ = [
     "FlattenCallExpr",
     "FunctionPass",
     "InlineFunctions",
+    "InsertPipeSync",
     "MaterializeRuntimeScopes",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
@@ -95,6 +98,7 @@ __all__ = [
     "discover_plugins",
     "flatten_call_expr",
     "inline_functions",
+    "insert_pipe_sync",
     "materialize_runtime_scopes",
     "normalize_stmt_structure",
     "simplify",
