@@ -51,12 +51,8 @@ class Roots:
 
     def root(self, var: Var) -> Var:
         """The variable owning ``var``'s buffer."""
-        seen = {var}
         while var in self.edges:
             var = self.edges[var]
-            if var in seen:  # a self-edge (c = self.k(c)) ends the chain
-                break
-            seen.add(var)
         return var
 
     def call_alias(self, call: Call | Submit, position: int) -> Var | None:
@@ -92,13 +88,15 @@ class Roots:
                 if isinstance(s.value, (Call, Submit)) and isinstance(s.value.op, GlobalVar):
                     self._calls[s.var] = s.value
                 alias = self.value_alias(s.value)
-                if alias is not None and alias is not s.var:
+                # a reassigned variable (out = self.k(a, out)) already owns the buffer: no cycle
+                if alias is not None and self.root(alias) is not s.var:
                     self.edges[s.var] = alias
             elif isinstance(s, (ForStmt, WhileStmt)):
                 for it, rv in zip(s.iter_args, s.return_vars):
                     if isinstance(it.initValue, Var):
-                        self.edges[it] = it.initValue
-                        self.edges[rv] = it.initValue
+                        for v in (it, rv):
+                            if self.root(it.initValue) is not v:
+                                self.edges[v] = it.initValue
                 stack.append(s.body)
             elif isinstance(s, SeqStmts):
                 stack.extend(reversed(s.stmts))
