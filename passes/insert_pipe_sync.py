@@ -69,14 +69,15 @@ def _copy(state: State, pos: int | None = None) -> State:
     return {k: {a: (p if pos is None else pos) for a, p in v.items()} for k, v in state.items()}
 
 
-def _union(before: State, after: list[State], pos: int) -> State:
-    """Control-flow join: pending on any path; accesses new to ``before`` sit at ``pos``."""
-    out = _copy(before)
-    for s in after:
+def _join(before: State, ends: list[State], pos: int) -> State:
+    """Control-flow join of the states at the ends of the paths through a statement at ``pos``:
+    pending on any path; an access pending before keeps its position, a new one sits at ``pos``."""
+    out: State = {}
+    for s in ends:
         for key, accs in s.items():
             into = out.setdefault(key, {})
             for a in accs:
-                into.setdefault(a, pos)
+                into.setdefault(a, before.get(key, {}).get(a, pos))
     return out
 
 
@@ -249,7 +250,7 @@ class _Run:
                 s, state = self._if(s, state, k)
             elif isinstance(s, ScopeStmt):
                 inner, after = self.block(s.body, state)
-                s, state = replace(s, body=inner), _union(state, [after], k)
+                s, state = replace(s, body=inner), _join(state, [after], k)
             else:
                 new.append(s)
                 continue
@@ -261,11 +262,11 @@ class _Run:
         head = _copy(state, -1)
         while True:
             body, end = self.block(s.body, head)
-            merged = _union(head, [end], -1)
+            merged = _join(head, [head, end], -1)
             if _same(merged, head):
                 break
             head = merged
-        return replace(s, body=body), _union(state, [end], k)
+        return replace(s, body=body), _join(state, [state, end], k)  # it may run no iteration
 
     def _if(self, s: IfStmt, state: State, k: int) -> tuple[Stmt, State]:
         then, after_then = self.block(s.then_body, state)
@@ -276,7 +277,7 @@ class _Run:
             ends.append(after_else)
         else:
             ends.append(_copy(state))
-        return replace(s, then_body=then, else_body=other), _union(state, ends, k)
+        return replace(s, then_body=then, else_body=other), _join(state, ends, k)
 
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, snaps: list[State],
                  placed: _Block, last_compound: int) -> None:

@@ -46,10 +46,10 @@ CUBE_SPACES = frozenset(
         MemorySpace.RightScale,
     }
 )
-# Cross-core pipe ends run on a fixed side; index queries run anywhere.
+# Cross-core pipe ends run on a fixed side; index queries and buffer allocation run anywhere.
 _CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})
 _VECTOR_PIPE_OPS = frozenset({"tile.tpush_to_aic", "tile.tpop_from_aic"})
-_ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num"})
+_ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num", "tile.alloc"})
 _BY_SOURCE = frozenset({"tile.store", "tile.reshape"})
 _BOUNDARY_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather"})
 
