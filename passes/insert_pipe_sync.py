@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pypto.analysis.pipes import op_pipe
@@ -28,9 +29,9 @@ _BARRIER = {PipeType.V: "system.bar_v", PipeType.M: "system.bar_m"}  # pipes tha
 _PIPES = (PipeType.MTE2, PipeType.MTE1, PipeType.M, PipeType.V, PipeType.S, PipeType.FIX, PipeType.MTE3)
 _SYNC_OPS = frozenset({"system.sync_src", "system.sync_dst", "system.bar_v", "system.bar_m", "system.bar_all"})
 
-# A buffer an op touches: ("ub", space, lo, hi) for a placed tile, ("base", space, base var) for an
-# unplaced one, ("gm", root var) for a GM tensor.
-Region = tuple
+# A buffer an op touches: ("chip", space, lo, hi) for a placed tile (any on-chip space), ("base",
+# space, base var) for an unplaced one, ("gm", root var) for a GM tensor.
+Region = tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class _Access:
 def _overlap(a: Region, b: Region) -> bool:
     if a[0] != b[0]:
         return False
-    if a[0] == "ub":
+    if a[0] == "chip":
         return a[1] == b[1] and a[2] < b[3] and b[2] < a[3]
     return a[1:] == b[1:]
 
@@ -160,7 +161,7 @@ def _strip(body: Stmt) -> Stmt:
     return block_of(out, body.span)
 
 
-def _map_bodies(s: Stmt, fn) -> Stmt:  # noqa: ANN001
+def _map_bodies(s: Stmt, fn: Callable[[Stmt], Stmt]) -> Stmt:
     if isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
         return replace(s, body=fn(s.body))
     if isinstance(s, IfStmt):
@@ -168,7 +169,7 @@ def _map_bodies(s: Stmt, fn) -> Stmt:  # noqa: ANN001
     return s
 
 
-def _sync_call(op: str, kwargs: dict, span: Span) -> EvalStmt:
+def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
     return EvalStmt(Call(get_op(op), [], kwargs, attrs={"auto_sync": True}, type=UnknownType.get(), span=span), span)
 
 
@@ -183,6 +184,16 @@ class _Run:
     def _uid(self, stmt: Stmt) -> int:
         return self.uids.setdefault(id(stmt), len(self.uids))
 
+    def _gm_root(self, var: Var) -> Var:
+        while var in self.gm:
+            var = self.gm[var]
+        return var
+
+    def _alias(self, var: Var, tensor: Var) -> None:
+        """``var`` names the GM tensor ``tensor`` (a store result, a loop carry of a tensor)."""
+        if self._gm_root(tensor) is not var:
+            self.gm[var] = tensor
+
     def _regions(self, e: Expr) -> list[Region]:
         if isinstance(e, MakeTuple):
             return [r for x in e.elements for r in self._regions(x)]
@@ -190,15 +201,12 @@ class _Run:
             return []
         t = e.type
         if isinstance(t, TensorType):
-            root = e
-            while root in self.gm:
-                root = self.gm[root]
-            return [("gm", root)]
+            return [("gm", self._gm_root(e))]
         if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
             ref, off = t.memref, t.memref.byte_offset
             value = getattr(off, "value", None)
             if isinstance(value, int) and value >= 0:
-                return [("ub", t.memory_space, value, value + ref.size)]
+                return [("chip", t.memory_space, value, value + ref.size)]
             return [("base", t.memory_space, ref.base_)]
         return []
 
@@ -222,9 +230,10 @@ class _Run:
                 writes += regions
         if isinstance(stmt, AssignStmt):
             if isinstance(stmt.var.type, TensorType):  # a GM write's result names the tensor it wrote
-                tensors = [a for a in call.args if isinstance(a, Var) and self._regions(a)[0] in writes]
-                if tensors and tensors[0] is not stmt.var:
-                    self.gm[stmt.var] = tensors[0]
+                tensors = [a for a in call.args if isinstance(a, Var) and isinstance(a.type, TensorType)
+                           and self._regions(a)[0] in writes]
+                if tensors:
+                    self._alias(stmt.var, tensors[0])
             writes += self._regions(stmt.var)
         return pipe, _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
 
@@ -259,6 +268,10 @@ class _Run:
         return block_of(_materialize(new, placed, body.span), body.span), state
 
     def _loop(self, s: ForStmt | WhileStmt, state: State, k: int) -> tuple[Stmt, State]:
+        for it, rv in zip(s.iter_args, s.return_vars):
+            if isinstance(it.type, TensorType) and isinstance(it.initValue, Var):
+                self._alias(it, it.initValue)
+                self._alias(rv, it.initValue)
         head = _copy(state, -1)
         while True:
             body, end = self.block(s.body, head)

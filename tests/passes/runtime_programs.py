@@ -214,6 +214,16 @@ KERNELS: dict[str, str] = {
             tr = pl.yield_(tb2)
         c: {T64} = pl.store(tr, [0, 0], c)
         """, {"mem_vec_0": 16384}, "c"),
+    # a GM round trip: the reload waits for the store (MTE3 -> MTE2) through the store's result
+    "store_then_reload": kernel(
+        f"a: {T64}, c: pl.Out[{T64}]",
+        f"""
+        ta: {A} = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Vec)
+        c2: {T64} = pl.store(ta, [0, 0], c)
+        tb: {B} = pl.load(c2, [0, 0], [64, 64], target_memory=pl.Mem.Vec)
+        tc: {B} = pl.exp(tb)
+        c3: {T64} = pl.store(tc, [0, 0], c2)
+        """, {"mem_vec_0": 16384, "mem_vec_1": 16384}, "c3"),
     "row_softmax": kernel(
         f"x: {T64}, c: pl.Out[{T64}]",
         f"""

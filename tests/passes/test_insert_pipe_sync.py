@@ -90,6 +90,14 @@ def test_cube_pipeline() -> None:
     ]
 
 
+def test_gm_round_trip() -> None:
+    assert trace(synced("store_then_reload").get_function("kern").body)[2:] == [
+        "load", "set MTE2->MTE3 #0", "wait MTE2->MTE3 #0", "store", "set MTE3->MTE2 #0", "wait MTE3->MTE2 #0",
+        "load", "set MTE2->V #0", "wait MTE2->V #0", "exp", "set V->MTE3 #0", "wait V->MTE3 #0", "store",
+        "bar_all", "ReturnStmt",
+    ]
+
+
 def _check_events(body: ir.Stmt) -> None:
     """In every block: each set is waited later in the same block, and no id is set twice while live."""
     live: set[tuple[int, int, int]] = set()
