@@ -326,8 +326,9 @@ class _Run:
                 continue
             issued = at_set.get((r, p), {})
             known_to_q = at_set.get((r, q), {})
+            # an access re-issued after the set (pos >= s, a later loop iteration) stays pending
             state[(r, p)] = {a: pos for a, pos in state.get((r, p), {}).items()
-                             if not (a in issued and a not in known_to_q)}
+                             if pos >= s or a not in issued or a in known_to_q}
 
 
 def _allocate(pair: _Pair, pairs: list[_Pair]) -> bool:

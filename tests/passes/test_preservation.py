@@ -27,13 +27,17 @@ MIN_CASES = 3
 
 
 def at_pass(name: str, program: ir.Program) -> tuple[passes.Pass, ir.Program]:
-    """The built-in pass called ``name`` and ``program`` after the pipeline passes before it."""
+    """The built-in pass called ``name`` and ``program`` after the pipeline passes before it (an
+    exported pass not wired into the pipeline yet: after the whole pipeline)."""
     before: list[passes.Pass] = []
     for p in passes.builtin_passes():
         if p.name == name:
             return p, passes.PassManager(before).run(program) if before else program
         before.append(p)
-    raise KeyError(f"no built-in pass named {name}")
+    exported = exported_pass_classes().get(name)
+    if exported is None:
+        raise KeyError(f"no built-in pass named {name}")
+    return exported(), passes.PassManager(before).run(program)
 
 
 def front_pipeline() -> passes.PassManager:
