@@ -6,5 +6,7 @@ Each printer is a one-to-one translation of the final dialect; analysis happens 
   ``doc``: the indented document emitters write; ``errors``: ``CodegenError`` ("no rule for X in T").
 * ``target``: the targets (dialect, function kinds, op table); ``pto_ops``, ``cce_ops``,
   ``orchestration_ops``: each target's op table (op name -> mnemonic and spelling rule).
+* ``orchestration``: PTO2 orchestration C++ (``generate_orchestration``); ``kernel_config``: the
+  artifact tree's ``kernel_config.py`` (``generate_kernel_config``).
 * ``coverage``: the ops and node kinds each target still lacks (``python -m pypto.codegen.coverage``).
 """

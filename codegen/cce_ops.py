@@ -238,6 +238,8 @@ def _other_table() -> dict[str, OpRule]:
                                template=(Choice("atomic", {1: "AtomicType::AtomicAdd"}, when="atomic"),)),
         "tile.mscatter": Transfer("MSCATTER", tensor="output_tensor", ins=("src", "idx")),
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
+        # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
+        "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
         "tile.set_validshape": Method("SetValidShape", args=("valid_rows", "valid_cols")),
         "tile.read": Method("GetValue", args=("indices",)),
         "tile.write": Method("SetValue", args=("indices", "value")),

@@ -21,16 +21,23 @@ from .context import (
     TimingInstrument,
     VerifyLevel,
 )
+from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
+from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .infer_tile_memory_space import InferTileMemorySpace
+from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
 from .manager import PassManager, check_order
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
+from .materialize_tensor_strides import MaterializeTensorStrides
+from .memory_reuse import MemoryReuse
+from .normalize_return_order import NormalizeReturnOrder
 from .normalize_stmt_structure import NormalizeStmtStructure
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 from .plugins import discover as discover_plugins
@@ -49,6 +56,13 @@ derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
 insert_pipe_sync = InsertPipeSync
+infer_tile_memory_space = InferTileMemorySpace
+expand_mixed_kernel = ExpandMixedKernel
+normalize_return_order = NormalizeReturnOrder
+materialize_tensor_strides = MaterializeTensorStrides
+init_memref = InitMemRef
+memory_reuse = MemoryReuse
+allocate_memory_addr = AllocateMemoryAddr
 
 
 def available_passes() -> dict[str, object]:
@@ -61,17 +75,25 @@ def available_passes() -> dict[str, object]:
 
 __all__ = [
     "SAME",
+    "AllocateMemoryAddr",
     "CallbackInstrument",
+    "CapacityError",
     "ClassifyIterArgCarry",
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DeriveCallDirections",
     "DumpInstrument",
+    "ExpandMixedKernel",
     "FlattenCallExpr",
     "FunctionPass",
+    "InferTileMemorySpace",
+    "InitMemRef",
     "InlineFunctions",
     "InsertPipeSync",
     "MaterializeRuntimeScopes",
+    "MaterializeTensorStrides",
+    "MemoryReuse",
+    "NormalizeReturnOrder",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
     "Pass",
@@ -87,19 +109,26 @@ __all__ = [
     "TimingInstrument",
     "UnrollLoops",
     "VerifyLevel",
+    "allocate_memory_addr",
     "available_passes",
     "builtin_passes",
     "check_order",
     "classify_iter_arg_carry",
     "convert_to_ssa",
     "ctrl_flow_transform",
-    "derive_call_directions",
     "default_passes",
+    "derive_call_directions",
     "discover_plugins",
+    "expand_mixed_kernel",
     "flatten_call_expr",
+    "infer_tile_memory_space",
+    "init_memref",
     "inline_functions",
     "insert_pipe_sync",
     "materialize_runtime_scopes",
+    "materialize_tensor_strides",
+    "memory_reuse",
+    "normalize_return_order",
     "normalize_stmt_structure",
     "simplify",
     "unroll_loops",

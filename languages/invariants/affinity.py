@@ -46,7 +46,8 @@ CUBE_SPACES = frozenset(
         MemorySpace.RightScale,
     }
 )
-# Cross-core pipe ends run on a fixed side; index queries and buffer allocation run anywhere.
+# Cross-core pipe ends run on a fixed side; index queries and buffer declarations (tile.alloc,
+# which emits no instruction) run anywhere.
 _CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})
 _VECTOR_PIPE_OPS = frozenset({"tile.tpush_to_aic", "tile.tpop_from_aic"})
 _ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num", "tile.alloc"})
@@ -83,7 +84,8 @@ def affinity(expr: Expr) -> Affinity:
         return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
     if name in _BY_SOURCE and expr.args:
         return _side(_space(expr.args[0]))
-    if name == "tile.move" and expr.args:
+    # tile.extract moves a window between spaces like tile.move (Mat -> Left/Right on the cube side).
+    if name in ("tile.move", "tile.extract") and expr.args:
         source = _side(_space(expr.args[0]))
         target = _side(expr.kwargs.get("target_memory"))
         if Affinity.SHARED in (source, target) or source is target:

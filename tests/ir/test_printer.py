@@ -203,7 +203,7 @@ def test_scalar_tensor_tile_types() -> None:
     assert str(ir.TileType([16, 16], FP16)) == "pl.Tile[[16, 16], pl.FP16]"
     assert str(ir.TileType([128, 128], FP32, None, None, MemorySpace.Acc)) == "pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc]"
     assert str(ir.TileType([16, 16], FP16, ir.MemRef("mem_vec_0", 0, 512))) == (
-        'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", 0, 512), pl.Mem.Vec]'
+        'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", pl.const(0, pl.INT64), 512), pl.Mem.Vec]'
     )
 
 
@@ -569,8 +569,8 @@ def test_memref_base_bare_when_defined_in_body() -> None:
         ir.AssignStmt(t, call("tile.add", [p, p], None, tt)),
     )
     lines = pp(ir.Function("f", [p], [], body, S)).splitlines()
-    assert lines[1] == 'def f(p: pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", 0, 512), pl.Mem.Vec]):'
-    assert lines[3] == "    t: pl.Tile[[16, 16], pl.FP16, pl.MemRef(mem_vec_0, 0, 512), pl.Mem.Vec] = pl.tile.add(p, p)"
+    assert lines[1] == 'def f(p: pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", pl.const(0, pl.INT64), 512), pl.Mem.Vec]):'
+    assert lines[3] == "    t: pl.Tile[[16, 16], pl.FP16, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 512), pl.Mem.Vec] = pl.tile.add(p, p)"
 
 
 # ---- API -------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ def test_memref_annotations() -> None:
     assert tile.type.memref.size == 512 and tile.type.memory_space == pl.Mem.Left
     assert pl.Mem is pl.MemorySpace
     text = assert_roundtrip(memref_types)
-    assert 'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_0", 4096, 512), pl.Mem.Left]' in text
+    assert 'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_0", pl.const(4096, pl.INT64), 512), pl.Mem.Left]' in text
 
 
 valid_shape = [pl.ConstInt(16, pl.INT64, span)] * 2

@@ -21,7 +21,7 @@ from pypto.language.typing import UnresolvedAnnotation
         "pl.Tensor[[64, 128], pl.FP16, pl.TensorView(valid_shape=[32, 128], stride=[], layout=pl.TensorLayout.ND, pad=pl.PadValue.zero)]",
         "pl.Tile[[16, 16], pl.FP16]",
         "pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc]",
-        'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", 0, 512), pl.Mem.Vec]',
+        'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", pl.const(0, pl.INT64), 512), pl.Mem.Vec]',
         "pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec, pl.TileView(valid_shape=[8, 16], pad=pl.PadValue.max)]",
         "pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major)]",
         'pl.Tile[[16, 16], pl.FP16, pl.MemRef("buf", slots=2)[1], pl.Mem.Vec]',

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 import pypto.language as pl
-from pypto import ir
+import tile_programs
+from pypto import ir, passes
 
 # Annotation shorthands; the DSL resolves module-level names.
 Idx = pl.Scalar[pl.INDEX]
@@ -887,6 +888,30 @@ FLATTEN_CALL_EXPR = [
     Case(CallInWhileCondition, tuple((np.arange(16, dtype=np.float32), thr) for thr in (-1.0, 4.5, 20.0))),
 ]
 
+def _memory_case(name: str, program: str, before: tuple[str, ...]) -> Case:
+    """A split_core program of ``memory_programs`` for a memory-planning pass, prepared by the
+    planning passes that run before it (``before``: pass factory names)."""
+    from memory_programs import PROGRAMS
+
+    from pypto import passes
+    from pypto.language.parser.text_parser import parse_program
+
+    src, inputs = PROGRAMS[program]
+
+    def prepare(p: ir.Program) -> ir.Program:
+        for factory in before:
+            p = getattr(passes, factory)()(p)
+        return p
+
+    return Case(parse_program(src.replace("class P:", f"class {name}:")), (inputs,), prepare)
+
+
+def _memory_cases(before: tuple[str, ...]) -> list[Case]:
+    chosen = {"TileAdd": "tile_add", "Softmax": "softmax", "CarryMove": "carry_move", "Branch": "branch_else",
+              "Accumulate": "accumulate"}
+    return [_memory_case(name, program, before) for name, program in chosen.items()]
+
+
 # ------------------------------------------------------------------------------------------------
 # DeriveCallDirections, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync: hand-written
 # memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
@@ -936,7 +961,51 @@ CASES: dict[str, list[Case]] = {
     "NormalizeStmtStructure": NORMALIZE_STMT_STRUCTURE,
     "FlattenCallExpr": FLATTEN_CALL_EXPR,
     **_runtime_cases(),
+    "InitMemRef": _memory_cases(()),
+    "MemoryReuse": _memory_cases(("init_memref",)),
+    "AllocateMemoryAddr": _memory_cases(("init_memref", "memory_reuse")),
 }
+
+# ------------------------------------------------------------------------------------------------
+# Tile-stage passes (outlined -> split_core) on the tile-level programs of tile_programs.py. Each
+# case's ``prepare`` applies the tile-stage passes before the one under test.
+# ------------------------------------------------------------------------------------------------
+
+
+def _tile_case(name: str, *before: str, prepare: Callable[[ir.Program], ir.Program] | None = None) -> Case:
+    def run_before(program: ir.Program) -> ir.Program:
+        for factory in before:
+            program = getattr(passes, factory)()(program)
+        return prepare(program) if prepare is not None else program
+
+    program = tile_programs.parse(name)
+    inputs = tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1))
+    return Case(program, inputs, run_before if before or prepare else None)
+
+
+def _view_in_main(program: ir.Program) -> ir.Program:
+    """``main`` first takes a DN view of its first tensor (a view without strides; unused)."""
+    main = program.get_function("main")
+    first = main.params[0]
+    view = ir.op.tensor.view(first, layout=ir.TensorLayout.DN)
+    stmt = ir.AssignStmt(ir.Var(f"{first.name_hint}_dn", view.type), view)
+    main = ir.replace(main, body=ir.SeqStmts([stmt, *main.body.stmts]))
+    return ir.Program([f if f.name != "main" else main for f in program.functions.values()], program.name)
+
+
+_SPLIT = ("infer_tile_memory_space", "expand_mixed_kernel", "normalize_return_order")
+CASES["InferTileMemorySpace"] = [
+    _tile_case(n) for n in ("matmul_from_vec", "accumulate_in_loop", "moves_per_block", "move_reused_inside")
+]
+CASES["ExpandMixedKernel"] = [
+    _tile_case(n, "infer_tile_memory_space") for n in ("tile_add", "matmul", "loop_carry", "softmax")
+]
+CASES["NormalizeReturnOrder"] = [
+    _tile_case(n, "infer_tile_memory_space", "expand_mixed_kernel") for n in ("tile_add", "loop_carry", "two_outputs")
+]
+CASES["MaterializeTensorStrides"] = [
+    _tile_case(n, *_SPLIT, prepare=_view_in_main) for n in ("tile_add", "matmul", "softmax")
+]
 
 # ------------------------------------------------------------------------------------------------
 # REGRESSIONS: programs on which a pass once changed the meaning (one defect each).

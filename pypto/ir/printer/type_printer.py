@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..enums import CompactMode, PadValue
-from ..expr import ConstInt, Expr
+from ..expr import Expr
 from ..memref import MemRef
 from ..type_base import (
     AsyncEventType,
@@ -134,7 +134,8 @@ class TypePrinter(ExprPrinter):
         return f"{p}.TileView({', '.join(parts)})"
 
     def memref(self, m: MemRef) -> str:
-        """``pl.MemRef("name")`` (pinned, + slots/slot) or ``pl.MemRef(<base>, <offset>, <size>)``."""
+        """``pl.MemRef("name")`` (pinned, + slots/slot) or ``pl.MemRef(<base>, <offset>, <size>)``,
+        e.g. ``pl.MemRef(mem_vec_3, pl.const(0, pl.INT64), 65536)``."""
         p = self.p
         if m.is_pinned_:
             text = f"{p}.MemRef({dq(m.name_hint)}"
@@ -149,9 +150,8 @@ class TypePrinter(ExprPrinter):
             base_text = self.var(base)
         else:
             base_text = dq(base.name_hint)
-        offset = m.byte_offset_
-        offset_text = str(offset.value) if isinstance(offset, ConstInt) else self.expr(offset)
-        return f"{p}.MemRef({base_text}, {offset_text}, {m.size_})"
+        # The offset is a typed expression (INT64 constants print as ``pl.const(0, pl.INT64)``).
+        return f"{p}.MemRef({base_text}, {self.expr(m.byte_offset_)}, {m.size_})"
 
     def array_type(self, t: ArrayType) -> str:
         return f"{self.p}.Array[{t.extent.value}, {dtype_text(self.p, t.dtype)}]"

@@ -1,0 +1,600 @@
+"""The CCE emitter: AIC/AIV kernels of the ``runtime`` dialect as C++ on the pto-isa API (spec/codegen.md §3).
+
+One file per kernel, ``kernels/aiv/<func>.cpp`` or ``kernels/aic/<func>.cpp``: the header, the
+kernel as ``static __aicore__ void <func>(...)`` and the ``kernel_entry`` wrapper. Every tile
+variable becomes a ``Tile`` object at its MemRef address, declared at the top of the kernel, so
+variables sharing a buffer are handles on the same bytes; loads and stores go through a
+``GlobalTensor`` over the window they touch; ops print through the CCE op table::
+
+    static __aicore__ void tile_add(__gm__ float* a, __gm__ float* b, __gm__ float* c) {
+      using Vec_128x128_fp32 = Tile<TileType::Vec, float, 128, 128, BLayout::RowMajor, -1, -1>;
+      using GT_128x128_fp32 = GlobalTensor<float, Shape<1, 1, 1, 128, 128>, Stride<...>, Layout::ND>;
+      Vec_128x128_fp32 ta(128, 128);
+      TASSIGN(ta, 0x0);
+      ...
+      GT_128x128_fp32 a_gt(a);
+      TLOAD(ta, a_gt);
+      set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+      ...
+
+Loop and if carries of tiles are the init's (or the branches') buffer: the iter_arg and the result
+print as the init's handle and a yield of a tile prints nothing. Scalar carries are C++ variables
+assigned by the yield. The synchronisation calls InsertPipeSync placed print as
+``set_flag``/``wait_flag``/``pipe_barrier``.
+
+``generate_cce(program)`` returns ``{"kernels/aiv/tile_add.cpp": text, ...}``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pypto.backend import Platform, target_platform
+from pypto.ir import op_registry
+from pypto.ir.enums import FunctionType, PipeType, TensorLayout
+from pypto.ir.expr import (
+    Abs, Add, And, BinaryExpr, BitAnd, BitNot, BitOr, BitShiftLeft, BitShiftRight, BitXor, Call, Cast, ConstBool,
+    ConstFloat, ConstInt, Eq, Expr, FloatDiv, FloorDiv, FloorMod, Ge, GlobalVar, Gt, IterArg, Le, Lt, MakeTuple, Max,
+    Min, Mul, Ne, Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
+)
+from pypto.ir.function import Function, Program
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.type_base import ScalarType
+from pypto.ir.types import TensorType, TileType
+
+from .base import Emitter, Rules
+from .cce_entry import EntryParam, header, kernel_entry
+from .cce_ops import DST, Buffer, Flag, Instr, Intrinsic, SpmdIndex, Transfer
+from .cce_types import c_type, global_template, row_major_strides, static_dims, tile_template
+from .doc import Doc
+from .errors import CodegenError, no_rule
+from .op_table import Accumulate, argument, keyword
+from .target import CCE
+
+_KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
+_CPP_KEYWORDS = frozenset(
+    "alignas alignof and asm auto bool break case catch char class const constexpr continue default delete do "
+    "double else enum explicit extern false float for friend goto if inline int long mutable namespace new "
+    "noexcept not nullptr operator or private protected public register return short signed sizeof static "
+    "struct switch template this throw true try typedef typename union unsigned using virtual void volatile "
+    "while xor args".split()
+)
+_INFIX: dict[type, str] = {
+    Add: "+", Sub: "-", Mul: "*", Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
+    Xor: "!=", BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
+}
+_PREFIX: dict[type, str] = {Neg: "-", Not: "!", BitNot: "~"}
+# Launch-identity parameters follow the others in this order (spec/codegen.md §1.1).
+_IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_spmd_subblock_idx")
+
+
+def generate_cce(program: Program, platform: Platform | None = None) -> dict[str, str]:
+    """The CCE kernel files of ``program`` (in the ``runtime`` dialect): relative path -> C++ text.
+
+    ``platform`` (default: the current target platform) is the chip whose capacities the memory
+    checks of the dialect use; the C++ itself is the same for every chip."""
+    if platform is None:
+        return CceEmitter()(program)
+    with target_platform(platform):
+        return CceEmitter()(program)
+
+
+def _sanitize(name: str) -> str:
+    text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "v"
+    return "_" + text if text[0].isdigit() else text
+
+
+def _float_literal(value: float, c: str) -> str:
+    if math.isnan(value):
+        return f"static_cast<{c}>(NAN)"
+    if math.isinf(value):
+        return f"static_cast<{c}>({'-' if value < 0 else ''}INFINITY)"
+    text = repr(float(value))
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return text + "f" if c == "float" else f"static_cast<{c}>({text})"
+
+
+class CceEmitter(Emitter):
+    """Prints every AIC/AIV function of a ``runtime`` program as a CCE kernel file; the call
+    returns ``{relative path: text}``."""
+
+    target = CCE
+    rules = Rules("cce")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._begin_function()
+
+    # -- per-function state -------------------------------------------------------------------------------
+
+    def _begin_function(self) -> None:
+        self._names: dict[Var, str] = {}
+        self._taken: set[str] = set()
+        self._aliases: dict[str, str] = {}  # template text -> alias name
+        self._tiles: list[Var] = []  # tile variables declared at the top, in definition order
+        self._params: set[Var] = set()
+        self._dst: Var | None = None
+        self._carries: list[list[Var]] = []  # innermost loop's iter_args / if's return vars
+        self._declared_scalars: set[Var] = set()
+        self._identity: dict[str, str] = {}  # launch-identity parameter -> its reader in kernel_entry
+
+    def _fresh(self, base: str) -> str:
+        name = _sanitize(base)
+        if name in _CPP_KEYWORDS:
+            name += "_"
+        candidate, n = name, 0
+        while candidate in self._taken:
+            n += 1
+            candidate = f"{name}_{n}"
+        self._taken.add(candidate)
+        return candidate
+
+    def _bind(self, var: Var, name: str | None = None) -> str:
+        """Give ``var`` a C++ name (``name``: an existing handle it stands for)."""
+        self._names[var] = name if name is not None else self._fresh(var.name_hint)
+        return self._names[var]
+
+    def name_of(self, var: Var) -> str:
+        """The C++ name of ``var``; a variable with none is an error, not a KeyError."""
+        name = self._names.get(var)
+        if name is None:
+            raise CodegenError(f"cce: variable '{var.name_hint}' is used before the kernel defines it", var.span,
+                               "the cce emitter prints kernel parameters, tiles, scalars and loop variables")
+        return name
+
+    def _alias(self, template: str, base: str) -> str:
+        """The ``using`` alias of a Tile/GlobalTensor template, made once per kernel."""
+        alias = self._aliases.get(template)
+        if alias is None:
+            alias = self._aliases[template] = self._fresh(base)
+        return alias
+
+    def _declare_tile(self, var: Var) -> None:
+        if var not in self._names:
+            self._bind(var)
+            self._tiles.append(var)
+
+    # -- program and function -----------------------------------------------------------------------------
+
+    @rules.register(Program)
+    def _program(self, node: Program) -> dict[str, str]:
+        files: dict[str, str] = {}
+        for func in node.functions.values():
+            kind = _KERNEL_DIRS.get(func.func_type)
+            if kind is not None:
+                files[f"kernels/{kind}/{func.name}.cpp"] = self.emit(func)
+        return files
+
+    @rules.register(Function)
+    def _function(self, func: Function) -> str:
+        self._begin_function()
+        name = _sanitize(func.name)
+        self._taken.add(name)
+        tensors: list[EntryParam] = []
+        scalars: list[EntryParam] = []
+        for p in func.params:
+            if isinstance(p.type, TensorType):
+                tensors.append(EntryParam(self._bind(p), c_type(p.type.dtype, p.span)))
+            elif isinstance(p.type, ScalarType):
+                scalars.append(EntryParam(self._bind(p), c_type(p.type.dtype, p.span)))
+            else:
+                raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
+            self._params.add(p)
+        with self.capture() as body:
+            self._kernel_body(func.body)
+        identity = [(p, self._identity[p]) for p in _IDENTITY_ORDER if p in self._identity]
+        signature = ([f"__gm__ {t.c_type}* {t.name}" for t in tensors] + [f"{s.c_type} {s.name}" for s in scalars]
+                     + [f"int32_t {p}" for p, _ in identity])
+        doc = Doc(self.indent_unit)
+        with doc.block(f"static __aicore__ void {name}({', '.join(signature)}) {{"):
+            for template, alias in self._aliases.items():
+                doc.line(f"using {alias} = {template};")
+            for var in self._tiles:
+                self._tile_declaration(doc, var)
+            doc.extend(body)
+        return (header(func.name, bool(identity)) + "\n// --- Kernel function ---\n" + doc.render()
+                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, identity))
+
+    def _kernel_body(self, body: Stmt) -> None:
+        # The kernel's final return has nothing to print: outputs are written through the pointers.
+        stmts = body.stmts if isinstance(body, SeqStmts) else [body]
+        if stmts and isinstance(stmts[-1], ReturnStmt):
+            stmts = stmts[:-1]
+        for s in stmts:
+            self.emit(s)
+
+    def _tile_declaration(self, doc: Doc, var: Var) -> None:
+        t: TileType = var.type
+        alias = self._aliases[tile_template(t, var.span)]  # made where the body defines the tile
+        valid = t.get_effective_tile_view().valid_shape
+        if len(valid) == 1:
+            valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
+        for d in valid:
+            if not (isinstance(d, ConstInt) or (isinstance(d, Var) and d in self._params)):
+                raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
+                              self.target.name, var.span,
+                              "tiles are declared at the top of the kernel, where only parameters are known")
+        name = self._names[var]
+        doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
+        offset = t.memref.byte_offset if t.memref is not None else None
+        if not isinstance(offset, ConstInt):
+            raise no_rule(f"tile '{var.name_hint}' without a constant address", self.target.name, var.span,
+                          "AllocateMemoryAddr gives every tile a constant byte offset")
+        doc.line(f"TASSIGN({name}, 0x{offset.value:x});")
+
+    def _tile_alias(self, t: TileType, span: Span | None) -> str:
+        dims = "x".join(str(d) for d in static_dims(list(t.shape), "a tile shape", span))
+        space = t.memory_space.name if t.memory_space is not None else "NoSpace"
+        return self._alias(tile_template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
+
+    # -- statements ---------------------------------------------------------------------------------------
+
+    @rules.register(SeqStmts)
+    def _seq(self, node: SeqStmts) -> None:
+        for s in node.stmts:
+            self.emit(s)
+
+    @rules.register(AssignStmt)
+    def _assign(self, node: AssignStmt) -> None:
+        var, value = node.var, node.value
+        if isinstance(var.type, TileType):
+            self._tile_alias(var.type, var.span)
+            self._declare_tile(var)
+        if isinstance(value, Call) and not isinstance(value.op, GlobalVar):
+            self._dst = var
+            try:
+                text = self.emit(value)
+            finally:
+                self._dst = None
+            if text is not None:
+                self._scalar_assign(var, text)
+            return
+        if isinstance(var.type, TensorType) and isinstance(value, Var):
+            self._bind(var, self.name_of(value))
+            return
+        if not isinstance(var.type, ScalarType):
+            raise no_rule(f"assigning a {type(value).__name__} to a {type(var.type).__name__} variable",
+                          self.target.name, node.span)
+        self._scalar_assign(var, self.emit(value))
+
+    def _scalar_assign(self, var: Var, text: str) -> None:
+        if not isinstance(var.type, ScalarType):
+            raise no_rule(f"an expression value for {type(var.type).__name__} variable '{var.name_hint}'",
+                          self.target.name, var.span)
+        if var in self._declared_scalars:
+            self.doc.line(f"{self._names[var]} = {text};")
+            return
+        self._declared_scalars.add(var)
+        self.doc.line(f"{c_type(var.type.dtype, var.span)} {self._bind(var)} = {text};")
+
+    @rules.register(EvalStmt)
+    def _eval(self, node: EvalStmt) -> None:
+        text = self.emit(node.expr)
+        if text is not None:
+            self.doc.line(f"{text};")
+
+    @rules.register(ReturnStmt)
+    def _return(self, node: ReturnStmt) -> None:
+        self.doc.line("return;")
+
+    @rules.register(ForStmt)
+    def _for(self, node: ForStmt) -> None:
+        step = node.step
+        if isinstance(step, ConstInt) and step.value <= 0:
+            raise no_rule("a kernel loop with a non-positive step", self.target.name, node.span,
+                          "rewrite the loop to count upwards")
+        self._open_carries(node.iter_args, node.span)
+        loop_type = c_type(node.loop_var.type.dtype, node.loop_var.span)
+        i = self._bind(node.loop_var)
+        head = (f"for ({loop_type} {i} = {self.emit(node.start)}; {i} < {self.emit(node.stop)}; "
+                f"{i} += {self.emit(step)}) {{")
+        self._carries.append(list(node.iter_args))
+        with self.doc.block(head):
+            self.emit(node.body)
+        self._carries.pop()
+        self._close_carries(node.iter_args, node.return_vars)
+
+    @rules.register(WhileStmt)
+    def _while(self, node: WhileStmt) -> None:
+        self._open_carries(node.iter_args, node.span)
+        self._carries.append(list(node.iter_args))
+        with self.doc.block(f"while ({self.emit(node.condition)}) {{"):
+            self.emit(node.body)
+        self._carries.pop()
+        self._close_carries(node.iter_args, node.return_vars)
+
+    def _open_carries(self, iter_args: list[IterArg], span: Span) -> None:
+        """Tile carries are the init's handle; scalar carries are C++ variables set to the init."""
+        for ia in iter_args:
+            init = ia.init_value
+            if isinstance(ia.type, TileType):
+                if not isinstance(init, Var):
+                    raise no_rule("a tile carry initialised by an expression", self.target.name, span)
+                self._bind(ia, self.name_of(init))
+            elif isinstance(ia.type, ScalarType):
+                text = self.emit(init)
+                self._declared_scalars.add(ia)
+                self.doc.line(f"{c_type(ia.type.dtype, ia.span)} {self._bind(ia)} = {text};")
+            else:
+                raise no_rule(f"a {type(ia.type).__name__} loop carry", self.target.name, ia.span)
+
+    def _close_carries(self, iter_args: list[Var], return_vars: list[Var]) -> None:
+        for ia, rv in zip(iter_args, return_vars):
+            self._bind(rv, self._names[ia])
+            if ia in self._declared_scalars:
+                self._declared_scalars.add(rv)
+
+    @rules.register(IfStmt)
+    def _if(self, node: IfStmt) -> None:
+        for rv in node.return_vars:
+            if isinstance(rv.type, TileType):
+                self._tile_alias(rv.type, rv.span)
+                self._declare_tile(rv)
+            elif isinstance(rv.type, ScalarType):
+                self._declared_scalars.add(rv)
+                self.doc.line(f"{c_type(rv.type.dtype, rv.span)} {self._bind(rv)};")
+            else:
+                raise no_rule(f"a {type(rv.type).__name__} if result", self.target.name, rv.span)
+        self._carries.append(list(node.return_vars))
+        self.doc.line(f"if ({self.emit(node.condition)}) {{")
+        with self.doc.indent():
+            self.emit(node.then_body)
+        if node.else_body is not None:
+            self.doc.line("} else {")
+            with self.doc.indent():
+                self.emit(node.else_body)
+        self.doc.line("}")
+        self._carries.pop()
+
+    @rules.register(YieldStmt)
+    def _yield(self, node: YieldStmt) -> None:
+        targets = self._carries[-1] if self._carries else []
+        if len(targets) != len(node.value):
+            raise no_rule(f"a yield of {len(node.value)} values for {len(targets)} carries", self.target.name,
+                          node.span)
+        scalars: list[tuple[Var, str]] = []
+        for target, value in zip(targets, node.value):
+            if isinstance(target.type, TileType):
+                self._check_same_buffer(target, value, node.span)
+            else:
+                scalars.append((target, self.emit(value)))
+        if len(scalars) == 1:
+            target, text = scalars[0]
+            self.doc.line(f"{self._names[target]} = {text};")
+        elif scalars:
+            # Every new value is computed from the old ones before any carry changes.
+            temps = []
+            for target, text in scalars:
+                temp = self._fresh(f"{target.name_hint}_next")
+                temps.append(temp)
+                self.doc.line(f"{c_type(target.type.dtype, target.span)} {temp} = {text};")
+            for (target, _), temp in zip(scalars, temps):
+                self.doc.line(f"{self._names[target]} = {temp};")
+
+    def _check_same_buffer(self, target: Var, value: Expr, span: Span) -> None:
+        """A tile carry prints no copy: the yielded tile must be the carry's buffer."""
+        a, b = target.type.memref, value.type.memref if isinstance(value.type, TileType) else None
+        same = (a is not None and b is not None and a.base is b.base
+                and isinstance(a.byte_offset, ConstInt) and isinstance(b.byte_offset, ConstInt)
+                and a.byte_offset.value == b.byte_offset.value)
+        if not same:
+            raise no_rule("a tile carry whose yielded value is in another buffer", self.target.name, span,
+                          "memory planning puts a tile carry's init, iter_arg, yielded value and result on one MemRef")
+
+    # -- expressions --------------------------------------------------------------------------------------
+
+    @rules.register(Var)
+    def _var(self, node: Var) -> str:
+        return self.name_of(node)
+
+    @rules.register(ConstInt)
+    def _const_int(self, node: ConstInt) -> str:
+        v = node.value
+        return f"{v}LL" if not -(2**31) <= v < 2**31 else str(v)
+
+    @rules.register(ConstFloat)
+    def _const_float(self, node: ConstFloat) -> str:
+        return _float_literal(node.value, c_type(node.dtype, node.span))
+
+    @rules.register(ConstBool)
+    def _const_bool(self, node: ConstBool) -> str:
+        return "true" if node.value else "false"
+
+    def _operand(self, e: Expr) -> str:
+        text = self.emit(e)
+        return f"({text})" if isinstance(e, BinaryExpr) else text
+
+    @rules.register(*_INFIX)
+    def _infix(self, node: BinaryExpr) -> str:
+        return f"{self._operand(node.left)} {_INFIX[type(node)]} {self._operand(node.right)}"
+
+    @rules.register(FloatDiv)
+    def _float_div(self, node: FloatDiv) -> str:
+        c = c_type(node.type.dtype, node.span)
+        return f"static_cast<{c}>({self.emit(node.left)}) / {self._operand(node.right)}"
+
+    @rules.register(FloorDiv)
+    def _floor_div(self, node: FloorDiv) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        if node.type.dtype.is_float():
+            return f"std::floor({a} / {b})"
+        if node.type.dtype.is_unsigned_int():
+            return f"{a} / {b}"
+        # C++ truncates; Python-style division floors.
+        return f"({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))"
+
+    @rules.register(FloorMod)
+    def _floor_mod(self, node: FloorMod) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        if node.type.dtype.is_float():
+            return f"({a} - std::floor({a} / {b}) * {b})"
+        if node.type.dtype.is_unsigned_int():
+            return f"{a} % {b}"
+        return f"((({a} % {b}) + {b}) % {b})"
+
+    @rules.register(Pow)
+    def _pow(self, node: Pow) -> str:
+        c = c_type(node.type.dtype, node.span)
+        return f"static_cast<{c}>(std::pow({self.emit(node.left)}, {self.emit(node.right)}))"
+
+    @rules.register(Min, Max)
+    def _min_max(self, node: BinaryExpr) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        op = "<" if isinstance(node, Min) else ">"
+        return f"({a} {op} {b} ? {a} : {b})"
+
+    @rules.register(*_PREFIX)
+    def _prefix(self, node: UnaryExpr) -> str:
+        return f"{_PREFIX[type(node)]}{self._operand(node.operand)}"
+
+    @rules.register(Abs)
+    def _abs(self, node: Abs) -> str:
+        return f"std::abs({self.emit(node.operand)})"
+
+    @rules.register(Cast)
+    def _cast(self, node: Cast) -> str:
+        return f"static_cast<{c_type(node.type.dtype, node.span)}>({self.emit(node.operand)})"
+
+    # -- op forms -----------------------------------------------------------------------------------------
+
+    def _dst_name(self, call: Call) -> str:
+        if self._dst is None:
+            raise no_rule(f"{call.op.name} without a result variable", self.target.name, call.span)
+        return self.name_of(self._dst)
+
+    def _values(self, call: Call, name: str) -> list[str]:
+        """The C++ operands of parameter ``name`` (a tuple expands; an absent optional one is none)."""
+        arg = argument(call, name)
+        if arg is None:
+            return []
+        if isinstance(arg, MakeTuple):
+            return [self.emit(e) for e in arg.elements]
+        return [self.emit(arg)]
+
+    @rules.op(Instr)
+    def _instr(self, call: Call, rule: Instr) -> None:
+        entry = op_registry.get_entry(call.op.name)
+        names = rule.args if rule.args is not None else (DST, *(p.name for p in entry.params))
+        operands: list[str] = []
+        for n in names:
+            if n == DST:
+                operands.append(self._dst_name(call))
+            elif entry.param(n) is not None:
+                operands += self._values(call, n)
+            else:
+                operands.append(_literal(keyword(call, n), call.span))
+        operands += [t for t in (c.text(call) for c in rule.trailing) if t is not None]
+        template = [t for t in (c.text(call) for c in rule.template) if t is not None]
+        targs = f"<{', '.join(template)}>" if template else ""
+        self.doc.line(f"{rule.mnemonic}{targs}({', '.join(operands)});")
+
+    @rules.op(Accumulate)
+    def _accumulate(self, call: Call, rule: Accumulate) -> None:
+        acc, lhs, rhs = (self._values(call, n)[0] for n in rule.operands)
+        dst = self._dst_name(call)
+        fresh = f"{rule.fresh}({dst}, {lhs}, {rhs});"
+        accumulate = f"{rule.mnemonic}({dst}, {acc}, {lhs}, {rhs});"
+        cond = argument(call, rule.cond)
+        if cond is None or (isinstance(cond, ConstBool) and not cond.value):
+            self.doc.line(accumulate)
+        elif isinstance(cond, ConstBool):
+            self.doc.line(fresh)
+        else:
+            with self.doc.block(f"if ({self.emit(cond)}) {{", "} else {"):
+                self.doc.line(fresh)
+            with self.doc.indent():
+                self.doc.line(accumulate)
+            self.doc.line("}")
+
+    @rules.op(Transfer)
+    def _transfer(self, call: Call, rule: Transfer) -> None:
+        tensor = argument(call, rule.tensor)
+        ttype = tensor.type
+        if not isinstance(tensor, Var) or not isinstance(ttype, TensorType):
+            raise no_rule(f"{call.op.name} on a {type(ttype).__name__}", self.target.name, call.span)
+        shape = static_dims(list(ttype.shape), "a tensor shape", call.span)
+        view = ttype.tensor_view
+        if view is not None and view.layout != TensorLayout.ND:
+            raise no_rule(f"{call.op.name} on a {view.layout.name} tensor", self.target.name, call.span)
+        strides = (static_dims(list(view.stride), "a tensor stride", call.span) if view is not None and view.stride
+                   else row_major_strides(shape))
+        window = argument(call, rule.sizes) if rule.sizes is not None else None
+        if isinstance(window, MakeTuple):
+            sizes = static_dims(list(window.elements), "a tensor window", call.span)
+        else:
+            tile = self._dst if rule.to_tile else argument(call, rule.ins[0])
+            if tile is None or not isinstance(tile.type, TileType):
+                raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
+            sizes = static_dims(list(tile.type.get_effective_tile_view().valid_shape), "a tensor window", call.span)
+        if len(sizes) != len(shape):
+            sizes = [1] * (len(shape) - len(sizes)) + sizes
+        template = global_template(ttype.dtype, sizes, strides, call.span)
+        alias = self._alias(template, f"GT_{'x'.join(map(str, sizes))}_{ttype.dtype.to_string()}")
+        offsets = argument(call, rule.offsets) if rule.offsets is not None else None
+        pointer = self.name_of(tensor) + self._element_offset(offsets, strides)
+        g = self._fresh(f"{self.name_of(tensor)}_gt")
+        self.doc.line(f"{alias} {g}({pointer});")
+        if rule.to_tile:
+            self.doc.line(f"{rule.mnemonic}({self._dst_name(call)}, {g});")
+            return
+        ins = [v for n in rule.ins for v in self._values(call, n)]
+        template_args = [t for t in (c.text(call) for c in rule.template) if t is not None]
+        if template_args:
+            tile = argument(call, rule.ins[0])
+            tile_alias = self._tile_alias(tile.type, call.span)
+            template_args = [tile_alias, alias, *template_args]
+        targs = f"<{', '.join(template_args)}>" if template_args else ""
+        self.doc.line(f"{rule.mnemonic}{targs}({g}, {', '.join(ins)});")
+        if self._dst is not None:
+            self._bind(self._dst, self.name_of(tensor))
+
+    def _element_offset(self, offsets: Expr | None, strides: list[int]) -> str:
+        """`` + <sum of offset_i * stride_i>`` with constants folded; empty for the origin."""
+        if offsets is None:
+            return ""
+        elements = offsets.elements if isinstance(offsets, MakeTuple) else [offsets]
+        constant, terms = 0, []
+        for e, s in zip(elements, strides):
+            if isinstance(e, ConstInt):
+                constant += e.value * s
+            else:
+                text = self._operand(e)
+                terms.append(text if s == 1 else f"{text} * {s}")
+        if constant:
+            terms.append(str(constant))
+        return f" + {' + '.join(terms)}" if len(terms) == 1 else (f" + ({' + '.join(terms)})" if terms else "")
+
+    @rules.op(Buffer)
+    def _buffer(self, call: Call, rule: Buffer) -> None:
+        """``tile.create``'s tile is declared with the others (Tile object + TASSIGN); ``tile.alloc``'s
+        pointer is the base the MemRefs of those declarations already resolve."""
+
+    @rules.op(Intrinsic)
+    def _intrinsic(self, call: Call, rule: Intrinsic) -> None:
+        self.doc.line(f"{rule.mnemonic}({rule.operands});")
+
+    @rules.op(SpmdIndex)
+    def _spmd_index(self, call: Call, rule: SpmdIndex) -> str:
+        """The launch identity is a kernel parameter, read once in ``kernel_entry``."""
+        self._identity[rule.param] = rule.mnemonic
+        self._taken.add(rule.param)
+        return rule.param
+
+    @rules.op(Flag)
+    def _flag(self, call: Call, rule: Flag) -> None:
+        set_pipe, wait_pipe = (PipeType(keyword(call, k)).name for k in ("set_pipe", "wait_pipe"))
+        self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
+
+
+def _literal(value: Any, span: Span | None) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float_literal(value, "float")
+    raise no_rule(f"a keyword value {value!r}", "cce", span)

@@ -1,0 +1,113 @@
+"""C++ spellings of IR types for the CCE kernels (spec/codegen.md §3): element types, ``Tile<...>``
+and ``GlobalTensor<...>`` template types.
+
+::
+
+    c_type(DataType.FP16)                      # 'half'
+    tile_template(vec_tile_type)               # 'Tile<TileType::Vec, float, 128, 128, BLayout::RowMajor, -1, -1>'
+    global_template(DataType.FP32, [64, 128], [128, 1])
+    # 'GlobalTensor<float, Shape<1, 1, 1, 64, 128>, Stride<8192, 8192, 8192, 128, 1>, Layout::ND>'
+
+Valid extents are always dynamic (``-1, -1``): the tile object's constructor takes them, so one
+template serves every valid region of a buffer shape, as in the assembler's output.
+"""
+
+from __future__ import annotations
+
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import CompactMode, MemorySpace, PadValue, TileLayout
+from pypto.ir.expr import ConstInt
+from pypto.ir.span import Span
+from pypto.ir.types import TileType
+
+from .errors import no_rule
+
+TARGET = "cce"
+
+_TILE_TYPE = {
+    MemorySpace.Vec: "TileType::Vec",
+    MemorySpace.Mat: "TileType::Mat",
+    MemorySpace.Left: "TileType::Left",
+    MemorySpace.Right: "TileType::Right",
+    MemorySpace.Acc: "TileType::Acc",
+    MemorySpace.Bias: "TileType::Bias",
+    MemorySpace.LeftScale: "TileType::ScaleLeft",
+    MemorySpace.RightScale: "TileType::ScaleRight",
+}
+_BLAYOUT = {TileLayout.row_major: "BLayout::RowMajor", TileLayout.col_major: "BLayout::ColMajor"}
+_SLAYOUT = {
+    TileLayout.none_box: "SLayout::NoneBox",
+    TileLayout.row_major: "SLayout::RowMajor",
+    TileLayout.col_major: "SLayout::ColMajor",
+}
+_PAD = {PadValue.null: "PadValue::Null", PadValue.zero: "PadValue::Zero", PadValue.max: "PadValue::Max",
+        PadValue.min: "PadValue::Min"}
+_COMPACT = {CompactMode.null: "CompactMode::Null", CompactMode.normal: "CompactMode::Normal"}
+# pto-isa's defaults of the trailing Tile template parameters (include/pto/common/pto_tile.hpp).
+_TRAILING_DEFAULTS = ("SLayout::NoneBox", "512", "PadValue::Null", "CompactMode::Null")
+
+# Outer GlobalTensor dims: pto-isa's GlobalTensor is 5-D.
+GLOBAL_RANK = 5
+
+
+def c_type(dtype: DataType, span: Span | None = None) -> str:
+    """The C++ element type of ``dtype`` (``float``, ``half``, ``int64_t``, ...)."""
+    text = dtype.to_c_type_string()
+    if text == "unknown":
+        raise no_rule(f"element type {dtype.name}", TARGET, span, "pto-isa's CPU backend declares no C++ type for it")
+    return text
+
+
+def static_dims(dims: list, what: str, span: Span | None) -> list[int]:
+    """The constant values of ``dims``; a dynamic one has no rule (template arguments are constants)."""
+    out = []
+    for d in dims:
+        if not isinstance(d, ConstInt):
+            raise no_rule(f"{what} with a dynamic extent", TARGET, span,
+                          "pto-isa template arguments must be constants; dynamic shapes are a later issue")
+        out.append(d.value)
+    return out
+
+
+def tile_template(t: TileType, span: Span | None = None) -> str:
+    """``Tile<TileType::X, elem, rows, cols, BLayout, -1, -1[, SLayout, fractal, pad, compact]>``; the
+    trailing parameters are printed up to the last one that differs from pto-isa's default."""
+    space = t.memory_space
+    if space not in _TILE_TYPE:
+        raise no_rule(f"a tile in memory space {space.name if space else 'None'}", TARGET, span)
+    shape = static_dims(list(t.shape), "a tile shape", span)
+    if len(shape) == 1:
+        shape = [1, shape[0]]
+    if len(shape) != 2:
+        raise no_rule(f"a rank-{len(shape)} tile", TARGET, span, "pto-isa tiles are 2-D")
+    view = t.get_effective_tile_view()
+    trailing = [_SLAYOUT[view.slayout], str(view.fractal), _PAD[view.pad], _COMPACT[view.compact]]
+    while trailing and trailing[-1] == _TRAILING_DEFAULTS[len(trailing) - 1]:
+        trailing.pop()
+    if view.blayout not in _BLAYOUT:
+        raise no_rule(f"a tile with blayout {view.blayout.name}", TARGET, span)
+    args = [_TILE_TYPE[space], c_type(t.dtype, span), str(shape[0]), str(shape[1]), _BLAYOUT[view.blayout], "-1", "-1"]
+    return f"Tile<{', '.join(args + trailing)}>"
+
+
+def row_major_strides(shape: list[int]) -> list[int]:
+    """Element strides of a row-major (ND) tensor of ``shape``."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return strides
+
+
+def global_template(dtype: DataType, sizes: list[int], strides: list[int], span: Span | None = None) -> str:
+    """``GlobalTensor<elem, Shape<...>, Stride<...>, Layout::ND>`` of a window ``sizes`` with element
+    ``strides``, padded to 5-D with unit outer dims (their stride: the window's element count)."""
+    if len(sizes) > GLOBAL_RANK:
+        raise no_rule(f"a rank-{len(sizes)} tensor window", TARGET, span, "pto-isa global tensors have at most 5 dims")
+    pad = GLOBAL_RANK - len(sizes)
+    volume = 1
+    for s in sizes:
+        volume *= s
+    shape = [1] * pad + sizes
+    stride = [volume] * pad + strides
+    return (f"GlobalTensor<{c_type(dtype, span)}, Shape<{', '.join(map(str, shape))}>, "
+            f"Stride<{', '.join(map(str, stride))}>, Layout::ND>")

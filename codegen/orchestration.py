@@ -1,0 +1,844 @@
+"""PTO2 orchestration C++ (spec/codegen.md §2), printed one-to-one from the ``runtime`` dialect.
+
+Each Orchestration function becomes ``orchestration/<name>.cpp``: ``aicpu_orchestration_config``
+(the argument count) and ``aicpu_orchestration_entry`` (external tensors and scalars unpacked from
+``orch_args``, then the body). The IR already says everything the C++ needs::
+
+    with pl.scope():                                  PTO2_SCOPE() {
+        tmp = pl.create_tensor([64, 64], ...)             ... TensorCreateInfo tmp_ci(...); alloc_tensors(tmp_ci);
+        tmp = self.k(a, tmp, attrs={"arg_directions":     // Task 0: k
+              [pl.adir.input, pl.adir.output_existing]})  CoreTaskArgs params_t0; add_input(ext_a); add_output(tmp);
+                                                          rt_submit_aiv_task(0, params_t0);
+        for i in pl.range(2):                             for (int64_t i = 0; i < 2; i += 1) {
+            with pl.scope(): ...                              PTO2_SCOPE() { ... }
+
+Runtime scopes come from ``RuntimeScopeStmt``; argument methods from ``attrs["arg_directions"]``; the
+submit form from the callee's type (AIV / AIC) and its kernel id (first-use order, :func:`kernel_ids`);
+loop carries from ``attrs["iter_arg_rebind_<i>"]``. A call result that the callee returns as one of
+its parameters takes the argument's C++ name (§2.4), so no copy of a tensor handle is printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pypto.analysis.defuse import expr_calls
+from pypto.analysis.index import function_index, walk
+from pypto.backend import Platform, current_platform
+from pypto.ir.enums import ArgDirection, FunctionType
+from pypto.ir.expr import (
+    Abs,
+    Add,
+    And,
+    BinaryExpr,
+    BitAnd,
+    BitNot,
+    BitOr,
+    BitShiftLeft,
+    BitShiftRight,
+    BitXor,
+    Call,
+    Cast,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Eq,
+    Expr,
+    FloatDiv,
+    FloorDiv,
+    FloorMod,
+    Ge,
+    GlobalVar,
+    Gt,
+    Le,
+    Lt,
+    MakeTuple,
+    Max,
+    Min,
+    Mul,
+    Ne,
+    Neg,
+    Not,
+    Or,
+    Sub,
+    Submit,
+    TupleGetItemExpr,
+    Var,
+    Xor,
+)
+from pypto.ir.datatype import DataType
+from pypto.ir.function import Function, Program
+from pypto.ir.span import Span
+from pypto.ir.stmt import (
+    AssignStmt,
+    BreakStmt,
+    ContinueStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    RuntimeScopeStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from pypto.ir.type_base import ScalarType, TupleType, Type
+from pypto.ir.types import TensorType
+
+from .base import Emitter, Rules
+from .doc import Doc
+from .errors import CodegenError
+from .op_table import argument, keyword
+from .orchestration_ops import CreateTensor, Dim, ElementAccess, Expression, MethodCall, View
+from .target import ORCHESTRATION
+
+_KERNEL_TYPES = (FunctionType.AIV, FunctionType.AIC)
+
+# Runtime DataType spellings (simpler's task_interface/data_type.h).
+_RUNTIME_DTYPES: dict[DataType, str] = {
+    DataType.FP32: "FLOAT32",
+    DataType.FP16: "FLOAT16",
+    DataType.BF16: "BFLOAT16",
+    DataType.INT8: "INT8",
+    DataType.INT16: "INT16",
+    DataType.INT32: "INT32",
+    DataType.INT64: "INT64",
+    DataType.UINT8: "UINT8",
+    DataType.UINT16: "UINT16",
+    DataType.UINT32: "UINT32",
+    DataType.UINT64: "UINT64",
+    DataType.BOOL: "BOOL",
+}
+
+# C scalar types an orchestration variable can hold (half-precision floats live only in tensors).
+_C_TYPES: dict[DataType, str] = {
+    DataType.BOOL: "bool",
+    DataType.INT8: "int8_t",
+    DataType.INT16: "int16_t",
+    DataType.INT32: "int32_t",
+    DataType.INT64: "int64_t",
+    DataType.INDEX: "int64_t",
+    DataType.UINT8: "uint8_t",
+    DataType.UINT16: "uint16_t",
+    DataType.UINT32: "uint32_t",
+    DataType.UINT64: "uint64_t",
+    DataType.FP32: "float",
+    DataType.TASK_ID: "PTO2TaskId",
+}
+
+# FloorDiv / FloorMod print C's truncating / and %: the same on the non-negative index arithmetic of
+# orchestration code, different for negative operands (not handled yet).
+_INFIX: dict[type, str] = {
+    Add: "+", Sub: "-", Mul: "*", FloatDiv: "/", FloorDiv: "/", FloorMod: "%",
+    Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
+    BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
+}
+_PREFIX: dict[type, str] = {Neg: "-", BitNot: "~", Not: "!"}
+
+_ARG_METHODS: dict[ArgDirection, str] = {
+    ArgDirection.Input: "add_input",
+    ArgDirection.Output: "add_output",
+    ArgDirection.OutputExisting: "add_output",
+    ArgDirection.InOut: "add_inout",
+    ArgDirection.NoDep: "add_no_dep",
+}
+
+_CPP_RESERVED = frozenset(
+    "auto bool break case char const continue default do double else enum extern float for goto if int "
+    "long namespace new register return short signed sizeof static struct switch template this typedef "
+    "union unsigned void volatile while orch_args".split()
+)
+
+
+def orchestration_function(program: Program) -> Function | None:
+    """The program's Orchestration function (None when it has none); more than one is an error."""
+    found = [f for f in program.functions.values() if f.func_type is FunctionType.Orchestration]
+    if len(found) > 1:
+        names = ", ".join(f.name for f in found)
+        raise CodegenError(f"no rule for a program with several Orchestration functions ({names}) in orchestration",
+                           found[1].span, "the PTO2 runtime runs one orchestration entry per program")
+    return found[0] if found else None
+
+
+def kernel_ids(program: Program) -> dict[str, int]:
+    """Kernel name -> func_id: the AIV/AIC functions the orchestration calls, numbered 0, 1, ... in
+    first-use order (the ids ``rt_submit_*_task`` passes and ``kernel_config.py`` lists)."""
+    orch = orchestration_function(program)
+    ids: dict[str, int] = {}
+    if orch is None:
+        return ids
+    for call in function_index(orch).of(Call, Submit):
+        if isinstance(call.op, GlobalVar) and call.op.name not in ids:
+            target = program.get_function(call.op.name)
+            if target is not None and target.func_type in _KERNEL_TYPES:
+                ids[call.op.name] = len(ids)
+    return ids
+
+
+def c_type(t: Type, span: Span | None = None) -> str:
+    """The C++ type of an orchestration value of IR type ``t``."""
+    if isinstance(t, TensorType):
+        return "ChipTensor"
+    if isinstance(t, ScalarType) and t.dtype in _C_TYPES:
+        return _C_TYPES[t.dtype]
+    raise CodegenError(f"no rule for a value of type {t} in orchestration", span,
+                       "orchestration variables are tensors, integer, BOOL, FP32 or TaskId scalars")
+
+
+@dataclass
+class _Carry:
+    """Where the YieldStmt of a loop or an if sends its values: one C++ name per slot, and for each
+    slot whether the yield assigns it (a rebind carry, an if result) or must already be it."""
+
+    names: list[str]
+    assigned: list[bool]
+    types: list[str] | None = None  # a loop's carry C++ types (None for an if)
+    # For an if: the yielded texts of each branch, and the lines assigning them as (document, line
+    # index, slot), dropped for a slot both branches yield under the same name.
+    texts: list[list[str]] = field(default_factory=list)
+    lines: list[tuple[Doc, int, int]] = field(default_factory=list)
+
+
+class OrchestrationEmitter(Emitter):
+    """Prints each Orchestration function of a ``runtime`` program as PTO2 runtime C++.
+
+    ``OrchestrationEmitter(platform)(program)`` returns ``{"orchestration/<name>.cpp": text}``.
+    """
+
+    target = ORCHESTRATION
+    rules = Rules("orchestration")
+    indent_unit = "    "
+
+    def __init__(self, platform: Platform | None = None) -> None:
+        super().__init__()
+        self.platform = platform if platform is not None else current_platform()
+        self.program: Program | None = None
+        self.names: dict[Var, str] = {}
+        self.taken: set[str] = set()
+        self.tuples: dict[Var, list[str]] = {}
+        self.task_outs: dict[Var, str] = {}  # a Submit's tuple -> its TaskOutputTensors variable
+        self.fresh_ids: set[str] = set()  # TaskIds straight from a submit: valid, never guarded
+        self.tensor_params: dict[Var, int] = {}
+        self.ids: dict[str, int] = {}
+        self.tasks = 0
+        self.allocs = 0
+        self.carries: list[_Carry] = []
+        self.hoisted: set[int] = set()  # ids of tensor.create statements printed at their scope's start
+        self.defining: Var | None = None  # the variable an op rule defines (set by the AssignStmt rule)
+
+    # ---- names ---------------------------------------------------------------------------------
+
+    def declare(self, var: Var, name: str | None = None) -> str:
+        """A fresh C++ name for ``var`` (its name hint, suffixed when taken) and record it."""
+        base = name if name is not None else var.name_hint
+        base = base if base not in _CPP_RESERVED else f"{base}_"
+        candidate, n = base, 1
+        while candidate in self.taken:
+            candidate, n = f"{base}_{n}", n + 1
+        self.taken.add(candidate)
+        self.names[var] = candidate
+        return candidate
+
+    def fresh(self, base: str) -> str:
+        """A fresh C++ name not bound to any variable (``alloc_0``, ``row_idx``)."""
+        candidate, n = base, 1
+        while candidate in self.taken:
+            candidate, n = f"{base}_{n}", n + 1
+        self.taken.add(candidate)
+        return candidate
+
+    def name_of(self, var: Var) -> str:
+        found = self.names.get(var)
+        if found is None:
+            raise CodegenError(f"no rule for a use of '{var.name_hint}' before its definition in orchestration",
+                               var.span, "the orchestration C++ declares each variable where the IR defines it")
+        return found
+
+    def alias(self, var: Var, name: str) -> None:
+        """``var`` is printed as the existing C++ variable ``name`` (no new declaration)."""
+        self.names[var] = name
+
+    # ---- program and function --------------------------------------------------------------------
+
+    @rules.register(Program)
+    def _program(self, program: Program) -> dict[str, str]:
+        self.program = program
+        self.ids = kernel_ids(program)
+        orch = orchestration_function(program)
+        if orch is None:
+            return {}
+        return {f"orchestration/{orch.name}.cpp": self.emit(orch)}
+
+    @rules.register(Function)
+    def _function(self, func: Function) -> str:
+        doc = self.doc
+        tensors = [p for p in func.params if isinstance(p.type, TensorType)]
+        scalars = [p for p in func.params if not isinstance(p.type, TensorType)]
+        doc.line(f"// Orchestration Function: {func.name}")
+        doc.line("// Generated by PyPTO IR Compiler")
+        doc.line()
+        for header in ("stddef.h", "stdint.h", "stdio.h"):
+            doc.line(f"#include <{header}>")
+        doc.line()
+        doc.line('#include "pto_orchestration_api.h"')
+        doc.line()
+        doc.line('extern "C" {')
+        doc.line()
+        doc.line('__attribute__((visibility("default")))')
+        with doc.block("PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {"):
+            doc.line("(void)orch_args;")
+            with doc.block("return PTO2OrchestrationConfig{", "};"):
+                doc.line(f".expected_arg_count = {len(tensors) + len(scalars)},")
+        doc.line()
+        doc.line('__attribute__((visibility("default")))')
+        with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
+            self._entry_prologue(func, tensors, scalars)
+            self.emit(func.body)
+        doc.line()
+        doc.line('}  // extern "C"')
+        return doc.render()
+
+    def _entry_prologue(self, func: Function, tensors: list[Var], scalars: list[Var]) -> None:
+        doc = self.doc
+        doc.line("// External tensors")
+        for i, p in enumerate(tensors):
+            self.tensor_params[p] = i
+            doc.line(f"const ChipTensor& {self.declare(p, 'ext_' + p.name_hint)} = orch_args.tensor({i}).ref();")
+        if scalars:
+            doc.line()
+            doc.line("// Scalar params")
+            for j, p in enumerate(scalars):
+                ct = c_type(p.type, p.span)
+                doc.line(f"{ct} {self.declare(p)} = from_u64<{ct}>(orch_args.scalar({j}));")
+        used = {id(n) for n in walk(func.body) if isinstance(n, Var)}
+        symbols: list[tuple[Var, int, int]] = []
+        for p in tensors:
+            for axis, dim in enumerate(p.type.shape):
+                if isinstance(dim, Var) and id(dim) in used and dim not in self.names:
+                    self.declare(dim)
+                    symbols.append((dim, self.tensor_params[p], axis))
+        if symbols:
+            doc.line()
+            doc.line("// Dynamic-dim symbols")
+            for dim, i, axis in symbols:
+                doc.line(f"int64_t {self.names[dim]} = (int64_t)orch_args.tensor({i}).ref().shapes[{axis}];")
+        doc.line()
+
+    # ---- statements ------------------------------------------------------------------------------
+
+    @rules.register(SeqStmts)
+    def _seq(self, node: SeqStmts) -> None:
+        stmts = list(node.stmts)
+        if len(stmts) >= 2 and isinstance(stmts[-1], YieldStmt) and isinstance(stmts[-2], RuntimeScopeStmt):
+            # The yield after a body's scope is printed at the end of the scope's C++ block, where the
+            # values it copies into the carries are still visible.
+            *stmts, scope, tail = stmts
+            for stmt in stmts:
+                self.emit(stmt)
+            self._scope(scope, tail)
+            return
+        for stmt in stmts:
+            self.emit(stmt)
+
+    @rules.register(RuntimeScopeStmt)
+    def _scope(self, node: RuntimeScopeStmt, tail: YieldStmt | None = None) -> None:
+        creates = [s for s in _block(node.body) if _is_create(s)]
+        if node.manual:
+            # Hoisted in front of the manual scope so later readers outside it see the tensors.
+            self._allocate(creates)
+        with self.doc.block("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" if node.manual else "PTO2_SCOPE() {"):
+            if not node.manual:
+                self._allocate(creates)
+            self.emit(node.body)
+            if tail is not None:
+                self.emit(tail)
+
+    @rules.register(ReturnStmt)
+    def _return(self, node: ReturnStmt) -> None:
+        # Results are written into the output tensors the host passed in: nothing to return.
+        return None
+
+    @rules.register(BreakStmt)
+    def _break(self, node: BreakStmt) -> None:
+        self.doc.line("break;")
+
+    @rules.register(ContinueStmt)
+    def _continue(self, node: ContinueStmt) -> None:
+        self.doc.line("continue;")
+
+    @rules.register(EvalStmt)
+    def _eval(self, node: EvalStmt) -> None:
+        self.defining = None
+        text = self.emit(node.expr)
+        if text is not None:
+            self.doc.line(f"{text};")
+
+    @rules.register(AssignStmt)
+    def _assign(self, node: AssignStmt) -> None:
+        value, var = node.value, node.var
+        if id(node) in self.hoisted:
+            return
+        if isinstance(var.type, TensorType) and isinstance(value, (Var, TupleGetItemExpr)):
+            self.alias(var, self.expr(value))  # the same tensor handle under another IR name
+            return
+        self.defining = var
+        text = self.emit(value)
+        self.defining = None
+        if text is None:  # the rule declared the variable itself (a task, a view, a tensor creation)
+            return
+        name = self.declare(var)
+        self.doc.line(f"{c_type(var.type, node.span)} {name} = {text};")
+        if isinstance(value, TupleGetItemExpr) and value.tuple in self.task_outs:
+            self.fresh_ids.add(name)
+
+    @rules.register(ForStmt)
+    def _for(self, node: ForStmt) -> None:
+        carry = _Carry([], [], [])
+        for i, (ia, rv) in enumerate(zip(node.iter_args, node.return_vars, strict=True)):
+            init = self.expr(ia.initValue)
+            if node.attrs.get(f"iter_arg_rebind_{i}", True):
+                name = self.declare(ia)
+                self.doc.line(f"{c_type(ia.type, ia.span)} {name} = {init};")
+                carry.assigned.append(True)
+            else:
+                name = init
+                self.alias(ia, init)
+                carry.assigned.append(False)
+            carry.names.append(name)
+            carry.types.append(c_type(ia.type, ia.span))
+            self.alias(rv, name)
+        i = self.declare(node.loop_var)
+        start, stop, step = self.expr(node.start), self.expr(node.stop), self.expr(node.step)
+        cmp = ">" if _negative(node.step) else "<"
+        ct = c_type(node.loop_var.type, node.span)
+        self.carries.append(carry)
+        with self.doc.block(f"for ({ct} {i} = {start}; {i} {cmp} {stop}; {i} += {step}) {{"):
+            self.emit(node.body)
+        self.carries.pop()
+
+    @rules.register(WhileStmt)
+    def _while(self, node: WhileStmt) -> None:
+        if expr_calls(node.condition):
+            raise CodegenError("no rule for a while condition that calls an op in orchestration", node.condition.span,
+                               "compute the condition into a carried scalar at the end of the body")
+        carry = _Carry([], [], [])
+        for ia, rv in zip(node.iter_args, node.return_vars, strict=True):
+            init = self.expr(ia.initValue)
+            ct = c_type(ia.type, ia.span)
+            name = self.declare(ia)
+            self.doc.line(f"{ct} {name} = {init};")
+            carry.names.append(name)
+            carry.assigned.append(True)
+            carry.types.append(ct)
+            self.alias(rv, name)
+        self.carries.append(carry)
+        with self.doc.block(f"while ({self.expr(node.condition)}) {{"):
+            self.emit(node.body)
+        self.carries.pop()
+
+    @rules.register(IfStmt)
+    def _if(self, node: IfStmt) -> None:
+        carry = _Carry([self.declare(rv) for rv in node.return_vars], [True] * len(node.return_vars))
+        cond = self.expr(node.condition)
+        self.carries.append(carry)
+        with self.capture() as then_doc:
+            self.emit(node.then_body)
+        else_doc = None
+        if node.else_body is not None:
+            with self.capture() as else_doc:
+                self.emit(node.else_body)
+        self.carries.pop()
+        # A result both branches yield under one name is that variable: no declaration, no copies.
+        same = [len({texts[k] for texts in carry.texts}) == 1 and len(carry.texts) == 2
+                for k in range(len(node.return_vars))]
+        for doc, index, slot in sorted(carry.lines, key=lambda x: -x[1]):
+            if same[slot]:
+                del doc.lines[index]
+        for k, rv in enumerate(node.return_vars):
+            if same[k]:
+                self.taken.discard(carry.names[k])
+                self.alias(rv, carry.texts[0][k])
+            else:
+                self.doc.line(f"{c_type(rv.type, node.span)} {carry.names[k]};")
+        with self.doc.block(f"if ({cond}) {{", "}" if else_doc is None else "} else {"):
+            self.doc.extend(then_doc)
+        if else_doc is not None:
+            with self.doc.indent():
+                self.doc.extend(else_doc)
+            self.doc.line("}")
+
+    @rules.register(YieldStmt)
+    def _yield(self, node: YieldStmt) -> None:
+        if not self.carries:
+            raise CodegenError("no rule for a yield outside a loop or an if in orchestration", node.span)
+        carry = self.carries[-1]
+        texts = [self.expr(v) for v in node.value]
+        carry.texts.append(texts)
+        copies: list[tuple[int, str]] = []
+        for k, (name, text) in enumerate(zip(carry.names, texts, strict=True)):
+            if not carry.assigned[k]:
+                if text != name:
+                    raise CodegenError(
+                        f"no rule for a trivial loop carry '{name}' that yields '{text}' in orchestration",
+                        node.span, f"iter_arg_rebind_{k}=False says the yielded value is the carried buffer")
+            elif text != name:
+                copies.append((k, text))
+        if carry.types is not None and len(copies) > 1:
+            # Loop carries update together (a swap yields each other's old value): copy through
+            # temporaries first.
+            staged = []
+            for k, text in copies:
+                tmp = self.fresh(f"{carry.names[k]}_next")
+                self.doc.line(f"{carry.types[k]} {tmp} = {text};")
+                staged.append((k, tmp))
+            copies = staged
+        for k, text in copies:
+            self.doc.line(f"{carry.names[k]} = {text};")
+            carry.lines.append((self.doc, len(self.doc.lines) - 1, k))
+
+    # ---- tasks -----------------------------------------------------------------------------------
+
+    @rules.register(Call)
+    def _call(self, node: Call) -> str | None:
+        if isinstance(node.op, GlobalVar):
+            return self._task(node)
+        return self.op_call(node)
+
+    @rules.register(Submit)
+    def _submit(self, node: Submit) -> None:
+        return self._task(node)
+
+    def _task(self, call: Call | Submit) -> None:
+        """One task block (§2.3); the defined variable (if any) takes the names of the arguments the
+        callee returns (§2.4)."""
+        assert self.program is not None
+        var, self.defining = self.defining, None
+        target = self.program.get_function(call.op.name)
+        if target is None or target.func_type not in _KERNEL_TYPES:
+            kind = "a missing" if target is None else f"a {target.func_type.name}"
+            raise CodegenError(f"no rule for a call of {kind} function '{call.op.name}' in orchestration",
+                               call.span, "orchestration submits AIV and AIC kernels")
+        for key in ("dump_vars",):
+            if call.attrs.get(key):
+                raise CodegenError(f"no rule for a task with {key} in orchestration", call.span)
+        if isinstance(call, Submit) and call.predicate is not None:
+            raise CodegenError("no rule for a task with a dispatch predicate in orchestration", call.span)
+        directions = list(call.attrs.get("arg_directions") or [])
+        if len(directions) != len(call.args):
+            raise CodegenError(f"no rule for a call of '{target.name}' without one arg direction per argument "
+                               "in orchestration", call.span, "DeriveCallDirections sets attrs['arg_directions']")
+        n = self.tasks
+        self.tasks += 1
+        params = f"params_t{n}"
+        self.taken.add(params)
+        doc = self.doc
+        doc.line()
+        doc.line(f"// Task {n}: {target.name}")
+        doc.line(f"CoreTaskArgs {params};")
+        tensors = [(a, d) for a, d in zip(call.args, directions, strict=True) if d is not ArgDirection.Scalar]
+        scalars = [a for a, d in zip(call.args, directions, strict=True) if d is ArgDirection.Scalar]
+        for arg, direction in tensors:
+            if not (isinstance(arg, Var) and isinstance(arg.type, TensorType)):
+                raise CodegenError(f"no rule for a {direction.name} argument that is not a tensor variable in "
+                                   "orchestration", arg.span)
+            doc.line(f"{params}.{_ARG_METHODS[direction]}({self.name_of(arg)});")
+        for arg in scalars:
+            doc.line(f"{params}.add_scalar({self._scalar_arg(arg)});")
+        self._deps(call, params)
+        self._launch(call, params)
+        kind = "aiv" if target.func_type is FunctionType.AIV else "aic"
+        submit = f"rt_submit_{kind}_task({self.ids[target.name]}, {params})"
+        outs = None
+        if isinstance(call, Submit):
+            outs = self.fresh(f"task_{n}_outs")
+            doc.line(f"TaskOutputTensors {outs} = {submit};")
+        else:
+            doc.line(f"{submit};")
+        if var is not None:
+            results = self._results(call, target)
+            if isinstance(var.type, TupleType):
+                self.tuples[var] = results
+                if outs is not None:
+                    self.task_outs[var] = outs
+            elif len(results) == 1:
+                self.alias(var, results[0])
+            else:
+                raise CodegenError(f"no rule for binding '{var.name_hint}' to {len(results)} results in orchestration",
+                                   call.span)
+        return None
+
+    def _results(self, call: Call | Submit, target: Function) -> list[str]:
+        """The C++ names of the callee's results: each is the argument passed for the parameter the
+        callee returns (ReturnParamsExplicit)."""
+        returns = function_index(target).of(ReturnStmt)
+        values = returns[0].value if returns else []
+        names = []
+        for value in values:
+            k = next((k for k, p in enumerate(target.params) if p is value), None)
+            if k is None:
+                raise CodegenError(f"no rule for a result of '{target.name}' that is not one of its parameters in "
+                                   "orchestration", call.span, "a kernel returns the Out/InOut tensors it writes")
+            names.append(self.expr(call.args[k]))
+        return names
+
+    def _scalar_arg(self, arg: Expr) -> str:
+        if isinstance(arg, ConstFloat):
+            return f"to_u64({_float_literal(arg.value)})"
+        if isinstance(arg, (ConstInt, ConstBool)):
+            return f"(uint64_t){self.expr(arg)}"
+        text = self.expr(arg)
+        dtype = getattr(arg.type, "dtype", None)
+        return f"to_u64({text})" if isinstance(dtype, DataType) and dtype.is_float() else text
+
+    def _deps(self, call: Call | Submit, params: str) -> None:
+        """Explicit TaskId dependencies (§2.7): the submit's deps, then the compiler's edges."""
+        deps: list[str] = []
+        sources = list(call.deps) if isinstance(call, Submit) else []
+        sources += list(call.attrs.get("compiler_manual_dep_edges") or [])
+        for dep in sources:
+            text = self.expr(dep)
+            if text not in deps:
+                deps.append(text)
+        if not deps:
+            return
+        doc = self.doc
+        array, count = f"{params}_deps", f"{params}_deps_count"
+        doc.line(f"PTO2TaskId {array}[{len(deps)}];")
+        doc.line(f"uint32_t {count} = 0;")
+        for dep in deps:
+            add = f"{array}[{count}++] = {dep};"
+            doc.line(add if dep in self.fresh_ids else f"if ({dep}.is_valid()) {add}")
+        doc.line(f"{params}.set_dependencies({array}, {count});")
+
+    def _launch(self, call: Call | Submit, params: str) -> None:
+        core_num = call.core_num if isinstance(call, Submit) else call.attrs.get("core_num")
+        sync_start = call.sync_start if isinstance(call, Submit) else bool(call.attrs.get("sync_start"))
+        if core_num is not None:
+            n = core_num if isinstance(core_num, int) else self.expr(core_num)
+            self.doc.line(f"{params}.launch_spec.{self.platform.launch}({n});")
+        if sync_start:
+            self.doc.line(f"{params}.launch_spec.set_require_sync_start(true);")
+        if isinstance(call, Submit) and call.allow_early_resolve:
+            self.doc.line(f"{params}.set_allow_early_resolve(true);")
+
+    # ---- internal tensors ------------------------------------------------------------------------
+
+    def _allocate(self, creates: list[AssignStmt]) -> None:
+        """The tensor.create statements of one scope, batched into one alloc_tensors (§2.2)."""
+        if not creates:
+            return
+        for stmt in creates:
+            self._check_spelled(stmt.value)
+            self.hoisted.add(id(stmt))
+        self._alloc([(s.var, s.value) for s in creates])
+
+    def _check_spelled(self, call: Call) -> None:
+        rule = self.target.ops[call.op.name]
+        dropped = rule.unspelled(call)
+        if dropped:
+            raise CodegenError(f"no rule for {call.op.name} with {', '.join(dropped)} in orchestration", call.span,
+                               f"the orchestration spelling of '{call.op.name}' cannot print {', '.join(dropped)}")
+
+    def _alloc(self, creates: list[tuple[Var, Call]]) -> None:
+        doc = self.doc
+        infos, names = [], []
+        for var, call in creates:
+            name = self.declare(var)
+            shape = self._list(argument(call, "shape"), call.span)
+            dtype = keyword(call, "dtype")
+            if dtype not in _RUNTIME_DTYPES:
+                raise CodegenError(f"no rule for a {dtype.name} tensor in orchestration", call.span)
+            ci = self.fresh(f"{name}_ci")
+            doc.line(f"uint32_t {ci}_shapes[{len(shape)}] = {{{', '.join(shape)}}};")
+            doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{_RUNTIME_DTYPES[dtype]});")
+            init = keyword(call, "init_value")
+            if init is not None:
+                doc.line(f"{ci}.set_initial_value({_typed_literal(init, dtype, call.span)});")
+            infos.append(ci)
+            names.append(name)
+        alloc = self.fresh(f"alloc_{self.allocs}")
+        self.allocs += 1
+        doc.line(f"TaskOutputTensors {alloc} = alloc_tensors({', '.join(infos)});")
+        for k, name in enumerate(names):
+            doc.line(f"const ChipTensor& {name} = {alloc}.get_ref({k});")
+
+    # ---- op calls --------------------------------------------------------------------------------
+
+    @rules.op(CreateTensor)
+    def _create(self, call: Call, rule: CreateTensor) -> None:
+        var = self._defined(call)
+        self._alloc([(var, call)])
+
+    @rules.op(View)
+    def _view(self, call: Call, rule: View) -> None:
+        var = self._defined(call)
+        source = argument(call, "tensor")
+        shape = self._list(argument(call, "shape"), call.span)
+        offset = self._list(argument(call, "offset"), call.span)
+        if keyword(call, "clamp"):
+            extents = [self.expr(d) for d in source.type.shape]
+            shape = [f"(uint32_t)(({o}) >= ({e}) ? 0 : (({s}) < ({e}) - ({o}) ? ({s}) : ({e}) - ({o})))"
+                     for s, o, e in zip(shape, offset, extents, strict=True)]
+        name = self.declare(var)
+        n = len(shape)
+        self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
+        self.doc.line(f"uint32_t {name}_shapes[{n}] = {{{', '.join(shape)}}};")
+        self.doc.line(f"ChipTensor {name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {name}_offsets);")
+
+    @rules.op(MethodCall)
+    def _method(self, call: Call, rule: MethodCall) -> str:
+        receiver = self.expr(argument(call, rule.receiver))
+        args = ", ".join(self.expr(argument(call, a)) for a in rule.args)
+        return f"{receiver}.{rule.mnemonic}({args})"
+
+    @rules.op(Dim)
+    def _dim(self, call: Call, rule: Dim) -> str:
+        tensor, axis = argument(call, "tensor"), argument(call, "axis")
+        if not isinstance(axis, ConstInt):
+            raise CodegenError("no rule for tensor.dim of a non-constant axis in orchestration", call.span)
+        extent = tensor.type.shape[axis.value]
+        if isinstance(extent, ConstInt):
+            return str(extent.value)
+        if tensor in self.tensor_params:
+            return f"(int64_t)orch_args.tensor({self.tensor_params[tensor]}).ref().{rule.mnemonic}[{axis.value}]"
+        return f"(int64_t){self.expr(tensor)}.{rule.mnemonic}[{axis.value}]"
+
+    @rules.op(ElementAccess)
+    def _element(self, call: Call, rule: ElementAccess) -> str | None:
+        tensor = argument(call, "tensor")
+        indices = self._list(argument(call, "indices"), call.span)
+        base = self.defining.name_hint if self.defining is not None else "elem"
+        idx = self.fresh(f"{base}_idx")
+        self.doc.line(f"uint32_t {idx}[{len(indices)}] = {{{', '.join(indices)}}};")
+        t = self.expr(tensor)
+        if not rule.store:
+            return f"{rule.mnemonic}<{c_type(ScalarType(tensor.type.dtype), call.span)}>({t}, {len(indices)}, {idx})"
+        value = argument(call, "value")
+        text = self.expr(value)
+        ct = c_type(ScalarType(tensor.type.dtype), call.span)
+        if getattr(value.type, "dtype", None) != tensor.type.dtype:
+            text = f"({ct})({text})"
+        self.doc.line(f"{rule.mnemonic}({t}, {len(indices)}, {idx}, {text});")
+        if self.defining is not None:
+            self.alias(self.defining, t)  # the written tensor is the same handle
+        return None
+
+    @rules.op(Expression)
+    def _expression(self, call: Call, rule: Expression) -> str:
+        return f"{rule.mnemonic}()"
+
+    def _defined(self, call: Call) -> Var:
+        if self.defining is None:
+            raise CodegenError(f"no rule for an unused {call.op.name} in orchestration", call.span)
+        return self.defining
+
+    def _list(self, value: Expr | None, span: Span) -> list[str]:
+        if not isinstance(value, MakeTuple):
+            raise CodegenError("no rule for a shape or index list that is not a literal list in orchestration", span)
+        return [self.expr(e) for e in value.elements]
+
+    # ---- expressions -----------------------------------------------------------------------------
+
+    def expr(self, node: Expr) -> str:
+        """The C++ text of a scalar or tensor-handle expression."""
+        saved, self.defining = self.defining, None
+        text = self.emit(node)
+        self.defining = saved
+        if text is None:
+            raise CodegenError(f"no rule for {type(node).__name__} as a value in orchestration", node.span)
+        return text
+
+    @rules.register(Var)
+    def _var(self, node: Var) -> str:
+        return self.name_of(node)
+
+    @rules.register(ConstInt)
+    def _const_int(self, node: ConstInt) -> str:
+        return str(node.value)
+
+    @rules.register(ConstFloat)
+    def _const_float(self, node: ConstFloat) -> str:
+        return _float_literal(node.value) if node.dtype == DataType.FP32 else repr(float(node.value))
+
+    @rules.register(ConstBool)
+    def _const_bool(self, node: ConstBool) -> str:
+        return "true" if node.value else "false"
+
+    @rules.register(*_INFIX)
+    def _infix(self, node: BinaryExpr) -> str:
+        return f"{self._operand(node.left)} {_INFIX[type(node)]} {self._operand(node.right)}"
+
+    @rules.register(*_PREFIX)
+    def _prefix(self, node: Neg | BitNot | Not) -> str:
+        return f"{_PREFIX[type(node)]}{self._operand(node.operand)}"
+
+    @rules.register(Min, Max)
+    def _min_max(self, node: Min | Max) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        return f"({a} {'<' if isinstance(node, Min) else '>'} {b} ? {a} : {b})"
+
+    @rules.register(Xor)
+    def _xor(self, node: Xor) -> str:
+        return f"(bool){self._operand(node.left)} != (bool){self._operand(node.right)}"
+
+    @rules.register(Abs)
+    def _abs(self, node: Abs) -> str:
+        x = self._operand(node.operand)
+        return f"({x} < 0 ? -{x} : {x})"
+
+    @rules.register(Cast)
+    def _cast(self, node: Cast) -> str:
+        return f"({c_type(ScalarType(node.dtype), node.span)}){self._operand(node.operand)}"
+
+    @rules.register(MakeTuple)
+    def _make_tuple(self, node: MakeTuple) -> str:
+        return "{" + ", ".join(self.expr(e) for e in node.elements) + "}"
+
+    @rules.register(TupleGetItemExpr)
+    def _get_item(self, node: TupleGetItemExpr) -> str:
+        source = node.tuple
+        parts = self.tuples.get(source) if isinstance(source, Var) else None
+        if parts is not None and node.index < len(parts):
+            return parts[node.index]
+        if parts is not None and node.index == len(parts) and source in self.task_outs:
+            return f"{self.task_outs[source]}.task_id()"
+        raise CodegenError(f"no rule for element {node.index} of this value in orchestration", node.span,
+                           "elements are taken from call and submit results")
+
+    def _operand(self, node: Expr) -> str:
+        text = self.expr(node)
+        simple = isinstance(node, (Var, ConstBool, ConstFloat)) or (isinstance(node, ConstInt) and node.value >= 0)
+        return text if simple else f"({text})"
+
+
+def _block(stmt: Stmt) -> list[Stmt]:
+    return list(stmt.stmts) if isinstance(stmt, SeqStmts) else [stmt]
+
+
+def _is_create(stmt: Stmt) -> bool:
+    return isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call) and stmt.value.op.name == "tensor.create"
+
+
+def _negative(step: Expr) -> bool:
+    return (isinstance(step, ConstInt) and step.value < 0) or (isinstance(step, Neg) and isinstance(step.operand, ConstInt))
+
+
+def _float_literal(value: float) -> str:
+    return f"{value:f}f"
+
+
+def _typed_literal(value: float, dtype: DataType, span: Span) -> str:
+    """An initial value as a literal of the tensor's element type (the runtime stores its bits)."""
+    if dtype == DataType.FP32:
+        return _float_literal(value)
+    if dtype.is_int() and float(value).is_integer():
+        return f"({_C_TYPES[dtype]}){int(value)}"
+    raise CodegenError(f"no rule for an initial value {value} of a {dtype.name} tensor in orchestration", span,
+                       "initial values print for FP32 and integer tensors")
+
+
+def generate_orchestration(program: Program, platform: Platform | None = None) -> dict[str, str]:
+    """The orchestration C++ of ``program``: ``{"orchestration/<name>.cpp": text}`` (empty when the
+    program has no Orchestration function). ``platform`` selects the launch-spec spelling."""
+    return OrchestrationEmitter(platform)(program)

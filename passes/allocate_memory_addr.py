@@ -1,0 +1,133 @@
+"""AllocateMemoryAddr: byte addresses for the buffers of every kernel (spec/passes.md §4.24)."""
+
+from __future__ import annotations
+
+import re
+
+from pypto.languages.invariants import AllocatedMemoryAddr, HasMemRefs, IncoreTileOps, SplitIncoreOrch, TileOps2D
+from pypto.languages.memref import memref
+from pypto.languages.split_core import split_core
+
+from pypto.analysis import defined_vars, function_index, op_name
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
+from pypto.ir.expr import ConstInt, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt
+from pypto.ir.types import TileType
+
+from .context import PassContext
+from .errors import PassError
+from .memref_util import KERNELS, Retype, on_chip, with_memref
+from .rewrite import RewritePass
+
+_ID = re.compile(r"(\d+)$")
+
+
+class CapacityError(PassError):
+    """The buffers of a kernel do not fit a memory space of the platform; ``hint`` says what to do."""
+
+    def __init__(self, pass_name: str, message: str, span: Span, hint: str) -> None:
+        super().__init__(pass_name, message, span)
+        self.hint = hint
+        self.args = (f"{self.args[0]}\n  hint: {hint}",)
+
+
+def _align(n: int, a: int) -> int:
+    return -(-n // a) * a
+
+
+class AllocateMemoryAddr(RewritePass):
+    """Lay the allocations of each kernel out per memory space, from address 0.
+
+    before:  ta: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 65536), pl.Mem.Vec]
+             tb: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_1, pl.const(-1, pl.INT64), 65536), pl.Mem.Vec]
+    after:   ta: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 65536), pl.Mem.Vec]
+             tb: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_1, pl.const(65536, pl.INT64), 65536), pl.Mem.Vec]
+
+    Per space, the allocations (one per base Ptr, the size of its largest tile) are sorted by
+    name (``mem_vec_<n>`` by ``n``) and placed one after the other, each start aligned to the
+    platform's address alignment (32 bytes). The end of the last one must fit the space's capacity
+    on the platform of the pass context, else a PassError
+    ``Function '<f>': <Space> buffer usage (<n> bytes) exceeds platform limit (<cap> bytes)``.
+    ``tile.alloc`` statements stay as they are; every tile's MemRef gets its constant address.
+    """
+
+    source = split_core
+    target = memref
+    requires = frozenset({SplitIncoreOrch, IncoreTileOps, HasMemRefs, TileOps2D})
+    produces = frozenset({AllocatedMemoryAddr})
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if func.func_type not in KERNELS:
+            return func
+        platform = PassContext.current().platform
+        slots = _slots(func)
+        addresses: dict[Var, int] = {}
+        by_space: dict[MemorySpace, list[Var]] = {}
+        for base, (space, _, _) in slots.items():
+            by_space.setdefault(space, []).append(base)
+        for space, bases in by_space.items():
+            addr = 0
+            end = 0
+            for base in sorted(bases, key=_slot_key):
+                addresses[base] = addr
+                end = addr + slots[base][1]
+                addr = _align(end, platform.address_alignment)
+            cap = platform.capacity.get(space)
+            if cap is not None and end > cap:
+                raise CapacityError(
+                    self.name,
+                    f"Function '{func.name}': {space.name} buffer usage ({end} bytes) exceeds platform limit "
+                    f"({cap} bytes)",
+                    slots[bases[0]][2].span,
+                    f"the {space.name} tiles of '{func.name}' that are live at the same time do not fit "
+                    f"{platform.name}: use smaller tiles (process the data in more blocks)",
+                )
+        new_types: dict[Var, TileType] = {}
+        refs: dict[int, MemRef] = {}
+        for var in defined_vars(func):
+            t = var.type
+            if not on_chip(t) or t.memref is None:
+                continue
+            m = t.memref
+            ref = refs.get(id(m))
+            if ref is None:
+                offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
+                ref = refs[id(m)] = MemRef(m.base_, offset, m.size_, m.span)
+            new_types[var] = with_memref(t, ref)
+        if not new_types:
+            return func
+        run = Retype(new_types)
+        run.start(func, program)
+        return run.function(func)
+
+
+def _slots(func: Function) -> dict[Var, tuple[MemorySpace, int, Var]]:
+    """Each allocation of ``func``: its space, size (the largest of its alloc and its tiles) and a
+    variable to point an error at (the first tile using it)."""
+    slots: dict[Var, tuple[MemorySpace, int, Var]] = {}
+    for stmt in function_index(func).of(AssignStmt):
+        if op_name(stmt.value) == "tile.alloc":
+            space, size = stmt.value.args
+            if isinstance(space, ConstInt) and isinstance(size, ConstInt):
+                slots[stmt.var] = (MemorySpace(space.value), size.value, stmt.var)
+    users: set[Var] = set()
+    for var in defined_vars(func):
+        t = var.type
+        if not on_chip(t) or t.memref is None:
+            continue
+        base = t.memref.base_
+        space, size, first = slots.get(base, (t.memory_space, 0, var))
+        if base not in users:
+            users.add(base)
+            first = var
+        slots[base] = (space, max(size, t.memref.size_), first)
+    return slots
+
+
+def _slot_key(base: Var) -> tuple[str, int]:
+    found = _ID.search(base.name_hint)
+    return (base.name_hint[: found.start()] if found else base.name_hint, int(found.group(1)) if found else -1)

@@ -1,0 +1,303 @@
+"""InferTileMemorySpace: every kernel tile gets a memory space; operands in a space their op does
+not accept are moved first (spec/passes.md §4.13).
+
+The rules come from the op registry (:func:`pypto.ir.op_registry.get_op_memory_spec`): the
+allowed spaces of each operand, and the result rule (a fixed space, the first tile input's space,
+or ``target_memory``), which the registry applies when a call's type is deduced again.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+
+from pypto.analysis import op_name
+from pypto.languages.invariants import (
+    AccToGmStoreValid,
+    AivSplitValid,
+    IncoreTileOps,
+    NormalizedStmtStructure,
+    SplitIncoreOrch,
+    SSAForm,
+    TileMemoryInferred,
+    TileOps2D,
+)
+from pypto.languages.outlined import outlined
+from pypto.languages.tiled import tiled
+
+from pypto.ir import op_registry
+from pypto.ir.enums import MemorySpace, is_incore_type
+from pypto.ir.expr import Call, Expr, IterArg, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.types import TileType, TileView, implicit_layout
+
+from .rewrite import Result, RewritePass, on
+from .util import rebuild
+
+Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
+# Ops whose result space is free when ``target_memory`` is absent (a load never lands in L0).
+_FREE_TARGET = frozenset({"tile.load", "tile.create"})
+_LANDING = (Vec, Mat)
+# A loop carry whose space changes makes its body be inferred again; spaces settle in two rounds
+# (the first finds what the body yields), the bound only guards against a cycle.
+_MAX_ROUNDS = 4
+_PHI = "phi"
+
+
+def with_space(t: TileType, space: MemorySpace) -> TileType:
+    """``t`` in ``space``: an explicit view keeps its valid region and padding, the layout becomes
+    the new space's implicit one."""
+    view = t.tile_view
+    if view is not None:
+        blayout, slayout, fractal = implicit_layout(list(t.shape), space)
+        view = TileView(valid_shape=view.valid_shape, blayout=blayout, slayout=slayout, fractal=fractal, pad=view.pad)
+    return TileType(t.shape, t.dtype, t.memref, view, space)
+
+
+def _space(e: Expr) -> MemorySpace | None:
+    return e.type.memory_space if isinstance(e.type, TileType) else None
+
+
+def _calls(stmts: list[Stmt]) -> Iterator[tuple[Var | None, Call]]:
+    """``(assigned var or None, call)`` of every top-level call statement, in program order."""
+    for stmt in stmts:
+        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call):
+            yield stmt.var, stmt.value
+        elif isinstance(stmt, EvalStmt) and isinstance(stmt.expr, Call):
+            yield None, stmt.expr
+        for body in (getattr(stmt, "then_body", None), getattr(stmt, "else_body", None), getattr(stmt, "body", None)):
+            if isinstance(body, Stmt):
+                yield from _calls(flatten_to_stmts(body))
+
+
+def _bound(call: Call) -> list[tuple[Expr, list[MemorySpace]]]:
+    """Each argument of a registered tile op with the spaces its parameter allows (empty: any)."""
+    name = op_name(call)
+    entry = op_registry.lookup(name) if name else None
+    spec = op_registry.get_op_memory_spec(name) if entry is not None else None
+    if spec is None:
+        return []
+    position = {p.name: i for i, p in enumerate(entry.params)}
+    return [(a, spec["input_constraints"][position[p.name]]) for p, a in zip(entry.bind(list(call.args)), call.args)]
+
+
+def demands(func: Function) -> dict[Var, MemorySpace]:
+    """Backward demand: the first space a constrained consumer allows, carried back through ops
+    whose result inherits its input's space, in one reverse sweep; a non-Vec demand beats Vec."""
+    out: dict[Var, MemorySpace] = {}
+
+    def want(var: Expr, space: MemorySpace) -> None:
+        if isinstance(var, Var) and (var not in out or out[var] is Vec):
+            out[var] = space
+
+    for var, call in reversed(list(_calls(flatten_to_stmts(func.body)))):
+        bound = _bound(call)
+        for arg, allowed in bound:
+            if allowed and isinstance(arg.type, TileType):
+                want(arg, allowed[0])
+        spec = op_registry.get_op_memory_spec(op_name(call)) if bound else None
+        if spec is not None and spec["output_memory"] == op_registry.INHERIT and var in out:
+            first = next((a for a, _ in bound if isinstance(a.type, TileType)), None)
+            if first is not None:
+                want(first, out[var])
+    return out
+
+
+def _landing(demand: MemorySpace | None) -> MemorySpace:
+    return demand if demand in _LANDING else Vec
+
+
+class InferTileMemorySpace(RewritePass):
+    """Give every kernel tile a memory space and move operands into the spaces their ops accept.
+
+    before:  x = pl.load(xg, [0, 0], [16, 128])
+             y = pl.load(yg, [0, 0], [128, 128])
+             z = pl.matmul(x, y)
+    after:   x: pl.Tile[[16, 128], pl.BF16, pl.Mem.Vec] = pl.tile.load(xg, ..., target_memory=pl.Mem.Vec)
+             y: pl.Tile[[128, 128], pl.BF16, pl.Mem.Vec] = pl.tile.load(yg, ..., target_memory=pl.Mem.Vec)
+             x_Left = pl.tile.move(x, target_memory=pl.Mem.Left)
+             y_Right = pl.tile.move(y, target_memory=pl.Mem.Right)
+             z: pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_Left, y_Right)
+
+    A load or create without ``target_memory`` (and a tile parameter without a space) lands in the
+    space its consumers demand when that is Vec or Mat, else in Vec; an explicit ``target_memory`` is
+    never changed. A loop carry takes the space its body yields (its init is moved there before the
+    loop); an if's result takes its first branch's space (the other branch moves its value). A move
+    is made once per (value, space) in a block and reused in the blocks nested in it.
+
+    Until ConvertTensorToTileOps and FlattenTileNdTo2D exist, kernels must already be written in
+    tile ops of rank <= 2; the pass checks that on its input, which is how it establishes
+    IncoreTileOps and TileOps2D for the tiled dialect.
+    """
+
+    source = outlined
+    target = tiled
+    requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
+    produces = frozenset(
+        {
+            SSAForm,
+            TileMemoryInferred,
+            NormalizedStmtStructure,
+            AivSplitValid,
+            AccToGmStoreValid,
+            IncoreTileOps,
+            TileOps2D,
+        }
+    )
+    invalidates = frozenset({AivSplitValid})
+
+    def run(self, program: Program) -> Program:
+        for inv in (IncoreTileOps, TileOps2D):
+            for v in inv.check(program):
+                raise self.error(
+                    f"kernel '{v.function}': {v.message}; only kernels written in tile ops of rank <= 2 "
+                    "can be compiled yet (ConvertTensorToTileOps and FlattenTileNdTo2D are not implemented)",
+                    v.span,
+                )
+        return super().run(program)
+
+    def applies(self, func: Function) -> bool:
+        return is_incore_type(func.func_type)
+
+    def function(self, func: Function) -> Function:
+        self.demand = demands(func)
+        self.current: Var | None = None
+        for p in func.params:
+            if isinstance(p.type, TileType) and p.type.memory_space is None:
+                self.bind(p, Var(p.name_hint, with_space(p.type, _landing(self.demand.get(p))), p.span))
+        return super().function(func)
+
+    # ---- calls -----------------------------------------------------------------------------------
+
+    def moved(self, value: Expr, space: MemorySpace, span) -> Expr:
+        """``value`` in ``space``: a ``tile.move`` before the current statement, once per block."""
+        key = ("move", value, space)
+        found = self.env.get(key)
+        if found is not None:
+            return found
+        base = f"{value.name_hint}_{space.name}" if isinstance(value, Var) else f"tile_{space.name}"
+        name = self.names.name(base, lambda n: base if n == 0 else f"{base}_{n}")
+        call = op_registry.create_op_call("tile.move", [value], {"target_memory": space}, span)
+        var = Var(name, call.type, span)
+        self.emit(AssignStmt(var, call, span))
+        self.env[key] = var
+        return var
+
+    def call(self, old: Call) -> Call:
+        """``old`` with operands moved into allowed spaces and its type deduced again if anything changed."""
+        new = self.expr(old)
+        name = op_name(new)
+        entry = op_registry.lookup(name) if name else None
+        if entry is None or entry.memory is None:
+            return new
+        args = list(new.args)
+        for i, (arg, allowed) in enumerate(_bound(new)):
+            space = _space(arg)
+            if allowed and space is not None and space not in allowed:
+                args[i] = self.moved(arg, allowed[0], new.span)
+        kwargs = dict(new.kwargs)
+        if name in _FREE_TARGET and "target_memory" not in kwargs:
+            kwargs["target_memory"] = _landing(self.demand.get(self.current))
+        unchanged = all(a is b for a, b in zip(args, old.args)) and kwargs == old.kwargs
+        if unchanged and not (isinstance(old.type, TileType) and old.type.memory_space is None):
+            return new
+        rtype, stored = op_registry.deduce_type(entry, args, kwargs, new.span)
+        if isinstance(rtype, TileType) and rtype.memory_space is None:
+            rtype = with_space(rtype, Vec)
+        return Call(new.op, args, stored, new.attrs, rtype, new.span)
+
+    @on(AssignStmt)
+    def _assign(self, node: AssignStmt) -> Result:
+        self.current = node.var
+        value = self.call(node.value) if isinstance(node.value, Call) else self.expr(node.value)
+        var = node.var
+        if isinstance(value.type, TileType) and value.type != var.type:
+            var = Var(var.name_hint, value.type, var.span)
+            self.bind(node.var, var)
+        return rebuild(node, var=var, value=value)
+
+    @on(EvalStmt)
+    def _eval(self, node: EvalStmt) -> Result:
+        self.current = None
+        return rebuild(node, expr=self.call(node.expr) if isinstance(node.expr, Call) else self.expr(node.expr))
+
+    # ---- control flow ----------------------------------------------------------------------------
+
+    @on(ForStmt, WhileStmt)
+    def _loop(self, node: ForStmt | WhileStmt) -> Result:
+        inits = [self.expr(ia.initValue) for ia in node.iter_args]
+        types = [init.type for init in inits]
+        names = self.names
+        for _ in range(_MAX_ROUNDS):
+            self.names = copy.deepcopy(names)
+            iter_args, condition, body = self._round(node, types, inits)
+            yielded = self._yielded(body, len(types))
+            if yielded == types:
+                break
+            types = yielded
+        else:
+            raise self.error("the memory spaces of this loop's carried tiles do not settle", node.span)
+        if any(_space(i) != _space(ia) for i, ia in zip(inits, iter_args)):
+            # The carry's space is the body's: move the inits there, then rewrite the body for them.
+            self.names = names
+            inits = [self.moved(i, _space(ia), node.span) if _space(i) != _space(ia) else i
+                     for i, ia in zip(inits, iter_args)]
+            iter_args, condition, body = self._round(node, types, inits)
+        returns = self._returns(node.return_vars, [ia.type for ia in iter_args])
+        changes = {"iter_args": iter_args, "body": body, "return_vars": returns}
+        if isinstance(node, WhileStmt):
+            changes["condition"] = condition
+        else:
+            changes.update(start=self.expr(node.start), stop=self.expr(node.stop), step=self.expr(node.step))
+        if all(a is b for a, b in zip(iter_args, node.iter_args)):
+            changes["iter_args"] = node.iter_args
+        return rebuild(node, **changes)
+
+    def _round(self, node: ForStmt | WhileStmt, types: list, inits: list[Expr]) -> tuple[list[IterArg], Expr | None, Stmt]:
+        """The loop's carries typed ``types`` with ``inits``, and its condition and body rewritten for them."""
+        iter_args = []
+        for ia, t, init in zip(node.iter_args, types, inits):
+            new = ia if t == ia.type and init is ia.initValue else IterArg(ia.name_hint, t, init, ia.span)
+            self.bind(ia, new)
+            iter_args.append(new)
+        condition = self.expr(node.condition) if isinstance(node, WhileStmt) else None
+        return iter_args, condition, self.body(node.body, {_PHI: None})
+
+    @staticmethod
+    def _yielded(body: Stmt, count: int) -> list:
+        stmts = flatten_to_stmts(body)
+        last = stmts[-1] if stmts else None
+        if not isinstance(last, YieldStmt) or len(last.value) != count:
+            return []
+        return [v.type for v in last.value]
+
+    def _returns(self, old: list[Var], types: list) -> list[Var]:
+        out = []
+        for rv, t in zip(old, types):
+            new = rv if t == rv.type else Var(rv.name_hint, t, rv.span)
+            if new is not rv:
+                self.bind(rv, new)
+            out.append(new)
+        return old if all(a is b for a, b in zip(out, old)) else out
+
+    @on(IfStmt)
+    def _if(self, node: IfStmt) -> Result:
+        condition = self.expr(node.condition)
+        then_body = self.body(node.then_body, {_PHI: None})
+        types = self._yielded(then_body, len(node.return_vars))
+        else_body = self.body(node.else_body, {_PHI: types or None})
+        returns = self._returns(node.return_vars, types) if types else node.return_vars
+        return rebuild(node, condition=condition, then_body=then_body, else_body=else_body, return_vars=returns)
+
+    @on(YieldStmt)
+    def _yield(self, node: YieldStmt) -> Result:
+        values = [self.expr(v) for v in node.value]
+        want = self.env.get(_PHI)
+        if want:
+            for i, (value, t) in enumerate(zip(values, want)):
+                space = t.memory_space if isinstance(t, TileType) else None
+                if space is not None and _space(value) not in (None, space):
+                    values[i] = self.moved(value, space, node.span)
+        return rebuild(node, value=values if any(a is not b for a, b in zip(values, node.value)) else node.value)

@@ -1,0 +1,192 @@
+"""InitMemRef: a MemRef for every on-chip tile of a kernel, and the allocations behind them
+(spec/passes.md §4.21)."""
+
+from __future__ import annotations
+
+from pypto.languages.invariants import (
+    HasMemRefs,
+    IncoreTileOps,
+    NormalizedStmtStructure,
+    SplitIncoreOrch,
+    SSAForm,
+    TileMemoryInferred,
+    TileOps2D,
+)
+from pypto.languages.split_core import split_core
+
+from pypto.analysis import op_name
+from pypto.ir.datatype import DataType
+from pypto.ir.expr import Call, ConstInt, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
+from pypto.ir.op_registry import Effect, lookup
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.type_base import PtrType
+from pypto.ir.types import TileType
+from pypto.ir import op as ir_op
+
+from .context import PassContext
+from .memref_util import KERNELS, Retype, on_chip, prepend, tile_nbytes, with_memref
+from .rewrite import RewritePass
+
+# Pipe-slot tiles: their data stays in the pipe buffer, they get no MemRef (nor do views of them).
+POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
+# Views: the result is the source buffer seen with another shape.
+VIEWS = frozenset({"tile.reshape", "tile.reinterpret_view", "tile.transpose_view"})
+# The offset of a MemRef whose allocation has no address yet.
+UNASSIGNED = -1
+
+
+def unassigned(span: Span) -> ConstInt:
+    """The byte offset of a MemRef before AllocateMemoryAddr."""
+    return ConstInt(UNASSIGNED, DataType.INT64, span)
+
+
+class InitMemRef(RewritePass):
+    """Give every on-chip tile variable of an AIV/AIC function a MemRef and allocate its buffer.
+
+    before:  ta: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, ...)
+             tc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(ta, tb)
+             acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc0, l, r)
+    after:   mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)
+             ...
+             ta: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 16384), pl.Mem.Vec] = ...
+             acc: pl.Tile[[64, 64], pl.FP32, <acc0's MemRef>, pl.Mem.Acc] = pl.tile.matmul_acc(acc0, l, r)
+
+    Sharing: a view (reshape) shares its source's MemRef, an op writing a tile argument in place
+    (``matmul_acc``, ``tile.write``) shares that argument's, ``a = b`` shares ``b``'s; a loop's
+    iter_arg shares its init's and its return var its yielded value's; an if's return var shares
+    the value the then-branch yields. Tiles popped from a pipe (and their views) get none. Each
+    other tile gets a fresh ``mem_<space>_<n>`` allocation of its size (§4.21; Acc rows padded);
+    offsets stay unassigned (-1) until AllocateMemoryAddr. Variables are still defined once, but
+    several now name one buffer, so SSAForm is given up.
+    """
+
+    source = split_core
+    requires = frozenset({SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, TileMemoryInferred})
+    produces = frozenset({HasMemRefs, NormalizedStmtStructure})
+    invalidates = frozenset({SSAForm})
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if func.func_type not in KERNELS:
+            return func
+        plan = _Plan(func)
+        plan.stmts(func.body)
+        if not plan.types:
+            return func
+        run = _Apply(plan.types)
+        run.start(func, program)
+        return prepend(run.function(func), plan.allocs)
+
+
+class _Apply(Retype):
+    """Retype the planned variables."""
+
+
+class _Plan:
+    """Walks a kernel in order and decides each tile variable's MemRef."""
+
+    def __init__(self, func: Function) -> None:
+        self.func = func
+        self.platform = PassContext.current().platform
+        self.types: dict[Var, TileType] = {}
+        self.allocs: list[Stmt] = []
+        self.piped: set[Var] = set()
+        self.count = 0
+
+    def memref_of(self, e: object) -> MemRef | None:
+        if not isinstance(e, Var):
+            return None
+        t = self.types.get(e, e.type)
+        return t.memref if isinstance(t, TileType) else None
+
+    def share(self, var: Var, memref: MemRef | None) -> None:
+        if memref is None:
+            self.fresh(var)
+        else:
+            self.types[var] = with_memref(var.type, memref)
+
+    def fresh(self, var: Var) -> None:
+        t = var.type
+        size = tile_nbytes(t, self.platform)
+        if size is None:
+            raise InitMemRef().error(
+                f"tile '{var.name_hint}' of function '{self.func.name}' has a dynamic shape {t}; "
+                "memory planning needs static tile shapes (give the tile a constant shape and a valid_shape)",
+                var.span,
+            )
+        space = t.memory_space
+        base = Var(f"mem_{space.name.lower()}_{self.count}", PtrType.get(), var.span)
+        self.count += 1
+        alloc = ir_op.tile.alloc(space, size, span=var.span)
+        self.allocs.append(AssignStmt(base, alloc, var.span))
+        self.types[var] = with_memref(t, MemRef(base, unassigned(var.span), size, var.span))
+
+    def stmts(self, stmt: Stmt) -> None:
+        if isinstance(stmt, SeqStmts):
+            for s in stmt.stmts:
+                self.stmts(s)
+        elif isinstance(stmt, AssignStmt):
+            self.assign(stmt)
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            for ia in stmt.iter_args:
+                if on_chip(ia.type):
+                    self.share(ia, self.memref_of(ia.initValue))
+            self.stmts(stmt.body)
+            self.phis(stmt.return_vars, stmt.body)
+        elif isinstance(stmt, IfStmt):
+            self.stmts(stmt.then_body)
+            if stmt.else_body is not None:
+                self.stmts(stmt.else_body)
+            self.phis(stmt.return_vars, stmt.then_body)
+        elif isinstance(stmt, ScopeStmt):
+            self.stmts(stmt.body)
+
+    def phis(self, targets: list[Var], body: Stmt) -> None:
+        last = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body
+        values = last.value if isinstance(last, YieldStmt) else []
+        for k, var in enumerate(targets):
+            if on_chip(var.type):
+                self.share(var, self.memref_of(values[k]) if k < len(values) else None)
+
+    def assign(self, stmt: AssignStmt) -> None:
+        var, value = stmt.var, stmt.value
+        if not on_chip(var.type):
+            return
+        if var.type.memref is not None:
+            raise InitMemRef().error(
+                f"tile '{var.name_hint}' of function '{self.func.name}' already has a MemRef; "
+                "declared allocations (pl.MemRef(...) in a tile annotation) are not planned yet",
+                stmt.span,
+            )
+        name = op_name(value)
+        if name in POPS:
+            self.piped.add(var)
+            return
+        if isinstance(value, Var):
+            self.share(var, self.memref_of(value))
+            return
+        if not isinstance(value, Call) or name is None:
+            self.fresh(var)
+            return
+        args = value.args
+        if name in VIEWS and args:
+            if args[0] in self.piped:
+                self.piped.add(var)
+                return
+            self.share(var, self.memref_of(args[0]))
+            return
+        self.share(var, self.memref_of(_written_tile(name, args)))
+
+
+def _written_tile(name: str, args: list) -> object:
+    """The tile argument an op updates in place (its result is that buffer), if any."""
+    entry = lookup(name)
+    if entry is None:
+        return None
+    for param, arg in zip(entry.bind(list(args)), args):
+        if param.effect in (Effect.WRITE, Effect.READ_WRITE) and isinstance(arg, Var) and on_chip(arg.type):
+            return arg
+    return None
+

@@ -1,0 +1,252 @@
+"""MemoryReuse: tiles whose lifetimes do not overlap share a buffer (spec/passes.md §4.23, the
+PYPTO planner)."""
+
+from __future__ import annotations
+
+from pypto.languages.invariants import HasMemRefs, IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, TileOps2D
+from pypto.languages.split_core import split_core
+
+from pypto.analysis import op_name
+from pypto.ir import op as ir_op
+from pypto.ir.enums import MemorySpace
+from pypto.ir.expr import Var
+from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
+from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.types import TileType
+
+from .memory_lifetimes import Lifetimes, lifetimes
+from .memref_util import KERNELS, Retype, with_memref
+from .rewrite import Result, RewritePass, on
+from .util import rebuild
+
+
+class MemoryReuse(RewritePass):
+    """Pack the buffers of each kernel, per memory space, first-fit decreasing by size.
+
+    before:  mem_vec_0 = pl.tile.alloc(pl.Mem.Vec, 65536)      after:  mem_vec_0 = pl.tile.alloc(pl.Mem.Vec, 65536)
+             mem_vec_1 = pl.tile.alloc(pl.Mem.Vec, 65536)              mem_vec_1 = pl.tile.alloc(pl.Mem.Vec, 65536)
+             mem_vec_2 = pl.tile.alloc(pl.Mem.Vec, 65536)              ta: [..MemRef(mem_vec_0..)] = load(a)
+             ta: [..MemRef(mem_vec_0..)] = load(a)                     tb: [..MemRef(mem_vec_1..)] = load(b)
+             tb: [..MemRef(mem_vec_1..)] = load(b)                     tc: [..MemRef(mem_vec_0..)] = add(ta, tb)
+             tc: [..MemRef(mem_vec_2..)] = add(ta, tb)
+
+    Steps (§4.23): lifetimes (:mod:`.memory_lifetimes`); loop carries are first re-aligned onto
+    their init's buffer (the yielded value and the return var join the iter_arg's buffer) and an
+    if's else-yield onto the then-yield's; where that would overlap a live value, a
+    ``tile.move`` of the yielded value into the carried buffer is put before the yield. Then each
+    buffer, largest first, joins the first buffer all of whose members it may share with (no
+    overlapping lifetimes, no no-alias guard), else stays its own; a joined buffer's tiles are
+    rebased onto the first member's MemRef and ``tile.alloc``s no longer referenced are deleted.
+    """
+
+    source = split_core
+    requires = frozenset({SplitIncoreOrch, IncoreTileOps, HasMemRefs, TileOps2D, NormalizedStmtStructure})
+    produces = frozenset({NormalizedStmtStructure})
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if func.func_type not in KERNELS:
+            return func
+        plan = _Packing(func, lifetimes(func))
+        moves = plan.realign(strict=False)
+        if moves:
+            fix = _YieldFixup(moves)
+            fix.start(func, program)
+            func = fix.function(func)
+            plan = _Packing(func, lifetimes(func))
+            plan.realign(strict=True)
+        new_types, keep = plan.pack()
+        if not new_types and keep is None:
+            return func
+        run = _Rebase(new_types, keep)
+        run.start(func, program)
+        return run.function(func)
+
+
+class _Packing:
+    """Union-find over the allocations (base Ptr vars) of one function."""
+
+    def __init__(self, func: Function, life: Lifetimes) -> None:
+        self.func = func
+        self.life = life
+        self.members: dict[Var, list[Var]] = {}
+        self.sizes: dict[Var, int] = {}
+        self.space: dict[Var, MemorySpace] = {}
+        self.parent: dict[Var, Var] = {}
+        for var in life.defs:
+            m = var.type.memref
+            base = m.base_
+            self.members.setdefault(base, []).append(var)
+            self.sizes[base] = max(self.sizes.get(base, 0), m.size_)
+            self.space[base] = var.type.memory_space
+            self.parent[base] = base
+        banned: dict[Var, set[Var]] = {}
+        for a, b in life.guards:
+            if a in life.defs and b in life.defs:
+                banned.setdefault(a, set()).add(b)
+                banned.setdefault(b, set()).add(a)
+        self.banned = banned
+
+    def find(self, base: Var) -> Var:
+        while self.parent[base] is not base:
+            self.parent[base] = self.parent[self.parent[base]]
+            base = self.parent[base]
+        return base
+
+    def group(self, root: Var) -> list[Var]:
+        return [v for b, vs in self.members.items() if self.find(b) is root for v in vs]
+
+    def may_share(self, a: list[Var], b: list[Var]) -> bool:
+        """No two values of the two groups are live at once, and no guard separates them."""
+        for x in a:
+            xd, xl = self.life.interval(x)
+            bad = self.banned.get(x, ())
+            for y in b:
+                yd, yl = self.life.interval(y)
+                if not (xl <= yd or yl <= xd) or y in bad:
+                    return False
+        return True
+
+    def union(self, into: Var, other: Var) -> None:
+        self.parent[other] = into
+
+    def base_of(self, e: object) -> Var | None:
+        if isinstance(e, Var) and e in self.life.defs:
+            return self.find(e.type.memref.base_)
+        return None
+
+    def realign(self, strict: bool) -> dict[int, list[tuple[int, MemRef, Var | None]]]:
+        """Put each carry's yield and return var on its init's buffer (top-down), and an if's
+        else-yield on its then-yield's. Returns the yields that need a ``tile.move`` instead:
+        ``id(yield) -> [(index, carried MemRef, return var)]``."""
+        moves: dict[int, list[tuple[int, MemRef, Var | None]]] = {}
+        for stmt in self.life.controls:
+            if isinstance(stmt, (ForStmt, WhileStmt)):
+                y = _trailing_yield(stmt.body)
+                for k, ia in enumerate(stmt.iter_args):
+                    rv = stmt.return_vars[k] if k < len(stmt.return_vars) else None
+                    self._align(ia, y, k, rv, moves, strict)
+            elif isinstance(stmt, IfStmt) and stmt.return_vars and stmt.else_body is not None:
+                then_y, else_y = _trailing_yield(stmt.then_body), _trailing_yield(stmt.else_body)
+                for k, rv in enumerate(stmt.return_vars):
+                    if then_y is not None and k < len(then_y.value) and self.base_of(then_y.value[k]) is not None:
+                        self._align(then_y.value[k], else_y, k, rv, moves, strict)
+        return moves
+
+    def _align(self, carried: Var, y: YieldStmt | None, k: int, rv: Var | None, moves: dict, strict: bool) -> None:
+        a = self.base_of(carried)
+        if a is None or y is None or k >= len(y.value):
+            return
+        b = self.base_of(y.value[k])
+        if b is None or a is b:
+            return
+        if self.may_share(self.group(a), self.group(b)):
+            self.union(a, b)
+            return
+        if strict:
+            raise MemoryReuse().error(
+                f"function '{self.func.name}': the value yielded for '{carried.name_hint}' cannot be placed in "
+                "its carried buffer (the carried value is still live where it is written)",
+                y.span,
+            )
+        if carried.type.memory_space == MemorySpace.Acc:
+            raise MemoryReuse().error(
+                f"function '{self.func.name}': the Acc value yielded for '{carried.name_hint}' is not in the "
+                "carried buffer and Acc -> Acc moves do not exist; accumulate into the iter_arg "
+                "(pl.matmul_acc(acc, ...)) instead",
+                y.span,
+            )
+        moves.setdefault(id(y), []).append((k, carried.type.memref, rv))
+
+    def pack(self) -> tuple[dict[Var, TileType], dict[Var, int] | None]:
+        """First-fit decreasing per space. Returns the new tile types and the surviving
+        allocations with their sizes (None when nothing changes)."""
+        roots = sorted(
+            {self.find(b) for b in self.members},
+            key=lambda r: (-max(self.sizes[b] for b in self.members if self.find(b) is r), self._first_def(r)),
+        )
+        buffers: list[tuple[Var, list[Var], int]] = []  # (root, members, size)
+        placed: dict[Var, Var] = {}
+        for r in roots:
+            vars_r = self.group(r)
+            size = max(self.sizes[b] for b in self.members if self.find(b) is r)
+            for root, vs, _ in buffers:
+                if self.space[root] is self.space[r] and self.may_share(vs, vars_r):
+                    vs.extend(vars_r)
+                    placed[r] = root
+                    break
+            else:
+                buffers.append((r, list(vars_r), size))
+                placed[r] = r
+        size_of = {root: size for root, _, size in buffers}
+        refs: dict[Var, MemRef] = {}
+        new_types: dict[Var, TileType] = {}
+        for var in self.life.defs:
+            m = var.type.memref
+            root = placed[self.find(m.base_)]
+            if root is m.base_ and size_of[root] == m.size_:
+                continue
+            ref = refs.get(root)
+            if ref is None:
+                ref = refs[root] = MemRef(root, m.byte_offset_, size_of[root], m.span)
+            new_types[var] = with_memref(var.type, ref)
+        if not new_types and all(size_of.get(b) == self.sizes[b] for b in self.members):
+            return {}, None
+        return new_types, size_of
+
+    def _first_def(self, root: Var) -> int:
+        return min(self.life.defs[v] for v in self.group(root))
+
+
+def _trailing_yield(body: Stmt) -> YieldStmt | None:
+    last = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body
+    return last if isinstance(last, YieldStmt) else None
+
+
+class _YieldFixup(Retype):
+    """Insert ``m = tile.move(v)`` into the carried buffer before a yield; the return var follows."""
+
+    def __init__(self, moves: dict[int, list[tuple[int, MemRef, Var | None]]]) -> None:
+        super().__init__({})
+        self.moves = moves
+        for fixes in moves.values():
+            for _, ref, rv in fixes:
+                if rv is not None:
+                    self.new_types[rv] = with_memref(rv.type, ref)
+
+    @on(YieldStmt)
+    def _yield(self, node: YieldStmt) -> Result:
+        fixes = self.moves.get(id(node))
+        new = self.children(node)
+        if not fixes:
+            return new
+        values = list(new.value)
+        for k, ref, _ in fixes:
+            v = values[k]
+            call = ir_op.tile.move(v, target_memory=v.type.memory_space, span=node.span)
+            name = self.names.name("carry", lambda n, h=v.name_hint: f"{h}__carry_v{n}")
+            m = Var(name, with_memref(v.type, ref), node.span)
+            self.emit(AssignStmt(m, rebuild(call, type=m.type), node.span))
+            values[k] = m
+        return rebuild(new, value=values)
+
+
+class _Rebase(Retype):
+    """Retype the rebased tiles, delete the allocations no tile uses and resize the others."""
+
+    def __init__(self, new_types: dict[Var, TileType], keep: dict[Var, int] | None) -> None:
+        super().__init__(new_types)
+        self.keep = keep
+
+    @on(AssignStmt)
+    def _assign(self, node: AssignStmt) -> Result:
+        if self.keep is None or op_name(node.value) != "tile.alloc":
+            return self.children(node)
+        size = self.keep.get(node.var)
+        if size is None:
+            return None
+        space, old = node.value.args
+        if getattr(old, "value", None) == size:
+            return node
+        return rebuild(node, value=ir_op.tile.alloc(MemorySpace(space.value), size, span=node.value.span))
+

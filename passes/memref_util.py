@@ -1,0 +1,72 @@
+"""Helpers shared by the memory-planning passes (InitMemRef, MemoryReuse, AllocateMemoryAddr):
+which functions are planned, tile buffer sizes, and a rewrite that gives variables new types."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pypto.backend import Platform
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import FunctionType, MemorySpace
+from pypto.ir.expr import ConstInt, IterArg, Var
+from pypto.ir.function import Function
+from pypto.ir.memref import MemRef
+from pypto.ir.stmt import Stmt
+from pypto.ir.types import TileType
+
+from .rewrite import Rewrite
+from .util import block_of, rebuild
+
+# Functions whose tiles live in on-chip memory (split_core has no InCore function left).
+KERNELS = frozenset({FunctionType.AIV, FunctionType.AIC})
+
+
+def on_chip(t: object) -> bool:
+    """A tile type in an on-chip memory space (DDR tiles get no buffer)."""
+    return isinstance(t, TileType) and t.memory_space not in (None, MemorySpace.DDR)
+
+
+def tile_nbytes(t: TileType, platform: Platform) -> int | None:
+    """Bytes of the buffer of ``t`` (spec/passes.md §4.21), or None for a dynamic shape.
+
+    ``∏shape × dtype bytes``, sub-byte dtypes rounded up; an Acc tile pads its rows (``M``) to 16,
+    or to 32 for INT32 accumulators on a2a3.
+    """
+    dims = [d.value if isinstance(d, ConstInt) else None for d in t.shape]
+    if None in dims:
+        return None
+    if t.memory_space == MemorySpace.Acc and len(dims) >= 2:
+        align = 32 if t.dtype == DataType.INT32 and platform.name == "a2a3" else 16
+        dims[-2] = -(-dims[-2] // align) * align
+    return -(-math.prod(dims) * t.dtype.get_bit() // 8)
+
+
+def with_memref(t: TileType, memref: MemRef | None) -> TileType:
+    """``t`` with another MemRef (shape, dtype, view and space kept)."""
+    return TileType(list(t.shape), t.dtype, memref, t.tile_view, t.memory_space)
+
+
+class Retype(Rewrite):
+    """A rewrite that redefines the variables of ``new_types`` with those types (uses follow)."""
+
+    def __init__(self, new_types: dict[Var, Any]) -> None:
+        self.new_types = new_types
+
+    def define(self, var: Var) -> Var:
+        t = self.new_types.get(var)
+        if t is None:
+            return super().define(var)
+        if isinstance(var, IterArg):
+            new: Var = IterArg(var.name_hint, t, self.expr(var.initValue), var.span)
+        else:
+            new = type(var)(var.name_hint, t, var.span)
+        self.bind(var, new)
+        return new
+
+
+def prepend(func: Function, stmts: list[Stmt]) -> Function:
+    """``func`` with ``stmts`` put at the top of its body."""
+    if not stmts:
+        return func
+    return rebuild(func, body=block_of([*stmts, func.body], func.body.span))

@@ -1,0 +1,145 @@
+"""NormalizeReturnOrder: kernels return their written parameters themselves, in parameter order
+(spec/passes.md §4.19)."""
+
+from __future__ import annotations
+
+from pypto.analysis import function_index
+from pypto.languages.invariants import IncoreTileOps, ReturnParamsExplicit, SplitIncoreOrch
+from pypto.languages.invariants.functions import _param_aliases as param_aliases
+from pypto.languages.tiled import tiled
+
+from pypto.ir.enums import FunctionType, ParamDirection, is_incore_type
+from pypto.ir.expr import Call, Expr, GlobalVar, TupleGetItemExpr, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.node import replace
+from pypto.ir.stmt import AssignStmt, ReturnStmt
+from pypto.ir.type_base import TupleType
+from pypto.ir.types import TensorType
+
+from .base import ProgramPass
+from .errors import PassError
+from .rewrite import Result, Rewrite, on
+from .util import rebuild
+
+_WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
+
+
+class _Returns(Rewrite):
+    """Return statements with write-backs replaced by their parameters, then permuted."""
+
+    def __init__(self, alias: dict[Var, Var], order: list[int] | None) -> None:
+        self.alias, self.order = alias, order
+
+    @on(ReturnStmt)
+    def _return(self, node: ReturnStmt) -> Result:
+        values = [self._param(self.expr(v)) for v in node.value]
+        if self.order is not None:
+            values = [values[i] for i in self.order]
+        return rebuild(node, value=values if any(a is not b for a, b in zip(values, node.value)) else node.value)
+
+    def _param(self, value: Expr) -> Expr:
+        if isinstance(value, Var) and isinstance(value.type, TensorType):
+            return self.alias.get(value, value)
+        return value
+
+
+class _Callers(Rewrite):
+    """Results of calls to reordered functions: the tuple in the new order, items re-indexed."""
+
+    def __init__(self, inverse: dict[str, list[int]], pass_: ProgramPass) -> None:
+        self.inverse, self.pass_ = inverse, pass_
+        self.results: dict[Var, list[int]] = {}
+
+    @on(AssignStmt)
+    def _assign(self, node: AssignStmt) -> Result:
+        value = self.expr(node.value)
+        inverse = self._reordered(value)
+        if inverse is None or not isinstance(value.type, TupleType):
+            return rebuild(node, value=value)
+        self._check_uses(node.var, value)
+        old = value.type.types
+        rtype = TupleType([old[inverse.index(j)] for j in range(len(old))])
+        value = Call(value.op, list(value.args), dict(value.kwargs), value.attrs, rtype, value.span)
+        var = Var(node.var.name_hint, rtype, node.var.span)
+        self.bind(node.var, var)
+        self.results[var] = inverse
+        return AssignStmt(var, value, node.span)
+
+    def _reordered(self, value: Expr) -> list[int] | None:
+        if isinstance(value, Call) and isinstance(value.op, GlobalVar):
+            return self.inverse.get(value.op.name)
+        return None
+
+    def _check_uses(self, var: Var, call: Call) -> None:
+        index = function_index(self.func)
+        items = sum(1 for t in index.of(TupleGetItemExpr) if t.tuple is var)
+        uses = sum(1 for v in index.of(Var) if v is var) - 1  # the definition is one occurrence
+        if uses != items:
+            raise PassError(
+                self.pass_.name,
+                f"the results of '{call.op.name}' are used as a whole tuple; only their items can follow the "
+                "reordered returns (unpack them: a, b = ...)",
+                call.span,
+            )
+
+    @on(TupleGetItemExpr)
+    def _item(self, node: TupleGetItemExpr) -> Expr:
+        inverse = self.results.get(node.tuple) if isinstance(node.tuple, Var) else None
+        if inverse is None:
+            return node
+        return TupleGetItemExpr(node.tuple, inverse[node.index], node.span)
+
+
+def _order(func: Function, returns: list[Expr]) -> list[int] | None:
+    """Return positions sorted so the values written back to Out/InOut parameters come first, in
+    parameter order (None when that is the order already)."""
+    written = [p for p, d in zip(func.params, func.param_directions) if d in (ParamDirection.Out, ParamDirection.InOut)]
+    rank = {p: i for i, p in enumerate(written)}
+    key = [(rank[v], i) if isinstance(v, Var) and v in rank else (len(written), i) for i, v in enumerate(returns)]
+    order = sorted(range(len(returns)), key=lambda i: key[i])
+    return None if order == list(range(len(returns))) else order
+
+
+class NormalizeReturnOrder(ProgramPass):
+    """Make each kernel or wrapper return the parameter it writes back, and kernels return their
+    written parameters in parameter order; callers' tuple items follow.
+
+    before:  def k(self, x, p: Out, q: Out):          after:  def k(self, x, p: Out, q: Out):
+                 rq = pl.store(e, [0, 0], q)                       rq = pl.store(e, [0, 0], q)
+                 rp = pl.store(t, [0, 0], p)                       rp = pl.store(t, [0, 0], p)
+                 return rq, rp                                     return p, q
+             r = self.k(x, p, q); a = r[0]; b = r[1]           r = self.k(x, p, q); a = r[1]; b = r[0]
+    """
+
+    source = tiled
+    requires = frozenset({SplitIncoreOrch, IncoreTileOps})
+    produces = frozenset({ReturnParamsExplicit})
+
+    def run(self, program: Program) -> Program:
+        funcs: dict[str, Function] = {}
+        inverse: dict[str, list[int]] = {}
+        for func in program.functions.values():
+            funcs[func.name] = self._returns(func, inverse)
+        if inverse:
+            for name, func in funcs.items():
+                callers = _Callers(inverse, self)
+                callers.start(func, program)
+                funcs[name] = callers.function(func)
+        if all(funcs[f.name] is f for f in program.functions.values()):
+            return program
+        return Program(list(funcs.values()), program.name, program.span)
+
+    def _returns(self, func: Function, inverse: dict[str, list[int]]) -> Function:
+        if not (is_incore_type(func.func_type) or func.func_type in _WRAPPERS):
+            return func
+        alias = {v: p for v, p in param_aliases(func).items() if v is not p}
+        final = [s for s in function_index(func).of(ReturnStmt)]
+        values = [alias.get(v, v) for v in final[-1].value] if final else []
+        order = _order(func, values) if is_incore_type(func.func_type) and len(values) > 1 else None
+        rewrite = _Returns(alias, order)
+        rewrite.start(func)
+        new = rewrite.function(func)
+        if order is None:
+            return new
+        inverse[func.name] = [order.index(i) for i in range(len(order))]
+        return replace(new, return_types=[func.return_types[i] for i in order])

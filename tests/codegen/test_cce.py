@@ -1,0 +1,184 @@
+"""The CCE emitter (spec/codegen.md §3): kernel files printed from hand-written programs in the final
+(``runtime``) form, and the errors for what it cannot print. The simulator tier runs these kernels
+(tests/sim/test_cce_kernels.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import pypto.language as pl
+from pypto.backend import A2A3, A5
+from pypto.codegen.cce import CceEmitter, generate_cce
+from pypto.codegen.errors import CodegenError
+from pypto.ir.enums import MemorySpace
+from pypto.ir.errors import VerificationError
+
+PROGRAMS = Path(__file__).resolve().parent / "data" / "cce"
+
+KERNELS = [
+    ("tile_add", "kernels/aiv/tile_add.cpp"),
+    ("row_blocks", "kernels/aiv/block_add_scale.cpp"),
+    ("row_softmax", "kernels/aiv/row_softmax.cpp"),
+    ("matmul", "kernels/aic/matmul_move.cpp"),
+    ("matmul", "kernels/aic/matmul_split_k.cpp"),
+    ("scaled_sum", "kernels/aiv/scaled_sum.cpp"),
+    ("int8_row_expand", "kernels/aiv/int8_row_expand.cpp"),
+]
+
+
+def _generate(name: str) -> dict[str, str]:
+    return generate_cce(pl.loads_program(PROGRAMS / f"{name}.py"))
+
+
+@pytest.mark.parametrize(("program", "path"), KERNELS, ids=[p.split("/")[-1][:-4] for _, p in KERNELS])
+def test_kernel_snapshot(program: str, path: str, snapshot) -> None:
+    assert _generate(program)[path] == snapshot
+
+
+def test_one_file_per_kernel_and_none_for_orchestration() -> None:
+    assert sorted(_generate("tile_add")) == ["kernels/aiv/tile_add.cpp"]  # main is orchestration
+    assert sorted(_generate("matmul")) == ["kernels/aic/matmul_move.cpp", "kernels/aic/matmul_split_k.cpp"]
+
+
+def test_the_wrapper_unpacks_tensors_then_scalars_and_forwards_them() -> None:
+    text = _generate("row_blocks")["kernels/aiv/block_add_scale.cpp"]
+    assert text.index("#include <cstdint>") < text.index("#include <pto/pto-inst.hpp>")
+    assert ("static __aicore__ void block_add_scale(__gm__ float* a, __gm__ float* b, __gm__ float* c, "
+            "int64_t row, float alpha) {") in text
+    assert "    union { uint64_t u64; float val; } alpha_conv;\n    alpha_conv.u64 = args[4];\n" in text
+    assert "    block_add_scale(a, b, c, row, alpha);\n}\n" in text
+
+
+def _kernel(body: str, params: str = "x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
+            kind: str = "AIV") -> str:
+    lines = "\n".join("        " + line for line in body.strip().splitlines())
+    return (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        f"    @pl.function(type=pl.FunctionType.{kind})\n"
+        f"    def k(self, {params}) -> pl.Tensor[[64, 64], pl.FP32]:\n{lines}\n"
+    )
+
+
+_VEC = "pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, {off}, 16384), pl.Mem.Vec]"
+_ALLOC = "mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 32768)"
+
+
+def _codegen_error(source: str, tmp_path: Path) -> CodegenError:
+    path = tmp_path / "k.py"
+    path.write_text(source)
+    program = pl.loads_program(path)
+    with pytest.raises(CodegenError) as info:
+        generate_cce(program)
+    return info.value
+
+
+def test_an_op_without_a_table_entry_is_no_rule_with_its_span(tmp_path: Path) -> None:
+    err = _codegen_error(_kernel(f"""
+{_ALLOC}
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+u: {_VEC.format(off=16384)} = pl.tile.sin(t)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(u, [0, 0], y)
+return y1
+"""), tmp_path)
+    assert err.message == "no rule for tile.sin in cce"
+    assert (err.span.filename, err.span.begin_line) == (str(tmp_path / "k.py"), 10)
+    assert "the cce op table has no entry for 'tile.sin'" in str(err)
+
+
+def test_a_tile_carry_yielded_from_another_buffer_is_refused(tmp_path: Path) -> None:
+    err = _codegen_error(_kernel(f"""
+{_ALLOC}
+acc: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+for i, (a,) in pl.range(2, init_values=(acc,)):
+    n: {_VEC.format(off=16384)} = pl.tile.exp(a)
+    a1 = pl.yield_(n)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(a1, [0, 0], y)
+return y1
+"""), tmp_path)
+    assert err.message == "no rule for a tile carry whose yielded value is in another buffer in cce"
+    assert err.span.begin_line == 12  # the yield
+
+
+def test_a_dynamic_window_is_refused(tmp_path: Path) -> None:
+    tile = "pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 16384), pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]"
+    err = _codegen_error(_kernel(f"""
+{_ALLOC}
+t: {tile} = pl.load(x, [0, 0], [64, 64], [n, 64])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+""", params="x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"),
+        tmp_path)
+    assert err.message == "no rule for a tensor window with a dynamic extent in cce"
+    assert "template arguments must be constants" in str(err)
+
+
+def test_a_program_outside_the_runtime_dialect_is_refused_before_printing() -> None:
+    program = pl.parse_program(_kernel("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+"""))
+    with pytest.raises(VerificationError, match="is not in dialect 'runtime' \\(cce code generation\\)"):
+        CceEmitter()(program)
+
+
+def test_scalar_carries_and_if_results_are_cpp_variables() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+acc: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+s0: pl.Scalar[pl.INDEX] = 0
+for i, (a, s) in pl.range(0, n, 2, init_values=(acc, s0)):
+    if i < 4:
+        v = pl.yield_(s + i)
+    else:
+        v = pl.yield_(s - 1)
+    b: {_VEC.format(off=0)} = pl.tile.exp(a)
+    a1, s1 = pl.yield_(b, v // 3)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(a1, [s1, 0], y)
+return y1
+""", params="x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert body.split("TLOAD(acc, x_gt);\n")[1] == (
+        "  int64_t s0 = 0;\n"
+        "  int64_t s = s0;\n"
+        "  for (int64_t i = 0; i < n; i += 2) {\n"
+        "    int64_t v;\n"
+        "    if (i < 4) {\n"
+        "      v = s + i;\n"
+        "    } else {\n"
+        "      v = s - 1;\n"
+        "    }\n"
+        "    TEXP(b, acc);\n"
+        "    s = (v / 3 - (((v % 3) != 0) && ((v < 0) != (3 < 0))));\n"
+        "  }\n"
+        "  GT_64x64_fp32 y_gt(y + s * 64);\n"
+        "  TSTORE(y_gt, acc);\n"  # the loop result is the carry's buffer
+        "}\n\n"
+    )
+
+
+def test_the_launch_identity_is_a_parameter_read_once_by_the_entry() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+blk: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+t: {_VEC.format(off=0)} = pl.load(x, [blk * 64, 0], [64, 64])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+""", params="x: pl.Tensor[[256, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"))
+    text = generate_cce(program)["kernels/aiv/k.cpp"]
+    assert '#include "tensor.h"\n#include "intrinsic.h"\nusing namespace pto;\n' in text
+    assert "static __aicore__ void k(__gm__ float* x, __gm__ float* y, int32_t __pypto_spmd_block_idx) {" in text
+    assert "  int64_t blk = __pypto_spmd_block_idx;\n" in text
+    assert "  GT_64x64_fp32 x_gt(x + (blk * 64) * 64);\n" in text
+    assert "    int32_t __pypto_spmd_block_idx = get_block_idx(args);\n" in text
+    assert "    k(x, y, __pypto_spmd_block_idx);\n" in text
+
+
+def test_the_platform_is_the_chip_whose_capacities_are_checked() -> None:
+    program = pl.loads_program(PROGRAMS / "tile_add.py")  # 131072 bytes of Vec
+    assert generate_cce(program, A5) == generate_cce(program, A2A3) == generate_cce(program)
+    small = A2A3.model_copy(update={"capacity": {**A2A3.capacity, MemorySpace.Vec: 65536}})
+    with pytest.raises(VerificationError, match=r"Vec buffer usage \(131072 bytes\) exceeds platform limit \(65536"):
+        generate_cce(program, small)

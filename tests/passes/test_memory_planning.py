@@ -1,0 +1,150 @@
+"""InitMemRef, MemoryReuse and AllocateMemoryAddr on hand-written split_core programs: printed IR,
+the planned sizes of issue 11, interpreter preservation with tiles at their addresses, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from memory_programs import PROGRAMS, ROW_BLOCKS, TILE_ADD
+from pass_helpers import before_after
+
+from pypto import ir, passes
+from pypto.backend import A2A3
+from pypto.interp import run
+from pypto.interp.memory import plan_extents
+from pypto.interp.testing import assert_pass_preserves
+from pypto.ir.structural import assert_structural_equal
+from pypto.language.parser.text_parser import parse_program
+from pypto.languages import memref, split_core
+from pypto.passes import PassContext, PassError
+
+VEC = ir.MemorySpace.Vec
+
+
+def front(src: str) -> ir.Program:
+    """The program after the front passes: it is in split_core as written."""
+    return split_core.validate(passes.PassManager(passes.builtin_passes()).run(parse_program(src)))
+
+
+def planning() -> list[passes.Pass]:
+    return [passes.init_memref(), passes.memory_reuse(), passes.allocate_memory_addr()]
+
+
+def planned(src: str) -> ir.Program:
+    program = front(src)
+    for p in planning():
+        program = p(program)
+    return program
+
+
+def kernel(program: ir.Program) -> ir.Function:
+    return next(f for f in program.functions.values() if f.func_type in (ir.FunctionType.AIV, ir.FunctionType.AIC))
+
+
+@pytest.mark.parametrize("name", ["tile_add", "softmax", "accumulate", "carry_move", "branch_then", "matmul"])
+@pytest.mark.parametrize("step", [0, 1, 2])
+def test_snapshot(name: str, step: int, snapshot) -> None:
+    program = front(PROGRAMS[name][0])
+    for p in planning()[:step]:
+        program = p(program)
+    p = planning()[step]
+    assert before_after(p.name, program, p(program)) == snapshot
+
+
+@pytest.mark.parametrize(
+    "name, extents",
+    [
+        # the result reuses an input's buffer
+        ("tile_add", {VEC: 131072}),
+        # one 64x128 FP32 block, the ops in place
+        ("row_blocks", {VEC: 32768}),
+        # x and the scratch tile (64x64), row_max/row_sum on one 64x1 vector
+        ("softmax", {VEC: 33024}),
+        ("accumulate", {VEC: 8192}),
+        ("branch_then", {VEC: 16384}),
+        # Acc rows padded to 16
+        ("matmul", {ir.Mem.Mat: 1536, ir.Mem.Left: 512, ir.Mem.Right: 1024, ir.Mem.Acc: 1024}),
+    ],
+)
+def test_planned_bytes(name: str, extents: dict) -> None:
+    assert plan_extents(kernel(planned(PROGRAMS[name][0]))) == extents
+
+
+def test_row_block_kernel_fits_below_64k() -> None:
+    assert plan_extents(kernel(planned(ROW_BLOCKS)))[VEC] < 65536
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_planning_preserves_results_with_tiles_at_their_addresses(name: str) -> None:
+    src, inputs = PROGRAMS[name]
+    after = assert_pass_preserves(planning(), front(src), inputs)
+    assert after in memref
+    assert plan_extents(kernel(after)) is not None  # the interpreter ran the kernel in address mode
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_printed_plan_parses_back(name: str) -> None:
+    program = planned(PROGRAMS[name][0])
+    text = program.as_python()
+    again = parse_program(text)
+    assert_structural_equal(program, again)
+    assert again.as_python() == text
+
+
+def test_overlapping_offsets_give_a_wrong_result() -> None:
+    """Hand-edit the plan so that tb lies on ta's bytes: the interpreter then adds tb to itself."""
+    text = planned(TILE_ADD).as_python()
+    good = "pl.MemRef(mem_vec_1, pl.const(65536, pl.INT64), 65536)"
+    assert good in text
+    bad = parse_program(text.replace(good, "pl.MemRef(mem_vec_1, pl.const(0, pl.INT64), 65536)"))
+    a, b, out = PROGRAMS["tile_add"][1]
+    np.testing.assert_allclose(run(parse_program(text), a, b, out.copy()).value, a + b, rtol=1e-6)
+    np.testing.assert_allclose(run(bad, a, b, out.copy()).value, b + b, rtol=1e-6)
+    with pytest.raises(AssertionError, match="changed return value 0: 16384 of 16384 elements differ"):
+        assert_pass_preserves(lambda p: bad, front(TILE_ADD), PROGRAMS["tile_add"][1])
+
+
+def test_carry_written_while_live_gets_a_move_into_the_carried_buffer() -> None:
+    text = kernel(planned(PROGRAMS["carry_move"][0])).as_python()
+    assert (
+        "acc__ssa_v2__carry_v0: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 4096), "
+        "pl.Mem.Vec] = pl.tile.move(acc__ssa_v2, target_memory=pl.Mem.Vec)"
+    ) in text
+
+
+BIG = TILE_ADD.replace("128, 128", "256, 128")
+
+
+def test_capacity_error_names_function_space_and_bytes() -> None:
+    program = passes.memory_reuse()(passes.init_memref()(front(BIG)))
+    with PassContext(platform=A2A3), pytest.raises(passes.CapacityError) as err:
+        passes.allocate_memory_addr()(program)
+    message = str(err.value)
+    assert message.startswith(
+        "AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)"
+    )
+    assert "hint: the Vec tiles of 'tile_add' that are live at the same time do not fit a2a3" in message
+    assert err.value.span.begin_line == 10 and isinstance(err.value, PassError)
+
+
+def test_passes_chain_from_split_core_to_memref_in_a_pass_manager() -> None:
+    pm = passes.PassManager(planning(), start=split_core)
+    assert pm.final_dialect is memref
+    program = pm.run(front(TILE_ADD))
+    assert plan_extents(kernel(program)) == {VEC: 131072}
+
+
+def test_orchestration_functions_are_left_alone() -> None:
+    before = front(TILE_ADD)
+    after = passes.init_memref()(before)
+    main = [f for f in before.functions.values() if f.name == "main"]
+    assert [f for f in after.functions.values() if f.name == "main"][0] is main[0]
+
+
+def test_reuse_keeps_guarded_inputs_apart() -> None:
+    """row_max may not write over its input nor its scratch tile, row_expand_sub not over the vector."""
+    k = kernel(planned(PROGRAMS["softmax"][0]))
+    tiles = [s.var for s in k.body.stmts if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType)]
+    types = {v.name_hint: v.type.memref for v in tiles}
+    assert types["mx"].base_ is not types["tx"].base_ and types["mx"].base_ is not types["tmp"].base_
+    assert types["sub"].base_ is types["tx"].base_ and types["s"].base_ is types["mx"].base_
