@@ -22,20 +22,22 @@ from .context import (
     VerifyLevel,
 )
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
+from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
+from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
 from .infer_tile_memory_space import InferTileMemorySpace
-from .inline_functions import InlineFunctions
-from .manager import PassManager, check_order
-from .materialize_tensor_strides import MaterializeTensorStrides
-from .normalize_return_order import NormalizeReturnOrder
 from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
+from .insert_pipe_sync import InsertPipeSync
 from .manager import PassManager, check_order
+from .materialize_runtime_scopes import MaterializeRuntimeScopes
+from .materialize_tensor_strides import MaterializeTensorStrides
 from .memory_reuse import MemoryReuse
+from .normalize_return_order import NormalizeReturnOrder
 from .normalize_stmt_structure import NormalizeStmtStructure
 from .outline_cluster_scopes import OutlineClusterScopes
 from .outline_hierarchy_scopes import OutlineHierarchyScopes
@@ -53,6 +55,10 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+derive_call_directions = DeriveCallDirections
+materialize_runtime_scopes = MaterializeRuntimeScopes
+classify_iter_arg_carry = ClassifyIterArgCarry
+insert_pipe_sync = InsertPipeSync
 infer_tile_memory_space = InferTileMemorySpace
 expand_mixed_kernel = ExpandMixedKernel
 normalize_return_order = NormalizeReturnOrder
@@ -78,19 +84,22 @@ __all__ = [
     "AllocateMemoryAddr",
     "CallbackInstrument",
     "CapacityError",
+    "ClassifyIterArgCarry",
     "ConvertToSSA",
     "CtrlFlowTransform",
+    "DeriveCallDirections",
     "DumpInstrument",
     "ExpandMixedKernel",
     "FlattenCallExpr",
     "FunctionPass",
     "InferTileMemorySpace",
-    "InlineFunctions",
-    "MaterializeTensorStrides",
-    "NormalizeReturnOrder",
     "InitMemRef",
     "InlineFunctions",
+    "InsertPipeSync",
+    "MaterializeRuntimeScopes",
+    "MaterializeTensorStrides",
     "MemoryReuse",
+    "NormalizeReturnOrder",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
     "OutlineClusterScopes",
@@ -113,19 +122,22 @@ __all__ = [
     "available_passes",
     "builtin_passes",
     "check_order",
+    "classify_iter_arg_carry",
     "convert_to_ssa",
     "ctrl_flow_transform",
     "default_passes",
+    "derive_call_directions",
     "discover_plugins",
     "expand_mixed_kernel",
     "flatten_call_expr",
     "infer_tile_memory_space",
-    "inline_functions",
-    "materialize_tensor_strides",
-    "normalize_return_order",
     "init_memref",
     "inline_functions",
+    "insert_pipe_sync",
+    "materialize_runtime_scopes",
+    "materialize_tensor_strides",
     "memory_reuse",
+    "normalize_return_order",
     "normalize_stmt_structure",
     "outline_cluster_scopes",
     "outline_hierarchy_scopes",

@@ -1059,6 +1059,45 @@ OUTLINE_CLUSTER_SCOPES = [
     Case(OutlineClusterOfSpmd, tuple((rand(64, 16), out(64, 16), n) for n in (1, 4)), _outline_incore),
 ]
 
+# DeriveCallDirections, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync: hand-written
+# memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
+# ------------------------------------------------------------------------------------------------
+
+
+def _runtime_case(name: str, source: str, before: tuple[str, ...], entry_kernel: bool = False) -> Case:
+    """``source`` (renamed ``name``) for a runtime pass, after the passes ``before`` (factory names)."""
+    import runtime_programs as rp
+
+    from pypto import passes
+
+    program = rp.parse(source.replace("class Prog:", f"class {name}:").replace("class Kernel:", f"class {name}:"))
+
+    def prepare(p: ir.Program) -> ir.Program:
+        for factory in before:
+            p = getattr(passes, factory)()(p)
+        return p
+
+    inputs = rp.kernel_inputs(program.get_function("kern")) if entry_kernel else rp.inputs(program)
+    return Case(program, (tuple(inputs),), prepare)
+
+
+def _runtime_cases() -> dict[str, list[Case]]:
+    import runtime_programs as rp
+
+    steps = ("derive_call_directions", "materialize_runtime_scopes", "classify_iter_arg_carry")
+    orch = {"RtChain": rp.DIRECTIONS["internal_tensor_chain"], "RtLoop": rp.DIRECTIONS["inside_sequential_loop"],
+            "RtBranch": rp.DIRECTIONS["branch_does_not_see_other_branch"], "RtWhile": rp.DIRECTIONS["while_loop"]}
+    loops = {"RtLoop": rp.DIRECTIONS["inside_sequential_loop"], "RtNested": rp.DIRECTIONS["parallel_inside_sequential"],
+             "RtParallel": rp.DIRECTIONS["inside_parallel_loop"]}
+    kernels = {"SyncTileAdd": "tile_add", "SyncLoop": "loop_carry", "SyncMatmul": "matmul", "SyncBranch": "branch"}
+    return {
+        "DeriveCallDirections": [_runtime_case(f"{n}Dirs", src, ()) for n, src in orch.items()],
+        "MaterializeRuntimeScopes": [_runtime_case(f"{n}Scopes", src, steps[:1]) for n, src in orch.items()],
+        "ClassifyIterArgCarry": [_runtime_case(f"{n}Carry", src, steps[:2]) for n, src in loops.items()],
+        "InsertPipeSync": [_runtime_case(n, rp.KERNELS[k], steps, entry_kernel=True) for n, k in kernels.items()],
+    }
+
+
 CASES: dict[str, list[Case]] = {
     "InlineFunctions": INLINE_FUNCTIONS,
     "UnrollLoops": UNROLL_LOOPS,
@@ -1067,6 +1106,7 @@ CASES: dict[str, list[Case]] = {
     "Simplify": SIMPLIFY,
     "NormalizeStmtStructure": NORMALIZE_STMT_STRUCTURE,
     "FlattenCallExpr": FLATTEN_CALL_EXPR,
+    **_runtime_cases(),
     "InitMemRef": _memory_cases(()),
     "MemoryReuse": _memory_cases(("init_memref",)),
     "AllocateMemoryAddr": _memory_cases(("init_memref", "memory_reuse")),
