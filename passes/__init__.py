@@ -42,7 +42,7 @@ from .normalize_stmt_structure import NormalizeStmtStructure
 from .outline_cluster_scopes import OutlineClusterScopes
 from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
-from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
@@ -130,6 +130,8 @@ __all__ = [
     "discover_plugins",
     "expand_mixed_kernel",
     "flatten_call_expr",
+    "front_passes",
+    "lowering_passes",
     "infer_tile_memory_space",
     "init_memref",
     "inline_functions",

@@ -254,4 +254,4 @@ class Dynamic:
 
 def front(text: str) -> ir.Program:
     """A full program source after the front passes."""
-    return passes.PassManager(passes.builtin_passes()).run(pl.parse(text))
+    return passes.PassManager(passes.front_passes()).run(pl.parse(text))

@@ -26,7 +26,7 @@ def outline_passes() -> list[passes.Pass]:
 
 def pipeline(verify: str = "strict") -> passes.PassManager:
     """The front passes, then the three outlining passes (the order is checked on construction)."""
-    return passes.PassManager(passes.builtin_passes() + outline_passes(), verify=verify)
+    return passes.PassManager(passes.front_passes() + outline_passes(), verify=verify)
 
 
 def test_the_pipeline_ends_in_outlined() -> None:
