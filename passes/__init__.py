@@ -22,22 +22,27 @@ from .context import (
     VerifyLevel,
 )
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
+from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
+from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
 from .infer_tile_memory_space import InferTileMemorySpace
-from .inline_functions import InlineFunctions
-from .manager import PassManager, check_order
-from .materialize_tensor_strides import MaterializeTensorStrides
-from .normalize_return_order import NormalizeReturnOrder
 from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
+from .insert_pipe_sync import InsertPipeSync
 from .manager import PassManager, check_order
+from .materialize_runtime_scopes import MaterializeRuntimeScopes
+from .materialize_tensor_strides import MaterializeTensorStrides
 from .memory_reuse import MemoryReuse
+from .normalize_return_order import NormalizeReturnOrder
 from .normalize_stmt_structure import NormalizeStmtStructure
-from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+from .outline_cluster_scopes import OutlineClusterScopes
+from .outline_hierarchy_scopes import OutlineHierarchyScopes
+from .outline_incore_scopes import OutlineIncoreScopes
+from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
@@ -50,6 +55,10 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+derive_call_directions = DeriveCallDirections
+materialize_runtime_scopes = MaterializeRuntimeScopes
+classify_iter_arg_carry = ClassifyIterArgCarry
+insert_pipe_sync = InsertPipeSync
 infer_tile_memory_space = InferTileMemorySpace
 expand_mixed_kernel = ExpandMixedKernel
 normalize_return_order = NormalizeReturnOrder
@@ -57,6 +66,9 @@ materialize_tensor_strides = MaterializeTensorStrides
 init_memref = InitMemRef
 memory_reuse = MemoryReuse
 allocate_memory_addr = AllocateMemoryAddr
+outline_hierarchy_scopes = OutlineHierarchyScopes
+outline_incore_scopes = OutlineIncoreScopes
+outline_cluster_scopes = OutlineClusterScopes
 
 
 def available_passes() -> dict[str, object]:
@@ -72,21 +84,27 @@ __all__ = [
     "AllocateMemoryAddr",
     "CallbackInstrument",
     "CapacityError",
+    "ClassifyIterArgCarry",
     "ConvertToSSA",
     "CtrlFlowTransform",
+    "DeriveCallDirections",
     "DumpInstrument",
     "ExpandMixedKernel",
     "FlattenCallExpr",
     "FunctionPass",
     "InferTileMemorySpace",
-    "InlineFunctions",
-    "MaterializeTensorStrides",
-    "NormalizeReturnOrder",
     "InitMemRef",
     "InlineFunctions",
+    "InsertPipeSync",
+    "MaterializeRuntimeScopes",
+    "MaterializeTensorStrides",
     "MemoryReuse",
+    "NormalizeReturnOrder",
     "NormalizeStmtStructure",
     "OptimizationStrategy",
+    "OutlineClusterScopes",
+    "OutlineHierarchyScopes",
+    "OutlineIncoreScopes",
     "Pass",
     "PassContext",
     "PassError",
@@ -104,20 +122,28 @@ __all__ = [
     "available_passes",
     "builtin_passes",
     "check_order",
+    "classify_iter_arg_carry",
     "convert_to_ssa",
     "ctrl_flow_transform",
     "default_passes",
+    "derive_call_directions",
     "discover_plugins",
     "expand_mixed_kernel",
     "flatten_call_expr",
+    "front_passes",
+    "lowering_passes",
     "infer_tile_memory_space",
-    "inline_functions",
-    "materialize_tensor_strides",
-    "normalize_return_order",
     "init_memref",
     "inline_functions",
+    "insert_pipe_sync",
+    "materialize_runtime_scopes",
+    "materialize_tensor_strides",
     "memory_reuse",
+    "normalize_return_order",
     "normalize_stmt_structure",
+    "outline_cluster_scopes",
+    "outline_hierarchy_scopes",
+    "outline_incore_scopes",
     "simplify",
     "unroll_loops",
 ]

@@ -1,7 +1,9 @@
 """The default pipeline: the implemented passes in spec order, plus installed plugin passes.
 
-Only the front of spec/passes.md §3 is implemented so far (passes 1-7, surface -> ssa); later
-passes extend ``builtin_passes`` in order.
+The passes of spec/passes.md §3 implemented so far, surface -> ssa -> outlined -> tiled ->
+split_core -> memref -> runtime; passes of the table not listed here are not implemented yet
+(tensor-to-tile conversion, mixed-kernel splitting, pipeline loops, distributed passes).
+InsertPipeSync is ours: it places the pipe synchronisation the directly printed C++ kernels need.
 """
 
 from __future__ import annotations
@@ -11,9 +13,23 @@ import enum
 from .base import Pass
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
+from .allocate_memory_addr import AllocateMemoryAddr
+from .classify_iter_arg_carry import ClassifyIterArgCarry
+from .derive_call_directions import DeriveCallDirections
+from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .infer_tile_memory_space import InferTileMemorySpace
+from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
+from .insert_pipe_sync import InsertPipeSync
+from .materialize_runtime_scopes import MaterializeRuntimeScopes
+from .materialize_tensor_strides import MaterializeTensorStrides
+from .memory_reuse import MemoryReuse
+from .normalize_return_order import NormalizeReturnOrder
 from .normalize_stmt_structure import NormalizeStmtStructure
+from .outline_cluster_scopes import OutlineClusterScopes
+from .outline_hierarchy_scopes import OutlineHierarchyScopes
+from .outline_incore_scopes import OutlineIncoreScopes
 from .plugins import discover, insert
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
@@ -25,8 +41,8 @@ class OptimizationStrategy(enum.Enum):
     Default = "Default"
 
 
-def builtin_passes() -> list[Pass]:
-    """Fresh instances of the built-in passes, in pipeline order."""
+def front_passes() -> list[Pass]:
+    """Fresh instances of the front passes (surface -> ssa), in pipeline order."""
     return [
         InlineFunctions(),
         UnrollLoops(),
@@ -36,6 +52,31 @@ def builtin_passes() -> list[Pass]:
         NormalizeStmtStructure(),
         FlattenCallExpr(),
     ]
+
+
+def lowering_passes() -> list[Pass]:
+    """Fresh instances of the passes after the front (ssa -> runtime), in pipeline order."""
+    return [
+        OutlineHierarchyScopes(),
+        OutlineIncoreScopes(),
+        OutlineClusterScopes(),
+        InferTileMemorySpace(),
+        ExpandMixedKernel(),
+        NormalizeReturnOrder(),
+        MaterializeTensorStrides(),
+        InitMemRef(),
+        MemoryReuse(),
+        AllocateMemoryAddr(),
+        DeriveCallDirections(),
+        MaterializeRuntimeScopes(),
+        ClassifyIterArgCarry(),
+        InsertPipeSync(),
+    ]
+
+
+def builtin_passes() -> list[Pass]:
+    """Fresh instances of the built-in passes, in pipeline order."""
+    return front_passes() + lowering_passes()
 
 
 def default_passes(strategy: OptimizationStrategy = OptimizationStrategy.Default, plugins: bool = True) -> list[Pass]:

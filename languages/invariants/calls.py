@@ -144,7 +144,8 @@ def _check_block(stmts: list[Stmt], program: Program, report: Reporter) -> None:
 
 
 def _check_inout_use(func: Function, program: Program, report: Reporter) -> None:
-    if func.func_type is FunctionType.Group or not function_index(func).has(Call, Submit):
+    # Group and Spmd wrappers forward their params to kernels and return them (param-explicit).
+    if func.func_type in (FunctionType.Group, FunctionType.Spmd) or not function_index(func).has(Call, Submit):
         return
     _check_block(block(func.body), program, report)
 

@@ -236,6 +236,7 @@ class CallAttrs(AttrsBase):
     core_num: CoreNum | None = None  # launch spec of a kernel dispatch (OutlineClusterScopes)
     sync_start: StrictBool | None = None
     core_placement: Literal["aic", "aiv"] | None = None  # a call pinned to one core side (ExpandMixedKernel)
+    auto_sync: StrictBool | None = None  # a pipe sync placed by InsertPipeSync (the PTO emitter skips it)
 
 
 class TaskDummyAttrs(CallAttrs):

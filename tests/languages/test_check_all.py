@@ -116,6 +116,6 @@ def test_flatten_call_expr_shares_its_no_nested_calls_check_with_the_boundary(
 
     monkeypatch.setattr(structure.NoNestedCalls, "_function_check", counting)
     program = prog(CALLS)
-    manager = passes.PassManager.get_strategy(verify=True, plugins=False)
+    manager = passes.PassManager(passes.front_passes(), verify=True)
     assert manager.run(program).functions == program.functions
     assert scanned == ["f", "g"]

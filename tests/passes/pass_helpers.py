@@ -14,9 +14,9 @@ SCALAR_INPUTS = (0, 3, 7, 12)
 
 
 def upto(name: str, program: ir.Program) -> ir.Program:
-    """``program`` after the default-pipeline passes that run before the pass called ``name``."""
+    """``program`` after the front passes that run before the pass called ``name``."""
     before = []
-    for p in passes.builtin_passes():
+    for p in passes.front_passes():
         if p.name == name:
             return passes.PassManager(before).run(program) if before else program
         before.append(p)

@@ -912,6 +912,192 @@ def _memory_cases(before: tuple[str, ...]) -> list[Case]:
     return [_memory_case(name, program, before) for name, program in chosen.items()]
 
 
+# ------------------------------------------------------------------------------------------------
+# OutlineHierarchyScopes, OutlineIncoreScopes, OutlineClusterScopes: scopes become functions.
+# ------------------------------------------------------------------------------------------------
+
+
+@pl.program
+class OutlineRowsInLoop:
+    @pl.function
+    def main(self, x: T64, acc: pl.InOut[T64], n: Idx) -> T64:
+        for i in pl.range(n):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.tensor.slice(x, [16, 16], [i * 16, 0])
+                a = pl.tensor.slice(acc, [16, 16], [i * 16, 0])
+                y = pl.add(pl.exp(t), a)
+                acc[i * 16 : i * 16 + 16, :] = y
+        return acc
+
+
+@pl.program
+class OutlineTasks:
+    @pl.function
+    def main(self, x: T16, out: pl.Out[T16], k: F32) -> T16:
+        with pl.at(level=pl.Level.CORE_GROUP) as t0:
+            y = pl.mul(x, k)
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[t0], no_dep_args=[out]):
+            z = pl.add(y, x)
+            out[:] = z
+        w = pl.sub(out, y)
+        return w
+
+
+@pl.program
+class OutlineUnderIf:
+    @pl.function
+    def main(self, x: T16, n: Idx) -> T16:
+        if n > 2:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="big"):
+                y = pl.mul(x, 3.0)
+        else:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                y = pl.neg(x)
+        return y
+
+
+@pl.program
+class OutlineHostLevel:
+    @pl.function
+    def main(self, x: T16, n: Idx) -> T16:
+        y = pl.add(x, x)
+        with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):
+            z = pl.mul(y, x)
+            for i, (s,) in pl.range(n, init_values=(z,)):
+                s2 = pl.yield_(pl.add(s, x))
+        return s2
+
+
+@pl.program
+class OutlineNestedLevels:
+    @pl.function
+    def main(self, x: T16, out: pl.Out[T16]) -> T16:
+        with pl.at(level=pl.Level.HOST):
+            y = pl.exp(x)
+            with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.mul(y, x)
+        return out
+
+
+@pl.program
+class OutlineLevelInLoop:
+    @pl.function
+    def main(self, x: T16, n: Idx) -> T16:
+        for i, (s,) in pl.range(n, init_values=(x,)):
+            with pl.at(level=pl.Level.CHIP):
+                t = pl.add(s, x)
+            s2 = pl.yield_(t)
+        return s2
+
+
+@pl.program
+class OutlineSpmdRows:
+    @pl.function
+    def main(self, x: T64, out: pl.Out[T64]) -> T64:
+        for i in pl.spmd(4):
+            t = x[i * 16 : i * 16 + 16, :]
+            out[i * 16 : i * 16 + 16, :] = pl.exp(t)
+        return out
+
+
+@pl.program
+class OutlineClusterPair:
+    @pl.function
+    def main(self, a: T16, b: T16) -> T16:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                c = pl.add(a, b)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                d = pl.mul(c, a)
+        return pl.sub(d, b)
+
+
+@pl.program
+class OutlineClusterOfSpmd:
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: T64, out: pl.Out[T64]) -> T64:
+        b = pl.tile.get_block_idx()
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [b * 16, 0], [16, 16])
+        r: T64 = pl.store(pl.exp(t), [b * 16, 0], out)
+        return r
+
+    @pl.function
+    def main(self, x: T64, out: pl.Out[T64], n: Idx) -> T64:
+        with pl.cluster():
+            with pl.spmd(n):
+                out = self.rows(x, out)
+        return out
+
+
+def _outline_incore(program: ir.Program) -> ir.Program:
+    from pypto import passes
+
+    return passes.outline_incore_scopes()(program)
+
+
+def _outline_hierarchy(program: ir.Program) -> ir.Program:
+    from pypto import passes
+
+    return passes.outline_hierarchy_scopes()(program)
+
+
+OUTLINE_HIERARCHY_SCOPES = [
+    Case(OutlineHostLevel, tuple((rand(16, 16), n) for n in (0, 3))),
+    Case(OutlineNestedLevels, ((rand(16, 16), out(16, 16)),)),
+    Case(OutlineLevelInLoop, tuple((rand(16, 16), n) for n in (0, 1, 4))),
+]
+OUTLINE_INCORE_SCOPES = [
+    Case(OutlineRowsInLoop, tuple((rand(64, 16), rand(64, 16), n) for n in (0, 2, 4))),
+    Case(OutlineTasks, ((rand(16, 16), out(16, 16), 1.5),)),
+    Case(OutlineUnderIf, tuple((rand(16, 16), n) for n in (1, 5))),
+    Case(OutlineNestedLevels, ((rand(16, 16), out(16, 16)),), _outline_hierarchy),
+]
+OUTLINE_CLUSTER_SCOPES = [
+    Case(OutlineSpmdRows, ((rand(64, 16), out(64, 16)),), _outline_incore),
+    Case(OutlineClusterPair, ((rand(16, 16), rand(16, 16)),), _outline_incore),
+    Case(OutlineClusterOfSpmd, tuple((rand(64, 16), out(64, 16), n) for n in (1, 4)), _outline_incore),
+]
+
+# DeriveCallDirections, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync: hand-written
+# memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
+# ------------------------------------------------------------------------------------------------
+
+
+def _runtime_case(name: str, source: str, before: tuple[str, ...], entry_kernel: bool = False) -> Case:
+    """``source`` (renamed ``name``) for a runtime pass, after the passes ``before`` (factory names)."""
+    import runtime_programs as rp
+
+    from pypto import passes
+
+    program = rp.parse(source.replace("class Prog:", f"class {name}:").replace("class Kernel:", f"class {name}:"))
+
+    def prepare(p: ir.Program) -> ir.Program:
+        for factory in before:
+            p = getattr(passes, factory)()(p)
+        return p
+
+    inputs = rp.kernel_inputs(program.get_function("kern")) if entry_kernel else rp.inputs(program)
+    return Case(program, (tuple(inputs),), prepare)
+
+
+def _runtime_cases() -> dict[str, list[Case]]:
+    import runtime_programs as rp
+
+    steps = ("derive_call_directions", "materialize_runtime_scopes", "classify_iter_arg_carry")
+    orch = {"RtChain": rp.DIRECTIONS["internal_tensor_chain"], "RtLoop": rp.DIRECTIONS["inside_sequential_loop"],
+            "RtBranch": rp.DIRECTIONS["branch_does_not_see_other_branch"], "RtWhile": rp.DIRECTIONS["while_loop"]}
+    loops = {"RtLoop": rp.DIRECTIONS["inside_sequential_loop"], "RtNested": rp.DIRECTIONS["parallel_inside_sequential"],
+             "RtParallel": rp.DIRECTIONS["inside_parallel_loop"]}
+    kernels = {"SyncTileAdd": "tile_add", "SyncLoop": "loop_carry", "SyncMatmul": "matmul", "SyncBranch": "branch"}
+    return {
+        "DeriveCallDirections": [_runtime_case(f"{n}Dirs", src, ()) for n, src in orch.items()],
+        "MaterializeRuntimeScopes": [_runtime_case(f"{n}Scopes", src, steps[:1]) for n, src in orch.items()],
+        "ClassifyIterArgCarry": [_runtime_case(f"{n}Carry", src, steps[:2]) for n, src in loops.items()],
+        "InsertPipeSync": [_runtime_case(n, rp.KERNELS[k], steps, entry_kernel=True) for n, k in kernels.items()],
+    }
+
+
 CASES: dict[str, list[Case]] = {
     "InlineFunctions": INLINE_FUNCTIONS,
     "UnrollLoops": UNROLL_LOOPS,
@@ -920,9 +1106,13 @@ CASES: dict[str, list[Case]] = {
     "Simplify": SIMPLIFY,
     "NormalizeStmtStructure": NORMALIZE_STMT_STRUCTURE,
     "FlattenCallExpr": FLATTEN_CALL_EXPR,
+    **_runtime_cases(),
     "InitMemRef": _memory_cases(()),
     "MemoryReuse": _memory_cases(("init_memref",)),
     "AllocateMemoryAddr": _memory_cases(("init_memref", "memory_reuse")),
+    "OutlineHierarchyScopes": OUTLINE_HIERARCHY_SCOPES,
+    "OutlineIncoreScopes": OUTLINE_INCORE_SCOPES,
+    "OutlineClusterScopes": OUTLINE_CLUSTER_SCOPES,
 }
 
 # ------------------------------------------------------------------------------------------------

@@ -133,7 +133,7 @@ def test_factories_name_their_passes() -> None:
         passes.normalize_stmt_structure(),
         passes.flatten_call_expr(),
     ]
-    assert [p.name for p in made] == [p.name for p in passes.builtin_passes()]
+    assert [p.name for p in made] == [p.name for p in passes.front_passes()]
     assert repr(made[3]) == "<Pass ConvertToSSA>"
 
 

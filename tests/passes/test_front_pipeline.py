@@ -15,6 +15,6 @@ from pypto import passes
 def test_surface_to_ssa(name: str, source: str) -> None:
     program = parse(source)
     surface.validate(program)
-    result = check_preserves(passes.PassManager.get_strategy(plugins=False), program)
+    result = check_preserves(passes.PassManager(passes.front_passes()), program)
     ssa.validate(result)
     assert ssa.check(result, [NormalizedStmtStructure, NoNestedCalls]) == []

@@ -139,4 +139,4 @@ def test_a_tensor_level_kernel_is_an_error() -> None:
 
 def pl_program(source: str) -> ir.Program:
     program = pl.parse("import pypto.language as pl\n\n" + textwrap.dedent(source))
-    return passes.PassManager(passes.default_passes(plugins=False)).run(program)
+    return passes.PassManager(passes.front_passes()).run(program)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
-from pypto.languages import ssa, surface
+from pypto.languages import runtime, ssa, surface
 from pypto.languages.invariants import NormalizedStmtStructure
 from pypto.passes import PassContext, PassOrderError, VerifyLevel
 
@@ -21,6 +21,22 @@ FRONT = [
     "Simplify",
     "NormalizeStmtStructure",
     "FlattenCallExpr",
+]
+LOWERING = [
+    "OutlineHierarchyScopes",
+    "OutlineIncoreScopes",
+    "OutlineClusterScopes",
+    "InferTileMemorySpace",
+    "ExpandMixedKernel",
+    "NormalizeReturnOrder",
+    "MaterializeTensorStrides",
+    "InitMemRef",
+    "MemoryReuse",
+    "AllocateMemoryAddr",
+    "DeriveCallDirections",
+    "MaterializeRuntimeScopes",
+    "ClassifyIterArgCarry",
+    "InsertPipeSync",
 ]
 
 
@@ -70,15 +86,16 @@ def _recorder() -> tuple[list[tuple[str, str]], passes.CallbackInstrument]:
 
 
 def _with(extra: passes.Pass, after: str) -> list[passes.Pass]:
-    out = passes.builtin_passes()
+    out = passes.front_passes()
     out.insert([p.name for p in out].index(after) + 1, extra)
     return out
 
 
 def test_default_pipeline_order() -> None:
     manager = passes.PassManager.get_strategy(plugins=False)
-    assert manager.get_pass_names() == FRONT
-    assert manager.final_dialect is ssa
+    assert manager.get_pass_names() == FRONT + LOWERING
+    assert manager.final_dialect is runtime
+    assert passes.PassManager(passes.front_passes()).final_dialect is ssa
 
 
 def test_out_of_order_pass_is_rejected_before_anything_runs() -> None:
@@ -114,7 +131,8 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure)"
+        "NormalizedStmtStructure (from NormalizeStmtStructure, InferTileMemorySpace, ExpandMixedKernel, "
+        "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 
 
@@ -208,7 +226,7 @@ def test_roundtrip_level_prints_and_parses_after_every_pass() -> None:
         """
     )
     for source in CONVERT_TO_SSA.values():
-        passes.PassManager.get_strategy(plugins=False, verify="roundtrip").run(parse(source))
+        passes.PassManager(passes.front_passes(), verify="roundtrip").run(parse(source))
     order = _with(WrapBody(), after="Simplify")
     passes.PassManager(order, verify="strict").run(program)
     with pytest.raises(VerificationError) as err:
@@ -224,7 +242,7 @@ def test_instruments_see_every_pass_in_order(tmp_path: Path) -> None:
     log, inst = _recorder()
     timing = passes.TimingInstrument()
     with PassContext([inst, timing]):
-        result = passes.PassManager.get_strategy(plugins=False).run_passes(program, dump_ir=True, output_dir=tmp_path)
+        result = passes.PassManager(passes.front_passes()).run_passes(program, dump_ir=True, output_dir=tmp_path)
     assert log == [(kind, name) for name in FRONT for kind in ("before", "after")]
     assert [name for name, _ in timing.timings] == FRONT
     assert all(seconds >= 0 for _, seconds in timing.timings)
@@ -256,6 +274,6 @@ def test_verify_level_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_start_dialect_can_be_chosen() -> None:
     manager = passes.PassManager([passes.simplify()], start=ssa)
-    once = passes.PassManager.get_strategy(plugins=False).run(parse(CONVERT_TO_SSA["accumulate"]))
+    once = passes.PassManager(passes.front_passes()).run(parse(CONVERT_TO_SSA["accumulate"]))
     assert manager.run(once) is once
     assert manager.start is ssa and surface is not ssa

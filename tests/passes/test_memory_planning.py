@@ -23,7 +23,7 @@ VEC = ir.MemorySpace.Vec
 
 def front(src: str) -> ir.Program:
     """The program after the front passes: it is in split_core as written."""
-    return split_core.validate(passes.PassManager(passes.builtin_passes()).run(parse_program(src)))
+    return split_core.validate(passes.PassManager(passes.front_passes()).run(parse_program(src)))
 
 
 def planning() -> list[passes.Pass]:

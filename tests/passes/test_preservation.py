@@ -27,13 +27,14 @@ MIN_CASES = 3
 
 
 def at_pass(name: str, program: ir.Program) -> tuple[passes.Pass, ir.Program]:
-    """The built-in pass called ``name`` and ``program`` after the pipeline passes before it.
+    """The pass called ``name`` and ``program`` as it reaches it.
 
-    An exported pass not in the pipeline yet gets the program after the whole pipeline (its case's
-    ``prepare`` applies what runs between).
+    A front pass gets the program after the front passes before it; a lowering pass gets the
+    front pipeline's output (its case's ``prepare`` applies what runs between, often on a program
+    written in a later dialect's form).
     """
     before: list[passes.Pass] = []
-    for p in passes.builtin_passes():
+    for p in passes.front_passes():
         if p.name == name:
             return p, passes.PassManager(before).run(program) if before else program
         before.append(p)
@@ -44,13 +45,8 @@ def at_pass(name: str, program: ir.Program) -> tuple[passes.Pass, ir.Program]:
 
 
 def front_pipeline() -> passes.PassManager:
-    """The built-in passes that take a surface program to the ssa dialect (stopping at the first that leaves it)."""
-    front: list[passes.Pass] = []
-    for p in passes.builtin_passes():
-        if p.target not in (passes.SAME, surface, ssa):
-            break
-        front.append(p)
-    return passes.PassManager(front)
+    """The built-in passes that take a surface program to the ssa dialect."""
+    return passes.PassManager(passes.front_passes())
 
 
 class AppliedOnce:

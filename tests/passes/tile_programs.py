@@ -288,7 +288,7 @@ def parse(name: str) -> ir.Program:
 
 def front(name: str) -> ir.Program:
     """The program called ``name`` after the front pipeline (surface -> ssa), without plugin passes."""
-    return passes.PassManager(passes.default_passes(plugins=False)).run(parse(name))
+    return passes.PassManager(passes.front_passes()).run(parse(name))
 
 
 def inputs(program: ir.Program, seed: int = 0, scalar: int = 3) -> list[Any]:

@@ -1,0 +1,100 @@
+"""ClassifyIterArgCarry: how each Orchestration loop carry is emitted (spec/passes.md §4.30)."""
+
+from __future__ import annotations
+
+from pypto.analysis.roots import Roots
+from pypto.languages.invariants import CallDirectionsResolved, IterArgCarryClassified, RuntimeScopesMaterialized
+from pypto.languages.memref import memref
+from pypto.languages.runtime import runtime
+
+from pypto.ir.enums import ForKind, FunctionType
+from pypto.ir.expr import ConstInt, Expr, Var
+from pypto.ir.function import Function
+from pypto.ir.stmt import ForStmt, RuntimeScopeStmt, YieldStmt
+from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.type_base import ScalarType
+
+from .rewrite import Result, RewritePass, on
+from .util import rebuild
+
+
+def _is_task_id(var: Var) -> bool:
+    return isinstance(var.type, ScalarType) and var.type.dtype.is_task_id()
+
+
+class ClassifyIterArgCarry(RewritePass):
+    """Stamp ``attrs["iter_arg_rebind_<i>"]`` on every loop with iter_args of an Orchestration function.
+
+    ``False`` when the yielded value is in the iter_arg's alias class (the same buffer: codegen
+    uses one name), else ``True`` (codegen declares a mutable carry). Alias edges are those of
+    :mod:`pypto.analysis.roots` (assignments, ``tensor.assemble`` -> target, a function call result
+    -> the argument the callee returns, a tuple element -> its returned argument, a loop return var
+    -> its init); TaskId carries are always rebind. Inside a manual scope, a TaskId carried by a
+    ``pl.parallel`` loop also gets ``iter_arg_array_size_<i> = N`` (its constant trip count), and so
+    does one a sequential loop threads from such an inner loop::
+
+        before:  for i, (acc,) in pl.range(4, init_values=(c,)):
+                     acc2 = self.k(a, acc)             # k returns its Out parameter
+                     acc3 = pl.yield_(acc2)
+        after:   for i, (acc,) in pl.range(4, init_values=(c,), attrs={"iter_arg_rebind_0": False}):
+    """
+
+    source = memref
+    target = runtime
+    requires = frozenset({CallDirectionsResolved, RuntimeScopesMaterialized})
+    produces = frozenset({IterArgCarryClassified, RuntimeScopesMaterialized})
+
+    def applies(self, func: Function) -> bool:
+        return func.func_type is FunctionType.Orchestration
+
+    def function(self, func: Function) -> Function:
+        self.roots = Roots(func, self.program)
+        self.manual = 0
+        self.array_sizes: dict[Var, int] = {}  # loop return var -> TaskId array extent
+        return super().function(func)
+
+    @on(RuntimeScopeStmt)
+    def _scope(self, node: RuntimeScopeStmt) -> Result:
+        self.manual += node.manual
+        try:
+            return self.children(node)
+        finally:
+            self.manual -= node.manual
+
+    @on(ForStmt)
+    def _for(self, node: ForStmt) -> Result:
+        new = self.children(node)
+        if not node.iter_args:
+            return new
+        stmts = flatten_to_stmts(node.body)
+        yielded: list[Expr] = list(stmts[-1].value) if stmts and isinstance(stmts[-1], YieldStmt) else []
+        attrs = dict(new.attrs)
+        for i, it in enumerate(node.iter_args):
+            value = yielded[i] if i < len(yielded) else None
+            attrs[f"iter_arg_rebind_{i}"] = _is_task_id(it) or not (
+                isinstance(value, Var) and self.roots.root(value) is self.roots.root(it)
+            )
+            size = self._array_size(node, it, value)
+            if size is not None:
+                attrs[f"iter_arg_array_size_{i}"] = size
+                self.array_sizes[node.return_vars[i]] = size
+        return rebuild(new, attrs=attrs) if attrs != dict(new.attrs) else new
+
+    def _array_size(self, node: ForStmt, it: Var, value: Expr | None) -> int | None:
+        if not self.manual or not _is_task_id(it):
+            return None
+        if node.kind is ForKind.Parallel:
+            return self._trip_count(node)
+        return self.array_sizes.get(value) if isinstance(value, Var) else None
+
+    def _trip_count(self, node: ForStmt) -> int:
+        bounds = (node.start, node.stop, node.step)
+        if not all(isinstance(b, ConstInt) for b in bounds):
+            raise self.error(
+                "a TaskId carried through a pl.parallel loop in a manual scope needs a constant trip count "
+                "(hint: give the loop constant bounds, or carry the TaskId through a sequential loop)",
+                node.span,
+            )
+        start, stop, step = (b.value for b in bounds)  # type: ignore[union-attr]
+        n = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+        return max(n, 1)

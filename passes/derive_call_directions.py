@@ -1,0 +1,170 @@
+"""DeriveCallDirections: the call-site direction of every argument of a function call (spec/passes.md §4.26)."""
+
+from __future__ import annotations
+
+from pypto.analysis import callee, function_index
+from pypto.analysis.roots import Roots
+from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch
+from pypto.languages.memref import memref
+
+from pypto.ir.enums import ArgDirection, ForKind, FunctionType, ParamDirection
+from pypto.ir.expr import Call, Expr, GlobalVar, Submit, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.node import replace
+from pypto.ir.stmt import ForStmt, IfStmt, WhileStmt
+from pypto.ir.types import TensorType
+
+from .base import ProgramPass
+from .rewrite import Result, Rewrite, on
+from .util import rebuild
+
+_STRENGTH = {ParamDirection.In: 0, ParamDirection.Out: 1, ParamDirection.InOut: 2}
+_WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
+
+
+class DeriveCallDirections(ProgramPass):
+    """Write ``attrs["arg_directions"]`` on every Call/Submit of a program function.
+
+    Phase 0 raises each Group/Spmd wrapper's parameter directions to the strongest direction of
+    the kernel parameters it forwards them to (``In < Out < InOut``, to a fixpoint; never lowered).
+    Then each argument gets, from its callee parameter and the buffer root of the argument
+    (through assignments, loop carries and call results):
+
+    ====== ======== ============================================================ ==================
+    param  argument condition                                                    direction
+    ====== ======== ============================================================ ==================
+    any    non-tensor                                                            Scalar
+    In     tensor                                                                Input
+    InOut  tensor                                                                InOut
+    Out    tensor   inside a non-Parallel ``for`` or a ``while``                 InOut
+    Out    tensor   an earlier statement of the scope wrote the same root        InOut
+    Out    tensor   the root is an InOut parameter of the enclosing function     InOut
+    Out    tensor   otherwise                                                    OutputExisting
+    ====== ======== ============================================================ ==================
+
+    "Earlier writer": a scan per block with the set of roots written by Out/InOut arguments; each
+    ``for``/``while``/``if`` is one unit entered with a copy of the set (an ``else`` does not see
+    its ``then``), whose writes join the set after it. A ``NoDep`` already in ``arg_directions``
+    (``pl.no_dep``) is kept; the pass is idempotent; Submits stay Submits::
+
+        before:  for i in pl.range(4):                  after:  for i in pl.range(4):
+                     out = self.k(a, out)                           out = self.k(a, out, attrs={"arg_directions":
+                                                                        [pl.ArgDirection.Input, pl.ArgDirection.InOut]})
+    """
+
+    source = memref
+    requires = frozenset({SplitIncoreOrch})
+    produces = frozenset({CallDirectionsResolved})
+
+    def run(self, program: Program) -> Program:
+        program = _raise_wrappers(program)
+        funcs = [_Directions().run(f, program) for f in program.functions.values()]
+        if all(a is b for a, b in zip(funcs, program.functions.values())):
+            return program
+        return Program(funcs, program.name, program.span)
+
+
+def _raise_wrappers(program: Program) -> Program:
+    """Phase 0: wrapper parameter directions raised to the kernel parameters they feed."""
+    changed = True
+    while changed:
+        changed = False
+        for func in program.functions.values():
+            if func.func_type not in _WRAPPERS:
+                continue
+            dirs = _effective(func, program)
+            if dirs != list(func.param_directions):
+                program = Program([replace(func, param_directions=dirs) if f is func else f
+                                   for f in program.functions.values()], program.name, program.span)
+                changed = True
+    return program
+
+
+def _effective(func: Function, program: Program) -> list[ParamDirection]:
+    roots = Roots(func, program)
+    index = {p: i for i, p in enumerate(func.params)}
+    dirs = list(func.param_directions)
+    for call in function_index(func).of(Call, Submit):
+        target = callee(program, call)
+        if target is None:
+            continue
+        for arg, pd in zip(call.args, target.param_directions):
+            if not isinstance(arg, Var) or not isinstance(arg.type, TensorType):
+                continue
+            i = index.get(roots.root(arg))
+            if i is not None and _STRENGTH[pd] > _STRENGTH[dirs[i]]:
+                dirs[i] = pd
+    return dirs
+
+
+class _Directions(Rewrite):
+    """One function's calls, scanned in order with the set of written roots."""
+
+    def run(self, func: Function, program: Program) -> Function:
+        self.start(func, program)
+        self.roots = Roots(func, program)
+        self.written: set[Var] = set()
+        self.loops: list[bool] = []  # per enclosing loop: does it order its iterations?
+        self.inout = {self.roots.root(p) for p, d in zip(func.params, func.param_directions)
+                      if d is ParamDirection.InOut}
+        return self.function(func)
+
+    def _unit(self, node: ForStmt | WhileStmt, ordered: bool) -> Result:
+        outer = self.written
+        self.written = set(outer)
+        self.loops.append(ordered)
+        try:
+            new = self.children(node)
+        finally:
+            self.loops.pop()
+            outer |= self.written
+            self.written = outer
+        return new
+
+    @on(ForStmt)
+    def _for(self, node: ForStmt) -> Result:
+        return self._unit(node, node.kind is not ForKind.Parallel)
+
+    @on(WhileStmt)
+    def _while(self, node: WhileStmt) -> Result:
+        return self._unit(node, True)
+
+    @on(IfStmt)
+    def _if(self, node: IfStmt) -> Result:
+        outer, gained, bodies = self.written, set(), []
+        for body in (node.then_body, node.else_body):
+            self.written = set(outer)
+            bodies.append(self.body(body))
+            gained |= self.written
+        self.written = outer
+        outer |= gained
+        return rebuild(node, then_body=bodies[0], else_body=bodies[1])
+
+    @on(Call, Submit)
+    def _call(self, node: Call | Submit) -> Expr:
+        target = callee(self.program, node) if isinstance(node.op, GlobalVar) else None
+        if target is None or not node.args:
+            return node
+        given = node.attrs.get("arg_directions")
+        dirs, writes = [], []
+        for i, (arg, pd) in enumerate(zip(node.args, target.param_directions)):
+            kept = given is not None and i < len(given) and ArgDirection(given[i]) is ArgDirection.NoDep
+            dirs.append(ArgDirection.NoDep if kept else self._direction(arg, pd))
+            if isinstance(arg, Var) and isinstance(arg.type, TensorType) and pd is not ParamDirection.In:
+                writes.append(self.roots.root(arg))
+        self.written.update(writes)
+        if given is not None and list(given) == dirs:
+            return node
+        return replace(node, attrs={**node.attrs, "arg_directions": dirs})
+
+    def _direction(self, arg: Expr, pd: ParamDirection) -> ArgDirection:
+        if not isinstance(arg.type, TensorType):
+            return ArgDirection.Scalar
+        if pd is ParamDirection.In:
+            return ArgDirection.Input
+        if pd is ParamDirection.InOut:
+            return ArgDirection.InOut
+        root = self.roots.root(arg) if isinstance(arg, Var) else None
+        if any(self.loops) or root in self.written or root in self.inout:
+            return ArgDirection.InOut
+        return ArgDirection.OutputExisting

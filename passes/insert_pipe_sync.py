@@ -1,0 +1,361 @@
+"""InsertPipeSync: set_flag/wait_flag pairs and barriers between the pipes of a kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pypto.analysis.pipes import op_pipe
+from pypto.languages.runtime import runtime
+
+from pypto.ir.enums import FunctionType, MemorySpace, PipeType
+from pypto.ir.expr import Call, Expr, MakeTuple, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
+from pypto.ir.node import replace
+from pypto.ir.op_registry import Effect, get_op, lookup
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Stmt, WhileStmt
+from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.type_base import UnknownType
+from pypto.ir.types import TensorType, TileType
+
+from .base import FunctionPass
+from .util import block_of
+
+_KERNELS = (FunctionType.AIV, FunctionType.AIC)
+_EVENTS = 8  # event ids 0-7 per pipe pair
+_BARRIER = {PipeType.V: "system.bar_v", PipeType.M: "system.bar_m"}  # pipes that need one inside themselves
+_PIPES = (PipeType.MTE2, PipeType.MTE1, PipeType.M, PipeType.V, PipeType.S, PipeType.FIX, PipeType.MTE3)
+_SYNC_OPS = frozenset({"system.sync_src", "system.sync_dst", "system.bar_v", "system.bar_m", "system.bar_all"})
+
+# A buffer an op touches: ("chip", space, lo, hi) for a placed tile (any on-chip space), ("base",
+# space, base var) for an unplaced one, ("gm", root var) for a GM tensor.
+Region = tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class _Access:
+    """What one op (statement ``uid``) reads and writes."""
+
+    uid: int
+    reads: frozenset[Region]
+    writes: frozenset[Region]
+
+
+def _overlap(a: Region, b: Region) -> bool:
+    if a[0] != b[0]:
+        return False
+    if a[0] == "chip":
+        return a[1] == b[1] and a[2] < b[3] and b[2] < a[3]
+    return a[1:] == b[1:]
+
+
+def _any_overlap(xs: frozenset[Region], ys: frozenset[Region]) -> bool:
+    return any(_overlap(x, y) for x in xs for y in ys)
+
+
+def _hazard(prior: _Access, now: _Access) -> bool:
+    """RAW, WAR or WAW between an earlier access and ``now``."""
+    return (_any_overlap(prior.writes, now.reads) or _any_overlap(prior.reads, now.writes)
+            or _any_overlap(prior.writes, now.writes))
+
+
+# Pending accesses per (producer pipe, consumer pipe): those the consumer pipe is not yet ordered
+# after, each with the index of its statement in the current block (-1: before the block).
+State = dict[tuple[PipeType, PipeType], dict[_Access, int]]
+
+
+def _copy(state: State, pos: int | None = None) -> State:
+    return {k: {a: (p if pos is None else pos) for a, p in v.items()} for k, v in state.items()}
+
+
+def _join(before: State, ends: list[State], pos: int) -> State:
+    """Control-flow join of the states at the ends of the paths through a statement at ``pos``:
+    pending on any path; an access pending before keeps its position, a new one sits at ``pos``."""
+    out: State = {}
+    for s in ends:
+        for key, accs in s.items():
+            into = out.setdefault(key, {})
+            for a in accs:
+                into.setdefault(a, before.get(key, {}).get(a, pos))
+    return out
+
+
+def _same(a: State, b: State) -> bool:
+    keys = {k for k, v in a.items() if v} | {k for k, v in b.items() if v}
+    return all(set(a.get(k, {})) == set(b.get(k, {})) for k in keys)
+
+
+@dataclass
+class _Pair:
+    """One set_flag/wait_flag pair of a block: set before statement ``s``, wait before ``w``."""
+
+    src: PipeType
+    dst: PipeType
+    s: int
+    w: int
+    event: int = 0
+
+    def times(self) -> tuple[int, int]:
+        # Order at one point: waits of earlier sets, then new long-lived sets, then adjacent pairs.
+        return (3 * self.w + 2, 3 * self.w + 2) if self.s == self.w else (3 * self.s + 1, 3 * self.w)
+
+
+@dataclass
+class _Block:
+    """The syncs placed before each statement of one block."""
+
+    pairs: list[_Pair] = field(default_factory=list)
+    barriers: dict[int, list[PipeType]] = field(default_factory=dict)
+
+
+class InsertPipeSync(FunctionPass):
+    """Place the intra-core synchronisation of each AIV/AIC kernel (the last pass before codegen).
+
+    Each op runs on one pipe (:func:`pypto.analysis.pipes.op_pipe`). When an op on pipe P touches
+    a buffer (a tile's address range in its space, or a GM tensor) that an earlier op on another
+    pipe Q wrote, or writes one that Q read or wrote (RAW, WAR, WAW), and P is not yet ordered
+    after that op, P waits for Q: ``system.sync_src(set_pipe=Q, wait_pipe=P, event_id=E)`` goes
+    right after the latest such producer of the same block (but not before a loop or branch
+    between them) and ``system.sync_dst(...)`` right before the consumer; a producer in an outer
+    block, an earlier iteration or a branch gets the pair right before the consumer. A wait
+    orders P after every op Q issued before the set, and after every op Q itself was ordered
+    after. Loops are solved to a fixpoint, so a hazard across the back edge (a buffer reused by the
+    next iteration) is synchronised too. Event ids: per pipe pair, the lowest of 0-7 no live pair
+    holds (if all are held, the set moves down to the wait). Hazards inside the V or M pipe get a
+    ``system.bar_v()`` / ``system.bar_m()``; the kernel ends with ``system.bar_all()``. Every
+    inserted call carries ``attrs={"auto_sync": True}`` and replaces those of an earlier run::
+
+        before:  ta = pl.load(a, ...)                    after:  ta = pl.load(a, ...)
+                 tb = pl.load(b, ...)                            tb = pl.load(b, ...)
+                 tc = pl.add(ta, tb)                             sync_src(MTE2, V, 0); sync_dst(MTE2, V, 0)
+                 c = pl.store(tc, [0, 0], c)                     tc = pl.add(ta, tb)
+                 return c                                        sync_src(V, MTE3, 0); sync_dst(V, MTE3, 0)
+                                                                 c = pl.store(tc, [0, 0], c)
+                                                                 bar_all()
+                                                                 return c
+    """
+
+    source = runtime
+    target = runtime
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if func.func_type not in _KERNELS:
+            return func
+        run = _Run()
+        body, _ = run.block(_strip(func.body), {})
+        stmts = flatten_to_stmts(body)
+        at = len(stmts) - 1 if stmts and isinstance(stmts[-1], ReturnStmt) else len(stmts)
+        stmts.insert(at, _sync_call("system.bar_all", {}, func.body.span))
+        return replace(func, body=block_of(stmts, func.body.span))
+
+
+def _strip(body: Stmt) -> Stmt:
+    """``body`` without the syncs an earlier run of the pass inserted."""
+    out = []
+    for s in flatten_to_stmts(body):
+        if isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.attrs.get("auto_sync"):
+            continue
+        out.append(_map_bodies(s, _strip))
+    return block_of(out, body.span)
+
+
+def _map_bodies(s: Stmt, fn: Callable[[Stmt], Stmt]) -> Stmt:
+    if isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
+        return replace(s, body=fn(s.body))
+    if isinstance(s, IfStmt):
+        return replace(s, then_body=fn(s.then_body), else_body=None if s.else_body is None else fn(s.else_body))
+    return s
+
+
+def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
+    return EvalStmt(Call(get_op(op), [], kwargs, attrs={"auto_sync": True}, type=UnknownType.get(), span=span), span)
+
+
+class _Run:
+    """The sync placement of one kernel: blocks processed in order, loops to a fixpoint."""
+
+    def __init__(self) -> None:
+        self.uids: dict[int, int] = {}
+        self.gm: dict[Var, Var] = {}  # store results -> the tensor they write
+
+    # ---- accesses ------------------------------------------------------------------------------
+    def _uid(self, stmt: Stmt) -> int:
+        return self.uids.setdefault(id(stmt), len(self.uids))
+
+    def _gm_root(self, var: Var) -> Var:
+        while var in self.gm:
+            var = self.gm[var]
+        return var
+
+    def _alias(self, var: Var, tensor: Var) -> None:
+        """``var`` names the GM tensor ``tensor`` (a store result, a loop carry of a tensor)."""
+        if self._gm_root(tensor) is not var:
+            self.gm[var] = tensor
+
+    def _regions(self, e: Expr) -> list[Region]:
+        if isinstance(e, MakeTuple):
+            return [r for x in e.elements for r in self._regions(x)]
+        if not isinstance(e, Var) or isinstance(e, MemRef):
+            return []
+        t = e.type
+        if isinstance(t, TensorType):
+            return [("gm", self._gm_root(e))]
+        if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
+            ref, off = t.memref, t.memref.byte_offset
+            value = getattr(off, "value", None)
+            if isinstance(value, int) and value >= 0:
+                return [("chip", t.memory_space, value, value + ref.size)]
+            return [("base", t.memory_space, ref.base_)]
+        return []
+
+    def access(self, stmt: Stmt) -> tuple[PipeType, _Access] | None:
+        """The pipe and accesses of an op statement (None: not an op issued to a pipe)."""
+        call = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
+        if not isinstance(call, Call) or call.attrs.get("auto_sync"):
+            return None
+        pipe = op_pipe(call)
+        if pipe is None:
+            return None
+        entry = lookup(call.op.name)
+        reads: list[Region] = []
+        writes: list[Region] = []
+        for i, arg in enumerate(call.args):
+            effect = entry.params[i].effect if entry is not None and i < len(entry.params) else Effect.READ
+            regions = self._regions(arg)
+            if effect is not Effect.WRITE:
+                reads += regions
+            if effect is not Effect.READ:
+                writes += regions
+        if isinstance(stmt, AssignStmt):
+            if isinstance(stmt.var.type, TensorType):  # a GM write's result names the tensor it wrote
+                tensors = [a for a in call.args if isinstance(a, Var) and isinstance(a.type, TensorType)
+                           and self._regions(a)[0] in writes]
+                if tensors:
+                    self._alias(stmt.var, tensors[0])
+            writes += self._regions(stmt.var)
+        return pipe, _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
+
+    # ---- blocks --------------------------------------------------------------------------------
+    def block(self, body: Stmt, entry: State) -> tuple[Stmt, State]:
+        """``body`` with its syncs, and the pending state after it; ``entry`` is the state before."""
+        stmts = flatten_to_stmts(body)
+        state = _copy(entry, -1)
+        placed = _Block()
+        snaps: list[State] = []
+        new: list[Stmt] = []
+        last_compound = -1
+        for k, s in enumerate(stmts):
+            snaps.append(_copy(state))
+            got = self.access(s)
+            if got is not None:
+                self._consume(k, *got, state, snaps, placed, last_compound)
+                new.append(s)
+                continue
+            if isinstance(s, (ForStmt, WhileStmt)):
+                s, state = self._loop(s, state, k)
+            elif isinstance(s, IfStmt):
+                s, state = self._if(s, state, k)
+            elif isinstance(s, ScopeStmt):
+                inner, after = self.block(s.body, state)
+                s, state = replace(s, body=inner), _join(state, [after], k)
+            else:
+                new.append(s)
+                continue
+            last_compound = k
+            new.append(s)
+        return block_of(_materialize(new, placed, body.span), body.span), state
+
+    def _loop(self, s: ForStmt | WhileStmt, state: State, k: int) -> tuple[Stmt, State]:
+        for it, rv in zip(s.iter_args, s.return_vars):
+            if isinstance(it.type, TensorType) and isinstance(it.initValue, Var):
+                self._alias(it, it.initValue)
+                self._alias(rv, it.initValue)
+        head = _copy(state, -1)
+        while True:
+            body, end = self.block(s.body, head)
+            merged = _join(head, [head, end], -1)
+            if _same(merged, head):
+                break
+            head = merged
+        return replace(s, body=body), _join(state, [state, end], k)  # it may run no iteration
+
+    def _if(self, s: IfStmt, state: State, k: int) -> tuple[Stmt, State]:
+        then, after_then = self.block(s.then_body, state)
+        ends = [after_then]
+        other = None
+        if s.else_body is not None:
+            other, after_else = self.block(s.else_body, state)
+            ends.append(after_else)
+        else:
+            ends.append(_copy(state))
+        return replace(s, then_body=then, else_body=other), _join(state, ends, k)
+
+    def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, snaps: list[State],
+                 placed: _Block, last_compound: int) -> None:
+        """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
+        while True:
+            hazards = {q: [p for a, p in state.get((q, pipe), {}).items() if _hazard(a, now)]
+                       for q in _PIPES if q is not pipe}
+            hazards = {q: ps for q, ps in hazards.items() if ps}
+            if not hazards:
+                break
+            q = max(hazards, key=lambda x: (max(hazards[x]), -_PIPES.index(x)))
+            latest = max(hazards[q])
+            s = max(latest + 1, last_compound + 1) if latest >= 0 else k
+            pair = _Pair(q, pipe, s, k)
+            if not _allocate(pair, placed.pairs):
+                pair.s = k
+                _allocate(pair, placed.pairs)
+            placed.pairs.append(pair)
+            self._covered(state, snaps[pair.s] if pair.s < k else _copy(state), q, pipe, pair.s)
+        if pipe in _BARRIER and any(_hazard(a, now) for a in state.get((pipe, pipe), {})):
+            placed.barriers.setdefault(k, []).append(pipe)
+            state[(pipe, pipe)] = {}
+        for r in _PIPES:
+            if r is not pipe or pipe in _BARRIER:
+                state.setdefault((pipe, r), {})[now] = k
+
+    @staticmethod
+    def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:
+        """After ``p`` waits for a set on ``q`` placed before statement ``s``: what ``p`` is ordered after."""
+        state[(q, p)] = {a: pos for a, pos in state.get((q, p), {}).items() if pos >= s}
+        for r in _PIPES:
+            if r in (q, p):
+                continue
+            issued = at_set.get((r, p), {})
+            known_to_q = at_set.get((r, q), {})
+            # an access re-issued after the set (pos >= s, a later loop iteration) stays pending
+            state[(r, p)] = {a: pos for a, pos in state.get((r, p), {}).items()
+                             if pos >= s or a not in issued or a in known_to_q}
+
+
+def _allocate(pair: _Pair, pairs: list[_Pair]) -> bool:
+    """Give ``pair`` the lowest event id no overlapping pair of the same pipes holds."""
+    lo, hi = pair.times()
+    held = {p.event for p in pairs if (p.src, p.dst) == (pair.src, pair.dst)
+            and p.times()[0] <= hi and lo <= p.times()[1]}
+    free = [e for e in range(_EVENTS) if e not in held]
+    if not free:
+        return False
+    pair.event = free[0]
+    return True
+
+
+def _materialize(stmts: list[Stmt], placed: _Block, span: Span) -> list[Stmt]:
+    out: list[Stmt] = []
+
+    def flag(op: str, p: _Pair) -> EvalStmt:
+        kwargs = {"set_pipe": int(p.src), "wait_pipe": int(p.dst), "event_id": p.event}
+        return _sync_call(op, kwargs, span)
+
+    for k, s in enumerate(stmts):
+        out += [flag("system.sync_dst", p) for p in placed.pairs if p.w == k and p.s < k]
+        out += [flag("system.sync_src", p) for p in placed.pairs if p.s == k and p.w > k]
+        for p in placed.pairs:
+            if p.s == p.w == k:
+                out += [flag("system.sync_src", p), flag("system.sync_dst", p)]
+        out += [_sync_call(_BARRIER[pipe], {}, span) for pipe in placed.barriers.get(k, [])]
+        out.append(s)
+    return out

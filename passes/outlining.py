@@ -1,0 +1,472 @@
+"""What the three outlining passes share (spec/passes.md §4.8-4.10): turning a scope into a
+function of its live-ins plus the statement that calls (or submits) it.
+
+* Parameters are the scope's live-ins in first-read order, then the variables of the caller that
+  only the types of those values mention (a loop variable in a slice's shape).
+* Results are the values defined inside and read after the scope, param-explicit: a result whose
+  buffer is a captured tensor (``tensor.assemble`` / ``tile.store`` target, a kernel's Out
+  argument, a loop carrying it) is returned as that parameter.
+* A captured tensor's direction comes from its uses inside: written only (an op's WRITE operand,
+  an Out argument of a call) gives ``Out``, written and read ``InOut``, otherwise ``In``; copies,
+  loop carries and yields are transparent.
+* The dispatch is a ``Call`` of the new function, or a ``Submit`` when the scope binds a TaskId
+  (``as tid``) or carries ``deps=``, ``allow_early_resolve`` or a predicate. ``no_dep_args=``
+  become ``NoDep`` arg directions (the others: their parameter's default direction); the
+  scope's dumped tensors that the dispatch sees (arguments and results) go in its ``dump_vars``.
+
+The body is rewritten before the scope is outlined, so inner scopes go first; their functions are
+named after the function they end up in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk, walk_values
+from pypto.ir import op_registry
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import ArgDirection, FunctionType, Level, ParamDirection, Role
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
+from pypto.ir.function import Function
+from pypto.ir.op_registry import Effect
+from pypto.ir.span import Span
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    ReturnStmt,
+    ScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from pypto.ir.transforms import deep_clone, flatten_to_stmts, substitute_stmt
+from pypto.ir.type_base import ScalarType, TupleType, Type
+from pypto.ir.types import TensorType
+
+from .rewrite import Rewrite, RewritePass, on
+from .util import block_of
+
+_TASK_ID = ScalarType(DataType.TASK_ID)
+# The keys of a scope's attrs that make its dispatch a Submit.
+_TASK_KEYS = ("task_id_var", "manual_dep_edges", "allow_early_resolve", "predicate")
+_ARG_DIRECTION = {
+    ParamDirection.In: ArgDirection.Input,
+    ParamDirection.Out: ArgDirection.OutputExisting,
+    ParamDirection.InOut: ArgDirection.InOut,
+}
+
+
+# Membership tests on variables go through sets (identity): ``==`` on scalar Exprs builds a
+# comparison expression, so ``var in some_list`` can be true for another variable.
+
+
+def _stmts(root: Stmt) -> list[Stmt]:
+    return [n for n in walk(root) if isinstance(n, Stmt)]
+
+
+def _read_exprs(stmt: Stmt) -> list[Any]:
+    """What ``stmt`` itself evaluates: its expressions, a while condition and scope attrs (deps,
+    predicates, dumps), but not the TaskId a scope binds."""
+    exprs: list[Any] = list(stmt_exprs(stmt))
+    if isinstance(stmt, WhileStmt):
+        exprs.append(stmt.condition)
+    if isinstance(stmt, ScopeStmt):
+        exprs += [v for k, v in stmt.attrs.items() if k != "task_id_var"]
+    return exprs
+
+
+def _vars_of(value: Any) -> list[Var]:
+    if isinstance(value, Expr):
+        return expr_vars(value)
+    return [n for n in walk_values(value) if isinstance(n, Var)]
+
+
+def reads(root: Stmt) -> Counter[Var]:
+    """How often each variable is read in ``root`` (scope attrs included)."""
+    return Counter(v for s in _stmts(root) for e in _read_exprs(s) for v in _vars_of(e))
+
+
+def defs(root: Stmt) -> list[Var]:
+    """The variables defined in ``root``, in order (a scope's ``as tid`` included)."""
+    out: list[Var] = []
+    for s in _stmts(root):
+        out += stmt_defs(s)
+        tid = s.attrs.get("task_id_var") if isinstance(s, ScopeStmt) else None
+        if isinstance(tid, Var):
+            out.append(tid)
+    return out
+
+
+def _returned_params(
+    func: Function, callee: Callable[[str], Function | None], memo: dict[str, list[int | None]]
+) -> list[int | None]:
+    """For each value ``func`` returns, the index of the parameter whose buffer it is (None: a new
+    value); a store into a parameter followed by ``return`` of the store result counts."""
+    stmts = flatten_to_stmts(func.body)
+    last = stmts[-1] if stmts else None
+    if not isinstance(last, ReturnStmt):
+        return []
+    buffers = _Buffers(func.body, callee, memo)
+    index = {id(p): i for i, p in enumerate(func.params)}
+    return [index.get(id(buffers.root(v))) if isinstance(v, Var) else None for v in last.value]
+
+
+class _Buffers:
+    """Which buffer each tensor value of a body stands for (its root variable), and how the body
+    uses the buffers of captured variables."""
+
+    def __init__(self, body: Stmt, callee: Callable[[str], Function | None],
+                 returned: dict[str, list[int | None]] | None = None) -> None:
+        self.callee = callee
+        self._returned = {} if returned is None else returned  # per callee name, shared down the calls
+        self.alias: dict[Var, Var] = {}
+        self.loops: dict[Var, tuple[Var, Expr]] = {}  # return var -> (iter_arg, yielded value)
+        self.calls: dict[Var, Call | Submit] = {}
+        self.via_call: set[Var] = set()  # aliases made by a call of a program function
+        self.body = body
+        for s in _stmts(body):
+            if isinstance(s, AssignStmt):
+                self._assign(s.var, s.value)
+            elif isinstance(s, ForStmt | WhileStmt):
+                yielded = flatten_to_stmts(s.body)[-1] if flatten_to_stmts(s.body) else None
+                values = yielded.value if isinstance(yielded, YieldStmt) else []
+                for k, ia in enumerate(s.iter_args):
+                    if isinstance(ia.initValue, Var):
+                        self.alias[ia] = ia.initValue
+                    if k < len(s.return_vars) and k < len(values):
+                        self.loops[s.return_vars[k]] = (ia, values[k])
+
+    def _assign(self, var: Var, value: Expr) -> None:
+        if isinstance(value, Var):
+            self.alias[var] = value
+        elif isinstance(value, Call | Submit):
+            self.calls[var] = value
+            target = self._written_arg(value, 0)
+            if target is not None:
+                self._alias_call(var, target, value)
+        elif isinstance(value, TupleGetItemExpr) and isinstance(value.tuple, Var):
+            call = self.calls.get(value.tuple)
+            target = self._written_arg(call, value.index) if call is not None else None
+            if target is not None:
+                self._alias_call(var, target, call)
+
+    def _alias_call(self, var: Var, target: Var, call: Call | Submit) -> None:
+        self.alias[var] = target
+        if isinstance(call.op, GlobalVar):
+            self.via_call.add(var)
+
+    def _written_arg(self, call: Call | Submit, result: int) -> Var | None:
+        """The argument whose buffer result ``result`` of ``call`` is, if any."""
+        if isinstance(call.op, GlobalVar):
+            func = self.callee(call.op.name)
+            returned = self.returned(func) if func is not None else []
+            k = returned[result] if result < len(returned) else None
+        else:
+            entry = op_registry.lookup(call.op.name)
+            written = entry.written_params() if entry is not None and result == 0 else []
+            names = [p.name for p in entry.params] if entry is not None else []
+            k = names.index(written[0]) if written else None
+        arg = call.args[k] if k is not None and k < len(call.args) else None
+        return arg if isinstance(arg, Var) else None
+
+    def returned(self, func: Function) -> list[int | None]:
+        """:func:`_returned_params` of ``func``, once per callee (a recursive call sees none)."""
+        if func.name not in self._returned:
+            self._returned[func.name] = []
+            self._returned[func.name] = _returned_params(func, self.callee, self._returned)
+        return self._returned[func.name]
+
+    def root(self, var: Var, calls: bool = True) -> Var:
+        """The variable whose buffer ``var`` is (``calls=False``: not looking through the results
+        of program-function calls)."""
+        seen: set[int] = set()
+        while id(var) not in seen:
+            seen.add(id(var))
+            if var in self.via_call and not calls:
+                return var
+            if var in self.alias:
+                var = self.alias[var]
+            elif var in self.loops:
+                ia, value = self.loops[var]
+                if not (isinstance(value, Var) and self.root(value, calls) is self.root(ia, calls)):
+                    return var
+                var = ia
+            else:
+                return var
+        return var
+
+    def direction(self, param: Var) -> ParamDirection:
+        """``In``, ``Out`` or ``InOut`` from the uses of ``param``'s buffer in the body."""
+        written = read = False
+        for s in _stmts(self.body):
+            for kind in self._uses(s, param):
+                written |= kind is not Effect.READ
+                read |= kind is not Effect.WRITE
+        return ParamDirection.InOut if written and read else ParamDirection.Out if written else ParamDirection.In
+
+    def _uses(self, s: Stmt, param: Var) -> list[Effect]:
+        if isinstance(s, YieldStmt | ReturnStmt) or (isinstance(s, AssignStmt) and isinstance(s.value, Var)):
+            return []  # copies and carries pass the buffer on
+        exprs = _read_exprs(s)
+        if isinstance(s, ForStmt | WhileStmt):
+            exprs = [e for e in exprs if not any(e is ia.initValue for ia in s.iter_args)]
+        out: list[Effect] = []
+        for e in exprs:
+            mine = Counter(v for v in _vars_of(e) if self.root(v) is param)
+            if not mine:
+                continue
+            for call in expr_calls(e) if isinstance(e, Expr) else []:
+                for k, arg in enumerate(call.args):
+                    if isinstance(arg, Var) and mine[arg] > 0:
+                        mine[arg] -= 1
+                        out.append(self._effect(call, k))
+            out += [Effect.READ] * sum(mine.values())
+        return out
+
+    def _effect(self, call: Call | Submit, k: int) -> Effect:
+        if isinstance(call.op, GlobalVar):
+            func = self.callee(call.op.name)
+            if func is None or k >= len(func.param_directions):
+                return Effect.READ
+            return {ParamDirection.Out: Effect.WRITE, ParamDirection.InOut: Effect.READ_WRITE}.get(
+                func.param_directions[k], Effect.READ
+            )
+        entry = op_registry.lookup(call.op.name)
+        if entry is None or k >= len(entry.params):
+            return Effect.READ
+        effect = entry.params[k].effect
+        return effect if effect in (Effect.WRITE, Effect.READ_WRITE) else Effect.READ
+
+
+class Outliner(RewritePass):
+    """Base of the outlining passes: ``self.outline(...)`` replaces a scope by a dispatch of a new
+    function; ``self.parent`` is the name of the function the current statements end up in."""
+
+    # An Opaque parent that outlined something becomes Orchestration (kernel-outlining passes).
+    orchestrates: ClassVar[bool] = False
+
+    def start(self, func: Function | None = None, program: Any = None) -> None:
+        super().start(func, program)
+        self.parents = [func.name] if func is not None else []
+        self.outlined = 0
+        self._mine: set[str] = set()  # names this function's scopes took
+        self._uses: Counter[Var] | None = None
+        self._defined: set[Var] | None = None
+
+    @property
+    def parent(self) -> str:
+        return self.parents[-1]
+
+    # ---- names ---------------------------------------------------------------------------------
+
+    def taken(self, name: str) -> bool:
+        return self.program.get_function(name) is not None or any(f.name == name for f in self._added)
+
+    def fresh(self, prefix: str) -> str:
+        """``<prefix>_<n>`` for the first ``n`` not taken."""
+        n = 0
+        while self.taken(f"{prefix}_{n}") or f"{prefix}_{n}" in self._mine:
+            n += 1
+        return self.reserve(f"{prefix}_{n}")
+
+    def hinted(self, hint: str) -> str:
+        """The name for ``name_hint=hint``: itself; ``hint_<n>`` when this function already used
+        it; ``<parent>_hint`` when another function's scope or a program function has it."""
+        if not self.taken(hint) and hint not in self._mine:
+            return self.reserve(hint)
+        if hint in self._mine:
+            return self.fresh(hint)
+        prefixed = f"{self.parent}_{hint}"
+        if not self.taken(prefixed) and prefixed not in self._mine:
+            return self.reserve(prefixed)
+        return self.fresh(prefixed)
+
+    def reserve(self, name: str) -> str:
+        self._mine.add(name)
+        return name
+
+    def callee(self, name: str) -> Function | None:
+        found = self.program.get_function(name) if self.program is not None else None
+        return found or next((f for f in self._added if f.name == name), None)
+
+    # ---- outlining -----------------------------------------------------------------------------
+
+    def outline_body(self, node: ScopeStmt, name: str, facts: Mapping[Any, Any] | None = None) -> Stmt:
+        """The scope's body rewritten (inner scopes outlined first, named after ``name``)."""
+        self.parents.append(name)
+        try:
+            body = self.body(node.body, dict(facts or {}))
+        finally:
+            self.parents.pop()
+        assert body is not None
+        return body
+
+    def outline(
+        self,
+        node: ScopeStmt,
+        body: Stmt,
+        name: str,
+        func_type: FunctionType,
+        *,
+        level: Level | None = None,
+        role: Role | None = None,
+        func_attrs: Mapping[str, Any] | None = None,
+        launch: Mapping[str, Any] | None = None,
+        no_dep: list[Var] | None = None,
+    ) -> list[Stmt]:
+        """Add the function made of ``body`` and return the statements dispatching it in place of
+        ``node``. ``launch`` holds ``core_num`` / ``sync_start`` of a multi-block dispatch."""
+        if self._uses is None:
+            self._uses = reads(self.func.body)
+            self._defined = set(v for v in defs(self.func.body)) | set(self.func.params)
+        inside_defs = defs(body)
+        local = set(inside_defs)
+        read = (v for s in _stmts(body) for e in _read_exprs(s) for v in _vars_of(e))
+        ins = list(dict.fromkeys(v for v in read if v not in local))
+        in_type: set[Var] = set()
+        for v in ins + inside_defs:
+            type_vars(v.type, in_type)
+        listed = set(ins)
+        ins += [v for v in sorted(in_type, key=lambda v: v.name_hint) if v in self._defined and v not in local
+                and v not in listed]
+        listed = set(ins)
+        for v in no_dep or []:
+            if v not in listed or not isinstance(v.type, TensorType):
+                raise self.error(
+                    f"no_dep_args names '{v.name_hint}', which this scope does not take from outside as a tensor; "
+                    "hint: list only tensors defined before the scope and used in it",
+                    node.span,
+                )
+        inside = reads(node)
+        outs = [v for v in inside_defs if self._uses[v] > inside[v]]
+        buffers = _Buffers(body, self.callee)
+        dirs = [buffers.direction(v) if isinstance(v.type, TensorType) else ParamDirection.In for v in ins]
+        # Param-explicit returns in kernels and wrappers (an outlined Opaque function may have its
+        # writes outlined later, and then reading the param after the kernel call breaks
+        # InOutUseValid; a kernel does not look through calls for the same reason).
+        wrapper = func_type in (FunctionType.Group, FunctionType.Spmd)
+        explicit = wrapper or func_type is FunctionType.InCore
+        returned = [self._returned(buffers.root(v, wrapper), v, ins) if explicit else v for v in outs]
+        stmts = flatten_to_stmts(body) + ([ReturnStmt(returned, node.span)] if returned else [])
+        func = self._function(name, ins, dirs, [r.type for r in returned], stmts, node.span, func_type,
+                              level, role, dict(func_attrs or {}))
+        self.add_function(func)
+        self.outlined += 1
+        return self.dispatch(node, name, ins, dirs, outs, [r.type for r in returned], launch or {}, no_dep or [])
+
+    @staticmethod
+    def _returned(root: Var, value: Var, ins: list[Var]) -> Var:
+        return root if any(root is v for v in ins) and isinstance(root.type, TensorType) else value
+
+    @staticmethod
+    def _function(
+        name: str,
+        ins: list[Var],
+        dirs: list[ParamDirection],
+        types: list[Type],
+        stmts: list[Stmt],
+        span: Span,
+        func_type: FunctionType,
+        level: Level | None,
+        role: Role | None,
+        attrs: dict[str, Any],
+    ) -> Function:
+        # Parameters are plain variables: a captured iter_arg stands in as one.
+        plain = {ia: Var(ia.name_hint, ia.type, ia.span) for ia in ins if isinstance(ia, IterArg)}
+        params = [plain.get(v, v) for v in ins]
+        body = block_of(stmts, span)
+        if plain:
+            body = substitute_stmt(body, plain)
+        draft = Function(name, list(zip(params, dirs)), types, body, span, func_type, level, role, attrs)
+        return deep_clone(draft)  # every variable of the new function is its own
+
+    def dispatch(
+        self,
+        node: ScopeStmt,
+        name: str,
+        args: list[Var],
+        dirs: list[ParamDirection],
+        outs: list[Var],
+        types: list[Type],
+        launch: Mapping[str, Any],
+        no_dep: list[Var],
+    ) -> list[Stmt]:
+        span = node.span
+        attrs: dict[str, Any] = {}
+        if no_dep:
+            marked = set(no_dep)
+            attrs["arg_directions"] = [
+                ArgDirection.NoDep if a in marked else _ARG_DIRECTION[d] if isinstance(a.type, TensorType)
+                else ArgDirection.Scalar
+                for a, d in zip(args, dirs)
+            ]
+        visible = set(args) | set(outs)
+        dumps = [v for v in node.attrs.get("dump_vars", []) if v in visible]
+        if dumps:
+            attrs["dump_vars"] = dumps
+        op = GlobalVar(name)
+        tid = node.attrs.get("task_id_var")
+        if any(k in node.attrs for k in _TASK_KEYS):
+            result: Type = TupleType([*types, _TASK_ID]) if types else _TASK_ID
+            core_num = launch.get("core_num")
+            call: Expr = Submit(
+                op, list(args), list(node.attrs.get("manual_dep_edges", [])), {}, attrs, result, span,
+                core_num=ConstInt(core_num, DataType.INDEX) if isinstance(core_num, int) else core_num,
+                sync_start=bool(launch.get("sync_start", False)),
+                allow_early_resolve=bool(node.attrs.get("allow_early_resolve", False)),
+                predicate=node.attrs.get("predicate"),
+            )
+            targets: list[Var | None] = [*outs, tid] if types else []
+            if not types:
+                return [AssignStmt(tid, call, span) if tid is not None else EvalStmt(call, span)]
+        else:
+            # A constant block count is stored as the int it prints as (and parses back to).
+            attrs.update({k: v.value if isinstance(v, ConstInt) else v for k, v in launch.items()
+                          if k != "sync_start" or v})
+            result = types[0] if len(types) == 1 else TupleType(list(types))
+            call = Call(op, list(args), {}, attrs, result, span)
+            if len(outs) == 1:
+                return [AssignStmt(outs[0], call, span)]
+            if not outs:
+                return [EvalStmt(call, span)]
+            targets = list(outs)
+        packed = Var(self.names.name(name, lambda n: f"{name}_out" + (f"_{n}" if n else "")), result, span)
+        unpack = [AssignStmt(v, TupleGetItemExpr(packed, i, span), span)
+                  for i, v in enumerate(targets) if v is not None]
+        return [AssignStmt(packed, call, span), *unpack]
+
+    # ---- the parent ----------------------------------------------------------------------------
+
+    def function(self, func: Function) -> Function:
+        new = super().function(func)
+        if self.outlined and self.orchestrates and new.func_type is FunctionType.Opaque and new.level in (
+            None, Level.CHIP
+        ) and new.role in (None, Role.Orchestrator):
+            new = _FoldDims().fold(new)
+        return new
+
+
+class _FoldDims(Rewrite):
+    """``tensor.dim(p, i)`` of a parameter's dynamic axis becomes the axis' symbol."""
+
+    def fold(self, func: Function) -> Function:
+        self.start(func)
+        body = self.reblock(func.body, self.block(flatten_to_stmts(func.body)))
+        return Function(func.name, list(zip(func.params, func.param_directions)), func.return_types, body,
+                        func.span, FunctionType.Orchestration, attrs=func.attrs,
+                        requires_runtime_binding=func.requires_runtime_binding)
+
+    @on(Call)
+    def _dim(self, node: Call) -> Expr:
+        if getattr(node.op, "name", None) != "tensor.dim" or len(node.args) != 2:
+            return node
+        tensor, axis = node.args
+        if not (isinstance(axis, ConstInt) and any(tensor is p for p in self.func.params)):
+            return node
+        shape = tensor.type.shape if isinstance(tensor.type, TensorType) else []
+        dim = shape[axis.value] if -len(shape) <= axis.value < len(shape) else None
+        return dim if isinstance(dim, Var) else node
+

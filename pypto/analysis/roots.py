@@ -1,0 +1,106 @@
+"""Buffer roots of orchestration tensors: which variables name the same GM buffer.
+
+A variable's root is the variable that owns its buffer (a parameter, a ``tensor.create`` result,
+or any value with no alias edge). Alias edges (spec/passes.md §4.26, §4.30):
+
+* ``a = b``: a -> b;
+* ``r = self.k(..., out, ...)`` where ``k`` returns its parameter ``out``: r -> the argument
+  passed for ``out``; ``t = self.k(...)`` returning a tuple of parameters and ``r = t[i]``: r ->
+  the argument of the i-th returned parameter;
+* ``r = tensor.assemble(target, ...)``: r -> target;
+* a loop iter_arg and its return var -> the iter_arg's init.
+"""
+
+from __future__ import annotations
+
+from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
+
+from .callgraph import callee
+
+
+def returned_params(func: Function) -> list[int | None]:
+    """For each value ``func`` returns, the index of the parameter it is (None: not a parameter)."""
+    values: list[Expr] | None = None
+    stack: list[Stmt] = [func.body]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ReturnStmt):
+            values = list(s.value)
+        elif isinstance(s, SeqStmts):
+            stack.extend(reversed(s.stmts))
+        elif isinstance(s, ScopeStmt):
+            stack.append(s.body)
+    if values is None:
+        return []
+    if len(values) == 1 and isinstance(values[0], MakeTuple):
+        values = list(values[0].elements)
+    index = {p: i for i, p in enumerate(func.params)}
+    return [index.get(v) if isinstance(v, Var) else None for v in values]
+
+
+class Roots:
+    """The alias edges of one function, resolved to roots on demand."""
+
+    def __init__(self, func: Function, program: Program) -> None:
+        self.program = program
+        self.edges: dict[Var, Var] = {}
+        self._calls: dict[Var, Call | Submit] = {}
+        self._visit(func.body)
+
+    def root(self, var: Var) -> Var:
+        """The variable owning ``var``'s buffer."""
+        while var in self.edges:
+            var = self.edges[var]
+        return var
+
+    def call_alias(self, call: Call | Submit, position: int) -> Var | None:
+        """The argument variable that the ``position``-th result of a function call aliases."""
+        target = callee(self.program, call)
+        if target is None:
+            return None
+        returned = returned_params(target)
+        if position >= len(returned) or returned[position] is None:
+            return None
+        arg = call.args[returned[position]]  # type: ignore[index]
+        return arg if isinstance(arg, Var) else None
+
+    def value_alias(self, value: Expr) -> Var | None:
+        """The variable an assigned ``value`` aliases, if any."""
+        if isinstance(value, Var):
+            return value
+        if isinstance(value, (Call, Submit)):
+            if isinstance(value.op, GlobalVar):
+                return self.call_alias(value, 0)
+            if value.op.name == "tensor.assemble" and value.args and isinstance(value.args[0], Var):
+                return value.args[0]
+            return None
+        if isinstance(value, TupleGetItemExpr) and isinstance(value.tuple, Var) and value.tuple in self._calls:
+            return self.call_alias(self._calls[value.tuple], value.index)
+        return None
+
+    def _visit(self, stmt: Stmt) -> None:
+        stack = [stmt]
+        while stack:
+            s = stack.pop()
+            if isinstance(s, AssignStmt):
+                if isinstance(s.value, (Call, Submit)) and isinstance(s.value.op, GlobalVar):
+                    self._calls[s.var] = s.value
+                alias = self.value_alias(s.value)
+                # a reassigned variable (out = self.k(a, out)) already owns the buffer: no cycle
+                if alias is not None and self.root(alias) is not s.var:
+                    self.edges[s.var] = alias
+            elif isinstance(s, (ForStmt, WhileStmt)):
+                for it, rv in zip(s.iter_args, s.return_vars):
+                    if isinstance(it.initValue, Var):
+                        for v in (it, rv):
+                            if self.root(it.initValue) is not v:
+                                self.edges[v] = it.initValue
+                stack.append(s.body)
+            elif isinstance(s, SeqStmts):
+                stack.extend(reversed(s.stmts))
+            elif isinstance(s, IfStmt):
+                stack.extend(b for b in (s.else_body, s.then_body) if b is not None)
+            elif isinstance(s, ScopeStmt):
+                stack.append(s.body)

@@ -1,0 +1,116 @@
+"""DeriveCallDirections: the direction table of spec/passes.md §4.26, case by case."""
+
+from __future__ import annotations
+
+import pytest
+from pass_helpers import before_after
+from runtime_programs import DIRECTIONS, T, inputs, orch, parse
+from pypto.languages.invariants import CallDirectionsResolved
+
+from pypto import ir, passes
+from pypto.analysis import walk
+from pypto.interp.testing import assert_pass_preserves
+from pypto.ir.errors import VerificationError
+
+AD = ir.ArgDirection
+IN, SC, OE, IO, ND = AD.Input, AD.Scalar, AD.OutputExisting, AD.InOut, AD.NoDep
+
+# The directions of main's calls, in program order.
+EXPECTED = {
+    "first_write_is_output_existing": [[IN, SC, OE]],
+    "second_write_is_inout": [[IN, SC, OE], [IN, SC, IO]],
+    "inside_sequential_loop": [[IN, SC, IO], [IN, SC, IO]],
+    "inside_parallel_loop": [[IN, SC, OE]],
+    "parallel_inside_sequential": [[IN, SC, IO]],
+    "while_loop": [[IN, SC, IO]],
+    "inout_param_of_caller": [[IN, SC, IO]],
+    "inout_callee_param": [[IN, IO]],
+    "internal_tensor_chain": [[IN, SC, OE], [IN, SC, IO], [IN, SC, OE]],
+    "branch_does_not_see_other_branch": [[IN, SC, OE], [IN, SC, OE], [IN, SC, IO]],
+    "group_wrapper_is_raised": [[IN, OE]],
+    "submit_stays_submit": [[IN, SC, OE], [IN, SC, IO]],
+    "no_dep_is_kept": [[ND, SC, OE], [IN, SC, IO]],
+}
+
+
+def calls(func: ir.Function) -> list[ir.Call | ir.Submit]:
+    return [n for n in walk(func.body) if isinstance(n, (ir.Call, ir.Submit)) and isinstance(n.op, ir.GlobalVar)]
+
+
+def directions(program: ir.Program, name: str = "main") -> list[list[ir.ArgDirection]]:
+    return [list(c.attrs["arg_directions"]) for c in calls(program.get_function(name))]
+
+
+def test_every_case_has_an_expectation() -> None:
+    assert sorted(EXPECTED) == sorted(DIRECTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(DIRECTIONS))
+def test_direction_table(name: str) -> None:
+    after = passes.derive_call_directions()(parse(DIRECTIONS[name]))
+    assert directions(after) == EXPECTED[name]
+    assert CallDirectionsResolved.check(after) == []
+
+
+@pytest.mark.parametrize("name", sorted(DIRECTIONS))
+def test_preserves_results(name: str) -> None:
+    program = parse(DIRECTIONS[name])
+    assert_pass_preserves(passes.derive_call_directions(), program, inputs(program))
+
+
+@pytest.mark.parametrize("name", ["inside_sequential_loop", "branch_does_not_see_other_branch", "group_wrapper_is_raised"])
+def test_snapshot(name: str, snapshot) -> None:
+    before = parse(DIRECTIONS[name])
+    after = passes.derive_call_directions()(before)
+    assert before_after("DeriveCallDirections", before, after) == snapshot
+
+
+def test_idempotent() -> None:
+    for source in DIRECTIONS.values():
+        once = passes.derive_call_directions()(parse(source))
+        assert passes.derive_call_directions()(once) is once
+
+
+def test_group_wrapper_param_is_raised_and_kernel_calls_get_directions() -> None:
+    after = passes.derive_call_directions()(parse(DIRECTIONS["group_wrapper_is_raised"]))
+    g = after.get_function("g")
+    assert g.param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out]
+    assert directions(after, "g") == [[IN, SC, OE]]
+
+
+def test_wrappers_are_raised_to_a_fixpoint() -> None:
+    """g2 forwards to g, which forwards to the kernel: both become Out; a param only read stays In."""
+    source = orch("out = self.g2(a, out)", extra=f"""
+    @pl.function(type=pl.FunctionType.Group)
+    def g2(self, a: {T}, out: {T}) -> {T}:
+        out = self.g(a, out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Group)
+    def g(self, a: {T}, out: {T}) -> {T}:
+        out = self.k(a, 0, out)
+        return out
+""")
+    after = passes.derive_call_directions()(parse(source))
+    for name in ("g", "g2"):
+        assert after.get_function(name).param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out]
+    assert directions(after, "g2") == [[IN, OE]]
+    assert directions(after) == [[IN, OE]]
+
+
+def test_tensor_direction_given_to_a_scalar_is_replaced() -> None:
+    program = parse(DIRECTIONS["first_write_is_output_existing"])
+    call = calls(program.get_function("main"))[0]
+    stale = ir.replace(call, attrs={"arg_directions": [AD.Input, AD.Input, AD.Output]})
+    assign = program.get_function("main").body.stmts[0]
+    main = ir.replace(program.get_function("main"),
+                      body=ir.SeqStmts([ir.replace(assign, value=stale), *program.get_function("main").body.stmts[1:]],
+                                       assign.span))
+    program = ir.Program([main if f.name == "main" else f for f in program.functions.values()], program.name, program.span)
+    assert directions(passes.derive_call_directions()(program)) == [[IN, SC, OE]]
+
+
+def test_requires_the_memref_dialect() -> None:
+    source = DIRECTIONS["first_write_is_output_existing"].replace("pl.MemRef(mem_vec_0, 0, 32768), ", "")
+    with pytest.raises(VerificationError, match="input of pass DeriveCallDirections"):
+        passes.derive_call_directions()(parse(source))

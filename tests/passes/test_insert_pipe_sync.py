@@ -1,0 +1,200 @@
+"""InsertPipeSync: set_flag/wait_flag pairs between the pipes of AIV/AIC kernels, barriers, event ids."""
+
+from __future__ import annotations
+
+import pytest
+from pass_helpers import before_after
+from runtime_programs import DIRECTIONS, KERNELS, kernel_inputs, parse
+
+from pypto import ir, passes
+from pypto.analysis import walk
+from pypto.analysis.pipes import op_pipe
+from pypto.interp.testing import assert_pass_preserves
+from pypto.ir.errors import IRTypeError, VerificationError
+
+P = ir.PipeType
+RUNTIME = [passes.derive_call_directions(), passes.materialize_runtime_scopes(), passes.classify_iter_arg_carry()]
+
+
+def synced(name: str) -> ir.Program:
+    return passes.insert_pipe_sync()(parse(KERNELS[name]))
+
+
+def trace(body: ir.Stmt) -> list[str]:
+    """One line per statement of a block: ``op`` for op calls, ``set/wait Q->P #e``, ``bar V``."""
+    out = []
+    for s in body.stmts if isinstance(body, ir.SeqStmts) else [body]:
+        call = s.value if isinstance(s, ir.AssignStmt) else s.expr if isinstance(s, ir.EvalStmt) else None
+        if not isinstance(call, ir.Call):
+            out.append(type(s).__name__)
+        elif call.op.name in ("system.sync_src", "system.sync_dst"):
+            kw = call.kwargs
+            verb = "set" if call.op.name.endswith("src") else "wait"
+            out.append(f"{verb} {P(kw['set_pipe']).name}->{P(kw['wait_pipe']).name} #{kw['event_id']}")
+        else:
+            out.append(call.op.name.removeprefix("tile.").removeprefix("system."))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_snapshot(name: str, snapshot) -> None:
+    before = parse(KERNELS[name])
+    after = passes.insert_pipe_sync()(before)
+    assert before_after("InsertPipeSync", before, after) == snapshot
+
+
+def test_tile_add_has_the_form_of_the_cce_example() -> None:
+    """spec/codegen.md §3: MTE2->V before TADD, V->MTE3 before TSTORE, pipe_barrier(PIPE_ALL) at the end."""
+    assert trace(synced("tile_add").get_function("kern").body) == [
+        "alloc", "alloc", "load", "load", "set MTE2->V #0", "wait MTE2->V #0", "add",
+        "set V->MTE3 #0", "wait V->MTE3 #0", "store", "bar_all", "ReturnStmt",
+    ]
+
+
+def test_vector_ops_on_one_buffer_get_a_v_barrier() -> None:
+    """The form of tests/sim/data/row_blocks: TADD; pipe_barrier(PIPE_V); TMULS."""
+    assert trace(synced("add_then_scale").get_function("kern").body)[6:9] == ["add", "bar_v", "muls"]
+
+
+def test_sets_follow_their_producer_and_live_pairs_get_distinct_ids() -> None:
+    assert trace(synced("early_sets").get_function("kern").body)[3:] == [
+        "load", "set MTE2->V #0", "load", "set MTE2->V #1", "load",
+        "wait MTE2->V #0", "set MTE2->V #0", "exp", "wait MTE2->V #1", "exp", "bar_v", "add",
+        "wait MTE2->V #0", "bar_v", "add", "set V->MTE3 #0", "wait V->MTE3 #0", "store", "bar_all", "ReturnStmt",
+    ]
+
+
+def test_back_edge_hazard_in_a_loop() -> None:
+    """The next iteration's load overwrites the tile this iteration's add read: V -> MTE2 in the body."""
+    loop = next(s for s in walk(synced("loop_carry").get_function("kern").body) if isinstance(s, ir.ForStmt))
+    assert trace(loop.body) == [
+        "set V->MTE2 #0", "wait V->MTE2 #0", "load", "set MTE2->V #0", "wait MTE2->V #0", "bar_v", "add",
+        "YieldStmt",
+    ]
+
+
+def test_branches_join_before_the_store() -> None:
+    """Both branches waited for the load, so the store waits only for the vector pipe."""
+    body = synced("branch").get_function("kern").body
+    assert trace(body)[3:] == ["set V->MTE3 #0", "wait V->MTE3 #0", "store", "bar_all", "ReturnStmt"]
+    branch = next(s for s in body.stmts if isinstance(s, ir.IfStmt))
+    assert trace(branch.then_body) == ["set MTE2->V #0", "wait MTE2->V #0", "exp", "YieldStmt"]
+    assert trace(branch.else_body) == ["set MTE2->V #0", "wait MTE2->V #0", "neg", "YieldStmt"]
+
+
+def test_cube_pipeline() -> None:
+    assert trace(synced("matmul").get_function("kern").body)[5:] == [
+        "load", "set MTE2->MTE1 #0", "load", "wait MTE2->MTE1 #0", "set MTE2->MTE1 #0", "move",
+        "wait MTE2->MTE1 #0", "move", "set MTE1->M #0", "wait MTE1->M #0", "matmul",
+        "set M->FIX #0", "wait M->FIX #0", "store", "bar_all", "ReturnStmt",
+    ]
+
+
+def test_gm_round_trip() -> None:
+    assert trace(synced("store_then_reload").get_function("kern").body)[2:] == [
+        "load", "set MTE2->MTE3 #0", "wait MTE2->MTE3 #0", "store", "set MTE3->MTE2 #0", "wait MTE3->MTE2 #0",
+        "load", "set MTE2->V #0", "wait MTE2->V #0", "exp", "set V->MTE3 #0", "wait V->MTE3 #0", "store",
+        "bar_all", "ReturnStmt",
+    ]
+
+
+def _check_events(body: ir.Stmt) -> None:
+    """In every block: each set is waited later in the same block, and no id is set twice while live."""
+    live: set[tuple[int, int, int]] = set()
+    for s in body.stmts if isinstance(body, ir.SeqStmts) else [body]:
+        if isinstance(s, ir.EvalStmt) and s.expr.op.name in ("system.sync_src", "system.sync_dst"):
+            kw = s.expr.kwargs
+            key = (kw["set_pipe"], kw["wait_pipe"], kw["event_id"])
+            assert 0 <= key[2] < 8
+            if s.expr.op.name == "system.sync_src":
+                assert key not in live, f"event {key} set twice"
+                live.add(key)
+            else:
+                assert key in live, f"wait on {key} without a set"
+                live.remove(key)
+        for child in (getattr(s, "body", None), getattr(s, "then_body", None), getattr(s, "else_body", None)):
+            if isinstance(child, ir.Stmt):
+                _check_events(child)
+    assert not live, f"sets never waited: {live}"
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_event_pairs_match_and_do_not_collide(name: str) -> None:
+    _check_events(synced(name).get_function("kern").body)
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_preserves_results(name: str) -> None:
+    program = parse(KERNELS[name])
+    assert_pass_preserves(passes.insert_pipe_sync(), program, kernel_inputs(program.get_function("kern")), entry="kern")
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_every_inserted_call_is_auto_sync_and_rerunning_changes_nothing(name: str) -> None:
+    before, after = parse(KERNELS[name]), synced(name)
+    inserted = [n for n in walk(after.get_function("kern").body) if isinstance(n, ir.Call)
+                and n.op.name.startswith("system.")]
+    assert inserted and all(c.attrs["auto_sync"] is True for c in inserted)
+    ir.assert_structural_equal(passes.insert_pipe_sync()(after), after)
+    ir.assert_structural_equal(parse(after.as_python()), after)  # auto_sync prints and parses back
+    assert not any(isinstance(n, ir.Call) and n.op.name.startswith("system.") for n in walk(before.get_function("kern").body))
+
+
+def test_orchestration_is_left_alone() -> None:
+    program = parse(DIRECTIONS["internal_tensor_chain"])
+    for p in RUNTIME:
+        program = p(program)
+    after = passes.insert_pipe_sync()(program)
+    assert after.get_function("main") is program.get_function("main")
+    assert trace(after.get_function("k").body)[1:] == [
+        "load", "set MTE2->V #0", "wait MTE2->V #0", "exp", "set V->MTE3 #0", "wait V->MTE3 #0", "store",
+        "bar_all", "ReturnStmt",
+    ]
+
+
+def test_requires_the_runtime_dialect() -> None:
+    with pytest.raises(VerificationError, match="input of pass InsertPipeSync"):
+        passes.insert_pipe_sync()(parse(DIRECTIONS["first_write_is_output_existing"]))
+
+
+def test_user_syncs_are_kept() -> None:
+    source = KERNELS["tile_add"].replace(
+        "        tc:", "        pl.system.sync_src(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=3)\n        tc:"
+    )
+    calls = [n for n in walk(passes.insert_pipe_sync()(parse(source)).get_function("kern").body)
+             if isinstance(n, ir.Call) and n.op.name == "system.sync_src"]
+    assert [(c.kwargs["event_id"], c.attrs.get("auto_sync")) for c in calls] == [(0, True), (3, None), (0, True)]
+
+
+def test_auto_sync_is_a_typed_call_attr() -> None:
+    call = ir.Call(ir.get_op("system.bar_all"), [], attrs={"auto_sync": True}, type=ir.UnknownType.get(),
+                   span=ir.Span.unknown())
+    assert call.attrs.auto_sync is True
+    with pytest.raises(IRTypeError, match="auto_sync"):
+        ir.Call(ir.get_op("system.bar_all"), [], attrs={"auto_sync": "yes"}, type=ir.UnknownType.get(),
+                span=ir.Span.unknown())
+
+
+def test_pipe_table() -> None:
+    ops = {}
+    for name in ("tile_add", "matmul", "row_softmax"):
+        for n in walk(parse(KERNELS[name]).get_function("kern").body):
+            if isinstance(n, ir.Call):
+                ops.setdefault((n.op.name, getattr(n.args[0].type, "memory_space", None) if n.args else None),
+                               op_pipe(n))
+    Mem = ir.MemorySpace
+    assert ops == {
+        ("tile.alloc", None): None,
+        ("tile.load", Mem.DDR): P.MTE2,
+        ("tile.add", Mem.Vec): P.V,
+        ("tile.store", Mem.Vec): P.MTE3,
+        ("tile.move", Mem.Mat): P.MTE1,
+        ("tile.matmul", Mem.Left): P.M,
+        ("tile.store", Mem.Acc): P.FIX,
+        ("tile.full", None): P.V,
+        ("tile.row_max", Mem.Vec): P.V,
+        ("tile.row_expand_sub", Mem.Vec): P.V,
+        ("tile.exp", Mem.Vec): P.V,
+        ("tile.row_sum", Mem.Vec): P.V,
+        ("tile.row_expand_div", Mem.Vec): P.V,
+    }

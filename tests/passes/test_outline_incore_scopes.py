@@ -1,0 +1,176 @@
+"""OutlineIncoreScopes (spec/passes.md §4.9): printed snapshots, interpreter preservation,
+parameter directions, dispatch attributes, names and errors."""
+
+from __future__ import annotations
+
+import pytest
+from outline_programs import DYNAMIC, INCORE, SCALARS, front, inputs, ssa_program
+from pass_helpers import before_after
+
+import pypto.language as pl
+from pypto import ir, passes
+from pypto.interp.testing import assert_pass_preserves
+from pypto.languages.ssa import ssa
+from pypto.passes import PassError
+
+ParamDirection = ir.ParamDirection
+
+
+def outlined(name: str) -> ir.Program:
+    return passes.outline_incore_scopes()(ssa_program("incore", name))
+
+
+@pytest.mark.parametrize("name", sorted(INCORE))
+def test_snapshot(name: str, snapshot) -> None:
+    before = ssa_program("incore", name)
+    after = passes.outline_incore_scopes()(before)
+    assert before_after("OutlineIncoreScopes", before, after) == snapshot
+
+
+@pytest.mark.parametrize("name", sorted(INCORE))
+def test_preserves_what_the_program_computes(name: str) -> None:
+    program = ssa_program("incore", name)
+    for scalar in SCALARS.get(name, (1, 3)):
+        assert_pass_preserves(passes.outline_incore_scopes(), program, inputs(program, scalar))
+
+
+@pytest.mark.parametrize("name", sorted(INCORE))
+def test_output_stays_in_ssa_and_prints_back(name: str) -> None:
+    after = outlined(name)
+    ssa.validate(after)
+    assert ir.structural_equal(pl.parse(after.as_python()), after, enable_auto_mapping=True)
+
+
+def test_directions_follow_the_writes_inside() -> None:
+    assert outlined("writes_captured_tensor")["main_incore_0"].param_directions == [
+        ParamDirection.In, ParamDirection.Out
+    ]
+    assert outlined("reads_and_writes_captured_tensor")["main_incore_0"].param_directions == [
+        ParamDirection.InOut, ParamDirection.In
+    ]
+    loop = outlined("row_blocks_in_a_loop")["main_incore_0"]
+    assert [p.name_hint for p in loop.params] == ["x", "i", "out__iter_v0"]
+    assert loop.param_directions == [ParamDirection.In, ParamDirection.In, ParamDirection.Out]
+
+
+def test_returns_are_the_written_parameters() -> None:
+    kernel = outlined("row_blocks_in_a_loop")["main_incore_0"]
+    ret = ir.flatten_to_stmts(kernel.body)[-1]
+    assert isinstance(ret, ir.ReturnStmt) and ret.value == [kernel.params[2]]
+    # A value computed inside and read after the scope is returned as itself.
+    ops = outlined("tensor_ops")["main_incore_0"]
+    assert [v.name_hint for v in ir.flatten_to_stmts(ops.body)[-1].value] == ["d", "e"]
+
+
+def test_an_opaque_parent_becomes_orchestration() -> None:
+    after = outlined("tensor_ops")
+    assert after["main"].func_type is ir.FunctionType.Orchestration
+    assert after["main_incore_0"].func_type is ir.FunctionType.InCore
+
+
+def test_task_scopes_become_submits() -> None:
+    main = outlined("tasks_and_no_dep")["main"]
+    first, _, tid, second, _ = ir.flatten_to_stmts(main.body)[:5]
+    assert isinstance(first.value, ir.Submit) and first.value.deps == []
+    assert tid.var.name_hint == "t0" and tid.value.index == 1
+    submit = second.value
+    assert isinstance(submit, ir.Submit)
+    assert submit.deps == [tid.var] and submit.allow_early_resolve
+    assert [a.name_hint for a in submit.args] == ["y", "x", "side", "out"]
+    assert submit.attrs["arg_directions"] == [
+        ir.ArgDirection.Input, ir.ArgDirection.Input, ir.ArgDirection.NoDep, ir.ArgDirection.OutputExisting
+    ]
+
+
+def test_scope_options_become_function_attrs() -> None:
+    kernel = outlined("split_and_slot_num")["main_incore_0"]
+    assert dict(kernel.attrs) == {"split": ir.SplitMode.UP_DOWN, "slot_num": 4}
+
+
+def test_split_aiv_regions_and_dynamic_dims() -> None:
+    after = passes.outline_incore_scopes()(front(DYNAMIC))
+    kernel, main = after["main_incore_0"], after["main"]
+    assert dict(kernel.attrs) == {"split_aiv": True}
+    assert kernel.return_types == []
+    # tensor.dim of the dynamic axis folds onto the symbol once main is an Orchestration function.
+    n = ir.flatten_to_stmts(main.body)[0]
+    assert n.value is main.params[0].type.shape[0]
+    assert isinstance(ir.flatten_to_stmts(main.body)[1], ir.EvalStmt)
+
+
+def test_name_hints_are_deduplicated() -> None:
+    after = outlined("scopes_under_if_and_name_hints")
+    assert sorted(f.name for f in after.functions.values()) == ["main", "main_incore_0", "scale", "scale_0"]
+    # A hint another function already took gets the parent's name in front.
+    text = '''
+import pypto.language as pl
+
+@pl.program
+class Two:
+    @pl.function
+    def main(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="work"):
+            y = pl.add(x, x)
+        z = self.other(y)
+        return z
+
+    @pl.function
+    def other(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="work"):
+            y = pl.mul(x, x)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="main"):
+            z = pl.exp(y)
+        return z
+'''
+    names = sorted(f.name for f in passes.outline_incore_scopes()(front(text)).functions.values())
+    assert names == ["main", "other", "other_main", "other_work", "work"]
+
+
+def test_programs_without_scopes_come_back_unchanged() -> None:
+    program = front(open("examples/tile_add.py").read())
+    assert passes.outline_incore_scopes()(program) is program
+
+
+def _ssa(body: str, kind: str = "") -> ir.Program:
+    return front(f'''
+import pypto.language as pl
+
+@pl.program
+class Bad:
+    @pl.function{kind}
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+{body}
+        return out
+''')
+
+
+def test_split_together_with_split_aiv_is_an_error() -> None:
+    program = _ssa('''        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                y = pl.exp(x)
+                out[:] = y''')
+    with pytest.raises(PassError, match=r"pl.split\(UP_DOWN\) on a pl.at scope that also holds pl.split_aiv") as err:
+        passes.outline_incore_scopes()(program)
+    assert (err.value.span.begin_line, "hint:" in str(err.value)) == (10, True)
+
+
+def test_no_dep_args_must_name_a_captured_tensor() -> None:
+    program = _ssa('''        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[x]):
+            y = pl.exp(out)
+            out[:] = y''')
+    with pytest.raises(PassError, match="no_dep_args names 'x', which this scope does not take from outside") as err:
+        passes.outline_incore_scopes()(program)
+    assert err.value.span.begin_line == 9
+
+
+def test_dumped_tensors_the_dispatch_sees_go_on_the_call() -> None:
+    program = _ssa('''        with pl.at(level=pl.Level.CORE_GROUP, dumps=[x]):
+            t = pl.exp(x)
+            pl.dump_tag(t)
+            y = pl.add(t, x)
+            out[:] = y''', "(type=pl.FunctionType.Orchestration)")
+    main = passes.outline_incore_scopes()(program)["main"]
+    scope_dumps = [v.name_hint for v in ir.flatten_to_stmts(program["main"].body)[0].attrs["dump_vars"]]
+    call = ir.flatten_to_stmts(main.body)[0].value
+    assert (scope_dumps, [v.name_hint for v in call.attrs["dump_vars"]]) == (["x", "t"], ["x"])
