@@ -220,6 +220,16 @@ REFUSED = {
 """,
         "MemoryReuse: the yield moves 'q', 'p' into each other's carried buffers (a cycle, e.g. swapped carries)",
     ),
+    "assemble_target_read_later": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        c = pl.tile.assemble(a, b, [0, 0])
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(c, a)
+""",
+        "InitMemRef: function 'k': tile 'a' is updated in place by tile.assemble (result 'c'), which takes over "
+        "its buffer, but 'a' is still read afterwards; hint: copy it first",
+    ),
 }
 
 MATMUL_ACC_INPUT_READ_LATER = """
