@@ -16,6 +16,7 @@ from pypto.languages.split_core import split_core
 
 from pypto.analysis import op_name
 from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
@@ -27,6 +28,7 @@ from pypto.ir.types import TileType
 from pypto.ir import op as ir_op
 
 from .context import PassContext
+from .memory_lifetimes import lifetimes
 from .memref_util import KERNELS, Retype, on_chip, prepend, tile_nbytes, with_memref
 from .rewrite import RewritePass
 
@@ -57,8 +59,10 @@ class InitMemRef(RewritePass):
     Sharing: a view (reshape) shares its source's MemRef, an op writing a tile argument in place
     (``matmul_acc``, ``tile.write``) shares that argument's, ``a = b`` shares ``b``'s; a loop's
     iter_arg shares its init's and its return var its yielded value's; an if's return var shares
-    the value the then-branch yields. Tiles popped from a pipe (and their views) get none. Each
-    other tile gets a fresh ``mem_<space>_<n>`` allocation of its size (§4.21; Acc rows padded);
+    the value the then-branch yields. Such a take-over is refused (PassError) when the old value
+    is still read after the new one is written, or when one init starts two carries: copying it
+    out is not done here, the user copies it with ``pl.move``. Tiles popped from a pipe (and their
+    views) get none. Each other tile gets a fresh ``mem_<space>_<n>`` allocation of its size (§4.21; Acc rows padded);
     offsets stay unassigned (-1) until AllocateMemoryAddr. Variables are still defined once, but
     several now name one buffer, so SSAForm is given up.
     """
@@ -77,11 +81,22 @@ class InitMemRef(RewritePass):
             return func
         run = _Apply(plan.types)
         run.start(func, program)
-        return prepend(run.function(func), plan.allocs)
+        out = run.function(func)
+        _check_shares(out, plan.shares, run.renamed)
+        return prepend(out, plan.allocs)
 
 
 class _Apply(Retype):
-    """Retype the planned variables."""
+    """Retype the planned variables (and remember the new var of each, for the checks)."""
+
+    def __init__(self, new_types: dict[Var, TileType]) -> None:
+        super().__init__(new_types)
+        self.renamed: dict[Var, Var] = {}
+
+    def define(self, var: Var) -> Var:
+        new = super().define(var)
+        self.renamed[var] = new
+        return new
 
 
 class _Plan:
@@ -94,6 +109,13 @@ class _Plan:
         self.allocs: list[Stmt] = []
         self.piped: set[Var] = set()
         self.count = 0
+        # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
+        self.shares: list[tuple[Var, Var, str, Span]] = []
+
+    def take_over(self, var: Var, source: object, why: str, span: Span) -> None:
+        """``var`` reuses ``source``'s buffer: ``source`` must be dead once ``var`` is written."""
+        if isinstance(source, Var) and self.memref_of(source) is not None:
+            self.shares.append((var, source, why, span))
 
     def memref_of(self, e: object) -> MemRef | None:
         if not isinstance(e, Var):
@@ -133,22 +155,25 @@ class _Plan:
             for ia in stmt.iter_args:
                 if on_chip(ia.type):
                     self.share(ia, self.memref_of(ia.initValue))
+                    self.take_over(ia, ia.initValue, "iter_arg", stmt.span)
             self.stmts(stmt.body)
             self.phis(stmt.return_vars, stmt.body)
         elif isinstance(stmt, IfStmt):
             self.stmts(stmt.then_body)
             if stmt.else_body is not None:
                 self.stmts(stmt.else_body)
-            self.phis(stmt.return_vars, stmt.then_body)
+            self.phis(stmt.return_vars, stmt.then_body, stmt.span)
         elif isinstance(stmt, ScopeStmt):
             self.stmts(stmt.body)
 
-    def phis(self, targets: list[Var], body: Stmt) -> None:
+    def phis(self, targets: list[Var], body: Stmt, if_span: Span | None = None) -> None:
         last = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body
         values = last.value if isinstance(last, YieldStmt) else []
         for k, var in enumerate(targets):
             if on_chip(var.type):
                 self.share(var, self.memref_of(values[k]) if k < len(values) else None)
+                if if_span is not None and k < len(values):
+                    self.take_over(var, values[k], "if", if_span)
 
     def assign(self, stmt: AssignStmt) -> None:
         var, value = stmt.var, stmt.value
@@ -177,7 +202,9 @@ class _Plan:
                 return
             self.share(var, self.memref_of(args[0]))
             return
-        self.share(var, self.memref_of(_written_tile(name, args)))
+        written = _written_tile(name, args)
+        self.share(var, self.memref_of(written))
+        self.take_over(var, written, name, stmt.span)
 
 
 def _written_tile(name: str, args: list) -> object:
@@ -190,3 +217,52 @@ def _written_tile(name: str, args: list) -> object:
             return arg
     return None
 
+
+def _check_shares(func: Function, shares: list[tuple[Var, Var, str, Span]], renamed: dict[Var, Var]) -> None:
+    """Refuse a buffer take-over whose previous value is still read after the new one is
+    written (copying it out is not implemented), and two iter_args started from one buffer."""
+    if not shares:
+        return
+    life = lifetimes(func)
+
+    def interval(v: Var) -> tuple[int, int] | None:
+        w = renamed.get(v)
+        return life.interval(w) if w in life.defs else None
+
+    first_iter_arg: dict[tuple[int, int], Var] = {}
+    for var, source, why, span in shares:
+        new, old = interval(var), interval(source)
+        if new is None or old is None:
+            continue
+        if why == "iter_arg":
+            key = (id(source), new[0])
+            other = first_iter_arg.setdefault(key, var)
+            if other is not var:
+                raise InitMemRef().error(
+                    f"function '{func.name}': tile '{source.name_hint}' is the init of two loop carries "
+                    f"('{other.name_hint}' and '{var.name_hint}'), which would share one buffer; "
+                    f"hint: give one carry its own copy, e.g. '{source.name_hint}_copy = pl.move({source.name_hint}, "
+                    "target_memory=...)', and use it as that carry's init",
+                    span,
+                )
+        if old[1] <= new[0]:
+            continue
+        if why == "iter_arg":
+            what = f"the init of loop carry '{var.name_hint}'"
+        elif why == "if":
+            what = f"yielded by the then-branch for '{var.name_hint}'"
+        else:
+            what = f"updated in place by {why} (result '{var.name_hint}')"
+        name = source.name_hint
+        if source.type.memory_space == MemorySpace.Acc:
+            hint = f"Acc -> Acc copies do not exist: finish reading '{name}' (e.g. store it) before this point"
+        else:
+            hint = (
+                f"copy it first (e.g. '{name}_copy = pl.move({name}, target_memory=...)') and use the copy "
+                f"there, so that '{name}' keeps its own buffer"
+            )
+        raise InitMemRef().error(
+            f"function '{func.name}': tile '{name}' is {what}, which takes over its buffer, "
+            f"but '{name}' is still read afterwards; hint: {hint}",
+            span,
+        )

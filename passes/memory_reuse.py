@@ -34,7 +34,9 @@ class MemoryReuse(RewritePass):
     Steps (§4.23): lifetimes (:mod:`.memory_lifetimes`); loop carries are first re-aligned onto
     their init's buffer (the yielded value and the return var join the iter_arg's buffer) and an
     if's else-yield onto the then-yield's; where that would overlap a live value, a
-    ``tile.move`` of the yielded value into the carried buffer is put before the yield. Then each
+    ``tile.move`` of the yielded value into the carried buffer is put before the yield (ordered so
+    that no move overwrites a later one's source; a cycle, as with swapped carries, is refused).
+    Then each
     buffer, largest first, joins the first buffer all of whose members it may share with (no
     overlapping lifetimes, no no-alias guard), else stays its own; a joined buffer's tiles are
     rebased onto the first member's MemRef and ``tile.alloc``s no longer referenced are deleted.
@@ -221,7 +223,7 @@ class _YieldFixup(Retype):
         if not fixes:
             return new
         values = list(new.value)
-        for k, ref, _ in fixes:
+        for k, ref, _ in _move_order(fixes, values, node):
             v = values[k]
             call = ir_op.tile.move(v, target_memory=v.type.memory_space, span=node.span)
             name = self.names.name("carry", lambda n, h=v.name_hint: f"{h}__carry_v{n}")
@@ -229,6 +231,36 @@ class _YieldFixup(Retype):
             self.emit(AssignStmt(m, rebuild(call, type=m.type), node.span))
             values[k] = m
         return rebuild(new, value=values)
+
+
+def _move_order(fixes: list, values: list, node: YieldStmt) -> list:
+    """The moves of one yield ordered so that none overwrites the source of a later one (moves
+    are emitted one after another, a yield is a parallel assignment); a cycle (swapped carries)
+    is refused."""
+
+    def base(v: object) -> Var | None:
+        t = getattr(v, "type", None)
+        return t.memref.base_ if isinstance(t, TileType) and t.memref is not None else None
+
+    pending, done = list(fixes), []
+    while pending:
+        ready = None
+        for fix in pending:
+            sources = {base(values[k]) for k, _, _ in pending if k != fix[0]}
+            if fix[1].base_ not in sources:
+                ready = fix
+                break
+        if ready is None:
+            names = ", ".join(f"'{values[k].name_hint}'" for k, _, _ in pending)
+            raise MemoryReuse().error(
+                f"the yield moves {names} into each other's carried buffers (a cycle, e.g. swapped carries); "
+                "copying through a temporary buffer is not implemented; hint: yield copies made in the loop "
+                "body (e.g. 'q2 = pl.move(q, target_memory=...)') instead of the carried values themselves",
+                node.span,
+            )
+        pending.remove(ready)
+        done.append(ready)
+    return done
 
 
 class _Rebase(Retype):

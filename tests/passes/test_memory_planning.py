@@ -148,3 +148,169 @@ def test_reuse_keeps_guarded_inputs_apart() -> None:
     types = {v.name_hint: v.type.memref for v in tiles}
     assert types["mx"].base_ is not types["tx"].base_ and types["mx"].base_ is not types["tmp"].base_
     assert types["sub"].base_ is types["tx"].base_ and types["s"].base_ is types["mx"].base_
+
+
+# Reviewer repros: a buffer taken over while its old value is still read used to miscompile silently.
+KERNEL_FRAME = """
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+%s
+        out = pl.store(r, [0, 0], out)
+        return out
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out = self.k(x, n, out)
+        return out
+"""
+REFUSED = {
+    "init_read_after_loop": (
+        """
+        init: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        for i, (acc,) in pl.range(4, init_values=(init,)):
+            block: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16, 0], [16, 64])
+            total = pl.yield_(pl.add(acc, block))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(total, init)
+""",
+        "InitMemRef: function 'k': tile 'init' is the init of loop carry 'acc', which takes over its buffer, "
+        "but 'init' is still read afterwards; hint: copy it first",
+    ),
+    "init_read_in_body": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        for i, (acc,) in pl.range(3, init_values=(a,)):
+            total = pl.yield_(pl.add(acc, a))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(total, total)
+""",
+        "InitMemRef: function 'k': tile 'a' is the init of loop carry 'acc', which takes over its buffer, "
+        "but 'a' is still read afterwards",
+    ),
+    "one_init_two_carries": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        for i, (p, q) in pl.range(3, init_values=(a, a)):
+            p2 = pl.add(p, p)
+            q2 = pl.mul(q, 0.5)
+            s, t = pl.yield_(p2, q2)
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(s, t)
+""",
+        "InitMemRef: function 'k': tile 'a' is the init of two loop carries ('p' and 'q'), which would share one buffer",
+    ),
+    "then_yield_read_after_if": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        if n == 0:
+            y = pl.yield_(a)
+        else:
+            y = pl.yield_(pl.add(a, a))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(y, a)
+""",
+        "InitMemRef: function 'k': tile 'a' is yielded by the then-branch for 'y', which takes over its buffer, "
+        "but 'a' is still read afterwards",
+    ),
+    "swapped_carries": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        for i, (p, q) in pl.range(3, init_values=(a, b)):
+            s, t = pl.yield_(q, p)
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(s, t)
+""",
+        "MemoryReuse: the yield moves 'q', 'p' into each other's carried buffers (a cycle, e.g. swapped carries)",
+    ),
+    "assemble_target_read_later": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        c = pl.tile.assemble(a, b, [0, 0])
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(c, a)
+""",
+        "InitMemRef: function 'k': tile 'a' is updated in place by tile.assemble (result 'c'), which takes over "
+        "its buffer, but 'a' is still read afterwards; hint: copy it first",
+    ),
+}
+
+MATMUL_ACC_INPUT_READ_LATER = """
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]], d: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:
+        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
+        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
+        acc0: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
+        acc1: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul_acc(acc0, a_left, b_right)
+        d = pl.store(acc0, [0, 0], d)
+        c = pl.store(acc1, [0, 0], c)
+        return c, d
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]], d: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:
+        c, d = self.k(a, b, c, d)
+        return c, d
+"""
+
+
+def whole_pipeline(src: str) -> ir.Program:
+    return passes.PassManager.get_strategy(plugins=False).run(parse_program(src))
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_buffer_taken_over_while_still_read_is_refused(name: str) -> None:
+    body, message = REFUSED[name]
+    with pytest.raises(PassError) as err:
+        whole_pipeline(KERNEL_FRAME % body)
+    assert str(err.value).startswith(message)
+    assert err.value.span.is_valid() and "hint: " in str(err.value)
+
+
+def test_in_place_update_of_a_tile_read_later_is_refused() -> None:
+    with pytest.raises(PassError) as err:
+        whole_pipeline(MATMUL_ACC_INPUT_READ_LATER)
+    assert str(err.value).startswith(
+        "InitMemRef: function 'k': tile 'acc0' is updated in place by tile.matmul_acc (result 'acc1'), which takes "
+        "over its buffer, but 'acc0' is still read afterwards; hint: Acc -> Acc copies do not exist"
+    )
+    assert err.value.span.begin_line == 12
+
+
+ACCEPTED = {
+    # The hints' rewrites: copies keep the old values apart, and the results match.
+    "init_copied": """
+        init: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        init_copy: pl.Tile[[16, 64], pl.FP32] = pl.move(init, target_memory=pl.Mem.Vec)
+        for i, (acc,) in pl.range(4, init_values=(init_copy,)):
+            block: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16, 0], [16, 64])
+            total = pl.yield_(pl.add(acc, block))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(total, init)
+""",
+    "swap_through_copies": """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        for i, (p, q) in pl.range(3, init_values=(a, b)):
+            q2: pl.Tile[[16, 64], pl.FP32] = pl.move(q, target_memory=pl.Mem.Vec)
+            p2: pl.Tile[[16, 64], pl.FP32] = pl.move(p, target_memory=pl.Mem.Vec)
+            s, t = pl.yield_(q2, p2)
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(s, t)
+""",
+    "init_dead_after_loop_start": """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        for i, (acc,) in pl.range(3, init_values=(a,)):
+            total = pl.yield_(pl.add(acc, acc))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(total, total)
+""",
+}
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED))
+def test_whole_pipeline_keeps_results_when_old_values_are_dead(name: str) -> None:
+    program = parse_program(KERNEL_FRAME % ACCEPTED[name])
+    after = passes.PassManager.get_strategy(plugins=False).run(program)
+    x = np.random.default_rng(0).random((64, 64), dtype=np.float32)
+    expected = run(program, x, 1, np.zeros((16, 64), np.float32)).value
+    got = run(after, x, 1, np.zeros((16, 64), np.float32)).value
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert not np.array_equal(expected, np.zeros((16, 64), np.float32))
