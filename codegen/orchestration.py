@@ -87,6 +87,7 @@ from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
 
 from .base import Emitter, Rules
+from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
 from .op_table import argument, keyword
@@ -144,11 +145,8 @@ _ARG_METHODS: dict[ArgDirection, str] = {
     ArgDirection.NoDep: "add_no_dep",
 }
 
-_CPP_RESERVED = frozenset(
-    "auto bool break case char const continue default do double else enum extern float for goto if int "
-    "long namespace new register return short signed sizeof static struct switch template this typedef "
-    "union unsigned void volatile while orch_args".split()
-)
+# The entry's own parameter: an IR name equal to it gets a "_" suffix.
+_RESERVED = frozenset({"orch_args"})
 
 
 def orchestration_function(program: Program) -> Function | None:
@@ -231,8 +229,7 @@ class OrchestrationEmitter(Emitter):
 
     def declare(self, var: Var, name: str | None = None) -> str:
         """A fresh C++ name for ``var`` (its name hint, suffixed when taken) and record it."""
-        base = name if name is not None else var.name_hint
-        base = base if base not in _CPP_RESERVED else f"{base}_"
+        base = cpp_identifier(name if name is not None else var.name_hint, _RESERVED)
         candidate, n = base, 1
         while candidate in self.taken:
             candidate, n = f"{base}_{n}", n + 1
@@ -242,6 +239,7 @@ class OrchestrationEmitter(Emitter):
 
     def fresh(self, base: str) -> str:
         """A fresh C++ name not bound to any variable (``alloc_0``, ``row_idx``)."""
+        base = cpp_identifier(base, _RESERVED)
         candidate, n = base, 1
         while candidate in self.taken:
             candidate, n = f"{base}_{n}", n + 1
