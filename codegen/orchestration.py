@@ -128,10 +128,8 @@ _C_TYPES: dict[DataType, str] = {
     DataType.TASK_ID: "PTO2TaskId",
 }
 
-# FloorDiv / FloorMod print C's truncating / and %: the same on the non-negative index arithmetic of
-# orchestration code, different for negative operands (not handled yet).
 _INFIX: dict[type, str] = {
-    Add: "+", Sub: "-", Mul: "*", FloatDiv: "/", FloorDiv: "/", FloorMod: "%",
+    Add: "+", Sub: "-", Mul: "*", FloatDiv: "/",
     Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
     BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
 }
@@ -766,6 +764,21 @@ class OrchestrationEmitter(Emitter):
     @rules.register(*_INFIX)
     def _infix(self, node: BinaryExpr) -> str:
         return f"{self._operand(node.left)} {_INFIX[type(node)]} {self._operand(node.right)}"
+
+    @rules.register(FloorDiv, FloorMod)
+    def _floor(self, node: FloorDiv | FloorMod) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        dtype = node.type.dtype
+        if dtype.is_float():
+            raise CodegenError(f"no rule for {type(node).__name__} of {dtype.to_string()} values in orchestration",
+                               node.span, "floor division in orchestration code is on integers")
+        div = isinstance(node, FloorDiv)
+        if dtype.is_unsigned_int():
+            return f"{a} {'/' if div else '%'} {b}"
+        # C++ truncates towards zero; PyPTO's // and % floor (as in the CCE kernels).
+        if div:
+            return f"({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))"
+        return f"((({a} % {b}) + {b}) % {b})"
 
     @rules.register(*_PREFIX)
     def _prefix(self, node: Neg | BitNot | Not) -> str:

@@ -196,3 +196,33 @@ def test_a_while_loop_declares_its_carries() -> None:
     text = generate_orchestration(program)["orchestration/main.cpp"]
     assert "        int64_t m = n;\n        while (m < 3) {\n            PTO2_SCOPE() {\n" in text
     assert "            int64_t m_1 = m + 1;\n            m = m_1;\n        }\n" in text
+
+
+def _scalar_task(arg: str) -> ir.Program:
+    src = (
+        "import pypto.language as pl\n\n"
+        "@pl.program\n"
+        "class P:\n"
+        "    @pl.function(type=pl.FunctionType.AIV)\n"
+        "    def k(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], s: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+        "        return y\n\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)\n"
+        "    def main(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], int: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+        "        with pl.scope():\n"
+        f"            y = self.k(y, {arg}, attrs={{\"arg_directions\": [pl.adir.output_existing, pl.adir.scalar]}})\n"
+        "        return y\n"
+    )
+    return pl.parse_program(src)
+
+
+def test_floor_division_and_modulo_floor_negative_operands() -> None:
+    div = generate_orchestration(_scalar_task("int // 3"))["orchestration/main.cpp"]
+    assert "params_t0.add_scalar((int_ / 3 - (((int_ % 3) != 0) && ((int_ < 0) != (3 < 0)))));" in div
+    mod = generate_orchestration(_scalar_task("int % 3"))["orchestration/main.cpp"]
+    assert "params_t0.add_scalar((((int_ % 3) + 3) % 3));" in mod
+
+
+def test_names_that_are_cpp_keywords_are_suffixed() -> None:
+    text = generate_orchestration(_scalar_task("int"))["orchestration/main.cpp"]
+    assert "params_t0.add_scalar(int_);" in text
+    assert " int = " not in text
