@@ -222,6 +222,7 @@ class OrchestrationEmitter(Emitter):
         self.carries: list[_Carry] = []
         self.hoisted: set[int] = set()  # ids of tensor.create statements printed at their scope's start
         self.defining: Var | None = None  # the variable an op rule defines (set by the AssignStmt rule)
+        self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -538,6 +539,12 @@ class OrchestrationEmitter(Emitter):
             if not (isinstance(arg, Var) and isinstance(arg.type, TensorType)):
                 raise CodegenError(f"no rule for a {direction.name} argument that is not a tensor variable in "
                                    "orchestration", arg.span)
+            if arg in self.strided:
+                raise CodegenError(
+                    f"no rule for passing the strided view '{arg.name_hint}' to kernel '{target.name}' in "
+                    "orchestration", call.span,
+                    "a kernel tensor is packed row-major from the view's start: pass a block of whole rows, or the "
+                    "whole tensor and the window's offsets as scalars")
             doc.line(f"{params}.{_ARG_METHODS[direction]}({self.name_of(arg)});")
         for arg in scalars:
             doc.line(f"{params}.add_scalar({self._scalar_arg(arg)});")
@@ -676,6 +683,8 @@ class OrchestrationEmitter(Emitter):
             extents = [self.expr(d) for d in source.type.shape]
             shape = [f"(uint32_t)(({o}) >= ({e}) ? 0 : (({s}) < ({e}) - ({o}) ? ({s}) : ({e}) - ({o})))"
                      for s, o, e in zip(shape, offset, extents, strict=True)]
+        if source in self.strided or not _full_rows(argument(call, "shape"), source.type.shape):
+            self.strided.add(var)
         name = self.declare(var)
         n = len(shape)
         self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
@@ -821,6 +830,21 @@ class OrchestrationEmitter(Emitter):
         text = self.expr(node)
         simple = isinstance(node, (Var, ConstBool, ConstFloat)) or (isinstance(node, ConstInt) and node.value >= 0)
         return text if simple else f"({text})"
+
+
+def _full_rows(window: Expr | None, extents: list[Expr]) -> bool:
+    """The window spans every axis but the first in full (a contiguous block of rows); an extent
+    not provably equal (a different expression) counts as narrower."""
+    sizes = window.elements if isinstance(window, MakeTuple) else None
+    if sizes is None or len(sizes) != len(extents):
+        return False
+    return all(_same_extent(s, e) for s, e in zip(sizes[1:], extents[1:], strict=True))
+
+
+def _same_extent(a: Expr, b: Expr) -> bool:
+    if isinstance(a, ConstInt) and isinstance(b, ConstInt):
+        return a.value == b.value
+    return a is b
 
 
 def _block(stmt: Stmt) -> list[Stmt]:

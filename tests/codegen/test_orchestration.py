@@ -226,3 +226,25 @@ def test_names_that_are_cpp_keywords_are_suffixed() -> None:
     text = generate_orchestration(_scalar_task("int"))["orchestration/main.cpp"]
     assert "params_t0.add_scalar(int_);" in text
     assert " int = " not in text
+
+
+def _sliced_task(parent: str, window: str) -> ir.Program:
+    return _orch(
+        f"with pl.scope():\n    v = pl.slice(x, {window})\n"
+        '    y = self.k(v, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y',
+        params=f"self, x: pl.Tensor[{parent}, pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]")
+
+
+def test_a_block_of_whole_rows_is_passed_to_a_kernel_as_a_view() -> None:
+    text = generate_orchestration(_sliced_task("[128, 64]", "[64, 64], [64, 0]"))["orchestration/main.cpp"]
+    assert "ChipTensor v = ext_x.view(v_shapes, v_offsets);" in text
+    assert "params_t0.add_input(v);" in text
+
+
+def test_a_view_narrower_than_its_parent_rows_is_not_passed_to_a_kernel() -> None:
+    # The kernel reads its tensor packed from the view's start: a column window would read the wrong elements.
+    with pytest.raises(CodegenError, match="^CodegenError: no rule for passing the strided view 'v' to kernel 'k' "
+                                           "in orchestration") as err:
+        generate_orchestration(_sliced_task("[64, 128]", "[64, 64], [0, 64]"))
+    assert err.value.span.begin_line == 13  # the call
+    assert "the whole tensor and the window's offsets as scalars" in str(err.value)
