@@ -28,7 +28,6 @@ assigned by the yield. The synchronisation calls InsertPipeSync placed print as
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from pypto.backend import Platform, target_platform
@@ -40,6 +39,7 @@ from pypto.ir.expr import (
     Min, Mul, Ne, Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
+from pypto.ir.memref import MemRef
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
@@ -52,16 +52,12 @@ from .cce_types import c_type, global_template, row_major_strides, static_dims, 
 from .doc import Doc
 from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
+from .cpp_names import cpp_identifier
 from .target import CCE
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
-_CPP_KEYWORDS = frozenset(
-    "alignas alignof and asm auto bool break case catch char class const constexpr continue default delete do "
-    "double else enum explicit extern false float for friend goto if inline int long mutable namespace new "
-    "noexcept not nullptr operator or private protected public register return short signed sizeof static "
-    "struct switch template this throw true try typedef typename union unsigned using virtual void volatile "
-    "while xor args".split()
-)
+# Names the kernel file itself defines or takes: IR names equal to them get a "_" suffix.
+_RESERVED = frozenset({"args", "kernel_entry"})
 _INFIX: dict[type, str] = {
     Add: "+", Sub: "-", Mul: "*", Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
     Xor: "!=", BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
@@ -82,9 +78,11 @@ def generate_cce(program: Program, platform: Platform | None = None) -> dict[str
         return CceEmitter()(program)
 
 
-def _sanitize(name: str) -> str:
-    text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "v"
-    return "_" + text if text[0].isdigit() else text
+def _same_address(a: MemRef | None, b: MemRef | None) -> bool:
+    """Both MemRefs are the same base Ptr at the same constant byte offset."""
+    return (a is not None and b is not None and a.base is b.base
+            and isinstance(a.byte_offset, ConstInt) and isinstance(b.byte_offset, ConstInt)
+            and a.byte_offset.value == b.byte_offset.value)
 
 
 def _float_literal(value: float, c: str) -> str:
@@ -123,9 +121,7 @@ class CceEmitter(Emitter):
         self._identity: dict[str, str] = {}  # launch-identity parameter -> its reader in kernel_entry
 
     def _fresh(self, base: str) -> str:
-        name = _sanitize(base)
-        if name in _CPP_KEYWORDS:
-            name += "_"
+        name = cpp_identifier(base, _RESERVED)
         candidate, n = name, 0
         while candidate in self._taken:
             n += 1
@@ -172,7 +168,7 @@ class CceEmitter(Emitter):
     @rules.register(Function)
     def _function(self, func: Function) -> str:
         self._begin_function()
-        name = _sanitize(func.name)
+        name = cpp_identifier(func.name, _RESERVED)
         self._taken.add(name)
         tensors: list[EntryParam] = []
         scalars: list[EntryParam] = []
@@ -241,6 +237,9 @@ class CceEmitter(Emitter):
     @rules.register(AssignStmt)
     def _assign(self, node: AssignStmt) -> None:
         var, value = node.var, node.value
+        if isinstance(var.type, TileType) and isinstance(value, Var) and isinstance(value.type, TileType):
+            self._tile_copy(var, value)
+            return
         if isinstance(var.type, TileType):
             self._tile_alias(var.type, var.span)
             self._declare_tile(var)
@@ -260,6 +259,17 @@ class CceEmitter(Emitter):
             raise no_rule(f"assigning a {type(value).__name__} to a {type(var.type).__name__} variable",
                           self.target.name, node.span)
         self._scalar_assign(var, self.emit(value))
+
+    def _tile_copy(self, var: Var, value: Var) -> None:
+        """``r = acc``: on the same buffer with the same tile type, ``r`` names ``acc``'s handle (no
+        copy); otherwise ``r`` is its own tile filled by TMOV."""
+        if _same_address(var.type.memref, value.type.memref) and (
+                tile_template(var.type, var.span) == tile_template(value.type, value.span)):
+            self._bind(var, self.name_of(value))
+            return
+        self._tile_alias(var.type, var.span)
+        self._declare_tile(var)
+        self.doc.line(f"TMOV({self.name_of(var)}, {self.name_of(value)});")
 
     def _scalar_assign(self, var: Var, text: str) -> None:
         if not isinstance(var.type, ScalarType):
@@ -377,11 +387,7 @@ class CceEmitter(Emitter):
 
     def _check_same_buffer(self, target: Var, value: Expr, span: Span) -> None:
         """A tile carry prints no copy: the yielded tile must be the carry's buffer."""
-        a, b = target.type.memref, value.type.memref if isinstance(value.type, TileType) else None
-        same = (a is not None and b is not None and a.base is b.base
-                and isinstance(a.byte_offset, ConstInt) and isinstance(b.byte_offset, ConstInt)
-                and a.byte_offset.value == b.byte_offset.value)
-        if not same:
+        if not _same_address(target.type.memref, value.type.memref if isinstance(value.type, TileType) else None):
             raise no_rule("a tile carry whose yielded value is in another buffer", self.target.name, span,
                           "memory planning puts a tile carry's init, iter_arg, yielded value and result on one MemRef")
 

@@ -87,6 +87,7 @@ from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
 
 from .base import Emitter, Rules
+from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
 from .op_table import argument, keyword
@@ -127,10 +128,8 @@ _C_TYPES: dict[DataType, str] = {
     DataType.TASK_ID: "PTO2TaskId",
 }
 
-# FloorDiv / FloorMod print C's truncating / and %: the same on the non-negative index arithmetic of
-# orchestration code, different for negative operands (not handled yet).
 _INFIX: dict[type, str] = {
-    Add: "+", Sub: "-", Mul: "*", FloatDiv: "/", FloorDiv: "/", FloorMod: "%",
+    Add: "+", Sub: "-", Mul: "*", FloatDiv: "/",
     Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
     BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
 }
@@ -144,11 +143,8 @@ _ARG_METHODS: dict[ArgDirection, str] = {
     ArgDirection.NoDep: "add_no_dep",
 }
 
-_CPP_RESERVED = frozenset(
-    "auto bool break case char const continue default do double else enum extern float for goto if int "
-    "long namespace new register return short signed sizeof static struct switch template this typedef "
-    "union unsigned void volatile while orch_args".split()
-)
+# The entry's own parameter: an IR name equal to it gets a "_" suffix.
+_RESERVED = frozenset({"orch_args"})
 
 
 def orchestration_function(program: Program) -> Function | None:
@@ -226,13 +222,13 @@ class OrchestrationEmitter(Emitter):
         self.carries: list[_Carry] = []
         self.hoisted: set[int] = set()  # ids of tensor.create statements printed at their scope's start
         self.defining: Var | None = None  # the variable an op rule defines (set by the AssignStmt rule)
+        self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
 
     # ---- names ---------------------------------------------------------------------------------
 
     def declare(self, var: Var, name: str | None = None) -> str:
         """A fresh C++ name for ``var`` (its name hint, suffixed when taken) and record it."""
-        base = name if name is not None else var.name_hint
-        base = base if base not in _CPP_RESERVED else f"{base}_"
+        base = cpp_identifier(name if name is not None else var.name_hint, _RESERVED)
         candidate, n = base, 1
         while candidate in self.taken:
             candidate, n = f"{base}_{n}", n + 1
@@ -242,6 +238,7 @@ class OrchestrationEmitter(Emitter):
 
     def fresh(self, base: str) -> str:
         """A fresh C++ name not bound to any variable (``alloc_0``, ``row_idx``)."""
+        base = cpp_identifier(base, _RESERVED)
         candidate, n = base, 1
         while candidate in self.taken:
             candidate, n = f"{base}_{n}", n + 1
@@ -542,6 +539,12 @@ class OrchestrationEmitter(Emitter):
             if not (isinstance(arg, Var) and isinstance(arg.type, TensorType)):
                 raise CodegenError(f"no rule for a {direction.name} argument that is not a tensor variable in "
                                    "orchestration", arg.span)
+            if arg in self.strided:
+                raise CodegenError(
+                    f"no rule for passing the strided view '{arg.name_hint}' to kernel '{target.name}' in "
+                    "orchestration", call.span,
+                    "a kernel tensor is packed row-major from the view's start: pass a block of whole rows, or the "
+                    "whole tensor and the window's offsets as scalars")
             doc.line(f"{params}.{_ARG_METHODS[direction]}({self.name_of(arg)});")
         for arg in scalars:
             doc.line(f"{params}.add_scalar({self._scalar_arg(arg)});")
@@ -680,6 +683,8 @@ class OrchestrationEmitter(Emitter):
             extents = [self.expr(d) for d in source.type.shape]
             shape = [f"(uint32_t)(({o}) >= ({e}) ? 0 : (({s}) < ({e}) - ({o}) ? ({s}) : ({e}) - ({o})))"
                      for s, o, e in zip(shape, offset, extents, strict=True)]
+        if source in self.strided or not _full_rows(argument(call, "shape"), source.type.shape):
+            self.strided.add(var)
         name = self.declare(var)
         n = len(shape)
         self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
@@ -769,6 +774,21 @@ class OrchestrationEmitter(Emitter):
     def _infix(self, node: BinaryExpr) -> str:
         return f"{self._operand(node.left)} {_INFIX[type(node)]} {self._operand(node.right)}"
 
+    @rules.register(FloorDiv, FloorMod)
+    def _floor(self, node: FloorDiv | FloorMod) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        dtype = node.type.dtype
+        if dtype.is_float():
+            raise CodegenError(f"no rule for {type(node).__name__} of {dtype.to_string()} values in orchestration",
+                               node.span, "floor division in orchestration code is on integers")
+        div = isinstance(node, FloorDiv)
+        if dtype.is_unsigned_int():
+            return f"{a} {'/' if div else '%'} {b}"
+        # C++ truncates towards zero; PyPTO's // and % floor (as in the CCE kernels).
+        if div:
+            return f"({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))"
+        return f"((({a} % {b}) + {b}) % {b})"
+
     @rules.register(*_PREFIX)
     def _prefix(self, node: Neg | BitNot | Not) -> str:
         return f"{_PREFIX[type(node)]}{self._operand(node.operand)}"
@@ -810,6 +830,21 @@ class OrchestrationEmitter(Emitter):
         text = self.expr(node)
         simple = isinstance(node, (Var, ConstBool, ConstFloat)) or (isinstance(node, ConstInt) and node.value >= 0)
         return text if simple else f"({text})"
+
+
+def _full_rows(window: Expr | None, extents: list[Expr]) -> bool:
+    """The window spans every axis but the first in full (a contiguous block of rows); an extent
+    not provably equal (a different expression) counts as narrower."""
+    sizes = window.elements if isinstance(window, MakeTuple) else None
+    if sizes is None or len(sizes) != len(extents):
+        return False
+    return all(_same_extent(s, e) for s, e in zip(sizes[1:], extents[1:], strict=True))
+
+
+def _same_extent(a: Expr, b: Expr) -> bool:
+    if isinstance(a, ConstInt) and isinstance(b, ConstInt):
+        return a.value == b.value
+    return a is b
 
 
 def _block(stmt: Stmt) -> list[Stmt]:

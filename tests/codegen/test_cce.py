@@ -182,3 +182,43 @@ def test_the_platform_is_the_chip_whose_capacities_are_checked() -> None:
     small = A2A3.model_copy(update={"capacity": {**A2A3.capacity, MemorySpace.Vec: 65536}})
     with pytest.raises(VerificationError, match=r"Vec buffer usage \(131072 bytes\) exceeds platform limit \(65536"):
         generate_cce(program, small)
+
+
+def test_a_tile_copy_on_the_same_buffer_names_the_same_handle() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+r: {_VEC.format(off=0)} = t
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(r, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert body.split("TLOAD(t, x_gt);\n")[1] == "  GT_64x64_fp32 y_gt(y);\n  TSTORE(y_gt, t);\n}\n\n"
+    assert "TMOV" not in body and " r(" not in body
+
+
+def test_a_tile_copy_to_another_buffer_is_a_tmov() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+r: {_VEC.format(off=16384)} = t
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(r, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  TASSIGN(r, 0x4000);\n" in body
+    assert body.split("TLOAD(t, x_gt);\n")[1] == "  TMOV(r, t);\n  GT_64x64_fp32 y_gt(y);\n  TSTORE(y_gt, r);\n}\n\n"
+
+
+def test_names_that_are_cpp_keywords_are_suffixed() -> None:
+    source = _kernel(f"""
+{_ALLOC}
+int: {_VEC.format(off=0)} = pl.load(double, [0, 0], [64, 64])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(int, [0, 0], y)
+return y1
+""", params="double: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]").replace(
+        "def k(", "def double(")
+    text = generate_cce(pl.parse_program(source))["kernels/aiv/double.cpp"]
+    assert "static __aicore__ void double_(__gm__ float* double__1, __gm__ float* y) {" in text
+    assert "TLOAD(int_, double__1_gt);" in text
+    assert "    double_(double__1, y);\n" in text

@@ -196,3 +196,55 @@ def test_a_while_loop_declares_its_carries() -> None:
     text = generate_orchestration(program)["orchestration/main.cpp"]
     assert "        int64_t m = n;\n        while (m < 3) {\n            PTO2_SCOPE() {\n" in text
     assert "            int64_t m_1 = m + 1;\n            m = m_1;\n        }\n" in text
+
+
+def _scalar_task(arg: str) -> ir.Program:
+    src = (
+        "import pypto.language as pl\n\n"
+        "@pl.program\n"
+        "class P:\n"
+        "    @pl.function(type=pl.FunctionType.AIV)\n"
+        "    def k(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], s: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+        "        return y\n\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)\n"
+        "    def main(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], int: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+        "        with pl.scope():\n"
+        f"            y = self.k(y, {arg}, attrs={{\"arg_directions\": [pl.adir.output_existing, pl.adir.scalar]}})\n"
+        "        return y\n"
+    )
+    return pl.parse_program(src)
+
+
+def test_floor_division_and_modulo_floor_negative_operands() -> None:
+    div = generate_orchestration(_scalar_task("int // 3"))["orchestration/main.cpp"]
+    assert "params_t0.add_scalar((int_ / 3 - (((int_ % 3) != 0) && ((int_ < 0) != (3 < 0)))));" in div
+    mod = generate_orchestration(_scalar_task("int % 3"))["orchestration/main.cpp"]
+    assert "params_t0.add_scalar((((int_ % 3) + 3) % 3));" in mod
+
+
+def test_names_that_are_cpp_keywords_are_suffixed() -> None:
+    text = generate_orchestration(_scalar_task("int"))["orchestration/main.cpp"]
+    assert "params_t0.add_scalar(int_);" in text
+    assert " int = " not in text
+
+
+def _sliced_task(parent: str, window: str) -> ir.Program:
+    return _orch(
+        f"with pl.scope():\n    v = pl.slice(x, {window})\n"
+        '    y = self.k(v, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y',
+        params=f"self, x: pl.Tensor[{parent}, pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]")
+
+
+def test_a_block_of_whole_rows_is_passed_to_a_kernel_as_a_view() -> None:
+    text = generate_orchestration(_sliced_task("[128, 64]", "[64, 64], [64, 0]"))["orchestration/main.cpp"]
+    assert "ChipTensor v = ext_x.view(v_shapes, v_offsets);" in text
+    assert "params_t0.add_input(v);" in text
+
+
+def test_a_view_narrower_than_its_parent_rows_is_not_passed_to_a_kernel() -> None:
+    # The kernel reads its tensor packed from the view's start: a column window would read the wrong elements.
+    with pytest.raises(CodegenError, match="^CodegenError: no rule for passing the strided view 'v' to kernel 'k' "
+                                           "in orchestration") as err:
+        generate_orchestration(_sliced_task("[64, 128]", "[64, 64], [0, 64]"))
+    assert err.value.span.begin_line == 13  # the call
+    assert "the whole tensor and the window's offsets as scalars" in str(err.value)

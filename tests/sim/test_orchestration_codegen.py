@@ -19,6 +19,8 @@ from pypto.runtime import ScalarParam, SimulatorBuildError, TensorParam, run_on_
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
 
+import pypto.language as pl  # noqa: E402
+from pypto import ir  # noqa: E402
 from pypto.codegen.kernel_config import generate_kernel_config, kernel_source  # noqa: E402
 from pypto.codegen.orchestration import generate_orchestration, orchestration_function  # noqa: E402
 from pypto.ir.function import Program  # noqa: E402
@@ -112,3 +114,31 @@ def test_every_orchestration_form_compiles_against_the_runtime_api(tmp_path: Pat
                         orchestration=OrchestrationEntry(source=source), kernels=())  # the orchestration alone
     built = build_artifacts(tree, find_simulator(), KernelCache(kernel_cache))
     assert built.orchestration
+
+
+ROW_SLICE = '''
+import pypto.language as pl
+
+@pl.program
+class RowSlice:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        u = pl.add(t, t)
+        out = pl.store(u, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        v = pl.slice(x, [64, 128], [64, 0])
+        out = self.k(v, out)
+        return out
+'''
+
+
+def test_a_block_of_whole_rows_sliced_for_a_kernel_reads_those_rows(tmp_path: Path, kernel_cache: Path) -> None:
+    source = tmp_path / "row_slice.py"
+    source.write_text(ROW_SLICE)
+    compiled = ir.compile(pl.loads_program(str(source)), output_dir=tmp_path / "tree")
+    (x,) = arrays(5, (128, 128))
+    np.testing.assert_array_equal(compiled.run(x, cache_dir=kernel_cache), x[64:] + x[64:])

@@ -1,0 +1,24 @@
+"""C++ identifiers for IR names: the keyword set the CCE and orchestration emitters share."""
+
+from __future__ import annotations
+
+import re
+
+# C++20 keywords and alternative tokens: a PyPTO name equal to one of them gets a trailing "_".
+CPP_KEYWORDS = frozenset(
+    "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t "
+    "class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield "
+    "decltype default delete do double dynamic_cast else enum explicit export extern false float for friend "
+    "goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private "
+    "protected public register reinterpret_cast requires return short signed sizeof static static_assert "
+    "static_cast struct switch template this thread_local throw true try typedef typeid typename union "
+    "unsigned using virtual void volatile wchar_t while xor xor_eq".split()
+)
+
+
+def cpp_identifier(name: str, reserved: frozenset[str] = frozenset()) -> str:
+    """``name`` as a C++ identifier: other characters become ``_``, a leading digit gets a ``_``
+    prefix, and a C++ keyword (or a name in ``reserved``, the emitter's own) gets a ``_`` suffix."""
+    text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "v"
+    text = "_" + text if text[0].isdigit() else text
+    return text + "_" if text in CPP_KEYWORDS or text in reserved else text
