@@ -34,9 +34,8 @@ from pypto.backend import Platform, target_platform
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
 from pypto.ir.expr import (
-    Abs, Add, And, BinaryExpr, BitAnd, BitNot, BitOr, BitShiftLeft, BitShiftRight, BitXor, Call, Cast, ConstBool,
-    ConstFloat, ConstInt, Eq, Expr, FloatDiv, FloorDiv, FloorMod, Ge, GlobalVar, Gt, IterArg, Le, Lt, MakeTuple, Max,
-    Min, Mul, Ne, Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
+    Abs, BinaryExpr, Call, Cast, ConstBool, ConstFloat, ConstInt, Expr, FloatDiv, FloorDiv, FloorMod, GlobalVar,
+    IterArg, MakeTuple, Max, Min, Pow, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
@@ -52,17 +51,15 @@ from .cce_types import c_type, global_template, row_major_strides, static_dims, 
 from .doc import Doc
 from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
+from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod
 from .cpp_names import cpp_identifier
 from .target import CCE
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
 # Names the kernel file itself defines or takes: IR names equal to them get a "_" suffix.
 _RESERVED = frozenset({"args", "kernel_entry"})
-_INFIX: dict[type, str] = {
-    Add: "+", Sub: "-", Mul: "*", Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
-    Xor: "!=", BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
-}
-_PREFIX: dict[type, str] = {Neg: "-", Not: "!", BitNot: "~"}
+_INFIX: dict[type, str] = {**INFIX, Xor: "!="}
+_PREFIX = PREFIX
 # Launch-identity parameters follow the others in this order (spec/codegen.md §1.1).
 _IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_spmd_subblock_idx")
 
@@ -430,8 +427,7 @@ class CceEmitter(Emitter):
             return f"std::floor({a} / {b})"
         if node.type.dtype.is_unsigned_int():
             return f"{a} / {b}"
-        # C++ truncates; Python-style division floors.
-        return f"({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))"
+        return int_floor_div(a, b)
 
     @rules.register(FloorMod)
     def _floor_mod(self, node: FloorMod) -> str:
@@ -440,7 +436,7 @@ class CceEmitter(Emitter):
             return f"({a} - std::floor({a} / {b}) * {b})"
         if node.type.dtype.is_unsigned_int():
             return f"{a} % {b}"
-        return f"((({a} % {b}) + {b}) % {b})"
+        return int_floor_mod(a, b)
 
     @rules.register(Pow)
     def _pow(self, node: Pow) -> str:

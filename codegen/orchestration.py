@@ -28,39 +28,23 @@ from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
 from pypto.ir.expr import (
     Abs,
-    Add,
-    And,
     BinaryExpr,
-    BitAnd,
     BitNot,
-    BitOr,
-    BitShiftLeft,
-    BitShiftRight,
-    BitXor,
     Call,
     Cast,
     ConstBool,
     ConstFloat,
     ConstInt,
-    Eq,
     Expr,
     FloatDiv,
     FloorDiv,
     FloorMod,
-    Ge,
     GlobalVar,
-    Gt,
-    Le,
-    Lt,
     MakeTuple,
     Max,
     Min,
-    Mul,
-    Ne,
     Neg,
     Not,
-    Or,
-    Sub,
     Submit,
     TupleGetItemExpr,
     Var,
@@ -87,6 +71,7 @@ from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
 
 from .base import Emitter, Rules
+from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod
 from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
@@ -128,12 +113,8 @@ _C_TYPES: dict[DataType, str] = {
     DataType.TASK_ID: "PTO2TaskId",
 }
 
-_INFIX: dict[type, str] = {
-    Add: "+", Sub: "-", Mul: "*", FloatDiv: "/",
-    Eq: "==", Ne: "!=", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", And: "&&", Or: "||",
-    BitAnd: "&", BitOr: "|", BitXor: "^", BitShiftLeft: "<<", BitShiftRight: ">>",
-}
-_PREFIX: dict[type, str] = {Neg: "-", BitNot: "~", Not: "!"}
+_INFIX: dict[type, str] = {**INFIX, FloatDiv: "/"}
+_PREFIX = PREFIX
 
 _ARG_METHODS: dict[ArgDirection, str] = {
     ArgDirection.Input: "add_input",
@@ -784,10 +765,7 @@ class OrchestrationEmitter(Emitter):
         div = isinstance(node, FloorDiv)
         if dtype.is_unsigned_int():
             return f"{a} {'/' if div else '%'} {b}"
-        # C++ truncates towards zero; PyPTO's // and % floor (as in the CCE kernels).
-        if div:
-            return f"({a} / {b} - ((({a} % {b}) != 0) && (({a} < 0) != ({b} < 0))))"
-        return f"((({a} % {b}) + {b}) % {b})"
+        return int_floor_div(a, b) if div else int_floor_mod(a, b)
 
     @rules.register(*_PREFIX)
     def _prefix(self, node: Neg | BitNot | Not) -> str:
