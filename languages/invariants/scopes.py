@@ -50,7 +50,7 @@ TENSOR_COMPUTE = Ops("tensor ops with a tile counterpart", prefix="tensor.", kee
 
 SplitIncoreOrch = Invariant.declared(
     "SplitIncoreOrch",
-    "InCore scopes only in InCore functions; no tile ops in orchestration (compute tensor ops there are warned about)",
+    "InCore scopes only in InCore functions; no tile ops in orchestration or Opaque functions (compute tensor ops in orchestration are warned about)",
     Forbid(
         what=InCoreScopeStmt,
         where=outside(FunctionType.InCore),
@@ -62,6 +62,13 @@ SplitIncoreOrch = Invariant.declared(
         where=inside(FunctionType.Orchestration),
         code="TILE_OP_IN_ORCHESTRATION",
         message="tile op {op} in Orchestration function '{func}' (it belongs in a kernel)",
+    ),
+    Forbid(
+        what=Ops("tile ops", prefix="tile."),
+        where=inside(FunctionType.Opaque),
+        code="TILE_OP_IN_OPAQUE",
+        message="tile op {op} in Opaque function '{func}' (tile ops run in kernels: declare it"
+        " @pl.function(type=pl.FunctionType.InCore) or put them in a pl.at(level=pl.Level.CORE_GROUP) scope)",
     ),
     Forbid(
         what=replace(TENSOR_COMPUTE, exclude=_ORCHESTRATION_TENSOR_OPS),
