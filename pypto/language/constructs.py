@@ -77,8 +77,11 @@ def func_attr(attrs: dict[str, Any]) -> NoReturn:
     _outside("func_attr")
 
 
-def const(value: float | bool, dtype: DataType, span: Span | None = None) -> ir.Expr:
-    """``pl.const(42, pl.INT64)``: a constant of an explicit dtype (bare literals are INDEX / FP32)."""
+def const(value: object, dtype: object, span: Span | None = None) -> ir.Expr:
+    """``pl.const(42, pl.INT64)``: a constant of an explicit dtype (bare literals are INDEX / FP32).
+
+    ``value`` (an int, float or bool) and ``dtype`` (a DataType) come from user code as written and are
+    checked here, with a message the parser shows at the call."""
     span = span or Span.unknown()
     if not isinstance(dtype, DataType):
         raise TypeError(f"pl.const: the dtype must be a DataType such as pl.INT32, got {type(dtype).__name__}")
