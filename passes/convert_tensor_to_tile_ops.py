@@ -18,7 +18,6 @@ from pypto.languages.invariants import (
 from pypto.languages.outlined import outlined
 
 from pypto.ir import op_registry
-from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection, is_incore_type
 from pypto.ir.errors import PyptoError
 from pypto.ir.expr import (
@@ -51,6 +50,10 @@ _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 # Converted although IncoreTileOps allows them on GM tensors: on a tile they become tile ops.
 _ELEMENT_ACCESS = frozenset({"tensor.read", "tensor.write"})
 _MATMUL = frozenset({"tensor.matmul"})
+_STATIC_HINTS = {
+    "slice shape": "give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]",
+    "tensor shape": "work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :]",
+}
 
 
 def _linear(e: Expr) -> dict[object, int] | None:
@@ -242,9 +245,9 @@ class _Kernel(Rewrite):
         for d in dims.elements if isinstance(dims, MakeTuple) else []:
             v = fold_constant(self.expr(d))
             if v is None:
+                hint = _STATIC_HINTS.get(what, _STATIC_HINTS["slice shape"])
                 raise self.error(
-                    f"the {what} {d.as_python()} is not a constant, but a tile needs a static shape "
-                    "(hint: give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32])",
+                    f"the {what} {d.as_python()} is not a constant, but a tile needs a static shape (hint: {hint})",
                     span,
                 )
             values.append(v)

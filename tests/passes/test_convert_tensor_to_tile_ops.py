@@ -13,6 +13,8 @@ from pass_helpers import before_after
 import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
+from pypto.languages.outlined import outlined as outlined_dialect
+from pypto.languages.runtime import runtime
 from pypto.passes import PassError
 
 _T = "pl.Tensor[[64, 128], pl.FP32]"
@@ -65,6 +67,19 @@ PROGRAMS = {
                 with pl.at(level=pl.Level.CORE_GROUP):
                     c = pl.matmul(a, b, out_dtype=pl.FP32)
                     out[:] = c
+                return out
+    """,
+    "matmul_of_row_blocks_in_a_loop": """
+        @pl.program
+        class MatmulRows:
+            @pl.function
+            def main(self, a: pl.Tensor[[128, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+                     out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+                for i in pl.range(2):
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        blk = a[i * 64 : i * 64 + 64, :]
+                        c = pl.matmul(blk, b, out_dtype=pl.FP32)
+                        out[i * 64 : i * 64 + 64, :] = c
                 return out
     """,
     "spmd_row_blocks": f"""
@@ -172,9 +187,13 @@ def test_preserves_what_the_program_computes(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_output_enters_the_tiled_dialect_through_infer_tile_memory_space(name: str) -> None:
-    after = passes.infer_tile_memory_space()(passes.convert_tensor_to_tile_ops()(outlined(PROGRAMS[name])))
-    assert after is not None
+def test_the_rest_of_the_lowering_pipeline_takes_the_output_and_keeps_its_meaning(name: str) -> None:
+    # From ConvertTensorToTileOps on, through memory planning to the runtime dialect.
+    rest = passes.PassManager(passes.lowering_passes()[3:], start=outlined_dialect)
+    assert rest.get_pass_names()[0] == "ConvertTensorToTileOps"
+    program = outlined(PROGRAMS[name])
+    after = assert_pass_preserves(rest, program, inputs(program, 2))
+    assert rest.final_dialect is runtime and after is not program
 
 
 def test_a_tile_level_program_passes_through_as_the_same_object() -> None:
