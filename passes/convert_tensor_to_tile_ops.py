@@ -18,7 +18,6 @@ from pypto.languages.invariants import (
 from pypto.languages.outlined import outlined
 
 from pypto.ir import op_registry
-from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection, is_incore_type
 from pypto.ir.errors import PyptoError
 from pypto.ir.expr import (
@@ -51,6 +50,10 @@ _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 # Converted although IncoreTileOps allows them on GM tensors: on a tile they become tile ops.
 _ELEMENT_ACCESS = frozenset({"tensor.read", "tensor.write"})
 _MATMUL = frozenset({"tensor.matmul"})
+_STATIC_HINTS = {
+    "slice shape": "give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]",
+    "tensor shape": "work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :]",
+}
 
 
 def _linear(e: Expr) -> dict[object, int] | None:
@@ -242,9 +245,9 @@ class _Kernel(Rewrite):
         for d in dims.elements if isinstance(dims, MakeTuple) else []:
             v = fold_constant(self.expr(d))
             if v is None:
+                hint = _STATIC_HINTS.get(what, _STATIC_HINTS["slice shape"])
                 raise self.error(
-                    f"the {what} {d.as_python()} is not a constant, but a tile needs a static shape "
-                    "(hint: give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32])",
+                    f"the {what} {d.as_python()} is not a constant, but a tile needs a static shape (hint: {hint})",
                     span,
                 )
             values.append(v)
@@ -329,7 +332,7 @@ class _Kernel(Rewrite):
         kinds = []
         for ia in node.iter_args:
             if ia in self.tiles:
-                init = self.tile(ia.initValue)
+                init = self._carry_init(ia)
                 new = IterArg(ia.name_hint, init.type, init, ia.span)
                 self.bind(ia, new)
             else:
@@ -361,6 +364,16 @@ class _Kernel(Rewrite):
         rvs = [self._result_var(rv, types[i] if i < len(types) else rv.type, k)
                for i, (rv, k) in enumerate(zip(node.return_vars, kinds))]
         return rebuild(node, condition=condition, then_body=then_body, else_body=else_body, return_vars=rvs)
+
+    def _carry_init(self, ia: IterArg) -> Expr:
+        """The tile a converted carry starts from. A GM init is loaded just for the carry: the loop
+        takes over its init's buffer, so the entry load others read cannot be it."""
+        init = self.expr(ia.initValue)
+        if not isinstance(init.type, TensorType):
+            return init
+        if init in self.params:
+            self.loaded.add(init)
+        return self.temp(f"{ia.name_hint}_init", self._load(init, Vec))
 
     def _result_var(self, rv: Var, tile_type: object, kind: bool) -> Var:
         if not kind:
@@ -404,6 +417,7 @@ class _Caller(Rewrite):
     def convert(self, func: Function, program: Program) -> tuple[Function, list[TensorType]]:
         self.start(func, program)
         self.new_params: list[Var] = []
+        self.count = 0  # new Out tensors so far: ret<count>_out names the next
         new = self.function(func)
         if not self.new_params:
             return new, []
@@ -422,8 +436,9 @@ class _Caller(Rewrite):
         if not isinstance(node.op, GlobalVar) or node.op.name not in self.outs:
             return node
         extra: list[Expr] = []
-        for k, t in enumerate(self.outs[node.op.name]):
-            var = Var(self._fresh(f"ret{k}_out"), t, node.span)
+        for t in self.outs[node.op.name]:
+            var = Var(self._fresh(f"ret{self.count}_out"), t, node.span)
+            self.count += 1
             if self.forward:
                 self.new_params.append(var)
             else:

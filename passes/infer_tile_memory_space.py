@@ -28,7 +28,7 @@ from pypto.languages.tiled import tiled
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
 from pypto.ir.expr import Call, Expr, IterArg, Var
-from pypto.ir.function import Function, Program
+from pypto.ir.function import Function
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, TileView, implicit_layout

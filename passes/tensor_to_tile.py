@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
@@ -94,18 +95,11 @@ def reduction(conv: Converter, call: Call) -> Expr:
             "last axis only (hint: reshape or transpose the tensor so the reduced axis is last)",
             call.span,
         )
-    entry_params = _param_count(name)
-    if entry_params == 1:
+    if len(op_registry.get_entry(name).params) == 1:
         return conv.op(name, [x], {}, call.span)
     shape = MakeTuple(list(x.type.shape), call.span)
     tmp = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": x.type.dtype}, call.span))
     return conv.op(name, [x, tmp], {}, call.span)
-
-
-def _param_count(name: str) -> int:
-    from pypto.ir import op_registry
-
-    return len(op_registry.get_entry(name).params)
 
 
 def matmul(conv: Converter, call: Call) -> Expr:
