@@ -146,11 +146,37 @@ def kernel_ids(program: Program) -> dict[str, int]:
     if orch is None:
         return ids
     for call in function_index(orch).of(Call, Submit):
-        if isinstance(call.op, GlobalVar) and call.op.name not in ids:
-            target = program.get_function(call.op.name)
-            if target is not None and target.func_type in _KERNEL_TYPES:
-                ids[call.op.name] = len(ids)
+        if not isinstance(call.op, GlobalVar):
+            continue
+        target = program.get_function(call.op.name)
+        if target is not None and target.func_type is FunctionType.Spmd:
+            target = spmd_kernel(program, target)[0]
+        if target is not None and target.func_type in _KERNEL_TYPES and target.name not in ids:
+            ids[target.name] = len(ids)
     return ids
+
+
+def spmd_kernel(program: Program, wrapper: Function) -> tuple[Function, Call, Var | None]:
+    """The kernel a Spmd wrapper launches: its body is one call of an AIV/AIC kernel (and the return).
+
+    Returns the kernel, the call, and the variable the call defines (None for a bare call)."""
+    found: list[tuple[Call, Var | None]] = []
+    for stmt in _block(wrapper.body):
+        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call):
+            found.append((stmt.value, stmt.var))
+        elif isinstance(stmt, EvalStmt) and isinstance(stmt.expr, Call):
+            found.append((stmt.expr, None))
+        elif not isinstance(stmt, ReturnStmt):
+            found.clear()
+            break
+    kernel = None
+    if len(found) == 1 and isinstance(found[0][0].op, GlobalVar):
+        kernel = program.get_function(found[0][0].op.name)
+    if kernel is None or kernel.func_type not in _KERNEL_TYPES:
+        raise CodegenError(f"no rule for a Spmd function '{wrapper.name}' whose body is not one kernel call in "
+                           "orchestration", wrapper.span,
+                           "a Spmd wrapper launches one AIV or AIC kernel on core_num blocks")
+    return kernel, found[0][0], found[0][1]
 
 
 def c_type(t: Type, span: Span | None = None) -> str:
@@ -493,10 +519,14 @@ class OrchestrationEmitter(Emitter):
         assert self.program is not None
         var, self.defining = self.defining, None
         target = self.program.get_function(call.op.name)
+        wrapper = None
+        if target is not None and target.func_type is FunctionType.Spmd:
+            wrapper = target
+            target = spmd_kernel(self.program, wrapper)[0]
         if target is None or target.func_type not in _KERNEL_TYPES:
             kind = "a missing" if target is None else f"a {target.func_type.name}"
             raise CodegenError(f"no rule for a call of {kind} function '{call.op.name}' in orchestration",
-                               call.span, "orchestration submits AIV and AIC kernels")
+                               call.span, "orchestration submits AIV and AIC kernels and Spmd launches of them")
         for key in ("dump_vars",):
             if call.attrs.get(key):
                 raise CodegenError(f"no rule for a task with {key} in orchestration", call.span)
@@ -504,18 +534,21 @@ class OrchestrationEmitter(Emitter):
             raise CodegenError("no rule for a task with a dispatch predicate in orchestration", call.span)
         directions = list(call.attrs.get("arg_directions") or [])
         if len(directions) != len(call.args):
-            raise CodegenError(f"no rule for a call of '{target.name}' without one arg direction per argument "
+            raise CodegenError(f"no rule for a call of '{call.op.name}' without one arg direction per argument "
                                "in orchestration", call.span, "DeriveCallDirections sets attrs['arg_directions']")
+        args = list(call.args)
+        if wrapper is not None:
+            args, directions = self._kernel_args(call, wrapper, directions)
         n = self.tasks
         self.tasks += 1
         params = f"params_t{n}"
         self.taken.add(params)
         doc = self.doc
         doc.line()
-        doc.line(f"// Task {n}: {target.name}")
+        doc.line(f"// Task {n}: {target.name}" if wrapper is None else f"// Spmd {wrapper.name}: {target.name}")
         doc.line(f"CoreTaskArgs {params};")
-        tensors = [(a, d) for a, d in zip(call.args, directions, strict=True) if d is not ArgDirection.Scalar]
-        scalars = [a for a, d in zip(call.args, directions, strict=True) if d is ArgDirection.Scalar]
+        tensors = [(a, d) for a, d in zip(args, directions, strict=True) if d is not ArgDirection.Scalar]
+        scalars = [a for a, d in zip(args, directions, strict=True) if d is ArgDirection.Scalar]
         for arg, direction in tensors:
             if not (isinstance(arg, Var) and isinstance(arg.type, TensorType)):
                 raise CodegenError(f"no rule for a {direction.name} argument that is not a tensor variable in "
@@ -529,8 +562,12 @@ class OrchestrationEmitter(Emitter):
             doc.line(f"{params}.{_ARG_METHODS[direction]}({self.name_of(arg)});")
         for arg in scalars:
             doc.line(f"{params}.add_scalar({self._scalar_arg(arg)});")
-        self._deps(call, params)
-        self._launch(call, params)
+        if wrapper is None:
+            self._deps(call, params)
+            self._launch(call, params)
+        else:
+            self._launch(call, params, wrapper)
+            self._deps(call, params)
         kind = "aiv" if target.func_type is FunctionType.AIV else "aic"
         submit = f"rt_submit_{kind}_task({self.ids[target.name]}, {params})"
         outs = None
@@ -540,7 +577,7 @@ class OrchestrationEmitter(Emitter):
         else:
             doc.line(f"{submit};")
         if var is not None:
-            results = self._results(call, target)
+            results = self._results(call, target) if wrapper is None else self._wrapper_results(call, wrapper)
             if isinstance(var.type, TupleType):
                 self.tuples[var] = results
                 if outs is not None:
@@ -555,14 +592,52 @@ class OrchestrationEmitter(Emitter):
     def _results(self, call: Call | Submit, target: Function) -> list[str]:
         """The C++ names of the callee's results: each is the argument passed for the parameter the
         callee returns (ReturnParamsExplicit)."""
-        returns = function_index(target).of(ReturnStmt)
-        values = returns[0].value if returns else []
+        return [self.expr(call.args[k]) for k in _returned_params(call, target)]
+
+    def _kernel_args(self, call: Call | Submit, wrapper: Function,
+                     directions: list[ArgDirection]) -> tuple[list[Expr], list[ArgDirection]]:
+        """The kernel's arguments and directions for a Spmd launch: each wrapper parameter the inner
+        call passes is replaced by the dispatch's argument for it; constants pass through."""
+        assert self.program is not None
+        _, inner, _ = spmd_kernel(self.program, wrapper)
+        inner_directions = list(inner.attrs.get("arg_directions") or [])
+        if len(inner_directions) != len(inner.args):
+            raise CodegenError(f"no rule for a call of '{inner.op.name}' without one arg direction per argument "
+                               "in orchestration", inner.span, "DeriveCallDirections sets attrs['arg_directions']")
+        args: list[Expr] = []
+        dirs: list[ArgDirection] = []
+        for arg, direction in zip(inner.args, inner_directions, strict=True):
+            k = next((k for k, p in enumerate(wrapper.params) if p is arg), None)
+            if k is not None:
+                args.append(call.args[k])
+                dirs.append(directions[k])
+            elif isinstance(arg, (ConstInt, ConstFloat, ConstBool)):
+                args.append(arg)
+                dirs.append(direction)
+            else:
+                raise CodegenError(f"no rule for a Spmd function '{wrapper.name}' passing the computed value "
+                                   f"'{getattr(arg, 'name_hint', type(arg).__name__)}' to its kernel in orchestration", inner.span,
+                                   "a Spmd wrapper passes its own parameters (or constants) to the kernel")
+        return args, dirs
+
+    def _wrapper_results(self, call: Call | Submit, wrapper: Function) -> list[str]:
+        """A Spmd launch's results: a wrapper parameter it returns is the dispatch's argument; the
+        inner call's result is the kernel's returned parameter, mapped back through the wrapper."""
+        assert self.program is not None
+        kernel, inner, inner_var = spmd_kernel(self.program, wrapper)
+        returns = function_index(wrapper).of(ReturnStmt)
         names = []
-        for value in values:
-            k = next((k for k, p in enumerate(target.params) if p is value), None)
+        for value in returns[0].value if returns else []:
+            k = next((k for k, p in enumerate(wrapper.params) if p is value), None)
+            if k is None and inner_var is not None and value is inner_var:
+                kernel_returns = _returned_params(inner, kernel)
+                if len(kernel_returns) == 1:
+                    arg = inner.args[kernel_returns[0]]
+                    k = next((k for k, p in enumerate(wrapper.params) if p is arg), None)
             if k is None:
-                raise CodegenError(f"no rule for a result of '{target.name}' that is not one of its parameters in "
-                                   "orchestration", call.span, "a kernel returns the Out/InOut tensors it writes")
+                raise CodegenError(f"no rule for a result of Spmd function '{wrapper.name}' that is not one of its "
+                                   "parameters in orchestration", call.span,
+                                   "a Spmd wrapper returns the Out/InOut tensors its kernel writes")
             names.append(self.expr(call.args[k]))
         return names
 
@@ -595,9 +670,13 @@ class OrchestrationEmitter(Emitter):
             doc.line(add if dep in self.fresh_ids else f"if ({dep}.is_valid()) {add}")
         doc.line(f"{params}.set_dependencies({array}, {count});")
 
-    def _launch(self, call: Call | Submit, params: str) -> None:
+    def _launch(self, call: Call | Submit, params: str, wrapper: Function | None = None) -> None:
+        """The launch spec: from the dispatch, else (core_num None) from the Spmd wrapper's attrs."""
         core_num = call.core_num if isinstance(call, Submit) else call.attrs.get("core_num")
         sync_start = call.sync_start if isinstance(call, Submit) else bool(call.attrs.get("sync_start"))
+        if wrapper is not None and core_num is None:
+            core_num = wrapper.attrs.get("core_num")
+            sync_start = sync_start or bool(wrapper.attrs.get("sync_start"))
         if core_num is not None:
             n = core_num if isinstance(core_num, int) else self.expr(core_num)
             self.doc.line(f"{params}.launch_spec.{self.platform.launch}({n});")
@@ -827,6 +906,19 @@ def _same_extent(a: Expr, b: Expr) -> bool:
 
 def _block(stmt: Stmt) -> list[Stmt]:
     return list(stmt.stmts) if isinstance(stmt, SeqStmts) else [stmt]
+
+
+def _returned_params(call: Call | Submit, target: Function) -> list[int]:
+    """The parameter index of each value ``target`` returns (ReturnParamsExplicit)."""
+    returns = function_index(target).of(ReturnStmt)
+    indices = []
+    for value in returns[0].value if returns else []:
+        k = next((k for k, p in enumerate(target.params) if p is value), None)
+        if k is None:
+            raise CodegenError(f"no rule for a result of '{target.name}' that is not one of its parameters in "
+                               "orchestration", call.span, "a kernel returns the Out/InOut tensors it writes")
+        indices.append(k)
+    return indices
 
 
 def _is_create(stmt: Stmt) -> bool:

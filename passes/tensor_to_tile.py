@@ -20,6 +20,8 @@ from pypto.ir.span import Span
 from pypto.ir.types import TensorType, TileType
 
 Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
+# Operand dtypes the cube multiplies (both operands the same one).
+CUBE_DTYPES = (DataType.INT8, DataType.FP16, DataType.BF16, DataType.FP32)
 
 
 class Converter(Protocol):
@@ -107,6 +109,14 @@ def matmul(conv: Converter, call: Call) -> Expr:
         raise conv.error(
             f"{call.op.name} with a_trans/b_trans/c_matrix_nz has no tile lowering yet "
             "(hint: transpose the operand with pl.transpose before the matmul)",
+            call.span,
+        )
+    da, db = call.args[0].type.dtype, call.args[1].type.dtype
+    if da != db or da not in CUBE_DTYPES:
+        raise conv.error(
+            f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
+            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
+            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
             call.span,
         )
     a, b = conv.tile(call.args[0], Mat), conv.tile(call.args[1], Mat)

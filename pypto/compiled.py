@@ -151,8 +151,8 @@ class CompiledProgram:
         return kinds
 
     def tasks(self) -> TaskCount:
-        """Kernel calls in the orchestration function(s)."""
-        kernels = {f.name for f in self.program.functions.values() if f.func_type in KERNEL_KINDS}
+        """Kernel calls in the orchestration function(s); a Spmd launch is one task."""
+        kernels = {f.name for f in self.program.functions.values() if f.func_type in KERNEL_KINDS | {FunctionType.Spmd}}
         sites, per_run = 0, 0
         known = True
         stack: list[tuple[Any, int | None]] = [

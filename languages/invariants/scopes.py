@@ -61,7 +61,8 @@ SplitIncoreOrch = Invariant.declared(
         what=Ops("tile ops", prefix="tile."),
         where=inside(FunctionType.Orchestration),
         code="TILE_OP_IN_ORCHESTRATION",
-        message="tile op {op} in Orchestration function '{func}' (it belongs in a kernel)",
+        message="tile op {op} in Orchestration function '{func}' (hint: it belongs in a kernel: a "
+                "pl.at(level=pl.Level.CORE_GROUP) block or an InCore function)",
     ),
     Forbid(
         what=Ops("tile ops", prefix="tile."),

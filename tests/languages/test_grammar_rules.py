@@ -47,7 +47,8 @@ def test_op_rule_per_function_kind() -> None:
     assert str(err.value).splitlines() == [
         "program 'A' is not in dialect 'outlined' (after pass Example): 1 violation",
         "[outlined] SplitIncoreOrch TILE_OP_IN_ORCHESTRATION in 'main': "
-        "tile op tile.load in Orchestration function 'main' (it belongs in a kernel)",
+        "tile op tile.load in Orchestration function 'main' (hint: it belongs in a kernel: a "
+        "pl.at(level=pl.Level.CORE_GROUP) block or an InCore function)",
         "    pl.tile.load(x, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)",
         "    at <string>:7:53",
     ]

@@ -30,6 +30,12 @@ CASES = {
     "matmul": {},
     "scaled_sum": {"alpha": 0.75},
     "chained": {},
+    # Tensor-level programs (issue 12): outlined into kernels, converted to tile ops.
+    "tensor_matmul": {},
+    "tensor_elementwise": {},
+    "tensor_row_loop": {},
+    "tensor_softmax": {},
+    "tensor_spmd": {},
 }
 
 
@@ -72,7 +78,9 @@ def test_example_on_the_simulator_equals_the_interpreter(name: str, tmp_path: Pa
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{name}: output {param.name_hint}")
         errors.append(float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
     peak = ", ".join(f"{space.name} {size}" for space, size in compiled.peak_memory().items())
-    record_timing(f"{name} (compile {seconds:.2f}s; peak {peak}; max error {max(errors):.3g})", compiled.last_run)
+    kinds = "; ".join(f"{kind} {' '.join(names)}" for kind, names in compiled.functions_by_kind().items())
+    record_timing(f"{name} (functions {kinds}; tasks {compiled.tasks().per_run}; compile {seconds:.2f}s; peak {peak}; "
+                  f"max error {max(errors):.3g})", compiled.last_run)
 
 
 def test_pypto_run_prints_the_error_of_every_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,163 @@
+"""Issue 12's bad input for tensor-level programs: each is a pypto error with the source span and a
+hint, raised by the pass (or the pass-boundary check) that finds it, never a traceback from inside
+a pass and never a silently wrong kernel."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import pypto.language as pl
+from pypto.ir.errors import PyptoError, VerificationError
+from pypto.ir.function import Program
+from pypto.languages.invariants import IncoreTileOps
+from pypto.languages.outlined import outlined
+from pypto.passes.base import ProgramPass
+from pypto.passes.errors import PassError
+from pypto.passes.pipeline import builtin_passes
+
+_T = "pl.Tensor[[64, 64], pl.FP32]"
+
+
+def _program(body: str, params: str = f"a: {_T}, out: pl.Out[{_T}]", ret: str = _T) -> Program:
+    src = textwrap.dedent("""
+        import pypto.language as pl
+
+        @pl.program
+        class Bad:
+            @pl.function
+            def main(self, {params}) -> {ret}:
+        {body}
+                return out
+    """).format(params=params, ret=ret, body=textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+    return pl.parse_program(src)
+
+
+def _compile(program: Program) -> None:
+    for p in builtin_passes():
+        program = p(program)
+
+
+def _raises(program: Program, cls: type[PyptoError], *fragments: str) -> PyptoError:
+    with pytest.raises(cls) as err:
+        _compile(program)
+    text = str(err.value)
+    for fragment in fragments:
+        assert fragment in text
+    return err.value
+
+
+def _line(line: int, err: PassError) -> None:
+    """The error points at ``line`` of the program source (the body starts on line 8)."""
+    assert err.span.is_valid() and err.span.begin_line == line
+
+
+def test_a_tensor_op_left_in_a_kernel_after_conversion_is_refused_at_that_pass() -> None:
+    class LeavesTensorOps(ProgramPass):
+        """A conversion that claims IncoreTileOps but converts nothing."""
+
+        source = outlined
+        produces = frozenset({IncoreTileOps})
+
+        def run(self, program: Program) -> Program:
+            return program
+
+    program = _program("""
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.exp(a)
+            out[:] = y
+    """)
+    for p in builtin_passes()[:10]:  # the front passes and the three outlining passes
+        program = p(program)
+    with pytest.raises(VerificationError) as err:
+        LeavesTensorOps()(program)
+    text = str(err.value)
+    assert "(after pass LeavesTensorOps)" in text
+    assert "IncoreTileOps TENSOR_OP_IN_KERNEL in 'main_incore_0': tensor.exp in a InCore function" in text
+    assert "(convert it to tile ops)" in text
+    assert [(v.span.begin_line, v.span.is_valid()) for v in err.value.violations][0] == (9, True)
+
+
+def test_a_tensor_op_without_a_tile_form_is_refused_by_the_conversion() -> None:
+    err = _raises(_program("""
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.transpose(a, 0, 1)
+            out[:] = y
+    """), PassError, "ConvertTensorToTileOps: tensor.transpose has no tile lowering", "hint: ")
+    _line(9, err)
+
+
+def test_a_tile_op_in_orchestration_is_refused_when_the_function_becomes_orchestration() -> None:
+    program = _program("""
+        t: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [0, 0], [64, 64])
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.exp(a)
+            out[:] = y
+    """)
+    err = _raises(program, VerificationError, "(after pass OutlineIncoreScopes)",
+                  "SplitIncoreOrch TILE_OP_IN_ORCHESTRATION in 'main': tile op tile.load in Orchestration function",
+                  "hint: it belongs in a kernel")
+    [violation] = err.violations
+    assert violation.span.is_valid() and violation.span.begin_line == 8
+
+
+def test_a_reduction_on_a_non_last_axis_of_a_rank_3_tensor_is_refused() -> None:
+    program = _program("""
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.col_sum(a)
+            out[:] = y
+    """, params="a: pl.Tensor[[4, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 1, 64], pl.FP32]]",
+        ret="pl.Tensor[[4, 1, 64], pl.FP32]")
+    err = _raises(program, PassError,
+                  "ConvertTensorToTileOps: tensor.col_sum reduces axis 1 of a rank-3 tensor",
+                  "hint: reshape or transpose the tensor so the reduced axis is last")
+    _line(9, err)
+
+
+def test_a_slice_of_a_tile_with_a_non_foldable_lower_bound_is_refused() -> None:
+    program = _program("""
+        with pl.at(level=pl.Level.CORE_GROUP):
+            e = pl.exp(a)
+            y = e[n : 16, :]
+            out[:] = y
+    """, params=f"a: {_T}, n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]",
+        ret="pl.Tensor[[16, 64], pl.FP32]")
+    err = _raises(program, PassError, "ConvertTensorToTileOps: the slice shape 16 - n is not a constant",
+                  "hint: give the slice bounds a constant difference")
+    _line(10, err)
+
+
+def test_split_together_with_split_aiv_is_refused_by_the_outliner() -> None:
+    program = _program("""
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                y = pl.exp(a)
+                out[:] = y
+    """)
+    err = _raises(program, PassError, "OutlineIncoreScopes: pl.split(UP_DOWN) on a pl.at scope that also holds "
+                  "pl.split_aiv regions", "hint: split the vector work either automatically (pl.split) or by hand")
+    _line(9, err)  # the split_aiv region
+
+
+@pytest.mark.parametrize("da, db", [("FP32", "INT8"), ("INT16", "INT16")])
+def test_a_matmul_whose_operand_dtypes_have_no_cube_form_is_refused(da: str, db: str) -> None:
+    acc = "FP32" if da == "FP32" else "INT32"
+    program = _program(f"""
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.matmul(a, b, out_dtype=pl.{acc})
+            out[:] = y
+    """, params=f"a: pl.Tensor[[64, 64], pl.{da}], b: pl.Tensor[[64, 64], pl.{db}], out: pl.Out[pl.Tensor[[64, 64], pl.{acc}]]",
+        ret=f"pl.Tensor[[64, 64], pl.{acc}]")
+    err = _raises(program, PassError, f"ConvertTensorToTileOps: tensor.matmul of {da} x {db} operands has no cube form",
+                  "INT8, FP16, BF16, FP32", "hint: pl.cast the operands")
+    _line(9, err)
+
+
+def test_a_matmul_of_cube_dtypes_still_compiles() -> None:
+    program = _program("""
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.matmul(a, b, out_dtype=pl.FP32)
+            out[:] = y
+    """, params="a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 64], pl.BF16], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]")
+    _compile(program)
