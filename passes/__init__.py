@@ -29,10 +29,12 @@ from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from .infer_tile_memory_space import InferTileMemorySpace
 from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
+from .legalize_tile_cast import LegalizeTileCast
 from .manager import PassManager, check_order
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .materialize_tensor_strides import MaterializeTensorStrides
@@ -55,6 +57,8 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+flatten_tile_nd_to_2d = FlattenTileNdTo2D
+legalize_tile_cast = LegalizeTileCast
 derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
@@ -91,11 +95,13 @@ __all__ = [
     "DumpInstrument",
     "ExpandMixedKernel",
     "FlattenCallExpr",
+    "FlattenTileNdTo2D",
     "FunctionPass",
     "InferTileMemorySpace",
     "InitMemRef",
     "InlineFunctions",
     "InsertPipeSync",
+    "LegalizeTileCast",
     "MaterializeRuntimeScopes",
     "MaterializeTensorStrides",
     "MemoryReuse",
@@ -130,12 +136,14 @@ __all__ = [
     "discover_plugins",
     "expand_mixed_kernel",
     "flatten_call_expr",
+    "flatten_tile_nd_to_2d",
     "front_passes",
     "lowering_passes",
     "infer_tile_memory_space",
     "init_memref",
     "inline_functions",
     "insert_pipe_sync",
+    "legalize_tile_cast",
     "materialize_runtime_scopes",
     "materialize_tensor_strides",
     "memory_reuse",

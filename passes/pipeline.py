@@ -18,8 +18,10 @@ from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .derive_call_directions import DeriveCallDirections
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from .infer_tile_memory_space import InferTileMemorySpace
 from .init_memref import InitMemRef
+from .legalize_tile_cast import LegalizeTileCast
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
@@ -60,6 +62,8 @@ def lowering_passes() -> list[Pass]:
         OutlineHierarchyScopes(),
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
+        FlattenTileNdTo2D(),
+        LegalizeTileCast(),
         InferTileMemorySpace(),
         ExpandMixedKernel(),
         NormalizeReturnOrder(),

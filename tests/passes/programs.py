@@ -24,6 +24,7 @@ import numpy as np
 
 import pypto.language as pl
 import tile_programs
+import tile_stage_programs
 from pypto import ir, passes
 
 # Annotation shorthands; the DSL resolves module-level names.
@@ -1154,6 +1155,19 @@ CASES["NormalizeReturnOrder"] = [
 ]
 CASES["MaterializeTensorStrides"] = [
     _tile_case(n, *_SPLIT, prepare=_view_in_main) for n in ("tile_add", "matmul", "softmax")
+]
+
+def _stage_case(name: str) -> Case:
+    """A case of ``tile_stage_programs`` (kernels for the tile-stage passes before InferTileMemorySpace)."""
+    program = tile_stage_programs.parse(name)
+    return Case(program, tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1)))
+
+
+CASES["FlattenTileNdTo2D"] = [_stage_case(n) for n in sorted(tile_stage_programs.ND)]
+# Integer-valued data: a cast chain through a narrower float rounds twice, exactly only on such data.
+CASES["LegalizeTileCast"] = [
+    Case(p, tuple(tuple(tile_stage_programs.integral_inputs(p, seed)) for seed in (0, 1)))
+    for p in (tile_stage_programs.parse(n) for n in sorted(tile_stage_programs.CASTS))
 ]
 
 # ------------------------------------------------------------------------------------------------

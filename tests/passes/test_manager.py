@@ -26,6 +26,8 @@ LOWERING = [
     "OutlineHierarchyScopes",
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
+    "FlattenTileNdTo2D",
+    "LegalizeTileCast",
     "InferTileMemorySpace",
     "ExpandMixedKernel",
     "NormalizeReturnOrder",
@@ -131,8 +133,8 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, InferTileMemorySpace, ExpandMixedKernel, "
-        "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
+        "NormalizedStmtStructure (from NormalizeStmtStructure, FlattenTileNdTo2D, InferTileMemorySpace, "
+        "ExpandMixedKernel, MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 
 
