@@ -46,6 +46,7 @@ from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
+from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -59,6 +60,7 @@ normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
 flatten_tile_nd_to_2d = FlattenTileNdTo2D
 legalize_tile_cast = LegalizeTileCast
+resolve_backend_op_layouts = ResolveBackendOpLayouts
 derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
@@ -119,6 +121,7 @@ __all__ = [
     "PassOrderError",
     "PluginError",
     "ProgramPass",
+    "ResolveBackendOpLayouts",
     "Rewriter",
     "Simplify",
     "TimingInstrument",
@@ -152,6 +155,7 @@ __all__ = [
     "outline_cluster_scopes",
     "outline_hierarchy_scopes",
     "outline_incore_scopes",
+    "resolve_backend_op_layouts",
     "simplify",
     "unroll_loops",
 ]

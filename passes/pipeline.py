@@ -33,6 +33,7 @@ from .outline_cluster_scopes import OutlineClusterScopes
 from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .plugins import discover, insert
+from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -65,6 +66,7 @@ def lowering_passes() -> list[Pass]:
         FlattenTileNdTo2D(),
         LegalizeTileCast(),
         InferTileMemorySpace(),
+        ResolveBackendOpLayouts(),
         ExpandMixedKernel(),
         NormalizeReturnOrder(),
         MaterializeTensorStrides(),

@@ -1157,13 +1157,23 @@ CASES["MaterializeTensorStrides"] = [
     _tile_case(n, *_SPLIT, prepare=_view_in_main) for n in ("tile_add", "matmul", "softmax")
 ]
 
-def _stage_case(name: str) -> Case:
-    """A case of ``tile_stage_programs`` (kernels for the tile-stage passes before InferTileMemorySpace)."""
+def _stage_case(name: str, *before: str) -> Case:
+    """A case of ``tile_stage_programs``; the passes named by ``before`` (factories) prepare it."""
+
+    def run_before(program: ir.Program) -> ir.Program:
+        for factory in before:
+            program = getattr(passes, factory)()(program)
+        return program
+
     program = tile_stage_programs.parse(name)
-    return Case(program, tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1)))
+    inputs = tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1))
+    return Case(program, inputs, run_before if before else None)
 
 
 CASES["FlattenTileNdTo2D"] = [_stage_case(n) for n in sorted(tile_stage_programs.ND)]
+CASES["ResolveBackendOpLayouts"] = [
+    _stage_case(n, "infer_tile_memory_space") for n in sorted(tile_stage_programs.LAYOUTS)
+]
 # Integer-valued data: a cast chain through a narrower float rounds twice, exactly only on such data.
 CASES["LegalizeTileCast"] = [
     Case(p, tuple(tuple(tile_stage_programs.integral_inputs(p, seed)) for seed in (0, 1)))

@@ -29,6 +29,7 @@ LOWERING = [
     "FlattenTileNdTo2D",
     "LegalizeTileCast",
     "InferTileMemorySpace",
+    "ResolveBackendOpLayouts",
     "ExpandMixedKernel",
     "NormalizeReturnOrder",
     "MaterializeTensorStrides",
@@ -134,7 +135,7 @@ def test_missing_required_property_is_rejected() -> None:
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
         "NormalizedStmtStructure (from NormalizeStmtStructure, FlattenTileNdTo2D, InferTileMemorySpace, "
-        "ExpandMixedKernel, MaterializeTensorStrides, InitMemRef, MemoryReuse)"
+        "ResolveBackendOpLayouts, ExpandMixedKernel, MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 
 

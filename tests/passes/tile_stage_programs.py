@@ -150,7 +150,71 @@ CASTS = {
 }
 CAST_NATIVE = _cast_kernel("CastNative", "FP16", "INT32", "FP32")
 
-ALL = {**ND, **CASTS, "cast_native": CAST_NATIVE}
+_T64 = "pl.Tensor[[64, 64], pl.FP32]"
+
+# Kernels feeding col-major tiles to row-major-only vector ops, for ResolveBackendOpLayouts.
+LAYOUTS = {
+    "layout_row_vectors": f"""
+        @pl.program
+        class LayoutRowVectors:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                t = pl.load(x, [0, 0], [64, 64])
+                tmp = pl.create_tile([64, 64], dtype=pl.FP32)
+                m = pl.row_max(t, tmp)
+                e = pl.exp(m)
+                s = pl.row_sum(t, tmp)
+                p = pl.mul(e, s)
+                r = pl.row_expand_sub(t, p)
+                out = pl.store(r, [0, 0], y)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                y = self.k(x, y)
+                return y
+        """,
+    "layout_col_major_tile": f"""
+        @pl.program
+        class LayoutColMajorTile:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                t = pl.load(x, [0, 0], [64, 64])
+                c = pl.move(t, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.col_major)
+                e = pl.exp(c)
+                d = pl.add(e, t)
+                out = pl.store(d, [0, 0], y)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                y = self.k(x, y)
+                return y
+        """,
+    "layout_loop_carry": f"""
+        @pl.program
+        class LayoutLoopCarry:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {_T64}, n: pl.Scalar[pl.INDEX], y: pl.Out[{_T64}]) -> {_T64}:
+                t = pl.load(x, [0, 0], [64, 64])
+                tmp = pl.create_tile([64, 64], dtype=pl.FP32)
+                s = pl.row_sum(t, tmp)
+                z = pl.mul(s, 0.5)
+                for i, (acc,) in pl.range(n, init_values=(z,)):
+                    nxt = pl.add(acc, s)
+                    acc_out = pl.yield_(nxt)
+                r = pl.row_expand_div(t, acc_out)
+                out = pl.store(r, [0, 0], y)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {_T64}, n: pl.Scalar[pl.INDEX], y: pl.Out[{_T64}]) -> {_T64}:
+                y = self.k(x, n, y)
+                return y
+        """,
+}
+
+ALL = {**ND, **CASTS, "cast_native": CAST_NATIVE, **LAYOUTS}
 
 
 def integral_inputs(program: ir.Program, seed: int = 0) -> list[np.ndarray]:
