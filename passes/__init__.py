@@ -22,6 +22,7 @@ from .context import (
     VerifyLevel,
 )
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
+from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
@@ -60,6 +61,7 @@ normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
 flatten_tile_nd_to_2d = FlattenTileNdTo2D
 legalize_tile_cast = LegalizeTileCast
+canonicalize_tile_slice = CanonicalizeTileSlice
 resolve_backend_op_layouts = ResolveBackendOpLayouts
 derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
@@ -89,6 +91,7 @@ __all__ = [
     "SAME",
     "AllocateMemoryAddr",
     "CallbackInstrument",
+    "CanonicalizeTileSlice",
     "CapacityError",
     "ClassifyIterArgCarry",
     "ConvertToSSA",
@@ -130,6 +133,7 @@ __all__ = [
     "allocate_memory_addr",
     "available_passes",
     "builtin_passes",
+    "canonicalize_tile_slice",
     "check_order",
     "classify_iter_arg_carry",
     "convert_to_ssa",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 
 from .base import Pass
+from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .allocate_memory_addr import AllocateMemoryAddr
@@ -65,6 +66,7 @@ def lowering_passes() -> list[Pass]:
         OutlineClusterScopes(),
         FlattenTileNdTo2D(),
         LegalizeTileCast(),
+        CanonicalizeTileSlice(),
         InferTileMemorySpace(),
         ResolveBackendOpLayouts(),
         ExpandMixedKernel(),

@@ -1171,6 +1171,7 @@ def _stage_case(name: str, *before: str) -> Case:
 
 
 CASES["FlattenTileNdTo2D"] = [_stage_case(n) for n in sorted(tile_stage_programs.ND)]
+CASES["CanonicalizeTileSlice"] = [_stage_case(n) for n in sorted(tile_stage_programs.SLICES)]
 CASES["ResolveBackendOpLayouts"] = [
     _stage_case(n, "infer_tile_memory_space") for n in sorted(tile_stage_programs.LAYOUTS)
 ]

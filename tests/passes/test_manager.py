@@ -28,6 +28,7 @@ LOWERING = [
     "OutlineClusterScopes",
     "FlattenTileNdTo2D",
     "LegalizeTileCast",
+    "CanonicalizeTileSlice",
     "InferTileMemorySpace",
     "ResolveBackendOpLayouts",
     "ExpandMixedKernel",
@@ -134,8 +135,9 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, FlattenTileNdTo2D, InferTileMemorySpace, "
-        "ResolveBackendOpLayouts, ExpandMixedKernel, MaterializeTensorStrides, InitMemRef, MemoryReuse)"
+        "NormalizedStmtStructure (from NormalizeStmtStructure, FlattenTileNdTo2D, CanonicalizeTileSlice, "
+        "InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, MaterializeTensorStrides, InitMemRef, "
+        "MemoryReuse)"
     )
 
 

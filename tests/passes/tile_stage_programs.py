@@ -214,7 +214,80 @@ LAYOUTS = {
         """,
 }
 
-ALL = {**ND, **CASTS, "cast_native": CAST_NATIVE, **LAYOUTS}
+_A = "pl.Tensor[[64, 128], pl.FP16]"
+_B = "pl.Tensor[[128, 64], pl.FP16]"
+_C = "pl.Tensor[[64, 64], pl.FP32]"
+
+# Kernels slicing Mat tiles into cube operands, for CanonicalizeTileSlice.
+SLICES = {
+    "slice_k_halves": f"""
+        @pl.program
+        class SliceKHalves:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: {_A}, b: {_B}, c: pl.Out[{_C}]) -> {_C}:
+                ta = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+                tb = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+                a0 = pl.slice(ta, [64, 64], [0, 0])
+                b0 = pl.slice(tb, [64, 64], [0, 0])
+                a1 = pl.slice(ta, [64, 64], [0, 64])
+                b1 = pl.slice(tb, [64, 64], [64, 0])
+                acc = pl.matmul(a0, b0)
+                acc2 = pl.matmul_acc(acc, a1, b1)
+                out = pl.store(acc2, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: {_A}, b: {_B}, c: pl.Out[{_C}]) -> {_C}:
+                c = self.k(a, b, c)
+                return c
+        """,
+    "slice_k_loop": f"""
+        @pl.program
+        class SliceKLoop:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: {_A}, b: {_B}, c: pl.Out[{_C}]) -> {_C}:
+                ta = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+                tb = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+                a0 = pl.slice(ta, [64, 32], [0, 0])
+                b0 = pl.slice(tb, [32, 64], [0, 0])
+                first = pl.matmul(a0, b0)
+                for i, (acc,) in pl.range(1, 4, init_values=(first,)):
+                    ak = pl.slice(ta, [64, 32], [0, i * 32])
+                    bk = pl.slice(tb, [32, 64], [i * 32, 0])
+                    nxt = pl.matmul_acc(acc, ak, bk)
+                    acc_out = pl.yield_(nxt)
+                out = pl.store(acc_out, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: {_A}, b: {_B}, c: pl.Out[{_C}]) -> {_C}:
+                c = self.k(a, b, c)
+                return c
+        """,
+    "slice_shared_lhs": f"""
+        @pl.program
+        class SliceSharedLhs:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: {_A}, b: {_B}, c: pl.Out[{_C}], d: pl.Out[{_C}]) -> tuple[{_C}, {_C}]:
+                ta = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+                tb = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+                a0 = pl.slice(ta, [64, 64], [0, 64])
+                b0 = pl.slice(tb, [64, 64], [64, 0])
+                b1 = pl.slice(tb, [64, 64], [0, 0])
+                p = pl.matmul(a0, b0)
+                q = pl.matmul(a0, b1)
+                out = pl.store(p, [0, 0], c)
+                out2 = pl.store(q, [0, 0], d)
+                return out, out2
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: {_A}, b: {_B}, c: pl.Out[{_C}], d: pl.Out[{_C}]) -> tuple[{_C}, {_C}]:
+                c, d = self.k(a, b, c, d)
+                return c, d
+        """,
+}
+
+ALL = {**ND, **CASTS, "cast_native": CAST_NATIVE, **LAYOUTS, **SLICES}
 
 
 def integral_inputs(program: ir.Program, seed: int = 0) -> list[np.ndarray]:
