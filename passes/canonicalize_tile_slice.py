@@ -53,9 +53,8 @@ class CanonicalizeTileSlice(RewritePass):
     """
 
     source = outlined
-    # spec/passes.md §3 requires T4; IncoreTileOps joins once ConvertTensorToTileOps produces it.
-    requires = frozenset({SSAForm, SplitIncoreOrch, TileOps2D, NormalizedStmtStructure})
-    produces = frozenset({SSAForm, SplitIncoreOrch, TileOps2D, NormalizedStmtStructure})
+    requires = frozenset({SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure})
+    produces = requires
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type)

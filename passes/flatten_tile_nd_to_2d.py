@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from pypto.analysis import op_name
-from pypto.languages.invariants import NormalizedStmtStructure, SSAForm, TileOps2D
+from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SSAForm, TileOps2D
 from pypto.languages.outlined import outlined
 
 from pypto.ir import op_registry
@@ -90,9 +90,7 @@ class FlattenTileNdTo2D(RewritePass):
 
     source = outlined
     types = True
-    # spec/passes.md §3 also requires IncoreTileOps: it joins once ConvertTensorToTileOps, which
-    # produces it, runs before this pass in the pipeline.
-    requires = frozenset({SSAForm, NormalizedStmtStructure})
+    requires = frozenset({SSAForm, IncoreTileOps, NormalizedStmtStructure})
     produces = frozenset({SSAForm, TileOps2D, NormalizedStmtStructure})
 
     def applies(self, func: Function) -> bool:

@@ -2,7 +2,7 @@
 
 The passes of spec/passes.md §3 implemented so far, surface -> ssa -> outlined -> tiled ->
 split_core -> memref -> runtime; passes of the table not listed here are not implemented yet
-(tensor-to-tile conversion, mixed-kernel splitting, pipeline loops, distributed passes).
+(the other tile-stage helpers, mixed-kernel splitting, pipeline loops, distributed passes).
 InsertPipeSync is ours: it places the pipe synchronisation the directly printed C++ kernels need.
 """
 
@@ -13,6 +13,7 @@ import enum
 from .base import Pass
 from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .convert_to_ssa import ConvertToSSA
+from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .ctrl_flow_transform import CtrlFlowTransform
 from .allocate_memory_addr import AllocateMemoryAddr
 from .classify_iter_arg_carry import ClassifyIterArgCarry
@@ -64,6 +65,7 @@ def lowering_passes() -> list[Pass]:
         OutlineHierarchyScopes(),
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
+        ConvertTensorToTileOps(),
         FlattenTileNdTo2D(),
         LegalizeTileCast(),
         CanonicalizeTileSlice(),

@@ -168,3 +168,23 @@ def test_a_valid_region_that_is_not_a_row_prefix_is_refused() -> None:
     )
     with pytest.raises(PassError, match=r"valid region \[2, 8, 64\] .* is not a block of whole merged rows"):
         passes.flatten_tile_nd_to_2d()(program)
+
+
+@pl.program
+class TensorRank3:
+    @pl.function
+    def main(
+        self, x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 16, 64], pl.FP32]]
+    ) -> pl.Tensor[[2, 16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.mul(pl.exp(x), 2.0)
+        return out
+
+
+def test_a_rank_3_tensor_program_is_converted_flattened_and_compiled() -> None:
+    program = passes.PassManager(passes.front_passes()).run(TensorRank3)
+    after = assert_pass_preserves(passes.lowering_passes(), program, inputs(program), entry="main")
+    (kernel_func,) = [f for f in after.functions.values() if f.func_type == ir.FunctionType.AIV]
+    text = kernel_func.as_python()
+    assert "pl.Tile[[32, 64], pl.FP32" in text and "[2, 16, 64])" in text
+    assert TileOps2D.check(after) == []

@@ -26,6 +26,7 @@ LOWERING = [
     "OutlineHierarchyScopes",
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
+    "ConvertTensorToTileOps",
     "FlattenTileNdTo2D",
     "LegalizeTileCast",
     "CanonicalizeTileSlice",
@@ -135,9 +136,9 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, FlattenTileNdTo2D, CanonicalizeTileSlice, "
-        "InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, MaterializeTensorStrides, InitMemRef, "
-        "MemoryReuse)"
+        "NormalizedStmtStructure (from NormalizeStmtStructure, ConvertTensorToTileOps, FlattenTileNdTo2D, "
+        "CanonicalizeTileSlice, InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, "
+        "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 
 
