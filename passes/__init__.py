@@ -22,6 +22,7 @@ from .context import (
     VerifyLevel,
 )
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
+from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .convert_to_ssa import ConvertToSSA
@@ -30,10 +31,12 @@ from .derive_call_directions import DeriveCallDirections
 from .errors import PassError, PassOrderError, PluginError
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from .infer_tile_memory_space import InferTileMemorySpace
 from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
+from .legalize_tile_cast import LegalizeTileCast
 from .manager import PassManager, check_order
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .materialize_tensor_strides import MaterializeTensorStrides
@@ -45,6 +48,7 @@ from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
+from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -57,6 +61,10 @@ convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
 flatten_call_expr = FlattenCallExpr
+flatten_tile_nd_to_2d = FlattenTileNdTo2D
+legalize_tile_cast = LegalizeTileCast
+canonicalize_tile_slice = CanonicalizeTileSlice
+resolve_backend_op_layouts = ResolveBackendOpLayouts
 derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
@@ -85,6 +93,7 @@ __all__ = [
     "SAME",
     "AllocateMemoryAddr",
     "CallbackInstrument",
+    "CanonicalizeTileSlice",
     "CapacityError",
     "ClassifyIterArgCarry",
     "ConvertTensorToTileOps",
@@ -94,11 +103,13 @@ __all__ = [
     "DumpInstrument",
     "ExpandMixedKernel",
     "FlattenCallExpr",
+    "FlattenTileNdTo2D",
     "FunctionPass",
     "InferTileMemorySpace",
     "InitMemRef",
     "InlineFunctions",
     "InsertPipeSync",
+    "LegalizeTileCast",
     "MaterializeRuntimeScopes",
     "MaterializeTensorStrides",
     "MemoryReuse",
@@ -116,6 +127,7 @@ __all__ = [
     "PassOrderError",
     "PluginError",
     "ProgramPass",
+    "ResolveBackendOpLayouts",
     "Rewriter",
     "Simplify",
     "TimingInstrument",
@@ -124,6 +136,7 @@ __all__ = [
     "allocate_memory_addr",
     "available_passes",
     "builtin_passes",
+    "canonicalize_tile_slice",
     "check_order",
     "classify_iter_arg_carry",
     "convert_tensor_to_tile_ops",
@@ -134,12 +147,14 @@ __all__ = [
     "discover_plugins",
     "expand_mixed_kernel",
     "flatten_call_expr",
+    "flatten_tile_nd_to_2d",
     "front_passes",
     "lowering_passes",
     "infer_tile_memory_space",
     "init_memref",
     "inline_functions",
     "insert_pipe_sync",
+    "legalize_tile_cast",
     "materialize_runtime_scopes",
     "materialize_tensor_strides",
     "memory_reuse",
@@ -148,6 +163,7 @@ __all__ = [
     "outline_cluster_scopes",
     "outline_hierarchy_scopes",
     "outline_incore_scopes",
+    "resolve_backend_op_layouts",
     "simplify",
     "unroll_loops",
 ]

@@ -13,7 +13,6 @@ from pypto.languages.invariants import (
     NormalizedStmtStructure,
     SplitIncoreOrch,
     SSAForm,
-    TileOps2D,
 )
 from pypto.languages.outlined import outlined
 
@@ -485,15 +484,13 @@ class ConvertTensorToTileOps(ProgramPass):
     matmul operand, else Vec); slices load at their offsets, assembles into GM tensors store at
     theirs (``out[i*32 : i*32 + 32, :] = y``), loop and if carries of converted values become
     tiles. Written In parameters become Out (InOut when also read). Group and Spmd wrappers forward
-    new Out parameters to their own callers.
-
-    Until FlattenTileNdTo2D exists the pass establishes TileOps2D itself: a converted tile of rank
-    above 2 is an error.
+    new Out parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D
+    merges them).
     """
 
     source = outlined
     requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
-    produces = frozenset({SSAForm, IncoreTileOps, NormalizedStmtStructure, AivSplitValid, TileOps2D})
+    produces = frozenset({SSAForm, IncoreTileOps, NormalizedStmtStructure, AivSplitValid})
     invalidates = frozenset({AivSplitValid})
 
     def run(self, program: Program) -> Program:
@@ -514,12 +511,4 @@ class ConvertTensorToTileOps(ProgramPass):
                 outs[name] = added
         if not new:
             return program
-        result = Program([new.get(f.name, f) for f in program.functions.values()], program.name, program.span)
-        for v in TileOps2D.check(result):
-            raise PassError(
-                self.name,
-                f"kernel '{v.function}': {v.message}; tiles of rank above 2 need FlattenTileNdTo2D, "
-                "which is not implemented yet",
-                v.span,
-            )
-        return result
+        return Program([new.get(f.name, f) for f in program.functions.values()], program.name, program.span)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 
 from .base import Pass
+from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .convert_to_ssa import ConvertToSSA
 from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .ctrl_flow_transform import CtrlFlowTransform
@@ -19,8 +20,10 @@ from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .derive_call_directions import DeriveCallDirections
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
+from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from .infer_tile_memory_space import InferTileMemorySpace
 from .init_memref import InitMemRef
+from .legalize_tile_cast import LegalizeTileCast
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
@@ -32,6 +35,7 @@ from .outline_cluster_scopes import OutlineClusterScopes
 from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .plugins import discover, insert
+from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -62,7 +66,11 @@ def lowering_passes() -> list[Pass]:
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
         ConvertTensorToTileOps(),
+        FlattenTileNdTo2D(),
+        LegalizeTileCast(),
+        CanonicalizeTileSlice(),
         InferTileMemorySpace(),
+        ResolveBackendOpLayouts(),
         ExpandMixedKernel(),
         NormalizeReturnOrder(),
         MaterializeTensorStrides(),

@@ -24,6 +24,7 @@ import numpy as np
 
 import pypto.language as pl
 import tile_programs
+import tile_stage_programs
 from pypto import ir, passes
 
 # Annotation shorthands; the DSL resolves module-level names.
@@ -1220,6 +1221,30 @@ CASES["NormalizeReturnOrder"] = [
 ]
 CASES["MaterializeTensorStrides"] = [
     _tile_case(n, *_SPLIT, prepare=_view_in_main) for n in ("tile_add", "matmul", "softmax")
+]
+
+def _stage_case(name: str, *before: str) -> Case:
+    """A case of ``tile_stage_programs``; the passes named by ``before`` (factories) prepare it."""
+
+    def run_before(program: ir.Program) -> ir.Program:
+        for factory in before:
+            program = getattr(passes, factory)()(program)
+        return program
+
+    program = tile_stage_programs.parse(name)
+    inputs = tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1))
+    return Case(program, inputs, run_before if before else None)
+
+
+CASES["FlattenTileNdTo2D"] = [_stage_case(n) for n in sorted(tile_stage_programs.ND)]
+CASES["CanonicalizeTileSlice"] = [_stage_case(n) for n in sorted(tile_stage_programs.SLICES)]
+CASES["ResolveBackendOpLayouts"] = [
+    _stage_case(n, "infer_tile_memory_space") for n in sorted(tile_stage_programs.LAYOUTS)
+]
+# Integer-valued data: a cast chain through a narrower float rounds twice, exactly only on such data.
+CASES["LegalizeTileCast"] = [
+    Case(p, tuple(tuple(tile_stage_programs.integral_inputs(p, seed)) for seed in (0, 1)))
+    for p in (tile_stage_programs.parse(n) for n in sorted(tile_stage_programs.CASTS))
 ]
 
 # ------------------------------------------------------------------------------------------------

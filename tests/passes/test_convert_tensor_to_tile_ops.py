@@ -311,19 +311,6 @@ _ERRORS = {
         "writes are not ordered on the device (hint: write the element into the tile before storing it) "
         "at <string>:10:13",
     ),
-    "tile_of_rank_3": (
-        """
-        @pl.program
-        class P:
-            @pl.function
-            def main(self, x: pl.Tensor[[2, 16, 16], pl.FP32], out: pl.Out[pl.Tensor[[2, 16, 16], pl.FP32]]) -> pl.Tensor[[2, 16, 16], pl.FP32]:
-                with pl.at(level=pl.Level.CORE_GROUP):
-                    out[:] = pl.exp(x)
-                return out
-        """,
-        "ConvertTensorToTileOps: kernel 'main_incore_0': tile.load produces a rank-3 tile; tiles of rank above 2 "
-        "need FlattenTileNdTo2D, which is not implemented yet at <string>:7:20",
-    ),
 }
 
 

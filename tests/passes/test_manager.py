@@ -27,7 +27,11 @@ LOWERING = [
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
     "ConvertTensorToTileOps",
+    "FlattenTileNdTo2D",
+    "LegalizeTileCast",
+    "CanonicalizeTileSlice",
     "InferTileMemorySpace",
+    "ResolveBackendOpLayouts",
     "ExpandMixedKernel",
     "NormalizeReturnOrder",
     "MaterializeTensorStrides",
@@ -132,7 +136,8 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, ConvertTensorToTileOps, InferTileMemorySpace, ExpandMixedKernel, "
+        "NormalizedStmtStructure (from NormalizeStmtStructure, ConvertTensorToTileOps, FlattenTileNdTo2D, "
+        "CanonicalizeTileSlice, InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, "
         "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 

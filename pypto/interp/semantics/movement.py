@@ -125,8 +125,10 @@ def _reshape_to_type(ctx: OpContext, data: np.ndarray, valid: tuple[int, ...]) -
     dims = [getattr(d, "value", None) for d in t.shape]
     if len(dims) != 2 or None in dims or math.prod(dims) != data.size:
         raise OpError(f"cannot view a loaded window of shape {list(data.shape)} as {t}")
-    rows_full = all(v == s for v, s in zip(valid[:-2], data.shape[:-2]))
-    merged_valid = (math.prod(valid[:-1]) if rows_full else dims[0], valid[-1])
+    # The valid rows stay a prefix of the merged rows only when every inner leading axis is whole.
+    if any(v != s for v, s in zip(valid[1:-1], data.shape[1:-1])):
+        raise OpError(f"the valid window {list(valid)} of a loaded {list(data.shape)} window is not whole merged rows")
+    merged_valid = (valid[0] * math.prod(data.shape[1:-1]), valid[-1])
     return data.reshape(dims), merged_valid
 
 

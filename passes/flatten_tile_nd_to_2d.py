@@ -1,0 +1,363 @@
+"""FlattenTileNdTo2D: kernel tiles of rank > 2 become 2-D tiles (spec/passes.md §4.12).
+
+A tile ``[d0, ..., dk-2, dk-1]`` becomes ``[d0 * ... * dk-2, dk-1]``: its rows are the leading
+axes merged row-major, its columns the last axis. Elementwise ops, last-axis reductions and row
+broadcasts compute the same elements on the merged rows; ops that carry shapes or positions get
+them folded; anything that mixes the merged axes (a reduction or broadcast on another axis, a
+transpose of a leading axis) has no 2-D form and is refused.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pypto.analysis import op_name
+from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SSAForm, TileOps2D
+from pypto.languages.outlined import outlined
+
+from pypto.ir import op_registry
+from pypto.ir import scalar_ops
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import is_incore_type
+from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
+from pypto.ir.function import Function
+from pypto.ir.ops.common import tile_type, valid_shape
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt, EvalStmt
+from pypto.ir.types import TensorType, TileType
+
+from .errors import PassError
+from .rewrite import Result, RewritePass, on
+from .util import rebuild
+
+_HINT = "keep the reduced or broadcast axis last, or write the kernel with 2-D tiles"
+# Ops whose meaning involves an axis other than the last one: merging the leading axes changes it.
+_OTHER_AXIS = ("tile.col_", "tile.transpose", "tile.concat", "tile.gather", "tile.scatter", "tile.mgather",
+               "tile.sort32", "tile.mrgsort", "tile.matmul", "tile.gemv", "tile.tri", "tile.random")
+
+
+def _const(e: Expr) -> int | None:
+    return e.value if isinstance(e, ConstInt) else None
+
+
+def _index(v: int) -> ConstInt:
+    return ConstInt(v, DataType.INDEX)
+
+
+def _mul(a: Expr, n: int) -> Expr:
+    c = _const(a)
+    if c is not None:
+        return _index(c * n)
+    return a if n == 1 else scalar_ops.mul(a, _index(n))
+
+
+def _add(a: Expr, b: Expr) -> Expr:
+    ca, cb = _const(a), _const(b)
+    if ca is not None and cb is not None:
+        return _index(ca + cb)
+    if cb == 0:
+        return a
+    return b if ca == 0 else scalar_ops.add(a, b)
+
+
+def _is_nd(t: object) -> bool:
+    return isinstance(t, TileType) and len(t.shape) > 2
+
+
+def _elements(e: Expr) -> list[Expr]:
+    return list(e.elements) if isinstance(e, MakeTuple) else [e]
+
+
+class FlattenTileNdTo2D(RewritePass):
+    """Merge the leading axes of every kernel tile of rank > 2 into its rows.
+
+    before:  x: pl.Tile[[2, 16, 64], pl.FP32] = pl.tile.load(a, [0, 0, 0], [2, 16, 64], [2, 16, 64])
+             y: pl.Tile[[2, 16, 64], pl.FP32] = pl.tile.exp(x)
+             s: pl.Tile[[2, 16, 1], pl.FP32] = pl.tile.row_sum(y, tmp)
+             r: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(y, [0, 0, 0], out)
+    after:   x: pl.Tile[[32, 64], pl.FP32] = pl.tile.load(a, [0, 0, 0], [2, 16, 64], [2, 16, 64])
+             y: pl.Tile[[32, 64], pl.FP32] = pl.tile.exp(x)
+             s: pl.Tile[[32, 1], pl.FP32] = pl.tile.row_sum(y, tmp)
+             r: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(y, [0, 0, 0], out, [2, 16, 64])
+
+    A load keeps its N-D window and produces the 2-D tile directly; a store into a rank > 2 tensor
+    keeps its N-D offsets and gets the tile's original shape as its 4th operand (the partition it
+    writes). Shapes of ``tile.create``/``full``/``ci``/``reshape`` are merged alike; ``slice`` and
+    ``assemble`` windows and ``read``/``write`` indices fold row-major (a window must be a block of
+    whole merged rows). The leading axes must be static; a valid region must be a prefix of the
+    merged rows (partial only along the first axis and the last one).
+    """
+
+    source = outlined
+    types = True
+    requires = frozenset({SSAForm, IncoreTileOps, NormalizedStmtStructure})
+    produces = frozenset({SSAForm, TileOps2D, NormalizedStmtStructure})
+
+    def applies(self, func: Function) -> bool:
+        return is_incore_type(func.func_type)
+
+    def refuse(self, message: str, span: Span, hint: str) -> PassError:
+        """The PassError for an input with no 2-D form, with what to do instead."""
+        return self.error(f"{message} (hint: {hint})", span)
+
+    def function(self, func: Function) -> Function:
+        self.span: Span = func.span
+        return super().function(func)
+
+    # ---- types -----------------------------------------------------------------------------------
+
+    def flat(self, t: TileType) -> TileType:
+        """The 2-D type of a rank > 2 tile (``t`` itself when it is already at most 2-D)."""
+        if not _is_nd(t):
+            return t
+        lead = [_const(d) for d in t.shape[:-1]]
+        if None in lead:
+            raise self.refuse(
+                f"a tile of shape {_dims(t.shape)} has a non-static leading axis; its rows cannot be merged",
+                self.span,
+"give the tile a static physical shape (a dynamic extent belongs in valid_shape)")
+        shape = [_index(math.prod(lead)), t.shape[-1]]
+        valid = valid_shape(t)
+        if all(v is d or _const(v) == _const(d) for v, d in zip(valid, t.shape)):
+            merged = None
+        else:
+            inner = valid[1:-1]
+            if any(_const(v) != _const(d) for v, d in zip(inner, t.shape[1:-1])):
+                raise self.refuse(
+                    f"the valid region {_dims(valid)} of a tile of shape {_dims(t.shape)} is not a block of "
+                    "whole merged rows",
+                    self.span,
+"only the first and the last axis of a rank > 2 tile may be partially valid")
+            merged = [_mul(valid[0], math.prod(lead[1:])), valid[-1]]
+        view = t.get_effective_tile_view()
+        return tile_type(shape, t.dtype, merged, pad=view.pad, space=t.memory_space)
+
+    @on(TileType)
+    def _tile(self, t: TileType) -> TileType:
+        return self.flat(t)
+
+    # ---- statements ------------------------------------------------------------------------------
+
+    @on(AssignStmt)
+    def _assign(self, node: AssignStmt) -> Result:
+        self.span = node.span
+        if not isinstance(node.value, Call):
+            return self.children(node)
+        value = self.call(node.value)
+        return rebuild(node, var=self.define(node.var), value=value)
+
+    @on(EvalStmt)
+    def _eval(self, node: EvalStmt) -> Result:
+        self.span = node.span
+        if not isinstance(node.expr, Call):
+            return self.children(node)
+        return rebuild(node, expr=self.call(node.expr))
+
+    def call(self, old: Call) -> Expr:
+        """``old`` on flattened operands: folded by its op's rule, or rewritten as it is."""
+        name = op_name(old) or ""
+        tiles = [a.type for a in old.args if isinstance(a.type, TileType)]
+        if not name.startswith("tile.") or not any(_is_nd(t) for t in [*tiles, old.type]):
+            return self.expr(old)
+        rule = _RULES.get(name)
+        if rule is not None:
+            return rule(self, old)
+        if name.startswith(_OTHER_AXIS):
+            raise self.refuse(
+                f"{name} on a rank-{max(len(t.shape) for t in tiles)} tile works along an axis that merging the "
+                "leading axes would mix",
+                old.span, _HINT)
+        if any(isinstance(a, MakeTuple) for a in old.args):
+            raise self.refuse(f"{name} on a rank > 2 tile takes shapes or positions that have no 2-D form",
+                             old.span, "write the kernel with 2-D tiles")
+        self.check_rows(old, tiles)
+        return self.expr(old)
+
+    def check_rows(self, old: Call, tiles: list[TileType]) -> None:
+        """Every rank > 2 operand has the result's leading axes (a broadcast along one would mix rows)."""
+        ref = old.type if isinstance(old.type, TileType) else tiles[0]
+        for t in tiles:
+            if len(t.shape) != len(ref.shape) or any(_const(a) != _const(b) for a, b in zip(t.shape[:-1], ref.shape[:-1])):
+                raise self.refuse(
+                    f"{old.op.name} broadcasts a {_dims(t.shape)} tile to {_dims(ref.shape)} along a leading axis",
+                    old.span, _HINT)
+
+    def rebuilt(self, old: Call, args: list[Expr], rtype: object = None) -> Call:
+        """``old`` with ``args`` (already rewritten) and its type flattened (or ``rtype``)."""
+        new_type = self.expr(old.type) if rtype is None else rtype
+        return Call(old.op, args, old.kwargs, old.attrs, new_type, old.span)
+
+    # ---- op rules --------------------------------------------------------------------------------
+
+    def _load(self, old: Call) -> Call:
+        return self.rebuilt(old, self.expr(list(old.args)))
+
+    def _store(self, old: Call) -> Call:
+        args = self.expr(list(old.args))
+        target = old.args[2].type
+        if len(old.args) == 3 and isinstance(target, TensorType) and len(target.shape) > 2:
+            args.append(MakeTuple(list(old.args[0].type.shape), old.span))
+        return self.rebuilt(old, args, old.type)
+
+    def _shaped(self, old: Call) -> Call:
+        """create / full / ci / reshape: the shape operand merged like the result's shape."""
+        args = self.expr(list(old.args))
+        at = 1 if op_name(old) == "tile.reshape" or op_name(old) == "tile.ci" else 0
+        rtype = self.flat(old.type)
+        args[at] = MakeTuple(list(rtype.shape), old.args[at].span)
+        return self.rebuilt(old, args, rtype)
+
+    def rows(self, full: TileType, offsets: list[Expr], window: list[Expr], span: Span) -> Expr:
+        """The merged row offset of ``window`` at ``offsets`` in ``full``, a block of whole merged rows."""
+        lead = [_const(d) for d in full.shape[:-1]]
+        sizes = [_const(w) for w in window[:-1]]
+        # After the first axis the window takes only part of, every axis must be taken whole.
+        partial = next((i for i, (s, d) in enumerate(zip(sizes, lead)) if s != d), len(lead))
+        whole = all(s == d and _const(o) == 0 for s, d, o in zip(sizes[partial + 1:], lead[partial + 1:],
+                                                                   offsets[partial + 1:len(lead)]))
+        single = all(s == 1 for s in sizes[:partial])
+        if not whole or not single:
+            raise self.refuse(
+                f"a {_dims(window)} window of a {_dims(full.shape)} tile is not a block of whole merged rows",
+                span,
+"take whole trailing axes (or one index of the leading ones), or use 2-D tiles")
+        row: Expr = _index(0)
+        for i, o in enumerate(offsets[:-1]):
+            row = _add(row, _mul(o, math.prod(lead[i + 1:])))
+        return row
+
+    def _slice(self, old: Call) -> Call:
+        src = old.args[0].type
+        shape, offset = _elements(old.args[1]), _elements(old.args[2])
+        if len(old.args) > 4 or len(shape) != len(src.shape):
+            raise self.refuse("tile.slice of a rank > 2 tile that drops axes has no 2-D form", old.span, 
+                "slice without drop_dims, or write the kernel with 2-D tiles"
+            )
+        row = self.rows(src, offset, shape, old.span)
+        args = self.expr(list(old.args))
+        rtype = self.flat(old.type)
+        args[1] = MakeTuple(list(rtype.shape), old.args[1].span)
+        args[2] = MakeTuple([self.expr(row), self.expr(offset[-1])], old.args[2].span)
+        if len(args) > 3 and isinstance(old.args[3], MakeTuple) and old.args[3].elements:
+            args[3] = MakeTuple(list(valid_shape(rtype)), old.args[3].span)
+        return self.rebuilt(old, args, rtype)
+
+    def _assemble(self, old: Call) -> Call:
+        target, source = old.args[0].type, old.args[1].type
+        offset = _elements(old.args[2])
+        if not _is_nd(target) or len(source.shape) != len(target.shape):
+            raise self.refuse("tile.assemble of tiles of different ranks has no 2-D form", old.span, 
+                "assemble tiles of the target's rank"
+            )
+        row = self.rows(target, offset, list(source.shape), old.span)
+        args = self.expr(list(old.args))
+        args[2] = MakeTuple([self.expr(row), self.expr(offset[-1])], old.args[2].span)
+        return self.rebuilt(old, args)
+
+    def _element(self, old: Call) -> Call:
+        """read / write: the element's N-D index folded into (row, column)."""
+        t = old.args[0].type
+        idx = _elements(old.args[1])
+        lead = [_const(d) for d in t.shape[:-1]]
+        row: Expr = _index(0)
+        for i, e in enumerate(idx[:-1]):
+            row = _add(row, _mul(e, math.prod(lead[i + 1:])))
+        args = self.expr(list(old.args))
+        args[1] = MakeTuple([self.expr(row), self.expr(idx[-1])], old.args[1].span)
+        return self.rebuilt(old, args)
+
+    def _batch_matmul(self, old: Call) -> Expr:
+        """One 2-D matmul per batch on row blocks of the merged operands, assembled into the result."""
+        acc = op_name(old) == "tile.batch_matmul_acc"
+        operands = list(old.args[1:] if acc else old.args)
+        lhs, rhs = (a.type for a in operands)
+        out = old.type
+        batch = [_const(d) for d in out.shape[:-2]]
+        m, k, n = (_const(d) for d in (lhs.shape[-2], lhs.shape[-1], rhs.shape[-1]))
+        if None in (*batch, m, k, n):
+            raise self.refuse("tile.batch_matmul needs static shapes to expand per batch", old.span, 
+                "give the operands static physical shapes"
+            )
+        new_l, new_r = self.expr(operands)
+        result: Expr = self.expr(old.args[0]) if acc else self.fresh_tile(old, out)
+        for b in range(math.prod(batch)):
+            coords = _unravel(b, batch)
+            blocks = [
+                self.block_of(value, t, coords, old.span)
+                for value, t in ((new_l, lhs), (new_r, rhs))
+            ]
+            if acc:
+                prev = self.block_of(result, out, coords, old.span)
+                mm = op_registry.create_op_call("tile.matmul_acc", [prev, *blocks], {}, old.span)
+            else:
+                mm = op_registry.create_op_call("tile.matmul", blocks, {}, old.span)
+            part = self.temp("bmm", mm)
+            row = _index(_flat_row(coords, batch) * m)
+            asm = op_registry.create_op_call("tile.assemble", [result, part, MakeTuple([row, _index(0)])], {}, old.span)
+            result = self.temp("bmm_out", asm)
+        return result
+
+    def fresh_tile(self, old: Call, out: TileType) -> Expr:
+        flat = self.flat(out)
+        create = op_registry.create_op_call(
+            "tile.create", [MakeTuple(list(flat.shape))], {"dtype": out.dtype, **_space_kw(out)}, old.span
+        )
+        return self.temp("bmm_init", create)
+
+    def block_of(self, value: Expr, t: TileType, coords: list[int], span: Span) -> Expr:
+        """The 2-D matrix of batch ``coords`` (broadcast along size-1 batch axes) of a merged operand."""
+        if len(t.shape) == 2:
+            return value
+        batch = [_const(d) for d in t.shape[:-2]]
+        own = [c if d != 1 else 0 for c, d in zip(coords[len(coords) - len(batch):], batch)]
+        rows, cols = _const(t.shape[-2]), t.shape[-1]
+        start = _index(_flat_row(own, batch) * rows)
+        call = op_registry.create_op_call(
+            "tile.slice", [value, MakeTuple([_index(rows), cols]), MakeTuple([start, _index(0)])], {}, span
+        )
+        return self.temp("bmm_arg", call)
+
+    def temp(self, base: str, call: Call) -> Expr:
+        name = self.names.name(base, lambda n: f"{base}_{n}")
+        var = Var(name, call.type, call.span)
+        self.emit(AssignStmt(var, call, call.span))
+        return var
+
+
+def _space_kw(t: TileType) -> dict:
+    return {} if t.memory_space is None else {"target_memory": t.memory_space}
+
+
+def _unravel(flat: int, dims: list[int]) -> list[int]:
+    out = []
+    for d in reversed(dims):
+        out.append(flat % d)
+        flat //= d
+    return out[::-1]
+
+
+def _flat_row(coords: list[int], dims: list[int]) -> int:
+    row = 0
+    for c, d in zip(coords, dims):
+        row = row * d + c
+    return row
+
+
+def _dims(dims: list[Expr]) -> str:
+    return "[" + ", ".join(str(_const(d)) if _const(d) is not None else "?" for d in dims) + "]"
+
+
+_RULES = {
+    "tile.load": FlattenTileNdTo2D._load,
+    "tile.store": FlattenTileNdTo2D._store,
+    "tile.create": FlattenTileNdTo2D._shaped,
+    "tile.full": FlattenTileNdTo2D._shaped,
+    "tile.ci": FlattenTileNdTo2D._shaped,
+    "tile.reshape": FlattenTileNdTo2D._shaped,
+    "tile.slice": FlattenTileNdTo2D._slice,
+    "tile.assemble": FlattenTileNdTo2D._assemble,
+    "tile.read": FlattenTileNdTo2D._element,
+    "tile.write": FlattenTileNdTo2D._element,
+    "tile.batch_matmul": FlattenTileNdTo2D._batch_matmul,
+    "tile.batch_matmul_acc": FlattenTileNdTo2D._batch_matmul,
+}

@@ -1,0 +1,190 @@
+"""FlattenTileNdTo2D: kernel tiles of rank > 2 become 2-D (leading axes merged into rows), the
+kernels compute what they computed before, and kernels already 2-D pass through as they are."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from pass_helpers import before_after
+from tile_programs import PROGRAMS, inputs
+from tile_programs import front as tile_front
+from tile_stage_programs import ND, front, kernel
+
+import pypto.language as pl
+from pypto import ir, passes
+from pypto.interp.testing import assert_pass_preserves
+from pypto.languages.invariants import TileOps2D
+from pypto.passes import PassError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def flatten(program: ir.Program) -> ir.Program:
+    return assert_pass_preserves(passes.flatten_tile_nd_to_2d(), program, inputs(program), entry="main")
+
+
+def kernel_lines(program: ir.Program) -> list[str]:
+    """The printed statements of the program's kernel, one per line."""
+    (func,) = [f for f in program.functions.values() if ir.is_incore_type(f.func_type)]
+    return [line.strip() for line in func.as_python().splitlines()[2:]]
+
+
+def outlined(program: ir.Program) -> ir.Program:
+    """``program`` after the front pipeline and the outlining passes (as the pipeline hands it over)."""
+    program = passes.PassManager(passes.front_passes()).run(program)
+    for step in (passes.outline_hierarchy_scopes(), passes.outline_incore_scopes(), passes.outline_cluster_scopes()):
+        program = step(program)
+    return program
+
+
+@pytest.mark.parametrize("name", sorted(ND))
+def test_snapshot(name: str, snapshot) -> None:
+    before = front(name)
+    after = flatten(before)
+    assert TileOps2D.check(after) == []
+    assert before_after("FlattenTileNdTo2D", before, after) == snapshot
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_two_dimensional_kernels_are_unchanged(name: str) -> None:
+    program = tile_front(name)
+    assert passes.flatten_tile_nd_to_2d()(program) is program
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)
+def test_examples_are_unchanged(path: Path) -> None:
+    program = outlined(pl.parse(path.read_text()))
+    assert passes.flatten_tile_nd_to_2d()(program) is program
+
+
+def test_loads_keep_their_window_and_stores_get_the_partition_shape() -> None:
+    lines = kernel_lines(flatten(front("nd_elementwise")))
+    assert lines[0] == (
+        "x: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = "
+        "pl.tile.load(a, [0, 0, 0], [2, 16, 64], [2, 16, 64], target_memory=pl.Mem.Vec)"
+    )
+    assert lines[6] == "r: pl.Tile[[32, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(m, tmp)"
+    assert lines[8] == "out: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(d, [0, 0, 0], c, [2, 16, 64])"
+
+
+def test_a_valid_region_along_the_first_axis_merges_into_rows() -> None:
+    lines = kernel_lines(flatten(front("nd_loop_partial")))
+    assert lines[0].startswith("x: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[24, 32])] = ")
+    # Element (1, 2, 3) is row 1*8+2 = 10; (2, 7, 31) is row 23.
+    assert "pl.tile.read(acc_out, [10, 3])" in lines[4]
+    assert "pl.tile.write(acc_out, [23, 31], v)" in lines[5]
+
+
+def test_slice_and_assemble_windows_fold_row_major() -> None:
+    lines = kernel_lines(flatten(front("nd_slice_assemble")))
+    assert lines[1] == "s: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.slice(x, [8, 32], [16, 0])"
+    assert lines[3] == "r: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.assemble(x, e, [8, 0])"
+
+
+def test_batch_matmul_becomes_one_matmul_per_batch() -> None:
+    lines = kernel_lines(flatten(front("nd_batch_matmul")))
+    matmuls = [line for line in lines if "pl.tile.matmul(" in line]
+    assert len(matmuls) == 2
+    assert not any("batch_matmul" in line for line in lines)
+
+
+def test_flattened_kernels_compile_and_match_the_interpreter() -> None:
+    program = front("nd_elementwise")
+    after = assert_pass_preserves(passes.lowering_passes(), program, inputs(program), entry="main")
+    assert TileOps2D.check(after) == []
+
+
+_T3 = "pl.Tensor[[2, 16, 64], pl.FP32]"
+
+
+def _bad(body: str, extra: str = "") -> ir.Program:
+    lines = "\n".join(" " * 16 + line for line in textwrap.dedent(body).strip().splitlines())
+    return front_of(
+        f"""
+        @pl.program
+        class Bad:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: {_T3}{extra}, c: pl.Out[{_T3}]) -> {_T3}:
+{lines}
+                return out
+        """
+    )
+
+
+def front_of(source: str) -> ir.Program:
+    return passes.PassManager(passes.front_passes()).run(kernel(source))
+
+
+def test_a_reduction_on_another_axis_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        s = pl.col_max(x)
+        y = pl.col_expand_sub(x, s)
+        out = pl.store(y, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"tile\.col_max on a rank-3 tile works along an axis .*hint: keep the reduced"):
+        passes.flatten_tile_nd_to_2d()(program)
+    try:
+        passes.flatten_tile_nd_to_2d()(program)
+    except PassError as err:
+        assert err.span.is_valid() and err.span.begin_line > 0
+
+
+def test_a_broadcast_along_a_leading_axis_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        h = pl.load(a, [0, 0, 0], [1, 16, 64])
+        y = pl.add(x, h)
+        out = pl.store(y, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"broadcasts a \[1, 16, 64\] tile to \[2, 16, 64\] along a leading axis"):
+        passes.flatten_tile_nd_to_2d()(program)
+
+
+def test_a_slice_that_is_not_whole_rows_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        s = pl.slice(x, [2, 8, 64], [0, 0, 0])
+        out = pl.store(s, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"a \[2, 8, 64\] window of a \[2, 16, 64\] tile is not a block of whole merged rows"):
+        passes.flatten_tile_nd_to_2d()(program)
+
+
+def test_a_valid_region_that_is_not_a_row_prefix_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64], valid_shape=[2, 8, 64])
+        out = pl.store(x, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"valid region \[2, 8, 64\] .* is not a block of whole merged rows"):
+        passes.flatten_tile_nd_to_2d()(program)
+
+
+@pl.program
+class TensorRank3:
+    @pl.function
+    def main(
+        self, x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 16, 64], pl.FP32]]
+    ) -> pl.Tensor[[2, 16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.mul(pl.exp(x), 2.0)
+        return out
+
+
+def test_a_rank_3_tensor_program_is_converted_flattened_and_compiled() -> None:
+    program = passes.PassManager(passes.front_passes()).run(TensorRank3)
+    after = assert_pass_preserves(passes.lowering_passes(), program, inputs(program), entry="main")
+    (kernel_func,) = [f for f in after.functions.values() if f.func_type == ir.FunctionType.AIV]
+    text = kernel_func.as_python()
+    assert "pl.Tile[[32, 64], pl.FP32" in text and "[2, 16, 64])" in text
+    assert TileOps2D.check(after) == []
