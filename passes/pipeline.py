@@ -14,6 +14,7 @@ from .base import Pass
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .allocate_memory_addr import AllocateMemoryAddr
+from .auto_tile_matmul_l0 import AutoTileMatmulL0
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .derive_call_directions import DeriveCallDirections
 from .expand_mixed_kernel import ExpandMixedKernel
@@ -60,6 +61,7 @@ def lowering_passes() -> list[Pass]:
         OutlineHierarchyScopes(),
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
+        AutoTileMatmulL0(),
         InferTileMemorySpace(),
         ExpandMixedKernel(),
         NormalizeReturnOrder(),

@@ -26,6 +26,7 @@ LOWERING = [
     "OutlineHierarchyScopes",
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
+    "AutoTileMatmulL0",
     "InferTileMemorySpace",
     "ExpandMixedKernel",
     "NormalizeReturnOrder",
@@ -131,7 +132,7 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, InferTileMemorySpace, ExpandMixedKernel, "
+        "NormalizedStmtStructure (from NormalizeStmtStructure, AutoTileMatmulL0, InferTileMemorySpace, ExpandMixedKernel, "
         "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 
