@@ -24,6 +24,7 @@ from .context import (
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
 from .auto_tile_matmul_l0 import AutoTileMatmulL0
 from .classify_iter_arg_carry import ClassifyIterArgCarry
+from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .derive_call_directions import DeriveCallDirections
@@ -52,6 +53,7 @@ from .unroll_loops import UnrollLoops
 inline_functions = InlineFunctions
 unroll_loops = UnrollLoops
 ctrl_flow_transform = CtrlFlowTransform
+convert_tensor_to_tile_ops = ConvertTensorToTileOps
 convert_to_ssa = ConvertToSSA
 simplify = Simplify
 normalize_stmt_structure = NormalizeStmtStructure
@@ -87,6 +89,7 @@ __all__ = [
     "CallbackInstrument",
     "CapacityError",
     "ClassifyIterArgCarry",
+    "ConvertTensorToTileOps",
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DeriveCallDirections",
@@ -125,6 +128,7 @@ __all__ = [
     "builtin_passes",
     "check_order",
     "classify_iter_arg_carry",
+    "convert_tensor_to_tile_ops",
     "convert_to_ssa",
     "ctrl_flow_transform",
     "default_passes",

@@ -127,9 +127,8 @@ class InferTileMemorySpace(RewritePass):
     loop); an if's result takes its first branch's space (the other branch moves its value). A move
     is made once per (value, space) in a block and reused in the blocks nested in it.
 
-    Until ConvertTensorToTileOps and FlattenTileNdTo2D exist, kernels must already be written in
-    tile ops of rank <= 2; the pass checks that on its input, which is how it establishes
-    IncoreTileOps and TileOps2D for the tiled dialect.
+    Kernels reach it in tile ops of rank <= 2 (ConvertTensorToTileOps lowers tensor ops before it);
+    IncoreTileOps and TileOps2D are checked on its output, as it enters the tiled dialect.
     """
 
     source = outlined
@@ -147,16 +146,6 @@ class InferTileMemorySpace(RewritePass):
         }
     )
     invalidates = frozenset({AivSplitValid})
-
-    def run(self, program: Program) -> Program:
-        for inv in (IncoreTileOps, TileOps2D):
-            for v in inv.check(program):
-                raise self.error(
-                    f"kernel '{v.function}': {v.message}; only kernels written in tile ops of rank <= 2 "
-                    "can be compiled yet (ConvertTensorToTileOps and FlattenTileNdTo2D are not implemented)",
-                    v.span,
-                )
-        return super().run(program)
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type)

@@ -2,7 +2,7 @@
 
 The passes of spec/passes.md §3 implemented so far, surface -> ssa -> outlined -> tiled ->
 split_core -> memref -> runtime; passes of the table not listed here are not implemented yet
-(tensor-to-tile conversion, mixed-kernel splitting, pipeline loops, distributed passes).
+(the other tile-stage helpers, mixed-kernel splitting, pipeline loops, distributed passes).
 InsertPipeSync is ours: it places the pipe synchronisation the directly printed C++ kernels need.
 """
 
@@ -12,6 +12,7 @@ import enum
 
 from .base import Pass
 from .convert_to_ssa import ConvertToSSA
+from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .ctrl_flow_transform import CtrlFlowTransform
 from .allocate_memory_addr import AllocateMemoryAddr
 from .auto_tile_matmul_l0 import AutoTileMatmulL0
@@ -61,6 +62,7 @@ def lowering_passes() -> list[Pass]:
         OutlineHierarchyScopes(),
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
+        ConvertTensorToTileOps(),
         AutoTileMatmulL0(),
         InferTileMemorySpace(),
         ExpandMixedKernel(),

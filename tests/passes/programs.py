@@ -915,6 +915,71 @@ def _memory_cases(before: tuple[str, ...]) -> list[Case]:
 # ------------------------------------------------------------------------------------------------
 # OutlineHierarchyScopes, OutlineIncoreScopes, OutlineClusterScopes: scopes become functions.
 # ------------------------------------------------------------------------------------------------
+# ConvertTensorToTileOps: tensor ops in outlined kernels (entry loads, slices, slice assignment,
+# loop carries, reductions, returned tensors).
+# ------------------------------------------------------------------------------------------------
+
+
+@pl.program
+class ConvertChain:
+    @pl.function
+    def main(self, a: T16, b: T16, out: pl.Out[T16]) -> T16:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            c = pl.add(a, b)
+            d = pl.exp(c)
+            out[:] = pl.mul(d, 2.0)
+        return out
+
+
+@pl.program
+class ConvertRowsInLoop:
+    @pl.function
+    def main(self, x: T64, out: pl.Out[T64]) -> T64:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = x[i * 16 : i * 16 + 16, :]
+                out[i * 16 : i * 16 + 16, :] = pl.add(pl.exp(t), 1.0)
+        return out
+
+
+@pl.program
+class ConvertSoftmaxReturned:
+    @pl.function
+    def main(self, x: T16) -> T16:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            m = pl.row_max(x)
+            e = pl.exp(pl.row_expand_sub(x, m))
+            y = pl.row_expand_div(e, pl.row_sum(e))
+        return y
+
+
+@pl.program
+class ConvertCarryInKernel:
+    @pl.function
+    def main(self, x: T16, n: Idx, out: pl.Out[T16]) -> T16:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for i, (acc,) in pl.range(n, init_values=(x,)):
+                acc2 = pl.yield_(pl.add(acc, x))
+            out[:] = acc2
+        return out
+
+
+def _outlined(program: ir.Program) -> ir.Program:
+    from pypto import passes
+
+    for p in (passes.outline_hierarchy_scopes(), passes.outline_incore_scopes(), passes.outline_cluster_scopes()):
+        program = p(program)
+    return program
+
+
+CONVERT_TENSOR_TO_TILE_OPS = [
+    Case(ConvertChain, ((rand(16, 16), rand(16, 16), out(16, 16)),), _outlined),
+    Case(ConvertRowsInLoop, ((rand(64, 16), out(64, 16)),), _outlined),
+    Case(ConvertSoftmaxReturned, ((rand(16, 16),),), _outlined),
+    Case(ConvertCarryInKernel, tuple((rand(16, 16), n, out(16, 16)) for n in (0, 1, 3)), _outlined),
+]
+
+# ------------------------------------------------------------------------------------------------
 
 
 @pl.program
@@ -1113,6 +1178,7 @@ CASES: dict[str, list[Case]] = {
     "OutlineHierarchyScopes": OUTLINE_HIERARCHY_SCOPES,
     "OutlineIncoreScopes": OUTLINE_INCORE_SCOPES,
     "OutlineClusterScopes": OUTLINE_CLUSTER_SCOPES,
+    "ConvertTensorToTileOps": CONVERT_TENSOR_TO_TILE_OPS,
 }
 
 # ------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
 from pypto.languages import outlined, tiled
-from pypto.passes import PassError
+from pypto.ir.errors import VerificationError
 
 # Programs whose kernels leave spaces to the pass: (program, loads that target Mat).
 UNPLACED = {
@@ -117,24 +117,26 @@ def test_a_pass_manager_takes_the_pass_from_outlined_to_tiled() -> None:
     assert "x_Left" in "\n".join(kernel_text(after))
 
 
-def test_a_tensor_level_kernel_is_an_error() -> None:
-    program = pl_program(
-        """
-        @pl.program
-        class TensorKernel:
-            @pl.function(type=pl.FunctionType.InCore)
-            def k(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
-                y = pl.add(x, x)
-                return y
-        """
-    )
-    with pytest.raises(PassError) as err:
-        passes.infer_tile_memory_space()(program)
-    assert str(err.value) == (
-        "InferTileMemorySpace: kernel 'k': tensor.add in a InCore function (convert it to tile ops); only kernels "
-        "written in tile ops of rank <= 2 can be compiled yet (ConvertTensorToTileOps and FlattenTileNdTo2D are "
-        "not implemented) at <string>:8:13"
-    )
+_TENSOR_KERNEL = """
+    @pl.program
+    class TensorKernel:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+            y = pl.add(x, x)
+            return y
+"""
+
+
+def test_a_tensor_level_kernel_fails_the_tiled_dialect_check() -> None:
+    with pytest.raises(VerificationError) as err:
+        passes.infer_tile_memory_space()(pl_program(_TENSOR_KERNEL))
+    assert "[tiled] IncoreTileOps TENSOR_OP_IN_KERNEL in 'k': tensor.add in a InCore function" in str(err.value)
+
+
+def test_a_tensor_level_kernel_is_inferred_after_conversion() -> None:
+    converted = passes.convert_tensor_to_tile_ops()(pl_program(_TENSOR_KERNEL))
+    after = passes.infer_tile_memory_space()(converted)
+    assert "y_tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(x_tile, x_tile)" in "\n".join(kernel_text(after))
 
 
 def pl_program(source: str) -> ir.Program:

@@ -26,6 +26,7 @@ LOWERING = [
     "OutlineHierarchyScopes",
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
+    "ConvertTensorToTileOps",
     "AutoTileMatmulL0",
     "InferTileMemorySpace",
     "ExpandMixedKernel",
@@ -132,7 +133,8 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, AutoTileMatmulL0, InferTileMemorySpace, ExpandMixedKernel, "
+        "NormalizedStmtStructure (from NormalizeStmtStructure, ConvertTensorToTileOps, AutoTileMatmulL0, InferTileMemorySpace, "
+        "ExpandMixedKernel, "
         "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 

@@ -1,0 +1,198 @@
+"""The tile lowering of each ``tensor.*`` op, for ConvertTensorToTileOps (spec/passes.md §4.11).
+
+``LOWERINGS`` maps a tensor op name to a :class:`Lowering`: a function that builds the tile form of
+one call through a :class:`Converter` (the pass's per-kernel state), and whether the result is a
+tile (a store into a GM tensor yields the tensor). Adding an op is one entry; most are one of the
+uniform families registered at the bottom (same-named tile op on the operands' tiles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
+from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
+from pypto.ir.span import Span
+from pypto.ir.types import TensorType, TileType
+
+Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
+
+
+class Converter(Protocol):
+    """What a lowering may ask of the pass while converting one call."""
+
+    def tile(self, arg: Expr, space: MemorySpace = Vec) -> Expr:
+        """The tile holding tensor operand ``arg`` (loaded into ``space`` if it is a GM tensor)."""
+
+    def value(self, arg: Expr) -> Expr:
+        """A non-tensor operand (scalar, tuple) with the pass's remap applied."""
+
+    def op(self, name: str, args: list[Expr], kwargs: dict, span: Span) -> Call:
+        """A call of a registered tile op with its type deduced."""
+
+    def temp(self, base: str, value: Expr) -> Var:
+        """``value`` assigned to a fresh variable before the current statement."""
+
+    def static_dims(self, dims: Expr, what: str, span: Span) -> MakeTuple:
+        """``dims`` (a tuple of INDEX expressions) folded to constants, or a PassError."""
+
+    def is_tile(self, arg: Expr) -> bool:
+        """True when operand ``arg`` is (or will be) a tile rather than a GM tensor."""
+
+    def slice_space(self, call: Call) -> MemorySpace:
+        """Where a load for slice ``call`` lands: Mat when the slice feeds a matmul, else Vec."""
+
+    def keep(self, call: Call) -> Call:
+        """``call`` itself, its operands remapped (an op that stays a tensor op)."""
+
+    def error(self, message: str, span: Span) -> Exception:
+        """A PassError of the pass, to raise."""
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """How one tensor op becomes tile ops: ``lower`` builds the value of the converted call;
+    ``tile_result(call, is_tile)`` says whether that value is a tile (default: always)."""
+
+    lower: Callable[[Converter, Call], Expr]
+    tile_result: Callable[[Call, Callable[[Expr], bool]], bool] = lambda call, is_tile: True
+
+
+LOWERINGS: dict[str, Lowering] = {}
+
+
+def index_tuple(values: list[int], span: Span) -> MakeTuple:
+    """A tuple of INDEX constants."""
+    return MakeTuple([ConstInt(v, DataType.INDEX, span) for v in values], span)
+
+
+def _tensor_args(call: Call) -> list[bool]:
+    return [isinstance(a.type, (TensorType, TileType)) for a in call.args]
+
+
+def same_name(conv: Converter, call: Call) -> Expr:
+    """``tile.<op>`` on the tiles of the tensor operands, other operands and kwargs as they are."""
+    name = "tile." + call.op.name.split(".", 1)[1]
+    args = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args, _tensor_args(call))]
+    return conv.op(name, args, dict(call.kwargs), call.span)
+
+
+def reduction(conv: Converter, call: Call) -> Expr:
+    """``tile.<op>(x, tmp)`` with a scratch tile of the input's shape (row ops reduce the last axis,
+    column ops the one before it, so those need a rank of at most 2)."""
+    x = conv.tile(call.args[0])
+    name = "tile." + call.op.name.split(".", 1)[1]
+    rank = len(x.type.shape)
+    if name.startswith("tile.col_") and rank > 2:
+        raise conv.error(
+            f"{call.op.name} reduces axis {rank - 2} of a rank-{rank} tensor; tile reductions work on the "
+            "last axis only (hint: reshape or transpose the tensor so the reduced axis is last)",
+            call.span,
+        )
+    entry_params = _param_count(name)
+    if entry_params == 1:
+        return conv.op(name, [x], {}, call.span)
+    shape = MakeTuple(list(x.type.shape), call.span)
+    tmp = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": x.type.dtype}, call.span))
+    return conv.op(name, [x, tmp], {}, call.span)
+
+
+def _param_count(name: str) -> int:
+    from pypto.ir import op_registry
+
+    return len(op_registry.get_entry(name).params)
+
+
+def matmul(conv: Converter, call: Call) -> Expr:
+    """``tile.matmul`` on Mat-resident operands (AutoTileMatmulL0 and InferTileMemorySpace take them
+    on to L0); an ``out_dtype`` other than the product's becomes a ``tile.cast``."""
+    if call.kwargs.get("a_trans") or call.kwargs.get("b_trans") or call.kwargs.get("c_matrix_nz"):
+        raise conv.error(
+            f"{call.op.name} with a_trans/b_trans/c_matrix_nz has no tile lowering yet "
+            "(hint: transpose the operand with pl.transpose before the matmul)",
+            call.span,
+        )
+    a, b = conv.tile(call.args[0], Mat), conv.tile(call.args[1], Mat)
+    product = conv.op("tile.matmul", [a, b], {}, call.span)
+    want = call.kwargs.get("out_dtype")
+    if want is None or want == product.type.dtype:
+        return product
+    acc = conv.temp("acc_tile", product)
+    return conv.op("tile.cast", [acc], {"target_type": want}, call.span)
+
+
+def slice_(conv: Converter, call: Call) -> Expr:
+    """A slice of a GM tensor is a load at its offset (into Mat when it feeds a matmul); a slice
+    of a tile is ``tile.slice``."""
+    source, shape, offset = call.args[0], call.args[1], call.args[2]
+    valid = call.args[3] if len(call.args) > 3 and call.args[3].elements else None
+    if len(call.args) > 4 and call.args[4].elements:
+        raise conv.error(f"{call.op.name} with drop_dims has no tile lowering yet", call.span)
+    dims = conv.static_dims(shape, "slice shape", call.span)
+    if conv.is_tile(source):
+        args = [conv.tile(source), dims, conv.value(offset)] + ([conv.value(valid)] if valid is not None else [])
+        return conv.op("tile.slice", args, {}, call.span)
+    kwargs = {"target_memory": conv.slice_space(call)}
+    return conv.op(
+        "tile.load", [conv.value(source), conv.value(offset), dims, conv.value(valid) if valid is not None else dims],
+        kwargs, call.span,
+    )
+
+
+def assemble(conv: Converter, call: Call) -> Expr:
+    """Writing a tile into a GM tensor at an offset is ``tile.store`` (the result is the tensor);
+    into a tile, ``tile.assemble``."""
+    target, source, offset = call.args
+    if conv.is_tile(target):
+        return conv.op("tile.assemble", [conv.tile(target), conv.tile(source), conv.value(offset)], {}, call.span)
+    kwargs = {"atomic": call.kwargs["atomic"]} if call.kwargs.get("atomic") is not None else {}
+    return conv.op("tile.store", [conv.tile(source), conv.value(offset), conv.value(target)], kwargs, call.span)
+
+
+def _on_target(call: Call, is_tile: Callable[[Expr], bool]) -> bool:
+    return is_tile(call.args[0])
+
+
+def element_access(conv: Converter, call: Call) -> Expr:
+    """``tensor.read``/``tensor.write`` of a tile become the tile ops; on GM tensors they stay."""
+    if not conv.is_tile(call.args[0]):
+        return conv.keep(call)
+    name = "tile." + call.op.name.split(".", 1)[1]
+    args = [conv.tile(call.args[0])] + [conv.value(a) for a in call.args[1:]]
+    return conv.op(name, args, {}, call.span)
+
+
+def create(conv: Converter, call: Call) -> Expr:
+    """A tensor created inside a kernel is a tile (its space is inferred later)."""
+    dims = conv.static_dims(call.args[0], "tensor shape", call.span)
+    return conv.op("tile.create", [dims], {"dtype": call.kwargs["dtype"]}, call.span)
+
+
+def full(conv: Converter, call: Call) -> Expr:
+    """``tensor.full`` inside a kernel is ``tile.full``."""
+    dims = conv.static_dims(call.args[0], "tensor shape", call.span)
+    return conv.op("tile.full", [dims, conv.value(call.args[1])], dict(call.kwargs), call.span)
+
+
+def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: object) -> None:
+    for n in names:
+        LOWERINGS["tensor." + n] = Lowering(fn, **options)  # type: ignore[arg-type]
+
+
+_BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
+_SCALAR = "adds subs muls divs ands ors xors shls shrs fmods expands".split()
+_UNARY = "abs exp log sqrt rsqrt recip neg not sin cos cast".split()
+_EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
+_REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
+
+_register(same_name, *_BINARY, *_SCALAR, *_UNARY, *_EXPAND)
+_register(reduction, *_REDUCE)
+_register(matmul, "matmul")
+_register(slice_, "slice")
+_register(assemble, "assemble", tile_result=_on_target)
+_register(element_access, "read", "write", tile_result=_on_target)
+_register(create, "create")
+_register(full, "full")
