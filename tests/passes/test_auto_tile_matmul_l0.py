@@ -18,7 +18,7 @@ from pypto.interp.testing import assert_pass_preserves
 from pypto.passes import CapacityError, PassContext, PassError
 from pypto.passes.auto_tile_matmul_l0 import k_slab
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "matmul_big_k.py"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def auto_tile(program: ir.Program) -> ir.Program:
@@ -137,12 +137,14 @@ def test_fp8_has_a_cube_form_on_a5_only() -> None:
         passes.auto_tile_matmul_l0()(program)
 
 
-def test_the_big_k_example_compiles_within_l0_and_fails_without_the_pass(tmp_path: Path) -> None:
-    program = pl.loads_program(str(EXAMPLE))
+@pytest.mark.parametrize("example", ["matmul_big_k", "tensor_matmul_big_k"])
+def test_the_big_k_examples_compile_within_l0_and_fail_without_the_pass(example: str, tmp_path: Path) -> None:
+    program = pl.loads_program(str(EXAMPLES / f"{example}.py"))
     compiled = ir.compile(program, output_dir=tmp_path / "with")
     peak = compiled.peak_memory()
     assert peak[ir.MemorySpace.Left] == peak[ir.MemorySpace.Right] == 32768
-    assert "TMATMUL_ACC(" in (tmp_path / "with" / "kernels" / "aic" / "matmul.cpp").read_text()
+    (cpp,) = (tmp_path / "with" / "kernels" / "aic").glob("*.cpp")
+    assert cpp.read_text().count("TMATMUL_ACC(") == 1
     without = [p for p in passes.default_passes(plugins=False) if p.name != "AutoTileMatmulL0"]
     with pytest.raises(CapacityError):
         passes.PassManager(without).run(program)

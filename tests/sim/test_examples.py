@@ -31,10 +31,11 @@ CASES = {
     "matmul_big_k": {},
     "scaled_sum": {"alpha": 0.75},
     "chained": {},
+    "tensor_matmul_big_k": {},
 }
 # Absolute tolerances wider than the dtype's: a K=512 FP32 dot product summed in the cube unit's
 # order differs from numpy's by a few ulps of its partial sums (~1e-5 at magnitudes ~20).
-ATOL = {"matmul_big_k": 1e-4}
+ATOL = {"matmul_big_k": 1e-4, "tensor_matmul_big_k": 1e-4}
 
 
 def _inputs(entry: ir.Function, scalars: dict[str, float], seed: int) -> list[object]:
