@@ -23,6 +23,7 @@ from .context import (
 )
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
 from .canonicalize_tile_slice import CanonicalizeTileSlice
+from .auto_tile_matmul_l0 import AutoTileMatmulL0
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .convert_to_ssa import ConvertToSSA
@@ -69,6 +70,7 @@ derive_call_directions = DeriveCallDirections
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
 insert_pipe_sync = InsertPipeSync
+auto_tile_matmul_l0 = AutoTileMatmulL0
 infer_tile_memory_space = InferTileMemorySpace
 expand_mixed_kernel = ExpandMixedKernel
 normalize_return_order = NormalizeReturnOrder

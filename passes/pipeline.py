@@ -16,6 +16,7 @@ from .convert_to_ssa import ConvertToSSA
 from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .ctrl_flow_transform import CtrlFlowTransform
 from .allocate_memory_addr import AllocateMemoryAddr
+from .auto_tile_matmul_l0 import AutoTileMatmulL0
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .derive_call_directions import DeriveCallDirections
 from .expand_mixed_kernel import ExpandMixedKernel
@@ -68,6 +69,7 @@ def lowering_passes() -> list[Pass]:
         ConvertTensorToTileOps(),
         FlattenTileNdTo2D(),
         LegalizeTileCast(),
+        AutoTileMatmulL0(),
         CanonicalizeTileSlice(),
         InferTileMemorySpace(),
         ResolveBackendOpLayouts(),

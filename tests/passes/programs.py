@@ -1209,6 +1209,7 @@ def _view_in_main(program: ir.Program) -> ir.Program:
     return ir.Program([f if f.name != "main" else main for f in program.functions.values()], program.name)
 
 
+CASES["AutoTileMatmulL0"] = [_tile_case(n) for n in ("big_k", "big_k_accumulated", "fp32_big_k_and_small")]
 _SPLIT = ("infer_tile_memory_space", "expand_mixed_kernel", "normalize_return_order")
 CASES["InferTileMemorySpace"] = [
     _tile_case(n) for n in ("matmul_from_vec", "accumulate_in_loop", "moves_per_block", "move_reused_inside")

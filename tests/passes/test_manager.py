@@ -29,6 +29,7 @@ LOWERING = [
     "ConvertTensorToTileOps",
     "FlattenTileNdTo2D",
     "LegalizeTileCast",
+    "AutoTileMatmulL0",
     "CanonicalizeTileSlice",
     "InferTileMemorySpace",
     "ResolveBackendOpLayouts",
@@ -137,7 +138,7 @@ def test_missing_required_property_is_rejected() -> None:
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
         "NormalizedStmtStructure (from NormalizeStmtStructure, ConvertTensorToTileOps, FlattenTileNdTo2D, "
-        "CanonicalizeTileSlice, InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, "
+        "AutoTileMatmulL0, CanonicalizeTileSlice, InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, "
         "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
     )
 

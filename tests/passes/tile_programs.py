@@ -247,7 +247,102 @@ RETURNS = {
         """,
 }
 
-ALL = {**PROGRAMS, **INFER, **RETURNS}
+# Kernels with matmuls on Mat operands too big for L0A/L0B, for AutoTileMatmulL0.
+MATMUL_L0 = {
+    "big_k": """
+        @pl.program
+        class BigK:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(
+                self,
+                a: pl.Tensor[[128, 512], pl.FP16],
+                b: pl.Tensor[[512, 128], pl.FP16],
+                c: pl.Out[pl.Tensor[[128, 128], pl.FP32]],
+            ) -> pl.Tensor[[128, 128], pl.FP32]:
+                x = pl.load(a, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [512, 128], target_memory=pl.Mem.Mat)
+                z = pl.matmul(x, y)
+                out = pl.store(z, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[128, 512], pl.FP16],
+                b: pl.Tensor[[512, 128], pl.FP16],
+                c: pl.Out[pl.Tensor[[128, 128], pl.FP32]],
+            ) -> pl.Tensor[[128, 128], pl.FP32]:
+                c = self.mm(a, b, c)
+                return c
+        """,
+    # Only the left operand is too big; the product is accumulated again in a loop by matmul_acc.
+    "big_k_accumulated": """
+        @pl.program
+        class BigKAccumulated:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm_loop(
+                self,
+                a: pl.Tensor[[64, 1024], pl.FP16],
+                b: pl.Tensor[[1024, 32], pl.FP16],
+                n: pl.Scalar[pl.INDEX],
+                c: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+            ) -> pl.Tensor[[64, 32], pl.FP32]:
+                x = pl.load(a, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [1024, 32], target_memory=pl.Mem.Mat)
+                first = pl.matmul(x, y)
+                for i, (acc,) in pl.range(n, init_values=(first,)):
+                    nxt = pl.matmul_acc(acc, x, y)
+                    acc_out = pl.yield_(nxt)
+                out = pl.store(acc_out, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[64, 1024], pl.FP16],
+                b: pl.Tensor[[1024, 32], pl.FP16],
+                n: pl.Scalar[pl.INDEX],
+                c: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+            ) -> pl.Tensor[[64, 32], pl.FP32]:
+                c = self.mm_loop(a, b, n, c)
+                return c
+        """,
+    # FP32 operands split into 8-element-granular slabs; the small matmul beside it fits and stays.
+    "fp32_big_k_and_small": """
+        @pl.program
+        class Fp32BigKAndSmall:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm_two(
+                self,
+                a: pl.Tensor[[64, 512], pl.FP32],
+                b: pl.Tensor[[512, 64], pl.FP32],
+                c: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+                d: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+            ) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:
+                x = pl.load(a, [0, 0], [64, 512], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [512, 64], target_memory=pl.Mem.Mat)
+                z = pl.matmul(x, y)
+                xs = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+                ys = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+                w = pl.matmul(xs, ys)
+                out_c = pl.store(z, [0, 0], c)
+                out_d = pl.store(w, [0, 0], d)
+                return out_c, out_d
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[64, 512], pl.FP32],
+                b: pl.Tensor[[512, 64], pl.FP32],
+                c: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+                d: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+            ) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:
+                c, d = self.mm_two(a, b, c, d)
+                return c, d
+        """,
+}
+
+ALL = {**PROGRAMS, **INFER, **RETURNS, **MATMUL_L0}
 
 
 class _Unplace(RewritePass):

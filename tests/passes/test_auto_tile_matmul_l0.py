@@ -1,0 +1,150 @@
+"""AutoTileMatmulL0: Mat-resident matmuls too big for L0A/L0B become K-slab loops that compute the
+same product; fitting matmuls and Left/Right operands are left alone; cube ops on dtypes the cube
+unit cannot multiply, and matmuls that cannot be made to fit, are pass errors with a hint."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from pass_helpers import before_after
+from tile_programs import INFER, MATMUL_L0, PROGRAMS, front, inputs
+
+import pypto.language as pl
+from pypto import ir, passes
+from pypto.backend import A5
+from pypto.interp.testing import assert_pass_preserves
+from pypto.passes import CapacityError, PassContext, PassError
+from pypto.passes.auto_tile_matmul_l0 import k_slab
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def auto_tile(program: ir.Program) -> ir.Program:
+    return assert_pass_preserves(passes.auto_tile_matmul_l0(), program, inputs(program), entry="main")
+
+
+def kernel_lines(program: ir.Program) -> list[str]:
+    (func,) = [f for f in program.functions.values() if ir.is_incore_type(f.func_type)]
+    return [line.strip() for line in func.as_python().splitlines()[2:]]
+
+
+def kernel(body: str, dtype: str = "pl.FP16", m: int = 64, k: int = 64, n: int = 64) -> ir.Program:
+    """A one-kernel program: ``x`` [m, k] and ``y`` [k, n] loaded to Mat, then ``body``."""
+    src = f"""
+        import pypto.language as pl
+
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(self, a: pl.Tensor[[{m}, {k}], {dtype}], b: pl.Tensor[[{k}, {n}], {dtype}]) -> pl.Tensor[[{m}, {k}], {dtype}]:
+                x = pl.load(a, [0, 0], [{m}, {k}], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [{k}, {n}], target_memory=pl.Mem.Mat)
+                {body}
+                return a
+        """
+    return passes.PassManager(passes.front_passes()).run(pl.parse(textwrap.dedent(src)))
+
+
+@pytest.mark.parametrize("name", sorted(MATMUL_L0))
+def test_snapshot(name: str, snapshot) -> None:
+    before = front(name)
+    after = auto_tile(before)
+    assert before_after("AutoTileMatmulL0", before, after) == snapshot
+
+
+@pytest.mark.parametrize("name", sorted({**PROGRAMS, **INFER}))
+def test_programs_whose_matmuls_fit_are_the_same_objects(name: str) -> None:
+    program = front(name)
+    assert passes.auto_tile_matmul_l0()(program) is program
+
+
+def test_the_split_is_a_loop_over_k_slabs_into_left_and_right() -> None:
+    lines = kernel_lines(auto_tile(front("big_k")))
+    assert lines[2:10] == [
+        "x_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 128], target_memory=pl.Mem.Left)",
+        "y_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [128, 128], target_memory=pl.Mem.Right)",
+        "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_k0, y_k0)",
+        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
+        "x_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128, [128, 128], target_memory=pl.Mem.Left)",
+        "y_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128, 0, [128, 128], target_memory=pl.Mem.Right)",
+        "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
+        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.yield_(z_next)",
+    ]
+
+
+def test_a_matmul_acc_accumulates_every_slab() -> None:
+    lines = kernel_lines(auto_tile(front("big_k_accumulated")))
+    assert "for ko_1, (nxt_acc,) in pl.range(4, init_values=(acc,)):" in lines
+    assert "nxt_next: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(nxt_acc, x_k_1, y_k_1)" in lines
+
+
+def test_left_and_right_operands_are_left_alone() -> None:
+    program = kernel(
+        "z = pl.matmul(pl.move(x, target_memory=pl.Mem.Left), pl.move(y, target_memory=pl.Mem.Right))", k=1024
+    )
+    assert passes.auto_tile_matmul_l0()(program) is program
+
+
+def test_slabs_are_whole_fractal_rows_within_half_of_l0() -> None:
+    a2a3 = passes.PassContext.current().platform
+    assert k_slab(128, 512, 128, ir.DataType.FP16, a2a3) == 128
+    assert k_slab(64, 512, 64, ir.DataType.FP32, a2a3) == 128
+    assert k_slab(16, 4096, 16, ir.DataType.INT8, a2a3) == 2048
+    # 520 = 8 x 65: no proper divisor is a multiple of 16 FP16 elements.
+    assert k_slab(128, 520, 128, ir.DataType.FP16, a2a3) is None
+
+
+def test_a_k_that_cannot_be_split_is_an_error_with_a_hint() -> None:
+    program = kernel("z = pl.matmul(x, y)", m=128, k=520, n=128)
+    with pytest.raises(PassError) as err:
+        passes.auto_tile_matmul_l0()(program)
+    message = str(err.value)
+    assert message.startswith(
+        "AutoTileMatmulL0: tile.matmul of [128, 520] x [520, 128] does not fit in L0: K=520 has no slab of "
+        "whole 32-byte fractal rows small enough for L0A/L0B on a2a3\n"
+        "  hint: split M or N in the program"
+    )
+    assert err.value.span.is_valid()
+
+
+def test_a_result_too_big_for_l0c_is_an_error_with_a_hint() -> None:
+    program = kernel("z = pl.matmul(x, y)", m=256, k=64, n=256)
+    with pytest.raises(PassError, match=r"\[256, 256\] result exceeds L0C \(131072 bytes on a2a3\)\n  hint: split M or N"):
+        passes.auto_tile_matmul_l0()(program)
+
+
+@pytest.mark.parametrize("dtype", ["pl.INT16", "pl.INT32", "pl.UINT8"])
+def test_a_matmul_without_a_cube_form_is_an_error_with_span_and_hint(dtype: str) -> None:
+    program = kernel("z = pl.matmul(x, y)", dtype=dtype)
+    with pytest.raises(PassError) as err:
+        passes.auto_tile_matmul_l0()(program)
+    name = dtype.removeprefix("pl.")
+    assert str(err.value).startswith(
+        f"AutoTileMatmulL0: tile.matmul on {name} operands has no cube form on a2a3 "
+        "(the cube unit multiplies BF16, FP16, FP32, INT8)\n"
+        "  hint: cast the operands first, e.g. 'pl.cast(x, target_type=pl.FP16)', or compute the product with vector ops"
+    )
+    assert err.value.span.is_valid() and err.value.span.begin_line > 0
+
+
+def test_fp8_has_a_cube_form_on_a5_only() -> None:
+    program = kernel("z = pl.matmul(x, y)", dtype="pl.FP8E4M3FN")
+    with PassContext(platform=A5):
+        assert passes.auto_tile_matmul_l0()(program) is program
+    with pytest.raises(PassError, match="tile.matmul on FP8E4M3FN operands has no cube form on a2a3"):
+        passes.auto_tile_matmul_l0()(program)
+
+
+@pytest.mark.parametrize("example", ["matmul_big_k", "tensor_matmul_big_k"])
+def test_the_big_k_examples_compile_within_l0_and_fail_without_the_pass(example: str, tmp_path: Path) -> None:
+    program = pl.loads_program(str(EXAMPLES / f"{example}.py"))
+    compiled = ir.compile(program, output_dir=tmp_path / "with")
+    peak = compiled.peak_memory()
+    assert peak[ir.MemorySpace.Left] == peak[ir.MemorySpace.Right] == 32768
+    (cpp,) = (tmp_path / "with" / "kernels" / "aic").glob("*.cpp")
+    assert cpp.read_text().count("TMATMUL_ACC(") == 1
+    without = [p for p in passes.default_passes(plugins=False) if p.name != "AutoTileMatmulL0"]
+    with pytest.raises(CapacityError):
+        passes.PassManager(without).run(program)
