@@ -33,7 +33,7 @@ from .infer_tile_memory_space import InferTileMemorySpace
 from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
-from .manager import PassManager, check_order
+from .manager import PassDumpLevel, PassManager, check_order
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .materialize_tensor_strides import MaterializeTensorStrides
 from .memory_reuse import MemoryReuse
@@ -44,6 +44,19 @@ from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
+from .properties import IRProperty, IRPropertySet, get_default_verify_properties
+from .verifier import (
+    Diagnostic,
+    DiagnosticSeverity,
+    PassPipeline,
+    PropertyVerifierRegistry,
+    RunVerifier,
+    VerificationInstrument,
+    VerificationLevel,
+    VerificationMode,
+    run_verifier,
+    verify_properties,
+)
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -88,10 +101,14 @@ __all__ = [
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DeriveCallDirections",
+    "Diagnostic",
+    "DiagnosticSeverity",
     "DumpInstrument",
     "ExpandMixedKernel",
     "FlattenCallExpr",
     "FunctionPass",
+    "IRProperty",
+    "IRPropertySet",
     "InferTileMemorySpace",
     "InitMemRef",
     "InlineFunctions",
@@ -107,16 +124,23 @@ __all__ = [
     "OutlineIncoreScopes",
     "Pass",
     "PassContext",
+    "PassDumpLevel",
     "PassError",
     "PassInstrument",
     "PassManager",
     "PassOrderError",
+    "PassPipeline",
     "PluginError",
     "ProgramPass",
+    "PropertyVerifierRegistry",
+    "RunVerifier",
     "Rewriter",
     "Simplify",
     "TimingInstrument",
     "UnrollLoops",
+    "VerificationInstrument",
+    "VerificationLevel",
+    "VerificationMode",
     "VerifyLevel",
     "allocate_memory_addr",
     "available_passes",
@@ -131,6 +155,7 @@ __all__ = [
     "expand_mixed_kernel",
     "flatten_call_expr",
     "front_passes",
+    "get_default_verify_properties",
     "lowering_passes",
     "infer_tile_memory_space",
     "init_memref",
@@ -144,6 +169,8 @@ __all__ = [
     "outline_cluster_scopes",
     "outline_hierarchy_scopes",
     "outline_incore_scopes",
+    "run_verifier",
     "simplify",
     "unroll_loops",
+    "verify_properties",
 ]
