@@ -87,7 +87,8 @@ def compile(
 
     ``strategy``: a ``passes.OptimizationStrategy`` (default ``Default``). ``dump_passes`` (True or
     ``PassDumpLevel.ALL``): write the printed IR before and after every pass into ``passes_dump/``.
-    ``backend_type``: the chip whose :class:`~pypto.backend.Platform` (capacities, alignment) the passes and generators read.
+    ``backend_type``: the chip whose :class:`~pypto.backend.Platform` (capacities, alignment) the passes and
+    generators read.
     ``skip_ptoas``: write no kernel C++ (see :func:`code_generators`). ``verification_level`` (alias
     ``verify``): the boundary checks, True/"strict", "basic", "roundtrip" or False/"none" (default
     ``PYPTO_VERIFY_LEVEL``, else strict). ``platform``: where calling the result runs the program,
