@@ -30,8 +30,12 @@ from .type_base import PtrType, ScalarType, TupleType, Type, UnknownType
 from .types import ArrayType, TensorType, TileType
 
 
-class OpTypeError(IRTypeError):
-    """An op call has an argument or keyword of the wrong kind. ``op`` and ``span`` locate it."""
+class OpTypeError(IRTypeError, ValueError):
+    """An op call has an argument or keyword of the wrong kind. ``op`` and ``span`` locate it.
+
+    Also a ``ValueError``: the established API raises ValueError for a wrong operand type or dtype,
+    and code written against it catches that.
+    """
 
     def __init__(self, message: str, op: str = "", span: Span | None = None) -> None:
         super().__init__(message)
