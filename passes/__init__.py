@@ -38,7 +38,7 @@ from .init_memref import InitMemRef
 from .inline_functions import InlineFunctions
 from .insert_pipe_sync import InsertPipeSync
 from .legalize_tile_cast import LegalizeTileCast
-from .manager import PassManager, check_order
+from .manager import PassDumpLevel, PassManager, check_order
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .materialize_tensor_strides import MaterializeTensorStrides
 from .memory_reuse import MemoryReuse
@@ -50,6 +50,19 @@ from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
 from .resolve_backend_op_layouts import ResolveBackendOpLayouts
+from .properties import IRProperty, IRPropertySet, get_default_verify_properties
+from .verifier import (
+    Diagnostic,
+    DiagnosticSeverity,
+    PassPipeline,
+    PropertyVerifierRegistry,
+    RunVerifier,
+    VerificationInstrument,
+    VerificationLevel,
+    VerificationMode,
+    run_verifier,
+    verify_properties,
+)
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -102,11 +115,15 @@ __all__ = [
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DeriveCallDirections",
+    "Diagnostic",
+    "DiagnosticSeverity",
     "DumpInstrument",
     "ExpandMixedKernel",
     "FlattenCallExpr",
     "FlattenTileNdTo2D",
     "FunctionPass",
+    "IRProperty",
+    "IRPropertySet",
     "InferTileMemorySpace",
     "InitMemRef",
     "InlineFunctions",
@@ -123,17 +140,24 @@ __all__ = [
     "OutlineIncoreScopes",
     "Pass",
     "PassContext",
+    "PassDumpLevel",
     "PassError",
     "PassInstrument",
     "PassManager",
     "PassOrderError",
+    "PassPipeline",
     "PluginError",
     "ProgramPass",
     "ResolveBackendOpLayouts",
+    "PropertyVerifierRegistry",
+    "RunVerifier",
     "Rewriter",
     "Simplify",
     "TimingInstrument",
     "UnrollLoops",
+    "VerificationInstrument",
+    "VerificationLevel",
+    "VerificationMode",
     "VerifyLevel",
     "allocate_memory_addr",
     "available_passes",
@@ -151,6 +175,7 @@ __all__ = [
     "flatten_call_expr",
     "flatten_tile_nd_to_2d",
     "front_passes",
+    "get_default_verify_properties",
     "lowering_passes",
     "infer_tile_memory_space",
     "init_memref",
@@ -166,6 +191,8 @@ __all__ = [
     "outline_hierarchy_scopes",
     "outline_incore_scopes",
     "resolve_backend_op_layouts",
+    "run_verifier",
     "simplify",
     "unroll_loops",
+    "verify_properties",
 ]

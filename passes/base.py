@@ -61,6 +61,7 @@ from pypto.ir.traversal import map_children
 from pypto.ir.type_base import Type
 
 from .errors import PassError
+from .properties import IRPropertySet
 
 Handler = Callable[[Any, Any], Any]
 
@@ -210,6 +211,23 @@ class Pass(ABC):
     @abstractmethod
     def run(self, program: Program) -> Program:
         """Transform ``program`` (FunctionPass implements it through ``run_function``)."""
+
+    # The established API's accessors of the contract (our invariants are its IR properties).
+    def get_name(self) -> str:
+        """The pass name."""
+        return self.name
+
+    def get_required_properties(self) -> IRPropertySet:
+        """The properties that must hold before the pass (``requires``)."""
+        return IRPropertySet(self.requires)
+
+    def get_produced_properties(self) -> IRPropertySet:
+        """The properties the pass establishes (``produces``)."""
+        return IRPropertySet(self.produces)
+
+    def get_invalidated_properties(self) -> IRPropertySet:
+        """The properties the pass may break (``invalidates``)."""
+        return IRPropertySet(self.invalidates)
 
     def target_from(self, current: Dialect) -> Dialect:
         """The dialect of the output when the input is in ``current`` (``current`` for SAME)."""

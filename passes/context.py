@@ -32,7 +32,7 @@ from pypto.languages.dialect import raise_if_errors
 from pypto.languages.invariants.base import Invariant, check_all
 
 from pypto.backend import BackendType, Platform, current_platform, platform_for
-from pypto.ir.errors import IRValueError
+from pypto.ir.errors import InternalError, IRValueError, PyptoError
 from pypto.ir.function import Program
 
 from .base import Pass, Same
@@ -208,7 +208,12 @@ def apply_pass(
         pass_.source.validate(program, need, f"input of pass {pass_.name}", ctx.platform)
     for inst in ctx.instruments:
         inst.before_pass(pass_, program)
-    result = pass_.run(program)
+    try:
+        result = pass_.run(program)
+    except PyptoError:
+        raise
+    except Exception as err:  # a bug in the pass: never a bare Python exception to the user
+        raise InternalError(f"internal error in pass {pass_.name}: {type(err).__name__}: {err}") from err
     if not isinstance(result, Program):
         raise PassError(pass_.name, f"returned {type(result).__name__} instead of a Program")
     for inst in ctx.instruments:

@@ -14,6 +14,7 @@ properties must hold, and a pass that enters a new dialect must leave every prop
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,18 @@ from .base import Pass
 from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
 from .errors import PassOrderError
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+
+
+class PassDumpLevel(enum.Enum):
+    """How much printed IR ``run_passes`` writes: nothing, or the input and the result of every pass."""
+
+    NONE = "none"
+    ALL = "all"
+
+
+def dumps(level: bool | PassDumpLevel) -> bool:
+    """Whether ``level`` (a bool or a :class:`PassDumpLevel`) asks for the per-pass dump."""
+    return level is True or level is PassDumpLevel.ALL
 
 
 @dataclass(frozen=True)
@@ -141,11 +154,16 @@ class PassManager:
         return self.steps[-1].after if self.steps else self.start
 
     def run_passes(
-        self, program: Program, dump_ir: bool = False, output_dir: str | Path | None = None, prefix: str = "pl"
+        self,
+        program: Program,
+        dump_ir: bool | PassDumpLevel = False,
+        output_dir: str | Path | None = None,
+        prefix: str = "pl",
     ) -> Program:
-        """Run the pipeline; with ``dump_ir`` write the printed IR after each pass into ``output_dir``."""
+        """Run the pipeline; with ``dump_ir`` (True or ``PassDumpLevel.ALL``) write the printed IR
+        after each pass into ``output_dir``."""
         extra: list[PassInstrument] = []
-        if dump_ir:
+        if dumps(dump_ir):
             if output_dir is None:
                 raise PassOrderError("run_passes(dump_ir=True) needs an output_dir")
             extra.append(DumpInstrument(output_dir, prefix))

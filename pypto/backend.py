@@ -7,6 +7,10 @@ it from there. The backend type defaults to Ascend910B (``a2a3``)::
     from pypto import backend
     backend.set_backend_type(backend.BackendType.Ascend950)
     backend.current_platform().capacity[MemorySpace.Acc]     # 256 KiB on a5
+
+The established API's helpers sit on the same state: :func:`get_mem_size` (a capacity of the current
+platform), :func:`is_backend_configured` (was :func:`set_backend_type` called) and
+:func:`reset_for_testing` (back to the unconfigured default).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
+from pypto.ir.errors import IRValueError
 
 _KIB = 1024
 
@@ -146,6 +151,7 @@ def platform_for(backend_type: BackendType | str) -> Platform:
 
 # The platform used where no pass context names one (set_backend_type changes it).
 _current: contextvars.ContextVar[Platform] = contextvars.ContextVar("pypto_platform", default=A2A3)
+_configured: contextvars.ContextVar[bool] = contextvars.ContextVar("pypto_backend_configured", default=False)
 
 
 def get_backend_type() -> BackendType:
@@ -156,6 +162,30 @@ def get_backend_type() -> BackendType:
 def set_backend_type(backend_type: BackendType | str) -> None:
     """Compile for ``backend_type`` from now on (where no pass context names a platform)."""
     _current.set(platform_for(backend_type))
+    _configured.set(True)
+
+
+def is_backend_configured() -> bool:
+    """Whether :func:`set_backend_type` was called (since the last :func:`reset_for_testing`)."""
+    return _configured.get()
+
+
+def reset_for_testing() -> None:
+    """Forget the configured backend type: back to the default Ascend910B, unconfigured."""
+    _current.set(A2A3)
+    _configured.set(False)
+
+
+def get_mem_size(space: MemorySpace) -> int:
+    """The usable bytes of on-chip memory ``space`` on the current platform (``get_mem_size(Mem.Vec)``)."""
+    capacity = current_platform().capacity
+    if space not in capacity:
+        spaces = ", ".join(m.name for m in capacity)
+        raise IRValueError(
+            f"get_mem_size: {current_platform().name} has no on-chip memory {getattr(space, 'name', space)} "
+            f"(DDR is unbounded; on-chip spaces: {spaces})"
+        )
+    return capacity[space]
 
 
 def current_platform() -> Platform:

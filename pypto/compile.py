@@ -32,6 +32,7 @@ from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
+from pypto.passes.manager import PassDumpLevel, dumps
 
 Generator = Callable[[Program, Platform], Mapping[str, str]]
 
@@ -74,7 +75,7 @@ def compile(
     program: Program,
     output_dir: str | Path | None = None,
     strategy: OptimizationStrategy | str | None = None,
-    dump_passes: bool = True,
+    dump_passes: bool | PassDumpLevel = True,
     backend_type: BackendType = BackendType.Ascend910B,
     skip_ptoas: bool = False,
     verification_level: VerifyLevel | bool | str | None = None,
@@ -84,9 +85,10 @@ def compile(
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
-    ``strategy``: a ``passes.OptimizationStrategy`` (default ``Default``). ``dump_passes``: write the
-    printed IR before and after every pass into ``passes_dump/``. ``backend_type``: the chip whose
-    :class:`~pypto.backend.Platform` (capacities, alignment) the passes and generators read.
+    ``strategy``: a ``passes.OptimizationStrategy`` (default ``Default``). ``dump_passes`` (True or
+    ``PassDumpLevel.ALL``): write the printed IR before and after every pass into ``passes_dump/``.
+    ``backend_type``: the chip whose :class:`~pypto.backend.Platform` (capacities, alignment) the passes and
+    generators read.
     ``skip_ptoas``: write no kernel C++ (see :func:`code_generators`). ``verification_level`` (alias
     ``verify``): the boundary checks, True/"strict", "basic", "roundtrip" or False/"none" (default
     ``PYPTO_VERIFY_LEVEL``, else strict). ``platform``: where calling the result runs the program,
@@ -113,7 +115,7 @@ def compile(
     try:
         with artifact_folder(destination) as folder:
             with PassContext(outer.instruments, verify=outer.verify, platform=chip):
-                dump = folder / DUMP_DIR if dump_passes else None
+                dump = folder / DUMP_DIR if dumps(dump_passes) else None
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 generated = manager.final_dialect.refines(runtime)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}

@@ -29,6 +29,9 @@ class Severity(enum.Enum):
 
     ERROR = "error"
     WARNING = "warning"
+    # The established API's spellings (passes.DiagnosticSeverity.Error): aliases of the same members.
+    Error = "error"
+    Warning = "warning"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,16 @@ class Violation:
     function: str = ""
     severity: Severity = Severity.ERROR
     dialect: str = ""
+
+    @property
+    def rule_name(self) -> str:
+        """The established API's name for ``rule`` (a violation is its ``passes.Diagnostic``)."""
+        return self.rule
+
+    @property
+    def error_code(self) -> str:
+        """The established API's name for ``code``."""
+        return self.code
 
     def in_dialect(self, dialect: str) -> Violation:
         """This violation, attributed to the dialect being entered."""

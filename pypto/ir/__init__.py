@@ -44,7 +44,7 @@ from .enums import (
     TileLayout,
     is_incore_type,
 )
-from .errors import IRTypeError, IRValueError, PyptoError
+from .errors import InternalError, IRTypeError, IRValueError, PyptoError
 from .expr import (
     DYNAMIC_DIM,
     Abs,
@@ -175,11 +175,16 @@ from .types import (
 from .structural import assert_structural_equal, structural_equal, structural_hash
 from .printer import python_print, python_print_type, register_format_callback
 from .op_registry import (
+    ArgEffect,
+    WriteChannel,
     create_op_call,
     deduce_call_return_type,
     get_op,
+    get_op_arg_effect,
     get_op_memory_spec,
+    get_op_write_channel,
     is_op_registered,
+    op_has_declared_arg_effects,
     set_call_attrs,
 )
 from . import ops  # noqa: F401  (registers every op)
@@ -224,10 +229,18 @@ HF4 = DataType.HF4
 HF8 = DataType.HF8
 
 
+# The pass-manager names the established API offers on pypto.ir (defined in pypto.passes).
+_PASS_NAMES = frozenset({"PassManager", "OptimizationStrategy", "VerificationLevel", "PassDumpLevel"})
+
+
 def __getattr__(name: str) -> Any:
     # ir.compile runs the pass pipeline, which builds on this package: loaded on first use.
     if name == "compile":
         from pypto.compile import compile
 
         return compile
+    if name in _PASS_NAMES:
+        from pypto.ir import pass_manager
+
+        return getattr(pass_manager, name)
     raise AttributeError(f"module 'pypto.ir' has no attribute '{name}'")

@@ -28,7 +28,7 @@ from typing import Any
 
 from .enums import ForKind, FunctionType, Level, ParamDirection, Role
 from .errors import IRValueError
-from .expr import Expr, IterArg, Var
+from .expr import Expr, GlobalVar, IterArg, Var
 from .function import Function, Program
 from .span import Span
 from .stmt import (
@@ -62,6 +62,20 @@ class _Built:
         if self._result is None:
             raise IRValueError(f"{type(self).__name__}: the result exists only after the with block is closed")
         return self._result
+
+
+class ProgramBuilder(_Built):
+    """The builder of ``IRBuilder.program``: ``declare_function(name)`` names a function before it
+    is built (to call it from functions built earlier); the program checks that it gets built."""
+
+    def __init__(self) -> None:
+        self.declared: list[str] = []
+
+    def declare_function(self, name: str) -> GlobalVar:
+        """The ``GlobalVar`` that calls function ``name`` of this program."""
+        if name not in self.declared:
+            self.declared.append(name)
+        return GlobalVar(name)
 
 
 class FunctionBuilder(_Built):
@@ -163,15 +177,21 @@ class IRBuilder:
 
     # ----- containers --------------------------------------------------------------------------
     @contextmanager
-    def program(self, name: str, span: Span | None = None) -> Iterator[_Built]:
+    def program(self, name: str, span: Span | None = None) -> Iterator[ProgramBuilder]:
         """Functions built inside belong to the program."""
-        result = _Built()
+        result = ProgramBuilder()
         functions: list[Function] = []
         self._functions.append(functions)
         try:
             yield result
         finally:
             self._functions.pop()
+        missing = [n for n in result.declared if n not in {f.name for f in functions}]
+        if missing:
+            raise IRValueError(
+                f"IRBuilder.program '{name}': declared function(s) {', '.join(missing)} never defined "
+                "(build each declared function inside the program block)"
+            )
         result._result = Program(functions, name, span or Span.unknown())
 
     @contextmanager
@@ -270,6 +290,10 @@ class IRBuilder:
     def return_(self, values: list[Expr] | None = None, span: Span | None = None) -> ReturnStmt:
         """``return values``."""
         return self.emit(ReturnStmt(list(values or []), span or Span.unknown()))
+
+    def return_stmt(self, values: Expr | list[Expr] | None = None, span: Span | None = None) -> ReturnStmt:
+        """The established name of :meth:`return_`; a single value may be given without a list."""
+        return self.return_([values] if isinstance(values, Expr) else values, span)
 
     def yield_(self, values: list[Expr] | None = None, span: Span | None = None) -> YieldStmt:
         """``pl.yield_(values)``."""

@@ -12,6 +12,14 @@ class PyptoError(Exception):
     """Base class of every error raised by pypto on bad input."""
 
 
+class InternalError(PyptoError):
+    """A failure inside pypto itself (a bug, not bad input); the original exception is its ``__cause__``.
+
+    The pass runner turns any non-pypto exception a pass raises into this class, so code catching
+    :class:`PyptoError` (``pypto.Error``) sees every failure.
+    """
+
+
 class IRTypeError(PyptoError, TypeError):
     """An IR node was built with an argument of the wrong kind."""
 

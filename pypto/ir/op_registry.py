@@ -30,8 +30,12 @@ from .type_base import PtrType, ScalarType, TupleType, Type, UnknownType
 from .types import ArrayType, TensorType, TileType
 
 
-class OpTypeError(IRTypeError):
-    """An op call has an argument or keyword of the wrong kind. ``op`` and ``span`` locate it."""
+class OpTypeError(IRTypeError, ValueError):
+    """An op call has an argument or keyword of the wrong kind. ``op`` and ``span`` locate it.
+
+    Also a ``ValueError``: the established API raises ValueError for a wrong operand type or dtype,
+    and code written against it catches that.
+    """
 
     def __init__(self, message: str, op: str = "", span: Span | None = None) -> None:
         super().__init__(message)
@@ -55,6 +59,23 @@ class Effect(enum.Enum):
     WRITE = "write"  # the buffer is (partly) overwritten; the result aliases it
     READ_WRITE = "read_write"  # read, then updated in place; the result aliases it
     SCRATCH = "scratch"  # a scratch buffer whose contents the op clobbers
+    # The established API's spellings (ir.ArgEffect.Read, ...): aliases of the same members.
+    Read = "read"
+    Write = "write"
+    ReadWrite = "read_write"
+    Scratch = "scratch"
+
+
+# The established API's name of the per-argument effect.
+ArgEffect = Effect
+
+
+class WriteChannel(enum.Enum):
+    """Through what an op's writes become visible (see :func:`get_op_write_channel`)."""
+
+    Result = "result"  # only its own fresh result: the arguments are read (or used as scratch)
+    Argument = "argument"  # an argument's buffer, updated in place; the result aliases it
+    SideEffect = "side_effect"  # no buffer of the program: a side effect (sync, pipe, print)
 
 
 # Operand kinds a parameter may accept (``kind_of`` maps a type onto one of them).
@@ -522,6 +543,35 @@ def set_call_attrs(call: Call, attrs: Mapping[str, Any]) -> Call:
     if not isinstance(call, Call):
         raise OpTypeError(f"set_call_attrs expects a Call, got {type(call).__name__}")
     return Call(call.op, list(call.args), dict(call.kwargs), dict(attrs), call.type, call.span)
+
+
+def get_op_arg_effect(name: str, arg: int | str) -> Effect:
+    """The effect op ``name`` has on its argument ``arg`` (a position or a parameter name)."""
+    entry = get_entry(name)
+    if isinstance(arg, str):
+        param = entry.param(arg)
+        if param is None:
+            names = ", ".join(p.name for p in entry.params)
+            raise OpValueError(f"Operator '{name}' has no parameter '{arg}' (parameters: {names})", name)
+        return param.effect
+    if not 0 <= arg < len(entry.params):
+        raise OpValueError(f"Operator '{name}' has {len(entry.params)} parameters, no argument {arg}", name)
+    return entry.params[arg].effect
+
+
+def op_has_declared_arg_effects(name: str) -> bool:
+    """Whether op ``name`` declares an effect other than a read on some argument (write or scratch)."""
+    return any(p.effect is not Effect.READ for p in get_entry(name).params)
+
+
+def get_op_write_channel(name: str) -> WriteChannel:
+    """Where op ``name`` writes: an argument in place, only its own result, or a side effect."""
+    entry = get_entry(name)
+    if entry.written_params():
+        return WriteChannel.Argument
+    if entry.side_effect:
+        return WriteChannel.SideEffect
+    return WriteChannel.Result
 
 
 def get_op_memory_spec(name: str) -> dict[str, Any] | None:

@@ -36,6 +36,8 @@ from pypto.ir import (
     TileView,
 )
 
+from . import arg_direction, optimizations
+from .arg_direction import adir
 from .constructs import (
     cond,
     const,
@@ -52,6 +54,9 @@ from .constructs import (
 from .decorators import function, inline, program
 from .op import PROMOTED, array, system, tensor, tile
 from .parser.text_parser import loads, loads_program, parse, parse_program
+
+# The established name of parse_program (DSL text to a Program).
+program_from_string = parse_program
 from .scopes import at, cluster, cross_core_slot, manual_scope, scope, split, split_aiv, spmd, spmd_submit, submit
 from .typing import Array, DynVar, InOut, Out, Scalar, Tensor, Tile, Tuple, dynamic
 
@@ -98,16 +103,8 @@ AsyncSession = ir.AsyncSessionType
 
 globals().update(PROMOTED)
 
-
-class adir:
-    """Call-site argument directions as printed in ``attrs={"arg_directions": [...]}``."""
-
-    input = ArgDirection.Input
-    output = ArgDirection.Output
-    inout = ArgDirection.InOut
-    output_existing = ArgDirection.OutputExisting
-    no_dep = ArgDirection.NoDep
-    scalar = ArgDirection.Scalar
+# A task id annotation: pl.TaskId is pl.Scalar[pl.TASK_ID].
+TaskId = Scalar[TASK_ID]
 
 
 __all__ = [  # noqa: PLE0604 - *PROMOTED unpacks the promoted op names (strings)
@@ -116,10 +113,11 @@ __all__ = [  # noqa: PLE0604 - *PROMOTED unpacks the promoted op names (strings)
     "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "ForKind", "FunctionType", "HF4", "HF8", "INDEX", "INT16", "INT32",
     "INT4", "INT64", "INT8", "InOut", "Level", "MX_A_ZZ", "MX_B_NN", "MaskPattern", "Mem", "MemRef",
     "MemRefType", "MemorySpace", "ND", "NZ", "Out", "PadValue", "ParamDirection", "PipeType",
-    "PrefetchAsyncContext", "Ptr", "Role", "Scalar", "ScopeMode", "Span", "SplitMode", "TASK_ID", "Tensor",
+    "PrefetchAsyncContext", "Ptr", "Role", "Scalar", "ScopeMode", "Span", "SplitMode", "TASK_ID", "TaskId", "Tensor",
     "TensorLayout", "TensorView", "Tile", "TileLayout", "TileView", "Tuple", "UINT16", "UINT32", "UINT4",
     "UINT64", "UINT8", "UnknownType", "adir", "cond", "const", "dynamic", "func_attr", "function", "inline",
-    "loads", "loads_program", "parallel", "parse", "parse_program", "pipeline", "program", "range",
+    "arg_direction", "loads", "loads_program", "optimizations", "parallel", "parse", "parse_program",
+    "program_from_string", "pipeline", "program", "range",
     "static_assert", "static_print", "unroll", "while_", "yield_", "array", "system", "tensor", "tile",
     "at", "cluster", "cross_core_slot", "manual_scope", "scope", "split", "split_aiv", "spmd", "spmd_submit", "submit",
     *PROMOTED,

@@ -9,6 +9,7 @@ returns the ``ir.Program``. ``@pl.inline`` captures a function to be expanded at
 from __future__ import annotations
 
 import ast
+import dataclasses
 import sys
 from collections.abc import Callable
 from types import FrameType
@@ -83,15 +84,17 @@ def function(
     auto_scope: bool = True,
     external_source: str | None = None,
     strict_ssa: bool = False,
+    attrs: dict[str, Any] | None = None,
 ) -> Any:
     """``@pl.function`` / ``@pl.function(type=pl.FunctionType.InCore, ...)``: a DSL function.
 
     Options: ``type`` (default Opaque), ``level`` / ``role`` (derived from the type where fixed),
     ``auto_scope=False`` (the orchestrator places runtime scopes itself), ``external_source``,
-    ``strict_ssa=True`` (re-assigning a variable is an error).
+    ``strict_ssa=True`` (re-assigning a variable is an error), ``attrs={...}`` (the established
+    spelling of function attributes, e.g. ``attrs={"auto_scope": False}``).
     """
     try:
-        options = function_options(type, level, role, auto_scope, external_source, strict_ssa)
+        options = function_options(type, level, role, auto_scope, external_source, strict_ssa, attrs)
     except TypeError as err:
         raise ParserTypeError(str(err), frame_span(sys._getframe(1)), FUNCTION_OPTIONS_HINT) from None
     if func is not None:
@@ -103,8 +106,10 @@ def function(
     return decorate
 
 
-def _build_program(cls: type, name: str | None, frame: FrameType | None) -> ir.Program:
+def _build_program(cls: type, name: str | None, frame: FrameType | None, strict_ssa: bool = False) -> ir.Program:
     members = [v for v in vars(cls).values() if isinstance(v, DeferredFunction)]
+    if strict_ssa:
+        members = [DeferredFunction(m.func, dataclasses.replace(m.options, strict_ssa=True)) for m in members]
     src, class_node = locate_class(cls, [m.func for m in members], frame_span(frame))
     nodes = {n.name: n for n in class_node.body if isinstance(n, ast.FunctionDef)}
     ctx = ProgramContext(name if name is not None else cls.__name__)
@@ -121,8 +126,17 @@ def _build_program(cls: type, name: str | None, frame: FrameType | None) -> ir.P
         raise
 
 
-def program(cls: Any = None, *, name: str | None = None) -> Any:
-    """``@pl.program``: a class whose ``@pl.function`` methods form an ``ir.Program``."""
+def program(cls: Any = None, *, name: str | None = None, strict_ssa: bool = False) -> Any:
+    """``@pl.program``: a class whose ``@pl.function`` methods form an ``ir.Program``.
+
+    ``strict_ssa=True`` makes every member strict (as ``@pl.function(strict_ssa=True)``).
+    """
+    if not isinstance(strict_ssa, bool):
+        raise ParserTypeError(
+            f"@pl.program: strict_ssa= must be True or False, got {strict_ssa!r}",
+            frame_span(sys._getframe(1)),
+            hint="write @pl.program(strict_ssa=True)",
+        )
     if cls is not None:
         if not isinstance(cls, type):
             raise ParserTypeError(
@@ -130,10 +144,10 @@ def program(cls: Any = None, *, name: str | None = None) -> Any:
                 frame_span(sys._getframe(1)),
                 hint="write @pl.program above a class whose methods are @pl.function definitions",
             )
-        return _build_program(cls, name, sys._getframe(1))
+        return _build_program(cls, name, sys._getframe(1), strict_ssa)
 
     def decorate(c: type) -> ir.Program:
-        return _build_program(c, name, sys._getframe(1))
+        return _build_program(c, name, sys._getframe(1), strict_ssa)
 
     return decorate
 

@@ -381,7 +381,7 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     ("at-optimizations-twice", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.split(pl.SplitMode.UP_DOWN)]):\n    pass"), ParserSyntaxError, "twice"),
     ("at-two-slot-nums", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2), pl.cross_core_slot(slot_num=4)]):\n    pass"), ParserSyntaxError, "two slot_num values"),
     ("at-slot-num", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=0)]):\n    pass"), ParserTypeError, "positive integer literal"),
-    ("at-unknown-keyword", prog("with pl.at(level=pl.Level.CORE_GROUP, bogus=1):\n    pass"), ParserTypeError, "pl.at:"),
+    ("at-unknown-keyword", prog("with pl.at(level=pl.Level.CORE_GROUP, bogus=1):\n    pass"), ParserSyntaxError, "pl.at:"),
     ("at-as-target", prog("with pl.at(level=pl.Level.CORE_GROUP) as (a, c):\n    pass"), ParserSyntaxError, "'as' binds one name"),
     ("at-host-deps", prog("with pl.at(level=pl.Level.HOST, deps=[]):\n    pass"), ParserSyntaxError, "only applies to pl.at(level=pl.Level.CORE_GROUP)"),
     ("at-host-as", prog("with pl.at(level=pl.Level.HOST) as tid:\n    pass"), ParserSyntaxError, "has no TaskId"),

@@ -387,7 +387,7 @@ def test_bad_at_arguments() -> None:
     assert err.message == "level= must be a pl.Level member, got int 3"
     err = text_error(_body("with pl.at():", "    pass"), ParserTypeError)
     assert err.message == "pl.at: missing a required argument: 'level'"
-    err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, bogus=1):", "    pass"), ParserTypeError)
+    err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, bogus=1):", "    pass"), ParserSyntaxError)
     assert err.message == "pl.at: got an unexpected keyword argument 'bogus'"
     err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, name_hint=1):", "    pass"), ParserTypeError)
     assert err.message == "name_hint= must be a string, got int 1"

@@ -182,3 +182,22 @@ def pick_scalar_forms(namespace: dict[str, Any], names: tuple[str, ...]) -> None
     """
     for name in names:
         namespace[name] = _scalar_dispatching(namespace[name], namespace[name + "s"])
+
+
+def mrgsort_dispatcher(name: str, format1: Callable[..., Any], format2: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``mrgsort`` spelling named ``name``: ``mrgsort(src0, *, block_len)`` -> ``format1``;
+    ``mrgsort(src0, src1, ..., *, exhausted=False)`` -> ``format2``; a trailing Span is the span."""
+
+    def mrgsort(src0: Any, *srcs: Any, block_len: int | None = None, exhausted: bool = False, span: Any = None) -> Any:
+        if srcs and isinstance(srcs[-1], Span) and span is None:
+            srcs, span = srcs[:-1], srcs[-1]
+        span = span if span is not None else caller_span()
+        if block_len is not None:
+            if srcs:
+                raise OpTypeError(f"{name}: block_len is only for the single-list form")
+            return format1(src0, block_len=block_len, span=span)
+        return format2(src0, *srcs, exhausted=exhausted, span=span)
+
+    mrgsort.__qualname__ = "mrgsort"
+    mrgsort.__doc__ = f"``{name}``: format 1 with ``block_len``, format 2 with several sorted sources."
+    return mrgsort

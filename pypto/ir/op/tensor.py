@@ -1,6 +1,9 @@
 """``ir.op.tensor``: builders of the ``tensor.*`` ops (ops.md §4), e.g. ``tensor.add(a, b)``."""
 
-from .builder import pick_scalar_forms, populate
+from .builder import mrgsort_dispatcher, pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tensor")
 pick_scalar_forms(globals(), ("add", "sub", "mul", "div"))
+
+# The established one-name spelling (not a builder of its own: it picks format 1 or 2).
+mrgsort = mrgsort_dispatcher("tensor.mrgsort", globals()["mrgsort_format1"], globals()["mrgsort_format2"])

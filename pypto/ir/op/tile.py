@@ -14,7 +14,7 @@ from ..expr import Call
 from ..op_registry import OpTypeError, OpValueError
 from ..span import Span
 from ..types import TileType
-from .builder import build, caller_span, pick_scalar_forms, populate
+from .builder import build, caller_span, mrgsort_dispatcher, pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tile")
 pick_scalar_forms(globals(), ("add", "sub", "mul", "div"))
@@ -51,3 +51,7 @@ def mrgsort_format2(*srcs: Any, exhausted: bool = False, span: Span | None = Non
     sources = list(srcs[:-1]) + [None] * (5 - len(srcs))
     return build("tile.mrgsort_format2", sources[0], sources[1], srcs[-1], sources[2], sources[3],
                  exhausted=exhausted, span=span)
+
+
+# The established one-name spelling (not a builder of its own: it picks format 1 or 2).
+mrgsort = mrgsort_dispatcher("tile.mrgsort", globals()["mrgsort_format1"], mrgsort_format2)

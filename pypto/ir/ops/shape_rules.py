@@ -45,6 +45,10 @@ def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], li
     for name, lst in (("shape", dims), ("offset", offs)):
         if len(lst) != rank:
             ci.fail(f"'{name}' must have {rank} elements (the source rank), got {len(lst)}")
+    for axis, off in enumerate(offs):
+        value = const_value(off)
+        if value is not None and value < 0:
+            ci.fail(f"'offset' must not be negative; axis {axis} has offset {value}")
     requested = elements(ci, "valid_shape") if ci["valid_shape"] is not None else []
     if not requested:
         requested = dims

@@ -257,11 +257,19 @@ for _name in ("shl", "shr"):
 
 
 _unary = functools.partial(unary_rule, "input", like_tensor)
+
+
+def _sqrt(ci: CallInfo) -> Type:
+    """Same shape; an integer input gives FP32 (as in the established API), a float one its dtype."""
+    t = ci["input"].type
+    return like_tensor(t, dtype=D.FP32 if t.dtype.is_int() else None)
+
+
 _UNARY = {
     "exp": _unary(),
     "neg": _unary(),
     "abs": _unary(),
-    "sqrt": _unary(),
+    "sqrt": _sqrt,
     "sin": _unary((D.FP32,)),
     "cos": _unary((D.FP32,)),
     "not": _unary(INT_16),

@@ -2,7 +2,8 @@
 
 ``tensor``, ``tile``, ``system`` and ``array`` are ``pl.tensor`` etc. ``PROMOTED`` maps every
 top-level name (unified dispatchers of ops.md §3 and promoted aliases, which are the very same
-objects as their namespaced functions) to its function; ``pypto.language`` re-exports it.
+objects as their namespaced functions) to its function; ``pypto.language`` re-exports it, and so
+does this package (``pl.op.create_tile`` is ``pl.create_tile``, as in the established API).
 """
 
 from __future__ import annotations
@@ -36,4 +37,6 @@ PROMOTED: dict[str, Any] = {
     **{name: getattr(system, name) for name in _FROM_SYSTEM},
 }
 
-__all__ = ["PROMOTED", "array", "system", "tensor", "tile"]
+globals().update(PROMOTED)
+
+__all__ = ["PROMOTED", "array", "system", "tensor", "tile", *PROMOTED]  # noqa: PLE0604

@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from pypto import ir
-from pypto.ir.op_registry import OpTypeError
+from pypto.ir.op.builder import mrgsort_dispatcher as _mrgsort_dispatcher
 from pypto.language.typing.values import unwrap, wrap
 
 
@@ -66,14 +66,6 @@ def kind(value: Any) -> str:
 def mrgsort_dispatcher(family: str, format1: Callable[..., Any], format2: Callable[..., Any]) -> Callable[..., Any]:
     """``pl.<family>.mrgsort``: ``mrgsort(src0, *, block_len)`` -> ``mrgsort_format1``;
     ``mrgsort(src0, src1, ..., *, exhausted=False)`` -> ``mrgsort_format2`` (tiles end with a tmp tile)."""
-
-    def mrgsort(src0: Any, *srcs: Any, block_len: int | None = None, exhausted: bool = False, span: Any = None) -> Any:
-        if block_len is not None:
-            if srcs:
-                raise OpTypeError(f"pl.{family}.mrgsort: block_len is only for the single-list form")
-            return format1(src0, block_len=block_len, span=span)
-        return format2(src0, *srcs, exhausted=exhausted, span=span)
-
-    mrgsort.__qualname__ = "mrgsort"
-    mrgsort.__doc__ = mrgsort_dispatcher.__doc__.replace("<family>", family)
-    return mrgsort
+    fn = _mrgsort_dispatcher(f"pl.{family}.mrgsort", format1, format2)
+    fn.__doc__ = mrgsort_dispatcher.__doc__.replace("<family>", family)
+    return fn

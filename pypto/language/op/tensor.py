@@ -14,7 +14,9 @@ from pypto.ir.op import tensor as _builders
 
 from .binding import bind_module, mrgsort_dispatcher
 
-__all__ = bind_module(globals(), _builders) + ["mrgsort", "no_dep", "dump_tag"]
+__all__ = bind_module(globals(), _builders) + ["arange", "mrgsort", "no_dep", "dump_tag"]
+# The established name of tensor.ci (as pl.arange).
+arange = globals()["ci"]
 _plain_gather = globals()["gather"]
 _plain_scatter = globals()["scatter"]
 

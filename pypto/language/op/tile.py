@@ -16,7 +16,9 @@ from pypto.language.typing.values import wrap
 from . import tensor as _tensor
 from .binding import as_expr, bind_module, kind, mrgsort_dispatcher
 
-__all__ = bind_module(globals(), _builders) + ["mrgsort", "max", "min"]
+__all__ = bind_module(globals(), _builders) + ["arange", "mrgsort", "max", "min"]
+# The established name of tile.ci (as pl.arange for tensors).
+arange = globals()["ci"]
 _tile_aiv_shard = globals()["aiv_shard"]
 _tile_aic_gather = globals()["aic_gather"]
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from pypto import ir
 from pypto.ir import FunctionType, Level, ParamDirection, Role
+from pypto.ir.attrs import FunctionAttrs
+from pypto.ir.errors import IRTypeError, IRValueError
 
 from .. import constructs
 from .body import BodyParser
@@ -23,7 +25,8 @@ from .source import SourceFile
 
 FUNCTION_OPTIONS_HINT = (
     "the options are type=pl.FunctionType.<kind>, level=pl.Level.<level>, role=pl.Role.<role>, "
-    "auto_scope=True|False, external_source='<path>' and strict_ssa=True|False"
+    "auto_scope=True|False, external_source='<path>', strict_ssa=True|False and attrs={...} (function "
+    "attributes such as {'auto_scope': False})"
 )
 
 
@@ -45,6 +48,7 @@ def function_options(
     auto_scope: Any = True,
     external_source: Any = None,
     strict_ssa: Any = False,
+    attrs: Any = None,
 ) -> FunctionOptions:
     """Check and collect the keyword options of ``@pl.function`` (TypeError on a bad value; the
     values come from user code or parsed text, hence ``Any``)."""
@@ -58,12 +62,19 @@ def function_options(
         raise TypeError("@pl.function: auto_scope= and strict_ssa= must be True or False")
     if external_source is not None and not isinstance(external_source, str):
         raise TypeError("@pl.function: external_source= must be a string")
-    attrs: dict[str, Any] = {}
+    # attrs={...}: the established spelling of function attributes; the keywords above win over it.
+    if attrs is not None and not isinstance(attrs, dict):
+        raise TypeError(f"@pl.function: attrs= must be a dict of function attributes, got {attrs!r}")
+    stored: dict[str, Any] = dict(attrs or {})
     if not auto_scope:
-        attrs["auto_scope"] = False
+        stored["auto_scope"] = False
     if external_source is not None:
-        attrs["external_source"] = external_source
-    return FunctionOptions(type, level, role, strict_ssa, attrs)
+        stored["external_source"] = external_source
+    try:
+        FunctionAttrs(**stored)
+    except (IRTypeError, IRValueError) as err:
+        raise TypeError(f"@pl.function: bad attrs= ({err})") from None
+    return FunctionOptions(type, level, role, strict_ssa, stored)
 
 
 @dataclass

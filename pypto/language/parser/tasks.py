@@ -77,6 +77,17 @@ def bind(p: Any, construct: Any, call: ast.Call) -> dict[str, Any]:
         if kw.arg is None:
             p.fail(UnsupportedFeatureError, "'**' arguments are not supported in DSL calls", kw.value, signature)
         keywords[kw.arg] = kw.value
+    params = inspect.signature(construct).parameters
+    for kw in call.keywords:
+        # A keyword the construct does not have is misplaced syntax (pl.spmd(4, chunk=2)), as in the
+        # established API; a wrong count or a missing argument stays a type error.
+        if kw.arg not in params:
+            p.fail(
+                ParserSyntaxError,
+                f"{display_name(construct)}: got an unexpected keyword argument '{kw.arg}'",
+                call,
+                signature,
+            )
     try:
         bound = inspect.signature(construct).bind(*call.args, **keywords)
     except TypeError as err:

@@ -29,6 +29,11 @@ ANNOTATION_FORMS = {
 }
 
 
+# The older call form of each annotation kind (the hint of an empty call).
+_FORM = {"Tensor": "([64, 128], pl.FP32)", "Tile": "([16, 16], pl.FP16)", "Scalar": "(pl.INT64)",
+         "Array": "(16, pl.INT32)", "Tuple": "(T1, T2)"}
+
+
 class UnresolvedAnnotation:
     """An annotation whose items could not be turned into a type (kept for the parser to report)."""
 
@@ -45,9 +50,35 @@ class UnresolvedAnnotation:
 
 class Annotation:
     """Base of the subscriptable annotation classes: ``X[items]`` is ``X.from_items(items)``, or an
-    :class:`UnresolvedAnnotation` when the items are invalid (``from_items`` raised TypeError/ValueError)."""
+    :class:`UnresolvedAnnotation` when the items are invalid (``from_items`` raised TypeError/ValueError).
+
+    Called as values, the established API's forms: ``pl.Tensor(expr=e)`` wraps an ``ir.Expr`` of that
+    kind as a DSL value (what ``pl.*`` ops return), and the older ``pl.Tensor([64, 128], pl.FP32)``
+    is the type ``pl.Tensor[[64, 128], pl.FP32]`` (bad items raise at once).
+    """
 
     kind = ""
+    # The ir type class and DSL value class of each kind (set by the subclasses that have values).
+    type_class: type | None = None
+    value_class: type | None = None
+
+    def __new__(cls, *items: Any, expr: Any = None) -> Any:
+        if expr is not None:
+            if items:
+                raise ir.IRTypeError(f"pl.{cls.kind}(expr=...) takes no other arguments")
+            if cls.type_class is None or cls.value_class is None:
+                raise ir.IRTypeError(f"pl.{cls.kind} has no value form")
+            if not isinstance(expr, ir.Expr) or not isinstance(expr.type, cls.type_class):
+                got = f"an expression of type {expr.type}" if isinstance(expr, ir.Expr) else _describe(expr)
+                raise ir.IRTypeError(f"pl.{cls.kind}(expr=...) wraps an ir.Expr of {cls.kind} type, got {got}")
+            return cls.value_class(expr)
+        if not items:
+            raise ir.IRTypeError(f"pl.{cls.kind}(...) takes the annotation items, e.g. pl.{cls.kind}{_FORM[cls.kind]}, "
+                            "or expr=<ir.Expr>")
+        try:
+            return cls.from_items(items)
+        except (TypeError, ValueError) as err:
+            raise ir.IRTypeError(str(err)) from None
 
     @staticmethod
     def from_items(items: tuple) -> ir.Type:

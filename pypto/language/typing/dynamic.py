@@ -6,8 +6,16 @@ from pypto import ir
 from pypto.ir import DataType
 
 
+def _operand(value: object) -> object:
+    return value.var if isinstance(value, DynVar) else value
+
+
 class DynVar:
-    """A named symbolic dimension. Every use in a shape refers to the same ``ir.Var`` (``.var``)."""
+    """A named symbolic dimension. Every use in a shape refers to the same ``ir.Var`` (``.var``).
+
+    Arithmetic with ints or other dimensions gives the scalar expression over ``.var``
+    (``pl.Tensor[[N * 2, 64], pl.FP32]``), as in the established API.
+    """
 
     __slots__ = ("name", "var")
 
@@ -19,6 +27,36 @@ class DynVar:
 
     def __repr__(self) -> str:
         return f'pl.dynamic("{self.name}")'
+
+    def __add__(self, other: object) -> ir.Expr:
+        return self.var + _operand(other)
+
+    def __radd__(self, other: object) -> ir.Expr:
+        return _operand(other) + self.var
+
+    def __sub__(self, other: object) -> ir.Expr:
+        return self.var - _operand(other)
+
+    def __rsub__(self, other: object) -> ir.Expr:
+        return _operand(other) - self.var
+
+    def __mul__(self, other: object) -> ir.Expr:
+        return self.var * _operand(other)
+
+    def __rmul__(self, other: object) -> ir.Expr:
+        return _operand(other) * self.var
+
+    def __floordiv__(self, other: object) -> ir.Expr:
+        return self.var // _operand(other)
+
+    def __rfloordiv__(self, other: object) -> ir.Expr:
+        return _operand(other) // self.var
+
+    def __mod__(self, other: object) -> ir.Expr:
+        return self.var % _operand(other)
+
+    def __rmod__(self, other: object) -> ir.Expr:
+        return _operand(other) % self.var
 
 
 def dynamic(name: str) -> DynVar:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pypto import ir
 
+from .values import ScalarValue, ArrayValue
 from .annotation import Annotation, check_dtype
 
 
@@ -11,6 +12,8 @@ class Scalar(Annotation):
     """``pl.Scalar[pl.INT64]``: a scalar value (a bare dtype such as ``pl.INT64`` means the same)."""
 
     kind = "Scalar"
+    type_class = ir.ScalarType
+    value_class = ScalarValue
 
     @staticmethod
     def from_items(items: tuple) -> ir.ScalarType:
@@ -24,6 +27,8 @@ class Array(Annotation):
     """``pl.Array[16, pl.INT32]``: an on-core array of integers, BOOL or TASK_ID."""
 
     kind = "Array"
+    type_class = ir.ArrayType
+    value_class = ArrayValue
 
     @staticmethod
     def from_items(items: tuple) -> ir.ArrayType:

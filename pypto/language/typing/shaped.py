@@ -8,6 +8,7 @@ from pypto import ir
 from pypto.ir import DataType, MemorySpace, TensorLayout
 from pypto.ir.types import implicit_layout
 
+from .values import TensorValue, TileValue
 from .annotation import Annotation, check_dtype, shape
 
 
@@ -63,6 +64,8 @@ class Tensor(Annotation):
     as ``pl.NZ``) and a ``pl.MemRef(...)``: a tensor in global memory."""
 
     kind = "Tensor"
+    type_class = ir.TensorType
+    value_class = TensorValue
 
     @staticmethod
     def from_items(items: tuple) -> ir.TensorType:
@@ -87,6 +90,8 @@ class Tile(Annotation):
     (``pl.Mem.Vec``) and a ``pl.TileView(...)``: a tile in an on-chip buffer."""
 
     kind = "Tile"
+    type_class = ir.TileType
+    value_class = TileValue
 
     @staticmethod
     def from_items(items: tuple) -> ir.TileType:

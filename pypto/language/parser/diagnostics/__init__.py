@@ -12,8 +12,10 @@ from .exceptions import (
     UnsupportedFeatureError,
 )
 from .render import render_diagnostic
+from .renderer import ErrorRenderer, concise_error_message
 
 __all__ = [
+    "ErrorRenderer",
     "InvalidOperationError",
     "ParserError",
     "ParserFileError",
@@ -23,5 +25,6 @@ __all__ = [
     "SSAViolationError",
     "UndefinedVariableError",
     "UnsupportedFeatureError",
+    "concise_error_message",
     "render_diagnostic",
 ]
