@@ -1,11 +1,21 @@
 """pypto: a pure-Python nanopass compiler for the PyPTO tile language.
 
 ``import pypto.language as pl`` for the DSL; ``from pypto import ir, DataType, passes`` for the
-compiler library.
+compiler library. The subpackages load on first use, so that ``pypto --help`` and ``import
+pypto.language`` do not pay for the whole pass pipeline.
 """
 
-from . import ir
-from .ir import DataType
-from . import passes  # noqa: E402  (installed from the top-level passes/ folder)
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["DataType", "ir", "passes"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ir", "passes"):  # passes is installed from the top-level passes/ folder
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "DataType":
+        return importlib.import_module(f"{__name__}.ir").DataType
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
