@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import linecache
 
-from pypto.ir.errors import PyptoError
+from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.span import Span
-from pypto.language.parser.diagnostics.render import render_diagnostic
 
 
 class CodegenError(PyptoError):

@@ -30,8 +30,7 @@ class CapacityError(PassError):
     """The buffers of a kernel do not fit a memory space of the platform; ``hint`` says what to do."""
 
     def __init__(self, pass_name: str, message: str, span: Span, hint: str) -> None:
-        super().__init__(pass_name, message, span)
-        self.hint = hint
+        super().__init__(pass_name, message, span, hint)
         self.args = (f"{self.args[0]}\n  hint: {hint}",)
 
 

@@ -10,13 +10,19 @@ from pypto.ir.span import Span
 
 
 class PassError(PyptoError):
-    """A pass cannot transform its input (e.g. a recursive inline function). ``span`` locates it."""
+    """A pass cannot transform its input (e.g. a recursive inline function). ``span`` locates it.
 
-    def __init__(self, pass_name: str, message: str, span: Span | None = None) -> None:
+    ``str(err)`` is one line (``Pass: message at file:line:col``); ``err.format_error()`` is the
+    diagnostic the command line prints, rendered like a parser error (source line, caret, hint).
+    """
+
+    def __init__(self, pass_name: str, message: str, span: Span | None = None, hint: str | None = None) -> None:
         self.pass_name = pass_name
         self.span = span if span is not None else Span.unknown()
+        self.message = f"{pass_name}: {message}"
+        self.hint = hint
         where = f" at {self.span}" if self.span.is_valid() else ""
-        super().__init__(f"{pass_name}: {message}{where}")
+        super().__init__(f"{self.message}{where}")
 
 
 class PassOrderError(PyptoError):

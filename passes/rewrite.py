@@ -276,9 +276,9 @@ class RewritePass(FunctionPass, Rewrite):
         """False for functions the pass leaves alone without looking inside."""
         return True
 
-    def error(self, message: str, span: Span | None = None) -> PassError:
-        """A PassError of this pass, to raise."""
-        return PassError(self.name, message, span)
+    def error(self, message: str, span: Span | None = None, hint: str | None = None) -> PassError:
+        """A PassError of this pass, to raise (``hint`` says what to write instead)."""
+        return PassError(self.name, message, span, hint)
 
     def add_function(self, func: Function) -> None:
         """Add ``func`` to the program being rewritten."""

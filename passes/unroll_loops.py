@@ -37,7 +37,11 @@ class UnrollLoops(RewritePass):
 
     def constant(self, e: Expr, what: str, loop: ForStmt) -> int:
         if not isinstance(e, ConstInt):
-            raise self.error(f"pl.unroll needs a constant {what}", loop.span)
+            raise self.error(
+                f"pl.unroll needs a constant {what}",
+                loop.span,
+                "give pl.unroll int literals or closure ints (a loop over a runtime bound is pl.range)",
+            )
         return e.value
 
     @on(ForStmt)

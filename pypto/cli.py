@@ -4,35 +4,38 @@
     pypto run examples/tile_add.py [--seed N] [--inputs FILE.npz]            # simulator vs interpreter
     pypto parse examples/tile_add.py [--concise]                            # print the parsed IR
     pypto passes                                                            # list the pipeline's passes
+    pypto --version
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
 the input are reported as pypto diagnostics (exit status 1), never as Python tracebacks. ``run``
 exits with status 1 when an output of the simulator differs from the interpreter's beyond the
-dtype's tolerance.
+dtype's tolerance. The compiler (and numpy) are imported only by the command that needs them, so
+``pypto --help`` and ``pypto --version`` answer at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-
-from pypto.ir.errors import PyptoError
 
 BACKENDS = {"a2a3": "Ascend910B", "a5": "Ascend950"}
 
 
 def _load(path: str):
     import pypto.language as pl
+    from pypto.ir.errors import PyptoError
 
     source = Path(path)
     if not source.is_file():
         raise PyptoError(f"input file '{path}' does not exist")
-    return pl.loads_program(str(source))
+    # pl.static_print writes while the file parses: stdout holds only what the command prints
+    # (`pypto parse FILE > printed.py` must give a file that parses).
+    with contextlib.redirect_stdout(sys.stderr):
+        return pl.loads_program(str(source))
 
 
 def _progress(text: str) -> None:
@@ -78,6 +81,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from pypto.interp.dtypes import tolerance
 
     given = _npz(args.inputs) if args.inputs else {}
@@ -108,8 +113,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
-def _inputs(entry: Any, given: dict[str, np.ndarray], args: argparse.Namespace) -> list[Any]:
+def _inputs(entry: Any, given: dict[str, Any], args: argparse.Namespace) -> list[Any]:
     """One value per parameter: from ``--inputs`` where given, else seeded random (zeros for outputs)."""
+    import numpy as np
+
+    from pypto.ir.errors import PyptoError
     from pypto.compiled import parameters
     from pypto.interp.dtypes import numpy_dtype
     from pypto.runtime import TensorParam
@@ -151,7 +159,12 @@ def _inputs(entry: Any, given: dict[str, np.ndarray], args: argparse.Namespace) 
     return values
 
 
-def _npz(path: str) -> dict[str, np.ndarray]:
+def _npz(path: str) -> dict[str, Any]:
+    """The named arrays of an ``np.savez`` file."""
+    import numpy as np
+
+    from pypto.ir.errors import PyptoError
+
     file = Path(path)
     if not file.is_file():
         raise PyptoError(f"inputs file '{path}' does not exist")
@@ -200,9 +213,24 @@ def _seed(text: str) -> int:
     return value
 
 
+class _Version(argparse.Action):
+    """``--version``: looks the version up only when asked (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("pypto")
+        except PackageNotFoundError:  # a source tree that is not installed
+            text = "(not installed)"
+        print(f"pypto {text}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pypto`` command."""
     parser = argparse.ArgumentParser(prog="pypto", description="The PyPTO tile-language compiler.")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version of pypto and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("compile", help="compile a DSL file into kernels, orchestration and pass dumps")
@@ -228,11 +256,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pypto`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    from pypto.ir.errors import PyptoError
+
     try:
         return args.run(args)
     except PyptoError as err:
-        text = err.format_error() if hasattr(err, "format_error") else f"error: {err}"
-        print(text, file=sys.stderr)
+        print(err.format_error(), file=sys.stderr)
         return 1
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)

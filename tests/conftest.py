@@ -1,10 +1,12 @@
-"""Shared test fixtures: snapshots live in the top-level ``snapshots/`` folder as plain text."""
+"""Shared test fixtures: snapshots live in the top-level ``snapshots/`` folder as plain text; the
+demo plugin is discoverable in the tests that ask for ``demo_plugin`` (never installed)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from demo_plugin import demo_plugin_on_path
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.location import PyTestLocation
 
@@ -25,3 +27,10 @@ class TextSnapshot(SingleFileSnapshotExtension):
 @pytest.fixture
 def snapshot(snapshot):  # noqa: F811 - deliberately overrides syrupy's fixture
     return snapshot.use_extension(TextSnapshot)
+
+
+@pytest.fixture
+def demo_plugin(tmp_path_factory: pytest.TempPathFactory):
+    """The demo plugin of tests/plugin_pkg, on a temporary path for this test only."""
+    with demo_plugin_on_path(tmp_path_factory.mktemp("demo_plugin")):
+        yield

@@ -56,6 +56,9 @@ class _Return(Exception):
 
 
 _CONTROL = (_Break, _Continue, _Return)
+
+# Loop iterations one run may execute: a while loop that never ends stops with an error naming it.
+DEFAULT_MAX_STEPS = 1_000_000
 # Errors of op implementations and numpy that become InterpreterErrors at the failing statement.
 _RUNTIME_ERRORS = (OpError, ArithmeticError, ValueError, IndexError, TypeError, KeyError)
 
@@ -73,12 +76,18 @@ class Frame:
 class Machine:
     """Executes the functions of one program against a shared :class:`RunState`."""
 
-    def __init__(self, program: Program | None, state: RunState, memory_mode: str = "auto") -> None:
+    def __init__(
+        self, program: Program | None, state: RunState, memory_mode: str = "auto", max_steps: int = DEFAULT_MAX_STEPS
+    ) -> None:
         if memory_mode not in ("auto", "values", "addresses"):
             raise InterpreterError(f"memory must be 'auto', 'values' or 'addresses', got {memory_mode!r}")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise InterpreterError(f"max_steps must be an int >= 1, got {max_steps!r}")
         self.program = program
         self.state = state
         self.memory_mode = memory_mode
+        self.max_steps = max_steps
+        self.steps = 0  # loop iterations run so far (all loops of the run)
         self._extents: dict[int, dict | None] = {}
         self._stmt: dict[type, Callable[[Any, Frame], Any]] = {
             S.SeqStmts: self._seq,
@@ -248,6 +257,14 @@ class Machine:
         carried one. An SSA body never re-assigns an IterArg, so an iteration it leaves by ``break``
         or ``continue`` carries the values it started with.
         """
+        self.steps += 1
+        if self.steps > self.max_steps:
+            kind = "for" if isinstance(stmt, S.ForStmt) else "while"
+            raise InterpreterError(
+                f"step limit reached: {self.max_steps} loop iterations ran and this {kind} loop was starting "
+                "another; the program may not terminate (pass a larger max_steps= to run longer)",
+                stmt.span,
+            )
         broke = False
         try:
             result = self.exec_stmt(stmt.body, frame)

@@ -17,7 +17,7 @@ from pypto.ir.types import TensorType, TileType
 
 from .dtypes import normalize_scalar, numpy_dtype
 from .errors import InterpreterError, OpError
-from .machine import Machine
+from .machine import DEFAULT_MAX_STEPS, Machine
 from .semantics import RunState
 from .values import TensorValue, TileValue, to_python
 
@@ -43,7 +43,11 @@ class RunResult:
 
 
 def run(
-    program_or_function: Program | Function, *inputs: Any, entry: str | None = None, memory: str = "auto"
+    program_or_function: Program | Function,
+    *inputs: Any,
+    entry: str | None = None,
+    memory: str = "auto",
+    max_steps: int = DEFAULT_MAX_STEPS,
 ) -> RunResult:
     """Execute ``program_or_function`` on ``inputs`` and return its results.
 
@@ -53,7 +57,9 @@ def run(
     the function of a Program to run; by default the only function, else ``main``, else the only
     function that no other function calls. ``memory`` selects tile storage: ``"auto"`` (address-
     backed for functions whose tiles all have allocated addresses), ``"values"`` or ``"addresses"``
-    (see :mod:`pypto.interp.memory`).
+    (see :mod:`pypto.interp.memory`). ``max_steps`` bounds the loop iterations of the whole run
+    (for and while loops, every function): the iteration beyond it is an InterpreterError at that
+    loop's span, so a program that does not terminate fails instead of hanging.
     """
     if isinstance(program_or_function, Program):
         program: Program | None = program_or_function
@@ -71,7 +77,7 @@ def run(
             func.span,
         )
     args = [_convert_input(p, d, x, func) for p, d, x in zip(func.params, func.param_directions, inputs)]
-    machine = Machine(program, RunState(), memory)
+    machine = Machine(program, RunState(), memory, max_steps)
     try:
         returns = machine.call_function(func, args)
     except OpError as err:

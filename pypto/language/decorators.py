@@ -4,6 +4,9 @@
 ``ir.Function``. Inside a class body it returns a :class:`DeferredFunction`; ``@pl.program`` on the
 class then parses all of them together (so methods can call each other as ``self.f(...)``) and
 returns the ``ir.Program``. ``@pl.inline`` captures a function to be expanded at each call.
+
+A parse error leaves the decorator with its internal traceback dropped (and no chained context):
+``python prog.py`` shows the user's decorated line and the diagnostic, not the parser's frames.
 """
 
 from __future__ import annotations
@@ -98,10 +101,16 @@ def function(
     except TypeError as err:
         raise ParserTypeError(str(err), frame_span(sys._getframe(1)), FUNCTION_OPTIONS_HINT) from None
     if func is not None:
-        return _define(func, options, sys._getframe(1))
+        try:
+            return _define(func, options, sys._getframe(1))
+        except ParserError as err:
+            raise err.with_traceback(None) from None  # the diagnostic below the user's frame only
 
     def decorate(f: Any) -> ir.Function | DeferredFunction:
-        return _define(f, options, sys._getframe(1))
+        try:
+            return _define(f, options, sys._getframe(1))
+        except ParserError as err:
+            raise err.with_traceback(None) from None
 
     return decorate
 
@@ -144,10 +153,16 @@ def program(cls: Any = None, *, name: str | None = None, strict_ssa: bool = Fals
                 frame_span(sys._getframe(1)),
                 hint="write @pl.program above a class whose methods are @pl.function definitions",
             )
-        return _build_program(cls, name, sys._getframe(1), strict_ssa)
+        try:
+            return _build_program(cls, name, sys._getframe(1), strict_ssa)
+        except ParserError as err:
+            raise err.with_traceback(None) from None  # the diagnostic below the user's frame only
 
     def decorate(c: type) -> ir.Program:
-        return _build_program(c, name, sys._getframe(1), strict_ssa)
+        try:
+            return _build_program(c, name, sys._getframe(1), strict_ssa)
+        except ParserError as err:
+            raise err.with_traceback(None) from None
 
     return decorate
 

@@ -32,14 +32,6 @@ def test_reassignment_with_the_same_type_redefines_the_same_variable() -> None:
     assert_roundtrip(func)
 
 
-def test_reassignment_with_another_type_makes_a_new_variable() -> None:
-    func = parse("y = n\ny = a\nreturn n")
-    first, second, _ = func.body.stmts
-    assert first.var is not second.var and first.var.name_hint == second.var.name_hint == "y"
-    assert body_lines(func)[:2] == ["y: pl.Scalar[pl.INDEX] = n", "y_1: pl.Scalar[pl.INT64] = a"]
-    assert_roundtrip(func)
-
-
 def test_annotated_literals_take_the_annotated_dtype() -> None:
     func = parse("b: pl.INT64 = 0\nc: pl.FP16 = 1\nd: pl.FP32 = 2.5\ne: pl.INDEX = 3\nreturn n")
     values = [s.value for s in func.body.stmts[:-1]]

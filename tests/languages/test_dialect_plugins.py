@@ -32,7 +32,7 @@ def _visited() -> languages.Dialect:
     try:
         return languages.by_name("visited")
     except ValueError:
-        pytest.fail("the demo plugin's dialect is not installed; run: python -m pip install -e ./tests/plugin_pkg")
+        pytest.fail("the demo_plugin fixture did not put the demo plugin's dialect on the path")
 
 
 def test_plugin_dialects_are_discovered() -> None:
@@ -73,7 +73,7 @@ def test_a_dialect_name_is_registered_once() -> None:
         discover_dialects([shadow], builtin=CHAIN)
 
 
-def test_demo_plugin_dialect_is_a_target_for_passes() -> None:
+def test_demo_plugin_dialect_is_a_target_for_passes(demo_plugin: None) -> None:
     visited = _visited()
     assert visited.parent is ssa and visited.refines(ssa)
     stamp = passes.available_passes()["MarkVisited"]

@@ -21,17 +21,17 @@ def _ep(name: str, attr: str) -> EntryPoint:
 
 def _installed() -> dict:
     found = discover(builtin=BUILTIN)
-    assert "MarkVisited" in found, "the demo plugin is not installed; run: python -m pip install -e ./tests/plugin_pkg"
+    assert "MarkVisited" in found, "the demo_plugin fixture did not put the demo plugin on the path"
     return found
 
 
-def test_demo_plugin_is_discovered() -> None:
+def test_demo_plugin_is_discovered(demo_plugin: None) -> None:
     plugin = _installed()["MarkVisited"]
     assert (plugin.after, plugin.before) == ("ConvertToSSA", None)
     assert plugin.origin == "pypto-demo-plugin (pypto_demo_plugin:MarkVisited)"
 
 
-def test_demo_plugin_runs_inside_the_default_pipeline_and_is_validated() -> None:
+def test_demo_plugin_runs_inside_the_default_pipeline_and_is_validated(demo_plugin: None) -> None:
     _installed()
     manager = passes.PassManager.get_strategy()
     names = manager.get_pass_names()
@@ -46,6 +46,15 @@ def test_demo_plugin_runs_inside_the_default_pipeline_and_is_validated() -> None
     assert result.get_function("main").attrs == {"visited_by": "pypto-demo-plugin"}
     assert "pl.func_attr({\"visited_by\": 'pypto-demo-plugin'})" in result.as_python()
     assert ssa.check(result) == []
+
+
+def test_the_demo_plugin_is_discoverable_only_while_its_fixture_holds(tmp_path) -> None:
+    from demo_plugin import demo_plugin_on_path
+
+    before = passes.PassManager.get_strategy().get_pass_names()
+    with demo_plugin_on_path(tmp_path):
+        assert "MarkVisited" in passes.PassManager.get_strategy().get_pass_names()
+    assert passes.PassManager.get_strategy().get_pass_names() == before
 
 
 def test_every_registered_name_matches_its_factory() -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from front_programs import UNROLL_LOOPS, parse
 from pass_helpers import before_after, check_preserves
 from pypto.languages.invariants import UnrollResolved
 from pypto.passes import PassError
 
+import pypto.language as pl
 from pypto import ir, passes
+from pypto.language.parser.diagnostics import ParserTypeError
 
 
 @pytest.mark.parametrize("name", sorted(UNROLL_LOOPS))
@@ -54,18 +58,57 @@ def test_loops_of_other_kinds_stay() -> None:
     assert passes.unroll_loops()(program_without) is program_without
 
 
-def test_dynamic_bound_is_rejected() -> None:
-    program = parse(
-        """
-        @pl.program
-        class P:
-            @pl.function
-            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-                acc: pl.Scalar[pl.INDEX] = 0
-                for i in pl.unroll(n):
-                    acc = acc + i
-                return acc
-        """
+def test_dynamic_bound_is_rejected_by_the_parser() -> None:
+    with pytest.raises(ParserTypeError) as info:
+        parse(
+            """
+            @pl.program
+            class P:
+                @pl.function
+                def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                    acc: pl.Scalar[pl.INDEX] = 0
+                    for i in pl.unroll(n):
+                        acc = acc + i
+                    return acc
+            """
+        )
+    assert info.value.message == "pl.unroll needs a constant stop, but it reads the variable 'n'"
+    assert (info.value.span.begin_line, info.value.span.begin_column) == (9, 18)
+
+
+def test_bound_from_an_inline_parameter_given_a_variable_is_a_rendered_pass_error(tmp_path) -> None:
+    # An Inline function's parameter may become a constant when InlineFunctions splices the call,
+    # so only the pass can tell; its error renders like a parser diagnostic.
+    source = tmp_path / "b16.py"
+    source.write_text(
+        textwrap.dedent(
+            """
+            import pypto.language as pl
+
+
+            @pl.program
+            class P:
+                @pl.function(type=pl.FunctionType.Inline)
+                def rep(self, k: pl.Scalar[pl.INDEX], acc: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                    for i in pl.unroll(k):
+                        acc = acc + i
+                    return acc
+
+                @pl.function
+                def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                    r: pl.Scalar[pl.INDEX] = self.rep(n, n)
+                    return r
+            """
+        )
     )
-    with pytest.raises(PassError, match=r"^UnrollLoops: pl.unroll needs a constant stop at <string>:9:9$"):
+    program = passes.inline_functions()(pl.loads_program(str(source)))
+    with pytest.raises(PassError, match=r"^UnrollLoops: pl.unroll needs a constant stop at .*b16.py:9:9$") as info:
         passes.unroll_loops()(program)
+    assert info.value.format_error() == (
+        "PassError: UnrollLoops: pl.unroll needs a constant stop\n"
+        f"  --> {source}:9:9\n"
+        "  |\n"
+        "9 |         for i in pl.unroll(k):\n"
+        "  |         ^^^^^^^^^^^^^^^^^^^^^^\n"
+        "  = hint: give pl.unroll int literals or closure ints (a loop over a runtime bound is pl.range)"
+    )

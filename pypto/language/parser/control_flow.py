@@ -12,6 +12,7 @@ from typing import Any
 
 from pypto import ir
 from pypto.ir import DataType, ForKind
+from pypto.ir.traversal import iter_children
 
 from .. import constructs
 from .core import Block, ParserCore, YieldInfo, describe, make_body
@@ -133,9 +134,15 @@ class ControlFlowMixin(ParserCore):
         loop_name, carried_names = self._loop_target(node.target, inits, construct)
         loop_var = ir.Var(loop_name, _INDEX, self.span(node.target))
         iter_args = [ir.IterArg(n, v.type, v, self.span(node.target)) for n, v in zip(carried_names, inits or [])]
-        body, block = self._loop_body(
-            node.body, [loop_name, *carried_names], [loop_var, *iter_args], kind, len(inits) if inits else None
-        )
+        if kind is ForKind.Unroll:
+            self._check_unroll_bounds(args, bounds, call)
+            self.unroll_vars.add(loop_var)
+        try:
+            body, block = self._loop_body(
+                node.body, [loop_name, *carried_names], [loop_var, *iter_args], kind, len(inits) if inits else None
+            )
+        finally:
+            self.unroll_vars.discard(loop_var)
         return_vars = self._loop_results(block, iter_args, inits is not None)
         try:
             loop = ir.ForStmt(loop_var, start, stop, step, iter_args, body, return_vars, self.span(node), kind, attrs)
@@ -150,6 +157,23 @@ class ControlFlowMixin(ParserCore):
         self.emit(loop)
         if block.yielded is not None:
             self._bind_yielded(block.yielded.names, return_vars)
+
+    def _check_unroll_bounds(self, args: list[Any], bounds: list[ir.Expr], call: ast.Call) -> None:
+        """A pl.unroll bound must be a constant by the time UnrollLoops runs: it may read only the
+        loop variables of enclosing pl.unroll loops (and, in an Inline function, its parameters,
+        which InlineFunctions may replace by constant arguments)."""
+        if self.state.func_type is ir.FunctionType.Inline:
+            return
+        names = ("stop",) if len(bounds) == 1 else ("start", "stop", "step")
+        for name, arg, bound in zip(names, args, bounds):
+            var = _first_var_outside(bound, self.unroll_vars)
+            if var is not None:
+                self.fail(
+                    ParserTypeError,
+                    f"pl.unroll needs a constant {name}, but it reads the variable '{var.name_hint}'",
+                    call,
+                    "give pl.unroll int literals or closure ints (a loop over a runtime bound is pl.range)",
+                )
 
     def _bound(self, value: Any, call: ast.Call, construct: str) -> ir.Expr:
         expr = self.to_expr(value, call)
@@ -325,3 +349,16 @@ class ControlFlowMixin(ParserCore):
         if type(stmt) is not ast.Expr or type(stmt.value) is not ast.Call:
             return False
         return self.eval(stmt.value.func) is constructs.cond
+
+
+def _first_var_outside(expr: ir.Expr, allowed: set[ir.Var]) -> ir.Var | None:
+    """The first variable ``expr`` reads that is not in ``allowed``, or None."""
+    stack: list[Any] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.Var):
+            if e not in allowed:
+                return e
+            continue
+        stack.extend(iter_children(e))
+    return None

@@ -3,7 +3,8 @@
 Variables follow Python scoping: a name assigned in a branch or a loop body stays visible after
 it, a loop variable and iter_args only inside their loop. Re-assigning a name with a value of the
 same type re-defines the *same* ``ir.Var`` (pre-SSA form: ``ConvertToSSA`` versions it later);
-a value of a different type gets a fresh variable of that name.
+a value of a different type is a ``ParserTypeError`` at the assignment: a fresh variable of the same
+name would silently lose the update in a loop or a branch.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class ParserCore:
         self.borrowed: set[ir.Var] = set()
         self.block = Block("function")
         self.loops: list[ir.ForKind | None] = []  # None = while loop
+        # Loop variables of the enclosing pl.unroll loops: constants once UnrollLoops expands them.
+        self.unroll_vars: set[ir.Var] = set()
         self.inline_depth = 0
 
     # ----- locations and errors -------------------------------------------------------------
@@ -160,14 +163,18 @@ class ParserCore:
                 node,
                 hint="use a new name, or carry the value with pl.yield_ / init_values",
             )
-        if (
-            existing is not None
-            and existing not in self.borrowed
-            and (existing.type is var_type or existing.type == var_type)
-        ):
+        if existing is None or existing in self.borrowed:
+            var = ir.Var(name, var_type, span)
+        elif existing.type is var_type or existing.type == var_type:
             var = existing
         else:
-            var = ir.Var(name, var_type, span)
+            self.fail(
+                ParserTypeError,
+                f"Cannot reassign '{name}' with a different type: "
+                f"was {show_type(existing.type)}, got {show_type(var_type)}",
+                node,
+                _reassign_hint(name, existing.type, var_type),
+            )
         self.emit(ir.AssignStmt(var, value, span))
         self.vars[name] = var
         return var
@@ -236,6 +243,20 @@ class ParserCore:
             node,
             "DSL values are variables, op results, numbers, booleans, None (no TaskId) and lists / tuples of them",
         )
+
+
+def _reassign_hint(name: str, was: ir.Type, got: ir.Type) -> str:
+    """Cast when only the dtype differs (``3 * n`` is INDEX: a bare int literal is), else rename."""
+    new_name = f"bind the new value to a new name ({name}_2 = ...)"
+    was_dtype, got_dtype = getattr(was, "dtype", None), getattr(got, "dtype", None)
+    if (
+        type(was) is type(got)
+        and isinstance(was_dtype, DataType)
+        and was_dtype != got_dtype
+        and type_mismatch(was, got) in (None, f"dtype {got_dtype.name}, expected {was_dtype.name}")
+    ):
+        return f"cast the value to {name}'s dtype, pl.cast(value, pl.{was_dtype.name}), or {new_name}"
+    return new_name
 
 
 def make_body(stmts: list[ir.Stmt], span: Span) -> ir.Stmt:
