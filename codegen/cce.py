@@ -1,4 +1,4 @@
-"""The CCE emitter: AIC/AIV kernels of the ``runtime`` dialect as C++ on the pto-isa API (spec/codegen.md §3).
+"""The CCE emitter: AIC/AIV kernels of the ``runtime`` dialect as C++ on the pto-isa API (docs/codegen.md#cce).
 
 One file per kernel, ``kernels/aiv/<func>.cpp`` or ``kernels/aic/<func>.cpp``: the header, the
 kernel as ``static __aicore__ void <func>(...)`` and the ``kernel_entry`` wrapper. Every tile
@@ -60,7 +60,7 @@ _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
 _RESERVED = frozenset({"args", "kernel_entry"})
 _INFIX: dict[type, str] = {**INFIX, Xor: "!="}
 _PREFIX = PREFIX
-# Launch-identity parameters follow the others in this order (spec/codegen.md §1.1).
+# Launch-identity parameters follow the others in this order (docs/codegen.md#pto).
 _IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_spmd_subblock_idx")
 
 

@@ -1,4 +1,4 @@
-"""The fixed parts of a CCE kernel file (spec/codegen.md §3): the header and the ``kernel_entry``
+"""The fixed parts of a CCE kernel file (docs/codegen.md#cce): the header and the ``kernel_entry``
 wrapper the runtime calls.
 
 ``kernel_entry(__gm__ int64_t* args)`` unpacks the tensors (``args[0..T-1]``, each a

@@ -1,4 +1,4 @@
-"""The CCE C++ op table (spec/codegen.md §3): op name -> pto-isa C++ instruction and spelling rule.
+"""The CCE C++ op table (docs/codegen.md#cce): op name -> pto-isa C++ instruction and spelling rule.
 
 Kernels are printed directly on the pto-isa C++ API (``include/pto/common/pto_instr.hpp``). Most
 ops are an instruction call with the destination tile first, then the operands in IR order::

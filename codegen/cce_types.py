@@ -1,4 +1,4 @@
-"""C++ spellings of IR types for the CCE kernels (spec/codegen.md §3): element types, ``Tile<...>``
+"""C++ spellings of IR types for the CCE kernels (docs/codegen.md#cce): element types, ``Tile<...>``
 and ``GlobalTensor<...>`` template types.
 
 ::

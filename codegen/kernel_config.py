@@ -1,4 +1,4 @@
-"""``kernel_config.py`` (spec/codegen.md §2.10): the runtime, the orchestration source and the kernel table.
+"""``kernel_config.py`` (docs/codegen.md#kernel-config): the runtime, the orchestration source and the kernel table.
 
 simpler reads it to build an artifact tree: ``RUNTIME_CONFIG`` names the runtime, ``ORCHESTRATION``
 the orchestration C++ and its entry, ``KERNELS`` one entry per kernel the orchestration submits,

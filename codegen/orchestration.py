@@ -1,4 +1,4 @@
-"""PTO2 orchestration C++ (spec/codegen.md §2), printed one-to-one from the ``runtime`` dialect.
+"""PTO2 orchestration C++ (docs/codegen.md#orchestration), printed one-to-one from the ``runtime`` dialect.
 
 Each Orchestration function becomes ``orchestration/<name>.cpp``: ``aicpu_orchestration_config``
 (the argument count) and ``aicpu_orchestration_entry`` (external tensors and scalars unpacked from

@@ -1,4 +1,4 @@
-"""The PTO2 orchestration op table (spec/codegen.md §2): op name -> runtime API and spelling rule.
+"""The PTO2 orchestration op table (docs/codegen.md#orchestration): op name -> runtime API and spelling rule.
 
 Orchestration code creates tensors, takes views of them, reads elements, and tracks task ids; the
 kernels do the computing (tensor compute ops left in an orchestration function have no rule)::

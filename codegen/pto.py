@@ -1,4 +1,4 @@
-"""PTO-ISA MLIR (``.pto``) from the ``runtime`` dialect (spec/codegen.md §1): one module per kernel.
+"""PTO-ISA MLIR (``.pto``) from the ``runtime`` dialect (docs/codegen.md#pto): one module per kernel.
 
 Every AIC/AIV function prints as one ``func.func`` in its own module; the orchestration is the
 business of the orchestration emitter. The translation is one-to-one: addresses come from the

@@ -1,8 +1,8 @@
-"""The PTO-ISA MLIR op table (spec/codegen.md §1.5-§1.10): op name -> mnemonic and spelling rule.
+"""The PTO-ISA MLIR op table (docs/codegen.md#pto-ops): op name -> mnemonic and spelling rule.
 
 One rule class per spelling form; the PTO emitter prints each form once. Operand names in the
 rules are the op's registry parameter names (``tile.add`` has ``lhs, rhs``), so a rule reads
-against ``spec/ops.md``. The most common form is destination passing::
+against ``docs/ops.md``. The most common form is destination passing::
 
     pto.tadd ins(%a, %b : T, T) outs(%c : T)                          # Dps("pto.tadd")
     pto.tands ins(%t, %s : T, i32) outs(%d : T)                       # Dps(..., scalar_type="i32")

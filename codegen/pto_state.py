@@ -1,6 +1,6 @@
 """Per-function state of the PTO emitter: SSA names, the constants block and tensor-view bindings.
 
-Names follow spec/codegen.md §1.3: IR var names sanitised to ``[A-Za-z0-9_.$]`` (``_`` before a
+Names follow docs/codegen.md#pto-types: IR var names sanitised to ``[A-Za-z0-9_.$]`` (``_`` before a
 leading digit), a numeric temp ``%0, %1, ...`` on collision or for anonymous values, constants
 ``%c64_index`` / ``%cn1_i32`` / ``%cst``, ``%cst_0``, ... each emitted once per function.
 

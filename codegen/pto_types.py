@@ -1,4 +1,4 @@
-"""PTO-ISA MLIR spellings of types (spec/codegen.md §1.2): element types, memory spaces, tile buffers
+"""PTO-ISA MLIR spellings of types (docs/codegen.md#pto-types): element types, memory spaces, tile buffers
 and tensor views::
 
     mlir_dtype(DataType.FP32)                  # 'f32'

@@ -5,12 +5,12 @@ added, invariants guaranteed or dropped), plus the invariant checkers in ``invar
 
     surface -> ssa -> outlined -> tiled -> split_core -> memref -> runtime
 
-Why these cuts. spec/passes.md §6 suggests eight groups (D0-D7). Two refinements:
+Why these cuts. docs/dialects.md#the-chain suggests eight groups (D0-D7). Two refinements:
 
 * Its D1 ("core": no inline functions, no unroll loops, no kernel break/continue) is not a
   dialect of its own here. The three passes that produce it are independent of each other, and
   each produces one property; giving each its own language would add three languages that differ
-  by one rule. Instead, passes carry the property contract of spec §2 (required / produced /
+  by one rule. Instead, passes carry the property contract of docs/passes.md#contract (required / produced /
   invalidated): inside a dialect the pass manager tracks which properties hold and checks each
   one a pass produces, and ``ssa`` removes the forms D1 removes (``Function[func_type=Inline]``,
   ``ForStmt[kind=Unroll]``) and guarantees StructuredCtrlFlow. So ConvertToSSA cannot run before

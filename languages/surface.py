@@ -3,7 +3,7 @@
 Pre-SSA code: variables may be re-assigned, loops may ``break``/``continue``, Inline functions
 and ``pl.unroll`` loops are still present, and scopes (``pl.at``, ``pl.cluster``, ``pl.spmd``,
 ``pl.scope``, ``pl.split_aiv``) stand in the code. Every single-chip node kind belongs to it; the
-invariants are the structural set that holds in every dialect (spec/passes.md §2).
+invariants are the structural set that holds in every dialect (docs/passes.md#contract).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ from .verifier import (
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
-# The factories of spec/passes.md: a pass class called with its options is the pass object.
+# The factories of docs/passes.md: a pass class called with its options is the pass object.
 inline_functions = InlineFunctions
 unroll_loops = UnrollLoops
 ctrl_flow_transform = CtrlFlowTransform

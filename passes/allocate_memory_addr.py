@@ -1,4 +1,4 @@
-"""AllocateMemoryAddr: byte addresses for the buffers of every kernel (spec/passes.md §4.24)."""
+"""AllocateMemoryAddr: byte addresses for the buffers of every kernel (docs/passes.md#allocatememoryaddr)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The pass base classes and the per-pass rewriter.
 
 A pass declares its ``name`` (default: the class name), the ``source`` and ``target`` dialects,
-and the property contract of spec/passes.md §2 (``requires``, ``produces``, ``invalidates``; sets of
+and the property contract of docs/passes.md#contract (``requires``, ``produces``, ``invalidates``; sets of
 invariants). A pass accepts every program of its source dialect or of a dialect descending from it
 (``source = surface``, the default, accepts all); ``target = SAME`` (the default) says the pass keeps
 the dialect it is given (Simplify runs in several dialects). Calling a pass object on a Program

@@ -1,4 +1,4 @@
-"""ClassifyIterArgCarry: how each Orchestration loop carry is emitted (spec/passes.md §4.30)."""
+"""ClassifyIterArgCarry: how each Orchestration loop carry is emitted (docs/passes.md#classifyiterargcarry)."""
 
 from __future__ import annotations
 

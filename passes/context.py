@@ -5,7 +5,7 @@ inside the block call ``f(pass, program)`` before and ``g(pass, result)`` after 
 :class:`TimingInstrument` records per-pass wall time; :class:`DumpInstrument` writes the printed IR
 after each pass into a folder as numbered files (``00_frontend.py``, ``01_after_InlineFunctions.py``).
 
-The context also carries the verification level: ``none``; ``basic`` (spec/passes.md §2: the
+The context also carries the verification level: ``none``; ``basic`` (docs/passes.md#contract: the
 properties a pass produces are checked after it, and a dialect is checked in full when a pass
 enters it); or ``strict`` (default: after every pass the pass manager checks the whole current
 dialect, so a pass that breaks any invariant is caught at its own boundary); or ``roundtrip``

@@ -1,4 +1,4 @@
-"""ConvertToSSA: give every variable exactly one definition (spec/passes.md §4.4).
+"""ConvertToSSA: give every variable exactly one definition (docs/passes.md#converttossa).
 
 In the surface dialect a variable is a Var object that may be assigned many times. This pass walks
 each function in order with an environment mapping every such variable to its current SSA value:

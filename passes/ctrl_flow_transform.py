@@ -1,4 +1,4 @@
-"""CtrlFlowTransform: remove break and continue from kernels (spec/passes.md §4.3).
+"""CtrlFlowTransform: remove break and continue from kernels (docs/passes.md#ctrlflowtransform).
 
 Innermost loops first. ``continue`` goes first: the statements after a branch that continues move
 into the branch's fall-through side, so no jump is left. Then ``break``: a loop that breaks becomes a

@@ -1,4 +1,5 @@
-"""DeriveCallDirections: the call-site direction of every argument of a function call (spec/passes.md §4.26)."""
+"""DeriveCallDirections: the call-site direction of every argument of a function call
+(docs/passes.md#derivecalldirections)."""
 
 from __future__ import annotations
 

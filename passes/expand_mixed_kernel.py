@@ -1,4 +1,4 @@
-"""ExpandMixedKernel: InCore kernels become AIC (cube) or AIV (vector) kernels (spec/passes.md §4.15).
+"""ExpandMixedKernel: InCore kernels become AIC (cube) or AIV (vector) kernels (docs/passes.md#expandmixedkernel).
 
 Which side runs a call is :func:`pypto.languages.invariants.affinity.affinity`, the rule the
 MixedKernelExpanded check uses. Splitting a kernel that mixes both sides into an AIC and an AIV

@@ -1,4 +1,4 @@
-"""FlattenCallExpr: hoist nested calls into temporaries (spec/passes.md §4.7)."""
+"""FlattenCallExpr: hoist nested calls into temporaries (docs/passes.md#flattencallexpr)."""
 
 from __future__ import annotations
 

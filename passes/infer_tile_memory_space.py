@@ -1,5 +1,5 @@
 """InferTileMemorySpace: every kernel tile gets a memory space; operands in a space their op does
-not accept are moved first (spec/passes.md §4.13).
+not accept are moved first (docs/passes.md#infertilememoryspace).
 
 The rules come from the op registry (:func:`pypto.ir.op_registry.get_op_memory_spec`): the
 allowed spaces of each operand, and the result rule (a fixed space, the first tile input's space,

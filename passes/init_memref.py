@@ -1,5 +1,5 @@
 """InitMemRef: a MemRef for every on-chip tile of a kernel, and the allocations behind them
-(spec/passes.md §4.21)."""
+(docs/passes.md#initmemref)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""InlineFunctions: splice Inline functions into their call sites (spec/passes.md §4.1)."""
+"""InlineFunctions: splice Inline functions into their call sites (docs/passes.md#inlinefunctions)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""MaterializeRuntimeScopes: explicit runtime scopes in Orchestration functions (spec/passes.md §4.29)."""
+"""MaterializeRuntimeScopes: explicit runtime scopes in Orchestration functions
+(docs/passes.md#materializeruntimescopes)."""
 
 from __future__ import annotations
 

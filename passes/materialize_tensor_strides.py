@@ -1,5 +1,5 @@
 """MaterializeTensorStrides: tensor views get explicit packed strides; the program enters
-split_core (spec/passes.md §4.20)."""
+split_core (docs/passes.md#materializetensorstrides)."""
 
 from __future__ import annotations
 

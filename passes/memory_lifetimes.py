@@ -1,4 +1,4 @@
-"""Lifetimes of the tile buffers of a kernel, for MemoryReuse (spec/passes.md §4.23, step 1).
+"""Lifetimes of the tile buffers of a kernel, for MemoryReuse (docs/passes.md#memoryreuse, step 1).
 
 Leaf statements are numbered in pre-order (then before else, loop bodies inline; a loop or an if
 takes a number for reading its inits / condition, a yield or a return one for reading its

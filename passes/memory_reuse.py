@@ -1,4 +1,4 @@
-"""MemoryReuse: tiles whose lifetimes do not overlap share a buffer (spec/passes.md §4.23, the
+"""MemoryReuse: tiles whose lifetimes do not overlap share a buffer (docs/passes.md#memoryreuse, the
 PYPTO planner)."""
 
 from __future__ import annotations

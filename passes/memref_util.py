@@ -28,7 +28,7 @@ def on_chip(t: object) -> bool:
 
 
 def tile_nbytes(t: TileType, platform: Platform) -> int | None:
-    """Bytes of the buffer of ``t`` (spec/passes.md §4.21), or None for a dynamic shape.
+    """Bytes of the buffer of ``t`` (docs/passes.md#initmemref), or None for a dynamic shape.
 
     ``∏shape × dtype bytes``, sub-byte dtypes rounded up; an Acc tile pads its rows (``M``) to 16,
     or to 32 for INT32 accumulators on a2a3.

@@ -1,5 +1,5 @@
 """NormalizeReturnOrder: kernels return their written parameters themselves, in parameter order
-(spec/passes.md §4.19)."""
+(docs/passes.md#normalizereturnorder)."""
 
 from __future__ import annotations
 

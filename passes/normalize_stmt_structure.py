@@ -1,4 +1,5 @@
-"""NormalizeStmtStructure: flatten nested blocks and unwrap single-statement ones (spec §4.6).
+"""NormalizeStmtStructure: flatten nested blocks and unwrap single-statement ones
+(docs/passes.md#normalizestmtstructure).
 
 The passes of this package build canonical blocks themselves (``util.block_of``), so the programs
 they produce print and parse back unchanged; this pass canonicalises IR built any other way (IR

@@ -1,5 +1,5 @@
 """OutlineClusterScopes: ``pl.cluster()`` bodies become Group functions, ``pl.spmd`` scopes outside
-clusters become Spmd functions; the launch spec goes on the dispatch (spec/passes.md §4.10)."""
+clusters become Spmd functions; the launch spec goes on the dispatch (docs/passes.md#outlineclusterscopes)."""
 
 from __future__ import annotations
 

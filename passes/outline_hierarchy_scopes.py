@@ -1,5 +1,5 @@
 """OutlineHierarchyScopes: each ``pl.at(level=HOST|CHIP|..., role=...)`` scope of an Opaque function
-becomes an Opaque function tagged with the level and role (spec/passes.md §4.8)."""
+becomes an Opaque function tagged with the level and role (docs/passes.md#outlinehierarchyscopes)."""
 
 from __future__ import annotations
 

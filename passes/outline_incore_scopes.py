@@ -1,5 +1,5 @@
 """OutlineIncoreScopes: each ``pl.at(level=CORE_GROUP)`` scope becomes an InCore function and its
-dispatch (spec/passes.md §4.9)."""
+dispatch (docs/passes.md#outlineincorescopes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the three outlining passes share (spec/passes.md §4.8-4.10): turning a scope into a
+"""What the three outlining passes share (docs/passes.md#each-pass): turning a scope into a
 function of its live-ins plus the statement that calls (or submits) it.
 
 * Parameters are the scope's live-ins in first-read order, then the variables of the caller that

@@ -1,6 +1,6 @@
 """The default pipeline: the implemented passes in spec order, plus installed plugin passes.
 
-The passes of spec/passes.md §3 implemented so far, surface -> ssa -> outlined -> tiled ->
+The passes of docs/passes.md#the-pipeline implemented so far, surface -> ssa -> outlined -> tiled ->
 split_core -> memref -> runtime; passes of the table not listed here are not implemented yet
 (the other tile-stage helpers, mixed-kernel splitting, pipeline loops, distributed passes).
 InsertPipeSync is ours: it places the pipe synchronisation the directly printed C++ kernels need.

@@ -1,5 +1,5 @@
 """Simplify: fold scalar arithmetic, bind constants, collapse decided branches and trivial loops,
-then drop dead scalar assignments (spec/passes.md §4.5).
+then drop dead scalar assignments (docs/passes.md#simplify).
 
 * Every scalar expression leaf is folded: constant operands (``2 * 16`` -> ``32``, also the INDEX
   arithmetic the printer keeps unfolded inside shapes), identities (``x + 0``, ``x * 1``,

@@ -1,4 +1,4 @@
-"""UnrollLoops: replace each ``pl.unroll`` loop by one copy of its body per iteration (spec §4.2)."""
+"""UnrollLoops: replace each ``pl.unroll`` loop by one copy of its body per iteration (docs/passes.md#unrollloops)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Target chips: :class:`BackendType` and the per-chip facts of spec/codegen.md §4 (:class:`Platform`).
+"""Target chips: :class:`BackendType` and the per-chip facts of docs/codegen.md#platforms (:class:`Platform`).
 
 The pass context carries a Platform (``PassContext(platform=...)``, default: the platform of the
 current backend type); the invariant checkers and later the memory planner and code generators read
@@ -37,7 +37,7 @@ class BackendType(enum.Enum):
 
 
 class Platform(BaseModel):
-    """Capacities, alignments, core counts and dtype rules of one chip (spec/codegen.md §4).
+    """Capacities, alignments, core counts and dtype rules of one chip (docs/codegen.md#platforms).
 
     ``capacity`` is the usable bytes of each on-chip space (DDR is unbounded and absent);
     ``alignment`` the declared per-space alignment a custom allocator may use, while the default

@@ -1,4 +1,4 @@
-"""``ir.compile``: run the pipeline on a program and write its artifact tree (spec/codegen.md §0).
+"""``ir.compile``: run the pipeline on a program and write its artifact tree (docs/cli.md#artifacts).
 
 It lives above ``pypto.ir``, ``pypto.passes`` and ``pypto.codegen``; ``pypto.ir`` re-exports it
 lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::

@@ -1,7 +1,7 @@
-"""The invariant checkers: one :class:`Invariant` per property of spec/passes.md §5.
+"""The invariant checkers: one :class:`Invariant` per property of docs/dialects.md#invariants.
 
 Each checker lists every place a program breaks its property as a :class:`Violation` (rule, code,
-message, node, span). ``STRUCTURAL`` is the set every dialect guarantees (spec §2); ``ALL`` maps a
+message, node, span). ``STRUCTURAL`` is the set every dialect guarantees (docs/passes.md#contract); ``ALL`` maps a
 property name to its invariant.
 """
 
@@ -25,7 +25,7 @@ from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
 from .tiles import AccToGmStoreValid, AtomicAddDtypeValid, IncoreTileOps, TileMemoryInferred, TileOps2D
 from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
 
-# Always true in every dialect (spec/passes.md §2).
+# Always true in every dialect (docs/passes.md#contract).
 STRUCTURAL: frozenset[Invariant] = frozenset(
     {
         TypeChecked,

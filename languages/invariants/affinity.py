@@ -1,4 +1,4 @@
-"""Core affinity of tile operations (spec/passes.md §4.15): which side of a mixed kernel runs them."""
+"""Core affinity of tile operations (docs/passes.md#expandmixedkernel): which side of a mixed kernel runs them."""
 
 from __future__ import annotations
 

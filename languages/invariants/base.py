@@ -140,7 +140,7 @@ class Invariant:
 
     Build one with :meth:`per_function` (the checker sees one function at a time) or
     :meth:`per_program` (the checker sees the whole program). ``auto_verified`` marks the
-    properties the reference verifies automatically when a pass produces them (spec/passes.md §2).
+    properties the reference verifies automatically when a pass produces them (docs/passes.md#contract).
     """
 
     def __init__(

@@ -41,7 +41,7 @@ from pypto.ir.type_base import TupleType, Type
 
 # What a rule looks at: IR nodes, and the types inside variables' types.
 Node = IRNode | Type
-# Function kinds that hold kernel code (spec/passes.md §1: "InCore-type").
+# Function kinds that hold kernel code (docs/dialects.md#function-kinds: "InCore-type").
 KERNELS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 # Wrappers a value may pass through on its way to a field.
 TRANSPARENT = (MakeTuple, TupleGetItemExpr)

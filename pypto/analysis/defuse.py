@@ -1,7 +1,7 @@
 """What statements read, evaluate and define; blocks; free variables.
 
 ``stmt_defs`` is the one answer to "what does this statement define": the ``_defs`` fields of the
-node classes (spec/ir.md §5.1), shared with :func:`pypto.ir.transforms.collect_def_vars`.
+node classes (docs/ir.md#statements), shared with :func:`pypto.ir.transforms.collect_def_vars`.
 ``block(stmt)`` is the statement list a body stands for, ``stmt_exprs(stmt)`` the expressions a
 statement evaluates itself, and ``sub_blocks(stmt)`` the bodies nested in it. Everything here
 walks with explicit stacks, so deep expressions cost no recursion.

@@ -1,7 +1,8 @@
 """Buffer roots of orchestration tensors: which variables name the same GM buffer.
 
 A variable's root is the variable that owns its buffer (a parameter, a ``tensor.create`` result,
-or any value with no alias edge). Alias edges (spec/passes.md §4.26, §4.30):
+or any value with no alias edge). Alias edges
+(docs/passes.md#derivecalldirections, docs/passes.md#classifyiterargcarry):
 
 * ``a = b``: a -> b;
 * ``r = self.k(..., out, ...)`` where ``k`` returns its parameter ``out``: r -> the argument

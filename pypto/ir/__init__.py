@@ -1,6 +1,6 @@
 """The PyPTO IR: nodes, types, DataType, structural equality and the Python printer.
 
-``from pypto import ir`` exposes every node class with the constructors of spec/ir.md, the scalar
+``from pypto import ir`` exposes every node class with the constructors of docs/ir.md, the scalar
 expression factories (``ir.add``, ``ir.eq``, ...), the op registry entry points, structural
 equality/hashing, ``ir.python_print`` and ``ir.compile`` (the pass pipeline: defined in
 :mod:`pypto.compile` above this package and loaded on first use).

@@ -3,7 +3,7 @@
 Each node kind that carries ``attrs`` has a frozen pydantic model listing the keys the compiler
 reserves for it, with their types (``CallAttrs``, ``TaskDummyAttrs``, ``SubmitAttrs``,
 ``ForAttrs``, ``ScopeAttrs`` / ``InCoreScopeAttrs`` / ``SpmdScopeAttrs``, ``FunctionAttrs``).
-A node accepts a dict (``ir.Call(op, args, attrs={...})``, as in spec/ir.md) and validates it into
+A node accepts a dict (``ir.Call(op, args, attrs={...})``, as in docs/ir.md) and validates it into
 its model; the model reads like the ordered mapping the spec describes (``attrs["split"]``,
 ``attrs.get("slot_num")``, ``"task_id_var" in attrs``, ``{**attrs, "k": v}``, ``attrs == {...}``)
 and also by attribute (``attrs.slot_num``, None when absent). Iteration (and so printing) lists the

@@ -27,7 +27,7 @@ class Function(IRNode):
     level=None, role=None, attrs=None, requires_runtime_binding=False)``.
 
     ``params`` items are Vars (direction In) or ``(Var, ParamDirection)`` pairs. Level and role are
-    derived from the function type where the table of spec/ir.md §6 fixes them.
+    derived from the function type where the table of docs/ir.md#functions fixes them.
     """
 
     name: Str

@@ -80,7 +80,7 @@ class ModelBase(BaseModel, metaclass=_NodeMeta):
     _positional: ClassVar[tuple[str, ...]] = ()
     # Fields the constructor computes from others; ``replace`` does not pass them back in.
     _derived: ClassVar[tuple[str, ...]] = ()
-    # Def fields (spec/ir.md §5.1): fields that bind new variables, in binding order.
+    # Def fields (docs/ir.md#statements): fields that bind new variables, in binding order.
     _defs: ClassVar[tuple[str, ...]] = ()
     # True for the attrs models (pypto.ir.attrs): mappings that generic walkers treat like dicts.
     _mapping: ClassVar[bool] = False

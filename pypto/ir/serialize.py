@@ -1,4 +1,4 @@
-"""Binary serialization of IR trees with MessagePack (spec/ir.md §9).
+"""Binary serialization of IR trees with MessagePack (docs/ir.md#serialization).
 
 Layout: a map ``{"format": "pypto.ir", "version": 1, "nodes": [...], "root": <value>}``. ``nodes``
 lists every distinct IR object (node, type or view) once, children before parents, as

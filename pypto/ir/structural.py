@@ -1,4 +1,4 @@
-"""Structural equality and hashing of IR nodes and types (spec/ir.md §7).
+"""Structural equality and hashing of IR nodes and types (docs/ir.md#structural-equality).
 
 Two trees are structurally equal when they have the same node kinds and field values, ignoring
 spans, ``Var.name_hint``, statement comments, ``Function.name``, ``Program.name``, ``Var.unique_id``

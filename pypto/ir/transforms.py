@@ -1,4 +1,4 @@
-"""Small IR helpers shared by passes (spec/ir.md §10): flattening, def collection, yield lookup,
+"""Small IR helpers shared by passes (docs/ir.md#visitors): flattening, def collection, yield lookup,
 variable substitution, deep cloning and a statement-parent map.
 
 Substitution, cloning and the statement rewriting of ``pypto.passes`` all run on one traversal

@@ -1,4 +1,4 @@
-"""``IRVisitor`` and ``IRMutator``: class-based walkers with one method per node kind (spec/ir.md §10).
+"""``IRVisitor`` and ``IRMutator``: class-based walkers with one method per node kind (docs/ir.md#visitors).
 
 A subclass overrides ``visit_<snake_case_class>`` (``visit_add``, ``visit_for_stmt``,
 ``visit_tuple_get_item_expr``, ...) and calls ``super().visit_<...>(node)`` to keep walking. An

@@ -1,4 +1,4 @@
-"""The artifact tree a compile writes, as read back from its ``kernel_config.py`` (spec/codegen.md §2.10).
+"""The artifact tree a compile writes, as read back from its ``kernel_config.py`` (docs/codegen.md#kernel-config).
 
 ``kernel_config.py`` imports ``simpler.task_interface`` for its direction tags, so loading it needs
 simpler installed; the tags are read back by name (``IN``, ``OUT``, ``INOUT``).
@@ -97,7 +97,7 @@ def load_artifacts(root: str | Path) -> ArtifactTree:
         raise ArtifactError(f"{config} failed to load: {type(err).__name__}: {err}") from err
     missing = [key for key in ("RUNTIME_CONFIG", "ORCHESTRATION", "KERNELS") if key not in namespace]
     if missing:
-        raise ArtifactError(f"{config} does not define {', '.join(missing)}", "see spec/codegen.md §2.10")
+        raise ArtifactError(f"{config} does not define {', '.join(missing)}", "see docs/codegen.md#kernel-config")
     runtime_config = namespace["RUNTIME_CONFIG"]
     try:
         tree = ArtifactTree(
@@ -108,7 +108,7 @@ def load_artifacts(root: str | Path) -> ArtifactTree:
             kernels=tuple(KernelEntry.model_validate(entry) for entry in namespace["KERNELS"]),
         )
     except (ValidationError, AttributeError, TypeError) as err:
-        raise ArtifactError(f"{config} is malformed: {err}", "see spec/codegen.md §2.10") from err
+        raise ArtifactError(f"{config} is malformed: {err}", "see docs/codegen.md#kernel-config") from err
     tree = tree.model_copy(
         update={
             "orchestration": _resolved(tree.orchestration, root),

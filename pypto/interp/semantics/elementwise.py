@@ -324,7 +324,7 @@ def _expand_clone(ctx: OpContext, src: ArrayValue, target: ArrayValue) -> ArrayV
     return like(ctx, target, out, src.dtype)
 
 
-# Cast modes (ops.md §2): none, rint, round, floor, ceil, trunc, odd.
+# Cast modes (docs/ops.md#arguments): none, rint, round, floor, ceil, trunc, odd.
 _ROUND: dict[int, Callable[[np.ndarray], np.ndarray]] = {
     0: np.rint,
     1: np.rint,

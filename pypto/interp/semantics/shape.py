@@ -4,7 +4,7 @@
 Tensor ``slice``/``reshape``/``view`` are zero-copy views of the parent buffer (a kernel writing a
 slice writes its parent, as in GM); ``tensor.assemble`` writes the target in place and returns it.
 Tile results are fresh values (tiles are values until memory planning gives them addresses).
-Valid regions follow ops.md: a slice's valid region is the requested one intersected with the
+Valid regions follow docs/ops.md: a slice's valid region is the requested one intersected with the
 source's; ``fillpad`` fills everything outside the valid region with the pad value and makes the
 whole tile valid.
 """

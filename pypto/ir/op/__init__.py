@@ -1,6 +1,6 @@
 """IR builders of the registered ops: ``ir.op.tensor``, ``ir.op.tile``, ``ir.op.system``, ``ir.op.array``.
 
-Each function takes Exprs plus Python ints/floats/lists (normalised per ops.md §2) and an optional
+Each function takes Exprs plus Python ints/floats/lists (normalised per docs/ops.md#arguments) and an optional
 span (captured from the caller when omitted), and returns a typed ``Call``. The span is given as
 ``span=`` or, as in the established API, positionally as the last argument:
 ``ir.op.tile.add(a, b, span)``. ``ir.op.system_ops`` is the established name of ``ir.op.system``.

@@ -1,4 +1,4 @@
-"""``ir.op.array``: builders of the ``array.*`` ops (ops.md §8)."""
+"""``ir.op.array``: builders of the ``array.*`` ops (docs/ops.md#array-ops)."""
 
 from .builder import populate
 

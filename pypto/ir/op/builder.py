@@ -1,7 +1,7 @@
 """Builder functions generated from registry entries (``ir.op.tensor.add(a, b)`` -> typed ``Call``).
 
 A builder's Python signature comes from the entry: positional parameters, then keyword attributes
-(keyword-only where declared), then ``span=``. Builders normalise their inputs (ops.md §2) and call
+(keyword-only where declared), then ``span=``. Builders normalise their inputs (docs/ops.md#arguments) and call
 ``create_op_call``; a missing ``span`` is captured from the caller's source line.
 """
 
@@ -175,7 +175,7 @@ def _scalar_dispatching(plain: Callable[..., Call], scalar_form: Callable[..., C
 def pick_scalar_forms(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
     """Make each builder ``name(lhs, rhs)`` build the ``<name>s`` op when ``rhs`` is a scalar.
 
-    ops.md §4.2 / §5.2: ``tensor.add(t, 2.0)`` is ``tensor.adds`` (likewise sub/mul/div and the tile
+    docs/ops.md#tensor-ops / §5.2: ``tensor.add(t, 2.0)`` is ``tensor.adds`` (likewise sub/mul/div and the tile
     forms), so the DSL and the IR builders never make a ``tensor.add`` of a constant, which would
     print as ``pl.tensor.adds`` and parse back as a different op. ``high_precision=True`` keeps the
     plain op, whose rule rejects a scalar rhs with a TypeError.

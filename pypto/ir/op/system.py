@@ -1,4 +1,4 @@
-"""``ir.op.system``: builders of the ``system.*`` ops (ops.md §6-§7).
+"""``ir.op.system``: builders of the ``system.*`` ops (docs/ops.md#system-ops).
 
 ``sync_set``/``sync_wait`` take the event id first: an int is stored as the ``event_id`` keyword,
 an expression as the dynamic operand. ``task_dummy(deps=[...])`` records its dependencies in

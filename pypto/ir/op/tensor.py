@@ -1,4 +1,4 @@
-"""``ir.op.tensor``: builders of the ``tensor.*`` ops (ops.md §4), e.g. ``tensor.add(a, b)``."""
+"""``ir.op.tensor``: builders of the ``tensor.*`` ops (docs/ops.md#tensor-ops), e.g. ``tensor.add(a, b)``."""
 
 from .builder import mrgsort_dispatcher, pick_scalar_forms, populate
 

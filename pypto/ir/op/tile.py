@@ -1,4 +1,4 @@
-"""``ir.op.tile``: builders of the ``tile.*`` ops (ops.md §5, §7), e.g. ``tile.load(t, [0, 0], [64, 64])``.
+"""``ir.op.tile``: builders of the ``tile.*`` ops (docs/ops.md#tile-ops), e.g. ``tile.load(t, [0, 0], [64, 64])``.
 
 ``tpop_from_aic``/``tpop_from_aiv`` additionally take ``shape``/``dtype``: given both, the call gets
 the explicit type ``Tile[shape, dtype, Vec | Mat]``.

@@ -1,4 +1,4 @@
-"""Array operators (ops.md §8): small on-core arrays of integers, BOOL or TASK_ID values.
+"""Array operators (docs/ops.md#array-ops): small on-core arrays of integers, BOOL or TASK_ID values.
 
 Arrays are values: ``update_element`` returns a new array (the DSL rebinds ``arr[i] = v``).
 """

@@ -1,6 +1,6 @@
 """Shared pieces of type deduction: dtype promotion, broadcasting, valid regions, result types.
 
-Every helper that can fail takes the ``CallInfo`` so the error names the op (ops.md §2).
+Every helper that can fail takes the ``CallInfo`` so the error names the op (docs/ops.md#arguments).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def product(dims: list[Expr]) -> int | None:
 
 
 def broadcast(ci: CallInfo, a: list[Expr], b: list[Expr]) -> list[Expr]:
-    """NumPy broadcasting, right-aligned (ops.md §2)."""
+    """NumPy broadcasting, right-aligned (docs/ops.md#arguments)."""
     out: list[Expr] = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else None

@@ -1,4 +1,4 @@
-"""Cross-core operators (ops.md §7): TPUSH/TPOP pipes between the cube (AIC) and vector (AIV) cores.
+"""Cross-core operators (docs/ops.md#cross-core-pipes): TPUSH/TPOP pipes between the cube (AIC) and vector (AIV) cores.
 
 A producer pushes a tile into a ring of slots, the consumer pops it and frees the slot. Pipes are
 initialised on both sides over reserved (or peer-imported) buffers.

@@ -64,7 +64,7 @@ def tile(name: str, **kw: Any) -> Param:
 
 
 def scalar(name: str, pair: str | None = None, bitwise: bool = False, **kw: Any) -> Param:
-    """A scalar operand, normalised against ``pair``'s element dtype (ops.md §2)."""
+    """A scalar operand, normalised against ``pair``'s element dtype (docs/ops.md#arguments)."""
     kw.setdefault("norm", scalar_for(pair, bitwise))
     return Param(name, (SCALAR,), **kw)
 

@@ -1,4 +1,4 @@
-"""Keyword-attribute kinds: how each kind of op keyword is checked and stored (ops.md §2).
+"""Keyword-attribute kinds: how each kind of op keyword is checked and stored (docs/ops.md#arguments).
 
 ``convert`` raises ``TypeError`` for a value of the wrong Python type and ``ValueError`` for a bad
 value; the registry prefixes the message with the op and keyword names.

@@ -1,4 +1,4 @@
-"""Argument normalisation used by the IR builders (ops.md §2).
+"""Argument normalisation used by the IR builders (docs/ops.md#arguments).
 
 Each normaliser takes the raw builder value plus the other bound builder arguments and returns
 what the op stores: Python lists become ``MakeTuple``s of INDEX constants, scalar operands are
@@ -66,7 +66,7 @@ def element_dtype(value: Any) -> DataType | None:
 
 
 def retype_scalar(value: Any, dtype: DataType | None, bitwise: bool = False) -> Any:
-    """Normalise a scalar operand against the paired element dtype (ops.md §2).
+    """Normalise a scalar operand against the paired element dtype (docs/ops.md#arguments).
 
     Python numbers and INDEX constants take ``dtype`` (a float literal paired with an integer dtype
     becomes FP32); typed non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.

@@ -1,4 +1,5 @@
-"""Reduction and row/column broadcast rules shared by the tensor and tile families (ops.md §4.3, §5.3)."""
+"""Reduction and row/column broadcast rules shared by the tensor and tile families
+(docs/ops.md#tensor-ops, docs/ops.md#tile-ops)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""System operators (ops.md §6): pipe synchronisation, barriers, cache and task-id helpers.
+"""System operators (docs/ops.md#system-ops): pipe synchronisation, barriers, cache and task-id helpers.
 
 Most are statements (``UnknownType`` result) with side effects; the task-id ops return
 ``Scalar[TASK_ID]`` and live in orchestration code.

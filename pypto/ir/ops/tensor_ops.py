@@ -1,4 +1,4 @@
-"""Tensor operators (ops.md §4.1-§4.4): creation, element access, elementwise, reductions, matmul.
+"""Tensor operators (docs/ops.md#tensor-ops): creation, element access, elementwise, reductions, matmul.
 
 Operands are GM tensors; results are plain ``TensorType``s unless stated. Tensor ops live in
 orchestration functions and in InCore functions before ConvertTensorToTileOps lowers them.

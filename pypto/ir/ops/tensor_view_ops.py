@@ -1,4 +1,4 @@
-"""Tensor shape/view/movement, gather/scatter/sort and cross-core tensor ops (ops.md §4.5-§4.6, §7)."""
+"""Tensor shape/view/movement, gather/scatter/sort and cross-core tensor ops (docs/ops.md#tensor-ops)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tile elementwise operators (ops.md §5.2): vector-core ops whose results go to Vec.
+"""Tile elementwise operators (docs/ops.md#tile-ops): vector-core ops whose results go to Vec.
 
 Tile-tile forms broadcast and promote; tile-scalar forms keep the tile's dtype; results keep the
 lhs valid region and (vector-side) layout.

@@ -1,4 +1,4 @@
-"""Tile matmul family and tile reductions/broadcasts (ops.md §5.3-§5.4).
+"""Tile matmul family and tile reductions/broadcasts (docs/ops.md#tile-ops).
 
 Cube ops read Left/Right (and Bias, LeftScale/RightScale) tiles and produce Acc tiles; the
 reductions and row/column broadcasts are vector ops.

@@ -1,7 +1,7 @@
-"""Tile creation, movement and element access (ops.md §5.1).
+"""Tile creation, movement and element access (docs/ops.md#tile-ops).
 
 Tiles live in on-chip buffers; ``tile.load``/``tile.store`` move data between GM tensors and tiles,
-``tile.move`` between buffers. Result memory spaces follow ops.md §1.
+``tile.move`` between buffers. Result memory spaces follow docs/ops.md#memory-spaces.
 """
 
 from __future__ import annotations

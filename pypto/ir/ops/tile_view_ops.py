@@ -1,4 +1,4 @@
-"""Tile shape/view ops and gather/scatter/sort (ops.md §5.5).
+"""Tile shape/view ops and gather/scatter/sort (docs/ops.md#tile-ops).
 
 View ops (slice, reshape, transpose, assemble, ...) keep the source tile's memory space; gathers,
 scatters and sorts are vector ops.

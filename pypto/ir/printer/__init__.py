@@ -1,7 +1,7 @@
-"""The Python printer: renders any IR node or type as PyPTO DSL source (spec/ir.md §8).
+"""The Python printer: renders any IR node or type as PyPTO DSL source (docs/ir.md#printer).
 
 Layers, each a module: ``values`` (literal text), ``naming`` (variable names, §8.3), ``exprs``
-(expressions and precedence), ``op_shapes`` (op-specific call shapes, ops.md §9),
+(expressions and precedence), ``op_shapes`` (op-specific call shapes, docs/ops.md#printed-call-shapes),
 ``type_printer`` (annotations, §8.4), ``stmts`` (statements, blocks, scopes), ``program``
 (functions and programs, §8.2) and ``api`` (entry points). Dispatch is a class -> method table per
 layer; the printer writes lines into a list and joins once, and memoises printed types.

@@ -333,7 +333,7 @@ class ExprPrinter:
 
     # ---- keyword values ----------------------------------------------------------------
     def kwarg_items(self, op_name: str, kwargs: dict[str, Any], skip: frozenset[str] = frozenset()) -> list[str]:
-        """``key=value`` texts in stored order, with the per-key rules of spec/ir.md §8.1."""
+        """``key=value`` texts in stored order, with the per-key rules of docs/ir.md#printer."""
         out = []
         for key, value in kwargs.items():
             if key in skip:

@@ -1,4 +1,4 @@
-"""Printed variable names (spec/ir.md §8.3).
+"""Printed variable names (docs/ir.md#printed-names).
 
 A pre-pass walks a function (or a bare statement/expression root) and records, in print order,
 the variables it defines, the variables it only uses, and the variables that appear in printed

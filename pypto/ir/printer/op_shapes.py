@@ -1,4 +1,4 @@
-"""Op-specific call shapes of spec/ops.md §9: the few ops whose printed form is not the generic
+"""Op-specific call shapes of docs/ops.md#printed-call-shapes: the few ops whose printed form is not the generic
 ``pl.<ns>.<name>(args..., key=value..., attrs={...})``.
 
 Each entry takes the expression printer and the Call and returns the argument texts (without

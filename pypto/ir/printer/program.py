@@ -1,4 +1,4 @@
-"""Functions and programs (spec/ir.md §8.2): decorators, signatures, ``pl.func_attr``, the
+"""Functions and programs (docs/ir.md#printer): decorators, signatures, ``pl.func_attr``, the
 program header, ``X = pl.dynamic("X")`` lines and callee-before-caller function order.
 
 ``self`` follows the stated rule of §8.2: it is the first parameter only inside a program and

@@ -1,4 +1,4 @@
-"""Statement printing with an indentation-aware line writer (spec/ir.md §5, §8.1).
+"""Statement printing with an indentation-aware line writer (docs/ir.md#statements, docs/ir.md#printer).
 
 Blocks flatten nested ``SeqStmts``; an empty block prints ``pass``. The trailing ``YieldStmt`` of
 a block whose statement has ``return_vars`` prints as an assignment (``v: T = pl.yield_(a)``,

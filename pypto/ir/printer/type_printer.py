@@ -1,4 +1,4 @@
-"""Type annotations (spec/ir.md §8.4): Scalar, Tensor (+ view, MemRef), Tile (+ MemRef, memory
+"""Type annotations (docs/ir.md#printed-types): Scalar, Tensor (+ view, MemRef), Tile (+ MemRef, memory
 space, view), Array, Tuple and the singleton types.
 
 A TileView prints only the fields that differ from the implicit view of the tile's shape and

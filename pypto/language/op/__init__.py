@@ -1,7 +1,7 @@
 """The DSL op namespaces and the top-level ``pl.<name>`` functions.
 
 ``tensor``, ``tile``, ``system`` and ``array`` are ``pl.tensor`` etc. ``PROMOTED`` maps every
-top-level name (unified dispatchers of ops.md §3 and promoted aliases, which are the very same
+top-level name (unified dispatchers of docs/ops.md#dispatch and promoted aliases, which are the very same
 objects as their namespaced functions) to its function; ``pypto.language`` re-exports it, and so
 does this package (``pl.op.create_tile`` is ``pl.create_tile``, as in the established API).
 """

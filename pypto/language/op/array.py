@@ -1,4 +1,4 @@
-"""``pl.array``: on-core arrays (ops.md §8): ``create``, ``get_element``, ``update_element``."""
+"""``pl.array``: on-core arrays (docs/ops.md#array-ops): ``create``, ``get_element``, ``update_element``."""
 
 from pypto.ir.op import array as _builders
 

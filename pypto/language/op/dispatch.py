@@ -1,4 +1,4 @@
-"""Unified dispatch (ops.md §3): ``pl.add``, ``pl.exp``, ``pl.matmul``, ... pick the tensor or tile op.
+"""Unified dispatch (docs/ops.md#dispatch): ``pl.add``, ``pl.exp``, ``pl.matmul``, ... pick the tensor or tile op.
 
 A dispatcher inspects its arguments' kinds and forwards; it adds no semantics. Tensor operands go to
 ``pl.tensor.*``, Tile operands to ``pl.tile.*`` (the ``*s`` form when the other operand is a
@@ -45,7 +45,7 @@ def _binary(name: str, tensor_pair: tuple[Fn, Fn] | None, tile_pair: tuple[Fn, F
         raise _mismatch(name, lhs, rhs)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``pl.{name}(lhs, rhs)``: dispatch to the tensor or tile op by operand kinds (ops.md §3)."
+    fn.__doc__ = f"``pl.{name}(lhs, rhs)``: dispatch to the tensor or tile op by operand kinds (docs/ops.md#dispatch)."
     return fn
 
 
@@ -61,7 +61,7 @@ def _by_first(name: str, tensor_fn: Fn | None, tile_fn: Fn | None) -> Fn:
         raise _mismatch(name, *args[:1])
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``pl.{name}``: Tensor -> ``pl.tensor.{name}``, Tile -> ``pl.tile.{name}`` (ops.md §3)."
+    fn.__doc__ = f"``pl.{name}``: Tensor -> ``pl.tensor.{name}``, Tile -> ``pl.tile.{name}`` (docs/ops.md#dispatch)."
     return fn
 
 

@@ -1,4 +1,4 @@
-"""``pl.system``: synchronisation, barriers, task ids (ops.md §6) and the cross-core pipe ops (§7).
+"""``pl.system``: synchronisation, barriers, task ids (docs/ops.md#system-ops) and the cross-core pipe ops (§7).
 
 The cross-core functions (``tpush_to_aiv``, ``tpop_from_aic``, ... of IR namespace ``tile``) are
 also here, as in the reference API; ``AUTO`` (-1) asks the planner to place a reserved buffer.

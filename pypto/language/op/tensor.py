@@ -1,4 +1,4 @@
-"""``pl.tensor``: tensor operators (ops.md §4).
+"""``pl.tensor``: tensor operators (docs/ops.md#tensor-ops).
 
 Besides one function per ``tensor.*`` op this namespace has the reference spellings that pick
 among several ops: ``gather`` / ``scatter`` (plain, mask-pattern or compare forms) and ``mrgsort``

@@ -1,4 +1,4 @@
-"""``pl.tile``: tile operators (ops.md §5, §7).
+"""``pl.tile``: tile operators (docs/ops.md#tile-ops, docs/ops.md#cross-core-pipes).
 
 Besides one function per ``tile.*`` op: ``mrgsort`` (format 1 with ``block_len``, format 2 with
 several lists and a scratch tile), ``max``/``min`` (scalar ``Max``/``Min`` expressions, not ops),
