@@ -15,6 +15,8 @@ be registered only once (also not reusing a built-in pass name): both are hard e
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -41,6 +43,34 @@ def _origin(ep: EntryPoint) -> str:
     return f"{dist.name} ({ep.value})" if dist is not None else ep.value
 
 
+_INSTALLED: tuple[tuple, tuple[EntryPoint, ...]] | None = None
+
+
+def _path_state() -> tuple:
+    """``sys.path`` with each folder's modification time: installing or removing a distribution
+    adds or deletes a metadata folder in one of them, which changes that folder's time."""
+    state = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            state.append((entry, None))
+    return tuple(state)
+
+
+def installed_entry_points() -> tuple[EntryPoint, ...]:
+    """The installed ``pypto.passes`` entry points, read again only when ``sys.path`` changes.
+
+    Reading every distribution's metadata costs more than compiling a small kernel program, and
+    each ``ir.compile`` asks for the pipeline.
+    """
+    global _INSTALLED
+    state = _path_state()
+    if _INSTALLED is None or _INSTALLED[0] != state:
+        _INSTALLED = (state, tuple(entry_points(group=GROUP)))
+    return _INSTALLED[1]
+
+
 def discover(eps: Iterable[EntryPoint] | None = None, builtin: Iterable[str] = ()) -> dict[str, Plugin]:
     """The plugin passes of ``eps`` (default: every installed ``pypto.passes`` entry point).
 
@@ -48,7 +78,7 @@ def discover(eps: Iterable[EntryPoint] | None = None, builtin: Iterable[str] = (
     """
     found: dict[str, Plugin] = {}
     reserved = set(builtin)
-    for ep in entry_points(group=GROUP) if eps is None else eps:
+    for ep in installed_entry_points() if eps is None else eps:
         try:
             factory = ep.load()
         except Exception as err:  # an uninstallable plugin must say which one it is

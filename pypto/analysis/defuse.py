@@ -90,6 +90,8 @@ def expr_vars(expr: Expr) -> list[Var]:
     """The variables read by ``expr`` (with repetitions, in evaluation order)."""
     if isinstance(expr, Var):
         return [expr]
+    if type(expr) is Call and not expr.kwargs and not expr.attrs and all(isinstance(a, _LEAVES) for a in expr.args):
+        return [a for a in expr.args if isinstance(a, Var)]  # the common statement, without a walk
     return [n for n in walk(expr) if isinstance(n, Var)]
 
 

@@ -49,7 +49,21 @@ def walk(root: IRNode) -> list[IRNode]:
         cls = type(node)
         children: list[IRNode] = []
         for name in _node_fields(cls):
-            push_value(getattr(node, name), children)
+            value = getattr(node, name)
+            # push_value, inlined for the common shapes: a node, a list of nodes, empty attrs or dicts.
+            if isinstance(value, IRNode):
+                children.append(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, IRNode):
+                        children.append(item)
+                    else:
+                        push_value(item, children)
+            elif isinstance(value, AttrsBase):
+                if value:  # most nodes' attrs are empty: skip the mapping view's key list
+                    push_value(value, children)
+            elif value:
+                push_value(value, children)
         if cls is ForStmt or cls is WhileStmt:
             children.extend(ia.initValue for ia in node.iter_args)
         children.reverse()

@@ -24,7 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import harness
 from bench_parse_print import Figures, count_statements, growth, program_text
+from harness import Row
 from pypto.languages.invariants.base import clear_caches
 
 import pypto.language as pl
@@ -37,7 +39,7 @@ def run_once(program: ir.Program, verify: bool) -> tuple[float, str]:
     """Seconds for one cold run of the default pipeline, and its per-pass timing report."""
     clear_caches()
     timing = passes.TimingInstrument()
-    manager = passes.PassManager.get_strategy(verify=verify, plugins=False)
+    manager = passes.PassManager(passes.front_passes(), verify=verify)
     gc.collect()
     start = time.perf_counter()
     with passes.PassContext([timing]):
@@ -59,6 +61,19 @@ def measure(size: int) -> tuple[int, Figures, Figures, str]:
     checked, report = runs(program, True, count)
     unchecked, _ = runs(program, False, count)
     return count_statements(program), checked, unchecked, report
+
+
+def rows(size: int, runs: int) -> list[Row]:
+    """``run_all.py``: the front passes with checks on and off, and each pass (with its checks)."""
+    program = pl.parse(program_text(size))
+    n = count_statements(program)
+    checked, per_pass = harness.pipeline_runs(program, passes.front_passes, True, runs)
+    unchecked, per_pass_off = harness.pipeline_runs(program, passes.front_passes, False, runs)
+    out = [Row("front passes, default checks", n, tuple(checked)), Row("front passes, no checks", n, tuple(unchecked))]
+    for name, times in per_pass.items():
+        out.append(Row(f"  {name} (checks)", n, tuple(times)))
+        out.append(Row(f"  {name} (no checks)", n, tuple(per_pass_off[name])))
+    return out
 
 
 def main(sizes: list[int]) -> None:

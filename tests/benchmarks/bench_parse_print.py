@@ -26,9 +26,15 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
+from pathlib import Path
 
 import pypto.language as pl
 from pypto import ir
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+from harness import Row  # noqa: E402
 
 KERNEL_STATEMENTS = 50
 SIZES = (1_000, 10_000, 50_000)
@@ -131,6 +137,18 @@ def measure(size: int) -> tuple[int, Figures, Figures]:
     parse_times, program = timed(lambda: pl.parse(text), runs)
     print_times, _ = timed(lambda: program.as_python(), runs)
     return count_statements(program), Figures.of(parse_times), Figures.of(print_times)
+
+
+def rows(size: int, runs: int) -> list[Row]:
+    """``run_all.py``: parse, print and concise print of a program of ``size`` statements."""
+    text = program_text(size)
+    program = pl.parse(text)
+    n = count_statements(program)
+    return [
+        Row("parse (pl.parse)", n, tuple(harness.timed(lambda: pl.parse(text), runs))),
+        Row("print (as_python)", n, tuple(harness.timed(program.as_python, runs))),
+        Row("print concise", n, tuple(harness.timed(lambda: program.as_python(concise=True), runs))),
+    ]
 
 
 def growth(name: str, small: tuple[int, Figures], big: tuple[int, Figures]) -> str:

@@ -128,6 +128,8 @@ class ExprPrinter:
         self.in_program = False
         # Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied.
         self.in_split_aiv = False
+        # Printed callee of each op name met (the prefix is fixed per printer).
+        self._op_names: dict[str, str] = {}
 
     # ---- dispatch ----------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -291,9 +293,24 @@ class ExprPrinter:
             parts.extend(self.kwarg_items(op.name, e.kwargs))
         else:
             name = op.name
-            callee = op_shapes.printed_op_name(self.p, op_shapes.renamed_op(e))
+            printed = op_shapes.renamed_op(e) if name in op_shapes.RENAMED_BY_ARGS else name
+            callee = self._op_names.get(printed)
+            if callee is None:
+                callee = self._op_names[printed] = op_shapes.printed_op_name(self.p, printed)
             shape = op_shapes.SHAPES.get(name)
-            parts = shape(self, e) if shape is not None else self.call_args(e)
+            if shape is not None:
+                parts = shape(self, e)
+            else:  # call_args, inlined: most statements are such calls
+                parts = []
+                names = self.names
+                for a in e.args:  # a loop, not a comprehension: one frame less per nested call
+                    if type(a) is Var:
+                        text = names.get(id(a))
+                        parts.append(text if text is not None else a.name_hint)
+                    else:
+                        parts.append(self.expr(a))
+                if e.kwargs:
+                    parts.extend(self.kwarg_items(name, e.kwargs))
         attrs = e.attrs
         if attrs and not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:
             attrs = {k: v for k, v in attrs.items() if k not in op_shapes.SHAPE_ATTRS[op.name]}
@@ -305,9 +322,15 @@ class ExprPrinter:
     def call_args(self, e: Call, skip: frozenset[str] = frozenset()) -> list[str]:
         """Positional args then ``key=value`` kwargs (without ``skip`` keys)."""
         parts = []
+        names = self.names
         for a in e.args:  # a loop, not a comprehension: one frame less per nested call
-            parts.append(self.expr(a))
-        parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
+            if type(a) is Var:  # the common operand, without the dispatch
+                name = names.get(id(a))
+                parts.append(name if name is not None else a.name_hint)
+            else:
+                parts.append(self.expr(a))
+        if e.kwargs:
+            parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
         return parts
 
     def submit(self, e: Submit) -> str:

@@ -92,6 +92,11 @@ class VarCollector:
 
     def dims(self, dims: Iterable[Expr]) -> None:
         """Record the Vars of dim expressions as type vars."""
+        for d in dims:
+            if type(d) is not ConstInt:
+                break
+        else:
+            return  # constant dims (most shapes) read no Vars
         saved, self.uses = self.uses, self.type_vars
         for d in dims:
             self.expr(d)
@@ -108,8 +113,12 @@ class VarCollector:
         elif t is Call:
             if type(e.op) is GlobalVar:
                 self.callees.add(e.op.name)
+            uses = self.uses
             for a in e.args:
-                self.expr(a)
+                if type(a) is Var:  # the common operand, without the dispatch
+                    uses.setdefault(id(a), a)
+                else:
+                    self.expr(a)
             if e.kwargs:
                 self.value(e.kwargs)
             if e.attrs:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..enums import CompactMode, PadValue
-from ..expr import Expr
+from ..expr import ConstInt, Expr
 from ..memref import MemRef
 from ..type_base import (
     AsyncEventType,
@@ -51,23 +51,46 @@ class TypePrinter(ExprPrinter):
         # Pointer vars defined in the current body: their MemRefs name them bare (outside signatures).
         self.body_ptrs: set[int] = set()
         self.in_signature = False
-        self._type_memo: dict[tuple[int, bool], tuple[Type, str]] = {}
+        # Printed texts by type object (the type kept alive with its id), in bodies and in signatures.
+        self._type_memo: dict[int, tuple[Type, str]] = {}
+        self._signature_memo: dict[int, tuple[Type, str]] = {}
+        # Texts of plain constant-shaped types by structure (see :meth:`type`); names never enter them.
+        self._plain_memo: dict[tuple, str] = {}
 
     def reset_type_memo(self) -> None:
         """Forget memoised texts (names differ per function)."""
         self._type_memo = {}
+        self._signature_memo = {}
 
     def type(self, t: Type) -> str:
         """The annotation text of ``t``."""
-        key = (id(t), self.in_signature)
-        hit = self._type_memo.get(key)
+        memo = self._signature_memo if self.in_signature else self._type_memo
+        key = id(t)
+        hit = memo.get(key)
         if hit is not None:
             return hit[1]
-        fn = _TYPE_FNS.get(type(t))
+        cls = type(t)
+        # A parser builds a fresh type object per annotation; a view-less, MemRef-less type of
+        # constant dims prints the same whatever the names, so equal ones share one text.
+        plain = None
+        if (cls is TileType or cls is TensorType) and t.memref is None and not self.explicit_layout:
+            view = t.tile_view if cls is TileType else t.tensor_view
+            if view is None:
+                values = [d.value if type(d) is ConstInt else None for d in t.shape]
+                if None not in values:
+                    space = t.memory_space_ if cls is TileType else None
+                    plain = (cls, id(t.dtype), id(space), *values)
+                    text = self._plain_memo.get(plain)
+                    if text is not None:
+                        memo[key] = (t, text)
+                        return text
+        fn = _TYPE_FNS.get(cls)
         if fn is None:
-            fn = _resolve_type(type(t))
+            fn = _resolve_type(cls)
         text = fn(self, t)
-        self._type_memo[key] = (t, text)
+        memo[key] = (t, text)
+        if plain is not None:
+            self._plain_memo[plain] = text
         return text
 
     def dims_text(self, dims: list[Expr]) -> str:
