@@ -169,6 +169,14 @@ def element_access(conv: Converter, call: Call) -> Expr:
     return conv.op(name, args, {}, call.span)
 
 
+def reshape(conv: Converter, call: Call) -> Expr:
+    """``tensor.reshape`` of a kernel value is ``tile.reshape`` to the same static shape."""
+    if len(call.args) > 2 and call.args[2].elements:
+        raise conv.error(f"{call.op.name} with a valid_shape has no tile lowering yet", call.span)
+    dims = conv.static_dims(call.args[1], "tensor shape", call.span)
+    return conv.op("tile.reshape", [conv.tile(call.args[0]), dims], {}, call.span)
+
+
 def create(conv: Converter, call: Call) -> Expr:
     """A tensor created inside a kernel is a tile (its space is inferred later)."""
     dims = conv.static_dims(call.args[0], "tensor shape", call.span)
@@ -198,5 +206,6 @@ _register(matmul, "matmul")
 _register(slice_, "slice")
 _register(assemble, "assemble", tile_result=_on_target)
 _register(element_access, "read", "write", tile_result=_on_target)
+_register(reshape, "reshape")
 _register(create, "create")
 _register(full, "full")

@@ -136,7 +136,8 @@ PROGRAMS = {
                 with pl.at(level=pl.Level.CORE_GROUP):
                     for i, (acc,) in pl.range(n, init_values=(x,)):
                         acc2 = pl.yield_(pl.maximum(acc, pl.neg(x)))
-                    out[:] = acc2
+                    r = pl.reshape(acc2, [128, 64])
+                    out[:] = pl.reshape(pl.exp(r), [64, 128])
                     flag[0] = 1.0
                 return out
     """,
@@ -258,13 +259,13 @@ _ERRORS = {
         @pl.program
         class P:
             @pl.function
-            def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 128], pl.FP32]]) -> pl.Tensor[[32, 128], pl.FP32]:
+            def main(self, x: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
                 with pl.at(level=pl.Level.CORE_GROUP):
-                    y = pl.reshape(x, [32, 128])
+                    y = pl.transpose(x, 0, 1)
                     out[:] = y
                 return out
         """,
-        "ConvertTensorToTileOps: tensor.reshape has no tile lowering, so it cannot run in kernel 'main_incore_0' "
+        "ConvertTensorToTileOps: tensor.transpose has no tile lowering, so it cannot run in kernel 'main_incore_0' "
         "(hint: compute it in the orchestration, or express it with other tensor ops) at <string>:9:13",
     ),
     "reduction_on_a_non_last_axis": (
