@@ -274,7 +274,7 @@ PRINTED_LINES = [
     '        for i in pl.range(4, attrs={"unroll_hint": 2, "iter_arg_rebind_0": True}):',
     '            out: pl.Tensor[[64], pl.FP32] = self.k(x, out, attrs={"arg_directions": [pl.adir.input, '
     'pl.adir.output_existing]})',
-    "            _tuple_tmp: pl.Tuple[pl.Tensor[[64], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.k, x, out, "
+    "            _submit_tmp: pl.Tuple[pl.Tensor[[64], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.k, x, out, "
     'attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})',
     "            with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=4)], "
     "deps=[t1]) as t2:",

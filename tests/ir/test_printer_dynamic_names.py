@@ -34,7 +34,6 @@ def test_a_later_function_takes_the_program_wide_name_of_its_dynamic_dim() -> No
         "    def f(self, x: pl.Tensor[[N], pl.FP32]) -> pl.Tensor[[N], pl.FP32]:",
         "        N_1: pl.Scalar[pl.INDEX] = 3",
         "        return x",
-        "",
         "    @pl.function",
         "    def g(self, x: pl.Tensor[[N_1], pl.FP32]) -> pl.Tensor[[N_1], pl.FP32]:",
         "        N: pl.Scalar[pl.INDEX] = 3",

@@ -72,7 +72,6 @@ class Outline:
         d: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(c, a)
         e: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(d, b)
         return d, e
-
     @pl.function
     def main(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
         c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(a, b)

@@ -338,12 +338,13 @@ class ExprPrinter:
         parts = [self.callee(e.op)]
         parts.extend(self.expr(a) for a in e.args)
         parts.extend(self.kwarg_items(e.op.name, e.kwargs))
+        # The established keyword order: deps=, then core_num=, then predicate=.
+        if e.deps:
+            parts.append("deps=[" + ", ".join([self.expr(d) for d in e.deps]) + "]")
         if e.core_num is not None:
             parts.append(f"core_num={self.expr(e.core_num)}")
             if e.sync_start:
                 parts.append("sync_start=True")
-        if e.deps:
-            parts.append("deps=[" + ", ".join([self.expr(d) for d in e.deps]) + "]")
         if e.allow_early_resolve:
             parts.append("allow_early_resolve=True")
         if e.predicate is not None:

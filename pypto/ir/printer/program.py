@@ -205,9 +205,8 @@ class ProgramPrinter(StmtPrinter):
         self.emit(f"class {name}:")
         if not order:
             self.emit(INDENT + "pass")
-        for i, fname in enumerate(order):
-            if i:
-                self.lines.append("")
+        # No blank line between the functions, as the established printer prints a program.
+        for fname in order:
             done = printed[fname]
             lines = done.lines
             if any(done.own[k] != dynamic_names[k] for k in done.dynamic):

@@ -59,6 +59,7 @@ class FunctionState:
     return_types: list[ir.Type] | None
     memref_bases: dict[str, ir.Var] = field(default_factory=dict)
     auto_scope: bool = True  # False: the function places its runtime scopes (pl.scope()) itself
+    submit_tmps: int = 0  # pl.submit tuple temporaries so far: _submit_tmp, _submit_tmp_1, ...
 
 
 def describe(value: Any) -> str:

@@ -176,14 +176,22 @@ class StmtMixin(ParserCore):
                 f"write {len(t.types)} name(s) on the left, using _ for values you do not need",
             )
         span = self.span(node)
+        submit = isinstance(expr, ir.Submit)
         if isinstance(expr, ir.Var):
             tmp = expr
+        elif submit:  # named as the established printer does: _submit_tmp, _submit_tmp_1, ...
+            k = self.state.submit_tmps
+            self.state.submit_tmps += 1
+            tmp = ir.Var("_submit_tmp" if k == 0 else f"_submit_tmp_{k}", t, span)
+            self.emit(ir.AssignStmt(tmp, expr, span))
         else:  # a fresh temporary each time, never a re-definition
             tmp = ir.Var("_tuple_tmp", t, span)
             self.emit(ir.AssignStmt(tmp, expr, span))
         for i, elt in enumerate(names):
             if elt.id != "_":
                 self.assign(elt.id, ir.TupleGetItemExpr(tmp, i, span), None, node)
+            elif submit:  # a discarded submit value keeps its binding (not a name of the scope)
+                self.emit(ir.AssignStmt(ir.Var("_", t.types[i], span), ir.TupleGetItemExpr(tmp, i, span), span))
 
     def save_overwritten_reads(self, names: list[ast.Name], values: Any, node: ast.stmt) -> list[Any]:
         """``a, b = b, a + b``: Python evaluates every value before binding any name, but the names

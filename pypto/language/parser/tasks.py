@@ -3,7 +3,8 @@
 
 ``out, tid = pl.submit(self.k, a, b, deps=[t])`` becomes one ``ir.Submit`` whose type is the
 callee's results plus a trailing ``Scalar[TASK_ID]``; the tuple is unpacked like any other
-(``_tuple_tmp = pl.submit(...)``, ``out = _tuple_tmp[0]``, ``tid = _tuple_tmp[1]``). ``deps=``
+(``_submit_tmp = pl.submit(...)``, ``out = _submit_tmp[0]``, ``tid = _submit_tmp[1]``; the next one
+is ``_submit_tmp_1``, and a ``_`` target keeps its binding). ``deps=``
 entries are TaskId values (``Scalar[TASK_ID]`` or ``Array[N, TASK_ID]``); a literal ``None`` in
 them is dropped. ``pl.no_dep(t)`` around a kernel argument makes that argument's direction
 ``NoDep`` in ``attrs["arg_directions"]`` (the other arguments get their callee parameter's
