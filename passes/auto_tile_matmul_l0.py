@@ -1,5 +1,5 @@
 """AutoTileMatmulL0: a matmul on Mat (L1) operands too big for L0A/L0B becomes a loop over K slabs
-(spec/passes.md §4.12).
+(docs/passes.md#autotilematmull0).
 
 Each slab is cut out of the Mat operands by ``tile.extract`` straight into Left/Right; the first slab
 is multiplied by ``tile.matmul``, the others are added to the accumulator by ``tile.matmul_acc``

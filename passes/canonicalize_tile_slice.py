@@ -1,5 +1,5 @@
 """CanonicalizeTileSlice: a ``tile.slice`` that cannot be a zero-copy subview becomes a
-``tile.extract`` (spec/passes.md §4.12).
+``tile.extract`` (docs/passes.md#canonicalizetileslice).
 
 A subview (pto-isa TSUBVIEW) stays in its source's buffer: same memory space, same layout. A slice
 of a Mat tile that only feeds cube operands (Left / Right, as the op registry's input constraints

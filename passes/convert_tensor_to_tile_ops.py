@@ -1,5 +1,5 @@
 """ConvertTensorToTileOps: kernels compute on tiles; tensor ops become loads, tile ops and stores
-(spec/passes.md §4.11).
+(docs/passes.md#converttensortotileops).
 
 The tile form of each tensor op comes from the registry :mod:`passes.tensor_to_tile`.
 """

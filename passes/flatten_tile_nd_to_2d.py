@@ -1,4 +1,4 @@
-"""FlattenTileNdTo2D: kernel tiles of rank > 2 become 2-D tiles (spec/passes.md §4.12).
+"""FlattenTileNdTo2D: kernel tiles of rank > 2 become 2-D tiles (docs/passes.md#flattentilendto2d).
 
 A tile ``[d0, ..., dk-2, dk-1]`` becomes ``[d0 * ... * dk-2, dk-1]``: its rows are the leading
 axes merged row-major, its columns the last axis. Elementwise ops, last-axis reductions and row

@@ -1,5 +1,5 @@
 """LegalizeTileCast: a ``tile.cast`` between dtypes the vector unit cannot convert directly becomes
-the shortest chain of conversions it can (spec/passes.md §4.12).
+the shortest chain of conversions it can (docs/passes.md#legalizetilecast).
 
 The native pairs are those of pto-isa's TCVT ("Supported Conversions", docs/isa/TCVT.md of the
 pto-isa tree in shared/third_party, pinned commit cd4a3d3f), per platform. Each row lists a source

@@ -1,7 +1,7 @@
 """IR properties under their established names: ``IRProperty`` and ``IRPropertySet``.
 
-Our dialect invariants (:mod:`pypto.languages.invariants`) are the IR properties of spec/passes.md
-§2. This module names them the way the established API does: each member of :class:`IRProperty`
+Our dialect invariants (:mod:`pypto.languages.invariants`) are the IR properties of
+docs/passes.md#contract. This module names them the way the established API does: each member of :class:`IRProperty`
 stands for the invariant of the same name (``IRProperty.SSAForm.invariant`` is
 ``invariants.SSAForm``), and :class:`IRPropertySet` is the set a pass's contract returns::
 

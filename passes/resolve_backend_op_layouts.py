@@ -1,5 +1,5 @@
 """ResolveBackendOpLayouts: operands of ops the vector unit runs only on row-major tiles are made
-row-major first, and the results get the layout they had back (spec/passes.md §4.12).
+row-major first, and the results get the layout they had back (docs/passes.md#resolvebackendoplayouts).
 
 The row-major-only ops are those whose pto-isa implementation static_asserts ``isRowMajor`` on its
 operands (include/pto/npu/a2a3: TAdd, TSub, TMul, TDiv, TMax, TMin, TFmod(S), TRem(S), TAnd, TOr,

@@ -1,4 +1,4 @@
-"""The tile lowering of each ``tensor.*`` op, for ConvertTensorToTileOps (spec/passes.md §4.11).
+"""The tile lowering of each ``tensor.*`` op, for ConvertTensorToTileOps (docs/passes.md#converttensortotileops).
 
 ``LOWERINGS`` maps a tensor op name to a :class:`Lowering`: a function that builds the tile form of
 one call through a :class:`Converter` (the pass's per-kernel state), and whether the result is a

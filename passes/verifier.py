@@ -1,6 +1,6 @@
 """Property verification under the established API's names.
 
-A thin layer over the invariant checkers and pass contexts (spec/passes.md §2):
+A thin layer over the invariant checkers and pass contexts (docs/passes.md#contract):
 
 * ``Diagnostic`` is our :class:`~pypto.languages.invariants.base.Violation` (``severity``,
   ``rule_name``, ``error_code``, ``message``, ``span``); ``DiagnosticSeverity`` is its ``Severity``.

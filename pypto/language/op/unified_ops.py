@@ -1,7 +1,7 @@
 """``pypto.language.op.unified_ops``: the established module of the unified ``pl.<op>`` dispatchers.
 
 Each name is the same dispatcher object as ``pl.<name>`` (``pl.add`` picks ``tensor.add`` or
-``tile.add`` by its operands, ops.md §3); see :mod:`.dispatch`.
+``tile.add`` by its operands, docs/ops.md#dispatch); see :mod:`.dispatch`.
 """
 
 from .dispatch import DISPATCHERS
