@@ -4,7 +4,8 @@
 loads, elementwise, scalar-broadcast, unary, row-reduction and row-broadcast ops, matmuls in the
 right memory spaces, loops carrying tiles, branches on scalar parameters, stores) with an
 orchestration ``main`` that calls the kernels, in loops over row blocks with scalar offsets and
-through internal tensors, sometimes as ``pl.submit`` tasks with ``deps=``. Every generated program is
+through internal tensors, sometimes as ``pl.submit`` tasks with ``deps=``; or tensor-level programs
+(the same ops on tensor slices in a ``pl.at`` block, a loop of them, or a ``pl.spmd`` body). Every generated program is
 valid: shapes are chosen so that the live tiles fit each memory space of the a2a3 platform, values
 are kept bounded (no overflow to infinity, no division near zero), so the interpreter defines its
 expected outputs exactly.
@@ -123,17 +124,10 @@ class _Kernel:
             else:
                 expr, bound = f"pl.neg({a.name})", a.bound
         else:
-            if self.scratch is None:
-                self.scratch = "scratch"
-                self.lines.insert(
-                    0,
-                    "    " * 2
-                    + f"scratch: {self.tile_type()} = pl.create_tile([{self.rows}, {self.cols}], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
-                )
             red = self.rng.choice(["pl.row_sum", "pl.row_max"])
             row = self.fresh("r")
             row_bound = a.bound * self.cols if red == "pl.row_sum" else a.bound
-            self.emit(f"{row}: {self.tile_type(1)} = {red}({a.name}, {self.scratch})", indent)
+            self.emit(f"{row}: {self.tile_type(1)} = {self.row_reduce(red, a)}", indent)
             self.tiles.append(_Tile(row, row_bound, self.rows, 1))
             b = self.rng.choice(full)
             op = self.rng.choice(list(_ROW_EXPAND))
@@ -148,6 +142,17 @@ class _Kernel:
             expr = f"{op}({b.name}, {row})"
         self.emit(f"{name}: {self.tile_type()} = {expr}", indent)
         return self._add(name, bound)
+
+    def row_reduce(self, red: str, a: _Tile) -> str:
+        """A row reduction of ``a``; tile reductions take a scratch tile, created once at the top."""
+        if self.scratch is None:
+            self.scratch = "scratch"
+            self.lines.insert(
+                0,
+                "    " * 2
+                + f"scratch: {self.tile_type()} = pl.create_tile([{self.rows}, {self.cols}], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+            )
+        return f"{red}({a.name}, {self.scratch})"
 
     def _add(self, name: str, bound: float) -> _Tile:
         tile = _Tile(name, bound, self.rows, self.cols)
@@ -202,6 +207,27 @@ class _Kernel:
         self.out_bound = result.bound
         self.emit(f"out = pl.store({result.name}, [row, 0], out)")
         self.emit("return out")
+        return "\n".join(self.lines)
+
+
+class _TensorBody(_Kernel):
+    """The body of a ``pl.at`` / ``pl.spmd`` block: the same ops on tensors, slices in and out."""
+
+    def tile_type(self, cols: int | None = None) -> str:
+        return f"pl.Tensor[[{self.rows}, {self.cols if cols is None else cols}], pl.FP32]"
+
+    def row_reduce(self, red: str, a: _Tile) -> str:
+        return f"{red}({a.name})"
+
+    def tensor_body(self, n_ops: int, indent: int, block: str) -> str:
+        window = f"{block} * {self.rows} : {block} * {self.rows} + {self.rows}, :"
+        for i in range(self.n_inputs):
+            self.emit(f"x{i}_s: {self.tile_type()} = x{i}[{window}]", indent)
+            self.tiles.append(_Tile(f"x{i}_s", self.input_bound, self.rows, self.cols))
+        last = self.tiles[-1]
+        for _ in range(n_ops):
+            last = self.op(indent)
+        self.emit(f"out[{window}] = {last.name}", indent)
         return "\n".join(self.lines)
 
 
@@ -301,11 +327,44 @@ class _ProgramGen:
         text = self._program("\n\n".join(kernels) + "\n\n" + "\n".join(main))
         return Generated(self.seed, text, [("in", (m, k), "float16"), ("in", (k, n), "float16"), ("out", (m, n), "float32")])
 
+    def tensor_program(self) -> Generated:
+        """Tensor ops in the orchestration: one ``pl.at`` block, a ``pl.range`` loop of them over row
+        blocks, or a ``pl.spmd`` body per block; slices in, slice assignment out."""
+        rng = self.rng
+        rows, cols = rng.choice([8, 16, 32]), rng.choice([16, 32, 64])
+        form = rng.choice(["at", "loop", "spmd"])
+        blocks = 1 if form == "at" else rng.randint(2, 4)
+        n_inputs = rng.randint(1, 2)
+        total = rows * blocks
+        tensor = f"pl.Tensor[[{total}, {cols}], pl.FP32]"
+        params = ", ".join(f"x{i}: {tensor}" for i in range(n_inputs))
+        body = _TensorBody(rng, rows, cols, n_inputs, with_flag=False)
+        lines = ["    @pl.function", f"    def main(self, {params}, out: pl.Out[{tensor}]) -> {tensor}:"]
+        if form == "at":
+            lines.append("        with pl.at(level=pl.Level.CORE_GROUP):")
+            lines.append(body.tensor_body(rng.randint(1, 5), 3, "0"))
+        elif form == "loop":
+            lines.append(f"        for i in pl.range({blocks}):")
+            lines.append("            with pl.at(level=pl.Level.CORE_GROUP):")
+            lines.append(body.tensor_body(rng.randint(1, 5), 4, "i"))
+        else:
+            lines.append(f"        for i in pl.spmd({blocks}):")
+            lines.append(body.tensor_body(rng.randint(1, 5), 3, "i"))
+        lines.append("        return out")
+        params_list = [("in", (total, cols), "float32")] * n_inputs + [("out", (total, cols), "float32")]
+        return Generated(self.seed, self._program("\n".join(lines)), params_list)
+
     def _program(self, body: str) -> str:
         return f"import pypto.language as pl\n\n\n@pl.program\nclass Gen{self.seed}:\n{body}\n"
 
 
 def generate(seed: int) -> Generated:
-    """The program of ``seed``: a vector program (most) or a matmul program."""
+    """The program of ``seed``: a tile-level vector program (half), a matmul program or a
+    tensor-level program (a quarter each)."""
     gen = _ProgramGen(seed)
-    return gen.matmul_program() if gen.rng.random() < 0.25 else gen.vector_program()
+    roll = gen.rng.random()
+    if roll < 0.25:
+        return gen.matmul_program()
+    if roll < 0.5:
+        return gen.tensor_program()
+    return gen.vector_program()

@@ -2,8 +2,8 @@
 compiled by ``ir.compile`` and run on a2a3sim give the interpreter's outputs within dtype tolerance.
 
 CI runs a fixed sample chosen to cover the generator's constructs (a chained pair of kernels as
-``pl.submit`` tasks with ``deps=``, loops carrying tiles and row reductions; a branch on a scalar
-parameter; a matmul accumulated twice); ``tests/differential/long_run.py --simulator N`` runs more.
+``pl.submit`` tasks with ``deps=`` and row reductions; a branch on a scalar parameter; a matmul
+accumulated twice; tensor ops in a ``pl.at`` block inside an orchestration loop; a ``pl.spmd`` body); ``tests/differential/long_run.py --simulator N`` runs more.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from kernel_gen import generate  # noqa: E402
 
 # seed -> constructs its program must hold (checked, so a generator change cannot empty the sample)
 SAMPLE = {
-    36: ("pl.submit(", "deps=[t0]", "for j in pl.range(", "pl.row_"),
-    12: ("if flag > ", "pl.row_", "def k1("),
+    46: ("pl.submit(", "deps=[t0]", "pl.row_", "pl.exp("),
+    27: ("if flag > ", "pl.row_", "def k1("),
     21: ("pl.matmul_acc(",),
+    41: ("with pl.at(", "for i in pl.range(", "pl.row_"),
+    12: ("for i in pl.spmd(", "pl.row_"),
 }
 
 
