@@ -55,7 +55,12 @@ def test_two_dimensional_kernels_are_unchanged(name: str) -> None:
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)
 def test_examples_are_unchanged(path: Path) -> None:
-    program = outlined(pl.parse(path.read_text()))
+    """Every example reaches FlattenTileNdTo2D (tensor-level ones converted) with 2-D tiles only."""
+    program = passes.PassManager(passes.front_passes()).run(pl.parse(path.read_text()))
+    for step in passes.lowering_passes():
+        if step.name == "FlattenTileNdTo2D":
+            break
+        program = step(program)
     assert passes.flatten_tile_nd_to_2d()(program) is program
 
 
