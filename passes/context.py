@@ -32,7 +32,7 @@ from pypto.languages.dialect import raise_if_errors
 from pypto.languages.invariants.base import Invariant, check_all
 
 from pypto.backend import BackendType, Platform, current_platform, platform_for
-from pypto.ir.errors import InternalError, IRValueError, PyptoError
+from pypto.ir.errors import InternalError, IRTypeError, IRValueError, PyptoError
 from pypto.ir.function import Program
 
 from .base import Pass, Same
@@ -210,6 +210,8 @@ def apply_pass(
         inst.before_pass(pass_, program)
     try:
         result = pass_.run(program)
+    except (IRTypeError, IRValueError) as err:  # an op or node the pass built: say which pass, and where
+        raise PassError(pass_.name, str(err), err.span) from err
     except PyptoError:
         raise
     except Exception as err:  # a bug in the pass: never a bare Python exception to the user

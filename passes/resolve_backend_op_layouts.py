@@ -17,6 +17,8 @@ from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, TileLayout, is_incore_type
 from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.function import Function
+from pypto.ir.op_registry import format_dims
+from pypto.ir.ops.common import dim_equal
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
@@ -44,6 +46,14 @@ def _col_major(t: object) -> bool:
 def _column(t: TileType) -> bool:
     """An ``[N, 1]`` tile: its column is contiguous, so the ``[1, N]`` reshape is the same bytes."""
     return len(t.shape) == 2 and isinstance(t.shape[1], ConstInt) and t.shape[1].value == 1
+
+
+def _same_shape(a: TileType, b: object) -> bool:
+    return isinstance(b, TileType) and len(a.shape) == len(b.shape) and all(map(dim_equal, a.shape, b.shape))
+
+
+_EXPAND_FORM = {f"tile.{n}": f"row_expand_{f}" for n, f in
+                (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div"), ("maximum", "max"), ("minimum", "min"))}
 
 
 class ResolveBackendOpLayouts(RewritePass):
@@ -76,6 +86,9 @@ class ResolveBackendOpLayouts(RewritePass):
             return self.children(node)
         if not any(_col_major(a.type) for a in call.args):
             return self.children(node)
+        for a in call.args:
+            if _col_major(a.type) and _column(a.type) and not _same_shape(a.type, call.type):
+                raise self.broadcast_error(call, a.type, node.span)
         args = [self.row_major(a, call.span) if _col_major(a.type) else a for a in self.expr(list(call.args))]
         deduced = op_registry.create_op_call(op_name(call), args, dict(call.kwargs), call.span)
         new = Call(call.op, args, deduced.kwargs, call.attrs, deduced.type, call.span)
@@ -86,6 +99,18 @@ class ResolveBackendOpLayouts(RewritePass):
         tmp = self.temp(f"{node.var.name_hint}_row", new)
         self.env[("row_major", node.var)] = tmp  # a later row-major-only user reads it directly
         return AssignStmt(node.var, self.restore(tmp, old_type, call.span), node.span)
+
+    def broadcast_error(self, call: Call, column: TileType, span: Span) -> Exception:
+        """A column broadcast by a row-major-only op: its ``[1, N]`` reshape would broadcast the other way."""
+        name = op_name(call)
+        form = _EXPAND_FORM.get(name)
+        instead = f"pl.{form}(tile, column)" if form else "pl.row_expand(target, column) and then the op"
+        return self.error(
+            f"{name} broadcasts the column {format_dims(column.shape)} over {format_dims(call.type.shape)}, but "
+            "the vector unit runs it only on operands of one shape",
+            span,
+            hint=f"broadcast the column with {instead}",
+        )
 
     def row_major(self, value: Expr, span: Span) -> Expr:
         """``value`` as a row-major tile: a ``[1, N]`` reshape of a column, else a row-major move."""

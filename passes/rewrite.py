@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 from multipledispatch import Dispatcher
 
 from pypto.analysis import NameSupply, defined_vars
+from pypto.ir.errors import IRTypeError, IRValueError
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
@@ -114,7 +115,12 @@ class Rewrite:
         """``node`` rewritten: its handler's result, or the generic case."""
         fn = self.handler(type(node))
         if fn is not None:
-            return fn(self, node)
+            try:
+                return fn(self, node)
+            except (IRTypeError, IRValueError) as err:  # an op built for this statement: locate it here
+                if err.span is None or not err.span.is_valid():
+                    err.span = node.span
+                raise
         if type(node) is SeqStmts:
             return self.block(node.stmts)
         return self.children(node)

@@ -16,6 +16,8 @@ from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
+from pypto.ir.op_registry import format_dims
+from pypto.ir.ops.common import dim_equal, promote
 from pypto.ir.span import Span
 from pypto.ir.types import TensorType, TileType
 
@@ -81,6 +83,63 @@ def same_name(conv: Converter, call: Call) -> Expr:
     name = "tile." + call.op.name.split(".", 1)[1]
     args = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args, _tensor_args(call))]
     return conv.op(name, args, dict(call.kwargs), call.span)
+
+
+# Binary ops with a tile form that broadcasts a row ([M, 1]) or column ([1, N]) vector, and the
+# suffix of that form (``tile.row_expand_sub``); their vector is the second operand.
+_EXPAND_FORM = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min"}
+_COMMUTATIVE = frozenset({"add", "mul", "maximum", "minimum"})
+
+
+def _vector_axis(full: list[Expr], vec: list[Expr]) -> str | None:
+    """``"row"`` when ``vec`` is ``full`` with its last dim 1, ``"col"`` with the one before it 1."""
+    if len(full) < 2 or len(vec) != len(full):
+        return None
+    for axis, kind in ((-1, "row"), (-2, "col")):
+        want = list(full)
+        want[axis] = ConstInt(1, DataType.INDEX, Span.unknown())
+        if all(dim_equal(a, b) for a, b in zip(vec, want)):
+            return kind
+    return None
+
+
+def binary(conv: Converter, call: Call) -> Expr:
+    """A binary op of two tensors of one shape is the same-named tile op; the vector units have no
+    broadcasting form, so an ``[M, 1]`` (``[1, N]``) operand is broadcast by the row (column)
+    form: ``tile.row_expand_sub(x, m)``, or ``tile.row_expand`` then the op when there is none for
+    that operand order or dtype (``m - x``, an integer division)."""
+    if not all(_tensor_args(call)[:2]):
+        return same_name(conv, call)
+    lhs, rhs = call.args[0], call.args[1]
+    ls, rs = list(lhs.type.shape), list(rhs.type.shape)
+    if len(ls) == len(rs) and all(dim_equal(a, b) for a, b in zip(ls, rs)):
+        return same_name(conv, call)
+    base = call.op.name.split(".", 1)[1]
+    vec_first = _vector_axis(rs, ls)
+    kind = _vector_axis(ls, rs) or vec_first
+    if kind is None:
+        raise conv.error(
+            f"{call.op.name} broadcasts {format_dims(ls)} and {format_dims(rs)}; the vector units broadcast only "
+            "an [M, 1] row vector or a [1, N] column vector against a tile of the result's shape (hint: "
+            "broadcast an operand first with pl.row_expand(target, vec) or pl.col_expand(target, vec), or "
+            "reshape it)",
+            call.span,
+        )
+    full, vec = (rhs, lhs) if vec_first else (lhs, rhs)
+    dtype = promote(lhs.type.dtype, rhs.type.dtype)
+    form = _EXPAND_FORM.get(base)
+    exact = form is not None and (base != "div" or dtype.is_float())
+    if exact and (not vec_first or base in _COMMUTATIVE):
+        return conv.op(f"tile.{kind}_expand_{form}", [conv.tile(full), conv.tile(vec)], {}, call.span)
+    full_tile, vec_tile = conv.tile(full), conv.tile(vec)
+    target = full_tile
+    if vec.type.dtype != full.type.dtype:  # the broadcast takes its target's dtype: keep the vector's
+        shape = MakeTuple(list(full_tile.type.shape), call.span)
+        target = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": vec.type.dtype}, call.span))
+    wide = conv.temp(f"{kind}_tile", conv.op(f"tile.{kind}_expand", [target, vec_tile], {}, call.span))
+    args = [wide, full_tile] if vec_first else [full_tile, wide]
+    rest = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args[2:], _tensor_args(call)[2:])]
+    return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
 
 
 def reduction(conv: Converter, call: Call) -> Expr:
@@ -200,7 +259,8 @@ _UNARY = "abs exp log sqrt rsqrt recip neg not sin cos cast".split()
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 
-_register(same_name, *_BINARY, *_SCALAR, *_UNARY, *_EXPAND)
+_register(binary, *_BINARY)
+_register(same_name, *_SCALAR, *_UNARY, *_EXPAND)
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
 _register(slice_, "slice")

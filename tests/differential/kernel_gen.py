@@ -30,7 +30,22 @@ _BINARY = {
     "pl.minimum": max,
 }
 _SCALARS = [0.5, 1.25, -2.0, 3.0, -0.75]
-_ROW_EXPAND = {"pl.row_expand_sub": lambda a, r: a + r, "pl.row_expand_mul": lambda a, r: a * r, "pl.row_expand_add": lambda a, r: a + r}
+# Row broadcasts of a row vector {r} over a tile {b}, and how they grow a bound.
+_ROW_EXPAND = {
+    "pl.row_expand_sub({b}, {r})": lambda a, r: a + r,
+    "pl.row_expand_mul({b}, {r})": lambda a, r: a * r,
+    "pl.row_expand_add({b}, {r})": lambda a, r: a + r,
+}
+# Tensor ops also broadcast an [M, 1] operand on either side (lowered to the row forms).
+_TENSOR_ROW_EXPAND = {
+    **_ROW_EXPAND,
+    "pl.sub({b}, {r})": lambda a, r: a + r,
+    "pl.sub({r}, {b})": lambda a, r: a + r,
+    "pl.add({r}, {b})": lambda a, r: a + r,
+    "pl.mul({r}, {b})": lambda a, r: a * r,
+    "pl.maximum({b}, {r})": max,
+    "pl.minimum({r}, {b})": max,
+}
 _LIMIT = 1.0e4  # bound on |value| of every tile: far from FP32 overflow, exp() only of small values
 
 
@@ -72,6 +87,8 @@ class _Tile:
 
 class _Kernel:
     """Builds the body of one vector kernel over ``[rows, cols]`` FP32 blocks."""
+
+    row_forms = _ROW_EXPAND
 
     def __init__(self, rng: random.Random, rows: int, cols: int, n_inputs: int, with_flag: bool, input_bound: float = 5.0) -> None:
         self.rng = rng
@@ -130,16 +147,16 @@ class _Kernel:
             self.emit(f"{row}: {self.tile_type(1)} = {self.row_reduce(red, a)}", indent)
             self.tiles.append(_Tile(row, row_bound, self.rows, 1))
             b = self.rng.choice(full)
-            op = self.rng.choice(list(_ROW_EXPAND))
-            bound = _ROW_EXPAND[op](b.bound, row_bound)
+            op = self.rng.choice(list(self.row_forms))
+            bound = self.row_forms[op](b.bound, row_bound)
             if bound > _LIMIT:
-                op, bound = "pl.row_expand_sub", b.bound + row_bound
+                op, bound = "pl.row_expand_sub({b}, {r})", b.bound + row_bound
                 if bound > _LIMIT:
                     self.tiles.pop()
                     expr, bound = f"pl.mul({a.name}, 0.5)", a.bound * 0.5
                     self.emit(f"{name}: {self.tile_type()} = {expr}", indent)
                     return self._add(name, bound)
-            expr = f"{op}({b.name}, {row})"
+            expr = op.format(b=b.name, r=row)
         self.emit(f"{name}: {self.tile_type()} = {expr}", indent)
         return self._add(name, bound)
 
@@ -212,6 +229,8 @@ class _Kernel:
 
 class _TensorBody(_Kernel):
     """The body of a ``pl.at`` / ``pl.spmd`` block: the same ops on tensors, slices in and out."""
+
+    row_forms = _TENSOR_ROW_EXPAND
 
     def tile_type(self, cols: int | None = None) -> str:
         return f"pl.Tensor[[{self.rows}, {self.cols if cols is None else cols}], pl.FP32]"

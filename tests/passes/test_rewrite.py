@@ -9,7 +9,9 @@ import pytest
 from front_programs import parse
 
 from pypto import ir, passes
+from pypto.ir.op_registry import OpValueError
 from pypto.ir.transforms import transform
+from pypto.passes.base import ProgramPass
 from pypto.passes.rewrite import Result, Rewrite, RewritePass, on
 
 INDEX = ir.ScalarType(ir.INDEX)
@@ -206,3 +208,54 @@ def test_a_deep_expression_goes_through_the_front_pipeline() -> None:
     out = passes.PassManager.get_strategy(plugins=False).run(program)
     main: Any = out.get_function("main")
     assert isinstance(main.body, ir.SeqStmts)
+
+
+class BadOp(RewritePass):
+    """Builds an ill-typed op, with no span, for every assignment (as a buggy lowering would)."""
+
+    @on(ir.AssignStmt)
+    def _assign(self, node: ir.AssignStmt) -> Result:
+        from pypto.ir import op_registry
+
+        op_registry.create_op_call("tile.exp", [node.value], {})
+        return node
+
+
+def test_an_op_error_without_a_span_is_located_at_the_statement_being_rewritten() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                acc: pl.Scalar[pl.INDEX] = n + 1
+                return acc
+        """
+    )
+    with pytest.raises(passes.PassError) as err:
+        BadOp()(program)
+    assert str(err.value) == "BadOp: Operator 'tile.exp': argument 'tile' must be a Tile, got Scalar[index] at <string>:8:9"
+    assert isinstance(err.value.__cause__, ir.IRTypeError)
+
+
+class BadProgram(ProgramPass):
+    """Raises an op error (with the span of the call it checked) from a whole-program pass."""
+
+    def run(self, program: ir.Program) -> ir.Program:
+        raise OpValueError("Operator 'tile.sub': requires compatible shapes", "tile.sub", program.span)
+
+
+def test_an_op_error_escaping_a_pass_becomes_a_pass_error_naming_the_pass_and_the_place() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                return n
+        """
+    )
+    with pytest.raises(passes.PassError) as err:
+        BadProgram()(program)
+    assert str(err.value) == f"BadProgram: Operator 'tile.sub': requires compatible shapes at {program.span}"
+    assert str(program.span).startswith("<string>:")
