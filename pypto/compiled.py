@@ -6,8 +6,9 @@
     c_ref = compiled.interpret(a, b)   # the same call on the reference interpreter
 
 Arguments follow the orchestration function's parameters: numpy arrays (or CPU torch tensors) for
-tensors, Python numbers for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a
-non-contiguous array, is a :class:`~pypto.runtime.SimulatorArgumentError` before anything runs,
+tensors, Python numbers for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a scalar
+of the wrong kind, is a :class:`~pypto.runtime.SimulatorArgumentError` before anything runs; arrays
+of any memory layout are accepted (the run uses contiguous copies), only the outputs are written,
 and a failed run leaves the caller's arrays as they were.
 """
 

@@ -7,6 +7,7 @@ arrays. Scalars become the raw 64-bit words the orchestration reads with ``from_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -85,8 +86,8 @@ class BoundArguments:
 def bind_arguments(tree: ArtifactTree, args: Sequence[object], params: Sequence[Param] | None) -> BoundArguments:
     """Check ``args`` against ``params`` (or, without them, against the orchestration signature alone).
 
-    Raises ``SimulatorArgumentError`` for a wrong count, kind, dtype or shape, a non-contiguous array or
-    a read-only output, before anything has run.
+    Raises ``SimulatorArgumentError`` for a wrong count, kind, dtype or shape, or a read-only output,
+    before anything has run (a non-contiguous array is staged as a contiguous copy like any other).
     """
     signature = tree.orchestration.signature
     if params is None:
@@ -161,8 +162,8 @@ def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTenso
 def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
     """``arg`` as a numpy array (a CPU torch tensor's memory shared) after checking it against ``param``.
 
-    ``SimulatorArgumentError`` for a non-array, a wrong dtype or shape, a non-contiguous array, or a
-    read-only one the program ``writes``.
+    ``SimulatorArgumentError`` for a non-array, a wrong dtype or shape, or a read-only one the program
+    ``writes``. Any memory layout is accepted: a run reads and writes a contiguous copy.
     """
     array = _array(param.name, arg)
     want = _numpy(param.name, param.dtype)
@@ -175,11 +176,6 @@ def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
         )
     if tuple(array.shape) != tuple(param.shape):
         raise SimulatorArgumentError(f"{param.name} must have shape {list(param.shape)}, got {list(array.shape)}")
-    if not array.flags.c_contiguous:
-        raise SimulatorArgumentError(
-            f"{param.name} is not a contiguous (row-major) array",
-            "pass np.ascontiguousarray(...); an output must be contiguous itself since it is written in place",
-        )
     if writes and not array.flags.writeable:
         raise SimulatorArgumentError(f"{param.name} is written by the program but the array is read-only")
     return array
@@ -187,12 +183,20 @@ def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
 
 def scalar_word(param: ScalarParam, value: object) -> int:
     """The 64-bit word passing ``value`` as ``param``; ``SimulatorArgumentError`` if it is no such scalar."""
-    if isinstance(value, np.ndarray) or not isinstance(value, bool | int | float | np.generic):
+    if not isinstance(value, bool | int | float | np.integer | np.floating | np.bool_):
         raise SimulatorArgumentError(f"{param.name} must be a scalar of {param.dtype}, got {type(value).__name__}")
     want = _numpy(param.name, param.dtype)
-    if want.kind == "f":
-        bits = np.array(value, dtype=want).view(f"u{want.itemsize}")
-        return int(bits)
+    if param.dtype.is_float():  # bfloat16 is numpy kind "V"
+        too_big = SimulatorArgumentError(f"{param.name} = {value!r:.40} does not fit in {param.dtype}")
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond every float
+            raise too_big from None
+        with np.errstate(over="ignore"):
+            word = np.array(number, dtype=want)
+        if np.isinf(word) and math.isfinite(number):  # NaN and infinity themselves pass as they are
+            raise too_big
+        return int(word.view(f"u{want.itemsize}"))
     if isinstance(value, float | np.floating) and not float(value).is_integer():
         raise SimulatorArgumentError(f"{param.name} is {param.dtype}, got the non-integer {value}")
     number = int(value)
