@@ -120,12 +120,17 @@ def matmul(conv: Converter, call: Call) -> Expr:
             call.span,
         )
     a, b = conv.tile(call.args[0], Mat), conv.tile(call.args[1], Mat)
-    product = conv.op("tile.matmul", [a, b], {}, call.span)
+    product = conv.op(_matmul_op(a, b), [a, b], {}, call.span)
     want = call.kwargs.get("out_dtype")
     if want is None or want == product.type.dtype:
         return product
     acc = conv.temp("acc_tile", product)
     return conv.op("tile.cast", [acc], {"target_type": want}, call.span)
+
+
+def _matmul_op(a: Expr, b: Expr) -> str:
+    """Operands of rank > 2 multiply per batch (FlattenTileNdTo2D expands ``tile.batch_matmul``)."""
+    return "tile.batch_matmul" if max(len(a.type.shape), len(b.type.shape)) > 2 else "tile.matmul"
 
 
 def slice_(conv: Converter, call: Call) -> Expr:
