@@ -87,6 +87,10 @@ class FlattenTileNdTo2D(RewritePass):
     ``assemble`` windows and ``read``/``write`` indices fold row-major (a window must be a block of
     whole merged rows). The leading axes must be static; a valid region must be a prefix of the
     merged rows (partial only along the first axis and the last one).
+
+    ``tile.batch_matmul`` becomes one 2-D matmul per batch on row blocks of its merged operands. A
+    result read only by a store is stored batch by batch (``tile.store(bmm_1, [1, 0, 0], c_0,
+    [1, 16, 16])``), which keeps the kernel cube-only; any other result is assembled from the parts.
     """
 
     source = outlined
