@@ -233,7 +233,7 @@ _CREATE_IMPLIED = frozenset({"shape", "dtype", "target_memory", "transpose", "fl
 def _other_table() -> dict[str, OpRule]:
     t: dict[str, OpRule] = {
         "tile.load": Transfer("TLOAD", tensor="tensor", offsets="offsets", sizes="valid_shape", to_tile=True,
-                              implied=frozenset({"shapes", "target_memory", "clamp"})),
+                              implied=frozenset({"shapes", "target_memory", "clamp", "flatten"})),
         "tile.store": Transfer("TSTORE", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                template=(Choice("atomic", {1: "AtomicType::AtomicAdd"}, when="atomic"),)),
         "tile.mscatter": Transfer("MSCATTER", tensor="output_tensor", ins=("src", "idx")),

@@ -321,7 +321,7 @@ def _other_table() -> dict[str, OpRule]:
     t: dict[str, OpRule] = {
         "tile.matmul_acc": Accumulate("pto.tmatmul.acc", fresh="pto.tmatmul"),
         "tile.load": Transfer("pto.tload", tensor="tensor", offsets="offsets", sizes="valid_shape", to_tile=True,
-                              implied=target_memory | {"shapes", "clamp"}),
+                              implied=target_memory | {"shapes", "clamp", "flatten"}),
         "tile.store": Transfer("pto.tstore", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                attrs=(_ATOMIC,)),
         "tile.mscatter": Transfer("pto.mscatter", tensor="output_tensor", ins=("src", "idx")),

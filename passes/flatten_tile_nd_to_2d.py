@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from pypto.analysis import op_name
+from pypto.analysis.defuse import sub_blocks, use_counts
 from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SSAForm, TileOps2D
 from pypto.languages.outlined import outlined
 
@@ -21,9 +22,9 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import is_incore_type
 from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.function import Function
-from pypto.ir.ops.common import tile_type, valid_shape
+from pypto.ir.ops.common import is_fully_valid, merged_2d, valid_shape
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, EvalStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt
 from pypto.ir.types import TensorType, TileType
 
 from .errors import PassError
@@ -75,7 +76,7 @@ class FlattenTileNdTo2D(RewritePass):
              y: pl.Tile[[2, 16, 64], pl.FP32] = pl.tile.exp(x)
              s: pl.Tile[[2, 16, 1], pl.FP32] = pl.tile.row_sum(y, tmp)
              r: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(y, [0, 0, 0], out)
-    after:   x: pl.Tile[[32, 64], pl.FP32] = pl.tile.load(a, [0, 0, 0], [2, 16, 64], [2, 16, 64])
+    after:   x: pl.Tile[[32, 64], pl.FP32] = pl.tile.load(a, [0, 0, 0], [2, 16, 64], [2, 16, 64], flatten=True)
              y: pl.Tile[[32, 64], pl.FP32] = pl.tile.exp(x)
              s: pl.Tile[[32, 1], pl.FP32] = pl.tile.row_sum(y, tmp)
              r: pl.Tensor[[2, 16, 64], pl.FP32] = pl.tile.store(y, [0, 0, 0], out, [2, 16, 64])
@@ -86,6 +87,10 @@ class FlattenTileNdTo2D(RewritePass):
     ``assemble`` windows and ``read``/``write`` indices fold row-major (a window must be a block of
     whole merged rows). The leading axes must be static; a valid region must be a prefix of the
     merged rows (partial only along the first axis and the last one).
+
+    ``tile.batch_matmul`` becomes one 2-D matmul per batch on row blocks of its merged operands. A
+    result read only by a store is stored batch by batch (``tile.store(bmm_1, [1, 0, 0], c_0,
+    [1, 16, 16])``), which keeps the kernel cube-only; any other result is assembled from the parts.
     """
 
     source = outlined
@@ -102,6 +107,8 @@ class FlattenTileNdTo2D(RewritePass):
 
     def function(self, func: Function) -> Function:
         self.span: Span = func.span
+        self.stored = _stored_batch_matmuls(func)
+        self.parts: dict[Var, list[tuple[list[int], Expr]]] = {}
         return super().function(func)
 
     # ---- types -----------------------------------------------------------------------------------
@@ -116,21 +123,15 @@ class FlattenTileNdTo2D(RewritePass):
                 f"a tile of shape {_dims(t.shape)} has a non-static leading axis; its rows cannot be merged",
                 self.span,
 "give the tile a static physical shape (a dynamic extent belongs in valid_shape)")
-        shape = [_index(math.prod(lead)), t.shape[-1]]
         valid = valid_shape(t)
-        if all(v is d or _const(v) == _const(d) for v, d in zip(valid, t.shape)):
-            merged = None
-        else:
-            inner = valid[1:-1]
-            if any(_const(v) != _const(d) for v, d in zip(inner, t.shape[1:-1])):
-                raise self.refuse(
-                    f"the valid region {_dims(valid)} of a tile of shape {_dims(t.shape)} is not a block of "
-                    "whole merged rows",
-                    self.span,
+        inner = valid[1:-1]
+        if any(_const(v) != _const(d) for v, d in zip(inner, t.shape[1:-1])):
+            raise self.refuse(
+                f"the valid region {_dims(valid)} of a tile of shape {_dims(t.shape)} is not a block of "
+                "whole merged rows",
+                self.span,
 "only the first and the last axis of a rank > 2 tile may be partially valid")
-            merged = [_mul(valid[0], math.prod(lead[1:])), valid[-1]]
-        view = t.get_effective_tile_view()
-        return tile_type(shape, t.dtype, merged, pad=view.pad, space=t.memory_space)
+        return merged_2d(t)
 
     @on(TileType)
     def _tile(self, t: TileType) -> TileType:
@@ -143,6 +144,9 @@ class FlattenTileNdTo2D(RewritePass):
         self.span = node.span
         if not isinstance(node.value, Call):
             return self.children(node)
+        if node.var in self.stored:
+            self.parts[node.var] = self.per_batch(node.value)
+            return None
         value = self.call(node.value)
         return rebuild(node, var=self.define(node.var), value=value)
 
@@ -190,9 +194,15 @@ class FlattenTileNdTo2D(RewritePass):
     # ---- op rules --------------------------------------------------------------------------------
 
     def _load(self, old: Call) -> Call:
-        return self.rebuilt(old, self.expr(list(old.args)))
+        """The N-D window kept; ``flatten=True`` makes the op's result the merged 2-D tile."""
+        self.flat(old.type)  # refuses a window with no 2-D form before the op rule does
+        call = op_registry.create_op_call("tile.load", self.expr(list(old.args)), {**old.kwargs, "flatten": True},
+                                          old.span)
+        return Call(call.op, call.args, call.kwargs, old.attrs, call.type, old.span)
 
     def _store(self, old: Call) -> Call:
+        if old.args[0] in self.parts:
+            return self.store_per_batch(old)
         args = self.expr(list(old.args))
         target = old.args[2].type
         if len(old.args) == 3 and isinstance(target, TensorType) and len(target.shape) > 2:
@@ -266,18 +276,55 @@ class FlattenTileNdTo2D(RewritePass):
         args[1] = MakeTuple([self.expr(row), self.expr(idx[-1])], old.args[1].span)
         return self.rebuilt(old, args)
 
+    def batch_dims(self, old: Call) -> tuple[list[int], int]:
+        """The static batch axes of a ``tile.batch_matmul[_acc]`` result and its rows per batch."""
+        operands = list(old.args[1:] if op_name(old) == "tile.batch_matmul_acc" else old.args)
+        lhs, rhs = (a.type for a in operands)
+        batch = [_const(d) for d in old.type.shape[:-2]]
+        m, k, n = (_const(d) for d in (lhs.shape[-2], lhs.shape[-1], rhs.shape[-1]))
+        if None in (*batch, m, k, n):
+            raise self.refuse("tile.batch_matmul needs static shapes to expand per batch", old.span,
+                "give the operands static physical shapes"
+            )
+        return batch, m
+
+    def per_batch(self, old: Call) -> list[tuple[list[int], Expr]]:
+        """The 2-D matmul of each batch (coordinates and result), for a result only stored."""
+        batch, _ = self.batch_dims(old)
+        lhs, rhs = old.args
+        new_l, new_r = self.expr([lhs, rhs])
+        out = []
+        for b in range(math.prod(batch)):
+            coords = _unravel(b, batch)
+            blocks = [self.block_of(value, v.type, coords, old.span) for value, v in ((new_l, lhs), (new_r, rhs))]
+            out.append((coords, self.temp("bmm", op_registry.create_op_call("tile.matmul", blocks, {}, old.span))))
+        return out
+
+    def store_per_batch(self, old: Call) -> Expr:
+        """A stored batch_matmul result: each batch's matrix stored at its batch offset (no Acc
+        tile holds all batches, so the kernel stays cube-only)."""
+        parts = self.parts[old.args[0]]
+        offsets = _elements(old.args[1])
+        target: Expr = self.expr(old.args[2])
+        rows, cols = old.args[0].type.shape[-2:]
+        call: Call | None = None
+        for i, (coords, part) in enumerate(parts):
+            if call is not None:
+                target = self.temp("bmm_store", call)
+            at = [_add(self.expr(o), _index(c)) for o, c in zip(offsets, coords)] + self.expr(offsets[len(coords):])
+            window = MakeTuple([_index(1)] * len(coords) + [rows, cols], old.span)
+            call = op_registry.create_op_call("tile.store", [part, MakeTuple(at, old.args[1].span), target, window],
+                                              dict(old.kwargs), old.span)
+        assert call is not None  # a batch_matmul has at least one batch
+        return Call(call.op, call.args, call.kwargs, old.attrs, call.type, old.span)
+
     def _batch_matmul(self, old: Call) -> Expr:
         """One 2-D matmul per batch on row blocks of the merged operands, assembled into the result."""
         acc = op_name(old) == "tile.batch_matmul_acc"
         operands = list(old.args[1:] if acc else old.args)
         lhs, rhs = (a.type for a in operands)
         out = old.type
-        batch = [_const(d) for d in out.shape[:-2]]
-        m, k, n = (_const(d) for d in (lhs.shape[-2], lhs.shape[-1], rhs.shape[-1]))
-        if None in (*batch, m, k, n):
-            raise self.refuse("tile.batch_matmul needs static shapes to expand per batch", old.span, 
-                "give the operands static physical shapes"
-            )
+        batch, m = self.batch_dims(old)
         new_l, new_r = self.expr(operands)
         result: Expr = self.expr(old.args[0]) if acc else self.fresh_tile(old, out)
         for b in range(math.prod(batch)):
@@ -322,6 +369,34 @@ class FlattenTileNdTo2D(RewritePass):
         var = Var(name, call.type, call.span)
         self.emit(AssignStmt(var, call, call.span))
         return var
+
+
+def _stored_batch_matmuls(func: Function) -> set[Var]:
+    """Results of ``tile.batch_matmul`` read only once, as the whole tile of a ``tile.store`` into a
+    fully valid tensor of the tile's rank: those expand into per-batch stores."""
+    uses = use_counts(func.body)
+    made: dict[Var, Call] = {}
+    stored: set[Var] = set()
+    for stmt in _statements(func.body):
+        value = stmt.value if isinstance(stmt, AssignStmt) else None
+        if not isinstance(value, Call):
+            continue
+        if op_name(value) == "tile.batch_matmul" and is_fully_valid(value.type):
+            made[stmt.var] = value
+        elif op_name(value) == "tile.store" and len(value.args) == 3 and value.args[0] in made:
+            tile, target = value.args[0], value.args[2].type
+            if (uses[tile] == 1 and isinstance(target, TensorType) and is_fully_valid(target)
+                    and len(target.shape) == len(tile.type.shape)):
+                stored.add(tile)
+    return stored
+
+
+def _statements(stmt: Stmt) -> list[Stmt]:
+    """``stmt`` and every statement nested in it, in program order."""
+    out = [stmt]
+    for sub in sub_blocks(stmt):
+        out.extend(_statements(sub))
+    return out
 
 
 def _space_kw(t: TileType) -> dict:

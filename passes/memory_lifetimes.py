@@ -47,6 +47,8 @@ NO_ALIAS_INPUTS = frozenset(
         "tile.fmod",
         "tile.fmods",
         "tile.transpose",
+        # The joined rows are wider than either input's: writing row r in place overwrites input rows > r.
+        "tile.concat",
     }
 )
 

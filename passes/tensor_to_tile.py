@@ -179,12 +179,17 @@ def matmul(conv: Converter, call: Call) -> Expr:
             call.span,
         )
     a, b = conv.tile(call.args[0], Mat), conv.tile(call.args[1], Mat)
-    product = conv.op("tile.matmul", [a, b], {}, call.span)
+    product = conv.op(_matmul_op(a, b), [a, b], {}, call.span)
     want = call.kwargs.get("out_dtype")
     if want is None or want == product.type.dtype:
         return product
     acc = conv.temp("acc_tile", product)
     return conv.op("tile.cast", [acc], {"target_type": want}, call.span)
+
+
+def _matmul_op(a: Expr, b: Expr) -> str:
+    """Operands of rank > 2 multiply per batch (FlattenTileNdTo2D expands ``tile.batch_matmul``)."""
+    return "tile.batch_matmul" if max(len(a.type.shape), len(b.type.shape)) > 2 else "tile.matmul"
 
 
 def slice_(conv: Converter, call: Call) -> Expr:
@@ -248,6 +253,33 @@ def full(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.full", [dims, conv.value(call.args[1])], dict(call.kwargs), call.span)
 
 
+def transpose(conv: Converter, call: Call) -> Expr:
+    """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
+    vector unit's TTRANS takes (of the result's shape)."""
+    x = conv.tile(call.args[0])
+    rank = len(x.type.shape)
+    if rank != 2:
+        raise conv.error(
+            f"{call.op.name} of a rank-{rank} tensor has no tile lowering: tile transposes swap the two axes of "
+            "a 2-D tile (hint: reshape the tensor to 2-D first, or slice out a 2-D block and transpose it)",
+            call.span,
+        )
+    if len(call.args) > 3 and call.args[3].elements:
+        raise conv.error(
+            f"{call.op.name} with a valid_shape has no tile lowering yet "
+            "(hint: transpose the whole tensor, then slice the valid block)",
+            call.span,
+        )
+    shape = MakeTuple([x.type.shape[1], x.type.shape[0]], call.span)
+    tmp = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": x.type.dtype}, call.span))
+    return conv.op("tile.transpose", [x, conv.value(call.args[1]), conv.value(call.args[2]), tmp], {}, call.span)
+
+
+def concat(conv: Converter, call: Call) -> Expr:
+    """``tensor.concat`` (two 2-D values, joined along the columns) is ``tile.concat`` of their Vec tiles."""
+    return conv.op("tile.concat", [conv.tile(call.args[0]), conv.tile(call.args[1])], {}, call.span)
+
+
 def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: object) -> None:
     for n in names:
         LOWERINGS["tensor." + n] = Lowering(fn, **options)  # type: ignore[arg-type]
@@ -269,3 +301,5 @@ _register(element_access, "read", "write", tile_result=_on_target)
 _register(reshape, "reshape")
 _register(create, "create")
 _register(full, "full")
+_register(transpose, "transpose")
+_register(concat, "concat")

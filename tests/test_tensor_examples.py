@@ -27,6 +27,12 @@ EXPECTED = {
     "tensor_row_loop": ({"AIV": ["main_incore_0"], "Orchestration": ["main"]}, 4, {Vec: 16384}),
     # The input and the reduction scratch (64x128 FP32) plus the 64x1 row max/sum (one 256-byte row each).
     "tensor_softmax": ({"AIV": ["main_incore_0"], "Orchestration": ["main"]}, 1, {Vec: 65792}),
+    # Two batches of 32x64 @ 64x32 FP16: both 3-D operand windows in Mat (8 KiB each), one batch's
+    # Left/Right slabs at a time, the two 32x32 FP32 products in Acc until they are stored.
+    "tensor_batch_matmul": (
+        {"AIC": ["main_incore_0"], "Orchestration": ["main"]}, 1,
+        {Mat: 16384, Left: 4096, Right: 4096, Acc: 8192},
+    ),
     # One Spmd launch of four blocks; each block holds a 32x64 FP32 block and its scaled copy.
     "tensor_spmd": (
         {"AIV": ["main_incore_0"], "Spmd": ["main_spmd_0"], "Orchestration": ["main"]}, 1, {Vec: 16384},

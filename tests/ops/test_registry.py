@@ -151,7 +151,7 @@ def test_get_op_memory_spec():
 
 def test_op_attr_keys_come_from_the_schema():
     op = ir.get_op("tile.load")
-    assert op.get_attr_keys() == ["target_memory", "clamp"]
+    assert op.get_attr_keys() == ["target_memory", "clamp", "flatten"]
     assert op.has_attr("clamp") and not op.has_attr("mode")
 
 

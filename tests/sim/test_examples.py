@@ -38,6 +38,7 @@ CASES = {
     "tensor_softmax": {},
     "tensor_spmd": {},
     "tensor_matmul_big_k": {},
+    "tensor_batch_matmul": {},
 }
 # Absolute tolerances wider than the dtype's: a K=512 FP32 dot product summed in the cube unit's
 # order differs from numpy's by a few ulps of its partial sums (~1e-5 at magnitudes ~20).

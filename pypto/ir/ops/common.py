@@ -5,6 +5,7 @@ Every helper that can fail takes the ``CallInfo`` so the error names the op (doc
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Iterable
 
 from ..datatype import DataType
@@ -13,6 +14,7 @@ from ..expr import ConstInt, Expr, MakeTuple
 from ..op_registry import CallInfo, describe_type, format_dims
 from ..scalar_ops import add as scalar_add
 from ..scalar_ops import min_ as scalar_min
+from ..scalar_ops import mul as scalar_mul
 from ..scalar_ops import sub as scalar_sub
 from ..type_base import ScalarType, Type
 from ..types import TensorType, TensorView, TileType, TileView, implicit_layout
@@ -247,6 +249,25 @@ def tile_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = Non
         pad=PadValue.null if pad is None else pad,
     )
     return TileType(shape, dtype, None, view, space)
+
+
+def merged_2d(t: TileType) -> TileType:
+    """``t`` with its leading axes merged into rows: ``[d0, ..., dk-2, dk-1]`` -> ``[d0 * ... * dk-2, dk-1]``.
+
+    The caller checks that the leading axes are static and that the valid region is partial only
+    along the first axis and the last one (so the valid rows are a prefix of the merged rows).
+    """
+    lead = [const_value(d) for d in t.shape[:-1]]
+    shape = [index(math.prod(lead)), t.shape[-1]]
+    valid = valid_shape(t)
+    merged = None
+    if not all(v is d or const_value(v) == const_value(d) for v, d in zip(valid, t.shape)):
+        inner, first = math.prod(lead[1:]), valid[0]
+        rows = first if inner == 1 else scalar_mul(first, index(inner))
+        if const_value(first) is not None:
+            rows = index(const_value(first) * inner)
+        merged = [rows, valid[-1]]
+    return tile_type(shape, t.dtype, merged, pad=t.get_effective_tile_view().pad, space=t.memory_space)
 
 
 def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | None = None,

@@ -10,7 +10,7 @@ from ..datatype import DataType
 from ..enums import MemorySpace, TileLayout
 from ..op_registry import DEFERRED, INHERIT, CallInfo
 from ..type_base import ScalarType, Type
-from ..types import TensorType, TensorView, implicit_layout
+from ..types import TensorType, TensorView, TileType, implicit_layout
 from . import kwtypes as K
 from .common import (
     clip_window,
@@ -19,6 +19,7 @@ from .common import (
     format_dims,
     index,
     is_fully_valid,
+    merged_2d,
     static_elements,
     tile_type,
     valid_shape,
@@ -154,17 +155,33 @@ def _load(ci: CallInfo) -> Type:
     if space not in (MemorySpace.Vec, MemorySpace.Mat):
         ci.fail(f"target_memory must be Vec or Mat, got {space.name}")
     valid = clip_window(ci, t, offs, dims, req, ci.kw("clamp"))
+    if ci.kw("flatten"):
+        return _flat_load(ci, tile_type(dims, t.dtype, valid, space=space))
     if space == MemorySpace.Mat and len(dims) == 2 and const_value(dims[0]) == 1:
         return tile_type(dims, t.dtype, valid, blayout=TileLayout.row_major, slayout=TileLayout.none_box,
                          space=space)
     return tile_type(dims, t.dtype, valid, space=space)
 
 
+def _flat_load(ci: CallInfo, window: TileType) -> TileType:
+    """``flatten=True``: the rank > 2 window as the 2-D tile of its merged rows (FlattenTileNdTo2D's loads)."""
+    dims, valid = list(window.shape), valid_shape(window)
+    if len(dims) < 3:
+        ci.fail(f"flatten=True needs a window of rank > 2, got {format_dims(dims)}")
+    if any(const_value(d) is None for d in dims[:-1]):
+        ci.fail(f"flatten=True needs static leading axes, got {format_dims(dims)}")
+    if any(const_value(v) != const_value(d) for v, d in zip(valid[1:-1], dims[1:-1])):
+        ci.fail(f"flatten=True needs a valid region {format_dims(valid)} partial only along the first and the "
+                f"last axis of the window {format_dims(dims)}")
+    return merged_2d(window)
+
+
 define("tile.load",
        [tensor("tensor"), shape("offsets"), shape("shapes"), shape("valid_shape", optional=True,
                                                                    default_from="shapes")],
        _load, placement=KERNEL, memory=mem((), out=DEFERRED),
-       kwargs=[TARGET, kw("clamp", K.BOOL, False, always=False)])
+       kwargs=[TARGET, kw("clamp", K.BOOL, False, always=False),
+               kw("flatten", K.BOOL, False, always=False, keyword_only=True)])
 
 
 def _store(ci: CallInfo) -> Type:
