@@ -32,6 +32,7 @@ from typing import Any
 
 from pypto.backend import Platform, target_platform
 from pypto.ir import op_registry
+from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
 from pypto.ir.expr import (
     Abs, BinaryExpr, Call, Cast, ConstBool, ConstFloat, ConstInt, Expr, FloatDiv, FloorDiv, FloorMod, GlobalVar,
@@ -47,7 +48,7 @@ from pypto.ir.types import TensorType, TileType
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
 from .cce_ops import DST, Buffer, Flag, Instr, Intrinsic, SpmdIndex, Transfer
-from .cce_types import c_type, global_template, row_major_strides, static_dims, tile_template
+from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dims, tensor_strides, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
@@ -210,7 +211,8 @@ class CceEmitter(Emitter):
             if not (isinstance(d, ConstInt) or (isinstance(d, Var) and d in self._params)):
                 raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
                               self.target.name, var.span,
-                              "tiles are declared at the top of the kernel, where only parameters are known")
+                              "tiles are declared at the top of the kernel, where only parameters are known: compute "
+                              "the valid extent outside the pl.at block, e.g. rows = pl.min(32, N - i), and use it inside")
         name = self._names[var]
         doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
         offset = t.memref.byte_offset if t.memref is not None else None
@@ -518,28 +520,34 @@ class CceEmitter(Emitter):
         ttype = tensor.type
         if not isinstance(tensor, Var) or not isinstance(ttype, TensorType):
             raise no_rule(f"{call.op.name} on a {type(ttype).__name__}", self.target.name, call.span)
-        shape = static_dims(list(ttype.shape), "a tensor shape", call.span)
+        rank = len(ttype.shape)
         view = ttype.tensor_view
         if view is not None and view.layout != TensorLayout.ND:
             raise no_rule(f"{call.op.name} on a {view.layout.name} tensor", self.target.name, call.span)
         strides = (static_dims(list(view.stride), "a tensor stride", call.span) if view is not None and view.stride
-                   else row_major_strides(shape))
+                   else tensor_strides(list(ttype.shape), call.span))
+        tile = self._dst if rule.to_tile else (argument(call, rule.ins[0]) if rule.ins else None)
         window = argument(call, rule.sizes) if rule.sizes is not None else None
         if isinstance(window, MakeTuple):
-            sizes = static_dims(list(window.elements), "a tensor window", call.span)
+            dims = list(window.elements)
         else:
-            tile = self._dst if rule.to_tile else argument(call, rule.ins[0])
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
-            sizes = static_dims(list(tile.type.get_effective_tile_view().valid_shape), "a tensor window", call.span)
-        if len(sizes) != len(shape):
-            sizes = [1] * (len(shape) - len(sizes)) + sizes
-        template = global_template(ttype.dtype, sizes, strides, call.span)
-        alias = self._alias(template, f"GT_{'x'.join(map(str, sizes))}_{ttype.dtype.to_string()}")
+            dims = list(tile.type.get_effective_tile_view().valid_shape)
+        dims = [ConstInt(1, DataType.INDEX)] * (rank - len(dims)) + dims
+        sizes, volume = self._window_sizes(dims, tile, call)
+        template = global_template(ttype.dtype, sizes, strides, call.span, volume)
+        size_names = "x".join("d" if s == DYNAMIC else str(s) for s in sizes)
+        alias = self._alias(template, f"GT_{size_names}_{ttype.dtype.to_string()}")
         offsets = argument(call, rule.offsets) if rule.offsets is not None else None
         pointer = self.name_of(tensor) + self._element_offset(offsets, strides)
         g = self._fresh(f"{self.name_of(tensor)}_gt")
-        self.doc.line(f"{alias} {g}({pointer});")
+        if volume is None:
+            self.doc.line(f"{alias} {g}({pointer});")
+        else:
+            # A dynamic window extent (a tail block's valid rows) is a Shape constructor argument.
+            extents = [*(["1"] * (GLOBAL_RANK - len(dims))), *(self._operand(d) for d in dims)]
+            self.doc.line(f"{alias} {g}({pointer}, {alias}::Shape({', '.join(extents)}));")
         if rule.to_tile:
             self.doc.line(f"{rule.mnemonic}({self._dst_name(call)}, {g});")
             return
@@ -553,6 +561,26 @@ class CceEmitter(Emitter):
         self.doc.line(f"{rule.mnemonic}{targs}({g}, {', '.join(ins)});")
         if self._dst is not None:
             self._bind(self._dst, self.name_of(tensor))
+
+    def _window_sizes(self, dims: list[Expr], tile: Expr | None, call: Call) -> tuple[list[int], int | None]:
+        """The window's template sizes (``DYNAMIC`` for a run-time extent) and, when one is dynamic, a
+        static bound of its element count: the tile's shape in that place."""
+        if all(isinstance(d, ConstInt) for d in dims):
+            return [d.value for d in dims], None
+        bound = list(tile.type.shape) if tile is not None and isinstance(tile.type, TileType) else []
+        bound = [ConstInt(1, DataType.INDEX)] * (len(dims) - len(bound)) + bound
+        sizes, volume = [], 1
+        for d, b in zip(dims, bound):
+            if isinstance(d, ConstInt):
+                sizes.append(d.value)
+                volume *= d.value
+            elif isinstance(b, ConstInt):
+                sizes.append(DYNAMIC)
+                volume *= b.value
+            else:
+                raise no_rule(f"{call.op.name} with a dynamic window extent and no static tile bound",
+                              self.target.name, call.span, "give the tile a static shape; only its valid shape may vary")
+        return sizes, volume
 
     def _element_offset(self, offsets: Expr | None, strides: list[int]) -> str:
         """`` + <sum of offset_i * stride_i>`` with constants folded; empty for the origin."""

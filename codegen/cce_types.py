@@ -48,6 +48,8 @@ _TRAILING_DEFAULTS = ("SLayout::NoneBox", "512", "PadValue::Null", "CompactMode:
 
 # Outer GlobalTensor dims: pto-isa's GlobalTensor is 5-D.
 GLOBAL_RANK = 5
+# pto-isa's marker of a run-time extent in Shape<...> (include/pto/common/pto_tile.hpp).
+DYNAMIC = -1
 
 
 def c_type(dtype: DataType, span: Span | None = None) -> str:
@@ -98,15 +100,30 @@ def row_major_strides(shape: list[int]) -> list[int]:
     return strides
 
 
-def global_template(dtype: DataType, sizes: list[int], strides: list[int], span: Span | None = None) -> str:
+def tensor_strides(dims: list, span: Span | None) -> list[int]:
+    """Row-major element strides of a tensor of extents ``dims``; the outermost extent may be dynamic,
+    since it enters no stride (docs/codegen.md#cce)."""
+    inner = []
+    for d in dims[1:]:
+        if not isinstance(d, ConstInt):
+            raise no_rule("a tensor with a dynamic inner dimension", TARGET, span,
+                          "only a tensor's outermost dimension may be dynamic: the kernel's row-major strides are constants")
+        inner.append(d.value)
+    return row_major_strides([1, *inner]) if dims else []
+
+
+def global_template(dtype: DataType, sizes: list[int], strides: list[int], span: Span | None = None,
+                    volume: int | None = None) -> str:
     """``GlobalTensor<elem, Shape<...>, Stride<...>, Layout::ND>`` of a window ``sizes`` with element
-    ``strides``, padded to 5-D with unit outer dims (their stride: the window's element count)."""
+    ``strides``, padded to 5-D with unit outer dims (their stride: the window's element count, or
+    ``volume`` when a size is ``DYNAMIC`` (-1): a bound, as the unit dims are only ever indexed by 0)."""
     if len(sizes) > GLOBAL_RANK:
         raise no_rule(f"a rank-{len(sizes)} tensor window", TARGET, span, "pto-isa global tensors have at most 5 dims")
     pad = GLOBAL_RANK - len(sizes)
-    volume = 1
-    for s in sizes:
-        volume *= s
+    if volume is None:
+        volume = 1
+        for s in sizes:
+            volume *= s
     shape = [1] * pad + sizes
     stride = [volume] * pad + strides
     return (f"GlobalTensor<{c_type(dtype, span)}, Shape<{', '.join(map(str, shape))}>, "

@@ -50,7 +50,8 @@ _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 _ELEMENT_ACCESS = frozenset({"tensor.read", "tensor.write"})
 _MATMUL = frozenset({"tensor.matmul"})
 _STATIC_HINTS = {
-    "slice shape": "give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]",
+    "slice shape": ("give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]; a tail block "
+                    "keeps the static shape and narrows valid_shape, e.g. pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64])"),
     "tensor shape": "work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :]",
 }
 

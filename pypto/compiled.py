@@ -15,7 +15,7 @@ and a failed run leaves the caller's arrays as they were.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,7 +81,7 @@ class CompiledProgram:
 
         self._check_runnable()
         entry = self._orchestration()
-        params = parameters(entry)
+        params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
         self.last_run = run_on_simulator(self.output_dir, full, params, cache_dir=cache_dir)
         return _result(full, returned)
@@ -91,7 +91,7 @@ class CompiledProgram:
         from pypto import interp
 
         entry = self.entry_function()
-        params = parameters(entry)
+        params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
         inputs = [
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
@@ -193,17 +193,26 @@ class CompiledProgram:
         return dict(sorted(peak.items(), key=lambda item: item[0].value))
 
 
-def parameters(func: Function) -> list[Param]:
-    """The call parameters of ``func``: a TensorParam per tensor, a ScalarParam per scalar."""
+def parameters(func: Function, dims: Mapping[str, int] | None = None) -> list[Param]:
+    """The call parameters of ``func``: a TensorParam per tensor, a ScalarParam per scalar.
+
+    ``dims`` gives the values of dynamic dimensions (``N = pl.dynamic("N")``) by name; a call reads
+    them off its arrays (:func:`dynamic_dims`).
+    """
     params: list[Param] = []
     for p in func.params:
         t = p.type
         if isinstance(t, TensorType):
             shape = []
             for dim in t.shape:
+                if isinstance(dim, E.Var) and dims is not None and dim.name_hint in dims:
+                    shape.append(dims[dim.name_hint])
+                    continue
                 if not isinstance(dim, E.ConstInt):
+                    what = f"the dynamic dimension {dim.name_hint}" if isinstance(dim, E.Var) else "a computed dimension"
                     raise SimulatorArgumentError(
-                        f"parameter '{p.name_hint}' of '{func.name}' has a dynamic shape; calls need static shapes"
+                        f"parameter '{p.name_hint}' of '{func.name}' has {what}, which no argument gives",
+                        "pass an array for a parameter with that dimension (Out tensors too, in the full call form)",
                     )
                 shape.append(dim.value)
             params.append(TensorParam(p.name_hint, t.dtype, tuple(shape)))
@@ -212,6 +221,23 @@ def parameters(func: Function) -> list[Param]:
         else:
             raise SimulatorArgumentError(f"parameter '{p.name_hint}' of '{func.name}' is a {t}; calls take tensors and scalars")
     return params
+
+
+def dynamic_dims(func: Function, args: Sequence[Any]) -> dict[str, int]:
+    """The values of ``func``'s dynamic dimensions read off the arrays of a call (either call form);
+    the first array with a dimension gives it, so a disagreeing one fails the shape check after."""
+    params = func.params
+    if len(args) != len(params):
+        params = [p for p, d in zip(func.params, func.param_directions) if d != ParamDirection.Out]
+    dims: dict[str, int] = {}
+    for p, arg in zip(params, args):
+        shape = getattr(arg, "shape", None)
+        if not isinstance(p.type, TensorType) or shape is None or len(shape) != len(p.type.shape):
+            continue
+        for dim, extent in zip(p.type.shape, shape):
+            if isinstance(dim, E.Var):
+                dims.setdefault(dim.name_hint, int(extent))
+    return dims
 
 
 def _complete(func: Function, params: list[Param], args: Sequence[Any]) -> tuple[list[Any], list[int]]:

@@ -12,7 +12,7 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto.backend import BackendType
-from pypto.compiled import CompiledProgram, TaskCount, parameters
+from pypto.compiled import CompiledProgram, TaskCount, dynamic_dims, parameters
 from pypto.ir import DataType
 from pypto.ir.enums import MemorySpace
 from pypto.runtime import ScalarParam, SimulatorArgumentError, SimulatorError, TensorParam
@@ -51,6 +51,27 @@ def test_parameters_follow_the_signature() -> None:
         TensorParam("c", DataType.FP32, (128, 128)),
         ScalarParam("row", DataType.INDEX),
     ]
+
+
+def test_dynamic_dimensions_are_read_off_the_arrays_of_a_call() -> None:
+    entry = example("tensor_dyn_rows").get_function("main")
+    x = rand(80, 64)
+    assert dynamic_dims(entry, [x]) == {"N": 80}  # the short form: out is left out
+    assert dynamic_dims(entry, [x, np.zeros((80, 64), np.float32)]) == {"N": 80}
+    assert parameters(entry, {"N": 80}) == [
+        TensorParam("x", DataType.FP32, (80, 64)),
+        TensorParam("out", DataType.FP32, (80, 64)),
+    ]
+    with pytest.raises(SimulatorArgumentError, match="has the dynamic dimension N, which no argument gives"):
+        parameters(entry)
+
+
+def test_a_dynamic_call_allocates_outputs_of_the_given_rows() -> None:
+    compiled = compiled_of(example("tensor_dyn_rows"))
+    x = rand(80, 64)
+    np.testing.assert_allclose(compiled.interpret(x), np.exp(x) + x, rtol=1e-6)
+    with pytest.raises(SimulatorArgumentError, match=r"out must have shape \[80, 64\], got \[96, 64\]"):
+        compiled.interpret(x, np.zeros((96, 64), np.float32))
 
 
 def test_interpret_in_place_writes_the_outputs() -> None:

@@ -101,17 +101,32 @@ return y1
     assert err.span.begin_line == 12  # the yield
 
 
-def test_a_dynamic_window_is_refused(tmp_path: Path) -> None:
+def _dynamic_kernel(x_type: str) -> str:
     tile = "pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 16384), pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]"
-    err = _codegen_error(_kernel(f"""
+    return _kernel(f"""
 {_ALLOC}
 t: {tile} = pl.load(x, [0, 0], [64, 64], [n, 64])
 y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
 return y1
-""", params="x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"),
-        tmp_path)
-    assert err.message == "no rule for a tensor window with a dynamic extent in cce"
-    assert "template arguments must be constants" in str(err)
+""", params=f"x: {x_type}, n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]").replace(
+        "\n\n\n@pl.program", '\n\nN = pl.dynamic("N")\n\n\n@pl.program')
+
+
+def test_a_dynamic_window_is_a_shape_constructor_argument(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(_dynamic_kernel("pl.Tensor[[N, 64], pl.FP32]"))
+    text = generate_cce(pl.loads_program(path))["kernels/aiv/k.cpp"]
+    assert ("  using GT_dx64_fp32 = GlobalTensor<float, Shape<1, 1, 1, -1, 64>, Stride<4096, 4096, 4096, 64, 1>, "
+            "Layout::ND>;\n") in text
+    assert "  Vec_64x64_fp32 t(n, 64);\n" in text
+    assert "  GT_dx64_fp32 x_gt(x, GT_dx64_fp32::Shape(1, 1, 1, n, 64));\n  TLOAD(t, x_gt);\n" in text
+    assert "  GT_dx64_fp32 y_gt(y, GT_dx64_fp32::Shape(1, 1, 1, n, 64));\n  TSTORE(y_gt, t);\n" in text
+
+
+def test_a_dynamic_inner_dimension_is_refused(tmp_path: Path) -> None:
+    err = _codegen_error(_dynamic_kernel("pl.Tensor[[64, N], pl.FP32]"), tmp_path)
+    assert err.message == "no rule for a tensor with a dynamic inner dimension in cce"
+    assert "only a tensor's outermost dimension may be dynamic" in str(err)
 
 
 def test_a_program_outside_the_runtime_dialect_is_refused_before_printing() -> None:

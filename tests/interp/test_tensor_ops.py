@@ -103,6 +103,15 @@ def test_tensor_shape_ops() -> None:
     assert run_op("tensor.dim", [tensor_t([4, 6]), idx(-1)], [a]) == 6
 
 
+def test_a_tail_slice_reads_only_its_valid_rows() -> None:
+    """A tail block's window may reach past the tensor's end; only its valid region must lie inside."""
+    a = rand((4, 6))
+    tail = run_op("tensor.slice", [tensor_t([4, 6]), tup(4, 6), tup(2, 0), tup(2, 6)], [a])
+    np.testing.assert_array_equal(tail, np.concatenate([a[2:4], np.zeros((2, 6), np.float32)]))
+    with pytest.raises(ir.PyptoError, match=r"window at offsets \[2, 0\] of size \[3, 6\] is out of bounds of shape \[4, 6\]"):
+        run_op("tensor.slice", [tensor_t([4, 6]), tup(4, 6), tup(2, 0), tup(3, 6)], [a])
+
+
 def test_tensor_creation() -> None:
     full = run_op("tensor.full", [tup(2, 2), f32(3.0)], [], {"dtype": D.FP32})
     np.testing.assert_array_equal(full, np.full((2, 2), 3.0, np.float32))

@@ -133,6 +133,7 @@ def test_tile_lrelu_prelu() -> None:
         ("floor", [2, -3, 1, 3]),
         ("ceil", [3, -2, 2, 4]),
         ("trunc", [2, -2, 1, 3]),
+        ("odd", [3, -3, 1, 3]),
     ],
 )
 def test_tile_cast_modes(mode: str, expected: list[int]) -> None:
@@ -151,6 +152,31 @@ def test_tile_cast_saturates_and_narrows_floats() -> None:
     half = run_op("tile.cast", [tile_t([1, 4])], [a], {"target_type": D.FP16, "mode": 2})
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(half, a.astype(np.float16))
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [  # 1 + 2**-11 is halfway between the FP16 neighbours 1 and 1 + 2**-10; 2.99999 lies just below 3.
+        (1, [1.0, 3.0, -3.0]),
+        (2, [1 + 2**-10, 3.0, -3.0]),
+        (3, [1.0, 3 - 2**-9, -3.0]),
+        (4, [1 + 2**-10, 3.0, -3 + 2**-9]),
+        (5, [1.0, 3 - 2**-9, -3 + 2**-9]),
+        (6, [1 + 2**-10, 3 - 2**-9, -3 + 2**-9]),
+    ],
+)
+def test_a_narrowing_float_cast_rounds_by_its_mode(mode: int, expected: list[float]) -> None:
+    a = np.array([[1 + 2**-11, 2.99999, -2.99999]], np.float32)
+    got = run_op("tile.cast", [tile_t([1, 3])], [a], {"target_type": D.FP16, "mode": mode}, tile_t([1, 3], D.FP16))
+    np.testing.assert_array_equal(got.astype(np.float64), [expected])
+
+
+def test_a_cast_without_a_native_pair_rounds_at_each_step_of_its_chain() -> None:
+    """FP32 -> INT8 runs as FP32 -> FP16 -> INT8 (LegalizeTileCast's chain): 2.4999 becomes the FP16
+    2.5 first, which rounds half away to 3, where one rounding would give 2."""
+    a = np.array([[2.4999, -2.4999, 2.25, 100.7]], np.float32)
+    got = run_op("tile.cast", [tile_t([1, 4])], [a], {"target_type": D.INT8, "mode": 2}, tile_t([1, 4], D.INT8))
+    np.testing.assert_array_equal(got, [[3, -3, 2, 101]])
 
 
 def test_tile_cmp_packs_a_predicate_mask_and_sel_consumes_it() -> None:

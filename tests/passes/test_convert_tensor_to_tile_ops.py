@@ -294,7 +294,8 @@ _ERRORS = {
                 return out
         """,
         "ConvertTensorToTileOps: the slice shape 64 - n is not a constant, but a tile needs a static shape "
-        "(hint: give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]) at <string>:10:17",
+        "(hint: give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]; a tail block keeps the static "
+        "shape and narrows valid_shape, e.g. pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64])) at <string>:10:17",
     ),
     "bulk_store_and_element_write_into_one_tensor": (
         """

@@ -324,7 +324,9 @@ def _expand_clone(ctx: OpContext, src: ArrayValue, target: ArrayValue) -> ArrayV
     return like(ctx, target, out, src.dtype)
 
 
-# Cast modes (docs/ops.md#arguments): none, rint, round, floor, ceil, trunc, odd.
+# Cast modes (docs/ops.md#arguments): none, rint, round, floor, ceil, trunc, odd. To an integer
+# they round as pto-isa's TCVT does (applyRoundingToIntegral: round is half away from zero, odd is
+# nearest with ties to odd).
 _ROUND: dict[int, Callable[[np.ndarray], np.ndarray]] = {
     0: np.rint,
     1: np.rint,
@@ -332,7 +334,7 @@ _ROUND: dict[int, Callable[[np.ndarray], np.ndarray]] = {
     3: np.floor,
     4: np.ceil,
     5: np.trunc,
-    6: np.rint,
+    6: lambda x: np.where(x - np.floor(x) == 0.5, np.floor(x) + (np.floor(x) % 2 == 0), np.rint(x)),
 }
 
 
@@ -343,8 +345,49 @@ def _int_range(dt: DataType) -> tuple[float, float]:
     return float(info.min), float(info.max)
 
 
+def _next_up(v: np.ndarray) -> np.ndarray:
+    """The next value of ``v``'s float type towards +inf, by its bit pattern (+inf and NaN stay)."""
+    width = f"u{v.dtype.itemsize}"
+    bits = v.view(width).astype(np.int64)
+    sign = np.int64(1) << (8 * v.dtype.itemsize - 1)
+    wide = v.astype(np.float64)
+    up = np.where((bits & ~sign) == 0, 1, np.where(bits & sign, bits - 1, bits + 1))
+    up = np.where(np.isnan(wide) | (wide == np.inf), bits, up)
+    return up.astype(width).view(v.dtype)
+
+
+def _round_float(x: np.ndarray, dst: DataType, mode: int) -> np.ndarray:
+    """``x`` (float64, exact) rounded to the float type ``dst`` by cast ``mode``, as TCVT's
+    ``cast_rmode`` specifies (pto-isa docs/isa/TCVT.md): none/rint to nearest even, round to nearest
+    with ties away from zero, floor/ceil/trunc directed, odd to the neighbour with an odd last bit."""
+    target = numpy_dtype(dst)
+    with np.errstate(all="ignore"):
+        near = x.astype(target)
+    if mode in (0, 1):
+        return near
+    back = near.astype(np.float64)
+    lo = np.where(back > x, -_next_up(-near), near)
+    hi = np.where(back < x, _next_up(near), near)
+    lo64, hi64 = lo.astype(np.float64), hi.astype(np.float64)
+    if mode == 3:
+        out = lo
+    elif mode == 4:
+        out = hi
+    elif mode == 5:
+        out = np.where(x >= 0, lo, hi)
+    elif mode == 2:
+        with np.errstate(all="ignore"):
+            tie = (lo64 != hi64) & (x - lo64 == hi64 - x)
+        out = np.where(tie, np.where(x >= 0, hi, lo), near)
+    else:
+        odd_hi = (hi.view(f"u{target.itemsize}") & 1) == 1
+        out = np.where(lo64 == hi64, near, np.where(odd_hi, hi, lo))
+    return np.where(np.isnan(x), near, out).astype(target)
+
+
 def cast_array(x: np.ndarray, src: DataType, dst: DataType, mode: int) -> np.ndarray:
-    """Convert ``x`` from ``src`` to ``dst``: float -> int rounds by ``mode`` and saturates."""
+    """Convert ``x`` from ``src`` to ``dst`` in one native step: float -> int rounds by ``mode`` and
+    saturates; an inexact conversion to a float rounds by ``mode`` too."""
     if mode not in _ROUND:
         raise OpError(f"unknown cast mode {mode}")
     if src.is_float() and (dst.is_int() or dst.is_bool()):
@@ -355,7 +398,18 @@ def cast_array(x: np.ndarray, src: DataType, dst: DataType, mode: int) -> np.nda
         lo, hi = _int_range(dst)
         rounded = np.nan_to_num(np.clip(rounded, lo, hi), nan=0.0)
         return rounded.astype(np.int64).astype(numpy_dtype(dst))
+    if dst.is_float() and not dst.is_bool() and (src.get_bit() >= dst.get_bit() or not src.is_float()):
+        return _round_float(x.astype(np.float64), dst, mode)
     return cast_data(x, dst)
+
+
+def cast_steps(src: DataType, dst: DataType) -> list[DataType]:
+    """The dtypes of the native conversions LegalizeTileCast chains for ``src -> dst`` on the current
+    platform (``[dst]`` when the pair is native or no chain exists: the pass reports that)."""
+    from pypto.backend import current_platform
+    from pypto.passes.legalize_tile_cast import A2A3_CASTS, NATIVE_CASTS, cast_chain
+
+    return cast_chain(src, dst, NATIVE_CASTS.get(current_platform().name, A2A3_CASTS)) or [dst]
 
 
 @register("tile.cast", "tensor.cast")
@@ -364,5 +418,9 @@ def _cast(ctx: OpContext, src: ArrayValue) -> ArrayValue:
     if target is None:
         raise OpError("cast needs the 'target_type' kwarg")
     dst = DataType(target)
-    out = cast_array(read(src, "operand"), src.dtype, dst, int(ctx.kwarg("mode", 2)))
+    mode = int(ctx.kwarg("mode", 2))
+    # Each native step rounds, as the chain LegalizeTileCast builds does on the vector unit.
+    out, here = read(src, "operand"), src.dtype
+    for step in cast_steps(src.dtype, dst):
+        out, here = cast_array(out, here, step, mode), step
     return like(ctx, src, out, dst)

@@ -66,8 +66,15 @@ def _slice(
     offs = as_ints(offset, "offset")
     valid = as_ints(valid_shape, "valid_shape") if valid_shape not in (None, ()) else dims
     data = src.data
-    if ctx.kwarg("clamp", False):
-        keep = tuple(max(0, min(d, n - o)) for d, n, o in zip(dims, data.shape, offs))
+    clamp = bool(ctx.kwarg("clamp", False))
+    # Only the valid region is read, so a tail block's window may reach past the source's end.
+    overhang = valid != dims and any(o + d > n for o, d, n in zip(offs, dims, data.shape))
+    if clamp or overhang:
+        if clamp:
+            keep = tuple(max(0, min(d, n - o)) for d, n, o in zip(dims, data.shape, offs))
+        else:
+            check_in_bounds(offs, valid, data.shape, "slice")
+            keep = valid
         padded = np.zeros(dims, dtype=data.dtype)
         padded[tuple(slice(0, k) for k in keep)] = data[window(offs, keep)]
         valid = tuple(min(v, k) for v, k in zip(valid, keep))
