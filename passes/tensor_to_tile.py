@@ -102,13 +102,31 @@ def reduction(conv: Converter, call: Call) -> Expr:
     return conv.op(name, [x, tmp], {}, call.span)
 
 
+def _cube_operand(conv: Converter, arg: Expr, transposed: bool, span: Span) -> Expr:
+    """The Mat tile of matmul operand ``arg``; a transposed one (``a_trans``/``b_trans``) is loaded
+    as stored and read through ``tile.transpose_view`` (the NZ tile's bytes as the ZN tile of the
+    transpose, which the cube extracts from without a copy)."""
+    tile = conv.tile(arg, Mat)
+    if not transposed:
+        return tile
+    if len(tile.type.shape) != 2:
+        raise conv.error(
+            f"a transposed matmul operand of rank {len(tile.type.shape)} has no tile lowering "
+            "(hint: transpose a 2-D operand, or reshape it to 2-D first)",
+            span,
+        )
+    return conv.temp(f"{arg.name_hint}_t" if isinstance(arg, Var) else "operand_t",
+                     conv.op("tile.transpose_view", [tile], {}, span))
+
+
 def matmul(conv: Converter, call: Call) -> Expr:
     """``tile.matmul`` on Mat-resident operands (AutoTileMatmulL0 and InferTileMemorySpace take them
-    on to L0); an ``out_dtype`` other than the product's becomes a ``tile.cast``."""
-    if call.kwargs.get("a_trans") or call.kwargs.get("b_trans") or call.kwargs.get("c_matrix_nz"):
+    on to L0), ``a_trans``/``b_trans`` operands through ``tile.transpose_view``; an ``out_dtype``
+    other than the product's becomes a ``tile.cast``."""
+    if call.kwargs.get("c_matrix_nz"):
         raise conv.error(
-            f"{call.op.name} with a_trans/b_trans/c_matrix_nz has no tile lowering yet "
-            "(hint: transpose the operand with pl.transpose before the matmul)",
+            f"{call.op.name} with c_matrix_nz has no tile lowering yet "
+            "(hint: drop c_matrix_nz: the product is stored in ND order)",
             call.span,
         )
     da, db = call.args[0].type.dtype, call.args[1].type.dtype
@@ -119,7 +137,8 @@ def matmul(conv: Converter, call: Call) -> Expr:
             "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
             call.span,
         )
-    a, b = conv.tile(call.args[0], Mat), conv.tile(call.args[1], Mat)
+    a = _cube_operand(conv, call.args[0], bool(call.kwargs.get("a_trans")), call.span)
+    b = _cube_operand(conv, call.args[1], bool(call.kwargs.get("b_trans")), call.span)
     product = conv.op("tile.matmul", [a, b], {}, call.span)
     want = call.kwargs.get("out_dtype")
     if want is None or want == product.type.dtype:

@@ -39,6 +39,7 @@ CASES = {
     "tensor_spmd": {},
     "tensor_matmul_big_k": {},
     "tensor_matmul_big_mn": {},
+    "tensor_matmul_trans": {},
 }
 # Absolute tolerances wider than the dtype's: a K=512 FP32 dot product summed in the cube unit's
 # order differs from numpy's by a few ulps of its partial sums (~1e-5 at magnitudes ~20).
