@@ -147,6 +147,32 @@ def matmul(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.cast", [acc], {"target_type": want}, call.span)
 
 
+def matmul_acc(conv: Converter, call: Call) -> Expr:
+    """``tile.matmul_acc`` adding the product of the Mat-resident operands (transposed ones through
+    ``tile.transpose_view``) to the accumulator tile; ``init_cond`` passes through. The accumulator
+    must be a kernel value (a tile in Acc): a GM tensor cannot be loaded into L0C."""
+    acc, lhs, rhs = call.args[:3]
+    if not conv.is_tile(acc):
+        raise conv.error(
+            f"{call.op.name} accumulating into a GM tensor has no tile lowering: the accumulator lives in "
+            "L0C, which nothing loads from GM (hint: start the sum with pl.matmul in the same pl.at block, "
+            "e.g. 'acc = pl.matmul(a0, b0, out_dtype=pl.FP32)', then 'acc = pl.matmul_acc(acc, a1, b1)')",
+            call.span,
+        )
+    da, db = lhs.type.dtype, rhs.type.dtype
+    if da != db or da not in CUBE_DTYPES:
+        raise conv.error(
+            f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
+            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
+            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
+            call.span,
+        )
+    a = _cube_operand(conv, lhs, bool(call.kwargs.get("a_trans")), call.span)
+    b = _cube_operand(conv, rhs, bool(call.kwargs.get("b_trans")), call.span)
+    args = [conv.tile(acc), a, b] + [conv.value(c) for c in call.args[3:]]
+    return conv.op("tile.matmul_acc", args, {}, call.span)
+
+
 def slice_(conv: Converter, call: Call) -> Expr:
     """A slice of a GM tensor is a load at its offset (into Mat when it feeds a matmul); a slice
     of a tile is ``tile.slice``."""
@@ -222,6 +248,7 @@ _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "s
 _register(same_name, *_BINARY, *_SCALAR, *_UNARY, *_EXPAND)
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
+_register(matmul_acc, "matmul_acc")
 _register(slice_, "slice")
 _register(assemble, "assemble", tile_result=_on_target)
 _register(element_access, "read", "write", tile_result=_on_target)

@@ -40,10 +40,11 @@ CASES = {
     "tensor_matmul_big_k": {},
     "tensor_matmul_big_mn": {},
     "tensor_matmul_trans": {},
+    "tensor_matmul_acc": {},
 }
 # Absolute tolerances wider than the dtype's: a K=512 FP32 dot product summed in the cube unit's
 # order differs from numpy's by a few ulps of its partial sums (~1e-5 at magnitudes ~20).
-ATOL = {"matmul_big_k": 1e-4, "tensor_matmul_big_k": 1e-4, "tensor_matmul_big_mn": 1e-4}
+ATOL = {"matmul_big_k": 1e-4, "tensor_matmul_big_k": 1e-4, "tensor_matmul_big_mn": 1e-4, "tensor_matmul_acc": 1e-4}
 
 
 def _inputs(entry: ir.Function, scalars: dict[str, float], seed: int) -> list[object]:
