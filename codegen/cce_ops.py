@@ -218,6 +218,8 @@ def _instr_table() -> dict[str, OpRule]:
     t["tile.slice"] = Instr("TSUBVIEW", args=(DST, "tile", "offset"),
                             implied=frozenset({"shape", "valid_shape", "drop_dims", "pad_value"}))
     t["tile.reshape"] = Instr("TRESHAPE", args=(DST, "tile"), implied=frozenset({"shape"}))
+    # NZ <-> ZN: the same bytes under the swapped shape and layouts of the destination's type.
+    t["tile.transpose_view"] = Instr("TRESHAPE", args=(DST, "tile"))
     t["tile.ci"] = Instr("TCI", args=(DST, "start"), template=(Choice("descending", {False: "0", True: "1"}),),
                          implied=frozenset({"shape", "dtype"}))
     t["tile.gatherb"] = Instr("TGATHERB", implied=frozenset({"output_dtype"}))

@@ -145,10 +145,13 @@ class Assemble(OpRule):
 
 @dataclass(frozen=True)
 class Reshape(OpRule):
-    """``%r = <mnemonic> %src : T1 -> T2`` (the result type carries the new shape)."""
+    """``%r = <mnemonic> %src : T1 -> T2`` (the result type carries the new shape; ``operands`` are
+    the op's parameters it spells)."""
+
+    operands: frozenset[str] = frozenset({"tile", "shape"})
 
     def spelled(self, op: str) -> frozenset[str]:
-        return self.implied | {"tile", "shape"}
+        return self.implied | self.operands
 
 
 @dataclass(frozen=True)
@@ -330,6 +333,8 @@ def _other_table() -> dict[str, OpRule]:
         "tile.slice": Subview("pto.subview", implied=frozenset({"drop_dims", "pad_value"})),
         "tile.assemble": Assemble("pto.tmov"),
         "tile.reshape": Reshape("pto.treshape"),
+        # NZ <-> ZN: the same bytes under the swapped shape and layouts (the result type says which).
+        "tile.transpose_view": Reshape("pto.treshape", operands=frozenset({"tile"})),
         "tile.set_validshape": SetValidShape("pto.set_validshape"),
         "tensor.read": ScalarAccess("pto.load_scalar"),
         "tensor.write": ScalarAccess("pto.store_scalar", store=True),

@@ -1,15 +1,17 @@
-"""AutoTileMatmulL0: a matmul on Mat (L1) operands too big for L0A/L0B becomes a loop over K slabs
-(docs/passes.md#autotilematmull0).
+"""AutoTileMatmulL0: a matmul on Mat (L1) operands too big for L0A/L0B becomes a loop over K slabs,
+and one whose result is too big for L0C becomes output blocks (docs/passes.md#autotilematmull0).
 
 Each slab is cut out of the Mat operands by ``tile.extract`` straight into Left/Right; the first slab
 is multiplied by ``tile.matmul``, the others are added to the accumulator by ``tile.matmul_acc``
-carried through the loop. A matmul that fits, or whose operands are already in Left/Right, is left
-as it is (the same objects); InferTileMemorySpace then moves fitting Mat operands into L0.
+carried through the loop. An M/N block multiplies a row block of the left operand by a column block
+of the right one (K-split again when needed) and is stored into its place of the output tensor. A
+matmul that fits, or whose operands are already in Left/Right, is left as it is (the same objects);
+InferTileMemorySpace then moves fitting Mat operands into L0.
 """
 
 from __future__ import annotations
 
-from pypto.analysis import op_name
+from pypto.analysis import op_name, use_counts, walk
 from pypto.languages.invariants import NormalizedStmtStructure, SplitIncoreOrch, SSAForm
 from pypto.languages.outlined import outlined
 
@@ -17,7 +19,7 @@ from pypto.backend import BackendType, Platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace, is_incore_type
-from pypto.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
+from pypto.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, Stmt, YieldStmt
@@ -40,8 +42,11 @@ CUBE_DTYPES = {
 _CUBE_OPS = ("tile.matmul", "tile.matmul_acc", "tile.matmul_bias", "tile.batch_matmul", "tile.batch_matmul_acc")
 # A K slab is a whole number of 32-byte fractal rows (16 FP16, 8 FP32, 32 INT8 elements).
 _FRACTAL_BYTES = 32
-# A slab takes at most 1/_STAGES of L0A/L0B, so the next slab's extract has room beside it.
+# A slab takes at most 1/_STAGES of L0A/L0B, so the next slab's extract has room beside it; an
+# output block at most 1/_STAGES of L0C, so the next block's product has room beside its store.
 _STAGES = 2
+# M/N blocks are whole 16-row (16-column) fractals.
+_BLOCK_GRANULE = 16
 
 
 def _static(dims: list[Expr]) -> list[int] | None:
@@ -74,6 +79,34 @@ def k_slab(m: int, k: int, n: int, dtype: DataType, platform: Platform) -> int |
     return None
 
 
+def _nbytes(rows: int, cols: int, dtype: DataType) -> int:
+    return rows * cols * dtype.get_bit() // 8
+
+
+def mn_blocks(m: int, k: int, n: int, dtype: DataType, acc_dtype: DataType,
+              platform: Platform) -> tuple[int, int, int | None] | None:
+    """The ``(bm, bn, slab)`` of the largest output block: ``bm`` and ``bn`` proper divisors of ``m``
+    and ``n`` (whole 16-row fractals, or the whole dimension) whose ``[bm, bn]`` accumulator fits in
+    1/_STAGES of L0C and whose operand blocks fit in L0A/L0B, whole (``slab`` None) or in K slabs;
+    None when there is none. Larger blocks come first, then squarer ones (fewer bytes extracted per
+    block), then taller ones."""
+
+    def sides(d: int) -> list[int]:
+        return [b for b in range(d, 0, -1) if d % b == 0 and (b % _BLOCK_GRANULE == 0 or b == d)]
+
+    acc_limit = platform.capacity[Acc] // _STAGES
+    for bm, bn in sorted(((bm, bn) for bm in sides(m) for bn in sides(n) if (bm, bn) != (m, n)),
+                         key=lambda b: (-b[0] * b[1], b[0] + b[1], -b[0])):
+        if _nbytes(-(-bm // 16) * 16, bn, acc_dtype) > acc_limit:
+            continue
+        if _nbytes(bm, k, dtype) <= platform.capacity[Left] and _nbytes(k, bn, dtype) <= platform.capacity[Right]:
+            return bm, bn, None
+        slab = k_slab(bm, k, bn, dtype, platform)
+        if slab is not None:
+            return bm, bn, slab
+    return None
+
+
 class AutoTileMatmulL0(RewritePass):
     """Split the K dimension of Mat-resident matmuls that do not fit in L0.
 
@@ -89,12 +122,25 @@ class AutoTileMatmulL0(RewritePass):
                  c_next = pl.tile.matmul_acc(c_acc, a_mat_k, b_mat_k)
                  c = pl.yield_(c_next)
 
-    A matmul splits when an operand exceeds its L0 buffer (capacities of the pass context's
+    A result too big for L0C (or a K with no slab small enough) splits M and N instead; the one
+    store of the product becomes a store per output block:
+
+    before:  c = pl.tile.matmul(a_mat, b_mat)              # [256, 384] x [384, 256] -> FP32 [256, 256]
+             out = pl.tile.store(c, [0, 0], t)
+    after:   (the K-loop above on a_mat rows 0..127 and b_mat columns 0..127, into c_b0)
+             out_b0 = pl.tile.store(c_b0, [0, 0], t)
+             (the same for blocks c_b1 at [0, 128], c_b2 at [128, 0], c_b3 at [128, 128])
+             out = pl.tile.store(c_b3, [128, 128], out_b2)
+
+    A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's
     platform); the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B. A
-    ``tile.matmul_acc`` (without ``init_cond``) splits the same way, every slab accumulating. Operands
-    must be whole static 2-D Mat tiles; a matmul whose result is too big for L0C, or whose K cannot
-    be split small enough, is an error naming the sizes. Every cube op of a kernel must have operand
-    dtypes the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on a5).
+    ``tile.matmul_acc`` (without ``init_cond``) splits the same way, every slab accumulating. The
+    output block is the largest (then squarest) one of whole 16-row fractals whose accumulator fits
+    in half of L0C and whose operand blocks fit L0A/L0B whole or in K slabs. Operands must be whole
+    static 2-D Mat tiles. Errors naming the sizes: a K that cannot be split small enough, a blocked
+    product read other than by one store, or operands of a blocked product exceeding Mat together,
+    a ``tile.matmul_acc`` result too big for L0C. Every cube op of a kernel must have operand dtypes
+    the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on a5).
     """
 
     source = outlined
@@ -106,13 +152,23 @@ class AutoTileMatmulL0(RewritePass):
 
     def function(self, func: Function) -> Function:
         self.platform = PassContext.current().platform
+        self.uses = use_counts(func.body)
+        # The first operand of every tile.store: a blocked matmul result must be read by one store.
+        self.stored = {n.value.args[0] for n in walk(func.body)
+                       if isinstance(n, AssignStmt) and isinstance(n.value, Call) and op_name(n.value) == "tile.store"}
+        # Blocked matmul results (deleted) -> their operands and plan, emitted at the store.
+        self.blocked: dict[Var, tuple[Var, Var, int, int, int, tuple[int, int, int | None]]] = {}
         return super().function(func)
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
         new = self.children(node)
         call = new.value
-        if not isinstance(call, Call) or op_name(call) not in _CUBE_OPS:
+        if not isinstance(call, Call):
+            return new
+        if op_name(call) == "tile.store" and call.args[0] in self.blocked:
+            return self._store_blocks(new)
+        if op_name(call) not in _CUBE_OPS:
             return new
         self._check_dtype(call)
         name = op_name(call)
@@ -131,10 +187,15 @@ class AutoTileMatmulL0(RewritePass):
         too_big_result = result is not None and result > p.capacity[Acc]
         if not too_big_result and tile_nbytes(lhs.type, p) <= p.capacity[Left] and tile_nbytes(rhs.type, p) <= p.capacity[Right]:
             return new
-        slab = k_slab(m, k, n, lhs.type.dtype, p)
-        if too_big_result or slab is None:
+        slab = None if too_big_result else k_slab(m, k, n, lhs.type.dtype, p)
+        if slab is not None:
+            return self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span)
+        plan = None if acc is not None else mn_blocks(m, k, n, lhs.type.dtype, new.var.type.dtype, p)
+        if plan is None:
             raise self._too_big(call, m, k, n, too_big_result)
-        return self._k_loop(new, acc, lhs, rhs, m, k, n, slab)
+        self._check_blockable(node, call, m, k, n)
+        self.blocked[new.var] = (lhs, rhs, m, k, n, plan)
+        return None
 
     def _check_dtype(self, call: Call) -> None:
         dtypes = CUBE_DTYPES.get(self.platform.backend_type, _A2A3_CUBE)
@@ -153,6 +214,8 @@ class AutoTileMatmulL0(RewritePass):
         p = self.platform
         if result:
             what = f"its [{m}, {n}] result exceeds L0C ({p.capacity[Acc]} bytes on {p.name})"
+            if op_name(call) == "tile.matmul":
+                what += " and has no output block of whole 16-row fractals that fits"
         else:
             what = f"K={k} has no slab of whole 32-byte fractal rows small enough for L0A/L0B on {p.name}"
         return self.error(
@@ -161,36 +224,105 @@ class AutoTileMatmulL0(RewritePass):
             call.span,
         )
 
+    def _check_blockable(self, node: AssignStmt, call: Call, m: int, k: int, n: int) -> None:
+        """A blocked product is never whole in L0C: it must go straight to one store, and both
+        operands must fit in Mat together."""
+        p, shape = self.platform, f"[{m}, {k}] x [{k}, {n}]"
+        mat = tile_nbytes(call.args[0].type, p) + tile_nbytes(call.args[1].type, p)
+        if mat > p.capacity[Mat]:
+            raise self.error(
+                f"{op_name(call)} of {shape}: the operands take {mat} bytes of Mat, more than its "
+                f"{p.capacity[Mat]} bytes on {p.name}\n"
+                f"  hint: split M or N in the program (a loop over row or column blocks of the output)",
+                call.span,
+            )
+        if self.uses[node.var] != 1 or node.var not in self.stored:
+            raise self.error(
+                f"{op_name(call)} of {shape} is split into output blocks (its [{m}, {n}] result exceeds "
+                f"L0C, {p.capacity[Acc]} bytes on {p.name}), so its result can only be stored, once\n"
+                f"  hint: store '{node.var.name_hint}' into a tensor with pl.store and read the blocks you need from there",
+                call.span,
+            )
+
     def _fresh(self, base: str) -> str:
         return self.names.name(base, lambda i: base if i == 0 else f"{base}_{i}")
 
-    def _slabs(self, lhs: Var, rhs: Var, offset: Expr, m: int, n: int, slab: int, suffix: str,
-               span: Span) -> tuple[list[Stmt], Var, Var]:
-        """The extracts of one K slab of each operand into Left and Right, and the two slabs."""
-        zero = ConstInt(0, D.INDEX, span)
+    def _index(self, e: Expr, add: int, span: Span) -> Expr:
+        if add == 0:
+            return e
+        if isinstance(e, ConstInt):
+            return ConstInt(e.value + add, D.INDEX, span)
+        return Add(e, ConstInt(add, D.INDEX, span), D.INDEX, span)
+
+    def _slabs(self, lhs: Var, rhs: Var, offset: Expr, row: int, col: int, m: int, n: int, slab: int,
+               suffix: str, span: Span) -> tuple[list[Stmt], Var, Var]:
+        """The extracts of one K slab of each operand (the left one from ``row``, the right one from
+        ``col``) into Left and Right, and the two slabs."""
         stmts: list[Stmt] = []
-        for src, row, col, shape, space in ((lhs, zero, offset, [m, slab], Left), (rhs, offset, zero, [slab, n], Right)):
+        for src, r, c, shape, space in ((lhs, ConstInt(row, D.INDEX, span), offset, [m, slab], Left),
+                                        (rhs, offset, ConstInt(col, D.INDEX, span), [slab, n], Right)):
             dims = MakeTuple([ConstInt(d, D.INDEX, span) for d in shape], span)
-            call = op_registry.create_op_call("tile.extract", [src, row, col, dims], {"target_memory": space}, span)
+            call = op_registry.create_op_call("tile.extract", [src, r, c, dims], {"target_memory": space}, span)
             stmts.append(AssignStmt(Var(self._fresh(f"{src.name_hint}_{suffix}"), call.type, span), call, span))
         return stmts, stmts[0].var, stmts[1].var
 
-    def _k_loop(self, node: AssignStmt, acc: Expr | None, lhs: Var, rhs: Var, m: int, k: int, n: int, slab: int) -> Stmt:
-        """``node``'s matmul as a loop over the K slabs (the first one before it when there is no acc)."""
-        span, base = node.span, node.var.name_hint
+    def _k_loop(self, var: Var | str, acc: Expr | None, lhs: Var, rhs: Var, m: int, k: int, n: int, slab: int,
+                span: Span, row: int = 0, col: int = 0) -> ForStmt:
+        """``var`` (or a fresh variable of that name) = the matmul as a loop over the K slabs (the first
+        one before it when there is no acc), of the ``[m, n]`` output block at ``(row, col)``."""
+        base = var if isinstance(var, str) else var.name_hint
         start = 0
         if acc is None:
-            stmts, left, right = self._slabs(lhs, rhs, ConstInt(0, D.INDEX, span), m, n, slab, "k0", span)
+            stmts, left, right = self._slabs(lhs, rhs, ConstInt(0, D.INDEX, span), row, col, m, n, slab, "k0", span)
             call = op_registry.create_op_call("tile.matmul", [left, right], span)
             acc = Var(self._fresh(f"{base}_k0"), call.type, span)
             self.emit(*stmts, AssignStmt(acc, call, span))
             start = 1
+        if isinstance(var, str):
+            var = Var(self._fresh(var), acc.type, span)
         ko = Var(self._fresh("ko"), ScalarType(D.INDEX), span)
         carry = IterArg(self._fresh(f"{base}_acc"), acc.type, acc, span)
         offset = Mul(ko, ConstInt(slab, D.INDEX, span), D.INDEX, span)
-        body, left, right = self._slabs(lhs, rhs, offset, m, n, slab, "k", span)
+        body, left, right = self._slabs(lhs, rhs, offset, row, col, m, n, slab, "k", span)
         call = op_registry.create_op_call("tile.matmul_acc", [carry, left, right], span)
         step = Var(self._fresh(f"{base}_next"), call.type, span)
         body += [AssignStmt(step, call, span), YieldStmt([step], span)]
         bounds = [ConstInt(v, D.INDEX, span) for v in (start, k // slab, 1)]
-        return ForStmt(ko, *bounds, [carry], block_of(body, span), [node.var], span)
+        return ForStmt(ko, *bounds, [carry], block_of(body, span), [var], span)
+
+    def _store_blocks(self, node: AssignStmt) -> Stmt:
+        """The store of a blocked matmul result as one product and store per output block, each
+        block stored into the tensor the previous block's store returned."""
+        store = node.value
+        product = store.args[0]
+        lhs, rhs, m, k, n, (bm, bn, slab) = self.blocked[product]
+        span, offsets, out = node.span, list(store.args[1].elements), store.args[2]
+        window = store.args[3] if len(store.args) > 3 else None
+        if window is not None and (_static(list(window.elements)) or [])[-2:] != [m, n]:
+            raise self.error(
+                f"tile.store of a blocked [{m}, {n}] matmul result stores a window other than the whole result\n"
+                f"  hint: store the whole product, then slice the tensor it was stored into",
+                span,
+            )
+        count = (m // bm) * (n // bn)
+        for i, (r, c) in enumerate((r, c) for r in range(0, m, bm) for c in range(0, n, bn)):
+            name = f"{product.name_hint}_b{i}"
+            if slab is None:
+                stmts, left, right = self._slabs(lhs, rhs, ConstInt(0, D.INDEX, span), r, c, bm, bn, k, f"b{i}", span)
+                call = op_registry.create_op_call("tile.matmul", [left, right], span)
+                tile = Var(self._fresh(name), call.type, span)
+                self.emit(*stmts, AssignStmt(tile, call, span))
+            else:
+                loop = self._k_loop(name, None, lhs, rhs, bm, k, bn, slab, span, r, c)
+                tile = loop.return_vars[0]
+                self.emit(loop)
+            at = MakeTuple([*offsets[:-2], self._index(offsets[-2], r, span), self._index(offsets[-1], c, span)], span)
+            args = [tile, at, out]
+            if window is not None:
+                args.append(MakeTuple([*window.elements[:-2], ConstInt(bm, D.INDEX, span), ConstInt(bn, D.INDEX, span)], span))
+            call = op_registry.create_op_call("tile.store", args, dict(store.kwargs), span)
+            if i == count - 1:
+                return AssignStmt(node.var, call, span)
+            out = Var(self._fresh(f"{node.var.name_hint}_b{i}"), call.type, span)
+            self.emit(AssignStmt(out, call, span))
+        raise AssertionError("unreachable: a blocked matmul has at least two blocks")

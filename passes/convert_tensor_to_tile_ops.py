@@ -48,7 +48,8 @@ from .util import block_of, rebuild
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 # Converted although IncoreTileOps allows them on GM tensors: on a tile they become tile ops.
 _ELEMENT_ACCESS = frozenset({"tensor.read", "tensor.write"})
-_MATMUL = frozenset({"tensor.matmul"})
+# Where the two cube operands of each matmul op sit among its arguments.
+_MATMUL = {"tensor.matmul": slice(0, 2), "tensor.matmul_acc": slice(1, 3)}
 _STATIC_HINTS = {
     "slice shape": ("give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]; a tail block "
                     "keeps the static shape and narrows valid_shape, e.g. pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64])"),
@@ -173,7 +174,8 @@ class _Kernel(Rewrite):
         self.tiles = tile_values(func)
         self.params = set(func.params)
         self.mat_operands = {
-            a for c in function_index(func).of(Call) if op_name(c) in _MATMUL for a in c.args if isinstance(a, Var)
+            a for c in function_index(func).of(Call) if op_name(c) in _MATMUL
+            for a in c.args[_MATMUL[op_name(c)]] if isinstance(a, Var)
         }
         self.entry: dict[tuple[Var, MemorySpace], Var] = {}
         self.entry_stmts: list[Stmt] = []

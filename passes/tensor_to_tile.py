@@ -161,13 +161,31 @@ def reduction(conv: Converter, call: Call) -> Expr:
     return conv.op(name, [x, tmp], {}, call.span)
 
 
+def _cube_operand(conv: Converter, arg: Expr, transposed: bool, span: Span) -> Expr:
+    """The Mat tile of matmul operand ``arg``; a transposed one (``a_trans``/``b_trans``) is loaded
+    as stored and read through ``tile.transpose_view`` (the NZ tile's bytes as the ZN tile of the
+    transpose, which the cube extracts from without a copy)."""
+    tile = conv.tile(arg, Mat)
+    if not transposed:
+        return tile
+    if len(tile.type.shape) != 2:
+        raise conv.error(
+            f"a transposed matmul operand of rank {len(tile.type.shape)} has no tile lowering "
+            "(hint: transpose a 2-D operand, or reshape it to 2-D first)",
+            span,
+        )
+    return conv.temp(f"{arg.name_hint}_t" if isinstance(arg, Var) else "operand_t",
+                     conv.op("tile.transpose_view", [tile], {}, span))
+
+
 def matmul(conv: Converter, call: Call) -> Expr:
     """``tile.matmul`` on Mat-resident operands (AutoTileMatmulL0 and InferTileMemorySpace take them
-    on to L0); an ``out_dtype`` other than the product's becomes a ``tile.cast``."""
-    if call.kwargs.get("a_trans") or call.kwargs.get("b_trans") or call.kwargs.get("c_matrix_nz"):
+    on to L0), ``a_trans``/``b_trans`` operands through ``tile.transpose_view``; an ``out_dtype``
+    other than the product's becomes a ``tile.cast``."""
+    if call.kwargs.get("c_matrix_nz"):
         raise conv.error(
-            f"{call.op.name} with a_trans/b_trans/c_matrix_nz has no tile lowering yet "
-            "(hint: transpose the operand with pl.transpose before the matmul)",
+            f"{call.op.name} with c_matrix_nz has no tile lowering yet "
+            "(hint: drop c_matrix_nz: the product is stored in ND order)",
             call.span,
         )
     da, db = call.args[0].type.dtype, call.args[1].type.dtype
@@ -178,7 +196,8 @@ def matmul(conv: Converter, call: Call) -> Expr:
             "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
             call.span,
         )
-    a, b = conv.tile(call.args[0], Mat), conv.tile(call.args[1], Mat)
+    a = _cube_operand(conv, call.args[0], bool(call.kwargs.get("a_trans")), call.span)
+    b = _cube_operand(conv, call.args[1], bool(call.kwargs.get("b_trans")), call.span)
     product = conv.op(_matmul_op(a, b), [a, b], {}, call.span)
     want = call.kwargs.get("out_dtype")
     if want is None or want == product.type.dtype:
@@ -190,6 +209,30 @@ def matmul(conv: Converter, call: Call) -> Expr:
 def _matmul_op(a: Expr, b: Expr) -> str:
     """Operands of rank > 2 multiply per batch (FlattenTileNdTo2D expands ``tile.batch_matmul``)."""
     return "tile.batch_matmul" if max(len(a.type.shape), len(b.type.shape)) > 2 else "tile.matmul"
+def matmul_acc(conv: Converter, call: Call) -> Expr:
+    """``tile.matmul_acc`` adding the product of the Mat-resident operands (transposed ones through
+    ``tile.transpose_view``) to the accumulator tile; ``init_cond`` passes through. The accumulator
+    must be a kernel value (a tile in Acc): a GM tensor cannot be loaded into L0C."""
+    acc, lhs, rhs = call.args[:3]
+    if not conv.is_tile(acc):
+        raise conv.error(
+            f"{call.op.name} accumulating into a GM tensor has no tile lowering: the accumulator lives in "
+            "L0C, which nothing loads from GM (hint: start the sum with pl.matmul in the same pl.at block, "
+            "e.g. 'acc = pl.matmul(a0, b0, out_dtype=pl.FP32)', then 'acc = pl.matmul_acc(acc, a1, b1)')",
+            call.span,
+        )
+    da, db = lhs.type.dtype, rhs.type.dtype
+    if da != db or da not in CUBE_DTYPES:
+        raise conv.error(
+            f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
+            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
+            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
+            call.span,
+        )
+    a = _cube_operand(conv, lhs, bool(call.kwargs.get("a_trans")), call.span)
+    b = _cube_operand(conv, rhs, bool(call.kwargs.get("b_trans")), call.span)
+    args = [conv.tile(acc), a, b] + [conv.value(c) for c in call.args[3:]]
+    return conv.op("tile.matmul_acc", args, {}, call.span)
 
 
 def slice_(conv: Converter, call: Call) -> Expr:
@@ -295,6 +338,7 @@ _register(binary, *_BINARY)
 _register(same_name, *_SCALAR, *_UNARY, *_EXPAND)
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
+_register(matmul_acc, "matmul_acc")
 _register(slice_, "slice")
 _register(assemble, "assemble", tile_result=_on_target)
 _register(element_access, "read", "write", tile_result=_on_target)

@@ -51,7 +51,7 @@ CUBE_SPACES = frozenset(
 _CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})
 _VECTOR_PIPE_OPS = frozenset({"tile.tpush_to_aic", "tile.tpop_from_aic"})
 _ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num", "tile.alloc"})
-_BY_SOURCE = frozenset({"tile.store", "tile.reshape"})
+_BY_SOURCE = frozenset({"tile.store", "tile.reshape", "tile.transpose_view"})
 _BOUNDARY_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather"})
 
 

@@ -16,9 +16,74 @@ from pypto import ir, passes
 from pypto.backend import A5
 from pypto.interp.testing import assert_pass_preserves
 from pypto.passes import CapacityError, PassContext, PassError
-from pypto.passes.auto_tile_matmul_l0 import k_slab
+from pypto.passes.auto_tile_matmul_l0 import k_slab, mn_blocks
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+# Kernels whose products exceed L0C, stored into their outputs: AutoTileMatmulL0 splits M and N.
+BLOCKED = {
+    # 256x256 FP32 result; each 128x128 block's operands fit L0A/L0B whole.
+    "big_mn": """
+        @pl.program
+        class BigMN:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(
+                self,
+                a: pl.Tensor[[256, 64], pl.FP16],
+                b: pl.Tensor[[64, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                x = pl.load(a, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [64, 256], target_memory=pl.Mem.Mat)
+                z = pl.matmul(x, y)
+                out = pl.store(z, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[256, 64], pl.FP16],
+                b: pl.Tensor[[64, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                c = self.mm(a, b, c)
+                return c
+        """,
+    # Blocks that also split K, stored at a run-time column of a wider output.
+    "big_mn_k_at_column": """
+        @pl.program
+        class BigMNKAtColumn:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(
+                self,
+                a: pl.Tensor[[256, 384], pl.FP16],
+                b: pl.Tensor[[384, 256], pl.FP16],
+                col: pl.Scalar[pl.INDEX],
+                c: pl.Out[pl.Tensor[[256, 512], pl.FP32]],
+            ) -> pl.Tensor[[256, 512], pl.FP32]:
+                x = pl.load(a, [0, 0], [256, 384], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [384, 256], target_memory=pl.Mem.Mat)
+                z = pl.matmul(x, y)
+                out = pl.store(z, [0, col], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[256, 384], pl.FP16],
+                b: pl.Tensor[[384, 256], pl.FP16],
+                col: pl.Scalar[pl.INDEX],
+                c: pl.Out[pl.Tensor[[256, 512], pl.FP32]],
+            ) -> pl.Tensor[[256, 512], pl.FP32]:
+                c = self.mm(a, b, col, c)
+                return c
+        """,
+}
+
+
+def blocked(name: str) -> ir.Program:
+    src = "import pypto.language as pl\n\n" + textwrap.dedent(BLOCKED[name])
+    return passes.PassManager(passes.front_passes()).run(pl.parse(src))
 
 
 def auto_tile(program: ir.Program) -> ir.Program:
@@ -80,6 +145,57 @@ def test_a_matmul_acc_accumulates_every_slab() -> None:
     assert "nxt_next: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(nxt_acc, x_k_1, y_k_1)" in lines
 
 
+@pytest.mark.parametrize("name", sorted(BLOCKED))
+def test_blocked_snapshot(name: str, snapshot) -> None:
+    before = blocked(name)
+    after = auto_tile(before)
+    assert before_after("AutoTileMatmulL0", before, after) == snapshot
+
+
+def test_a_result_too_big_for_l0c_is_stored_block_by_block() -> None:
+    lines = kernel_lines(auto_tile(blocked("big_mn")))
+    assert lines[2:6] == [
+        "x_b0: pl.Tile[[128, 64], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 64], target_memory=pl.Mem.Left)",
+        "y_b0: pl.Tile[[64, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [64, 128], target_memory=pl.Mem.Right)",
+        "z_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_b0, y_b0)",
+        "out_b0: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(z_b0, [0, 0], c)",
+    ]
+    stores = [line for line in lines if "tile.store" in line]
+    assert stores[1:] == [
+        "out_b1: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(z_b1, [0, 128], out_b0)",
+        "out_b2: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(z_b2, [128, 0], out_b1)",
+        "out: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(z_b3, [128, 128], out_b2)",
+    ]
+
+
+def test_blocks_at_a_run_time_offset_split_k_too() -> None:
+    lines = kernel_lines(auto_tile(blocked("big_mn_k_at_column")))
+    assert sum("pl.range(1, 3," in line for line in lines) == 4
+    assert "out_b0: pl.Tensor[[256, 512], pl.FP32] = pl.tile.store(z_b0, [0, col], c)" in lines
+    assert "out: pl.Tensor[[256, 512], pl.FP32] = pl.tile.store(z_b3, [128, col + 128], out_b2)" in lines
+
+
+def test_blocks_are_the_largest_then_squarest_that_fit_half_of_l0c() -> None:
+    a2a3 = passes.PassContext.current().platform
+    assert mn_blocks(256, 64, 256, ir.DataType.FP16, ir.DataType.FP32, a2a3) == (128, 128, None)
+    assert mn_blocks(256, 384, 256, ir.DataType.FP16, ir.DataType.FP32, a2a3) == (128, 128, 128)
+    assert mn_blocks(512, 64, 128, ir.DataType.FP16, ir.DataType.FP32, a2a3) == (128, 128, None)
+    # K=2056 has no slab of whole FP16 fractal rows and a 16-row block of it exceeds L0A.
+    assert mn_blocks(16, 2056, 64, ir.DataType.FP16, ir.DataType.FP32, a2a3) is None
+
+
+def test_blocked_operands_beyond_mat_are_an_error_with_a_hint() -> None:
+    program = kernel("z = pl.matmul(x, y)", m=256, k=1024, n=256)
+    with pytest.raises(PassError) as err:
+        passes.auto_tile_matmul_l0()(program)
+    assert str(err.value).startswith(
+        "AutoTileMatmulL0: tile.matmul of [256, 1024] x [1024, 256]: the operands take 1048576 bytes of Mat, "
+        "more than its 524288 bytes on a2a3\n"
+        "  hint: split M or N in the program"
+    )
+    assert err.value.span.is_valid()
+
+
 def test_left_and_right_operands_are_left_alone() -> None:
     program = kernel(
         "z = pl.matmul(pl.move(x, target_memory=pl.Mem.Left), pl.move(y, target_memory=pl.Mem.Right))", k=1024
@@ -97,22 +213,29 @@ def test_slabs_are_whole_fractal_rows_within_half_of_l0() -> None:
 
 
 def test_a_k_that_cannot_be_split_is_an_error_with_a_hint() -> None:
-    program = kernel("z = pl.matmul(x, y)", m=128, k=520, n=128)
+    # 2056 = 8 x 257 has no slab of whole FP16 fractal rows, and a 16-row block of it exceeds L0A.
+    program = kernel("z = pl.matmul(x, y)", m=16, k=2056, n=16)
     with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(program)
     message = str(err.value)
     assert message.startswith(
-        "AutoTileMatmulL0: tile.matmul of [128, 520] x [520, 128] does not fit in L0: K=520 has no slab of "
+        "AutoTileMatmulL0: tile.matmul of [16, 2056] x [2056, 16] does not fit in L0: K=2056 has no slab of "
         "whole 32-byte fractal rows small enough for L0A/L0B on a2a3\n"
         "  hint: split M or N in the program"
     )
     assert err.value.span.is_valid()
 
 
-def test_a_result_too_big_for_l0c_is_an_error_with_a_hint() -> None:
+def test_a_result_too_big_for_l0c_that_is_not_stored_is_an_error_with_a_hint() -> None:
     program = kernel("z = pl.matmul(x, y)", m=256, k=64, n=256)
-    with pytest.raises(PassError, match=r"\[256, 256\] result exceeds L0C \(131072 bytes on a2a3\)\n  hint: split M or N"):
+    with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(program)
+    assert str(err.value).startswith(
+        "AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its [256, 256] "
+        "result exceeds L0C, 131072 bytes on a2a3), so its result can only be stored, once\n"
+        "  hint: store 'z' into a tensor with pl.store and read the blocks you need from there"
+    )
+    assert err.value.span.is_valid()
 
 
 @pytest.mark.parametrize("dtype", ["pl.INT16", "pl.INT32", "pl.UINT8"])
@@ -135,6 +258,14 @@ def test_fp8_has_a_cube_form_on_a5_only() -> None:
         assert passes.auto_tile_matmul_l0()(program) is program
     with pytest.raises(PassError, match="tile.matmul on FP8E4M3FN operands has no cube form on a2a3"):
         passes.auto_tile_matmul_l0()(program)
+
+
+def test_the_big_mn_example_compiles_within_l0c(tmp_path: Path) -> None:
+    program = pl.loads_program(str(EXAMPLES / "tensor_matmul_big_mn.py"))
+    compiled = ir.compile(program, output_dir=tmp_path)
+    assert compiled.peak_memory()[ir.MemorySpace.Acc] == 65536
+    (cpp,) = (tmp_path / "kernels" / "aic").glob("*.cpp")
+    assert cpp.read_text().count("TSTORE(") == 4
 
 
 @pytest.mark.parametrize("example", ["matmul_big_k", "tensor_matmul_big_k"])

@@ -40,6 +40,9 @@ CASES = {
     "tensor_matmul_big_k": {},
     "tensor_batch_matmul": {},
     "tensor_dyn_rows": {},
+    "tensor_matmul_big_mn": {},
+    "tensor_matmul_trans": {},
+    "tensor_matmul_acc": {},
 }
 # Examples with dynamic dimensions -> the values of the dimensions of each run (tensor_dyn_rows: a
 # whole number of 32-row blocks, then a tail block of 16 valid rows).
@@ -47,7 +50,7 @@ DIMS = {"tensor_dyn_rows": [{"N": 96}, {"N": 80}]}
 RUNS = [(name, dims) for name in sorted(CASES) for dims in DIMS.get(name, [{}])]
 # Absolute tolerances wider than the dtype's: a K=512 FP32 dot product summed in the cube unit's
 # order differs from numpy's by a few ulps of its partial sums (~1e-5 at magnitudes ~20).
-ATOL = {"matmul_big_k": 1e-4, "tensor_matmul_big_k": 1e-4}
+ATOL = {"matmul_big_k": 1e-4, "tensor_matmul_big_k": 1e-4, "tensor_matmul_big_mn": 1e-4, "tensor_matmul_acc": 1e-4}
 
 
 def _inputs(entry: ir.Function, scalars: dict[str, float], dims: dict[str, int], seed: int) -> list[object]:
