@@ -125,7 +125,7 @@ def matmul(conv: Converter, call: Call) -> Expr:
     if want is None or want == product.type.dtype:
         return product
     acc = conv.temp("acc_tile", product)
-    return conv.op("tile.cast", [acc], {"target_type": want}, call.span)
+    return conv.op("tile.cast", [acc], {"target_type": want, "mode": "round"}, call.span)
 
 
 def slice_(conv: Converter, call: Call) -> Expr:

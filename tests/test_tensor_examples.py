@@ -29,7 +29,7 @@ EXPECTED = {
     "tensor_softmax": ({"AIV": ["main_incore_0"], "Orchestration": ["main"]}, 1, {Vec: 65792}),
     # One Spmd launch of four blocks; each block holds a 32x64 FP32 block and its scaled copy.
     "tensor_spmd": (
-        {"AIV": ["main_incore_0"], "Spmd": ["main_spmd_0"], "Orchestration": ["main"]}, 1, {Vec: 16384},
+        {"AIV": ["main_incore_0"], "Spmd": ["main_incore_0_spmd"], "Orchestration": ["main"]}, 1, {Vec: 16384},
     ),
 }
 
