@@ -83,6 +83,17 @@ def same_name(conv: Converter, call: Call) -> Expr:
     return conv.op(name, args, dict(call.kwargs), call.span)
 
 
+def scalar_op(conv: Converter, call: Call) -> Expr:
+    """``tile.<op>s``. A tensor-scalar op promotes (an FP32 literal makes an FP16 tensor's result
+    FP32) but the tile op keeps its tile's dtype, so a tile below the result's dtype is cast up first."""
+    x = conv.tile(call.args[0])
+    want = call.type.dtype
+    if x.type.dtype != want:
+        x = conv.temp("cast_tile", conv.op("tile.cast", [x], {"target_type": want, "mode": "round"}, call.span))
+    name = "tile." + call.op.name.split(".", 1)[1]
+    return conv.op(name, [x, *(conv.value(a) for a in call.args[1:])], dict(call.kwargs), call.span)
+
+
 def reduction(conv: Converter, call: Call) -> Expr:
     """``tile.<op>(x, tmp)`` with a scratch tile of the input's shape (row ops reduce the last axis,
     column ops the one before it, so those need a rank of at most 2)."""
@@ -195,12 +206,13 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
 
 
 _BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
-_SCALAR = "adds subs muls divs ands ors xors shls shrs fmods expands".split()
+_SCALAR = "adds subs muls divs fmods".split()
 _UNARY = "abs exp log sqrt rsqrt recip neg not sin cos cast".split()
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 
-_register(same_name, *_BINARY, *_SCALAR, *_UNARY, *_EXPAND)
+_register(same_name, *_BINARY, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
+_register(scalar_op, *_SCALAR)
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
 _register(slice_, "slice")

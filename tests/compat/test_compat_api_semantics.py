@@ -1,8 +1,12 @@
-"""Issue 13: tile.cast needs mode=, ``_spmd`` names, pl.no_dep as arg_direction_overrides."""
+"""Issue 13: tile.cast needs mode=, float literals are FP32, ``_spmd`` names, pl.no_dep as
+arg_direction_overrides."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from pypto.interp import run
+from pypto.interp.testing import assert_pass_preserves
 from pypto.language.parser.diagnostics import ParserTypeError
 
 import pypto.language as pl
@@ -88,3 +92,42 @@ def test_no_dep_is_recorded_as_arg_direction_overrides() -> None:
     assert 'self.k(a, 1, out, attrs={"arg_direction_overrides": [0]})' in text
     assert "arg_directions" not in text
     assert ir.structural_equal(pl.program_from_string(text), program)
+
+
+SCALE_FP16 = """
+@pl.program
+class Scale:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 64], pl.FP16], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.mul(x, 0.088)
+            z = pl.add(y, 1)
+            out[:] = z
+        return out
+"""
+
+
+def test_a_float_literal_is_an_fp32_constant_and_promotes_an_fp16_tensor() -> None:
+    x = ir.Var("x", ir.TensorType([16, 64], ir.FP16))
+    scaled = pl.mul(x, 0.088).unwrap()
+    assert scaled.op.name == "tensor.muls" and str(scaled.type) == "pl.Tensor[[16, 64], pl.FP32]"
+    assert scaled.args[1].dtype == ir.FP32
+    plus = pl.add(x, 2).unwrap()  # an int literal still takes the tensor's dtype
+    assert str(plus.type) == "pl.Tensor[[16, 64], pl.FP16]" and plus.args[1].dtype == ir.FP16
+    program = pl.program_from_string(SCALE_FP16)
+    assert "pl.tensor.muls(x, 0.087999999999999995)" in program.as_python()  # FP32 prints bare
+
+
+def test_the_promoted_fp16_product_computes_in_fp32_through_the_lowering() -> None:
+    program = pl.program_from_string(SCALE_FP16)
+    x = np.random.default_rng(3).standard_normal([16, 64]).astype(np.float16)
+    result = run(program, x, np.zeros([16, 64], np.float32)).value
+    np.testing.assert_allclose(result, x.astype(np.float32) * np.float32(0.088) + 1, rtol=1e-6)
+    front = program
+    for p in [*passes.pipeline.front_passes(), *passes.pipeline.lowering_passes()[:3]]:
+        front = p(front)
+    # The tile muls keeps its tile's dtype: the FP16 tile is cast up before it.
+    lowered = assert_pass_preserves(passes.convert_tensor_to_tile_ops(), front, [x, np.zeros([16, 64], np.float32)])
+    text = lowered.as_python()
+    assert "pl.tile.cast(x_tile, target_type=pl.FP32, mode='round')" in text
+    assert "pl.tile.muls(cast_tile, 0.087999999999999995)" in text
