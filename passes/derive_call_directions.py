@@ -16,6 +16,7 @@ from pypto.ir.stmt import ForStmt, IfStmt, WhileStmt
 from pypto.ir.types import TensorType
 
 from .base import ProgramPass
+from .errors import PassError
 from .rewrite import Result, Rewrite, on
 from .util import rebuild
 
@@ -45,12 +46,17 @@ class DeriveCallDirections(ProgramPass):
 
     "Earlier writer": a scan per block with the set of roots written by Out/InOut arguments; each
     ``for``/``while``/``if`` is one unit entered with a copy of the set (an ``else`` does not see
-    its ``then``), whose writes join the set after it. A ``NoDep`` already in ``arg_directions``
-    (``pl.no_dep``) is kept; the pass is idempotent; Submits stay Submits::
+    its ``then``), whose writes join the set after it. The arguments listed in
+    ``attrs["arg_direction_overrides"]`` (``pl.no_dep``, ``no_dep_args=``) are ``NoDep``, and so is
+    a ``NoDep`` already in ``arg_directions``; the overrides stay; the pass is idempotent; Submits
+    stay Submits::
 
         before:  for i in pl.range(4):                  after:  for i in pl.range(4):
                      out = self.k(a, out)                           out = self.k(a, out, attrs={"arg_directions":
                                                                         [pl.ArgDirection.Input, pl.ArgDirection.InOut]})
+        before:  y = self.k(a, y, attrs={"arg_direction_overrides": [0]})       # y = self.k(pl.no_dep(a), y)
+        after:   y = self.k(a, y, attrs={"arg_directions": [pl.ArgDirection.NoDep, pl.ArgDirection.OutputExisting],
+                                         "arg_direction_overrides": [0]})
     """
 
     source = memref
@@ -147,10 +153,20 @@ class _Directions(Rewrite):
         if target is None or not node.args:
             return node
         given = node.attrs.get("arg_directions")
+        overridden = set(node.attrs.get("arg_direction_overrides") or [])
+        for i in sorted(overridden):
+            if i >= len(node.args) or not isinstance(node.args[i].type, TensorType):
+                raise PassError(
+                    "DeriveCallDirections",
+                    f"call to '{target.name}': arg_direction_overrides names argument {i}, which is not a tensor "
+                    f"argument of the call ({len(node.args)} arguments)",
+                    node.span,
+                    "list only the indices of tensor arguments taken out of dependency tracking (pl.no_dep)",
+                )
         dirs, writes = [], []
         for i, (arg, pd) in enumerate(zip(node.args, target.param_directions)):
             kept = given is not None and i < len(given) and ArgDirection(given[i]) is ArgDirection.NoDep
-            dirs.append(ArgDirection.NoDep if kept else self._direction(arg, pd))
+            dirs.append(ArgDirection.NoDep if kept or i in overridden else self._direction(arg, pd))
             if isinstance(arg, Var) and isinstance(arg.type, TensorType) and pd is not ParamDirection.In:
                 writes.append(self.roots.root(arg))
         self.written.update(writes)

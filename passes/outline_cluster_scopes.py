@@ -7,7 +7,9 @@ from pypto.languages.invariants import ClusterOutlined, SSAForm
 from pypto.languages.outlined import outlined
 from pypto.languages.ssa import ssa
 
+from pypto.analysis import walk
 from pypto.ir.enums import FunctionType
+from pypto.ir.expr import Call, GlobalVar, Submit
 from pypto.ir.function import Function
 from pypto.ir.stmt import ClusterScopeStmt, SpmdScopeStmt
 from pypto.ir.transforms import flatten_to_stmts
@@ -26,9 +28,14 @@ class OutlineClusterScopes(Outliner):
     whose body is one spmd becomes a Group marked ``spmd_unwrapped``: the spmd body is the Group
     body and its launch spec moves to the Group's call::
 
-        before:  for i in pl.spmd(4):                 after:  y = self.main_spmd_0(x, out)   # attrs core_num=4
-                     y = self.main_incore_0(x, out)   # def main_spmd_0(self, x, out: pl.Out[...]):  # Spmd
+        before:  for i in pl.spmd(4):                 after:  y = self.main_incore_0_spmd(x, out)   # attrs core_num=4
+                     y = self.main_incore_0(x, out)   # def main_incore_0_spmd(self, x, out: pl.Out[...]):  # Spmd
                                                       #     y = self.main_incore_0(x, out); return out
+
+    An Spmd function without a ``name_hint`` is named ``<kernel>_spmd`` after the one program
+    function its body dispatches (``<parent>_spmd`` when it dispatches none or several), with
+    ``<stem>_<n>_spmd`` for the first free ``n`` when that name is taken: the established API's
+    synthesized spmd names end in ``_spmd``.
     """
 
     source = ssa
@@ -55,9 +62,17 @@ class OutlineClusterScopes(Outliner):
     def _spmd(self, node: SpmdScopeStmt) -> Result:
         if self.env.get(_IN_CLUSTER):
             return self.children(node)
-        name = self.hinted(node.name_hint) if node.name_hint else self.fresh(f"{self.parent}_spmd")
+        name = self.hinted(node.name_hint) if node.name_hint else self._spmd_name(node)
         body = self.outline_body(node, name)
         return self.outline(node, body, name, FunctionType.Spmd, launch=_launch(node))
+
+    def _spmd_name(self, node: SpmdScopeStmt) -> str:
+        kernels = {n.op.name for n in walk(node.body) if isinstance(n, (Call, Submit)) and isinstance(n.op, GlobalVar)}
+        stem = kernels.pop() if len(kernels) == 1 else self.parent
+        name, n = f"{stem}_spmd", 0
+        while not self.available(name):
+            name, n = f"{stem}_{n}_spmd", n + 1
+        return self.reserve(name)
 
 
 def _launch(node: SpmdScopeStmt) -> dict[str, object]:

@@ -11,7 +11,8 @@ function of its live-ins plus the statement that calls (or submits) it.
   loop carries and yields are transparent.
 * The dispatch is a ``Call`` of the new function, or a ``Submit`` when the scope binds a TaskId
   (``as tid``) or carries ``deps=``, ``allow_early_resolve`` or a predicate. ``no_dep_args=``
-  become ``NoDep`` arg directions (the others: their parameter's default direction); the
+  become ``attrs["arg_direction_overrides"]`` (their argument indices; DeriveCallDirections
+  makes them ``NoDep``); the
   scope's dumped tensors that the dispatch sees (arguments and results) go in its ``dump_vars``.
 
 The body is rewritten before the scope is outlined, so inner scopes go first; their functions are
@@ -27,7 +28,7 @@ from typing import Any, ClassVar
 from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk, walk_values
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
-from pypto.ir.enums import ArgDirection, FunctionType, Level, ParamDirection, Role
+from pypto.ir.enums import FunctionType, Level, ParamDirection, Role
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function
 from pypto.ir.op_registry import Effect
@@ -52,11 +53,6 @@ from .util import block_of
 _TASK_ID = ScalarType(DataType.TASK_ID)
 # The keys of a scope's attrs that make its dispatch a Submit.
 _TASK_KEYS = ("task_id_var", "manual_dep_edges", "allow_early_resolve", "predicate")
-_ARG_DIRECTION = {
-    ParamDirection.In: ArgDirection.Input,
-    ParamDirection.Out: ArgDirection.OutputExisting,
-    ParamDirection.InOut: ArgDirection.InOut,
-}
 
 
 # Membership tests on variables go through sets (identity): ``==`` on scalar Exprs builds a
@@ -265,6 +261,10 @@ class Outliner(RewritePass):
     def taken(self, name: str) -> bool:
         return self.program.get_function(name) is not None or any(f.name == name for f in self._added)
 
+    def available(self, name: str) -> bool:
+        """True when no program function and no scope of this function has taken ``name``."""
+        return not self.taken(name) and name not in self._mine
+
     def fresh(self, prefix: str) -> str:
         """``<prefix>_<n>`` for the first ``n`` not taken."""
         n = 0
@@ -355,7 +355,7 @@ class Outliner(RewritePass):
                               level, role, dict(func_attrs or {}))
         self.add_function(func)
         self.outlined += 1
-        return self.dispatch(node, name, ins, dirs, outs, [r.type for r in returned], launch or {}, no_dep or [])
+        return self.dispatch(node, name, ins, outs, [r.type for r in returned], launch or {}, no_dep or [])
 
     @staticmethod
     def _returned(root: Var, value: Var, ins: list[Var]) -> Var:
@@ -388,7 +388,6 @@ class Outliner(RewritePass):
         node: ScopeStmt,
         name: str,
         args: list[Var],
-        dirs: list[ParamDirection],
         outs: list[Var],
         types: list[Type],
         launch: Mapping[str, Any],
@@ -398,11 +397,7 @@ class Outliner(RewritePass):
         attrs: dict[str, Any] = {}
         if no_dep:
             marked = set(no_dep)
-            attrs["arg_directions"] = [
-                ArgDirection.NoDep if a in marked else _ARG_DIRECTION[d] if isinstance(a.type, TensorType)
-                else ArgDirection.Scalar
-                for a, d in zip(args, dirs)
-            ]
+            attrs["arg_direction_overrides"] = [i for i, a in enumerate(args) if a in marked]
         visible = set(args) | set(outs)
         dumps = [v for v in node.attrs.get("dump_vars", []) if v in visible]
         if dumps:

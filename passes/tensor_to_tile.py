@@ -140,6 +140,15 @@ def binary(conv: Converter, call: Call) -> Expr:
     args = [wide, full_tile] if vec_first else [full_tile, wide]
     rest = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args[2:], _tensor_args(call)[2:])]
     return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
+def scalar_op(conv: Converter, call: Call) -> Expr:
+    """``tile.<op>s``. A tensor-scalar op promotes (an FP32 literal makes an FP16 tensor's result
+    FP32) but the tile op keeps its tile's dtype, so a tile below the result's dtype is cast up first."""
+    x = conv.tile(call.args[0])
+    want = call.type.dtype
+    if x.type.dtype != want:
+        x = conv.temp("cast_tile", conv.op("tile.cast", [x], {"target_type": want, "mode": "round"}, call.span))
+    name = "tile." + call.op.name.split(".", 1)[1]
+    return conv.op(name, [x, *(conv.value(a) for a in call.args[1:])], dict(call.kwargs), call.span)
 
 
 def reduction(conv: Converter, call: Call) -> Expr:
@@ -203,12 +212,14 @@ def matmul(conv: Converter, call: Call) -> Expr:
     if want is None or want == product.type.dtype:
         return product
     acc = conv.temp("acc_tile", product)
-    return conv.op("tile.cast", [acc], {"target_type": want}, call.span)
+    return conv.op("tile.cast", [acc], {"target_type": want, "mode": "round"}, call.span)
 
 
 def _matmul_op(a: Expr, b: Expr) -> str:
     """Operands of rank > 2 multiply per batch (FlattenTileNdTo2D expands ``tile.batch_matmul``)."""
     return "tile.batch_matmul" if max(len(a.type.shape), len(b.type.shape)) > 2 else "tile.matmul"
+
+
 def matmul_acc(conv: Converter, call: Call) -> Expr:
     """``tile.matmul_acc`` adding the product of the Mat-resident operands (transposed ones through
     ``tile.transpose_view``) to the accumulator tile; ``init_cond`` passes through. The accumulator
@@ -329,13 +340,14 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
 
 
 _BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
-_SCALAR = "adds subs muls divs ands ors xors shls shrs fmods expands".split()
+_SCALAR = "adds subs muls divs fmods".split()
 _UNARY = "abs exp log sqrt rsqrt recip neg not sin cos cast".split()
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 
 _register(binary, *_BINARY)
-_register(same_name, *_SCALAR, *_UNARY, *_EXPAND)
+_register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
+_register(scalar_op, *_SCALAR)
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
 _register(matmul_acc, "matmul_acc")

@@ -35,7 +35,7 @@ EXPECTED = {
     ),
     # One Spmd launch of four blocks; each block holds a 32x64 FP32 block and its scaled copy.
     "tensor_spmd": (
-        {"AIV": ["main_incore_0"], "Spmd": ["main_spmd_0"], "Orchestration": ["main"]}, 1, {Vec: 16384},
+        {"AIV": ["main_incore_0"], "Spmd": ["main_incore_0_spmd"], "Orchestration": ["main"]}, 1, {Vec: 16384},
     ),
     # A 32x64 FP32 block and its exp per call; the trip count depends on the dynamic N.
     "tensor_dyn_rows": ({"AIV": ["main_incore_0"], "Orchestration": ["main"]}, None, {Vec: 16384}),

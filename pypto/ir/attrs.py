@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .expr import Expr, Var
 
 PosInt = Annotated[StrictInt, Field(ge=1)]
+ArgIndex = Annotated[StrictInt, Field(ge=0)]
 
 
 def _enum_value(cls: type[enum.IntEnum]) -> Any:
@@ -231,7 +232,8 @@ class CallAttrs(AttrsBase):
 
     _what = "a call"
 
-    arg_directions: list[Direction] | None = None  # per argument (DeriveCallDirections, pl.no_dep)
+    arg_directions: list[Direction] | None = None  # per argument (DeriveCallDirections)
+    arg_direction_overrides: list[ArgIndex] | None = None  # arguments made NoDep (pl.no_dep, no_dep_args=)
     dump_vars: list[Var] | None = None  # tensors tagged by pl.dump_tag that the call consumes
     core_num: CoreNum | None = None  # launch spec of a kernel dispatch (OutlineClusterScopes)
     sync_start: StrictBool | None = None
@@ -254,6 +256,7 @@ class SubmitAttrs(AttrsBase):
     _what = "a submit"
 
     arg_directions: list[Direction] | None = None
+    arg_direction_overrides: list[ArgIndex] | None = None
     dump_vars: list[Var] | None = None
     compiler_manual_dep_edges: list[Expr] | None = None  # AutoDeriveTaskDependencies
 

@@ -215,7 +215,7 @@ def test_pto_and_cce_spell_the_scratch_form_of_col_sum() -> None:
 
 def test_cce_choices_spell_enumerators() -> None:
     t = _tiles(16, 16)
-    assert CCE_OPS["tile.cast"].trailing[0].text(ir.op.tile.cast(t, ir.DataType.FP16)) == "RoundMode::CAST_ROUND"
+    assert CCE_OPS["tile.cast"].trailing[0].text(ir.op.tile.cast(t, ir.DataType.FP16, "round")) == "RoundMode::CAST_ROUND"
     assert CCE_OPS["tile.cmps"].trailing[0].text(ir.op.tile.cmps(t, 0.0, cmp_type=5)) == "CmpMode::GE"
     (precise,) = CCE_OPS["tile.div"].template
     assert precise.text(ir.op.tile.div(t, t, high_precision=True)) == "DivAlgorithm::HIGH_PRECISION"

@@ -11,7 +11,6 @@ from orchestration_helpers import assert_manual_deps_on_submit_only, parse_error
 
 import pypto.language as pl
 from pypto import ir
-from pypto.ir import ArgDirection
 from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 
 
@@ -336,14 +335,16 @@ def test_task_dummy_keeps_its_edges_in_attrs() -> None:
     assert barrier.type == ir.ScalarType(pl.TASK_ID)
 
 
-def test_no_dep_sets_the_argument_direction() -> None:
+def test_no_dep_records_only_the_overridden_argument_indices() -> None:
+    # DeriveCallDirections derives every direction later (NoDep at these indices).
     calls = [s.value for s in _main(no_dep_arguments()) if isinstance(s, ir.AssignStmt) and s.var.name_hint != "tid"]
     plain, keyword, submit = calls[0], calls[1], calls[2]
-    A = ArgDirection
-    assert plain.attrs["arg_directions"] == [A.Input, A.Scalar, A.NoDep, A.OutputExisting]
-    assert keyword.attrs["arg_directions"] == [A.NoDep, A.Scalar, A.InOut, A.NoDep]
+    assert dict(plain.attrs) == {"arg_direction_overrides": [2]}
+    assert dict(keyword.attrs) == {"arg_direction_overrides": [0, 3]}
     assert isinstance(submit, ir.Submit)
-    assert submit.attrs["arg_directions"] == [A.Input, A.Scalar, A.NoDep, A.OutputExisting]
+    assert dict(submit.attrs) == {"arg_direction_overrides": [2]}
+    text = no_dep_arguments().as_python()
+    assert 'self.scatter(x, 1, acc, out, attrs={"arg_direction_overrides": [2]})' in text
 
 
 def test_dump_tag_marks_later_consumers_and_scopes() -> None:

@@ -369,7 +369,8 @@ bad("tile.recip", lambda: L.recip(VI, high_precision=True), VE, "high_precision 
 ok("tile.rsqrt", lambda: L.rsqrt(V, W), TILE_64)
 bad("tile.rsqrt", lambda: L.rsqrt(V, V16), VE, "'tmp' must have the input's shape and dtype")
 ok("tile.cast", lambda: L.cast(V, D.BF16, mode=5), "pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec]")
-bad("tile.cast", lambda: L.cast(V, D.FP32), VE, "same-dtype cast")
+bad("tile.cast", lambda: L.cast(V, D.FP32, mode="round"), VE, "same-dtype cast")
+bad("tile.cast", lambda: L.cast(V, D.FP16), TE, "missing a required argument: .mode.")
 ok("tile.expands", lambda: L.expands(V, 0), TILE_64)
 bad("tile.expands", lambda: L.expands(V, W), TE, "argument 'scalar' must be a Scalar")
 

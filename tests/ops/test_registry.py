@@ -59,13 +59,15 @@ def test_bad_enum_name_is_a_value_error():
         ir.create_op_call("tile.move", [t], {"target_memory": "L0"}, ir.Span.unknown())
 
 
-def test_cast_mode_stored_as_int_and_defaulted():
+def test_cast_mode_stored_as_int_and_defaulted_for_tensors_only():
     t = tile("t", [16, 16])
     c = ir.create_op_call("tile.cast", [t], {"target_type": ir.FP16, "mode": "floor"}, ir.Span.unknown())
     assert c.kwargs == {"target_type": ir.FP16, "mode": 3}
-    d = ir.create_op_call("tile.cast", [t], {"target_type": ir.FP16}, ir.Span.unknown())
+    with pytest.raises(TypeError, match=r"^Operator 'tile.cast': missing required kwarg 'mode'$"):
+        ir.create_op_call("tile.cast", [t], {"target_type": ir.FP16}, ir.Span.unknown())
+    d = ir.create_op_call("tensor.cast", [tensor("x", [16, 16])], {"target_type": ir.FP16}, ir.Span.unknown())
     assert d.kwargs == {"target_type": ir.FP16, "mode": 2}
-    assert str(d) == "pl.tile.cast(t, target_type=pl.FP16, mode='round')"
+    assert str(d) == "pl.tensor.cast(x, target_type=pl.FP16, mode='round')"
 
 
 def test_datatype_kwarg_accepts_raw_code():

@@ -11,6 +11,7 @@ from pypto import ir, passes
 from pypto.analysis import walk
 from pypto.interp.testing import assert_pass_preserves
 from pypto.ir.errors import VerificationError
+from pypto.passes import PassError
 
 AD = ir.ArgDirection
 IN, SC, OE, IO, ND = AD.Input, AD.Scalar, AD.OutputExisting, AD.InOut, AD.NoDep
@@ -114,3 +115,23 @@ def test_requires_the_memref_dialect() -> None:
     source = DIRECTIONS["first_write_is_output_existing"].replace("pl.MemRef(mem_vec_0, 0, 32768), ", "")
     with pytest.raises(VerificationError, match="input of pass DeriveCallDirections"):
         passes.derive_call_directions()(parse(source))
+
+
+def test_overrides_become_no_dep_and_the_rest_is_derived() -> None:
+    # pl.no_dep(a) is parsed to the override of argument 0 only; the pass writes every direction
+    # and keeps the overrides, exactly as printed.
+    program = parse(DIRECTIONS["no_dep_is_kept"])
+    first = calls(program.get_function("main"))[0]
+    assert dict(first.attrs) == {"arg_direction_overrides": [0]}
+    after = passes.derive_call_directions()(program)
+    text = after.as_python()
+    assert ('self.k(a, 0, out, attrs={"arg_directions": [pl.adir.no_dep, pl.adir.scalar, pl.adir.output_existing], '
+            '"arg_direction_overrides": [0]})') in text
+
+
+@pytest.mark.parametrize("index", [1, 3])
+def test_an_override_of_a_non_tensor_argument_is_an_error(index: int) -> None:
+    source = orch(f'out = self.k(a, 0, out, attrs={{"arg_direction_overrides": [{index}]}})')
+    with pytest.raises(PassError, match=f"arg_direction_overrides names argument {index}, which is not a tensor") as err:
+        passes.derive_call_directions()(parse(source))
+    assert err.value.span.is_valid() and "pl.no_dep" in err.value.hint

@@ -8,6 +8,7 @@ from outline_programs import CLUSTER, SCALARS, front, inputs, ssa_program
 from pass_helpers import before_after
 
 from pypto import ir, passes
+from pypto.analysis import walk
 from pypto.interp.testing import assert_pass_preserves
 from pypto.languages.outlined import outlined
 
@@ -41,10 +42,10 @@ def test_preserves_what_the_program_computes(name: str) -> None:
 
 def test_an_spmd_scope_becomes_a_spmd_function_launched_with_core_num() -> None:
     program = after("spmd_inline_kernel")
-    wrapper = program["main_spmd_0"]
+    wrapper = program["main_incore_0_spmd"]  # named after the kernel it dispatches
     assert wrapper.func_type is ir.FunctionType.Spmd and "core_num" not in wrapper.attrs
     (dispatch, _) = main_stmts(program)
-    assert dispatch.value.op.name == "main_spmd_0"
+    assert dispatch.value.op.name == "main_incore_0_spmd"
     assert dict(dispatch.value.attrs) == {"core_num": 4}
     assert program["main"].func_type is ir.FunctionType.Orchestration
     assert wrapper.param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out]
@@ -54,11 +55,11 @@ def test_an_spmd_task_becomes_a_submit_with_the_launch_fields() -> None:
     program = after("spmd_dispatch_with_task")
     _, packed, out, tid, _ = main_stmts(program)  # first: the predicate's element read
     submit = packed.value
-    assert isinstance(submit, ir.Submit) and submit.op.name == "main_spmd_0"
+    assert isinstance(submit, ir.Submit) and submit.op.name == "scale_spmd"
     assert (submit.core_num.value, submit.sync_start, submit.predicate is not None) == (4, True, True)
     assert (out.var.name_hint, tid.var.name_hint, tid.value.index) == ("out__ssa_v0", "tid", 1)
     # The Spmd wrapper returns its Out param, so a false predicate leaves the output as it was.
-    wrapper = program["main_spmd_0"]
+    wrapper = program["scale_spmd"]
     assert ir.flatten_to_stmts(wrapper.body)[-1].value == [wrapper.params[1]]
 
 
@@ -101,8 +102,43 @@ class Mixed:
     group = result["main_cluster_0"]
     inner = ir.flatten_to_stmts(group.body)
     assert isinstance(inner[1], ir.SpmdScopeStmt) and inner[1].sync_start
-    assert "spmd_unwrapped" not in group.attrs and result.get_function("main_spmd_0") is None
+    assert "spmd_unwrapped" not in group.attrs
+    assert [f.name for f in result.functions.values() if f.func_type is ir.FunctionType.Spmd] == []
     outlined.validate(result)
+
+
+SPMD_NAMES = '''
+import pypto.language as pl
+
+@pl.program
+class SpmdNames:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t: pl.Tile[[64, 64], pl.FP32] = pl.load(x, [0, 0], [64, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], a: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+             b: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.spmd(2):
+            a = self.k(x, a)
+        with pl.spmd(2):
+            b = self.k(x, b)
+        with pl.spmd(2):
+            i = pl.tile.get_block_idx()
+        return b
+'''
+
+
+def test_synthesized_spmd_names_end_in_spmd_and_are_unique() -> None:
+    # Named after the one kernel dispatched (<kernel>_<n>_spmd when taken), else after the parent
+    # (an inline body given to the pass before OutlineIncoreScopes outlined it).
+    result = passes.outline_cluster_scopes()(front(SPMD_NAMES))
+    spmd = [f.name for f in result.functions.values() if f.func_type is ir.FunctionType.Spmd]
+    assert sorted(spmd) == ["k_0_spmd", "k_spmd", "main_spmd"]
+    dispatched = [n.op.name for n in walk(result["main"]) if isinstance(n, ir.Call) and isinstance(n.op, ir.GlobalVar)]
+    assert dispatched == ["k_spmd", "k_0_spmd", "main_spmd"]
 
 
 def test_programs_without_scopes_come_back_unchanged() -> None:

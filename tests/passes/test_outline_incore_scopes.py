@@ -77,9 +77,7 @@ def test_task_scopes_become_submits() -> None:
     assert isinstance(submit, ir.Submit)
     assert submit.deps == [tid.var] and submit.allow_early_resolve
     assert [a.name_hint for a in submit.args] == ["y", "x", "side", "out"]
-    assert submit.attrs["arg_directions"] == [
-        ir.ArgDirection.Input, ir.ArgDirection.Input, ir.ArgDirection.NoDep, ir.ArgDirection.OutputExisting
-    ]
+    assert submit.attrs["arg_direction_overrides"] == [2]  # no_dep_args=[side]
 
 
 def test_scope_options_become_function_attrs() -> None:

@@ -68,17 +68,18 @@ def element_dtype(value: Any) -> DataType | None:
 def retype_scalar(value: Any, dtype: DataType | None, bitwise: bool = False) -> Any:
     """Normalise a scalar operand against the paired element dtype (docs/ops.md#arguments).
 
-    Python numbers and INDEX constants take ``dtype`` (a float literal paired with an integer dtype
-    becomes FP32); typed non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
+    Python ints and INDEX constants take ``dtype``; a Python float is an FP32 constant whatever
+    ``dtype`` is (as in the established API: ``muls(fp16_tensor, 0.088)`` promotes to FP32); typed
+    non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
     """
     if isinstance(value, bool):
         return ConstBool(value)
     if isinstance(value, ConstInt) and value.dtype == DataType.INDEX:
         value = value.value
     if isinstance(value, (int, float)):
-        target = dtype if dtype is not None else (DataType.INT32 if bitwise else DataType.FP32)
-        if isinstance(value, float) and not target.is_float():
+        if isinstance(value, float):
             return ConstFloat(value, DataType.FP32)
+        target = dtype if dtype is not None else (DataType.INT32 if bitwise else DataType.FP32)
         if target.is_float():
             return ConstFloat(float(value), target)
         return ConstInt(int(value), target)

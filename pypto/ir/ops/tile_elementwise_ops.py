@@ -34,7 +34,7 @@ from .common import (
 )
 from .decl import SCRATCH, VECTOR, define, kw, scalar, tile, vec
 from .normalize import element_dtype, retype_scalar
-from .tensor_ops import CAST_KWARGS, check_cast
+from .tensor_ops import check_cast
 
 D = DataType
 Rule = Callable[[CallInfo], Type]
@@ -193,7 +193,9 @@ def _cast(ci: CallInfo) -> Type:
     return like_tile(t, dtype=check_cast(ci, t.dtype))
 
 
-define("tile.cast", [tile("tile")], _cast, placement=VECTOR, memory=vec(0), kwargs=CAST_KWARGS)
+# Unlike tensor.cast, the established tile.cast has no default rounding mode: mode= is required.
+define("tile.cast", [tile("tile")], _cast, placement=VECTOR, memory=vec(0),
+       kwargs=[kw("target_type", K.DTYPE), kw("mode", K.CAST_MODE)])
 
 
 def _expands(ci: CallInfo) -> Type:

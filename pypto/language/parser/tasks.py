@@ -6,9 +6,9 @@ callee's results plus a trailing ``Scalar[TASK_ID]``; the tuple is unpacked like
 (``_submit_tmp = pl.submit(...)``, ``out = _submit_tmp[0]``, ``tid = _submit_tmp[1]``; the next one
 is ``_submit_tmp_1``, and a ``_`` target keeps its binding). ``deps=``
 entries are TaskId values (``Scalar[TASK_ID]`` or ``Array[N, TASK_ID]``); a literal ``None`` in
-them is dropped. ``pl.no_dep(t)`` around a kernel argument makes that argument's direction
-``NoDep`` in ``attrs["arg_directions"]`` (the other arguments get their callee parameter's
-direction; ``DeriveCallDirections`` refines them and keeps ``NoDep``).
+them is dropped. ``pl.no_dep(t)`` around a kernel argument puts that argument's index in
+``attrs["arg_direction_overrides"]``; ``DeriveCallDirections`` makes it ``NoDep`` in
+``attrs["arg_directions"]`` and derives the other arguments' directions.
 
 A TaskId bound before a ``pl.parallel`` loop and re-bound inside it (or a TaskId iter_arg of the
 loop) becomes an array of one TaskId per iteration, so that loop needs a static trip count.
@@ -21,7 +21,6 @@ import inspect
 from typing import Any
 
 from pypto import ir
-from pypto.ir import ArgDirection, ParamDirection
 
 from .. import constructs, scopes
 from ..op import system as system_ops
@@ -59,11 +58,6 @@ _COUNT_HINT = "give the block count as an int literal, a closure int or an integ
 # Keywords of pl.submit / pl.spmd_submit themselves; any other keyword goes to the kernel.
 _SUBMIT_OPTIONS = frozenset({"deps", "allow_early_resolve", "predicate", "dumps", "attrs"})
 _SPMD_SUBMIT_OPTIONS = _SUBMIT_OPTIONS | {"core_num", "sync_start"}
-_DEFAULT_DIRECTION = {
-    ParamDirection.In: ArgDirection.Input,
-    ParamDirection.Out: ArgDirection.OutputExisting,
-    ParamDirection.InOut: ArgDirection.InOut,
-}
 
 
 # ----- keyword options shared by scopes and launches ----------------------------------------
@@ -453,27 +447,17 @@ def _is_no_dep(p: Any, node: ast.expr) -> bool:
 
 @register_call_hook
 def _no_dep_directions(p: Any, node: ast.Call, call: ir.Call) -> ir.Call:
-    """A call with ``pl.no_dep`` arguments gets ``attrs["arg_directions"]`` with ``NoDep`` there."""
+    """A call with ``pl.no_dep`` arguments gets ``attrs["arg_direction_overrides"]``: the indices
+    of those arguments (DeriveCallDirections makes them ``NoDep`` and derives the others)."""
     marked = {i for i, a in enumerate(node.args) if _is_no_dep(p, a)}
     marked_names = {kw.arg for kw in node.keywords if _is_no_dep(p, kw.value)}
     if not marked and not marked_names:
         return call
-    callee = p.eval(node.func)
-    if isinstance(callee, ir.Function):
-        params, directions = callee.params, callee.param_directions
-    else:
-        sig = p.program.signature(callee.name)
-        params, directions = sig.params, sig.directions
-    marked.update(i for i, v in enumerate(params) if v.name_hint in marked_names)
-    dirs = []
-    for i, (arg, direction) in enumerate(zip(call.args, directions)):
-        if i in marked:
-            dirs.append(ArgDirection.NoDep)
-        elif isinstance(arg.type, ir.TensorType):
-            dirs.append(_DEFAULT_DIRECTION[direction])
-        else:
-            dirs.append(ArgDirection.Scalar)
-    return ir.replace(call, attrs={**call.attrs, "arg_directions": dirs})
+    if marked_names:
+        callee = p.eval(node.func)
+        params = callee.params if isinstance(callee, ir.Function) else p.program.signature(callee.name).params
+        marked.update(i for i, v in enumerate(params) if v.name_hint in marked_names)
+    return ir.replace(call, attrs={**call.attrs, "arg_direction_overrides": sorted(marked)})
 
 
 # ----- TaskId carries through pl.parallel ---------------------------------------------------------
