@@ -49,6 +49,7 @@ from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
 from .plugins import discover as discover_plugins
+from .report import PassReport, ReportInstrument
 from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .properties import IRProperty, IRPropertySet, get_default_verify_properties
 from .verifier import (
@@ -147,6 +148,8 @@ __all__ = [
     "PassPipeline",
     "PluginError",
     "ProgramPass",
+    "PassReport",
+    "ReportInstrument",
     "ResolveBackendOpLayouts",
     "PropertyVerifierRegistry",
     "Rewriter",

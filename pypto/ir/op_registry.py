@@ -431,6 +431,21 @@ def _check_args(entry: OpEntry, args: list[Any], span: Span) -> None:
             want = " or ".join(_KIND_TEXT.get(k, k) for k in p.accepts)
             raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}' must be {want}, got {got}",
                               entry.name, span)
+        _check_valid_rank(entry, p.name, a.type, span)
+
+
+def _check_valid_rank(entry: OpEntry, name: str, t: Type, span: Span) -> None:
+    """A tensor/tile operand whose view's valid_shape has another rank than its shape is refused
+    here, so no rule ever indexes one against the other."""
+    if not isinstance(t, (TensorType, TileType)):
+        return
+    view = t.tensor_view if isinstance(t, TensorType) else t.tile_view
+    valid = list(view.valid_shape) if view is not None else []
+    if valid and len(valid) != len(t.shape):
+        raise OpValueError(
+            f"Operator '{entry.name}': argument '{name}' has a valid_shape of rank {len(valid)} "
+            f"({format_dims(valid)}) on a rank-{len(t.shape)} shape {format_dims(t.shape)}",
+            entry.name, span)
 
 
 def _check_kwargs(entry: OpEntry, kwargs: dict[str, Any], span: Span) -> dict[str, Any]:

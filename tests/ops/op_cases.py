@@ -191,7 +191,8 @@ ok("tensor.slice", lambda: T.slice(tensor("c", [4, 64, 64]), [1, 64, 64], [IDX, 
 bad("tensor.slice", lambda: T.slice(A, [8, 64], [60, 0]), VE, r"reads past the source shape \[64, 64\]")
 ok("tensor.reshape", lambda: T.reshape(A, [4096]), "pl.Tensor[[4096], pl.FP32]")
 bad("tensor.reshape", lambda: T.reshape(A, [100]), VE, "cannot reshape tensor of size 4096")
-ok("tensor.transpose", lambda: T.transpose(tensor("t48", [4, 8]), 0, -1), "pl.Tensor[[8, 4], pl.FP32]")
+ok("tensor.transpose", lambda: T.transpose(tensor("t48", [4, 8]), 0, -1),
+   "pl.Tensor[[8, 4], pl.FP32, pl.TensorView(stride=[1, 8], layout=pl.TensorLayout.DN)]")
 bad("tensor.transpose", lambda: T.transpose(A, 1, -1), VE, "axes must differ")
 ok("tensor.view", lambda: T.view(A, [4096]), "pl.Tensor[[4096], pl.FP32]")
 ok("tensor.view", lambda: T.view(A, layout=ir.TensorLayout.DN),

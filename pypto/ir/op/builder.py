@@ -175,13 +175,13 @@ def _scalar_dispatching(plain: Callable[..., Call], scalar_form: Callable[..., C
 def pick_scalar_forms(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
     """Make each builder ``name(lhs, rhs)`` build the ``<name>s`` op when ``rhs`` is a scalar.
 
-    docs/ops.md#tensor-ops / §5.2: ``tensor.add(t, 2.0)`` is ``tensor.adds`` (likewise sub/mul/div and the tile
-    forms), so the DSL and the IR builders never make a ``tensor.add`` of a constant, which would
+    docs/ops.md#tensor-ops / §5.2: ``tensor.add(t, 2.0)`` is ``tensor.adds`` (likewise sub/mul/div,
+    ``and_``/``or_``/``shl``/``shr`` -> ``ands``/``ors``/``shls``/``shrs``, and the tile forms), so the DSL and the IR builders never make a ``tensor.add`` of a constant, which would
     print as ``pl.tensor.adds`` and parse back as a different op. ``high_precision=True`` keeps the
     plain op, whose rule rejects a scalar rhs with a TypeError.
     """
     for name in names:
-        namespace[name] = _scalar_dispatching(namespace[name], namespace[name + "s"])
+        namespace[name] = _scalar_dispatching(namespace[name], namespace[name.rstrip("_") + "s"])
 
 
 def mrgsort_dispatcher(name: str, format1: Callable[..., Any], format2: Callable[..., Any]) -> Callable[..., Any]:

@@ -3,7 +3,7 @@
 from .builder import mrgsort_dispatcher, pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tensor")
-pick_scalar_forms(globals(), ("add", "sub", "mul", "div"))
+pick_scalar_forms(globals(), ("add", "sub", "mul", "div", "and_", "or_", "shl", "shr"))
 
 # The established one-name spelling (not a builder of its own: it picks format 1 or 2).
 mrgsort = mrgsort_dispatcher("tensor.mrgsort", globals()["mrgsort_format1"], globals()["mrgsort_format2"])

@@ -17,7 +17,7 @@ from ..types import TileType
 from .builder import build, caller_span, mrgsort_dispatcher, pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tile")
-pick_scalar_forms(globals(), ("add", "sub", "mul", "div"))
+pick_scalar_forms(globals(), ("add", "sub", "mul", "div", "and_", "or_", "shl", "shr"))
 
 
 def _popped(op: str, space: MemorySpace, shape: Any, dtype: DataType | None, span: Span, **kwargs: Any) -> Call:

@@ -24,6 +24,12 @@ FLOAT_16_32 = (D.FP16, D.FP32)
 INT_16 = (D.INT16, D.UINT16)
 CI_DTYPES = (D.INT16, D.INT32, D.UINT16, D.UINT32)
 ATOMIC_ADD_DTYPES = (D.FP32, D.BF16, D.FP16, D.INT32, D.INT16, D.INT8)
+# Element dtypes of the vector unit's data-movement and select instructions.
+VECTOR_DTYPES = (D.INT8, D.UINT8, D.INT16, D.UINT16, D.INT32, D.UINT32, D.FP16, D.BF16, D.FP32)
+# Scalars a tensor/tile-scalar op takes (no BOOL, TASK_ID or sub-16-bit floats; INDEX constants
+# are retyped before they get here).
+SCALAR_OPERAND_DTYPES = (D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.UINT16, D.UINT32, D.UINT64,
+                         D.INDEX, D.FP16, D.BF16, D.FP32)
 
 
 def names(dtypes: Iterable[DataType]) -> str:
@@ -64,8 +70,11 @@ def check_int(ci: CallInfo, what: str, dtype: DataType) -> None:
 
 def check_binary_operands(ci: CallInfo, *, bitwise: bool, shift: bool) -> None:
     """Checks shared by the tensor and tile binary ops: integer operands for bitwise ops,
-    ``high_precision`` only with a tensor/tile rhs of FP16/FP32, a non-negative constant shift count."""
+    ``high_precision`` only with a tensor/tile rhs of FP16/FP32, a non-negative constant shift count,
+    a scalar rhs of a numeric dtype."""
     lt, rt = ci["lhs"].type, ci["rhs"].type
+    if isinstance(rt, ScalarType):
+        check_dtype(ci, "scalar operand 'rhs'", rt.dtype, SCALAR_OPERAND_DTYPES)
     if bitwise:
         check_int(ci, "'lhs'", lt.dtype)
         check_int(ci, "'rhs'", rt.dtype)

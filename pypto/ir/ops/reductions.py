@@ -9,7 +9,7 @@ from ..op_registry import CallInfo
 from ..type_base import Type
 from ..types import TensorType
 from .common import check_dtype, check_rank, const_value, format_dims, index, like_tile, promote, tensor_type
-from .common import tile_type, valid_shape
+from .common import VECTOR_DTYPES, tile_type, valid_shape
 
 D = DataType
 
@@ -51,9 +51,13 @@ def expand_rule(axis: int, promote_dtype: bool, vec_param: str = "vec", target: 
         a, b = const_value(v.shape[other]), const_value(t.shape[other])
         if a is not None and b is not None and a != b:
             ci.fail(f"'{vec_param}' {format_dims(v.shape)} does not match {format_dims(t.shape)}")
-        dtype = promote(t.dtype, v.dtype) if promote_dtype else t.dtype
         if isinstance(t, TensorType):
-            return tensor_type(list(t.shape), dtype)
+            return tensor_type(list(t.shape), promote(t.dtype, v.dtype) if promote_dtype else t.dtype)
+        # The vector unit broadcasts within one dtype: a tile vector must match its target.
+        check_dtype(ci, f"'{target}'", t.dtype, VECTOR_DTYPES)
+        if v.dtype != t.dtype:
+            ci.fail(f"'{vec_param}' dtype {v.dtype.name} must equal the '{target}' dtype {t.dtype.name}")
+        dtype = t.dtype
         return like_tile(t, dtype=dtype)
 
     deduce.__doc__ = "Result has the target's shape; the vector is broadcast along one axis."

@@ -6,10 +6,11 @@ Each function returns dims / valid regions; the family module wraps them in its 
 from __future__ import annotations
 
 from ..datatype import DataType
-from ..enums import PadValue
+from ..enums import PadValue, TensorLayout
 from ..expr import Expr
 from ..op_registry import CallInfo
-from ..types import TensorType, TileType
+from ..scalar_ops import mul as scalar_mul
+from ..types import TensorType, TensorView, TileType
 from .common import (
     axis_value,
     clip_window,
@@ -69,24 +70,66 @@ def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], li
     return [dims[i] for i in keep], [valid[i] for i in keep]
 
 
-def reshape_valid(ci: CallInfo, src: Shaped, dims: list[Expr]) -> list[Expr] | None:
-    """The valid region carried through a reshape (None = fully valid); static counts must match."""
+def reshape_valid(ci: CallInfo, src: Shaped, dims: list[Expr], drop: bool = False) -> list[Expr] | None:
+    """The valid region carried through a reshape (None = fully valid); static counts must match.
+
+    A row prefix (only the leading axis narrowed) is a prefix of the flat elements, so it lands on
+    the row prefix of the new shape when it ends on one of its row boundaries. A distributed region
+    (narrowing another axis) has no image in another shape: dropped when ``drop`` (tensors, as the
+    established API does), an error otherwise.
+    """
     old, new = product(list(src.shape)), product(dims)
     if old is not None and new is not None and old != new:
         ci.fail(f"cannot reshape tensor of size {old} into shape {format_dims(dims)} (size {new})")
     if is_fully_valid(src):
         return None
-    valid = valid_shape(src)
-    if (
-        len(dims) == len(src.shape)
-        and dims_equal(dims[1:], list(src.shape)[1:])
-        and dims_equal(valid[1:], list(src.shape)[1:])
-    ):
-        return [valid[0]] + dims[1:]
+    valid, shape = valid_shape(src), list(src.shape)
+    if dims_equal(valid[1:], shape[1:]):
+        if len(dims) == len(shape) and dims_equal(dims[1:], shape[1:]):
+            return [valid[0]] + dims[1:]
+        rows, inner, new_inner = const_value(valid[0]), product(shape[1:]), product(dims[1:])
+        if rows is not None and inner is not None and new_inner and rows * inner % new_inner == 0:
+            return [index(rows * inner // new_inner)] + dims[1:]
+    elif drop:
+        return None
     ci.fail(
-        f"cannot carry the valid region {format_dims(valid)} of {format_dims(list(src.shape))} "
+        f"cannot carry the valid region {format_dims(valid)} of {format_dims(shape)} "
         f"into shape {format_dims(dims)}; pass valid_shape explicitly"
     )
+
+
+def is_distributed(src: Shaped) -> bool:
+    """Does the valid region narrow more than the leading axis?"""
+    return not dims_equal(valid_shape(src)[1:], list(src.shape)[1:])
+
+
+def transposed_view(src: TensorType, dims: list[Expr], a1: int, a2: int, given: list[Expr]) -> TensorType:
+    """``tensor.transpose``'s result: a strided view of the same data, its strides swapped (row-major
+    ones when the source has none); swapping the last two axes flips the layout ND <-> DN. The valid
+    region is swapped too, except a distributed one, which is dropped (as the established API does)."""
+    view = src.tensor_view
+    strides = list(view.stride) if view is not None and view.stride else row_major_strides(list(src.shape))
+    layout = view.layout if view is not None else TensorLayout.ND
+    if {a1, a2} == {len(dims) - 2, len(dims) - 1}:
+        layout = {TensorLayout.ND: TensorLayout.DN, TensorLayout.DN: TensorLayout.ND}.get(layout, layout)
+    valid = given or ([] if is_distributed(src) else swapped(valid_shape(src), a1, a2))
+    valid = [] if dims_equal(valid, dims) else valid
+    pad = view.pad if view is not None else PadValue.null
+    strides = swapped(strides, a1, a2)
+    if layout == TensorLayout.ND and dims_equal(strides, row_major_strides(dims)):
+        strides = []  # back to contiguous (a transpose undone): the plain type
+    if not strides and layout == TensorLayout.ND and not valid and pad == PadValue.null:
+        return TensorType(dims, src.dtype)
+    return TensorType(dims, src.dtype, None, TensorView(stride=strides, layout=layout, valid_shape=valid, pad=pad))
+
+
+def row_major_strides(shape: list[Expr]) -> list[Expr]:
+    """Element strides of a contiguous row-major tensor of ``shape``."""
+    out: list[Expr] = [index(1)]
+    for dim in reversed(shape[1:]):
+        a, b = const_value(out[0]), const_value(dim)
+        out.insert(0, index(a * b) if a is not None and b is not None else scalar_mul(out[0], dim))
+    return out
 
 
 def transpose_axes(ci: CallInfo, rank: int) -> tuple[int, int]:

@@ -35,6 +35,7 @@ from .shape_rules import (
     split_dims,
     swapped,
     transpose_axes,
+    transposed_view,
 )
 
 D = DataType
@@ -60,7 +61,7 @@ def _reshape(ci: CallInfo) -> Type:
     t = ci["tensor"].type
     dims = elements(ci, "shape")
     given = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
-    valid = given if given else reshape_valid(ci, t, dims)
+    valid = given if given else reshape_valid(ci, t, dims, drop=True)
     return tensor_type(dims, t.dtype, valid)
 
 
@@ -69,11 +70,11 @@ define("tensor.reshape", [tensor("tensor"), shape("shape"), shape("valid_shape",
 
 
 def _transpose(ci: CallInfo) -> Type:
-    """The two axes swapped (also in the valid region)."""
+    """The two axes swapped, as a strided view (swapped strides; DN when the last two axes swap)."""
     t = ci["tensor"].type
     a1, a2 = transpose_axes(ci, len(t.shape))
-    given = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
-    return tensor_type(swapped(list(t.shape), a1, a2), t.dtype, given or swapped(valid_shape(t), a1, a2))
+    given = elements(ci, "valid_shape") if ci["valid_shape"] is not None else []
+    return transposed_view(t, swapped(list(t.shape), a1, a2), a1, a2, given)
 
 
 define("tensor.transpose", [tensor("tensor"), index_p("axis1"), index_p("axis2"),

@@ -19,6 +19,7 @@ from . import kwtypes as K
 from .common import (
     FLOAT_16_32,
     INT_16,
+    VECTOR_DTYPES,
     broadcast,
     check_binary_operands,
     check_dtype,
@@ -224,16 +225,37 @@ define("tile.prelu", [tile("tile"), tile("slope"), TMP], _prelu, placement=VECTO
 define("tile.lrelu", [tile("tile"), scalar("slope", pair="tile")], _lrelu, placement=VECTOR, memory=vec(0))
 
 
+MASK_DTYPES = (D.UINT8, D.UINT16, D.UINT32)
+
+
+def check_select(ci: CallInfo, src: str) -> None:
+    """A select's ``src`` dtype, and a packed ``mask`` (as ``tile.cmp`` makes) covering ``src``:
+    the same rank and leading dims, enough bits per row for its columns."""
+    t, m = ci[src].type, ci["mask"].type
+    check_dtype(ci, f"'{src}'", t.dtype, VECTOR_DTYPES)
+    check_dtype(ci, "'mask'", m.dtype, MASK_DTYPES)
+    if len(m.shape) != len(t.shape) or not dims_equal(list(m.shape[:-1]), list(t.shape[:-1])):
+        ci.fail(f"'mask' {format_dims(m.shape)} must have the leading dims of '{src}' {format_dims(t.shape)}")
+    bits, cols = const_value(m.shape[-1]), const_value(t.shape[-1])
+    if bits is not None and cols is not None and bits * m.dtype.get_bit() < cols:
+        ci.fail(f"'mask' {format_dims(m.shape)} of {m.dtype.name} has {bits * m.dtype.get_bit()} bits per row, "
+                f"fewer than the {cols} columns of '{src}'")
+
+
 def _sel(ci: CallInfo) -> Type:
     """``mask ? lhs : rhs`` elementwise: the lhs type."""
     lt, rt = ci["lhs"].type, ci["rhs"].type
     if lt.dtype != rt.dtype:
         ci.fail(f"'lhs' and 'rhs' dtypes must be equal, got {lt.dtype.name} and {rt.dtype.name}")
+    if not dims_equal(list(lt.shape), list(rt.shape)):
+        ci.fail(f"'lhs' and 'rhs' shapes must be equal, got {format_dims(lt.shape)} and {format_dims(rt.shape)}")
+    check_select(ci, "lhs")
     return like_tile(lt)
 
 
 def _sels(ci: CallInfo) -> Type:
     """``mask ? src : scalar`` elementwise: the src type."""
+    check_select(ci, "src")
     return like_tile(ci["src"].type)
 
 

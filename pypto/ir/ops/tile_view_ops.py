@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..datatype import DataType
 from ..enums import MemorySpace, PadValue, TileLayout
 from ..expr import Expr
-from ..op_registry import DEFERRED, INHERIT, TILE, CallInfo, Param
+from ..op_registry import DEFERRED, INHERIT, TENSOR, TILE, CallInfo, Param
 from ..type_base import Type
 from ..types import TileType
 from . import kwtypes as K
@@ -17,6 +17,7 @@ from .common import (
     check_int,
     check_rank,
     const_value,
+    dims_equal,
     elements,
     format_dims,
     index,
@@ -228,7 +229,8 @@ define("tile.gather_compare", [tile("src"), scalar("kvalue", pair="src"), tile("
 
 
 def _mgather(ci: CallInfo) -> Type:
-    """Rows (``coalesce='row'``) or elements of a GM tensor picked by an index tile, in ``target_memory``."""
+    """Rows (``coalesce='row'``) or elements of a GM tensor picked by an index tile or GM index tensor,
+    in ``target_memory`` (Mat: the boxed NZ view)."""
     src, idx = ci["mem"].type, ci["idx"].type
     check_int(ci, "'idx'", idx.dtype)
     if ci.kw("coalesce") == "row":
@@ -243,7 +245,7 @@ def _mgather(ci: CallInfo) -> Type:
 
 
 define("tile.mgather",
-       [tensor("mem"), tile("idx"),
+       [tensor("mem"), Param("idx", (TENSOR, TILE)),
         tile("scratch", effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
        _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED),
        kwargs=[kw("coalesce", K.StrKw(("row", "elem")), "row"),
@@ -258,7 +260,17 @@ def _scatter(ci: CallInfo) -> Type:
     check_int(ci, "'indexes'", ci["indexes"].type.dtype)
     if src.dtype != dst.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_same_shape(ci, "indexes", "src")
+    if len(src.shape) != len(dst.shape):
+        ci.fail(f"'src' {format_dims(src.shape)} must have the rank of 'dst' {format_dims(dst.shape)}")
     return view_of(dst, list(dst.shape), None)
+
+
+def check_same_shape(ci: CallInfo, a: str, b: str) -> None:
+    """One index per element: ``a`` and ``b`` have equal shapes."""
+    sa, sb = list(ci[a].type.shape), list(ci[b].type.shape)
+    if not dims_equal(sa, sb):
+        ci.fail(f"'{a}' {format_dims(sa)} must have the shape of '{b}' {format_dims(sb)}")
 
 
 def _scatter_mask(ci: CallInfo) -> Type:
@@ -275,6 +287,7 @@ def _mscatter(ci: CallInfo) -> Type:
     check_int(ci, "'idx'", ci["idx"].type.dtype)
     if src.dtype != out.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal the output tensor dtype {out.dtype.name}")
+    check_same_shape(ci, "idx", "src")
     return out
 
 
