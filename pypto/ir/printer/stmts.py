@@ -128,17 +128,27 @@ class StmtPrinter(TypePrinter):
         elif not stmts:
             self.emit("pass")
         last = len(stmts) - 1
+        assign = StmtPrinter.assign
         for i, s in enumerate(stmts):
-            self.stmt(s, targets if i == last else None)
+            if type(s) is AssignStmt and not s.leading_comments:  # most statements, one frame less
+                assign(self, s)
+            else:
+                self.stmt(s, targets if i == last else None)
         self.ind = self.ind[: -len(INDENT)]
 
     # ---- simple statements -------------------------------------------------------------
     def assign(self, s: AssignStmt) -> None:
-        name = self.var(s.var)
+        var = s.var
+        name = self.names.get(id(var))
+        if name is None:
+            name = var.name_hint
+        value = s.value
+        # Most values are calls: straight to the call printer, without the dispatch.
+        text = self.call(value) if type(value) is Call else self.expr(value)
         if self.concise:
-            self.emit(f"{name} = {self.expr(s.value)}")
+            self.lines.append(f"{self.ind}{name} = {text}")
         else:
-            self.emit(f"{name}: {self.type(s.var.type)} = {self.expr(s.value)}")
+            self.lines.append(f"{self.ind}{name}: {self.type(var.type)} = {text}")
 
     def eval_stmt(self, s: EvalStmt) -> None:
         self.emit(self.expr(s.expr))
