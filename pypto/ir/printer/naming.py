@@ -271,6 +271,11 @@ def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] |
     ``hint``, ``hint_1``, ``hint_2``, ... in order. Vars whose id is in ``free`` get the
     ``__FREE_VAR`` suffix.
     """
+    if not fixed and not free:
+        pending = list(ordered)
+        hints = [v.name_hint or "v" for v in pending]
+        if len(set(hints)) == len(hints):  # no collisions (most functions): every Var keeps its hint
+            return dict(zip(map(id, pending), hints))
     names = dict(fixed)
     pending = [v for v in ordered if id(v) not in names]
     counts: dict[str, int] = {}
