@@ -130,6 +130,10 @@ class ExprPrinter:
         self.in_program = False
         # Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied.
         self.in_split_aiv = False
+        # A Var printed by its hint because ``names`` lacks it (see ProgramPrinter.optimistic_lines).
+        self.missed = False
+        # Names of the program functions called (GlobalVar callees), for callee-first ordering.
+        self.callees: set[str] = set()
         # Printed callee and call shape of each op name met (the prefix is fixed per printer).
         self._op_names: dict[str, tuple[str, Callable[[ExprPrinter, Call], list[str]] | None]] = {}
 
@@ -163,7 +167,10 @@ class ExprPrinter:
     # ---- leaves ------------------------------------------------------------------------
     def var(self, e: Var) -> str:
         name = self.names.get(id(e))
-        return name if name is not None else e.name_hint
+        if name is None:
+            self.missed = True
+            return e.name_hint
+        return name
 
     def memref_expr(self, e: MemRef) -> str:
         return e.name_hint
@@ -281,6 +288,7 @@ class ExprPrinter:
     def callee(self, op: Op) -> str:
         """``self.f`` for program functions, else the op's printed name."""
         if isinstance(op, GlobalVar):
+            self.callees.add(op.name)
             return f"self.{op.name}" if self.in_program else op.name
         return op_shapes.printed_op_name(self.p, op.name)
 
@@ -311,7 +319,10 @@ class ExprPrinter:
                     t = type(a)
                     if t is Var:
                         text = names.get(id(a))
-                        parts.append(text if text is not None else a.name_hint)
+                        if text is None:
+                            text = a.name_hint
+                            self.missed = True
+                        parts.append(text)
                     elif t is ConstFloat and a.dtype is FP32:  # the untyped const_float(), inlined
                         parts.append(format_float(a.value))
                     else:
@@ -334,7 +345,10 @@ class ExprPrinter:
         for a in e.args:  # a loop, not a comprehension: one frame less per nested call
             if type(a) is Var:  # the common operand, without the dispatch
                 name = names.get(id(a))
-                parts.append(name if name is not None else a.name_hint)
+                if name is None:
+                    name = a.name_hint
+                    self.missed = True
+                parts.append(name)
             else:
                 parts.append(self.expr(a))
         if e.kwargs:

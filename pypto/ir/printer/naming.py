@@ -250,6 +250,17 @@ class VarCollector:
             self.define(ia)
 
 
+def reads_vars(t: Type) -> bool:
+    """Whether :meth:`VarCollector.type` may record a Var for ``t`` (conservatively: True for
+    views, non-constant dims, arrays and other shaped types)."""
+    cls = type(t)
+    if cls is TileType or cls is TensorType:
+        return not _reads_no_vars(t)
+    if isinstance(t, TupleType):
+        return any(reads_vars(x) for x in t.types)
+    return isinstance(t, (ShapedType, ArrayType))
+
+
 def _reads_no_vars(t: Type) -> bool:
     """A view-less tile or tensor type of constant dims (most types): its walk records nothing."""
     cls = type(t)

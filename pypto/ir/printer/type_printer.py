@@ -180,6 +180,8 @@ class TypePrinter(ExprPrinter):
             base_text = self.var(base)
         else:
             base_text = dq(base.name_hint)
+            if not self.in_signature:
+                self.missed = True  # the base may be a body def not met yet (see ProgramPrinter.optimistic_lines)
         # The offset is a typed expression (INT64 constants print as ``pl.const(0, pl.INT64)``).
         return f"{p}.MemRef({base_text}, {self.expr(m.byte_offset_)}, {m.size_})"
 
