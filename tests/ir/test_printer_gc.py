@@ -20,13 +20,14 @@ def _program() -> ir.Program:
 @pytest.mark.parametrize("enabled", [True, False])
 def test_collector_state_is_restored(enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
-    real = ir.printer.program.FunctionInfo
+    printer = ir.printer.program.ProgramPrinter
+    real = printer.function
 
-    def recording(func: ir.Function) -> object:
+    def recording(self: object, *args: object) -> None:
         seen.append(gc.isenabled())
-        return real(func)
+        real(self, *args)
 
-    monkeypatch.setattr(ir.printer.program, "FunctionInfo", recording)
+    monkeypatch.setattr(printer, "function", recording)
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:

@@ -110,6 +110,8 @@ _FORMS.update({cls: ("prefix", op, prec) for cls, (op, prec) in _PREFIX.items()}
 _FORMS.update({cls: ("call", name or "", P_CALL) for cls, name in _CALL_FORM.items()})
 
 _CONSTS = (ConstInt, ConstFloat, ConstBool)
+_SHAPES = op_shapes.SHAPES
+_RENAMED_BY_ARGS = op_shapes.RENAMED_BY_ARGS
 _PIPE_KEY_OPS = frozenset({"system.sync_set", "system.sync_wait"})
 
 INDEX = DataType.INDEX
@@ -128,8 +130,12 @@ class ExprPrinter:
         self.in_program = False
         # Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied.
         self.in_split_aiv = False
-        # Printed callee of each op name met (the prefix is fixed per printer).
-        self._op_names: dict[str, str] = {}
+        # A Var printed by its hint because ``names`` lacks it (see ProgramPrinter.optimistic_lines).
+        self.missed = False
+        # Names of the program functions called (GlobalVar callees), for callee-first ordering.
+        self.callees: set[str] = set()
+        # Printed callee and call shape of each op name met (the prefix is fixed per printer).
+        self._op_names: dict[str, tuple[str, Callable[[ExprPrinter, Call], list[str]] | None]] = {}
 
     # ---- dispatch ----------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -161,7 +167,10 @@ class ExprPrinter:
     # ---- leaves ------------------------------------------------------------------------
     def var(self, e: Var) -> str:
         name = self.names.get(id(e))
-        return name if name is not None else e.name_hint
+        if name is None:
+            self.missed = True
+            return e.name_hint
+        return name
 
     def memref_expr(self, e: MemRef) -> str:
         return e.name_hint
@@ -279,6 +288,7 @@ class ExprPrinter:
     def callee(self, op: Op) -> str:
         """``self.f`` for program functions, else the op's printed name."""
         if isinstance(op, GlobalVar):
+            self.callees.add(op.name)
             return f"self.{op.name}" if self.in_program else op.name
         return op_shapes.printed_op_name(self.p, op.name)
 
@@ -293,29 +303,38 @@ class ExprPrinter:
             parts.extend(self.kwarg_items(op.name, e.kwargs))
         else:
             name = op.name
-            printed = op_shapes.renamed_op(e) if name in op_shapes.RENAMED_BY_ARGS else name
-            callee = self._op_names.get(printed)
-            if callee is None:
-                callee = self._op_names[printed] = op_shapes.printed_op_name(self.p, printed)
-            shape = op_shapes.SHAPES.get(name)
+            # Per op name: its printed callee and call shape (None: the generic one).
+            known = self._op_names.get(name)
+            if known is None:
+                known = self._op_names[name] = (op_shapes.printed_op_name(self.p, name), _SHAPES.get(name))
+            callee, shape = known
+            if name in _RENAMED_BY_ARGS:
+                callee = op_shapes.printed_op_name(self.p, op_shapes.renamed_op(e))
             if shape is not None:
                 parts = shape(self, e)
             else:  # call_args, inlined: most statements are such calls
                 parts = []
                 names = self.names
                 for a in e.args:  # a loop, not a comprehension: one frame less per nested call
-                    if type(a) is Var:
+                    t = type(a)
+                    if t is Var:
                         text = names.get(id(a))
-                        parts.append(text if text is not None else a.name_hint)
+                        if text is None:
+                            text = a.name_hint
+                            self.missed = True
+                        parts.append(text)
+                    elif t is ConstFloat and a.dtype is FP32:  # the untyped const_float(), inlined
+                        parts.append(format_float(a.value))
                     else:
                         parts.append(self.expr(a))
                 if e.kwargs:
                     parts.extend(self.kwarg_items(name, e.kwargs))
         attrs = e.attrs
-        if attrs and not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:
-            attrs = {k: v for k, v in attrs.items() if k not in op_shapes.SHAPE_ATTRS[op.name]}
-        if attrs:
-            parts.append(self.attrs_item(attrs))
+        if attrs.__pydantic_fields_set__:  # the attrs model's len(), without its Python call
+            if not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:
+                attrs = {k: v for k, v in attrs.items() if k not in op_shapes.SHAPE_ATTRS[op.name]}
+            if attrs:
+                parts.append(self.attrs_item(attrs))
         self.typed = saved
         return f"{callee}({', '.join(parts)})"
 
@@ -326,7 +345,10 @@ class ExprPrinter:
         for a in e.args:  # a loop, not a comprehension: one frame less per nested call
             if type(a) is Var:  # the common operand, without the dispatch
                 name = names.get(id(a))
-                parts.append(name if name is not None else a.name_hint)
+                if name is None:
+                    name = a.name_hint
+                    self.missed = True
+                parts.append(name)
             else:
                 parts.append(self.expr(a))
         if e.kwargs:

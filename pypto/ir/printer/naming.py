@@ -64,7 +64,10 @@ class VarCollector:
     def define(self, var: Var) -> None:
         """Record a def site and the variables of its type."""
         self.defs.setdefault(id(var), var)
-        self.type(var.type)
+        t = var.type
+        if _reads_no_vars(t):
+            return
+        self.type(t)
 
     # ---- types -------------------------------------------------------------------------
     def type(self, t: Type) -> None:
@@ -111,18 +114,7 @@ class VarCollector:
         elif t is ConstInt or t is ConstFloat or t is ConstBool or t is MemRef:
             return
         elif t is Call:
-            if type(e.op) is GlobalVar:
-                self.callees.add(e.op.name)
-            uses = self.uses
-            for a in e.args:
-                if type(a) is Var:  # the common operand, without the dispatch
-                    uses.setdefault(id(a), a)
-                else:
-                    self.expr(a)
-            if e.kwargs:
-                self.value(e.kwargs)
-            if e.attrs:
-                self.value(e.attrs)
+            self._call(e)
         elif isinstance(e, (BinaryExpr, UnaryExpr)):
             self._operators(e)
         elif t is Submit:
@@ -145,6 +137,21 @@ class VarCollector:
             self.expr(e.tuple)
         elif isinstance(e, Var) and not isinstance(e, MemRef):
             self.uses.setdefault(id(e), e)
+
+    def _call(self, e: Call) -> None:
+        if type(e.op) is GlobalVar:
+            self.callees.add(e.op.name)
+        uses = self.uses
+        for a in e.args:
+            t = type(a)
+            if t is Var:  # the common operand, without the dispatch
+                uses.setdefault(id(a), a)
+            elif t is not ConstInt and t is not ConstFloat:
+                self.expr(a)
+        if e.kwargs:
+            self.value(e.kwargs)
+        if e.attrs.__pydantic_fields_set__:  # the attrs model's len(), without its Python call
+            self.value(e.attrs)
 
     def _operators(self, e: BinaryExpr | UnaryExpr) -> None:
         """The operands of a tree of scalar operators, left to right on an explicit stack: a
@@ -182,8 +189,21 @@ class VarCollector:
             self.expr(s.value)
             self.define(s.var)
         elif t is SeqStmts:
+            defs = self.defs
             for x in s.stmts:
-                self.stmt(x)
+                if type(x) is AssignStmt:  # most statements: inlined, one frame less each
+                    value = x.value
+                    if type(value) is Call:
+                        self._call(value)
+                    else:
+                        self.expr(value)
+                    var = x.var
+                    defs.setdefault(id(var), var)
+                    vt = var.type
+                    if not _reads_no_vars(vt):
+                        self.type(vt)
+                else:
+                    self.stmt(x)
         elif t is EvalStmt:
             self.expr(s.expr)
         elif t is YieldStmt or t is ReturnStmt:
@@ -230,6 +250,31 @@ class VarCollector:
             self.define(ia)
 
 
+def reads_vars(t: Type) -> bool:
+    """Whether :meth:`VarCollector.type` may record a Var for ``t`` (conservatively: True for
+    views, non-constant dims, arrays and other shaped types)."""
+    cls = type(t)
+    if cls is TileType or cls is TensorType:
+        return not _reads_no_vars(t)
+    if isinstance(t, TupleType):
+        return any(reads_vars(x) for x in t.types)
+    return isinstance(t, (ShapedType, ArrayType))
+
+
+def _reads_no_vars(t: Type) -> bool:
+    """A view-less tile or tensor type of constant dims (most types): its walk records nothing."""
+    cls = type(t)
+    if cls is TileType:
+        if t.tile_view is not None:
+            return False
+    elif cls is not TensorType or t.tensor_view is not None:
+        return False
+    for d in t.shape:
+        if type(d) is not ConstInt:
+            return False
+    return True
+
+
 def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] | None = None) -> dict[int, str]:
     """Names for ``ordered`` Vars (identity-keyed), keeping the names in ``fixed``.
 
@@ -237,6 +282,11 @@ def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] |
     ``hint``, ``hint_1``, ``hint_2``, ... in order. Vars whose id is in ``free`` get the
     ``__FREE_VAR`` suffix.
     """
+    if not fixed and not free:
+        pending = list(ordered)
+        hints = [v.name_hint or "v" for v in pending]
+        if len(set(hints)) == len(hints):  # no collisions (most functions): every Var keeps its hint
+            return dict(zip(map(id, pending), hints))
     names = dict(fixed)
     pending = [v for v in ordered if id(v) not in names]
     counts: dict[str, int] = {}

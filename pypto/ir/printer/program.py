@@ -16,7 +16,7 @@ from ..function import Function, Program
 from ..gcpause import gc_paused
 from ..type_base import Type
 from ..types import TensorType, TileType
-from .naming import VarCollector, assign_names
+from .naming import VarCollector, assign_names, reads_vars
 from .stmts import INDENT, RETURN, StmtPrinter, flatten
 from .values import dq, enum_text
 
@@ -114,11 +114,19 @@ class _Printed(NamedTuple):
 class ProgramPrinter(StmtPrinter):
     """Adds functions and programs to the statement printer."""
 
-    def function(self, func: Function, info: FunctionInfo, dynamic_names: dict[int, str]) -> None:
-        """Decorator, signature and body of ``func`` at the current indentation."""
+    def function(self, func: Function, info: FunctionInfo | None, dynamic_names: dict[int, str]) -> None:
+        """Decorator, signature and body of ``func`` at the current indentation; without ``info``
+        in optimistic mode (see :meth:`optimistic_lines`)."""
         p = self.p
-        self.names = info.names(dynamic_names)
-        self.body_ptrs = info.body_defs
+        if info is None:
+            self.names, self.body_ptrs, self._hints = {}, set(), set()
+            for param in func.params:
+                self.define(param, body=False)
+            if any(reads_vars(t) for t in func.return_types):
+                self.missed = True
+        else:
+            self.names = info.names(dynamic_names)
+            self.body_ptrs = info.body_defs
         self.reset_type_memo()
         self.emit(self.decorator(func))
         params = ["self"] if self.in_program and func.role != Role.SubWorker else []
@@ -183,6 +191,10 @@ class ProgramPrinter(StmtPrinter):
         printed: dict[str, _Printed] = {}
         with gc_paused():
             for gv, f in prog.functions.items():
+                lines = self.optimistic_lines(f)
+                if lines is not None:
+                    printed[gv.name] = _Printed(f, self.callees, {}, {}, lines)
+                    continue
                 info = FunctionInfo(f)
                 own = assign_names(info.dynamic.values(), {})
                 # Only what the program-wide steps need is kept, so the next function's pre-pass
@@ -212,6 +224,24 @@ class ProgramPrinter(StmtPrinter):
             if any(done.own[k] != dynamic_names[k] for k in done.dynamic):
                 lines = self._function_lines(FunctionInfo(done.func), dynamic_names)
             self.lines.extend(lines)
+
+    def optimistic_lines(self, func: Function) -> list[str] | None:
+        """The lines of ``func`` printed without the name pre-pass, or None when they may differ.
+
+        Most functions name every Var by its hint: each def has a distinct hint, no Var is read
+        before its def, no type reads dynamic dims. Such a function prints in one walk: each def
+        is named by its hint when met (:meth:`define`), and any doubt (a Var or MemRef base not
+        named yet, a repeated or empty hint, a type that may read Vars) sets ``missed``; the
+        caller then prints the function again after the pre-pass. Program functions called are
+        gathered in ``callees`` on the way.
+        """
+        saved, self.lines = self.lines, []
+        self.in_program, self.ind = True, INDENT
+        self.optimistic, self.missed, self.callees = True, False, set()
+        self.function(func, None, {})
+        self.optimistic, self.in_program, self.ind = False, False, ""
+        lines, self.lines = self.lines, saved
+        return None if self.missed else lines
 
     def _function_lines(self, info: FunctionInfo, dynamic_names: dict[int, str]) -> list[str]:
         """The lines of one program function (indented inside the class)."""

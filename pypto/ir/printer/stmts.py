@@ -37,6 +37,7 @@ from ..stmt import (
     YieldStmt,
 )
 from ..type_base import ScalarType
+from .naming import reads_vars
 from .type_printer import TypePrinter
 from .values import dq, enum_text
 
@@ -93,6 +94,9 @@ class StmtPrinter(TypePrinter):
         self.concise = concise
         self.lines: list[str] = []
         self.ind = ""
+        # Optimistic mode (ProgramPrinter.optimistic_lines): defs are named by their hints as met.
+        self.optimistic = False
+        self._hints: set[str] = set()
 
     def emit(self, text: str) -> None:
         self.lines.append(self.ind + text)
@@ -103,6 +107,8 @@ class StmtPrinter(TypePrinter):
     # ---- blocks ------------------------------------------------------------------------
     def stmt(self, s: Stmt, targets: Targets = None) -> None:
         """Print one statement (its comments first); ``targets`` apply to a trailing yield."""
+        if self.optimistic:
+            self.define_stmt(s)
         comments = s.leading_comments
         if comments:
             self.comments(comments)
@@ -128,17 +134,69 @@ class StmtPrinter(TypePrinter):
         elif not stmts:
             self.emit("pass")
         last = len(stmts) - 1
+        assign = StmtPrinter.assign
         for i, s in enumerate(stmts):
-            self.stmt(s, targets if i == last else None)
+            if type(s) is AssignStmt and not s.leading_comments:  # most statements, one frame less
+                assign(self, s)
+            else:
+                self.stmt(s, targets if i == last else None)
         self.ind = self.ind[: -len(INDENT)]
+
+    # ---- optimistic naming -------------------------------------------------------------
+    def define(self, var: Var, body: bool = True) -> None:
+        """Optimistic mode: name a def by its hint; ``missed`` when that may differ from
+        ``assign_names`` (an empty or repeated hint) or the type may read dynamic dims."""
+        key = id(var)
+        if key in self.names:
+            return
+        hint = var.name_hint
+        if not hint or hint in self._hints or reads_vars(var.type):
+            self.missed = True
+        self._hints.add(hint)
+        self.names[key] = hint
+        if body:
+            self.body_ptrs.add(key)
+
+    def define_stmt(self, s: Stmt) -> None:
+        """Optimistic mode: the defs of a statement, in the order of the name pre-pass
+        (``VarCollector.stmt``), before any of them prints."""
+        t = type(s)
+        if t is AssignStmt:
+            self.define(s.var)
+        elif t is ForStmt:
+            self.define(s.loop_var)
+            for v in s.iter_args:
+                self.define(v)
+            for v in s.return_vars:
+                self.define(v)
+        elif t is WhileStmt:
+            for v in s.iter_args:
+                self.define(v)
+            for v in s.return_vars:
+                self.define(v)
+        elif t is IfStmt:
+            for v in s.return_vars:
+                self.define(v)
+        elif isinstance(s, ScopeStmt):
+            tid = s.attrs.get("task_id_var")
+            if isinstance(tid, Var):
+                self.define(tid)
 
     # ---- simple statements -------------------------------------------------------------
     def assign(self, s: AssignStmt) -> None:
-        name = self.var(s.var)
+        var = s.var
+        name = self.names.get(id(var))
+        if name is None:
+            name = var.name_hint
+            if self.optimistic:
+                self.define(var)
+        value = s.value
+        # Most values are calls: straight to the call printer, without the dispatch.
+        text = self.call(value) if type(value) is Call else self.expr(value)
         if self.concise:
-            self.emit(f"{name} = {self.expr(s.value)}")
+            self.lines.append(f"{self.ind}{name} = {text}")
         else:
-            self.emit(f"{name}: {self.type(s.var.type)} = {self.expr(s.value)}")
+            self.lines.append(f"{self.ind}{name}: {self.type(var.type)} = {text}")
 
     def eval_stmt(self, s: EvalStmt) -> None:
         self.emit(self.expr(s.expr))

@@ -73,17 +73,24 @@ class TypePrinter(ExprPrinter):
         # A parser builds a fresh type object per annotation; a view-less, MemRef-less type of
         # constant dims prints the same whatever the names, so equal ones share one text.
         plain = None
-        if (cls is TileType or cls is TensorType) and t.memref is None and not self.explicit_layout:
-            view = t.tile_view if cls is TileType else t.tensor_view
-            if view is None:
-                values = [d.value if type(d) is ConstInt else None for d in t.shape]
-                if None not in values:
-                    space = t.memory_space_ if cls is TileType else None
-                    plain = (cls, id(t.dtype), id(space), *values)
-                    text = self._plain_memo.get(plain)
-                    if text is not None:
-                        memo[key] = (t, text)
-                        return text
+        if cls is TileType:
+            view, space = t.tile_view, t.memory_space_
+        elif cls is TensorType:
+            view, space = t.tensor_view, None
+        else:
+            view = cls  # not None: no plain text
+        if view is None and t.memref is None and not self.explicit_layout:
+            key_parts = [cls, id(t.dtype), id(space)]
+            for d in t.shape:
+                if type(d) is not ConstInt:
+                    break
+                key_parts.append(d.value)
+            else:
+                plain = tuple(key_parts)
+                text = self._plain_memo.get(plain)
+                if text is not None:
+                    # Not memoised by id: a parser's fresh type object is rarely met again.
+                    return text
         fn = _TYPE_FNS.get(cls)
         if fn is None:
             fn = _resolve_type(cls)
@@ -173,6 +180,8 @@ class TypePrinter(ExprPrinter):
             base_text = self.var(base)
         else:
             base_text = dq(base.name_hint)
+            if not self.in_signature:
+                self.missed = True  # the base may be a body def not met yet (see ProgramPrinter.optimistic_lines)
         # The offset is a typed expression (INT64 constants print as ``pl.const(0, pl.INT64)``).
         return f"{p}.MemRef({base_text}, {self.expr(m.byte_offset_)}, {m.size_})"
 
