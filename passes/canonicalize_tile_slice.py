@@ -10,10 +10,11 @@ slices with a narrowed valid region, dropped axes or a pad value, stay subviews.
 
 from __future__ import annotations
 
-from pypto.analysis import op_name
 from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, SSAForm, TileOps2D
 from pypto.languages.outlined import outlined
 
+from pypto.analysis import op_name
+from pypto.analysis.memory_spaces import call_statements, operand_spaces
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
 from pypto.ir.expr import Call, MakeTuple, Var
@@ -22,7 +23,6 @@ from pypto.ir.stmt import AssignStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType
 
-from .infer_tile_memory_space import _bound, _calls
 from .rewrite import Result, RewritePass, on
 from .util import rebuild
 
@@ -32,8 +32,8 @@ _CUBE_INPUTS = (MemorySpace.Left, MemorySpace.Right)
 def cube_operands(func: Function) -> dict[Var, MemorySpace]:
     """Variables whose every use is a cube operand constrained to one L0 space, with that space."""
     wanted: dict[Var, set[MemorySpace | None]] = {}
-    for _, call in _calls(flatten_to_stmts(func.body)):
-        bound = {id(a): allowed for a, allowed in _bound(call)}
+    for _, call in call_statements(flatten_to_stmts(func.body)):
+        bound = {id(a): allowed for a, allowed in operand_spaces(call)}
         for arg in call.args:
             if isinstance(arg, Var):
                 allowed = bound.get(id(arg)) or []

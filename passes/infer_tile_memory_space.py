@@ -9,9 +9,7 @@ or ``target_memory``), which the registry applies when a call's type is deduced 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 
-from pypto.analysis import op_name
 from pypto.languages.invariants import (
     AccToGmStoreValid,
     AivSplitValid,
@@ -25,6 +23,8 @@ from pypto.languages.invariants import (
 from pypto.languages.outlined import outlined
 from pypto.languages.tiled import tiled
 
+from pypto.analysis import op_name
+from pypto.analysis.memory_spaces import call_statements, operand_spaces
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
 from pypto.ir.expr import Call, Expr, IterArg, Var
@@ -60,29 +60,6 @@ def _space(e: Expr) -> MemorySpace | None:
     return e.type.memory_space if isinstance(e.type, TileType) else None
 
 
-def _calls(stmts: list[Stmt]) -> Iterator[tuple[Var | None, Call]]:
-    """``(assigned var or None, call)`` of every top-level call statement, in program order."""
-    for stmt in stmts:
-        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call):
-            yield stmt.var, stmt.value
-        elif isinstance(stmt, EvalStmt) and isinstance(stmt.expr, Call):
-            yield None, stmt.expr
-        for body in (getattr(stmt, "then_body", None), getattr(stmt, "else_body", None), getattr(stmt, "body", None)):
-            if isinstance(body, Stmt):
-                yield from _calls(flatten_to_stmts(body))
-
-
-def _bound(call: Call) -> list[tuple[Expr, list[MemorySpace]]]:
-    """Each argument of a registered tile op with the spaces its parameter allows (empty: any)."""
-    name = op_name(call)
-    entry = op_registry.lookup(name) if name else None
-    spec = op_registry.get_op_memory_spec(name) if entry is not None else None
-    if spec is None:
-        return []
-    position = {p.name: i for i, p in enumerate(entry.params)}
-    return [(a, spec["input_constraints"][position[p.name]]) for p, a in zip(entry.bind(list(call.args)), call.args)]
-
-
 def demands(func: Function) -> dict[Var, MemorySpace]:
     """Backward demand: the first space a constrained consumer allows, carried back through ops
     whose result inherits its input's space, in one reverse sweep; a non-Vec demand beats Vec."""
@@ -92,8 +69,8 @@ def demands(func: Function) -> dict[Var, MemorySpace]:
         if isinstance(var, Var) and (var not in out or out[var] is Vec):
             out[var] = space
 
-    for var, call in reversed(list(_calls(flatten_to_stmts(func.body)))):
-        bound = _bound(call)
+    for var, call in reversed(list(call_statements(flatten_to_stmts(func.body)))):
+        bound = operand_spaces(call)
         for arg, allowed in bound:
             if allowed and isinstance(arg.type, TileType):
                 want(arg, allowed[0])
@@ -182,7 +159,7 @@ class InferTileMemorySpace(RewritePass):
         if entry is None or entry.memory is None:
             return new
         args = list(new.args)
-        for i, (arg, allowed) in enumerate(_bound(new)):
+        for i, (arg, allowed) in enumerate(operand_spaces(new)):
             space = _space(arg)
             if allowed and space is not None and space not in allowed:
                 args[i] = self.moved(arg, allowed[0], new.span)

@@ -13,6 +13,7 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto.cli import main
+from shared_programs import INLINE_UNROLL
 
 STATIC_PRINT = """
 import pypto.language as pl
@@ -25,25 +26,6 @@ class P:
         pl.static_print("n is", n)
         return n
 """
-
-INLINE_UNROLL = """
-import pypto.language as pl
-
-
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.Inline)
-    def rep(self, k: pl.Scalar[pl.INDEX], acc: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-        for i in pl.unroll(k):
-            acc = acc + i
-        return acc
-
-    @pl.function
-    def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-        r: pl.Scalar[pl.INDEX] = self.rep(n, n)
-        return r
-"""
-
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name

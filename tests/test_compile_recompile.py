@@ -12,27 +12,9 @@ import pypto.language as pl
 from pypto import ir
 from pypto.compile import MANIFEST
 from pypto.passes import PassError
+from shared_programs import INLINE_UNROLL
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-# An Inline function's unroll bound given a runtime value: the compile fails in UnrollLoops.
-FAILS_IN_A_PASS = """
-import pypto.language as pl
-
-
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.Inline)
-    def rep(self, k: pl.Scalar[pl.INDEX], acc: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-        for i in pl.unroll(k):
-            acc = acc + i
-        return acc
-
-    @pl.function
-    def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-        r: pl.Scalar[pl.INDEX] = self.rep(n, n)
-        return r
-"""
 
 
 def files(root: Path) -> set[str]:
@@ -55,7 +37,7 @@ def test_a_recompile_lists_and_keeps_only_its_own_files(tmp_path: Path, capsys: 
 
     before = {f: (out / f).read_bytes() for f in on_disk}
     with pytest.raises(PassError, match="^UnrollLoops: pl.unroll needs a constant stop"):
-        ir.compile(pl.parse(FAILS_IN_A_PASS, "fails.py"), output_dir=out)
+        ir.compile(pl.parse(INLINE_UNROLL, "fails.py"), output_dir=out)
     assert {f: (out / f).read_bytes() for f in files(out)} == before
     kept = tmp_path / "out.failed-1"
     assert "passes_dump/00_frontend.py" in files(kept)

@@ -26,6 +26,7 @@ from pypto.analysis import function_index, walk
 
 import enum
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -233,7 +234,7 @@ class Context:
 
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(ABC):
     """A grammar rule: its diagnostic code and message, and the function kinds it applies in."""
 
     code: str
@@ -242,14 +243,16 @@ class Rule:
     warning: bool = False
 
     @property
+    @abstractmethod
     def subject(self) -> Selector:
-        raise NotImplementedError
+        """The nodes this rule is about."""
 
     def applies(self, node: Node, ctx: Context) -> bool:
         return (self.where is None or self.where.holds(ctx.func)) and self.subject.matches(node)
 
+    @abstractmethod
     def check(self, node: Node, ctx: Context) -> None:
-        raise NotImplementedError
+        """Report a diagnostic on ``ctx`` when ``node`` breaks the rule."""
 
 
 @dataclass(frozen=True)
@@ -390,11 +393,12 @@ class Attr(Rule):
 Failure = tuple[Node | None, Span | None, dict[str, Any]]
 
 
-class Refinement:
+class Refinement(ABC):
     """What a field may hold; ``failures`` lists the offending nodes (None: the node itself)."""
 
+    @abstractmethod
     def failures(self, node: Node, value: Any) -> Iterator[Failure]:
-        raise NotImplementedError
+        """The offending nodes of ``value``, field of ``node``."""
 
 
 def _items(value: Any) -> list[Any]:

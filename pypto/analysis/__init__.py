@@ -4,7 +4,8 @@
 * :mod:`.defuse`: what a statement reads, evaluates and defines, blocks, free variables;
 * :mod:`.liveness`: gen/kill summaries and live-after sets for pre-SSA code;
 * :mod:`.callgraph`: callees, the call graph of a program and its cycles;
-* :mod:`.names`: the supply of fresh compiler names.
+* :mod:`.names`: the supply of fresh compiler names;
+* :mod:`.memory_spaces`: call statements of a body and the memory spaces tile operands allow.
 """
 
 from .callgraph import call_graph, callee, find_cycle, op_name

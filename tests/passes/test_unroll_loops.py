@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
 
 import pytest
 from front_programs import UNROLL_LOOPS, parse
+from shared_programs import INLINE_UNROLL
 from pass_helpers import before_after, check_preserves
 from pypto.languages.invariants import UnrollResolved
 from pypto.passes import PassError
@@ -80,27 +80,7 @@ def test_bound_from_an_inline_parameter_given_a_variable_is_a_rendered_pass_erro
     # An Inline function's parameter may become a constant when InlineFunctions splices the call,
     # so only the pass can tell; its error renders like a parser diagnostic.
     source = tmp_path / "b16.py"
-    source.write_text(
-        textwrap.dedent(
-            """
-            import pypto.language as pl
-
-
-            @pl.program
-            class P:
-                @pl.function(type=pl.FunctionType.Inline)
-                def rep(self, k: pl.Scalar[pl.INDEX], acc: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-                    for i in pl.unroll(k):
-                        acc = acc + i
-                    return acc
-
-                @pl.function
-                def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-                    r: pl.Scalar[pl.INDEX] = self.rep(n, n)
-                    return r
-            """
-        )
-    )
+    source.write_text(INLINE_UNROLL)
     program = passes.inline_functions()(pl.loads_program(str(source)))
     with pytest.raises(PassError, match=r"^UnrollLoops: pl.unroll needs a constant stop at .*b16.py:9:9$") as info:
         passes.unroll_loops()(program)
