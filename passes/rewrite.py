@@ -44,7 +44,7 @@ from multipledispatch import Dispatcher
 
 from pypto.analysis import NameSupply, defined_vars
 from pypto.ir.errors import IRTypeError, IRValueError
-from pypto.ir.expr import Expr, IterArg, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, IterArg, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import ModelBase
@@ -73,6 +73,7 @@ def on(*classes: type) -> Callable[[Handler], Handler]:
 
 
 _UNSET = object()
+_CONSTS = (ConstInt, ConstFloat, ConstBool)
 
 
 class Rewrite:
@@ -214,9 +215,10 @@ class Rewrite:
 
     def use(self, var: Var) -> Expr:
         """The expression standing for ``var`` where it is read."""
-        found = self.remap.get(var)
-        if found is not None:
-            return found
+        for scope in self.remap.maps:  # ChainMap.get, without its generic membership test
+            found = scope.get(var)
+            if found is not None:
+                return found
         if not self.types or isinstance(var, (IterArg, MemRef)):
             return var
         vtype = self.expr(var.type)
@@ -231,6 +233,8 @@ class Rewrite:
         if isinstance(value, Var):
             return self.use(value)
         if isinstance(value, ModelBase):
+            if not self.types and self._unchanged_leaf_call(value):
+                return value  # the common operand or statement value, without the traversal kernel
             return transform(value, self._enter, self._leave, types=self.types, memo={})
         if isinstance(value, list):
             new = [self.expr(v) for v in value]
@@ -239,6 +243,28 @@ class Rewrite:
             new_d = {k: self.expr(v) for k, v in value.items()}
             return value if all(new_d[k] is v for k, v in value.items()) else new_d
         return value
+
+    def _unchanged_leaf_call(self, value: ModelBase) -> bool:
+        """True for a constant, or a plain call of variables and constants, that no handler and no
+        remap entry would change (without ``types``, so the remap is the only thing a variable meets)."""
+        cls = type(value)
+        if cls in _CONSTS:
+            return self.handler(cls) is None
+        if cls is not Call or value.kwargs or value.attrs or self.handler(Call) is not None:
+            return False
+        if self.handler(type(value.op)) is not None:
+            return False
+        for arg in value.args:
+            kind = type(arg)
+            if kind in _CONSTS:
+                if self.handler(kind) is not None:
+                    return False
+            elif isinstance(arg, Var):
+                if self.use(arg) is not arg:
+                    return False
+            else:
+                return False
+        return True
 
     def _enter(self, node: Any) -> Any:
         return self.use(node) if isinstance(node, Var) else None

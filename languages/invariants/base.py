@@ -273,7 +273,14 @@ def check_all(
     invariants = list(invariants)
     platform = platform if platform is not None else current_platform()
     local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
-    contexts = [invariants[i].context(program, platform) for i in local]
+    # A context depends only on whether the checker reads the program: build each kind once.
+    shared: dict[bool, tuple] = {}
+    contexts = []
+    for i in local:
+        inv = invariants[i]
+        if inv._reads_program not in shared:
+            shared[inv._reads_program] = inv.context(program, platform)
+        contexts.append(shared[inv._reads_program])
     found: list[list[Violation]] = [[] for _ in invariants]
     first: list[Violation] = []
     if len(_RESULTS) > _RESULTS_LIMIT:

@@ -7,6 +7,7 @@ arguments in ``_positional`` so that ``ir.Var("x", t, span)`` works as in the re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
@@ -145,6 +146,15 @@ class IRNode(ModelBase):
 
     def __deepcopy__(self, _memo: dict) -> IRNode:
         return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> IRNode:
+        """A node with ``update`` applied: a new node through the constructor (:func:`replace`).
+
+        Pydantic's version copies with ``__copy__`` (the node itself: nodes are immutable and shared)
+        and then writes ``update`` into it, which would change the node in place under every
+        program and cache that holds it.
+        """
+        return replace(self, **update) if update else self
 
 
 def replace(node: ModelBase, **changes: Any) -> Any:

@@ -11,6 +11,7 @@ from pypto.languages.invariants import Invariant, Reporter, structure
 from pypto.languages.invariants.base import check_all, clear_caches
 
 from pypto import ir, passes
+from pypto.ir.errors import VerificationError
 
 SOURCE = """
 @pl.program
@@ -119,3 +120,57 @@ def test_flatten_call_expr_shares_its_no_nested_calls_check_with_the_boundary(
     manager = passes.PassManager(passes.front_passes(), verify=True)
     assert manager.run(program).functions == program.functions
     assert scanned == ["f", "g"]
+
+
+OTHER_F = """
+@pl.program
+class P:
+    @pl.function
+    def f(self, a: pl.Scalar[pl.INT64], c: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        return a
+"""
+
+
+def test_a_kept_function_is_checked_again_when_a_signature_it_may_read_changed() -> None:
+    # One check_all mixes checkers that read other functions' signatures with ones that do not: a
+    # kept caller is re-checked by the first kind only, and a changed function by both.
+    calls: list[tuple[str, str]] = []
+    reads, local = _recording("R", calls, reads_program=True), _recording("L", calls)
+    program = prog(CALLS)
+    check_all(program, [reads, local])
+    calls.clear()
+    (new_f,) = prog(OTHER_F).functions.values()
+    changed = ir.Program([new_f, list(program.functions.values())[1]], program.name, program.span)
+    found = check_all(changed, [reads, local])
+    assert calls == [("R", "f"), ("L", "f"), ("R", "g")]
+    assert [v.message for v in found] == ["R dislikes f", "R dislikes g", "L dislikes f", "L dislikes g"]
+
+
+class _BreakKernel(passes.FunctionPass):
+    """Test pass: assigns g's first variable twice, keeping every other function object."""
+
+    def run_function(self, func: ir.Function, program: ir.Program) -> ir.Function:
+        if func.name != "g":
+            return func
+        first, *rest = func.body.stmts
+        return func.model_copy(update={"body": ir.SeqStmts([first, first, *rest], func.body.span)})
+
+
+def test_strict_checks_catch_a_broken_function_beside_cached_ones() -> None:
+    program = prog(CALLS)
+    front = passes.front_passes()
+    passes.PassManager(front, verify=True).run(program)  # f and g checked and cached
+    manager = passes.PassManager(front + [_BreakKernel()], verify=True)
+    with pytest.raises(VerificationError, match=r"(?s)after pass _BreakKernel.*MULTIPLE_ASSIGNMENT in 'g'"):
+        manager.run(program)
+
+
+def test_model_copy_of_a_node_builds_a_new_node_and_keeps_the_shared_one() -> None:
+    # Pydantic's model_copy wrote the update into the node itself (nodes copy as themselves), so a
+    # pass using it changed a function that cached checks and other programs still held.
+    program = prog(CALLS)
+    g = list(program.functions.values())[1]
+    body = g.body
+    copy = g.model_copy(update={"body": ir.ReturnStmt([g.params[0]], g.span)})
+    assert copy is not g and g.body is body and isinstance(copy.body, ir.ReturnStmt)
+    assert g.model_copy() is g
