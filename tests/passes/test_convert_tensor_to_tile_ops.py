@@ -259,13 +259,13 @@ _ERRORS = {
         @pl.program
         class P:
             @pl.function
-            def main(self, x: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+            def main(self, x: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor[[64, 32], pl.FP32]]) -> pl.Tensor[[64, 32], pl.FP32]:
                 with pl.at(level=pl.Level.CORE_GROUP):
-                    y = pl.transpose(x, 0, 1)
+                    y = pl.part_max(x, x)
                     out[:] = y
                 return out
         """,
-        "ConvertTensorToTileOps: tensor.transpose has no tile lowering, so it cannot run in kernel 'main_incore_0' "
+        "ConvertTensorToTileOps: tensor.part_max has no tile lowering, so it cannot run in kernel 'main_incore_0' "
         "(hint: compute it in the orchestration, or express it with other tensor ops) at <string>:9:13",
     ),
     "reduction_on_a_non_last_axis": (
