@@ -103,18 +103,33 @@ def _vector_axis(full: list[Expr], vec: list[Expr]) -> str | None:
     return None
 
 
+def _widened(conv: Converter, arg: Expr, dtype: DataType, span: Span) -> Expr:
+    """The tile of ``arg``, cast up to ``dtype`` when its own dtype differs (tile ops take operands
+    of one dtype, where the tensor op promotes)."""
+    tile = conv.tile(arg)
+    if tile.type.dtype == dtype:
+        return tile
+    return conv.temp("cast_tile", conv.op("tile.cast", [tile], {"target_type": dtype, "mode": "round"}, span))
+
+
 def binary(conv: Converter, call: Call) -> Expr:
-    """A binary op of two tensors of one shape is the same-named tile op; the vector units have no
-    broadcasting form, so an ``[M, 1]`` (``[1, N]``) operand is broadcast by the row (column)
-    form: ``tile.row_expand_sub(x, m)``, or ``tile.row_expand`` then the op when there is none for
-    that operand order or dtype (``m - x``, an integer division)."""
+    """A binary op of two tensors of one shape is the same-named tile op, its operands first cast to
+    their promoted dtype; the vector units have no broadcasting form, so an ``[M, 1]`` (``[1, N]``)
+    operand is broadcast by the row (column) form: ``tile.row_expand_sub(x, m)``, or
+    ``tile.row_expand`` then the op when there is none for that operand order or dtype (``m - x``,
+    an integer division)."""
     if not all(_tensor_args(call)[:2]):
         return same_name(conv, call)
     lhs, rhs = call.args[0], call.args[1]
+    base = call.op.name.split(".", 1)[1]
+    dtype = promote(lhs.type.dtype, rhs.type.dtype)
+    rest = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args[2:], _tensor_args(call)[2:])]
     ls, rs = list(lhs.type.shape), list(rhs.type.shape)
     if len(ls) == len(rs) and all(dim_equal(a, b) for a, b in zip(ls, rs)):
-        return same_name(conv, call)
-    base = call.op.name.split(".", 1)[1]
+        if lhs.type.dtype == rhs.type.dtype:
+            return same_name(conv, call)
+        args = [_widened(conv, lhs, dtype, call.span), _widened(conv, rhs, dtype, call.span)]
+        return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
     vec_first = _vector_axis(rs, ls)
     kind = _vector_axis(ls, rs) or vec_first
     if kind is None:
@@ -126,20 +141,16 @@ def binary(conv: Converter, call: Call) -> Expr:
             call.span,
         )
     full, vec = (rhs, lhs) if vec_first else (lhs, rhs)
-    dtype = promote(lhs.type.dtype, rhs.type.dtype)
+    full_tile, vec_tile = _widened(conv, full, dtype, call.span), _widened(conv, vec, dtype, call.span)
     form = _EXPAND_FORM.get(base)
     exact = form is not None and (base != "div" or dtype.is_float())
     if exact and (not vec_first or base in _COMMUTATIVE):
-        return conv.op(f"tile.{kind}_expand_{form}", [conv.tile(full), conv.tile(vec)], {}, call.span)
-    full_tile, vec_tile = conv.tile(full), conv.tile(vec)
-    target = full_tile
-    if vec.type.dtype != full.type.dtype:  # the broadcast takes its target's dtype: keep the vector's
-        shape = MakeTuple(list(full_tile.type.shape), call.span)
-        target = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": vec.type.dtype}, call.span))
-    wide = conv.temp(f"{kind}_tile", conv.op(f"tile.{kind}_expand", [target, vec_tile], {}, call.span))
+        return conv.op(f"tile.{kind}_expand_{form}", [full_tile, vec_tile], {}, call.span)
+    wide = conv.temp(f"{kind}_tile", conv.op(f"tile.{kind}_expand", [full_tile, vec_tile], {}, call.span))
     args = [wide, full_tile] if vec_first else [full_tile, wide]
-    rest = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args[2:], _tensor_args(call)[2:])]
     return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
+
+
 def scalar_op(conv: Converter, call: Call) -> Expr:
     """``tile.<op>s``. A tensor-scalar op promotes (an FP32 literal makes an FP16 tensor's result
     FP32) but the tile op keeps its tile's dtype, so a tile below the result's dtype is cast up first."""

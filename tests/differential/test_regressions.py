@@ -139,7 +139,7 @@ def test_a_binary_op_with_a_row_or_column_vector_keeps_its_meaning(op: str, vect
     ("dt", "vdt", "expr", "ops"),
     [
         ("INT32", "INT32", "pl.div(x, v)", ["tile.row_expand", "tile.div"]),  # integer division is not row_expand_div's
-        ("FP16", "FP32", "pl.sub(v, x)", ["tile.create", "tile.row_expand", "tile.sub"]),  # the column keeps FP32
+        ("FP16", "FP32", "pl.sub(v, x)", ["tile.cast", "tile.row_expand", "tile.sub"]),  # x is cast up to FP32
     ],
     ids=["int-div", "mixed-dtypes"],
 )
@@ -150,6 +150,18 @@ def test_broadcasts_without_an_exact_expand_form_broadcast_the_vector_first(dt: 
     x, v, y = _inputs(((16, 32), npd[dt]), ((16, 1), npd[vdt]), ((16, 32), np.float32 if dt == "FP16" else npd[dt]))
     _preserved(text, [x, v, y])
     assert _tile_ops(_converted(text)) == ops
+
+
+@pytest.mark.parametrize("vshape", [[16, 32], [16, 1]], ids=["same-shape", "row-vector"])
+def test_operands_of_different_dtypes_are_cast_to_the_promoted_dtype(vshape: list[int], tmp_path: Path) -> None:
+    # An FP16 tensor plus an FP32 one is FP32; the tile ops take one dtype, so the FP16 tile is cast up.
+    text = BROADCAST.format(r=16, c=32, dt="FP32", vdt="FP32", vshape=vshape, expr="pl.add(x, v)")
+    text = text.replace("x: pl.Tensor[[16, 32], pl.FP32]", "x: pl.Tensor[[16, 32], pl.FP16]")
+    x, v, y = _inputs(((16, 32), np.float16), (tuple(vshape), np.float32), ((16, 32), np.float32))
+    _preserved(text, [x, v, y])
+    add = "tile.add" if vshape == [16, 32] else "tile.row_expand_add"
+    assert _tile_ops(_converted(text)) == ["tile.cast", add]
+    ir.compile(pl.parse(text), output_dir=tmp_path / "out", dump_passes=False)
 
 
 def test_a_broadcast_of_both_operands_is_refused_with_a_hint(tmp_path: Path) -> None:
