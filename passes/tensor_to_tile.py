@@ -154,10 +154,7 @@ def binary(conv: Converter, call: Call) -> Expr:
 def scalar_op(conv: Converter, call: Call) -> Expr:
     """``tile.<op>s``. A tensor-scalar op promotes (an FP32 literal makes an FP16 tensor's result
     FP32) but the tile op keeps its tile's dtype, so a tile below the result's dtype is cast up first."""
-    x = conv.tile(call.args[0])
-    want = call.type.dtype
-    if x.type.dtype != want:
-        x = conv.temp("cast_tile", conv.op("tile.cast", [x], {"target_type": want, "mode": "round"}, call.span))
+    x = _widened(conv, call.args[0], call.type.dtype, call.span)
     name = "tile." + call.op.name.split(".", 1)[1]
     return conv.op(name, [x, *(conv.value(a) for a in call.args[1:])], dict(call.kwargs), call.span)
 
@@ -198,6 +195,21 @@ def _cube_operand(conv: Converter, arg: Expr, transposed: bool, span: Span) -> E
                      conv.op("tile.transpose_view", [tile], {}, span))
 
 
+def _cube_operands(conv: Converter, call: Call, lhs: Expr, rhs: Expr) -> tuple[Expr, Expr]:
+    """The Mat tiles of the two operands of matmul-like ``call`` (transposed per ``a_trans`` /
+    ``b_trans``), after checking that the cube has a form for their dtypes."""
+    da, db = lhs.type.dtype, rhs.type.dtype
+    if da != db or da not in CUBE_DTYPES:
+        raise conv.error(
+            f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
+            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
+            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
+            call.span,
+        )
+    a = _cube_operand(conv, lhs, bool(call.kwargs.get("a_trans")), call.span)
+    return a, _cube_operand(conv, rhs, bool(call.kwargs.get("b_trans")), call.span)
+
+
 def matmul(conv: Converter, call: Call) -> Expr:
     """``tile.matmul`` on Mat-resident operands (AutoTileMatmulL0 and InferTileMemorySpace take them
     on to L0), ``a_trans``/``b_trans`` operands through ``tile.transpose_view``; an ``out_dtype``
@@ -208,16 +220,7 @@ def matmul(conv: Converter, call: Call) -> Expr:
             "(hint: drop c_matrix_nz: the product is stored in ND order)",
             call.span,
         )
-    da, db = call.args[0].type.dtype, call.args[1].type.dtype
-    if da != db or da not in CUBE_DTYPES:
-        raise conv.error(
-            f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
-            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
-            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
-            call.span,
-        )
-    a = _cube_operand(conv, call.args[0], bool(call.kwargs.get("a_trans")), call.span)
-    b = _cube_operand(conv, call.args[1], bool(call.kwargs.get("b_trans")), call.span)
+    a, b = _cube_operands(conv, call, call.args[0], call.args[1])
     product = conv.op(_matmul_op(a, b), [a, b], {}, call.span)
     want = call.kwargs.get("out_dtype")
     if want is None or want == product.type.dtype:
@@ -243,16 +246,7 @@ def matmul_acc(conv: Converter, call: Call) -> Expr:
             "e.g. 'acc = pl.matmul(a0, b0, out_dtype=pl.FP32)', then 'acc = pl.matmul_acc(acc, a1, b1)')",
             call.span,
         )
-    da, db = lhs.type.dtype, rhs.type.dtype
-    if da != db or da not in CUBE_DTYPES:
-        raise conv.error(
-            f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
-            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
-            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
-            call.span,
-        )
-    a = _cube_operand(conv, lhs, bool(call.kwargs.get("a_trans")), call.span)
-    b = _cube_operand(conv, rhs, bool(call.kwargs.get("b_trans")), call.span)
+    a, b = _cube_operands(conv, call, lhs, rhs)
     args = [conv.tile(acc), a, b] + [conv.value(c) for c in call.args[3:]]
     return conv.op("tile.matmul_acc", args, {}, call.span)
 
