@@ -193,7 +193,7 @@ class Pass(ABC):
         cls.__init__ = checked_init  # type: ignore[method-assign]
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if self.__dict__.get("_built", False) and name in _options(type(self)):
+        if name in _options(type(self)) and self.__dict__.get("_built", False):
             raise dataclasses.FrozenInstanceError(f"cannot assign to option '{name}' of pass {self.name}")
         object.__setattr__(self, name, value)
 

@@ -37,12 +37,28 @@ from pypto.ir.enums import ParamDirection
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, BreakStmt, ContinueStmt, ForStmt, IfStmt, ScopeStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import (
+    AssignStmt,
+    BreakStmt,
+    ContinueStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    ScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
 from pypto.ir.transforms import flatten_to_stmts
 
 from .ctrl_flow_transform import jumps, structure_loop
 from .rewrite import Result, Rewrite, RewritePass, on
 from .util import block_of, keep_list, rebuild
+
+
+# Statements without a body: rewriting them needs no liveness.
+_SIMPLE = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt})
 
 
 def _with_yield(stmts: list[Stmt], values: list[Expr], span: Span) -> list[Stmt]:
@@ -100,6 +116,8 @@ class ConvertToSSA(RewritePass):
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
         """Each statement rewritten knowing the variables read after it (``self.after``)."""
+        if all(type(s) in _SIMPLE for s in stmts):
+            return super().block(stmts)  # only compound statements read ``self.after``
         out: list[Stmt] = []
         for s, after in zip(stmts, self.live.live_after(list(stmts), self.env.get("live_out", frozenset()))):
             self.after = after

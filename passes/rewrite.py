@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
 
-from pypto.analysis import NameSupply, defined_vars
+from pypto.analysis import NameSupply, defined_vars, expr_vars
 from pypto.ir.errors import IRTypeError, IRValueError
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, IterArg, Var
 from pypto.ir.function import Function, Program
@@ -233,7 +233,10 @@ class Rewrite:
         if isinstance(value, Var):
             return self.use(value)
         if isinstance(value, ModelBase):
-            if not self.types and self._unchanged_leaf_call(value):
+            if not self._exprs:
+                if isinstance(value, Expr) and self._remap_free(value):
+                    return value  # only the remap could change it, and it meets no remapped variable
+            elif not self.types and self._unchanged_leaf_call(value):
                 return value  # the common operand or statement value, without the traversal kernel
             return transform(value, self._enter, self._leave, types=self.types, memo={})
         if isinstance(value, list):
@@ -243,6 +246,18 @@ class Rewrite:
             new_d = {k: self.expr(v) for k, v in value.items()}
             return value if all(new_d[k] is v for k, v in value.items()) else new_d
         return value
+
+    def _remap_free(self, value: Expr) -> bool:
+        """True when no variable of ``value`` (types not entered) is remapped to something else."""
+        maps = self.remap.maps
+        for var in expr_vars(value):
+            for scope in maps:
+                found = scope.get(var)
+                if found is not None:
+                    if found is not var:
+                        return False
+                    break
+        return True
 
     def _unchanged_leaf_call(self, value: ModelBase) -> bool:
         """True for a constant, or a plain call of variables and constants, that no handler and no
