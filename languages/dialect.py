@@ -27,7 +27,7 @@ from pypto.ir.errors import VerificationError
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import Type
 
-from .invariants.base import Invariant, Severity, Violation, check_all
+from .invariants.base import Invariant, Severity, Violation, cached_result, check_all
 from .invariants.grammar import Field, Forbid, FunctionCalls, Ops, Rule, Variant
 
 GRAMMAR = "Grammar"
@@ -106,6 +106,11 @@ class Dialect:
         return [Violation(GRAMMAR, "NODE_KIND", message, program, program.span)]
 
     def _function_grammar(self, func: Function) -> list[Violation]:
+        # Cached per function object: a pass that leaves a function alone shares it.
+        context = (self, self.kinds, self.excluded)
+        return cached_result(f"<grammar of {self.name}>", func, context, lambda: self._grammar_of(func))
+
+    def _grammar_of(self, func: Function) -> list[Violation]:
         out: list[Violation] = []
         index = function_index(func)
         foreign = index.classes - self.kinds

@@ -135,6 +135,17 @@ def clear_caches() -> None:
     clear_function_indexes()
 
 
+def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
+    """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
+    ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
+    key = (name, id(func))
+    hit = _RESULTS.get(key)
+    if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
+        hit = (func, context, compute())
+        _RESULTS[key] = hit
+    return hit[2]
+
+
 class Invariant:
     """A named program property with its checker.
 
@@ -219,14 +230,12 @@ class Invariant:
 
         ``context`` is :meth:`context` of ``program``: a cached result is reused while it is equal.
         """
-        key = (self.name, id(func))
-        hit = _RESULTS.get(key)
-        if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
+        def compute() -> list[Violation]:
             sub = Reporter(self.name, func.name, context[1])
             self._function_check(func, program, sub)
-            hit = (func, context, sub.violations)
-            _RESULTS[key] = hit
-        return hit[2]
+            return sub.violations
+
+        return cached_result(self.name, func, context, compute)
 
     def context(self, program: Program, platform: Platform | None = None) -> tuple:
         """What a per-function result depends on besides the function: platform, maybe signatures.
