@@ -9,7 +9,7 @@ the enclosing function; the dialect that was being entered is filled in by the c
 
 from __future__ import annotations
 
-from pypto.analysis import clear_function_indexes
+from pypto.analysis import clear_expr_vars, clear_function_indexes
 
 import enum
 from collections.abc import Callable, Iterable
@@ -129,10 +129,12 @@ def _signature(program: Program) -> tuple:
 
 
 def clear_caches() -> None:
-    """Forget cached checker results and node indexes (benchmarks measure cold checks)."""
+    """Forget cached checker results, node indexes and expression variables (benchmarks measure
+    cold checks)."""
     _RESULTS.clear()
     _CONTEXTS.clear()
     clear_function_indexes()
+    clear_expr_vars()
 
 
 def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:

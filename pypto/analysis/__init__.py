@@ -12,6 +12,7 @@ from .callgraph import call_graph, callee, find_cycle, op_name
 from .defuse import (
     base_name,
     block,
+    clear_expr_vars,
     defined_vars,
     expr_calls,
     expr_vars,
@@ -36,6 +37,7 @@ __all__ = [
     "base_name",
     "block",
     "call_graph",
+    "clear_expr_vars",
     "clear_function_indexes",
     "callee",
     "defined_vars",

@@ -86,13 +86,32 @@ def walk_values(value: object) -> list[IRNode]:
     return [n for root in roots for n in walk(root)]
 
 
-def expr_vars(expr: Expr) -> list[Var]:
-    """The variables read by ``expr`` (with repetitions, in evaluation order)."""
+def expr_vars(expr: Expr) -> tuple[Var, ...]:
+    """The variables read by ``expr`` (with repetitions, in evaluation order).
+
+    Cached per expression object: expressions are immutable and shared by every program a pass
+    derives, so the passes and boundary checks that all ask this of one statement walk it once.
+    """
     if isinstance(expr, Var):
-        return [expr]
-    if type(expr) is Call and not expr.kwargs and not expr.attrs and all(isinstance(a, _LEAVES) for a in expr.args):
-        return [a for a in expr.args if isinstance(a, Var)]  # the common statement, without a walk
-    return [n for n in walk(expr) if isinstance(n, Var)]
+        return (expr,)
+    hit = _EXPR_VARS.get(id(expr))
+    if hit is not None and hit[0] is expr:
+        return hit[1]
+    found = tuple(n for n in walk(expr) if isinstance(n, Var))
+    if len(_EXPR_VARS) >= _EXPR_VARS_LIMIT:
+        _EXPR_VARS.clear()
+    _EXPR_VARS[id(expr)] = (expr, found)
+    return found
+
+
+# expr_vars results by expression id (the expression is held, so its id is not reused meanwhile).
+_EXPR_VARS: dict[int, tuple[Expr, tuple[Var, ...]]] = {}
+_EXPR_VARS_LIMIT = 100_000
+
+
+def clear_expr_vars() -> None:
+    """Forget cached :func:`expr_vars` results."""
+    _EXPR_VARS.clear()
 
 
 _LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
