@@ -97,7 +97,10 @@ def expr_vars(expr: Expr) -> tuple[Var, ...]:
     hit = _EXPR_VARS.get(id(expr))
     if hit is not None and hit[0] is expr:
         return hit[1]
-    found = tuple(n for n in walk(expr) if isinstance(n, Var))
+    if type(expr) is Call and not expr.kwargs and not expr.attrs and all(isinstance(a, _LEAVES) for a in expr.args):
+        found = tuple(a for a in expr.args if isinstance(a, Var))  # the common statement, without a walk
+    else:
+        found = tuple(n for n in walk(expr) if isinstance(n, Var))
     if len(_EXPR_VARS) >= _EXPR_VARS_LIMIT:
         _EXPR_VARS.clear()
     _EXPR_VARS[id(expr)] = (expr, found)
