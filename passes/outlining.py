@@ -22,7 +22,7 @@ named after the function they end up in.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk, walk_values
@@ -74,7 +74,7 @@ def _read_exprs(stmt: Stmt) -> list[Any]:
     return exprs
 
 
-def _vars_of(value: Any) -> list[Var]:
+def _vars_of(value: Any) -> Sequence[Var]:
     if isinstance(value, Expr):
         return expr_vars(value)
     return [n for n in walk_values(value) if isinstance(n, Var)]

@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
 
-from pypto.analysis import NameSupply, defined_vars, expr_vars
+from pypto.analysis import NameSupply, defined_vars, expr_summary
 from pypto.ir.errors import IRTypeError, IRValueError
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, IterArg, Var
 from pypto.ir.function import Function, Program
@@ -73,7 +73,6 @@ def on(*classes: type) -> Callable[[Handler], Handler]:
 
 
 _UNSET = object()
-_CONSTS = (ConstInt, ConstFloat, ConstBool)
 
 
 class Rewrite:
@@ -83,6 +82,7 @@ class Rewrite:
     _dispatcher: ClassVar[Dispatcher] = Dispatcher("Rewrite")
     _table: ClassVar[dict[type, Any]] = {}
     _exprs: ClassVar[bool] = False  # some handler rewrites expressions or types
+    _handler_free: ClassVar[dict[frozenset[type], bool]] = {}  # node class sets no handler matches
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -92,6 +92,7 @@ class Rewrite:
                 for node_class in getattr(fn, "rewrites", ()):
                     cls._dispatcher.add((node_class,), fn)
         cls._table = {}
+        cls._handler_free = {}
         cls._exprs = cls.types or any(issubclass(sig[0], (Expr, Type)) for sig in cls._dispatcher.funcs)
 
     def handler(self, node_class: type) -> Handler | None:
@@ -233,10 +234,7 @@ class Rewrite:
         if isinstance(value, Var):
             return self.use(value)
         if isinstance(value, ModelBase):
-            if not self._exprs:
-                if isinstance(value, Expr) and self._remap_free(value):
-                    return value  # only the remap could change it, and it meets no remapped variable
-            elif not self.types and self._unchanged_leaf_call(value):
+            if not self.types and isinstance(value, Expr) and self._untouched(value):
                 return value  # the common operand or statement value, without the traversal kernel
             return transform(value, self._enter, self._leave, types=self.types, memo={})
         if isinstance(value, list):
@@ -247,38 +245,24 @@ class Rewrite:
             return value if all(new_d[k] is v for k, v in value.items()) else new_d
         return value
 
-    def _remap_free(self, value: Expr) -> bool:
-        """True when no variable of ``value`` (types not entered) is remapped to something else."""
+    def _untouched(self, value: Expr) -> bool:
+        """True when no handler and no remap entry would change ``value`` (types not entered): no
+        node of it has a handler, and none of its variables is remapped to something else."""
+        variables, classes = expr_summary(value)
+        free = type(self)._handler_free
+        ok = free.get(classes)
+        if ok is None:
+            ok = free[classes] = all(self.handler(c) is None for c in classes)
+        if not ok:
+            return False
         maps = self.remap.maps
-        for var in expr_vars(value):
+        for var in variables:
             for scope in maps:
                 found = scope.get(var)
                 if found is not None:
                     if found is not var:
                         return False
                     break
-        return True
-
-    def _unchanged_leaf_call(self, value: ModelBase) -> bool:
-        """True for a constant, or a plain call of variables and constants, that no handler and no
-        remap entry would change (without ``types``, so the remap is the only thing a variable meets)."""
-        cls = type(value)
-        if cls in _CONSTS:
-            return self.handler(cls) is None
-        if cls is not Call or value.kwargs or value.attrs or self.handler(Call) is not None:
-            return False
-        if self.handler(type(value.op)) is not None:
-            return False
-        for arg in value.args:
-            kind = type(arg)
-            if kind in _CONSTS:
-                if self.handler(kind) is not None:
-                    return False
-            elif isinstance(arg, Var):
-                if self.use(arg) is not arg:
-                    return False
-            else:
-                return False
         return True
 
     def _enter(self, node: Any) -> Any:

@@ -87,34 +87,42 @@ def walk_values(value: object) -> list[IRNode]:
 
 
 def expr_vars(expr: Expr) -> tuple[Var, ...]:
-    """The variables read by ``expr`` (with repetitions, in evaluation order).
+    """The variables read by ``expr`` (with repetitions, in evaluation order)."""
+    if isinstance(expr, Var):
+        return (expr,)
+    return expr_summary(expr)[0]
+
+
+def expr_summary(expr: Expr) -> tuple[tuple[Var, ...], frozenset[type]]:
+    """``(variables, node classes)`` of ``expr``: the variables it reads (as :func:`expr_vars`) and
+    the classes of every node in it (types not entered).
 
     Cached per expression object: expressions are immutable and shared by every program a pass
     derives, so the passes and boundary checks that all ask this of one statement walk it once.
     """
-    if isinstance(expr, Var):
-        return (expr,)
-    hit = _EXPR_VARS.get(id(expr))
+    hit = _SUMMARIES.get(id(expr))
     if hit is not None and hit[0] is expr:
         return hit[1]
     if type(expr) is Call and not expr.kwargs and not expr.attrs and all(isinstance(a, _LEAVES) for a in expr.args):
-        found = tuple(a for a in expr.args if isinstance(a, Var))  # the common statement, without a walk
+        # The common statement, without a walk.
+        found = (tuple(a for a in expr.args if isinstance(a, Var)), frozenset([Call, type(expr.op), *map(type, expr.args)]))
     else:
-        found = tuple(n for n in walk(expr) if isinstance(n, Var))
-    if len(_EXPR_VARS) >= _EXPR_VARS_LIMIT:
-        _EXPR_VARS.clear()
-    _EXPR_VARS[id(expr)] = (expr, found)
+        nodes = walk(expr)
+        found = (tuple(n for n in nodes if isinstance(n, Var)), frozenset(map(type, nodes)))
+    if len(_SUMMARIES) >= _SUMMARIES_LIMIT:
+        _SUMMARIES.clear()
+    _SUMMARIES[id(expr)] = (expr, found)
     return found
 
 
-# expr_vars results by expression id (the expression is held, so its id is not reused meanwhile).
-_EXPR_VARS: dict[int, tuple[Expr, tuple[Var, ...]]] = {}
-_EXPR_VARS_LIMIT = 100_000
+# expr_summary results by expression id (the expression is held, so its id is not reused meanwhile).
+_SUMMARIES: dict[int, tuple[Expr, tuple[tuple[Var, ...], frozenset[type]]]] = {}
+_SUMMARIES_LIMIT = 100_000
 
 
 def clear_expr_vars() -> None:
-    """Forget cached :func:`expr_vars` results."""
-    _EXPR_VARS.clear()
+    """Forget cached :func:`expr_summary` results."""
+    _SUMMARIES.clear()
 
 
 _LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
