@@ -43,30 +43,39 @@ def walk(root: IRNode) -> list[IRNode]:
     """Every IR node under ``root`` (itself included) in pre-order, without recursion."""
     out: list[IRNode] = []
     stack: list[IRNode] = [root]
+    fields_of = _node_fields
+    pop, emit = stack.pop, out.append
     while stack:
-        node = stack.pop()
-        out.append(node)
+        node = pop()
+        emit(node)
         cls = type(node)
+        names = fields_of(cls)
+        if not names:  # variables, constants, ops
+            continue
         children: list[IRNode] = []
-        for name in _node_fields(cls):
+        for name in names:
             value = getattr(node, name)
             # push_value, inlined for the common shapes: a node, a list of nodes, empty attrs or dicts.
-            if isinstance(value, IRNode):
-                children.append(value)
-            elif type(value) is list:
+            kind = type(value)
+            if kind is list:
                 for item in value:
                     if isinstance(item, IRNode):
                         children.append(item)
                     else:
                         push_value(item, children)
+            elif value is None:
+                continue
+            elif isinstance(value, IRNode):
+                children.append(value)
             elif isinstance(value, AttrsBase):
-                if value:  # most nodes' attrs are empty: skip the mapping view's key list
+                if value.__pydantic_fields_set__:  # most nodes' attrs are empty: skip the mapping view
                     push_value(value, children)
             elif value:
                 push_value(value, children)
         if cls is ForStmt or cls is WhileStmt:
             children.extend(ia.initValue for ia in node.iter_args)
-        children.reverse()
+        if len(children) > 1:
+            children.reverse()
         stack.extend(children)
     return out
 
