@@ -41,6 +41,10 @@ def _format_validation_error(cls_name: str, err: ValidationError, prefix: tuple[
     return "\n".join(lines), all_value
 
 
+def _identity_hash(self: object) -> int:
+    return object.__hash__(self)
+
+
 class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
     """pydantic's model metaclass, keeping class-level tables out of its private attributes.
 
@@ -53,9 +57,16 @@ class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
     def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> type:
         class_vars = set().union(*(getattr(b, "__class_vars__", ()) for b in bases))
         tables = {k: namespace.pop(k) for k in list(namespace) if k in class_vars and k.startswith("_")}
+        if "__hash__" not in namespace and any(getattr(b, "_identity_hashed", False) for b in bases):
+            namespace["__hash__"] = _identity_hash  # else pydantic gives a frozen model a field hash
         cls = super().__new__(mcs, name, bases, namespace, **kwargs)
         for key, value in tables.items():
             setattr(cls, key, value)
+        if namespace.get("__hash__") is _identity_hash:
+            # The same identity hash as object's C slot: dict and set lookups keyed by nodes (every
+            # analysis and check) do not call a Python function.
+            cls.__hash__ = object.__hash__  # type: ignore[method-assign]
+            cls._identity_hashed = True
         return cls
 
 
@@ -107,10 +118,6 @@ class ModelBase(BaseModel, metaclass=_NodeMeta):
         shared = _FIELDS_SETS.setdefault(frozenset(given), given)
         if shared is not given:
             object.__setattr__(self, "__pydantic_fields_set__", shared)
-
-
-def _identity_hash(self: object) -> int:
-    return object.__hash__(self)
 
 
 class IRNode(ModelBase):
