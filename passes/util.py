@@ -32,6 +32,7 @@ def keep_list(new: list, old: list) -> list:
 
 def rebuild(node: IRNode, **changes: object) -> IRNode:
     """``node`` with ``changes`` applied, or ``node`` itself when every change is the same object."""
-    if all(getattr(node, k) is v for k, v in changes.items()):
-        return node
-    return replace(node, **changes)
+    for k, v in changes.items():
+        if getattr(node, k) is not v:
+            return replace(node, **changes)
+    return node

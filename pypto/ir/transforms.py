@@ -28,6 +28,14 @@ T = TypeVar("T", bound=ModelBase)
 
 def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     """The statements of ``stmt`` with every nested ``SeqStmts`` spliced in (a non-block gives ``[stmt]``)."""
+    if type(stmt) is SeqStmts:
+        for s in stmt.stmts:
+            if isinstance(s, SeqStmts):
+                break
+        else:
+            return list(stmt.stmts)  # already flat: the common case
+    elif not isinstance(stmt, SeqStmts):
+        return [stmt]
     out: list[Stmt] = []
     todo = [stmt]
     while todo:
@@ -162,7 +170,14 @@ def transform(
 def def_vars(node: ModelBase) -> list[Var]:
     """The variables ``node`` itself binds (its ``_defs`` fields: assignment target, loop variable,
     iter_args, return_vars, parameters), not those of nested statements."""
-    return [v for name in type(node)._defs for v in iter_value(getattr(node, name)) if isinstance(v, Var)]
+    out: list[Var] = []
+    for name in type(node)._defs:
+        value = getattr(node, name)
+        if isinstance(value, Var):  # an assignment's target, a loop variable
+            out.append(value)
+        else:
+            out.extend(v for v in iter_value(value) if isinstance(v, Var))
+    return out
 
 
 class _Substitution:
