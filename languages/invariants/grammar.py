@@ -33,7 +33,7 @@ from typing import Any
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType
-from pypto.ir.expr import Call, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
@@ -262,7 +262,7 @@ class Forbid(Rule):
     what: Any = None
     within: type | None = None
 
-    @property
+    @functools.cached_property  # asked for every node the walker visits
     def subject(self) -> Selector:
         return select(self.what)
 
@@ -294,7 +294,7 @@ class Field(Rule):
         exempt = self.except_in is not None and ctx.is_inside_field(node, *self.except_in)
         return not exempt and super().applies(node, ctx)
 
-    @property
+    @functools.cached_property  # asked for every node the walker visits
     def subject(self) -> Selector:
         return select(self.of)
 
@@ -355,7 +355,7 @@ class Attr(Rule):
     default: Any = None
     unless: Variant | None = None
 
-    @property
+    @functools.cached_property  # asked for every node the walker visits
     def subject(self) -> Selector:
         return select(self.of)
 
@@ -433,10 +433,18 @@ class NoNode(Refinement):
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "through", through)
         object.__setattr__(self, "at_node", at_node)
+        types = any(issubclass(c, Type) for c in classes)
+        object.__setattr__(self, "_types", types)
+        # Leaf nodes that are neither found nor searched through (a variable is, for its type).
+        leaves = () if types else (Var, ConstInt, ConstFloat, ConstBool)
+        found = classes + through
+        object.__setattr__(self, "_leaves", frozenset(c for c in leaves if not issubclass(c, found)))
 
     def failures(self, node: Node, value: Any) -> Iterator[Failure]:
-        types = any(issubclass(c, Type) for c in self.classes)
-        for index, item in enumerate(_items(value)):
+        types = self._types
+        for index, item in enumerate(value if isinstance(value, (list, tuple)) else (value,)):
+            if type(item) in self._leaves:
+                continue  # nothing to find in it
             stack = [item]
             while stack:
                 current = stack.pop()
