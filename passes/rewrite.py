@@ -131,9 +131,9 @@ class Rewrite:
         """The statements rewritten in order, with emitted ones before and lists spliced."""
         out: list[Stmt] = []
         outer = self._out
+        self._out = out  # a nested block restores it when it is left
         try:
             for s in stmts:
-                self._out = out
                 new = self.stmt(s)
                 if isinstance(new, Stmt):
                     out.append(new)
