@@ -123,6 +123,8 @@ def _check_types(func: Function, program: Program, report: Reporter) -> None:
     cmp = _Compare(report)
     for stmt in function_index(func).of(Stmt):
         if isinstance(stmt, AssignStmt):
+            if stmt.var.type is stmt.value.type:
+                continue  # one type object (the parser and passes share it): nothing can differ
             literal = isinstance(stmt.value, (ConstInt, ConstFloat))
             cmp.types(stmt.var.type, stmt.value.type, stmt, f"assignment to '{stmt.var.name_hint}'", False, literal)
         elif isinstance(stmt, IfStmt):
