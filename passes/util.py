@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 from pypto.ir.node import IRNode, replace
@@ -22,7 +23,7 @@ def block_of(stmts: Iterable[Stmt], span: Span) -> Stmt:
 
 def same_list(a: list, b: list) -> bool:
     """Element-wise identity of two lists."""
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def keep_list(new: list, old: list) -> list:

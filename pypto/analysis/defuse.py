@@ -103,16 +103,28 @@ def expr_summary(expr: Expr) -> tuple[tuple[Var, ...], frozenset[type]]:
     hit = _SUMMARIES.get(id(expr))
     if hit is not None and hit[0] is expr:
         return hit[1]
-    if type(expr) is Call and not expr.kwargs and not expr.attrs and all(isinstance(a, _LEAVES) for a in expr.args):
-        # The common statement, without a walk.
-        found = (tuple(a for a in expr.args if isinstance(a, Var)), frozenset([Call, type(expr.op), *map(type, expr.args)]))
-    else:
+    found = _leaf_call_summary(expr) if type(expr) is Call else None
+    if found is None:
         nodes = walk(expr)
         found = (tuple(n for n in nodes if isinstance(n, Var)), frozenset(map(type, nodes)))
     if len(_SUMMARIES) >= _SUMMARIES_LIMIT:
         _SUMMARIES.clear()
     _SUMMARIES[id(expr)] = (expr, found)
     return found
+
+
+def _leaf_call_summary(call: Call) -> tuple[tuple[Var, ...], frozenset[type]] | None:
+    """The summary of a call of variables and constants only (the common statement), without a
+    walk; None for any other call."""
+    if call.kwargs or call.attrs:
+        return None
+    variables = []
+    for a in call.args:
+        if isinstance(a, Var):
+            variables.append(a)
+        elif not isinstance(a, _LEAVES):
+            return None
+    return tuple(variables), frozenset([Call, type(call.op), *map(type, call.args)])
 
 
 # expr_summary results by expression id (the expression is held, so its id is not reused meanwhile).
