@@ -24,7 +24,7 @@ from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from .util import calls_any, rebuild
 
 _BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "fmod", "rem", "and", "or", "xor", "shl", "shr")
 _UNARY = ("exp", "log", "sqrt", "rsqrt", "recip", "abs", "neg", "relu", "not")
@@ -77,7 +77,7 @@ class ResolveBackendOpLayouts(RewritePass):
     produces = frozenset({SSAForm, IncoreTileOps, SplitIncoreOrch, TileOps2D, NormalizedStmtStructure})
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and calls_any(func, ROW_MAJOR_ONLY)
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
