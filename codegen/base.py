@@ -25,11 +25,15 @@ op> in <target>" with the node's span; never a KeyError.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
+
+from pypto.backend import Platform, current_platform
+from pypto.languages.dialect import Dialect
 
 from pypto.ir.expr import Call, GlobalVar
 from pypto.ir.function import Program
@@ -113,6 +117,21 @@ def _call(owner: Emitter, call: Call) -> Any:
     return owner.op_call(call)
 
 
+# Programs already validated, with the (dialect, platform) pairs: nodes are immutable, so the
+# generators of one compile, which read the same final program, check it once.
+_VALIDATED: weakref.WeakKeyDictionary[Program, list[tuple[Dialect, Platform]]] = weakref.WeakKeyDictionary()
+
+
+def validate_once(dialect: Dialect, program: Program, context: str) -> None:
+    """``dialect.validate(program)`` on the current platform, unless it passed before."""
+    platform = current_platform()
+    seen = _VALIDATED.setdefault(program, [])
+    if any(d is dialect and p is platform for d, p in seen):
+        return
+    dialect.validate(program, context=context, platform=platform)
+    seen.append((dialect, platform))
+
+
 def _span_of(node: Any) -> Span | None:
     span = getattr(node, "span", None)
     return span if isinstance(span, Span) else None
@@ -133,7 +152,7 @@ class Emitter:
         self.doc = Doc(self.indent_unit)
 
     def __call__(self, program: Program) -> Any:
-        self.target.dialect.validate(program, context=f"{self.target.name} code generation")
+        validate_once(self.target.dialect, program, f"{self.target.name} code generation")
         return self.emit(program)
 
     def emit(self, node: Any) -> Any:

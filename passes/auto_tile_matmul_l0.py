@@ -29,7 +29,7 @@ from pypto.ir.types import TileType
 from .context import PassContext
 from .memref_util import tile_nbytes
 from .rewrite import Result, RewritePass, on
-from .util import block_of
+from .util import block_of, calls_any
 
 D = DataType
 Mat, Left, Right, Acc = MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc
@@ -148,7 +148,7 @@ class AutoTileMatmulL0(RewritePass):
     produces = requires
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and calls_any(func, _CUBE_OPS)
 
     def function(self, func: Function) -> Function:
         self.platform = PassContext.current().platform

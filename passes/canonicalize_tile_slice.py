@@ -24,7 +24,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType
 
 from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from .util import calls_any, rebuild
 
 _CUBE_INPUTS = (MemorySpace.Left, MemorySpace.Right)
 
@@ -57,7 +57,7 @@ class CanonicalizeTileSlice(RewritePass):
     produces = requires
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and calls_any(func, ("tile.slice",))
 
     def function(self, func: Function) -> Function:
         self.cube = cube_operands(func)

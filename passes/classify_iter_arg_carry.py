@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pypto.analysis import function_index
 from pypto.analysis.roots import Roots
 from pypto.languages.invariants import CallDirectionsResolved, IterArgCarryClassified, RuntimeScopesMaterialized
 from pypto.languages.memref import memref
@@ -45,7 +46,9 @@ class ClassifyIterArgCarry(RewritePass):
     produces = frozenset({IterArgCarryClassified, RuntimeScopesMaterialized})
 
     def applies(self, func: Function) -> bool:
-        return func.func_type is FunctionType.Orchestration
+        # Only loops with iter_args get attributes: without one the function is kept without a walk.
+        return func.func_type is FunctionType.Orchestration and any(
+            loop.iter_args for loop in function_index(func).of(ForStmt))
 
     def function(self, func: Function) -> Function:
         self.roots = Roots(func, self.program)

@@ -29,7 +29,7 @@ from pypto.ir.types import TensorType, TileType
 
 from .errors import PassError
 from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from .util import mentions_type, rebuild
 
 _HINT = "keep the reduced or broadcast axis last, or write the kernel with 2-D tiles"
 # Ops whose meaning involves an axis other than the last one: merging the leading axes changes it.
@@ -99,7 +99,7 @@ class FlattenTileNdTo2D(RewritePass):
     produces = frozenset({SSAForm, TileOps2D, NormalizedStmtStructure})
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and mentions_type(func, _is_nd)
 
     def refuse(self, message: str, span: Span, hint: str) -> PassError:
         """The PassError for an input with no 2-D form, with what to do instead."""

@@ -24,7 +24,7 @@ from pypto.ir.types import TileType
 
 from .context import PassContext
 from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from .util import calls_any, rebuild
 
 D = DataType
 
@@ -94,7 +94,7 @@ class LegalizeTileCast(RewritePass):
     source = outlined
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and calls_any(func, ("tile.cast",))
 
     def function(self, func: Function) -> Function:
         platform = PassContext.current().platform.name

@@ -20,12 +20,13 @@ from pypto.languages.tiled import tiled
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind, TensorLayout
 from pypto.ir.expr import ConstInt, Expr, Mul
-from pypto.ir.function import Program
+from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt
 from pypto.ir.types import TensorType, TensorView
 
 from .rewrite import RewritePass, on
+from .util import mentions_type
 
 _T5 = {SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure, TileMemoryInferred}
 
@@ -34,6 +35,10 @@ def _times(a: Expr, b: Expr) -> Expr:
     if isinstance(a, ConstInt) and isinstance(b, ConstInt):
         return ConstInt(a.value * b.value, DataType.INDEX)
     return Mul(a, b, DataType.INDEX)
+
+
+def _unstrided(t: object) -> bool:
+    return isinstance(t, TensorType) and t.tensor_view is not None and not t.tensor_view.stride
 
 
 def packed_strides(shape: list[Expr], layout: TensorLayout) -> list[Expr]:
@@ -74,10 +79,13 @@ class MaterializeTensorStrides(RewritePass):
                     )
         return super().run(program)
 
+    def applies(self, func: Function) -> bool:
+        return mentions_type(func, _unstrided)
+
     @on(TensorType)
     def _tensor(self, t: TensorType) -> TensorType:
         view = t.tensor_view
-        if view is None or view.stride:
+        if not _unstrided(t):
             return t
         strides = packed_strides(list(t.shape), view.layout)
         filled = TensorView(stride=strides, layout=view.layout, valid_shape=view.valid_shape, pad=view.pad)

@@ -9,7 +9,7 @@ tile-scalar arithmetic ops (TAddS, TMulS, ...) and the row/col broadcasts accept
 
 from __future__ import annotations
 
-from pypto.analysis import op_name
+from pypto.analysis import function_index, op_name
 from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, SSAForm, TileOps2D
 from pypto.languages.tiled import tiled
 
@@ -77,7 +77,10 @@ class ResolveBackendOpLayouts(RewritePass):
     produces = frozenset({SSAForm, IncoreTileOps, SplitIncoreOrch, TileOps2D, NormalizedStmtStructure})
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        # Only a row-major-only op with a col-major operand is rewritten.
+        return is_incore_type(func.func_type) and any(
+            op_name(call) in ROW_MAJOR_ONLY and any(_col_major(a.type) for a in call.args)
+            for call in function_index(func).of(Call))
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:

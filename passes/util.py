@@ -1,11 +1,15 @@
-"""Small rebuilding helpers shared by the passes: canonical blocks and copy-on-write rebuilds."""
+"""Small helpers shared by the passes: canonical blocks, copy-on-write rebuilds, cheap prechecks."""
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 
+from pypto.analysis import function_index, op_name
+from pypto.ir.expr import Call
+from pypto.ir.function import Function
 from pypto.ir.node import IRNode, replace
+from pypto.ir.type_base import TupleType, Type
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts, Stmt
 from pypto.ir.transforms import flatten_to_stmts
@@ -37,3 +41,25 @@ def rebuild(node: IRNode, **changes: object) -> IRNode:
         if getattr(node, k) is not v:
             return replace(node, **changes)
     return node
+
+
+# Prechecks for ``RewritePass.applies``: a pass that would leave a function unchanged skips it
+# without a rewrite walk. They read the function's cached node index (the boundary checks built it).
+
+
+def calls_any(func: Function, names: Collection[str]) -> bool:
+    """True when ``func`` calls an op named in ``names`` (anywhere in its body)."""
+    return any(op_name(call) in names for call in function_index(func).of(Call))
+
+
+def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
+    """True when ``pred`` holds for the type of a node of ``func`` or of its returns (tuples entered)."""
+
+    def holds(t: object) -> bool:
+        if isinstance(t, TupleType):
+            return any(holds(e) for e in t.types)
+        return isinstance(t, Type) and pred(t)
+
+    if any(holds(t) for t in func.return_types):
+        return True
+    return any(holds(getattr(node, "type", None)) for node in function_index(func).nodes)
