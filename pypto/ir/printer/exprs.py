@@ -116,6 +116,8 @@ _PIPE_KEY_OPS = frozenset({"system.sync_set", "system.sync_wait"})
 
 INDEX = DataType.INDEX
 FP32 = DataType.FP32
+# The attrs every Call made without attrs shares (the field's default).
+_NO_CALL_ATTRS = Call.model_fields["attrs"].default
 
 
 class ExprPrinter:
@@ -134,8 +136,8 @@ class ExprPrinter:
         self.missed = False
         # Names of the program functions called (GlobalVar callees), for callee-first ordering.
         self.callees: set[str] = set()
-        # Printed callee and call shape of each op name met (the prefix is fixed per printer).
-        self._op_names: dict[str, tuple[str, Callable[[ExprPrinter, Call], list[str]] | None]] = {}
+        # Printed callee, call shape and renamed-by-args flag of each op name met (the prefix is fixed per printer).
+        self._op_names: dict[str, tuple[str, Callable[[ExprPrinter, Call], list[str]] | None, bool]] = {}
 
     # ---- dispatch ----------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -294,28 +296,34 @@ class ExprPrinter:
 
     def call(self, e: Call) -> str:
         saved, self.typed = self.typed, False
-        op = e.op
+        # The fields from the model's __dict__: one hooked attribute read (see StmtPrinter.assign_fields).
+        fields = e.__dict__
+        op = fields["op"]
         if isinstance(op, GlobalVar):
             callee = self.callee(op)
             parts = []
-            for a in e.args:  # a loop, not a comprehension: one frame less per nested call
+            for a in fields["args"]:  # a loop, not a comprehension: one frame less per nested call
                 parts.append(self.expr(a))
-            parts.extend(self.kwarg_items(op.name, e.kwargs))
+            parts.extend(self.kwarg_items(op.name, fields["kwargs"]))
         else:
             name = op.name
             # Per op name: its printed callee and call shape (None: the generic one).
             known = self._op_names.get(name)
             if known is None:
-                known = self._op_names[name] = (op_shapes.printed_op_name(self.p, name), _SHAPES.get(name))
-            callee, shape = known
-            if name in _RENAMED_BY_ARGS:
+                known = self._op_names[name] = (
+                    op_shapes.printed_op_name(self.p, name),
+                    _SHAPES.get(name),
+                    name in _RENAMED_BY_ARGS,
+                )
+            callee, shape, renamed = known
+            if renamed:
                 callee = op_shapes.printed_op_name(self.p, op_shapes.renamed_op(e))
             if shape is not None:
                 parts = shape(self, e)
             else:  # call_args, inlined: most statements are such calls
                 parts = []
                 names = self.names
-                for a in e.args:  # a loop, not a comprehension: one frame less per nested call
+                for a in fields["args"]:  # a loop, not a comprehension: one frame less per nested call
                     t = type(a)
                     if t is Var:
                         text = names.get(id(a))
@@ -327,10 +335,12 @@ class ExprPrinter:
                         parts.append(format_float(a.value))
                     else:
                         parts.append(self.expr(a))
-                if e.kwargs:
-                    parts.extend(self.kwarg_items(name, e.kwargs))
-        attrs = e.attrs
-        if attrs.__pydantic_fields_set__:  # the attrs model's len(), without its Python call
+                kwargs = fields["kwargs"]
+                if kwargs:
+                    parts.extend(self.kwarg_items(name, kwargs))
+        attrs = fields["attrs"]
+        # The attrs model's len(), without its Python call (most calls share the empty default).
+        if attrs is not _NO_CALL_ATTRS and attrs.__pydantic_fields_set__:
             if not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:
                 attrs = {k: v for k, v in attrs.items() if k not in op_shapes.SHAPE_ATTRS[op.name]}
             if attrs:

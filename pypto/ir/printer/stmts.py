@@ -66,8 +66,11 @@ def flatten(body: Stmt) -> list[Stmt]:
     """The statements of a block, with nested ``SeqStmts`` spliced in."""
     if type(body) is not SeqStmts:
         return [body]
+    stmts = body.stmts
+    if SeqStmts not in map(type, stmts):  # no nesting (most blocks): one scan in C
+        return list(stmts)
     out: list[Stmt] = []
-    for s in body.stmts:
+    for s in stmts:
         if type(s) is SeqStmts:
             out.extend(flatten(s))
         else:
@@ -134,12 +137,14 @@ class StmtPrinter(TypePrinter):
         elif not stmts:
             self.emit("pass")
         last = len(stmts) - 1
-        assign = StmtPrinter.assign
+        assign = StmtPrinter.assign_fields
         for i, s in enumerate(stmts):
-            if type(s) is AssignStmt and not s.leading_comments:  # most statements, one frame less
-                assign(self, s)
-            else:
-                self.stmt(s, targets if i == last else None)
+            if type(s) is AssignStmt:  # most statements, one frame less
+                fields = s.__dict__  # (see assign_fields)
+                if not fields["leading_comments"]:
+                    assign(self, fields)
+                    continue
+            self.stmt(s, targets if i == last else None)
         self.ind = self.ind[: -len(INDENT)]
 
     # ---- optimistic naming -------------------------------------------------------------
@@ -184,19 +189,37 @@ class StmtPrinter(TypePrinter):
 
     # ---- simple statements -------------------------------------------------------------
     def assign(self, s: AssignStmt) -> None:
-        var = s.var
-        name = self.names.get(id(var))
+        self.assign_fields(s.__dict__)
+
+    def assign_fields(self, fields: dict[str, Any]) -> None:
+        """An AssignStmt from its model ``__dict__``, the most common statement.
+
+        Every attribute read of an IR node (a pydantic model) goes through the model's
+        Python-level ``__getattr__`` hook and is never specialised; the fields of the statement
+        and of its Var are read from their ``__dict__`` instead (one hooked read each).
+        """
+        var = fields["var"]
+        var_fields = var.__dict__
+        t = var_fields["type"]
+        type_text = None if self.concise else self.type(t)
+        key = id(var)
+        name = self.names.get(key)
         if name is None:
-            name = var.name_hint
-            if self.optimistic:
-                self.define(var)
-        value = s.value
+            name = var_fields["name_hint"]
+            if self.optimistic:  # define(var), inlined; a type just printed plain reads no Vars
+                hints = self._hints
+                if not name or name in hints or (t is not self.plain_type and reads_vars(t)):
+                    self.missed = True
+                hints.add(name)
+                self.names[key] = name
+                self.body_ptrs.add(key)
+        value = fields["value"]
         # Most values are calls: straight to the call printer, without the dispatch.
         text = self.call(value) if type(value) is Call else self.expr(value)
-        if self.concise:
+        if type_text is None:
             self.lines.append(f"{self.ind}{name} = {text}")
         else:
-            self.lines.append(f"{self.ind}{name}: {self.type(var.type)} = {text}")
+            self.lines.append(f"{self.ind}{name}: {type_text} = {text}")
 
     def eval_stmt(self, s: EvalStmt) -> None:
         self.emit(self.expr(s.expr))

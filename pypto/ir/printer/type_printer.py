@@ -56,6 +56,11 @@ class TypePrinter(ExprPrinter):
         self._signature_memo: dict[int, tuple[Type, str]] = {}
         # Texts of plain constant-shaped types by structure (see :meth:`type`); names never enter them.
         self._plain_memo: dict[tuple, str] = {}
+        # The same texts by the identity of (class, dtype, memory space, dims), each with its dims
+        # (kept alive so that their ids stay theirs): a parser shares its constant dims.
+        self._plain_ids: dict[tuple, tuple[str, tuple[Expr, ...]]] = {}
+        # The last type printed by its structure: such a type reads no Vars (StmtPrinter.assign_fields).
+        self.plain_type: Type | None = None
 
     def reset_type_memo(self) -> None:
         """Forget memoised texts (names differ per function)."""
@@ -64,33 +69,46 @@ class TypePrinter(ExprPrinter):
 
     def type(self, t: Type) -> str:
         """The annotation text of ``t``."""
-        memo = self._signature_memo if self.in_signature else self._type_memo
-        key = id(t)
-        hit = memo.get(key)
-        if hit is not None:
-            return hit[1]
         cls = type(t)
         # A parser builds a fresh type object per annotation; a view-less, MemRef-less type of
         # constant dims prints the same whatever the names, so equal ones share one text.
+        # (Fields from the model's __dict__: see naming._reads_no_vars.)
         plain = None
         if cls is TileType:
-            view, space = t.tile_view, t.memory_space_
+            fields = t.__dict__
+            view, space = fields["tile_view"], fields["memory_space_"]
         elif cls is TensorType:
-            view, space = t.tensor_view, None
+            fields = t.__dict__
+            view, space = fields["tensor_view"], None
         else:
             view = cls  # not None: no plain text
-        if view is None and t.memref is None and not self.explicit_layout:
-            key_parts = [cls, id(t.dtype), id(space)]
-            for d in t.shape:
+        if view is None and fields["memref"] is None and not self.explicit_layout:
+            # First by the identity of the dims (the parser shares its constants): an entry
+            # keeps its dims alive, and was made only for dims that are all ConstInt.
+            shape = fields["shape"]
+            ids = (cls, id(fields["dtype"]), id(space), *map(id, shape))
+            hit = self._plain_ids.get(ids)
+            if hit is not None:
+                self.plain_type = t
+                return hit[0]
+            key_parts = [cls, id(fields["dtype"]), id(space)]
+            for d in shape:
                 if type(d) is not ConstInt:
                     break
                 key_parts.append(d.value)
             else:
                 plain = tuple(key_parts)
+                self.plain_type = t
                 text = self._plain_memo.get(plain)
                 if text is not None:
                     # Not memoised by id: a parser's fresh type object is rarely met again.
+                    self._plain_ids[ids] = (text, tuple(shape))
                     return text
+        memo = self._signature_memo if self.in_signature else self._type_memo
+        key = id(t)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit[1]
         fn = _TYPE_FNS.get(cls)
         if fn is None:
             fn = _resolve_type(cls)
@@ -98,6 +116,7 @@ class TypePrinter(ExprPrinter):
         memo[key] = (t, text)
         if plain is not None:
             self._plain_memo[plain] = text
+            self._plain_ids[ids] = (text, tuple(shape))
         return text
 
     def dims_text(self, dims: list[Expr]) -> str:

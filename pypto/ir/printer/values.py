@@ -24,16 +24,28 @@ _ADIR_NAMES: dict[ArgDirection, str] = {
 }
 
 
+# Texts of the non-zero, non-nan values printed so far (a program repeats few constants).
+_FLOAT_TEXTS: dict[float, str] = {}
+_FLOAT_TEXTS_MAX = 4096
+
+
 def format_float(value: float) -> str:
     """C ``%.17g`` of the double, plus ``.0`` when the text would read as an integer.
 
     ``1.0``, ``0.5``, ``0.10000000000000001``, ``6.2771141529083252e-07``; nan/inf verbatim.
     """
+    # 0.0 and -0.0 are one dict key but print differently; a nan never equals a stored key.
+    if value:
+        text = _FLOAT_TEXTS.get(value)
+        if text is not None:
+            return text
     if math.isnan(value) or math.isinf(value):
         return "%.17g" % value
     text = "%.17g" % value
     if "." not in text and "e" not in text:
         text += ".0"
+    if value and len(_FLOAT_TEXTS) < _FLOAT_TEXTS_MAX:
+        _FLOAT_TEXTS[value] = text
     return text
 
 
