@@ -44,7 +44,7 @@ from multipledispatch import Dispatcher
 
 from pypto.analysis import NameSupply, defined_vars, expr_summary
 from pypto.ir.errors import IRTypeError, IRValueError
-from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, IterArg, Var
+from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import ModelBase
@@ -255,15 +255,7 @@ class Rewrite:
             ok = free[classes] = all(self.handler(c) is None for c in classes)
         if not ok:
             return False
-        maps = self.remap.maps
-        for var in variables:
-            for scope in maps:
-                found = scope.get(var)
-                if found is not None:
-                    if found is not var:
-                        return False
-                    break
-        return True
+        return all(self.use(var) is var for var in variables)
 
     def _enter(self, node: Any) -> Any:
         return self.use(node) if isinstance(node, Var) else None

@@ -442,7 +442,7 @@ class NoNode(Refinement):
 
     def failures(self, node: Node, value: Any) -> Iterator[Failure]:
         types = self._types
-        for index, item in enumerate(value if isinstance(value, (list, tuple)) else (value,)):
+        for index, item in enumerate(_items(value)):
             if type(item) in self._leaves:
                 continue  # nothing to find in it
             stack = [item]

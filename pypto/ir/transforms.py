@@ -29,11 +29,8 @@ T = TypeVar("T", bound=ModelBase)
 def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
     """The statements of ``stmt`` with every nested ``SeqStmts`` spliced in (a non-block gives ``[stmt]``)."""
     if type(stmt) is SeqStmts:
-        for s in stmt.stmts:
-            if isinstance(s, SeqStmts):
-                break
-        else:
-            return list(stmt.stmts)  # already flat: the common case
+        if SeqStmts not in map(type, stmt.stmts):  # already flat (most blocks): one scan in C
+            return list(stmt.stmts)
     elif not isinstance(stmt, SeqStmts):
         return [stmt]
     out: list[Stmt] = []

@@ -17,7 +17,8 @@ from ..gcpause import gc_paused
 from ..type_base import Type
 from ..types import TensorType, TileType
 from .naming import VarCollector, assign_names, reads_vars
-from .stmts import INDENT, RETURN, StmtPrinter, flatten
+from ..transforms import flatten_to_stmts
+from .stmts import INDENT, RETURN, StmtPrinter
 from .values import dq, enum_text
 
 
@@ -150,7 +151,7 @@ class ProgramPrinter(StmtPrinter):
             prelude.append(f"{p}.func_attr({self.dict_text(attrs)})")
         if func.requires_runtime_binding:
             prelude.append("...")
-        self.block(flatten(func.body), RETURN, prelude)
+        self.block(flatten_to_stmts(func.body), RETURN, prelude)
 
     def decorator(self, func: Function) -> str:
         """``@pl.function`` with ``type=``, ``level=``, ``role=``, ``auto_scope=``, ``external_source=``."""

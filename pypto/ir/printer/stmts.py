@@ -36,6 +36,7 @@ from ..stmt import (
     WhileStmt,
     YieldStmt,
 )
+from ..transforms import flatten_to_stmts
 from ..type_base import ScalarType
 from .naming import reads_vars
 from .type_printer import TypePrinter
@@ -60,22 +61,6 @@ _SCOPE_ATTR_KEYWORDS: dict[str, str] = {
     "predicate": "predicate",
     "dump_vars": "dumps",
 }
-
-
-def flatten(body: Stmt) -> list[Stmt]:
-    """The statements of a block, with nested ``SeqStmts`` spliced in."""
-    if type(body) is not SeqStmts:
-        return [body]
-    stmts = body.stmts
-    if SeqStmts not in map(type, stmts):  # no nesting (most blocks): one scan in C
-        return list(stmts)
-    out: list[Stmt] = []
-    for s in stmts:
-        if type(s) is SeqStmts:
-            out.extend(flatten(s))
-        else:
-            out.append(s)
-    return out
 
 
 def _tuple_inner(items: list[str]) -> str:
@@ -225,7 +210,7 @@ class StmtPrinter(TypePrinter):
         self.emit(self.expr(s.expr))
 
     def seq(self, s: SeqStmts) -> None:
-        stmts = flatten(s)
+        stmts = flatten_to_stmts(s)
         if not stmts:
             self.emit("pass")
         for x in stmts:
@@ -267,10 +252,10 @@ class StmtPrinter(TypePrinter):
     def if_stmt(self, s: IfStmt) -> None:
         targets = s.return_vars or None
         self.emit(f"if {self.expr(s.condition)}:")
-        self.block(flatten(s.then_body), targets)
+        self.block(flatten_to_stmts(s.then_body), targets)
         if s.else_body is not None:
             self.emit("else:")
-            self.block(flatten(s.else_body), targets)
+            self.block(flatten_to_stmts(s.else_body), targets)
 
     def for_stmt(self, s: ForStmt) -> None:
         p = self.p
@@ -286,7 +271,7 @@ class StmtPrinter(TypePrinter):
         if attrs:
             args.append(self.attrs_item(attrs))
         self.emit(f"for {target} in {p}.{_RANGE_FN[s.kind]}({', '.join(args)}):")
-        self.block(flatten(s.body), s.return_vars or None)
+        self.block(flatten_to_stmts(s.body), s.return_vars or None)
 
     def range_args(self, start: Expr, stop: Expr, step: Expr) -> list[str]:
         """``[stop]``, ``[start, stop]`` or ``[start, stop, step]``: only INDEX 0 / 1 are elided."""
@@ -300,12 +285,12 @@ class StmtPrinter(TypePrinter):
         targets = s.return_vars or None
         if not s.iter_args:
             self.emit(f"while {self.expr(s.condition)}:")
-            self.block(flatten(s.body), targets)
+            self.block(flatten_to_stmts(s.body), targets)
             return
         names = _tuple_inner([self.var(a) for a in s.iter_args])
         inits = _tuple_inner([self.expr(a.initValue) for a in s.iter_args])
         self.emit(f"for ({names}) in {self.p}.while_(init_values=({inits})):")
-        self.block(flatten(s.body), targets, prelude=[f"{self.p}.cond({self.expr(s.condition)})"])
+        self.block(flatten_to_stmts(s.body), targets, prelude=[f"{self.p}.cond({self.expr(s.condition)})"])
 
     # ---- scopes ------------------------------------------------------------------------
     def scope_items(self, s: ScopeStmt, skip: frozenset[str] = frozenset()) -> list[str]:
@@ -344,11 +329,11 @@ class StmtPrinter(TypePrinter):
         parts += self.optimizations(s.split, s.attrs.get("slot_num"))
         parts += self.scope_items(s, frozenset({"slot_num"}))
         self.emit(self.with_header(f"{self.p}.at({', '.join(parts)})", s))
-        self.block(flatten(s.body))
+        self.block(flatten_to_stmts(s.body))
 
     def cluster_scope(self, s: ClusterScopeStmt) -> None:
         self.emit(self.with_header(f"{self.p}.cluster({', '.join(self.scope_items(s))})", s))
-        self.block(flatten(s.body))
+        self.block(flatten_to_stmts(s.body))
 
     def hierarchy_scope(self, s: HierarchyScopeStmt) -> None:
         parts = [f"level={enum_text(self.p, s.level)}"]
@@ -356,7 +341,7 @@ class StmtPrinter(TypePrinter):
             parts.append(f"role={enum_text(self.p, s.role)}")
         parts += self.scope_items(s)
         self.emit(self.with_header(f"{self.p}.at({', '.join(parts)})", s))
-        self.block(flatten(s.body))
+        self.block(flatten_to_stmts(s.body))
 
     def spmd_scope(self, s: SpmdScopeStmt) -> None:
         parts = [self.expr(s.core_num)]
@@ -366,7 +351,7 @@ class StmtPrinter(TypePrinter):
         if for_form is None:
             parts += self.scope_items(s)
             self.emit(self.with_header(f"{self.p}.spmd({', '.join(parts)})", s))
-            self.block(flatten(s.body))
+            self.block(flatten_to_stmts(s.body))
             return
         inner, index_var, stmts = for_form
         parts += self.optimizations(inner.split, inner.attrs.get("slot_num"))
@@ -379,7 +364,7 @@ class StmtPrinter(TypePrinter):
         statement binds ``i = pl.tile.get_block_idx()``; returns (scope, i, remaining stmts)."""
         if "task_id_var" in s.attrs or "manual_dep_edges" in s.attrs:
             return None
-        stmts = flatten(s.body)
+        stmts = flatten_to_stmts(s.body)
         if len(stmts) != 1 or type(stmts[0]) is not InCoreScopeStmt:
             return None
         inner = stmts[0]
@@ -392,7 +377,7 @@ class StmtPrinter(TypePrinter):
         parts = [f"mode={self.p}.ScopeMode.MANUAL"] if s.manual else []
         parts += self.scope_items(s)
         self.emit(self.with_header(f"{self.p}.scope({', '.join(parts)})", s))
-        self.block(flatten(s.body))
+        self.block(flatten_to_stmts(s.body))
 
     def split_aiv_scope(self, s: SplitAivScopeStmt) -> None:
         parts = [str(s.count), f"mode={enum_text(self.p, s.split)}"] + self.scope_items(s)
@@ -404,13 +389,13 @@ class StmtPrinter(TypePrinter):
             self.block(found[1])
         else:
             self.emit(self.with_header(call, s))
-            self.block(flatten(s.body))
+            self.block(flatten_to_stmts(s.body))
         self.in_split_aiv = saved
 
     def comm_domain_scope(self, s: CommDomainScopeStmt) -> None:
         """Distributed only: a marker comment, the body at the same indentation."""
         self.emit(f"# pld.comm_domain: {s.name_hint}".rstrip())
-        stmts = flatten(s.body)
+        stmts = flatten_to_stmts(s.body)
         if not stmts:
             self.emit("pass")
         for x in stmts:
@@ -426,7 +411,7 @@ def _is_index_const(e: Expr, value: int) -> bool:
 
 def _leading_index_assign(body: Stmt, op_name: str) -> tuple[Var, list[Stmt]] | None:
     """``(i, rest)`` when ``body`` starts with a plain ``i = pl.<op_name>()`` of type Scalar[INDEX]."""
-    stmts = flatten(body)
+    stmts = flatten_to_stmts(body)
     if not stmts:
         return None
     first = stmts[0]
