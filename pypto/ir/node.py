@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 from . import hooks
 from .datatype import DataType
 from .errors import IRTypeError, IRValueError
+from .plain_getattr import use_plain_getattr
 from .span import Span
 
 
@@ -52,6 +53,8 @@ class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
     private attribute and installs a ``model_post_init`` hook; it drops the attribute later but
     keeps the hook, which would cost every node a Python call and an empty dict. Names a base
     declares as ``ClassVar`` are set on the class after pydantic has built it instead.
+
+    Attribute reads on the class skip pydantic's ``__getattr__`` hook (:mod:`.plain_getattr`).
     """
 
     def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> type:
@@ -67,6 +70,7 @@ class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
             # analysis and check) do not call a Python function.
             cls.__hash__ = object.__hash__  # type: ignore[method-assign]
             cls._identity_hashed = True
+        use_plain_getattr(cls)
         return cls
 
 

@@ -224,6 +224,25 @@ def test_identity_hashing_and_same_as() -> None:
     assert len({ci(1), ci(1)}) == 2
 
 
+def test_node_classes_read_attributes_without_pydantics_hook() -> None:
+    # Every node class (a subclass defined later too) takes the generic, specialisable lookup;
+    # attrs models keep pydantic's hook, which serves their extra fields.
+    from pypto.ir.node import IRNode
+    from pypto.ir.plain_getattr import has_plain_getattr
+
+    class Later(IRNode):
+        pass
+
+    for cls in (ir.Var, ir.Add, ir.AssignStmt, ir.Function, ir.Program, ir.TileType, ir.MemRef, Later):
+        assert has_plain_getattr(cls), cls
+    attrs = ir.CallAttrs(custom=1)
+    assert not has_plain_getattr(type(attrs)) and attrs.custom == 1
+    x = ir.Var("x", I64)
+    assert x.name_hint == "x" and not hasattr(x, "name")
+    with pytest.raises(AttributeError, match="^'Var' object has no attribute 'name'$"):
+        x.name  # noqa: B018
+
+
 def test_types_compare_structurally() -> None:
     assert ir.ScalarType(ir.FP32) == ir.ScalarType(ir.FP32)
     assert ir.ScalarType(ir.FP32) != ir.ScalarType(ir.FP16)
