@@ -296,15 +296,13 @@ class ExprPrinter:
 
     def call(self, e: Call) -> str:
         saved, self.typed = self.typed, False
-        # The fields from the model's __dict__: one hooked attribute read (see StmtPrinter.assign_fields).
-        fields = e.__dict__
-        op = fields["op"]
+        op = e.op
         if isinstance(op, GlobalVar):
             callee = self.callee(op)
             parts = []
-            for a in fields["args"]:  # a loop, not a comprehension: one frame less per nested call
+            for a in e.args:  # a loop, not a comprehension: one frame less per nested call
                 parts.append(self.expr(a))
-            parts.extend(self.kwarg_items(op.name, fields["kwargs"]))
+            parts.extend(self.kwarg_items(op.name, e.kwargs))
         else:
             name = op.name
             # Per op name: its printed callee and call shape (None: the generic one).
@@ -323,7 +321,7 @@ class ExprPrinter:
             else:  # call_args, inlined: most statements are such calls
                 parts = []
                 names = self.names
-                for a in fields["args"]:  # a loop, not a comprehension: one frame less per nested call
+                for a in e.args:  # a loop, not a comprehension: one frame less per nested call
                     t = type(a)
                     if t is Var:
                         text = names.get(id(a))
@@ -335,10 +333,10 @@ class ExprPrinter:
                         parts.append(format_float(a.value))
                     else:
                         parts.append(self.expr(a))
-                kwargs = fields["kwargs"]
+                kwargs = e.kwargs
                 if kwargs:
                     parts.extend(self.kwarg_items(name, kwargs))
-        attrs = fields["attrs"]
+        attrs = e.attrs
         # The attrs model's len(), without its Python call (most calls share the empty default).
         if attrs is not _NO_CALL_ATTRS and attrs.__pydantic_fields_set__:
             if not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:

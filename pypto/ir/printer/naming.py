@@ -255,10 +255,9 @@ def reads_vars(t: Type) -> bool:
     views, non-constant dims, arrays and other shaped types)."""
     cls = type(t)
     if cls is TileType or cls is TensorType:  # _reads_no_vars, inlined: one call per printed def
-        fields = t.__dict__
-        if fields["tile_view" if cls is TileType else "tensor_view"] is not None:
+        if (t.tile_view if cls is TileType else t.tensor_view) is not None:
             return True
-        for d in fields["shape"]:
+        for d in t.shape:
             if type(d) is not ConstInt:
                 return True
         return False
@@ -268,20 +267,14 @@ def reads_vars(t: Type) -> bool:
 
 
 def _reads_no_vars(t: Type) -> bool:
-    """A view-less tile or tensor type of constant dims (most types): its walk records nothing.
-
-    The fields are read from the model's ``__dict__``: every attribute read of a pydantic model
-    goes through its Python-level ``__getattr__`` hook (no specialised attribute load), so one
-    read of the dict and subscripts cost less than two attribute reads.
-    """
+    """A view-less tile or tensor type of constant dims (most types): its walk records nothing."""
     cls = type(t)
-    fields = t.__dict__
     if cls is TileType:
-        if fields["tile_view"] is not None:
+        if t.tile_view is not None:
             return False
-    elif cls is not TensorType or fields["tensor_view"] is not None:
+    elif cls is not TensorType or t.tensor_view is not None:
         return False
-    for d in fields["shape"]:
+    for d in t.shape:
         if type(d) is not ConstInt:
             return False
     return True

@@ -122,13 +122,11 @@ class StmtPrinter(TypePrinter):
         elif not stmts:
             self.emit("pass")
         last = len(stmts) - 1
-        assign = StmtPrinter.assign_fields
+        assign = StmtPrinter.assign
         for i, s in enumerate(stmts):
-            if type(s) is AssignStmt:  # most statements, one frame less
-                fields = s.__dict__  # (see assign_fields)
-                if not fields["leading_comments"]:
-                    assign(self, fields)
-                    continue
+            if type(s) is AssignStmt and not s.leading_comments:  # most statements, one frame less
+                assign(self, s)
+                continue
             self.stmt(s, targets if i == last else None)
         self.ind = self.ind[: -len(INDENT)]
 
@@ -174,23 +172,14 @@ class StmtPrinter(TypePrinter):
 
     # ---- simple statements -------------------------------------------------------------
     def assign(self, s: AssignStmt) -> None:
-        self.assign_fields(s.__dict__)
-
-    def assign_fields(self, fields: dict[str, Any]) -> None:
-        """An AssignStmt from its model ``__dict__``, the most common statement.
-
-        Every attribute read of an IR node (a pydantic model) goes through the model's
-        Python-level ``__getattr__`` hook and is never specialised; the fields of the statement
-        and of its Var are read from their ``__dict__`` instead (one hooked read each).
-        """
-        var = fields["var"]
-        var_fields = var.__dict__
-        t = var_fields["type"]
+        """An AssignStmt, the most common statement."""
+        var = s.var
+        t = var.type
         type_text = None if self.concise else self.type(t)
         key = id(var)
         name = self.names.get(key)
         if name is None:
-            name = var_fields["name_hint"]
+            name = var.name_hint
             if self.optimistic:  # define(var), inlined; a type just printed plain reads no Vars
                 hints = self._hints
                 if not name or name in hints or (t is not self.plain_type and reads_vars(t)):
@@ -198,7 +187,7 @@ class StmtPrinter(TypePrinter):
                 hints.add(name)
                 self.names[key] = name
                 self.body_ptrs.add(key)
-        value = fields["value"]
+        value = s.value
         # Most values are calls: straight to the call printer, without the dispatch.
         text = self.call(value) if type(value) is Call else self.expr(value)
         if type_text is None:

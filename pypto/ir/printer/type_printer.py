@@ -59,7 +59,7 @@ class TypePrinter(ExprPrinter):
         # The same texts by the identity of (class, dtype, memory space, dims), each with its dims
         # (kept alive so that their ids stay theirs): a parser shares its constant dims.
         self._plain_ids: dict[tuple, tuple[str, tuple[Expr, ...]]] = {}
-        # The last type printed by its structure: such a type reads no Vars (StmtPrinter.assign_fields).
+        # The last type printed by its structure: such a type reads no Vars (StmtPrinter.assign).
         self.plain_type: Type | None = None
 
     def reset_type_memo(self) -> None:
@@ -72,26 +72,23 @@ class TypePrinter(ExprPrinter):
         cls = type(t)
         # A parser builds a fresh type object per annotation; a view-less, MemRef-less type of
         # constant dims prints the same whatever the names, so equal ones share one text.
-        # (Fields from the model's __dict__: see naming._reads_no_vars.)
         plain = None
         if cls is TileType:
-            fields = t.__dict__
-            view, space = fields["tile_view"], fields["memory_space_"]
+            view, space = t.tile_view, t.memory_space_
         elif cls is TensorType:
-            fields = t.__dict__
-            view, space = fields["tensor_view"], None
+            view, space = t.tensor_view, None
         else:
             view = cls  # not None: no plain text
-        if view is None and fields["memref"] is None and not self.explicit_layout:
+        if view is None and t.memref is None and not self.explicit_layout:
             # First by the identity of the dims (the parser shares its constants): an entry
             # keeps its dims alive, and was made only for dims that are all ConstInt.
-            shape = fields["shape"]
-            ids = (cls, id(fields["dtype"]), id(space), *map(id, shape))
+            shape = t.shape
+            ids = (cls, id(t.dtype), id(space), *map(id, shape))
             hit = self._plain_ids.get(ids)
             if hit is not None:
                 self.plain_type = t
                 return hit[0]
-            key_parts = [cls, id(fields["dtype"]), id(space)]
+            key_parts = [cls, id(t.dtype), id(space)]
             for d in shape:
                 if type(d) is not ConstInt:
                     break
