@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable
 
+from pydantic import Field
+
 from . import hooks
 from .attrs import CallAttrs, SubmitAttrs, TaskDummyAttrs, bind_expr_classes
 from .datatype import DataType
@@ -23,7 +25,7 @@ class Expr(IRNode):
     identity. Operands that make no scalar comparison (tensors, BOOL scalars, strings) compare by
     identity directly."""
 
-    type: Type = UnknownType.get()
+    type: Type = Field(default_factory=UnknownType.get)
 
     # Python operators build scalar expressions with dtype promotion (see scalar_ops).
     def __add__(self, other: Any) -> Expr:
@@ -140,7 +142,7 @@ class Var(Expr):
     """A variable. Identity is the object; ``name_hint`` is cosmetic."""
 
     name_hint: Str
-    type: Type = UnknownType.get()
+    type: Type = Field(default_factory=UnknownType.get)
     unique_id: Int = -1
     _positional = ("name_hint", "type", "span")
     _derived = ("unique_id",)
@@ -334,7 +336,7 @@ class Call(Expr):
 
     op: Op
     args: list[Expr]
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = Field(default_factory=dict)
     attrs: CallAttrs = CallAttrs()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -386,8 +388,8 @@ class Submit(Expr):
 
     op: Op
     args: list[Expr]
-    deps: list[Expr] = []
-    kwargs: dict[str, Any] = {}
+    deps: list[Expr] = Field(default_factory=list)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
     attrs: SubmitAttrs = SubmitAttrs()
     core_num: Expr | None = None
     sync_start: Bool = False

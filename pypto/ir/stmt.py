@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
 
 from .attrs import AttrsBase, ForAttrs, InCoreScopeAttrs, ScopeAttrs, SpmdScopeAttrs
 from .datatype import DataType
@@ -25,7 +25,7 @@ IndexExpr = Annotated[Expr, BeforeValidator(_index)]
 class Stmt(IRNode):
     """Base of statements. ``leading_comments`` print as ``# text`` lines above the statement."""
 
-    leading_comments: list[Str] = []
+    leading_comments: list[Str] = Field(default_factory=list)
 
 
 def attach_leading_comments(stmt: Stmt, comments: list[str]) -> Stmt:
@@ -74,7 +74,7 @@ class IfStmt(Stmt):
     condition: Expr
     then_body: Stmt
     else_body: Stmt | None = None
-    return_vars: list[Var] = []
+    return_vars: list[Var] = Field(default_factory=list)
     _positional = ("condition", "then_body", "else_body", "return_vars", "span")
     _defs = ("return_vars",)
 
@@ -86,9 +86,9 @@ class ForStmt(Stmt):
     start: IndexExpr
     stop: IndexExpr
     step: IndexExpr
-    iter_args: list[IterArg] = []
+    iter_args: list[IterArg] = Field(default_factory=list)
     body: Stmt
-    return_vars: list[Var] = []
+    return_vars: list[Var] = Field(default_factory=list)
     kind: ForKind = ForKind.Sequential
     attrs: ForAttrs = ForAttrs()
     _positional = ("loop_var", "start", "stop", "step", "iter_args", "body", "return_vars", "span", "kind", "attrs")
@@ -106,15 +106,15 @@ class WhileStmt(Stmt):
     """``while condition`` with loop-carried ``iter_args``."""
 
     condition: Expr
-    iter_args: list[IterArg] = []
+    iter_args: list[IterArg] = Field(default_factory=list)
     body: Stmt
-    return_vars: list[Var] = []
+    return_vars: list[Var] = Field(default_factory=list)
     _positional = ("condition", "iter_args", "body", "return_vars", "span")
     _defs = ("iter_args", "return_vars")
 
 
 class _ValueStmt(Stmt):
-    value: list[Expr] = []
+    value: list[Expr] = Field(default_factory=list)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args and isinstance(args[0], Span):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
 
 from . import hooks
 from .datatype import DataType
@@ -63,9 +63,9 @@ class _StructuralValue(ModelBase):
 class TensorView(_StructuralValue):
     """Layout of a GM tensor: strides, layout tag, valid region and pad value."""
 
-    stride: ExprList = []
+    stride: ExprList = Field(default_factory=list)
     layout: TensorLayout = TensorLayout.ND
-    valid_shape: ExprList = []
+    valid_shape: ExprList = Field(default_factory=list)
     pad: PadValue = PadValue.null
     _positional = ("stride", "layout", "valid_shape", "pad")
 
@@ -79,8 +79,8 @@ class TensorView(_StructuralValue):
 class TileView(_StructuralValue):
     """Layout of a tile buffer. ``fractal`` is in bytes; an omitted view means the implicit one."""
 
-    valid_shape: ExprList = []
-    stride: ExprList = []
+    valid_shape: ExprList = Field(default_factory=list)
+    stride: ExprList = Field(default_factory=list)
     start_offset: OptExpr = None
     blayout: TileLayout = TileLayout.row_major
     slayout: TileLayout = TileLayout.none_box
