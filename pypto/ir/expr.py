@@ -168,6 +168,17 @@ class IterArg(Var):
         return self.initValue
 
 
+# One immutable scalar type per dtype, shared by the scalar expressions (most nodes a parser builds).
+_SCALAR_TYPES: dict[DataType, ScalarType] = {}
+
+
+def _scalar_type(dtype: DataType) -> ScalarType:
+    t = _SCALAR_TYPES.get(dtype)
+    if t is None:
+        t = _SCALAR_TYPES[dtype] = ScalarType(dtype)
+    return t
+
+
 class ConstInt(Expr):
     """An integer constant of any dtype; bare DSL literals are INDEX."""
 
@@ -178,7 +189,7 @@ class ConstInt(Expr):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        object.__setattr__(self, "type", ScalarType(self.dtype))
+        object.__setattr__(self, "type", _scalar_type(self.dtype))
 
 
 class ConstFloat(Expr):
@@ -191,7 +202,7 @@ class ConstFloat(Expr):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        object.__setattr__(self, "type", ScalarType(self.dtype))
+        object.__setattr__(self, "type", _scalar_type(self.dtype))
 
 
 class ConstBool(Expr):
@@ -203,7 +214,7 @@ class ConstBool(Expr):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        object.__setattr__(self, "type", ScalarType(DataType.BOOL))
+        object.__setattr__(self, "type", _scalar_type(DataType.BOOL))
 
     @property
     def dtype(self) -> DataType:
@@ -223,7 +234,7 @@ class BinaryExpr(Expr):
         if type(self) is BinaryExpr:
             raise IRTypeError("BinaryExpr is abstract; build Add, Sub, ... instead")
         super().__init__(*args, **kwargs)
-        object.__setattr__(self, "type", ScalarType(self.dtype))
+        object.__setattr__(self, "type", _scalar_type(self.dtype))
 
 
 class UnaryExpr(Expr):
@@ -238,7 +249,7 @@ class UnaryExpr(Expr):
         if type(self) is UnaryExpr:
             raise IRTypeError("UnaryExpr is abstract; build Neg, Not, ... instead")
         super().__init__(*args, **kwargs)
-        object.__setattr__(self, "type", ScalarType(self.dtype))
+        object.__setattr__(self, "type", _scalar_type(self.dtype))
 
 
 class Add(BinaryExpr): ...
