@@ -105,7 +105,12 @@ def dim_equal(a: Expr, b: Expr) -> bool:
 
 
 def dims_equal(a: list[Expr], b: list[Expr]) -> bool:
-    return len(a) == len(b) and all(dim_equal(x, y) for x, y in zip(a, b))
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is not y and not dim_equal(x, y):
+            return False
+    return True
 
 
 def index(v: int) -> ConstInt:
@@ -150,6 +155,8 @@ def product(dims: list[Expr]) -> int | None:
 
 def broadcast(ci: CallInfo, a: list[Expr], b: list[Expr]) -> list[Expr]:
     """NumPy broadcasting, right-aligned (docs/ops.md#arguments)."""
+    if dims_equal(a, b):
+        return list(a)
     out: list[Expr] = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else None
@@ -220,8 +227,9 @@ def check_rank(ci: CallInfo, name: str, rank: int | None = None, min_rank: int |
 
 def valid_shape(t: TensorType | TileType) -> list[Expr]:
     """The effective valid region (the shape when the view does not narrow it)."""
-    if isinstance(t, TileType):
-        return list(t.get_effective_tile_view().valid_shape)
+    if isinstance(t, TileType):  # get_effective_tile_view().valid_shape, without building the view
+        view = t.tile_view
+        return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
     view = t.tensor_view
     return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
 
@@ -250,13 +258,15 @@ def tile_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = Non
     memory space afterwards when ``space`` is None.
     """
     ib, isl, ifr = implicit_layout(shape, space)
-    view = TileView(
-        valid_shape=[] if valid is None or dims_equal(valid, shape) else valid,
-        blayout=ib if blayout is None else blayout,
-        slayout=isl if slayout is None else slayout,
-        fractal=ifr if fractal is None else fractal,
-        pad=PadValue.null if pad is None else pad,
-    )
+    valid = [] if valid is None or dims_equal(valid, shape) else valid
+    blayout = ib if blayout is None else blayout
+    slayout = isl if slayout is None else slayout
+    fractal = ifr if fractal is None else fractal
+    pad = PadValue.null if pad is None else pad
+    if (not valid and blayout == ib and slayout == isl and fractal == ifr and pad == PadValue.null
+            and all(isinstance(d, Expr) for d in shape)):
+        return TileType(shape, dtype, None, None, space)  # the view TileType would drop as implicit
+    view = TileView(valid_shape=valid, blayout=blayout, slayout=slayout, fractal=fractal, pad=pad)
     return TileType(shape, dtype, None, view, space)
 
 
@@ -289,7 +299,8 @@ def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | 
         valid = valid_shape(src)
     blayout = None
     if same_shape and src.memory_space in (None, MemorySpace.Vec) and space in (None, MemorySpace.Vec):
-        blayout = src.get_effective_tile_view().blayout
+        view = src.tile_view  # get_effective_tile_view().blayout, without building the view
+        blayout = view.blayout if view is not None else implicit_layout(src.shape, src.memory_space)[0]
     return tile_type(shape, src.dtype if dtype is None else dtype, valid, blayout=blayout, space=space)
 
 
