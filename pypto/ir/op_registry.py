@@ -540,7 +540,7 @@ def build_call(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: Sp
     list and dict (the builders make them), which this may extend."""
     _fill_defaults_from(entry, args)
     result, stored = deduce_type(entry, args, kwargs, span)
-    return Call(entry.op, args, stored, result, span)
+    return Call(op=entry.op, args=args, kwargs=stored, type=result, span=span)
 
 
 def _fill_defaults_from(entry: OpEntry, args: list[Any]) -> None:
