@@ -304,6 +304,16 @@ def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | 
     return tile_type(shape, src.dtype if dtype is None else dtype, valid, blayout=blayout, space=space)
 
 
+def result_space(ci: CallInfo) -> MemorySpace | None:
+    """``Vec`` when the op's memory rule puts its tile result in Vec, else None (the registry stamps it).
+
+    A rule may build its result in Vec directly: Vec's implicit layout is the one of no space, so
+    the type is the one the registry would make by stamping Vec on it, without a second TileType.
+    """
+    memory = ci.entry.memory
+    return MemorySpace.Vec if memory is not None and memory.output is MemorySpace.Vec else None
+
+
 def like_tensor(src: TensorType, shape: list[Expr] | None = None, dtype: DataType | None = None,
                 keep_valid: bool = True) -> TensorType:
     """A plain tensor result; keeps ``src``'s valid region when asked and the shape is unchanged."""
@@ -312,10 +322,11 @@ def like_tensor(src: TensorType, shape: list[Expr] | None = None, dtype: DataTyp
     return tensor_type(shape, src.dtype if dtype is None else dtype, valid)
 
 
-def unary_rule(param: str, like: Callable[[Any], Type], allowed: tuple[DataType, ...] | None = None,
-               hp_allowed: tuple[DataType, ...] | None = None) -> Callable[[CallInfo], Type]:
+def unary_rule(param: str, like: Callable[..., Type], allowed: tuple[DataType, ...] | None = None,
+               hp_allowed: tuple[DataType, ...] | None = None, *, tile: bool = False) -> Callable[[CallInfo], Type]:
     """Rule of a one-operand elementwise op on parameter ``param``: the operand's type (``like``),
-    with its dtype checked against ``allowed`` and, under ``high_precision=True``, ``hp_allowed``."""
+    with its dtype checked against ``allowed`` and, under ``high_precision=True``, ``hp_allowed``.
+    ``tile``: ``like`` is :func:`like_tile`, given the :func:`result_space`."""
 
     def deduce(ci: CallInfo) -> Type:
         t = ci[param].type
@@ -323,7 +334,7 @@ def unary_rule(param: str, like: Callable[[Any], Type], allowed: tuple[DataType,
             check_dtype(ci, param, t.dtype, allowed)
         if hp_allowed is not None and ci.kw("high_precision"):
             check_dtype(ci, "high_precision", t.dtype, hp_allowed)
-        return like(t)
+        return like(t, space=result_space(ci)) if tile else like(t)
 
     deduce.__doc__ = "Same shape and dtype" + (f" ({names(allowed)} only)" if allowed else "") + "."
     return deduce
