@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..errors import PyptoError
 from ..expr import Call, Expr, MakeTuple
-from ..op_registry import REQUIRED, OpEntry, OpTypeError, OpValueError, all_entries, build_call, get_entry
+from ..op_registry import REQUIRED, OpEntry, OpTypeError, Param, OpValueError, all_entries, build_call, get_entry
 from ..span import Span
 from ..type_base import ScalarType
 
@@ -62,15 +62,23 @@ class Binder:
     where ``inspect`` would raise; the caller binds again through ``inspect`` for its message.
     """
 
-    __slots__ = ("sig", "params", "positional")
+    __slots__ = ("sig", "params", "positional", "names", "rest")
 
     def __init__(self, sig: inspect.Signature) -> None:
         self.sig = sig
         self.params = [(name, p.default) for name, p in sig.parameters.items()]
         self.positional = sum(1 for p in sig.parameters.values() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        self.names = [name for name, _ in self.params[: self.positional]]
+        # The defaults of the keyword-only parameters, or None when one of them is required.
+        rest = self.params[self.positional:]
+        self.rest = None if any(d is _EMPTY for _, d in rest) else dict(rest)
 
     def bind(self, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any] | None:
         n = len(args)
+        if n == self.positional and not kwargs and self.rest is not None:  # the common call: all positional
+            values = dict(zip(self.names, args))
+            values.update(self.rest)
+            return values
         if n > self.positional:
             return None
         values: dict[str, Any] = {}
@@ -115,6 +123,14 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
     """
     params = entry.params
     present = [values.get(p.name) for p in params]
+    if entry.min_args() == len(params):  # no optional parameter: every argument must be present
+        out = []
+        for p, value in zip(params, present):
+            if value is None:
+                break
+            out.append(value if p.norm is None else _normalised(entry, p, value, values))
+        else:
+            return out
     for i, p in enumerate(params):
         if present[i] is None and p.default_from is not None:
             present[i] = present[[q.name for q in params].index(p.default_from)]
@@ -129,14 +145,7 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
                 continue
             value = MakeTuple([])
         elif p.norm is not None:
-            try:
-                value = p.norm(value, values)
-            except PyptoError:
-                raise
-            except TypeError as err:
-                raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
-            except ValueError as err:
-                raise OpValueError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+            value = _normalised(entry, p, value, values)
         used.append(p.name)
         out.append(value)
     expected = [p.name for p in entry.bind(out)]
@@ -147,6 +156,18 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
         raise OpTypeError(f"Operator '{entry.name}': argument '{missing}' is required by the arguments after it",
                           entry.name)
     return out
+
+
+def _normalised(entry: OpEntry, p: Param, value: Any, values: dict[str, Any]) -> Any:
+    """``p.norm(value, values)``; its TypeError/ValueError become op errors naming the argument."""
+    try:
+        return p.norm(value, values)
+    except PyptoError:
+        raise
+    except TypeError as err:
+        raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+    except ValueError as err:
+        raise OpValueError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
 
 
 def bind_arguments(entry: OpEntry, binder: Binder, args: tuple, kwargs: dict[str, Any], span: Span) -> dict[str, Any]:

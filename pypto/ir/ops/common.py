@@ -299,8 +299,11 @@ def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | 
         valid = valid_shape(src)
     blayout = None
     if same_shape and src.memory_space in (None, MemorySpace.Vec) and space in (None, MemorySpace.Vec):
-        view = src.tile_view  # get_effective_tile_view().blayout, without building the view
-        blayout = view.blayout if view is not None else implicit_layout(src.shape, src.memory_space)[0]
+        # The stored view's layout; without one, the implicit layout of (shape, None or Vec), which
+        # tile_type fills in when blayout is None.
+        view = src.tile_view
+        if view is not None:
+            blayout = view.blayout
     return tile_type(shape, src.dtype if dtype is None else dtype, valid, blayout=blayout, space=space)
 
 
