@@ -101,6 +101,16 @@ DEFERRED = "deferred"
 
 def kind_of(t: Type) -> str:
     """The operand kind of a value of type ``t`` (``tensor``, ``tile``, ``scalar``, ...)."""
+    kind = _KIND_OF.get(type(t))
+    if kind is None:
+        kind = _KIND_OF[type(t)] = _kind_of(t)
+    return kind
+
+
+_KIND_OF: dict[type, str] = {}  # type class -> kind_of
+
+
+def _kind_of(t: Type) -> str:
     if isinstance(t, TensorType):
         return TENSOR
     if isinstance(t, TileType):
@@ -446,10 +456,15 @@ def _check_args(entry: OpEntry, args: list[Any], span: Span) -> list[Param]:
 def _check_valid_rank(entry: OpEntry, name: str, t: Type, span: Span) -> None:
     """A tensor/tile operand whose view's valid_shape has another rank than its shape is refused
     here, so no rule ever indexes one against the other."""
-    if not isinstance(t, (TensorType, TileType)):
+    if isinstance(t, TileType):
+        view = t.tile_view
+    elif isinstance(t, TensorType):
+        view = t.tensor_view
+    else:
         return
-    view = t.tensor_view if isinstance(t, TensorType) else t.tile_view
-    valid = list(view.valid_shape) if view is not None else []
+    if view is None:
+        return
+    valid = list(view.valid_shape)
     if valid and len(valid) != len(t.shape):
         raise OpValueError(
             f"Operator '{entry.name}': argument '{name}' has a valid_shape of rank {len(valid)} "
