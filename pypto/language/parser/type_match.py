@@ -51,7 +51,13 @@ def type_mismatch(expected: ir.Type, given: ir.Type, literal: bool = False) -> s
     ``literal``: the value is a constant literal, which may take any dtype of its category.
     An unknown type on either side agrees with everything.
     """
-    if expected is given or isinstance(expected, ir.UnknownType) or isinstance(given, ir.UnknownType):
+    if expected is given:
+        return None
+    if type(expected) is type(given) and type(expected) in _SHAPED:  # the common case, in short
+        if expected.dtype is not given.dtype and not _same_dtype(expected.dtype, given.dtype, False):
+            return f"dtype {given.dtype.name}, expected {expected.dtype.name}"
+        return _shape_mismatch(expected.shape, given.shape)
+    if isinstance(expected, ir.UnknownType) or isinstance(given, ir.UnknownType):
         return None
     if type(expected) is not type(given):
         kind, given_kind = kind_name(expected), kind_name(given)
@@ -71,12 +77,19 @@ def type_mismatch(expected: ir.Type, given: ir.Type, literal: bool = False) -> s
         if not _same_dtype(expected.dtype, given_dtype, literal and isinstance(expected, ir.ScalarType)):
             return f"dtype {given_dtype.name}, expected {expected.dtype.name}"
     if isinstance(expected, (ir.ShapedType, ir.ArrayType)):
-        shape, given_shape = expected.shape, given.shape  # type: ignore[attr-defined]
-        if len(shape) != len(given_shape):
-            return f"rank {len(given_shape)}, expected {len(shape)}"
-        for axis, (e, g) in enumerate(zip(shape, given_shape)):
-            if e is not g and isinstance(e, ConstInt) and isinstance(g, ConstInt) and e.value != g.value:
-                return f"dimension {axis} is {g.value}, expected {e.value}"
+        return _shape_mismatch(expected.shape, given.shape)  # type: ignore[attr-defined]
+    return None
+
+
+_SHAPED = frozenset({ir.TensorType, ir.TileType})
+
+
+def _shape_mismatch(shape: list[ir.Expr], given_shape: list[ir.Expr]) -> str | None:
+    if len(shape) != len(given_shape):
+        return f"rank {len(given_shape)}, expected {len(shape)}"
+    for axis, (e, g) in enumerate(zip(shape, given_shape)):
+        if e is not g and isinstance(e, ConstInt) and isinstance(g, ConstInt) and e.value != g.value:
+            return f"dimension {axis} is {g.value}, expected {e.value}"
     return None
 
 
