@@ -101,6 +101,16 @@ DEFERRED = "deferred"
 
 def kind_of(t: Type) -> str:
     """The operand kind of a value of type ``t`` (``tensor``, ``tile``, ``scalar``, ...)."""
+    kind = _KIND_OF.get(type(t))
+    if kind is None:
+        kind = _KIND_OF[type(t)] = _kind_of(t)
+    return kind
+
+
+_KIND_OF: dict[type, str] = {}  # type class -> kind_of
+
+
+def _kind_of(t: Type) -> str:
     if isinstance(t, TensorType):
         return TENSOR
     if isinstance(t, TileType):
@@ -235,9 +245,14 @@ class OpEntry:
     signature: tuple[str, ...] | None = None
     doc: str = ""
     _op: Op = field(init=False, repr=False, compare=False)
+    # Derived from ``params`` once (every call binds its arguments against them).
+    _min_args: int = field(init=False, repr=False, compare=False)
+    _kwarg_index: dict[str, Kwarg] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_op", Op(self.name))
+        object.__setattr__(self, "_min_args", sum(1 for p in self.params if not p.optional))
+        object.__setattr__(self, "_kwarg_index", {k.name: k for k in self.kwargs})
 
     @property
     def op(self) -> Op:
@@ -257,10 +272,7 @@ class OpEntry:
         return [k.name for k in self.kwargs]
 
     def kwarg(self, name: str) -> Kwarg | None:
-        for k in self.kwargs:
-            if k.name == name:
-                return k
-        return None
+        return self._kwarg_index.get(name)
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -282,7 +294,7 @@ class OpEntry:
         return kind is None or kind in self.placement
 
     def min_args(self) -> int:
-        return sum(1 for p in self.params if not p.optional)
+        return self._min_args
 
     def bind(self, args: list[Any]) -> list[Param]:
         """The parameters that the positional ``args`` fill, in order.
@@ -292,7 +304,9 @@ class OpEntry:
         it but fits a later optional one: ``tile.mrgsort_format2(a, b, tmp)`` binds ``tmp`` past
         ``src2``/``src3``, ``tile.mgather(mem, idx, [r, c])`` binds ``valid_shape`` past ``scratch``.
         """
-        surplus = len(args) - self.min_args()
+        surplus = len(args) - self._min_args
+        if surplus <= 0 or self._min_args == len(self.params):
+            return [p for p in self.params if not p.optional]
         out: list[Param] = []
         for i, p in enumerate(self.params):
             if not p.optional:
@@ -366,13 +380,15 @@ class CallInfo:
     ``ci.kw("mode")`` is the keyword value with its default filled in.
     """
 
-    def __init__(self, entry: OpEntry, args: list[Expr], kwargs: dict[str, Any], span: Span) -> None:
+    def __init__(self, entry: OpEntry, args: list[Expr], kwargs: dict[str, Any], span: Span,
+                 params: list[Param] | None = None) -> None:
         self.entry = entry
         self.op = entry.name
         self.args = args
         self.kwargs = kwargs
         self.span = span
-        self._bound = {p.name: a for p, a in zip(entry.bind(args), args)}
+        bound = entry.bind(args) if params is None else params
+        self._bound = {p.name: a for p, a in zip(bound, args)}
 
     def __getitem__(self, name: str) -> Any:
         return self._bound.get(name)
@@ -411,9 +427,10 @@ def _split_overload(args: tuple) -> tuple[dict[str, Any] | None, Span]:
     return kwargs, span
 
 
-def _check_args(entry: OpEntry, args: list[Any], span: Span) -> None:
+def _check_args(entry: OpEntry, args: list[Any], span: Span) -> list[Param]:
+    """Check the argument count and each argument's kind; return the parameters the arguments fill."""
     params = entry.params
-    if not entry.min_args() <= len(args) <= len(params):
+    if not entry._min_args <= len(args) <= len(params):
         names = ", ".join(p.name + ("?" if p.optional else "") for p in params) or "none"
         want = (
             str(len(params))
@@ -425,22 +442,29 @@ def _check_args(entry: OpEntry, args: list[Any], span: Span) -> None:
             entry.name,
             span,
         )
-    for p, a in zip(entry.bind(args), args):
-        got = describe_type(a.type) if isinstance(a, Expr) else f"Python {type(a).__name__}"
+    bound = entry.bind(args)
+    for p, a in zip(bound, args):
         if not isinstance(a, Expr) or kind_of(a.type) not in p.accepts:
+            got = describe_type(a.type) if isinstance(a, Expr) else f"Python {type(a).__name__}"
             want = " or ".join(_KIND_TEXT.get(k, k) for k in p.accepts)
             raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}' must be {want}, got {got}",
                               entry.name, span)
         _check_valid_rank(entry, p.name, a.type, span)
+    return bound
 
 
 def _check_valid_rank(entry: OpEntry, name: str, t: Type, span: Span) -> None:
     """A tensor/tile operand whose view's valid_shape has another rank than its shape is refused
     here, so no rule ever indexes one against the other."""
-    if not isinstance(t, (TensorType, TileType)):
+    if isinstance(t, TileType):
+        view = t.tile_view
+    elif isinstance(t, TensorType):
+        view = t.tensor_view
+    else:
         return
-    view = t.tensor_view if isinstance(t, TensorType) else t.tile_view
-    valid = list(view.valid_shape) if view is not None else []
+    if view is None:
+        return
+    valid = list(view.valid_shape)
     if valid and len(valid) != len(t.shape):
         raise OpValueError(
             f"Operator '{entry.name}': argument '{name}' has a valid_shape of rank {len(valid)} "
@@ -505,9 +529,9 @@ def _stamp_memory(entry: OpEntry, ci: CallInfo, result: Type) -> Type:
 
 def deduce_type(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: Span) -> tuple[Type, dict]:
     """Validate ``args``/``kwargs`` against ``entry``; return the deduced type and the stored kwargs."""
-    _check_args(entry, args, span)
+    params = _check_args(entry, args, span)
     stored = _check_kwargs(entry, kwargs, span)
-    ci = CallInfo(entry, list(args), stored, span)
+    ci = CallInfo(entry, list(args), stored, span, params)
     return _stamp_memory(entry, ci, entry.deduce(ci)), stored
 
 
@@ -523,19 +547,26 @@ def create_op_call(op_name: str, args: list[Any], *rest: Any) -> Call:
     entry = get_entry(op_name)
     if not isinstance(args, (list, tuple)):
         raise OpTypeError(f"Operator '{op_name}': args must be a list of Expr", op_name, span)
-    args = _fill_defaults_from(entry, list(args))
-    result, stored = deduce_type(entry, args, dict(kwargs or {}), span)
-    return Call(entry.op, args, stored, result, span)
+    return build_call(entry, list(args), dict(kwargs or {}), span)
 
 
-def _fill_defaults_from(entry: OpEntry, args: list[Any]) -> list[Any]:
+def build_call(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: Span) -> Call:
+    """:func:`create_op_call` of a looked-up entry; ``args`` and ``kwargs`` are the caller's fresh
+    list and dict (the builders make them), which this may extend."""
+    _fill_defaults_from(entry, args)
+    result, stored = deduce_type(entry, args, kwargs, span)
+    return Call(op=entry.op, args=args, kwargs=stored, type=result, span=span)
+
+
+def _fill_defaults_from(entry: OpEntry, args: list[Any]) -> None:
     """Append trailing optional arguments that default to another argument (tile.load's valid_shape)."""
-    names = [p.name for p in entry.params]
     for p in entry.params[len(args):]:
-        if p.default_from is None or names.index(p.default_from) >= len(args):
+        if p.default_from is None:
+            break
+        names = [q.name for q in entry.params]
+        if names.index(p.default_from) >= len(args):
             break
         args.append(args[names.index(p.default_from)])
-    return args
 
 
 def deduce_call_return_type(call_or_name: Call | Op | str, args: list[Expr] | None = None,

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..errors import PyptoError
 from ..expr import Call, Expr, MakeTuple
-from ..op_registry import REQUIRED, OpEntry, OpTypeError, OpValueError, all_entries, create_op_call, get_entry
+from ..op_registry import REQUIRED, OpEntry, OpTypeError, Param, OpValueError, all_entries, build_call, get_entry
 from ..span import Span
 from ..type_base import ScalarType
 
@@ -51,6 +51,64 @@ def signature_of(entry: OpEntry) -> inspect.Signature:
     return inspect.Signature(positional + keyword_only)
 
 
+_EMPTY = inspect.Parameter.empty
+
+
+class Binder:
+    """``sig.bind(*args, **kwargs)`` plus ``apply_defaults()`` for a builder signature, as a dict.
+
+    Builder signatures have positional-or-keyword parameters, then keyword-only ones, and no
+    ``*args``/``**kwargs``, so binding is a walk over the parameters. :meth:`bind` returns None
+    where ``inspect`` would raise; the caller binds again through ``inspect`` for its message.
+    """
+
+    __slots__ = ("sig", "params", "positional", "names", "rest")
+
+    def __init__(self, sig: inspect.Signature) -> None:
+        self.sig = sig
+        self.params = [(name, p.default) for name, p in sig.parameters.items()]
+        self.positional = sum(1 for p in sig.parameters.values() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        self.names = [name for name, _ in self.params[: self.positional]]
+        # The defaults of the keyword-only parameters, or None when one of them is required.
+        rest = self.params[self.positional:]
+        self.rest = None if any(d is _EMPTY for _, d in rest) else dict(rest)
+
+    def bind(self, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        n = len(args)
+        if n == self.positional and not kwargs and self.rest is not None:  # the common call: all positional
+            values = dict(zip(self.names, args))
+            values.update(self.rest)
+            return values
+        if n > self.positional:
+            return None
+        values: dict[str, Any] = {}
+        taken = 0
+        for i, (name, default) in enumerate(self.params):
+            if i < n:
+                if name in kwargs:
+                    return None
+                values[name] = args[i]
+            elif name in kwargs:
+                values[name] = kwargs[name]
+                taken += 1
+            elif default is _EMPTY:
+                return None
+            else:
+                values[name] = default
+        return values if taken == len(kwargs) else None
+
+
+_BINDERS: dict[str, Binder] = {}
+
+
+def binder_of(entry: OpEntry) -> Binder:
+    """The (cached) binder of an op's builder signature."""
+    binder = _BINDERS.get(entry.name)
+    if binder is None:
+        binder = _BINDERS[entry.name] = Binder(signature_of(entry))
+    return binder
+
+
 def caller_span(depth: int = 2) -> Span:
     """``Span(file, line, -1)`` of the frame ``depth`` levels up."""
     frame = sys._getframe(depth)
@@ -63,27 +121,31 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
     Missing optional arguments are left out; one followed by a present argument becomes an empty
     list when the parameter allows that placeholder (``slice``'s valid_shape before drop_dims).
     """
-    present = {p.name: values.get(p.name) for p in entry.params}
-    for p in entry.params:
-        if present[p.name] is None and p.default_from is not None:
-            present[p.name] = present[p.default_from]
-    last = max((i for i, p in enumerate(entry.params) if present[p.name] is not None), default=-1)
+    params = entry.params
+    present = [values.get(p.name) for p in params]
+    if entry.min_args() == len(params):  # no optional parameter: every argument must be present
+        out = []
+        for p, value in zip(params, present):
+            if value is None:
+                break
+            out.append(value if p.norm is None else _normalised(entry, p, value, values))
+        else:
+            return out
+    for i, p in enumerate(params):
+        if present[i] is None and p.default_from is not None:
+            present[i] = present[[q.name for q in params].index(p.default_from)]
+    last = len(present) - 1
+    while last >= 0 and present[last] is None:
+        last -= 1
     used, out = [], []
-    for i, p in enumerate(entry.params):
-        value = present[p.name]
+    for i, p in enumerate(params):
+        value = present[i]
         if value is None:
             if not (p.fill_empty and i < last):
                 continue
             value = MakeTuple([])
         elif p.norm is not None:
-            try:
-                value = p.norm(value, values)
-            except PyptoError:
-                raise
-            except TypeError as err:
-                raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
-            except ValueError as err:
-                raise OpValueError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+            value = _normalised(entry, p, value, values)
         used.append(p.name)
         out.append(value)
     expected = [p.name for p in entry.bind(out)]
@@ -96,15 +158,36 @@ def positional_args(entry: OpEntry, values: dict[str, Any]) -> list[Any]:
     return out
 
 
-def call_entry(entry: OpEntry, sig: inspect.Signature, args: tuple, kwargs: dict[str, Any], span: Span) -> Call:
-    """Bind builder arguments to ``sig``, normalise them and build the typed Call."""
+def _normalised(entry: OpEntry, p: Param, value: Any, values: dict[str, Any]) -> Any:
+    """``p.norm(value, values)``; its TypeError/ValueError become op errors naming the argument."""
+    try:
+        return p.norm(value, values)
+    except PyptoError:
+        raise
+    except TypeError as err:
+        raise OpTypeError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+    except ValueError as err:
+        raise OpValueError(f"Operator '{entry.name}': argument '{p.name}': {err}", entry.name) from None
+
+
+def bind_arguments(entry: OpEntry, binder: Binder, args: tuple, kwargs: dict[str, Any], span: Span) -> dict[str, Any]:
+    """Every builder parameter's value (defaults filled in); a bad call raises OpTypeError with the signature."""
+    values = binder.bind(args, kwargs)
+    if values is not None:
+        return values
+    sig = binder.sig
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as err:
         raise OpTypeError(f"Operator '{entry.name}': {err}; signature {py_name(entry)}{sig}", entry.name,
                           span) from None
     bound.apply_defaults()
-    values = dict(bound.arguments)
+    return dict(bound.arguments)
+
+
+def call_entry(entry: OpEntry, binder: Binder, args: tuple, kwargs: dict[str, Any], span: Span) -> Call:
+    """Bind builder arguments to the builder signature, normalise them and build the typed Call."""
+    values = bind_arguments(entry, binder, args, kwargs, span)
     values.pop("span", None)
     try:
         pos = positional_args(entry, values)
@@ -112,16 +195,17 @@ def call_entry(entry: OpEntry, sig: inspect.Signature, args: tuple, kwargs: dict
         err.span = span
         raise
     kw = {k.name: values[k.name] for k in entry.kwargs if values.get(k.name) is not None}
-    return create_op_call(entry.name, pos, kw, span)
+    return build_call(entry, pos, kw, span)
 
 
 def make_builder(entry: OpEntry) -> Callable[..., Call]:
     """The builder function of one op."""
-    sig = signature_of(entry)
+    binder = binder_of(entry)
+    sig = binder.sig
 
     def builder(*args: Any, **kwargs: Any) -> Call:
         span = kwargs.pop("span", None)
-        return call_entry(entry, sig, args, kwargs, span if span is not None else caller_span())
+        return call_entry(entry, binder, args, kwargs, span if span is not None else caller_span())
 
     builder.__name__ = builder.__qualname__ = py_name(entry)
     builder.__signature__ = sig  # type: ignore[attr-defined]
@@ -143,7 +227,7 @@ def populate(namespace: dict[str, Any], family: str) -> list[str]:
 def build(op_name: str, *args: Any, span: Span | None = None, **kwargs: Any) -> Call:
     """Call the builder of ``op_name`` directly (used by hand-written builders)."""
     entry = get_entry(op_name)
-    return call_entry(entry, signature_of(entry), args, kwargs, span if span is not None else caller_span())
+    return call_entry(entry, binder_of(entry), args, kwargs, span if span is not None else caller_span())
 
 
 def _is_scalar(value: Any) -> bool:
@@ -155,14 +239,17 @@ def _is_scalar(value: Any) -> bool:
 
 def _scalar_dispatching(plain: Callable[..., Call], scalar_form: Callable[..., Call]) -> Callable[..., Call]:
     sig: inspect.Signature = plain.__signature__  # type: ignore[attr-defined]
+    binder = Binder(sig)
 
     def builder(lhs: Any, rhs: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Call:
         span = span if span is not None else caller_span()
-        try:
-            bound = sig.bind(lhs, rhs, *args, **kwargs)
-        except TypeError:
-            return plain(lhs, rhs, *args, span=span, **kwargs)  # it reports the bad arguments
-        if _is_scalar(rhs) and not bound.arguments.get("high_precision"):
+        values = binder.bind((lhs, rhs, *args), kwargs)
+        if values is None:
+            try:
+                values = sig.bind(lhs, rhs, *args, **kwargs).arguments
+            except TypeError:
+                return plain(lhs, rhs, *args, span=span, **kwargs)  # it reports the bad arguments
+        if _is_scalar(rhs) and not values.get("high_precision"):
             return scalar_form(lhs, rhs, span=span)
         return plain(lhs, rhs, *args, span=span, **kwargs)
 

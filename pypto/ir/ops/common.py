@@ -105,7 +105,12 @@ def dim_equal(a: Expr, b: Expr) -> bool:
 
 
 def dims_equal(a: list[Expr], b: list[Expr]) -> bool:
-    return len(a) == len(b) and all(dim_equal(x, y) for x, y in zip(a, b))
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is not y and not dim_equal(x, y):
+            return False
+    return True
 
 
 def index(v: int) -> ConstInt:
@@ -150,6 +155,8 @@ def product(dims: list[Expr]) -> int | None:
 
 def broadcast(ci: CallInfo, a: list[Expr], b: list[Expr]) -> list[Expr]:
     """NumPy broadcasting, right-aligned (docs/ops.md#arguments)."""
+    if dims_equal(a, b):
+        return list(a)
     out: list[Expr] = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else None
@@ -220,8 +227,9 @@ def check_rank(ci: CallInfo, name: str, rank: int | None = None, min_rank: int |
 
 def valid_shape(t: TensorType | TileType) -> list[Expr]:
     """The effective valid region (the shape when the view does not narrow it)."""
-    if isinstance(t, TileType):
-        return list(t.get_effective_tile_view().valid_shape)
+    if isinstance(t, TileType):  # get_effective_tile_view().valid_shape, without building the view
+        view = t.tile_view
+        return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
     view = t.tensor_view
     return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
 
@@ -250,13 +258,15 @@ def tile_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = Non
     memory space afterwards when ``space`` is None.
     """
     ib, isl, ifr = implicit_layout(shape, space)
-    view = TileView(
-        valid_shape=[] if valid is None or dims_equal(valid, shape) else valid,
-        blayout=ib if blayout is None else blayout,
-        slayout=isl if slayout is None else slayout,
-        fractal=ifr if fractal is None else fractal,
-        pad=PadValue.null if pad is None else pad,
-    )
+    valid = [] if valid is None or dims_equal(valid, shape) else valid
+    blayout = ib if blayout is None else blayout
+    slayout = isl if slayout is None else slayout
+    fractal = ifr if fractal is None else fractal
+    pad = PadValue.null if pad is None else pad
+    if (not valid and blayout == ib and slayout == isl and fractal == ifr and pad == PadValue.null
+            and all(isinstance(d, Expr) for d in shape)):
+        return TileType(shape, dtype, None, None, space)  # the view TileType would drop as implicit
+    view = TileView(valid_shape=valid, blayout=blayout, slayout=slayout, fractal=fractal, pad=pad)
     return TileType(shape, dtype, None, view, space)
 
 
@@ -289,8 +299,22 @@ def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | 
         valid = valid_shape(src)
     blayout = None
     if same_shape and src.memory_space in (None, MemorySpace.Vec) and space in (None, MemorySpace.Vec):
-        blayout = src.get_effective_tile_view().blayout
+        # The stored view's layout; without one, the implicit layout of (shape, None or Vec), which
+        # tile_type fills in when blayout is None.
+        view = src.tile_view
+        if view is not None:
+            blayout = view.blayout
     return tile_type(shape, src.dtype if dtype is None else dtype, valid, blayout=blayout, space=space)
+
+
+def result_space(ci: CallInfo) -> MemorySpace | None:
+    """``Vec`` when the op's memory rule puts its tile result in Vec, else None (the registry stamps it).
+
+    A rule may build its result in Vec directly: Vec's implicit layout is the one of no space, so
+    the type is the one the registry would make by stamping Vec on it, without a second TileType.
+    """
+    memory = ci.entry.memory
+    return MemorySpace.Vec if memory is not None and memory.output is MemorySpace.Vec else None
 
 
 def like_tensor(src: TensorType, shape: list[Expr] | None = None, dtype: DataType | None = None,
@@ -301,10 +325,11 @@ def like_tensor(src: TensorType, shape: list[Expr] | None = None, dtype: DataTyp
     return tensor_type(shape, src.dtype if dtype is None else dtype, valid)
 
 
-def unary_rule(param: str, like: Callable[[Any], Type], allowed: tuple[DataType, ...] | None = None,
-               hp_allowed: tuple[DataType, ...] | None = None) -> Callable[[CallInfo], Type]:
+def unary_rule(param: str, like: Callable[..., Type], allowed: tuple[DataType, ...] | None = None,
+               hp_allowed: tuple[DataType, ...] | None = None, *, tile: bool = False) -> Callable[[CallInfo], Type]:
     """Rule of a one-operand elementwise op on parameter ``param``: the operand's type (``like``),
-    with its dtype checked against ``allowed`` and, under ``high_precision=True``, ``hp_allowed``."""
+    with its dtype checked against ``allowed`` and, under ``high_precision=True``, ``hp_allowed``.
+    ``tile``: ``like`` is :func:`like_tile`, given the :func:`result_space`."""
 
     def deduce(ci: CallInfo) -> Type:
         t = ci[param].type
@@ -312,7 +337,7 @@ def unary_rule(param: str, like: Callable[[Any], Type], allowed: tuple[DataType,
             check_dtype(ci, param, t.dtype, allowed)
         if hp_allowed is not None and ci.kw("high_precision"):
             check_dtype(ci, "high_precision", t.dtype, hp_allowed)
-        return like(t)
+        return like(t, space=result_space(ci)) if tile else like(t)
 
     deduce.__doc__ = "Same shape and dtype" + (f" ({names(allowed)} only)" if allowed else "") + "."
     return deduce

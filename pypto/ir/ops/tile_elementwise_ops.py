@@ -29,6 +29,7 @@ from .common import (
     index,
     like_tile,
     promote,
+    result_space,
     tile_type,
     unary_rule,
     valid_shape,
@@ -53,7 +54,7 @@ def binary_rule(*, bitwise: bool = False, shift: bool = False, div: bool = False
         if isinstance(rt, ScalarType):
             if allowed_scalar is not None:
                 check_dtype(ci, "lhs", lt.dtype, allowed_scalar)
-            return like_tile(lt)
+            return like_tile(lt, space=result_space(ci))
         if div:
             check_dtype(ci, "div", lt.dtype, DIV_DTYPES)
             if lt.dtype != rt.dtype:
@@ -63,7 +64,8 @@ def binary_rule(*, bitwise: bool = False, shift: bool = False, div: bool = False
                         f"(valid {format_dims(valid_shape(lt))}) and {format_dims(rt.shape)} "
                         f"(valid {format_dims(valid_shape(rt))})")
         dims = broadcast(ci, list(lt.shape), list(rt.shape))
-        return like_tile(lt, shape=dims, dtype=lt.dtype if shift else promote(lt.dtype, rt.dtype))
+        return like_tile(lt, shape=dims, dtype=lt.dtype if shift else promote(lt.dtype, rt.dtype),
+                         space=result_space(ci))
 
     deduce.__doc__ = "Tile-tile: broadcast shape, promoted dtype; tile-scalar: the lhs type" + (
         " (integers only)" if bitwise else "") + "."
@@ -157,7 +159,7 @@ for _name in ("addsc", "subsc"):
            placement=VECTOR, memory=vec(0, 2))
 
 
-_unary = functools.partial(unary_rule, "tile", like_tile)
+_unary = functools.partial(unary_rule, "tile", like_tile, tile=True)
 _UNARY = {
     "exp": _unary(),
     "neg": _unary(),

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from pypto import ir
 from pypto.ir.op.builder import mrgsort_dispatcher as _mrgsort_dispatcher
-from pypto.language.typing.values import unwrap, wrap
+from pypto.language.typing.values import Value, unwrap, wrap
 
 
 def dsl(builder: Callable[..., ir.Expr]) -> Callable[..., Any]:
@@ -22,10 +22,19 @@ def dsl(builder: Callable[..., ir.Expr]) -> Callable[..., Any]:
     @functools.wraps(builder)
     def fn(*args: Any, span: ir.Span | None = None, **kwargs: Any) -> Any:
         span = span if span is not None else ir.Span.unknown()
-        call = builder(*unwrap(args), span=span, **{k: unwrap(v) for k, v in kwargs.items()})
-        return wrap(call)
+        for a in args:
+            if isinstance(a, _WRAPPED):
+                args = unwrap(args)
+                break
+        if kwargs:
+            kwargs = {k: unwrap(v) for k, v in kwargs.items()}
+        return wrap(builder(*args, span=span, **kwargs))
 
     return fn
+
+
+# What ``unwrap`` changes (other arguments pass through as they are).
+_WRAPPED = (Value, list, tuple)
 
 
 def bind_module(namespace: dict[str, Any], builders: ModuleType) -> list[str]:
@@ -48,19 +57,29 @@ def as_expr(value: Any, span: ir.Span) -> ir.Expr:
 
 def kind(value: Any) -> str:
     """``Tensor``, ``Tile``, ``Scalar``, ``Array`` or the Python type name of a DSL argument."""
-    raw = unwrap(value)
+    raw = value.unwrap() if isinstance(value, Value) else value
     if isinstance(raw, bool):
         return "bool"
     if isinstance(raw, (int, float)):
         return "Scalar"
     if isinstance(raw, ir.Expr):
         t = raw.type
-        for cls, name in ((ir.TensorType, "Tensor"), (ir.TileType, "Tile"), (ir.ScalarType, "Scalar"),
-                          (ir.ArrayType, "Array")):
-            if isinstance(t, cls):
-                return name
-        return type(t).__name__
+        name = _KINDS.get(type(t))
+        if name is None:
+            name = _KINDS[type(t)] = _kind_of_type(t)
+        return name
     return type(raw).__name__
+
+
+_KINDS: dict[type, str] = {}  # type class -> kind
+
+
+def _kind_of_type(t: ir.Type) -> str:
+    for cls, name in ((ir.TensorType, "Tensor"), (ir.TileType, "Tile"), (ir.ScalarType, "Scalar"),
+                      (ir.ArrayType, "Array")):
+        if isinstance(t, cls):
+            return name
+    return type(t).__name__
 
 
 def mrgsort_dispatcher(family: str, format1: Callable[..., Any], format2: Callable[..., Any]) -> Callable[..., Any]:

@@ -176,7 +176,8 @@ class ParserCore:
                 node,
                 _reassign_hint(name, existing.type, var_type),
             )
-        self.emit(ir.AssignStmt(var, value, span))
+        # An explicit empty list: pydantic deep-copies a mutable field default for every node.
+        self.emit(ir.AssignStmt(var, value, span, leading_comments=[]))
         self.vars[name] = var
         return var
 

@@ -21,7 +21,7 @@ TEXT_BUILTINS: dict[str, Any] = {"abs": abs, "min": min, "max": max, "tuple": tu
 class Env:
     """An ordered stack of name -> value mappings (first hit wins)."""
 
-    __slots__ = ("is_text", "layers", "type_cache")
+    __slots__ = ("is_text", "layers", "type_cache", "attr_cache")
 
     def __init__(self, layers: list[Mapping[str, Any]], is_text: bool) -> None:
         self.layers = layers
@@ -29,6 +29,9 @@ class Env:
         # Annotation source text -> (type, names it reads): annotations repeat a lot and their
         # meaning depends only on this environment unless a name is a DSL variable.
         self.type_cache: dict[str, tuple[Any, frozenset[str]]] = {}
+        # Dotted names (``("pl", "tile", "add")``) -> value, for chains of attributes of pypto
+        # namespaces under a name of this environment: ops are looked up once per text.
+        self.attr_cache: dict[tuple[str, ...], Any] = {}
 
     @classmethod
     def of_function(cls, func: Any, frame_locals: Mapping[str, Any] | None = None) -> Env:

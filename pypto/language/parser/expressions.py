@@ -233,6 +233,18 @@ class ExprMixin(ParserCore):
         base = node.value
         if type(base) is ast.Name and base.id == "self" and self.program is not None and "self" not in self.vars:
             return self.program_ref(node.attr, node)
+        key = _dotted(node)
+        if key is not None and key[0] not in self.vars:
+            value = self.env.attr_cache.get(key, MISSING)
+            if value is not MISSING:
+                return value
+        value = self._attribute(node)
+        if key is not None and key[0] not in self.vars and _namespace_chain(self.env, key):
+            self.env.attr_cache[key] = value
+        return value
+
+    def _attribute(self, node: ast.Attribute) -> Any:
+        base = node.value
         obj = self.eval(base)
         attr = node.attr
         if isinstance(obj, ir.Expr):
@@ -476,6 +488,30 @@ class ExprMixin(ParserCore):
 def _is_bool(expr: ir.Expr) -> bool:
     t = expr.type
     return isinstance(t, ir.ScalarType) and t.dtype == DataType.BOOL
+
+
+def _dotted(node: ast.Attribute) -> tuple[str, ...] | None:
+    """``("pl", "tile", "add")`` for ``pl.tile.add``; None unless the chain ends in a plain name."""
+    parts = [node.attr]
+    base = node.value
+    while type(base) is ast.Attribute:
+        parts.append(base.attr)
+        base = base.value
+    if type(base) is not ast.Name:
+        return None
+    parts.append(base.id)
+    parts.reverse()
+    return tuple(parts)
+
+
+def _namespace_chain(env: Any, key: tuple[str, ...]) -> bool:
+    """Is every object the dotted name ``key`` walks through a pypto namespace (so its value is fixed)?"""
+    obj = env.lookup(key[0])
+    for attr in key[1:]:
+        if not _is_namespace(obj):
+            return False
+        obj = getattr(obj, attr, MISSING)
+    return True
 
 
 def _is_namespace(obj: Any) -> bool:

@@ -10,13 +10,23 @@ space, views and MemRefs are not compared: an annotation without them only state
 from __future__ import annotations
 
 from pypto import ir
-from pypto.ir import DataType
+from pypto.ir import ConstInt, DataType
 
 _INT_LIKE = frozenset({DataType.INDEX, DataType.INT64})
 
 
 def kind_name(t: ir.Type) -> str:
     """``Tensor``, ``Tile``, ``Scalar``, ``Array``, ``Tuple`` or the type class's own name."""
+    name = _KINDS.get(type(t))
+    if name is None:
+        name = _KINDS[type(t)] = _kind_name(t)
+    return name
+
+
+_KINDS: dict[type, str] = {}  # type class -> kind_name
+
+
+def _kind_name(t: ir.Type) -> str:
     for cls, name in (
         (ir.TensorType, "Tensor"),
         (ir.TileType, "Tile"),
@@ -35,21 +45,24 @@ def _same_dtype(expected: DataType, given: DataType, literal: bool) -> bool:
     return literal and expected.is_int() == given.is_int() and expected.is_float() == given.is_float()
 
 
-def _static(dim: ir.Expr) -> int | None:
-    return dim.value if isinstance(dim, ir.ConstInt) else None
-
-
 def type_mismatch(expected: ir.Type, given: ir.Type, literal: bool = False) -> str | None:
     """How ``given`` disagrees with ``expected`` ("dtype FP16, expected FP32" ...), or None.
 
     ``literal``: the value is a constant literal, which may take any dtype of its category.
     An unknown type on either side agrees with everything.
     """
+    if expected is given:
+        return None
+    if type(expected) is type(given) and type(expected) in _SHAPED:  # the common case, in short
+        if expected.dtype is not given.dtype and not _same_dtype(expected.dtype, given.dtype, False):
+            return f"dtype {given.dtype.name}, expected {expected.dtype.name}"
+        return _shape_mismatch(expected.shape, given.shape)
     if isinstance(expected, ir.UnknownType) or isinstance(given, ir.UnknownType):
         return None
-    kind, given_kind = kind_name(expected), kind_name(given)
-    if kind != given_kind:
-        return f"a {given_kind} where a {kind} is expected"
+    if type(expected) is not type(given):
+        kind, given_kind = kind_name(expected), kind_name(given)
+        if kind != given_kind:
+            return f"a {given_kind} where a {kind} is expected"
     if isinstance(expected, ir.TupleType):
         assert isinstance(given, ir.TupleType)
         if len(expected.types) != len(given.types):
@@ -64,13 +77,19 @@ def type_mismatch(expected: ir.Type, given: ir.Type, literal: bool = False) -> s
         if not _same_dtype(expected.dtype, given_dtype, literal and isinstance(expected, ir.ScalarType)):
             return f"dtype {given_dtype.name}, expected {expected.dtype.name}"
     if isinstance(expected, (ir.ShapedType, ir.ArrayType)):
-        shape, given_shape = expected.shape, given.shape  # type: ignore[attr-defined]
-        if len(shape) != len(given_shape):
-            return f"rank {len(given_shape)}, expected {len(shape)}"
-        for axis, (e, g) in enumerate(zip(shape, given_shape)):
-            ev, gv = _static(e), _static(g)
-            if ev is not None and gv is not None and ev != gv:
-                return f"dimension {axis} is {gv}, expected {ev}"
+        return _shape_mismatch(expected.shape, given.shape)  # type: ignore[attr-defined]
+    return None
+
+
+_SHAPED = frozenset({ir.TensorType, ir.TileType})
+
+
+def _shape_mismatch(shape: list[ir.Expr], given_shape: list[ir.Expr]) -> str | None:
+    if len(shape) != len(given_shape):
+        return f"rank {len(given_shape)}, expected {len(shape)}"
+    for axis, (e, g) in enumerate(zip(shape, given_shape)):
+        if e is not g and isinstance(e, ConstInt) and isinstance(g, ConstInt) and e.value != g.value:
+            return f"dimension {axis} is {g.value}, expected {e.value}"
     return None
 
 
