@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
+import pytest
+
+from pypto.ir import gcpause
 from pypto.ir.gcpause import gc_paused
 
 
@@ -38,3 +42,18 @@ def test_a_disabled_collector_stays_disabled() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_cyclic_garbage_of_paused_blocks_is_still_collected(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Node:
+        pass
+
+    monkeypatch.setattr(gcpause, "_moves", gcpause._FULL_AFTER - 1)
+    monkeypatch.setattr(gcpause, "_long_lived", 0)
+    with gc_paused():
+        cycle = Node()
+        cycle.self = cycle
+        ref = weakref.ref(cycle)
+        del cycle
+    assert ref() is None
+    assert gcpause._moves == 0
