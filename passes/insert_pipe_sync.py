@@ -34,9 +34,11 @@ _SYNC_OPS = frozenset({"system.sync_src", "system.sync_dst", "system.bar_v", "sy
 Region = tuple[object, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Access:
-    """What one op (statement ``uid``) reads and writes."""
+    """What one op (statement ``uid``) reads and writes. Compared by identity: ``_Run.access``
+    returns the same object for equal accesses (the generated hash of the region sets was most of
+    the pass's time)."""
 
     uid: int
     reads: frozenset[Region]
@@ -44,11 +46,15 @@ class _Access:
 
 
 def _overlap(a: Region, b: Region) -> bool:
-    if a[0] != b[0]:
+    # Vars by identity: ``==`` on two Vars builds an Eq expression and asks it for a truth value.
+    kind = a[0]
+    if kind != b[0]:
         return False
-    if a[0] == "chip":
+    if kind == "chip":
         return a[1] == b[1] and a[2] < b[3] and b[2] < a[3]
-    return a[1:] == b[1:]
+    if kind == "base":
+        return a[1] == b[1] and a[2] is b[2]
+    return a[1] is b[1]
 
 
 def _any_overlap(xs: frozenset[Region], ys: frozenset[Region]) -> bool:
@@ -67,7 +73,9 @@ State = dict[tuple[PipeType, PipeType], dict[_Access, int]]
 
 
 def _copy(state: State, pos: int | None = None) -> State:
-    return {k: {a: (p if pos is None else pos) for a, p in v.items()} for k, v in state.items()}
+    if pos is None:
+        return {k: v.copy() for k, v in state.items()}
+    return {k: dict.fromkeys(v, pos) for k, v in state.items()}
 
 
 def _join(before: State, ends: list[State], pos: int) -> State:
@@ -178,6 +186,7 @@ class _Run:
 
     def __init__(self) -> None:
         self.uids: dict[int, int] = {}
+        self.accesses: dict[int, _Access] = {}  # by uid: the one object of each distinct access
         self.gm: dict[Var, Var] = {}  # store results -> the tensor they write
 
     # ---- accesses ------------------------------------------------------------------------------
@@ -231,11 +240,16 @@ class _Run:
         if isinstance(stmt, AssignStmt):
             if isinstance(stmt.var.type, TensorType):  # a GM write's result names the tensor it wrote
                 tensors = [a for a in call.args if isinstance(a, Var) and isinstance(a.type, TensorType)
-                           and self._regions(a)[0] in writes]
+                           and any(_overlap(self._regions(a)[0], w) for w in writes)]
                 if tensors:
                     self._alias(stmt.var, tensors[0])
             writes += self._regions(stmt.var)
-        return pipe, _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
+        now = _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
+        known = self.accesses.get(now.uid)
+        if known is not None and known.reads == now.reads and known.writes == now.writes:
+            return pipe, known
+        self.accesses[now.uid] = now
+        return pipe, now
 
     # ---- blocks --------------------------------------------------------------------------------
     def block(self, body: Stmt, entry: State) -> tuple[Stmt, State]:
@@ -350,11 +364,16 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span) -> list[Stmt]:
         kwargs = {"set_pipe": int(p.src), "wait_pipe": int(p.dst), "event_id": p.event}
         return _sync_call(op, kwargs, span)
 
+    waits: dict[int, list[_Pair]] = {}
+    sets: dict[int, list[_Pair]] = {}
+    for p in placed.pairs:  # in placement order, which the flags keep
+        waits.setdefault(p.w, []).append(p)
+        sets.setdefault(p.s, []).append(p)
     for k, s in enumerate(stmts):
-        out += [flag("system.sync_dst", p) for p in placed.pairs if p.w == k and p.s < k]
-        out += [flag("system.sync_src", p) for p in placed.pairs if p.s == k and p.w > k]
-        for p in placed.pairs:
-            if p.s == p.w == k:
+        out += [flag("system.sync_dst", p) for p in waits.get(k, ()) if p.s < k]
+        out += [flag("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
+        for p in waits.get(k, ()):
+            if p.s == k:
                 out += [flag("system.sync_src", p), flag("system.sync_dst", p)]
         out += [_sync_call(_BARRIER[pipe], {}, span) for pipe in placed.barriers.get(k, [])]
         out.append(s)

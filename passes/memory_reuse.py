@@ -88,6 +88,7 @@ class _Packing:
                 banned.setdefault(a, set()).add(b)
                 banned.setdefault(b, set()).add(a)
         self.banned = banned
+        self.intervals = {v: life.interval(v) for v in life.defs}
 
     def find(self, base: Var) -> Var:
         while self.parent[base] is not base:
@@ -100,11 +101,12 @@ class _Packing:
 
     def may_share(self, a: list[Var], b: list[Var]) -> bool:
         """No two values of the two groups are live at once, and no guard separates them."""
+        intervals = self.intervals
         for x in a:
-            xd, xl = self.life.interval(x)
+            xd, xl = intervals[x]
             bad = self.banned.get(x, ())
             for y in b:
-                yd, yl = self.life.interval(y)
+                yd, yl = intervals[y]
                 if not (xl <= yd or yl <= xd) or y in bad:
                     return False
         return True
@@ -163,15 +165,19 @@ class _Packing:
     def pack(self) -> tuple[dict[Var, TileType], dict[Var, int] | None]:
         """First-fit decreasing per space. Returns the new tile types and the surviving
         allocations with their sizes (None when nothing changes)."""
-        roots = sorted(
-            {self.find(b) for b in self.members},
-            key=lambda r: (-max(self.sizes[b] for b in self.members if self.find(b) is r), self._first_def(r)),
-        )
+        # Each union-find group once (members in allocation order, as group() lists them).
+        groups: dict[Var, list[Var]] = {}
+        group_size: dict[Var, int] = {}
+        for b, vs in self.members.items():
+            r = self.find(b)
+            groups.setdefault(r, []).extend(vs)
+            group_size[r] = max(group_size.get(r, 0), self.sizes[b])
+        defs = self.life.defs
+        roots = sorted(groups, key=lambda r: (-group_size[r], min(defs[v] for v in groups[r])))
         buffers: list[tuple[Var, list[Var], int]] = []  # (root, members, size)
         placed: dict[Var, Var] = {}
         for r in roots:
-            vars_r = self.group(r)
-            size = max(self.sizes[b] for b in self.members if self.find(b) is r)
+            vars_r, size = groups[r], group_size[r]
             for root, vs, _ in buffers:
                 if self.space[root] is self.space[r] and self.may_share(vs, vars_r):
                     vs.extend(vars_r)
@@ -195,9 +201,6 @@ class _Packing:
         if not new_types and all(size_of.get(b) == self.sizes[b] for b in self.members):
             return {}, None
         return new_types, size_of
-
-    def _first_def(self, root: Var) -> int:
-        return min(self.life.defs[v] for v in self.group(root))
 
 
 def _trailing_yield(body: Stmt) -> YieldStmt | None:

@@ -17,6 +17,7 @@ from pypto.ir.structural import assert_structural_equal
 from pypto.language.parser.text_parser import parse_program
 from pypto.languages import memref, split_core
 from pypto.passes import PassContext, PassError
+from pypto.passes.init_memref import alloc_call
 
 VEC = ir.MemorySpace.Vec
 
@@ -314,3 +315,12 @@ def test_whole_pipeline_keeps_results_when_old_values_are_dead(name: str) -> Non
     got = run(after, x, 1, np.zeros((16, 64), np.float32)).value
     np.testing.assert_allclose(got, expected, rtol=1e-6)
     assert not np.array_equal(expected, np.zeros((16, 64), np.float32))
+
+
+@pytest.mark.parametrize("space", list(ir.MemorySpace))
+def test_init_memref_builds_the_alloc_call_of_the_op_builder(space: ir.MemorySpace) -> None:
+    span = ir.Span("k.py", 3, 4)
+    built, expected = alloc_call(space, 16384, span), ir.op.tile.alloc(space, 16384, span=span)
+    assert_structural_equal(built, expected)
+    assert (built.as_python(), built.span, built.kwargs, built.attrs) == (
+        expected.as_python(), expected.span, expected.kwargs, expected.attrs)
