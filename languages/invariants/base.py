@@ -14,6 +14,7 @@ from pypto.analysis import clear_expr_vars, clear_function_indexes
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from pypto.backend import Platform, current_platform
 from pypto.ir.function import Function, Program
@@ -22,6 +23,9 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 
 from .grammar import Rule, check_rules
+
+
+T = TypeVar("T")
 
 
 class Severity(enum.Enum):
@@ -117,7 +121,7 @@ ProgramCheck = Callable[[Program, Reporter], None]
 
 # Results of per-function checkers, by (invariant, function object): functions are immutable and
 # passes share the ones they do not change, so a boundary check re-walks only changed functions.
-_RESULTS: dict[tuple[str, int], tuple[Function, object, list[Violation]]] = {}
+_RESULTS: dict[tuple[str, int], tuple[Function, object, object]] = {}
 _RESULTS_LIMIT = 200_000
 _CONTEXTS: dict[tuple, tuple] = {}
 _CONTEXTS_LIMIT = 1_000
@@ -140,6 +144,12 @@ def clear_caches() -> None:
 def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
     """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
     ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
+    return cached(name, func, context, compute)
+
+
+def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
+    """``compute()``, a fact ``name`` about ``func`` (violations, or a summary several checkers
+    share), cached per function object while ``context`` stays equal."""
     key = (name, id(func))
     hit = _RESULTS.get(key)
     if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
@@ -171,8 +181,9 @@ class Invariant:
         self._check = check
         self._function_check = function_check
         self._reads_program = reads_program
-        # The grammar rules of a declared invariant (see :meth:`declared`).
+        # The grammar rules of a declared invariant and their shortcut (see :meth:`declared`).
         self.rules: tuple[Rule, ...] = ()
+        self.holds_if: Callable[[Function], bool] | None = None
         self.is_checked_by_hand = function_check is not None or check is not None
 
     @classmethod
@@ -200,20 +211,24 @@ class Invariant:
         auto_verified: bool = False,
         check: FunctionCheck | None = None,
         reads_program: bool = False,
+        holds_if: Callable[[Function], bool] | None = None,
     ) -> Invariant:
         """An invariant stated as grammar rules (:mod:`.grammar`), checked by the generic walker.
 
         ``check`` adds a hand-written per-function part for what is not grammar (call direction
-        compatibility after the directions are required to exist, for instance).
+        compatibility after the directions are required to exist, for instance). ``holds_if`` is a
+        cheap sufficient condition for the rules: a function it accepts is not walked.
         """
 
         def run(func: Function, program: Program, report: Reporter) -> None:
-            check_rules(rules, func, report)
+            if inv.holds_if is None or not inv.holds_if(func):
+                check_rules(rules, func, report)
             if check is not None:
                 check(func, program, report)
 
         inv = cls.per_function(name, summary, run, auto_verified, reads_program)
         inv.rules = tuple(rules)
+        inv.holds_if = holds_if
         inv.is_checked_by_hand = check is not None
         return inv
 
