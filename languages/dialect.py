@@ -88,9 +88,14 @@ class Dialect:
     @property
     def properties(self) -> frozenset[str]:
         """Names of every property a program of this dialect has (invariants and removed forms)."""
-        names = {i.name for i in self.invariants}
-        names |= {v.established_by.name for v in self.excluded if v.established_by is not None}
-        return frozenset(names)
+        # Asked at every pass boundary: computed once per (invariants, forms).
+        cached = self.__dict__.get("_properties")
+        if cached is None or cached[0] is not self.invariants or cached[1] is not self.excluded:
+            names = {i.name for i in self.invariants}
+            names |= {v.established_by.name for v in self.excluded if v.established_by is not None}
+            cached = (self.invariants, self.excluded, frozenset(names))
+            self._properties = cached
+        return cached[2]
 
     def check_grammar(self, program: Program) -> list[Violation]:
         """Nodes whose kind is not in the dialect, and nodes of a removed form."""
@@ -110,6 +115,14 @@ class Dialect:
         context = (self, self.kinds, self.excluded)
         return cached_result(f"<grammar of {self.name}>", func, context, lambda: self._grammar_of(func))
 
+    def _excluded_in_order(self) -> list[Variant]:
+        """The removed forms sorted by their text, computed once per set (``str`` of a form is slow)."""
+        cached = self.__dict__.get("_excluded_sorted")
+        if cached is None or cached[0] is not self.excluded:
+            cached = (self.excluded, sorted(self.excluded, key=str))
+            self._excluded_sorted = cached
+        return cached[1]
+
     def _grammar_of(self, func: Function) -> list[Violation]:
         out: list[Violation] = []
         index = function_index(func)
@@ -118,7 +131,7 @@ class Dialect:
             if type(node) in foreign:
                 message = f"{type(node).__name__} is not a node of this dialect"
                 out.append(Violation(GRAMMAR, "NODE_KIND", message, node, node.span, func.name))
-        for variant in sorted(self.excluded, key=str):
+        for variant in self._excluded_in_order():
             for node in index.of(variant.cls):
                 if variant.matches(node):
                     why = f" (see {variant.established_by.name})" if variant.established_by else ""

@@ -14,6 +14,7 @@ from pypto.analysis import clear_expr_vars, clear_function_indexes
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from pypto.backend import Platform, current_platform
 from pypto.ir.function import Function, Program
@@ -22,6 +23,9 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 
 from .grammar import Rule, check_rules
+
+
+T = TypeVar("T")
 
 
 class Severity(enum.Enum):
@@ -117,22 +121,44 @@ ProgramCheck = Callable[[Program, Reporter], None]
 
 # Results of per-function checkers, by (invariant, function object): functions are immutable and
 # passes share the ones they do not change, so a boundary check re-walks only changed functions.
-_RESULTS: dict[tuple[str, int], tuple[Function, object, list[Violation]]] = {}
+_RESULTS: dict[tuple[str, int], tuple[Function, object, object]] = {}
 _RESULTS_LIMIT = 200_000
+# The results of a whole set of per-function invariants, by (their names, function object); None
+# when the function breaks none of them.
+_BUNDLES: dict[tuple[tuple[str, ...], int], tuple[Function, tuple, tuple[list[Violation], ...] | None]] = {}
 _CONTEXTS: dict[tuple, tuple] = {}
+_PLANS: dict[tuple, tuple] = {}
 _CONTEXTS_LIMIT = 1_000
 
 
 def _signature(program: Program) -> tuple:
     """What a checker may read of the other functions: names, kinds and parameter directions."""
-    return tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
+    last = _LAST_SIGNATURE.get("program")
+    if last is not None and last[0] is program:  # several checks of one program in a row
+        return last[1]
+    signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
+    _LAST_SIGNATURE["program"] = (program, signature)
+    return signature
+
+
+_LAST_SIGNATURE: dict[str, tuple[Program, tuple]] = {}
+
+
+def _context(program: Program, platform: Platform, reads_program: bool) -> tuple:
+    """The shared context object of :meth:`Invariant.context`."""
+    context = (_signature(program) if reads_program else None, platform)
+    if len(_CONTEXTS) > _CONTEXTS_LIMIT:
+        _CONTEXTS.clear()
+    return _CONTEXTS.setdefault(context, context)
 
 
 def clear_caches() -> None:
     """Forget cached checker results, node indexes and expression variables (benchmarks measure
     cold checks)."""
     _RESULTS.clear()
+    _BUNDLES.clear()
     _CONTEXTS.clear()
+    _LAST_SIGNATURE.clear()
     clear_function_indexes()
     clear_expr_vars()
 
@@ -140,6 +166,12 @@ def clear_caches() -> None:
 def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
     """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
     ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
+    return cached(name, func, context, compute)
+
+
+def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
+    """``compute()``, a fact ``name`` about ``func`` (violations, or a summary several checkers
+    share), cached per function object while ``context`` stays equal."""
     key = (name, id(func))
     hit = _RESULTS.get(key)
     if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
@@ -171,8 +203,9 @@ class Invariant:
         self._check = check
         self._function_check = function_check
         self._reads_program = reads_program
-        # The grammar rules of a declared invariant (see :meth:`declared`).
+        # The grammar rules of a declared invariant and their shortcut (see :meth:`declared`).
         self.rules: tuple[Rule, ...] = ()
+        self.holds_if: Callable[[Function], bool] | None = None
         self.is_checked_by_hand = function_check is not None or check is not None
 
     @classmethod
@@ -200,20 +233,24 @@ class Invariant:
         auto_verified: bool = False,
         check: FunctionCheck | None = None,
         reads_program: bool = False,
+        holds_if: Callable[[Function], bool] | None = None,
     ) -> Invariant:
         """An invariant stated as grammar rules (:mod:`.grammar`), checked by the generic walker.
 
         ``check`` adds a hand-written per-function part for what is not grammar (call direction
-        compatibility after the directions are required to exist, for instance).
+        compatibility after the directions are required to exist, for instance). ``holds_if`` is a
+        cheap sufficient condition for the rules: a function it accepts is not walked.
         """
 
         def run(func: Function, program: Program, report: Reporter) -> None:
-            check_rules(rules, func, report)
+            if inv.holds_if is None or not inv.holds_if(func):
+                check_rules(rules, func, report)
             if check is not None:
                 check(func, program, report)
 
         inv = cls.per_function(name, summary, run, auto_verified, reads_program)
         inv.rules = tuple(rules)
+        inv.holds_if = holds_if
         inv.is_checked_by_hand = check is not None
         return inv
 
@@ -232,12 +269,14 @@ class Invariant:
 
         ``context`` is :meth:`context` of ``program``: a cached result is reused while it is equal.
         """
-        def compute() -> list[Violation]:
-            sub = Reporter(self.name, func.name, context[1])
-            self._function_check(func, program, sub)
-            return sub.violations
-
-        return cached_result(self.name, func, context, compute)
+        key = (self.name, id(func))  # cached(), inlined: this runs for every function and check
+        hit = _RESULTS.get(key)
+        if hit is not None and hit[0] is func and (hit[1] is context or hit[1] == context):
+            return hit[2]
+        sub = Reporter(self.name, func.name, context[1])
+        self._function_check(func, program, sub)
+        _RESULTS[key] = (func, context, sub.violations)
+        return sub.violations
 
     def context(self, program: Program, platform: Platform | None = None) -> tuple:
         """What a per-function result depends on besides the function: platform, maybe signatures.
@@ -245,11 +284,7 @@ class Invariant:
         Equal contexts are one shared object, so a cache hit compares them by identity instead
         of comparing the signatures of every function again for every function.
         """
-        chip = platform if platform is not None else current_platform()
-        context = (_signature(program) if self._reads_program else None, chip)
-        if len(_CONTEXTS) > _CONTEXTS_LIMIT:
-            _CONTEXTS.clear()
-        return _CONTEXTS.setdefault(context, context)
+        return _context(program, platform if platform is not None else current_platform(), self._reads_program)
 
     def check(self, program: Program, platform: Platform | None = None) -> list[Violation]:
         """Every violation of this invariant in ``program`` (errors and warnings) on ``platform``.
@@ -281,26 +316,51 @@ def check_all(
     per checker (on a large program the difference is most of the cost of a check).
     ``per_function``, if given, also runs on each function in that loop; its violations come first.
     """
-    invariants = list(invariants)
+    invariants = tuple(invariants)
     platform = platform if platform is not None else current_platform()
-    local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
+    local, names, reads, whole = _plan(invariants)
     # A context depends only on whether the checker reads the program: build each kind once.
-    shared: dict[bool, tuple] = {}
-    contexts = []
-    for i in local:
-        inv = invariants[i]
-        if inv._reads_program not in shared:
-            shared[inv._reads_program] = inv.context(program, platform)
-        contexts.append(shared[inv._reads_program])
-    found: list[list[Violation]] = [[] for _ in invariants]
+    shared = {flag: _context(program, platform, flag) for flag in set(reads)}
+    context_key = (shared.get(False), shared.get(True))
+    found: dict[int, list[Violation]] = {}
     first: list[Violation] = []
     if len(_RESULTS) > _RESULTS_LIMIT:
         _RESULTS.clear()
+    if len(_BUNDLES) > _RESULTS_LIMIT:
+        _BUNDLES.clear()
+    # One cache entry per function for the whole set: a function every check passed before costs one
+    # lookup, not one per invariant (the per-invariant entries still serve other sets).
     for func in program.functions.values():
         if per_function is not None:
             first.extend(per_function(func))
-        for i, context in zip(local, contexts):
-            found[i].extend(invariants[i].check_function(func, program, context))
-    for i, inv in enumerate(invariants):
-        first.extend(found[i] if inv.is_per_function else inv.check(program, platform))
+        key = (names, id(func))
+        hit = _BUNDLES.get(key)
+        if hit is None or hit[0] is not func or hit[1] != context_key:
+            results = tuple(invariants[i].check_function(func, program, shared[r]) for i, r in zip(local, reads))
+            hit = (func, context_key, results if any(results) else None)
+            _BUNDLES[key] = hit
+        if hit[2] is not None:
+            for i, result in zip(local, hit[2]):
+                if result:
+                    found.setdefault(i, []).extend(result)
+    if found or whole:
+        for i, inv in enumerate(invariants):
+            if i in found:
+                first.extend(found[i])
+            elif i in whole:
+                first.extend(inv.check(program, platform))
     return first
+
+
+def _plan(invariants: tuple[Invariant, ...]) -> tuple[list[int], tuple[str, ...], list[bool], frozenset[int]]:
+    """For a set of invariants (cached): the positions of the per-function ones, their names, whether
+    each reads the program, and the positions of the whole-program ones."""
+    plan = _PLANS.get(invariants)
+    if plan is None:
+        local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
+        whole = frozenset(i for i in range(len(invariants)) if i not in local)
+        plan = (local, tuple(invariants[i].name for i in local), [invariants[i]._reads_program for i in local], whole)
+        if len(_PLANS) > _CONTEXTS_LIMIT:
+            _PLANS.clear()
+        _PLANS[invariants] = plan
+    return plan

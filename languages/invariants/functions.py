@@ -133,7 +133,8 @@ def _check_out_params(func: Function, program: Program, report: Reporter) -> Non
     if not written:
         return
     for stmt in function_index(func).of(AssignStmt):
-        if op_name(stmt.value) not in _CREATORS:
+        value = stmt.value  # op_name(value), inlined: this runs for every assignment of a kernel
+        if not isinstance(value, (Call, Submit)) or value.op.name not in _CREATORS or isinstance(value.op, GlobalVar):
             continue
         var = stmt.var
         param = var if any(var is p for p in written.values()) else written.get(base_name(var.name_hint))

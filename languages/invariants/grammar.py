@@ -442,6 +442,16 @@ class NoNode(Refinement):
 
     def failures(self, node: Node, value: Any) -> Iterator[Failure]:
         types = self._types
+        if not types and not self.through:  # only the items themselves can be finds
+            classes = self.classes
+            for index, item in enumerate(_items(value)):
+                if isinstance(item, classes):
+                    yield (None, getattr(item, "span", None), {"item": item, "index": index}) if self.at_node else (
+                        item,
+                        None,
+                        {},
+                    )
+            return
         for index, item in enumerate(_items(value)):
             if type(item) in self._leaves:
                 continue  # nothing to find in it
@@ -551,8 +561,21 @@ def _rules_for(rules: tuple[Rule, ...], cache: dict[type, tuple[Rule, ...]], cls
     return found
 
 
+def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -> tuple[Rule, ...]:
+    """The rules that can apply in ``func``: its kind is one they apply in, and a rule about calls of
+    functions needs a GlobalVar among the function's node ``classes``."""
+    return tuple(
+        r
+        for r in rules
+        if (r.where is None or r.where.holds(func)) and (type(r.subject) is not FunctionCalls or GlobalVar in classes)
+    )
+
+
 def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
     """Apply ``rules`` to every node of ``func`` in pre-order, and to every type a variable has."""
+    rules = _active(rules, func, function_index(func).classes)
+    if not rules:
+        return
     node_classes, types, cache = _plan(rules)
     if not node_classes:
         return

@@ -3,6 +3,10 @@
 Both walk a function's statements keeping the set of visible variables. Scope statements are
 transparent. A branch or loop body opens a scope; for UseAfterDef a body without return vars
 (pre-SSA form) leaks its definitions to the code after it, for SSAForm nothing leaks.
+
+Most functions (kernels) are one flat block of assignments: one shared scan of such a function
+(:func:`_flat_scan`) tells whether either property holds, and only a function where one may fail is
+walked by that property's full checker, which words the diagnostics.
 """
 
 from __future__ import annotations
@@ -11,9 +15,66 @@ from pypto.analysis import block, expr_vars, function_index, stmt_defs, stmt_exp
 
 from pypto.ir.expr import Var
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
 
-from .base import Invariant, Reporter
+from .base import Invariant, Reporter, cached
+
+
+def _flat_scan(func: Function) -> tuple[bool, bool] | None:
+    """``(UseAfterDef holds, SSAForm holds)`` for a function whose body is one block of
+    assignments, evaluations and returns; None for any other function (one scan serves both).
+
+    In such a block every definition stays visible to the end, so a use is defined exactly when
+    an earlier statement or a parameter defines it (else the full checker decides: a dynamic
+    dimension is defined at entry), and SSA fails exactly when a definition repeats a variable or
+    a name already defined.
+    """
+    return cached("<flat scopes>", func, None, lambda: _scan(func))
+
+
+def _scan(func: Function) -> tuple[bool, bool] | None:
+    body = func.body
+    stmts = body.stmts if type(body) is SeqStmts else [body]
+    seen: set[Var] = set()
+    names: set[str] = set()
+    uses_ok = ssa_ok = True
+    for p in func.params:
+        if p in seen or p.name_hint in names:
+            ssa_ok = False
+        seen.add(p)
+        names.add(p.name_hint)
+    for stmt in stmts:
+        cls = type(stmt)
+        if cls is AssignStmt:
+            value = stmt.value
+            if type(value) is Var:
+                uses_ok = uses_ok and value in seen
+            elif uses_ok and not seen.issuperset(expr_vars(value)):
+                uses_ok = False
+            var = stmt.var
+            name = var.name_hint
+            if var in seen or name in names:
+                ssa_ok = False
+            seen.add(var)
+            names.add(name)
+        elif cls is ReturnStmt or cls is EvalStmt:
+            for expr in stmt.value if cls is ReturnStmt else [stmt.expr]:
+                if not seen.issuperset(expr_vars(expr)):
+                    uses_ok = False
+        else:
+            return None
+    return uses_ok, ssa_ok
 
 
 def _dynamic_vars(func: Function) -> set[Var]:
@@ -161,6 +222,9 @@ class _SSAChecker:
 
 
 def _check_ssa(func: Function, program: Program, report: Reporter) -> None:
+    flat = _flat_scan(func)
+    if flat is not None and flat[1]:
+        return
     checker = _SSAChecker(report)
     for p in func.params:
         checker.define(p, func)
@@ -241,6 +305,9 @@ class _DefUseChecker:
 
 
 def _check_use_after_def(func: Function, program: Program, report: Reporter) -> None:
+    flat = _flat_scan(func)
+    if flat is not None and flat[0]:
+        return
     checker = _DefUseChecker(func, report)
     for p in func.params:
         checker.scopes.add(p)

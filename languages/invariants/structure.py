@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pypto.analysis import function_index
+
 from pypto.ir.expr import BinaryExpr, Call, Submit, UnaryExpr
-from pypto.ir.stmt import ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
+from pypto.ir.function import Function
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 
 from .base import Invariant
 from .grammar import TRANSPARENT, Field, LastOnly, Length, NoNode
@@ -16,8 +19,21 @@ _FLAT = Field(
     message="a block directly inside a block (flatten it)",
 )
 
+def _one_block(func: Function) -> bool:
+    """True when the only block of ``func`` is its body (so no block is inside a block)."""
+    return len(function_index(func).of(SeqStmts)) == isinstance(func.body, SeqStmts)
+
+
+def _normalized_flat(func: Function) -> bool:
+    """True when ``func`` is one block of several statements without a yield."""
+    body = func.body
+    return _one_block(func) and not (isinstance(body, SeqStmts) and len(body.stmts) == 1) and not (
+        function_index(func).has(YieldStmt)
+    )
+
+
 NoRedundantBlocks = Invariant.declared(
-    "NoRedundantBlocks", "no SeqStmts directly inside a SeqStmts", _FLAT, auto_verified=True
+    "NoRedundantBlocks", "no SeqStmts directly inside a SeqStmts", _FLAT, auto_verified=True, holds_if=_one_block
 )
 
 NormalizedStmtStructure = Invariant.declared(
@@ -38,6 +54,7 @@ NormalizedStmtStructure = Invariant.declared(
         code="SINGLE_CHILD_SEQ",
         message="a block of one statement (unwrap it)",
     ),
+    holds_if=_normalized_flat,
 )
 
 
@@ -53,6 +70,23 @@ def _no_call(of: type | tuple[type, ...], field: str | tuple[str, ...], where: s
     )
 
 
+def _calls_at_top(func: Function) -> bool:
+    """True when every call in ``func`` is the whole value of an assignment or an evaluation: then
+    no call sits inside another node's field (the index counts each occurrence of a node)."""
+    index = function_index(func)
+    calls = len(index.of(Call, Submit))
+    if not calls:
+        return True
+    top = 0
+    for stmt in index.of(AssignStmt):
+        if isinstance(stmt.value, (Call, Submit)):
+            top += 1
+    for stmt in index.of(EvalStmt):
+        if isinstance(stmt.expr, (Call, Submit)):
+            top += 1
+    return top == calls
+
+
 NoNestedCalls = Invariant.declared(
     "NoNestedCalls",
     "no call inside call arguments, operands, if conditions, for ranges, returns or yields",
@@ -63,4 +97,5 @@ NoNestedCalls = Invariant.declared(
     _no_call(ForStmt, ("start", "stop", "step"), "a for range"),
     _no_call(ReturnStmt, "value", "a return"),
     _no_call(YieldStmt, "value", "a yield"),
+    holds_if=_calls_at_top,
 )

@@ -90,6 +90,9 @@ def expr_vars(expr: Expr) -> tuple[Var, ...]:
     """The variables read by ``expr`` (with repetitions, in evaluation order)."""
     if isinstance(expr, Var):
         return (expr,)
+    hit = _SUMMARIES.get(id(expr))  # expr_summary's cache lookup, inlined: most calls hit
+    if hit is not None and hit[0] is expr:
+        return hit[1][0]
     return expr_summary(expr)[0]
 
 

@@ -9,6 +9,7 @@ several boundary checks and passes look at is walked once, and dropped with the 
 from __future__ import annotations
 
 import functools
+import itertools
 import weakref
 
 from pypto.ir.attrs import AttrsBase
@@ -93,20 +94,24 @@ class FunctionIndex:
             self._positions.setdefault(type(node), []).append(i)
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
+        self._has: dict[tuple[type, ...], bool] = {}
 
     def of(self, *classes: type) -> list:
         """The nodes that are instances of any of ``classes``, in pre-order."""
         found = self._by_class.get(classes)
         if found is None:
             groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
-            positions = groups[0] if len(groups) == 1 else sorted(p for g in groups for p in g)
-            found = [self.nodes[i] for i in positions]
+            positions = groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
+            found = list(map(self.nodes.__getitem__, positions))
             self._by_class[classes] = found
         return found
 
     def has(self, *classes: type) -> bool:
         """True when some node is an instance of one of ``classes``."""
-        return any(issubclass(c, classes) for c in self.classes)
+        found = self._has.get(classes)
+        if found is None:
+            found = self._has[classes] = any(issubclass(c, classes) for c in self.classes)
+        return found
 
 
 _INDEX: weakref.WeakKeyDictionary[Function, FunctionIndex] = weakref.WeakKeyDictionary()
