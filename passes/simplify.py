@@ -45,7 +45,7 @@ from pypto.ir.types import ShapedType
 from .base import SAME
 from .ctrl_flow_transform import jumps
 from .rewrite import Result, Rewrite, RewritePass, on
-from .util import keep_list, rebuild
+from .util import expr_classes, keep_list, rebuild, straight_line
 
 Range = tuple[int, int]
 
@@ -148,10 +148,16 @@ class Simplify(RewritePass):
     types = True
 
     def applies(self, func: Function) -> bool:
-        index = function_index(func)
-        if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
-            return True
-        kinds = [s.var.type for s in index.of(AssignStmt)]
+        stmts = straight_line(func)
+        if stmts is None:
+            index = function_index(func)
+            if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
+                return True
+            kinds = [s.var.type for s in index.of(AssignStmt)]
+        else:
+            if any(issubclass(c, (BinaryExpr, UnaryExpr)) for c in expr_classes(stmts)):
+                return True
+            kinds = [s.var.type for s in stmts if type(s) is AssignStmt]
         return any(isinstance(t, ScalarType) or isinstance(t, ShapedType) and not _static(t) for t in kinds)
 
     def function(self, func: Function) -> Function:

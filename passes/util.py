@@ -5,13 +5,13 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Collection, Iterable
 
-from pypto.analysis import function_index, op_name
+from pypto.analysis import expr_summary, function_index, op_name
 from pypto.ir.expr import Call
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode, replace
 from pypto.ir.type_base import TupleType, Type
 from pypto.ir.span import Span
-from pypto.ir.stmt import SeqStmts, Stmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ReturnStmt, SeqStmts, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
 
@@ -63,3 +63,25 @@ def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
     if any(holds(t) for t in func.return_types):
         return True
     return any(holds(getattr(node, "type", None)) for node in function_index(func).nodes)
+
+
+# Straight-line functions (most kernels): the prechecks decide them from their statements, without
+# building the node index (a walk of every expression node).
+_STRAIGHT = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt})
+
+
+def straight_line(func: Function) -> list[Stmt] | None:
+    """The statements of ``func`` when its body holds only assignments, evaluations, returns and
+    yields (no nested body, no attrs), else None."""
+    stmts = flatten_to_stmts(func.body)
+    return stmts if _STRAIGHT.issuperset(map(type, stmts)) else None
+
+
+def expr_classes(stmts: list[Stmt]) -> set[type]:
+    """The classes of every node in the expressions of ``stmts`` (from :func:`straight_line`)."""
+    classes: set[type] = set()
+    for s in stmts:
+        kind = type(s)
+        for e in (s.value,) if kind is AssignStmt else (s.expr,) if kind is EvalStmt else s.value:
+            classes |= expr_summary(e)[1]
+    return classes
