@@ -45,7 +45,7 @@ from pypto.ir.types import ShapedType
 from .base import SAME
 from .ctrl_flow_transform import jumps
 from .rewrite import Result, Rewrite, RewritePass, on
-from .util import expr_classes, keep_list, rebuild, straight_line
+from .util import any_contains, keep_list, rebuild, straight_line, straight_values
 
 Range = tuple[int, int]
 
@@ -155,7 +155,7 @@ class Simplify(RewritePass):
                 return True
             kinds = [s.var.type for s in index.of(AssignStmt)]
         else:
-            if any(issubclass(c, (BinaryExpr, UnaryExpr)) for c in expr_classes(stmts)):
+            if any_contains(straight_values(stmts), (BinaryExpr, UnaryExpr)):
                 return True
             kinds = [s.var.type for s in stmts if type(s) is AssignStmt]
         return any(isinstance(t, ScalarType) or isinstance(t, ShapedType) and not _static(t) for t in kinds)
