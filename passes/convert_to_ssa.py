@@ -69,6 +69,16 @@ def _with_yield(stmts: list[Stmt], values: list[Expr], span: Span) -> list[Stmt]
     return stmts + [YieldStmt(values, span)]
 
 
+def _already_ssa(func: Function) -> bool:
+    """True for a straight-line function (no compound statement) whose variables are each defined
+    once under distinct names: every variable keeps its object, so the rewrite would return ``func``."""
+    stmts = flatten_to_stmts(func.body)
+    if not _SIMPLE.issuperset(map(type, stmts)):
+        return False
+    defined = list(func.params) + [s.var for s in stmts if type(s) is AssignStmt]  # the only definer here
+    return len(set(defined)) == len(defined) == len({v.name_hint for v in defined})
+
+
 class _Jumps(Rewrite):
     """Restructure non-kernel loops that jump and assign, before SSA construction."""
 
@@ -103,6 +113,8 @@ class ConvertToSSA(RewritePass):
     invalidates = frozenset({NormalizedStmtStructure})
 
     def function(self, func: Function) -> Function:
+        if _already_ssa(func):
+            return func
         self.live = Liveness()
         if function_index(func).has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))

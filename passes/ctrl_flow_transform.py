@@ -52,7 +52,7 @@ from pypto.ir.type_base import ScalarType
 
 from .errors import PassError
 from .rewrite import Result, RewritePass, on
-from .util import block_of, rebuild
+from .util import block_of, rebuild, straight_line
 
 
 def jumps(stmt: Stmt, kind: type | tuple[type, ...]) -> bool:
@@ -178,6 +178,8 @@ class CtrlFlowTransform(RewritePass):
     produces = frozenset({StructuredCtrlFlow})
 
     def applies(self, func: Function) -> bool:
+        if straight_line(func) is not None:
+            return False
         index = function_index(func)
         return index.has(BreakStmt, ContinueStmt) and (is_incore_type(func.func_type) or index.has(InCoreScopeStmt))
 

@@ -6,10 +6,13 @@ from pypto.languages.invariants import NoNestedCalls, NormalizedStmtStructure, S
 from pypto.languages.ssa import ssa
 
 from pypto.ir.expr import Call, Expr, MakeTuple, Submit, TupleGetItemExpr, Var
-from pypto.ir.stmt import AssignStmt, EvalStmt, WhileStmt
+from pypto.ir.function import Function
+from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt, WhileStmt
 
 from .rewrite import Result, RewritePass, on
-from .util import keep_list, rebuild
+from .util import any_contains, contains, keep_list, rebuild, straight_line
+
+_CALLS = (Call, Submit)
 
 
 class FlattenCallExpr(RewritePass):
@@ -23,6 +26,29 @@ class FlattenCallExpr(RewritePass):
     target = ssa
     requires = frozenset({SSAForm, NormalizedStmtStructure})
     produces = frozenset({SSAForm, NormalizedStmtStructure, NoNestedCalls})
+
+    def applies(self, func: Function) -> bool:
+        stmts = straight_line(func)
+        return stmts is None or any(map(self._changes, stmts))
+
+    def _changes(self, s: Stmt) -> bool:
+        """True when the rewrite would hoist a call out of straight-line statement ``s``."""
+        kind = type(s)
+        if kind is AssignStmt:
+            return self._nested(s.value)
+        if kind is EvalStmt:
+            return self._nested(s.expr)
+        return any_contains(s.value, _CALLS)  # a return or yield: every call in it is nested
+
+    def _nested(self, e: Expr) -> bool:
+        """True when ``e`` has a call below the positions ``top`` keeps (which ``Rewrite.expr`` hoists)."""
+        if isinstance(e, _CALLS):
+            return any_contains(e.args, _CALLS)
+        if isinstance(e, MakeTuple):
+            return any(map(self._nested, e.elements))
+        if isinstance(e, TupleGetItemExpr):
+            return self._nested(e.tuple)
+        return contains(e, _CALLS)
 
     @on(Call, Submit)
     def _hoist(self, node: Call | Submit) -> Expr:

@@ -49,7 +49,17 @@ from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import ModelBase
 from pypto.ir.span import Span
-from pypto.ir.stmt import SeqStmts, Stmt, WhileStmt
+from pypto.ir.stmt import (
+    AssignStmt,
+    BreakStmt,
+    ContinueStmt,
+    EvalStmt,
+    ReturnStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
 from pypto.ir.transforms import flatten_to_stmts, transform
 from pypto.ir.traversal import child_fields
 from pypto.ir.type_base import Type
@@ -73,6 +83,7 @@ def on(*classes: type) -> Callable[[Handler], Handler]:
 
 
 _UNSET = object()
+_BODILESS = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt})
 
 
 class Rewrite:
@@ -83,6 +94,7 @@ class Rewrite:
     _table: ClassVar[dict[type, Any]] = {}
     _exprs: ClassVar[bool] = False  # some handler rewrites expressions or types
     _handler_free: ClassVar[dict[frozenset[type], bool]] = {}  # node class sets no handler matches
+    _plain: ClassVar[bool] = True  # no expression handlers and the generic def/use/children cases
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -94,6 +106,9 @@ class Rewrite:
         cls._table = {}
         cls._handler_free = {}
         cls._exprs = cls.types or any(issubclass(sig[0], (Expr, Type)) for sig in cls._dispatcher.funcs)
+        cls._plain = not cls._exprs and all(
+            getattr(cls, m) is getattr(Rewrite, m) for m in ("children", "define", "expr", "use")
+        )
 
     def handler(self, node_class: type) -> Handler | None:
         """The handler for nodes of ``node_class`` (None: the generic case)."""
@@ -125,10 +140,16 @@ class Rewrite:
                 raise
         if type(node) is SeqStmts:
             return self.block(node.stmts)
+        if type(node) in _BODILESS and self._plain and not any(self.remap.maps):
+            return node  # the generic case would rebuild nothing: no body, and no use or def changes
         return self.children(node)
 
     def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
         """The statements rewritten in order, with emitted ones before and lists spliced."""
+        if self._plain and not any(self.remap.maps):
+            kinds = frozenset(map(type, stmts))
+            if kinds <= _BODILESS and self._no_handler(kinds):
+                return list(stmts)  # each statement would stay as it is (see ``stmt``)
         out: list[Stmt] = []
         outer = self._out
         self._out = out  # a nested block restores it when it is left
@@ -249,13 +270,17 @@ class Rewrite:
         """True when no handler and no remap entry would change ``value`` (types not entered): no
         node of it has a handler, and none of its variables is remapped to something else."""
         variables, classes = expr_summary(value)
+        if not self._no_handler(classes):
+            return False
+        return all(self.use(var) is var for var in variables)
+
+    def _no_handler(self, classes: frozenset[type]) -> bool:
+        """True when no node of ``classes`` has a handler (cached per class set)."""
         free = type(self)._handler_free
         ok = free.get(classes)
         if ok is None:
             ok = free[classes] = all(self.handler(c) is None for c in classes)
-        if not ok:
-            return False
-        return all(self.use(var) is var for var in variables)
+        return ok
 
     def _enter(self, node: Any) -> Any:
         return self.use(node) if isinstance(node, Var) else None

@@ -45,7 +45,7 @@ from pypto.ir.types import ShapedType
 from .base import SAME
 from .ctrl_flow_transform import jumps
 from .rewrite import Result, Rewrite, RewritePass, on
-from .util import keep_list, rebuild
+from .util import any_contains, keep_list, rebuild, straight_line, straight_values
 
 Range = tuple[int, int]
 
@@ -148,10 +148,16 @@ class Simplify(RewritePass):
     types = True
 
     def applies(self, func: Function) -> bool:
-        index = function_index(func)
-        if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
-            return True
-        kinds = [s.var.type for s in index.of(AssignStmt)]
+        stmts = straight_line(func)
+        if stmts is None:
+            index = function_index(func)
+            if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
+                return True
+            kinds = [s.var.type for s in index.of(AssignStmt)]
+        else:
+            if any_contains(straight_values(stmts), (BinaryExpr, UnaryExpr)):
+                return True
+            kinds = [s.var.type for s in stmts if type(s) is AssignStmt]
         return any(isinstance(t, ScalarType) or isinstance(t, ShapedType) and not _static(t) for t in kinds)
 
     def function(self, func: Function) -> Function:
@@ -337,7 +343,10 @@ class Simplify(RewritePass):
 
 
 def _static(t: ShapedType) -> bool:
-    return all(isinstance(d, ConstInt) for d in t.shape)
+    return _CONST_INT.issuperset(map(type, t.shape))  # one scan in C (ConstInt has no subclasses)
+
+
+_CONST_INT = frozenset({ConstInt})
 
 
 class _DeadCode(Rewrite):

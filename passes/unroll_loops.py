@@ -15,6 +15,7 @@ from pypto.ir.transforms import copy_binders
 from pypto.ir.type_base import ScalarType
 
 from .rewrite import Result, RewritePass, on
+from .util import straight_line
 
 
 def _same_name(v: Var) -> str:
@@ -33,6 +34,8 @@ class UnrollLoops(RewritePass):
     produces = frozenset({UnrollResolved})
 
     def applies(self, func: Function) -> bool:
+        if straight_line(func) is not None:
+            return False
         return any(loop.kind is ForKind.Unroll for loop in function_index(func).of(ForStmt))
 
     def constant(self, e: Expr, what: str, loop: ForStmt) -> int:

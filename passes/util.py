@@ -5,13 +5,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Collection, Iterable
 
-from pypto.analysis import function_index, op_name
-from pypto.ir.expr import Call
+from pypto.analysis import expr_summary, function_index, op_name
+from pypto.ir.attrs import AttrsBase
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode, replace
 from pypto.ir.type_base import TupleType, Type
 from pypto.ir.span import Span
-from pypto.ir.stmt import SeqStmts, Stmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ReturnStmt, SeqStmts, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
 
@@ -63,3 +64,64 @@ def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
     if any(holds(t) for t in func.return_types):
         return True
     return any(holds(getattr(node, "type", None)) for node in function_index(func).nodes)
+
+
+# Straight-line functions (most kernels): the prechecks decide them from their statements, without
+# building the node index (a walk of every expression node).
+_STRAIGHT = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt})
+
+
+def straight_line(func: Function) -> list[Stmt] | None:
+    """The statements of ``func`` when its body holds only assignments, evaluations, returns and
+    yields (no nested body, no attrs), else None."""
+    stmts = flatten_to_stmts(func.body)
+    return stmts if _STRAIGHT.issuperset(map(type, stmts)) else None
+
+
+def straight_values(stmts: list[Stmt]) -> list[Expr]:
+    """The expressions the statements of a :func:`straight_line` function evaluate."""
+    out: list[Expr] = []
+    for s in stmts:
+        kind = type(s)
+        if kind is AssignStmt:
+            out.append(s.value)
+        elif kind is EvalStmt:
+            out.append(s.expr)
+        else:
+            out += s.value
+    return out
+
+
+_LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
+
+
+def _may_hold_nodes(value: object) -> bool:
+    return isinstance(value, (IRNode, list, tuple, dict, AttrsBase))  # what the node walk enters
+
+
+def contains(e: Expr, classes: tuple[type, ...]) -> bool:
+    """True when a node of ``e`` is an instance of ``classes`` (no variable or constant classes),
+    among the nodes :func:`expr_summary` lists (types not entered); calls of leaves and tuples are
+    looked through without a walk."""
+    if isinstance(e, classes):
+        return True
+    kind = type(e)
+    if kind is MakeTuple:
+        items = e.elements
+    elif kind is Call and not e.attrs and not any(map(_may_hold_nodes, e.kwargs.values())):
+        if isinstance(e.op, classes):
+            return True
+        items = e.args
+    elif isinstance(e, _LEAVES):
+        return False
+    else:
+        return any(issubclass(c, classes) for c in expr_summary(e)[1])
+    return any_contains(items, classes)
+
+
+def any_contains(items: Iterable[Expr], classes: tuple[type, ...]) -> bool:
+    """True when :func:`contains` holds for one of ``items`` (variables and constants skipped inline)."""
+    for item in items:
+        if not isinstance(item, _LEAVES) and contains(item, classes):
+            return True
+    return False
