@@ -34,6 +34,7 @@ IR_CORE = frozenset(
         "pypto.ir.enums",
         "pypto.ir.errors",
         "pypto.ir.node",
+        "pypto.ir.plain_getattr",
         "pypto.ir.attrs",
         "pypto.ir.type_base",
         "pypto.ir.memref",
