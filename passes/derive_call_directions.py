@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pypto.analysis import callee, function_index
+from pypto.analysis import callee, calls_functions, function_index
 from pypto.analysis.roots import Roots
 from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch
 from pypto.languages.memref import memref
@@ -66,14 +66,10 @@ class DeriveCallDirections(ProgramPass):
     def run(self, program: Program) -> Program:
         program = _raise_wrappers(program)
         # Only calls of functions get directions: a kernel that calls none is kept without a walk.
-        funcs = [_Directions().run(f, program) if _calls_functions(f) else f for f in program.functions.values()]
+        funcs = [_Directions().run(f, program) if calls_functions(f) else f for f in program.functions.values()]
         if all(a is b for a, b in zip(funcs, program.functions.values())):
             return program
         return Program(funcs, program.name, program.span)
-
-
-def _calls_functions(func: Function) -> bool:
-    return any(isinstance(call.op, GlobalVar) for call in function_index(func).of(Call, Submit))
 
 
 def _raise_wrappers(program: Program) -> Program:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pypto.analysis import block, callee, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
+from pypto.analysis import block, callee, calls_functions, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
 
 from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
-from pypto.ir.expr import Call, GlobalVar, Submit, Var
+from pypto.ir.expr import Call, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
 from pypto.ir.types import TensorType
@@ -143,14 +143,9 @@ def _check_block(stmts: list[Stmt], program: Program, report: Reporter) -> None:
                 _check_block(block(body), program, report)
 
 
-def _calls_functions(func: Function) -> bool:
-    """False when ``func`` has no GlobalVar, so no call of a function to pass Out/InOut arguments to."""
-    return function_index(func).has(GlobalVar)
-
-
 def _check_inout_use(func: Function, program: Program, report: Reporter) -> None:
     # Group and Spmd wrappers forward their params to kernels and return them (param-explicit).
-    if func.func_type in (FunctionType.Group, FunctionType.Spmd) or not _calls_functions(func):
+    if func.func_type in (FunctionType.Group, FunctionType.Spmd) or not calls_functions(func):
         return
     _check_block(block(func.body), program, report)
 

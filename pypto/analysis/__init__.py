@@ -8,7 +8,7 @@
 * :mod:`.memory_spaces`: call statements of a body and the memory spaces tile operands allow.
 """
 
-from .callgraph import call_graph, callee, find_cycle, op_name
+from .callgraph import call_graph, callee, calls_functions, find_cycle, op_name
 from .defuse import (
     base_name,
     block,
@@ -41,6 +41,7 @@ __all__ = [
     "clear_expr_vars",
     "clear_function_indexes",
     "callee",
+    "calls_functions",
     "defined_vars",
     "expr_calls",
     "expr_summary",

@@ -17,6 +17,13 @@ def callee(program: Program, expr: Expr) -> Function | None:
     return None
 
 
+def calls_functions(func: Function) -> bool:
+    """True when ``func`` calls (or submits) a program function, not only ops."""
+    index = function_index(func)
+    # No GlobalVar anywhere (most kernels): settled without looking at the calls.
+    return index.has(GlobalVar) and any(isinstance(call.op, GlobalVar) for call in index.of(Call, Submit))
+
+
 def op_name(expr: Expr) -> str | None:
     """The name of an op call (``tile.add``), or None for function calls and non-calls."""
     if isinstance(expr, (Call, Submit)) and not isinstance(expr.op, GlobalVar):
