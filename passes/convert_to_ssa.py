@@ -41,10 +41,8 @@ from pypto.ir.stmt import (
     AssignStmt,
     BreakStmt,
     ContinueStmt,
-    EvalStmt,
     ForStmt,
     IfStmt,
-    ReturnStmt,
     ScopeStmt,
     Stmt,
     WhileStmt,
@@ -53,12 +51,8 @@ from pypto.ir.stmt import (
 from pypto.ir.transforms import flatten_to_stmts
 
 from .ctrl_flow_transform import jumps, structure_loop
-from .rewrite import Result, Rewrite, RewritePass, on
+from .rewrite import BODILESS, Result, Rewrite, RewritePass, on
 from .util import block_of, keep_list, rebuild
-
-
-# Statements without a body: rewriting them needs no liveness.
-_SIMPLE = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt})
 
 
 def _with_yield(stmts: list[Stmt], values: list[Expr], span: Span) -> list[Stmt]:
@@ -73,7 +67,7 @@ def _already_ssa(func: Function) -> bool:
     """True for a straight-line function (no compound statement) whose variables are each defined
     once under distinct names: every variable keeps its object, so the rewrite would return ``func``."""
     stmts = flatten_to_stmts(func.body)
-    if not _SIMPLE.issuperset(map(type, stmts)):
+    if not BODILESS.issuperset(map(type, stmts)):
         return False
     defined = list(func.params) + [s.var for s in stmts if type(s) is AssignStmt]  # the only definer here
     return len(set(defined)) == len(defined) == len({v.name_hint for v in defined})
@@ -128,7 +122,7 @@ class ConvertToSSA(RewritePass):
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
         """Each statement rewritten knowing the variables read after it (``self.after``)."""
-        if all(type(s) in _SIMPLE for s in stmts):
+        if all(type(s) in BODILESS for s in stmts):
             return super().block(stmts)  # only compound statements read ``self.after``
         out: list[Stmt] = []
         for s, after in zip(stmts, self.live.live_after(list(stmts), self.env.get("live_out", frozenset()))):

@@ -83,7 +83,8 @@ def on(*classes: type) -> Callable[[Handler], Handler]:
 
 
 _UNSET = object()
-_BODILESS = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt})
+# Statement classes without a nested body: rewriting one needs no scope.
+BODILESS = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt})
 
 
 class Rewrite:
@@ -140,7 +141,7 @@ class Rewrite:
                 raise
         if type(node) is SeqStmts:
             return self.block(node.stmts)
-        if type(node) in _BODILESS and self._plain and not any(self.remap.maps):
+        if type(node) in BODILESS and self._plain and not any(self.remap.maps):
             return node  # the generic case would rebuild nothing: no body, and no use or def changes
         return self.children(node)
 
@@ -148,7 +149,7 @@ class Rewrite:
         """The statements rewritten in order, with emitted ones before and lists spliced."""
         if self._plain and not any(self.remap.maps):
             kinds = frozenset(map(type, stmts))
-            if kinds <= _BODILESS and self._no_handler(kinds):
+            if kinds <= BODILESS and self._no_handler(kinds):
                 return list(stmts)  # each statement would stay as it is (see ``stmt``)
         out: list[Stmt] = []
         outer = self._out
