@@ -51,9 +51,10 @@ class TypePrinter(ExprPrinter):
         # Pointer vars defined in the current body: their MemRefs name them bare (outside signatures).
         self.body_ptrs: set[int] = set()
         self.in_signature = False
-        # Printed texts by type object (the type kept alive with its id), in bodies and in signatures.
-        self._type_memo: dict[int, tuple[Type, str]] = {}
-        self._signature_memo: dict[int, tuple[Type, str]] = {}
+        # Printed texts by type object (the type kept alive with its id), in bodies and in
+        # signatures, each with whether the type is plain (reads no Vars).
+        self._type_memo: dict[int, tuple[Type, str, bool]] = {}
+        self._signature_memo: dict[int, tuple[Type, str, bool]] = {}
         # Texts of plain constant-shaped types by structure (see :meth:`type`); names never enter them.
         self._plain_memo: dict[tuple, str] = {}
         # The same texts by the identity of (class, dtype, memory space, dims), each with its dims
@@ -69,6 +70,15 @@ class TypePrinter(ExprPrinter):
 
     def type(self, t: Type) -> str:
         """The annotation text of ``t``."""
+        # First by the type object: op rules and passes share types (an elementwise result is
+        # typed by its operand's type object), so most statements meet a type printed before.
+        memo = self._signature_memo if self.in_signature else self._type_memo
+        key = id(t)
+        hit = memo.get(key)
+        if hit is not None:
+            if hit[2]:
+                self.plain_type = t
+            return hit[1]
         cls = type(t)
         # A parser builds a fresh type object per annotation; a view-less, MemRef-less type of
         # constant dims prints the same whatever the names, so equal ones share one text.
@@ -87,6 +97,7 @@ class TypePrinter(ExprPrinter):
             hit = self._plain_ids.get(ids)
             if hit is not None:
                 self.plain_type = t
+                memo[key] = (t, hit[0], True)
                 return hit[0]
             key_parts = [cls, id(t.dtype), id(space)]
             for d in shape:
@@ -98,19 +109,14 @@ class TypePrinter(ExprPrinter):
                 self.plain_type = t
                 text = self._plain_memo.get(plain)
                 if text is not None:
-                    # Not memoised by id: a parser's fresh type object is rarely met again.
                     self._plain_ids[ids] = (text, tuple(shape))
+                    memo[key] = (t, text, True)
                     return text
-        memo = self._signature_memo if self.in_signature else self._type_memo
-        key = id(t)
-        hit = memo.get(key)
-        if hit is not None:
-            return hit[1]
         fn = _TYPE_FNS.get(cls)
         if fn is None:
             fn = _resolve_type(cls)
         text = fn(self, t)
-        memo[key] = (t, text)
+        memo[key] = (t, text, plain is not None)
         if plain is not None:
             self._plain_memo[plain] = text
             self._plain_ids[ids] = (text, tuple(shape))
