@@ -319,20 +319,12 @@ class ExprPrinter:
             if shape is not None:
                 parts = shape(self, e)
             else:  # call_args, inlined: most statements are such calls
-                parts = []
                 names = self.names
-                for a in e.args:  # a loop, not a comprehension: one frame less per nested call
-                    t = type(a)
-                    if t is Var:
-                        text = names.get(id(a))
-                        if text is None:
-                            text = a.name_hint
-                            self.missed = True
-                        parts.append(text)
-                    elif t is ConstFloat and a.dtype is FP32:  # the untyped const_float(), inlined
-                        parts.append(format_float(a.value))
-                    else:
-                        parts.append(self.expr(a))
+                # Most operands are named Vars: their names in C. A miss (None) is any other
+                # operand (the names key live Vars by id) or a Var not named yet.
+                parts = list(map(names.get, map(id, e.args)))
+                if None in parts:
+                    parts = self.call_operands(e.args)
                 kwargs = e.kwargs
                 if kwargs:
                     parts.extend(self.kwarg_items(name, kwargs))
@@ -348,19 +340,29 @@ class ExprPrinter:
 
     def call_args(self, e: Call, skip: frozenset[str] = frozenset()) -> list[str]:
         """Positional args then ``key=value`` kwargs (without ``skip`` keys)."""
-        parts = []
-        names = self.names
-        for a in e.args:  # a loop, not a comprehension: one frame less per nested call
-            if type(a) is Var:  # the common operand, without the dispatch
-                name = names.get(id(a))
-                if name is None:
-                    name = a.name_hint
-                    self.missed = True
-                parts.append(name)
-            else:
-                parts.append(self.expr(a))
+        parts = list(map(self.names.get, map(id, e.args)))  # as in :meth:`call`
+        if None in parts:
+            parts = self.call_operands(e.args)
         if e.kwargs:
             parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
+        return parts
+
+    def call_operands(self, args: list[Expr]) -> list[str]:
+        """The texts of positional operands, named Vars and untyped FP32 constants inlined."""
+        parts = []
+        names = self.names
+        for a in args:  # a loop, not a comprehension: one frame less per nested call
+            t = type(a)
+            if t is Var:
+                text = names.get(id(a))
+                if text is None:
+                    text = a.name_hint
+                    self.missed = True
+                parts.append(text)
+            elif t is ConstFloat and a.dtype is FP32:  # the untyped const_float(), inlined
+                parts.append(format_float(a.value))
+            else:
+                parts.append(self.expr(a))
         return parts
 
     def submit(self, e: Submit) -> str:
