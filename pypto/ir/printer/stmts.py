@@ -182,7 +182,12 @@ class StmtPrinter(TypePrinter):
             name = var.name_hint
             if self.optimistic:  # define(var), inlined; a type just printed plain reads no Vars
                 hints = self._hints
-                if not name or name in hints or (t is not self.plain_type and reads_vars(t)):
+                if t is not self.plain_type:
+                    if reads_vars(t):
+                        self.missed = True
+                    else:  # unprinted (concise) types: the next statement's is often the same
+                        self.plain_type = t
+                if not name or name in hints:
                     self.missed = True
                 hints.add(name)
                 self.names[key] = name
