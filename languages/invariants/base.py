@@ -21,6 +21,7 @@ from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
+from pypto.util import IdentityCache
 
 from .grammar import Rule, check_rules
 
@@ -119,13 +120,15 @@ class Reporter:
 FunctionCheck = Callable[[Function, Program, Reporter], None]
 ProgramCheck = Callable[[Program, Reporter], None]
 
-# Results of per-function checkers, by (invariant, function object): functions are immutable and
-# passes share the ones they do not change, so a boundary check re-walks only changed functions.
-_RESULTS: dict[tuple[str, int], tuple[Function, object, object]] = {}
-_RESULTS_LIMIT = 200_000
-# The results of a whole set of per-function invariants, by (their names, function object); None
-# when the function breaks none of them.
-_BUNDLES: dict[tuple[tuple[str, ...], int], tuple[Function, tuple, tuple[list[Violation], ...] | None]] = {}
+# What the checkers found in each function object: ``{invariant or fact name: (context, result)}``
+# and, for a whole set of per-function invariants, ``{their names: (context key, results, or None
+# when the function breaks none)}``. Functions are immutable and passes share the ones they do not
+# change, so a boundary check re-walks only changed functions; an entry goes with its function, so
+# a loop of compiles does not keep earlier programs alive.
+_FACTS: IdentityCache[Function, dict[str | tuple[str, ...], tuple]] = IdentityCache(20_000)
+_FACT_ENTRIES = _FACTS.entries  # read directly on the hot paths (see IdentityCache)
+# The signature of the program last checked (several checks of one program come in a row).
+_SIGNATURES: IdentityCache[Program, tuple] = IdentityCache(1)
 _CONTEXTS: dict[tuple, tuple] = {}
 _PLANS: dict[tuple, tuple] = {}
 _CONTEXTS_LIMIT = 1_000
@@ -133,15 +136,11 @@ _CONTEXTS_LIMIT = 1_000
 
 def _signature(program: Program) -> tuple:
     """What a checker may read of the other functions: names, kinds and parameter directions."""
-    last = _LAST_SIGNATURE.get("program")
-    if last is not None and last[0] is program:  # several checks of one program in a row
-        return last[1]
+    hit = _SIGNATURES.entries.get(id(program))
+    if hit is not None:
+        return hit[1]
     signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
-    _LAST_SIGNATURE["program"] = (program, signature)
-    return signature
-
-
-_LAST_SIGNATURE: dict[str, tuple[Program, tuple]] = {}
+    return _SIGNATURES.put(program, signature)
 
 
 def _context(program: Program, platform: Platform, reads_program: bool) -> tuple:
@@ -155,12 +154,17 @@ def _context(program: Program, platform: Platform, reads_program: bool) -> tuple
 def clear_caches() -> None:
     """Forget cached checker results, node indexes and expression variables (benchmarks measure
     cold checks)."""
-    _RESULTS.clear()
-    _BUNDLES.clear()
+    _FACTS.clear()
+    _SIGNATURES.clear()
     _CONTEXTS.clear()
-    _LAST_SIGNATURE.clear()
     clear_function_indexes()
     clear_expr_vars()
+
+
+def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:
+    """The cached facts of ``func`` (a new empty dict the first time)."""
+    entry = _FACT_ENTRIES.get(id(func))
+    return entry[1] if entry is not None else _FACTS.put(func, {})
 
 
 def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
@@ -172,12 +176,12 @@ def cached_result(name: str, func: Function, context: object, compute: Callable[
 def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
     """``compute()``, a fact ``name`` about ``func`` (violations, or a summary several checkers
     share), cached per function object while ``context`` stays equal."""
-    key = (name, id(func))
-    hit = _RESULTS.get(key)
-    if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
-        hit = (func, context, compute())
-        _RESULTS[key] = hit
-    return hit[2]
+    entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the checkers ask this of every function
+    facts = entry[1] if entry is not None else _FACTS.put(func, {})
+    hit = facts.get(name)
+    if hit is None or (hit[0] is not context and hit[0] != context):
+        hit = facts[name] = (context, compute())
+    return hit[1]
 
 
 class Invariant:
@@ -264,18 +268,22 @@ class Invariant:
         """True when the checker looks at one function at a time (see :func:`check_all`)."""
         return self._function_check is not None
 
-    def check_function(self, func: Function, program: Program, context: tuple) -> list[Violation]:
+    def check_function(
+        self, func: Function, program: Program, context: tuple, facts: dict | None = None
+    ) -> list[Violation]:
         """The violations of a per-function invariant in ``func``, cached per function object.
 
         ``context`` is :meth:`context` of ``program``: a cached result is reused while it is equal.
+        ``facts``: the cached facts of ``func``, when the caller has fetched them already.
         """
-        key = (self.name, id(func))  # cached(), inlined: this runs for every function and check
-        hit = _RESULTS.get(key)
-        if hit is not None and hit[0] is func and (hit[1] is context or hit[1] == context):
-            return hit[2]
+        if facts is None:
+            facts = _facts(func)
+        hit = facts.get(self.name)  # cached(), inlined: this runs for every function and check
+        if hit is not None and (hit[0] is context or hit[0] == context):
+            return hit[1]
         sub = Reporter(self.name, func.name, context[1])
         self._function_check(func, program, sub)
-        _RESULTS[key] = (func, context, sub.violations)
+        facts[self.name] = (context, sub.violations)
         return sub.violations
 
     def context(self, program: Program, platform: Platform | None = None) -> tuple:
@@ -324,23 +332,19 @@ def check_all(
     context_key = (shared.get(False), shared.get(True))
     found: dict[int, list[Violation]] = {}
     first: list[Violation] = []
-    if len(_RESULTS) > _RESULTS_LIMIT:
-        _RESULTS.clear()
-    if len(_BUNDLES) > _RESULTS_LIMIT:
-        _BUNDLES.clear()
     # One cache entry per function for the whole set: a function every check passed before costs one
     # lookup, not one per invariant (the per-invariant entries still serve other sets).
     for func in program.functions.values():
         if per_function is not None:
             first.extend(per_function(func))
-        key = (names, id(func))
-        hit = _BUNDLES.get(key)
-        if hit is None or hit[0] is not func or hit[1] != context_key:
-            results = tuple(invariants[i].check_function(func, program, shared[r]) for i, r in zip(local, reads))
-            hit = (func, context_key, results if any(results) else None)
-            _BUNDLES[key] = hit
-        if hit[2] is not None:
-            for i, result in zip(local, hit[2]):
+        entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
+        facts = entry[1] if entry is not None else _FACTS.put(func, {})
+        hit = facts.get(names)
+        if hit is None or hit[0] != context_key:
+            results = tuple(invariants[i].check_function(func, program, shared[r], facts) for i, r in zip(local, reads))
+            hit = facts[names] = (context_key, results if any(results) else None)
+        if hit[1] is not None:
+            for i, result in zip(local, hit[1]):
                 if result:
                     found.setdefault(i, []).extend(result)
     if found or whole:
