@@ -170,12 +170,46 @@ def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:
 def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
     """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
     ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
-    return cached(name, func, context, compute)
+    entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the dialects ask this of every function
+    facts = entry[1] if entry is not None else _FACTS.put(func, {})
+    hit = facts.get(name)
+    if hit is not None:
+        if hit[0] is context or hit[0] == context:
+            return hit[1]
+        if hit[0] is _AT_FUNCTION and hit[2] == context:
+            return _attached(func, hit[1])
+    violations = compute()
+    facts[name] = _stored(func, context, violations)
+    return violations
+
+
+# A violation at the function node itself, cached as it is, would keep the function alive through
+# its own cache entry. Such a result is cached as ``(_AT_FUNCTION, violations without that node,
+# context)`` (no hit for the fast paths' context test) and the node is put back on a hit.
+_AT_FUNCTION = object()
+
+
+def _stored(func: Function, context: object, violations: list[Violation]) -> tuple:
+    """The cache entry of ``violations`` of ``func`` under ``context``."""
+    if not violations or not _at_function(func, (violations,)):
+        return (context, violations)
+    detached = [(replace(v, node=None), True) if v.node is func else (v, False) for v in violations]
+    return (_AT_FUNCTION, detached, context)
+
+
+def _attached(func: Function, detached: list[tuple[Violation, bool]]) -> list[Violation]:
+    return [replace(v, node=func) if at else v for v, at in detached]
+
+
+def _at_function(func: Function, found: Iterable[list[Violation]]) -> bool:
+    """True when a violation in ``found`` is at ``func`` itself."""
+    return any(v.node is func for violations in found for v in violations)
 
 
 def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
-    """``compute()``, a fact ``name`` about ``func`` (violations, or a summary several checkers
-    share), cached per function object while ``context`` stays equal."""
+    """``compute()``, a fact ``name`` about ``func`` (a summary several checkers share), cached per
+    function object while ``context`` stays equal. The fact must not refer to ``func`` itself (it
+    would keep ``func`` alive): cache violations with :func:`cached_result`."""
     entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the checkers ask this of every function
     facts = entry[1] if entry is not None else _FACTS.put(func, {})
     hit = facts.get(name)
@@ -278,13 +312,17 @@ class Invariant:
         """
         if facts is None:
             facts = _facts(func)
-        hit = facts.get(self.name)  # cached(), inlined: this runs for every function and check
-        if hit is not None and (hit[0] is context or hit[0] == context):
-            return hit[1]
+        hit = facts.get(self.name)  # cached_result(), inlined: this runs for every function and check
+        if hit is not None:
+            if hit[0] is context or hit[0] == context:
+                return hit[1]
+            if hit[0] is _AT_FUNCTION and hit[2] == context:
+                return _attached(func, hit[1])
         sub = Reporter(self.name, func.name, context[1])
         self._function_check(func, program, sub)
-        facts[self.name] = (context, sub.violations)
-        return sub.violations
+        found = sub.violations
+        facts[self.name] = _stored(func, context, found) if found else (context, found)
+        return found
 
     def context(self, program: Program, platform: Platform | None = None) -> tuple:
         """What a per-function result depends on besides the function: platform, maybe signatures.
@@ -342,7 +380,9 @@ def check_all(
         hit = facts.get(names)
         if hit is None or hit[0] != context_key:
             results = tuple(invariants[i].check_function(func, program, shared[r], facts) for i, r in zip(local, reads))
-            hit = facts[names] = (context_key, results if any(results) else None)
+            hit = (context_key, results if any(results) else None)
+            if hit[1] is None or not _at_function(func, results):  # see _AT_FUNCTION
+                facts[names] = hit
         if hit[1] is not None:
             for i, result in zip(local, hit[1]):
                 if result:
