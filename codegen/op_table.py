@@ -19,6 +19,7 @@ from typing import Any
 from pypto.ir import op_registry
 from pypto.ir.errors import IRValueError
 from pypto.ir.expr import Call, Expr
+from pypto.util import IdentityCache
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class OpRule:
         """Passed parameters and non-default keywords of ``call`` that this rule cannot print."""
         entry = op_registry.get_entry(call.op.name)
         spelled = self.spelled(call.op.name)
-        out = [name for name in _bound(call)[2] if name not in spelled]
+        out = [name for name in _bound(call)[1] if name not in spelled]
         for name, value in call.kwargs.items():
             spec = entry.kwarg(name)
             default = None if spec is None or spec.required else spec.default
@@ -98,27 +99,23 @@ class OpTable(Mapping[str, OpRule]):
 
 
 # The emitters ask about the same call several times in a row (its parameters, then each keyword
-# and argument): binding it once per call was 8k of a small compile's 60k codegen bytecodes. The
-# cache holds the call itself, so an id is never reused while cached; it is emptied when full.
-_BOUND: dict[int, tuple[Call, op_registry.CallInfo, list[str]]] = {}
-_BOUND_MAX = 256
+# and argument): binding it once per call was 8k of a small compile's 60k codegen bytecodes.
+_BOUND: IdentityCache[Call, tuple[op_registry.CallInfo, list[str]]] = IdentityCache(256)
+_BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache): a method call here was 1k bytecodes
 
 
-def _bound(call: Call) -> tuple[Call, op_registry.CallInfo, list[str]]:
-    """``(call, its CallInfo, the names of the parameters its arguments fill)``."""
-    hit = _BOUND.get(id(call))
-    if hit is not None and hit[0] is call:
-        return hit
+def _bound(call: Call) -> tuple[op_registry.CallInfo, list[str]]:
+    """``(the CallInfo of call, the names of the parameters its arguments fill)``."""
+    hit = _BOUND_ENTRIES.get(id(call))
+    if hit is not None:
+        return hit[1]
     entry = op_registry.get_entry(call.op.name)
     info = op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)
-    if len(_BOUND) >= _BOUND_MAX:
-        _BOUND.clear()
-    hit = _BOUND[id(call)] = (call, info, [p.name for p in entry.bind(list(call.args))])
-    return hit
+    return _BOUND.put(call, (info, [p.name for p in entry.bind(list(call.args))]))
 
 
 def _info(call: Call) -> op_registry.CallInfo:
-    return _bound(call)[1]
+    return _bound(call)[0]
 
 
 def keyword(call: Call, name: str) -> Any:

@@ -21,6 +21,7 @@ from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
+from pypto.util import IdentityCache
 
 from .grammar import Rule, check_rules
 
@@ -119,13 +120,15 @@ class Reporter:
 FunctionCheck = Callable[[Function, Program, Reporter], None]
 ProgramCheck = Callable[[Program, Reporter], None]
 
-# Results of per-function checkers, by (invariant, function object): functions are immutable and
-# passes share the ones they do not change, so a boundary check re-walks only changed functions.
-_RESULTS: dict[tuple[str, int], tuple[Function, object, object]] = {}
-_RESULTS_LIMIT = 200_000
-# The results of a whole set of per-function invariants, by (their names, function object); None
-# when the function breaks none of them.
-_BUNDLES: dict[tuple[tuple[str, ...], int], tuple[Function, tuple, tuple[list[Violation], ...] | None]] = {}
+# What the checkers found in each function object: ``{invariant or fact name: (context, result)}``
+# and, for a whole set of per-function invariants, ``{their names: (context key, results, or None
+# when the function breaks none)}``. Functions are immutable and passes share the ones they do not
+# change, so a boundary check re-walks only changed functions; an entry goes with its function, so
+# a loop of compiles does not keep earlier programs alive.
+_FACTS: IdentityCache[Function, dict[str | tuple[str, ...], tuple]] = IdentityCache(20_000)
+_FACT_ENTRIES = _FACTS.entries  # read directly on the hot paths (see IdentityCache)
+# The signature of the program last checked (several checks of one program come in a row).
+_SIGNATURES: IdentityCache[Program, tuple] = IdentityCache(1)
 _CONTEXTS: dict[tuple, tuple] = {}
 _PLANS: dict[tuple, tuple] = {}
 _CONTEXTS_LIMIT = 1_000
@@ -133,15 +136,11 @@ _CONTEXTS_LIMIT = 1_000
 
 def _signature(program: Program) -> tuple:
     """What a checker may read of the other functions: names, kinds and parameter directions."""
-    last = _LAST_SIGNATURE.get("program")
-    if last is not None and last[0] is program:  # several checks of one program in a row
-        return last[1]
+    hit = _SIGNATURES.entries.get(id(program))
+    if hit is not None:
+        return hit[1]
     signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
-    _LAST_SIGNATURE["program"] = (program, signature)
-    return signature
-
-
-_LAST_SIGNATURE: dict[str, tuple[Program, tuple]] = {}
+    return _SIGNATURES.put(program, signature)
 
 
 def _context(program: Program, platform: Platform, reads_program: bool) -> tuple:
@@ -155,29 +154,68 @@ def _context(program: Program, platform: Platform, reads_program: bool) -> tuple
 def clear_caches() -> None:
     """Forget cached checker results, node indexes and expression variables (benchmarks measure
     cold checks)."""
-    _RESULTS.clear()
-    _BUNDLES.clear()
+    _FACTS.clear()
+    _SIGNATURES.clear()
     _CONTEXTS.clear()
-    _LAST_SIGNATURE.clear()
     clear_function_indexes()
     clear_expr_vars()
+
+
+def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:
+    """The cached facts of ``func`` (a new empty dict the first time)."""
+    entry = _FACT_ENTRIES.get(id(func))
+    return entry[1] if entry is not None else _FACTS.put(func, {})
 
 
 def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
     """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
     ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
-    return cached(name, func, context, compute)
+    entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the dialects ask this of every function
+    facts = entry[1] if entry is not None else _FACTS.put(func, {})
+    hit = facts.get(name)
+    if hit is not None:
+        if hit[0] is context or hit[0] == context:
+            return hit[1]
+        if hit[0] is _AT_FUNCTION and hit[2] == context:
+            return _attached(func, hit[1])
+    violations = compute()
+    facts[name] = _stored(func, context, violations)
+    return violations
+
+
+# A violation at the function node itself, cached as it is, would keep the function alive through
+# its own cache entry. Such a result is cached as ``(_AT_FUNCTION, violations without that node,
+# context)`` (no hit for the fast paths' context test) and the node is put back on a hit.
+_AT_FUNCTION = object()
+
+
+def _stored(func: Function, context: object, violations: list[Violation]) -> tuple:
+    """The cache entry of ``violations`` of ``func`` under ``context``."""
+    if not violations or not _at_function(func, (violations,)):
+        return (context, violations)
+    detached = [(replace(v, node=None), True) if v.node is func else (v, False) for v in violations]
+    return (_AT_FUNCTION, detached, context)
+
+
+def _attached(func: Function, detached: list[tuple[Violation, bool]]) -> list[Violation]:
+    return [replace(v, node=func) if at else v for v, at in detached]
+
+
+def _at_function(func: Function, found: Iterable[list[Violation]]) -> bool:
+    """True when a violation in ``found`` is at ``func`` itself."""
+    return any(v.node is func for violations in found for v in violations)
 
 
 def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
-    """``compute()``, a fact ``name`` about ``func`` (violations, or a summary several checkers
-    share), cached per function object while ``context`` stays equal."""
-    key = (name, id(func))
-    hit = _RESULTS.get(key)
-    if hit is None or hit[0] is not func or (hit[1] is not context and hit[1] != context):
-        hit = (func, context, compute())
-        _RESULTS[key] = hit
-    return hit[2]
+    """``compute()``, a fact ``name`` about ``func`` (a summary several checkers share), cached per
+    function object while ``context`` stays equal. The fact must not refer to ``func`` itself (it
+    would keep ``func`` alive): cache violations with :func:`cached_result`."""
+    entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the checkers ask this of every function
+    facts = entry[1] if entry is not None else _FACTS.put(func, {})
+    hit = facts.get(name)
+    if hit is None or (hit[0] is not context and hit[0] != context):
+        hit = facts[name] = (context, compute())
+    return hit[1]
 
 
 class Invariant:
@@ -264,19 +302,27 @@ class Invariant:
         """True when the checker looks at one function at a time (see :func:`check_all`)."""
         return self._function_check is not None
 
-    def check_function(self, func: Function, program: Program, context: tuple) -> list[Violation]:
+    def check_function(
+        self, func: Function, program: Program, context: tuple, facts: dict | None = None
+    ) -> list[Violation]:
         """The violations of a per-function invariant in ``func``, cached per function object.
 
         ``context`` is :meth:`context` of ``program``: a cached result is reused while it is equal.
+        ``facts``: the cached facts of ``func``, when the caller has fetched them already.
         """
-        key = (self.name, id(func))  # cached(), inlined: this runs for every function and check
-        hit = _RESULTS.get(key)
-        if hit is not None and hit[0] is func and (hit[1] is context or hit[1] == context):
-            return hit[2]
+        if facts is None:
+            facts = _facts(func)
+        hit = facts.get(self.name)  # cached_result(), inlined: this runs for every function and check
+        if hit is not None:
+            if hit[0] is context or hit[0] == context:
+                return hit[1]
+            if hit[0] is _AT_FUNCTION and hit[2] == context:
+                return _attached(func, hit[1])
         sub = Reporter(self.name, func.name, context[1])
         self._function_check(func, program, sub)
-        _RESULTS[key] = (func, context, sub.violations)
-        return sub.violations
+        found = sub.violations
+        facts[self.name] = _stored(func, context, found) if found else (context, found)
+        return found
 
     def context(self, program: Program, platform: Platform | None = None) -> tuple:
         """What a per-function result depends on besides the function: platform, maybe signatures.
@@ -324,23 +370,21 @@ def check_all(
     context_key = (shared.get(False), shared.get(True))
     found: dict[int, list[Violation]] = {}
     first: list[Violation] = []
-    if len(_RESULTS) > _RESULTS_LIMIT:
-        _RESULTS.clear()
-    if len(_BUNDLES) > _RESULTS_LIMIT:
-        _BUNDLES.clear()
     # One cache entry per function for the whole set: a function every check passed before costs one
     # lookup, not one per invariant (the per-invariant entries still serve other sets).
     for func in program.functions.values():
         if per_function is not None:
             first.extend(per_function(func))
-        key = (names, id(func))
-        hit = _BUNDLES.get(key)
-        if hit is None or hit[0] is not func or hit[1] != context_key:
-            results = tuple(invariants[i].check_function(func, program, shared[r]) for i, r in zip(local, reads))
-            hit = (func, context_key, results if any(results) else None)
-            _BUNDLES[key] = hit
-        if hit[2] is not None:
-            for i, result in zip(local, hit[2]):
+        entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
+        facts = entry[1] if entry is not None else _FACTS.put(func, {})
+        hit = facts.get(names)
+        if hit is None or hit[0] != context_key:
+            results = tuple(invariants[i].check_function(func, program, shared[r], facts) for i, r in zip(local, reads))
+            hit = (context_key, results if any(results) else None)
+            if hit[1] is None or not _at_function(func, results):  # see _AT_FUNCTION
+                facts[names] = hit
+        if hit[1] is not None:
+            for i, result in zip(local, hit[1]):
                 if result:
                     found.setdefault(i, []).extend(result)
     if found or whole:

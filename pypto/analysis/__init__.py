@@ -1,4 +1,4 @@
-"""Analyses of IR shared by passes and invariant checkers (imports ``pypto.ir`` only).
+"""Analyses of IR shared by passes and invariant checkers (imports ``pypto.ir`` and ``pypto.util`` only).
 
 * :mod:`.index`: ``walk`` and the per-function node index (cached weakly per Function object);
 * :mod:`.defuse`: what a statement reads, evaluates and defines, blocks, free variables;

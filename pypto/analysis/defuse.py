@@ -31,6 +31,7 @@ from pypto.ir.stmt import (
 from pypto.ir.transforms import def_vars
 from pypto.ir.type_base import TupleType, Type
 from pypto.ir.types import ShapedType
+from pypto.util import IdentityCache
 
 from .index import function_index, push_value, walk
 
@@ -90,8 +91,8 @@ def expr_vars(expr: Expr) -> tuple[Var, ...]:
     """The variables read by ``expr`` (with repetitions, in evaluation order)."""
     if isinstance(expr, Var):
         return (expr,)
-    hit = _SUMMARIES.get(id(expr))  # expr_summary's cache lookup, inlined: most calls hit
-    if hit is not None and hit[0] is expr:
+    hit = _SUMMARY_ENTRIES.get(id(expr))  # expr_summary's cache lookup, inlined: most calls hit
+    if hit is not None:
         return hit[1][0]
     return expr_summary(expr)[0]
 
@@ -103,17 +104,14 @@ def expr_summary(expr: Expr) -> tuple[tuple[Var, ...], frozenset[type]]:
     Cached per expression object: expressions are immutable and shared by every program a pass
     derives, so the passes and boundary checks that all ask this of one statement walk it once.
     """
-    hit = _SUMMARIES.get(id(expr))
-    if hit is not None and hit[0] is expr:
+    hit = _SUMMARY_ENTRIES.get(id(expr))
+    if hit is not None:
         return hit[1]
     found = _leaf_call_summary(expr) if type(expr) is Call else None
     if found is None:
         nodes = walk(expr)
         found = (tuple(n for n in nodes if isinstance(n, Var)), frozenset(map(type, nodes)))
-    if len(_SUMMARIES) >= _SUMMARIES_LIMIT:
-        _SUMMARIES.clear()
-    _SUMMARIES[id(expr)] = (expr, found)
-    return found
+    return _SUMMARIES.put(expr, found)
 
 
 def _leaf_call_summary(call: Call) -> tuple[tuple[Var, ...], frozenset[type]] | None:
@@ -130,9 +128,9 @@ def _leaf_call_summary(call: Call) -> tuple[tuple[Var, ...], frozenset[type]] | 
     return tuple(variables), frozenset([Call, type(call.op), *map(type, call.args)])
 
 
-# expr_summary results by expression id (the expression is held, so its id is not reused meanwhile).
-_SUMMARIES: dict[int, tuple[Expr, tuple[tuple[Var, ...], frozenset[type]]]] = {}
-_SUMMARIES_LIMIT = 100_000
+# expr_summary results by expression identity, each dropped when its expression is freed.
+_SUMMARIES: IdentityCache[Expr, tuple[tuple[Var, ...], frozenset[type]]] = IdentityCache(100_000)
+_SUMMARY_ENTRIES = _SUMMARIES.entries  # read directly on the hot paths (see IdentityCache)
 
 
 def clear_expr_vars() -> None:

@@ -1,12 +1,13 @@
 """Run every stage benchmark and write one table: ``python3 tests/benchmarks/run_all.py``.
 
 Stages: parse, print (and concise print), the front passes (all and each, checks on and off), the
-lowering passes (likewise), the code generators, and the whole ``ir.compile`` of the small kernel
-examples and of the generated programs. Each (stage script, size) runs in a fresh interpreter so
-one measurement's garbage does not slow the next. Options: ``--sizes 1000 10000 50000`` (default
-1k and 10k; the lowering, codegen and compile stages stop at ``--max-lowering``, default 10k, as
-they take minutes beyond), ``--runs N`` (default 5; 3 above 10k statements), ``--out FILE``
-(default ``benchmarks.md`` in the current folder). The table gives per stage and size the best and
+lowering passes (likewise), the code generators, the whole ``ir.compile`` of the small kernel
+examples and of the generated programs, and the memory repeated runs leave behind
+(``bench_memory.py``, 100 compiles each, about 20 s). Each (stage script, size) runs in a fresh
+interpreter so one measurement's garbage does not slow the next. Options: ``--sizes 1000 10000
+50000`` (default 1k and 10k; the lowering, codegen and compile stages stop at
+``--max-lowering``, default 10k, as they take minutes beyond), ``--runs N`` (default 5; 3 above
+10k statements), ``--out FILE`` (default ``benchmarks.md`` in the current folder). The table gives per stage and size the best and
 median wall seconds, the best time per statement, and the growth of the best time between sizes.
 """
 
@@ -36,6 +37,10 @@ def _small(runs: int) -> list[Row]:
     return __import__("bench_compile").small_rows(runs)
 
 
+def _memory(compiles: int, runs: int) -> list[str]:
+    return __import__("bench_memory").lines(compiles, runs, 1_000)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
@@ -57,6 +62,7 @@ def main() -> None:
                 got = pool.submit(_rows, module, size, runs).result()
                 rows.extend(got)
                 print(f"{module} at {size}: {', '.join(f'{r.stage.strip()} {r.best:.3f} s' for r in got[:3])}", flush=True)
+        memory = pool.submit(_memory, 100, 10).result()
     small_lines = [f"| {r.stage} | {r.statements} | {r.best * 1e3:.1f} | {r.median * 1e3:.1f} |" for r in small]
     text = "\n".join(
         [
@@ -71,6 +77,10 @@ def main() -> None:
             "Generated programs (InCore kernels of tile statements plus an orchestration loop):",
             "",
             harness.table(rows),
+            "",
+            "Memory across repeated runs (bench_memory.py; flat RSS and few objects per run: nothing kept):",
+            "",
+            *memory,
             "",
             f"({time.perf_counter() - started:.0f} s in all)",
         ]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 
 import pytest
 from inv_helpers import prog
 from pypto.languages import Dialect
 from pypto.languages.invariants import Invariant, Reporter, structure
+from pypto.languages.invariants import base
 from pypto.languages.invariants.base import check_all, clear_caches
 
 from pypto import ir, passes
@@ -174,3 +176,21 @@ def test_model_copy_of_a_node_builds_a_new_node_and_keeps_the_shared_one() -> No
     copy = g.model_copy(update={"body": ir.ReturnStmt([g.params[0]], g.span)})
     assert copy is not g and g.body is body and isinstance(copy.body, ir.ReturnStmt)
     assert g.model_copy() is g
+
+
+def test_cached_results_live_as_long_as_their_function() -> None:
+    calls: list[tuple[str, str]] = []
+    a = _recording("A", calls)
+    program = prog(SOURCE)
+    first = check_all(program, [a])
+    again = check_all(program, [a])
+    assert calls == [("A", "f"), ("A", "g")]  # the second check is all cache hits
+    assert [(v.node, v.message) for v in again] == [(v.node, v.message) for v in first]
+    assert [v.node.name for v in again] == ["f", "g"]  # a cached violation at a function keeps its node
+    assert len(base._FACTS) == 2
+    kept = next(f for f in program.functions.values() if f.name == "f")
+    del program, first, again
+    gc.collect()
+    assert len(base._FACTS) == 1  # g was freed with its program (its violation did not hold it)
+    check_all(ir.Program([kept], "P", ir.Span.unknown()), [a])
+    assert calls == [("A", "f"), ("A", "g")]

@@ -1,0 +1,43 @@
+"""A loop of compiles (an autotuner, a test suite) keeps no earlier program alive: the module-level
+caches of the checkers, analyses and code generators hold their IR weakly."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from pathlib import Path
+
+import pypto.language as pl
+from pypto import ir, passes
+from pypto.ir.function import Function
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def refs_of(program: ir.Program) -> list[weakref.ref]:
+    return [weakref.ref(program), *(weakref.ref(f) for f in program.functions.values())]
+
+
+def test_earlier_compiled_programs_are_freed(tmp_path: Path) -> None:
+    text = (EXAMPLES / "matmul.py").read_text()
+    earlier: list[weakref.ref] = []
+    for i in range(4):
+        compiled = ir.compile(pl.parse(text), tmp_path / str(i), dump_passes=False)
+        earlier += refs_of(compiled.program) + refs_of(compiled.source)
+        del compiled
+    gc.collect()
+    alive = [r() for r in earlier if r() is not None]
+    assert alive == []
+
+
+def test_programs_checked_by_the_front_passes_are_freed() -> None:
+    text = (EXAMPLES / "tile_add.py").read_text()
+    earlier: list[weakref.ref] = []
+    for _ in range(3):
+        source = pl.parse(text)
+        result = passes.PassManager(passes.front_passes(), verify=True).run(source)
+        earlier += refs_of(source) + refs_of(result)
+        del source, result
+    gc.collect()
+    assert not [f for f in gc.get_objects() if isinstance(f, Function) and any(r() is f for r in earlier)]
+    assert all(r() is None for r in earlier)
