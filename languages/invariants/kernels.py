@@ -20,6 +20,7 @@ _TPOP_SPACE = {
 }
 _TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
+_PIPE_OPS = _TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
@@ -30,19 +31,21 @@ def _static_tile(t: object) -> bool:
 
 
 def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
-    sides = {affinity(c) for c in calls}
     kind = func.func_type
-    if kind is FunctionType.InCore and {Affinity.CUBE, Affinity.VECTOR} <= sides:
-        report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
+    if forbidden is None:  # an InCore function: only whether it mixes both sides
+        sides = set(map(affinity, calls))
+        if Affinity.CUBE in sides and Affinity.VECTOR in sides:
+            report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
+        return
     for call in calls:
-        if forbidden is not None and affinity(call) is forbidden:
+        if affinity(call) is forbidden:
             report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
 
 
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
-    names = {op_name(c) for c in calls}
-    if not names & (_TPOPS | _TPUSHES):
+    names = set(map(op_name, calls))
+    if names.isdisjoint(_PIPE_OPS):
         return
     init = _INIT.get(func.func_type)
     if init is not None and (init not in names or not names & _BUFFERS):
