@@ -143,11 +143,6 @@ SAME = Same()
 
 
 @functools.cache
-def _options(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
-
-
-@functools.cache
 def _option_adapter(cls: type, field: str) -> TypeAdapter:
     return TypeAdapter(typing.get_type_hints(cls)[field])
 
@@ -166,6 +161,8 @@ class Pass(ABC):
     after: ClassVar[str | None] = None
     before: ClassVar[str | None] = None
     _named: ClassVar[bool] = False
+    # The option names (the dataclass fields), read by every attribute assignment.
+    _option_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -176,6 +173,7 @@ class Pass(ABC):
         elif not cls._named:
             cls.name = cls.__name__
         dataclasses.dataclass(repr=False, unsafe_hash=True)(cls)
+        cls._option_names = frozenset(f.name for f in dataclasses.fields(cls))
         init = cls.__init__
 
         @functools.wraps(init)
@@ -193,7 +191,7 @@ class Pass(ABC):
         cls.__init__ = checked_init  # type: ignore[method-assign]
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _options(type(self)) and self.__dict__.get("_built", False):
+        if name in self._option_names and self.__dict__.get("_built", False):
             raise dataclasses.FrozenInstanceError(f"cannot assign to option '{name}' of pass {self.name}")
         object.__setattr__(self, name, value)
 
@@ -206,7 +204,7 @@ class Pass(ABC):
                 hint = typing.get_type_hints(type(self))[f.name]
                 want = hint.__name__ if isinstance(hint, type) else str(hint)
                 raise PassError(self.name, f"option '{f.name}' must be {want}, got {value!r}") from None
-        self._built = True
+        object.__setattr__(self, "_built", True)  # no option check: nothing is frozen yet
 
     @abstractmethod
     def run(self, program: Program) -> Program:
