@@ -115,10 +115,12 @@ def _spaces_known(func: Function) -> bool:
 
 
 def _tuple_spaces_known(t: TupleType) -> bool:
-    return all(
-        e.memory_space_ is not None if isinstance(e, TileType) else not isinstance(e, TupleType) or _tuple_spaces_known(e)
-        for e in t.types
-    )
+    for e in t.types:
+        if isinstance(e, TileType) and e.memory_space_ is None:
+            return False
+        if isinstance(e, TupleType) and not _tuple_spaces_known(e):
+            return False
+    return True
 
 
 # Per op name: its registry entry and the (argument position, allowed spaces) pairs it constrains

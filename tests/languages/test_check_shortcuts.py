@@ -53,7 +53,9 @@ def _malformed() -> list[ir.Program]:
     ]
 
 
-def _tile(space: ir.MemorySpace | None, name: str, shape: list | None = None, memref: ir.MemRef | None = None) -> ir.Var:
+def _tile(
+    space: ir.MemorySpace | None, name: str, shape: list | None = None, memref: ir.MemRef | None = None
+) -> ir.Var:
     return ir.Var(name, ir.TileType(shape or [16, 16], ir.FP32, memref, None, space))
 
 
@@ -71,6 +73,7 @@ def _malformed_kernels() -> list[ir.Program]:
     vec, left, tmp = _tile(ir.Mem.Vec, "v"), _tile(ir.Mem.Left, "l"), _tile(ir.Mem.Vec, "tmp")
     zero, one = ir.ConstInt(0, ir.INDEX), ir.ConstInt(1, ir.INDEX)
     off = ir.Var("off", ir.TupleType([INDEX, INDEX]))
+    assembled = [vec, tmp, off]
     cube = _tile(ir.Mem.Vec, "cube", [2, 16, 16])
     pair = ir.Var("pair", ir.TupleType([vec.type, ir.TupleType([ir.TileType([16, 16], ir.FP32)])]))
     exp = ir.AssignStmt(_tile(ir.Mem.Vec, "e"), _raw("tile.exp", [vec], vec.type))
@@ -79,7 +82,7 @@ def _malformed_kernels() -> list[ir.Program]:
     return [
         _kernel([ir.AssignStmt(ir.Var("c", cube.type), _raw("tile.exp", [cube], cube.type))], [cube], AIV),
         _kernel([ir.AssignStmt(ir.Var("tr", vec.type), _raw("tile.transpose", [vec, zero, one], vec.type))], [vec], AIV),
-        _kernel([ir.AssignStmt(ir.Var("a", vec.type), _raw("tile.assemble", [vec, tmp, off], vec.type))], [vec, tmp, off], AIV),
+        _kernel([ir.AssignStmt(ir.Var("a", vec.type), _raw("tile.assemble", assembled, vec.type))], assembled, AIV),
         _kernel([ir.AssignStmt(_tile(None, "u"), _raw("tile.exp", [vec], vec.type)), exp], [vec], AIV),
         _kernel([ir.AssignStmt(pair, ir.MakeTuple([vec, ir.MakeTuple([vec], _SPAN)], _SPAN)), exp], [vec], AIV),
         _kernel([matmul], [left, vec], AIC),
@@ -93,7 +96,8 @@ def _well_formed_kernels() -> list[ir.Program]:
     vec = _tile(ir.Mem.Vec, "v", memref=ir.MemRef("mem_vec_0", 0, 1024))
     pair = ir.Var("pair", ir.TupleType([vec.type, ir.TupleType([vec.type])]))
     ok = ir.AssignStmt(ir.Var("tr", vec.type), _raw("tile.exp", [vec], vec.type))
-    return [_kernel([ir.AssignStmt(pair, ir.MakeTuple([vec, ir.MakeTuple([vec], _SPAN)], _SPAN)), ok], [vec], ir.FunctionType.AIV)]
+    tuple_def = ir.AssignStmt(pair, ir.MakeTuple([vec, ir.MakeTuple([vec], _SPAN)], _SPAN))
+    return [_kernel([tuple_def, ok], [vec], ir.FunctionType.AIV)]
 
 
 # The lowering stages the corpus keeps of each example (the dialects' boundaries).
