@@ -6,13 +6,13 @@ from __future__ import annotations
 from pypto.analysis import callee, function_index, op_name
 
 from pypto.ir.enums import FunctionType, MemorySpace
-from pypto.ir.expr import Call, ConstInt, Expr, Submit, Var
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
-from .base import Invariant, Reporter
+from .base import Invariant, Reporter, cached
 
 _TPOP_SPACE = {
     ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,
@@ -114,16 +114,25 @@ def _dispatches(program: Program, name: str, seen: set[str]) -> list[tuple[str, 
     return found
 
 
+def _hard_syncalls(func: Function) -> list[Call]:
+    """The hard ``system.syncall`` calls of ``func``, found once per function object: the check
+    sees the whole program at every boundary, and most functions are unchanged between two."""
+
+    def find() -> list[Call]:
+        return [
+            c
+            for c in function_index(func).of(Call)
+            if not isinstance(c.op, GlobalVar) and c.op.name == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
+        ]
+
+    return cached("<hard syncalls>", func, None, find)
+
+
 def _check_syncall(program: Program, report: Reporter) -> None:
     platform = report.platform
     full = {"aic_only": platform.aic_cores, "aiv_only": platform.aiv_cores, "mix": platform.aic_cores}
     for func in program.functions.values():
-        hard = [
-            c
-            for c in function_index(func).of(Call)
-            if op_name(c) == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
-        ]
-        for sync in hard:
+        for sync in _hard_syncalls(func):
             report.function = func.name
             core_type = str(sync.kwargs.get("core_type", "mix"))
             expected = _CORE_TYPE.get(func.func_type)

@@ -186,7 +186,8 @@ def _first_tensor(call: Call) -> TensorType | None:
 
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
     for call in function_index(func).of(Call):
-        if op_name(call) != "tile.store" or not call.args:
+        callee_op = call.op  # op_name(call) == "tile.store", inlined: this looks at every call
+        if isinstance(callee_op, GlobalVar) or callee_op.name != "tile.store" or not call.args:
             continue
         source, target = call.args[0].type, _first_tensor(call)
         from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
@@ -204,8 +205,10 @@ AccToGmStoreValid = Invariant.per_function(
 
 def _check_atomic(func: Function, program: Program, report: Reporter) -> None:
     allowed = report.platform.atomic_add_dtypes
+    add = AtomicType.Add
     for call in function_index(func).of(Call):
-        if call.kwargs.get("atomic") != AtomicType.Add:
+        kwargs = call.kwargs
+        if not kwargs or kwargs.get("atomic") != add:  # most calls have no keyword at all
             continue
         target = _first_tensor(call)
         if target is not None and target.dtype not in allowed:
