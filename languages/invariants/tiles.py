@@ -128,25 +128,28 @@ def _tuple_spaces_known(t: TupleType) -> bool:
 _CONSTRAINTS: dict[str, tuple[object, tuple[tuple[int, tuple[MemorySpace, ...]], ...]]] = {}
 
 
-def _constraints(name: str) -> tuple[tuple[int, tuple[MemorySpace, ...]], ...]:
-    entry = op_registry.lookup(name)
-    hit = _CONSTRAINTS.get(name)
-    if hit is None or hit[0] is not entry:
-        inputs = entry.memory.inputs if entry is not None and entry.memory is not None else ()
-        pairs = tuple((i, inputs[i]) for i in range(min(len(inputs), len(entry.params))) if inputs[i]) if inputs else ()
-        hit = _CONSTRAINTS[name] = (entry, pairs)
-    return hit[1]
+def _constrain(name: str, entry: object) -> tuple[object, tuple[tuple[int, tuple[MemorySpace, ...]], ...]]:
+    """The ``_CONSTRAINTS`` entry of op ``name`` (registered as ``entry``, or None)."""
+    inputs = entry.memory.inputs if entry is not None and entry.memory is not None else ()
+    pairs = tuple((i, inputs[i]) for i in range(min(len(inputs), len(entry.params))) if inputs[i]) if inputs else ()
+    hit = _CONSTRAINTS[name] = (entry, pairs)
+    return hit
 
 
 def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
+    lookup, known = op_registry.lookup, _CONSTRAINTS
     for call in function_index(func).of(Call):
         callee_op = call.op
         if isinstance(callee_op, GlobalVar):
             continue
         name = callee_op.name
-        pairs = _constraints(name)
+        entry = lookup(name)
+        hit = known.get(name)
+        if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
+            hit = _constrain(name, entry)
+        pairs = hit[1]
         if not pairs:
             continue
         args = call.args
