@@ -143,11 +143,6 @@ SAME = Same()
 
 
 @functools.cache
-def _options(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
-
-
-@functools.cache
 def _option_adapter(cls: type, field: str) -> TypeAdapter:
     return TypeAdapter(typing.get_type_hints(cls)[field])
 
@@ -166,6 +161,8 @@ class Pass(ABC):
     after: ClassVar[str | None] = None
     before: ClassVar[str | None] = None
     _named: ClassVar[bool] = False
+    # The option names (the dataclass fields, in order), read by every construction and assignment.
+    _option_names: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -176,11 +173,12 @@ class Pass(ABC):
         elif not cls._named:
             cls.name = cls.__name__
         dataclasses.dataclass(repr=False, unsafe_hash=True)(cls)
+        cls._option_names = tuple(f.name for f in dataclasses.fields(cls))
         init = cls.__init__
 
         @functools.wraps(init)
         def checked_init(self: Pass, *args: Any, **options: Any) -> None:
-            known = [f.name for f in dataclasses.fields(cls)]
+            known = cls._option_names
             for key in options:
                 if key not in known:
                     listed = ", ".join(known) if known else "none"
@@ -193,20 +191,20 @@ class Pass(ABC):
         cls.__init__ = checked_init  # type: ignore[method-assign]
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _options(type(self)) and self.__dict__.get("_built", False):
+        if name in self._option_names and self.__dict__.get("_built", False):
             raise dataclasses.FrozenInstanceError(f"cannot assign to option '{name}' of pass {self.name}")
         object.__setattr__(self, name, value)
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
+        for name in self._option_names:
+            value = getattr(self, name)
             try:
-                _option_adapter(type(self), f.name).validate_python(value, strict=True)
+                _option_adapter(type(self), name).validate_python(value, strict=True)
             except ValidationError:
-                hint = typing.get_type_hints(type(self))[f.name]
+                hint = typing.get_type_hints(type(self))[name]
                 want = hint.__name__ if isinstance(hint, type) else str(hint)
-                raise PassError(self.name, f"option '{f.name}' must be {want}, got {value!r}") from None
-        self._built = True
+                raise PassError(self.name, f"option '{name}' must be {want}, got {value!r}") from None
+        object.__setattr__(self, "_built", True)  # no option check: nothing is frozen yet
 
     @abstractmethod
     def run(self, program: Program) -> Program:

@@ -34,7 +34,6 @@ block). A minimal pass::
 
 from __future__ import annotations
 
-import copy
 from collections import ChainMap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -333,16 +332,22 @@ class RewritePass(FunctionPass, Rewrite):
         """Add ``func`` to the program being rewritten."""
         self._added.append(func)
 
+    def _copy(self) -> RewritePass:
+        """A shallow copy: ``copy.copy(self)`` without its generic protocol lookups (one per function)."""
+        run = type(self).__new__(type(self))
+        run.__dict__.update(self.__dict__)
+        return run
+
     def run_function(self, func: Function, program: Program) -> Function:
         if not self.applies(func):
             return func
-        run = copy.copy(self)
+        run = self._copy()
         run.start(func, program)
         run._added = getattr(self, "_added", [])
         return run.function(func)
 
     def run(self, program: Program) -> Program:
-        run = copy.copy(self)
+        run = self._copy()
         run._added = []
         new = super(RewritePass, run).run(program)
         if not run._added:

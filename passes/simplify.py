@@ -34,10 +34,10 @@ from pypto.interp.scalar_eval import constant_value, fold_binary, fold_unary
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
-from pypto.ir.expr import BinaryExpr, ConstBool, ConstFloat, ConstInt, Expr, UnaryExpr, Var
+from pypto.ir.expr import BinaryExpr, Call, ConstBool, ConstFloat, ConstInt, Expr, UnaryExpr, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, BreakStmt, ContinueStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import AssignStmt, BreakStmt, ContinueStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ShapedType
@@ -45,10 +45,13 @@ from pypto.ir.types import ShapedType
 from .base import SAME
 from .ctrl_flow_transform import jumps
 from .rewrite import Result, Rewrite, RewritePass, on
-from .util import any_contains, keep_list, rebuild, straight_line, straight_values
+from .util import any_contains, contains, keep_list, rebuild, straight_line
 
 Range = tuple[int, int]
 
+_FOLDABLE = (BinaryExpr, UnaryExpr)
+_LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
+_LEAF_TYPES = frozenset({Var, E.IterArg, ConstInt, ConstFloat, ConstBool})
 _COMPARE = (E.Eq, E.Ne, E.Lt, E.Le, E.Gt, E.Ge)
 _ARITH = (E.Add, E.Sub, E.Mul, E.Min, E.Max)
 
@@ -154,11 +157,30 @@ class Simplify(RewritePass):
             if index.has(BinaryExpr, UnaryExpr, IfStmt, ForStmt, WhileStmt):
                 return True
             kinds = [s.var.type for s in index.of(AssignStmt)]
-        else:
-            if any_contains(straight_values(stmts), (BinaryExpr, UnaryExpr)):
+            return any(isinstance(t, ScalarType) or isinstance(t, ShapedType) and not _static(t) for t in kinds)
+        # A straight-line function: one pass over its statements, types and values together.
+        for s in stmts:
+            kind = type(s)
+            if kind is AssignStmt:
+                t = s.var.type
+                if isinstance(t, ScalarType):
+                    return True
+                if isinstance(t, ShapedType) and not _CONST_INT.issuperset(map(type, t.shape)):  # _static, inlined
+                    return True
+                value = s.value
+                # Most kernel statements: an op call of variables and constants, nothing to fold.
+                if type(value) is Call and not value.kwargs and _LEAF_TYPES.issuperset(map(type, value.args)):
+                    if not value.attrs.__pydantic_fields_set__:
+                        continue
+            elif kind is EvalStmt:
+                value = s.expr
+            elif any_contains(s.value, _FOLDABLE):  # a return or a yield
                 return True
-            kinds = [s.var.type for s in stmts if type(s) is AssignStmt]
-        return any(isinstance(t, ScalarType) or isinstance(t, ShapedType) and not _static(t) for t in kinds)
+            else:
+                continue
+            if not isinstance(value, _LEAVES) and contains(value, _FOLDABLE):
+                return True
+        return False
 
     def function(self, func: Function) -> Function:
         self.once = {v for v, n in Counter(defined_vars(func)).items() if n == 1}

@@ -78,20 +78,6 @@ def straight_line(func: Function) -> list[Stmt] | None:
     return stmts if _STRAIGHT.issuperset(map(type, stmts)) else None
 
 
-def straight_values(stmts: list[Stmt]) -> list[Expr]:
-    """The expressions the statements of a :func:`straight_line` function evaluate."""
-    out: list[Expr] = []
-    for s in stmts:
-        kind = type(s)
-        if kind is AssignStmt:
-            out.append(s.value)
-        elif kind is EvalStmt:
-            out.append(s.expr)
-        else:
-            out += s.value
-    return out
-
-
 _LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
 
 
@@ -108,7 +94,12 @@ def contains(e: Expr, classes: tuple[type, ...]) -> bool:
     kind = type(e)
     if kind is MakeTuple:
         items = e.elements
-    elif kind is Call and not e.attrs and not any(map(_may_hold_nodes, e.kwargs.values())):
+    # Empty attrs read from the fields set: attrs.__len__ is a Python call, and most calls pass here.
+    elif (
+        kind is Call
+        and not e.attrs.__pydantic_fields_set__
+        and not (e.kwargs and any(map(_may_hold_nodes, e.kwargs.values())))
+    ):
         if isinstance(e.op, classes):
             return True
         items = e.args

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import enum
 
-from pypto.analysis import op_name
-
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Call, Expr
+from pypto.ir.expr import Call, Expr, GlobalVar, Submit
 from pypto.ir.types import TileType
 
 
@@ -65,13 +63,8 @@ def _side(space: MemorySpace | None) -> Affinity:
     return Affinity.CUBE if space in CUBE_SPACES else Affinity.VECTOR
 
 
-def affinity(expr: Expr) -> Affinity:
-    """The side of a mixed kernel that executes ``expr`` (a call; anything else is SHARED)."""
-    name = op_name(expr)
-    if name is None:
-        if isinstance(expr, Call) and expr.attrs.get("core_placement") == "aiv":
-            return Affinity.VECTOR
-        return Affinity.SHARED
+def _by_name(name: str) -> Affinity | None:
+    """The side of op ``name`` when the name alone decides it; None when the operands do."""
     if name in CUBE_OPS or name in _CUBE_PIPE_OPS:
         return Affinity.CUBE
     if name in _VECTOR_PIPE_OPS:
@@ -80,17 +73,39 @@ def affinity(expr: Expr) -> Affinity:
         return Affinity.SHARED
     if name in _BOUNDARY_OPS:
         return Affinity.BOUNDARY
+    if name in _BY_OPERANDS:
+        return None
+    return Affinity.VECTOR if name.startswith("tile.") else Affinity.SHARED
+
+
+# Ops whose side follows the space of a tile they make, read or move.
+_BY_OPERANDS = frozenset({"tile.load", "tile.create", "tile.move", "tile.extract"}) | _BY_SOURCE
+# _by_name per op name seen (op names are the registry's and the program's few unknown ones).
+_NAMED: dict[str, Affinity | None] = {}
+
+
+def affinity(expr: Expr) -> Affinity:
+    """The side of a mixed kernel that executes ``expr`` (a call; anything else is SHARED)."""
+    if not isinstance(expr, (Call, Submit)) or isinstance(expr.op, GlobalVar):  # not an op call (op_name)
+        if isinstance(expr, Call) and expr.attrs.get("core_placement") == "aiv":
+            return Affinity.VECTOR
+        return Affinity.SHARED
+    name = expr.op.name
+    try:
+        side = _NAMED[name]
+    except KeyError:
+        side = _NAMED[name] = _by_name(name)
+    if side is not None:
+        return side
     if name in ("tile.load", "tile.create"):  # by the space the tile is made in
         return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
-    if name in _BY_SOURCE and expr.args:
-        return _side(_space(expr.args[0]))
+    if name in _BY_SOURCE:
+        return _side(_space(expr.args[0])) if expr.args else Affinity.VECTOR
     # tile.extract moves a window between spaces like tile.move (Mat -> Left/Right on the cube side).
-    if name in ("tile.move", "tile.extract") and expr.args:
-        source = _side(_space(expr.args[0]))
-        target = _side(expr.kwargs.get("target_memory"))
-        if Affinity.SHARED in (source, target) or source is target:
-            return source if source is not Affinity.SHARED else target
-        return Affinity.BOUNDARY
-    if name.startswith("tile."):
+    if not expr.args:
         return Affinity.VECTOR
-    return Affinity.SHARED
+    source = _side(_space(expr.args[0]))
+    target = _side(expr.kwargs.get("target_memory"))
+    if Affinity.SHARED in (source, target) or source is target:
+        return source if source is not Affinity.SHARED else target
+    return Affinity.BOUNDARY

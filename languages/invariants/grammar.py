@@ -544,13 +544,22 @@ class RankAtMost(Refinement):
 # ---- the walker ---------------------------------------------------------------------------------
 
 
-@functools.cache
-def _plan(rules: tuple[Rule, ...]) -> tuple[tuple[type, ...], bool, dict[type, tuple[Rule, ...]]]:
+Plan = tuple[tuple[type, ...], bool, dict[type, tuple[Rule, ...]]]
+# Plans by the identities of their rules (hashing a tuple of rules hashes every field of every rule,
+# once per function checked); an entry holds its rules, so no other object can take their ids.
+_PLANS: dict[tuple[int, ...], tuple[tuple[Rule, ...], Plan]] = {}
+
+
+def _plan(rules: tuple[Rule, ...]) -> Plan:
     """The node classes to visit, whether types are entered, and a per-class rule cache."""
-    classes = {c for r in rules for c in r.subject.classes}
-    types = any(issubclass(c, Type) for c in classes)
-    node_classes = tuple(c for c in classes if not issubclass(c, Type)) + ((Var,) if types else ())
-    return node_classes, types, {}
+    key = tuple(map(id, rules))
+    hit = _PLANS.get(key)
+    if hit is None:
+        classes = {c for r in rules for c in r.subject.classes}
+        types = any(issubclass(c, Type) for c in classes)
+        node_classes = tuple(c for c in classes if not issubclass(c, Type)) + ((Var,) if types else ())
+        hit = _PLANS[key] = (rules, (node_classes, types, {}))
+    return hit[1]
 
 
 def _rules_for(rules: tuple[Rule, ...], cache: dict[type, tuple[Rule, ...]], cls: type) -> tuple[Rule, ...]:

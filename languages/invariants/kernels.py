@@ -6,13 +6,13 @@ from __future__ import annotations
 from pypto.analysis import callee, function_index, op_name
 
 from pypto.ir.enums import FunctionType, MemorySpace
-from pypto.ir.expr import Call, ConstInt, Expr, Submit, Var
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
-from .base import Invariant, Reporter
+from .base import Invariant, Reporter, cached
 
 _TPOP_SPACE = {
     ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,
@@ -20,6 +20,7 @@ _TPOP_SPACE = {
 }
 _TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
+_PIPE_OPS = _TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
@@ -30,19 +31,21 @@ def _static_tile(t: object) -> bool:
 
 
 def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
-    sides = {affinity(c) for c in calls}
     kind = func.func_type
-    if kind is FunctionType.InCore and {Affinity.CUBE, Affinity.VECTOR} <= sides:
-        report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
+    if forbidden is None:  # an InCore function: only whether it mixes both sides
+        sides = set(map(affinity, calls))
+        if Affinity.CUBE in sides and Affinity.VECTOR in sides:
+            report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
+        return
     for call in calls:
-        if forbidden is not None and affinity(call) is forbidden:
+        if affinity(call) is forbidden:
             report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
 
 
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
-    names = {op_name(c) for c in calls}
-    if not names & (_TPOPS | _TPUSHES):
+    names = set(map(op_name, calls))
+    if names.isdisjoint(_PIPE_OPS):
         return
     init = _INIT.get(func.func_type)
     if init is not None and (init not in names or not names & _BUFFERS):
@@ -111,16 +114,25 @@ def _dispatches(program: Program, name: str, seen: set[str]) -> list[tuple[str, 
     return found
 
 
+def _hard_syncalls(func: Function) -> list[Call]:
+    """The hard ``system.syncall`` calls of ``func``, found once per function object: the check
+    sees the whole program at every boundary, and most functions are unchanged between two."""
+
+    def find() -> list[Call]:
+        return [
+            c
+            for c in function_index(func).of(Call)
+            if not isinstance(c.op, GlobalVar) and c.op.name == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
+        ]
+
+    return cached("<hard syncalls>", func, None, find)
+
+
 def _check_syncall(program: Program, report: Reporter) -> None:
     platform = report.platform
     full = {"aic_only": platform.aic_cores, "aiv_only": platform.aiv_cores, "mix": platform.aic_cores}
     for func in program.functions.values():
-        hard = [
-            c
-            for c in function_index(func).of(Call)
-            if op_name(c) == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
-        ]
-        for sync in hard:
+        for sync in _hard_syncalls(func):
             report.function = func.name
             core_type = str(sync.kwargs.get("core_type", "mix"))
             expected = _CORE_TYPE.get(func.func_type)

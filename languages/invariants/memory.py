@@ -3,15 +3,16 @@ each memory space fits the chip."""
 
 from __future__ import annotations
 
-from pypto.analysis import defined_vars, function_index, op_name
+from pypto.analysis import function_index, op_name
 
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import ConstInt, Var
+from pypto.ir.expr import Call, ConstInt, GlobalVar, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .base import Invariant, Reporter
+from .walk import checked_defs
 
 _POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _VIEWS = frozenset({"tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view"})
@@ -20,7 +21,8 @@ _VIEWS = frozenset({"tile.reshape", "tile.slice", "tile.reinterpret_view", "tile
 def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
     piped: set[Var] = set()
     for stmt in function_index(func).of(AssignStmt):
-        name = op_name(stmt.value)
+        value = stmt.value  # op_name(value), inlined: this looks at every assignment
+        name = value.op.name if type(value) is Call and not isinstance(value.op, GlobalVar) else op_name(value)
         if name in _POPS or (name in _VIEWS and stmt.value.args and stmt.value.args[0] in piped):
             piped.add(stmt.var)
             continue
@@ -38,9 +40,10 @@ HasMemRefs = Invariant.per_function(
 def _check_addresses(func: Function, program: Program, report: Reporter) -> None:
     capacity = report.platform.capacity
     high: dict[MemorySpace, tuple[int, Var]] = {}
-    for var in defined_vars(func):
+    off_chip = (None, MemorySpace.DDR)
+    for var in checked_defs(func):
         t = var.type
-        if not isinstance(t, TileType) or t.memref is None or t.memory_space in (None, MemorySpace.DDR):
+        if not isinstance(t, TileType) or t.memref is None or t.memory_space_ in off_chip:
             continue
         offset = t.memref.byte_offset_
         if not isinstance(offset, ConstInt) or offset.value < 0:

@@ -9,24 +9,64 @@ from dataclasses import replace
 
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call
+from pypto.ir.expr import Call, GlobalVar, Var
 from pypto.ir.function import Function, Program
+from pypto.ir.type_base import TupleType
 from pypto.ir.types import TensorType, TileType
 
 from .base import Invariant, Reporter
 from .grammar import KERNELS, Field, Forbid, Length, LiteralTuple, Ops, Present, RankAtMost, inside, op
 from .scopes import TENSOR_COMPUTE
 
+_TENSOR_IO = frozenset({"tensor.read", "tensor.write"})
+
+
+def _no_tensor_compute(func: Function) -> bool:
+    """True when ``func`` is not a kernel or calls no tensor op but tensor.read/write (one pass over
+    the calls): then IncoreTileOps' rule cannot fail."""
+    if func.func_type not in KERNELS:
+        return True
+    for call in function_index(func).of(Call):
+        callee_op = call.op
+        if isinstance(callee_op, GlobalVar):
+            continue
+        name = callee_op.name
+        if name.startswith("tensor.") and name not in _TENSOR_IO:
+            return False
+    return True
+
+
 IncoreTileOps = Invariant.declared(
     "IncoreTileOps",
     "kernels use tile ops: no tensor op with a tile counterpart (tensor.read/write excepted)",
     Forbid(
-        what=replace(TENSOR_COMPUTE, exclude=frozenset({"tensor.read", "tensor.write"})),
+        what=replace(TENSOR_COMPUTE, exclude=_TENSOR_IO),
         where=inside(*KERNELS),
         code="TENSOR_OP_IN_KERNEL",
         message="{op} in a {kind} function (convert it to tile ops)",
     ),
+    holds_if=_no_tensor_compute,
 )
+
+
+def _tiles_2d(func: Function) -> bool:
+    """True when no rule of TileOps2D can fail in ``func``: it is not a kernel, or none of its tile
+    ops is a transpose or an assemble or produces a tile of rank above 2 (one pass over the calls)."""
+    if func.func_type not in KERNELS:
+        return True
+    for call in function_index(func).of(Call):
+        callee_op = call.op
+        if isinstance(callee_op, GlobalVar):
+            continue
+        name = callee_op.name
+        if name.startswith("tile."):
+            if name == "tile.transpose" or name == "tile.assemble":
+                return False
+            t = call.type
+            if isinstance(t, TileType) and len(t.shape) > 2:
+                return False
+    return True
+
 
 TileOps2D = Invariant.declared(
     "TileOps2D",
@@ -55,20 +95,70 @@ TileOps2D = Invariant.declared(
         code="ASSEMBLE_OFFSETS",
         message="tile.assemble offsets must be a literal 2-tuple",
     ),
+    holds_if=_tiles_2d,
 )
+
+
+def _spaces_known(func: Function) -> bool:
+    """True when every tile in the variable types of ``func`` has a memory space, or ``func`` is
+    not a kernel: then the NO_MEMORY_SPACE rule cannot fail (one pass over the variables)."""
+    if func.func_type not in KERNELS:
+        return True
+    for var in function_index(func).of(Var):
+        t = var.type
+        if isinstance(t, TileType):
+            if t.memory_space_ is None:
+                return False
+        elif isinstance(t, TupleType) and not _tuple_spaces_known(t):
+            return False
+    return True
+
+
+def _tuple_spaces_known(t: TupleType) -> bool:
+    for e in t.types:
+        if isinstance(e, TileType) and e.memory_space_ is None:
+            return False
+        if isinstance(e, TupleType) and not _tuple_spaces_known(e):
+            return False
+    return True
+
+
+# Per op name: its registry entry and the (argument position, allowed spaces) pairs it constrains
+# (op_registry.get_op_memory_spec's input_constraints without the unconstrained positions).
+_CONSTRAINTS: dict[str, tuple[object, tuple[tuple[int, tuple[MemorySpace, ...]], ...]]] = {}
+
+
+def _constrain(name: str, entry: object) -> tuple[object, tuple[tuple[int, tuple[MemorySpace, ...]], ...]]:
+    """The ``_CONSTRAINTS`` entry of op ``name`` (registered as ``entry``, or None)."""
+    inputs = entry.memory.inputs if entry is not None and entry.memory is not None else ()
+    pairs = tuple((i, inputs[i]) for i in range(min(len(inputs), len(entry.params))) if inputs[i]) if inputs else ()
+    hit = _CONSTRAINTS[name] = (entry, pairs)
+    return hit
 
 
 def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
+    lookup, known = op_registry.lookup, _CONSTRAINTS
     for call in function_index(func).of(Call):
-        name = op_name(call)
-        spec = op_registry.get_op_memory_spec(name) if name and op_registry.lookup(name) else None
-        if spec is None:
+        callee_op = call.op
+        if isinstance(callee_op, GlobalVar):
             continue
-        for i, (arg, allowed) in enumerate(zip(call.args, spec["input_constraints"])):
-            space = arg.type.memory_space if isinstance(arg.type, TileType) else None
-            if allowed and space is not None and space not in allowed:
+        name = callee_op.name
+        entry = lookup(name)
+        hit = known.get(name)
+        if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
+            hit = _constrain(name, entry)
+        pairs = hit[1]
+        if not pairs:
+            continue
+        args = call.args
+        for i, allowed in pairs:
+            if i >= len(args):
+                break
+            t = args[i].type
+            space = t.memory_space_ if isinstance(t, TileType) else None
+            if space is not None and space not in allowed:
                 wanted = "/".join(s.name for s in allowed)
                 report.error("SPACE_CONSTRAINT", f"{name} argument {i} is in {space.name}, needs {wanted}", call)
 
@@ -86,6 +176,7 @@ TileMemoryInferred = Invariant.declared(
     ),
     check=_check_space_constraints,
     auto_verified=True,
+    holds_if=_spaces_known,
 )
 
 
@@ -98,7 +189,8 @@ def _first_tensor(call: Call) -> TensorType | None:
 
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
     for call in function_index(func).of(Call):
-        if op_name(call) != "tile.store" or not call.args:
+        callee_op = call.op  # op_name(call) == "tile.store", inlined: this looks at every call
+        if isinstance(callee_op, GlobalVar) or callee_op.name != "tile.store" or not call.args:
             continue
         source, target = call.args[0].type, _first_tensor(call)
         from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
@@ -116,8 +208,10 @@ AccToGmStoreValid = Invariant.per_function(
 
 def _check_atomic(func: Function, program: Program, report: Reporter) -> None:
     allowed = report.platform.atomic_add_dtypes
+    add = AtomicType.Add
     for call in function_index(func).of(Call):
-        if call.kwargs.get("atomic") != AtomicType.Add:
+        kwargs = call.kwargs
+        if not kwargs or kwargs.get("atomic") != add:  # most calls have no keyword at all
             continue
         target = _first_tensor(call)
         if target is not None and target.dtype not in allowed:

@@ -3,7 +3,7 @@ TensorViewCanonical and ArrayNotEscaped."""
 
 from __future__ import annotations
 
-from pypto.analysis import block, defined_vars, function_index
+from pypto.analysis import block, function_index
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import TensorLayout
@@ -16,6 +16,7 @@ from pypto.ir.types import ArrayType, ShapedType, TensorType, TileType
 
 from .base import Invariant, Reporter
 from .grammar import Field, NoNode
+from .walk import checked_defs
 
 _INT_LIKE = {DataType.INDEX, DataType.INT64}
 
@@ -167,7 +168,7 @@ AssignTypeSymmetry = Invariant.per_function(
 
 
 def _check_tile_coherence(func: Function, program: Program, report: Reporter) -> None:
-    for var in defined_vars(func):
+    for var in checked_defs(func):
         t = var.type
         if isinstance(t, TileType) and t.tile_view is not None:
             canonical = TileType(t.shape, t.dtype, t.memref, t.tile_view, t.memory_space).tile_view
@@ -195,7 +196,7 @@ def _canonical_strides(t: TensorType) -> list[int] | None:
 
 
 def _check_tensor_views(func: Function, program: Program, report: Reporter) -> None:
-    for var in defined_vars(func):
+    for var in checked_defs(func):
         t = var.type
         if not isinstance(t, TensorType) or t.tensor_view is None:
             continue

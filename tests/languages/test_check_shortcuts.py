@@ -49,7 +49,73 @@ def _malformed() -> list[ir.Program]:
         prog(kernel.replace("BODY", "pl.add(pl.exp(t), t)")),
         prog(kernel.replace("BODY", "pl.exp(t)").replace("return r", "return pl.store(u, [0, 0], out)")),
         prog(READ_AFTER),
+        *_malformed_kernels(),
     ]
+
+
+def _tile(
+    space: ir.MemorySpace | None, name: str, shape: list | None = None, memref: ir.MemRef | None = None
+) -> ir.Var:
+    return ir.Var(name, ir.TileType(shape or [16, 16], ir.FP32, memref, None, space))
+
+
+def _raw(name: str, args: list[ir.Expr], result: ir.Type, **kwargs: object) -> ir.Call:
+    """An op call built without the registry's checks (to hold what a checker must catch)."""
+    return ir.Call(ir.get_op(name), args, dict(kwargs), result, _SPAN)
+
+
+def _kernel(stmts: list[ir.Stmt], params: list[ir.Var], func_type: ir.FunctionType) -> ir.Program:
+    return single("k", params, _flat(*stmts), func_type=func_type)
+
+
+def _malformed_kernels() -> list[ir.Program]:
+    """Kernels that break the lowering dialects' tile, memory and side properties."""
+    vec, left, tmp = _tile(ir.Mem.Vec, "v"), _tile(ir.Mem.Left, "l"), _tile(ir.Mem.Vec, "tmp")
+    zero, one = ir.ConstInt(0, ir.INDEX), ir.ConstInt(1, ir.INDEX)
+    off = ir.Var("off", ir.TupleType([INDEX, INDEX]))
+    assembled = [vec, tmp, off]
+    cube = _tile(ir.Mem.Vec, "cube", [2, 16, 16])
+    pair = ir.Var("pair", ir.TupleType([vec.type, ir.TupleType([ir.TileType([16, 16], ir.FP32)])]))
+    exp = ir.AssignStmt(_tile(ir.Mem.Vec, "e"), _raw("tile.exp", [vec], vec.type))
+    matmul = ir.AssignStmt(_tile(ir.Mem.Acc, "m"), _raw("tile.matmul", [left, vec], vec.type))
+    AIV, AIC, InCore = ir.FunctionType.AIV, ir.FunctionType.AIC, ir.FunctionType.InCore
+    return [
+        _kernel([ir.AssignStmt(ir.Var("c", cube.type), _raw("tile.exp", [cube], cube.type))], [cube], AIV),
+        _kernel([ir.AssignStmt(ir.Var("tr", vec.type), _raw("tile.transpose", [vec, zero, one], vec.type))], [vec], AIV),
+        _kernel([ir.AssignStmt(ir.Var("a", vec.type), _raw("tile.assemble", assembled, vec.type))], assembled, AIV),
+        _kernel([ir.AssignStmt(_tile(None, "u"), _raw("tile.exp", [vec], vec.type)), exp], [vec], AIV),
+        _kernel([ir.AssignStmt(pair, ir.MakeTuple([vec, ir.MakeTuple([vec], _SPAN)], _SPAN)), exp], [vec], AIV),
+        _kernel([matmul], [left, vec], AIC),
+        _kernel([matmul, exp], [left, vec], InCore),
+        _kernel([matmul, exp], [left, vec], AIV),
+    ]
+
+
+def _well_formed_kernels() -> list[ir.Program]:
+    """Kernels the tile shortcuts must accept without the rule walk."""
+    vec = _tile(ir.Mem.Vec, "v", memref=ir.MemRef("mem_vec_0", 0, 1024))
+    pair = ir.Var("pair", ir.TupleType([vec.type, ir.TupleType([vec.type])]))
+    ok = ir.AssignStmt(ir.Var("tr", vec.type), _raw("tile.exp", [vec], vec.type))
+    tuple_def = ir.AssignStmt(pair, ir.MakeTuple([vec, ir.MakeTuple([vec], _SPAN)], _SPAN))
+    return [_kernel([tuple_def, ok], [vec], ir.FunctionType.AIV)]
+
+
+# The lowering stages the corpus keeps of each example (the dialects' boundaries).
+_STAGES = ("InferTileMemorySpace", "ExpandMixedKernel", "InsertPipeSync")
+
+
+def _lowering_stages(source: ir.Program) -> list[ir.Program]:
+    """``source`` after each pass of ``_STAGES`` of the default pipeline."""
+    kept: list[ir.Program] = []
+
+    class Keep(passes.PassInstrument):
+        def after_pass(self, pass_: passes.Pass, program: ir.Program) -> None:
+            if pass_.name in _STAGES:
+                kept.append(program)
+
+    with passes.PassContext([Keep()]):
+        passes.PassManager(passes.builtin_passes(), verify=False).run(source)
+    return kept
 
 
 def _dynamic_dim() -> ir.Program:
@@ -64,7 +130,8 @@ def _corpus() -> list[ir.Program]:
 
     sources = [pl.parse(path.read_text()) for path in sorted(_EXAMPLES.glob("*.py"))]
     lowered = [passes.PassManager(passes.front_passes(), verify=False).run(p) for p in sources]
-    return sources + lowered + [_dynamic_dim()] + _malformed()
+    stages = [stage for p in sources for stage in _lowering_stages(p)]
+    return sources + lowered + stages + _well_formed_kernels() + [_dynamic_dim()] + _malformed()
 
 
 def _findings(program: ir.Program) -> list[tuple]:
