@@ -118,6 +118,19 @@ def implicit_tile_view(shape: list[Expr], memory_space: MemorySpace | None) -> T
     return TileView(valid_shape=list(shape), blayout=blayout, slayout=slayout, fractal=fractal)
 
 
+# (memory space, *dims) -> the implicit view. The tile types an op derives from another share its
+# dim nodes, so one view serves them all; expressions hash by identity and the key holds them.
+_IMPLICIT_VIEWS: dict[tuple[Any, ...], TileView] = {}
+_IMPLICIT_VIEWS_LIMIT = 1024
+
+
+def _new_implicit_view(key: tuple[Any, ...], shape: list[Expr], memory_space: MemorySpace | None) -> TileView:
+    if len(_IMPLICIT_VIEWS) >= _IMPLICIT_VIEWS_LIMIT:
+        _IMPLICIT_VIEWS.clear()
+    view = _IMPLICIT_VIEWS[key] = implicit_tile_view(shape, memory_space)
+    return view
+
+
 class ShapedType(Type):
     """Base of tensor and tile types: dtype, shape and an optional MemRef."""
 
@@ -182,6 +195,11 @@ class TileType(ShapedType):
     tile_view: TileView | None = None
     memory_space_: MemorySpace | None = None
     _positional = ("shape", "dtype", "memref", "tile_view", "memory_space")
+    # The effective view of a stored view without a valid region, made on first use (a type never
+    # changes). A slot, not a field or a private attribute: equality, hashing, serialization,
+    # copies and pickles do not see it, and the class keeps the plain attribute lookup
+    # (plain_getattr.py).
+    __slots__ = ("_effective_view",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if len(args) > 4:
@@ -227,13 +245,20 @@ class TileType(ShapedType):
         return self.memory_space_
 
     def get_effective_tile_view(self) -> TileView:
-        """The stored view with its valid region filled in, or the implicit view."""
+        """The stored view with its valid region filled in, or the implicit view (shared: callers
+        must not change it)."""
         view = self.tile_view
         if view is None:
-            return implicit_tile_view(self.shape, self.memory_space_)
+            key = (self.memory_space_, *self.shape)
+            found = _IMPLICIT_VIEWS.get(key)
+            return found if found is not None else _new_implicit_view(key, self.shape, self.memory_space_)
         if view.valid_shape:
             return view
-        return TileView(
+        try:
+            return self._effective_view
+        except AttributeError:  # first use
+            pass
+        view = TileView(
             valid_shape=list(self.shape),
             stride=view.stride,
             start_offset=view.start_offset,
@@ -243,6 +268,8 @@ class TileType(ShapedType):
             pad=view.pad,
             compact=view.compact,
         )
+        object.__setattr__(self, "_effective_view", view)
+        return view
 
 
 class ArrayType(Type):
