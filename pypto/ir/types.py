@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
@@ -16,8 +17,14 @@ from .node import DType, Int, ModelBase
 from .type_base import Type
 
 
+# ``map(isinstance, items, _EXPR)``: the test of every item in C.
+_EXPR = itertools.repeat(Expr)
+
+
 def _expr_list(v: Any) -> Any:
     """Shape-like lists: ints become ``ConstInt(v, INDEX)``; tuples become lists."""
+    if type(v) is list and all(map(isinstance, v, _EXPR)):
+        return v  # already expressions (most lists: one type derived from another)
     if isinstance(v, (list, tuple)):
         return [ConstInt(x, DataType.INDEX) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
     return v
@@ -40,10 +47,7 @@ def dims_equal(a: list[Expr], b: list[Expr]) -> bool:
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
-        if x is y:
-            continue
-        cx, cy = _const_value(x), _const_value(y)
-        if cx is None or cx != cy:
+        if x is not y and not (isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value == y.value):
             return False
     return True
 
@@ -96,18 +100,26 @@ class TileView(_StructuralValue):
         super().__init__(*args, **kwargs)
 
 
+# The spaces whose implicit ``(blayout, slayout, fractal)`` does not depend on the shape.
+_FIXED_LAYOUTS: dict[MemorySpace, tuple[TileLayout, TileLayout, int]] = {
+    MemorySpace.Mat: (TileLayout.col_major, TileLayout.row_major, 512),
+    MemorySpace.Left: (TileLayout.col_major, TileLayout.row_major, 512),
+    MemorySpace.Acc: (TileLayout.col_major, TileLayout.row_major, 1024),
+    MemorySpace.LeftScale: (TileLayout.row_major, TileLayout.row_major, 32),
+    MemorySpace.RightScale: (TileLayout.col_major, TileLayout.col_major, 32),
+}
+
+
 def implicit_layout(shape: list[Expr], memory_space: MemorySpace | None) -> tuple[TileLayout, TileLayout, int]:
     """``(blayout, slayout, fractal)`` of the implicit view of a tile of this shape and space."""
-    if memory_space in (MemorySpace.Mat, MemorySpace.Left):
-        return TileLayout.col_major, TileLayout.row_major, 512
-    if memory_space is MemorySpace.Acc:
-        return TileLayout.col_major, TileLayout.row_major, 1024
-    if memory_space is MemorySpace.LeftScale:
-        return TileLayout.row_major, TileLayout.row_major, 32
-    if memory_space is MemorySpace.RightScale:
-        return TileLayout.col_major, TileLayout.col_major, 32
-    rows, cols = (_const_value(shape[0]), _const_value(shape[1])) if len(shape) == 2 else (None, None)
-    blayout = TileLayout.col_major if rows is not None and cols == 1 and rows > 1 else TileLayout.row_major
+    fixed = _FIXED_LAYOUTS.get(memory_space)  # type: ignore[arg-type]
+    if fixed is not None:
+        return fixed
+    blayout = TileLayout.row_major
+    if len(shape) == 2:  # a static column vector [n, 1], n > 1, is col-major
+        rows, cols = shape
+        if isinstance(cols, ConstInt) and cols.value == 1 and isinstance(rows, ConstInt) and rows.value > 1:
+            blayout = TileLayout.col_major
     slayout = TileLayout.col_major if memory_space is MemorySpace.Right else TileLayout.none_box
     return blayout, slayout, 512
 
@@ -163,7 +175,8 @@ class TensorType(ShapedType):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _check_fp4(self.shape, self.dtype, type(self).__name__)
+        if self.dtype == DataType.FP4:
+            _check_fp4(self.shape, self.dtype, type(self).__name__)
         view = self.tensor_view
         if view is not None:
             valid = [] if dims_equal(view.valid_shape, self.shape) else view.valid_shape
@@ -202,9 +215,9 @@ class TileType(ShapedType):
     __slots__ = ("_effective_view",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) > 4:
-            kwargs["memory_space"], args = args[4], args[:4]
         space = kwargs.pop("memory_space", None)
+        if len(args) > 4:
+            space, args = args[4], args[:4]
         if "memory_space_" in kwargs:
             space = kwargs.pop("memory_space_")
         memref = kwargs.get("memref", args[2] if len(args) > 2 else None)
@@ -216,7 +229,8 @@ class TileType(ShapedType):
                 raise IRValueError("TileType: a MemRef requires an explicit memory space")
         kwargs["memory_space_"] = space
         super().__init__(*args, **kwargs)
-        _check_fp4(self.shape, self.dtype, "TileType")
+        if self.dtype == DataType.FP4:
+            _check_fp4(self.shape, self.dtype, "TileType")
         view = self.tile_view
         if view is not None:
             if view.valid_shape and dims_equal(view.valid_shape, self.shape):
