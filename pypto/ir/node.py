@@ -175,8 +175,9 @@ def replace(node: ModelBase, **changes: Any) -> Any:
     Unlike pydantic's ``model_copy(update=...)`` this re-runs validation, so a wrong field type
     fails here instead of later. For a ``Var`` the copy is a new variable (new identity).
     """
-    skip = node._derived
-    data = {name: getattr(node, name) for name in type(node).model_fields if name not in skip}
+    data = dict(node.__dict__)  # the fields (pydantic keeps them there, in declaration order)
+    for name in node._derived:
+        del data[name]
     data.update(changes)
     return type(node)(**data)
 

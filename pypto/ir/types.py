@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from operator import attrgetter
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
@@ -254,9 +255,8 @@ class TileType(ShapedType):
                 view = None
             object.__setattr__(self, "tile_view", view)
 
-    @property
-    def memory_space(self) -> MemorySpace | None:
-        return self.memory_space_
+    # A C getter (no Python frame): passes read a tile's memory space everywhere.
+    memory_space = property(attrgetter("memory_space_"), doc="The memory space (None until inferred).")
 
     def get_effective_tile_view(self) -> TileView:
         """The stored view with its valid region filled in, or the implicit view (shared: callers
