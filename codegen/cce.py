@@ -55,7 +55,6 @@ from .op_table import Accumulate, argument, keyword
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod
 from .cpp_names import cpp_identifier
 from .target import CCE
-from .tile_views import effective_view
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
 # Names the kernel file itself defines or takes: IR names equal to them get a "_" suffix.
@@ -205,7 +204,7 @@ class CceEmitter(Emitter):
     def _tile_declaration(self, doc: Doc, var: Var) -> None:
         t: TileType = var.type
         alias = self._aliases[tile_template(t, var.span)]  # made where the body defines the tile
-        valid = effective_view(t).valid_shape
+        valid = t.get_effective_tile_view().valid_shape
         if len(valid) == 1:
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
@@ -534,7 +533,7 @@ class CceEmitter(Emitter):
         else:
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
-            dims = list(effective_view(tile.type).valid_shape)
+            dims = list(tile.type.get_effective_tile_view().valid_shape)
         dims = [ConstInt(1, DataType.INDEX)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
         template = global_template(ttype.dtype, sizes, strides, call.span, volume)

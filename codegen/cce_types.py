@@ -21,7 +21,6 @@ from pypto.ir.span import Span
 from pypto.ir.types import TileType
 
 from .errors import no_rule
-from .tile_views import effective_view
 
 TARGET = "cce"
 
@@ -83,7 +82,7 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
         shape = [1, shape[0]]
     if len(shape) != 2:
         raise no_rule(f"a rank-{len(shape)} tile", TARGET, span, "pto-isa tiles are 2-D")
-    view = effective_view(t)
+    view = t.get_effective_tile_view()
     trailing = [_SLAYOUT[view.slayout], str(view.fractal), _PAD[view.pad], _COMPACT[view.compact]]
     while trailing and trailing[-1] == _TRAILING_DEFAULTS[len(trailing) - 1]:
         trailing.pop()

@@ -47,7 +47,6 @@ from .pto_ops import Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetVal
 from .pto_state import ADDRESSES, VIEWS, FunctionState
 from .pto_types import LAYOUTS, mlir_dtype, partition_view, physical_dims, signless, static_dim, tensor_view, tile_buf
 from .target import PTO
-from .tile_views import effective_view
 
 _KERNEL_KINDS = {FunctionType.AIC: "cube", FunctionType.AIV: "vector"}
 # Hidden SPMD identity parameters, in signature order; block_idx and block_num come as a pair.
@@ -513,7 +512,7 @@ class PtoEmitter(Emitter):
                 size_exprs = _elements(given, "window sizes", call.span)
             else:
                 assert isinstance(tile_type, TileType)
-                size_exprs = list(effective_view(tile_type).valid_shape)
+                size_exprs = list(tile_type.get_effective_tile_view().valid_shape)
             sizes = [self._index(e, call.span) for e in size_exprs]
             window_type = partition_view([static_dim(e) for e in size_exprs], tensor.type.dtype, call.span)
             window = fn.fresh(view.removeprefix("%").removesuffix("_view") + "_pview")
@@ -616,7 +615,7 @@ class PtoEmitter(Emitter):
             self._line(f"pto.tmov ins({dst_name} : {dst_type}) outs({result} : {result_type})", call.span)
         src_name, src_type = self._operand(source, call.span)
         rows, cols = physical_dims(source.type, call.span)
-        valid = list(effective_view(source.type).valid_shape)
+        valid = list(source.type.get_effective_tile_view().valid_shape)
         if len(valid) == 1:
             valid = [ConstInt(1, DataType.INDEX), valid[0]]
         statics = (static_dim(valid[0]), static_dim(valid[1]))
@@ -871,7 +870,7 @@ class PtoEmitter(Emitter):
                                     ADDRESSES)
         else:
             addr = self._scalar(memref.byte_offset, DataType.INT64, span)
-        valid = list(effective_view(tile).valid_shape)
+        valid = list(tile.get_effective_tile_view().valid_shape)
         if len(valid) == 1:
             valid = [ConstInt(1, DataType.INDEX), valid[0]]
         rows, cols = (self._index(d, span) for d in valid)

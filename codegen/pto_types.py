@@ -15,7 +15,6 @@ from pypto.ir.span import Span
 from pypto.ir.types import TileType
 
 from .errors import no_rule
-from .tile_views import effective_view
 
 TARGET = "pto"
 
@@ -78,7 +77,7 @@ def tile_buf(tile: TileType, span: Span | None = None, valid: tuple[int | None, 
     if space not in SPACES or space is MemorySpace.DDR:
         raise no_rule(f"a tile in memory space {space}", TARGET, span, "tile buffers live in an on-chip space")
     rows, cols = physical_dims(tile, span) if dims is None else dims
-    view = effective_view(tile)
+    view = tile.get_effective_tile_view()
     v_row, v_col = ("?", "?") if valid is None else tuple("?" if v is None else str(v) for v in valid)
     text = (f"!pto.tile_buf<loc={SPACES[space]}, dtype={mlir_dtype(tile.dtype, span)}, rows={rows}, cols={cols}, "
             f"v_row={v_row}, v_col={v_col}, blayout={view.blayout.name}, slayout={view.slayout.name}, "

@@ -32,7 +32,9 @@ _TABLE: dict[str, tuple[int, int, str, str]] = {
 
 
 class DataType:
-    """An element type. Instances are interned: one object per code; equality and hash by code."""
+    """An element type. Instances are interned: one object per code (construction, copies and
+    pickles all return it), so equality is object identity (``object.__eq__``, no Python call: the
+    compiler compares dtypes everywhere); the hash is by code."""
 
     __slots__ = ("_code", "_name", "_bits", "_text", "_ctype")
     _by_code: ClassVar[dict[int, DataType]] = {}
@@ -131,11 +133,6 @@ class DataType:
 
     def is_task_id(self) -> bool:
         return self._code == 0x50
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, DataType):
-            return self._code == other._code
-        return NotImplemented
 
     def __hash__(self) -> int:
         return hash(("DataType", self._code))

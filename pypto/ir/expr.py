@@ -353,7 +353,9 @@ class Call(Expr):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args:
             kwargs.update(_call_overload(type(self).__name__, args, kwargs))
-        _check_kwargs(type(self).__name__, kwargs.get("kwargs", {}))
+        given = kwargs.get("kwargs")
+        if isinstance(given, dict) and given:  # any other value: the field validation reports it
+            _check_kwargs(type(self).__name__, given)
         if "attrs" in kwargs:
             op = kwargs.get("op")
             model = TaskDummyAttrs if type(op) is Op and op.name == "system.task_dummy" else CallAttrs

@@ -79,6 +79,8 @@ class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
 # instances given the same names share one set (pydantic adds to it only on attribute assignment,
 # which frozen models reject).
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+# The slot's own setter: half the cost of ``object.__setattr__`` (no name lookup).
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 
 
 class ModelBase(BaseModel, metaclass=_NodeMeta):
@@ -109,19 +111,18 @@ class ModelBase(BaseModel, metaclass=_NodeMeta):
                     f"{type(self).__name__}() takes at most {len(names)} positional arguments "
                     f"({', '.join(names)}), got {len(args)}"
                 )
-            for name, value in zip(names, args):
-                if name in kwargs:
-                    raise IRTypeError(f"{type(self).__name__}() got multiple values for argument '{name}'")
-                kwargs[name] = value
+            if kwargs and not kwargs.keys().isdisjoint(names[: len(args)]):
+                name = next(n for n in names[: len(args)] if n in kwargs)
+                raise IRTypeError(f"{type(self).__name__}() got multiple values for argument '{name}'")
+            kwargs.update(zip(names, args))
         try:
-            super().__init__(**kwargs)
+            # What BaseModel.__init__ does, without its frame and a second copy of the arguments.
+            self.__pydantic_validator__.validate_python(kwargs, self_instance=self)
         except ValidationError as err:
             text, all_value = _format_validation_error(type(self).__name__, err)
             raise (IRValueError if all_value else IRTypeError)(text) from None
         given = self.__pydantic_fields_set__
-        shared = _FIELDS_SETS.setdefault(frozenset(given), given)
-        if shared is not given:
-            object.__setattr__(self, "__pydantic_fields_set__", shared)
+        _set_fields_set(self, _FIELDS_SETS.setdefault(frozenset(given), given))
 
 
 class IRNode(ModelBase):
@@ -174,8 +175,9 @@ def replace(node: ModelBase, **changes: Any) -> Any:
     Unlike pydantic's ``model_copy(update=...)`` this re-runs validation, so a wrong field type
     fails here instead of later. For a ``Var`` the copy is a new variable (new identity).
     """
-    skip = node._derived
-    data = {name: getattr(node, name) for name in type(node).model_fields if name not in skip}
+    data = dict(node.__dict__)  # the fields (pydantic keeps them there, in declaration order)
+    for name in node._derived:
+        del data[name]
     data.update(changes)
     return type(node)(**data)
 

@@ -19,11 +19,11 @@ class Span:
         end_line: int = -1,
         end_column: int = -1,
     ) -> None:
-        object.__setattr__(self, "filename", filename)
-        object.__setattr__(self, "begin_line", begin_line)
-        object.__setattr__(self, "begin_column", begin_column)
-        object.__setattr__(self, "end_line", end_line)
-        object.__setattr__(self, "end_column", end_column)
+        _set_filename(self, filename)
+        _set_begin_line(self, begin_line)
+        _set_begin_column(self, begin_column)
+        _set_end_line(self, end_line)
+        _set_end_column(self, end_column)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Span is immutable; cannot set '{name}'")
@@ -68,5 +68,10 @@ class Span:
     def __reduce__(self) -> tuple:
         return (Span, (self.filename, self.begin_line, self.begin_column, self.end_line, self.end_column))
 
+
+# The slots' own setters (``__setattr__`` refuses): half the cost of ``object.__setattr__``.
+_set_filename, _set_begin_line, _set_begin_column, _set_end_line, _set_end_column = (
+    Span.__dict__[name].__set__ for name in Span.__slots__
+)
 
 _UNKNOWN = Span("", -1, -1, -1, -1)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from .expr import Var
 from .function import Program
-from .node import ModelBase
+from .node import ModelBase, replace
 
 N = TypeVar("N", bound=ModelBase)
 
@@ -120,10 +120,7 @@ def map_children(node: N, fn: Callable[[Any], Any]) -> N:
         return node
     if isinstance(node, Program):
         return Program(list(changes["functions"].values()), node.name, node.span)
-    skip = node._derived
-    data = {name: getattr(node, name) for name in type(node).model_fields if name not in skip}
-    data.update(changes)
-    return type(node)(**data)
+    return replace(node, **changes)
 
 
 __all__ = ["child_fields", "iter_children", "iter_value", "map_children"]

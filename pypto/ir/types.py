@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from operator import attrgetter
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
@@ -16,8 +18,14 @@ from .node import DType, Int, ModelBase
 from .type_base import Type
 
 
+# ``map(isinstance, items, _EXPR)``: the test of every item in C.
+_EXPR = itertools.repeat(Expr)
+
+
 def _expr_list(v: Any) -> Any:
     """Shape-like lists: ints become ``ConstInt(v, INDEX)``; tuples become lists."""
+    if type(v) is list and all(map(isinstance, v, _EXPR)):
+        return v  # already expressions (most lists: one type derived from another)
     if isinstance(v, (list, tuple)):
         return [ConstInt(x, DataType.INDEX) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
     return v
@@ -40,10 +48,7 @@ def dims_equal(a: list[Expr], b: list[Expr]) -> bool:
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
-        if x is y:
-            continue
-        cx, cy = _const_value(x), _const_value(y)
-        if cx is None or cx != cy:
+        if x is not y and not (isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value == y.value):
             return False
     return True
 
@@ -96,18 +101,26 @@ class TileView(_StructuralValue):
         super().__init__(*args, **kwargs)
 
 
+# The spaces whose implicit ``(blayout, slayout, fractal)`` does not depend on the shape.
+_FIXED_LAYOUTS: dict[MemorySpace, tuple[TileLayout, TileLayout, int]] = {
+    MemorySpace.Mat: (TileLayout.col_major, TileLayout.row_major, 512),
+    MemorySpace.Left: (TileLayout.col_major, TileLayout.row_major, 512),
+    MemorySpace.Acc: (TileLayout.col_major, TileLayout.row_major, 1024),
+    MemorySpace.LeftScale: (TileLayout.row_major, TileLayout.row_major, 32),
+    MemorySpace.RightScale: (TileLayout.col_major, TileLayout.col_major, 32),
+}
+
+
 def implicit_layout(shape: list[Expr], memory_space: MemorySpace | None) -> tuple[TileLayout, TileLayout, int]:
     """``(blayout, slayout, fractal)`` of the implicit view of a tile of this shape and space."""
-    if memory_space in (MemorySpace.Mat, MemorySpace.Left):
-        return TileLayout.col_major, TileLayout.row_major, 512
-    if memory_space is MemorySpace.Acc:
-        return TileLayout.col_major, TileLayout.row_major, 1024
-    if memory_space is MemorySpace.LeftScale:
-        return TileLayout.row_major, TileLayout.row_major, 32
-    if memory_space is MemorySpace.RightScale:
-        return TileLayout.col_major, TileLayout.col_major, 32
-    rows, cols = (_const_value(shape[0]), _const_value(shape[1])) if len(shape) == 2 else (None, None)
-    blayout = TileLayout.col_major if rows is not None and cols == 1 and rows > 1 else TileLayout.row_major
+    fixed = _FIXED_LAYOUTS.get(memory_space)  # type: ignore[arg-type]
+    if fixed is not None:
+        return fixed
+    blayout = TileLayout.row_major
+    if len(shape) == 2:  # a static column vector [n, 1], n > 1, is col-major
+        rows, cols = shape
+        if isinstance(cols, ConstInt) and cols.value == 1 and isinstance(rows, ConstInt) and rows.value > 1:
+            blayout = TileLayout.col_major
     slayout = TileLayout.col_major if memory_space is MemorySpace.Right else TileLayout.none_box
     return blayout, slayout, 512
 
@@ -116,6 +129,19 @@ def implicit_tile_view(shape: list[Expr], memory_space: MemorySpace | None) -> T
     """The implicit view of a tile: valid region = shape, layouts from ``implicit_layout``."""
     blayout, slayout, fractal = implicit_layout(shape, memory_space)
     return TileView(valid_shape=list(shape), blayout=blayout, slayout=slayout, fractal=fractal)
+
+
+# (memory space, *dims) -> the implicit view. The tile types an op derives from another share its
+# dim nodes, so one view serves them all; expressions hash by identity and the key holds them.
+_IMPLICIT_VIEWS: dict[tuple[Any, ...], TileView] = {}
+_IMPLICIT_VIEWS_LIMIT = 1024
+
+
+def _new_implicit_view(key: tuple[Any, ...], shape: list[Expr], memory_space: MemorySpace | None) -> TileView:
+    if len(_IMPLICIT_VIEWS) >= _IMPLICIT_VIEWS_LIMIT:
+        _IMPLICIT_VIEWS.clear()
+    view = _IMPLICIT_VIEWS[key] = implicit_tile_view(shape, memory_space)
+    return view
 
 
 class ShapedType(Type):
@@ -150,7 +176,8 @@ class TensorType(ShapedType):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _check_fp4(self.shape, self.dtype, type(self).__name__)
+        if self.dtype == DataType.FP4:
+            _check_fp4(self.shape, self.dtype, type(self).__name__)
         view = self.tensor_view
         if view is not None:
             valid = [] if dims_equal(view.valid_shape, self.shape) else view.valid_shape
@@ -182,11 +209,16 @@ class TileType(ShapedType):
     tile_view: TileView | None = None
     memory_space_: MemorySpace | None = None
     _positional = ("shape", "dtype", "memref", "tile_view", "memory_space")
+    # The effective view of a stored view without a valid region, made on first use (a type never
+    # changes). A slot, not a field or a private attribute: equality, hashing, serialization,
+    # copies and pickles do not see it, and the class keeps the plain attribute lookup
+    # (plain_getattr.py).
+    __slots__ = ("_effective_view",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) > 4:
-            kwargs["memory_space"], args = args[4], args[:4]
         space = kwargs.pop("memory_space", None)
+        if len(args) > 4:
+            space, args = args[4], args[:4]
         if "memory_space_" in kwargs:
             space = kwargs.pop("memory_space_")
         memref = kwargs.get("memref", args[2] if len(args) > 2 else None)
@@ -198,7 +230,8 @@ class TileType(ShapedType):
                 raise IRValueError("TileType: a MemRef requires an explicit memory space")
         kwargs["memory_space_"] = space
         super().__init__(*args, **kwargs)
-        _check_fp4(self.shape, self.dtype, "TileType")
+        if self.dtype == DataType.FP4:
+            _check_fp4(self.shape, self.dtype, "TileType")
         view = self.tile_view
         if view is not None:
             if view.valid_shape and dims_equal(view.valid_shape, self.shape):
@@ -222,18 +255,24 @@ class TileType(ShapedType):
                 view = None
             object.__setattr__(self, "tile_view", view)
 
-    @property
-    def memory_space(self) -> MemorySpace | None:
-        return self.memory_space_
+    # A C getter (no Python frame): passes read a tile's memory space everywhere.
+    memory_space = property(attrgetter("memory_space_"), doc="The memory space (None until inferred).")
 
     def get_effective_tile_view(self) -> TileView:
-        """The stored view with its valid region filled in, or the implicit view."""
+        """The stored view with its valid region filled in, or the implicit view (shared: callers
+        must not change it)."""
         view = self.tile_view
         if view is None:
-            return implicit_tile_view(self.shape, self.memory_space_)
+            key = (self.memory_space_, *self.shape)
+            found = _IMPLICIT_VIEWS.get(key)
+            return found if found is not None else _new_implicit_view(key, self.shape, self.memory_space_)
         if view.valid_shape:
             return view
-        return TileView(
+        try:
+            return self._effective_view
+        except AttributeError:  # first use
+            pass
+        view = TileView(
             valid_shape=list(self.shape),
             stride=view.stride,
             start_offset=view.start_offset,
@@ -243,6 +282,8 @@ class TileType(ShapedType):
             pad=view.pad,
             compact=view.compact,
         )
+        object.__setattr__(self, "_effective_view", view)
+        return view
 
 
 class ArrayType(Type):

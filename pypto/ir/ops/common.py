@@ -227,9 +227,8 @@ def check_rank(ci: CallInfo, name: str, rank: int | None = None, min_rank: int |
 
 def valid_shape(t: TensorType | TileType) -> list[Expr]:
     """The effective valid region (the shape when the view does not narrow it)."""
-    if isinstance(t, TileType):  # get_effective_tile_view().valid_shape, without building the view
-        view = t.tile_view
-        return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
+    if isinstance(t, TileType):
+        return list(t.get_effective_tile_view().valid_shape)
     view = t.tensor_view
     return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
 
