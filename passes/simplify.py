@@ -45,12 +45,12 @@ from pypto.ir.types import ShapedType
 from .base import SAME
 from .ctrl_flow_transform import jumps
 from .rewrite import Result, Rewrite, RewritePass, on
-from .util import any_contains, contains, keep_list, rebuild, straight_line
+from .util import LEAVES, any_contains, contains, keep_list, rebuild, straight_line
 
 Range = tuple[int, int]
 
 _FOLDABLE = (BinaryExpr, UnaryExpr)
-_LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
+# The exact classes of call operands with nothing to fold (an IterArg is a Var subclass).
 _LEAF_TYPES = frozenset({Var, E.IterArg, ConstInt, ConstFloat, ConstBool})
 _COMPARE = (E.Eq, E.Ne, E.Lt, E.Le, E.Gt, E.Ge)
 _ARITH = (E.Add, E.Sub, E.Mul, E.Min, E.Max)
@@ -178,7 +178,7 @@ class Simplify(RewritePass):
                 return True
             else:
                 continue
-            if not isinstance(value, _LEAVES) and contains(value, _FOLDABLE):
+            if not isinstance(value, LEAVES) and contains(value, _FOLDABLE):
                 return True
         return False
 

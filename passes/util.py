@@ -78,7 +78,8 @@ def straight_line(func: Function) -> list[Stmt] | None:
     return stmts if _STRAIGHT.issuperset(map(type, stmts)) else None
 
 
-_LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
+# Expressions with no subexpressions (nothing below them to find).
+LEAVES = (Var, ConstInt, ConstFloat, ConstBool)
 
 
 def _may_hold_nodes(value: object) -> bool:
@@ -103,7 +104,7 @@ def contains(e: Expr, classes: tuple[type, ...]) -> bool:
         if isinstance(e.op, classes):
             return True
         items = e.args
-    elif isinstance(e, _LEAVES):
+    elif isinstance(e, LEAVES):
         return False
     else:
         return any(issubclass(c, classes) for c in expr_summary(e)[1])
@@ -113,6 +114,6 @@ def contains(e: Expr, classes: tuple[type, ...]) -> bool:
 def any_contains(items: Iterable[Expr], classes: tuple[type, ...]) -> bool:
     """True when :func:`contains` holds for one of ``items`` (variables and constants skipped inline)."""
     for item in items:
-        if not isinstance(item, _LEAVES) and contains(item, classes):
+        if not isinstance(item, LEAVES) and contains(item, classes):
             return True
     return False

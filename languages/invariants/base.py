@@ -21,6 +21,7 @@ from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
+from pypto.ir.types import clear_implicit_views
 from pypto.util import IdentityCache
 
 from .grammar import Rule, check_rules
@@ -121,6 +122,7 @@ FunctionCheck = Callable[[Function, Program, Reporter], None]
 ProgramCheck = Callable[[Program, Reporter], None]
 
 # What the checkers found in each function object: ``{invariant or fact name: (context, result)}``
+# (a result with a violation at the function itself: ``(_AT_FUNCTION, detached result, context)``)
 # and, for a whole set of per-function invariants, ``{their names: (context key, results, or None
 # when the function breaks none)}``. Functions are immutable and passes share the ones they do not
 # change, so a boundary check re-walks only changed functions; an entry goes with its function, so
@@ -152,13 +154,14 @@ def _context(program: Program, platform: Platform, reads_program: bool) -> tuple
 
 
 def clear_caches() -> None:
-    """Forget cached checker results, node indexes and expression variables (benchmarks measure
-    cold checks)."""
+    """Forget cached checker results, node indexes, expression variables and shared implicit tile
+    views (benchmarks measure cold checks)."""
     _FACTS.clear()
     _SIGNATURES.clear()
     _CONTEXTS.clear()
     clear_function_indexes()
     clear_expr_vars()
+    clear_implicit_views()
 
 
 def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:

@@ -3,10 +3,9 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
-from pypto.analysis import function_index, op_name
-
 from dataclasses import replace
 
+from pypto.analysis import function_index
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
 from pypto.ir.expr import Call, GlobalVar, Var

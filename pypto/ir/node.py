@@ -178,6 +178,9 @@ def replace(node: ModelBase, **changes: Any) -> Any:
     data = dict(node.__dict__)  # the fields (pydantic keeps them there, in declaration order)
     for name in node._derived:
         del data[name]
+    for name in changes:
+        if name not in data:  # a public spelling (``memory_space``) replaces the stored field
+            data.pop(name + "_", None)
     data.update(changes)
     return type(node)(**data)
 

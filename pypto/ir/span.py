@@ -70,8 +70,10 @@ class Span:
 
 
 # The slots' own setters (``__setattr__`` refuses): half the cost of ``object.__setattr__``.
-_set_filename, _set_begin_line, _set_begin_column, _set_end_line, _set_end_column = (
-    Span.__dict__[name].__set__ for name in Span.__slots__
-)
+_set_filename = Span.__dict__["filename"].__set__
+_set_begin_line = Span.__dict__["begin_line"].__set__
+_set_begin_column = Span.__dict__["begin_column"].__set__
+_set_end_line = Span.__dict__["end_line"].__set__
+_set_end_column = Span.__dict__["end_column"].__set__
 
 _UNKNOWN = Span("", -1, -1, -1, -1)

@@ -137,6 +137,11 @@ _IMPLICIT_VIEWS: dict[tuple[Any, ...], TileView] = {}
 _IMPLICIT_VIEWS_LIMIT = 1024
 
 
+def clear_implicit_views() -> None:
+    """Forget the shared implicit views (and the dims their keys hold)."""
+    _IMPLICIT_VIEWS.clear()
+
+
 def _new_implicit_view(key: tuple[Any, ...], shape: list[Expr], memory_space: MemorySpace | None) -> TileView:
     if len(_IMPLICIT_VIEWS) >= _IMPLICIT_VIEWS_LIMIT:
         _IMPLICIT_VIEWS.clear()

@@ -231,3 +231,12 @@ def test_deep_clone_gives_a_defined_memref_a_fresh_object() -> None:
     assert isinstance(new, ir.MemRef) and new is not buf
     assert (new.name_hint, new.size_) == ("mem_vec_0", 1024)
     ir.assert_structural_equal(copy, stmt)
+
+
+def test_replace_takes_a_public_field_spelling() -> None:
+    from pypto.ir.node import replace
+
+    tile = ir.TileType([16, 32], ir.FP32, None, None, ir.MemorySpace.Vec)
+    moved = replace(tile, memory_space=ir.MemorySpace.Mat)
+    assert moved.memory_space is ir.MemorySpace.Mat and tile.memory_space is ir.MemorySpace.Vec
+    assert replace(tile, memory_space_=ir.MemorySpace.Left).memory_space is ir.MemorySpace.Left

@@ -214,3 +214,16 @@ def test_builder_with_a_missing_required_value_names_it() -> None:
 def test_mrgsort_dispatcher_is_named_in_python_errors() -> None:
     with pytest.raises(TypeError, match=r"^mrgsort\(\) got an unexpected keyword argument 'bogus'$"):
         pl.tile.mrgsort(None, bogus=1)
+
+
+def test_like_tile_shares_its_source_type_only_when_the_result_equals_it() -> None:
+    from pypto.ir import structural_equal
+    from pypto.ir.ops.common import like_tile
+
+    vec = ir.TileType([16, 32], ir.FP32, None, None, ir.MemorySpace.Vec)
+    assert like_tile(vec, space=ir.MemorySpace.Vec) is vec
+    narrowed = like_tile(vec, valid=[ir.ConstInt(8, ir.INDEX), vec.shape[1]], space=ir.MemorySpace.Vec)
+    assert narrowed is not vec and narrowed.get_effective_tile_view().valid_shape[0].value == 8
+    cast = like_tile(vec, dtype=ir.FP16, space=ir.MemorySpace.Vec)
+    assert cast.dtype is ir.FP16 and vec.dtype is ir.FP32
+    assert structural_equal(like_tile(vec, space=None), ir.TileType([16, 32], ir.FP32))

@@ -293,8 +293,8 @@ def like_tile(src: TileType, shape: list[Expr] | None = None, dtype: DataType | 
     """A result shaped like ``src``: keeps its valid region (when the shape is unchanged) and, for
     vector-side sources, its row/col-major layout. ``space`` None leaves the space to the registry."""
     same_shape = shape is None or dims_equal(shape, list(src.shape))
-    if (same_shape and src.memory_space is space and src.tile_view is None and src.memref is None
-            and (dtype is None or dtype == src.dtype)):
+    if (same_shape and valid is None and src.memory_space is space and src.tile_view is None
+            and src.memref is None and (dtype is None or dtype == src.dtype)):
         return src  # the result would equal src: share the (immutable) type
     shape = list(src.shape) if shape is None else shape
     if valid is None and same_shape:
