@@ -3,6 +3,7 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from pypto.analysis import function_index
@@ -20,16 +21,21 @@ from .scopes import TENSOR_COMPUTE
 _TENSOR_IO = frozenset({"tensor.read", "tensor.write"})
 
 
-def _no_tensor_compute(func: Function) -> bool:
-    """True when ``func`` is not a kernel or calls no tensor op but tensor.read/write (one pass over
-    the calls): then IncoreTileOps' rule cannot fail."""
+def _kernel_op_calls(func: Function) -> Iterator[tuple[str, Call]]:
+    """``(op name, call)`` for each op call of a kernel (none outside kernels): the one pass over
+    the calls that the ``holds_if`` tests below make."""
     if func.func_type not in KERNELS:
-        return True
+        return
     for call in function_index(func).of(Call):
         callee_op = call.op
-        if isinstance(callee_op, GlobalVar):
-            continue
-        name = callee_op.name
+        if not isinstance(callee_op, GlobalVar):
+            yield callee_op.name, call
+
+
+def _no_tensor_compute(func: Function) -> bool:
+    """True when ``func`` is not a kernel or calls no tensor op but tensor.read/write: then
+    IncoreTileOps' rule cannot fail."""
+    for name, _ in _kernel_op_calls(func):
         if name.startswith("tensor.") and name not in _TENSOR_IO:
             return False
     return True
@@ -50,14 +56,8 @@ IncoreTileOps = Invariant.declared(
 
 def _tiles_2d(func: Function) -> bool:
     """True when no rule of TileOps2D can fail in ``func``: it is not a kernel, or none of its tile
-    ops is a transpose or an assemble or produces a tile of rank above 2 (one pass over the calls)."""
-    if func.func_type not in KERNELS:
-        return True
-    for call in function_index(func).of(Call):
-        callee_op = call.op
-        if isinstance(callee_op, GlobalVar):
-            continue
-        name = callee_op.name
+    ops is a transpose or an assemble or produces a tile of rank above 2."""
+    for name, call in _kernel_op_calls(func):
         if name.startswith("tile."):
             if name == "tile.transpose" or name == "tile.assemble":
                 return False
