@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import hooks
-from ..expr import Expr, GlobalVar, Op
+from ..expr import Expr, GlobalVar, Op, Var
 from ..function import Function, Program
 from ..stmt import Stmt
 from ..type_base import Type
@@ -38,10 +38,10 @@ def _formatted(text: str, format: bool) -> str:
         return text
 
 
-def _root_names(collector: VarCollector) -> dict[int, str]:
+def _root_names(collector: VarCollector) -> dict[Var, str]:
     """Names for a bare statement/expression/type root: defs, then uses, then dimension vars."""
     order = list(collector.defs.values()) + list(collector.uses.values()) + list(collector.type_vars.values())
-    return assign_names({id(v): v for v in order}.values(), {})
+    return assign_names(dict.fromkeys(order), {})
 
 
 def python_print(

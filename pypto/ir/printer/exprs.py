@@ -117,15 +117,16 @@ _PIPE_KEY_OPS = frozenset({"system.sync_set", "system.sync_wait"})
 INDEX = DataType.INDEX
 FP32 = DataType.FP32
 # The attrs every Call made without attrs shares (the field's default).
-_NO_CALL_ATTRS = Call.model_fields["attrs"].default
+NO_CALL_ATTRS = Call.model_fields["attrs"].default
 
 
 class ExprPrinter:
     """Prints expressions and keyword values with a fixed prefix and variable names."""
 
-    def __init__(self, prefix: str, names: dict[int, str] | None = None) -> None:
+    def __init__(self, prefix: str, names: dict[Var, str] | None = None) -> None:
         self.p = prefix
-        self.names: dict[int, str] = names if names is not None else {}
+        # Printed names by Var (Vars hash by identity, in C).
+        self.names: dict[Var, str] = names if names is not None else {}
         # Constants print typed, ``pl.const(v, pl.INDEX)`` (pure-constant trees, composite dims).
         self.typed = False
         # Calls of program functions print as ``self.f(...)``.
@@ -138,6 +139,8 @@ class ExprPrinter:
         self.callees: set[str] = set()
         # Printed callee, call shape and renamed-by-args flag of each op name met (the prefix is fixed per printer).
         self._op_names: dict[str, tuple[str, Callable[[ExprPrinter, Call], list[str]] | None, bool]] = {}
+        # The printed callee of each op name met whose calls print in the generic shape.
+        self._simple_callees: dict[str, str] = {}
 
     # ---- dispatch ----------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -168,7 +171,7 @@ class ExprPrinter:
 
     # ---- leaves ------------------------------------------------------------------------
     def var(self, e: Var) -> str:
-        name = self.names.get(id(e))
+        name = self.names.get(e)
         if name is None:
             self.missed = True
             return e.name_hint
@@ -313,6 +316,8 @@ class ExprPrinter:
                     _SHAPES.get(name),
                     name in _RENAMED_BY_ARGS,
                 )
+                if known[1] is None and not known[2]:
+                    self._simple_callees[name] = known[0]
             callee, shape, renamed = known
             if renamed:
                 callee = op_shapes.printed_op_name(self.p, op_shapes.renamed_op(e))
@@ -330,7 +335,7 @@ class ExprPrinter:
                     parts.extend(self.kwarg_items(name, kwargs))
         attrs = e.attrs
         # The attrs model's len(), without its Python call (most calls share the empty default).
-        if attrs is not _NO_CALL_ATTRS and attrs.__pydantic_fields_set__:
+        if attrs is not NO_CALL_ATTRS and attrs.__pydantic_fields_set__:
             if not isinstance(op, GlobalVar) and op.name in op_shapes.SHAPE_ATTRS:
                 attrs = {k: v for k, v in attrs.items() if k not in op_shapes.SHAPE_ATTRS[op.name]}
             if attrs:
@@ -352,18 +357,19 @@ class ExprPrinter:
         parts = []
         names = self.names
         for a in args:  # a loop, not a comprehension: one frame less per nested call
-            t = type(a)
-            if t is Var:
-                text = names.get(id(a))
-                if text is None:
-                    text = a.name_hint
-                    self.missed = True
-                parts.append(text)
-            elif t is ConstFloat and a.dtype is FP32:  # the untyped const_float(), inlined
-                parts.append(format_float(a.value))
-            else:
-                parts.append(self.expr(a))
+            text = names.get(a)
+            parts.append(self.call_operand(a) if text is None else text)
         return parts
+
+    def call_operand(self, a: Expr) -> str:
+        """A positional operand that is not a named Var."""
+        t = type(a)
+        if t is ConstFloat and a.dtype is FP32:  # the untyped const_float(), inlined
+            return format_float(a.value)
+        if t is Var:
+            self.missed = True
+            return a.name_hint
+        return self.expr(a)
 
     def submit(self, e: Submit) -> str:
         saved, self.typed = self.typed, False

@@ -8,7 +8,7 @@ name: unique hints are kept, colliding hints get the first free of ``name``, ``n
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 from ..attrs import AttrsBase
 from ..expr import (
@@ -53,9 +53,10 @@ class VarCollector:
     """Collects defined, used and type-referenced variables of a piece of IR, in print order."""
 
     def __init__(self) -> None:
-        self.defs: dict[int, Var] = {}
-        self.uses: dict[int, Var] = {}
-        self.type_vars: dict[int, Var] = {}
+        # Keyed by the Var itself (identity-hashed), valued by it too: ordered sets.
+        self.defs: dict[Var, Var] = {}
+        self.uses: dict[Var, Var] = {}
+        self.type_vars: dict[Var, Var] = {}
         # Names of program functions called (GlobalVar callees), for callee-first ordering.
         self.callees: set[str] = set()
         self._seen_types: set[int] = set()
@@ -63,7 +64,7 @@ class VarCollector:
     # ---- definitions -------------------------------------------------------------------
     def define(self, var: Var) -> None:
         """Record a def site and the variables of its type."""
-        self.defs.setdefault(id(var), var)
+        self.defs.setdefault(var, var)
         t = var.type
         if _reads_no_vars(t):
             return
@@ -110,7 +111,7 @@ class VarCollector:
         """Record the Vars an expression reads."""
         t = type(e)
         if t is Var or t is IterArg:
-            self.uses.setdefault(id(e), e)
+            self.uses.setdefault(e, e)
         elif t is ConstInt or t is ConstFloat or t is ConstBool or t is MemRef:
             return
         elif t is Call:
@@ -136,7 +137,7 @@ class VarCollector:
         elif t is TupleGetItemExpr:
             self.expr(e.tuple)
         elif isinstance(e, Var) and not isinstance(e, MemRef):
-            self.uses.setdefault(id(e), e)
+            self.uses.setdefault(e, e)
 
     def _call(self, e: Call) -> None:
         if type(e.op) is GlobalVar:
@@ -145,7 +146,7 @@ class VarCollector:
         for a in e.args:
             t = type(a)
             if t is Var:  # the common operand, without the dispatch
-                uses.setdefault(id(a), a)
+                uses.setdefault(a, a)
             elif t is not ConstInt and t is not ConstFloat:
                 self.expr(a)
         if e.kwargs:
@@ -162,7 +163,7 @@ class VarCollector:
             node = todo.pop()
             t = type(node)
             if t is Var or t is IterArg:
-                uses.setdefault(id(node), node)
+                uses.setdefault(node, node)
             elif isinstance(node, BinaryExpr):
                 todo += (node.right, node.left)
             elif isinstance(node, UnaryExpr):
@@ -198,7 +199,7 @@ class VarCollector:
                     else:
                         self.expr(value)
                     var = x.var
-                    defs.setdefault(id(var), var)
+                    defs.setdefault(var, var)
                     vt = var.type
                     if not _reads_no_vars(vt):
                         self.type(vt)
@@ -280,20 +281,21 @@ def _reads_no_vars(t: Type) -> bool:
     return True
 
 
-def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] | None = None) -> dict[int, str]:
-    """Names for ``ordered`` Vars (identity-keyed), keeping the names in ``fixed``.
+def assign_names(ordered: Iterable[Var], fixed: dict[Var, str], free: Collection[Var] | None = None) -> dict[Var, str]:
+    """Names for ``ordered`` Vars (keyed by the Var objects, which hash by identity), keeping the
+    names in ``fixed``.
 
     Hints used by exactly one Var (and not fixed) are kept; the others take the first free of
-    ``hint``, ``hint_1``, ``hint_2``, ... in order. Vars whose id is in ``free`` get the
+    ``hint``, ``hint_1``, ``hint_2``, ... in order. Vars in ``free`` get the
     ``__FREE_VAR`` suffix.
     """
     if not fixed and not free:
         pending = list(ordered)
         hints = [v.name_hint or "v" for v in pending]
         if len(set(hints)) == len(hints):  # no collisions (most functions): every Var keeps its hint
-            return dict(zip(map(id, pending), hints))
+            return dict(zip(pending, hints))
     names = dict(fixed)
-    pending = [v for v in ordered if id(v) not in names]
+    pending = [v for v in ordered if v not in names]
     counts: dict[str, int] = {}
     for v in pending:
         hint = v.name_hint or "v"
@@ -314,5 +316,5 @@ def assign_names(ordered: Iterable[Var], fixed: dict[int, str], free: set[int] |
                 name = f"{hint}_{k}"
             next_suffix[hint] = k + 1
             taken.add(name)
-        names[id(v)] = name + FREE_VAR_SUFFIX if free and id(v) in free else name
+        names[v] = name + FREE_VAR_SUFFIX if free and v in free else name
     return names

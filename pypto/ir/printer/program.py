@@ -34,24 +34,24 @@ class FunctionInfo:
         c.stmt(func.body)
         self.func = func
         self.collector = c
-        param_ids = {id(p) for p in func.params}
-        self.body_defs = {k for k in c.defs if k not in param_ids}
+        params = set(func.params)
+        self.body_defs = {v for v in c.defs if v not in params}
         # Dimension vars neither passed in nor defined (plus params read in a param's valid_shape).
-        self.dynamic: dict[int, Var] = {k: v for k, v in c.type_vars.items() if k not in c.defs}
+        self.dynamic: dict[Var, Var] = {k: v for k, v in c.type_vars.items() if k not in c.defs}
         for param in func.params:
             for k, v in _valid_shape_vars(param.type).items():
-                if k in param_ids:
+                if k in params:
                     self.dynamic.setdefault(k, v)
-        self.free: dict[int, Var] = {k: v for k, v in c.uses.items() if k not in c.defs and k not in self.dynamic}
+        self.free: dict[Var, Var] = {k: v for k, v in c.uses.items() if k not in c.defs and k not in self.dynamic}
 
-    def names(self, dynamic_names: dict[int, str]) -> dict[int, str]:
+    def names(self, dynamic_names: dict[Var, str]) -> dict[Var, str]:
         """Printed names: dynamic vars keep ``dynamic_names``; then params, body defs, free uses."""
         fixed = {k: dynamic_names[k] for k in self.dynamic}
         order = list(self.collector.defs.values()) + list(self.free.values())
-        return assign_names(order, fixed, set(self.free))
+        return assign_names(order, fixed, self.free)
 
 
-def _valid_shape_vars(t: Type) -> dict[int, Var]:
+def _valid_shape_vars(t: Type) -> dict[Var, Var]:
     c = VarCollector()
     if isinstance(t, TensorType) and t.tensor_view is not None:
         c.dims(t.tensor_view.valid_shape)
@@ -107,15 +107,15 @@ class _Printed(NamedTuple):
 
     func: Function
     callees: set[str]
-    dynamic: dict[int, Var]
-    own: dict[int, str]
+    dynamic: dict[Var, Var]
+    own: dict[Var, str]
     lines: list[str]
 
 
 class ProgramPrinter(StmtPrinter):
     """Adds functions and programs to the statement printer."""
 
-    def function(self, func: Function, info: FunctionInfo | None, dynamic_names: dict[int, str]) -> None:
+    def function(self, func: Function, info: FunctionInfo | None, dynamic_names: dict[Var, str]) -> None:
         """Decorator, signature and body of ``func`` at the current indentation; without ``info``
         in optimistic mode (see :meth:`optimistic_lines`)."""
         p = self.p
@@ -205,7 +205,7 @@ class ProgramPrinter(StmtPrinter):
                 )
         order = function_order({fname: done.callees for fname, done in printed.items()})
         dynamic_vars = [v for fname in order for v in printed[fname].dynamic.values()]
-        dynamic_names = assign_names({id(v): v for v in dynamic_vars}.values(), {})
+        dynamic_names = assign_names(dict.fromkeys(dynamic_vars), {})
         name = prog.name or "Program"
         self.emit(f"# pypto.program: {name}")
         self.emit("import pypto.language as pl" if p == "pl" else f"from pypto import language as {p}")
@@ -244,7 +244,7 @@ class ProgramPrinter(StmtPrinter):
         lines, self.lines = self.lines, saved
         return None if self.missed else lines
 
-    def _function_lines(self, info: FunctionInfo, dynamic_names: dict[int, str]) -> list[str]:
+    def _function_lines(self, info: FunctionInfo, dynamic_names: dict[Var, str]) -> list[str]:
         """The lines of one program function (indented inside the class)."""
         saved, self.lines = self.lines, []
         self.in_program = True

@@ -37,7 +37,8 @@ from ..stmt import (
     YieldStmt,
 )
 from ..transforms import flatten_to_stmts
-from ..type_base import ScalarType
+from ..type_base import PtrType, ScalarType
+from .exprs import NO_CALL_ATTRS
 from .naming import reads_vars
 from .type_printer import TypePrinter
 from .values import dq, enum_text
@@ -74,7 +75,7 @@ class StmtPrinter(TypePrinter):
     def __init__(
         self,
         prefix: str,
-        names: dict[int, str] | None = None,
+        names: dict[Var, str] | None = None,
         concise: bool = False,
         explicit_layout: bool = False,
     ) -> None:
@@ -134,16 +135,15 @@ class StmtPrinter(TypePrinter):
     def define(self, var: Var, body: bool = True) -> None:
         """Optimistic mode: name a def by its hint; ``missed`` when that may differ from
         ``assign_names`` (an empty or repeated hint) or the type may read dynamic dims."""
-        key = id(var)
-        if key in self.names:
+        if var in self.names:
             return
         hint = var.name_hint
         if not hint or hint in self._hints or reads_vars(var.type):
             self.missed = True
         self._hints.add(hint)
-        self.names[key] = hint
-        if body:
-            self.body_ptrs.add(key)
+        self.names[var] = hint
+        if body and type(var.type) is PtrType:  # only pointers name MemRef bases
+            self.body_ptrs.add(var)
 
     def define_stmt(self, s: Stmt) -> None:
         """Optimistic mode: the defs of a statement, in the order of the name pre-pass
@@ -175,14 +175,24 @@ class StmtPrinter(TypePrinter):
         """An AssignStmt, the most common statement."""
         var = s.var
         t = var.type
-        type_text = None if self.concise else self.type(t)
-        key = id(var)
-        name = self.names.get(key)
+        if self.concise:
+            plain = t is self.plain_type
+        else:
+            # type(t), its memo hit inlined: an elementwise result shares its operand's type object
+            hit = self._type_memo.get(id(t))
+            if hit is None:
+                type_text = self.type(t)
+                plain = t is self.plain_type
+            else:
+                type_text = hit[1]
+                plain = hit[2]
+        names = self.names
+        name = names.get(var)
         if name is None:
             name = var.name_hint
-            if self.optimistic:  # define(var), inlined; a type just printed plain reads no Vars
+            if self.optimistic:  # define(var), inlined; a plain type reads no Vars
                 hints = self._hints
-                if t is not self.plain_type:
+                if not plain:
                     if reads_vars(t):
                         self.missed = True
                     else:  # unprinted (concise) types: the next statement's is often the same
@@ -190,12 +200,40 @@ class StmtPrinter(TypePrinter):
                 if not name or name in hints:
                     self.missed = True
                 hints.add(name)
-                self.names[key] = name
-                self.body_ptrs.add(key)
+                names[var] = name
+                if type(t) is PtrType:  # only pointers name MemRef bases
+                    self.body_ptrs.add(var)
         value = s.value
-        # Most values are calls: straight to the call printer, without the dispatch.
-        text = self.call(value) if type(value) is Call else self.expr(value)
-        if type_text is None:
+        if type(value) is Call:
+            op = value.op
+            # Most values call an op of the generic call shape with Var operands, no kwargs, no attrs.
+            callee = self._simple_callees.get(op.name) if type(op) is Op else None
+            attrs = value.attrs
+            if callee is not None and not value.kwargs and (attrs is NO_CALL_ATTRS or not attrs.__pydantic_fields_set__):
+                args = value.args
+                # One or two operands (most ops): no list, map or join (allocations are dear).
+                if len(args) == 2:
+                    a, b = args
+                    ta = names.get(a)
+                    if ta is None:
+                        ta = self.call_operand(a)
+                    tb = names.get(b)
+                    if tb is None:
+                        tb = self.call_operand(b)
+                    text = f"{callee}({ta}, {tb})"
+                elif len(args) == 1:
+                    a = args[0]
+                    ta = names.get(a)
+                    if ta is None:
+                        ta = self.call_operand(a)
+                    text = f"{callee}({ta})"
+                else:
+                    text = f"{callee}({', '.join(self.call_operands(args))})"
+            else:
+                text = self.call(value)
+        else:
+            text = self.expr(value)
+        if self.concise:
             self.lines.append(f"{self.ind}{name} = {text}")
         else:
             self.lines.append(f"{self.ind}{name}: {type_text} = {text}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..enums import CompactMode, PadValue
-from ..expr import ConstInt, Expr
+from ..expr import ConstInt, Expr, Var
 from ..memref import MemRef
 from ..type_base import (
     AsyncEventType,
@@ -45,11 +45,11 @@ _SINGLETONS: dict[type, str] = {
 class TypePrinter(ExprPrinter):
     """Adds type printing to the expression printer."""
 
-    def __init__(self, prefix: str, names: dict[int, str] | None = None, explicit_layout: bool = False) -> None:
+    def __init__(self, prefix: str, names: dict[Var, str] | None = None, explicit_layout: bool = False) -> None:
         super().__init__(prefix, names)
         self.explicit_layout = explicit_layout
         # Pointer vars defined in the current body: their MemRefs name them bare (outside signatures).
-        self.body_ptrs: set[int] = set()
+        self.body_ptrs: set[Var] = set()
         self.in_signature = False
         # Printed texts by type object (the type kept alive with its id), in bodies and in
         # signatures, each with whether the type is plain (reads no Vars).
@@ -198,7 +198,7 @@ class TypePrinter(ExprPrinter):
                 text += f"[{m.slot_index_}]"
             return text
         base = m.base_
-        if not self.in_signature and id(base) in self.body_ptrs:
+        if not self.in_signature and base in self.body_ptrs:
             base_text = self.var(base)
         else:
             base_text = dq(base.name_hint)
