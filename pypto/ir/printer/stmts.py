@@ -96,6 +96,9 @@ class StmtPrinter(TypePrinter):
     # ---- blocks ------------------------------------------------------------------------
     def stmt(self, s: Stmt, targets: Targets = None) -> None:
         """Print one statement (its comments first); ``targets`` apply to a trailing yield."""
+        if isinstance(s, AssignStmt):
+            self.statements([s])
+            return
         if self.optimistic:
             self.define_stmt(s)
         comments = s.leading_comments
@@ -122,14 +125,90 @@ class StmtPrinter(TypePrinter):
                 self.emit(line)
         elif not stmts:
             self.emit("pass")
-        last = len(stmts) - 1
-        assign = StmtPrinter.assign
-        for i, s in enumerate(stmts):
-            if type(s) is AssignStmt and not s.leading_comments:  # most statements, one frame less
-                assign(self, s)
-                continue
-            self.stmt(s, targets if i == last else None)
+        self.statements(stmts, targets)
         self.ind = self.ind[: -len(INDENT)]
+
+    def statements(self, stmts: list[Stmt], targets: Targets = None) -> None:
+        """Print ``stmts`` at the current indentation; ``targets`` apply to a trailing yield.
+
+        Assignments (most statements) print in this loop, with no call per statement and the
+        printer's tables read once. A call of an op in the generic call shape (no kwargs, no
+        attrs) with one or two operands prints without a list, a map or a join: on this
+        interpreter allocations cost more than bytecodes. Other values go to :meth:`call` and
+        :meth:`expr`; other statements to :meth:`stmt`.
+        """
+        last = len(stmts) - 1
+        names, lines, ind = self.names, self.lines, self.ind
+        concise, optimistic, hints = self.concise, self.optimistic, self._hints
+        type_memo, simple_callees = self._type_memo, self._simple_callees
+        last_type = None  # the type of the last assignment, with its type_text and plain
+        for i, s in enumerate(stmts):
+            if type(s) is not AssignStmt and not isinstance(s, AssignStmt):
+                self.stmt(s, targets if i == last else None)
+                continue
+            comments = s.leading_comments
+            if comments:
+                self.comments(comments)
+            var = s.var
+            t = var.type
+            if concise:
+                plain = t is self.plain_type
+            elif t is not last_type:  # an elementwise result shares its operand's type object
+                hit = type_memo.get(id(t))  # type(t), its memo hit inlined
+                if hit is None:
+                    type_text = self.type(t)
+                    plain = t is self.plain_type
+                else:
+                    type_text = hit[1]
+                    plain = hit[2]
+                last_type = t
+            name = names.get(var)
+            if name is None:
+                name = var.name_hint
+                if optimistic:  # define(var), inlined; a plain type reads no Vars
+                    if not plain:
+                        if reads_vars(t):
+                            self.missed = True
+                        else:  # unprinted (concise) types: the next statement's is often the same
+                            self.plain_type = t
+                    if not name or name in hints:
+                        self.missed = True
+                    hints.add(name)
+                    names[var] = name
+                    if type(t) is PtrType:  # only pointers name MemRef bases
+                        self.body_ptrs.add(var)
+            value = s.value
+            if type(value) is Call:
+                op = value.op
+                callee = simple_callees.get(op.name) if type(op) is Op else None
+                attrs = value.attrs
+                if callee is not None and not value.kwargs and (attrs is NO_CALL_ATTRS or not attrs.__pydantic_fields_set__):
+                    args = value.args
+                    if len(args) == 2:
+                        a, b = args
+                        ta = names.get(a)
+                        if ta is None:
+                            ta = self.call_operand(a)
+                        tb = names.get(b)
+                        if tb is None:
+                            tb = self.call_operand(b)
+                        text = f"{callee}({ta}, {tb})"
+                    elif len(args) == 1:
+                        a = args[0]
+                        ta = names.get(a)
+                        if ta is None:
+                            ta = self.call_operand(a)
+                        text = f"{callee}({ta})"
+                    else:
+                        text = f"{callee}({', '.join(self.call_operands(args))})"
+                else:
+                    text = self.call(value)
+            else:
+                text = self.expr(value)
+            if concise:
+                lines.append(f"{ind}{name} = {text}")
+            else:
+                lines.append(f"{ind}{name}: {type_text} = {text}")
 
     # ---- optimistic naming -------------------------------------------------------------
     def define(self, var: Var, body: bool = True) -> None:
@@ -149,9 +228,7 @@ class StmtPrinter(TypePrinter):
         """Optimistic mode: the defs of a statement, in the order of the name pre-pass
         (``VarCollector.stmt``), before any of them prints."""
         t = type(s)
-        if t is AssignStmt:
-            self.define(s.var)
-        elif t is ForStmt:
+        if t is ForStmt:
             self.define(s.loop_var)
             for v in s.iter_args:
                 self.define(v)
@@ -171,73 +248,6 @@ class StmtPrinter(TypePrinter):
                 self.define(tid)
 
     # ---- simple statements -------------------------------------------------------------
-    def assign(self, s: AssignStmt) -> None:
-        """An AssignStmt, the most common statement."""
-        var = s.var
-        t = var.type
-        if self.concise:
-            plain = t is self.plain_type
-        else:
-            # type(t), its memo hit inlined: an elementwise result shares its operand's type object
-            hit = self._type_memo.get(id(t))
-            if hit is None:
-                type_text = self.type(t)
-                plain = t is self.plain_type
-            else:
-                type_text = hit[1]
-                plain = hit[2]
-        names = self.names
-        name = names.get(var)
-        if name is None:
-            name = var.name_hint
-            if self.optimistic:  # define(var), inlined; a plain type reads no Vars
-                hints = self._hints
-                if not plain:
-                    if reads_vars(t):
-                        self.missed = True
-                    else:  # unprinted (concise) types: the next statement's is often the same
-                        self.plain_type = t
-                if not name or name in hints:
-                    self.missed = True
-                hints.add(name)
-                names[var] = name
-                if type(t) is PtrType:  # only pointers name MemRef bases
-                    self.body_ptrs.add(var)
-        value = s.value
-        if type(value) is Call:
-            op = value.op
-            # Most values call an op of the generic call shape with Var operands, no kwargs, no attrs.
-            callee = self._simple_callees.get(op.name) if type(op) is Op else None
-            attrs = value.attrs
-            if callee is not None and not value.kwargs and (attrs is NO_CALL_ATTRS or not attrs.__pydantic_fields_set__):
-                args = value.args
-                # One or two operands (most ops): no list, map or join (allocations are dear).
-                if len(args) == 2:
-                    a, b = args
-                    ta = names.get(a)
-                    if ta is None:
-                        ta = self.call_operand(a)
-                    tb = names.get(b)
-                    if tb is None:
-                        tb = self.call_operand(b)
-                    text = f"{callee}({ta}, {tb})"
-                elif len(args) == 1:
-                    a = args[0]
-                    ta = names.get(a)
-                    if ta is None:
-                        ta = self.call_operand(a)
-                    text = f"{callee}({ta})"
-                else:
-                    text = f"{callee}({', '.join(self.call_operands(args))})"
-            else:
-                text = self.call(value)
-        else:
-            text = self.expr(value)
-        if self.concise:
-            self.lines.append(f"{self.ind}{name} = {text}")
-        else:
-            self.lines.append(f"{self.ind}{name}: {type_text} = {text}")
-
     def eval_stmt(self, s: EvalStmt) -> None:
         self.emit(self.expr(s.expr))
 
@@ -461,7 +471,6 @@ def _leading_index_assign(body: Stmt, op_name: str) -> tuple[Var, list[Stmt]] | 
 
 
 _STMT_FNS: dict[type, Callable[[StmtPrinter, Any], None]] = {
-    AssignStmt: StmtPrinter.assign,
     EvalStmt: StmtPrinter.eval_stmt,
     SeqStmts: StmtPrinter.seq,
     YieldStmt: StmtPrinter.yield_stmt,

@@ -60,7 +60,7 @@ class TypePrinter(ExprPrinter):
         # The same texts by the identity of (class, dtype, memory space, dims), each with its dims
         # (kept alive so that their ids stay theirs): a parser shares its constant dims.
         self._plain_ids: dict[tuple, tuple[str, tuple[Expr, ...]]] = {}
-        # The last type printed by its structure, or found by StmtPrinter.assign to read no Vars.
+        # The last type printed by its structure, or found by StmtPrinter.statements to read no Vars.
         self.plain_type: Type | None = None
 
     def reset_type_memo(self) -> None:
