@@ -323,16 +323,8 @@ class ExprPrinter:
                 callee = op_shapes.printed_op_name(self.p, op_shapes.renamed_op(e))
             if shape is not None:
                 parts = shape(self, e)
-            else:  # call_args, inlined: most statements are such calls
-                names = self.names
-                # Most operands are named Vars: their names in C. A miss (None) is any other
-                # operand (the names key live Vars by id) or a Var not named yet.
-                parts = list(map(names.get, map(id, e.args)))
-                if None in parts:
-                    parts = self.call_operands(e.args)
-                kwargs = e.kwargs
-                if kwargs:
-                    parts.extend(self.kwarg_items(name, kwargs))
+            else:
+                parts = self.call_args(e)
         attrs = e.attrs
         # The attrs model's len(), without its Python call (most calls share the empty default).
         if attrs is not NO_CALL_ATTRS and attrs.__pydantic_fields_set__:
@@ -345,9 +337,7 @@ class ExprPrinter:
 
     def call_args(self, e: Call, skip: frozenset[str] = frozenset()) -> list[str]:
         """Positional args then ``key=value`` kwargs (without ``skip`` keys)."""
-        parts = list(map(self.names.get, map(id, e.args)))  # as in :meth:`call`
-        if None in parts:
-            parts = self.call_operands(e.args)
+        parts = self.call_operands(e.args)
         if e.kwargs:
             parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
         return parts

@@ -255,8 +255,7 @@ class StmtPrinter(TypePrinter):
         stmts = flatten_to_stmts(s)
         if not stmts:
             self.emit("pass")
-        for x in stmts:
-            self.stmt(x)
+        self.statements(stmts)
 
     def yield_text(self, s: YieldStmt) -> str:
         return f"{self.p}.yield_({', '.join([self.expr(v) for v in s.value])})"
@@ -440,8 +439,7 @@ class StmtPrinter(TypePrinter):
         stmts = flatten_to_stmts(s.body)
         if not stmts:
             self.emit("pass")
-        for x in stmts:
-            self.stmt(x)
+        self.statements(stmts)
 
     def unsupported_stmt(self, s: Any) -> None:
         self.emit("<unsupported IRNode type>")
