@@ -359,7 +359,11 @@ class ExprPrinter:
         if t is Var:
             self.missed = True
             return a.name_hint
-        return self.expr(a)
+        # expr(), inlined: one frame less per nested call (deep programs keep Python's limit)
+        fn = _EXPR_FNS.get(t)
+        if fn is None:
+            fn = _resolve(t)
+        return fn(self, a)
 
     def submit(self, e: Submit) -> str:
         saved, self.typed = self.typed, False
