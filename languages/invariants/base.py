@@ -21,7 +21,6 @@ from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
-from pypto.ir.types import clear_implicit_views
 from pypto.util import IdentityCache
 
 from .grammar import Rule, check_rules
@@ -154,14 +153,13 @@ def _context(program: Program, platform: Platform, reads_program: bool) -> tuple
 
 
 def clear_caches() -> None:
-    """Forget cached checker results, node indexes, expression variables and shared implicit tile
-    views (benchmarks measure cold checks)."""
+    """Forget cached checker results, node indexes and expression variables (benchmarks measure
+    cold checks)."""
     _FACTS.clear()
     _SIGNATURES.clear()
     _CONTEXTS.clear()
     clear_function_indexes()
     clear_expr_vars()
-    clear_implicit_views()
 
 
 def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:
