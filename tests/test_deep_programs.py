@@ -156,6 +156,15 @@ def test_concise_print_drops_the_annotations(name: str) -> None:
     assert parsed(name).as_python(concise=True) == expected
 
 
+@pytest.mark.parametrize("op", ["aiv_shard", "aic_gather"])
+def test_nested_keyword_calls_print_as_the_source(op: str) -> None:
+    # These ops print split= through their own call shape: it must cost no more frames per level.
+    tensor = "pl.Tensor[[4, 4], pl.FP32]"
+    value = f"pl.tensor.{op}(" * CALLS + "x" + ", split=0)" * CALLS
+    source = HEADER.replace("pl.Scalar[pl.INT64]", tensor) + f"        y: {tensor} = {value}\n        return y"
+    assert pl.parse(source).as_python() == source
+
+
 @pytest.mark.parametrize("concise", [False, True])
 def test_parse_of_print_round_trips(name: str, concise: bool) -> None:
     program = parsed(name)
