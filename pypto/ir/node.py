@@ -124,6 +124,15 @@ class ModelBase(BaseModel, metaclass=_NodeMeta):
         given = self.__pydantic_fields_set__
         _set_fields_set(self, _FIELDS_SETS.setdefault(frozenset(given), given))
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """A model with ``update`` applied: a new one through the constructor (:func:`replace`).
+
+        Pydantic's version copies with ``__copy__`` (nodes and types copy as themselves: they are
+        immutable and shared) and then writes ``update`` into it, which would change the model in
+        place under every program and cache that holds it.
+        """
+        return replace(self, **update) if update else self
+
 
 class IRNode(ModelBase):
     """Base of expressions, statements, functions and programs. Carries a ``span``."""
@@ -158,15 +167,6 @@ class IRNode(ModelBase):
 
     def __deepcopy__(self, _memo: dict) -> IRNode:
         return self
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> IRNode:
-        """A node with ``update`` applied: a new node through the constructor (:func:`replace`).
-
-        Pydantic's version copies with ``__copy__`` (the node itself: nodes are immutable and shared)
-        and then writes ``update`` into it, which would change the node in place under every
-        program and cache that holds it.
-        """
-        return replace(self, **update) if update else self
 
 
 def replace(node: ModelBase, **changes: Any) -> Any:

@@ -196,11 +196,10 @@ class TileType(ShapedType):
     tile_view: TileView | None = None
     memory_space_: MemorySpace | None = None
     _positional = ("shape", "dtype", "memref", "tile_view", "memory_space")
-    # The effective view, made on first use (a type never changes). Kept on the type, not in a
-    # table keyed by dims: such a table held dims of programs long gone, and the scattered
-    # survivors kept the memory of their whole parses (RSS 70 -> 230 MB over 30 parses). A slot, not a field or a private attribute: equality, hashing, serialization,
-    # copies and pickles do not see it, and the class keeps the plain attribute lookup
-    # (plain_getattr.py).
+    # The effective view, made on first use (a type never changes). A slot, not a field or a private
+    # attribute: equality, hashing, serialization, copies and pickles do not see it, and the class
+    # keeps the plain attribute lookup (plain_getattr.py). Not a table keyed by dims: that kept the
+    # dims of programs long gone alive.
     __slots__ = ("_effective_view",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

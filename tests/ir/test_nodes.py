@@ -321,6 +321,21 @@ def test_implicit_tile_view(space: ir.MemorySpace | None, shape: list[int], impl
     assert ir.TileType(shape, ir.FP16, None, other, space).tile_view is not None
 
 
+def test_model_copy_of_a_type_builds_a_new_type_and_keeps_the_shared_one() -> None:
+    # Types copy as themselves: pydantic's model_copy wrote the update into the shared type, and its
+    # memoised view would have stayed that of the old shape.
+    tile = ir.TileType([16, 1], ir.FP16, None, None, ir.Mem.Vec)
+    assert tile.get_effective_tile_view().blayout == ir.TileLayout.col_major
+    wide = tile.model_copy(update={"shape": [1, 16]})
+    assert wide is not tile
+    assert [d.value for d in tile.shape] == [16, 1] and [d.value for d in wide.shape] == [1, 16]
+    view = wide.get_effective_tile_view()
+    assert view.blayout == ir.TileLayout.row_major and [d.value for d in view.valid_shape] == [1, 16]
+    assert tile.model_copy() is tile
+    with pytest.raises(IRTypeError):
+        tile.model_copy(update={"dtype": "FP16"})
+
+
 def test_tile_memref_and_memory_space() -> None:
     tile = ir.TileType([16, 16], ir.FP16, ir.MemRef("mem_acc_2", 0, 512))
     assert tile.memory_space == ir.Mem.Acc
