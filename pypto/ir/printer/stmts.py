@@ -182,7 +182,11 @@ class StmtPrinter(TypePrinter):
                 op = value.op
                 callee = simple_callees.get(op.name) if type(op) is Op else None
                 attrs = value.attrs
-                if callee is not None and not value.kwargs and (attrs is NO_CALL_ATTRS or not attrs.__pydantic_fields_set__):
+                if (
+                    callee is not None
+                    and not value.kwargs
+                    and (attrs is NO_CALL_ATTRS or not attrs.__pydantic_fields_set__)
+                ):
                     args = value.args
                     if len(args) == 2:
                         a, b = args
