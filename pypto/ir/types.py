@@ -14,7 +14,7 @@ from .enums import CompactMode, MemorySpace, PadValue, TensorLayout, TileLayout
 from .errors import IRTypeError, IRValueError
 from .expr import ConstInt, Expr
 from .memref import MemRef, memory_space_from_name
-from .node import DType, Int, ModelBase
+from .node import DType, Int, ModelBase, replace
 from .type_base import Type
 
 
@@ -222,15 +222,7 @@ class TileType(ShapedType):
         view = self.tile_view
         if view is not None:
             if view.valid_shape and dims_equal(view.valid_shape, self.shape):
-                view = TileView(
-                    stride=view.stride,
-                    start_offset=view.start_offset,
-                    blayout=view.blayout,
-                    slayout=view.slayout,
-                    fractal=view.fractal,
-                    pad=view.pad,
-                    compact=view.compact,
-                )
+                view = replace(view, valid_shape=[])
             if (
                 not view.valid_shape
                 and not view.stride
@@ -256,16 +248,7 @@ class TileType(ShapedType):
         if view is None:
             view = implicit_tile_view(self.shape, self.memory_space_)
         elif not view.valid_shape:
-            view = TileView(
-                valid_shape=list(self.shape),
-                stride=view.stride,
-                start_offset=view.start_offset,
-                blayout=view.blayout,
-                slayout=view.slayout,
-                fractal=view.fractal,
-                pad=view.pad,
-                compact=view.compact,
-            )
+            view = replace(view, valid_shape=list(self.shape))
         object.__setattr__(self, "_effective_view", view)
         return view
 
