@@ -336,19 +336,16 @@ class ExprPrinter:
         return f"{callee}({', '.join(parts)})"
 
     def call_args(self, e: Call, skip: frozenset[str] = frozenset()) -> list[str]:
-        """Positional args then ``key=value`` kwargs (without ``skip`` keys)."""
-        parts = self.call_operands(e.args)
-        if e.kwargs:
-            parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
-        return parts
-
-    def call_operands(self, args: list[Expr]) -> list[str]:
-        """The texts of positional operands, named Vars and untyped FP32 constants inlined."""
+        """Positional args (named Vars and untyped FP32 constants inlined), then ``key=value``
+        kwargs (without ``skip`` keys)."""
         parts = []
         names = self.names
-        for a in args:  # a loop, not a comprehension: one frame less per nested call
+        # The operands in this frame, in a loop (not a comprehension): nested calls cost fewer frames.
+        for a in e.args:
             text = names.get(a)
             parts.append(self.call_operand(a) if text is None else text)
+        if e.kwargs:
+            parts.extend(self.kwarg_items(e.op.name, e.kwargs, skip))
         return parts
 
     def call_operand(self, a: Expr) -> str:

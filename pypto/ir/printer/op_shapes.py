@@ -130,10 +130,7 @@ def _task_dummy(pr: ExprPrinter, call: Call) -> list[str]:
 
 def _split_implied(pr: ExprPrinter, call: Call) -> list[str]:
     """Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied by the region."""
-    parts = pr.call_operands(call.args)  # not call_args(): one frame less per nested call
-    if call.kwargs:
-        parts.extend(pr.kwarg_items(call.op.name, call.kwargs, _SPLIT if pr.in_split_aiv else frozenset()))
-    return parts
+    return pr.call_args(call, _SPLIT if pr.in_split_aiv else frozenset())
 
 
 def _tpop(space: MemorySpace) -> Callable[..., list[str]]:

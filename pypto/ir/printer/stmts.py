@@ -204,7 +204,7 @@ class StmtPrinter(TypePrinter):
                             ta = self.call_operand(a)
                         text = f"{callee}({ta})"
                     else:
-                        text = f"{callee}({', '.join(self.call_operands(args))})"
+                        text = f"{callee}({', '.join(self.call_args(value))})"
                 else:
                     text = self.call(value)
             else:
