@@ -20,13 +20,28 @@ def refs_of(program: ir.Program) -> list[weakref.ref]:
     return [weakref.ref(program), *(weakref.ref(f) for f in program.functions.values())]
 
 
+def tile_dims(program: ir.Program) -> list[weakref.ref]:
+    """Weak references to the dims of every tile-typed variable of ``program``."""
+    return [
+        weakref.ref(dim)
+        for func in program.functions.values()
+        for node in walk(func)
+        if isinstance(node, ir.Var) and isinstance(node.type, TileType)
+        for dim in node.type.shape
+    ]
+
+
 def test_earlier_compiled_programs_are_freed(tmp_path: Path) -> None:
     text = (EXAMPLES / "matmul.py").read_text()
     earlier: list[weakref.ref] = []
     for i in range(4):
         compiled = ir.compile(pl.parse(text), tmp_path / str(i), dump_passes=False)
-        earlier += refs_of(compiled.program) + refs_of(compiled.source)
-        del compiled
+        # The tile dims too: a table of tile views keyed by dims once held them, and the
+        # survivors pinned the memory of whole parses.
+        dims = tile_dims(compiled.program) + tile_dims(compiled.source)
+        assert dims
+        earlier += refs_of(compiled.program) + refs_of(compiled.source) + dims
+        del compiled, dims
     gc.collect()
     alive = [r() for r in earlier if r() is not None]
     assert alive == []
@@ -44,27 +59,3 @@ def test_programs_checked_by_the_front_passes_are_freed() -> None:
     assert not [f for f in gc.get_objects() if isinstance(f, Function) and any(r() is f for r in earlier)]
     assert all(r() is None for r in earlier)
 
-
-def tile_dims(program: ir.Program) -> list[weakref.ref]:
-    """Weak references to the dims of every tile-typed variable of ``program``."""
-    return [
-        weakref.ref(dim)
-        for func in program.functions.values()
-        for node in walk(func)
-        if isinstance(node, ir.Var) and isinstance(node.type, TileType)
-        for dim in node.type.shape
-    ]
-
-
-def test_tile_dims_of_earlier_programs_are_freed(tmp_path: Path) -> None:
-    # Tile views are memoised per type: a table keyed by dims held the nodes of every program met
-    # until it filled, and the survivors pinned the memory of whole parses.
-    text = (EXAMPLES / "tile_add.py").read_text()
-    earlier: list[weakref.ref] = []
-    for i in range(3):
-        compiled = ir.compile(pl.parse(text), tmp_path / str(i), dump_passes=False)
-        earlier += tile_dims(compiled.program) + tile_dims(compiled.source)
-        del compiled
-    gc.collect()
-    assert earlier
-    assert all(r() is None for r in earlier)
