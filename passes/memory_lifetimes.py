@@ -6,8 +6,9 @@ values). ``def(v)`` is the number of the statement defining ``v``, ``last(v)`` t
 one reading it; a value defined outside a loop and read inside lives to the end of that loop (it
 must survive every iteration). An iter_arg is defined by its loop's own number, a return var of a
 loop at the loop's last number, an if's return var at the if's last number. Two values may share
-a buffer iff ``last(a) <= def(b)`` or ``last(b) <= def(a)`` (an op reads its inputs before it writes
-its output), unless a no-alias guard forbids the pair.
+a buffer iff ``last(a) <= def(b)`` or ``last(b) <= def(a)``, unless a no-alias guard forbids the pair:
+an op's result and a tile operand it does not compute in place (:meth:`_Walk.guard`), since the
+equality lets the result take the buffer of an operand the op is still reading.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pypto.analysis import expr_vars, op_name
+from pypto.analysis.in_place import in_place_operands, same_place
 from pypto.ir.expr import Call, Var
 from pypto.ir.function import Function
 from pypto.ir.op_registry import Effect, lookup
@@ -33,25 +35,6 @@ from pypto.ir.stmt import (
 from pypto.ir.types import TileType
 
 from .memref_util import on_chip
-
-# Ops whose output may not share a buffer with any input (§4.23 step 4).
-NO_ALIAS_INPUTS = frozenset(
-    {
-        "tile.recip",
-        "tile.rsqrt",
-        "tile.row_sum",
-        "tile.row_max",
-        "tile.row_min",
-        "tile.mrgsort_format1",
-        "tile.move",
-        "tile.fmod",
-        "tile.fmods",
-        "tile.transpose",
-        # The joined rows are wider than either input's: writing row r in place overwrites input rows > r.
-        "tile.concat",
-    }
-)
-
 
 @dataclass
 class Loop:
@@ -166,23 +149,23 @@ class _Walk:
             self.define(rv, loop.end, outer)
 
     def guard(self, stmt: AssignStmt) -> None:
-        """The no-alias pairs of §4.23 step 4 for one assignment."""
+        """§4.23 step 4, safe by default: the result may not share a buffer with a tile operand unless
+        the op computes that operand in place (:mod:`pypto.analysis.in_place`) at the same shape, view
+        and element width. A written operand is the result's own buffer already."""
         out, value = stmt.var, stmt.value
         name = op_name(value)
         if out not in self.defs or not isinstance(value, Call) or name is None:
             return
         args = list(value.args)
-        tiles = [a for a in args if isinstance(a, Var) and isinstance(a.type, TileType)]
-        banned: list[Var] = []
-        if name in NO_ALIAS_INPUTS:
-            banned = tiles
-        elif name == "tile.sel":
-            banned = [args[i] for i in (0, 3) if i < len(args)]
-        elif name.startswith(("tile.row_expand", "tile.col_expand")) and len(args) > 1:
-            banned = [args[1]]
-        elif name == "tile.cast" and tiles and tiles[0].type.dtype.get_bit() < out.type.dtype.get_bit():
-            banned = tiles[:1]
         entry = lookup(name)
-        if entry is not None:
-            banned += [a for p, a in zip(entry.bind(args), args) if p.effect is Effect.SCRATCH]
-        self.guards.extend((out, b) for b in banned if isinstance(b, Var) and b is not out)
+        params = entry.bind(args) if entry is not None else [None] * len(args)
+        safe = in_place_operands(name)
+        for p, a in zip(params, args):
+            if p is not None and p.effect in (Effect.WRITE, Effect.READ_WRITE):
+                continue
+            in_place = p is not None and p.effect is Effect.READ and p.name in safe
+            for v in expr_vars(a):
+                if v is out or not isinstance(v.type, TileType):
+                    continue
+                if not (in_place and same_place(out.type, v.type)):
+                    self.guards.append((out, v))

@@ -9,6 +9,7 @@ from memory_programs import PROGRAMS, ROW_BLOCKS, TILE_ADD
 from pass_helpers import before_after
 
 from pypto import ir, passes
+from pypto.analysis import walk
 from pypto.backend import A2A3
 from pypto.interp import run
 from pypto.interp.memory import plan_extents
@@ -324,3 +325,84 @@ def test_init_memref_builds_the_alloc_call_of_the_op_builder(space: ir.MemorySpa
     assert_structural_equal(built, expected)
     assert (built.as_python(), built.span, built.kwargs, built.attrs) == (
         expected.as_python(), expected.span, expected.kwargs, expected.attrs)
+
+
+# Issue 26: an op may write its result over an operand only where it computes that operand in place.
+OPERAND_FRAME = """
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.%(x)s],
+          out: pl.Out[pl.Tensor[%(shape)s, pl.%(o)s]]) -> pl.Tensor[%(shape)s, pl.%(o)s]:
+        t: pl.Tile[[16, 64], pl.%(x)s] = pl.load(x, [0, 0], [16, 64])
+        %(body)s
+        out = pl.store(r, [0, 0], out)
+        return out
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.%(x)s],
+             out: pl.Out[pl.Tensor[%(shape)s, pl.%(o)s]]) -> pl.Tensor[%(shape)s, pl.%(o)s]:
+        out = self.k(x, out)
+        return out
+"""
+SCRATCH = "s: pl.Tile[[16, 64], pl.%s] = pl.create_tile([16, 64], dtype=pl.%s, target_memory=pl.Mem.Vec)\n        "
+# name -> (x dtype, out shape, out dtype, the statements defining r from t)
+NOT_IN_PLACE = {
+    "col_argmax_fp16": ("FP16", "[1, 64]", "INT32", SCRATCH % ("FP16", "FP16") + "r = pl.tile.col_argmax(t, s)"),
+    "col_argmin_fp16": ("FP16", "[1, 64]", "INT32", SCRATCH % ("FP16", "FP16") + "r = pl.tile.col_argmin(t, s)"),
+    "col_sum": ("FP32", "[1, 64]", "FP32", "r = pl.tile.col_sum(t)"),
+    "row_sum": ("FP32", "[16, 1]", "FP32", SCRATCH % ("FP32", "FP32") + "r = pl.tile.row_sum(t, s)"),
+    "widening_cast": ("FP16", "[16, 64]", "FP32", "r = pl.tile.cast(t, target_type=pl.FP32, mode=1)"),
+    "narrowing_cast": ("FP32", "[16, 64]", "FP16", "r = pl.tile.cast(t, target_type=pl.FP16, mode=1)"),
+    "recip": ("FP32", "[16, 64]", "FP32", "r = pl.tile.recip(t)"),
+    "ands": ("INT32", "[16, 64]", "INT32", "r = pl.tile.ands(t, 3)"),
+    "row_expand_vector": ("FP32", "[16, 64]", "FP32",
+                          "v: pl.Tile[[16, 1], pl.FP32] = pl.load(x, [0, 0], [16, 1])\n"
+                          "        r = pl.tile.row_expand_mul(t, v)"),
+}
+# The operands that must stay apart, where not all of them (the row itself is computed in place).
+APART = {"row_expand_vector": ("v",)}
+
+
+def _operand_frame(case: tuple[str, str, str, str]) -> str:
+    x, shape, o, body = case
+    return OPERAND_FRAME % {"x": x, "shape": shape, "o": o, "body": body}
+
+
+def _byte_range(v: ir.Var) -> tuple[int, int]:
+    ref = v.type.memref
+    return ref.byte_offset_.value, ref.byte_offset_.value + ref.size_
+
+
+def _result_and_operands(name: str) -> tuple[ir.Var, list[ir.Var]]:
+    """The result ``r`` of the planned kernel and its tile operands."""
+    k = kernel(whole_pipeline(_operand_frame(NOT_IN_PLACE.get(name) or IN_PLACE_CASES[name])))
+    stmt = next(s for s in walk(k.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "r")
+    return stmt.var, [a for a in stmt.value.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)]
+
+
+@pytest.mark.parametrize("name", sorted(NOT_IN_PLACE))
+def test_result_never_shares_a_buffer_with_an_operand_it_does_not_compute_in_place(name: str) -> None:
+    r, operands = _result_and_operands(name)
+    r0, r1 = _byte_range(r)
+    apart = [v for v in operands if v.name_hint in APART.get(name, (v.name_hint,))]
+    assert apart
+    for v in apart:
+        v0, v1 = _byte_range(v)
+        assert r1 <= v0 or v1 <= r0, f"{name}: result {r0}..{r1} overlaps operand '{v.name_hint}' {v0}..{v1}"
+
+
+IN_PLACE_CASES = {
+    "add": ("FP32", "[16, 64]", "FP32", "r = pl.add(t, t)"),
+    "exp": ("FP32", "[16, 64]", "FP32", "r = pl.exp(t)"),
+    "muls": ("FP32", "[16, 64]", "FP32", "r = pl.tile.muls(t, 2.0)"),
+    "row_expand_tile": ("FP32", "[16, 64]", "FP32",
+                        "v: pl.Tile[[16, 1], pl.FP32] = pl.load(x, [0, 0], [16, 1])\n"
+                        "        r = pl.tile.row_expand_mul(t, v)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_CASES))
+def test_position_wise_ops_keep_writing_in_place(name: str) -> None:
+    r, operands = _result_and_operands(name)
+    assert _byte_range(r) == _byte_range(operands[0])
