@@ -76,3 +76,57 @@ def test_col_argmax_and_argmin_of_fp16_tiles_equal_the_interpreter(tmp_path: Pat
         expected = (np.argmax if op == "col_argmax" else np.argmin)(region, axis=0)
         np.testing.assert_array_equal(w[0, :vc], expected, err_msg=f"interpreter {op} {r}x{c} valid {vr}x{vc}")
         np.testing.assert_array_equal(g[0, :vc], w[0, :vc], err_msg=f"a2a3sim {op} {r}x{c} valid {vr}x{vc}")
+
+
+# (op, result shape, scratch): FP16 [32, 64] sums and products, accumulated as pto-isa does.
+FLOAT_CASES = [
+    ("col_sum", "[1, 64]", True),
+    ("row_sum", "[32, 1]", True),
+    ("col_prod", "[1, 64]", False),
+    ("row_prod", "[32, 1]", True),
+]
+
+FLOAT_KERNEL = """
+    @pl.function(type=pl.FunctionType.InCore)
+    def k{i}(self, x: pl.Tensor[[32, 64], pl.FP16],
+             y: pl.Out[pl.Tensor[{shape}, pl.FP16]]) -> pl.Tensor[{shape}, pl.FP16]:
+        t: pl.Tile[[32, 64], pl.FP16] = pl.load(x, [0, 0], [32, 64])
+        s: pl.Tile[[32, 64], pl.FP16] = pl.create_tile([32, 64], dtype=pl.FP16, target_memory=pl.Mem.Vec)
+        a: pl.Tile[{shape}, pl.FP16] = pl.tile.{op}(t{scratch})
+        y = pl.store(a, [0, 0], y)
+        return y
+"""
+
+
+def _float_source() -> str:
+    kernels = "".join(
+        FLOAT_KERNEL.format(i=i, op=op, shape=shape, scratch=", s" if scratch else "")
+        for i, (op, shape, scratch) in enumerate(FLOAT_CASES)
+    )
+    n = len(FLOAT_CASES)
+    outs = ", ".join(f"y{i}: pl.Out[pl.Tensor[{shape}, pl.FP16]]" for i, (_, shape, _) in enumerate(FLOAT_CASES))
+    types = ", ".join(f"pl.Tensor[{shape}, pl.FP16]" for _, shape, _ in FLOAT_CASES)
+    calls = "".join(f"        y{i} = self.k{i}(x, y{i})\n" for i in range(n))
+    names = ", ".join(f"y{i}" for i in range(n))
+    return (
+        "import pypto.language as pl\n\n\n@pl.program\nclass Sums:"
+        + kernels
+        + f"""
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP16], {outs}) -> tuple[{types}]:
+{calls}        return {names}
+"""
+    )
+
+
+def test_fp16_sums_and_products_round_like_the_simulator(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(pl.parse(_float_source()), output_dir=tmp_path / "sums")
+    x = np.random.default_rng(5).uniform(0.9, 1.1, (32, 64)).astype(np.float16)
+    got = [np.zeros((1, 64) if shape == "[1, 64]" else (32, 1), np.float16) for _, shape, _ in FLOAT_CASES]
+    want = [y.copy() for y in got]
+    compiled.run(x, *got, cache_dir=kernel_cache)
+    compiled.interpret(x, *want)
+    for (op, _, _), g, w in zip(FLOAT_CASES, got, want):
+        np.testing.assert_array_equal(g, w, err_msg=f"a2a3sim {op} of FP16 [32, 64]")
+    # Summing the 32 rows in FP16 is not the float32 sum rounded once: the test would see a float32 sum.
+    assert not np.array_equal(want[0], x.astype(np.float32).sum(axis=0, keepdims=True).astype(np.float16))

@@ -2,7 +2,15 @@
 
 Reductions read only the valid region of their input (data outside it is undefined on the
 hardware); ``row_*`` reduce the last axis and ``col_*`` the second-to-last, keeping the rank.
-Sums and products of narrow floats accumulate in float32. Arg-reductions give INT32 indices.
+Arg-reductions give INT32 indices.
+
+Float sums and products accumulate as pto-isa does, one element after the other in index order,
+rounding after each step to the accumulation type (:data:`_WIDE_ACCUMULATOR`): ``row_sum`` of
+FP16/BF16 accumulates in FP32 (``TypeSum`` in the CPU model's TRowSum, rounded to the element type
+at the end); ``col_sum``, ``col_prod`` and ``row_prod`` accumulate in the element type, as a2a3
+does too (TCOLSUM and TCOLPROD are one ``vadd``/``vmul`` per row into the destination), so a
+32-row FP16 ``col_sum`` rounds to FP16 32 times. Integer sums wrap, in any order.
+
 ``row_expand_*(t, v)`` combine ``t`` with the ``[..., M, 1]`` vector ``v`` broadcast along rows,
 ``col_expand_*`` with a ``[..., 1, N]`` vector; ``*_expdif`` is ``exp(t - v)``.
 """
@@ -31,9 +39,25 @@ _REDUCE: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
+# Reductions whose narrow-float (FP16/BF16) accumulator is FP32; the others keep the element type.
+_WIDE_ACCUMULATOR = frozenset({"row_sum"})
+_STEP: dict[str, np.ufunc] = {"sum": np.add, "prod": np.multiply}
+
+
+def _accumulate(x: np.ndarray, axis: int, kind: str, acc: np.dtype) -> np.ndarray:
+    """``x`` reduced along ``axis`` element by element in index order, in numpy type ``acc``."""
+    x = x.astype(acc, copy=False)
+    step = _STEP[kind]
+    out = np.take(x, [0], axis=axis)
+    for i in range(1, x.shape[axis]):
+        out = step(out, np.take(x, [i], axis=axis))
+    return out
+
+
 def _reduce(axis: int, kind: str) -> Callable[..., ArrayValue]:
     fn = _REDUCE[kind]
     is_arg = kind.startswith("arg")
+    name = f"{'row' if axis == -1 else 'col'}_{kind}"
 
     def impl(ctx: OpContext, src: ArrayValue, *scratch: Any) -> ArrayValue:
         data = read(src, "operand")
@@ -44,9 +68,13 @@ def _reduce(axis: int, kind: str) -> Callable[..., ArrayValue]:
         region = src.valid_data()
         if region.shape[axis] == 0:
             raise OpError(f"reduction over an empty valid region {list(src.valid)}")
-        x = cast_data(region, src.dtype).astype(compute_dtype(src.dtype), copy=False)
+        x = cast_data(region, src.dtype)
         with np.errstate(all="ignore"):
-            out = fn(x, axis=axis, keepdims=True)
+            if kind in _STEP and src.dtype.is_float():
+                wide = name in _WIDE_ACCUMULATOR and src.dtype.get_bit() < 32
+                out = _accumulate(x, axis, kind, np.dtype(np.float32) if wide else x.dtype)
+            else:
+                out = fn(x.astype(compute_dtype(src.dtype), copy=False), axis=axis, keepdims=True)
         dt = result_dtype(ctx, DataType.INT32 if is_arg else src.dtype)
         valid = list(src.valid)
         valid[axis] = 1
