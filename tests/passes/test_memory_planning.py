@@ -350,6 +350,7 @@ SCRATCH = "s: pl.Tile[[16, 64], pl.%s] = pl.create_tile([16, 64], dtype=pl.%s, t
 NOT_IN_PLACE = {
     "col_argmax_fp16": ("FP16", "[1, 64]", "INT32", SCRATCH % ("FP16", "FP16") + "r = pl.tile.col_argmax(t, s)"),
     "col_argmin_fp16": ("FP16", "[1, 64]", "INT32", SCRATCH % ("FP16", "FP16") + "r = pl.tile.col_argmin(t, s)"),
+    "row_argmax_fp16": ("FP16", "[16, 1]", "INT32", SCRATCH % ("FP16", "FP16") + "r = pl.tile.row_argmax(t, s)"),
     "col_sum": ("FP32", "[1, 64]", "FP32", "r = pl.tile.col_sum(t)"),
     "row_sum": ("FP32", "[16, 1]", "FP32", SCRATCH % ("FP32", "FP32") + "r = pl.tile.row_sum(t, s)"),
     "widening_cast": ("FP16", "[16, 64]", "FP32", "r = pl.tile.cast(t, target_type=pl.FP32, mode=1)"),
