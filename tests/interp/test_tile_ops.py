@@ -220,6 +220,39 @@ def test_tile_reductions(op: str, ref: Callable[..., np.ndarray]) -> None:
     np.testing.assert_allclose(got, ref(a.astype(np.float64)), rtol=1e-6)
 
 
+def _in_order(x: np.ndarray, axis: int, step: np.ufunc, acc: Any) -> np.ndarray:
+    """``x`` reduced along ``axis`` one element after the other, rounding each step to ``acc``."""
+    rows = np.moveaxis(x.astype(acc), axis, 0)
+    out = rows[0]
+    for r in rows[1:]:
+        out = step(out, r).astype(acc)
+    return np.expand_dims(out, axis)
+
+
+@pytest.mark.parametrize(
+    ("op", "axis", "step", "acc"),
+    [
+        # pto-isa: TCOLSUM/TCOLPROD add or multiply row by row in the element type, TROWSUM sums in FP32.
+        ("tile.col_sum", 0, np.add, np.float16),
+        ("tile.col_prod", 0, np.multiply, np.float16),
+        ("tile.row_prod", 1, np.multiply, np.float16),
+        ("tile.row_sum", 1, np.add, np.float32),
+    ],
+)
+def test_fp16_sums_and_products_accumulate_in_order_in_pto_isa_types(
+    op: str, axis: int, step: np.ufunc, acc: Any
+) -> None:
+    a = rand((32, 64), np.float16, lo=0.9, hi=1.1)
+    got = run_op(op, [tile_t([32, 64], D.FP16), tile_t([32, 64], D.FP16)], [a, a])
+    np.testing.assert_array_equal(got, _in_order(a, axis, step, acc).astype(np.float16))
+
+
+def test_fp16_col_sum_is_not_a_float32_sum() -> None:
+    a = rand((32, 64), np.float16, lo=0, hi=8)
+    got = run_op("tile.col_sum", [tile_t([32, 64], D.FP16), tile_t([32, 64], D.FP16)], [a, a])
+    assert not np.array_equal(got, a.astype(np.float32).sum(axis=0, keepdims=True).astype(np.float16))
+
+
 def test_tile_arg_reductions_give_int32() -> None:
     a = rand((4, 8))
     got = run_op("tile.row_argmax", [tile_t([4, 8]), tile_t([4, 8])], [a, a])

@@ -45,13 +45,10 @@ _STEP: dict[str, np.ufunc] = {"sum": np.add, "prod": np.multiply}
 
 
 def _accumulate(x: np.ndarray, axis: int, kind: str, acc: np.dtype) -> np.ndarray:
-    """``x`` reduced along ``axis`` element by element in index order, in numpy type ``acc``."""
-    x = x.astype(acc, copy=False)
-    step = _STEP[kind]
-    out = np.take(x, [0], axis=axis)
-    for i in range(1, x.shape[axis]):
-        out = step(out, np.take(x, [i], axis=axis))
-    return out
+    """``x`` reduced along ``axis`` element by element in index order, in numpy type ``acc``
+    (``ufunc.accumulate`` is sequential and rounds each partial result to its dtype)."""
+    partial = _STEP[kind].accumulate(x.astype(acc, copy=False), axis=axis)
+    return np.take(partial, [x.shape[axis] - 1], axis=axis)
 
 
 def _reduce(axis: int, kind: str) -> Callable[..., ArrayValue]:
