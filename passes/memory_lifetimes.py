@@ -104,6 +104,8 @@ class _Walk:
         self.uses: dict[Var, list[tuple[int, list[Loop]]]] = {}
         self.guards: list[tuple[Var, Var]] = []
         self.controls: list[Stmt] = []
+        # Slices: windows into another tile's buffer, at an offset and maybe with a wider pitch.
+        self.windows: set[Var] = set()
 
     def tick(self) -> int:
         self.n += 1
@@ -174,6 +176,8 @@ class _Walk:
         args = list(value.args)
         tiles = [a for a in args if isinstance(a, Var) and isinstance(a.type, TileType)]
         banned: list[Var] = []
+        if name == "tile.slice":
+            self.windows.add(out)
         if name in NO_ALIAS_INPUTS:
             banned = tiles
         elif name == "tile.sel":
@@ -185,4 +189,7 @@ class _Walk:
         entry = lookup(name)
         if entry is not None:
             banned += [a for p, a in zip(entry.bind(args), args) if p.effect is Effect.SCRATCH]
+        # Written over its source's buffer, a result would overwrite lines of a window it still reads.
+        if name != "tile.slice":
+            banned += [a for a in tiles if a in self.windows]
         self.guards.extend((out, b) for b in banned if isinstance(b, Var) and b is not out)
