@@ -27,7 +27,7 @@ from pypto.ir.expr import Call, MakeTuple, Var
 from pypto.ir.function import Function
 from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt
 from pypto.ir.transforms import flatten_to_stmts
-from pypto.ir.types import TileType, is_strided
+from pypto.ir.types import TileType, is_strided, pitched
 
 from .rewrite import Result, RewritePass, on
 from .util import calls_any, rebuild
@@ -87,45 +87,36 @@ class CanonicalizeTileSlice(RewritePass):
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
         call = node.value
-        if node.var in self.copied:
-            return self._compact(node)
-        if isinstance(call, Call) and op_name(call) == "tile.slice":
-            self._check_picked_column(call)
+        if not (isinstance(call, Call) and op_name(call) == "tile.slice"):
+            return self.children(node)
+        self._check_picked_column(call)
         target = self.cube.get(node.var)
-        if not (isinstance(call, Call) and op_name(call) == "tile.slice" and target is not None):
-            return self.children(node)
-        src = call.args[0].type
-        shape, offset = call.args[1], call.args[2]
-        plain = len(call.args) == 3 or (isinstance(call.args[3], MakeTuple) and not call.args[3].elements)
-        if not (
-            isinstance(src, TileType)
-            and src.memory_space is MemorySpace.Mat
-            and len(src.shape) == 2
-            and isinstance(shape, MakeTuple)
-            and isinstance(offset, MakeTuple)
-            and len(call.args) <= 4
-            and plain
-            and "pad_value" not in call.kwargs
-        ):
-            return self.children(node)
-        row, col = self.expr(list(offset.elements))
-        extract = op_registry.create_op_call(
-            "tile.extract", [self.expr(call.args[0]), row, col, shape], {"target_memory": target}, call.span
-        )
-        var = Var(node.var.name_hint, extract.type, node.var.span)
-        self.bind(node.var, var)
-        return rebuild(node, var=var, value=extract)
+        if target is not None and _extractable(call):
+            row, col = self.expr(list(call.args[2].elements))
+            extract = op_registry.create_op_call(
+                "tile.extract", [self.expr(call.args[0]), row, col, call.args[1]], {"target_memory": target}, call.span
+            )
+            var = Var(node.var.name_hint, extract.type, node.var.span)
+            self.bind(node.var, var)
+            return rebuild(node, var=var, value=extract)
+        return self._view(node)
 
-    def _compact(self, node: AssignStmt) -> Result:
-        """``v = slice(...)`` -> ``v_view = slice(...)``; ``v = tile.move(v_view)`` (compact)."""
-        old = node.var
-        view = Var(f"{old.name_hint}_view", old.type, old.span)
-        self.emit(AssignStmt(view, self.expr(node.value), node.span))
+    def _view(self, node: AssignStmt) -> Result:
+        """The slice typed as a view of its source's buffer (its pitch); when it is read where a
+        strided tile cannot be: ``v_view = slice(...)``, ``v = tile.move(v_view)`` (compact)."""
+        old, value = node.var, self.expr(node.value)
+        vtype = pitched(value.args[0].type, old.type)
+        if not is_strided(vtype):
+            return rebuild(node, value=value)
+        if old not in self.copied:
+            var = Var(old.name_hint, vtype, old.span)
+            self.bind(old, var)
+            return rebuild(node, var=var, value=rebuild(value, type=vtype))
+        view = Var(f"{old.name_hint}_view", vtype, old.span)
+        self.emit(AssignStmt(view, rebuild(value, type=vtype), node.span))
         space = old.type.memory_space or MemorySpace.Vec
         move = op_registry.create_op_call("tile.move", [view], {"target_memory": space}, node.span)
-        var = Var(old.name_hint, move.type, old.span)
-        self.bind(old, var)
-        return AssignStmt(var, move, node.span)
+        return rebuild(node, value=rebuild(move, type=old.type))
 
     def _check_picked_column(self, call: Call) -> None:
         """Refuse ``t[:, j]``: its ``[1, N]`` row holds elements a row pitch apart in ``t``'s buffer,
@@ -146,12 +137,30 @@ class CanonicalizeTileSlice(RewritePass):
             )
 
 
+def _extractable(call: Call) -> bool:
+    """A plain static 2-D window of a Mat tile (no valid shape, dropped axes or pad value)."""
+    src, shape, offset = call.args[0].type, call.args[1], call.args[2]
+    plain = len(call.args) == 3 or (isinstance(call.args[3], MakeTuple) and not call.args[3].elements)
+    return (
+        isinstance(src, TileType)
+        and src.memory_space is MemorySpace.Mat
+        and len(src.shape) == 2
+        and isinstance(shape, MakeTuple)
+        and isinstance(offset, MakeTuple)
+        and len(call.args) <= 4
+        and plain
+        and "pad_value" not in call.kwargs
+    )
+
+
 def copied_views(func: Function) -> set[Var]:
     """Strided slices (see :data:`STRIDED_READERS`) read somewhere other than by such an op."""
-    strided = {
-        s.var for s in walk(func.body)
-        if isinstance(s, AssignStmt) and op_name(s.value) == "tile.slice" and is_strided(s.var.type)
-    }
+    typed: dict[Var, TileType] = {}  # each slice's type as a view (slices of slices follow their source)
+    for stmt in walk(func.body):
+        if isinstance(stmt, AssignStmt) and op_name(stmt.value) == "tile.slice":
+            src = stmt.value.args[0]
+            typed[stmt.var] = pitched(typed.get(src, src.type), stmt.var.type)
+    strided = {v for v, t in typed.items() if is_strided(t)}
     if not strided:
         return set()
     copied: set[Var] = set()

@@ -119,7 +119,8 @@ class _Plan:
         self.count = 0
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
-        # A view and the tile it views: taking over one takes over the buffer they both read.
+        # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
+        # they both read.
         self.viewed: dict[Var, Var] = {}
 
     def take_over(self, var: Var, source: object, why: str, span: Span) -> None:
@@ -213,6 +214,7 @@ class _Plan:
             return
         if isinstance(value, Var):
             self.share(var, self.memref_of(value))
+            self.viewed[var] = value
             return
         if not isinstance(value, Call) or name is None:
             self.fresh(var)

@@ -11,8 +11,7 @@ from ..enums import MemorySpace, PadValue, TileLayout
 from ..expr import Expr
 from ..op_registry import DEFERRED, INHERIT, TENSOR, TILE, CallInfo, Param
 from ..type_base import Type
-from ..node import replace
-from ..types import TileType, buffer_dims
+from ..types import TileType
 from . import kwtypes as K
 from .common import (
     check_int,
@@ -75,22 +74,7 @@ def _slice(ci: CallInfo) -> Type:
     dims, valid = slice_result(ci, t, clamp=False)
     while len(dims) < 2:
         dims, valid = [index(1)] + dims, [index(1)] + valid
-    return pitched(t, view_of(t, dims, valid, ci.kw("pad_value"), keep_layout=len(dims) == len(t.shape)))
-
-
-def pitched(src: TileType, view: TileType) -> TileType:
-    """``view`` (a 2-D window of ``src``) with ``src``'s pitch as its stride when its lines are
-    narrower than ``src``'s: the window's rows stay where they are in ``src``'s buffer."""
-    v = view.get_effective_tile_view()
-    if len(src.shape) != 2 or len(view.shape) != 2 or v.slayout != TileLayout.none_box:
-        return view
-    buf = buffer_dims(src)
-    major = 1 if v.blayout == TileLayout.row_major else 0
-    lines = const_value(view.shape[1 - major])
-    if lines == 1 or dims_equal([buf[major]], [view.shape[major]]):
-        return view
-    stride = [buf[1], index(1)] if major == 1 else [index(1), buf[0]]
-    return TileType(view.shape, view.dtype, None, replace(v, stride=stride), view.memory_space)
+    return view_of(t, dims, valid, ci.kw("pad_value"), keep_layout=len(dims) == len(t.shape))
 
 
 define("tile.slice",
