@@ -63,13 +63,23 @@ def cube_operands(func: Function) -> dict[Var, MemorySpace]:
 
 
 class CanonicalizeTileSlice(RewritePass):
-    """Turn slices of Mat tiles that feed only cube operands into extracts into Left / Right.
+    """Turn slices of Mat tiles that feed only cube operands into extracts into Left / Right; type
+    narrower vector slices with their source's pitch, copying those read where a strided tile
+    cannot be.
 
     before:  a_k: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.slice(a, [64, 64], [0, k])
              c = pl.tile.matmul(a_k, b_k)
     after:   a_k: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.tile.extract(a, 0, k, [64, 64],
                                                                           target_memory=pl.Mem.Left)
              c = pl.tile.matmul(a_k, b_k)
+
+    before:  hi: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [16, 64], [0, 64])
+             e = pl.tile.exp(hi);  s = pl.tile.add(hi, hi)
+    after:   hi_view: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(stride=[128, 1])] = pl.tile.slice(...)
+             hi: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.move(hi_view, target_memory=pl.Mem.Vec)
+             e = pl.tile.exp(hi);  s = pl.tile.add(hi, hi)     # (without the add: e = exp(hi_view), no move)
+
+    A subscript picking one column (``t[:, j]``, a ``[1, N]`` row of elements a pitch apart) is refused.
     """
 
     source = outlined

@@ -64,7 +64,7 @@ class InitMemRef(RewritePass):
              ta: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 16384), pl.Mem.Vec] = ...
              acc: pl.Tile[[64, 64], pl.FP32, <acc0's MemRef>, pl.Mem.Acc] = pl.tile.matmul_acc(acc0, l, r)
 
-    Sharing: a view (reshape) shares its source's MemRef, an op writing a tile argument in place
+    Sharing: a view (reshape, slice) shares its source's MemRef, an op writing a tile argument in place
     (``matmul_acc``, ``tile.write``) shares that argument's, ``a = b`` shares ``b``'s; a loop's
     iter_arg shares its init's and its return var its yielded value's; an if's return var shares
     the value the then-branch yields. Such a take-over is refused (PassError) when the old value

@@ -147,6 +147,31 @@ class CopiedViews:
         return y, c, q
 
 
+@pl.program
+class PartialWindows:
+    """Slices of a tile loaded with a partial valid region: each keeps its part of it."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 128], pl.FP32], y: pl.Out[pl.Tensor[[16, 128], pl.FP32]],
+          s: pl.Out[pl.Tensor[[16, 2], pl.FP32]]) -> tuple[pl.Tensor[[16, 128], pl.FP32], pl.Tensor[[16, 2], pl.FP32]]:
+        t: pl.Tile[[16, 128], pl.FP32] = pl.load(x, [0, 0], [16, 128], valid_shape=[12, 72])
+        tmp: pl.Tile[[16, 64], pl.FP32] = pl.create_tile([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        lo = t[:, 0:64]
+        hi = t[:, 64:128]
+        y = pl.store(pl.exp(lo), [0, 0], y)
+        y = pl.store(pl.tile.muls(hi, 2.0), [0, 64], y)
+        s = pl.store(pl.row_sum(hi, tmp), [0, 0], s)
+        s = pl.store(pl.row_max(lo, tmp), [0, 1], s)
+        return y, s
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 128], pl.FP32], y: pl.Out[pl.Tensor[[16, 128], pl.FP32]],
+             s: pl.Out[pl.Tensor[[16, 2], pl.FP32]]
+             ) -> tuple[pl.Tensor[[16, 128], pl.FP32], pl.Tensor[[16, 2], pl.FP32]]:
+        y, s = self.k(x, y, s)
+        return y, s
+
+
 def _kernel(compiled) -> str:
     (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
     return (compiled.output_dir / kernel).read_text()
@@ -197,3 +222,15 @@ def test_other_reads_of_slices_go_through_copies(tmp_path: Path, kernel_cache: P
     want = compiled.interpret(x)
     _agree(got, want)
     np.testing.assert_allclose(got[2], 2 * x[4:12, 80:112], rtol=1e-6)
+
+
+def test_slices_of_a_partially_valid_tile_keep_their_part_of_it(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(PartialWindows, output_dir=tmp_path / "partial")
+    text = _kernel(compiled)
+    assert "Vec_16x128_fp32 lo(12, 64);" in text and "Vec_16x128_fp32 hi(12, 8);" in text
+    x = np.random.default_rng(11).standard_normal((16, 128)).astype(np.float32)
+    (y, s), (want_y, want_s) = compiled.run(x, cache_dir=kernel_cache), compiled.interpret(x)
+    # Only the valid rows and columns are written: compare those.
+    np.testing.assert_allclose(y[:12, :72], want_y[:12, :72], rtol=1e-6)
+    np.testing.assert_allclose(s[:12], want_s[:12], rtol=1e-6)
+    np.testing.assert_allclose(s[:12, 0], x[:12, 64:72].sum(axis=1), rtol=1e-5)
