@@ -43,7 +43,7 @@ from pypto.ir.memref import MemRef
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
-from pypto.ir.types import TensorType, TileType
+from pypto.ir.types import TensorType, TileType, buffer_dims
 
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
@@ -222,7 +222,7 @@ class CceEmitter(Emitter):
         doc.line(f"TASSIGN({name}, 0x{offset.value:x});")
 
     def _tile_alias(self, t: TileType, span: Span | None) -> str:
-        dims = "x".join(str(d) for d in static_dims(list(t.shape), "a tile shape", span))
+        dims = "x".join(str(d) for d in static_dims(buffer_dims(t), "a tile shape", span))
         space = t.memory_space.name if t.memory_space is not None else "NoSpace"
         return self._alias(tile_template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
 

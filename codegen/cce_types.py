@@ -18,7 +18,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import CompactMode, MemorySpace, PadValue, TileLayout
 from pypto.ir.expr import ConstInt
 from pypto.ir.span import Span
-from pypto.ir.types import TileType
+from pypto.ir.types import TileType, buffer_dims
 
 from .errors import no_rule
 
@@ -77,7 +77,7 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
     space = t.memory_space
     if space not in _TILE_TYPE:
         raise no_rule(f"a tile in memory space {space.name if space else 'None'}", TARGET, span)
-    shape = static_dims(list(t.shape), "a tile shape", span)
+    shape = static_dims(buffer_dims(t), "a tile shape", span)
     if len(shape) == 1:
         shape = [1, shape[0]]
     if len(shape) != 2:

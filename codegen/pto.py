@@ -592,8 +592,8 @@ class PtoEmitter(Emitter):
         valid_arg = argument(call, rule.valid)
         valid_text = ""
         static_valid: tuple[int | None, int | None] = (static_dim(sizes[-2]), static_dim(sizes[-1]))
-        if valid_arg is not None:
-            valid = _elements(valid_arg, "valid shape", call.span)
+        valid = _elements(valid_arg, "valid shape", call.span) if valid_arg is not None else []
+        if valid:  # an empty tuple stands in for a missing valid shape when drop_dims follows
             valid_text = f" valid [{', '.join(self._index(e, call.span) for e in valid)}]"
             dims = (static_dim(valid[-2]), static_dim(valid[-1]))
             static_valid = dims if None not in dims else (None, None)

@@ -12,7 +12,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import CompactMode, MemorySpace, TensorLayout
 from pypto.ir.expr import ConstInt, Expr
 from pypto.ir.span import Span
-from pypto.ir.types import TileType
+from pypto.ir.types import TileType, buffer_dims
 
 from .errors import no_rule
 
@@ -57,8 +57,9 @@ def static_dim(dim: Expr) -> int | None:
 
 
 def physical_dims(tile: TileType, span: Span | None) -> tuple[int, int]:
-    """``(rows, cols)`` of a tile buffer: the 2-D physical shape (a 1-D tile ``[N]`` is ``1 x N``)."""
-    dims = [static_dim(d) for d in tile.shape]
+    """``(rows, cols)`` of a tile buffer: the 2-D physical shape (a 1-D tile ``[N]`` is ``1 x N``; a
+    strided view's lines are as long as its stride)."""
+    dims = [static_dim(d) for d in buffer_dims(tile)]
     if len(dims) == 1:
         dims = [1, *dims]
     if len(dims) != 2 or None in dims:

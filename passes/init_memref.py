@@ -33,8 +33,8 @@ from .rewrite import RewritePass
 
 # Pipe-slot tiles: their data stays in the pipe buffer, they get no MemRef (nor do views of them).
 POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
-# Views: the result is the source buffer seen with another shape.
-VIEWS = frozenset({"tile.reshape", "tile.reinterpret_view", "tile.transpose_view"})
+# Views: the result is the source buffer seen with another shape (a slice: a window of it, TSUBVIEW).
+VIEWS = frozenset({"tile.reshape", "tile.reinterpret_view", "tile.transpose_view", "tile.slice"})
 # The offset of a MemRef whose allocation has no address yet.
 UNASSIGNED = -1
 _ALLOC = get_entry("tile.alloc").op
@@ -64,7 +64,7 @@ class InitMemRef(RewritePass):
              ta: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 16384), pl.Mem.Vec] = ...
              acc: pl.Tile[[64, 64], pl.FP32, <acc0's MemRef>, pl.Mem.Acc] = pl.tile.matmul_acc(acc0, l, r)
 
-    Sharing: a view (reshape) shares its source's MemRef, an op writing a tile argument in place
+    Sharing: a view (reshape, slice) shares its source's MemRef, an op writing a tile argument in place
     (``matmul_acc``, ``tile.write``) shares that argument's, ``a = b`` shares ``b``'s; a loop's
     iter_arg shares its init's and its return var its yielded value's; an if's return var shares
     the value the then-branch yields. Such a take-over is refused (PassError) when the old value
@@ -90,7 +90,7 @@ class InitMemRef(RewritePass):
         run = _Apply(plan.types)
         run.start(func, program)
         out = run.function(func)
-        _check_shares(out, plan.shares, run.renamed)
+        _check_shares(out, plan.shares, run.renamed, plan.aliases())
         return prepend(out, plan.allocs)
 
 
@@ -119,11 +119,27 @@ class _Plan:
         self.count = 0
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
+        # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
+        # they both read.
+        self.viewed: dict[Var, Var] = {}
 
     def take_over(self, var: Var, source: object, why: str, span: Span) -> None:
-        """``var`` reuses ``source``'s buffer: ``source`` must be dead once ``var`` is written."""
+        """``var`` reuses ``source``'s buffer: ``source``, and every view of that buffer, must be dead
+        once ``var`` is written."""
         if isinstance(source, Var) and self.memref_of(source) is not None:
             self.shares.append((var, source, why, span))
+
+    def aliases(self) -> dict[Var, list[Var]]:
+        """Each viewed or viewing tile -> every tile seeing the same buffer through views."""
+        def root(v: Var) -> Var:
+            while v in self.viewed:
+                v = self.viewed[v]
+            return v
+
+        family: dict[Var, list[Var]] = {}
+        for v in self.viewed:
+            family.setdefault(root(v), [root(v)]).append(v)
+        return {v: members for members in family.values() for v in members}
 
     def memref_of(self, e: object) -> MemRef | None:
         if not isinstance(e, Var):
@@ -198,6 +214,7 @@ class _Plan:
             return
         if isinstance(value, Var):
             self.share(var, self.memref_of(value))
+            self.viewed[var] = value
             return
         if not isinstance(value, Call) or name is None:
             self.fresh(var)
@@ -208,6 +225,8 @@ class _Plan:
                 self.piped.add(var)
                 return
             self.share(var, self.memref_of(args[0]))
+            if isinstance(args[0], Var):
+                self.viewed[var] = args[0]
             return
         written = _written_tile(name, args)
         self.share(var, self.memref_of(written))
@@ -225,11 +244,15 @@ def _written_tile(name: str, args: list) -> object:
     return None
 
 
-def _check_shares(func: Function, shares: list[tuple[Var, Var, str, Span]], renamed: dict[Var, Var]) -> None:
-    """Refuse a buffer take-over whose previous value is still read after the new one is
-    written (copying it out is not implemented), and two iter_args started from one buffer."""
+def _check_shares(func: Function, shares: list[tuple[Var, Var, str, Span]], renamed: dict[Var, Var],
+                  aliases: dict[Var, list[Var]]) -> None:
+    """Refuse a buffer take-over whose previous value (or a view of its buffer) is still read after
+    the new one is written (copying it out is not implemented), and two iter_args started from one
+    buffer."""
     if not shares:
         return
+    shares = [(var, seen, why, span) for var, source, why, span in shares
+              for seen in aliases.get(source, [source]) if seen is not var]
     life = lifetimes(func)
 
     def interval(v: Var) -> tuple[int, int] | None:

@@ -87,6 +87,8 @@ class _Walk:
         self.uses: dict[Var, list[tuple[int, list[Loop]]]] = {}
         self.guards: list[tuple[Var, Var]] = []
         self.controls: list[Stmt] = []
+        # Slices: windows into another tile's buffer, at an offset and maybe with a wider pitch.
+        self.windows: set[Var] = set()
 
     def tick(self) -> int:
         self.n += 1
@@ -157,6 +159,8 @@ class _Walk:
         if out not in self.defs or not isinstance(value, Call) or name is None:
             return
         args = list(value.args)
+        if name == "tile.slice":
+            self.windows.add(out)
         entry = lookup(name)
         params = entry.bind(args) if entry is not None else [None] * len(args)
         safe = in_place_operands(name)
@@ -167,5 +171,7 @@ class _Walk:
             for v in expr_vars(a):
                 if v is out or not isinstance(v.type, TileType):
                     continue
-                if not (in_place and same_place(out.type, v.type)):
+                # Written over its source's buffer, a result would overwrite lines of a window it still reads.
+                window = v in self.windows and name != "tile.slice"
+                if window or not (in_place and same_place(out.type, v.type)):
                     self.guards.append((out, v))

@@ -253,6 +253,41 @@ class TileType(ShapedType):
         return view
 
 
+def buffer_dims(tile: TileType) -> list[Expr]:
+    """The 2-D extents of the buffer a tile is laid out in: its shape, with the major axis widened to
+    the view's stride when that says more (a column slice of a row-major tile keeps its source's row
+    pitch: ``[16, 64]`` with ``stride=[128, 1]`` lives in a 16 x 128 buffer)."""
+    dims = list(tile.shape)
+    view = tile.tile_view
+    if view is None or not view.stride or len(dims) != 2 or len(view.stride) != 2:
+        return dims
+    if view.blayout == TileLayout.row_major:
+        return [dims[0], view.stride[0]]
+    return [view.stride[1], dims[1]]
+
+
+def pitched(src: TileType, window: TileType) -> TileType:
+    """``window`` (the type of a 2-D slice of ``src``) as a zero-copy view of ``src``'s buffer: with
+    ``src``'s pitch as its stride when its lines are narrower than the buffer's (a vector tile's
+    rows, or columns when col-major; a single line needs none)."""
+    view = window.get_effective_tile_view()
+    if len(src.shape) != 2 or len(window.shape) != 2 or view.slayout != TileLayout.none_box:
+        return window
+    buf = buffer_dims(src)
+    major = 1 if view.blayout == TileLayout.row_major else 0
+    if _const_value(window.shape[1 - major]) == 1 or dims_equal([buf[major]], [window.shape[major]]):
+        return window
+    one = ConstInt(1, DataType.INDEX)
+    stride = [buf[1], one] if major == 1 else [one, buf[0]]
+    return TileType(window.shape, window.dtype, None, replace(view, stride=stride), window.memory_space)
+
+
+def is_strided(tile: TileType) -> bool:
+    """Whether the tile is a window whose rows (columns, when col-major) are further apart than its
+    extent: a zero-copy view into a wider buffer."""
+    return not dims_equal(buffer_dims(tile), list(tile.shape))
+
+
 class ArrayType(Type):
     """An on-core 1-D array of integers, BOOL or TASK_ID: ``pl.Array[16, pl.INT32]``."""
 

@@ -237,3 +237,23 @@ return y1
     assert "static __aicore__ void double_(__gm__ float* double__1, __gm__ float* y) {" in text
     assert "TLOAD(int_, double__1_gt);" in text
     assert "    double_(double__1, y);\n" in text
+
+
+def test_a_strided_slice_is_declared_with_its_source_pitch() -> None:
+    """A [64, 32] window of a 64 x 64 tile (stride [64, 1]) is a 64 x 64 Tile whose valid region is
+    the window: TSUBVIEW offsets it by its source's pitch, and every op reads its rows 64 apart."""
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+hi: pl.Tile[[64, 32], pl.FP32, pl.MemRef(mem_vec_0, 0, 16384), pl.Mem.Vec,
+            pl.TileView(stride=[64, 1])] = pl.tile.slice(t, [64, 32], [0, 32])
+e: pl.Tile[[64, 32], pl.FP32, pl.MemRef(mem_vec_0, 16384, 8192), pl.Mem.Vec] = pl.tile.exp(hi)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(e, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  using Vec_64x64_fp32 = Tile<TileType::Vec, float, 64, 64, BLayout::RowMajor, -1, -1>;\n" in body
+    assert "  using Vec_64x32_fp32 = Tile<TileType::Vec, float, 64, 32, BLayout::RowMajor, -1, -1>;\n" in body
+    assert "  Vec_64x64_fp32 hi(64, 32);\n  TASSIGN(hi, 0x0);\n" in body
+    assert "  Vec_64x32_fp32 e(64, 32);\n" in body
+    assert "  TSUBVIEW(hi, t, 0, 32);\n  TEXP(e, hi);\n" in body

@@ -447,3 +447,19 @@ class P:
         "[%c64_index, %c1_index], strides = [%c1_index, %c64_index]",  # a column vector is forced to DN
     ]
     assert ["#pto.layout<nd>" in views[0], "#pto.layout<dn>" in views[1], "#pto.layout<dn>" in views[2]] == [True] * 3
+
+
+def test_a_strided_slice_keeps_its_source_pitch(tmp_path: Path) -> None:
+    """The subview of a [16, 32] window of a 16 x 64 tile is a 16 x 64 buffer (its rows stay 64
+    apart), in its definition and in every use."""
+    body = ("        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 2048)\n"
+            "        hi: pl.Tile[[16, 32], pl.FP32, pl.MemRef(mem_vec_0, 0, 4096), pl.Mem.Vec,\n"
+            "                    pl.TileView(stride=[64, 1])] = pl.tile.slice(t, [16, 32], [0, 32])\n"
+            "        r: pl.Tile[[16, 32], pl.FP32, pl.MemRef(mem_vec_1, 4096, 2048), pl.Mem.Vec] = pl.tile.exp(hi)")
+    lines = [line.strip() for line in _kernel(tmp_path, body)["k"].splitlines()]
+    (subview,) = [line for line in lines if "pto.subview" in line]
+    (exp,) = [line for line in lines if line.startswith("pto.texp")]
+    assert subview.startswith("%hi = pto.subview %t[%c0_index, %c32_index] sizes [16, 32] : ")
+    assert subview.endswith("-> !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=64, v_row=16, v_col=32, "
+                            "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    assert exp.startswith("pto.texp ins(%hi : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=64, ")

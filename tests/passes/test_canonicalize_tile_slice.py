@@ -1,5 +1,6 @@
 """CanonicalizeTileSlice: slices of Mat tiles that only feed cube operands become extracts into
-Left / Right (a subview cannot leave its buffer); every other slice stays a subview."""
+Left / Right (a subview cannot leave its buffer); every other slice stays a subview, typed with its
+source's pitch when narrower, and copied when read where a strided tile cannot be."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from tile_stage_programs import SLICES, front
 import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
+from pypto.ir import op_registry
+from pypto.passes.canonicalize_tile_slice import STRIDED_READERS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -87,3 +90,74 @@ def test_the_pipeline_compiles_them_and_matches_the_interpreter(name: str) -> No
     program = front(name)
     after = assert_pass_preserves(passes.lowering_passes(), program, inputs(program), entry="main")
     assert "pl.tile.extract(" in after.get_function("k").as_python()
+
+
+COLUMN_SLICES = """
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 128], pl.FP32],
+          y: pl.Out[pl.Tensor[[16, 192], pl.FP32]]) -> pl.Tensor[[16, 192], pl.FP32]:
+        t: pl.Tile[[16, 128], pl.FP32] = pl.load(x, [0, 0], [16, 128])
+        lo = t[:, 0:64]
+        hi = t[:, 64:128]
+        top = t[0:8, :]
+        y = pl.store(pl.exp(lo), [0, 0], y)
+        y = pl.store(pl.add(hi, hi), [0, 64], y)
+        y = pl.store(pl.exp(hi[0:8, 0:32]), [0, 128], y)
+        y = pl.store(pl.neg(top), [8, 64], y)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 128], pl.FP32],
+             y: pl.Out[pl.Tensor[[16, 192], pl.FP32]]) -> pl.Tensor[[16, 192], pl.FP32]:
+        y = self.k(x, y)
+        return y
+"""
+
+
+def reaching_program(program: ir.Program) -> ir.Program:
+    """A program as it reaches CanonicalizeTileSlice."""
+    program = passes.PassManager(passes.front_passes()).run(program)
+    for step in passes.lowering_passes():
+        if step.name == "CanonicalizeTileSlice":
+            return program
+        program = step(program)
+    raise AssertionError("CanonicalizeTileSlice is not in the lowering passes")
+
+
+def test_narrow_vector_slices_keep_their_source_pitch_or_are_copied() -> None:
+    program = reaching_program(pl.parse(COLUMN_SLICES))
+    after = canonicalize(program)
+    lines = [line.strip() for line in after.get_function("k").as_python().splitlines()
+             if "pl.tile.slice" in line or "pl.tile.move" in line]
+    assert lines == [
+        "lo: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(stride=[128, 1])] = pl.tile.slice(t, [16, 64], [0, 0])",
+        "hi_view: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(stride=[128, 1])] = "
+        "pl.tile.slice(t, [16, 64], [0, 64])",
+        "hi: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.move(hi_view, target_memory=pl.Mem.Vec)",
+        "top: pl.Tile[[8, 128], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [8, 128], [0, 0])",
+        "t__tmp_v2: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec, pl.TileView(stride=[64, 1])] = "
+        "pl.tile.slice(hi, [8, 32], [0, 0])",
+    ]
+
+
+def test_strided_readers_are_registered_ops() -> None:
+    assert sorted(op for op in STRIDED_READERS if op_registry.lookup(op) is None) == []
+
+
+def test_a_subscript_picking_one_column_is_refused_with_a_hint() -> None:
+    source = COLUMN_SLICES.replace("pl.exp(lo)", "pl.exp(t[:, 3])").replace("[16, 192]", "[16, 208]")
+    with pytest.warns(Warning, match=r"promoted to shape \[1, 16\]"):
+        program = reaching_program(pl.parse(source))
+    with pytest.raises(passes.PassError) as err:
+        passes.canonicalize_tile_slice()(program)
+    assert str(err.value).startswith(
+        "CanonicalizeTileSlice: a tile subscript that picks one column of a tile gives a [1, 16] row whose "
+        "elements are a row pitch apart in the source tile; no tile view has that layout"
+    )
+    assert err.value.hint == "keep the column as a [N, 1] tile (t[:, j:j + 1]), or slice the tensor before loading it"
+    assert (err.value.span.begin_line, err.value.span.begin_column) == (14, 29)

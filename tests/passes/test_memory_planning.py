@@ -222,6 +222,29 @@ REFUSED = {
 """,
         "MemoryReuse: the yield moves 'q', 'p' into each other's carried buffers (a cycle, e.g. swapped carries)",
     ),
+    "copy_init_read_in_body": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        acc = a
+        for i in pl.range(3):
+            acc = pl.add(acc, a)
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(acc, acc)
+""",
+        "InitMemRef: function 'k': tile 'a' is the init of loop carry 'acc__iter_v1', which takes over its buffer, "
+        "but 'a' is still read afterwards",
+    ),
+    "viewed_tile_updated_in_place": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[8, 64], pl.FP32] = pl.load(x, [16, 0], [8, 64])
+        top = a[0:8, :]
+        c = pl.tile.assemble(a, b, [8, 0])
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(c, c)
+        out = pl.store(top, [0, 0], out)
+""",
+        "InitMemRef: function 'k': tile 'top' is updated in place by tile.assemble (result 'c'), which takes over "
+        "its buffer, but 'top' is still read afterwards",
+    ),
     "assemble_target_read_later": (
         """
         a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
@@ -407,3 +430,22 @@ IN_PLACE_CASES = {
 def test_position_wise_ops_keep_writing_in_place(name: str) -> None:
     r, operands = _result_and_operands(name)
     assert _byte_range(r) == _byte_range(operands[0])
+
+
+WINDOWS = KERNEL_FRAME % """
+        t: pl.Tile[[16, 128], pl.FP32] = pl.load(x, [0, 0], [16, 128])
+        v: pl.Tile[[1, 64], pl.FP32] = pl.load(x, [32, 0], [1, 64])
+        lo = t[:, 0:64]
+        hi = t[:, 64:128]
+        a = pl.col_expand_mul(lo, v)
+        b = pl.col_expand_mul(hi, v)
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(a, b)
+"""
+
+
+def test_a_slice_is_a_view_of_its_source_buffer_and_no_result_lands_on_a_window_it_reads() -> None:
+    program = whole_pipeline(WINDOWS.replace("[[64, 64]", "[[64, 128]"))
+    types = {s.var.name_hint: s.var.type.memref for s in ir.flatten_to_stmts(kernel(program).body)
+             if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType)}
+    assert types["lo"] is types["t"] and types["hi"] is types["t"]
+    assert types["a"].base_ is not types["t"].base_ and types["b"].base_ is not types["t"].base_
