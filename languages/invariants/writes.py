@@ -5,27 +5,53 @@
   ``x[...] = t``, ...), not by passing it as an Out/InOut argument to a program function.
 * ``OutParamsWritten``: a function writes each of its ``Out`` tensor parameters on every path to
   its end, where writing is what ``InputsNotWritten`` forbids for inputs. A path takes one branch
-  of each ``if`` (an ``if`` without ``else`` writes nothing on its empty branch). A loop writes
-  what every complete trip of its body writes: trips that end in ``break`` do not count, and the
-  loop is taken to complete a trip unless its trip count is the constant zero (how many trips a
-  run makes is a run-time value; what a run leaves unwritten keeps the caller's values,
-  docs/simulator.md#outputs). ``InOut`` parameters need not be written.
+  of each ``if`` (an ``if`` without ``else`` writes nothing on its empty branch), the only one when
+  constants decide the condition (loop variables of constant-bound loops, scalars assigned once).
+  A loop writes what any path through its body writes, unless its trip count is the constant zero:
+  how many trips a run makes and which path each takes (``break``, ``continue``, the branches the
+  loop variable picks) are run-time matters, and what a run leaves unwritten keeps the caller's
+  values (docs/simulator.md#outputs). ``InOut`` parameters need not be written.
 
 A write reaches the parameter through copies (``y = x``), in-place results (``r = pl.store(t, o,
-x)``), results of calls that return the parameter they were passed, and loop carries. Group and
-Spmd wrappers are exempt: they forward their parameters, and their directions are derived from the
-kernels they call (``CallDirectionsResolved``). The ``surface`` dialect guarantees both, so the
+x)``), results of calls that return the parameter they were passed, and loop carries. An InCore
+function's tensor ops may write its In parameters: ConvertTensorToTileOps derives Out/InOut for them
+(:func:`derived_writes`), so its callers count them as written. Group and Spmd wrappers are
+exempt: they forward their parameters, and their directions are derived from the kernels they
+call (``CallDirectionsResolved``). The ``surface`` dialect guarantees both, so the
 directions a user declares are checked when a program enters the pipeline; the directions of
 functions that outlining creates are derived from their writes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pypto.analysis import callee
 from pypto.analysis.roots import returned_params
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
-from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Submit, TupleGetItemExpr, Var
+from pypto.ir.expr import (
+    Add,
+    And,
+    Call,
+    ConstBool,
+    ConstInt,
+    Eq,
+    Expr,
+    Ge,
+    GlobalVar,
+    Gt,
+    Le,
+    Lt,
+    Mul,
+    Ne,
+    Not,
+    Or,
+    Sub,
+    Submit,
+    TupleGetItemExpr,
+    Var,
+)
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import Effect
 from pypto.ir.stmt import (
@@ -41,6 +67,7 @@ from pypto.ir.stmt import (
     Stmt,
     WhileStmt,
 )
+from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
@@ -56,6 +83,7 @@ class _Buffers:
         self.program = program
         self.param: dict[Var, Var] = {p: p for p in func.params if isinstance(p.type, TensorType)}
         self.calls: dict[Var, Call | Submit] = {}
+        self.derived: dict[str, set[Var]] = {}
 
     def of(self, e: Expr) -> Var | None:
         """The parameter whose buffer ``e`` names, or None."""
@@ -81,11 +109,14 @@ class _Buffers:
             target = callee(self.program, call)
             if target is None:
                 return []
-            return [i for i, d in enumerate(target.param_directions) if d is not ParamDirection.In
-                    and i < len(call.args)]
-        if op_registry.lookup(call.op.name) is None:
-            return []
-        return [i for i in range(len(call.args)) if op_registry.get_op_arg_effect(call.op.name, i) in _WRITTEN]
+            derived = self.derived.get(target.name)
+            if derived is None:
+                derived = self.derived[target.name] = derived_writes(target, self.program)
+            return [i for i, (p, d) in enumerate(zip(target.params, target.param_directions))
+                    if (d is not ParamDirection.In or p in derived) and i < len(call.args)]
+        entry = op_registry.lookup(call.op.name)
+        params = entry.params[: len(call.args)] if entry is not None else []
+        return [i for i, param in enumerate(params) if param.effect in _WRITTEN]
 
     def assign(self, s: AssignStmt) -> None:
         """Record the parameter ``s.var`` names after ``s``, if any."""
@@ -104,15 +135,21 @@ class _Buffers:
             found = self._returned(self.calls[value.tuple], value.index)
         if found is not None:
             self.param[s.var] = found
-        elif s.var in self.param and self.param[s.var] is not s.var:
-            del self.param[s.var]  # a re-assigned variable names a new buffer
+        else:
+            self.param.pop(s.var, None)  # re-assigned (even a parameter's own name): a new buffer
 
     def _returned(self, call: Call | Submit, position: int) -> Var | None:
+        """The parameter the ``position``-th result of a function call is: the argument of the callee
+        parameter it returns, else (a returned value derived from a written parameter) the argument of
+        the ``position``-th written parameter, as kernel results are ordered (docs/passes.md)."""
         target = callee(self.program, call)
-        returned = returned_params(target) if target is not None else []
-        if position >= len(returned) or returned[position] is None:
+        if target is None:
             return None
-        return self.of(call.args[returned[position]])  # type: ignore[index]
+        returned = returned_params(target)
+        if position < len(returned) and returned[position] is not None:
+            return self.of(call.args[returned[position]])  # type: ignore[index]
+        written = self._written_positions(call)
+        return self.of(call.args[written[position]]) if position < len(written) else None
 
     def carry(self, loop: ForStmt | WhileStmt) -> None:
         for it, rv in zip(loop.iter_args, loop.return_vars):
@@ -121,7 +158,28 @@ class _Buffers:
                 self.param[it] = self.param[rv] = param
 
 
-def _scan(stmt: Stmt, buffers: _Buffers, visit) -> None:  # noqa: ANN001 - visit(stmt) per simple statement
+def derived_writes(func: Function, program: Program) -> set[Var]:
+    """The In parameters of an InCore function that its tensor ops write: ConvertTensorToTileOps makes
+    them Out/InOut (docs/passes.md), so they are written, and writing them is no error."""
+    if func.func_type is not FunctionType.InCore or not _declared(func):
+        return set()
+    inputs = {p for p, d in zip(func.params, func.param_directions) if d is ParamDirection.In}
+    found: set[Var] = set()
+    buffers = _Buffers(func, program)
+
+    def visit(stmt: Stmt) -> None:
+        found.update(p for e in _exprs(stmt) for p, call in buffers.writes(e)
+                     if p in inputs and _tensor_op(call))
+
+    _scan(func.body, buffers, visit)
+    return found
+
+
+def _tensor_op(call: Call | Submit) -> bool:
+    return not isinstance(call.op, GlobalVar) and call.op.name.startswith("tensor.")
+
+
+def _scan(stmt: Stmt, buffers: _Buffers, visit: Callable[[Stmt], None]) -> None:
     """Every simple statement under ``stmt`` in program order, with the buffer map kept up to date."""
     if isinstance(stmt, SeqStmts):
         for s in stmt.stmts:
@@ -135,7 +193,7 @@ def _scan(stmt: Stmt, buffers: _Buffers, visit) -> None:  # noqa: ANN001 - visit
     elif isinstance(stmt, (ForStmt, WhileStmt)):
         buffers.carry(stmt)
         if isinstance(stmt, WhileStmt):
-            visit(EvalStmt(stmt.condition, stmt.span))
+            visit(stmt)  # its condition
         _scan(stmt.body, buffers, visit)
     else:
         visit(stmt)
@@ -150,6 +208,8 @@ def _exprs(stmt: Stmt) -> list[Expr]:
         return [stmt.expr]
     if isinstance(stmt, ReturnStmt):
         return list(stmt.value)
+    if isinstance(stmt, WhileStmt):
+        return [stmt.condition]
     return []
 
 
@@ -164,7 +224,7 @@ def _check_inputs(func: Function, program: Program, report: Reporter) -> None:
     if not any(isinstance(p.type, TensorType) for p in inputs):
         return
     buffers = _Buffers(func, program)
-    reported: set[Var] = set()
+    reported = derived_writes(func, program)
 
     def visit(stmt: Stmt) -> None:
         for e in _exprs(stmt):
@@ -201,7 +261,7 @@ class _Paths:
         self.report = report
         self.func = func
         self.missing: set[Var] = set()
-        self.loop_ends: list[list[frozenset[Var]]] = []  # per enclosing loop: written sets at complete trips
+        self.known = _Known(func)
 
     def run(self) -> None:
         end = self.block(self.func.body, frozenset())
@@ -232,36 +292,125 @@ class _Paths:
         if isinstance(stmt, ScopeStmt):
             return self.block(stmt.body, written)
         if isinstance(stmt, IfStmt):
-            ends = [self.block(stmt.then_body, written),
-                    self.block(stmt.else_body, written) if stmt.else_body is not None else written]
-            falling = [e for e in ends if e is not None]
+            taken = self.known.truth(stmt.condition)
+            then = self.block(stmt.then_body, written) if taken is not False else None
+            other = None if taken is True else (self.block(stmt.else_body, written) if stmt.else_body else written)
+            falling = [e for e in (then, other) if e is not None]
             return frozenset.intersection(*falling) if falling else None
         if isinstance(stmt, (ForStmt, WhileStmt)):
             return self.loop(stmt, written)
-        if isinstance(stmt, BreakStmt):
-            return None
-        if isinstance(stmt, ContinueStmt):
-            if self.loop_ends:
-                self.loop_ends[-1].append(written)
+        if isinstance(stmt, (BreakStmt, ContinueStmt)):
             return None
         written = written | {p for e in _exprs(stmt) for p, _ in self.buffers.writes(e)}
         if isinstance(stmt, AssignStmt):
             self.buffers.assign(stmt)
+            self.known.assign(stmt)
         if isinstance(stmt, ReturnStmt):
             self.check(written, stmt, "at this return")
             return None
         return written
 
     def loop(self, stmt: ForStmt | WhileStmt, written: frozenset[Var]) -> frozenset[Var]:
+        """A loop writes what its body may write: which path each trip takes is a run-time matter."""
         self.buffers.carry(stmt)
-        if isinstance(stmt, WhileStmt):
-            written = written | {p for p, _ in self.buffers.writes(stmt.condition)}
-        self.loop_ends.append([])
-        end = self.block(stmt.body, written)
-        trips = self.loop_ends.pop() + ([end] if end is not None else [])
+        if isinstance(stmt, ForStmt):
+            self.known.loop(stmt)
+        self.block(stmt.body, written)  # for the returns inside
         if isinstance(stmt, ForStmt) and _no_trips(stmt):
             return written
-        return frozenset.intersection(*trips) if trips else written
+        may: set[Var] = set()
+        _scan(stmt, self.buffers, lambda s: may.update(p for e in _exprs(s) for p, _ in self.buffers.writes(e)))
+        return written | may
+
+
+class _Known:
+    """Integer ranges of a function's scalars where constants fix them, to decide constant conditions:
+    loop variables of loops with constant bounds, and scalars assigned once from known values."""
+
+    def __init__(self, func: Function) -> None:
+        counts: dict[Var, int] = {}
+        for s in _assignments(func.body):
+            counts[s.var] = counts.get(s.var, 0) + 1
+        self.once = {v for v, n in counts.items() if n == 1}
+        self.ranges: dict[Var, tuple[int, int]] = {}
+
+    def assign(self, s: AssignStmt) -> None:
+        if s.var in self.once and isinstance(s.var.type, ScalarType):
+            found = self.range(s.value)
+            if found is not None:
+                self.ranges[s.var] = found
+
+    def loop(self, s: ForStmt) -> None:
+        bounds = [self.range(b) for b in (s.start, s.stop, s.step)]
+        if any(b is None or b[0] != b[1] for b in bounds):
+            return
+        start, stop, step = (b[0] for b in bounds)  # type: ignore[index]
+        trips = -(-(stop - start) // step) if step > 0 else 0
+        if trips > 0:
+            self.ranges[s.loop_var] = (start, start + (trips - 1) * step)
+
+    def range(self, e: Expr) -> tuple[int, int] | None:
+        """``e``'s smallest and largest value, when known."""
+        if isinstance(e, (ConstInt, ConstBool)):
+            return int(e.value), int(e.value)
+        if isinstance(e, Var):
+            return self.ranges.get(e)
+        if isinstance(e, (Add, Sub, Mul)):
+            a, b = self.range(e.left), self.range(e.right)
+            if a is None or b is None:
+                return None
+            if isinstance(e, Add):
+                return a[0] + b[0], a[1] + b[1]
+            if isinstance(e, Sub):
+                return a[0] - b[1], a[1] - b[0]
+            corners = [x * y for x in a for y in b]
+            return min(corners), max(corners)
+        truth = self.truth(e)
+        return None if truth is None else (int(truth), int(truth))
+
+    def truth(self, e: Expr) -> bool | None:
+        """Whether condition ``e`` always holds (True), never holds (False), or may go either way."""
+        if isinstance(e, ConstBool):
+            return e.value
+        if isinstance(e, Not):
+            inner = self.truth(e.operand)
+            return None if inner is None else not inner
+        if isinstance(e, (And, Or)):
+            a, b = self.truth(e.left), self.truth(e.right)
+            if isinstance(e, And):
+                return False if False in (a, b) else (True if a and b else None)
+            return True if True in (a, b) else (False if a is False and b is False else None)
+        if not isinstance(e, (Lt, Le, Gt, Ge, Eq, Ne)):
+            return None
+        a, b = self.range(e.left), self.range(e.right)
+        if a is None or b is None:
+            return None
+        (lo, hi), (lo2, hi2) = a, b
+        always, never = {
+            Lt: (hi < lo2, lo >= hi2),
+            Le: (hi <= lo2, lo > hi2),
+            Gt: (lo > hi2, hi <= lo2),
+            Ge: (lo >= hi2, hi < lo2),
+            Eq: (lo == hi == lo2 == hi2, hi < lo2 or lo > hi2),
+            Ne: (hi < lo2 or lo > hi2, lo == hi == lo2 == hi2),
+        }[type(e)]
+        return True if always else (False if never else None)
+
+
+def _assignments(stmt: Stmt) -> list[AssignStmt]:
+    out: list[AssignStmt] = []
+    stack = [stmt]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, AssignStmt):
+            out.append(s)
+        elif isinstance(s, SeqStmts):
+            stack.extend(s.stmts)
+        elif isinstance(s, IfStmt):
+            stack.extend(b for b in (s.then_body, s.else_body) if b is not None)
+        elif isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
+            stack.append(s.body)
+    return out
 
 
 def _no_trips(loop: ForStmt) -> bool:

@@ -63,7 +63,7 @@ def _dim(t: object, axis: int) -> E.Expr | None:
 
 def _contracted(call: E.Call) -> E.Expr | None:
     """K of a matrix product: the last extent of ``lhs`` (the second last with ``a_trans``)."""
-    names = [p.name for p in op_registry.get_entry(call.op.name).params]
+    names = [p.name for p in op_registry.get_entry(call.op.name).params]  # a REDUCED_TERMS op: registered
     return _dim(call.args[names.index("lhs")].type, -2 if call.kwargs.get("a_trans") else -1)
 
 
@@ -104,6 +104,7 @@ def output_chains(program: Program, entry: Function, values: Mapping[str, int] |
             if d is not ParamDirection.In and isinstance(p.type, TensorType)}
 
 
+_WRITES = (Effect.WRITE, Effect.READ_WRITE)
 _MAX_TRIPS = 1 << 20  # beyond this an abstract loop stops growing: no program accumulates so long
 
 
@@ -156,20 +157,22 @@ class _Run:
             joined = joined.join(chain)
         if isinstance(call.op, E.GlobalVar):
             return self.function_call(call, joined)
-        chain = self.op_chain(call, chains, joined)
-        for i, arg in enumerate(call.args):
-            if isinstance(arg, E.Var) and op_registry.get_op_arg_effect(call.op.name, i) in (Effect.WRITE,
-                                                                                             Effect.READ_WRITE):
+        entry = op_registry.lookup(call.op.name)
+        if entry is None:
+            return joined
+        chain = self.op_chain(call, entry, chains, joined)
+        for arg, param in zip(call.args, entry.params):
+            if isinstance(arg, E.Var) and param.effect in _WRITES:
                 self.write(arg, chain)
         return chain
 
-    def op_chain(self, call: E.Call | E.Submit, chains: list[Chain], joined: Chain) -> Chain:
+    def op_chain(self, call: E.Call | E.Submit, entry: op_registry.OpEntry, chains: list[Chain],
+                 joined: Chain) -> Chain:
         """The chain of an op's result from its operands' chains."""
         name, result = call.op.name, call.type
         if not isinstance(result, (TensorType, TileType)):
             return joined
-        params = op_registry.get_entry(name).params
-        values = [(param.name, chain) for param, arg, chain in zip(params, call.args, chains)
+        values = [(param.name, chain) for param, arg, chain in zip(entry.params, call.args, chains)
                   if isinstance(arg.type, (TensorType, TileType, ScalarType))]
         terms = REDUCED_TERMS.get(name)
         if terms is not None:
@@ -248,8 +251,9 @@ class _Run:
         if isinstance(value, E.Var):
             self.alias(s.var, value)
         elif isinstance(value, (E.Call, E.Submit)) and not isinstance(value.op, E.GlobalVar):
-            written = [a for i, a in enumerate(value.args) if isinstance(a, E.Var) and
-                       op_registry.get_op_arg_effect(value.op.name, i) in (Effect.WRITE, Effect.READ_WRITE)]
+            entry = op_registry.lookup(value.op.name)
+            written = [a for a, p in zip(value.args, entry.params if entry else []) if isinstance(a, E.Var)
+                       and p.effect in _WRITES]
             if written:
                 self.alias(s.var, written[0])
         value_int = self.int_value(value)

@@ -119,18 +119,16 @@ def test_declared_outputs_pass() -> None:
                 y = self.k(x, y)
             return y
 """,
-        # every trip breaks before the write
+        # an early return inside a loop
         """
             for i in pl.range(4):
-                if n > 0:
-                    break
-                else:
-                    continue
+                if i == n:
+                    return y
                 y = self.k(x, y)
             return y
 """,
     ],
-    ids=["if-without-else", "early-return", "never", "zero-trips", "every-trip-breaks"],
+    ids=["if-without-else", "early-return", "never", "zero-trips", "return-in-a-loop"],
 )
 def test_an_out_parameter_missing_on_some_path_is_an_error(body: str) -> None:
     program = _program(f"        def main(self, x: {_T}, n: pl.Scalar[pl.INDEX], y: pl.Out[{_T}]) -> {_T}:" + body)
@@ -165,8 +163,33 @@ def test_an_out_parameter_missing_on_some_path_is_an_error(body: str) -> None:
                 y = self.k(x, y)
             return y
 """,
+        # a trip that continues before the write
+        """
+            for i in pl.range(4):
+                if i == 2:
+                    continue
+                y = self.k(x, y)
+            return y
+""",
+        # a branch inside a loop: some trips write
+        """
+            for i in pl.range(4):
+                if i < n:
+                    y = self.k(x, y)
+            return y
+""",
+        # conditions that constants decide
+        """
+            m: pl.Scalar[pl.INDEX] = 2 * 3
+            for i in pl.range(1, 4):
+                if i + 0 < m and not i == 0:
+                    y = self.k(x, y)
+            if m > 7:
+                return y
+            return y
+""",
     ],
-    ids=["both-branches", "break", "dynamic-trips"],
+    ids=["both-branches", "break", "dynamic-trips", "continue", "branch-in-a-loop", "constant-conditions"],
 )
 def test_an_out_parameter_written_on_every_path_passes(body: str) -> None:
     program = _program(f"        def main(self, x: {_T}, n: pl.Scalar[pl.INDEX], y: pl.Out[{_T}]) -> {_T}:" + body)
@@ -207,3 +230,36 @@ def test_compiling_a_program_that_stores_into_an_input_fails_at_the_store(tmp_pa
     text = str(info.value)
     assert "[surface] InputsNotWritten WRITE_TO_INPUT in 'k': input parameter 'y' is written by tile.store" in text
     assert f"at {source}:9:13" in text
+
+
+def test_a_reassigned_input_name_is_a_new_buffer() -> None:
+    program = prog(f"""
+    @pl.program
+    class P:
+        @pl.function
+        def main(self, x: {_T}, y: pl.Out[{_T}]) -> {_T}:
+            x = pl.create_tensor([16, 16], dtype=pl.FP32)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                x[:] = pl.exp(y)
+                y[:] = pl.exp(x)
+            return y
+    """)
+    assert found(InputsNotWritten, program) == []
+    assert found(OutParamsWritten, program) == []
+
+
+def test_a_kernel_result_derived_from_its_written_parameter_names_that_buffer() -> None:
+    kernel = f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: {_T}, y: pl.InOut[{_T}]) -> {_T}:
+            t: {_TILE} = pl.load(x, [0, 0], [16, 16])
+            r: {_T} = pl.store(t, [0, 0], y)
+            return r
+"""
+    program = _program(f"""
+        def main(self, x: {_T}, y: pl.Out[{_T}]) -> {_T}:
+            for i in pl.range(2):
+                y = self.k(x, y)
+            return y
+""", kernel)
+    assert found(OutParamsWritten, program) == []
