@@ -13,7 +13,14 @@ from pypto.ir.function import Function
 from pypto.ir.stmt import ForStmt
 
 from .dialect import Variant
-from .invariants import InlineFunctionsEliminated, SSAForm, StructuredCtrlFlow, UnrollResolved
+from .invariants import (
+    InlineFunctionsEliminated,
+    InputsNotWritten,
+    OutParamsWritten,
+    SSAForm,
+    StructuredCtrlFlow,
+    UnrollResolved,
+)
 from .surface import surface
 
 ssa = surface.extend(
@@ -24,4 +31,5 @@ ssa = surface.extend(
         Variant(ForStmt, "kind", ForKind.Unroll, UnrollResolved),
     },
     guarantees={SSAForm, StructuredCtrlFlow},
+    drop={InputsNotWritten, OutParamsWritten},
 )

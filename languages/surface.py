@@ -14,7 +14,7 @@ from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 
 from .dialect import Dialect
-from .invariants import STRUCTURAL
+from .invariants import STRUCTURAL, InputsNotWritten, OutParamsWritten
 
 _BINARY = [
     getattr(_expr, n)
@@ -84,5 +84,6 @@ surface = Dialect(
     "surface",
     "parser output: re-assignment, break/continue, inline functions, unroll loops and scopes",
     kinds=[*_EXPRESSIONS, *_STATEMENTS, *_DEFINITIONS],
-    invariants=STRUCTURAL,
+    # The directions a user declares are checked on the way in; outlining derives later ones.
+    invariants=STRUCTURAL | {InputsNotWritten, OutParamsWritten},
 )

@@ -1,15 +1,16 @@
 """The ``pypto`` command line: compile a DSL file, run it on the simulator, print its IR.
 
     pypto compile examples/tile_add.py -o out/tile_add [--backend a2a3|a5]   # write the artifact tree
-    pypto run examples/tile_add.py [--seed N] [--inputs FILE.npz]            # simulator vs interpreter
+    pypto run examples/tile_add.py [--seed N] [--inputs FILE.npz] [--rtol R] [--atol A]   # sim vs interpreter
     pypto parse examples/tile_add.py [--concise]                            # print the parsed IR
     pypto passes                                                            # list the pipeline's passes
     pypto --version
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
 the input are reported as pypto diagnostics (exit status 1), never as Python tracebacks. ``run``
-exits with status 1 when an output of the simulator differs from the interpreter's beyond the
-dtype's tolerance. The compiler (and numpy) are imported only by the command that needs them, so
+exits with status 1 when an output of the simulator differs from the interpreter's beyond its
+tolerance (derived from its dtype and the reductions feeding it, :mod:`pypto.interp.tolerance`;
+``--rtol``/``--atol`` override it). The compiler (and numpy) are imported only by the command that needs them, so
 ``pypto --help`` and ``pypto --version`` answer at once.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import sys
 import time
 from pathlib import Path
@@ -83,7 +85,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from pypto.interp.dtypes import tolerance
+    from pypto.compiled import dynamic_dims
+    from pypto.interp.tolerance import output_tolerances
 
     given = _npz(args.inputs) if args.inputs else {}
     compiled, seconds = _compile(args)
@@ -99,14 +102,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"ran on {compiled.platform}: build {builds}; run {run.run_seconds:.3f}s")
     _progress("running the reference interpreter ...")
     compiled.interpret(*ref_args)
+    known = {p.name_hint: x for p, x in zip(entry.params, inputs) if isinstance(x, int) and not isinstance(x, bool)}
+    tolerances = output_tolerances(compiled.source, entry, {**known, **dynamic_dims(entry, inputs)})
     status = 0
     for param, direction, got, want in zip(entry.params, entry.param_directions, sim_args, ref_args):
         if direction.name == "In" or not isinstance(got, np.ndarray):
             continue
-        rtol, atol = tolerance(param.type.dtype)
+        rtol, atol = tolerances[param.name_hint]
+        rtol = rtol if args.rtol is None else args.rtol
+        atol = atol if args.atol is None else args.atol
         error = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)), initial=0.0))
         ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
-        verdict = "ok" if ok else f"MISMATCH (rtol={rtol}, atol={atol})"
+        verdict = "ok" if ok else f"MISMATCH (rtol={rtol:.3g}, atol={atol:.3g})"
         print(f"  {param.name_hint}: max error {error:.3g} {verdict}")
         if not ok:
             status = 1
@@ -213,6 +220,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"invalid tolerance {text!r}: expected a non-negative number such as 1e-4")
+    return value
+
+
 class _Version(argparse.Action):
     """``--version``: looks the version up only when asked (importlib.metadata is slow to import)."""
 
@@ -241,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     _compile_options(p, "output folder of the artifact tree (default: a new temporary folder)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="arrays by parameter name (np.savez); the rest are random")
+    for name in ("rtol", "atol"):
+        p.add_argument(f"--{name}", type=_tolerance,
+                       help=f"{name} of every output (default: from dtypes and sums, docs/cli.md#tolerances)")
     p.set_defaults(run=_cmd_run)
 
     p = sub.add_parser("parse", help="parse a DSL file and print its IR")

@@ -24,6 +24,7 @@ from .ssa import SSAForm, UseAfterDef
 from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
 from .tiles import AccToGmStoreValid, AtomicAddDtypeValid, IncoreTileOps, TileMemoryInferred, TileOps2D
 from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
+from .writes import InputsNotWritten, OutParamsWritten
 
 # Always true in every dialect (docs/passes.md#contract).
 STRUCTURAL: frozenset[Invariant] = frozenset(
@@ -60,6 +61,7 @@ ALL: dict[str, Invariant] = {
         IncoreTileOps,
         InlineFunctionsEliminated,
         InOutUseValid,
+        InputsNotWritten,
         IterArgCarryClassified,
         ManualDepsOnSubmitOnly,
         MixedKernelExpanded,
@@ -69,6 +71,7 @@ ALL: dict[str, Invariant] = {
         NormalizedStmtStructure,
         OrchestrationReferencesResolved,
         OutParamNotShadowed,
+        OutParamsWritten,
         PipelineLoopValid,
         PipelineResolved,
         ReturnParamsExplicit,
@@ -104,6 +107,7 @@ __all__ = [
     "HasMemRefs",
     "HierarchyOutlined",
     "InOutUseValid",
+    "InputsNotWritten",
     "IncoreTileOps",
     "InlineFunctionsEliminated",
     "Invariant",
@@ -116,6 +120,7 @@ __all__ = [
     "NormalizedStmtStructure",
     "OrchestrationReferencesResolved",
     "OutParamNotShadowed",
+    "OutParamsWritten",
     "PipelineLoopValid",
     "PipelineResolved",
     "Platform",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .arguments import BoundArguments, Param, bind_arguments
-from .artifacts import load_artifacts
+from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
 from .cache import KernelCache
 from .errors import SimulatorRunError
@@ -110,7 +110,7 @@ def _handle(worker: Any, built: BuiltProgram) -> Any:
 
         orch = built.tree.orchestration
         chip = ChipCallable.build(
-            signature=[_direction(d.value) for d in orch.signature],
+            signature=[_direction(_staged(d).value) for d in orch.signature],
             func_name=orch.function_name,
             binary=built.orchestration,
             children=[
@@ -126,6 +126,15 @@ def _handle(worker: Any, built: BuiltProgram) -> Any:
         _callables.append(chip)
         _handles[key] = handle
     return handle
+
+
+def _staged(direction: Direction) -> Direction:
+    """How the run stages a tensor of the orchestration: an Out tensor goes in like an InOut one.
+
+    simpler leaves a pure OUT buffer uninitialised on the device, so elements the program does not
+    write would come back as garbage; staged in, they keep the caller's values, as in the interpreter.
+    """
+    return Direction.INOUT if direction is Direction.OUT else direction
 
 
 def _direction(name: str) -> Any:

@@ -161,7 +161,8 @@ def _atomic_bf16_store() -> ir.Program:
     offsets = ir.MakeTuple([ir.ConstInt(0, ir.INDEX)] * 2, span)
     store = ir.Call(ir.get_op("tile.store"), [tile, offsets, target], {"atomic": ir.AtomicType.Add}, target.type, span)
     body = ir.SeqStmts([ir.AssignStmt(ir.Var("s", target.type), store), ir.ReturnStmt([])], span)
-    func = ir.Function("main", [tile, target], [], body, span, type=ir.FunctionType.AIV)
+    params = [(tile, ir.ParamDirection.In), (target, ir.ParamDirection.Out)]
+    func = ir.Function("main", params, [], body, span, type=ir.FunctionType.AIV)
     return ir.Program([func], "P", span)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto.interp.dtypes import tolerance
+from pypto.interp.tolerance import output_tolerances
 from pypto.ir.enums import ParamDirection
 from pypto.runtime import simulator_missing_reason
 
@@ -49,8 +49,9 @@ def run_and_compare(seed: int, output_dir: Path, kernel_cache: Path) -> float:
     got_all = got if isinstance(got, tuple) else (got,)
     want_all = want if isinstance(want, tuple) else (want,)
     worst = 0.0
+    tolerances = output_tolerances(compiled.source, entry)
     for param, g, w in zip(outs, got_all, want_all, strict=True):
-        rtol, atol = tolerance(param.type.dtype)
+        rtol, atol = tolerances[param.name_hint]
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"seed {seed}: output {param.name_hint}")
         worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
     return worst

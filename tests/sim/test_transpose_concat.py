@@ -11,7 +11,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto.interp.dtypes import tolerance
+from pypto.interp.tolerance import output_tolerances
 from pypto.runtime import simulator_missing_reason
 
 if (_missing := simulator_missing_reason()) is not None:
@@ -39,6 +39,6 @@ def test_transpose_and_concat_on_the_simulator_equal_the_interpreter(tmp_path: P
     y = rng.standard_normal((64, 16)).astype(np.float32)
     got = compiled.run(x, y, cache_dir=kernel_cache)
     want = compiled.interpret(x, y)
-    rtol, atol = tolerance(ir.DataType.FP32)
+    rtol, atol = output_tolerances(compiled.source, compiled.entry_function())["out"]
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
     np.testing.assert_allclose(got, np.concatenate([np.exp(x.T), y], axis=1), rtol=1e-5, atol=1e-5)
