@@ -303,6 +303,13 @@ class OrchestrationEmitter(Emitter):
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
             self.emit(func.body)
+            if not _always_submits(func.body):
+                # simpler's scheduler ends a run once total_tasks > 0 tasks completed: a run that submits
+                # none (a loop of zero trips) would never end. The empty task is skipped after a fatal error.
+                doc.line()
+                with doc.block("{"):
+                    doc.line("CoreTaskArgs no_args;")
+                    doc.line("rt_submit_dummy_task(no_args);")
         doc.line()
         doc.line('}  // extern "C"')
         return doc.render()
@@ -986,6 +993,29 @@ def _same_extent(a: Expr, b: Expr) -> bool:
     if isinstance(a, ConstInt) and isinstance(b, ConstInt):
         return a.value == b.value
     return a is b
+
+
+def _always_submits(body: Stmt) -> bool:
+    """True when every run of ``body`` submits a task: a call outside ifs and whiles, in loops of
+    constant positive trip count only."""
+    for stmt in _block(body):
+        if isinstance(stmt, RuntimeScopeStmt) and _always_submits(stmt.body):
+            return True
+        if isinstance(stmt, ForStmt) and _trips(stmt) > 0 and _always_submits(stmt.body):
+            return True
+        value = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
+        if isinstance(value, (Call, Submit)) and isinstance(value.op, GlobalVar):
+            return True
+    return False
+
+
+def _trips(loop: ForStmt) -> int:
+    """The trip count of a loop with constant bounds (0 when they are not constant)."""
+    bounds = [b.value if isinstance(b, ConstInt) else None for b in (loop.start, loop.stop, loop.step)]
+    start, stop, step = bounds
+    if start is None or stop is None or not step:
+        return 0
+    return len(range(start, stop, step))
 
 
 def _c_format(text: str) -> str:

@@ -170,3 +170,16 @@ def test_every_example_kernel_window_is_bounded() -> None:
         for f in compiled.program.functions.values():
             if f.func_type in (FunctionType.AIV, FunctionType.AIC):
                 assert all(w.bounded for w in kernel_windows(f)), (path.name, f.name)
+
+
+def test_a_run_that_may_submit_no_task_ends_with_an_empty_one(tmp_path: Path) -> None:
+    loop = """\
+        for i in pl.range(n):
+            out = self.block_copy(x, out, i * 16)"""
+    text = orchestration(KERNEL.format(body=loop), tmp_path)
+    assert text.endswith("    {\n        CoreTaskArgs no_args;\n        rt_submit_dummy_task(no_args);\n    }\n}\n\n"
+                         '}  // extern "C"\n')
+    fixed = """\
+        for i in pl.range(4):
+            out = self.block_copy(x, out, i * 16)"""
+    assert "rt_submit_dummy_task" not in orchestration(KERNEL.format(body=fixed), tmp_path)

@@ -1,7 +1,7 @@
 """Run-time bounds guards on a2a3sim (docs/simulator.md#bounds): a scalar argument that drives a task's
 window outside its tensor stops the run with a SimulatorBoundsError naming the task, the tensor, the
 window and the shape (the CLI prints it and exits 1), leaves the caller's arrays as they were, and the
-next call runs; in-bounds values run as the interpreter says."""
+next call runs; in-bounds values run as the interpreter says, and a loop of zero trips ends."""
 
 from __future__ import annotations
 
@@ -101,6 +101,10 @@ def test_in_bounds_values_run_as_the_interpreter_says(loop: CompiledProgram, ker
     loop.run(x, 2, 32, got, cache_dir=kernel_cache)
     loop.interpret(x, 2, 32, want)
     np.testing.assert_array_equal(got[32:], want[32:])  # rows 0..31 of the Out tensor are not written
+
+
+def test_a_run_of_no_task_ends(loop: CompiledProgram, kernel_cache: Path) -> None:
+    loop.run(np.ones((64, 64), dtype=np.float32), 0, 0, np.zeros((64, 64), dtype=np.float32), cache_dir=kernel_cache)
 
 
 def test_pypto_run_prints_the_guard_and_exits_1(tmp_path: Path, kernel_cache: Path, capsys: pytest.CaptureFixture[str],
