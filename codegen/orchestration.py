@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
-from pypto.analysis.windows import BLOCK_NUM, Window, const_truth, instantiate, kernel_windows
+from pypto.analysis.windows import BLOCK_NUM, Window, const_truth, describe_window, instantiate, kernel_windows
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
 from pypto.ir.expr import (
@@ -649,14 +649,12 @@ class OrchestrationEmitter(Emitter):
         if not outside:
             return
         tensor = base_name(arg.name_hint) if isinstance(arg, Var) else param.name_hint
-        verb = "writes" if window.op == "tile.store" else "reads"
         where = f" ({Path(call.span.filename).name}:{call.span.begin_line})" if call.span.begin_line > 0 else ""
         axes = [f"{self._shown(lo)}:{self._shown(hi)}" for lo, hi in zip(los, his, strict=True)]
         shape = [str(d) if isinstance(d, int) else "%lld" for d in dims]
 
         def message(escape: Callable[[str], str]) -> str:
-            return (f"task '{escape(kernel.name)}'{escape(where)} {verb} {escape(tensor)}[{', '.join(axes)}] "
-                    f"outside its shape [{', '.join(shape)}]")
+            return describe_window(escape(kernel.name), escape(where), window.op, escape(tensor), axes, shape)
 
         # printf arguments in the order of the placeholders: each axis's bounds, then the dimensions.
         shown = [f"(long long)({self.expr(b)})" for lo, hi in zip(los, his, strict=True) for b in (lo, hi)

@@ -77,6 +77,13 @@ class Window:
         return all(b is not None for b in self.lo + self.hi)
 
 
+def describe_window(kernel: str, where: str, op: str, tensor: str, axes: list[str], shape: list[str]) -> str:
+    """The message of a window outside its tensor, shared by the run-time guard and the check before a run:
+    ``task 'k' (prog.py:27) reads x[64:80, 0:64] outside its shape [64, 64]``."""
+    verb = "writes" if op == "tile.store" else "reads"
+    return f"task '{kernel}'{where} {verb} {tensor}[{', '.join(axes)}] outside its shape [{', '.join(shape)}]"
+
+
 def kernel_windows(kernel: Function) -> list[Window]:
     """The windows of ``kernel``'s tensor parameters, in program order (cached per function)."""
     found = _CACHE.get(kernel)
@@ -122,11 +129,8 @@ class _Walker:
         elif isinstance(s, WhileStmt):
             self.carries(s.iter_args, s.return_vars)
             self.stmt(s.body, when)
-        else:
-            for body in ("body",):
-                inner = getattr(s, body, None)
-                if isinstance(inner, Stmt):
-                    self.stmt(inner, when)
+        elif isinstance(getattr(s, "body", None), Stmt):  # scopes
+            self.stmt(s.body, when)
 
     def assign(self, var: Var, value: Expr, when: tuple[Expr, ...]) -> None:
         if isinstance(var.type, TensorType):
@@ -296,8 +300,8 @@ def _mul_rule(a: Interval, b: Interval) -> Interval | None:
         p = _mul(a[0], b[0])
         return p, p
     for (x, y), other in ((a, b), (b, a)):
-        c = _const(x) if x is y else None
-        if c is not None:
+        c = _const(x)
+        if c is not None and c == _const(y):
             return (_mul(other[0], x), _mul(other[1], x)) if c >= 0 else (_mul(other[1], x), _mul(other[0], x))
     products = [_mul(p, q) for p in a for q in b]
     least, most = products[0], products[0]

@@ -1,7 +1,8 @@
-"""Run-time bounds guards on a2a3sim (docs/simulator.md#bounds): a scalar argument that drives a task's
-window outside its tensor stops the run with a SimulatorBoundsError naming the task, the tensor, the
-window and the shape (the CLI prints it and exits 1), leaves the caller's arrays as they were, and the
-next call runs; in-bounds values run as the interpreter says, and a loop of zero trips ends."""
+"""Bounds of task windows on a2a3sim (docs/simulator.md#bounds): a scalar argument that drives a task's
+window outside its tensor is a SimulatorBoundsError naming the task, the tensor, the window and the
+shape, before anything runs (CompiledProgram, pypto run: exit 1), or from the orchestration's guard
+when the artifact tree runs directly; the caller's arrays stay as they were and the next call runs.
+In-bounds values run as the interpreter says, and a loop of zero trips ends."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto.cli import main
-from pypto.compiled import CompiledProgram
-from pypto.runtime import SimulatorBoundsError, simulator_missing_reason
+from pypto.compiled import CompiledProgram, parameters
+from pypto.runtime import SimulatorBoundsError, run_on_simulator, simulator_missing_reason
 
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
@@ -78,14 +79,27 @@ def loop(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
     return ir.compile(pl.parse(LOOP, filename="loop.py"), output_dir=tmp_path_factory.mktemp("loop") / "out")
 
 
-def test_a_window_past_the_end_stops_the_run_and_leaves_the_arrays(loop: CompiledProgram, kernel_cache: Path) -> None:
+def test_a_window_past_the_end_is_an_error_before_anything_runs(loop: CompiledProgram, kernel_cache: Path) -> None:
     x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
     out = np.full((64, 64), 7.0, dtype=np.float32)
+    loop.last_run = None
     with pytest.raises(SimulatorBoundsError) as caught:
         loop.run(x, 10, 0, out, cache_dir=kernel_cache)
     assert caught.value.message == "task 'block_copy' (loop.py:27) reads x[64:80, 0:64] outside its shape [64, 64]"
+    assert "nothing ran" in caught.value.hint
+    assert loop.last_run is None and (out == 7.0).all()
+
+
+def test_the_orchestration_guard_stops_the_run_and_the_next_one_runs(loop: CompiledProgram, kernel_cache: Path) -> None:
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    out = np.full((64, 64), 7.0, dtype=np.float32)
+    params = parameters(loop.program.get_function("main"))
+    with pytest.raises(SimulatorBoundsError) as caught:  # straight to the simulator: no check before the run
+        run_on_simulator(loop.output_dir, [x, 10, 0, out], params, cache_dir=kernel_cache)
+    assert caught.value.message == "task 'block_copy' (loop.py:27) reads x[64:80, 0:64] outside its shape [64, 64]"
+    assert "stopped before submitting the task" in caught.value.hint
     assert (out == 7.0).all() and (x == np.arange(64 * 64, dtype=np.float32).reshape(64, 64)).all()
-    loop.run(x, 4, 0, out, cache_dir=kernel_cache)  # the next call runs
+    run_on_simulator(loop.output_dir, [x, 4, 0, out], params, cache_dir=kernel_cache)
     np.testing.assert_array_equal(out, x)
 
 
