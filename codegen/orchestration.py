@@ -26,7 +26,8 @@ from pathlib import Path
 
 from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
-from pypto.analysis.windows import BLOCK_NUM, Window, const_truth, describe_window, instantiate, kernel_windows
+from pypto.analysis.intervals import const_truth, instantiate
+from pypto.analysis.windows import BLOCK_NUM, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
 from pypto.ir.expr import (

@@ -21,39 +21,18 @@ from dataclasses import dataclass
 from pypto.ir import op_registry
 from pypto.ir import scalar_ops as ops
 from pypto.ir.datatype import DataType
-from pypto.ir.expr import (
-    Add,
-    Call,
-    Cast,
-    ConstInt,
-    Expr,
-    FloorDiv,
-    FloorMod,
-    Gt,
-    IterArg,
-    Lt,
-    MakeTuple,
-    Max,
-    Min,
-    Mul,
-    Neg,
-    Not,
-    Sub,
-    Var,
-)
+from pypto.ir.expr import Call, Cast, ConstInt, Expr, IterArg, MakeTuple, Neg, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
-from pypto.ir.structural import structural_equal
-from pypto.ir.transforms import substitute_expr
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 from pypto.util import IdentityCache
 
+from .intervals import RULES, Interval, distribute, last_value, negate, subtract
+
 # The number of blocks a kernel runs on (its launch's core_num; 1 for a plain task).
 BLOCK_NUM = Var("block_num", ScalarType(DataType.INDEX))
-
-Interval = tuple[Expr, Expr]
 
 
 @dataclass(frozen=True)
@@ -161,7 +140,7 @@ class _Walker:
         hi: list[Expr | None] = []
         for off, ext in zip(offsets, extents):
             first = self.bounds(off)
-            end = self.bounds(_distribute(ops.add(off, ext)))
+            end = self.bounds(distribute(ops.add(off, ext)))
             lo.append(None if first is None else first[0])
             hi.append(None if end is None else end[1])
         self.windows.append(Window(param, call.op.name, tuple(lo), tuple(hi), when, call.span))
@@ -182,7 +161,7 @@ class _Walker:
         start, stop = self.bounds(s.start), self.bounds(s.stop)
         if not step or start is None or stop is None:
             return None
-        last = self.bounds(_last(s.start, s.stop, step))
+        last = self.bounds(last_value(s.start, s.stop, step))
         if last is None:
             return None
         if step > 0:
@@ -236,11 +215,11 @@ class _Walker:
             return self.bounds(e.operand) if e.dtype.is_int() or e.dtype == DataType.INDEX else None
         if isinstance(e, Neg):
             b = self.bounds(e.operand)
-            return None if b is None else (_neg(b[1]), _neg(b[0]))
+            return None if b is None else (negate(b[1]), negate(b[0]))
         if isinstance(e, Call):
             return _BLOCK_CALLS[e.op.name]() if e.op.name in _BLOCK_CALLS else None
         left, right = getattr(e, "left", None), getattr(e, "right", None)
-        rule = _RULES.get(type(e))
+        rule = RULES.get(type(e))
         if rule is None or left is None or right is None:
             return None
         a, b = self.bounds(left), self.bounds(right)
@@ -249,157 +228,12 @@ class _Walker:
         return rule(a, b)
 
 
-# ---- interval rules ----------------------------------------------------------------------------------
-
-
-def _const(e: Expr) -> int | None:
-    return e.value if isinstance(e, ConstInt) else None
-
-
-def _fold(op: Callable[[Expr, Expr], Expr], py: Callable[[int, int], int]) -> Callable[[Expr, Expr], Expr]:
-    def build(a: Expr, b: Expr) -> Expr:
-        x, y = _const(a), _const(b)
-        if x is not None and y is not None:
-            return ConstInt(py(x, y), DataType.INDEX)
-        return op(a, b)
-
-    return build
-
-
-def _identity(op: Callable[[Expr, Expr], Expr], left: int | None, right: int | None) -> Callable[[Expr, Expr], Expr]:
-    """``op`` that drops an operand equal to its identity (``0 + x``, ``x - 0``, ``1 * x``)."""
-
-    def build(a: Expr, b: Expr) -> Expr:
-        if left is not None and _const(a) == left:
-            return b
-        if right is not None and _const(b) == right:
-            return a
-        return op(a, b)
-
-    return build
-
-
-_add = _fold(_identity(ops.add, 0, 0), lambda x, y: x + y)
-_sub = _fold(_identity(ops.sub, None, 0), lambda x, y: x - y)
-_mul = _fold(_identity(ops.mul, 1, 1), lambda x, y: x * y)
-_floordiv = _fold(ops.floordiv, lambda x, y: x // y)
-_min = _fold(ops.min_, min)
-_max = _fold(ops.max_, max)
-
-
-def _neg(e: Expr) -> Expr:
-    return _sub(ConstInt(0, DataType.INDEX), e)
-
-
-def _same(a: Interval) -> bool:
-    return a[0] is a[1]
-
-
-def _mul_rule(a: Interval, b: Interval) -> Interval | None:
-    if _same(a) and _same(b):
-        p = _mul(a[0], b[0])
-        return p, p
-    for (x, y), other in ((a, b), (b, a)):
-        c = _const(x)
-        if c is not None and c == _const(y):
-            return (_mul(other[0], x), _mul(other[1], x)) if c >= 0 else (_mul(other[1], x), _mul(other[0], x))
-    products = [_mul(p, q) for p in a for q in b]
-    least, most = products[0], products[0]
-    for p in products[1:]:
-        least, most = _min(least, p), _max(most, p)
-    return least, most
-
-
-def _floordiv_rule(a: Interval, b: Interval) -> Interval | None:
-    c = _const(b[0]) if _same(b) else None
-    if c is None or c <= 0:
-        return None
-    return _floordiv(a[0], b[0]), _floordiv(a[1], b[0])
-
-
-def _floormod_rule(a: Interval, b: Interval) -> Interval | None:
-    c = _const(b[0]) if _same(b) else None
-    if c is None or c <= 0:
-        return None
-    return ConstInt(0, DataType.INDEX), ConstInt(c - 1, DataType.INDEX)
-
-
-_RULES: dict[type, Callable[[Interval, Interval], Interval | None]] = {
-    Add: lambda a, b: (_add(a[0], b[0]), _add(a[1], b[1])),
-    Sub: lambda a, b: (_sub(a[0], b[1]), _sub(a[1], b[0])),
-    Mul: _mul_rule,
-    FloorDiv: _floordiv_rule,
-    FloorMod: _floormod_rule,
-    Min: lambda a, b: (_min(a[0], b[0]), _min(a[1], b[1])),
-    Max: lambda a, b: (_max(a[0], b[0]), _max(a[1], b[1])),
-}
-
-_FOLDERS: dict[type, Callable[[Expr, Expr], Expr]] = {
-    Add: _add, Sub: _sub, Mul: _mul, FloorDiv: _floordiv, Min: _min, Max: _max,
-}
-
 _BLOCK_CALLS: dict[str, Callable[[], Interval]] = {
-    "tile.get_block_idx": lambda: (ConstInt(0, DataType.INDEX), _sub(BLOCK_NUM, ConstInt(1, DataType.INDEX))),
+    "tile.get_block_idx": lambda: (ConstInt(0, DataType.INDEX), subtract(BLOCK_NUM, ConstInt(1, DataType.INDEX))),
     "tile.get_block_num": lambda: (BLOCK_NUM, BLOCK_NUM),
     "tile.get_subblock_idx": lambda: (ConstInt(0, DataType.INDEX), ConstInt(1, DataType.INDEX)),
 }
 
-
-def _last(start: Expr, stop: Expr, step: int) -> Expr:
-    """The last value of ``range(start, stop, step)`` (when it is not empty)."""
-    if step == 1:
-        return ops.sub(stop, 1)
-    if step == -1:
-        return ops.add(stop, 1)
-    size = abs(step)
-    distance = ops.sub(ops.sub(stop, start), 1) if step > 0 else ops.sub(ops.sub(start, stop), 1)
-    moved = ops.mul(ops.floordiv(distance, size), size)
-    return ops.add(start, moved) if step > 0 else ops.sub(start, moved)
-
-
-def _distribute(e: Expr) -> Expr:
-    """``x + min(a, b)`` as ``min(x + a, x + b)`` (and max alike), so the end of a window whose
-    extent is clipped against the same offset (``min(32, N - i)`` at ``i``) bounds to ``N``."""
-    if isinstance(e, Add):
-        for x, m in ((e.left, e.right), (e.right, e.left)):
-            if isinstance(m, (Min, Max)):
-                combine = ops.min_ if isinstance(m, Min) else ops.max_
-                return combine(_distribute(_plus(x, m.left)), _distribute(_plus(x, m.right)))
-    return e
-
-
-def _plus(x: Expr, y: Expr) -> Expr:
-    """``x + y``, with ``x + (z - x)`` as ``z``."""
-    if isinstance(y, Sub) and structural_equal(y.right, x):
-        return y.left
-    return ops.add(x, y)
-
-
-def instantiate(e: Expr, values: dict[Var, Expr]) -> Expr:
-    """``e`` with ``values`` substituted for its variables, constant arithmetic folded."""
-    if isinstance(e, Var):
-        return values.get(e, e)
-    rebuild = _FOLDERS.get(type(e))
-    if rebuild is not None:
-        return rebuild(instantiate(e.left, values), instantiate(e.right, values))
-    if isinstance(e, Neg):
-        return _neg(instantiate(e.operand, values))
-    if isinstance(e, (Lt, Gt)):
-        return type(e)(instantiate(e.left, values), instantiate(e.right, values), e.dtype, e.span)
-    if isinstance(e, Not):
-        return Not(instantiate(e.operand, values), e.dtype, e.span)
-    return substitute_expr(e, values)
-
-
-def const_truth(cond: Expr) -> bool | None:
-    """The value of a condition :func:`instantiate` left as a comparison of constants, else None."""
-    if isinstance(cond, Not):
-        inner = const_truth(cond.operand)
-        return None if inner is None else not inner
-    if isinstance(cond, (Lt, Gt)) and isinstance(cond.left, ConstInt) and isinstance(cond.right, ConstInt):
-        a, b = cond.left.value, cond.right.value
-        return a < b if isinstance(cond, Lt) else a > b
-    return None
 
 
 # ---- the windows of each op ----------------------------------------------------------------------
