@@ -52,6 +52,10 @@ def run_on_simulator(
     place. ``params`` (the orchestration's parameters) makes the dtypes and shapes checked too;
     without it, the arrays' own dtypes are used and a plain float is passed as FP32. Compiled objects
     are cached in ``cache_dir`` (default ``$PYPTO_CACHE_DIR`` or ``~/.cache/pypto/kernels``).
+
+    A task window outside its tensor stops the run with ``SimulatorBoundsError`` (the orchestration's
+    guard, docs/simulator.md#bounds), any other failure is ``SimulatorRunError``; after either, the
+    arrays are as they were. The runtime's log (file descriptor 2) is passed through after the run.
     """
     install = find_simulator()
     tree = load_artifacts(artifact_dir)
@@ -110,7 +114,11 @@ def _stderr_captured() -> Iterator[list[str]]:
     runs; the yielded list holds what was written once the block is done."""
     captured: list[str] = []
     sys.stderr.flush()
-    saved = os.dup(2)
+    try:
+        saved = os.dup(2)
+    except OSError:  # no file descriptor 2: nothing to capture
+        yield captured
+        return
     with tempfile.TemporaryFile() as sink:
         os.dup2(sink.fileno(), 2)
         try:
