@@ -20,10 +20,14 @@ its parameters takes the argument's C++ name (§2.4), so no copy of a tensor han
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from pypto.analysis.defuse import expr_calls
+from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
+from pypto.analysis.intervals import const_truth, instantiate
+from pypto.analysis.windows import BLOCK_NUM, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
 from pypto.ir.expr import (
@@ -69,6 +73,7 @@ from pypto.ir.stmt import (
 )
 from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
+from pypto.runtime.errors import BOUNDS_MARKER
 
 from .base import Emitter, Rules
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod
@@ -299,6 +304,13 @@ class OrchestrationEmitter(Emitter):
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
             self.emit(func.body)
+            if not _always_submits(func.body):
+                # simpler's scheduler ends a run once total_tasks > 0 tasks completed: a run that submits
+                # none (a loop of zero trips) would never end. The empty task is skipped after a fatal error.
+                doc.line()
+                with doc.block("{"):
+                    doc.line("CoreTaskArgs no_args;")
+                    doc.line("rt_submit_dummy_task(no_args);")
         doc.line()
         doc.line('}  // extern "C"')
         return doc.render()
@@ -546,6 +558,7 @@ class OrchestrationEmitter(Emitter):
         doc = self.doc
         doc.line()
         doc.line(f"// Task {n}: {target.name}" if wrapper is None else f"// Spmd {wrapper.name}: {target.name}")
+        self._guards(call, target, args, wrapper)
         doc.line(f"CoreTaskArgs {params};")
         tensors = [(a, d) for a, d in zip(args, directions, strict=True) if d is not ArgDirection.Scalar]
         scalars = [a for a, d in zip(args, directions, strict=True) if d is ArgDirection.Scalar]
@@ -588,6 +601,83 @@ class OrchestrationEmitter(Emitter):
                 raise CodegenError(f"no rule for binding '{var.name_hint}' to {len(results)} results in orchestration",
                                    call.span)
         return None
+
+    def _guards(self, call: Call | Submit, kernel: Function, args: list[Expr], wrapper: Function | None) -> None:
+        """Before a task: check each window the kernel reads or writes against its tensor, with the
+        values passed (docs/simulator.md#bounds); a window outside is a fatal error of the run."""
+        core_num = call.core_num if isinstance(call, Submit) else call.attrs.get("core_num")
+        if core_num is None and wrapper is not None:
+            core_num = wrapper.attrs.get("core_num")
+        if core_num is None or isinstance(core_num, int):
+            core_num = ConstInt(1 if core_num is None else core_num, DataType.INDEX)
+        values: dict[Var, Expr] = {BLOCK_NUM: core_num}
+        saved = dict(self.names)
+        for p, arg in zip(kernel.params, args, strict=True):
+            if not isinstance(p.type, TensorType):
+                values[p] = arg
+                continue
+            for axis, dim in enumerate(p.type.shape):
+                if isinstance(dim, Var):
+                    self.names[dim] = f"(int64_t){self.expr(arg)}.shapes[{axis}]"
+        printed: set[str] = set()
+        for window in kernel_windows(kernel):
+            self._guard(call, kernel, args, window, values, printed)
+        self.names = saved
+
+    def _guard(self, call: Call | Submit, kernel: Function, args: list[Expr], window: Window,
+               values: dict[Var, Expr], printed: set[str]) -> None:
+        param, arg = kernel.params[window.param], args[window.param]
+        if not window.bounded:
+            raise CodegenError(
+                f"no rule for a {window.op} of '{param.name_hint}' in kernel '{kernel.name}' whose window the "
+                "orchestration cannot bound", window.span,
+                "offsets and extents must be computed from the kernel's scalar parameters, loop variables and "
+                "constants, so the run can check them before the task starts")
+        when = [instantiate(c, values) for c in window.when]
+        if any(const_truth(c) is False for c in when):
+            return
+        when = [c for c in when if const_truth(c) is None]
+        los = [instantiate(e, values) for e in window.lo]
+        his = [instantiate(e, values) for e in window.hi]
+        dims: list[int | str] = [d.value if isinstance(d, ConstInt) else f"(int64_t){self.expr(arg)}.shapes[{a}]"
+                                 for a, d in enumerate(param.type.shape)]
+        outside = []
+        for lo, hi, dim in zip(los, his, dims, strict=True):
+            if not (isinstance(lo, ConstInt) and lo.value >= 0):
+                outside.append(f"{self._operand(lo)} < 0")
+            if not (isinstance(hi, ConstInt) and isinstance(dim, int) and hi.value <= dim):
+                outside.append(f"{self._operand(hi)} > {dim}")
+        if not outside:
+            return
+        tensor = base_name(arg.name_hint) if isinstance(arg, Var) else param.name_hint
+        where = f" ({Path(call.span.filename).name}:{call.span.begin_line})" if call.span.begin_line > 0 else ""
+        axes = [f"{self._shown(lo)}:{self._shown(hi)}" for lo, hi in zip(los, his, strict=True)]
+        shape = [str(d) if isinstance(d, int) else "%lld" for d in dims]
+
+        def message(escape: Callable[[str], str]) -> str:
+            return describe_window(escape(kernel.name), escape(where), window.op, escape(tensor), axes, shape)
+
+        # printf arguments in the order of the placeholders: each axis's bounds, then the dimensions.
+        shown = [f"(long long)({self.expr(b)})" for lo, hi in zip(los, his, strict=True) for b in (lo, hi)
+                 if not isinstance(b, ConstInt)]
+        shown += [f"(long long){d}" for d in dims if not isinstance(d, int)]
+        if not shown and not when:
+            raise CodegenError(message(str), call.span, "every run of this task accesses memory outside the tensor")
+        cond = " || ".join(outside)
+        if when:
+            cond = " && ".join([*(f"({self.expr(c)})" for c in when), f"({cond})"])
+        if cond in printed:
+            return
+        printed.add(cond)
+        with self.doc.block(f"if ({cond}) {{"):
+            text = f'"{BOUNDS_MARKER} {message(_c_format)}"'
+            self.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {', '.join([text, *shown])});")
+            self.doc.line("return;")
+
+    @staticmethod
+    def _shown(bound: Expr) -> str:
+        """A window bound in the guard's message: a constant as is, else a printf placeholder."""
+        return str(bound.value) if isinstance(bound, ConstInt) else "%lld"
 
     def _results(self, call: Call | Submit, target: Function) -> list[str]:
         """The C++ names of the callee's results: each is the argument passed for the parameter the
@@ -902,6 +992,34 @@ def _same_extent(a: Expr, b: Expr) -> bool:
     if isinstance(a, ConstInt) and isinstance(b, ConstInt):
         return a.value == b.value
     return a is b
+
+
+def _always_submits(body: Stmt) -> bool:
+    """True when every run of ``body`` submits a task: a call outside ifs and whiles, in loops of
+    constant positive trip count only."""
+    for stmt in _block(body):
+        if isinstance(stmt, RuntimeScopeStmt) and _always_submits(stmt.body):
+            return True
+        if isinstance(stmt, ForStmt) and _trips(stmt) > 0 and _always_submits(stmt.body):
+            return True
+        value = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
+        if isinstance(value, (Call, Submit)) and isinstance(value.op, GlobalVar):
+            return True
+    return False
+
+
+def _trips(loop: ForStmt) -> int:
+    """The trip count of a loop with constant bounds (0 when they are not constant)."""
+    bounds = [b.value if isinstance(b, ConstInt) else None for b in (loop.start, loop.stop, loop.step)]
+    start, stop, step = bounds
+    if start is None or stop is None or not step:
+        return 0
+    return len(range(start, stop, step))
+
+
+def _c_format(text: str) -> str:
+    """``text`` inside a C printf format string literal."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
 
 
 def _block(stmt: Stmt) -> list[Stmt]:

@@ -33,6 +33,7 @@ from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_tensor, scalar_word
+from pypto.runtime.bounds import check_windows
 from pypto.runtime.errors import SimulatorArgumentError, SimulatorError
 
 RUN_PLATFORMS = ("a2a3sim", "a2a3", "a5sim", "a5")
@@ -83,8 +84,20 @@ class CompiledProgram:
         entry = self._orchestration()
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
+        self._check_windows(entry, params, full)
         self.last_run = run_on_simulator(self.output_dir, full, params, cache_dir=cache_dir)
         return _result(full, returned)
+
+    def _check_windows(self, entry: Function, params: list[Param], args: list[Any]) -> None:
+        """Check the arguments, then every task window with their values (docs/simulator.md#bounds)."""
+        values: dict[E.Var, Any] = {}
+        for p, param, d, arg in zip(entry.params, params, entry.param_directions, args):
+            if isinstance(param, TensorParam):
+                check_tensor(param, arg, d != ParamDirection.In)
+                values.update((dim, n) for dim, n in zip(p.type.shape, param.shape) if isinstance(dim, E.Var))
+            else:
+                values[p] = _scalar(param, arg)
+        check_windows(self.program, entry, values)
 
     def interpret(self, *args: Any) -> Any:
         """Run the input program on the reference interpreter, with the call forms and checks of ``__call__``."""

@@ -13,6 +13,7 @@ from .cache import KernelCache, default_cache_dir
 from .errors import (
     ArtifactError,
     SimulatorArgumentError,
+    SimulatorBoundsError,
     SimulatorBuildError,
     SimulatorError,
     SimulatorNotInstalledError,
@@ -31,6 +32,7 @@ __all__ = [
     "OrchestrationEntry",
     "ScalarParam",
     "SimulatorArgumentError",
+    "SimulatorBoundsError",
     "SimulatorBuildError",
     "SimulatorError",
     "SimulatorInstall",

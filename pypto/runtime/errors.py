@@ -46,3 +46,13 @@ class SimulatorBuildError(SimulatorError):
 
 class SimulatorRunError(SimulatorError):
     """The runtime rejected or failed the run; the caller's arrays are left unchanged."""
+
+
+# Opens the message of a run-time bounds guard in the generated orchestration (docs/simulator.md#bounds);
+# the runner finds it in the runtime's log and raises SimulatorBoundsError with the rest of the line.
+BOUNDS_MARKER = "pypto bounds:"
+
+
+class SimulatorBoundsError(SimulatorRunError):
+    """A task would have read or written outside a tensor: the orchestration's guard stopped the run
+    before submitting it. The caller's arrays are left unchanged."""

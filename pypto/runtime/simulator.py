@@ -7,9 +7,13 @@ closed at exit); each distinct program is registered with it once.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
+import os
+import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from .arguments import BoundArguments, Param, bind_arguments
 from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
 from .cache import KernelCache
-from .errors import SimulatorRunError
+from .errors import BOUNDS_MARKER, SimulatorBoundsError, SimulatorRunError
 from .install import find_simulator
 
 _SIMPLER_TIMING = 25  # simpler's default log level: a marker line per run stage
@@ -48,6 +52,10 @@ def run_on_simulator(
     place. ``params`` (the orchestration's parameters) makes the dtypes and shapes checked too;
     without it, the arrays' own dtypes are used and a plain float is passed as FP32. Compiled objects
     are cached in ``cache_dir`` (default ``$PYPTO_CACHE_DIR`` or ``~/.cache/pypto/kernels``).
+
+    A task window outside its tensor stops the run with ``SimulatorBoundsError`` (the orchestration's
+    guard, docs/simulator.md#bounds), any other failure is ``SimulatorRunError``; after either, the
+    arrays are as they were. The runtime's log (file descriptor 2) is passed through after the run.
     """
     install = find_simulator()
     tree = load_artifacts(artifact_dir)
@@ -76,13 +84,69 @@ def _run(built: BuiltProgram, bound: BoundArguments) -> None:
         task_args.add_scalar(word)
     config = CallConfig()
     config.aicpu_thread_num = built.tree.aicpu_thread_num
+    failure: Exception | None = None
+    with _stderr_captured() as log:
+        try:
+            worker.run(handle, task_args, config=config)
+        except Exception as err:  # the runtime reports every failure as some exception of its own
+            failure = err
+    text = "".join(log)
+    if failure is None:
+        sys.stderr.write(text)
+        return
+    _discard_worker(built.tree.runtime)
+    guard = _bounds_failure(text)
+    if guard is not None:
+        raise SimulatorBoundsError(
+            guard, "a scalar argument or a dynamic dimension puts this window outside the tensor; the orchestration "
+            "stopped before submitting the task, and the caller's arrays are unchanged"
+        ) from failure
+    sys.stderr.write(text)
+    raise SimulatorRunError(
+        f"running {built.tree.root} on {PLATFORM} failed: {type(failure).__name__}: {failure}",
+        f"the generated files are kept in {built.tree.root}",
+    ) from failure
+
+
+@contextlib.contextmanager
+def _stderr_captured() -> Iterator[list[str]]:
+    """Send file descriptor 2 (where the runtime's threads log) to a temporary file while the block
+    runs; the yielded list holds what was written once the block is done."""
+    captured: list[str] = []
+    sys.stderr.flush()
     try:
-        worker.run(handle, task_args, config=config)
-    except Exception as err:  # the runtime reports every failure as some exception of its own
-        raise SimulatorRunError(
-            f"running {built.tree.root} on {PLATFORM} failed: {type(err).__name__}: {err}",
-            f"the generated files are kept in {built.tree.root}",
-        ) from err
+        saved = os.dup(2)
+    except OSError:  # no file descriptor 2: nothing to capture
+        yield captured
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.append(sink.read().decode(errors="replace"))
+
+
+def _bounds_failure(log: str) -> str | None:
+    """The message of the bounds guard that stopped a run (docs/simulator.md#bounds), if one did."""
+    for line in log.splitlines():
+        _, marker, rest = line.partition(BOUNDS_MARKER)
+        if marker:
+            return rest.strip()
+    return None
+
+
+def _discard_worker(runtime: str) -> None:
+    """Close the worker of ``runtime`` after a failed run (the runtime refuses further runs on it)."""
+    worker = _workers.pop(runtime, None)
+    for key in [k for k in _handles if k[0] == runtime]:
+        del _handles[key]
+    if worker is not None:
+        worker.close()
 
 
 def _worker(runtime: str) -> Any:

@@ -203,6 +203,9 @@ bad("tensor.reinterpret_view", lambda: T.reinterpret_view(A, D.FP32), VE, "dtype
 ok("tensor.concat", lambda: T.concat(tensor("c1", [4, 8]), tensor("c2", [4, 16])), "pl.Tensor[[4, 24], pl.FP32]")
 bad("tensor.concat", lambda: T.concat(tensor("c1", [4, 8]), tensor("c2", [5, 8])), VE, "requires equal row counts")
 ok("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64]), [8, 0]), TENSOR_64)
+bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64]), [-8, 0]), VE, "offset -8 on axis 0 is negative")
+bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64]), [60, 0]), VE,
+    r"window at offsets \[60, 0\] with shape \[8, 64\] writes past the target shape \[64, 64\]")
 bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64], D.FP16), [0, 0]), VE,
     "source dtype FP16 must equal target dtype FP32")
 bad("tensor.assemble", lambda: T.assemble(tensor("u", [64, 64], D.UINT16), tensor("s", [8, 64], D.UINT16), [0, 0],
@@ -282,10 +285,15 @@ ok("tile.load", lambda: L.load(tensor("short", [60, 64]), [32, 0], [32, 64], cla
 bad("tile.load", lambda: L.load(A, [0, 0], [64, 64], target_memory=Mem.Left), VE,
     "target_memory must be Vec or Mat, got Left")
 bad("tile.load", lambda: L.load(A, [48, 0], [32, 64]), VE, "reads past the source shape")
+bad("tile.load", lambda: L.load(A, [-64, 0], [16, 64]), VE,
+    r"offset -64 on axis 0 is negative: the window at offsets \[-64, 0\] reads before the start of the tensor")
 ok("tile.store", lambda: L.store(V, [0, 0], B), TENSOR_64)
 ok("tile.store", lambda: L.store(tile("h", [32, 64]), [32, 0], tensor("part", [64, 64], view=ir.TensorView(
     [], ir.TensorLayout.ND, [32, 64]))), TENSOR_64)
 bad("tile.store", lambda: L.store(V, [0, 0], A16), VE, "tile dtype FP32 must equal the output tensor dtype FP16")
+bad("tile.store", lambda: L.store(V, [0, -1], B), VE, "offset -1 on axis 1 is negative")
+bad("tile.store", lambda: L.store(V, [8, 0], B), VE,
+    r"window at offsets \[8, 0\] with shape \[64, 64\] writes past the output tensor shape \[64, 64\]")
 ok("tile.move", lambda: L.move(MAT, Mem.Left), "pl.Tile[[64, 32], pl.FP16, pl.Mem.Left]")
 ok("tile.move", lambda: L.move(tile("col", [64, 1], D.FP16, Mem.Mat), Mem.Right),
    "pl.Tile[[64, 1], pl.FP16, pl.Mem.Right, pl.TileView(blayout=pl.TileLayout.row_major)]")

@@ -345,20 +345,35 @@ def unary_rule(param: str, like: Callable[..., Type], allowed: tuple[DataType, .
     return deduce
 
 
+def check_window(ci: CallInfo, src: TensorType | TileType, offsets: list[Expr], sizes: list[Expr],
+                 verb: str = "reads", what: str = "source", clamp: bool | None = False) -> None:
+    """Fail for a constant negative offset, and (unless ``clamp``) for a window of constant offset and
+    size provably past the constant extent of ``src`` (``clamp=None``: the op has no ``clamp``); run-time values are guarded at run time
+    (docs/simulator.md#bounds)."""
+    for axis, off in enumerate(offsets):
+        o = const_value(off)
+        if o is not None and o < 0:
+            ci.fail(f"offset {o} on axis {axis} is negative: the window at offsets {format_dims(offsets)} "
+                    f"{verb} before the start of the tensor")
+    for off, size, dim in zip(offsets, sizes, src.shape):
+        o, s, d = const_value(off), const_value(size), const_value(dim)
+        if o is not None and s is not None and d is not None and o + s > d and not clamp:
+            ci.fail(
+                f"window at offsets {format_dims(offsets)} with shape {format_dims(sizes)} {verb} past "
+                f"the {what} shape {format_dims(list(src.shape))}" + ("" if clamp is None else " (pass clamp=True to allow it)")
+            )
+
+
 def clip_window(ci: CallInfo, src: TensorType | TileType, offsets: list[Expr], sizes: list[Expr],
                 requested: list[Expr], clamp: bool) -> list[Expr]:
     """Valid extent of a window of ``sizes`` at ``offsets`` in ``src``: ``requested`` ∩ source valid region.
 
-    A window provably past the source's physical edge is an error unless ``clamp``.
+    A window provably past the source's physical edge is an error unless ``clamp``; a constant
+    negative offset always is.
     """
+    check_window(ci, src, offsets, sizes, clamp=clamp)
     out = []
     for off, size, req, dim, v in zip(offsets, sizes, requested, src.shape, valid_shape(src)):
-        o, s, d = const_value(off), const_value(size), const_value(dim)
-        if o is not None and s is not None and d is not None and o + s > d and not clamp:
-            ci.fail(
-                f"window at offsets {format_dims(offsets)} with shape {format_dims(sizes)} reads past "
-                f"the source shape {format_dims(list(src.shape))} (pass clamp=True to allow it)"
-            )
         if dim_equal(v, dim) and not clamp:
             out.append(req)
             continue

@@ -11,6 +11,7 @@ from ..type_base import PtrType, TupleType, Type
 from . import kwtypes as K
 from .common import (
     ATOMIC_ADD_DTYPES,
+    check_window,
     check_dtype,
     check_int,
     check_rank,
@@ -150,11 +151,7 @@ def _assemble(ci: CallInfo) -> Type:
     if src.dtype != tgt.dtype:
         ci.fail(f"source dtype {src.dtype.name} must equal target dtype {tgt.dtype.name}")
     check_atomic(ci, tgt.dtype)
-    for off, s, d in zip(offs, src.shape, tgt.shape):
-        co, cs, cd = const_value(off), const_value(s), const_value(d)
-        if None not in (co, cs, cd) and co + cs > cd:
-            ci.fail(f"source {format_dims(src.shape)} at offset {format_dims(offs)} exceeds the target "
-                    f"{format_dims(tgt.shape)}")
+    check_window(ci, tgt, offs, list(src.shape), "writes", "target", clamp=None)
     return tensor_type(list(tgt.shape), tgt.dtype, widened(tgt, offs, list(src.shape)))
 
 

@@ -13,6 +13,7 @@ from ..type_base import ScalarType, Type
 from ..types import TensorType, TensorView, TileType, implicit_layout
 from . import kwtypes as K
 from .common import (
+    check_window,
     clip_window,
     const_value,
     elements,
@@ -201,6 +202,7 @@ def _store(ci: CallInfo) -> Type:
         window = valid_shape(src)
     else:
         ci.fail(f"storing a rank-{len(src.shape)} tile into a rank-{len(out.shape)} tensor needs 'shapes'")
+    check_window(ci, out, offs, window, "writes", "output tensor", clamp=None)
     if is_fully_valid(out):
         return out
     view = out.tensor_view

@@ -33,6 +33,10 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
                 int64_t row = i * 64;
 
                 // Task 0: block_add_scale
+                if (row < 0 || (row + 64) > 128) {
+                    rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds: task 'block_add_scale' (orch_programs.py:58) reads a[%lld:%lld, 0:128] outside its shape [128, 128]", (long long)(row), (long long)(row + 64));
+                    return;
+                }
                 CoreTaskArgs params_t0;
                 params_t0.add_input(ext_a);
                 params_t0.add_input(ext_b);

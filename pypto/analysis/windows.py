@@ -1,0 +1,282 @@
+"""The tensor windows a kernel reads and writes, bounded in terms of its parameters (docs/simulator.md#bounds).
+
+``kernel_windows(kernel)`` lists, for every ``tile.load`` / ``tile.store`` of a tensor parameter, the
+least first index and the greatest end index of the window on each axis over every run of the
+kernel body, as scalar expressions over the kernel's scalar parameters, the dynamic dimensions of
+its tensor parameters and :data:`BLOCK_NUM`. The orchestration substitutes the values it passes
+and checks each window against the tensor before it submits the task.
+
+Bounds come from interval arithmetic: a loop variable spans its first to its last value, a scalar
+assignment its value's bounds, ``get_block_idx`` spans ``[0, BLOCK_NUM)``. Anything else (a value
+read from a tile, a while-loop carry, a symbolic step) leaves the window unbounded
+(``Window.bounded`` is False). A window inside loops and ifs whose conditions are expressible in
+the parameters carries them in ``when``: it is only checked when the access can happen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pypto.ir import op_registry
+from pypto.ir import scalar_ops as ops
+from pypto.ir.datatype import DataType
+from pypto.ir.expr import Call, Cast, ConstInt, Expr, IterArg, MakeTuple, Neg, Var
+from pypto.ir.function import Function
+from pypto.ir.span import Span
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.type_base import ScalarType
+from pypto.ir.types import TensorType, TileType
+from pypto.util import IdentityCache
+
+from .intervals import RULES, Interval, distribute, last_value, negate, subtract
+
+# The number of blocks a kernel runs on (its launch's core_num; 1 for a plain task).
+BLOCK_NUM = Var("block_num", ScalarType(DataType.INDEX))
+
+
+@dataclass(frozen=True)
+class Window:
+    """One access of a kernel to its tensor parameter ``param`` (an index into the kernel's params).
+
+    ``lo[a]`` / ``hi[a]`` bound the first index and the end (exclusive) of the window on axis ``a``
+    (None when unbounded); ``when`` lists conditions that all hold whenever the access happens.
+    """
+
+    param: int
+    op: str
+    lo: tuple[Expr | None, ...]
+    hi: tuple[Expr | None, ...]
+    when: tuple[Expr, ...]
+    span: Span
+
+    @property
+    def bounded(self) -> bool:
+        """True when every axis has both bounds."""
+        return all(b is not None for b in self.lo + self.hi)
+
+
+def describe_window(kernel: str, where: str, op: str, tensor: str, axes: list[str], shape: list[str]) -> str:
+    """The message of a window outside its tensor, shared by the run-time guard and the check before a run:
+    ``task 'k' (prog.py:27) reads x[64:80, 0:64] outside its shape [64, 64]``."""
+    verb = "writes" if op == "tile.store" else "reads"
+    return f"task '{kernel}'{where} {verb} {tensor}[{', '.join(axes)}] outside its shape [{', '.join(shape)}]"
+
+
+def kernel_windows(kernel: Function) -> list[Window]:
+    """The windows of ``kernel``'s tensor parameters, in program order (cached per function)."""
+    found = _CACHE.get(kernel)
+    if found is None:
+        walker = _Walker(kernel)
+        walker.stmt(kernel.body, ())
+        found = _CACHE.put(kernel, walker.windows)
+    return found
+
+
+_CACHE: IdentityCache[Function, list[Window]] = IdentityCache(1_000)
+
+
+class _Walker:
+    def __init__(self, kernel: Function) -> None:
+        self.windows: list[Window] = []
+        self.tensors: dict[Var, int] = {}  # tensor variable -> the parameter it is (or aliases)
+        self.env: dict[Var, Interval] = {}  # scalar variable -> its bounds
+        self.leaves: set[Var] = {BLOCK_NUM}  # variables that stand for themselves in the bounds
+        for k, p in enumerate(kernel.params):
+            if isinstance(p.type, TensorType):
+                self.tensors[p] = k
+                self.leaves.update(d for d in p.type.shape if isinstance(d, Var))
+            else:
+                self.leaves.add(p)
+
+    # ---- statements ------------------------------------------------------------------------------
+
+    def stmt(self, s: Stmt | None, when: tuple[Expr, ...]) -> None:
+        if s is None:
+            return
+        if isinstance(s, SeqStmts):
+            for child in s.stmts:
+                self.stmt(child, when)
+        elif isinstance(s, AssignStmt):
+            self.assign(s.var, s.value, when)
+        elif isinstance(s, EvalStmt):
+            self.access(s.expr, None, when)
+        elif isinstance(s, ForStmt):
+            self.loop(s, when)
+        elif isinstance(s, IfStmt):
+            self.branch(s, when)
+        elif isinstance(s, WhileStmt):
+            self.carries(s.iter_args, s.return_vars)
+            self.stmt(s.body, when)
+        elif isinstance(getattr(s, "body", None), Stmt):  # scopes
+            self.stmt(s.body, when)
+
+    def assign(self, var: Var, value: Expr, when: tuple[Expr, ...]) -> None:
+        if isinstance(var.type, TensorType):
+            root = value if isinstance(value, Var) else None
+            if isinstance(value, Call):
+                self.access(value, var, when)
+                return
+            if root in self.tensors:
+                self.tensors[var] = self.tensors[root]
+            return
+        if isinstance(var.type, ScalarType):
+            bounds = self.bounds(value)
+            if bounds is not None:
+                self.env[var] = bounds
+        if isinstance(value, Call):
+            self.access(value, None, when)
+
+    def access(self, call: Expr, result: Var | None, when: tuple[Expr, ...]) -> None:
+        if not isinstance(call, Call) or call.op.name not in _WINDOWS:
+            return
+        tensor, offsets, extents = _WINDOWS[call.op.name](call)
+        param = self.tensors.get(tensor) if isinstance(tensor, Var) else None
+        if param is None:
+            return
+        if result is not None:
+            self.tensors[result] = param
+        lo: list[Expr | None] = []
+        hi: list[Expr | None] = []
+        for off, ext in zip(offsets, extents):
+            first = self.bounds(off)
+            end = self.bounds(distribute(ops.add(off, ext)))
+            lo.append(None if first is None else first[0])
+            hi.append(None if end is None else end[1])
+        self.windows.append(Window(param, call.op.name, tuple(lo), tuple(hi), when, call.span))
+
+    def loop(self, s: ForStmt, when: tuple[Expr, ...]) -> None:
+        self.carries(s.iter_args, s.return_vars)
+        span = self.loop_span(s)
+        inner = when
+        if span is not None:
+            self.env[s.loop_var] = span[0]
+            if span[1] is not None:
+                inner = (*when, span[1])
+        self.stmt(s.body, inner)
+
+    def loop_span(self, s: ForStmt) -> tuple[Interval, Expr | None] | None:
+        """The loop variable's bounds, and the loop's non-empty condition when it is expressible."""
+        step = s.step.value if isinstance(s.step, ConstInt) else None
+        start, stop = self.bounds(s.start), self.bounds(s.stop)
+        if not step or start is None or stop is None:
+            return None
+        last = self.bounds(last_value(s.start, s.stop, step))
+        if last is None:
+            return None
+        if step > 0:
+            nonempty, span = ops.lt(s.start, s.stop), (start[0], last[1])
+        else:
+            nonempty, span = ops.gt(s.start, s.stop), (last[0], start[1])
+        return span, (nonempty if self.expressible(nonempty) else None)
+
+    def branch(self, s: IfStmt, when: tuple[Expr, ...]) -> None:
+        cond = s.condition if self.expressible(s.condition) else None
+        self.stmt(s.then_body, when if cond is None else (*when, cond))
+        self.stmt(s.else_body, when if cond is None else (*when, ops.not_(cond)))
+        for k, rv in enumerate(s.return_vars):
+            yielded = _yielded(s.then_body, k)
+            if isinstance(rv.type, TensorType) and isinstance(yielded, Var) and yielded in self.tensors:
+                self.tensors[rv] = self.tensors[yielded]
+
+    def carries(self, iter_args: list[IterArg], return_vars: list[Var]) -> None:
+        """Tensor carries alias their initial value; scalar carries are unbounded (not in ``env``)."""
+        for ia, rv in zip(iter_args, return_vars):
+            init = ia.initValue
+            if isinstance(ia.type, TensorType) and isinstance(init, Var) and init in self.tensors:
+                self.tensors[ia] = self.tensors[rv] = self.tensors[init]
+
+    # ---- expressions -----------------------------------------------------------------------------
+
+    def expressible(self, e: Expr) -> bool:
+        """True when ``e`` is built from leaves and constants only (printable by the caller)."""
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Var):
+                if node not in self.leaves:
+                    return False
+            elif isinstance(node, Call):
+                return False
+            else:
+                stack.extend(c for c in (getattr(node, "left", None), getattr(node, "right", None),
+                                         getattr(node, "operand", None)) if c is not None)
+        return True
+
+    def bounds(self, e: Expr) -> Interval | None:
+        """``(least, greatest)`` value of the integer expression ``e``, or None when unknown."""
+        if isinstance(e, ConstInt):
+            return e, e
+        if isinstance(e, Var):
+            if e in self.leaves:
+                return e, e
+            return self.env.get(e)
+        if isinstance(e, Cast):
+            return self.bounds(e.operand) if e.dtype.is_int() or e.dtype == DataType.INDEX else None
+        if isinstance(e, Neg):
+            b = self.bounds(e.operand)
+            return None if b is None else (negate(b[1]), negate(b[0]))
+        if isinstance(e, Call):
+            return _BLOCK_CALLS[e.op.name]() if e.op.name in _BLOCK_CALLS else None
+        left, right = getattr(e, "left", None), getattr(e, "right", None)
+        rule = RULES.get(type(e))
+        if rule is None or left is None or right is None:
+            return None
+        a, b = self.bounds(left), self.bounds(right)
+        if a is None or b is None:
+            return None
+        return rule(a, b)
+
+
+_BLOCK_CALLS: dict[str, Callable[[], Interval]] = {
+    "tile.get_block_idx": lambda: (ConstInt(0, DataType.INDEX), subtract(BLOCK_NUM, ConstInt(1, DataType.INDEX))),
+    "tile.get_block_num": lambda: (BLOCK_NUM, BLOCK_NUM),
+    "tile.get_subblock_idx": lambda: (ConstInt(0, DataType.INDEX), ConstInt(1, DataType.INDEX)),
+}
+
+
+
+# ---- the windows of each op ----------------------------------------------------------------------
+
+
+def argument(call: Call, name: str) -> Expr | None:
+    """The argument of op call ``call`` bound to parameter ``name`` (None when absent)."""
+    entry = op_registry.get_entry(call.op.name)
+    return op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)[name]
+
+
+def _elements(e: Expr | None) -> list[Expr]:
+    return list(e.elements) if isinstance(e, MakeTuple) else []
+
+
+def _valid(t: TileType) -> list[Expr]:
+    return list(t.get_effective_tile_view().valid_shape or t.shape)
+
+
+def _load(call: Call) -> tuple[Expr, list[Expr], list[Expr]]:
+    """What a load reads: the valid region of its result (the requested one clipped, with clamp)."""
+    offsets = _elements(argument(call, "offsets"))
+    valid = _valid(call.type) if isinstance(call.type, TileType) else []
+    if len(valid) != len(offsets):  # flatten=True: the result merges the leading axes
+        valid = _elements(argument(call, "valid_shape"))
+    return argument(call, "tensor"), offsets, valid
+
+
+def _store(call: Call) -> tuple[Expr, list[Expr], list[Expr]]:
+    """What a store writes: its ``shapes``, else the tile's valid region."""
+    shapes = argument(call, "shapes")
+    extents = _elements(shapes) if shapes is not None else _valid(call.args[0].type)
+    return argument(call, "output_tensor"), _elements(argument(call, "offsets")), extents
+
+
+_WINDOWS: dict[str, Callable[[Call], tuple[Expr, list[Expr], list[Expr]]]] = {
+    "tile.load": _load,
+    "tile.store": _store,
+}
+
+
+def _yielded(body: Stmt, k: int) -> Expr | None:
+    last = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body
+    if isinstance(last, YieldStmt) and k < len(last.value):
+        return last.value[k]
+    return None

@@ -1,0 +1,185 @@
+"""Run-time bounds guards in the orchestration (docs/simulator.md#bounds): each task's windows, bounded in
+the kernel's parameters (pypto.analysis.windows), are checked against the tensors with the values passed;
+a window that is outside for every run is a compile error, one that cannot be bounded too."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.analysis.windows import kernel_windows
+from pypto.ir.enums import FunctionType
+from pypto.ir.errors import PyptoError
+
+KERNEL = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def block_copy(
+        self,
+        x: pl.Tensor[[64, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+        row: pl.Scalar[pl.INDEX],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [row, 0], [16, 64])
+        out = pl.store(t, [row, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self,
+        x: pl.Tensor[[64, 64], pl.FP32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+{body}
+        return out
+"""
+
+
+def orchestration(source: str, tmp_path: Path) -> str:
+    compiled = ir.compile(pl.parse(textwrap.dedent(source), filename="prog.py"), output_dir=tmp_path / "out")
+    return (compiled.output_dir / "orchestration" / "main.cpp").read_text()
+
+
+def guards(text: str) -> list[str]:
+    lines = text.splitlines()
+    return [line.strip() for k, line in enumerate(lines)
+            if "rt_report_fatal" in line or (k + 1 < len(lines) and "rt_report_fatal" in lines[k + 1])]
+
+
+def test_a_loop_of_tasks_checks_each_window_with_the_values_passed(tmp_path: Path) -> None:
+    body = """\
+        for i in pl.range(n):
+            out = self.block_copy(x, out, i * 16)"""
+    assert guards(orchestration(KERNEL.format(body=body), tmp_path)) == [
+        "if ((i * 16) < 0 || ((i * 16) + 16) > 64) {",
+        'rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds: task \'block_copy\' (prog.py:25) reads '
+        'x[%lld:%lld, 0:64] outside its shape [64, 64]", (long long)(i * 16), (long long)((i * 16) + 16));',
+    ]
+
+
+def test_a_window_that_is_inside_for_every_run_prints_no_guard(tmp_path: Path) -> None:
+    body = """\
+        for i in pl.range(4):
+            out = self.block_copy(x, out, 48)"""
+    assert guards(orchestration(KERNEL.format(body=body), tmp_path)) == []
+
+
+def test_a_window_outside_for_every_run_is_a_compile_error(tmp_path: Path) -> None:
+    body = """\
+        out = self.block_copy(x, out, 56)"""
+    with pytest.raises(PyptoError, match=r"task 'block_copy' \(prog.py:24\) reads x\[56:72, 0:64\] outside its shape "
+                                         r"\[64, 64\]"):
+        orchestration(KERNEL.format(body=body), tmp_path)
+
+
+def test_a_loop_inside_the_kernel_is_bounded_by_its_first_and_last_value(tmp_path: Path) -> None:
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def blocks(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+                   m: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.FP32]:
+            zero: pl.Tile[[16, 64], pl.FP32] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+            for j, (acc,) in pl.range(1, m, init_values=(zero,)):
+                block: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [j * 16, 0], [16, 64])
+                total = pl.yield_(pl.add(acc, block))
+            out = pl.store(total, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 64], pl.FP32], m: pl.Scalar[pl.INDEX],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            out = self.blocks(x, out, m)
+            return out
+    """
+    assert guards(orchestration(source, tmp_path)) == [
+        "if ((1 < m) && ((((m - 1) * 16) + 16) > 64)) {",
+        'rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds: task \'blocks\' (prog.py:19) reads '
+        'x[16:%lld, 0:64] outside its shape [64, 64]", (long long)(((m - 1) * 16) + 16));',
+    ]
+
+
+def test_a_window_clipped_against_its_own_offset_is_bounded_by_the_dimension() -> None:
+    source = """
+    import pypto.language as pl
+
+    N = pl.dynamic("N")
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def tail(self, x: pl.Tensor[[N, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]
+                 ) -> pl.Tensor[[32, 64], pl.FP32]:
+            for i in pl.range(0, N, 32):
+                t: pl.Tile[[32, 64], pl.FP32] = pl.load(x, [i, 0], [32, 64], valid_shape=[pl.min(32, N - i), 64])
+                out = pl.store(t, [0, 0], out)
+            return out
+    """
+    kernel = pl.parse(textwrap.dedent(source)).get_function("tail")
+    (load, _store) = kernel_windows(kernel)
+    assert [ir.python_print(e) for e in load.hi] == ["pl.min((N - 1) // 32 * 32 + 32, N)", "64"]
+
+
+def test_a_window_at_a_loop_carried_offset_cannot_be_guarded(tmp_path: Path) -> None:
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def walk(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+                 ) -> pl.Tensor[[16, 64], pl.FP32]:
+            zero: pl.Tile[[16, 64], pl.FP32] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+            for j, (row, acc) in pl.range(4, init_values=(0, zero)):
+                t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [row, 0], [16, 64])
+                nrow, total = pl.yield_(row + 16, pl.add(acc, t))
+            out = pl.store(total, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+                 ) -> pl.Tensor[[16, 64], pl.FP32]:
+            out = self.walk(x, out)
+            return out
+    """
+    with pytest.raises(PyptoError, match=r"no rule for a tile.load of 'x' in kernel 'walk' whose window the "
+                                         r"orchestration cannot bound\n  --> prog.py:11:"):
+        orchestration(source, tmp_path)
+
+
+def test_spmd_blocks_are_bounded_by_the_launch(tmp_path: Path) -> None:
+    source = (Path(__file__).resolve().parents[2] / "examples" / "tensor_spmd.py").read_text()
+    assert guards(orchestration(source, tmp_path)) == []
+    with pytest.raises(PyptoError, match=r"reads x\[0:160, 0:64\] outside its shape \[128, 64\]"):
+        orchestration(source.replace("pl.spmd(4)", "pl.spmd(5)"), tmp_path)
+
+
+def test_every_example_kernel_window_is_bounded() -> None:
+    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py")):
+        compiled = ir.compile(pl.loads_program(str(path)), output_dir=None)
+        for f in compiled.program.functions.values():
+            if f.func_type in (FunctionType.AIV, FunctionType.AIC):
+                assert all(w.bounded for w in kernel_windows(f)), (path.name, f.name)
+
+
+def test_a_run_that_may_submit_no_task_ends_with_an_empty_one(tmp_path: Path) -> None:
+    loop = """\
+        for i in pl.range(n):
+            out = self.block_copy(x, out, i * 16)"""
+    text = orchestration(KERNEL.format(body=loop), tmp_path)
+    assert text.endswith("    {\n        CoreTaskArgs no_args;\n        rt_submit_dummy_task(no_args);\n    }\n}\n\n"
+                         '}  // extern "C"\n')
+    fixed = """\
+        for i in pl.range(4):
+            out = self.block_copy(x, out, i * 16)"""
+    assert "rt_submit_dummy_task" not in orchestration(KERNEL.format(body=fixed), tmp_path)
