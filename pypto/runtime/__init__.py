@@ -18,17 +18,25 @@ from .errors import (
     SimulatorNotInstalledError,
     SimulatorRunError,
 )
+from .config import IgnoredOptionWarning, RunConfig
+from .device_tensor import DeviceTensor
 from .install import SimulatorInstall, find_simulator, simulator_missing_reason
 from .simulator import SimulatorRun, run_on_simulator
+from .worker import ChipWorker, RegistrationHandle
 
 __all__ = [
     "ArtifactError",
     "ArtifactTree",
     "BuildRecord",
+    "ChipWorker",
+    "DeviceTensor",
     "Direction",
     "KernelCache",
+    "IgnoredOptionWarning",
     "KernelEntry",
     "OrchestrationEntry",
+    "RegistrationHandle",
+    "RunConfig",
     "ScalarParam",
     "SimulatorArgumentError",
     "SimulatorBuildError",
