@@ -170,7 +170,8 @@ def _numpy(name: str, dtype: DataType) -> np.dtype:
 
 def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTensor | ResidentTensor:
     if isinstance(arg, DeviceTensor):
-        return ResidentTensor(param.name, check_device_tensor(param, arg), direction, _SIMPLER_DTYPE[_numpy(param.name, param.dtype)])
+        simpler_dtype = _SIMPLER_DTYPE[_numpy(param.name, param.dtype)]
+        return ResidentTensor(param.name, check_device_tensor(param, arg), direction, simpler_dtype)
     array = check_tensor(param, arg, direction.writes)
     want = array.dtype
     return StagedTensor(param.name, array, array.copy(order="C"), direction, _SIMPLER_DTYPE[want])
@@ -201,9 +202,11 @@ def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
 def check_device_tensor(param: TensorParam, arg: DeviceTensor) -> DeviceTensor:
     """``arg`` after checking its rank, dims and dtype against ``param``."""
     if arg.datatype != param.dtype:
-        raise SimulatorArgumentError(f"{param.name} must have dtype {param.dtype}, got the device tensor dtype {arg.dtype}")
+        raise SimulatorArgumentError(f"{param.name} must have dtype {param.dtype}, got a device tensor of {arg.dtype}")
     if arg.shape != tuple(param.shape):
-        raise SimulatorArgumentError(f"{param.name} must have shape {list(param.shape)}, got the device tensor shape {list(arg.shape)}")
+        raise SimulatorArgumentError(
+            f"{param.name} must have shape {list(param.shape)}, got a device tensor of shape {list(arg.shape)}"
+        )
     return arg
 
 

@@ -35,10 +35,11 @@ class CallOptions:
         return any(self.dfx.values())
 
 
-def call_options(config: RunConfig | None, platform: str, *, rings: bool = False) -> CallOptions:
+def call_options(config: Any, platform: str, *, rings: bool = False) -> CallOptions:
     """The options of a call without (``platform`` runs) or with ``config`` (its platform runs).
 
-    ``TypeError`` for a config that is not a ``RunConfig``; the caller checks that the platform runs. ``rings``: apply the ring fields (``ChipWorker`` calls do; one-shot calls do not).
+    ``TypeError`` for a config that is not a ``RunConfig``; the caller checks that the platform runs.
+    ``rings``: apply the ring fields (``ChipWorker`` calls do; one-shot calls do not).
     """
     if config is None:
         return CallOptions(platform)
@@ -46,8 +47,9 @@ def call_options(config: RunConfig | None, platform: str, *, rings: bool = False
         raise TypeError(f"config must be a pypto.runtime.RunConfig, got {type(config).__name__}")
     if config.enable_pmu:
         warn_ignored("enable_pmu", "the simulator has no performance monitoring unit")
-    if config.aicpu_thread_num is not None and (isinstance(config.aicpu_thread_num, bool) or config.aicpu_thread_num < 1):
-        raise ValueError(f"aicpu_thread_num must be a positive int, got {config.aicpu_thread_num!r}")
+    threads = config.aicpu_thread_num
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"aicpu_thread_num must be a positive int, got {threads!r}")
     return CallOptions(
         platform=config.platform,
         device_id=config.device_id,

@@ -168,7 +168,7 @@ def require_runnable(platform: str) -> None:
     if platform != RUNS_HERE:
         raise SimulatorError(
             f"platform {platform!r} cannot run here; only {RUNS_HERE} runs here",
-            f"compile or configure with platform={RUNS_HERE!r} to run (what is compiled for {platform!r} can be inspected)",
+            f"compile or configure with platform={RUNS_HERE!r} to run; what is compiled for {platform!r} can be read",
         )
 
 

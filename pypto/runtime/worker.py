@@ -166,7 +166,7 @@ class ChipWorker:
     def malloc(self, nbytes: int, *, worker_id: int = 0) -> int:
         """Allocate ``nbytes`` of device memory; returns its address."""
         worker = self._ready("malloc", worker_id)
-        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+        if not _is_int(nbytes) or nbytes <= 0:
             raise ValueError(f"ChipWorker.malloc(): nbytes must be a positive int, got {nbytes!r}")
         buffer = worker.malloc(nbytes)
         self._buffers[int(buffer.base)] = buffer
@@ -256,7 +256,9 @@ class ChipWorker:
     def _check_program(self, compiled: Any) -> None:
         self._ready("run", 0)
         if compiled.platform != self.platform:
-            raise ValueError(f"the program is compiled for {compiled.platform!r}; this ChipWorker runs {self.platform!r}")
+            raise ValueError(
+                f"the program is compiled for {compiled.platform!r}; this ChipWorker runs {self.platform!r}"
+            )
 
     def _ready(self, op: str, worker_id: int) -> Any:
         if self._worker is None:
@@ -266,10 +268,10 @@ class ChipWorker:
         return self._worker
 
     def _buffer(self, op: str, ptr: int, nbytes: int | None = None) -> Any:
-        buffer = self._buffers.get(ptr) if isinstance(ptr, int) and not isinstance(ptr, bool) else None
+        buffer = self._buffers.get(ptr) if _is_int(ptr) else None
         if buffer is None:
             raise ValueError(f"ChipWorker.{op}(): {ptr!r} is not an address from this worker's malloc")
-        if nbytes is not None and (isinstance(nbytes, bool) or not isinstance(nbytes, int) or not 0 < nbytes <= buffer.nbytes):
+        if nbytes is not None and not (_is_int(nbytes) and 0 < nbytes <= buffer.nbytes):
             raise ValueError(f"ChipWorker.{op}(): nbytes must be a positive int up to {buffer.nbytes}, got {nbytes!r}")
         return buffer
 
@@ -299,8 +301,12 @@ class RegistrationHandle:
         self.unregister()
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _host_bytes(ptr: int, nbytes: int) -> Any:
-    if isinstance(ptr, bool) or not isinstance(ptr, int) or ptr <= 0:
+    if not _is_int(ptr) or ptr <= 0:
         raise ValueError(f"a host address must be a positive int, got {ptr!r}")
     return (ctypes.c_char * nbytes).from_address(ptr)
 
