@@ -69,7 +69,7 @@ def call_config(options: CallOptions | None, output_dir: Path, default_threads: 
     if options is None:
         return config
     for name, value in options.dfx.items():
-        setattr(config, name, value)
+        setattr(config, name, type(getattr(config, name))(value))  # some flags are bool there
     if options.any_dfx:
         folder = output_dir / DFX_DIR
         folder.mkdir(parents=True, exist_ok=True)

@@ -90,7 +90,9 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
                 )
             ref = tensor.device.buffer.tensor(tensor.device.shape, dtype)
         else:
-            ref = worker.make_tensor_arg(tensor.staged, shapes=tuple(tensor.staged.shape), dtype=dtype)
+            # The bytes as unsigned ints: the buffer protocol refuses ml_dtypes types such as bfloat16.
+            raw = tensor.staged.view(f"u{tensor.staged.itemsize}")
+            ref = worker.make_tensor_arg(raw, shapes=tuple(tensor.staged.shape), dtype=dtype)
         task_args.add_tensor(ref, tags[tensor.direction.value])
     for word in bound.scalars:
         task_args.add_scalar(word)
