@@ -132,8 +132,8 @@ def compile(
             destination.rmdir()  # the empty temporary folder made above; the failed tree is beside it
         raise
     return CompiledProgram(
-        program=final,
-        source=program,
+        program=program,
+        final_program=final,
         output_dir=destination,
         backend_type=chip.backend_type,
         platform=run_platform,

@@ -14,6 +14,7 @@ and a failed run leaves the caller's arrays as they were.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,8 @@ class TaskCount:
 
 @dataclass(eq=False)
 class CompiledProgram:
-    """A compiled program: the final IR, the input program, and the artifact tree in ``output_dir``.
+    """A compiled program: the input ``program``, the ``final_program`` after the passes, and the
+    artifact tree in ``output_dir``.
 
     ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
     ``final_dialect`` the dialect the pipeline ended in, ``generated`` whether it reached ``runtime``
@@ -60,7 +62,7 @@ class CompiledProgram:
     """
 
     program: Program
-    source: Program
+    final_program: Program
     output_dir: Path
     backend_type: BackendType
     platform: str
@@ -69,6 +71,12 @@ class CompiledProgram:
     generated: bool = True
     skip_ptoas: bool = False
     last_run: Any = field(default=None, compare=False)
+
+    @property
+    def source(self) -> Program:
+        """Deprecated alias of :attr:`program` (the input program)."""
+        warnings.warn("CompiledProgram.source is deprecated; use .program", DeprecationWarning, stacklevel=2)
+        return self.program
 
     # ----- the artifact folder --------------------------------------------------------------------
 
@@ -138,7 +146,7 @@ class CompiledProgram:
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
         ]
-        result = interp.run(self.source, *inputs, entry=entry.name)
+        result = interp.run(self.program, *inputs, entry=entry.name)
         for p, array in zip(params, inputs):
             if p.name in result.outputs:
                 np.copyto(array, result.outputs[p.name])
@@ -161,23 +169,23 @@ class CompiledProgram:
         self._orchestration()
 
     def _orchestration(self) -> Function:
-        found = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+        found = [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(found) != 1:
             what = "no orchestration function" if not found else f"{len(found)} orchestration functions"
             raise SimulatorError(
-                f"program '{self.program.name}' has {what}; the simulator runs exactly one",
+                f"program '{self.final_program.name}' has {what}; the simulator runs exactly one",
                 "mark the function that calls the kernels @pl.function(type=pl.FunctionType.Orchestration)",
             )
         return found[0]
 
     def entry_function(self) -> Function:
         """The function a call runs: the input program's orchestration function, else the interpreter's entry."""
-        orchestration = [f for f in self.source.functions.values() if f.func_type == FunctionType.Orchestration]
+        orchestration = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(orchestration) == 1:
             return orchestration[0]
         from pypto.interp.run import _entry
 
-        return _entry(self.source, None)
+        return _entry(self.program, None)
 
     # ----- what was compiled ----------------------------------------------------------------------
 
@@ -200,7 +208,7 @@ class CompiledProgram:
     @property
     def orchestration_names(self) -> list[str]:
         """The names of the orchestration functions (a call runs the only one)."""
-        return [f.name for f in self.source.functions.values() if f.func_type == FunctionType.Orchestration]
+        return [f.name for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
 
     @property
     def runtime_config(self) -> dict[str, Any]:
@@ -232,17 +240,18 @@ class CompiledProgram:
     def functions_by_kind(self) -> dict[str, list[str]]:
         """Function names of the final program by function kind (``AIV``, ``Orchestration``, ...)."""
         kinds: dict[str, list[str]] = {}
-        for f in self.program.functions.values():
+        for f in self.final_program.functions.values():
             kinds.setdefault(f.func_type.name, []).append(f.name)
         return kinds
 
     def tasks(self) -> TaskCount:
         """Kernel calls in the orchestration function(s); a Spmd launch is one task."""
-        kernels = {f.name for f in self.program.functions.values() if f.func_type in KERNEL_KINDS | {FunctionType.Spmd}}
+        launched = KERNEL_KINDS | {FunctionType.Spmd}
+        kernels = {f.name for f in self.final_program.functions.values() if f.func_type in launched}
         sites, per_run = 0, 0
         known = True
         stack: list[tuple[Any, int | None]] = [
-            (f.body, 1) for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration
+            (f.body, 1) for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration
         ]
         while stack:
             node, times = stack.pop()
@@ -270,7 +279,7 @@ class CompiledProgram:
         Empty when the program has no planned tiles (the pipeline ended before memory planning).
         """
         peak: Counter[MemorySpace] = Counter()
-        for f in self.program.functions.values():
+        for f in self.final_program.functions.values():
             if f.func_type not in KERNEL_KINDS:
                 continue
             for space, end in _tile_extents(f):

@@ -28,7 +28,7 @@ def compiled_of(program: ir.Program, **changes: object) -> CompiledProgram:
     """A CompiledProgram over ``program`` as it is (no pipeline run), with ``changes`` to its fields."""
     fields: dict = dict(
         program=program,
-        source=program,
+        final_program=program,
         output_dir=Path("/nonexistent"),
         backend_type=BackendType.Ascend910B,
         platform="a2a3sim",
