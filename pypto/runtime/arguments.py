@@ -7,6 +7,7 @@ arrays. Scalars become the raw 64-bit words the orchestration reads with ``from_
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -211,7 +212,12 @@ def check_device_tensor(param: TensorParam, arg: DeviceTensor) -> DeviceTensor:
 
 
 def scalar_word(param: ScalarParam, value: object) -> int:
-    """The 64-bit word passing ``value`` as ``param``; ``SimulatorArgumentError`` if it is no such scalar."""
+    """The 64-bit word passing ``value`` as ``param``; ``SimulatorArgumentError`` if it is no such scalar.
+
+    A ctypes scalar (``ctypes.c_float(0.5)``, as the established API takes) passes its value.
+    """
+    if isinstance(value, ctypes._SimpleCData):
+        value = value.value
     if not isinstance(value, bool | int | float | np.integer | np.floating | np.bool_):
         raise SimulatorArgumentError(f"{param.name} must be a scalar of {param.dtype}, got {type(value).__name__}")
     want = _numpy(param.name, param.dtype)
