@@ -61,7 +61,7 @@ class CompiledProgram:
     As a path (``os.fspath``, ``str``, equality and hash) it is its ``output_dir``.
     """
 
-    program: Program
+    program: Program | None
     final_program: Program
     output_dir: Path
     backend_type: BackendType
@@ -73,10 +73,33 @@ class CompiledProgram:
     last_run: Any = field(default=None, compare=False)
 
     @property
-    def source(self) -> Program:
+    def source(self) -> Program | None:
         """Deprecated alias of :attr:`program` (the input program)."""
         warnings.warn("CompiledProgram.source is deprecated; use .program", DeprecationWarning, stacklevel=2)
         return self.program
+
+    @classmethod
+    def from_dir(
+        cls, output_dir: str | Path, *, platform: str | None = None, backend_type: BackendType | str | None = None
+    ) -> CompiledProgram:
+        """The program compiled into ``output_dir``, callable from its ``compiled_meta.json``.
+
+        ``program`` is then None (no interpreter); ``FileNotFoundError`` without the file,
+        ``ValueError`` if it is malformed.
+        """
+        from pypto.runtime.meta import read_meta
+
+        folder = Path(output_dir).resolve()
+        signature, meta = read_meta(folder)
+        return cls(
+            program=None,
+            final_program=signature,
+            output_dir=folder,
+            backend_type=BackendType(backend_type if backend_type is not None else meta["backend_type"]),
+            platform=platform if platform is not None else meta["platform"],
+            files=(),
+            final_dialect="runtime",
+        )
 
     # ----- the artifact folder --------------------------------------------------------------------
 
@@ -138,6 +161,11 @@ class CompiledProgram:
         """Run the input program on the reference interpreter, with the call forms and checks of ``__call__``."""
         from pypto import interp
 
+        if self.program is None:
+            raise SimulatorError(
+                f"{self!r} was loaded with from_dir: it has no program to interpret",
+                "compile the program with ir.compile to get one that interprets",
+            )
         entry = self.entry_function()
         args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
@@ -180,6 +208,8 @@ class CompiledProgram:
 
     def entry_function(self) -> Function:
         """The function a call runs: the input program's orchestration function, else the interpreter's entry."""
+        if self.program is None:
+            return self._orchestration()
         orchestration = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(orchestration) == 1:
             return orchestration[0]
@@ -208,7 +238,8 @@ class CompiledProgram:
     @property
     def orchestration_names(self) -> list[str]:
         """The names of the orchestration functions (a call runs the only one)."""
-        return [f.name for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+        program = self.program if self.program is not None else self.final_program
+        return [f.name for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
 
     @property
     def runtime_config(self) -> dict[str, Any]:
