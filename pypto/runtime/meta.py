@@ -82,8 +82,9 @@ def _function(name: str, params: list[dict[str, Any]], returns: int) -> Function
         if p["shape"] is None:
             t: Any = ScalarType(dtype)
         else:
+            index = ScalarType(DataType.INDEX)
             dims = [
-                E.ConstInt(d, DataType.INDEX, span) if d >= 0 else E.Var(f"{p['name']}_dim{i}", ScalarType(DataType.INDEX), span)
+                E.ConstInt(d, DataType.INDEX, span) if d >= 0 else E.Var(f"{p['name']}_dim{i}", index, span)
                 for i, d in enumerate(p["shape"])
             ]
             t = TensorType(dims, dtype)
