@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +267,19 @@ class CompiledProgram:
         built = build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
         if worker is not None:
             worker.bind(built)
+
+    def build_call_config(
+        self, config: RunConfig | None = None, *, aicpu_thread_num: int | None = None, dfx_dir: str | Path | None = None
+    ) -> Any:
+        """simpler's ``CallConfig`` for a call with ``config``: AICPU threads from the keyword, else the
+        config, else ``RUNTIME_CONFIG``; DFX outputs into ``dfx_dir`` (default ``<output_dir>/dfx_outputs``)."""
+        from pypto.runtime.call_options import DFX_DIR, call_config, call_options
+
+        options = call_options(config, self.platform)
+        if aicpu_thread_num is not None:
+            options = replace(options, aicpu_thread_num=aicpu_thread_num)
+        folder = Path(dfx_dir) if dfx_dir is not None else self.output_dir / DFX_DIR
+        return call_config(options, folder, int(self.runtime_config["aicpu_thread_num"]))
 
     def functions_by_kind(self) -> dict[str, list[str]]:
         """Function names of the final program by function kind (``AIV``, ``Orchestration``, ...)."""

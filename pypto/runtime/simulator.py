@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .arguments import BoundArguments, Param, ResidentTensor, bind_arguments
 from .artifacts import load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
-from .call_options import CallOptions, call_config
+from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
 from .errors import SimulatorArgumentError, SimulatorRunError
 from .install import find_simulator
@@ -96,7 +96,7 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
         task_args.add_tensor(ref, tags[tensor.direction.value])
     for word in bound.scalars:
         task_args.add_scalar(word)
-    config = call_config(options, built.tree.root, built.tree.aicpu_thread_num)
+    config = call_config(options, built.tree.root / DFX_DIR, built.tree.aicpu_thread_num)
     try:
         worker.run(handle, task_args, config=config)
     except Exception as err:  # the runtime reports every failure as some exception of its own

@@ -209,3 +209,15 @@ def test_from_dir_needs_a_well_formed_signature(tmp_path: Path) -> None:
     (tmp_path / "compiled_meta.json").write_text('{"params": [{"name": "x"}]}')
     with pytest.raises(ValueError, match="compiled_meta.json is malformed"):
         CompiledProgram.from_dir(tmp_path)
+
+
+def test_the_call_config_of_a_call(tile_add: ir.CompiledProgram, tmp_path: Path) -> None:
+    pytest.importorskip("simpler")
+    default_threads = tile_add.runtime_config["aicpu_thread_num"]
+    assert tile_add.build_call_config().aicpu_thread_num == default_threads
+    assert tile_add.build_call_config(RunConfig(aicpu_thread_num=2)).aicpu_thread_num == 2
+    config = tile_add.build_call_config(
+        RunConfig(aicpu_thread_num=2, enable_chip_swimlane=True), aicpu_thread_num=3, dfx_dir=tmp_path / "dfx"
+    )
+    assert (config.aicpu_thread_num, config.enable_chip_swimlane) == (3, 4)
+    assert config.output_prefix == str(tmp_path / "dfx") and (tmp_path / "dfx").is_dir()
