@@ -255,18 +255,28 @@ class CompiledProgram:
         """The PTO2 runtime the program runs on."""
         return str(self.runtime_config["runtime"])
 
+    @property
+    def chip_callable(self) -> Any:
+        """simpler's ``ChipCallable`` of the program (built now, or taken from the kernel cache)."""
+        from pypto.runtime.simulator import chip_callable
+
+        return chip_callable(self._build(None))
+
     def load(self, *, cache_dir: Path | None = None, worker: Any = None) -> None:
         """Build the kernels and orchestration now (from the kernel cache when it has them); with a
         ``ChipWorker``, also register the program with it."""
+        built = self._build(cache_dir)
+        if worker is not None:
+            worker.bind(built)
+
+    def _build(self, cache_dir: Path | None) -> Any:
+        from pypto.runtime.artifacts import load_artifacts
         from pypto.runtime.build import build_artifacts
         from pypto.runtime.cache import KernelCache
         from pypto.runtime.install import find_simulator
-        from pypto.runtime.artifacts import load_artifacts
 
         self._check_runnable(self.platform)
-        built = build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
-        if worker is not None:
-            worker.bind(built)
+        return build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
 
     def build_call_config(
         self, config: RunConfig | None = None, *, aicpu_thread_num: int | None = None, dfx_dir: str | Path | None = None

@@ -91,3 +91,9 @@ def test_a_program_loaded_from_its_folder_runs(tile_add: ir.CompiledProgram) -> 
     a, b = inputs()
     loaded = ir.CompiledProgram.from_dir(tile_add.output_dir)
     assert torch.equal(loaded(a, b), tile_add.interpret(a, b))
+
+
+def test_the_chip_callable_is_built_from_the_cache(tile_add: ir.CompiledProgram) -> None:
+    from simpler.task_interface import ChipCallable
+
+    assert isinstance(tile_add.chip_callable, ChipCallable)
