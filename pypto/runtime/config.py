@@ -86,12 +86,14 @@ class RunConfig:
         if self.platform not in PLATFORMS:
             raise ValueError(f"Invalid platform '{self.platform}'. Expected 'a2a3sim', 'a2a3', 'a5sim', or 'a5'.")
         self.backend_type = BackendType.Ascend950 if self.platform.startswith("a5") else BackendType.Ascend910B
-        if enable_l2_swimlane is not None:
-            if self.enable_chip_swimlane != 0:
+        level = _swimlane_level(self.enable_chip_swimlane)
+        # dataclasses.replace passes the alias's value back with the field's: the same level is a copy.
+        if enable_l2_swimlane is not None and _swimlane_level(enable_l2_swimlane) != level:
+            if level != 0:
                 raise ValueError("Pass enable_chip_swimlane or its deprecated alias enable_l2_swimlane, not both.")
             warnings.warn(_L2_DEPRECATED, DeprecationWarning, stacklevel=3)
-            self.enable_chip_swimlane = enable_l2_swimlane
-        self.enable_chip_swimlane = _swimlane_level(self.enable_chip_swimlane)
+            level = _swimlane_level(enable_l2_swimlane)
+        self.enable_chip_swimlane = level
         if self.any_dfx_enabled():
             self.save_kernels = True
         self.ring_task_window = _ring("ring_task_window", self.ring_task_window, _power_of_two(4))

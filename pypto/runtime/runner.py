@@ -63,7 +63,11 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
         backend_type=config.backend_type,
         dump_passes=config.dump_passes,
         platform=config.platform,
-        **{name: getattr(config, name) for name, _, _ in _UNHONOURED_COMPILE_FIELDS},
+        dump_ptoas_passes=config.dump_ptoas_passes,
+        diagnostic_phase=config.diagnostic_phase,
+        disabled_diagnostics=config.disabled_diagnostics,
+        profiling=config.compile_profiling,
+        analyze_auto_scopes_for_deps=config.analyze_auto_scopes_for_deps,
         memory_planner=_planner(config.memory_planner),
         distributed_config=config.distributed_config,
     )
@@ -83,7 +87,6 @@ def compile_program(
     diagnostic_phase: Any = None,
     disabled_diagnostics: Any = None,
     profiling: bool = False,
-    compile_profiling: bool | None = None,
     analyze_auto_scopes_for_deps: bool = False,
     memory_planner: Any = None,
     enable_pypto_l0c_double_buffer: bool | None = None,
@@ -101,7 +104,7 @@ def compile_program(
     if distributed_config is not None:
         raise ValueError("distributed_config: multi-chip programs are not supported; pypto runs one chip (a2a3sim)")
     given = {
-        "compile_profiling": profiling or bool(compile_profiling),
+        "compile_profiling": profiling,
         "diagnostic_phase": diagnostic_phase,
         "disabled_diagnostics": disabled_diagnostics,
         "analyze_auto_scopes_for_deps": analyze_auto_scopes_for_deps,

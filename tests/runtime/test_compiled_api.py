@@ -4,9 +4,11 @@ by name, torch bfloat16 tensors, ``config=`` refusals; ``ir.compile(memory_plann
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
+import warnings
 from pathlib import Path
 
 import ml_dtypes
@@ -18,6 +20,7 @@ from pypto import ir
 from pypto.compiled import CompiledProgram
 from pypto.compile_options import MemoryPlanner, UnsupportedOptionError
 from pypto.runtime import (
+    IgnoredOptionWarning,
     RunConfig,
     RunResult,
     ScalarSpec,
@@ -28,6 +31,7 @@ from pypto.runtime import (
     log_level,
     run,
 )
+from pypto.runtime import config as config_module
 from pypto.runtime import runner as runner_module
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -221,3 +225,17 @@ def test_the_call_config_of_a_call(tile_add: ir.CompiledProgram, tmp_path: Path)
     )
     assert (config.aicpu_thread_num, config.enable_chip_swimlane) == (3, 4)
     assert config.output_prefix == str(tmp_path / "dfx") and (tmp_path / "dfx").is_dir()
+
+
+def test_run_warns_once_about_what_it_cannot_honour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config_module, "_warned", set())
+    config = RunConfig(compile_profiling=True, memory_planner=MemoryPlanner.PTOAS, save_kernels_dir=str(tmp_path / "a"))
+    with pytest.warns(IgnoredOptionWarning) as caught:
+        run(example("tile_add"), config=config)
+    assert sorted(str(w.message).split(":")[0] for w in caught) == [
+        "RunConfig.compile_profiling has no effect on a2a3sim",
+        "RunConfig.memory_planner has no effect on a2a3sim",
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(example("tile_add"), config=dataclasses.replace(config, save_kernels_dir=str(tmp_path / "b")))

@@ -100,7 +100,7 @@ def test_the_deprecated_swimlane_alias_warns_on_writes_only() -> None:
         c.enable_l2_swimlane = 2
     assert c.enable_chip_swimlane == 2
     with pytest.raises(ValueError, match="not both"):
-        RunConfig(enable_chip_swimlane=1, enable_l2_swimlane=1)
+        RunConfig(enable_chip_swimlane=1, enable_l2_swimlane=2)
 
 
 def test_only_a2a3sim_runs_and_the_error_names_the_platform() -> None:
@@ -129,3 +129,12 @@ def test_call_options_carry_threads_dfx_and_rings_only_when_asked() -> None:
     assert call_options(None, "a2a3sim").platform == "a2a3sim"
     with pytest.raises(TypeError, match="config must be a pypto.runtime.RunConfig, got dict"):
         call_options({"platform": "a2a3sim"}, "a2a3sim")  # type: ignore[arg-type]
+
+
+def test_a_replaced_config_is_checked_again_without_alias_warnings() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        copy = dataclasses.replace(RunConfig(enable_chip_swimlane=2), platform="a5")
+    assert (copy.enable_chip_swimlane, copy.backend_type) == (2, BackendType.Ascend950)
+    with pytest.raises(ValueError, match="Invalid platform 'x'"):
+        dataclasses.replace(RunConfig(), platform="x")
