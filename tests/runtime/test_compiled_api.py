@@ -239,3 +239,8 @@ def test_run_warns_once_about_what_it_cannot_honour(tmp_path: Path, monkeypatch:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run(example("tile_add"), config=dataclasses.replace(config, save_kernels_dir=str(tmp_path / "b")))
+
+
+def test_argument_errors_are_type_errors_as_established(tile_add: ir.CompiledProgram) -> None:
+    with pytest.raises(TypeError, match=r"'main' takes 3 arguments \(a, b, out\) or 2 without its outputs"):
+        tile_add(np.zeros((128, 128), np.float32))

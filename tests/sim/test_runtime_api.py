@@ -61,6 +61,9 @@ def test_a_chip_worker_serves_calls_handles_and_device_tensors(tile_add: ir.Comp
     expected = tile_add.interpret(a, b)
     with ChipWorker() as worker:
         assert ChipWorker.current() is worker
+        with pytest.raises(ValueError, match=r"ChipWorker for \(a2a3sim, device 0, tensormap_and_ringbuffer\) is already"):
+            with ChipWorker(auto_init=False):
+                pass
         out = torch.zeros(128, 128)
         tile_add(a, b, out)  # reuses the active worker
         assert torch.equal(out, expected) and worker.aicpu_dlopen_count == 1
