@@ -61,7 +61,8 @@ def test_a_chip_worker_serves_calls_handles_and_device_tensors(tile_add: ir.Comp
     expected = tile_add.interpret(a, b)
     with ChipWorker() as worker:
         assert ChipWorker.current() is worker
-        with pytest.raises(ValueError, match=r"ChipWorker for \(a2a3sim, device 0, tensormap_and_ringbuffer\) is already"):
+        binding = r"\(a2a3sim, device 0, tensormap_and_ringbuffer\)"
+        with pytest.raises(ValueError, match=f"a ChipWorker for {binding} is already active"):
             with ChipWorker(auto_init=False):
                 pass
         out = torch.zeros(128, 128)
