@@ -21,6 +21,7 @@ from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
 from .errors import SimulatorArgumentError, SimulatorRunError
 from .install import find_simulator
+from .sim_limits import check_simulable
 
 if TYPE_CHECKING:
     from .worker import ChipWorker
@@ -60,6 +61,7 @@ def run_on_simulator(
     """
     install = find_simulator()
     tree = load_artifacts(artifact_dir)
+    check_simulable(tree)
     bound = bind_arguments(tree, args, params)
     built = build_artifacts(tree, install, KernelCache(cache_dir))
     start = time.perf_counter()

@@ -11,7 +11,14 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
-from pypto.runtime import ChipWorker, RunConfig, SimulatorArgumentError, run, simulator_missing_reason
+from pypto.runtime import (
+    ChipWorker,
+    RunConfig,
+    SimulatorArgumentError,
+    SimulatorError,
+    run,
+    simulator_missing_reason,
+)
 
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
@@ -101,3 +108,28 @@ def test_the_chip_callable_is_built_from_the_cache(tile_add: ir.CompiledProgram)
     from simpler.task_interface import ChipCallable
 
     assert isinstance(tile_add.chip_callable, ChipCallable)
+
+
+def test_a_bfloat16_kernel_is_refused_rather_than_computed_as_float16(tmp_path: Path) -> None:
+    program = pl.parse(
+        """
+import pypto.language as pl
+
+@pl.program
+class Bf16Double:
+    @pl.function
+    def main(
+        self, a: pl.Tensor[[16, 16], pl.BF16], out: pl.Out[pl.Tensor[[16, 16], pl.BF16]]
+    ) -> pl.Tensor[[16, 16], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.add(a, a)
+        return out
+"""
+    )
+    compiled = ir.compile(program, output_dir=tmp_path / "bf16", dump_passes=False)
+    a = torch.linspace(-2, 2, 256, dtype=torch.bfloat16).reshape(16, 16)
+    out = torch.zeros(16, 16, dtype=torch.bfloat16)
+    with pytest.raises(SimulatorError, match="kernel main_incore_0 computes on bfloat16, which a2a3sim cannot"):
+        compiled(a, out)
+    assert not out.any()
+    assert torch.equal(compiled.interpret(a), a + a)
