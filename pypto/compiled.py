@@ -5,8 +5,12 @@
     c = compiled(a, b)           # Out tensors left out: allocated from the signature and returned
     c_ref = compiled.interpret(a, b)   # the same call on the reference interpreter
 
-Arguments follow the orchestration function's parameters: numpy arrays (or CPU torch tensors) for
-tensors, Python numbers for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a scalar
+    c = compiled(a, b, config=RunConfig(aicpu_thread_num=2))   # run options (pypto.runtime)
+    compiled(a=a, b=b, out=c)    # by parameter name
+
+Arguments follow the orchestration function's parameters: numpy arrays (or CPU torch tensors,
+bfloat16 included, or a ``ChipWorker``'s ``DeviceTensor``) for tensors, Python numbers (or ctypes
+scalars) for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a scalar
 of the wrong kind, is a :class:`~pypto.runtime.SimulatorArgumentError` before anything runs; arrays
 of any memory layout are accepted (the run uses contiguous copies), only the outputs are written,
 and a failed run leaves the caller's arrays as they were.

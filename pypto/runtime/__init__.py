@@ -4,6 +4,10 @@
 ``KernelCompiler`` (cached), runs it on ``simpler.worker.Worker(level=2, platform="a2a3sim")`` and
 writes the outputs into the caller's arrays. simpler is installed by ``scripts/install-simulator.sh``
 and imported only when a run needs it.
+
+The established runtime API sits on it (docs/simulator.md#runtime-api): ``RunConfig``, ``run`` and
+the runner's helpers (``pypto.runtime.runner``), ``ChipWorker`` with ``DeviceTensor`` and
+registration handles.
 """
 
 from .arguments import ScalarParam, TensorParam
