@@ -100,7 +100,10 @@ def compile_program(
     """
     from pypto.backend import BackendType
     from pypto.compile import compile
+    from pypto.ir.function import Program
 
+    if not isinstance(program, Program):
+        raise TypeError(f"expected a @pl.program class or an ir.Program, got {type(program).__name__}")
     if distributed_config is not None:
         raise ValueError("distributed_config: multi-chip programs are not supported; pypto runs one chip (a2a3sim)")
     given = {

@@ -147,6 +147,8 @@ def test_run_with_codegen_only_compiles_into_the_kernels_dir(tmp_path: Path) -> 
     assert (tmp_path / "k" / "passes_dump").is_dir()
     with pytest.raises(SimulatorError, match="platform 'a5' cannot run here"):
         run(example("tile_add"), a, a, a, config=RunConfig(platform="a5"))
+    with pytest.raises(TypeError, match="expected a @pl.program class or an ir.Program, got str"):
+        run("tile_add.py")
     with pytest.raises(ValueError, match="distributed_config: multi-chip programs are not supported"):
         run(example("tile_add"), config=RunConfig(distributed_config=object()))
 
