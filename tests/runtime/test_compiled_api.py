@@ -28,6 +28,7 @@ from pypto.runtime import (
     SimulatorError,
     TensorSpec,
     configure_log,
+    execute_compiled,
     log_level,
     run,
 )
@@ -246,3 +247,12 @@ def test_run_warns_once_about_what_it_cannot_honour(tmp_path: Path, monkeypatch:
 def test_argument_errors_are_type_errors_as_established(tile_add: ir.CompiledProgram) -> None:
     with pytest.raises(TypeError, match=r"'main' takes 3 arguments \(a, b, out\) or 2 without its outputs"):
         tile_add(np.zeros((128, 128), np.float32))
+
+
+def test_execute_compiled_refuses_what_cannot_run_here(tile_add: ir.CompiledProgram) -> None:
+    with pytest.raises(ValueError, match="execute_compiled supports level=2 only"):
+        execute_compiled(tile_add.output_dir, [], level=3)
+    with pytest.raises(SimulatorError, match="platform 'a5' cannot run here"):
+        execute_compiled(tile_add.output_dir, [], platform="a5")
+    with pytest.raises(ValueError, match=r"unknown DFX flags \['enable_pmu'\]"):
+        execute_compiled(tile_add.output_dir, [], dfx={"enable_pmu": 1})

@@ -16,6 +16,7 @@ from pypto.runtime import (
     RunConfig,
     SimulatorArgumentError,
     SimulatorError,
+    execute_compiled,
     run,
     simulator_missing_reason,
 )
@@ -133,3 +134,10 @@ class Bf16Double:
         compiled(a, out)
     assert not out.any()
     assert torch.equal(compiled.interpret(a), a + a)
+
+
+def test_execute_compiled_runs_an_artifact_tree(tile_add: ir.CompiledProgram) -> None:
+    a, b = inputs()
+    out = torch.zeros(128, 128)
+    run_record = execute_compiled(tile_add.output_dir, [a, b, out], aicpu_thread_num=2)
+    assert torch.equal(out, tile_add.interpret(a, b)) and run_record.run_seconds > 0
