@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from pypto.runtime.binding import positional
 from pypto.runtime.config import PLATFORMS as RUN_PLATFORMS
 from pypto.runtime.config import RunConfig, require_runnable
 from pypto.runtime.errors import SimulatorArgumentError, SimulatorError
+
+if TYPE_CHECKING:
+    from pypto.validate_ir import StageCheck
 KERNEL_KINDS = frozenset({FunctionType.AIC, FunctionType.AIV, FunctionType.InCore, FunctionType.Group})
 
 
@@ -185,6 +188,36 @@ class CompiledProgram:
         if not any(isinstance(p, TensorParam) for p in params):
             return result.value if len(result.returns) == 1 else result.returns
         return _result(full, returned)
+
+    def validate_ir(
+        self, tensors: Sequence[Any], expected: Any, *, rtol: float = 5e-2, atol: float = 5e-2
+    ) -> list[StageCheck]:
+        """Interpret every stage in ``passes_dump/`` on ``tensors`` (either call form) and compare the
+        written tensors with ``expected``: a mapping by parameter name, or the Out/InOut tensors in
+        parameter order (one tensor alone when there is one). A failing stage is the suspect pass."""
+        from pypto.compile import DUMP_DIR
+        from pypto.validate_ir import validate_dumps
+
+        entry = self.entry_function()
+        params = parameters(entry, dynamic_dims(entry, tensors))
+        full, _ = _complete(entry, params, tensors)
+        inputs = [
+            check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
+            for p, d, a in zip(params, entry.param_directions, full)
+        ]
+        written = [p.name for p, d in zip(params, entry.param_directions) if d != ParamDirection.In]
+        if not isinstance(expected, Mapping):
+            values = list(expected) if isinstance(expected, list | tuple) else [expected]
+            if len(values) != len(written):
+                raise SimulatorArgumentError(
+                    f"expected {len(written)} output(s) ({', '.join(written)}), got {len(values)}"
+                )
+            expected = dict(zip(written, values))
+        unknown = [name for name in expected if name not in written]
+        if unknown:
+            raise SimulatorArgumentError(f"{unknown[0]!r} is not an output of '{entry.name}' ({', '.join(written)})")
+        wanted = {name: _host_array(name, value) for name, value in expected.items()}
+        return validate_dumps(self.output_dir / DUMP_DIR, entry.name, inputs, wanted, rtol=rtol, atol=atol)
 
     def _check_runnable(self, platform: str) -> None:
         require_runnable(platform)
@@ -440,6 +473,12 @@ def _result(full: list[Any], returned: list[int]) -> Any:
         return None
     values = [full[i] for i in returned]
     return values[0] if len(values) == 1 else tuple(values)
+
+
+def _host_array(name: str, value: Any) -> np.ndarray:
+    from pypto.runtime.host_arrays import is_torch_tensor, torch_numpy
+
+    return torch_numpy(value) if is_torch_tensor(value) else np.asarray(value)
 
 
 def _scalar(param: ScalarParam, value: Any) -> Any:

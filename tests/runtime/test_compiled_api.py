@@ -256,3 +256,21 @@ def test_execute_compiled_refuses_what_cannot_run_here(tile_add: ir.CompiledProg
         execute_compiled(tile_add.output_dir, [], platform="a5")
     with pytest.raises(ValueError, match=r"unknown DFX flags \['enable_pmu'\]"):
         execute_compiled(tile_add.output_dir, [], dfx={"enable_pmu": 1})
+
+
+def test_validate_ir_interprets_every_pass_dump(tmp_path: Path, tile_add: ir.CompiledProgram) -> None:
+    compiled = ir.compile(example("tile_add"), output_dir=tmp_path / "dumped", dump_passes=True)
+    rng = np.random.default_rng(1)
+    a, b = rng.random((128, 128), np.float32), rng.random((128, 128), np.float32)
+    checks = compiled.validate_ir([a, b], a + b)
+    dumps = sorted(p.name for p in (tmp_path / "dumped" / "passes_dump").glob("*.py"))
+    assert [c.dump for c in checks] == dumps and len(dumps) > 20
+    assert all(c.passed and c.max_abs_error == 0.0 for c in checks)
+    wrong = compiled.validate_ir([a, b, np.zeros_like(a)], {"out": a}, rtol=0, atol=0)
+    assert not any(c.passed for c in wrong) and wrong[0].max_abs_error == pytest.approx(float(b.max()))
+    with pytest.raises(SimulatorArgumentError, match=r"expected 1 output\(s\) \(out\), got 2"):
+        compiled.validate_ir([a, b], [a, b])
+    with pytest.raises(SimulatorArgumentError, match="'a' is not an output of 'main' \\(out\\)"):
+        compiled.validate_ir([a, b], {"a": a})
+    with pytest.raises(FileNotFoundError, match="holds no pass dumps"):
+        tile_add.validate_ir([a, b], a + b)
