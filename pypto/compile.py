@@ -8,6 +8,7 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     kernels/aiv|aic/<func>.cpp                            CCE C++ kernels with kernel_entry
     orchestration/<name>.cpp                              PTO2 orchestration C++
     kernel_config.py                                      runtime, orchestration and kernel table
+    compiled_meta.json                                    the call signature (``CompiledProgram.from_dir``)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
 (``runtime``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
@@ -28,12 +29,15 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from pypto.backend import BackendType, Platform, platform_for
+from pypto.compile_options import MemoryPlanner
+from pypto.compile_options import memory_planner as check_memory_planner
 from pypto.compiled import RUN_PLATFORMS, CompiledProgram
 from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.passes.manager import PassDumpLevel, dumps
+from pypto.runtime.meta import META_FILE, meta_text
 
 Generator = Callable[[Program, Platform], Mapping[str, str]]
 
@@ -83,6 +87,7 @@ def compile(
     platform: str | None = None,
     *,
     verify: VerifyLevel | bool | str | None = None,
+    memory_planner: MemoryPlanner | str | None = None,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -94,12 +99,15 @@ def compile(
     ``verify``): the boundary checks, True/"strict", "basic", "roundtrip" or False/"none" (default
     ``PYPTO_VERIFY_LEVEL``, else strict). ``platform``: where calling the result runs the program,
     ``"a2a3sim"`` (default for Ascend910B) or ``"a2a3"``, ``"a5sim"``, ``"a5"`` (default for
-    Ascend950); only a2a3sim runs here. ``output_dir`` None writes into a fresh temporary folder; an
-    existing folder must be empty or hold an earlier compile's tree, whose files are replaced.
+    Ascend950); only a2a3sim runs here. ``memory_planner``: None or ``MemoryPlanner.PYPTO`` (pypto's
+    own passes); ``DSA_RP``/``PTOAS`` (planning by ptoas) raise :class:`UnsupportedOptionError`.
+    ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
+    hold an earlier compile's tree, whose files are replaced.
     """
     if verify is not None and verification_level is not None and verify != verification_level:
         raise PyptoError("compile(): verification_level and its alias verify disagree; pass one of them")
     level = verification_level if verification_level is not None else verify
+    check_memory_planner(memory_planner)
     chip = platform_for(BackendType(backend_type))
     run_platform = _run_platform(platform, chip)
     try:
@@ -120,14 +128,16 @@ def compile(
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 generated = manager.final_dialect.refines(runtime)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
+                if generated:
+                    files.update(_meta_file(program, run_platform, chip))
             write_files(folder, files)
     except BaseException:
         if made:
             destination.rmdir()  # the empty temporary folder made above; the failed tree is beside it
         raise
     return CompiledProgram(
-        program=final,
-        source=program,
+        program=program,
+        final_program=final,
         output_dir=destination,
         backend_type=chip.backend_type,
         platform=run_platform,
@@ -147,6 +157,15 @@ def _run_platform(platform: str | None, chip: Platform) -> str:
     if not platform.startswith(chip.name):
         raise PyptoError(f"platform {platform!r} does not run {chip.backend_type.value} programs (use {default!r})")
     return platform
+
+
+def _meta_file(program: Program, platform: str, chip: Platform) -> dict[str, str]:
+    """``compiled_meta.json`` (the call signature, for ``CompiledProgram.from_dir``), when there is one."""
+    try:
+        text = meta_text(program, platform, chip.backend_type.value)
+    except ValueError:  # no orchestration function: nothing a runtime calls
+        return {}
+    return {META_FILE: text}
 
 
 def generate_files(program: Program, chip: Platform, skip_ptoas: bool = False) -> dict[str, str]:

@@ -5,8 +5,12 @@
     c = compiled(a, b)           # Out tensors left out: allocated from the signature and returned
     c_ref = compiled.interpret(a, b)   # the same call on the reference interpreter
 
-Arguments follow the orchestration function's parameters: numpy arrays (or CPU torch tensors) for
-tensors, Python numbers for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a scalar
+    c = compiled(a, b, config=RunConfig(aicpu_thread_num=2))   # run options (pypto.runtime)
+    compiled(a=a, b=b, out=c)    # by parameter name
+
+Arguments follow the orchestration function's parameters: numpy arrays (or CPU torch tensors,
+bfloat16 included, or a ``ChipWorker``'s ``DeviceTensor``) for tensors, Python numbers (or ctypes
+scalars) for ``pl.Scalar`` parameters. A wrong count, dtype or shape, or a scalar
 of the wrong kind, is a :class:`~pypto.runtime.SimulatorArgumentError` before anything runs; arrays
 of any memory layout are accepted (the run uses contiguous copies), only the outputs are written,
 and a failed run leaves the caller's arrays as they were.
@@ -14,11 +18,12 @@ and a failed run leaves the caller's arrays as they were.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,11 +38,14 @@ from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_tensor, scalar_word
+from pypto.runtime.binding import positional
 from pypto.runtime.bounds import check_windows
+from pypto.runtime.config import PLATFORMS as RUN_PLATFORMS
+from pypto.runtime.config import RunConfig, require_runnable
 from pypto.runtime.errors import SimulatorArgumentError, SimulatorError
 
-RUN_PLATFORMS = ("a2a3sim", "a2a3", "a5sim", "a5")
-RUNS_HERE = "a2a3sim"
+if TYPE_CHECKING:
+    from pypto.validate_ir import StageCheck
 KERNEL_KINDS = frozenset({FunctionType.AIC, FunctionType.AIV, FunctionType.InCore, FunctionType.Group})
 
 
@@ -49,18 +57,20 @@ class TaskCount:
     per_run: int | None
 
 
-@dataclass
+@dataclass(eq=False)
 class CompiledProgram:
-    """A compiled program: the final IR, the input program, and the artifact tree in ``output_dir``.
+    """A compiled program: the input ``program``, the ``final_program`` after the passes, and the
+    artifact tree in ``output_dir``.
 
     ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
     ``final_dialect`` the dialect the pipeline ended in, ``generated`` whether it reached ``runtime``
     so that the code generators ran, ``platform`` where a call runs.
     ``last_run`` holds the build and run times of the latest simulator call.
+    As a path (``os.fspath``, ``str``, equality and hash) it is its ``output_dir``.
     """
 
-    program: Program
-    source: Program
+    program: Program | None
+    final_program: Program
     output_dir: Path
     backend_type: BackendType
     platform: str
@@ -70,22 +80,90 @@ class CompiledProgram:
     skip_ptoas: bool = False
     last_run: Any = field(default=None, compare=False)
 
+    @property
+    def source(self) -> Program | None:
+        """Deprecated alias of :attr:`program` (the input program)."""
+        warnings.warn("CompiledProgram.source is deprecated; use .program", DeprecationWarning, stacklevel=2)
+        return self.program
+
+    @classmethod
+    def from_dir(
+        cls, output_dir: str | Path, *, platform: str | None = None, backend_type: BackendType | str | None = None
+    ) -> CompiledProgram:
+        """The program compiled into ``output_dir``, callable from its ``compiled_meta.json``.
+
+        ``program`` is then None (no interpreter); ``FileNotFoundError`` without the file,
+        ``ValueError`` if it is malformed.
+        """
+        from pypto.runtime.meta import read_meta
+
+        folder = Path(output_dir).resolve()
+        signature, meta = read_meta(folder)
+        return cls(
+            program=None,
+            final_program=signature,
+            output_dir=folder,
+            backend_type=BackendType(backend_type if backend_type is not None else meta["backend_type"]),
+            platform=platform if platform is not None else meta["platform"],
+            files=(),
+            final_dialect="runtime",
+        )
+
+    # ----- the artifact folder --------------------------------------------------------------------
+
+    def __fspath__(self) -> str:
+        return str(self.output_dir)
+
+    def __str__(self) -> str:
+        return str(self.output_dir)
+
+    def __repr__(self) -> str:
+        return f"CompiledProgram({self.output_dir})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CompiledProgram):
+            return self.output_dir == other.output_dir
+        if isinstance(other, str | Path):
+            return self.output_dir == Path(other).resolve()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.output_dir)
+
     # ----- calling --------------------------------------------------------------------------------
 
-    def __call__(self, *args: Any) -> Any:
-        """Run on the simulator; see the module docstring for the two call forms."""
-        return self.run(*args)
+    def __call__(self, *args: Any, config: RunConfig | None = None, **kwargs: Any) -> Any:
+        """Run on the simulator; see the module docstring for the two call forms.
 
-    def run(self, *args: Any, cache_dir: Path | None = None) -> Any:
-        """``__call__`` with a choice of kernel cache folder (default ``$PYPTO_CACHE_DIR``)."""
+        Arguments may also be given by parameter name. ``config`` (a ``pypto.runtime.RunConfig``):
+        its platform replaces the compiled one (only a2a3sim runs), plus ``aicpu_thread_num`` and
+        the DFX flags.
+        """
+        return self.run(*args, config=config, **kwargs)
+
+    def run(
+        self,
+        *args: Any,
+        cache_dir: Path | None = None,
+        config: RunConfig | None = None,
+        worker: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """``__call__`` with a choice of kernel cache folder (default ``$PYPTO_CACHE_DIR``) and of
+        ``ChipWorker`` (default: the active one of ``with worker:``, else the process-wide worker)."""
+        from pypto.runtime.call_options import call_options
         from pypto.runtime.simulator import run_on_simulator
 
-        self._check_runnable()
+        options = call_options(config, self.platform, rings=worker is not None)
+        self._check_runnable(options.platform)
         entry = self._orchestration()
+        args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
         self._check_windows(entry, params, full)
-        self.last_run = run_on_simulator(self.output_dir, full, params, cache_dir=cache_dir)
+        self.last_run = run_on_simulator(
+            self.output_dir, full, params, cache_dir=cache_dir, options=options, worker=_worker(worker, options)
+        )
         return _result(full, returned)
 
     def _check_windows(self, entry: Function, params: list[Param], args: list[Any]) -> None:
@@ -97,20 +175,26 @@ class CompiledProgram:
                 values.update((dim, n) for dim, n in zip(p.type.shape, param.shape) if isinstance(dim, E.Var))
             else:
                 values[p] = _scalar(param, arg)
-        check_windows(self.program, entry, values)
+        check_windows(self.final_program, entry, values)
 
-    def interpret(self, *args: Any) -> Any:
+    def interpret(self, *args: Any, **kwargs: Any) -> Any:
         """Run the input program on the reference interpreter, with the call forms and checks of ``__call__``."""
         from pypto import interp
 
+        if self.program is None:
+            raise SimulatorError(
+                f"{self!r} was loaded with from_dir: it has no program to interpret",
+                "compile the program with ir.compile to get one that interprets",
+            )
         entry = self.entry_function()
+        args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
         inputs = [
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
         ]
-        result = interp.run(self.source, *inputs, entry=entry.name)
+        result = interp.run(self.program, *inputs, entry=entry.name)
         for p, array in zip(params, inputs):
             if p.name in result.outputs:
                 np.copyto(array, result.outputs[p.name])
@@ -118,12 +202,38 @@ class CompiledProgram:
             return result.value if len(result.returns) == 1 else result.returns
         return _result(full, returned)
 
-    def _check_runnable(self) -> None:
-        if self.platform != RUNS_HERE:
-            raise SimulatorError(
-                f"the program was compiled for platform {self.platform!r}; only {RUNS_HERE} runs here",
-                f"compile with platform={RUNS_HERE!r} (backend_type=BackendType.Ascend910B) to run it",
-            )
+    def validate_ir(
+        self, tensors: Sequence[Any], expected: Any, *, rtol: float = 5e-2, atol: float = 5e-2
+    ) -> list[StageCheck]:
+        """Interpret every stage in ``passes_dump/`` on ``tensors`` (either call form) and compare the
+        written tensors with ``expected``: a mapping by parameter name, or the Out/InOut tensors in
+        parameter order (one tensor alone when there is one). A failing stage is the suspect pass."""
+        from pypto.compile import DUMP_DIR
+        from pypto.validate_ir import validate_dumps
+
+        entry = self.entry_function()
+        params = parameters(entry, dynamic_dims(entry, tensors))
+        full, _ = _complete(entry, params, tensors)
+        inputs = [
+            check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
+            for p, d, a in zip(params, entry.param_directions, full)
+        ]
+        written = [p.name for p, d in zip(params, entry.param_directions) if d != ParamDirection.In]
+        if not isinstance(expected, Mapping):
+            values = list(expected) if isinstance(expected, list | tuple) else [expected]
+            if len(values) != len(written):
+                raise SimulatorArgumentError(
+                    f"expected {len(written)} output(s) ({', '.join(written)}), got {len(values)}"
+                )
+            expected = dict(zip(written, values))
+        unknown = [name for name in expected if name not in written]
+        if unknown:
+            raise SimulatorArgumentError(f"{unknown[0]!r} is not an output of '{entry.name}' ({', '.join(written)})")
+        wanted = {name: _host_array(name, value) for name, value in expected.items()}
+        return validate_dumps(self.output_dir / DUMP_DIR, entry.name, inputs, wanted, rtol=rtol, atol=atol)
+
+    def _check_runnable(self, platform: str) -> None:
+        require_runnable(platform)
         if not self.generated:
             raise SimulatorError(
                 f"the pipeline ended in dialect '{self.final_dialect}', so no code was generated",
@@ -137,40 +247,115 @@ class CompiledProgram:
         self._orchestration()
 
     def _orchestration(self) -> Function:
-        found = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+        found = [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(found) != 1:
             what = "no orchestration function" if not found else f"{len(found)} orchestration functions"
             raise SimulatorError(
-                f"program '{self.program.name}' has {what}; the simulator runs exactly one",
+                f"program '{self.final_program.name}' has {what}; the simulator runs exactly one",
                 "mark the function that calls the kernels @pl.function(type=pl.FunctionType.Orchestration)",
             )
         return found[0]
 
     def entry_function(self) -> Function:
         """The function a call runs: the input program's orchestration function, else the interpreter's entry."""
-        orchestration = [f for f in self.source.functions.values() if f.func_type == FunctionType.Orchestration]
+        if self.program is None:
+            return self._orchestration()
+        orchestration = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(orchestration) == 1:
             return orchestration[0]
         from pypto.interp.run import _entry
 
-        return _entry(self.source, None)
+        return _entry(self.program, None)
 
     # ----- what was compiled ----------------------------------------------------------------------
+
+    @property
+    def param_names(self) -> list[str]:
+        """The orchestration's parameter names, in call order."""
+        return [p.name_hint for p in self.entry_function().params]
+
+    @property
+    def output_indices(self) -> list[int]:
+        """Positions of the pure ``Out`` parameters (left out of the return call form)."""
+        entry = self.entry_function()
+        return [i for i, d in enumerate(entry.param_directions) if d == ParamDirection.Out]
+
+    @property
+    def has_return(self) -> bool:
+        """Whether the orchestration returns values."""
+        return bool(self.entry_function().return_types)
+
+    @property
+    def orchestration_names(self) -> list[str]:
+        """The names of the orchestration functions (a call runs the only one)."""
+        program = self.program if self.program is not None else self.final_program
+        return [f.name for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
+
+    @property
+    def runtime_config(self) -> dict[str, Any]:
+        """``RUNTIME_CONFIG`` of the generated ``kernel_config.py``."""
+        from pypto.runtime.artifacts import load_artifacts
+
+        self._check_runnable(self.platform)
+        tree = load_artifacts(self.output_dir)
+        return {"runtime": tree.runtime, "aicpu_thread_num": tree.aicpu_thread_num}
+
+    @property
+    def runtime_name(self) -> str:
+        """The PTO2 runtime the program runs on."""
+        return str(self.runtime_config["runtime"])
+
+    @property
+    def chip_callable(self) -> Any:
+        """simpler's ``ChipCallable`` of the program (built now, or taken from the kernel cache)."""
+        from pypto.runtime.simulator import chip_callable
+
+        return chip_callable(self._build(None))
+
+    def load(self, *, cache_dir: Path | None = None, worker: Any = None) -> None:
+        """Build the kernels and orchestration now (from the kernel cache when it has them); with a
+        ``ChipWorker``, also register the program with it."""
+        built = self._build(cache_dir)
+        if worker is not None:
+            worker.bind(built)
+
+    def _build(self, cache_dir: Path | None) -> Any:
+        from pypto.runtime.artifacts import load_artifacts
+        from pypto.runtime.build import build_artifacts
+        from pypto.runtime.cache import KernelCache
+        from pypto.runtime.install import find_simulator
+
+        self._check_runnable(self.platform)
+        return build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
+
+    def build_call_config(
+        self, config: RunConfig | None = None, *, aicpu_thread_num: int | None = None, dfx_dir: str | Path | None = None
+    ) -> Any:
+        """simpler's ``CallConfig`` for a call with ``config``: AICPU threads from the keyword, else the
+        config, else ``RUNTIME_CONFIG``; DFX outputs into ``dfx_dir`` (default ``<output_dir>/dfx_outputs``)."""
+        from pypto.runtime.call_options import DFX_DIR, call_config, call_options
+
+        options = call_options(config, self.platform)
+        if aicpu_thread_num is not None:
+            options = replace(options, aicpu_thread_num=aicpu_thread_num)
+        folder = Path(dfx_dir) if dfx_dir is not None else self.output_dir / DFX_DIR
+        return call_config(options, folder, int(self.runtime_config["aicpu_thread_num"]))
 
     def functions_by_kind(self) -> dict[str, list[str]]:
         """Function names of the final program by function kind (``AIV``, ``Orchestration``, ...)."""
         kinds: dict[str, list[str]] = {}
-        for f in self.program.functions.values():
+        for f in self.final_program.functions.values():
             kinds.setdefault(f.func_type.name, []).append(f.name)
         return kinds
 
     def tasks(self) -> TaskCount:
         """Kernel calls in the orchestration function(s); a Spmd launch is one task."""
-        kernels = {f.name for f in self.program.functions.values() if f.func_type in KERNEL_KINDS | {FunctionType.Spmd}}
+        launched = KERNEL_KINDS | {FunctionType.Spmd}
+        kernels = {f.name for f in self.final_program.functions.values() if f.func_type in launched}
         sites, per_run = 0, 0
         known = True
         stack: list[tuple[Any, int | None]] = [
-            (f.body, 1) for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration
+            (f.body, 1) for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration
         ]
         while stack:
             node, times = stack.pop()
@@ -198,7 +383,7 @@ class CompiledProgram:
         Empty when the program has no planned tiles (the pipeline ended before memory planning).
         """
         peak: Counter[MemorySpace] = Counter()
-        for f in self.program.functions.values():
+        for f in self.final_program.functions.values():
             if f.func_type not in KERNEL_KINDS:
                 continue
             for space, end in _tile_extents(f):
@@ -282,9 +467,18 @@ def _like(example: Any, array: np.ndarray) -> Any:
     """``array`` as a torch tensor when the caller passed torch tensors (sharing memory), else as is."""
     if example is None:
         return array
-    import torch
+    from pypto.runtime.host_arrays import torch_from_numpy
 
-    return torch.from_numpy(array)
+    return torch_from_numpy(array)
+
+
+def _worker(given: Any, options: Any) -> Any:
+    """The ``ChipWorker`` a call runs on: the one given, else the active one bound like the call, else None."""
+    if given is not None:
+        return given
+    from pypto.runtime.worker import ChipWorker
+
+    return ChipWorker.current(platform=options.platform, device_id=options.device_id)
 
 
 def _result(full: list[Any], returned: list[int]) -> Any:
@@ -292,6 +486,12 @@ def _result(full: list[Any], returned: list[int]) -> Any:
         return None
     values = [full[i] for i in returned]
     return values[0] if len(values) == 1 else tuple(values)
+
+
+def _host_array(name: str, value: Any) -> np.ndarray:
+    from pypto.runtime.host_arrays import is_torch_tensor, torch_numpy
+
+    return torch_numpy(value) if is_torch_tensor(value) else np.asarray(value)
 
 
 def _scalar(param: ScalarParam, value: Any) -> Any:

@@ -25,8 +25,11 @@ class ArtifactError(SimulatorError):
     """The artifact tree is incomplete or its ``kernel_config.py`` is malformed."""
 
 
-class SimulatorArgumentError(SimulatorError):
-    """The arguments do not match the program: count, kind, dtype, shape or memory layout."""
+class SimulatorArgumentError(SimulatorError, TypeError):
+    """The arguments do not match the program: count, kind, dtype, shape or memory layout.
+
+    Also a ``TypeError``: the established ``CompiledProgram`` raises that for wrong arguments.
+    """
 
 
 class SimulatorBuildError(SimulatorError):

@@ -16,14 +16,19 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .arguments import BoundArguments, Param, bind_arguments
+from .arguments import BoundArguments, Param, ResidentTensor, bind_arguments
 from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
+from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
-from .errors import BOUNDS_MARKER, SimulatorBoundsError, SimulatorRunError
+from .errors import BOUNDS_MARKER, SimulatorArgumentError, SimulatorBoundsError, SimulatorRunError
 from .install import find_simulator
+from .sim_limits import check_simulable
+
+if TYPE_CHECKING:
+    from .worker import ChipWorker
 
 _SIMPLER_TIMING = 25  # simpler's default log level: a marker line per run stage
 _workers: dict[str, Any] = {}
@@ -44,6 +49,9 @@ def run_on_simulator(
     args: Sequence[object],
     params: Sequence[Param] | None = None,
     cache_dir: Path | None = None,
+    *,
+    options: CallOptions | None = None,
+    worker: ChipWorker | None = None,
 ) -> SimulatorRun:
     """Build the artifact tree in ``artifact_dir`` and run it on a2a3sim with ``args``.
 
@@ -52,6 +60,8 @@ def run_on_simulator(
     place. ``params`` (the orchestration's parameters) makes the dtypes and shapes checked too;
     without it, the arrays' own dtypes are used and a plain float is passed as FP32. Compiled objects
     are cached in ``cache_dir`` (default ``$PYPTO_CACHE_DIR`` or ``~/.cache/pypto/kernels``).
+    ``options`` are the run-time fields of a ``RunConfig``; ``worker`` a ``ChipWorker`` to run on
+    (default: the process-wide worker of the tree's runtime).
 
     A task window outside its tensor stops the run with ``SimulatorBoundsError`` (the orchestration's
     guard, docs/simulator.md#bounds), any other failure is ``SimulatorRunError``; after either, the
@@ -59,31 +69,44 @@ def run_on_simulator(
     """
     install = find_simulator()
     tree = load_artifacts(artifact_dir)
+    check_simulable(tree)
     bound = bind_arguments(tree, args, params)
     built = build_artifacts(tree, install, KernelCache(cache_dir))
     start = time.perf_counter()
-    _run(built, bound)
+    _run(built, bound, options, worker)
     seconds = time.perf_counter() - start
     for tensor in bound.tensors:
         tensor.write_back()
     return SimulatorRun(builds=built.records, run_seconds=seconds)
 
 
-def _run(built: BuiltProgram, bound: BoundArguments) -> None:
-    from simpler.task_interface import CallConfig, DataType, TaskArgs, TensorArgType
+def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None, chip: ChipWorker | None) -> None:
+    from simpler.task_interface import DataType, TaskArgs, TensorArgType
 
-    worker = _worker(built.tree.runtime)
-    handle = _handle(worker, built)
+    if chip is None:
+        worker = _worker(built.tree.runtime)
+        handle = _handle(worker, built, _handles)
+    else:
+        worker, handle = chip.bind(built)
     tags = {"IN": TensorArgType.INPUT, "OUT": TensorArgType.OUTPUT_EXISTING, "INOUT": TensorArgType.INOUT}
     task_args = TaskArgs()
     for tensor in bound.tensors:
         dtype = int(getattr(DataType, tensor.simpler_dtype).value)
-        ref = worker.make_tensor_arg(tensor.staged, shapes=tuple(tensor.staged.shape), dtype=dtype)
+        if isinstance(tensor, ResidentTensor):
+            if chip is None or not chip.owns(tensor.device):
+                raise SimulatorArgumentError(
+                    f"{tensor.name} is a DeviceTensor that is not live memory of the ChipWorker running this call",
+                    "pass device tensors only to the worker that allocated them (worker.run or inside `with worker:`)",
+                )
+            ref = tensor.device.buffer.tensor(tensor.device.shape, dtype)
+        else:
+            # The bytes as unsigned ints: the buffer protocol refuses ml_dtypes types such as bfloat16.
+            raw = tensor.staged.view(f"u{tensor.staged.itemsize}")
+            ref = worker.make_tensor_arg(raw, shapes=tuple(tensor.staged.shape), dtype=dtype)
         task_args.add_tensor(ref, tags[tensor.direction.value])
     for word in bound.scalars:
         task_args.add_scalar(word)
-    config = CallConfig()
-    config.aicpu_thread_num = built.tree.aicpu_thread_num
+    config = call_config(options, built.tree.root / DFX_DIR, built.tree.aicpu_thread_num)
     failure: Exception | None = None
     with _stderr_captured() as log:
         try:
@@ -94,7 +117,8 @@ def _run(built: BuiltProgram, bound: BoundArguments) -> None:
     if failure is None:
         sys.stderr.write(text)
         return
-    _discard_worker(built.tree.runtime)
+    if chip is None:
+        _discard_worker(built.tree.runtime)
     guard = _bounds_failure(text)
     if guard is not None:
         raise SimulatorBoundsError(
@@ -166,29 +190,32 @@ def _worker(runtime: str) -> Any:
     return worker
 
 
-def _handle(worker: Any, built: BuiltProgram) -> Any:
-    key = (built.tree.runtime, built.digest)
-    handle = _handles.get(key)
-    if handle is None:
-        from simpler.task_interface import ChipCallable, CoreCallable
+def chip_callable(built: BuiltProgram) -> Any:
+    """simpler's ``ChipCallable`` of ``built``: the orchestration binary with its kernels by ``func_id``."""
+    from simpler.task_interface import ChipCallable, CoreCallable
 
-        orch = built.tree.orchestration
-        chip = ChipCallable.build(
-            signature=[_direction(_staged(d).value) for d in orch.signature],
-            func_name=orch.function_name,
-            binary=built.orchestration,
-            children=[
-                (
-                    kernel.func_id,
-                    CoreCallable.build(signature=[_direction(d.value) for d in kernel.signature], binary=binary),
-                )
-                for kernel, binary in built.kernels
-            ],
-            config_name="",
-        )
+    orch = built.tree.orchestration
+    return ChipCallable.build(
+        signature=_signature([_staged(d) for d in orch.signature]),
+        func_name=orch.function_name,
+        binary=built.orchestration,
+        children=[
+            (kernel.func_id, CoreCallable.build(signature=_signature(kernel.signature), binary=binary))
+            for kernel, binary in built.kernels
+        ],
+        config_name="",
+    )
+
+
+def _handle(worker: Any, built: BuiltProgram, handles: dict[tuple[str, str], Any]) -> Any:
+    """``built`` registered with ``worker`` (once: ``handles`` remembers it by runtime and binary digest)."""
+    key = (built.tree.runtime, built.digest)
+    handle = handles.get(key)
+    if handle is None:
+        chip = chip_callable(built)
         handle = worker.register(chip)
         _callables.append(chip)
-        _handles[key] = handle
+        handles[key] = handle
     return handle
 
 
@@ -199,6 +226,10 @@ def _staged(direction: Direction) -> Direction:
     write would come back as garbage; staged in, they keep the caller's values, as in the interpreter.
     """
     return Direction.INOUT if direction is Direction.OUT else direction
+
+
+def _signature(directions: Sequence[Direction]) -> list[Any]:
+    return [_direction(d.value) for d in directions]
 
 
 def _direction(name: str) -> Any:
