@@ -103,7 +103,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _progress("running the reference interpreter ...")
     compiled.interpret(*ref_args)
     known = {p.name_hint: x for p, x in zip(entry.params, inputs) if isinstance(x, int) and not isinstance(x, bool)}
-    tolerances = output_tolerances(compiled.source, entry, {**known, **dynamic_dims(entry, inputs)})
+    tolerances = output_tolerances(compiled.program, entry, {**known, **dynamic_dims(entry, inputs)})
     status = 0
     for param, direction, got, want in zip(entry.params, entry.param_directions, sim_args, ref_args):
         if direction.name == "In" or not isinstance(got, np.ndarray):

@@ -37,11 +37,12 @@ from pypto.ir.memref import MemRef
 from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
-from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_tensor, scalar_word
+from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_device_tensor, check_tensor, scalar_word
 from pypto.runtime.binding import positional
 from pypto.runtime.bounds import check_windows
 from pypto.runtime.config import PLATFORMS as RUN_PLATFORMS
 from pypto.runtime.config import RunConfig, require_runnable
+from pypto.runtime.device_tensor import DeviceTensor
 from pypto.runtime.errors import SimulatorArgumentError, SimulatorError
 
 if TYPE_CHECKING:
@@ -171,7 +172,10 @@ class CompiledProgram:
         values: dict[E.Var, Any] = {}
         for p, param, d, arg in zip(entry.params, params, entry.param_directions, args):
             if isinstance(param, TensorParam):
-                check_tensor(param, arg, d != ParamDirection.In)
+                if isinstance(arg, DeviceTensor):
+                    check_device_tensor(param, arg)
+                else:
+                    check_tensor(param, arg, d != ParamDirection.In)
                 values.update((dim, n) for dim, n in zip(p.type.shape, param.shape) if isinstance(dim, E.Var))
             else:
                 values[p] = _scalar(param, arg)

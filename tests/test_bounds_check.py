@@ -43,8 +43,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> CompiledProgram:
 
 
 def check(compiled: CompiledProgram, n: int, limit: int) -> None:
-    main = compiled.program.get_function("main")
-    check_windows(compiled.program, main, {main.params[1]: n, main.params[2]: limit})
+    main = compiled.final_program.get_function("main")
+    check_windows(compiled.final_program, main, {main.params[1]: n, main.params[2]: limit})
 
 
 def test_the_first_window_outside_is_the_error(compiled: CompiledProgram) -> None:
@@ -65,6 +65,6 @@ def test_a_walk_too_long_is_left_to_the_guard(compiled: CompiledProgram) -> None
 def test_dynamic_dimensions_come_from_the_arrays() -> None:
     path = Path(__file__).resolve().parents[1] / "examples" / "tensor_dyn_rows.py"
     compiled = ir.compile(pl.loads_program(str(path)), output_dir=None)
-    main = compiled.program.get_function("main")
+    main = compiled.final_program.get_function("main")
     n = main.params[0].type.shape[0]
-    check_windows(compiled.program, main, {n: 40})
+    check_windows(compiled.final_program, main, {n: 40})

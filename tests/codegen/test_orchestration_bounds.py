@@ -167,7 +167,7 @@ def test_spmd_blocks_are_bounded_by_the_launch(tmp_path: Path) -> None:
 def test_every_example_kernel_window_is_bounded() -> None:
     for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py")):
         compiled = ir.compile(pl.loads_program(str(path)), output_dir=None)
-        for f in compiled.program.functions.values():
+        for f in compiled.final_program.functions.values():
             if f.func_type in (FunctionType.AIV, FunctionType.AIC):
                 assert all(w.bounded for w in kernel_windows(f)), (path.name, f.name)
 

@@ -93,7 +93,7 @@ def test_a_window_past_the_end_is_an_error_before_anything_runs(loop: CompiledPr
 def test_the_orchestration_guard_stops_the_run_and_the_next_one_runs(loop: CompiledProgram, kernel_cache: Path) -> None:
     x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
     out = np.full((64, 64), 7.0, dtype=np.float32)
-    params = parameters(loop.program.get_function("main"))
+    params = parameters(loop.final_program.get_function("main"))
     with pytest.raises(SimulatorBoundsError) as caught:  # straight to the simulator: no check before the run
         run_on_simulator(loop.output_dir, [x, 10, 0, out], params, cache_dir=kernel_cache)
     assert caught.value.message == "task 'block_copy' (loop.py:27) reads x[64:80, 0:64] outside its shape [64, 64]"

@@ -87,7 +87,7 @@ def test_example_on_the_simulator_equals_the_interpreter(name: str, dims: dict[s
     got_all = got if isinstance(got, tuple) else (got,)
     want_all = want if isinstance(want, tuple) else (want,)
     errors = []
-    tolerances = output_tolerances(compiled.source, entry, dims)
+    tolerances = output_tolerances(compiled.program, entry, dims)
     for param, g, w in zip(outs, got_all, want_all):
         rtol, atol = tolerances[param.name_hint]
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{name}: output {param.name_hint}")

@@ -49,7 +49,7 @@ def run_and_compare(seed: int, output_dir: Path, kernel_cache: Path) -> float:
     got_all = got if isinstance(got, tuple) else (got,)
     want_all = want if isinstance(want, tuple) else (want,)
     worst = 0.0
-    tolerances = output_tolerances(compiled.source, entry)
+    tolerances = output_tolerances(compiled.program, entry)
     for param, g, w in zip(outs, got_all, want_all, strict=True):
         rtol, atol = tolerances[param.name_hint]
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"seed {seed}: output {param.name_hint}")

@@ -38,6 +38,6 @@ def test_rank_3_elementwise_chain_on_the_simulator_equals_the_interpreter(tmp_pa
     x, y = (rng.standard_normal((2, 16, 64)).astype(np.float32) for _ in range(2))
     got = compiled.run(x, y, cache_dir=kernel_cache)
     want = compiled.interpret(x, y)
-    rtol, atol = output_tolerances(compiled.source, compiled.entry_function())["out"]
+    rtol, atol = output_tolerances(compiled.program, compiled.entry_function())["out"]
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
     np.testing.assert_allclose(got, np.exp(x) * 2.0 + y, rtol=1e-5, atol=1e-5)

@@ -39,6 +39,6 @@ def test_transpose_and_concat_on_the_simulator_equal_the_interpreter(tmp_path: P
     y = rng.standard_normal((64, 16)).astype(np.float32)
     got = compiled.run(x, y, cache_dir=kernel_cache)
     want = compiled.interpret(x, y)
-    rtol, atol = output_tolerances(compiled.source, compiled.entry_function())["out"]
+    rtol, atol = output_tolerances(compiled.program, compiled.entry_function())["out"]
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
     np.testing.assert_allclose(got, np.concatenate([np.exp(x.T), y], axis=1), rtol=1e-5, atol=1e-5)
