@@ -40,6 +40,31 @@ INCORE = {
                     out[:] = y
                 return out
     """,
+    "bare_store_in_two_scopes": f"""
+        @pl.program
+        class ShiftScaled:
+            @pl.function
+            def main(self, x: {_T}, tmp: pl.Out[{_T}], y: pl.Out[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(x, [0, 0], [64, 64])
+                    pl.store(pl.mul(t, 3.0), [0, 0], tmp)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    u = pl.load(tmp, [0, 0], [64, 64])
+                    pl.store(pl.add(u, 1.0), [0, 0], y)
+                return y
+    """,
+    "bare_store_read_back": f"""
+        @pl.program
+        class StoreReadBack:
+            @pl.function
+            def main(self, x: {_T}, acc: pl.InOut[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    a = pl.load(acc, [0, 0], [64, 64])
+                    t = pl.load(x, [0, 0], [64, 64])
+                    pl.store(pl.add(a, t), [0, 0], acc)
+                    s = pl.store(pl.add(a, a), [0, 0], acc)
+                return acc
+    """,
     "reads_and_writes_captured_tensor": f"""
         @pl.program
         class ReadsAndWrites:
