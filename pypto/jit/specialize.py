@@ -285,7 +285,7 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Call(self, node: ast.Call) -> Any:
-        helper = self.spec.helpers.get(id(node))
+        helper = self.spec.helpers.get(_site(node))
         node = self.generic_visit(node)  # type: ignore[assignment]
         if helper is None:
             return node
@@ -311,13 +311,17 @@ class _FunctionSpec:
     jf: JITFunction
     binding: Binding
     src: SourceFile
-    helpers: dict[int, JITFunction]  # id of a call node -> the helper it calls
+    helpers: dict[tuple[int, int], JITFunction]  # a call's (line, column) -> the helper it calls
     assigned: set[str]
 
     def fail(self, message: str, node: ast.AST) -> ParserError:
         from pypto.language.parser.diagnostics import ParserTypeError
 
         return ParserTypeError(f"@pl.jit function '{self.jf.__name__}': {message}", self.src.span(node))
+
+
+def _site(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset  # type: ignore[attr-defined]
 
 
 def _assigned_names(node: ast.FunctionDef) -> set[str]:
@@ -340,7 +344,7 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
         sources[src.filename] = src
         spec = _FunctionSpec(jf, bindings[id(jf)], src, {}, _assigned_names(node))
         for call, helper in called_helpers(jf):
-            spec.helpers[id(call)] = helper
+            spec.helpers[_site(call)] = helper
             if id(helper) not in bindings:
                 bindings[id(helper)] = _call_site_binding(spec, call, helper)
                 dyns[id(helper)] = {**dynamic_dims(helper), **_inherited_dims(spec, call, helper, dyns[id(jf)])}
@@ -366,7 +370,7 @@ def _call_site_binding(caller: _FunctionSpec, call: ast.Call, helper: JITFunctio
     pairs = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg is not None]
     out = Binding()
     for name, arg in pairs:
-        if isinstance(arg, ast.Name) and arg.id in caller.binding.tensors and arg.id not in caller.assigned:
+        if isinstance(arg, ast.Name) and arg.id in caller.binding.tensors:  # a tensor rebound keeps its buffer
             out.tensors[name] = caller.binding.tensors[arg.id]
         elif isinstance(arg, ast.Name) and arg.id in caller.binding.scalars and arg.id not in caller.assigned:
             out.scalars[name] = caller.binding.scalars[arg.id]
@@ -415,7 +419,7 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
             raise ValueError(f"@pl.jit: missing inferred tensor metadata for parameter '{arg.arg}' of "
                              f"'{spec.jf.__name__}' ({spec.src.filename}:{arg.lineno})")
     if new.returns is None:
-        new.returns = _return_annotation(new, overlay)
+        new.returns = _return_annotation(new, overlay, env)
     rewriter = _Rewriter(spec)
     new.body = [s for stmt in new.body for s in _as_list(rewriter.visit(stmt))]
     return new, overlay
@@ -435,16 +439,21 @@ def _layout(annotation: ast.expr | None, env: Env) -> Any:
     return None
 
 
-def _return_annotation(node: ast.FunctionDef, overlay: dict[str, Any]) -> ast.expr | None:
-    """``return a`` of a specialised parameter: its type; ``return a, b``: the tuple of them."""
+def _return_annotation(node: ast.FunctionDef, overlay: dict[str, Any], env: Env) -> ast.expr | None:
+    """``return a`` of a tensor parameter: its type; ``return a, b``: the tuple of them."""
     last = node.body[-1] if node.body else None
     if not isinstance(last, ast.Return) or last.value is None:
         return None
+    declared: dict[str, ast.expr] = {}
+    for arg in node.args.args:
+        ann = arg.annotation
+        ann = ann.slice if _direction_head(ann, env) is not None else ann  # type: ignore[union-attr]
+        if f"__jit_t_{arg.arg}" in overlay or (_is_tensor_annotation(ann, env) and _annotation_dims(ann) is not None):
+            declared[arg.arg] = ann  # type: ignore[assignment]
     values = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]
-    names = [f"__jit_t_{v.id}" if isinstance(v, ast.Name) else "" for v in values]
-    if not all(n in overlay for n in names):
+    if not all(isinstance(v, ast.Name) and v.id in declared for v in values):
         return None
-    items = [ast.Name(n, ast.Load()) for n in names]
+    items = [copy.deepcopy(declared[v.id]) for v in values]  # type: ignore[attr-defined]
     ann: ast.expr = items[0] if len(items) == 1 and not isinstance(last.value, ast.Tuple) else ast.Subscript(
         ast.Name("tuple", ast.Load()), ast.Tuple(items, ast.Load()), ast.Load())
     return ast.fix_missing_locations(ast.copy_location(ann, last))

@@ -1,0 +1,64 @@
+"""Specialisation (spec/runtime.md §1.3, §1.5, §1.6): the program a ``@pl.jit`` call compiles, printed
+(snapshots), and what it folds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jit_kernels as K
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+
+
+@pytest.fixture(autouse=True)
+def build_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
+    return tmp_path
+
+
+def f32(*shape: int) -> np.ndarray:
+    return np.zeros(shape, np.float32)
+
+
+CASES = {
+    "scaled_add": (K.scaled_add, (f32(32, 64), f32(32, 64), f32(32, 64), 3.0)),
+    "shift_scaled": (K.shift_scaled, (f32(64, 64), f32(64, 64), f32(64, 64))),
+    "dtype_and_dims": (K.dtype_and_dims, (f32(16, 32), f32(16, 32))),
+    "dyn_rows": (K.dyn_rows, (f32(48, 64), f32(48, 64))),
+    "bound_rows": (K.bound_rows, (f32(48, 64), f32(48, 64))),
+    "with_helpers": (K.with_helpers, (f32(32, 64), f32(32, 64), f32(32, 64))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_specialised_program(name: str, snapshot) -> None:
+    kernel, args = CASES[name]
+    assert kernel.compile(*args).source.as_python() == snapshot
+
+
+def test_spans_cite_the_users_file_and_line() -> None:
+    program = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), 3.0).source
+    func = program.get_function("scaled_add")
+    assert Path(func.span.filename).name == "jit_kernels.py"
+    first = ir.flatten_to_stmts(func.body)[0]
+    assert (Path(first.span.filename).name, first.span.begin_line) == ("jit_kernels.py", 14)
+
+
+def test_a_tensor_keyword_and_a_default_bind_like_python() -> None:
+    by_name = K.scaled_add.compile(f32(32, 64), f32(32, 64), c=f32(32, 64), alpha=3.0)
+    assert by_name is K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), 3.0)
+
+
+def test_signature_mode_takes_full_annotations_and_keeps_a_runtime_scalar() -> None:
+    text = K.runtime_n.compile().source.as_python()
+    assert "n: pl.Scalar[pl.FP32]" in text and "pl.tile.store(pl.tile.muls(t, n), [0, 0], c)" in text
+    lowered = K.runtime_n.lower()
+    assert isinstance(lowered, ir.Program) and lowered.get_function("runtime_n") is not None
+
+
+def test_a_bare_tensor_annotation_without_a_sample_cannot_specialise() -> None:
+    with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'c' of 'typed'"):
+        K.typed.compile()
