@@ -14,14 +14,13 @@ from typing import Any
 
 from pypto.compiled import RUNS_HERE, CompiledProgram
 from pypto.ir import DataType
-from pypto.ir.errors import PyptoError
 from pypto.language.parser.diagnostics import ParserError
 from pypto.language.parser.env import MISSING, Env
 from pypto.language.parser.functions import FunctionOptions
 from pypto.language.parser.source import SourceFile, locate_function
 from pypto.language.typing.scalar import RuntimeScalarMarker
 
-from .metadata import TensorMeta, tensor_meta
+from .metadata import tensor_meta
 from .specialize import Binding, dynamic_dims, options_for, specialise
 
 # The kinds a call of a bare name pulls into the caller's program.
@@ -164,6 +163,8 @@ class JITFunction:
             raise TypeError(f"@pl.jit function '{self.__name__}': {err}") from None
         bound.apply_defaults()
         values = dict(bound.arguments)
+        if not sample:
+            self._check_signature_mode(values)
         for name, value in values.items():
             if isinstance(value, RuntimeScalarMarker) and sample:
                 raise TypeError(f"@pl.jit function '{self.__name__}': pl.RUNTIME passed for '{name}'; it only marks "
@@ -192,6 +193,25 @@ class JITFunction:
                                 f"numpy) or an int/float/bool, got {type(value).__name__}")
         self._check_ranks(binding, node)
         return binding
+
+    def _check_signature_mode(self, values: dict[str, Any]) -> None:
+        """Without samples every tensor needs a full annotation and every scalar a value."""
+        from .specialize import _annotation_dims, _is_tensor_annotation
+
+        _, node = self.source()
+        env = self.env()
+        for arg in node.args.args:
+            if arg.arg in values:
+                continue
+            if _is_tensor_annotation(arg.annotation, env):
+                if _annotation_dims(arg.annotation) is None:
+                    raise TypeError(f"@pl.jit function '{self.__name__}': parameter '{arg.arg}' is a bare pl.Tensor "
+                                    "and cannot specialize from the signature; pass sample tensors, or annotate it "
+                                    "pl.Tensor[[...], dtype]")
+            else:
+                raise TypeError(f"@pl.jit function '{self.__name__}': scalar parameter '{arg.arg}' has no value to "
+                                "specialize from the signature; pass it by keyword, or give it a default "
+                                "(pl.RUNTIME keeps it a run-time parameter)")
 
     def _check_ranks(self, binding: Binding, node: ast.FunctionDef) -> None:
         """A tensor must fit a written annotation: same rank, static dims and dtype."""
@@ -295,4 +315,4 @@ def _declared_dtype(annotation: ast.expr | None, env: Env) -> DataType | None:
     return None
 
 
-__all__ = ["HELPER_KINDS", "JITFunction", "PyptoError", "TensorMeta"]
+__all__ = ["HELPER_KINDS", "JITFunction"]

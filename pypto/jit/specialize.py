@@ -256,7 +256,8 @@ class _Rewriter(ast.NodeTransformer):
             if self._static(param, axis):
                 self.inlined[name.id] = value  # type: ignore[attr-defined]
             else:
-                out.append(self._here(ast.Assign([ast.Name(name.id, ast.Store())], value), node))  # type: ignore[attr-defined]
+                target = ast.Name(name.id, ast.Store())  # type: ignore[attr-defined]
+                out.append(self._here(ast.Assign([target], value), node))
         return out
 
     # ---- expressions -----------------------------------------------------------------------------

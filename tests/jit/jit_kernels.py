@@ -102,3 +102,18 @@ def runtime_n(a: pl.Tensor[[32, 64], pl.FP32], c: pl.Out[pl.Tensor[[32, 64], pl.
         t = pl.load(a, [0, 0], [32, 64])
         pl.store(pl.mul(t, n), [0, 0], c)
     return c
+
+
+@pl.jit
+def orphan_call(a: pl.Tensor, b: pl.Tensor):
+    t = pl.create_tensor([32, 64], dtype=pl.FP32)
+    t = add_rows(a, b, pl.add(t, t))
+    return t
+
+
+@pl.jit
+def needs_n(a: pl.Tensor[[32, 64], pl.FP32], c: pl.Out[pl.Tensor[[32, 64], pl.FP32]], n: pl.FP32):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [32, 64])
+        pl.store(pl.mul(t, n), [0, 0], c)
+    return c

@@ -60,5 +60,14 @@ def test_signature_mode_takes_full_annotations_and_keeps_a_runtime_scalar() -> N
 
 
 def test_a_bare_tensor_annotation_without_a_sample_cannot_specialise() -> None:
-    with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'c' of 'typed'"):
+    with pytest.raises(TypeError, match="@pl.jit function 'typed': parameter 'c' is a bare pl.Tensor and cannot "
+                       "specialize from the signature"):
         K.typed.compile()
+    with pytest.raises(TypeError, match="@pl.jit function 'needs_n': scalar parameter 'n' has no value"):
+        K.needs_n.compile()
+    assert "pl.tile.muls(t, 2.0)" in K.needs_n.compile(n=2.0).source.as_python()
+
+
+def test_a_helper_tensor_the_call_site_cannot_describe_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'c' of 'add_rows'"):
+        K.orphan_call(f32(32, 64), f32(32, 64))
