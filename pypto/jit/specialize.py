@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from pypto.language.parser.program import ProgramContext
 from pypto.language.parser.source import SourceFile
 from pypto.language.typing import DynVar, InOut, Out
 
+from .aliases import Aliases
 from .metadata import TensorMeta
 
 if TYPE_CHECKING:
@@ -336,6 +338,7 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
     dyns: dict[int, dict[tuple[str, int], DynVar]] = {id(entry): dyn}
     ctx = ProgramContext(entry.__name__)
     sources: dict[str, SourceFile] = {}
+    renamed: dict[str, str] = {}  # alias -> the user's name, over all functions
     parsed: list[tuple[JITFunction, ast.FunctionDef, Env, FunctionOptions]] = []
     for jf in [entry, *reversed(helpers)]:  # callers before callees: a call site fills its callee's binding
         if id(jf) not in bindings:
@@ -349,7 +352,8 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
             if id(helper) not in bindings:
                 bindings[id(helper)] = _call_site_binding(spec, call, helper)
                 dyns[id(helper)] = {**dynamic_dims(helper), **_inherited_dims(spec, call, helper, dyns[id(jf)])}
-        new, overlay = _rewrite(spec, node, dyns[id(jf)])
+        new, overlay, original = _rewrite(spec, node, dyns[id(jf)])
+        renamed.update(original)
         env = jf.env()
         env = Env([overlay, *env.layers], is_text=False)
         parsed.append((jf, new, env, jf.options()))
@@ -362,6 +366,10 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
         src = sources.get(err.span.filename if err.span is not None else "")
         if src is not None:
             err.attach_source(src.lines)
+        if err.message is not None:
+            err.message = user_names(err.message, renamed)
+        if err.hint is not None:
+            err.hint = user_names(err.hint, renamed)
         raise
 
 
@@ -392,8 +400,8 @@ def _inherited_dims(caller: _FunctionSpec, call: ast.Call, helper: JITFunction,
 
 
 def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
-             dyn: dict[tuple[str, int], DynVar]) -> tuple[ast.FunctionDef, dict[str, Any]]:
-    """The rewritten copy of ``node`` and the environment layer its new names read."""
+             dyn: dict[tuple[str, int], DynVar]) -> tuple[ast.FunctionDef, dict[str, Any], dict[str, str]]:
+    """The rewritten copy of ``node``, the environment layer its new names read, and its aliases."""
     env = spec.jf.env()
     overlay: dict[str, Any] = {_PL: pl}
     overlay.update({name: var for name, var in _local_dynvars(node).items()})
@@ -419,11 +427,20 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
         elif _is_tensor_annotation(arg.annotation, env) and _annotation_dims(arg.annotation) is None:
             raise ValueError(f"@pl.jit: missing inferred tensor metadata for parameter '{arg.arg}' of "
                              f"'{spec.jf.__name__}' ({spec.src.filename}:{arg.lineno})")
-    if new.returns is None:
-        new.returns = _return_annotation(new, overlay, env)
     rewriter = _Rewriter(spec)
     new.body = [s for stmt in new.body for s in _as_list(rewriter.visit(stmt))]
-    return new, overlay
+    aliases = Aliases(new)
+    aliases.run(new)
+    if new.returns is None:
+        new.returns = _return_annotation(new, overlay, env, aliases.original)
+    return new, overlay, aliases.original
+
+
+def user_names(message: str, renamed: dict[str, str]) -> str:
+    """``message`` with each alias (whole words, longest first) replaced by the user's name."""
+    for alias in sorted(renamed, key=len, reverse=True):
+        message = re.sub(rf"\b{re.escape(alias)}\b", renamed[alias], message)
+    return message
 
 
 def _layout(annotation: ast.expr | None, env: Env) -> Any:
@@ -440,8 +457,10 @@ def _layout(annotation: ast.expr | None, env: Env) -> Any:
     return None
 
 
-def _return_annotation(node: ast.FunctionDef, overlay: dict[str, Any], env: Env) -> ast.expr | None:
-    """``return a`` of a tensor parameter: its type; ``return a, b``: the tuple of them."""
+def _return_annotation(node: ast.FunctionDef, overlay: dict[str, Any], env: Env,
+                       original: dict[str, str]) -> ast.expr | None:
+    """``return a`` of a tensor parameter (or an alias of one): its type; ``return a, b``: the tuple
+    of them; another returned value: the first ``Out`` parameter's type."""
     last = node.body[-1] if node.body else None
     if not isinstance(last, ast.Return) or last.value is None:
         return None
@@ -452,9 +471,13 @@ def _return_annotation(node: ast.FunctionDef, overlay: dict[str, Any], env: Env)
         if f"__jit_t_{arg.arg}" in overlay or (_is_tensor_annotation(ann, env) and _annotation_dims(ann) is not None):
             declared[arg.arg] = ann  # type: ignore[assignment]
     values = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]
-    if not all(isinstance(v, ast.Name) and v.id in declared for v in values):
-        return None
-    items = [copy.deepcopy(declared[v.id]) for v in values]  # type: ignore[attr-defined]
+    names = [original.get(v.id, v.id) if isinstance(v, ast.Name) else "" for v in values]
+    if not all(n in declared for n in names):
+        outs = [a.arg for a in node.args.args if _direction_head(a.annotation, env) is not None and a.arg in declared]
+        if len(values) != 1 or not outs or isinstance(last.value, ast.Call):
+            return None
+        names = outs[:1]
+    items = [copy.deepcopy(declared[n]) for n in names]
     ann: ast.expr = items[0] if len(items) == 1 and not isinstance(last.value, ast.Tuple) else ast.Subscript(
         ast.Name("tuple", ast.Load()), ast.Tuple(items, ast.Load()), ast.Load())
     return ast.fix_missing_locations(ast.copy_location(ann, last))

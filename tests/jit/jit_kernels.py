@@ -117,3 +117,24 @@ def needs_n(a: pl.Tensor[[32, 64], pl.FP32], c: pl.Out[pl.Tensor[[32, 64], pl.FP
         t = pl.load(a, [0, 0], [32, 64])
         pl.store(pl.mul(t, n), [0, 0], c)
     return c
+
+
+@pl.jit
+def recast(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        x = pl.load(a, [0, 0], [32, 64])
+        x = pl.cast(x, pl.FP16)
+        x = pl.add(x, x)
+        pl.store(x, [0, 0], c)
+    return c
+
+
+@pl.jit
+def recast_wrong(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        x = pl.load(a, [0, 0], [32, 64])
+        x = pl.cast(x, pl.FP16)
+        for i in pl.range(2):
+            x = pl.cast(x, pl.FP32)
+        pl.store(x, [0, 0], c)
+    return c

@@ -85,3 +85,10 @@ def test_a_platform_that_cannot_run_here_is_refused_before_compiling(platform: s
     with pytest.raises(SimulatorError, match=f"platform '{platform}' cannot run here; a2a3sim is the platform"):
         K.scaled_add(f32(32, 64), f32(32, 64), f32(32, 64), 1.0, config=config)
     assert not any(build_dir.iterdir())
+
+
+def test_an_error_about_an_alias_names_the_users_variable() -> None:
+    with pytest.raises(ParserError) as err:
+        K.recast_wrong(f32(32, 64), np.zeros((32, 64), np.float16))
+    assert str(err.value).startswith("ParserTypeError: Cannot reassign 'x' with a different type")
+    assert err.value.span.begin_line == K.recast_wrong.func.__code__.co_firstlineno + 6

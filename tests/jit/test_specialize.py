@@ -30,6 +30,7 @@ CASES = {
     "dyn_rows": (K.dyn_rows, (f32(48, 64), f32(48, 64))),
     "bound_rows": (K.bound_rows, (f32(48, 64), f32(48, 64))),
     "with_helpers": (K.with_helpers, (f32(32, 64), f32(32, 64), f32(32, 64))),
+    "recast": (K.recast, (f32(32, 64), np.zeros((32, 64), np.float16))),
 }
 
 
