@@ -8,6 +8,7 @@ from pathlib import Path
 import jit_kernels as K
 import numpy as np
 import pytest
+import torch
 
 import pypto.language as pl
 from pypto.language.parser.diagnostics import ParserError
@@ -50,6 +51,11 @@ def f32(*shape: int) -> np.ndarray:
          "shape [32, 64, 1]"),
         (lambda: K.typed(np.zeros((32, 64), np.float16), f32(32, 64)),
          f"@pl.jit function 'typed': parameter 'a' ({TYPED}) is declared FP32, got a FP16 tensor"),
+        (lambda: K.scaled_add(torch.zeros(32, 64, dtype=torch.float64), f32(32, 64), f32(32, 64), 1.0),
+         "@pl.jit function 'scaled_add': Unsupported torch dtype torch.float64 for parameter 'a'"),
+        (lambda: K.scaled_add(torch.zeros(32, 64, device="meta"), f32(32, 64), f32(32, 64), 1.0),
+         "@pl.jit function 'scaled_add': parameter 'a': the tensor is on meta; pypto runs on the a2a3sim simulator "
+         "and takes CPU tensors (move it with .cpu())"),
         (lambda: K.add_rows(f32(32, 64), f32(32, 64), f32(32, 64)),
          "@pl.jit.incore function 'add_rows' is a helper: call it from a @pl.jit function"),
     ],

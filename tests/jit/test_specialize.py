@@ -72,3 +72,16 @@ def test_a_bare_tensor_annotation_without_a_sample_cannot_specialise() -> None:
 def test_a_helper_tensor_the_call_site_cannot_describe_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'c' of 'add_rows'"):
         K.orphan_call(f32(32, 64), f32(32, 64))
+
+
+def test_torch_dtypes_map_to_dsl_dtypes_and_bfloat16_specialises() -> None:
+    import torch as t
+
+    text = K.recast.compile(t.zeros(32, 64, dtype=t.bfloat16), t.zeros(32, 64, dtype=t.float16)).source.as_python()
+    assert "a: pl.Tensor[[32, 64], pl.BF16], c: pl.Out[pl.Tensor[[32, 64], pl.FP16]]" in text
+
+
+def test_a_closure_constant_folds_and_each_closure_compiles_its_own() -> None:
+    half, third = K.scaler(0.5), K.scaler(3.0)
+    assert "pl.tile.muls(t, 0.5)" in half.compile(f32(32, 64), f32(32, 64)).source.as_python()
+    assert "pl.tile.muls(t, 3.0)" in third.compile(f32(32, 64), f32(32, 64)).source.as_python()
