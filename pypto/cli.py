@@ -56,7 +56,7 @@ def _compile(args: argparse.Namespace):
 
 
 def _summary(compiled, seconds: float) -> list[str]:
-    lines = [f"compiled {compiled.source.name} in {seconds:.2f}s -> {compiled.output_dir}"]
+    lines = [f"compiled {compiled.program.name} in {seconds:.2f}s -> {compiled.output_dir}"]
     kinds = compiled.functions_by_kind()
     lines.append("  functions: " + "; ".join(f"{kind} {', '.join(names)}" for kind, names in kinds.items()))
     tasks = compiled.tasks()

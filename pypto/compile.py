@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from pypto.backend import BackendType, Platform, platform_for
+from pypto.compile_options import MemoryPlanner
+from pypto.compile_options import memory_planner as check_memory_planner
 from pypto.compiled import RUN_PLATFORMS, CompiledProgram
 from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
@@ -83,6 +85,7 @@ def compile(
     platform: str | None = None,
     *,
     verify: VerifyLevel | bool | str | None = None,
+    memory_planner: MemoryPlanner | str | None = None,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -94,12 +97,15 @@ def compile(
     ``verify``): the boundary checks, True/"strict", "basic", "roundtrip" or False/"none" (default
     ``PYPTO_VERIFY_LEVEL``, else strict). ``platform``: where calling the result runs the program,
     ``"a2a3sim"`` (default for Ascend910B) or ``"a2a3"``, ``"a5sim"``, ``"a5"`` (default for
-    Ascend950); only a2a3sim runs here. ``output_dir`` None writes into a fresh temporary folder; an
-    existing folder must be empty or hold an earlier compile's tree, whose files are replaced.
+    Ascend950); only a2a3sim runs here. ``memory_planner``: None or ``MemoryPlanner.PYPTO`` (pypto's
+    own passes); ``DSA_RP``/``PTOAS`` (planning by ptoas) raise :class:`UnsupportedOptionError`.
+    ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
+    hold an earlier compile's tree, whose files are replaced.
     """
     if verify is not None and verification_level is not None and verify != verification_level:
         raise PyptoError("compile(): verification_level and its alias verify disagree; pass one of them")
     level = verification_level if verification_level is not None else verify
+    check_memory_planner(memory_planner)
     chip = platform_for(BackendType(backend_type))
     run_platform = _run_platform(platform, chip)
     try:
@@ -126,8 +132,8 @@ def compile(
             destination.rmdir()  # the empty temporary folder made above; the failed tree is beside it
         raise
     return CompiledProgram(
-        program=final,
-        source=program,
+        program=program,
+        final_program=final,
         output_dir=destination,
         backend_type=chip.backend_type,
         platform=run_platform,

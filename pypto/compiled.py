@@ -14,6 +14,7 @@ and a failed run leaves the caller's arrays as they were.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,10 +34,10 @@ from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_tensor, scalar_word
+from pypto.runtime.binding import positional
+from pypto.runtime.config import PLATFORMS as RUN_PLATFORMS
+from pypto.runtime.config import RunConfig, require_runnable
 from pypto.runtime.errors import SimulatorArgumentError, SimulatorError
-
-RUN_PLATFORMS = ("a2a3sim", "a2a3", "a5sim", "a5")
-RUNS_HERE = "a2a3sim"
 KERNEL_KINDS = frozenset({FunctionType.AIC, FunctionType.AIV, FunctionType.InCore, FunctionType.Group})
 
 
@@ -48,18 +49,20 @@ class TaskCount:
     per_run: int | None
 
 
-@dataclass
+@dataclass(eq=False)
 class CompiledProgram:
-    """A compiled program: the final IR, the input program, and the artifact tree in ``output_dir``.
+    """A compiled program: the input ``program``, the ``final_program`` after the passes, and the
+    artifact tree in ``output_dir``.
 
     ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
     ``final_dialect`` the dialect the pipeline ended in, ``generated`` whether it reached ``runtime``
     so that the code generators ran, ``platform`` where a call runs.
     ``last_run`` holds the build and run times of the latest simulator call.
+    As a path (``os.fspath``, ``str``, equality and hash) it is its ``output_dir``.
     """
 
     program: Program
-    source: Program
+    final_program: Program
     output_dir: Path
     backend_type: BackendType
     platform: str
@@ -69,35 +72,81 @@ class CompiledProgram:
     skip_ptoas: bool = False
     last_run: Any = field(default=None, compare=False)
 
+    @property
+    def source(self) -> Program:
+        """Deprecated alias of :attr:`program` (the input program)."""
+        warnings.warn("CompiledProgram.source is deprecated; use .program", DeprecationWarning, stacklevel=2)
+        return self.program
+
+    # ----- the artifact folder --------------------------------------------------------------------
+
+    def __fspath__(self) -> str:
+        return str(self.output_dir)
+
+    def __str__(self) -> str:
+        return str(self.output_dir)
+
+    def __repr__(self) -> str:
+        return f"CompiledProgram({self.output_dir})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CompiledProgram):
+            return self.output_dir == other.output_dir
+        if isinstance(other, str | Path):
+            return self.output_dir == Path(other).resolve()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.output_dir)
+
     # ----- calling --------------------------------------------------------------------------------
 
-    def __call__(self, *args: Any) -> Any:
-        """Run on the simulator; see the module docstring for the two call forms."""
-        return self.run(*args)
+    def __call__(self, *args: Any, config: RunConfig | None = None, **kwargs: Any) -> Any:
+        """Run on the simulator; see the module docstring for the two call forms.
 
-    def run(self, *args: Any, cache_dir: Path | None = None) -> Any:
-        """``__call__`` with a choice of kernel cache folder (default ``$PYPTO_CACHE_DIR``)."""
+        Arguments may also be given by parameter name. ``config`` (a ``pypto.runtime.RunConfig``):
+        its platform replaces the compiled one (only a2a3sim runs), plus ``aicpu_thread_num`` and
+        the DFX flags.
+        """
+        return self.run(*args, config=config, **kwargs)
+
+    def run(
+        self,
+        *args: Any,
+        cache_dir: Path | None = None,
+        config: RunConfig | None = None,
+        worker: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """``__call__`` with a choice of kernel cache folder (default ``$PYPTO_CACHE_DIR``) and of
+        ``ChipWorker`` (default: the active one of ``with worker:``, else the process-wide worker)."""
+        from pypto.runtime.call_options import call_options
         from pypto.runtime.simulator import run_on_simulator
 
-        self._check_runnable()
+        options = call_options(config, self.platform, rings=worker is not None)
+        self._check_runnable(options.platform)
         entry = self._orchestration()
+        args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
-        self.last_run = run_on_simulator(self.output_dir, full, params, cache_dir=cache_dir)
+        self.last_run = run_on_simulator(
+            self.output_dir, full, params, cache_dir=cache_dir, options=options, worker=_worker(worker, options)
+        )
         return _result(full, returned)
 
-    def interpret(self, *args: Any) -> Any:
+    def interpret(self, *args: Any, **kwargs: Any) -> Any:
         """Run the input program on the reference interpreter, with the call forms and checks of ``__call__``."""
         from pypto import interp
 
         entry = self.entry_function()
+        args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
         inputs = [
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
         ]
-        result = interp.run(self.source, *inputs, entry=entry.name)
+        result = interp.run(self.program, *inputs, entry=entry.name)
         for p, array in zip(params, inputs):
             if p.name in result.outputs:
                 np.copyto(array, result.outputs[p.name])
@@ -105,12 +154,8 @@ class CompiledProgram:
             return result.value if len(result.returns) == 1 else result.returns
         return _result(full, returned)
 
-    def _check_runnable(self) -> None:
-        if self.platform != RUNS_HERE:
-            raise SimulatorError(
-                f"the program was compiled for platform {self.platform!r}; only {RUNS_HERE} runs here",
-                f"compile with platform={RUNS_HERE!r} (backend_type=BackendType.Ascend910B) to run it",
-            )
+    def _check_runnable(self, platform: str) -> None:
+        require_runnable(platform)
         if not self.generated:
             raise SimulatorError(
                 f"the pipeline ended in dialect '{self.final_dialect}', so no code was generated",
@@ -124,40 +169,89 @@ class CompiledProgram:
         self._orchestration()
 
     def _orchestration(self) -> Function:
-        found = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+        found = [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(found) != 1:
             what = "no orchestration function" if not found else f"{len(found)} orchestration functions"
             raise SimulatorError(
-                f"program '{self.program.name}' has {what}; the simulator runs exactly one",
+                f"program '{self.final_program.name}' has {what}; the simulator runs exactly one",
                 "mark the function that calls the kernels @pl.function(type=pl.FunctionType.Orchestration)",
             )
         return found[0]
 
     def entry_function(self) -> Function:
         """The function a call runs: the input program's orchestration function, else the interpreter's entry."""
-        orchestration = [f for f in self.source.functions.values() if f.func_type == FunctionType.Orchestration]
+        orchestration = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(orchestration) == 1:
             return orchestration[0]
         from pypto.interp.run import _entry
 
-        return _entry(self.source, None)
+        return _entry(self.program, None)
 
     # ----- what was compiled ----------------------------------------------------------------------
+
+    @property
+    def param_names(self) -> list[str]:
+        """The orchestration's parameter names, in call order."""
+        return [p.name_hint for p in self.entry_function().params]
+
+    @property
+    def output_indices(self) -> list[int]:
+        """Positions of the pure ``Out`` parameters (left out of the return call form)."""
+        entry = self.entry_function()
+        return [i for i, d in enumerate(entry.param_directions) if d == ParamDirection.Out]
+
+    @property
+    def has_return(self) -> bool:
+        """Whether the orchestration returns values."""
+        return bool(self.entry_function().return_types)
+
+    @property
+    def orchestration_names(self) -> list[str]:
+        """The names of the orchestration functions (a call runs the only one)."""
+        return [f.name for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+
+    @property
+    def runtime_config(self) -> dict[str, Any]:
+        """``RUNTIME_CONFIG`` of the generated ``kernel_config.py``."""
+        from pypto.runtime.artifacts import load_artifacts
+
+        self._check_runnable(self.platform)
+        tree = load_artifacts(self.output_dir)
+        return {"runtime": tree.runtime, "aicpu_thread_num": tree.aicpu_thread_num}
+
+    @property
+    def runtime_name(self) -> str:
+        """The PTO2 runtime the program runs on."""
+        return str(self.runtime_config["runtime"])
+
+    def load(self, *, cache_dir: Path | None = None, worker: Any = None) -> None:
+        """Build the kernels and orchestration now (from the kernel cache when it has them); with a
+        ``ChipWorker``, also register the program with it."""
+        from pypto.runtime.build import build_artifacts
+        from pypto.runtime.cache import KernelCache
+        from pypto.runtime.install import find_simulator
+        from pypto.runtime.artifacts import load_artifacts
+
+        self._check_runnable(self.platform)
+        built = build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
+        if worker is not None:
+            worker.bind(built)
 
     def functions_by_kind(self) -> dict[str, list[str]]:
         """Function names of the final program by function kind (``AIV``, ``Orchestration``, ...)."""
         kinds: dict[str, list[str]] = {}
-        for f in self.program.functions.values():
+        for f in self.final_program.functions.values():
             kinds.setdefault(f.func_type.name, []).append(f.name)
         return kinds
 
     def tasks(self) -> TaskCount:
         """Kernel calls in the orchestration function(s); a Spmd launch is one task."""
-        kernels = {f.name for f in self.program.functions.values() if f.func_type in KERNEL_KINDS | {FunctionType.Spmd}}
+        launched = KERNEL_KINDS | {FunctionType.Spmd}
+        kernels = {f.name for f in self.final_program.functions.values() if f.func_type in launched}
         sites, per_run = 0, 0
         known = True
         stack: list[tuple[Any, int | None]] = [
-            (f.body, 1) for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration
+            (f.body, 1) for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration
         ]
         while stack:
             node, times = stack.pop()
@@ -185,7 +279,7 @@ class CompiledProgram:
         Empty when the program has no planned tiles (the pipeline ended before memory planning).
         """
         peak: Counter[MemorySpace] = Counter()
-        for f in self.program.functions.values():
+        for f in self.final_program.functions.values():
             if f.func_type not in KERNEL_KINDS:
                 continue
             for space, end in _tile_extents(f):
@@ -269,9 +363,18 @@ def _like(example: Any, array: np.ndarray) -> Any:
     """``array`` as a torch tensor when the caller passed torch tensors (sharing memory), else as is."""
     if example is None:
         return array
-    import torch
+    from pypto.runtime.host_arrays import torch_from_numpy
 
-    return torch.from_numpy(array)
+    return torch_from_numpy(array)
+
+
+def _worker(given: Any, options: Any) -> Any:
+    """The ``ChipWorker`` a call runs on: the one given, else the active one bound like the call, else None."""
+    if given is not None:
+        return given
+    from pypto.runtime.worker import ChipWorker
+
+    return ChipWorker.current(platform=options.platform, device_id=options.device_id)
 
 
 def _result(full: list[Any], returned: list[int]) -> Any:

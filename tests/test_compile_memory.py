@@ -38,9 +38,9 @@ def test_earlier_compiled_programs_are_freed(tmp_path: Path) -> None:
         compiled = ir.compile(pl.parse(text), tmp_path / str(i), dump_passes=False)
         # The tile dims too: a table of tile views keyed by dims once held them, and the
         # survivors pinned the memory of whole parses.
-        dims = tile_dims(compiled.program) + tile_dims(compiled.source)
+        dims = tile_dims(compiled.final_program) + tile_dims(compiled.program)
         assert dims
-        earlier += refs_of(compiled.program) + refs_of(compiled.source) + dims
+        earlier += refs_of(compiled.final_program) + refs_of(compiled.program) + dims
         del compiled, dims
     gc.collect()
     alive = [r() for r in earlier if r() is not None]

@@ -28,7 +28,7 @@ def compiled_of(program: ir.Program, **changes: object) -> CompiledProgram:
     """A CompiledProgram over ``program`` as it is (no pipeline run), with ``changes`` to its fields."""
     fields: dict = dict(
         program=program,
-        source=program,
+        final_program=program,
         output_dir=Path("/nonexistent"),
         backend_type=BackendType.Ascend910B,
         platform="a2a3sim",
@@ -134,7 +134,7 @@ def test_a_read_only_output_is_refused() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"platform": "a5sim"}, "the program was compiled for platform 'a5sim'; only a2a3sim runs here"),
+        ({"platform": "a5sim"}, "platform 'a5sim' cannot run here; only a2a3sim runs here"),
         ({"files": (), "final_dialect": "ssa", "generated": False}, "the pipeline ended in dialect 'ssa', so no code was generated"),
         ({"skip_ptoas": True}, "the program was compiled with skip_ptoas=True: it has no kernel C++ to run"),
     ],

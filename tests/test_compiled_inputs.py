@@ -23,7 +23,7 @@ _SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 
 def _compiled(name: str) -> CompiledProgram:
     program = pl.loads_program(str(EXAMPLES / f"{name}.py"))
-    return CompiledProgram(program=program, source=program, output_dir=Path("/nonexistent"),
+    return CompiledProgram(program=program, final_program=program, output_dir=Path("/nonexistent"),
                            backend_type=BackendType.Ascend910B, platform="a2a3sim", files=("kernel_config.py",),
                            final_dialect="runtime")
 

@@ -239,6 +239,10 @@ def __getattr__(name: str) -> Any:
         from pypto.compile import compile
 
         return compile
+    if name == "CompiledProgram":
+        from pypto.compiled import CompiledProgram
+
+        return CompiledProgram
     if name in _PASS_NAMES:
         from pypto.ir import pass_manager
 

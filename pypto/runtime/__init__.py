@@ -18,18 +18,41 @@ from .errors import (
     SimulatorNotInstalledError,
     SimulatorRunError,
 )
+from pypto.compile_options import MemoryPlanner, UnsupportedOptionError
+
+from .config import IgnoredOptionWarning, RunConfig
+from .device_tensor import DeviceTensor
 from .install import SimulatorInstall, find_simulator, simulator_missing_reason
+from .runner import (
+    RunResult,
+    ScalarSpec,
+    TensorSpec,
+    compile_program,
+    configure_log,
+    execute_compiled,
+    log_level,
+    run,
+)
 from .simulator import SimulatorRun, run_on_simulator
+from .worker import ChipWorker, RegistrationHandle
 
 __all__ = [
     "ArtifactError",
     "ArtifactTree",
     "BuildRecord",
+    "ChipWorker",
+    "DeviceTensor",
     "Direction",
+    "IgnoredOptionWarning",
     "KernelCache",
     "KernelEntry",
+    "MemoryPlanner",
     "OrchestrationEntry",
+    "RegistrationHandle",
+    "RunConfig",
+    "RunResult",
     "ScalarParam",
+    "ScalarSpec",
     "SimulatorArgumentError",
     "SimulatorBuildError",
     "SimulatorError",
@@ -38,9 +61,16 @@ __all__ = [
     "SimulatorRun",
     "SimulatorRunError",
     "TensorParam",
+    "TensorSpec",
+    "UnsupportedOptionError",
+    "compile_program",
+    "configure_log",
     "default_cache_dir",
+    "execute_compiled",
     "find_simulator",
     "load_artifacts",
+    "log_level",
+    "run",
     "run_on_simulator",
     "simulator_missing_reason",
 ]

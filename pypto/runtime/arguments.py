@@ -7,6 +7,7 @@ arrays. Scalars become the raw 64-bit words the orchestration reads with ``from_
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +20,9 @@ from pypto.interp.errors import OpError
 from pypto.ir.datatype import DataType
 
 from .artifacts import ArtifactTree, Direction
+from .device_tensor import DeviceTensor
 from .errors import SimulatorArgumentError
+from .host_arrays import torch_numpy
 
 # numpy dtype -> the name of simpler's DataType member.
 _SIMPLER_DTYPE: dict[np.dtype, str] = {
@@ -76,10 +79,23 @@ class StagedTensor:
 
 
 @dataclass(frozen=True)
+class ResidentTensor:
+    """A ``DeviceTensor`` argument: already in device memory, so neither uploaded nor copied back."""
+
+    name: str
+    device: DeviceTensor
+    direction: Direction
+    simpler_dtype: str
+
+    def write_back(self) -> None:
+        """Nothing to copy: the program wrote the device memory itself."""
+
+
+@dataclass(frozen=True)
 class BoundArguments:
     """The tensors (in orchestration order) and scalar words of one call."""
 
-    tensors: tuple[StagedTensor, ...]
+    tensors: tuple[StagedTensor | ResidentTensor, ...]
     scalars: tuple[int, ...]
 
 
@@ -101,7 +117,7 @@ def bind_arguments(tree: ArtifactTree, args: Sequence[object], params: Sequence[
             f"the orchestration takes {len(signature)} tensors, got {len(tensor_params)}",
             "pass one array per tensor parameter, in parameter order",
         )
-    tensors: list[StagedTensor] = []
+    tensors: list[StagedTensor | ResidentTensor] = []
     scalars: list[int] = []
     for param, arg in zip(params, args):
         if isinstance(param, TensorParam):
@@ -135,7 +151,7 @@ def _array(name: str, arg: object) -> np.ndarray:
     if type(arg).__module__.startswith("torch") and hasattr(arg, "numpy"):
         if getattr(arg, "device", None) is not None and arg.device.type != "cpu":
             raise SimulatorArgumentError(f"{name} is a {arg.device} tensor", "pass a CPU tensor")
-        return arg.detach().numpy()  # shares the tensor's memory, so results land in the tensor
+        return torch_numpy(arg)  # shares the tensor's memory, so results land in the tensor
     raise SimulatorArgumentError(f"{name} must be an array, got {type(arg).__name__}")
 
 
@@ -153,7 +169,10 @@ def _numpy(name: str, dtype: DataType) -> np.dtype:
         raise SimulatorArgumentError(f"{name}: the simulator has no values of {dtype}") from None
 
 
-def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTensor:
+def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTensor | ResidentTensor:
+    if isinstance(arg, DeviceTensor):
+        simpler_dtype = _SIMPLER_DTYPE[_numpy(param.name, param.dtype)]
+        return ResidentTensor(param.name, check_device_tensor(param, arg), direction, simpler_dtype)
     array = check_tensor(param, arg, direction.writes)
     want = array.dtype
     return StagedTensor(param.name, array, array.copy(order="C"), direction, _SIMPLER_DTYPE[want])
@@ -181,8 +200,24 @@ def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
     return array
 
 
+def check_device_tensor(param: TensorParam, arg: DeviceTensor) -> DeviceTensor:
+    """``arg`` after checking its rank, dims and dtype against ``param``."""
+    if arg.datatype != param.dtype:
+        raise SimulatorArgumentError(f"{param.name} must have dtype {param.dtype}, got a device tensor of {arg.dtype}")
+    if arg.shape != tuple(param.shape):
+        raise SimulatorArgumentError(
+            f"{param.name} must have shape {list(param.shape)}, got a device tensor of shape {list(arg.shape)}"
+        )
+    return arg
+
+
 def scalar_word(param: ScalarParam, value: object) -> int:
-    """The 64-bit word passing ``value`` as ``param``; ``SimulatorArgumentError`` if it is no such scalar."""
+    """The 64-bit word passing ``value`` as ``param``; ``SimulatorArgumentError`` if it is no such scalar.
+
+    A ctypes scalar (``ctypes.c_float(0.5)``, as the established API takes) passes its value.
+    """
+    if isinstance(value, ctypes._SimpleCData):
+        value = value.value
     if not isinstance(value, bool | int | float | np.integer | np.floating | np.bool_):
         raise SimulatorArgumentError(f"{param.name} must be a scalar of {param.dtype}, got {type(value).__name__}")
     want = _numpy(param.name, param.dtype)

@@ -20,10 +20,9 @@ from pypto.ir.span import Span
 
 from .artifacts import ArtifactTree, KernelEntry
 from .cache import KernelCache, cache_key
+from .compiler_facts import PLATFORM, incore_token, kernel_compiler, orchestration_facts
 from .errors import SimulatorBuildError
 from .install import SimulatorInstall
-
-PLATFORM = "a2a3sim"
 
 # "file:line:col: error: message" (GCC and clang alike); "fatal error" too.
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.MULTILINE)
@@ -60,16 +59,12 @@ class BuiltProgram:
 
 def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: KernelCache) -> BuiltProgram:
     """Compile (or fetch from ``cache``) every unit of ``tree``; ``SimulatorBuildError`` on a compile failure."""
-    from simpler_setup.kernel_compiler import KernelCompiler
-
     compiler_log = logging.getLogger("simpler_setup.kernel_compiler")
     if compiler_log.level == logging.NOTSET:  # it would print the compiler output our error already carries
         compiler_log.setLevel(logging.CRITICAL)
     with install.toolchain_path():
-        kc = KernelCompiler(platform=PLATFORM)
-        incore_includes = kc.get_orchestration_include_dirs(tree.runtime)
-        orch_includes, orch_sources = kc.get_orchestration_cache_inputs(tree.runtime)
-        orch_token = kc.compile_cache_token(tree.runtime, [])["orchestration"]
+        kc = kernel_compiler(install.stamp)
+        incore_includes, orch_includes, orch_sources, orch_token = orchestration_facts(install.stamp, tree.runtime)
         common = {"stamp": install.stamp, "platform": PLATFORM, "runtime": tree.runtime}
 
         def orchestration() -> tuple[bytes, BuildRecord]:
@@ -95,7 +90,7 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
                     **common,
                     "unit": "kernel",
                     "source": _digest(entry.source),
-                    "token": kc.incore_compile_cache_token(entry.core_type),
+                    "token": incore_token(install.stamp, entry.core_type),
                     "includes": incore_includes,
                 }
             )

@@ -12,14 +12,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .arguments import BoundArguments, Param, bind_arguments
+from .arguments import BoundArguments, Param, ResidentTensor, bind_arguments
 from .artifacts import load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
+from .call_options import CallOptions, call_config
 from .cache import KernelCache
-from .errors import SimulatorRunError
+from .errors import SimulatorArgumentError, SimulatorRunError
 from .install import find_simulator
+
+if TYPE_CHECKING:
+    from .worker import ChipWorker
 
 _SIMPLER_TIMING = 25  # simpler's default log level: a marker line per run stage
 _workers: dict[str, Any] = {}
@@ -40,6 +44,9 @@ def run_on_simulator(
     args: Sequence[object],
     params: Sequence[Param] | None = None,
     cache_dir: Path | None = None,
+    *,
+    options: CallOptions | None = None,
+    worker: ChipWorker | None = None,
 ) -> SimulatorRun:
     """Build the artifact tree in ``artifact_dir`` and run it on a2a3sim with ``args``.
 
@@ -48,34 +55,48 @@ def run_on_simulator(
     place. ``params`` (the orchestration's parameters) makes the dtypes and shapes checked too;
     without it, the arrays' own dtypes are used and a plain float is passed as FP32. Compiled objects
     are cached in ``cache_dir`` (default ``$PYPTO_CACHE_DIR`` or ``~/.cache/pypto/kernels``).
+    ``options`` are the run-time fields of a ``RunConfig``; ``worker`` a ``ChipWorker`` to run on
+    (default: the process-wide worker of the tree's runtime).
     """
     install = find_simulator()
     tree = load_artifacts(artifact_dir)
     bound = bind_arguments(tree, args, params)
     built = build_artifacts(tree, install, KernelCache(cache_dir))
     start = time.perf_counter()
-    _run(built, bound)
+    _run(built, bound, options, worker)
     seconds = time.perf_counter() - start
     for tensor in bound.tensors:
         tensor.write_back()
     return SimulatorRun(builds=built.records, run_seconds=seconds)
 
 
-def _run(built: BuiltProgram, bound: BoundArguments) -> None:
-    from simpler.task_interface import CallConfig, DataType, TaskArgs, TensorArgType
+def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None, chip: ChipWorker | None) -> None:
+    from simpler.task_interface import DataType, TaskArgs, TensorArgType
 
-    worker = _worker(built.tree.runtime)
-    handle = _handle(worker, built)
+    if chip is None:
+        worker = _worker(built.tree.runtime)
+        handle = _handle(worker, built, _handles)
+    else:
+        worker, handle = chip.bind(built)
     tags = {"IN": TensorArgType.INPUT, "OUT": TensorArgType.OUTPUT_EXISTING, "INOUT": TensorArgType.INOUT}
     task_args = TaskArgs()
     for tensor in bound.tensors:
         dtype = int(getattr(DataType, tensor.simpler_dtype).value)
-        ref = worker.make_tensor_arg(tensor.staged, shapes=tuple(tensor.staged.shape), dtype=dtype)
+        if isinstance(tensor, ResidentTensor):
+            if chip is None or not chip.owns(tensor.device):
+                raise SimulatorArgumentError(
+                    f"{tensor.name} is a DeviceTensor that is not live memory of the ChipWorker running this call",
+                    "pass device tensors only to the worker that allocated them (worker.run or inside `with worker:`)",
+                )
+            ref = tensor.device.buffer.tensor(tensor.device.shape, dtype)
+        else:
+            # The bytes as unsigned ints: the buffer protocol refuses ml_dtypes types such as bfloat16.
+            raw = tensor.staged.view(f"u{tensor.staged.itemsize}")
+            ref = worker.make_tensor_arg(raw, shapes=tuple(tensor.staged.shape), dtype=dtype)
         task_args.add_tensor(ref, tags[tensor.direction.value])
     for word in bound.scalars:
         task_args.add_scalar(word)
-    config = CallConfig()
-    config.aicpu_thread_num = built.tree.aicpu_thread_num
+    config = call_config(options, built.tree.root, built.tree.aicpu_thread_num)
     try:
         worker.run(handle, task_args, config=config)
     except Exception as err:  # the runtime reports every failure as some exception of its own
@@ -102,9 +123,10 @@ def _worker(runtime: str) -> Any:
     return worker
 
 
-def _handle(worker: Any, built: BuiltProgram) -> Any:
+def _handle(worker: Any, built: BuiltProgram, handles: dict[tuple[str, str], Any]) -> Any:
+    """``built`` registered with ``worker`` (once: ``handles`` remembers it by runtime and binary digest)."""
     key = (built.tree.runtime, built.digest)
-    handle = _handles.get(key)
+    handle = handles.get(key)
     if handle is None:
         from simpler.task_interface import ChipCallable, CoreCallable
 
@@ -124,7 +146,7 @@ def _handle(worker: Any, built: BuiltProgram) -> Any:
         )
         handle = worker.register(chip)
         _callables.append(chip)
-        _handles[key] = handle
+        handles[key] = handle
     return handle
 
 

@@ -45,9 +45,9 @@ def test_compile_returns_the_compiled_program() -> None:
     pipeline = passes.PassManager.get_strategy()
     assert compiled.final_dialect == pipeline.final_dialect.name
     assert compiled.generated is pipeline.final_dialect.refines(runtime)
-    loop = compiled.program.get_function("main").body.stmts[0]
+    loop = compiled.final_program.get_function("main").body.stmts[0]
     assert [v.name_hint for v in loop.iter_args] == ["acc__iter_v1"]
-    assert compiled.source.get_function("main") is not None
+    assert compiled.program.get_function("main") is not None
     assert compiled.backend_type is BackendType.Ascend910B and compiled.platform == "a2a3sim"
 
 
@@ -61,7 +61,7 @@ def test_compile_dumps_each_stage(tmp_path: Path) -> None:
     names = passes.PassManager.get_strategy().get_pass_names()
     assert files == ["00_frontend.py"] + [f"{i:02d}_after_{n}.py" for i, n in enumerate(names, 1)]
     assert "01_after_InlineFunctions.py" in files and "04_after_ConvertToSSA.py" in files
-    assert (dumps / files[-1]).read_text() == compiled.program.as_python() + "\n"
+    assert (dumps / files[-1]).read_text() == compiled.final_program.as_python() + "\n"
     ir.compile(program, output_dir=tmp_path / "none", dump_passes=False)
     assert not (tmp_path / "none" / "passes_dump").exists()
 
@@ -95,5 +95,5 @@ def test_compile_checks_the_input(monkeypatch: pytest.MonkeyPatch) -> None:
         ir.compile(broken)
     # The code generators validate their input whatever the level: leave them out to see the pipeline's checks off.
     monkeypatch.setattr(compile_module, "code_generators", lambda skip_ptoas=False: [])
-    assert ir.compile(broken, verify=False).program.get_function("main").body.value[0] is orphan
-    assert ir.compile(broken, verification_level="none").program.get_function("main").body.value[0] is orphan
+    assert ir.compile(broken, verify=False).final_program.get_function("main").body.value[0] is orphan
+    assert ir.compile(broken, verification_level="none").final_program.get_function("main").body.value[0] is orphan

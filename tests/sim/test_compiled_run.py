@@ -62,7 +62,7 @@ ROW_BLOCKS = textwrap.dedent(
 def over_tree(program: pl.Program, tree: str) -> CompiledProgram:
     return CompiledProgram(
         program=program,
-        source=program,
+        final_program=program,
         output_dir=DATA / tree,
         backend_type=BackendType.Ascend910B,
         platform="a2a3sim",
