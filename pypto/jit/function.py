@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pypto.compiled import RUNS_HERE, CompiledProgram
+from pypto.compiled import CompiledProgram
 from pypto.ir import DataType
 from pypto.language.parser.diagnostics import ParserError
 from pypto.language.parser.env import MISSING, Env
@@ -129,7 +129,7 @@ class JITFunction:
 
     def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> Any:
         bound = self._bind(args, kwargs, sample=True)
-        compiled = self._compiled(bound, config)
+        compiled = self._compiled(bound, config, run=True)
         call_args = list(bound.values())
         if config is not None:
             return compiled(*call_args, config=config)
@@ -261,13 +261,12 @@ class JITFunction:
         except ParserError as err:
             raise err.with_traceback(None) from None
 
-    def _compiled(self, values: dict[str, Any], config: Any) -> CompiledProgram:
+    def _compiled(self, values: dict[str, Any], config: Any, run: bool = False) -> CompiledProgram:
         platform = getattr(config, "platform", None)
-        if platform is not None and platform != RUNS_HERE:
-            from pypto.runtime.errors import SimulatorError
+        if platform is not None and run:
+            from pypto.runtime.config import require_runnable
 
-            raise SimulatorError(f"@pl.jit function '{self.__name__}': platform '{platform}' cannot run here; "
-                                 f"{RUNS_HERE} is the platform that runs (compile for others with .compile())")
+            require_runnable(platform)
         binding = self._binding(values)
         key = self._key(binding, config)
         found = self._cache.get(key)
@@ -277,7 +276,8 @@ class JITFunction:
 
         program, _ = self._program(values, config)
         options: dict[str, Any] = {"output_dir": self._output_dir(config)}
-        for field in ("strategy", "dump_passes", "platform", "memory_planner"):
+        # backend_type too (the established JIT leaves it out): pypto's compile checks it against the platform.
+        for field in ("strategy", "dump_passes", "platform", "backend_type", "memory_planner"):
             value = getattr(config, field, None)
             if value is not None:
                 options[field] = value

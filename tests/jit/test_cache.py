@@ -61,7 +61,7 @@ def test_a_changed_module_constant_compiles_again(monkeypatch: pytest.MonkeyPatc
     before = kernel.compile(*args)
     monkeypatch.setattr(K, "SCALE", 5.0)
     after = kernel.compile(*args)
-    assert after is not before and "pl.tile.muls(y, 5.0)" in after.source.as_python()
+    assert after is not before and "pl.tile.muls(y, 5.0)" in after.program.as_python()
 
 
 def test_dynamic_dims_compile_once_for_every_extent() -> None:

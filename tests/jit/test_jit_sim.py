@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from pypto.runtime import simulator_missing_reason
+from pypto.runtime import RunConfig, simulator_missing_reason
 
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
@@ -42,7 +42,7 @@ def test_torch_tensors_and_a_folded_scalar_then_a_cached_call() -> None:
 def test_a_bare_store_feeds_the_next_scope() -> None:
     x = torch.rand(64, 64)
     tmp, y = torch.zeros(64, 64), torch.zeros(64, 64)
-    K.shift_scaled(x, tmp, y)
+    K.shift_scaled(x, tmp, y, config=RunConfig(aicpu_thread_num=2))
     torch.testing.assert_close(tmp, x * 3.0)
     torch.testing.assert_close(y, x * 3.0 + 1.0)
 

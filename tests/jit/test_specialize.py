@@ -37,11 +37,11 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_specialised_program(name: str, snapshot) -> None:
     kernel, args = CASES[name]
-    assert kernel.compile(*args).source.as_python() == snapshot
+    assert kernel.compile(*args).program.as_python() == snapshot
 
 
 def test_spans_cite_the_users_file_and_line() -> None:
-    program = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), 3.0).source
+    program = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), 3.0).program
     func = program.get_function("scaled_add")
     assert Path(func.span.filename).name == "jit_kernels.py"
     first = ir.flatten_to_stmts(func.body)[0]
@@ -54,7 +54,7 @@ def test_a_tensor_keyword_and_a_default_bind_like_python() -> None:
 
 
 def test_signature_mode_takes_full_annotations_and_keeps_a_runtime_scalar() -> None:
-    text = K.runtime_n.compile().source.as_python()
+    text = K.runtime_n.compile().program.as_python()
     assert "n: pl.Scalar[pl.FP32]" in text and "pl.tile.store(pl.tile.muls(t, n), [0, 0], c)" in text
     lowered = K.runtime_n.lower()
     assert isinstance(lowered, ir.Program) and lowered.get_function("runtime_n") is not None
@@ -66,7 +66,7 @@ def test_a_bare_tensor_annotation_without_a_sample_cannot_specialise() -> None:
         K.typed.compile()
     with pytest.raises(TypeError, match="@pl.jit function 'needs_n': scalar parameter 'n' has no value"):
         K.needs_n.compile()
-    assert "pl.tile.muls(t, 2.0)" in K.needs_n.compile(n=2.0).source.as_python()
+    assert "pl.tile.muls(t, 2.0)" in K.needs_n.compile(n=2.0).program.as_python()
 
 
 def test_a_helper_tensor_the_call_site_cannot_describe_is_a_value_error() -> None:
@@ -77,11 +77,11 @@ def test_a_helper_tensor_the_call_site_cannot_describe_is_a_value_error() -> Non
 def test_torch_dtypes_map_to_dsl_dtypes_and_bfloat16_specialises() -> None:
     import torch as t
 
-    text = K.recast.compile(t.zeros(32, 64, dtype=t.bfloat16), t.zeros(32, 64, dtype=t.float16)).source.as_python()
+    text = K.recast.compile(t.zeros(32, 64, dtype=t.bfloat16), t.zeros(32, 64, dtype=t.float16)).program.as_python()
     assert "a: pl.Tensor[[32, 64], pl.BF16], c: pl.Out[pl.Tensor[[32, 64], pl.FP16]]" in text
 
 
 def test_a_closure_constant_folds_and_each_closure_compiles_its_own() -> None:
     half, third = K.scaler(0.5), K.scaler(3.0)
-    assert "pl.tile.muls(t, 0.5)" in half.compile(f32(32, 64), f32(32, 64)).source.as_python()
-    assert "pl.tile.muls(t, 3.0)" in third.compile(f32(32, 64), f32(32, 64)).source.as_python()
+    assert "pl.tile.muls(t, 0.5)" in half.compile(f32(32, 64), f32(32, 64)).program.as_python()
+    assert "pl.tile.muls(t, 3.0)" in third.compile(f32(32, 64), f32(32, 64)).program.as_python()
