@@ -1,4 +1,4 @@
-"""Fresh aliases for re-assigned names (spec/runtime.md §1.3): a name assigned again at the depth of
+"""Fresh aliases for re-assigned names (docs/jit.md#specialisation): a name assigned again at the depth of
 its first assignment (parameters count as depth 0; each ``for``/``while``/``if``/``with`` body is one
 deeper) becomes ``<name>_v1``, ``<name>_v2``, ... from there on, so a new value may have a new type.
 A re-assignment deeper down keeps the current name (a loop-carried or branch-merged value); names

@@ -1,5 +1,5 @@
 """``pl.jit``: the decorator object and its forms ``.incore``, ``.inline``, ``.opaque``, ``.host``,
-``.extern`` (spec/runtime.md §1.1). Every form may be written bare or called."""
+``.extern`` (docs/jit.md#forms). Every form may be written bare or called."""
 
 from __future__ import annotations
 

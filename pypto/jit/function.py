@@ -1,5 +1,5 @@
 """``JITFunction``: a ``@pl.jit`` function; calling it specialises, compiles (once per key) and runs
-(spec/runtime.md §1.2, §1.7, §1.8)."""
+(docs/jit.md#cache-key, docs/jit.md#signature-mode)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ _CONSTANT_TYPES = (bool, int, float)
 
 @dataclass(frozen=True)
 class _Key:
-    """Everything that changes the artifact (spec §1.7; see ``docs/jit.md`` for the differences)."""
+    """Everything that changes the artifact (docs/jit.md#cache-key lists how it differs from the
+    established key)."""
 
     source: str
     platform: str | None

@@ -1,5 +1,5 @@
 """Specialisation: a ``@pl.jit`` entry and the helpers it calls, rewritten for one set of argument
-metadata and parsed by pypto's own parser into one ``ir.Program`` (spec/runtime.md §1.3, §1.5, §1.6).
+metadata and parsed by pypto's own parser into one ``ir.Program`` (docs/jit.md#specialisation).
 
 No text is generated: each user ``def`` is copied (its nodes keep their positions), rewritten, and
 parsed with an environment whose first layer holds the specialised values, so every diagnostic
