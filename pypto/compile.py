@@ -8,6 +8,7 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     kernels/aiv|aic/<func>.cpp                            CCE C++ kernels with kernel_entry
     orchestration/<name>.cpp                              PTO2 orchestration C++
     kernel_config.py                                      runtime, orchestration and kernel table
+    compiled_meta.json                                    the call signature (``CompiledProgram.from_dir``)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
 (``runtime``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
@@ -36,6 +37,7 @@ from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.passes.manager import PassDumpLevel, dumps
+from pypto.runtime.meta import META_FILE, meta_text
 
 Generator = Callable[[Program, Platform], Mapping[str, str]]
 
@@ -126,6 +128,8 @@ def compile(
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 generated = manager.final_dialect.refines(runtime)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
+                if generated:
+                    files.update(_meta_file(program, run_platform, chip))
             write_files(folder, files)
     except BaseException:
         if made:
@@ -153,6 +157,15 @@ def _run_platform(platform: str | None, chip: Platform) -> str:
     if not platform.startswith(chip.name):
         raise PyptoError(f"platform {platform!r} does not run {chip.backend_type.value} programs (use {default!r})")
     return platform
+
+
+def _meta_file(program: Program, platform: str, chip: Platform) -> dict[str, str]:
+    """``compiled_meta.json`` (the call signature, for ``CompiledProgram.from_dir``), when there is one."""
+    try:
+        text = meta_text(program, platform, chip.backend_type.value)
+    except ValueError:  # no orchestration function: nothing a runtime calls
+        return {}
+    return {META_FILE: text}
 
 
 def generate_files(program: Program, chip: Platform, skip_ptoas: bool = False) -> dict[str, str]:

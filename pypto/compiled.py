@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ class CompiledProgram:
     As a path (``os.fspath``, ``str``, equality and hash) it is its ``output_dir``.
     """
 
-    program: Program
+    program: Program | None
     final_program: Program
     output_dir: Path
     backend_type: BackendType
@@ -73,10 +73,33 @@ class CompiledProgram:
     last_run: Any = field(default=None, compare=False)
 
     @property
-    def source(self) -> Program:
+    def source(self) -> Program | None:
         """Deprecated alias of :attr:`program` (the input program)."""
         warnings.warn("CompiledProgram.source is deprecated; use .program", DeprecationWarning, stacklevel=2)
         return self.program
+
+    @classmethod
+    def from_dir(
+        cls, output_dir: str | Path, *, platform: str | None = None, backend_type: BackendType | str | None = None
+    ) -> CompiledProgram:
+        """The program compiled into ``output_dir``, callable from its ``compiled_meta.json``.
+
+        ``program`` is then None (no interpreter); ``FileNotFoundError`` without the file,
+        ``ValueError`` if it is malformed.
+        """
+        from pypto.runtime.meta import read_meta
+
+        folder = Path(output_dir).resolve()
+        signature, meta = read_meta(folder)
+        return cls(
+            program=None,
+            final_program=signature,
+            output_dir=folder,
+            backend_type=BackendType(backend_type if backend_type is not None else meta["backend_type"]),
+            platform=platform if platform is not None else meta["platform"],
+            files=(),
+            final_dialect="runtime",
+        )
 
     # ----- the artifact folder --------------------------------------------------------------------
 
@@ -138,6 +161,11 @@ class CompiledProgram:
         """Run the input program on the reference interpreter, with the call forms and checks of ``__call__``."""
         from pypto import interp
 
+        if self.program is None:
+            raise SimulatorError(
+                f"{self!r} was loaded with from_dir: it has no program to interpret",
+                "compile the program with ir.compile to get one that interprets",
+            )
         entry = self.entry_function()
         args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
@@ -180,6 +208,8 @@ class CompiledProgram:
 
     def entry_function(self) -> Function:
         """The function a call runs: the input program's orchestration function, else the interpreter's entry."""
+        if self.program is None:
+            return self._orchestration()
         orchestration = [f for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
         if len(orchestration) == 1:
             return orchestration[0]
@@ -208,7 +238,8 @@ class CompiledProgram:
     @property
     def orchestration_names(self) -> list[str]:
         """The names of the orchestration functions (a call runs the only one)."""
-        return [f.name for f in self.program.functions.values() if f.func_type == FunctionType.Orchestration]
+        program = self.program if self.program is not None else self.final_program
+        return [f.name for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
 
     @property
     def runtime_config(self) -> dict[str, Any]:
@@ -224,18 +255,41 @@ class CompiledProgram:
         """The PTO2 runtime the program runs on."""
         return str(self.runtime_config["runtime"])
 
+    @property
+    def chip_callable(self) -> Any:
+        """simpler's ``ChipCallable`` of the program (built now, or taken from the kernel cache)."""
+        from pypto.runtime.simulator import chip_callable
+
+        return chip_callable(self._build(None))
+
     def load(self, *, cache_dir: Path | None = None, worker: Any = None) -> None:
         """Build the kernels and orchestration now (from the kernel cache when it has them); with a
         ``ChipWorker``, also register the program with it."""
+        built = self._build(cache_dir)
+        if worker is not None:
+            worker.bind(built)
+
+    def _build(self, cache_dir: Path | None) -> Any:
+        from pypto.runtime.artifacts import load_artifacts
         from pypto.runtime.build import build_artifacts
         from pypto.runtime.cache import KernelCache
         from pypto.runtime.install import find_simulator
-        from pypto.runtime.artifacts import load_artifacts
 
         self._check_runnable(self.platform)
-        built = build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
-        if worker is not None:
-            worker.bind(built)
+        return build_artifacts(load_artifacts(self.output_dir), find_simulator(), KernelCache(cache_dir))
+
+    def build_call_config(
+        self, config: RunConfig | None = None, *, aicpu_thread_num: int | None = None, dfx_dir: str | Path | None = None
+    ) -> Any:
+        """simpler's ``CallConfig`` for a call with ``config``: AICPU threads from the keyword, else the
+        config, else ``RUNTIME_CONFIG``; DFX outputs into ``dfx_dir`` (default ``<output_dir>/dfx_outputs``)."""
+        from pypto.runtime.call_options import DFX_DIR, call_config, call_options
+
+        options = call_options(config, self.platform)
+        if aicpu_thread_num is not None:
+            options = replace(options, aicpu_thread_num=aicpu_thread_num)
+        folder = Path(dfx_dir) if dfx_dir is not None else self.output_dir / DFX_DIR
+        return call_config(options, folder, int(self.runtime_config["aicpu_thread_num"]))
 
     def functions_by_kind(self) -> dict[str, list[str]]:
         """Function names of the final program by function kind (``AIV``, ``Orchestration``, ...)."""

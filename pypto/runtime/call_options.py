@@ -59,8 +59,8 @@ def call_options(config: Any, platform: str, *, rings: bool = False) -> CallOpti
     )
 
 
-def call_config(options: CallOptions | None, output_dir: Path, default_threads: int) -> Any:
-    """simpler's ``CallConfig`` for a run of the tree in ``output_dir`` with ``options``."""
+def call_config(options: CallOptions | None, dfx_dir: Path, default_threads: int) -> Any:
+    """simpler's ``CallConfig`` for a run with ``options`` (DFX outputs go to ``dfx_dir``)."""
     from simpler.task_interface import CallConfig
 
     config = CallConfig()
@@ -71,9 +71,8 @@ def call_config(options: CallOptions | None, output_dir: Path, default_threads: 
     for name, value in options.dfx.items():
         setattr(config, name, type(getattr(config, name))(value))  # some flags are bool there
     if options.any_dfx:
-        folder = output_dir / DFX_DIR
-        folder.mkdir(parents=True, exist_ok=True)
-        config.output_prefix = str(folder)
+        dfx_dir.mkdir(parents=True, exist_ok=True)
+        config.output_prefix = str(dfx_dir)
     if options.rings:
         env = config.runtime_env
         for name, values in options.rings.items():

@@ -1,6 +1,6 @@
 """``RunConfig``: how ``pypto.runtime.run``, ``CompiledProgram.__call__`` and ``ChipWorker`` compile and run.
 
-The fields and their checks are the established API's (docs: spec/runtime.md §2). All four platforms
+The fields and their checks are the established API's (docs/simulator.md#runtime-api). All four platforms
 are accepted (compiling for hardware is useful); only ``a2a3sim`` runs here, which
 :func:`require_runnable` checks where something would run. A field this simulator cannot honour is
 accepted and, when a non-default value is used, warned about once per field and process with an
@@ -43,7 +43,7 @@ def warn_ignored(name: str, why: str) -> None:
 
 @dataclass
 class RunConfig:
-    """Compile and run options (spec/runtime.md §2); validated at construction.
+    """Compile and run options (docs/simulator.md#runtime-api); validated at construction.
 
     ``platform``: ``a2a3sim`` (runs here), ``a2a3``, ``a5sim`` or ``a5`` (compile only);
     ``backend_type`` follows it. ``aicpu_thread_num`` and the ring fields (``ring_task_window``,

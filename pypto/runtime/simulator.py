@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .arguments import BoundArguments, Param, ResidentTensor, bind_arguments
-from .artifacts import load_artifacts
+from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
-from .call_options import CallOptions, call_config
+from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
 from .errors import SimulatorArgumentError, SimulatorRunError
 from .install import find_simulator
@@ -96,7 +96,7 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
         task_args.add_tensor(ref, tags[tensor.direction.value])
     for word in bound.scalars:
         task_args.add_scalar(word)
-    config = call_config(options, built.tree.root, built.tree.aicpu_thread_num)
+    config = call_config(options, built.tree.root / DFX_DIR, built.tree.aicpu_thread_num)
     try:
         worker.run(handle, task_args, config=config)
     except Exception as err:  # the runtime reports every failure as some exception of its own
@@ -123,31 +123,37 @@ def _worker(runtime: str) -> Any:
     return worker
 
 
+def chip_callable(built: BuiltProgram) -> Any:
+    """simpler's ``ChipCallable`` of ``built``: the orchestration binary with its kernels by ``func_id``."""
+    from simpler.task_interface import ChipCallable, CoreCallable
+
+    orch = built.tree.orchestration
+    return ChipCallable.build(
+        signature=_signature(orch.signature),
+        func_name=orch.function_name,
+        binary=built.orchestration,
+        children=[
+            (kernel.func_id, CoreCallable.build(signature=_signature(kernel.signature), binary=binary))
+            for kernel, binary in built.kernels
+        ],
+        config_name="",
+    )
+
+
 def _handle(worker: Any, built: BuiltProgram, handles: dict[tuple[str, str], Any]) -> Any:
     """``built`` registered with ``worker`` (once: ``handles`` remembers it by runtime and binary digest)."""
     key = (built.tree.runtime, built.digest)
     handle = handles.get(key)
     if handle is None:
-        from simpler.task_interface import ChipCallable, CoreCallable
-
-        orch = built.tree.orchestration
-        chip = ChipCallable.build(
-            signature=[_direction(d.value) for d in orch.signature],
-            func_name=orch.function_name,
-            binary=built.orchestration,
-            children=[
-                (
-                    kernel.func_id,
-                    CoreCallable.build(signature=[_direction(d.value) for d in kernel.signature], binary=binary),
-                )
-                for kernel, binary in built.kernels
-            ],
-            config_name="",
-        )
+        chip = chip_callable(built)
         handle = worker.register(chip)
         _callables.append(chip)
         handles[key] = handle
     return handle
+
+
+def _signature(directions: Sequence[Direction]) -> list[Any]:
+    return [_direction(d.value) for d in directions]
 
 
 def _direction(name: str) -> Any:

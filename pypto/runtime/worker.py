@@ -6,7 +6,7 @@
         for _ in range(100):
             handle(x, out)
 
-Only ``a2a3sim`` is constructible here; a level-2 worker is the only kind (spec/runtime.md §5).
+Only ``a2a3sim`` is constructible here; a level-2 worker is the only kind (docs/simulator.md#runtime-api).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ by name, torch bfloat16 tensors, ``config=`` refusals; ``ir.compile(memory_plann
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
@@ -178,3 +179,45 @@ def test_log_level_follows_configure_log() -> None:
             configure_log("loud")
     finally:
         logging.getLogger("simpler").setLevel(before)
+
+
+def test_a_compile_writes_the_call_signature_and_from_dir_reads_it(tmp_path: Path) -> None:
+    compiled = ir.compile(example("tensor_dyn_rows"), output_dir=tmp_path / "dyn", dump_passes=False)
+    meta = json.loads((tmp_path / "dyn" / "compiled_meta.json").read_text())
+    assert meta == {
+        "schema": 1,
+        "function": "main",
+        "params": [
+            {"name": "x", "direction": "In", "shape": [-1, 64], "dtype": "FP32"},
+            {"name": "out", "direction": "Out", "shape": [-1, 64], "dtype": "FP32"},
+        ],
+        "num_return_types": 1,
+        "platform": "a2a3sim",
+        "backend_type": "Ascend910B",
+    }
+    loaded = CompiledProgram.from_dir(tmp_path / "dyn")
+    assert loaded == compiled and loaded.program is None
+    assert (loaded.param_names, loaded.output_indices, loaded.has_return) == (["x", "out"], [1], True)
+    assert CompiledProgram.from_dir(tmp_path / "dyn", platform="a2a3").platform == "a2a3"
+    with pytest.raises(SimulatorError, match="was loaded with from_dir: it has no program to interpret"):
+        loaded.interpret(np.zeros((16, 64), np.float32))
+
+
+def test_from_dir_needs_a_well_formed_signature(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="compiled_meta.json does not exist"):
+        CompiledProgram.from_dir(tmp_path)
+    (tmp_path / "compiled_meta.json").write_text('{"params": [{"name": "x"}]}')
+    with pytest.raises(ValueError, match="compiled_meta.json is malformed"):
+        CompiledProgram.from_dir(tmp_path)
+
+
+def test_the_call_config_of_a_call(tile_add: ir.CompiledProgram, tmp_path: Path) -> None:
+    pytest.importorskip("simpler")
+    default_threads = tile_add.runtime_config["aicpu_thread_num"]
+    assert tile_add.build_call_config().aicpu_thread_num == default_threads
+    assert tile_add.build_call_config(RunConfig(aicpu_thread_num=2)).aicpu_thread_num == 2
+    config = tile_add.build_call_config(
+        RunConfig(aicpu_thread_num=2, enable_chip_swimlane=True), aicpu_thread_num=3, dfx_dir=tmp_path / "dfx"
+    )
+    assert (config.aicpu_thread_num, config.enable_chip_swimlane) == (3, 4)
+    assert config.output_prefix == str(tmp_path / "dfx") and (tmp_path / "dfx").is_dir()

@@ -85,3 +85,15 @@ def test_a_chip_worker_serves_calls_handles_and_device_tensors(tile_add: ir.Comp
     assert not worker.initialized and ChipWorker.current() is None
     with pytest.raises(SimulatorArgumentError, match="out is a DeviceTensor that is not live memory"):
         tile_add(a, b, device_out)
+
+
+def test_a_program_loaded_from_its_folder_runs(tile_add: ir.CompiledProgram) -> None:
+    a, b = inputs()
+    loaded = ir.CompiledProgram.from_dir(tile_add.output_dir)
+    assert torch.equal(loaded(a, b), tile_add.interpret(a, b))
+
+
+def test_the_chip_callable_is_built_from_the_cache(tile_add: ir.CompiledProgram) -> None:
+    from simpler.task_interface import ChipCallable
+
+    assert isinstance(tile_add.chip_callable, ChipCallable)

@@ -1,0 +1,102 @@
+"""``compiled_meta.json``: the call signature of a compiled program, so that ``CompiledProgram.from_dir``
+can call an artifact tree without the program that made it.
+
+Schema 1 (the established one): ``params`` [{``name``, ``direction`` (``In``/``Out``/``InOut``),
+``shape`` (-1 for a dynamic dim; ``null`` for a scalar), ``dtype``}], ``num_return_types``,
+``platform``, ``backend_type``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pypto.ir import expr as E
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import FunctionType, ParamDirection
+from pypto.ir.function import Function, Program
+from pypto.ir.span import Span
+from pypto.ir.stmt import SeqStmts
+from pypto.ir.type_base import ScalarType
+from pypto.ir.types import TensorType
+
+META_FILE = "compiled_meta.json"
+SCHEMA = 1
+
+
+def signature_function(program: Program) -> Function:
+    """The function whose signature a call follows: the Orchestration function, else the only one."""
+    found = [f for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
+    if not found and len(program.functions) == 1:
+        found = list(program.functions.values())
+    if len(found) != 1:
+        raise ValueError(f"Program has no Orchestration function (or several): {program.name!r}")
+    return found[0]
+
+
+def meta_text(program: Program, platform: str, backend_type: str) -> str:
+    """The ``compiled_meta.json`` text of ``program`` (its signature function's parameters)."""
+    func = signature_function(program)
+    params = []
+    for p, direction in zip(func.params, func.param_directions):
+        t = p.type
+        if isinstance(t, TensorType):
+            shape: list[int] | None = [d.value if isinstance(d, E.ConstInt) else -1 for d in t.shape]
+        else:
+            shape = None
+        params.append({"name": p.name_hint, "direction": direction.name, "shape": shape, "dtype": t.dtype.name})
+    meta = {
+        "schema": SCHEMA,
+        "function": func.name,
+        "params": params,
+        "num_return_types": len(func.return_types),
+        "platform": platform,
+        "backend_type": backend_type,
+    }
+    return json.dumps(meta, indent=2)
+
+
+def read_meta(output_dir: Path) -> tuple[Program, dict[str, Any]]:
+    """The signature of the tree in ``output_dir`` as a program holding one bodiless Orchestration
+    function, and the raw metadata. ``FileNotFoundError`` without the file, ``ValueError`` if malformed."""
+    path = output_dir / META_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist (compile into {output_dir} with ir.compile first)")
+    try:
+        meta = json.loads(path.read_text())
+        if meta.get("schema", SCHEMA) != SCHEMA:
+            raise ValueError(f"schema {meta['schema']} (this pypto reads {SCHEMA})")
+        func = _function(meta.get("function", "main"), meta["params"], int(meta["num_return_types"]))
+        str(meta["platform"]), str(meta["backend_type"])
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise ValueError(f"{path} is malformed: {err}") from None
+    return Program([func], func.name, Span.unknown()), meta
+
+
+def _function(name: str, params: list[dict[str, Any]], returns: int) -> Function:
+    span = Span.unknown()
+    variables, directions = [], []
+    for p in params:
+        dtype = DataType.from_name(p["dtype"])
+        if p["shape"] is None:
+            t: Any = ScalarType(dtype)
+        else:
+            index = ScalarType(DataType.INDEX)
+            dims = [
+                E.ConstInt(d, DataType.INDEX, span) if d >= 0 else E.Var(f"{p['name']}_dim{i}", index, span)
+                for i, d in enumerate(p["shape"])
+            ]
+            t = TensorType(dims, dtype)
+        variables.append(E.Var(p["name"], t, span))
+        directions.append(ParamDirection[p["direction"]])
+    out_types = [v.type for v, d in zip(variables, directions) if d != ParamDirection.In][:returns]
+    return Function(
+        name=name,
+        params=variables,
+        param_directions=directions,
+        return_types=out_types,
+        body=SeqStmts([], span),
+        func_type=FunctionType.Orchestration,
+        span=span,
+    )
