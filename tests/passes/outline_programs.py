@@ -186,6 +186,17 @@ CLUSTER = {
                 e: {_T} = pl.sub(d, b)
                 return e
     """,
+    "cluster_with_bare_store": f"""
+        @pl.program
+        class ClusterStore:
+            @pl.function
+            def main(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+                with pl.cluster():
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        t = pl.load(x, [0, 0], [64, 64])
+                        pl.store(pl.exp(t), [0, 0], out)
+                return out
+    """,
     "cluster_of_one_spmd": f"""
         @pl.program
         class ClusterSpmd:
