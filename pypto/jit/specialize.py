@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -410,6 +411,12 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
     new.args.defaults = []
     new.args.kw_defaults = []
     for arg in new.args.args:
+        head = _direction_head(arg.annotation, env)
+        if head is not None and spec.jf.func_type == "inline":  # inlined: the caller's buffer is written anyway
+            warnings.warn(f"@pl.jit.inline '{spec.jf.__name__}': parameter '{arg.arg}' drops its pl.Out/pl.InOut "
+                          "wrapper (an inline helper writes the caller's tensor directly)", DeprecationWarning,
+                          stacklevel=2)
+            arg.annotation = arg.annotation.slice  # type: ignore[union-attr]
         meta = spec.binding.tensors.get(arg.arg)
         if meta is not None:
             meta = TensorMeta(tuple(None if (arg.arg, k) in dyn else d for k, d in enumerate(meta.shape)), meta.dtype)

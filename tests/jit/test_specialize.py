@@ -85,3 +85,9 @@ def test_a_closure_constant_folds_and_each_closure_compiles_its_own() -> None:
     half, third = K.scaler(0.5), K.scaler(3.0)
     assert "pl.tile.muls(t, 0.5)" in half.compile(f32(32, 64), f32(32, 64)).program.as_python()
     assert "pl.tile.muls(t, 3.0)" in third.compile(f32(32, 64), f32(32, 64)).program.as_python()
+
+
+def test_an_inline_helpers_out_wrapper_is_dropped_with_a_deprecation_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="@pl.jit.inline 'store_into': parameter 'c' drops its pl.Out/pl.InOut"):
+        text = K.via_inline_out.compile(f32(32, 64), f32(32, 64)).program.as_python()
+    assert "def store_into(self, t: pl.Tile[[32, 64], pl.FP32], c: pl.Tensor[[32, 64], pl.FP32])" in text
