@@ -70,7 +70,8 @@ def test_bad_arguments_are_type_errors_naming_the_function(call, message: str) -
 def test_a_body_error_points_at_the_users_line() -> None:
     with pytest.raises(ParserError) as err:
         K.bad_body(f32(32, 64), f32(32, 64))
-    assert (Path(err.value.span.filename).name, err.value.span.begin_line) == (KERNELS, K.bad_body.func.__code__.co_firstlineno + 4)
+    line = K.bad_body.func.__code__.co_firstlineno + 4  # the pl.store line, under @pl.jit and the def
+    assert (Path(err.value.span.filename).name, err.value.span.begin_line) == (KERNELS, line)
     assert "pl.store(pl.no_such_op(t), [0, 0], c)" in str(err.value)
 
 
