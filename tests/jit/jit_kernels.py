@@ -165,3 +165,12 @@ def via_inline_out(a: pl.Tensor, c: pl.Out[pl.Tensor]):
         t = pl.load(a, [0, 0], [32, 64])
         c = store_into(t, c)
     return c
+
+
+@pl.jit
+def through_scratch(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    M, N = a.shape
+    tmp = pl.create_tensor([M, N * 1], dtype=a.dtype)
+    tmp = add_rows(a, b, tmp)
+    c = add_rows(tmp, b, c)
+    return c

@@ -91,3 +91,9 @@ def test_an_inline_helpers_out_wrapper_is_dropped_with_a_deprecation_warning() -
     with pytest.warns(DeprecationWarning, match="@pl.jit.inline 'store_into': parameter 'c' drops its pl.Out/pl.InOut"):
         text = K.via_inline_out.compile(f32(32, 64), f32(32, 64)).program.as_python()
     assert "def store_into(self, t: pl.Tile[[32, 64], pl.FP32], c: pl.Tensor[[32, 64], pl.FP32])" in text
+
+
+def test_a_local_made_by_create_tensor_describes_a_helpers_parameter() -> None:
+    text = K.through_scratch.compile(f32(32, 64), f32(32, 64), f32(32, 64)).program.as_python()
+    assert "tmp: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.create([32, 64], dtype=pl.FP32" in text
+    assert "def add_rows(a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], c: pl.Out[" in text
