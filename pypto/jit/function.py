@@ -39,7 +39,7 @@ class _Key:
     strategy: str
     tensors: tuple[tuple[str, tuple[int | None, ...], str], ...]
     scalars: tuple[tuple[str, str, Any], ...]
-    constants: tuple[tuple[str, str, Any], ...]
+    constants: tuple[tuple[str, str, str, Any], ...]
     options: tuple[tuple[str, str], ...]
 
 
@@ -108,9 +108,9 @@ class JITFunction:
             self._helpers = list(found.values())
         return self._helpers
 
-    def _statics(self) -> tuple[str, list[JITFunction], list[str], dict[tuple[str, int], Any]]:
-        """Once per JITFunction: the source digest, the helpers, the names the bodies read (for the
-        constants in the key) and the dynamic dims."""
+    def _statics(self) -> tuple[str, list[JITFunction], list[tuple[JITFunction, list[str]]], dict[Any, Any]]:
+        """Once per JITFunction: the source digest, the helpers, the names each body reads (for the
+        constants in the key, looked up in that function's own environment) and the dynamic dims."""
         if self._static is None:
             from importlib.metadata import version
 
@@ -118,12 +118,13 @@ class JITFunction:
 
             helpers = discover(self)
             digest = hashlib.sha256(version("pypto").encode())
-            names: list[str] = []
+            reads: list[tuple[JITFunction, list[str]]] = []
             for jf in [self, *helpers]:
                 src, node = jf.source()
                 digest.update("".join(src.lines[node.lineno - 1 : node.end_lineno]).encode())
-                names += [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-            self._static = (digest.hexdigest()[:16], helpers, sorted(set(names)), dynamic_dims(self))
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                reads.append((jf, sorted(names)))
+            self._static = (digest.hexdigest()[:16], helpers, reads, dynamic_dims(self))
         return self._static
 
     # ---- calls ---------------------------------------------------------------------------------
@@ -234,13 +235,14 @@ class JITFunction:
                                 f"{dtype.name}, got a {meta.dtype.name} tensor")
 
     def _key(self, binding: Binding, config: Any) -> _Key:
-        digest, _, names, dyn = self._statics()
-        env = self.env()
+        digest, _, reads, dyn = self._statics()
         constants = []
-        for name in names:
-            value = env.lookup(name)
-            if value is not MISSING and type(value) in _CONSTANT_TYPES:
-                constants.append((name, type(value).__name__, value))
+        for jf, names in reads:
+            env = jf.env()
+            for name in names:
+                value = env.lookup(name)
+                if value is not MISSING and type(value) in _CONSTANT_TYPES:
+                    constants.append((jf.__name__, name, type(value).__name__, value))
         tensors = tuple((n, tuple(None if (n, k) in dyn else d for k, d in enumerate(m.shape)), m.dtype.name)
                         for n, m in binding.tensors.items())
         scalars = tuple((n, type(v).__name__, v) for n, v in binding.scalars.items())

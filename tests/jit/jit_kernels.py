@@ -174,3 +174,19 @@ def through_scratch(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
     tmp = add_rows(a, b, tmp)
     c = add_rows(tmp, b, c)
     return c
+
+
+GAIN = 4.0
+
+
+@pl.jit.incore
+def gained(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    t = pl.load(a, [0, 0], [32, 64])
+    pl.store(pl.mul(t, GAIN), [0, 0], c)
+    return c
+
+
+@pl.jit
+def calls_gained(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    c = gained(a, c)
+    return c

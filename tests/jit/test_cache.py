@@ -64,6 +64,14 @@ def test_a_changed_module_constant_compiles_again(monkeypatch: pytest.MonkeyPatc
     assert after is not before and "pl.tile.muls(y, 5.0)" in after.program.as_python()
 
 
+def test_a_changed_constant_of_a_helper_compiles_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel = fresh(K.calls_gained)
+    before = kernel.compile(f32(32, 64), f32(32, 64))
+    monkeypatch.setattr(K, "GAIN", 0.25)
+    after = kernel.compile(f32(32, 64), f32(32, 64))
+    assert after is not before and "pl.tile.muls(t, 0.25)" in after.program.as_python()
+
+
 def test_dynamic_dims_compile_once_for_every_extent() -> None:
     kernel = fresh(K.dyn_rows)
     first = kernel.compile(f32(48, 64), f32(48, 64))
