@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import ctypes
 import hashlib
 import inspect
 import os
@@ -174,8 +175,14 @@ class JITFunction:
         return values
 
     def _binding(self, values: dict[str, Any]) -> Binding:
+        """Tensor metadata and folded scalars of the bound arguments; any other hashable value (a
+        ctypes scalar, say) leaves its parameter unfolded and is only passed on at dispatch."""
+        from .specialize import _is_tensor_annotation
+
         binding = Binding()
         _, node = self.source()
+        env = self.env()
+        tensor_params = {a.arg for a in node.args.args if _is_tensor_annotation(a.annotation, env)}
         for name, value in values.items():
             try:
                 meta = tensor_meta(value, name)
@@ -185,14 +192,16 @@ class JITFunction:
                 binding.tensors[name] = meta
             elif type(value) in _CONSTANT_TYPES:
                 binding.scalars[name] = value
-            elif not isinstance(value, RuntimeScalarMarker):
+            elif name in tensor_params:
+                raise ValueError(f"@pl.jit: missing inferred tensor metadata for parameter '{name}' of "
+                                 f"'{self.__name__}': got {type(value).__name__}, pass a CPU torch tensor or a numpy "
+                                 "array")
+            elif not isinstance(value, RuntimeScalarMarker | ctypes._SimpleCData):
                 try:
                     hash(value)
                 except TypeError:
                     raise TypeError(f"@pl.jit function '{self.__name__}': argument '{name}' of type "
                                     f"{type(value).__name__} is neither a tensor nor a hashable scalar") from None
-                raise TypeError(f"@pl.jit function '{self.__name__}': argument '{name}' must be a tensor (torch or "
-                                f"numpy) or an int/float/bool, got {type(value).__name__}")
         self._check_ranks(binding, node)
         return binding
 

@@ -38,9 +38,6 @@ def f32(*shape: int) -> np.ndarray:
          "@pl.jit function 'scaled_add': too many positional arguments"),
         (lambda: K.scaled_add(f32(32, 64), f32(32, 64), f32(32, 64), [1.0]),
          "@pl.jit function 'scaled_add': argument 'alpha' of type list is neither a tensor nor a hashable scalar"),
-        (lambda: K.scaled_add(f32(32, 64), f32(32, 64), f32(32, 64), "x"),
-         "@pl.jit function 'scaled_add': argument 'alpha' must be a tensor (torch or numpy) or an int/float/bool, "
-         "got str"),
         (lambda: K.scaled_add(f32(32, 64), f32(32, 64), f32(32, 64), pl.RUNTIME),
          "@pl.jit function 'scaled_add': pl.RUNTIME passed for 'alpha'"),
         (lambda: K.runtime_n(f32(32, 64), f32(32, 64)),
@@ -98,3 +95,9 @@ def test_an_error_about_an_alias_names_the_users_variable() -> None:
         K.recast_wrong(f32(32, 64), np.zeros((32, 64), np.float16))
     assert str(err.value).startswith("ParserTypeError: Cannot reassign 'x' with a different type")
     assert err.value.span.begin_line == K.recast_wrong.func.__code__.co_firstlineno + 6
+
+
+def test_a_tensor_parameter_given_something_else_has_no_metadata() -> None:
+    with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'b' of "
+                       "'scaled_add': got list"):
+        K.scaled_add(f32(32, 64), [[0.0] * 64] * 32, f32(32, 64), 1.0)

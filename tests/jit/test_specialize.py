@@ -97,3 +97,10 @@ def test_a_local_made_by_create_tensor_describes_a_helpers_parameter() -> None:
     text = K.through_scratch.compile(f32(32, 64), f32(32, 64), f32(32, 64)).program.as_python()
     assert "tmp: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.create([32, 64], dtype=pl.FP32" in text
     assert "def add_rows(a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], c: pl.Out[" in text
+
+
+def test_a_ctypes_scalar_is_passed_on_unfolded() -> None:
+    import ctypes
+
+    text = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), ctypes.c_float(3.0)).program.as_python()
+    assert "alpha: pl.Scalar[pl.FP32]" in text and "pl.tile.muls(x, alpha)" in text
