@@ -46,10 +46,6 @@ _FUNC_TYPES = {
 }
 
 
-class JITSpecializationError(TypeError):
-    """A ``@pl.jit`` function cannot be specialised for the arguments it was given."""
-
-
 @dataclass
 class Binding:
     """What one function of the program is specialised for: tensor metadata and folded scalars by
@@ -341,10 +337,8 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
     sources: dict[str, SourceFile] = {}
     renamed: dict[str, str] = {}  # alias -> the user's name, over all functions
     parsed: list[tuple[JITFunction, ast.FunctionDef, Env, FunctionOptions]] = []
-    for jf in [entry, *reversed(helpers)]:  # callers before callees: a call site fills its callee's binding
-        if id(jf) not in bindings:
-            raise JITSpecializationError(f"@pl.jit helper '{jf.__name__}' is never called from a function that "
-                                         "knows its arguments")
+    # Reversed post-order puts every caller before its callees: a call site fills its callee's binding.
+    for jf in [entry, *reversed(helpers)]:
         src, node = jf.source()
         sources[src.filename] = src
         spec = _FunctionSpec(jf, bindings[id(jf)], src, {}, _assigned_names(node))
@@ -572,4 +566,4 @@ def options_for(kind: str, level: Any, auto_scope: bool) -> FunctionOptions:
     return function_options(type=_FUNC_TYPES[kind], level=level, auto_scope=auto_scope)
 
 
-__all__ = ["Binding", "JITSpecializationError", "discover", "dynamic_dims", "options_for", "specialise"]
+__all__ = ["Binding", "discover", "dynamic_dims", "options_for", "specialise", "user_names"]

@@ -190,3 +190,9 @@ def gained(a: pl.Tensor, c: pl.Out[pl.Tensor]):
 def calls_gained(a: pl.Tensor, c: pl.Out[pl.Tensor]):
     c = gained(a, c)
     return c
+
+
+@pl.jit
+def wrong_keyword(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    c = add_rows(a, b, out=c)
+    return c

@@ -101,3 +101,11 @@ def test_a_tensor_parameter_given_something_else_has_no_metadata() -> None:
     with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'b' of "
                        "'scaled_add': got list"):
         K.scaled_add(f32(32, 64), [[0.0] * 64] * 32, f32(32, 64), 1.0)
+
+
+def test_a_helper_call_with_a_keyword_the_helper_lacks_points_at_the_call() -> None:
+    with pytest.raises(ParserError) as err:
+        K.wrong_keyword(f32(32, 64), f32(32, 64), f32(32, 64))
+    assert str(err.value).startswith("ParserTypeError: @pl.jit function 'wrong_keyword': call of helper 'add_rows' "
+                                     "passes keywords its parameters do not take in order")
+    assert err.value.span.begin_line == K.wrong_keyword.func.__code__.co_firstlineno + 2
