@@ -32,6 +32,7 @@ class OutlineHierarchyScopes(Outliner):
     target = ssa
     requires = frozenset({SSAForm})
     produces = frozenset({SSAForm, HierarchyOutlined, OrchestrationReferencesResolved})
+    exports_stores = False
 
     def applies(self, func: Function) -> bool:
         return func.func_type is FunctionType.Opaque

@@ -6,6 +6,11 @@ function of its live-ins plus the statement that calls (or submits) it.
 * Results are the values defined inside and read after the scope, param-explicit: a result whose
   buffer is a captured tensor (``tensor.assemble`` / ``tile.store`` target, a kernel's Out
   argument, a loop carrying it) is returned as that parameter.
+* Store targets are outputs (InCore, Cluster and Spmd scopes; not Hierarchy ones): a captured
+  tensor V that a ``tile.store`` inside writes is returned as the parameter even when nothing reads
+  the store's result; a bare store binds a fresh ``V__store``; the caller binds a fresh version V'
+  of V, which every later read of V in the parent reads (so later tasks depend on this one). In a
+  Group/Spmd wrapper a captured tensor written by a call inside and read after the scope is one too.
 * A captured tensor's direction comes from its uses inside: written only (an op's WRITE operand,
   an Out argument of a call) gives ``Out``, written and read ``InOut``, otherwise ``In``; copies,
   loop carries and yields are transparent.
@@ -243,6 +248,8 @@ class Outliner(RewritePass):
 
     # An Opaque parent that outlined something becomes Orchestration (kernel-outlining passes).
     orchestrates: ClassVar[bool] = False
+    # Store targets become outputs of the outlined function (not for Hierarchy scopes).
+    exports_stores: ClassVar[bool] = True
 
     def start(self, func: Function | None = None, program: Any = None) -> None:
         super().start(func, program)
@@ -251,6 +258,7 @@ class Outliner(RewritePass):
         self._mine: set[str] = set()  # names this function's scopes took
         self._uses: Counter[Var] | None = None
         self._defined: set[Var] | None = None
+        self._version_of: dict[Var, Var] = {}  # a store target's new version -> the original
 
     @property
     def parent(self) -> str:
@@ -350,12 +358,60 @@ class Outliner(RewritePass):
         wrapper = func_type in (FunctionType.Group, FunctionType.Spmd)
         explicit = wrapper or func_type is FunctionType.InCore
         returned = [self._returned(buffers.root(v, wrapper), v, ins) if explicit else v for v in outs]
+        exported, covered = self._exported(body, buffers, ins, dirs, outs, inside, wrapper) if explicit else ([], {})
+        if exported:
+            body = _NameStores(set(exported)).run(body)
+        returned += exported
+        versions = [Var(self.names.name(v.name_hint, lambda n, b=v.name_hint: f"{b}_{n + 1}"), v.type, node.span)
+                    for v in exported]
         stmts = flatten_to_stmts(body) + ([ReturnStmt(returned, node.span)] if returned else [])
         func = self._function(name, ins, dirs, [r.type for r in returned], stmts, node.span, func_type,
-                              level, role, dict(func_attrs or {}))
+                              level, role, dict(func_attrs or {}), self._version_of)
         self.add_function(func)
         self.outlined += 1
-        return self.dispatch(node, name, ins, outs, [r.type for r in returned], launch or {}, no_dep or [])
+        dispatch = self.dispatch(node, name, ins, outs + versions, [r.type for r in returned], launch or {},
+                                 no_dep or [])
+        # Later reads of V in this block (and blocks nested in it) read the new version.
+        for v, version in [*zip(exported, versions), *covered.items()]:
+            self.remap.maps[0][v] = version
+        self._version_of.update({version: self._version_of.get(v, v) for v, version in zip(exported, versions)})
+        return dispatch
+
+    def _exported(
+        self,
+        body: Stmt,
+        buffers: _Buffers,
+        ins: list[Var],
+        dirs: list[ParamDirection],
+        outs: list[Var],
+        inside: Counter[Var],
+        wrapper: bool,
+    ) -> tuple[list[Var], dict[Var, Var]]:
+        """The captured tensors that become outputs beyond ``outs``, and for those an out already
+        stands for, that out."""
+        if not self.exports_stores:
+            return [], {}
+        captured = {v: d for v, d in zip(ins, dirs) if isinstance(v.type, TensorType)}
+        targets: list[Var] = []
+        for s in _stmts(body):
+            value = s.expr if isinstance(s, EvalStmt) else s.value if isinstance(s, AssignStmt) else None
+            if isinstance(value, Call) and getattr(value.op, "name", None) == "tile.store" and len(value.args) > 2:
+                dest = value.args[2]
+                root = buffers.root(dest, wrapper) if isinstance(dest, Var) else None
+                if root is not None and root in captured:
+                    targets.append(root)
+        if wrapper:  # a kernel call inside wrote it and the parent reads it later
+            targets += [v for v, d in captured.items()
+                        if d is not ParamDirection.In and self._uses[v] > inside[v]]
+        exported: list[Var] = []
+        covered: dict[Var, Var] = {}
+        for v in dict.fromkeys(targets):
+            out = next((o for o in outs if buffers.root(o, wrapper) is v), None)
+            if out is not None:
+                covered[v] = out
+            else:
+                exported.append(v)
+        return exported, covered
 
     @staticmethod
     def _returned(root: Var, value: Var, ins: list[Var]) -> Var:
@@ -373,9 +429,12 @@ class Outliner(RewritePass):
         level: Level | None,
         role: Role | None,
         attrs: dict[str, Any],
+        version_of: Mapping[Var, Var],
     ) -> Function:
-        # Parameters are plain variables: a captured iter_arg stands in as one.
-        plain = {ia: Var(ia.name_hint, ia.type, ia.span) for ia in ins if isinstance(ia, IterArg)}
+        # Parameters are plain variables: a captured iter_arg stands in as one; a store target's new
+        # version keeps the tensor's name.
+        plain = {v: Var(version_of[v].name_hint if v in version_of else v.name_hint, v.type, v.span) for v in ins
+                 if isinstance(v, IterArg) or v in version_of}
         params = [plain.get(v, v) for v in ins]
         body = block_of(stmts, span)
         if plain:
@@ -442,6 +501,26 @@ class Outliner(RewritePass):
         ) and new.role in (None, Role.Orchestrator):
             new = _FoldDims().fold(new)
         return new
+
+
+class _NameStores(Rewrite):
+    """Each bare ``tile.store`` into an exported tensor binds a fresh ``<V>__store``."""
+
+    def __init__(self, targets: set[Var]) -> None:
+        self.targets = targets
+
+    def run(self, body: Stmt) -> Stmt:
+        self.start()
+        return self.reblock(body, self.block(flatten_to_stmts(body)))
+
+    @on(EvalStmt)
+    def _store(self, node: EvalStmt) -> Stmt:
+        call = node.expr
+        if not (isinstance(call, Call) and getattr(call.op, "name", None) == "tile.store" and len(call.args) > 2
+                and call.args[2] in self.targets):
+            return node
+        name = self.names.name("store", lambda n, b=call.args[2].name_hint: f"{b}__store" + (f"_{n}" if n else ""))
+        return AssignStmt(Var(name, call.type, node.span), call, node.span)
 
 
 class _FoldDims(Rewrite):

@@ -59,6 +59,7 @@ from .parser.text_parser import loads, loads_program, parse, parse_program
 program_from_string = parse_program
 from .scopes import at, cluster, cross_core_slot, manual_scope, scope, split, split_aiv, spmd, spmd_submit, submit
 from .typing import Array, DynVar, InOut, Out, Scalar, Tensor, Tile, Tuple, dynamic
+from .typing.scalar import RUNTIME
 
 # dtypes (the seed's FP8 is FP8E4M3FN)
 BOOL = DataType.BOOL
@@ -120,5 +121,15 @@ __all__ = [  # noqa: PLE0604 - *PROMOTED unpacks the promoted op names (strings)
     "program_from_string", "pipeline", "program", "range",
     "static_assert", "static_print", "unroll", "while_", "yield_", "array", "system", "tensor", "tile",
     "at", "cluster", "cross_core_slot", "manual_scope", "scope", "split", "split_aiv", "spmd", "spmd_submit", "submit",
+    "RUNTIME", "jit", "JITFunction",
     *PROMOTED,
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``pl.jit`` and ``pl.JITFunction`` load the JIT package on first use (it imports this one)."""
+    if name in ("jit", "JITFunction"):
+        import pypto.jit
+
+        return getattr(pypto.jit, name)
+    raise AttributeError(f"module 'pypto.language' has no attribute '{name}'")

@@ -40,6 +40,31 @@ INCORE = {
                     out[:] = y
                 return out
     """,
+    "bare_store_in_two_scopes": f"""
+        @pl.program
+        class ShiftScaled:
+            @pl.function
+            def main(self, x: {_T}, tmp: pl.Out[{_T}], y: pl.Out[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(x, [0, 0], [64, 64])
+                    pl.store(pl.mul(t, 3.0), [0, 0], tmp)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    u = pl.load(tmp, [0, 0], [64, 64])
+                    pl.store(pl.add(u, 1.0), [0, 0], y)
+                return y
+    """,
+    "bare_store_read_back": f"""
+        @pl.program
+        class StoreReadBack:
+            @pl.function
+            def main(self, x: {_T}, acc: pl.InOut[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    a = pl.load(acc, [0, 0], [64, 64])
+                    t = pl.load(x, [0, 0], [64, 64])
+                    pl.store(pl.add(a, t), [0, 0], acc)
+                    s = pl.store(pl.add(a, a), [0, 0], acc)
+                return acc
+    """,
     "reads_and_writes_captured_tensor": f"""
         @pl.program
         class ReadsAndWrites:
@@ -160,6 +185,17 @@ CLUSTER = {
                         d: {_T} = pl.mul(c, a)
                 e: {_T} = pl.sub(d, b)
                 return e
+    """,
+    "cluster_with_bare_store": f"""
+        @pl.program
+        class ClusterStore:
+            @pl.function
+            def main(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+                with pl.cluster():
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        t = pl.load(x, [0, 0], [64, 64])
+                        pl.store(pl.exp(t), [0, 0], out)
+                return out
     """,
     "cluster_of_one_spmd": f"""
         @pl.program

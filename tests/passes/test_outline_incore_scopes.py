@@ -62,6 +62,29 @@ def test_returns_are_the_written_parameters() -> None:
     assert [v.name_hint for v in ir.flatten_to_stmts(ops.body)[-1].value] == ["d", "e"]
 
 
+def test_a_bare_store_target_is_an_output_with_a_new_version() -> None:
+    after = outlined("bare_store_in_two_scopes")
+    first, second = after["main_incore_0"], after["main_incore_1"]
+    assert first.param_directions == [ParamDirection.In, ParamDirection.Out]
+    assert second.param_directions == [ParamDirection.In, ParamDirection.Out]
+    text = after.as_python()
+    assert "tmp__store: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(" in text
+    assert "        return tmp\n" in text and "        return y\n" in text
+    assert "tmp_1: pl.Tensor[[64, 64], pl.FP32] = self.main_incore_0(x, tmp)" in text
+    assert "y_1: pl.Tensor[[64, 64], pl.FP32] = self.main_incore_1(tmp_1, y)" in text
+    assert text.rstrip().endswith("return y_1")
+
+
+def test_stores_of_a_read_tensor_make_it_inout_and_one_output() -> None:
+    kernel = outlined("bare_store_read_back")["main_incore_0"]
+    assert kernel.param_directions == [ParamDirection.InOut, ParamDirection.In]
+    stmts = ir.flatten_to_stmts(kernel.body)
+    assert [s.var.name_hint for s in stmts if isinstance(s, ir.AssignStmt) and s.value.op.name == "tile.store"] == [
+        "acc__store", "s"
+    ]
+    assert stmts[-1].value == [kernel.params[0]]
+
+
 def test_an_opaque_parent_becomes_orchestration() -> None:
     after = outlined("tensor_ops")
     assert after["main"].func_type is ir.FunctionType.Orchestration

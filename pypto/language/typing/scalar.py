@@ -59,3 +59,24 @@ class Tuple(Annotation):
                 item = ir.ScalarType(check_dtype(item, "pl.Tuple"))
             types.append(item)
         return ir.TupleType(types)
+
+
+class RuntimeScalarMarker(Scalar):
+    """``pl.RUNTIME``: a ``@pl.jit`` scalar left unspecialised (a run-time parameter), accepted only
+    as a keyword or default of ``.compile()`` / ``.lower()`` without sample arguments."""
+
+    dtype = None
+
+    def __new__(cls) -> RuntimeScalarMarker:
+        return object.__new__(cls)
+
+    def __repr__(self) -> str:
+        return "pl.RUNTIME"
+
+    def _no_value(self, *_: object) -> None:
+        raise RuntimeError("pl.RUNTIME marks a run-time scalar parameter; it has no value to compute with")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __floordiv__ = _no_value
+
+
+RUNTIME = RuntimeScalarMarker()

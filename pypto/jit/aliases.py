@@ -1,0 +1,112 @@
+"""Fresh aliases for re-assigned names (docs/jit.md#specialisation): a name assigned again at the depth of
+its first assignment (parameters count as depth 0; each ``for``/``while``/``if``/``with`` body is one
+deeper) becomes ``<name>_v1``, ``<name>_v2``, ... from there on, so a new value may have a new type.
+A re-assignment deeper down keeps the current name (a loop-carried or branch-merged value); names
+first bound in a then-branch are forgotten before its else-branch."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+
+class Aliases(ast.NodeTransformer):
+    """Renames one function's re-assigned names in place; ``original`` maps each alias back."""
+
+    def __init__(self, node: ast.FunctionDef) -> None:
+        self.taken = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {a.arg for a in node.args.args}
+        self.current: dict[str, str] = {a.arg: a.arg for a in node.args.args}
+        self.depth_of: dict[str, int] = {a.arg: 0 for a in node.args.args}
+        self.original: dict[str, str] = {}
+        self.depth = 0
+
+    def run(self, node: ast.FunctionDef) -> None:
+        node.body = self._block(node.body)
+
+    def _block(self, stmts: Iterable[ast.stmt]) -> list[ast.stmt]:
+        return [self.visit(s) for s in stmts]
+
+    def _fresh(self, name: str) -> str:
+        k = 1
+        while f"{name}_v{k}" in self.taken:
+            k += 1
+        alias = f"{name}_v{k}"
+        self.taken.add(alias)
+        self.original[alias] = self.original.get(name, name)
+        return alias
+
+    def _store(self, target: ast.expr) -> None:
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                name = n.id
+                if name not in self.depth_of:
+                    self.depth_of[name] = self.depth
+                    self.current[name] = name
+                elif self.depth_of[name] == self.depth:
+                    self.current[name] = self._fresh(name)
+                n.id = self.current[name]
+
+    def _nested(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        self.depth += 1
+        try:
+            return self._block(body)
+        finally:
+            self.depth -= 1
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if isinstance(node.ctx, ast.Load) and node.id in self.current:
+            node.id = self.current[node.id]
+        return node
+
+    def visit_Assign(self, node: ast.Assign) -> ast.Assign:
+        node.value = self.visit(node.value)
+        for t in node.targets:
+            self._store(t)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
+        if node.value is not None:
+            node.value = self.visit(node.value)
+        self._store(node.target)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AugAssign:
+        node.value = self.visit(node.value)
+        if isinstance(node.target, ast.Name) and node.target.id in self.current:
+            node.target.id = self.current[node.target.id]  # read and written in place: same name
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.For:
+        node.iter = self.visit(node.iter)
+        self.depth += 1
+        self._store(node.target)
+        self.depth -= 1
+        node.body = self._nested(node.body)
+        node.orelse = self._nested(node.orelse)
+        return node
+
+    def visit_While(self, node: ast.While) -> ast.While:
+        node.test = self.visit(node.test)
+        node.body = self._nested(node.body)
+        node.orelse = self._nested(node.orelse)
+        return node
+
+    def visit_If(self, node: ast.If) -> ast.If:
+        node.test = self.visit(node.test)
+        before = set(self.depth_of)
+        node.body = self._nested(node.body)
+        for name in set(self.depth_of) - before:
+            del self.depth_of[name]
+            self.current.pop(name, None)
+        node.orelse = self._nested(node.orelse)
+        return node
+
+    def visit_With(self, node: ast.With) -> ast.With:
+        for item in node.items:
+            item.context_expr = self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.depth += 1
+                self._store(item.optional_vars)
+                self.depth -= 1
+        node.body = self._nested(node.body)
+        return node

@@ -1,0 +1,63 @@
+"""Fresh aliases for re-assigned names (spec/runtime.md §1.3)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from pypto.jit.aliases import Aliases
+from pypto.jit.specialize import user_names
+
+
+def renamed(source: str) -> str:
+    node = ast.parse(textwrap.dedent(source)).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    Aliases(node).run(node)
+    return ast.unparse(node)
+
+
+def test_a_reassignment_at_the_first_depth_gets_a_fresh_alias_and_later_reads_follow() -> None:
+    assert renamed("""
+        def f(a, c):
+            c = g(a, c)
+            x = h(c)
+            x = k(x)
+            return x, c
+    """) == "def f(a, c):\n    c_v1 = g(a, c)\n    x = h(c_v1)\n    x_v1 = k(x)\n    return (x_v1, c_v1)"
+
+
+def test_a_deeper_reassignment_keeps_the_current_name() -> None:
+    assert renamed("""
+        def f(a):
+            acc = z(a)
+            for i in r(4):
+                acc = g(acc, i)
+            acc = h(acc)
+            return acc
+    """) == ("def f(a):\n    acc = z(a)\n    for i in r(4):\n        acc = g(acc, i)\n    acc_v1 = h(acc)\n"
+             "    return acc_v1")
+
+
+def test_names_of_a_then_branch_are_forgotten_before_the_else_branch() -> None:
+    assert renamed("""
+        def f(a):
+            if a:
+                t = g(a)
+            else:
+                t = h(a)
+            return t
+    """) == "def f(a):\n    if a:\n        t = g(a)\n    else:\n        t = h(a)\n    return t"
+
+
+def test_an_alias_that_would_clash_skips_the_taken_name() -> None:
+    assert renamed("""
+        def f(x, x_v1):
+            x = g(x, x_v1)
+            return x
+    """) == "def f(x, x_v1):\n    x_v2 = g(x, x_v1)\n    return x_v2"
+
+
+def test_messages_get_the_users_names_back_whole_words_longest_first() -> None:
+    assert user_names("'x_v1' and 'x_v12' but not 'ax_v1'", {"x_v1": "x", "x_v12": "x"}) == (
+        "'x' and 'x' but not 'ax_v1'"
+    )

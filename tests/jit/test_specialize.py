@@ -1,0 +1,106 @@
+"""Specialisation (spec/runtime.md §1.3, §1.5, §1.6): the program a ``@pl.jit`` call compiles, printed
+(snapshots), and what it folds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jit_kernels as K
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+
+
+@pytest.fixture(autouse=True)
+def build_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
+    return tmp_path
+
+
+def f32(*shape: int) -> np.ndarray:
+    return np.zeros(shape, np.float32)
+
+
+CASES = {
+    "scaled_add": (K.scaled_add, (f32(32, 64), f32(32, 64), f32(32, 64), 3.0)),
+    "shift_scaled": (K.shift_scaled, (f32(64, 64), f32(64, 64), f32(64, 64))),
+    "dtype_and_dims": (K.dtype_and_dims, (f32(16, 32), f32(16, 32))),
+    "dyn_rows": (K.dyn_rows, (f32(48, 64), f32(48, 64))),
+    "bound_rows": (K.bound_rows, (f32(48, 64), f32(48, 64))),
+    "with_helpers": (K.with_helpers, (f32(32, 64), f32(32, 64), f32(32, 64))),
+    "recast": (K.recast, (f32(32, 64), np.zeros((32, 64), np.float16))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_specialised_program(name: str, snapshot) -> None:
+    kernel, args = CASES[name]
+    assert kernel.compile(*args).program.as_python() == snapshot
+
+
+def test_spans_cite_the_users_file_and_line() -> None:
+    program = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), 3.0).program
+    func = program.get_function("scaled_add")
+    assert Path(func.span.filename).name == "jit_kernels.py"
+    first = ir.flatten_to_stmts(func.body)[0]
+    assert (Path(first.span.filename).name, first.span.begin_line) == ("jit_kernels.py", 14)
+
+
+def test_a_tensor_keyword_and_a_default_bind_like_python() -> None:
+    by_name = K.scaled_add.compile(f32(32, 64), f32(32, 64), c=f32(32, 64), alpha=3.0)
+    assert by_name is K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), 3.0)
+
+
+def test_signature_mode_takes_full_annotations_and_keeps_a_runtime_scalar() -> None:
+    text = K.runtime_n.compile().program.as_python()
+    assert "n: pl.Scalar[pl.FP32]" in text and "pl.tile.store(pl.tile.muls(t, n), [0, 0], c)" in text
+    lowered = K.runtime_n.lower()
+    assert isinstance(lowered, ir.Program) and lowered.get_function("runtime_n") is not None
+
+
+def test_a_bare_tensor_annotation_without_a_sample_cannot_specialise() -> None:
+    with pytest.raises(TypeError, match="@pl.jit function 'typed': parameter 'c' is a bare pl.Tensor and cannot "
+                       "specialize from the signature"):
+        K.typed.compile()
+    with pytest.raises(TypeError, match="@pl.jit function 'needs_n': scalar parameter 'n' has no value"):
+        K.needs_n.compile()
+    assert "pl.tile.muls(t, 2.0)" in K.needs_n.compile(n=2.0).program.as_python()
+
+
+def test_a_helper_tensor_the_call_site_cannot_describe_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="@pl.jit: missing inferred tensor metadata for parameter 'c' of 'add_rows'"):
+        K.orphan_call(f32(32, 64), f32(32, 64))
+
+
+def test_torch_dtypes_map_to_dsl_dtypes_and_bfloat16_specialises() -> None:
+    import torch as t
+
+    text = K.recast.compile(t.zeros(32, 64, dtype=t.bfloat16), t.zeros(32, 64, dtype=t.float16)).program.as_python()
+    assert "a: pl.Tensor[[32, 64], pl.BF16], c: pl.Out[pl.Tensor[[32, 64], pl.FP16]]" in text
+
+
+def test_a_closure_constant_folds_and_each_closure_compiles_its_own() -> None:
+    half, third = K.scaler(0.5), K.scaler(3.0)
+    assert "pl.tile.muls(t, 0.5)" in half.compile(f32(32, 64), f32(32, 64)).program.as_python()
+    assert "pl.tile.muls(t, 3.0)" in third.compile(f32(32, 64), f32(32, 64)).program.as_python()
+
+
+def test_an_inline_helpers_out_wrapper_is_dropped_with_a_deprecation_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="@pl.jit.inline 'store_into': parameter 'c' drops its pl.Out/pl.InOut"):
+        text = K.via_inline_out.compile(f32(32, 64), f32(32, 64)).program.as_python()
+    assert "def store_into(self, t: pl.Tile[[32, 64], pl.FP32], c: pl.Tensor[[32, 64], pl.FP32])" in text
+
+
+def test_a_local_made_by_create_tensor_describes_a_helpers_parameter() -> None:
+    text = K.through_scratch.compile(f32(32, 64), f32(32, 64), f32(32, 64)).program.as_python()
+    assert "tmp: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.create([32, 64], dtype=pl.FP32" in text
+    assert "def add_rows(a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], c: pl.Out[" in text
+
+
+def test_a_ctypes_scalar_is_passed_on_unfolded() -> None:
+    import ctypes
+
+    text = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), ctypes.c_float(3.0)).program.as_python()
+    assert "alpha: pl.Scalar[pl.FP32]" in text and "pl.tile.muls(x, alpha)" in text
