@@ -17,7 +17,8 @@ x)``), results of calls that return the parameter they were passed, and loop car
 function's tensor ops may write its In parameters: ConvertTensorToTileOps derives Out/InOut for them
 (:func:`derived_writes`), so its callers count them as written. Group and Spmd wrappers are
 exempt: they forward their parameters, and their directions are derived from the kernels they
-call (``CallDirectionsResolved``). The ``surface`` dialect guarantees both, so the
+call (``CallDirectionsResolved``). So are Inline functions, whose parameters are the caller's
+variables: a call counts the parameters the helper writes as written. The ``surface`` dialect guarantees both, so the
 directions a user declares are checked when a program enters the pipeline; the directions of
 functions that outlining creates are derived from their writes.
 """
@@ -159,9 +160,11 @@ class _Buffers:
 
 
 def derived_writes(func: Function, program: Program) -> set[Var]:
-    """The In parameters of an InCore function that its tensor ops write: ConvertTensorToTileOps makes
-    them Out/InOut (docs/passes.md), so they are written, and writing them is no error."""
-    if func.func_type is not FunctionType.InCore or not _declared(func):
+    """The In parameters a function writes without it being an error: those of an InCore function its
+    tensor ops write (ConvertTensorToTileOps makes them Out/InOut, docs/passes.md), and every one an
+    Inline function writes (its parameters are the caller's variables: directions mean nothing there)."""
+    inline = func.func_type is FunctionType.Inline
+    if not inline and (func.func_type is not FunctionType.InCore or not _declared(func)):
         return set()
     inputs = {p for p, d in zip(func.params, func.param_directions) if d is ParamDirection.In}
     found: set[Var] = set()
@@ -169,7 +172,7 @@ def derived_writes(func: Function, program: Program) -> set[Var]:
 
     def visit(stmt: Stmt) -> None:
         found.update(p for e in _exprs(stmt) for p, call in buffers.writes(e)
-                     if p in inputs and _tensor_op(call))
+                     if p in inputs and (inline or _tensor_op(call)))
 
     _scan(func.body, buffers, visit)
     return found
@@ -217,8 +220,13 @@ def _declared(func: Function) -> bool:
     return func.func_type not in _WRAPPERS and not func.requires_runtime_binding
 
 
+def _checked(func: Function) -> bool:
+    """Directions a user declared and this module checks: not those of wrappers or inline helpers."""
+    return _declared(func) and func.func_type is not FunctionType.Inline
+
+
 def _check_inputs(func: Function, program: Program, report: Reporter) -> None:
-    if not _declared(func):
+    if not _checked(func):
         return
     inputs = {p for p, d in zip(func.params, func.param_directions) if d is ParamDirection.In}
     if not any(isinstance(p.type, TensorType) for p in inputs):
@@ -422,7 +430,7 @@ def _no_trips(loop: ForStmt) -> bool:
 
 
 def _check_outs(func: Function, program: Program, report: Reporter) -> None:
-    if not _declared(func) or ParamDirection.Out not in func.param_directions:
+    if not _checked(func) or ParamDirection.Out not in func.param_directions:
         return
     _Paths(func, program, report).run()
 

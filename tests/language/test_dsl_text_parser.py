@@ -219,7 +219,7 @@ def test_inline_functions_in_text() -> None:
         ("x = 1\n", ParserSyntaxError, "no @pl.function or @pl.program found"),
         ("@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", ParserSyntaxError,
          "more than one @pl.program class"),
-        ("@pl.jit\ndef f():\n    pass\n", ParserSyntaxError, "'pl' has no attribute 'jit'"),
+        ("@pl.jit\ndef f():\n    pass\n", ParserSyntaxError, "functions in DSL text are decorated with @pl.function or @pl.inline"),
         ("@pl.function(1)\ndef f():\n    pass\n", ParserSyntaxError, "decorator options are keyword arguments"),
         ("@pl.function(typ=pl.FunctionType.InCore)\ndef f():\n    pass\n", ParserTypeError, "unexpected keyword argument 'typ'"),
         ("@pl.program\nclass A:\n    x = 1\n", ParserSyntaxError, "contains only @pl.function definitions"),

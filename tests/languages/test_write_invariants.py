@@ -263,3 +263,31 @@ def test_a_kernel_result_derived_from_its_written_parameter_names_that_buffer() 
             return y
 """, kernel)
     assert found(OutParamsWritten, program) == []
+
+
+def test_an_inline_helper_writes_the_callers_tensor_whatever_its_parameter_says() -> None:
+    program = prog(f"""
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.Inline)
+        def put(self, t: {_TILE}, c: {_T}) -> {_T}:
+            c = pl.store(t, [0, 0], c)
+            return c
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: {_T}, y: pl.Out[{_T}]) -> {_T}:
+            t: {_TILE} = pl.load(x, [0, 0], [16, 16])
+            y = self.put(t, y)
+            return y
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def k_in(self, x: {_T}, y: {_T}) -> {_T}:
+            t: {_TILE} = pl.load(x, [0, 0], [16, 16])
+            y = self.put(t, y)
+            return y
+    """)
+    assert found(OutParamsWritten, program) == []
+    assert found(InputsNotWritten, program) == [
+        ("WRITE_TO_INPUT", f"input parameter 'y' is passed as an Out/InOut argument to 'put'; {_TO_INPUT}",
+         "put(t, y)"),
+    ]
