@@ -27,7 +27,7 @@ from pathlib import Path
 from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
-from pypto.analysis.windows import BLOCK_NUM, Window, describe_window, kernel_windows
+from pypto.analysis.windows import BLOCK_NUM, INDEX_DRIVEN, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
 from pypto.ir.expr import (
@@ -627,6 +627,12 @@ class OrchestrationEmitter(Emitter):
     def _guard(self, call: Call | Submit, kernel: Function, args: list[Expr], window: Window,
                values: dict[Var, Expr], printed: set[str]) -> None:
         param, arg = kernel.params[window.param], args[window.param]
+        if window.op in INDEX_DRIVEN:
+            raise CodegenError(
+                f"no rule for a {window.op} of '{param.name_hint}' in kernel '{kernel.name}': it accesses the tensor "
+                "at indices held in a tile, which the orchestration cannot check before the task runs", window.span,
+                "a kernel may access its tensors only through windows checked against them (docs/simulator.md#bounds)"
+                "; load and store windows bounded by the kernel's scalar parameters instead")
         if not window.bounded:
             raise CodegenError(
                 f"no rule for a {window.op} of '{param.name_hint}' in kernel '{kernel.name}' whose window the "

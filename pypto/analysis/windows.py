@@ -59,7 +59,9 @@ class Window:
 def describe_window(kernel: str, where: str, op: str, tensor: str, axes: list[str], shape: list[str]) -> str:
     """The message of a window outside its tensor, shared by the run-time guard and the check before a run:
     ``task 'k' (prog.py:27) reads x[64:80, 0:64] outside its shape [64, 64]``."""
-    verb = "writes" if op == "tile.store" else "reads"
+    name = _WINDOWS[op][0]
+    writes = any(p.name == name and p.effect == op_registry.Effect.WRITE for p in op_registry.get_entry(op).params)
+    verb = "writes" if writes else "reads"
     return f"task '{kernel}'{where} {verb} {tensor}[{', '.join(axes)}] outside its shape [{', '.join(shape)}]"
 
 
@@ -130,17 +132,20 @@ class _Walker:
     def access(self, call: Expr, result: Var | None, when: tuple[Expr, ...]) -> None:
         if not isinstance(call, Call) or call.op.name not in _WINDOWS:
             return
-        tensor, offsets, extents = _WINDOWS[call.op.name](call)
+        tensor, offsets, extents = _WINDOWS[call.op.name][1](call)
         param = self.tensors.get(tensor) if isinstance(tensor, Var) else None
         if param is None:
             return
         if result is not None:
             self.tensors[result] = param
+        rank = len(tensor.type.shape) if isinstance(tensor.type, TensorType) else 0
+        if len(offsets) != rank or len(extents) != rank:  # a window the op's operands do not spell out
+            offsets, extents = [None] * rank, [None] * rank
         lo: list[Expr | None] = []
         hi: list[Expr | None] = []
         for off, ext in zip(offsets, extents):
-            first = self.bounds(off)
-            end = self.bounds(distribute(ops.add(off, ext)))
+            first = None if off is None else self.bounds(off)
+            end = None if off is None or ext is None else self.bounds(distribute(ops.add(off, ext)))
             lo.append(None if first is None else first[0])
             hi.append(None if end is None else end[1])
         self.windows.append(Window(param, call.op.name, tuple(lo), tuple(hi), when, call.span))
@@ -238,6 +243,9 @@ _BLOCK_CALLS: dict[str, Callable[[], Interval]] = {
 
 # ---- the windows of each op ----------------------------------------------------------------------
 
+# A window: the accessed tensor, then per axis the first index and the extent (None: decided by data).
+_Region = tuple[Expr, list[Expr | None], list[Expr | None]]
+
 
 def argument(call: Call, name: str) -> Expr | None:
     """The argument of op call ``call`` bound to parameter ``name`` (None when absent)."""
@@ -245,15 +253,15 @@ def argument(call: Call, name: str) -> Expr | None:
     return op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)[name]
 
 
-def _elements(e: Expr | None) -> list[Expr]:
+def _elements(e: Expr | None) -> list[Expr | None]:
     return list(e.elements) if isinstance(e, MakeTuple) else []
 
 
-def _valid(t: TileType) -> list[Expr]:
+def _valid(t: TileType) -> list[Expr | None]:
     return list(t.get_effective_tile_view().valid_shape or t.shape)
 
 
-def _load(call: Call) -> tuple[Expr, list[Expr], list[Expr]]:
+def _load(call: Call) -> _Region:
     """What a load reads: the valid region of its result (the requested one clipped, with clamp)."""
     offsets = _elements(argument(call, "offsets"))
     valid = _valid(call.type) if isinstance(call.type, TileType) else []
@@ -262,18 +270,64 @@ def _load(call: Call) -> tuple[Expr, list[Expr], list[Expr]]:
     return argument(call, "tensor"), offsets, valid
 
 
-def _store(call: Call) -> tuple[Expr, list[Expr], list[Expr]]:
+def _store(call: Call) -> _Region:
     """What a store writes: its ``shapes``, else the tile's valid region."""
     shapes = argument(call, "shapes")
     extents = _elements(shapes) if shapes is not None else _valid(call.args[0].type)
     return argument(call, "output_tensor"), _elements(argument(call, "offsets")), extents
 
 
-_WINDOWS: dict[str, Callable[[Call], tuple[Expr, list[Expr], list[Expr]]]] = {
-    "tile.load": _load,
-    "tile.store": _store,
-}
+def _gather_row(call: Call) -> _Region:
+    """What a row gather reads from ``src``: ``shapes`` at ``src_offset`` (transposed: left unbounded)."""
+    src = argument(call, "src")
+    offsets = _elements(argument(call, "src_offset"))
+    if call.kwargs.get("transpose"):
+        return src, [None] * len(offsets), [None] * len(offsets)
+    return src, offsets, _elements(argument(call, "shapes"))
 
+
+def _element(call: Call) -> _Region:
+    """A scalar read or write: one element at ``indices``."""
+    indices = _elements(argument(call, "indices"))
+    return argument(call, "tensor"), indices, [ConstInt(1, DataType.INDEX) for _ in indices]
+
+
+def _cacheinvalid(call: Call) -> _Region:
+    """A cache invalidation of a window (``tensor, shapes, offsets``); without operands, of no tensor."""
+    tensor = argument(call, "tensor")
+    return tensor, _elements(argument(call, "offsets")), _elements(argument(call, "shapes"))
+
+
+def _indexed(tensor_param: str) -> Callable[[Call], _Region]:
+    """An access at indices held in a tile: nothing bounds it before the kernel runs."""
+    def region(call: Call) -> _Region:
+        tensor = argument(call, tensor_param)
+        rank = len(tensor.type.shape) if isinstance(tensor.type, TensorType) else 0
+        return tensor, [None] * rank, [None] * rank
+    return region
+
+
+# op -> (the tensor parameter it accesses, its window).
+_WINDOWS: dict[str, tuple[str, Callable[[Call], _Region]]] = {
+    "tile.load": ("tensor", _load),
+    "tile.store": ("output_tensor", _store),
+    "tile.gather_row": ("src", _gather_row),
+    "tensor.read": ("tensor", _element),
+    "tensor.write": ("tensor", _element),
+    "system.cacheinvalid": ("tensor", _cacheinvalid),
+}
+# Ops accessing their tensor at indices held in a tile (op -> that tensor parameter): nothing bounds the
+# window before the kernel runs, so the orchestration refuses them (docs/simulator.md#bounds).
+_INDEXED: dict[str, str] = {"tile.mgather": "mem", "tile.mscatter": "output_tensor"}
+INDEX_DRIVEN = frozenset(_INDEXED)
+_WINDOWS.update({op: (param, _indexed(param)) for op, param in _INDEXED.items()})
+
+# Ops that take a kernel's tensor but access no window of its elements.
+NO_WINDOW: dict[str, str] = {
+    "tensor.dim": "reads the shape only",
+    "system.set_ffts": "its type check requires the 256 elements the FFTS workspace uses",
+    "system.syncall": "a2a3sim's CPU model of a soft syncall leaves the workspace alone",
+}
 
 def _yielded(body: Stmt, k: int) -> Expr | None:
     last = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from pypto.compiled import CompiledProgram
 from pypto.ir import DataType
 from pypto.language.parser.diagnostics import ParserError
@@ -202,6 +204,11 @@ class JITFunction:
                 except TypeError:
                     raise TypeError(f"@pl.jit function '{self.__name__}': argument '{name}' of type "
                                     f"{type(value).__name__} is neither a tensor nor a hashable scalar") from None
+                if not isinstance(value, np.integer | np.floating | np.bool_):  # the call could not pass it
+                    line = next((a.lineno for a in node.args.args if a.arg == name), node.lineno)
+                    raise TypeError(f"@pl.jit function '{self.__name__}': scalar parameter '{name}' "
+                                    f"({self.source()[0].filename}:{line}) takes a bool, int or float, got "
+                                    f"{type(value).__name__} {value!r:.40}")
         self._check_ranks(binding, node)
         return binding
 

@@ -67,9 +67,9 @@ def checked_shape(shape: object, what: str) -> tuple[int, ...]:
 
 def datatype(dtype: object) -> DataType:
     """The pypto ``DataType`` of a torch or numpy dtype; ``TypeError`` for anything else."""
-    if type(dtype).__module__.startswith("torch"):
-        from .host_arrays import torch_datatype
+    from .host_arrays import from_torch, torch_datatype
 
+    if from_torch(dtype):
         return torch_datatype(dtype)
     try:
         return datatype_of(np.dtype(dtype))  # type: ignore[call-overload]

@@ -13,8 +13,9 @@ import numpy as np
 
 from pypto.ir.datatype import DataType
 
-# torch dtype name -> pypto DataType (the dtypes a CPU torch tensor of a call may have).
-_TORCH: dict[str, DataType] = {
+# Tensor element type name -> pypto DataType: a torch dtype's name without ``torch.``, which is also the
+# numpy (or ml_dtypes) dtype's name; the dtypes a call's tensor may have (simpler passes each of them).
+TENSOR_DTYPES: dict[str, DataType] = {
     "float16": DataType.FP16,
     "float32": DataType.FP32,
     "bfloat16": DataType.BF16,
@@ -33,17 +34,22 @@ _TORCH: dict[str, DataType] = {
 }
 
 
+def from_torch(value: object) -> bool:
+    """Whether ``value``'s type is defined in torch (not in a package such as torchvision)."""
+    return type(value).__module__.split(".")[0] == "torch"
+
+
 def is_torch_tensor(value: object) -> bool:
     """Whether ``value`` is a torch tensor (without importing torch)."""
-    return type(value).__module__.startswith("torch") and hasattr(value, "numpy")
+    return from_torch(value) and all(hasattr(value, a) for a in ("dtype", "shape", "numpy"))
 
 
 def torch_datatype(dtype: Any) -> DataType:
     """The pypto ``DataType`` of a ``torch.dtype``; ``TypeError`` for one pypto has no tensors of."""
     name = str(dtype).removeprefix("torch.")
-    if name not in _TORCH:
+    if name not in TENSOR_DTYPES:
         raise TypeError(f"Unsupported torch dtype {dtype}")
-    return _TORCH[name]
+    return TENSOR_DTYPES[name]
 
 
 def torch_numpy(tensor: Any) -> np.ndarray:

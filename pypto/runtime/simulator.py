@@ -23,7 +23,7 @@ from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
 from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
-from .errors import BOUNDS_MARKER, SimulatorArgumentError, SimulatorBoundsError, SimulatorRunError
+from .errors import BOUNDS_MARKER, SimulatorBoundsError, SimulatorRunError
 from .install import find_simulator
 from .sim_limits import check_simulable
 
@@ -83,6 +83,8 @@ def run_on_simulator(
 def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None, chip: ChipWorker | None) -> None:
     from simpler.task_interface import DataType, TaskArgs, TensorArgType
 
+    from .worker import check_live
+
     if chip is None:
         worker = _worker(built.tree.runtime)
         handle = _handle(worker, built, _handles)
@@ -93,11 +95,7 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
     for tensor in bound.tensors:
         dtype = int(getattr(DataType, tensor.simpler_dtype).value)
         if isinstance(tensor, ResidentTensor):
-            if chip is None or not chip.owns(tensor.device):
-                raise SimulatorArgumentError(
-                    f"{tensor.name} is a DeviceTensor that is not live memory of the ChipWorker running this call",
-                    "pass device tensors only to the worker that allocated them (worker.run or inside `with worker:`)",
-                )
+            check_live(chip, tensor.device, tensor.name)
             ref = tensor.device.buffer.tensor(tensor.device.shape, dtype)
         else:
             # The bytes as unsigned ints: the buffer protocol refuses ml_dtypes types such as bfloat16.
@@ -119,6 +117,8 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
         return
     if chip is None:
         _discard_worker(built.tree.runtime)
+    else:
+        chip.restart_after_failure()
     guard = _bounds_failure(text)
     if guard is not None:
         raise SimulatorBoundsError(

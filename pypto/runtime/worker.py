@@ -21,7 +21,7 @@ import numpy as np
 from .build import PLATFORM, BuiltProgram
 from .config import RunConfig, require_runnable
 from .device_tensor import DeviceTensor, checked_shape, datatype
-from .errors import SimulatorError
+from .errors import SimulatorArgumentError, SimulatorError
 
 DEFAULT_RUNTIME = "tensormap_and_ringbuffer"
 
@@ -56,6 +56,7 @@ class ChipWorker:
         self._buffers: dict[int, Any] = {}
         self._tensors: dict[int, DeviceTensor] = {}
         self._freed: set[int] = set()  # ids of the buffers free_tensor released (a repeat is a no-op)
+        self._lost: set[int] = set()  # addresses whose memory a restart after a failed run discarded
         self._handles: dict[tuple[str, str], Any] = {}
         self._registrations: list[RegistrationHandle] = []
         if auto_init is None or auto_init:
@@ -129,6 +130,26 @@ class ChipWorker:
         worker, self._worker = self._worker, None
         worker.close()
 
+    def restart_after_failure(self) -> None:
+        """Replace the simulator worker after a failed run: the runtime refuses further runs on it.
+
+        Its device memory goes with it, so the tensors allocated so far are lost (using one is a
+        ``SimulatorError``); registrations stay valid and bind to the new worker on their next call.
+        """
+        if self._worker is None:
+            return
+        self._lost.update(self._buffers)
+        self._buffers.clear()
+        self._tensors.clear()
+        self._handles.clear()
+        worker, self._worker = self._worker, None
+        worker.close()
+        self.init()
+
+    def lost(self, tensor: DeviceTensor) -> bool:
+        """Whether ``tensor``'s memory was discarded by a restart after a failed run."""
+        return tensor.data_ptr in self._lost and not self.owns(tensor)
+
     def __enter__(self) -> ChipWorker:
         clash = self.current(platform=self.platform, device_id=self.device_id, runtime=self.runtime)
         if clash is not None and clash is not self:
@@ -170,6 +191,7 @@ class ChipWorker:
             raise ValueError(f"ChipWorker.malloc(): nbytes must be a positive int, got {nbytes!r}")
         buffer = worker.malloc(nbytes)
         self._buffers[int(buffer.base)] = buffer
+        self._lost.discard(int(buffer.base))
         return int(buffer.base)
 
     def free(self, ptr: int, *, worker_id: int = 0) -> None:
@@ -218,7 +240,7 @@ class ChipWorker:
         if self.owns(tensor):
             self.free(tensor.data_ptr)
             self._freed.add(id(tensor.buffer))
-        elif id(tensor.buffer) not in self._freed:
+        elif id(tensor.buffer) not in self._freed and tensor.data_ptr not in self._lost:
             raise ValueError(f"ChipWorker.free_tensor(): {tensor} is not a live tensor of this worker")
 
     def owns(self, tensor: DeviceTensor) -> bool:
@@ -269,11 +291,31 @@ class ChipWorker:
 
     def _buffer(self, op: str, ptr: int, nbytes: int | None = None) -> Any:
         buffer = self._buffers.get(ptr) if _is_int(ptr) else None
+        if buffer is None and ptr in self._lost:
+            raise SimulatorError(
+                f"ChipWorker.{op}(): the memory at {ptr} was lost when a failed run restarted this ChipWorker",
+                "device memory does not survive a failed run: allocate it again",
+            )
         if buffer is None:
             raise ValueError(f"ChipWorker.{op}(): {ptr!r} is not an address from this worker's malloc")
         if nbytes is not None and not (_is_int(nbytes) and 0 < nbytes <= buffer.nbytes):
             raise ValueError(f"ChipWorker.{op}(): nbytes must be a positive int up to {buffer.nbytes}, got {nbytes!r}")
         return buffer
+
+
+def check_live(chip: ChipWorker | None, tensor: DeviceTensor, name: str) -> None:
+    """``SimulatorArgumentError`` unless ``tensor`` (the argument ``name``) is live memory of ``chip``."""
+    if chip is not None and chip.owns(tensor):
+        return
+    if chip is not None and chip.lost(tensor):
+        raise SimulatorArgumentError(
+            f"{name} is a DeviceTensor lost when a failed run restarted its ChipWorker",
+            "device memory does not survive a failed run: allocate the tensor again with worker.alloc_tensor",
+        )
+    raise SimulatorArgumentError(
+        f"{name} is a DeviceTensor that is not live memory of the ChipWorker running this call",
+        "pass device tensors only to the worker that allocated them (worker.run or inside `with worker:`)",
+    )
 
 
 class RegistrationHandle:

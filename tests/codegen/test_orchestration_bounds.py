@@ -165,11 +165,17 @@ def test_spmd_blocks_are_bounded_by_the_launch(tmp_path: Path) -> None:
 
 
 def test_every_example_kernel_window_is_bounded() -> None:
-    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py")):
+    # examples/jit holds @pl.jit functions, which specialise on sample tensors: tests/jit runs them.
+    paths = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+    kernels = windows = 0
+    for path in paths:
         compiled = ir.compile(pl.loads_program(str(path)), output_dir=None)
         for f in compiled.final_program.functions.values():
             if f.func_type in (FunctionType.AIV, FunctionType.AIC):
-                assert all(w.bounded for w in kernel_windows(f)), (path.name, f.name)
+                found = kernel_windows(f)
+                assert all(w.bounded for w in found), (path.name, f.name)
+                kernels, windows = kernels + 1, windows + len(found)
+    assert kernels >= len(paths) and windows >= 2 * len(paths)  # every example has a kernel loading and storing
 
 
 def test_a_run_that_may_submit_no_task_ends_with_an_empty_one(tmp_path: Path) -> None:
@@ -183,3 +189,56 @@ def test_a_run_that_may_submit_no_task_ends_with_an_empty_one(tmp_path: Path) ->
         for i in pl.range(4):
             out = self.block_copy(x, out, i * 16)"""
     assert "rt_submit_dummy_task" not in orchestration(KERNEL.format(body=fixed), tmp_path)
+
+
+def test_every_kernel_op_on_a_tensor_has_a_window_rule_or_accesses_no_window() -> None:
+    from pypto.analysis.windows import _WINDOWS, NO_WINDOW
+    from pypto.ir import op_registry
+
+    on_tensors = {e.name for e in op_registry.all_entries() if e.placement & {"aic", "aiv"}
+                  and any(op_registry.TENSOR in p.accepts for p in e.params)}
+    assert on_tensors == set(_WINDOWS) | set(NO_WINDOW) and not set(_WINDOWS) & set(NO_WINDOW)
+
+
+def test_an_element_read_is_a_window_of_one_element(tmp_path: Path) -> None:
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def pick(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+                 row: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.FP32]:
+            v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [row, 3])
+            out = pl.tensor.write(out, [0, row], v)
+            return out
+    """
+    kernel = pl.parse(textwrap.dedent(source), filename="prog.py").get_function("pick")
+    shown = [(w.op, [str(e) for e in w.lo], [str(e) for e in w.hi]) for w in kernel_windows(kernel)]
+    assert shown == [("tensor.read", ["row", "3"], ["row + 1", "4"]), ("tensor.write", ["0", "row"], ["1", "row + 1"])]
+
+
+def test_an_index_driven_scatter_is_refused(tmp_path: Path) -> None:
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def scatter(self, x: pl.Tensor[[16, 16], pl.FP32], idx: pl.Tensor[[16, 16], pl.INT32],
+                    out: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+            t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+            i: pl.Tile[[16, 16], pl.INT32] = pl.load(idx, [0, 0], [16, 16])
+            out = pl.tile.mscatter(t, i, out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 16], pl.FP32], idx: pl.Tensor[[16, 16], pl.INT32],
+                 out: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+            out = self.scatter(x, idx, out)
+            return out
+    """
+    with pytest.raises(PyptoError, match=r"no rule for a tile.mscatter of 'out' in kernel 'scatter': it accesses the "
+                                         r"tensor at indices held in a tile, which the orchestration cannot check "
+                                         r"before the task runs\n  --> prog.py:11:"):
+        orchestration(source, tmp_path)

@@ -109,3 +109,16 @@ def test_a_helper_call_with_a_keyword_the_helper_lacks_points_at_the_call() -> N
     assert str(err.value).startswith("ParserTypeError: @pl.jit function 'wrong_keyword': call of helper 'add_rows' "
                                      "passes keywords its parameters do not take in order")
     assert err.value.span.begin_line == K.wrong_keyword.func.__code__.co_firstlineno + 2
+
+
+@pytest.mark.parametrize("alpha", ["x", None, (1.0,)])
+def test_a_scalar_of_the_wrong_kind_is_refused_before_compiling(alpha: object, build_dir: Path) -> None:
+    where = f"{K.__file__}:{K.scaled_add.func.__code__.co_firstlineno + 1}"
+    message = (f"@pl.jit function 'scaled_add': scalar parameter 'alpha' ({where}) takes a bool, int or float, "
+               f"got {type(alpha).__name__} {alpha!r}")
+    cached = K.scaled_add.cache_size()
+    for action in (K.scaled_add.compile, K.scaled_add):
+        with pytest.raises(TypeError) as err:
+            action(f32(32, 64), f32(32, 64), f32(32, 64), alpha)
+        assert str(err.value) == message
+    assert K.scaled_add.cache_size() == cached and not any(build_dir.iterdir())

@@ -111,10 +111,11 @@ def test_a_negative_window_start_stops_the_run(loop: CompiledProgram, kernel_cac
 
 def test_in_bounds_values_run_as_the_interpreter_says(loop: CompiledProgram, kernel_cache: Path) -> None:
     x = np.random.default_rng(0).standard_normal((64, 64), dtype=np.float32)
-    got, want = np.zeros((64, 64), np.float32), np.zeros((64, 64), np.float32)
+    got, want = np.full((64, 64), 7.0, np.float32), np.full((64, 64), 7.0, np.float32)
     loop.run(x, 2, 32, got, cache_dir=kernel_cache)
     loop.interpret(x, 2, 32, want)
-    np.testing.assert_array_equal(got[32:], want[32:])  # rows 0..31 of the Out tensor are not written
+    np.testing.assert_array_equal(got, want)  # rows 0..31 are not written: both keep the caller's 7.0
+    assert (got[:32] == 7.0).all()
 
 
 def test_a_run_of_no_task_ends(loop: CompiledProgram, kernel_cache: Path) -> None:

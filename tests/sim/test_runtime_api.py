@@ -141,3 +141,53 @@ def test_execute_compiled_runs_an_artifact_tree(tile_add: ir.CompiledProgram) ->
     out = torch.zeros(128, 128)
     run_record = execute_compiled(tile_add.output_dir, [a, b, out], aicpu_thread_num=2)
     assert torch.equal(out, tile_add.interpret(a, b)) and run_record.run_seconds > 0
+
+
+# A kernel copying 16 rows at a row its orchestration passes: the window guard stops a row past the end.
+ROW_COPY = """
+import pypto.language as pl
+
+
+@pl.program
+class RowCopy:
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(
+        self, x: pl.Tensor[[32, 16], pl.FP32], out: pl.Out[pl.Tensor[[32, 16], pl.FP32]], row: pl.Scalar[pl.INDEX]
+    ) -> pl.Tensor[[32, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [row, 0], [16, 16])
+        out = pl.store(t, [row, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self, x: pl.Tensor[[32, 16], pl.FP32], row: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]
+    ) -> pl.Tensor[[32, 16], pl.FP32]:
+        out = self.rows(x, out, row)
+        return out
+"""
+
+
+def test_a_chip_worker_runs_again_after_a_failed_run(tmp_path: Path, kernel_cache: Path) -> None:
+    from pypto.compiled import parameters
+    from pypto.runtime import SimulatorBoundsError, run_on_simulator
+
+    compiled = ir.compile(pl.parse(ROW_COPY, filename="rows.py"), output_dir=tmp_path / "rows", dump_passes=False)
+    params = parameters(compiled.final_program.get_function("main"))
+    x = np.arange(32 * 16, dtype=np.float32).reshape(32, 16)
+    with ChipWorker() as worker:
+        resident = worker.alloc_tensor([32, 16], np.float32, init=x)
+        with pytest.raises(SimulatorBoundsError, match=r"reads x\[24:40, 0:16\] outside its shape \[32, 16\]"):
+            run_on_simulator(compiled.output_dir, [x, 24, np.zeros_like(x)], params, kernel_cache, worker=worker)
+        out = np.full_like(x, 7.0)
+        run_on_simulator(compiled.output_dir, [x, 16, out], params, kernel_cache, worker=worker)
+        want = np.full_like(x, 7.0)
+        compiled.interpret(x, 16, want)
+        np.testing.assert_array_equal(out, want)
+        with pytest.raises(SimulatorArgumentError, match="x is a DeviceTensor lost when a failed run restarted"):
+            worker.run(compiled, resident, 0, out)
+        with pytest.raises(SimulatorError, match="was lost when a failed run restarted this ChipWorker"):
+            worker.copy_from(out.ctypes.data, resident.data_ptr, resident.nbytes)
+        worker.free_tensor(resident)  # its memory is gone already: a no-op
+        fresh = worker.alloc_tensor([32, 16], np.float32, init=x)
+        worker.run(compiled, fresh, 0, out)
+        np.testing.assert_array_equal(out[:16], x[:16])
