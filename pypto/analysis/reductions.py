@@ -133,7 +133,7 @@ def output_chains(program: Program, entry: Function, values: Mapping[str, int] |
     that depend on them count their true trips.
     """
     env = {p: value for p in entry.params if (value := (values or {}).get(p.name_hint)) is not None}
-    chains = _Run(program, frozenset()).function(entry, [Chain()] * len(entry.params), env)
+    chains = _Run(program, frozenset({entry.name})).function(entry, [Chain()] * len(entry.params), env)
     return {p.name_hint: chain for p, d, chain in zip(entry.params, entry.param_directions, chains)
             if d is not ParamDirection.In and isinstance(p.type, TensorType)}
 
