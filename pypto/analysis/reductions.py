@@ -3,16 +3,28 @@
 A value computed by a sum differs between two correct implementations by the rounding of its
 partial sums, which grows with the number of terms summed (docs/cli.md#tolerances). This analysis
 gives every value a :class:`Chain`: ``terms``, how many terms it sums when every sum feeding it is
-expanded (1 for a value no sum made), and ``dtypes``, the dtypes those sums round to.
+expanded (1 for a value no sum made), whose rounding it carries as an absolute error; ``relative``,
+the length of the sums it carries as a relative error, having passed a scaling op since; and
+``dtypes``, the dtypes those sums round to.
 
 * A reducing op (``REDUCED_TERMS``: matmuls over K, row/column sums and products over the reduced
   extent) sums that many products of its factor operands, plus its ``ADDENDS`` operands
   (``matmul_acc``'s accumulator, a bias): ``matmul(a, b)`` over K sums ``K * max(a, b)`` terms, so
   an accumulator carried through T trips of ``matmul_acc`` sums T times K terms.
 * An elementwise sum (``SUMS``: add, sub, their scalar and broadcast forms) sums its operands'
-  terms; every other op passes on the largest of its operands'.
-* An op that writes an argument in place (``tile.store``, ``tensor.assemble``, ...) and a call of a
-  program function with Out/InOut parameters raise the written buffer's chain to the result's.
+  terms.
+* A scaling op (``SCALES``: mul, div, exp, sqrt, ...) turns its operands' sums into a relative
+  error: the result sums one term and carries the longest operand chain as ``relative``. A sum of
+  N terms of unit magnitude and either sign is about ``sqrt(N)`` large with an absolute error up
+  to ``N * e``, a relative one of ``sqrt(N) * e``; after ``x / row_sum(x)`` the absolute error
+  shrinks with the result, the relative one stays.
+* Every other op (moves, casts, views, max/min, selects, ...) passes on the largest of its
+  operands' chains.
+* An op that writes an argument in place (``tile.store``, ``tensor.assemble``, ...) raises the
+  written buffer's chain to the result's. A call of a program function runs the callee on the
+  argument chains: its sums multiply the chains of the arguments they read, and a written argument
+  keeps the longer of its old chain and the callee's (a store overwrites, ``c = c + x`` in an InOut
+  adds), so a loop of calls that overwrite their output stays flat.
 * Loops run abstractly: a loop with a constant trip count (or one computable from ``values``)
   runs its body that many times, with linear growth extrapolated once two trips grow alike; a
   loop whose trip count is unknown counts one trip, an extent that is unknown counts one term.
@@ -42,18 +54,32 @@ from .callgraph import callee
 
 @dataclass(frozen=True)
 class Chain:
-    """The terms a value sums (1 for a value no sum made), rounded to each of ``dtypes`` on the way."""
+    """The terms a value sums (1 for a value no sum made), rounded to each of ``dtypes`` on the way.
+
+    ``terms`` is the sum whose rounding the value carries as an absolute error, ``relative`` the
+    longest sum it carries as a relative error, past a scaling op.
+    """
 
     terms: int = 1
     dtypes: frozenset[DataType] = frozenset()
+    relative: int = 1
+
+    @property
+    def length(self) -> int:
+        """The longest sum feeding the value, absolute or relative."""
+        return max(self.terms, self.relative)
 
     def join(self, other: Chain) -> Chain:
         """The longer chain, with the accumulation dtypes of both."""
-        return Chain(max(self.terms, other.terms), self.dtypes | other.dtypes)
+        return Chain(max(self.terms, other.terms), self.dtypes | other.dtypes, max(self.relative, other.relative))
 
     def rounded(self, dtype: DataType) -> Chain:
         """This chain rounded to ``dtype`` as well."""
-        return Chain(self.terms, self.dtypes | {dtype})
+        return Chain(self.terms, self.dtypes | {dtype}, self.relative)
+
+    def scaled(self) -> Chain:
+        """This chain past a scaling op: one term, its sums carried as a relative error."""
+        return Chain(1, self.dtypes, self.length)
 
 
 def _dim(t: object, axis: int) -> E.Expr | None:
@@ -89,6 +115,15 @@ SUMS = frozenset(
     for name in ("add", "adds", "sub", "subs", "part_add", "row_expand_add", "row_expand_sub", "col_expand_add",
                  "col_expand_sub")
 ) | {"tile.addc", "tile.addsc", "tile.subc", "tile.subsc"}
+# Elementwise ops that scale their operands (products, quotients, transcendental functions): an
+# absolute error of an operand becomes a relative error of the result.
+SCALES = frozenset(
+    f"{level}.{name}"
+    for level in ("tensor", "tile")
+    for name in ("mul", "muls", "div", "divs", "part_mul", "exp", "log", "sqrt", "rsqrt", "recip", "sin", "cos",
+                 "row_expand_mul", "row_expand_div", "row_expand_expdif", "col_expand_mul", "col_expand_div",
+                 "col_expand_expdif")
+)
 
 
 def output_chains(program: Program, entry: Function, values: Mapping[str, int] | None = None) -> dict[str, Chain]:
@@ -98,8 +133,7 @@ def output_chains(program: Program, entry: Function, values: Mapping[str, int] |
     that depend on them count their true trips.
     """
     env = {p: value for p in entry.params if (value := (values or {}).get(p.name_hint)) is not None}
-    run = _Run(program, {})
-    chains = run.function(entry, [Chain()] * len(entry.params), env)
+    chains = _Run(program, frozenset({entry.name})).function(entry, [Chain()] * len(entry.params), env)
     return {p.name_hint: chain for p, d, chain in zip(entry.params, entry.param_directions, chains)
             if d is not ParamDirection.In and isinstance(p.type, TensorType)}
 
@@ -111,9 +145,9 @@ _MAX_TRIPS = 1 << 20  # beyond this an abstract loop stops growing: no program a
 class _Run:
     """One abstract execution: variable -> chain, statements in program order."""
 
-    def __init__(self, program: Program, summaries: dict[str, list[Chain]]) -> None:
+    def __init__(self, program: Program, calling: frozenset[str]) -> None:
         self.program = program
-        self.summaries = summaries  # function name -> the chains its parameters end with
+        self.calling = calling  # the functions being run, callers of this one: a recursive call adds nothing
         self.chains: dict[E.Var, Chain] = {}
         self.roots: dict[E.Var, E.Var] = {}
         self.ints: dict[E.Var, int] = {}
@@ -156,7 +190,7 @@ class _Run:
         for chain in chains:
             joined = joined.join(chain)
         if isinstance(call.op, E.GlobalVar):
-            return self.function_call(call, joined)
+            return self.function_call(call, chains, joined)
         entry = op_registry.lookup(call.op.name)
         if entry is None:
             return joined
@@ -176,34 +210,29 @@ class _Run:
                   if isinstance(arg.type, (TensorType, TileType, ScalarType))]
         terms = REDUCED_TERMS.get(name)
         if terms is not None:
-            factors = max((c.terms for n, c in values if n not in ADDENDS), default=1)
+            factors = max((c.length for n, c in values if n not in ADDENDS), default=1)
             length = (self.int_value(terms(call)) or 1) * factors + sum(c.terms for n, c in values if n in ADDENDS)
-            return Chain(length, joined.dtypes).rounded(result.dtype)
+            return Chain(length, joined.dtypes, joined.relative).rounded(result.dtype)
         if name in SUMS:
-            return Chain(sum(c.terms for _, c in values), joined.dtypes).rounded(result.dtype)
+            return Chain(sum(c.terms for _, c in values), joined.dtypes, joined.relative).rounded(result.dtype)
+        if name in SCALES:
+            return joined.scaled()
         return joined
 
-    def function_call(self, call: E.Call | E.Submit, args: Chain) -> Chain:
+    def function_call(self, call: E.Call | E.Submit, chains: list[Chain], joined: Chain) -> Chain:
+        """Run the callee on the argument chains; its written parameters' chains go to their arguments."""
         target = callee(self.program, call)
-        if target is None:
-            return args
-        ends = self.summary(target)
-        result = args
+        if target is None or target.name in self.calling:
+            return joined
+        ints = {p: value for p, arg in zip(target.params, call.args) if (value := self.int_value(arg)) is not None}
+        ends = _Run(self.program, self.calling | {target.name}).function(target, chains, ints)
+        result = Chain()
         for arg, direction, end in zip(call.args, target.param_directions, ends):
-            if direction is not ParamDirection.In and isinstance(arg, E.Var):
-                # each term of the callee's sums is one of its parameters: a sum of args.terms terms
-                written = Chain(args.terms * end.terms, args.dtypes | end.dtypes)
-                self.write(arg, written)
-                result = result.join(written)
+            if direction is not ParamDirection.In:
+                if isinstance(arg, E.Var):
+                    self.write(arg, end)
+                result = result.join(end)
         return result
-
-    def summary(self, func: Function) -> list[Chain]:
-        found = self.summaries.get(func.name)
-        if found is None:
-            self.summaries[func.name] = [Chain()] * len(func.params)  # a recursive call adds nothing
-            found = self.summaries[func.name] = _Run(self.program, self.summaries).function(
-                func, [Chain()] * len(func.params), {})
-        return found
 
     def int_value(self, e: E.Expr | None) -> int | None:
         """``e`` as an integer when it is a constant or computable from known scalars."""
@@ -285,7 +314,7 @@ class _Run:
             self.chains[it] = self.expr(it.initValue)
             if isinstance(it.initValue, E.Var):
                 self.alias(it, it.initValue)
-        last: dict[E.Var, int] | None = None
+        last: dict[E.Var, tuple[int, int]] | None = None
         done = 0
         while done < min(trips, _MAX_TRIPS):
             before = dict(self.chains)
@@ -296,14 +325,15 @@ class _Run:
             for it, chain in zip(s.iter_args, self.yielded):
                 self.chains[it] = chain
             done += 1
-            growth = {v: c.terms - before.get(v, Chain()).terms for v, c in self.chains.items()
-                      if c.terms != before.get(v, Chain()).terms}
+            growth = {v: (c.terms - was.terms, c.relative - was.relative) for v, c in self.chains.items()
+                      if (c.terms, c.relative) != ((was := before.get(v, Chain())).terms, was.relative)}
             if not growth:
                 break
             if growth == last:  # grows alike every trip: the remaining trips add the same
                 left = min(trips, _MAX_TRIPS) - done
-                for v, d in growth.items():
-                    self.chains[v] = Chain(self.chains[v].terms + d * left, self.chains[v].dtypes)
+                for v, (d, r) in growth.items():
+                    c = self.chains[v]
+                    self.chains[v] = Chain(c.terms + d * left, c.dtypes, c.relative + r * left)
                 break
             last = growth
         for it, rv in zip(s.iter_args, s.return_vars):

@@ -3,15 +3,18 @@
 The simulator and the interpreter compute the same program but may round differently: an
 elementwise result by a few units in the last place of its dtype, a sum by the rounding of its
 partial sums, which grows with the number of terms summed one after another. The rule, for an
-output of dtype ``D`` fed by a chain of ``N`` accumulated terms (:mod:`pypto.analysis.reductions`)
-rounded to dtypes whose coarsest machine epsilon is ``e``::
+output of dtype ``D`` fed by a sum of ``N`` terms and, before a scaling op, by sums of up to ``R``
+terms (a :class:`~pypto.analysis.reductions.Chain`), rounded to dtypes whose coarsest machine
+epsilon is ``e``::
 
-    rtol = max(rtol_D, sqrt(N) * e)        atol = max(atol_D, N * e)
+    rtol = max(rtol_D, sqrt(max(N, R)) * e)        atol = max(atol_D, N * e)
 
 ``(rtol_D, atol_D)`` is ``D``'s own tolerance (:func:`pypto.interp.dtypes.tolerance`). ``sqrt(N) * e``
 bounds the relative error of a sum whose terms share a sign; ``N * e`` the absolute error of a sum
 of terms of unit magnitude and either sign (partial sums of ``N`` such terms reach ``sqrt(N)``, and
-each of the ``N`` additions rounds one). A K = 512 FP32 matmul of FP16 inputs gets ``atol`` 6.1e-5;
+each of the ``N`` additions rounds one). Only the last sum's error is absolute: past a scaling op
+(``x / row_sum(x)``) the result's magnitude, not the terms', sets the error, so the earlier sums
+count as a relative ``sqrt(R) * e``. A K = 512 FP32 matmul of FP16 inputs gets ``atol`` 6.1e-5;
 inputs far from unit magnitude need ``pypto run --atol``.
 """
 
@@ -37,10 +40,10 @@ def epsilon(dtype: DataType) -> float:
 def chain_tolerance(dtype: DataType, chain: Chain) -> tuple[float, float]:
     """``(rtol, atol)`` for an output of ``dtype`` fed by ``chain`` (the rule of the module docstring)."""
     rtol, atol = tolerance(dtype)
-    if not dtype.is_float() or chain.terms <= 1:
+    if not dtype.is_float() or chain.length <= 1:
         return rtol, atol
     e = max((epsilon(d) for d in chain.dtypes), default=epsilon(dtype))
-    return max(rtol, math.sqrt(chain.terms) * e), max(atol, chain.terms * e)
+    return max(rtol, math.sqrt(chain.length) * e), max(atol, chain.terms * e) if chain.terms > 1 else atol
 
 
 def output_tolerances(

@@ -1,0 +1,13 @@
+# pypto.program: matmul_acc
+import pypto.language as pl
+
+@pl.program
+class matmul_acc:
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def matmul_acc(self, a: pl.Tensor[[64, 512], pl.FP16], b: pl.Tensor[[512, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            acc: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.matmul(pl.tensor.slice(a, [64, 128], [0, 0]), pl.tensor.slice(b, [128, 64], [0, 0]), a_trans=False, b_trans=False, c_matrix_nz=False, out_dtype=pl.FP32)
+            for k in pl.range(1, 4):
+                acc: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.matmul_acc(acc, pl.tensor.slice(a, [64, k * 128 + 128 - k * 128], [0, k * 128]), pl.tensor.slice(b, [k * 128 + 128 - k * 128, 64], [k * 128, 0]), a_trans=False, b_trans=False)
+            c: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.assemble(c, acc, [0, 0])
+        return c
