@@ -1,7 +1,9 @@
 """Run an artifact tree on simpler's a2a3sim platform with numpy arrays.
 
 One level-2 ``simpler.worker.Worker`` per runtime serves the whole process (it is cheap to keep and
-closed at exit); each distinct program is registered with it once.
+closed at exit); each distinct program is registered with it once. A worker holds at most
+``MAX_HANDLES`` programs (simpler's ``MAX_REGISTERED_CALLABLE_IDS``): registering one more first
+unregisters the least recently run, so a long-lived process may run any number of programs.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +26,9 @@ from .install import find_simulator
 
 _SIMPLER_TIMING = 25  # simpler's default log level: a marker line per run stage
 _workers: dict[str, Any] = {}
-_handles: dict[tuple[str, str], Any] = {}
-_callables: list[Any] = []  # the registered ChipCallables outlive their handles
+MAX_HANDLES = 64  # simpler.worker.MAX_REGISTERED_CALLABLE_IDS (a test checks they agree)
+# (runtime, program digest) -> (handle, its ChipCallable, which must outlive the handle); least recently run first
+_handles: OrderedDict[tuple[str, str], tuple[Any, Any]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -104,27 +108,31 @@ def _worker(runtime: str) -> Any:
 
 def _handle(worker: Any, built: BuiltProgram) -> Any:
     key = (built.tree.runtime, built.digest)
-    handle = _handles.get(key)
-    if handle is None:
-        from simpler.task_interface import ChipCallable, CoreCallable
+    found = _handles.get(key)
+    if found is not None:
+        _handles.move_to_end(key)
+        return found[0]
+    from simpler.task_interface import ChipCallable, CoreCallable
 
-        orch = built.tree.orchestration
-        chip = ChipCallable.build(
-            signature=[_direction(d.value) for d in orch.signature],
-            func_name=orch.function_name,
-            binary=built.orchestration,
-            children=[
-                (
-                    kernel.func_id,
-                    CoreCallable.build(signature=[_direction(d.value) for d in kernel.signature], binary=binary),
-                )
-                for kernel, binary in built.kernels
-            ],
-            config_name="",
-        )
-        handle = worker.register(chip)
-        _callables.append(chip)
-        _handles[key] = handle
+    orch = built.tree.orchestration
+    chip = ChipCallable.build(
+        signature=[_direction(d.value) for d in orch.signature],
+        func_name=orch.function_name,
+        binary=built.orchestration,
+        children=[
+            (
+                kernel.func_id,
+                CoreCallable.build(signature=[_direction(d.value) for d in kernel.signature], binary=binary),
+            )
+            for kernel, binary in built.kernels
+        ],
+        config_name="",
+    )
+    same_worker = [k for k in _handles if k[0] == key[0]]
+    if len(same_worker) >= MAX_HANDLES:
+        worker.unregister(_handles.pop(same_worker[0])[0])
+    handle = worker.register(chip)
+    _handles[key] = (handle, chip)
     return handle
 
 
@@ -139,4 +147,3 @@ def _close_workers() -> None:
         worker.close()
     _workers.clear()
     _handles.clear()
-    _callables.clear()
