@@ -17,6 +17,7 @@ from .errors import (
     SimulatorError,
     SimulatorNotInstalledError,
     SimulatorRunError,
+    SimulatorUnsupportedError,
 )
 from .install import SimulatorInstall, find_simulator, simulator_missing_reason
 from .simulator import SimulatorRun, run_on_simulator
@@ -37,6 +38,7 @@ __all__ = [
     "SimulatorNotInstalledError",
     "SimulatorRun",
     "SimulatorRunError",
+    "SimulatorUnsupportedError",
     "TensorParam",
     "default_cache_dir",
     "find_simulator",

@@ -20,7 +20,7 @@ from pypto.ir.span import Span
 
 from .artifacts import ArtifactTree, KernelEntry
 from .cache import KernelCache, cache_key
-from .errors import SimulatorBuildError
+from .errors import SimulatorBuildError, SimulatorUnsupportedError
 from .install import SimulatorInstall
 
 PLATFORM = "a2a3sim"
@@ -62,6 +62,7 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
     """Compile (or fetch from ``cache``) every unit of ``tree``; ``SimulatorBuildError`` on a compile failure."""
     from simpler_setup.kernel_compiler import KernelCompiler
 
+    refuse_unmodelled(tree)
     compiler_log = logging.getLogger("simpler_setup.kernel_compiler")
     if compiler_log.level == logging.NOTSET:  # it would print the compiler output our error already carries
         compiler_log.setLevel(logging.CRITICAL)
@@ -124,6 +125,22 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
         kernels=tuple((entry, binary) for entry, (binary, _) in zip(tree.kernels, kernel_results)),
         records=(orch_record, *(record for _, record in kernel_results)),
     )
+
+
+def refuse_unmodelled(tree: ArtifactTree) -> None:
+    """``SimulatorUnsupportedError`` for a kernel computing on BF16 values.
+
+    Without C++23 ``<stdfloat>`` (the install's clang++-19 runs on libstdc++ 12), pto-isa's CPU
+    backend declares ``typedef _Float16 bfloat16_t`` (include/pto/common/type.hpp): every BF16 value
+    a kernel touches would be read and written as FP16 bits, a silently wrong result.
+    """
+    for entry in tree.kernels:
+        if re.search(r"\bbfloat16_t\b", entry.source.read_text()):
+            raise SimulatorUnsupportedError(
+                f"kernel {entry.label} computes on BF16 values, which {PLATFORM} cannot run: pto-isa's CPU backend "
+                "stands in _Float16 for bfloat16_t on this toolchain, so every BF16 result would be wrong",
+                "run BF16 programs on the interpreter (CompiledProgram.interpret), or use FP16/FP32 on the simulator",
+            )
 
 
 def _digest(path: Path) -> str:

@@ -74,7 +74,10 @@ def _run(built: BuiltProgram, bound: BoundArguments) -> None:
     task_args = TaskArgs()
     for tensor in bound.tensors:
         dtype = int(getattr(DataType, tensor.simpler_dtype).value)
-        ref = worker.make_tensor_arg(tensor.staged, shapes=tuple(tensor.staged.shape), dtype=dtype)
+        # simpler reads the buffer through the buffer protocol, which has no format for ml_dtypes'
+        # narrow floats (bfloat16 is 'E'); the same bytes as unsigned integers carry the element type in ``dtype``.
+        raw = tensor.staged.view(f"u{tensor.staged.itemsize}")
+        ref = worker.make_tensor_arg(raw, shapes=tuple(tensor.staged.shape), dtype=dtype)
         task_args.add_tensor(ref, tags[tensor.direction.value])
     for word in bound.scalars:
         task_args.add_scalar(word)
