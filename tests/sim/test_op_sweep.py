@@ -1,0 +1,57 @@
+"""CI's covering sample of the op sweep (``tests/sim/sweep_ops.py``): every op the CCE target has a
+rule for runs at least once on a2a3sim, and equals the interpreter at its dtype's tolerance.
+
+The sample (``sweep_ops.sample``) takes one case per op, FP32 where the op accepts it, rotating the
+tile layout, valid region and operand form from op to op, adds the cases of issue 26 and one case of
+each dtype no case has yet; ``python tests/sim/sweep_ops.py`` runs every case.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pypto.runtime import simulator_missing_reason
+
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sweep_ops  # noqa: E402
+from sweep_recipes import FORMS, LAYOUTS, RECIPES, SKIPPED, VALIDS  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def planned() -> list[sweep_ops.Planned]:
+    return sweep_ops.all_cases(sorted(RECIPES))[0]
+
+
+@pytest.fixture(scope="module")
+def outcomes(planned: list[sweep_ops.Planned], kernel_cache: Path) -> list[sweep_ops.Outcome]:
+    return sweep_ops.sweep(sweep_ops.sample(planned), kernel_cache)
+
+
+def test_every_op_with_a_cce_rule_has_a_recipe_or_a_reason() -> None:
+    ops = set(sweep_ops.swept_ops())
+    assert set(RECIPES) | set(SKIPPED) == ops
+    assert not set(RECIPES) & set(SKIPPED)
+
+
+def test_the_sample_covers_every_op_dtype_layout_region_and_form(planned: list[sweep_ops.Planned]) -> None:
+    cases = [p.case for p in sweep_ops.sample(planned)]
+    assert {c.op for c in cases} == set(RECIPES)
+    assert {c.dtype for c in cases} == {p.case.dtype for p in planned}
+    assert {c.layout for c in cases} == set(LAYOUTS)
+    assert {c.valid for c in cases} == set(VALIDS)
+    assert {c.form for c in cases} == set(FORMS)
+    assert set(sweep_ops.ISSUE_CASES) <= set(cases)
+
+
+@pytest.mark.parametrize("op", sorted(RECIPES))
+def test_the_op_on_the_simulator_equals_the_interpreter(op: str, outcomes: list[sweep_ops.Outcome]) -> None:
+    mine = [o for o in outcomes if o.case.op == op]
+    assert mine, f"the sample ran no case of {op}"
+    failed = [o.row() for o in mine if o.verdict in sweep_ops.FAILING]
+    assert not failed, "\n".join(failed)
