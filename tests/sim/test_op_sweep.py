@@ -20,7 +20,9 @@ if (_missing := simulator_missing_reason()) is not None:
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sweep_ops  # noqa: E402
-from sweep_recipes import DTYPES, FORMS, LAYOUTS, RECIPES, SKIPPED, VALIDS  # noqa: E402
+from sweep_recipes import DTYPES, FORMS, LAYOUTS, RECIPES, SKIPPED, VALIDS, Case  # noqa: E402
+
+from pypto.ir.datatype import DataType  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +57,13 @@ def test_the_op_on_the_simulator_equals_the_interpreter(op: str, outcomes: list[
     assert mine, f"the sample ran no case of {op}"
     failed = [o.row() for o in mine if o.verdict in sweep_ops.FAILING]
     assert not failed, "\n".join(failed)
+
+
+def test_col_major_operands_of_ops_row_major_on_the_cpu_model_build_and_match(kernel_cache: Path) -> None:
+    """pto-isa's CPU model static_asserts row-major tiles for these (TBinSOps, TColExpandOp, the
+    destination of TRowExpandOp): ResolveBackendOpLayouts moves their col-major operands."""
+    ops = ("tile.adds", "tile.muls", "tile.divs", "tile.maximums", "tile.lrelu", "tile.col_expand_sub",
+           "tile.row_expand_mul")
+    cases = [sweep_ops.plan(Case(op, DataType.FP32, "col", "full", "tile")) for op in ops]
+    outcomes = sweep_ops.run_batch(cases, kernel_cache)
+    assert [(o.case.op, o.verdict) for o in outcomes] == [(op, "ok") for op in ops]
