@@ -395,7 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--op", action="append", help="sweep only this op (repeatable)")
     parser.add_argument("--sample", action="store_true", help="only the covering sample CI runs")
     parser.add_argument("--all-variants", action="store_true",
-                        help="layouts, regions and forms for every dtype, not only " + ", ".join(d.name for d in VARIANT_DTYPES))
+                        help="layouts, regions and forms for every dtype, not only "
+                        + ", ".join(d.name for d in VARIANT_DTYPES))
     parser.add_argument("--jobs", type=int, default=1, choices=(1, 2), help="kernels built at a time")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "pypto-sweep-cache",
                         help="kernel cache folder")
@@ -420,7 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcomes = sweep([p for p in planned if is_base(p)], args.cache_dir, args.jobs, report)
         ran = {(o.case.op, o.case.dtype) for o in outcomes if o.verdict in ("ok", "MISMATCH", "UNWRITTEN")}
         wanted = DTYPES if args.all_variants else VARIANT_DTYPES
-        variants = [p for p in planned if not is_base(p) and p.case.dtype in wanted and (p.case.op, p.case.dtype) in ran]
+        variants = [p for p in planned
+                    if not is_base(p) and p.case.dtype in wanted and (p.case.op, p.case.dtype) in ran]
         outcomes += sweep(variants, args.cache_dir, args.jobs, report)
     print("\nper op: cases run, then each failing verdict with its dtypes")
     for line in summary(outcomes):

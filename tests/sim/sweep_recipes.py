@@ -288,8 +288,8 @@ def _cube(build: Build) -> Recipe:
 
 def _operand(b: CaseBody, shape: tuple[int, int], memory: str, dtype: DataType | None = None) -> str:
     """A ``shape`` operand of the case dtype, loaded to Mat and moved to ``memory`` (Left, Right, Bias)."""
-    mat = b.let(f"pl.load({b.param(shape, dtype or b.case.dtype, SMALL)}, [0, 0], {list(shape)}, target_memory=pl.Mem.Mat)",
-                "m")
+    tensor = b.param(shape, dtype or b.case.dtype, SMALL)
+    mat = b.let(f"pl.load({tensor}, [0, 0], {list(shape)}, target_memory=pl.Mem.Mat)", "m")
     return b.let(f"pl.tile.move({mat}, target_memory=pl.Mem.{memory})", memory[0].lower())
 
 

@@ -67,3 +67,10 @@ def test_col_major_operands_of_ops_row_major_on_the_cpu_model_build_and_match(ke
     cases = [sweep_ops.plan(Case(op, DataType.FP32, "col", "full", "tile")) for op in ops]
     outcomes = sweep_ops.run_batch(cases, kernel_cache)
     assert [(o.case.op, o.verdict) for o in outcomes] == [(op, "ok") for op in ops]
+
+
+def test_fillpad_fills_a_partial_tile_on_the_simulator(kernel_cache: Path) -> None:
+    """TFILLPAD takes the pad value from its destination's tile type, which fillpad's result carries."""
+    ops = ("tile.fillpad", "tile.fillpad_inplace", "tile.fillpad_expand")
+    cases = [sweep_ops.plan(Case(op, DataType.FP32, "row", "partial", "tile")) for op in ops]
+    assert [(o.case.op, o.verdict) for o in sweep_ops.run_batch(cases, kernel_cache)] == [(op, "ok") for op in ops]

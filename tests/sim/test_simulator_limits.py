@@ -37,14 +37,16 @@ import pypto.language as pl
 @pl.program
 class AddConst:
     @pl.function(type=pl.FunctionType.InCore)
-    def add_k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def add_k(self, a: pl.Tensor[[16, 16], pl.FP32],
+              out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         t: pl.Tile[[16, 16], pl.FP32] = pl.load(a, [0, 0], [16, 16])
         u: pl.Tile[[16, 16], pl.FP32] = pl.add(t, {k})
         out = pl.store(u, [0, 0], out)
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         out = self.add_k(a, out)
         return out
 """
@@ -61,7 +63,8 @@ def test_more_programs_than_registered_handles_all_run(
 ) -> None:
     monkeypatch.setattr(simulator, "MAX_HANDLES", 2)
     a = np.arange(256, dtype=np.float32).reshape(16, 16)
-    compiled = [ir.compile(pl.parse(_program(k)), output_dir=tmp_path / str(k), dump_passes=False) for k in (1.0, 2.0, 3.0)]
+    compiled = [ir.compile(pl.parse(_program(k)), output_dir=tmp_path / str(k), dump_passes=False)
+                for k in (1.0, 2.0, 3.0)]
     for k, program in [(1.0, compiled[0]), (2.0, compiled[1]), (3.0, compiled[2]), (1.0, compiled[0])]:
         np.testing.assert_array_equal(program.run(a, cache_dir=kernel_cache), a + k)
         assert len(simulator._handles) <= 2
@@ -72,7 +75,8 @@ def test_a_bf16_kernel_is_refused_before_anything_is_built(tmp_path: Path, kerne
     program = ir.compile(pl.parse(text), output_dir=tmp_path / "bf16", dump_passes=False)
     a = np.arange(256, dtype=np.float32).reshape(16, 16).astype(ml_dtypes.bfloat16)
     out = np.zeros_like(a)
-    with pytest.raises(SimulatorUnsupportedError, match="kernel add_k computes on BF16 values, which a2a3sim cannot run"):
+    message = "kernel add_k computes on BF16 values, which a2a3sim cannot run"
+    with pytest.raises(SimulatorUnsupportedError, match=message):
         program.run(a, out, cache_dir=tmp_path / "cache")
     assert not (tmp_path / "cache").exists()
     assert not out.astype(np.float32).any()
