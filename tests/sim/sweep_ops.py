@@ -52,7 +52,7 @@ from pypto.ir.ops.common import valid_shape  # noqa: E402
 from pypto.ir.types import TileType  # noqa: E402
 from pypto.runtime.errors import SimulatorBuildError, SimulatorError, SimulatorUnsupportedError  # noqa: E402
 
-BATCH = 8  # cases per kernel
+BATCH = 12  # cases per kernel
 # The full sweep runs every dtype's base case (row-major, full region, plain tile), and the other
 # layouts, regions and forms for these dtypes (all of them with --all-variants), where the base ran.
 VARIANT_DTYPES = (DataType.FP32, DataType.FP16)
@@ -334,10 +334,11 @@ def _first(cases: Iterable[Case]) -> Planned | None:
 
 
 def batches(planned: Sequence[Planned]) -> list[list[Planned]]:
-    """Cases grouped ``BATCH`` to a kernel, by core and dtype (a BF16 kernel is refused whole)."""
-    groups: dict[tuple[str, DataType], list[Planned]] = {}
+    """Cases grouped ``BATCH`` to a kernel, cube and vector apart, BF16 apart (a2a3sim refuses a BF16
+    kernel whole, before building it)."""
+    groups: dict[tuple[str, bool], list[Planned]] = {}
     for p in planned:
-        groups.setdefault((RECIPES[p.case.op].core, p.case.dtype), []).append(p)
+        groups.setdefault((RECIPES[p.case.op].core, p.case.dtype == DataType.BF16), []).append(p)
     return [same[i:i + BATCH] for same in groups.values() for i in range(0, len(same), BATCH)]
 
 
