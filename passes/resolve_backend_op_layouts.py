@@ -5,8 +5,8 @@ The row-major-only ops are those whose pto-isa implementation static_asserts ``i
 operands (include/pto/npu/a2a3: TAdd, TSub, TMul, TDiv, TMax, TMin, TFmod(S), TRem(S), TAnd, TOr,
 TXor, TShl, TShr, TPart*, TCmps, TExpandS, TPrelu, TSel(s) and the TUnaryOp family), and those whose
 CPU model (include/pto/cpu, what a2a3sim runs) does: TAddS, TMulS, TDivS, TMaxS, TLRelu
-(TBinSOps.hpp), the TColExpand* family (TColExpandOp.hpp) and the TRowExpand* family, whose
-destination only must be row-major (TRowExpandOp.hpp): its broadcast column keeps its layout.
+(TBinSOps.hpp), the TColExpand* family (TColExpandOp.hpp), and, for their tile operand only, the
+TRowExpand* family (its destination, TRowExpandOp.hpp) and TRowArgMax/Min (its source, TReduceIdx.hpp).
 """
 
 from __future__ import annotations
@@ -37,10 +37,12 @@ ROW_MAJOR_ONLY = frozenset(
     | {f"tile.{n}" for n in ("adds", "muls", "divs", "maximums", "lrelu")}
     | {f"tile.col_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
     | {f"tile.row_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
+    | {"tile.row_argmax", "tile.row_argmin"}
 )
 # Ops of ROW_MAJOR_ONLY of which only these operands (and so the result) must be row-major.
-_ROW_MAJOR_OPERANDS = {f"tile.row_expand_{n}": frozenset({"tile"})
-                       for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
+_ROW_MAJOR_OPERANDS = {f"tile.row_{n}": frozenset({"tile"})
+                       for n in ("expand_add", "expand_sub", "expand_mul", "expand_div", "expand_max", "expand_min",
+                                 "expand_expdif", "argmax", "argmin")}
 
 
 def _converted(call: Call) -> list[bool]:

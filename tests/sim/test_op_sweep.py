@@ -61,9 +61,10 @@ def test_the_op_on_the_simulator_equals_the_interpreter(op: str, outcomes: list[
 
 def test_col_major_operands_of_ops_row_major_on_the_cpu_model_build_and_match(kernel_cache: Path) -> None:
     """pto-isa's CPU model static_asserts row-major tiles for these (TBinSOps, TColExpandOp, the
-    destination of TRowExpandOp): ResolveBackendOpLayouts moves their col-major operands."""
+    destination of TRowExpandOp, the source of TRowArgMax/Min): ResolveBackendOpLayouts moves their
+    col-major operands."""
     ops = ("tile.adds", "tile.muls", "tile.divs", "tile.maximums", "tile.lrelu", "tile.col_expand_sub",
-           "tile.row_expand_mul")
+           "tile.row_expand_mul", "tile.row_argmax", "tile.row_argmin")
     cases = [sweep_ops.plan(Case(op, DataType.FP32, "col", "full", "tile")) for op in ops]
     outcomes = sweep_ops.run_batch(cases, kernel_cache)
     assert [(o.case.op, o.verdict) for o in outcomes] == [(op, "ok") for op in ops]
