@@ -492,7 +492,9 @@ class CceEmitter(Emitter):
             else:
                 operands.append(_literal(keyword(call, n), call.span))
         operands += [t for t in (c.text(call) for c in rule.trailing) if t is not None]
-        template = [t for t in (c.text(call) for c in rule.template) if t is not None]
+        template = [self._tile_alias(call.type, call.span) if n == DST
+                    else c_type(argument(call, n).type.dtype, call.span) for n in rule.types]
+        template += [t for t in (c.text(call) for c in rule.template) if t is not None]
         targs = f"<{', '.join(template)}>" if template else ""
         self.doc.line(f"{rule.mnemonic}{targs}({', '.join(operands)});")
 

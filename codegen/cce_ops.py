@@ -76,11 +76,14 @@ class Instr(OpRule):
     ``args`` lists the C++ arguments: :data:`DST` (the result tile), parameter names (a tuple
     parameter expands to its elements; an absent optional one is skipped) or keyword names (their
     value as a constant). None: ``DST`` then every positional argument in IR order. ``template``
-    and ``trailing`` are enumerators from keywords, as template arguments or after the arguments.
+    and ``trailing`` are enumerators from keywords, as template arguments or after the arguments;
+    ``types`` are template type arguments printed before them: :data:`DST` (the result tile's type)
+    or a scalar parameter (its C++ element type), as in ``TCI<Tile, int32_t, 0>(dst, start)``.
     """
 
     args: tuple[str, ...] | None = None
     template: tuple[Choice, ...] = ()
+    types: tuple[str, ...] = ()
     trailing: tuple[Choice | Const, ...] = ()
 
     def spelled(self, op: str) -> frozenset[str]:
@@ -220,8 +223,9 @@ def _instr_table() -> dict[str, OpRule]:
     t["tile.reshape"] = Instr("TRESHAPE", args=(DST, "tile"), implied=frozenset({"shape"}))
     # NZ <-> ZN: the same bytes under the swapped shape and layouts of the destination's type.
     t["tile.transpose_view"] = Instr("TRESHAPE", args=(DST, "tile"))
+    # pto-isa: template <typename TileData, typename T, int descending> TCI(TileData&, T start).
     t["tile.ci"] = Instr("TCI", args=(DST, "start"), template=(Choice("descending", {False: "0", True: "1"}),),
-                         implied=frozenset({"shape", "dtype"}))
+                         types=(DST, "start"), implied=frozenset({"shape", "dtype"}))
     t["tile.gatherb"] = Instr("TGATHERB", implied=frozenset({"output_dtype"}))
     t["tile.mrgsort_format1"] = Instr("TMRGSORT", args=(DST, "src0", "block_len"))
     t["system.syncall"] = Instr("SYNCALL", args=("gm_workspace", "used_cores"), template=(Choice("core_type", _CORE),),

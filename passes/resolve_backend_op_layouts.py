@@ -3,8 +3,10 @@ row-major first, and the results get the layout they had back (docs/passes.md#re
 
 The row-major-only ops are those whose pto-isa implementation static_asserts ``isRowMajor`` on its
 operands (include/pto/npu/a2a3: TAdd, TSub, TMul, TDiv, TMax, TMin, TFmod(S), TRem(S), TAnd, TOr,
-TXor, TShl, TShr, TPart*, TCmps, TExpandS, TPrelu, TSel(s) and the TUnaryOp family); the
-tile-scalar arithmetic ops (TAddS, TMulS, ...) and the row/col broadcasts accept either layout.
+TXor, TShl, TShr, TPart*, TCmps, TExpandS, TPrelu, TSel(s) and the TUnaryOp family), and those whose
+CPU model (include/pto/cpu, what a2a3sim runs) does: TAddS, TMulS, TDivS, TMaxS, TLRelu
+(TBinSOps.hpp), the TColExpand* family (TColExpandOp.hpp), and, for their tile operand only, the
+TRowExpand* family (its destination, TRowExpandOp.hpp) and TRowArgMax/Min (its source, TReduceIdx.hpp).
 """
 
 from __future__ import annotations
@@ -32,7 +34,23 @@ ROW_MAJOR_ONLY = frozenset(
     {f"tile.{n}" for n in (*_BINARY, *_UNARY)}
     | {f"tile.part_{n}" for n in ("add", "mul", "max", "min")}
     | {"tile.fmods", "tile.rems", "tile.xors", "tile.cmps", "tile.expands", "tile.prelu", "tile.sel", "tile.sels"}
+    | {f"tile.{n}" for n in ("adds", "muls", "divs", "maximums", "lrelu")}
+    | {f"tile.col_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
+    | {f"tile.row_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
+    | {"tile.row_argmax", "tile.row_argmin"}
 )
+# Ops of ROW_MAJOR_ONLY of which only these operands (and so the result) must be row-major.
+_ROW_MAJOR_OPERANDS = {f"tile.row_{n}": frozenset({"tile"})
+                       for n in ("expand_add", "expand_sub", "expand_mul", "expand_div", "expand_max", "expand_min",
+                                 "expand_expdif", "argmax", "argmin")}
+
+
+def _converted(call: Call) -> list[bool]:
+    """Per argument of a ROW_MAJOR_ONLY call: whether it must be made row-major (it is col-major)."""
+    names = _ROW_MAJOR_OPERANDS.get(op_name(call))
+    params = op_registry.get_entry(op_name(call)).params
+    return [_col_major(a.type) and (names is None or (i < len(params) and params[i].name in names))
+            for i, a in enumerate(call.args)]
 
 
 def _col_major(t: object) -> bool:
@@ -79,20 +97,21 @@ class ResolveBackendOpLayouts(RewritePass):
     def applies(self, func: Function) -> bool:
         # Only a row-major-only op with a col-major operand is rewritten.
         return is_incore_type(func.func_type) and any(
-            op_name(call) in ROW_MAJOR_ONLY and any(_col_major(a.type) for a in call.args)
-            for call in function_index(func).of(Call))
+            op_name(call) in ROW_MAJOR_ONLY and any(_converted(call)) for call in function_index(func).of(Call))
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
         call = node.value
         if not (isinstance(call, Call) and op_name(call) in ROW_MAJOR_ONLY):
             return self.children(node)
-        if not any(_col_major(a.type) for a in call.args):
+        converted = _converted(call)
+        if not any(converted):
             return self.children(node)
-        for a in call.args:
-            if _col_major(a.type) and _column(a.type) and not _same_shape(a.type, call.type):
+        for a, convert in zip(call.args, converted):
+            if convert and _column(a.type) and not _same_shape(a.type, call.type):
                 raise self.broadcast_error(call, a.type, node.span)
-        args = [self.row_major(a, call.span) if _col_major(a.type) else a for a in self.expr(list(call.args))]
+        args = [self.row_major(a, call.span) if convert else a
+                for a, convert in zip(self.expr(list(call.args)), converted)]
         deduced = op_registry.create_op_call(op_name(call), args, dict(call.kwargs), call.span)
         new = Call(call.op, args, deduced.kwargs, call.attrs, deduced.type, call.span)
         rtype = new.type

@@ -22,6 +22,7 @@ from .errors import (
     SimulatorError,
     SimulatorNotInstalledError,
     SimulatorRunError,
+    SimulatorUnsupportedError,
 )
 from pypto.compile_options import MemoryPlanner, UnsupportedOptionError
 
@@ -66,6 +67,7 @@ __all__ = [
     "SimulatorNotInstalledError",
     "SimulatorRun",
     "SimulatorRunError",
+    "SimulatorUnsupportedError",
     "TensorParam",
     "TensorSpec",
     "UnsupportedOptionError",

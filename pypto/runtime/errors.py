@@ -47,6 +47,11 @@ class SimulatorBuildError(SimulatorError):
         super().__init__(message, hint)
 
 
+class SimulatorUnsupportedError(SimulatorError):
+    """The program needs an element type or instruction that the simulator's CPU model gets wrong,
+    so it is refused before anything is built rather than run to a wrong result."""
+
+
 class SimulatorRunError(SimulatorError):
     """The runtime rejected or failed the run; the caller's arrays are left unchanged."""
 

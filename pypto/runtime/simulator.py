@@ -1,7 +1,9 @@
 """Run an artifact tree on simpler's a2a3sim platform with numpy arrays.
 
 One level-2 ``simpler.worker.Worker`` per runtime serves the whole process (it is cheap to keep and
-closed at exit); each distinct program is registered with it once.
+closed at exit); each distinct program is registered with it once. A worker holds at most
+``MAX_HANDLES`` programs (simpler's ``MAX_REGISTERED_CALLABLE_IDS``): registering one more first
+unregisters the least recently run, so a long-lived process may run any number of programs.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +35,10 @@ if TYPE_CHECKING:
 
 _SIMPLER_TIMING = 25  # simpler's default log level: a marker line per run stage
 _workers: dict[str, Any] = {}
-_handles: dict[tuple[str, str], Any] = {}
-_callables: list[Any] = []  # the registered ChipCallables outlive their handles
+MAX_HANDLES = 64  # simpler.worker.MAX_REGISTERED_CALLABLE_IDS (a test checks they agree)
+# (runtime, program digest) -> (handle, its ChipCallable, which must outlive the handle); least recently run first
+Handles = OrderedDict[tuple[str, str], tuple[Any, Any]]
+_handles: Handles = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -207,15 +212,20 @@ def chip_callable(built: BuiltProgram) -> Any:
     )
 
 
-def _handle(worker: Any, built: BuiltProgram, handles: dict[tuple[str, str], Any]) -> Any:
-    """``built`` registered with ``worker`` (once: ``handles`` remembers it by runtime and binary digest)."""
+def _handle(worker: Any, built: BuiltProgram, handles: Handles) -> Any:
+    """``built`` registered with ``worker`` (once: ``handles`` remembers it by runtime and binary digest,
+    least recently run first; at ``MAX_HANDLES`` of one runtime the oldest is unregistered)."""
     key = (built.tree.runtime, built.digest)
-    handle = handles.get(key)
-    if handle is None:
-        chip = chip_callable(built)
-        handle = worker.register(chip)
-        _callables.append(chip)
-        handles[key] = handle
+    found = handles.get(key)
+    if found is not None:
+        handles.move_to_end(key)
+        return found[0]
+    chip = chip_callable(built)
+    same_worker = [k for k in handles if k[0] == key[0]]
+    if len(same_worker) >= MAX_HANDLES:
+        worker.unregister(handles.pop(same_worker[0])[0])
+    handle = worker.register(chip)
+    handles[key] = (handle, chip)
     return handle
 
 
@@ -243,4 +253,3 @@ def _close_workers() -> None:
         worker.close()
     _workers.clear()
     _handles.clear()
-    _callables.clear()

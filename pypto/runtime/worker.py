@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -57,7 +58,7 @@ class ChipWorker:
         self._tensors: dict[int, DeviceTensor] = {}
         self._freed: set[int] = set()  # ids of the buffers free_tensor released (a repeat is a no-op)
         self._lost: set[int] = set()  # addresses whose memory a restart after a failed run discarded
-        self._handles: dict[tuple[str, str], Any] = {}
+        self._handles: OrderedDict[tuple[str, str], tuple[Any, Any]] = OrderedDict()  # see simulator._handle
         self._registrations: list[RegistrationHandle] = []
         if auto_init is None or auto_init:
             self.init()

@@ -415,8 +415,9 @@ def test_fillpad_fills_outside_the_valid_region(pad: int, fill: float) -> None:
 
 
 def test_three_operand_forms() -> None:
+    """subc is ``a - b + c``, as pto-isa's TSUBC (docs/isa/TSUBC.md) and TSUBSC compute it."""
     a, b, c = rand((8, 8)), rand((8, 8)), rand((8, 8))
     np.testing.assert_allclose(run_op("tile.addc", [T88, T88, T88], [a, b, c]), a + b + c, rtol=1e-6)
-    np.testing.assert_allclose(run_op("tile.subc", [T88, T88, T88], [a, b, c]), a - b - c, rtol=1e-6)
+    np.testing.assert_allclose(run_op("tile.subc", [T88, T88, T88], [a, b, c]), a - b + c, rtol=1e-6)
     np.testing.assert_allclose(run_op("tile.addsc", [T88, f32(2.0), T88], [a, c]), a + 2 + c, rtol=1e-6)
-    np.testing.assert_allclose(run_op("tile.subsc", [T88, f32(2.0), T88], [a, c]), a - 2 - c, rtol=1e-6)
+    np.testing.assert_allclose(run_op("tile.subsc", [T88, f32(2.0), T88], [a, c]), a - 2 + c, rtol=1e-6)

@@ -482,11 +482,14 @@ ok("tile.set_validshape", lambda: L.set_validshape(V, IDX, 64),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]")
 bad("tile.set_validshape", lambda: L.set_validshape(V, F, 64), VE, "'valid_rows' must be an integer scalar")
 PART = tile("part", [64, 64], view=ir.TileView(valid_shape=[IDX, 64]))
-ok("tile.fillpad", lambda: L.fillpad(PART, pad_value=math.inf), TILE_64)
+ok("tile.fillpad", lambda: L.fillpad(PART, pad_value=math.inf),
+   "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.max)]")
 bad("tile.fillpad", lambda: L.fillpad(V, pad_value=1.5), VE, "numeric pad values are 0, math.inf and -math.inf")
-ok("tile.fillpad_inplace", lambda: L.fillpad_inplace(PART), TILE_64)
+ok("tile.fillpad_inplace", lambda: L.fillpad_inplace(PART),
+   "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.zero)]")
 bad("tile.fillpad_inplace", lambda: L.fillpad_inplace(V, pad_value=ir.PadValue.null), VE, "must not be PadValue.null")
-ok("tile.fillpad_expand", lambda: L.fillpad_expand(tile("s", [60, 64]), [64, 64]), TILE_64)
+ok("tile.fillpad_expand", lambda: L.fillpad_expand(tile("s", [60, 64]), [64, 64]),
+   "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.zero)]")
 bad("tile.fillpad_expand", lambda: L.fillpad_expand(V, [64, IDX]), VE, "'shape' must be static")
 ok("tile.gather", lambda: L.gather(V, tile("ix", [8, 64], D.INT32), TMP), "pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec]")
 bad("tile.gather", lambda: L.gather(V, W, TMP), VE, "'indices' requires an integer dtype")

@@ -249,11 +249,12 @@ def _tile_sels(ctx: OpContext, mask: ArrayValue, src: ArrayValue, tmp: Any, scal
 
 @register("tile.addc", "tile.addsc", "tile.subc", "tile.subsc")
 def _three_operand(ctx: OpContext, a: ArrayValue, b: Any, c: ArrayValue) -> ArrayValue:
-    """``a op b op c`` with op ``+`` (addc) or ``-`` (subc); ``b`` is a scalar for the ``*sc`` forms."""
+    """``a + b + c`` (addc) or ``a - b + c`` (subc: pto-isa's TSUBC/TSUBSC add the third operand);
+    ``b`` is a scalar for the ``*sc`` forms."""
     dt = result_dtype(ctx, a.dtype)
-    fn = _BINARY["sub" if ctx.name.startswith("tile.sub") else "add"]
+    first = _BINARY["sub" if ctx.name.startswith("tile.sub") else "add"]
     bb = read(b, "b") if isinstance(b, ArrayValue) else scalar_array(b, dt)
-    return like(ctx, a, _compute(fn, _compute(fn, read(a, "a"), bb, dt), read(c, "c"), dt), dt)
+    return like(ctx, a, _compute(_BINARY["add"], _compute(first, read(a, "a"), bb, dt), read(c, "c"), dt), dt)
 
 
 def _unary(fn: Callable[[np.ndarray], np.ndarray], float_only: bool = False) -> Callable[..., ArrayValue]:

@@ -162,17 +162,18 @@ define("tile.set_validshape", [tile("tile"), index_p("valid_rows"), index_p("val
 
 
 def _fillpad(ci: CallInfo) -> Type:
-    """Same shape and dtype, the padding filled (fully valid)."""
+    """Same shape and dtype, the padding filled (fully valid); the type carries ``pad_value``, which
+    pto-isa's TFILLPAD reads from its destination's tile type."""
     check_pad(ci)
     t = ci["tile"].type
-    return view_of(t, list(t.shape), None)
+    return view_of(t, list(t.shape), None, ci.kw("pad_value"))
 
 
 def _fillpad_expand(ci: CallInfo) -> Type:
-    """The static larger ``shape``, the padding filled."""
+    """The static larger ``shape``, the padding filled; the type carries ``pad_value``."""
     check_pad(ci)
     t = ci["tile"].type
-    return view_of(t, expand_dims(ci, t), None, keep_layout=False)
+    return view_of(t, expand_dims(ci, t), None, ci.kw("pad_value"), keep_layout=False)
 
 
 PAD = kw("pad_value", K.PadValueKw(allow_null=False), PadValue.zero)
