@@ -22,6 +22,8 @@ from ..types import TensorType, TensorView, TileType, TileView, implicit_layout
 D = DataType
 FLOAT_16_32 = (D.FP16, D.FP32)
 INT_16 = (D.INT16, D.UINT16)
+# pto-isa's TABS takes signed and float elements only (the abs of an unsigned value is itself).
+ABS_DTYPES = (D.INT8, D.INT16, D.INT32, D.FP16, D.BF16, D.FP32)
 CI_DTYPES = (D.INT16, D.INT32, D.UINT16, D.UINT32)
 ATOMIC_ADD_DTYPES = (D.FP32, D.BF16, D.FP16, D.INT32, D.INT16, D.INT8)
 # Element dtypes of the vector unit's data-movement and select instructions.

@@ -17,6 +17,7 @@ from ..op_registry import Deduce as Rule
 from ..type_base import ScalarType, Type
 from . import kwtypes as K
 from .common import (
+    ABS_DTYPES,
     CI_DTYPES,
     FLOAT_16_32,
     INT_16,
@@ -268,7 +269,7 @@ def _sqrt(ci: CallInfo) -> Type:
 _UNARY = {
     "exp": _unary(),
     "neg": _unary(),
-    "abs": _unary(),
+    "abs": _unary(ABS_DTYPES),
     "sqrt": _sqrt,
     "sin": _unary((D.FP32,)),
     "cos": _unary((D.FP32,)),

@@ -17,6 +17,7 @@ from ..type_base import ScalarType, Type
 from ..types import TileType
 from . import kwtypes as K
 from .common import (
+    ABS_DTYPES,
     FLOAT_16_32,
     INT_16,
     VECTOR_DTYPES,
@@ -163,7 +164,7 @@ _unary = functools.partial(unary_rule, "tile", like_tile, tile=True)
 _UNARY = {
     "exp": _unary(),
     "neg": _unary(),
-    "abs": _unary(),
+    "abs": _unary(ABS_DTYPES),
     "sqrt": _unary(),
     "relu": _unary(),
     "sin": _unary((D.FP32,)),
