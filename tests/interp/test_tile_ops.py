@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from interp_ir import SP, f32, i32, idx, op_function, scalar_t, tile_t, tup
 
+import pypto.language as pl
 from pypto import ir
 from pypto.interp import run
 from pypto.ir import DataType as D
@@ -199,6 +200,26 @@ def test_tile_cmps_le() -> None:
     a = np.arange(8, dtype=np.float32).reshape(1, 8)
     mask = run_op("tile.cmps", [tile_t([1, 8]), f32(3.0)], [a], {"cmp_type": 3})
     assert mask[0, 0] == 0b00001111 and not mask[0, 1:].any()
+
+
+@pytest.mark.parametrize("call", ["pl.tile.cmps(x, 0.0, cmp_type=0)", "pl.tile.cmp(x, x, cmp_type=0)"])
+def test_tile_cmp_of_a_partial_tile_zeroes_bits_outside_its_valid_region(call: str) -> None:
+    """As pto-isa's TCMP/TCMPS: only valid elements are compared, and the mask is valid in whole packed
+    rows (16 columns: 2 bytes), so its store writes 2 bytes of each valid row."""
+    text = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.InCore)\n"
+        "    def k(self, a: pl.Tensor[[4, 16], pl.FP32], out: pl.Out[pl.Tensor[[4, 32], pl.UINT8]])"
+        " -> pl.Tensor[[4, 32], pl.UINT8]:\n"
+        "        x = pl.load(a, [0, 0], [4, 16], valid_shape=[3, 11])\n"
+        f"        m = {call}\n"
+        "        out = pl.store(m, [0, 0], out)\n"
+        "        return out\n"
+    )
+    got = run(pl.parse(text), np.zeros((4, 16), np.float32), np.full((4, 32), 9, np.uint8), entry="k").outputs["out"]
+    want = np.full((4, 32), 9, np.uint8)
+    want[:3, :2] = [0xFF, 0x07]
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize(

@@ -339,6 +339,11 @@ bad("tile.cmp", lambda: L.cmp(V, tile("r", [32, 64])), VE, SHAPES)
 ok("tile.cmps", lambda: L.cmps(tile("c", [8, 300]), 0.0),
    "pl.Tile[[8, 64], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[8, 38])]")
 bad("tile.cmps", lambda: L.cmps(V, 0.0, cmp_type="lt"), TE, "kwarg 'cmp_type' expects int")
+# A partially valid source still gives whole packed rows (pto-isa's CPU TCMPS lays rows out by them).
+ok("tile.cmps", lambda: L.cmps(tile("pc", [32, 32], view=ir.TileView(valid_shape=[19, 21])), 0.0),
+   "pl.Tile[[32, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[19, 4])]")
+ok("tile.cmp", lambda: L.cmp(tile("pd", [64, 64], view=ir.TileView(valid_shape=[IDX, IDX])), W),
+   "pl.Tile[[64, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[n, 8])]")
 for _name in ("and", "or", "shl", "shr"):
     _f = fn(L, f"tile.{_name}")
     ok(f"tile.{_name}", lambda _f=_f: _f(VI, VI), TILE_64_I32)

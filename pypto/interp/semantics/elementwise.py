@@ -225,10 +225,14 @@ def unpack_mask(mask: ArrayValue, shape: tuple[int, ...]) -> np.ndarray:
 
 @register("tile.cmp", "tile.cmps")
 def _tile_cmp(ctx: OpContext, lhs: ArrayValue, rhs: Any) -> ArrayValue:
+    """Bits of elements outside ``lhs``'s valid region are 0, as pto-isa's TCMP/TCMPS leave them; the
+    mask is valid in whole packed rows (see the type rule)."""
     bits = _compare(ctx, lhs, rhs)
-    packed = pack_mask(bits)
-    valid = lhs.valid[:-1] + (-(-lhs.valid[-1] // 8),)
-    return like(ctx, lhs, packed, DataType.UINT8, valid)
+    valid = lhs.valid if bits.shape == lhs.data.shape else bits.shape
+    inside = np.zeros(bits.shape, dtype=bool)
+    inside[tuple(slice(0, v) for v in valid)] = True
+    packed = pack_mask(bits & inside)
+    return like(ctx, lhs, packed, DataType.UINT8, tuple(valid[:-1]) + (-(-bits.shape[-1] // 8),))
 
 
 @register("tile.sel")

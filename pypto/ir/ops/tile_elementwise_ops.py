@@ -12,7 +12,6 @@ from typing import Any, Callable
 from ..datatype import DataType
 from ..expr import Expr
 from ..op_registry import CallInfo
-from ..scalar_ops import floordiv
 from ..type_base import ScalarType, Type
 from ..types import TileType
 from . import kwtypes as K
@@ -118,15 +117,15 @@ for _name in ("add", "mul", "max", "min"):
 
 
 def packed_mask(ci: CallInfo, src: TileType, dims: list[Expr]) -> Type:
-    """UINT8 predicate mask: 8 results per byte, rows padded to 32 bytes."""
+    """UINT8 predicate mask: 8 results per byte, rows padded to 32 bytes. Its valid columns are the
+    bytes of a whole source row (bits of invalid source columns are 0): pto-isa's CPU TCMPS packs rows
+    ``cols / 8`` bytes apart and lays them out by the mask's valid columns, so fewer would misplace rows."""
     cols = const_value(dims[-1])
     if cols is None:
         ci.fail(f"requires a static last dimension, got {format_dims(dims)}")
     packed = ((cols + 7) // 8 + 31) // 32 * 32
     valid = valid_shape(src) if dims_equal(dims, list(src.shape)) else list(dims)
-    vc = const_value(valid[-1])
-    vcols = index((vc + 7) // 8) if vc is not None else floordiv(valid[-1] + 7, 8)
-    return tile_type(list(dims[:-1]) + [index(packed)], D.UINT8, list(valid[:-1]) + [vcols])
+    return tile_type(list(dims[:-1]) + [index(packed)], D.UINT8, list(valid[:-1]) + [index((cols + 7) // 8)])
 
 
 def _cmp(ci: CallInfo) -> Type:
