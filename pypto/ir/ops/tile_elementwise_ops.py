@@ -128,9 +128,15 @@ def packed_mask(ci: CallInfo, src: TileType, dims: list[Expr]) -> Type:
     return tile_type(list(dims[:-1]) + [index(packed)], D.UINT8, list(valid[:-1]) + [index((cols + 7) // 8)])
 
 
+# pto-isa's TCMP writes a UINT8 mask from these element types only (docs/isa/TCMP.md, A2A3).
+CMP_DTYPES = (D.INT32, D.FP16, D.FP32)
+
+
 def _cmp(ci: CallInfo) -> Type:
     """Packed predicate mask of ``lhs <cmp_type> rhs``: UINT8, last dim roundup(ceil(cols/8), 32)."""
     lt, rt = ci["lhs"].type, ci["rhs"].type
+    if isinstance(rt, TileType):
+        check_dtype(ci, "lhs", lt.dtype, CMP_DTYPES)
     dims = list(lt.shape) if isinstance(rt, ScalarType) else broadcast(ci, list(lt.shape), list(rt.shape))
     return packed_mask(ci, lt, dims)
 
