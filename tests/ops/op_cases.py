@@ -366,7 +366,7 @@ ok("tile.sel", lambda: L.sel(tile("m", [64, 8], D.UINT8), V, W, tile("t", [64, 6
 bad("tile.sel", lambda: L.sel(tile("m", [64, 8], D.UINT8), V, V16, W), VE, "'lhs' and 'rhs' dtypes must be equal")
 bad("tile.sel", lambda: L.sel(tile("m", [64, 32], D.UINT8), V, W, W), VE,
     "'mask' has 32 valid columns but 'lhs' has 64: the target reads the mask as one bit stream, 8 bits per mask "
-    "element, so the mask must have exactly 8 valid columns")
+    "element, so it needs the mask to have exactly 8 valid columns")
 ok("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), tile("u", [64, 64], D.UINT16), W, 3),
    "pl.Tile[[64, 64], pl.UINT16, pl.Mem.Vec]")
 bad("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), V, W, IDX), VE, "Scalar operand has dtype `index`")

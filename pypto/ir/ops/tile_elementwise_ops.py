@@ -252,9 +252,10 @@ def _check_mask_stream(ci: CallInfo, src: str, t: TileType, m: TileType) -> None
     cols, mask_cols = const_value(valid_shape(t)[-1]), const_value(valid_shape(m)[-1])
     if cols is None or mask_cols is None or cols == 8 * mask_cols:
         return
-    need = f"{cols // 8}" if cols % 8 == 0 else f"{cols} / 8 (and '{src}' valid columns a multiple of 8)"
+    need = (f"the mask to have exactly {cols // 8} valid columns" if cols % 8 == 0
+            else f"'{src}' to have a multiple of 8 valid columns and the mask an eighth as many")
     ci.fail(f"'mask' has {mask_cols} valid columns but '{src}' has {cols}: the target reads the mask as one bit "
-            f"stream, 8 bits per mask element, so the mask must have exactly {need} valid columns "
+            f"stream, 8 bits per mask element, so it needs {need} "
             "(hint: select over a valid region whose columns are a multiple of 8, with the mask tile.cmp makes)")
 
 
