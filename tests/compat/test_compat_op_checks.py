@@ -30,7 +30,7 @@ def scalar(dtype: ir.DataType) -> ir.Var:
     return ir.Var("s", ir.ScalarType(dtype))
 
 
-MASK = tile([16, 32], D.UINT8)
+MASK = tile([16, 8], D.UINT8)
 SRC = tile([16, 64])
 
 

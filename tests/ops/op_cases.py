@@ -367,11 +367,16 @@ ok("tile.prelu", lambda: L.prelu(V, W, tile("t", [64, 64])), TILE_64)
 bad("tile.prelu", lambda: L.prelu(V, V16, W), VE, "'slope' dtype FP16 must equal the input dtype FP32")
 ok("tile.lrelu", lambda: L.lrelu(V, 0.1), TILE_64)
 bad("tile.lrelu", lambda: L.lrelu(V, W), TE, "argument 'slope' must be a Scalar")
-ok("tile.sel", lambda: L.sel(tile("m", [64, 32], D.UINT8), V, W, tile("t", [64, 64])), TILE_64)
-bad("tile.sel", lambda: L.sel(tile("m", [64, 32], D.UINT8), V, V16, W), VE, "'lhs' and 'rhs' dtypes must be equal")
-ok("tile.sels", lambda: L.sels(tile("m", [64, 32], D.UINT8), tile("u", [64, 64], D.UINT16), W, 3),
+ok("tile.sel", lambda: L.sel(tile("m", [64, 8], D.UINT8), V, W, tile("t", [64, 64])), TILE_64)
+bad("tile.sel", lambda: L.sel(tile("m", [64, 8], D.UINT8), V, V16, W), VE, "'lhs' and 'rhs' dtypes must be equal")
+bad("tile.sel", lambda: L.sel(tile("m", [64, 32], D.UINT8), V, W, W), VE,
+    "'mask' has 32 valid columns but 'lhs' has 64: the target reads the mask as one bit stream, 8 bits per mask "
+    "element, so it needs the mask to have exactly 8 valid columns")
+ok("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), tile("u", [64, 64], D.UINT16), W, 3),
    "pl.Tile[[64, 64], pl.UINT16, pl.Mem.Vec]")
-bad("tile.sels", lambda: L.sels(tile("m", [64, 32], D.UINT8), V, W, IDX), VE, "Scalar operand has dtype `index`")
+bad("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), V, W, IDX), VE, "Scalar operand has dtype `index`")
+bad("tile.sels", lambda: L.sels(tile("m", [64, 9], D.UINT8), V, W, 3), VE,
+    "'mask' has 9 valid columns but 'src' has 64")
 for _name in ("exp", "neg", "abs", "sqrt", "relu", "sin", "cos", "log", "recip", "rsqrt"):
     ok(f"tile.{_name}", lambda _f=getattr(L, _name): _f(V), TILE_64)
 for _name in ("exp", "neg", "abs", "sqrt", "relu"):

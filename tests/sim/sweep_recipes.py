@@ -206,7 +206,10 @@ def _cast(b: CaseBody) -> str:
 
 
 def _mask(b: CaseBody) -> str:
-    return b.aux((R, C), D.UINT8, Domain(0, 255))
+    """A packed mask laid out as ``tile.cmp`` makes one: ``C / 8`` valid bytes per row of a 32-byte row
+    (TSEL reads the mask as one bit stream, so the select's type rule wants exactly that many)."""
+    tensor = b.param((R, 32), D.UINT8, Domain(0, 255))
+    return b.let(f"pl.load({tensor}, [0, 0], [{R}, 32], valid_shape=[{R}, {C // 8}])", "m")
 
 
 def _sel(b: CaseBody) -> str:

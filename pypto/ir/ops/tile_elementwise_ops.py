@@ -248,6 +248,21 @@ def check_select(ci: CallInfo, src: str) -> None:
     if bits is not None and cols is not None and bits * m.dtype.get_bit() < cols:
         ci.fail(f"'mask' {format_dims(m.shape)} of {m.dtype.name} has {bits * m.dtype.get_bit()} bits per row, "
                 f"fewer than the {cols} columns of '{src}'")
+    _check_mask_stream(ci, src, t, m)
+
+
+def _check_mask_stream(ci: CallInfo, src: str, t: TileType, m: TileType) -> None:
+    """pto-isa's TSEL/TSELS (pto/cpu/TSel.hpp) read the mask as one bit stream over the valid
+    elements, 8 bits per mask element, moving to the next mask row after its valid columns; that is
+    the row-by-row mask ``tile.cmp`` packs only when each mask row holds exactly one row's bits."""
+    cols, mask_cols = const_value(valid_shape(t)[-1]), const_value(valid_shape(m)[-1])
+    if cols is None or mask_cols is None or cols == 8 * mask_cols:
+        return
+    need = (f"the mask to have exactly {cols // 8} valid columns" if cols % 8 == 0
+            else f"'{src}' to have a multiple of 8 valid columns and the mask an eighth as many")
+    ci.fail(f"'mask' has {mask_cols} valid columns but '{src}' has {cols}: the target reads the mask as one bit "
+            f"stream, 8 bits per mask element, so it needs {need} "
+            "(hint: select over a valid region whose columns are a multiple of 8, with the mask tile.cmp makes)")
 
 
 def _sel(ci: CallInfo) -> Type:
