@@ -222,8 +222,8 @@ def _handle(worker: Any, built: BuiltProgram, handles: Handles) -> Any:
         return found[0]
     chip = chip_callable(built)
     same_worker = [k for k in handles if k[0] == key[0]]
-    if len(same_worker) >= MAX_HANDLES:
-        worker.unregister(handles.pop(same_worker[0])[0])
+    for oldest in same_worker[: max(0, len(same_worker) - MAX_HANDLES + 1)]:
+        worker.unregister(handles.pop(oldest)[0])
     handle = worker.register(chip)
     handles[key] = (handle, chip)
     return handle
