@@ -442,3 +442,13 @@ def test_three_operand_forms() -> None:
     np.testing.assert_allclose(run_op("tile.subc", [T88, T88, T88], [a, b, c]), a - b + c, rtol=1e-6)
     np.testing.assert_allclose(run_op("tile.addsc", [T88, f32(2.0), T88], [a, c]), a + 2 + c, rtol=1e-6)
     np.testing.assert_allclose(run_op("tile.subsc", [T88, f32(2.0), T88], [a, c]), a - 2 + c, rtol=1e-6)
+
+
+def test_three_operand_forms_round_narrow_floats_once() -> None:
+    """FP16 ``2048 + 1 - 2048`` is 1, not 0: pto-isa computes the whole expression in float (clang's
+    ``_Float16`` excess precision) and rounds once, where rounding ``2048 + 1`` first would give 2048."""
+    t, s = tile_t([8, 8], D.FP16), scalar_t(D.FP16)
+    a, b, c = (np.full((8, 8), v, dtype=np.float16) for v in (2048, 1, -2048))
+    assert (run_op("tile.addc", [t, t, t], [a, b, c], result=t) == 1).all()
+    assert (run_op("tile.subc", [t, t, t], [a, -b, c], result=t) == 1).all()
+    assert (run_op("tile.addsc", [t, s, t], [a, 1.0, c], result=t) == 1).all()

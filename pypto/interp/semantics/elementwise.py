@@ -254,11 +254,16 @@ def _tile_sels(ctx: OpContext, mask: ArrayValue, src: ArrayValue, tmp: Any, scal
 @register("tile.addc", "tile.addsc", "tile.subc", "tile.subsc")
 def _three_operand(ctx: OpContext, a: ArrayValue, b: Any, c: ArrayValue) -> ArrayValue:
     """``a + b + c`` (addc) or ``a - b + c`` (subc: pto-isa's TSUBC/TSUBSC add the third operand);
-    ``b`` is a scalar for the ``*sc`` forms."""
+    ``b`` is a scalar for the ``*sc`` forms. One expression in pto-isa, so narrow floats are rounded
+    once, at the end (clang evaluates ``_Float16`` arithmetic in float)."""
     dt = result_dtype(ctx, a.dtype)
     first = _BINARY["sub" if ctx.name.startswith("tile.sub") else "add"]
     bb = read(b, "b") if isinstance(b, ArrayValue) else scalar_array(b, dt)
-    return like(ctx, a, _compute(_BINARY["add"], _compute(first, read(a, "a"), bb, dt), read(c, "c"), dt), dt)
+    ct = compute_dtype(dt)
+    x, y, z = (cast_data(v, dt).astype(ct, copy=False) for v in (read(a, "a"), bb, read(c, "c")))
+    with np.errstate(all="ignore"):
+        out = first(x, y, dt) + z
+    return like(ctx, a, cast_data(np.asarray(out), dt), dt)
 
 
 def _unary(fn: Callable[[np.ndarray], np.ndarray], float_only: bool = False) -> Callable[..., ArrayValue]:
