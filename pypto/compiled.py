@@ -18,6 +18,7 @@ and a failed run leaves the caller's arrays as they were.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -145,7 +146,7 @@ class CompiledProgram:
     def run(
         self,
         *args: Any,
-        cache_dir: Path | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
         config: RunConfig | None = None,
         worker: Any = None,
         **kwargs: Any,
@@ -316,14 +317,14 @@ class CompiledProgram:
 
         return chip_callable(self._build(None))
 
-    def load(self, *, cache_dir: Path | None = None, worker: Any = None) -> None:
+    def load(self, *, cache_dir: str | os.PathLike[str] | None = None, worker: Any = None) -> None:
         """Build the kernels and orchestration now (from the kernel cache when it has them); with a
         ``ChipWorker``, also register the program with it."""
         built = self._build(cache_dir)
         if worker is not None:
             worker.bind(built)
 
-    def _build(self, cache_dir: Path | None) -> Any:
+    def _build(self, cache_dir: str | os.PathLike[str] | None) -> Any:
         from pypto.runtime.artifacts import load_artifacts
         from pypto.runtime.build import build_artifacts
         from pypto.runtime.cache import KernelCache

@@ -27,8 +27,8 @@ def cache_key(inputs: dict[str, object]) -> str:
 class KernelCache:
     """Compiled objects stored as ``<directory>/<key>.so``; writes are atomic (rename into place)."""
 
-    def __init__(self, directory: Path | None = None) -> None:
-        self.directory = directory if directory is not None else default_cache_dir()
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
 
     def get(self, key: str) -> bytes | None:
         """The cached bytes for ``key``, or ``None``."""

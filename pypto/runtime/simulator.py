@@ -53,7 +53,7 @@ def run_on_simulator(
     artifact_dir: str | Path,
     args: Sequence[object],
     params: Sequence[Param] | None = None,
-    cache_dir: Path | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
     *,
     options: CallOptions | None = None,
     worker: ChipWorker | None = None,
