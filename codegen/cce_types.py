@@ -88,8 +88,29 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
         trailing.pop()
     if view.blayout not in _BLAYOUT:
         raise no_rule(f"a tile with blayout {view.blayout.name}", TARGET, span)
+    if view.slayout == TileLayout.none_box:
+        _check_lines(t, shape, view.blayout, span)
     args = [_TILE_TYPE[space], c_type(t.dtype, span), str(shape[0]), str(shape[1]), _BLAYOUT[view.blayout], "-1", "-1"]
     return f"Tile<{', '.join(args + trailing)}>"
+
+
+_LINE_BYTES = 32  # pto-isa's TileConfig::alignedSize (pto_tile.hpp): a NoneBox tile's lines are whole 32-byte blocks
+
+
+def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span | None) -> None:
+    """No rule for a plain (NoneBox) tile whose rows (columns, when col-major) are not whole 32-byte
+    blocks: pto-isa's Tile static_asserts it."""
+    row_major = blayout == TileLayout.row_major
+    line = shape[1] if row_major else shape[0]
+    if line * t.dtype.get_bit() // 8 % _LINE_BYTES:
+        per_block = _LINE_BYTES * 8 // t.dtype.get_bit()
+        axis, other = ("rows", "columns") if row_major else ("columns", "rows")  # lines, and the axis to pad
+        padded = [shape[0], -(-line // per_block) * per_block] if row_major else [-(-line // per_block) * per_block, shape[1]]
+        raise no_rule(
+            f"a {blayout.name} {t.dtype.name} tile of shape {shape}: its {axis} are {line} elements, not a whole "
+            f"number of {_LINE_BYTES}-byte blocks ({per_block} {t.dtype.name} elements)", TARGET, span,
+            f"pad its {other} to a multiple of {per_block} (shape {padded}) and mark the used part with valid_shape"
+            + ("" if row_major else ", or keep it row-major"))
 
 
 def row_major_strides(shape: list[int]) -> list[int]:
