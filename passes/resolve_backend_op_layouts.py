@@ -3,7 +3,7 @@ row-major first, and the results get the layout they had back (docs/passes.md#re
 
 The row-major-only ops are those whose pto-isa implementation static_asserts ``isRowMajor`` on its
 operands (include/pto/npu/a2a3: TAdd, TSub, TMul, TDiv, TMax, TMin, TFmod(S), TRem(S), TAnd, TOr,
-TXor, TShl, TShr, TPart*, TCmps, TExpandS, TPrelu, TSel(s) and the TUnaryOp family), and those whose
+TXor, TShl, TShr, TPart*, TCmps, TExpandS, TPrelu, TSel(s), TSort32, TMrgSort and the TUnaryOp family), and those whose
 CPU model (include/pto/cpu, what a2a3sim runs) does: TAddS, TMulS, TDivS, TMaxS, TLRelu
 (TBinSOps.hpp), the TColExpand* family (TColExpandOp.hpp), and, for their tile operand only, the
 TRowExpand* family (its destination, TRowExpandOp.hpp) and TRowArgMax/Min (its source, TReduceIdx.hpp).
@@ -34,6 +34,7 @@ ROW_MAJOR_ONLY = frozenset(
     {f"tile.{n}" for n in (*_BINARY, *_UNARY)}
     | {f"tile.part_{n}" for n in ("add", "mul", "max", "min")}
     | {"tile.fmods", "tile.rems", "tile.xors", "tile.cmps", "tile.expands", "tile.prelu", "tile.sel", "tile.sels"}
+    | {"tile.sort32", "tile.mrgsort_format1"}
     | {f"tile.{n}" for n in ("adds", "muls", "divs", "maximums", "lrelu")}
     | {f"tile.col_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
     | {f"tile.row_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}

@@ -8,11 +8,7 @@ from pypto.ir import op_registry
 # Registered ops the interpreter does not model, and why. Running one is an InterpreterError.
 WITHOUT_REFERENCE_MEANING = {
     # hardware-specific encodings (sort pairs, MX scales, packed gathers) the spec leaves open
-    "tensor.sort32": "value/index pair layout",
-    "tile.sort32": "value/index pair layout",
-    "tensor.mrgsort_format1": "value/index pair layout",
     "tensor.mrgsort_format2": "value/index pair layout",
-    "tile.mrgsort_format1": "value/index pair layout",
     "tile.mrgsort_format2": "value/index pair layout",
     "tile.matmul_mx": "MX scale block layout",
     "tile.matmul_mx_acc": "MX scale block layout",

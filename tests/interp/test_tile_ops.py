@@ -452,3 +452,41 @@ def test_three_operand_forms_round_narrow_floats_once() -> None:
     assert (run_op("tile.addc", [t, t, t], [a, b, c], result=t) == 1).all()
     assert (run_op("tile.subc", [t, t, t], [a, -b, c], result=t) == 1).all()
     assert (run_op("tile.addsc", [t, s, t], [a, 1.0, c], result=t) == 1).all()
+
+
+def _structs(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores and uint32 indices of a row of 8-byte (score, index) structs."""
+    raw = np.ascontiguousarray(out).view(np.uint8).reshape(-1, 8)
+    size = out.dtype.itemsize
+    return raw[:, :size].copy().view(out.dtype).reshape(-1), raw[:, 4:].copy().view(np.uint32).reshape(-1)
+
+
+@pytest.mark.parametrize("dtype", [D.FP32, D.FP16])
+def test_sort32_sorts_each_block_descending_ties_by_index(dtype: D) -> None:
+    """TSORT32: per 32-element block, (score, index) structs by descending score, equal scores by index."""
+    nd = np.float32 if dtype == D.FP32 else np.float16
+    scores = np.tile(np.array([1, 3, 2, 3], dtype=nd), 16).reshape(1, 64)
+    idx = np.arange(64, dtype=np.uint32).reshape(1, 64)
+    width = 2 if dtype == D.FP32 else 4
+    out = run_op("tile.sort32", [tile_t([1, 64], dtype), tile_t([1, 64], D.UINT32)], [scores, idx],
+                 result=tile_t([1, 64 * width], dtype))
+    got_scores, got_idx = _structs(out)
+    assert got_scores[:32].tolist() == [3] * 16 + [2] * 8 + [1] * 8
+    assert got_idx[:16].tolist() == [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]
+    assert got_idx[32:48].tolist() == list(range(33, 64, 2))
+    if dtype == D.FP16:  # the two bytes between an FP16 score and its index are zero
+        assert not np.ascontiguousarray(out).view(np.uint8).reshape(-1, 8)[:, 2:4].any()
+
+
+def test_mrgsort_merges_four_blocks_taking_the_lowest_block_on_ties() -> None:
+    """TMRGSORT format 1: block_len=64 FP32 elements are 32 structs; four blocks merge head by head."""
+    blocks = [np.array([9 - b] * 16 + [0] * 16, dtype=np.float32) for b in range(4)]
+    scores = np.concatenate(blocks)
+    idx = np.arange(128, dtype=np.uint32)
+    row = np.empty(256, dtype=np.float32)
+    row[0::2], row[1::2] = scores, idx.view(np.float32)
+    out = run_op("tile.mrgsort_format1", [tile_t([1, 256])], [row.reshape(1, 256)], {"block_len": 64})
+    got_scores, got_idx = _structs(out)
+    assert got_scores.tolist() == [9] * 16 + [8] * 16 + [7] * 16 + [6] * 16 + [0] * 64
+    assert got_idx[:64].tolist() == list(range(0, 16)) + list(range(32, 48)) + list(range(64, 80)) + list(range(96, 112))
+    assert got_idx[64:].tolist() == list(range(16, 32)) + list(range(48, 64)) + list(range(80, 96)) + list(range(112, 128))

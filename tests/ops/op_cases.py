@@ -249,8 +249,18 @@ ok("tensor.sort32", lambda: T.sort32(tensor("s", [1, 64]), tensor("i", [1, 64], 
    "pl.Tensor[[1, 128], pl.FP32]")
 bad("tensor.sort32", lambda: T.sort32(tensor("s", [1, 40]), tensor("i", [1, 40], D.UINT32)), VE,
     "columns must be a static multiple of 32")
-ok("tensor.mrgsort_format1", lambda: T.mrgsort_format1(A, block_len=64), TENSOR_64)
-bad("tensor.mrgsort_format1", lambda: T.mrgsort_format1(A, block_len=0), VE, "block_len must be > 0")
+ok("tensor.sort32", lambda: T.sort32(tensor("s", [2, 64], D.FP16), tensor("i", [2, 64], D.UINT32)),
+   "pl.Tensor[[2, 256], pl.FP16]")
+bad("tensor.sort32", lambda: T.sort32(tensor("s", [1, 64], D.INT32), tensor("i", [1, 64], D.UINT32)), VE,
+    "Operator 'tensor.sort32': 'src' dtype must be one of FP16, FP32, got INT32")
+ok("tensor.mrgsort_format1", lambda: T.mrgsort_format1(tensor("r", [1, 512]), block_len=64),
+   "pl.Tensor[[1, 512], pl.FP32]")
+bad("tensor.mrgsort_format1", lambda: T.mrgsort_format1(tensor("r", [1, 512]), block_len=0), VE,
+    "block_len must be a positive multiple of 64 elements, got 0")
+bad("tensor.mrgsort_format1", lambda: T.mrgsort_format1(A, block_len=64), VE,
+    r"Operator 'tensor.mrgsort_format1': sorts one row: 'src0' must have 1 row, got \[64, 64\]")
+bad("tensor.mrgsort_format1", lambda: T.mrgsort_format1(tensor("r", [1, 384]), block_len=64), VE,
+    r"the valid columns must be a static multiple of 4 \* block_len = 256 \(at most 255 groups\), got \[384\]")
 ok("tensor.mrgsort_format2", lambda: T.mrgsort_format2(tensor("m1", [1, 64]), tensor("m2", [1, 64]),
                                                        tensor("m3", [1, 32])), "pl.Tensor[[1, 160], pl.FP32]")
 bad("tensor.mrgsort_format2", lambda: T.mrgsort_format2(A, A16), VE, "'src1' dtype FP16 must equal FP32")
@@ -531,10 +541,18 @@ ok("tile.gather_row", lambda: L.gather_row(MAT, tensor("g", [128, 32], D.FP16), 
 bad("tile.gather_row", lambda: L.gather_row(MAT, A, [0, 0], [0, 0], [16, 32]), VE, "src dtype FP32 must equal")
 ok("tile.sort32", lambda: L.sort32(tile("s", [1, 64]), tile("si", [1, 64], D.UINT32)),
    "pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec]")
-bad("tile.sort32", lambda: L.sort32(tile("s", [1, 64]), tile("si", [1, 64])), VE, "'idx' must hold integer indices")
+bad("tile.sort32", lambda: L.sort32(tile("s", [1, 64]), tile("si", [1, 64])), VE, "'idx' must hold UINT32 indices, got FP32")
+bad("tile.sort32", lambda: L.sort32(tile("s", [1, 64]), tile("si", [1, 64], D.UINT32, view=ir.TileView(valid_shape=[1, 32]))), VE,
+    r"'idx' valid region \[1, 32\] must equal the valid region of 'src' \[1, 64\]")
+bad("tile.sort32", lambda: L.sort32(tile("s", [1, 64], view=ir.TileView(valid_shape=[1, 40])),
+                                                 tile("si", [1, 64], D.UINT32, view=ir.TileView(valid_shape=[1, 40]))),
+    VE, r"the valid columns must be a static multiple of 32, got \[40\]")
 ok("tile.mrgsort_format1", lambda: L.mrgsort_format1(tile("m", [1, 256]), block_len=64),
    "pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec]")
-bad("tile.mrgsort_format1", lambda: L.mrgsort_format1(V, block_len=-1), VE, "block_len must be > 0")
+bad("tile.mrgsort_format1", lambda: L.mrgsort_format1(V, block_len=-1), VE,
+    "block_len must be a positive multiple of 64 elements, got -1")
+bad("tile.mrgsort_format1", lambda: L.mrgsort_format1(tile("m", [1, 256], D.INT32), block_len=64), VE,
+    "'src0' dtype must be one of FP16, FP32, got INT32")
 ok("tile.mrgsort_format2", lambda: L.mrgsort_format2(tile("m1", [1, 64]), tile("m2", [1, 64]), tile("m3", [1, 64]),
                                                      tile("mt", [1, 192])), "pl.Tile[[1, 192], pl.FP32, pl.Mem.Vec]")
 bad("tile.mrgsort_format2", lambda: L.mrgsort_format2(tile("m1", [1, 64])), TE, "takes 2-4 sources and a tmp")

@@ -332,6 +332,17 @@ def _extract(b: CaseBody) -> str:
     return b.let(call("matmul", lhs, _operand(b, (32, 16), "Right")))
 
 
+def _sort32(b: CaseBody) -> str:
+    """Two 32-element blocks per row, indices a permutation-free range (ties broken by index)."""
+    idx = b.aux((R, 2 * C), D.UINT32, Domain(0, 1000))
+    return b.let(call("sort32", b.x(shape=(R, 2 * C)), idx))
+
+
+def _mrgsort(b: CaseBody) -> str:
+    """One row of 256 elements read as (score, index) structs: a group of four 64-element blocks."""
+    return b.let(f"pl.tile.mrgsort({b.x(shape=(1, 256))}, block_len=64)")
+
+
 RECIPES: dict[str, Recipe] = {
     **{f"tile.{n}": _binary(n) for n in ("add", "sub", "mul", "maximum", "minimum")},
     "tile.div": _binary("div", NONZERO),
@@ -394,6 +405,8 @@ RECIPES: dict[str, Recipe] = {
     "tile.gemv_acc": _cube(_gemv_acc),
     "tile.gemv_bias": _cube(_gemv_bias),
     "tile.extract": _cube(_extract),
+    "tile.sort32": Recipe(_sort32),
+    "tile.mrgsort_format1": Recipe(_mrgsort),
 }
 
 _NO_SEMANTICS = "the interpreter has no semantics for it, so there is nothing to compare the simulator with"
@@ -416,7 +429,6 @@ SKIPPED: dict[str, str] = {
     "tile.store": "every case stores its result with it",
     "tile.create": "every case with a scratch tile creates it",
     "tile.alloc": "emitted by memory planning for pinned buffers, not written by programs",
-    **{op: _NO_SEMANTICS for op in ("tile.gather", "tile.gatherb", "tile.mrgsort_format1", "tile.mscatter",
-                                    "tile.scatter", "tile.sort32")},
+    **{op: _NO_SEMANTICS for op in ("tile.gather", "tile.gatherb", "tile.mscatter", "tile.scatter")},
     "tile.transpose_view": "reinterprets an NZ Mat tile as ZN for the cube unit; no Vec path stores its result",
 }

@@ -6,6 +6,7 @@ from typing import Callable
 
 from ..datatype import DataType
 from ..enums import AtomicType, MaskPattern, MemorySpace, PadValue, TensorLayout
+from ..expr import Expr
 from ..op_registry import CallInfo
 from ..type_base import PtrType, TupleType, Type
 from . import kwtypes as K
@@ -16,6 +17,7 @@ from .common import (
     check_int,
     check_rank,
     const_value,
+    dims_equal,
     dim_add,
     elements,
     format_dims,
@@ -345,19 +347,37 @@ define("tensor.paged_gather",
                kw("is_b_matrix", K.BOOL, False, keyword_only=True)])
 
 
+# pto-isa's a2a3 TSORT32/TMRGSORT (include/pto/npu/a2a3/TSort32.hpp, TMrgSort.hpp): half or float scores
+# and uint32 indices, sorted into 8-byte (score, index) structs; TMRGSORT merges blocks of 64-element
+# multiples, four at a time, on one row.
+SORT_DTYPES = (DataType.FP16, DataType.FP32)
+SORT_STRUCT_BYTES = 8
+MRGSORT_BLOCK_LEN = 64
+MRGSORT_MAX_REPEATS = 255
+
+
+def sort_struct_width(dtype: DataType) -> int:
+    """The elements of ``dtype`` one (score, index) struct takes: 2 for FP32, 4 for FP16."""
+    return SORT_STRUCT_BYTES * 8 // dtype.get_bit()
+
+
 def sort32_dims(ci: CallInfo, src: Type, idx: Type) -> list:
-    """``[rows, 2 * cols]``: (value, index) pairs of each sorted 32-element block."""
+    """``[rows, cols * w]``: each 32-element block of a row sorted (descending, ties by index) into
+    (score, index) structs of ``w`` elements (:func:`sort_struct_width`)."""
     check_rank(ci, "src", rank=2)
-    if not idx.dtype.is_int():
-        ci.fail(f"'idx' must hold integer indices, got {idx.dtype.name}")
+    check_dtype(ci, "'src'", src.dtype, SORT_DTYPES)
+    if idx.dtype != DataType.UINT32:
+        ci.fail(f"'idx' must hold UINT32 indices, got {idx.dtype.name}")
+    if not dims_equal(list(idx.shape), list(src.shape)):
+        ci.fail(f"'idx' {format_dims(idx.shape)} must have the shape of 'src' {format_dims(src.shape)}")
     cols = const_value(src.shape[1])
     if cols is None or cols % 32:
         ci.fail(f"columns must be a static multiple of 32, got {format_dims([src.shape[1]])}")
-    return [src.shape[0], index(2 * cols)]
+    return [src.shape[0], index(cols * sort_struct_width(src.dtype))]
 
 
 def _sort32(ci: CallInfo) -> Type:
-    """Sort each 32-element block, emitting (value, index) pairs."""
+    """Sort each 32-element block, emitting (score, index) structs."""
     src = ci["src"].type
     return tensor_type(sort32_dims(ci, src, ci["idx"].type), src.dtype)
 
@@ -365,11 +385,27 @@ def _sort32(ci: CallInfo) -> Type:
 define("tensor.sort32", [tensor("src"), tensor("idx")], _sort32, placement=TENSOR_LEVEL)
 
 
+def check_mrgsort1(ci: CallInfo, src: Type, valid_cols: Expr) -> None:
+    """One row of (score, index) structs whose ``valid_cols`` are whole groups of four blocks of
+    ``block_len`` elements (a multiple of 64), at most 255 groups: what TMRGSORT merges."""
+    block = ci.kw("block_len")
+    if block <= 0 or block % MRGSORT_BLOCK_LEN:
+        ci.fail(f"block_len must be a positive multiple of {MRGSORT_BLOCK_LEN} elements, got {block}")
+    check_rank(ci, "src0", rank=2)
+    check_dtype(ci, "'src0'", src.dtype, SORT_DTYPES)
+    if const_value(src.shape[0]) != 1:
+        ci.fail(f"sorts one row: 'src0' must have 1 row, got {format_dims(src.shape)}")
+    cols = const_value(valid_cols)
+    group = 4 * block
+    if cols is None or cols % group or not 0 < cols // group <= MRGSORT_MAX_REPEATS:
+        ci.fail(f"the valid columns must be a static multiple of 4 * block_len = {group} (at most "
+                f"{MRGSORT_MAX_REPEATS} groups), got {format_dims([valid_cols])}")
+
+
 def _mrgsort1(ci: CallInfo) -> Type:
-    """Merge sorted runs of ``block_len`` inside one list: same type."""
-    if ci.kw("block_len") <= 0:
-        ci.fail(f"block_len must be > 0, got {ci.kw('block_len')}")
+    """Merge each group of four sorted blocks of ``block_len`` elements: same type."""
     src = ci["src0"].type
+    check_mrgsort1(ci, src, src.shape[-1])
     return tensor_type(list(src.shape), src.dtype)
 
 

@@ -47,7 +47,9 @@ from .tensor_view_ops import (
     compare_result,
     mask_dims,
     merged_dims,
+    check_mrgsort1,
     sort32_dims,
+    sort_struct_width,
     widened,
 )
 
@@ -325,16 +327,24 @@ define("tile.gather_row", [tile("dst", effect=W), Param("src", ("tensor", TILE))
 
 
 def _sort32(ci: CallInfo) -> Type:
-    """Sort each 32-element block, emitting (value, index) pairs."""
-    src = ci["src"].type
-    return tile_type(sort32_dims(ci, src, ci["idx"].type), src.dtype)
+    """Sort each 32-element block, emitting (score, index) structs; the valid region is the
+    source's, in structs (a2a3's TSORT32 drops a partial block, so valid columns are whole blocks)."""
+    src, idx = ci["src"].type, ci["idx"].type
+    dims = sort32_dims(ci, src, idx)
+    rows, cols = valid_shape(src)
+    if not dims_equal(valid_shape(idx), [rows, cols]):
+        ci.fail(f"'idx' valid region {format_dims(valid_shape(idx))} must equal the valid region of 'src' "
+                f"{format_dims([rows, cols])}")
+    n = const_value(cols)
+    if n is None or n % 32:
+        ci.fail(f"the valid columns must be a static multiple of 32, got {format_dims([cols])}")
+    return tile_type(dims, src.dtype, [rows, index(n * sort_struct_width(src.dtype))])
 
 
 def _mrgsort1(ci: CallInfo) -> Type:
-    """Merge sorted runs of ``block_len`` inside one list: same type."""
-    if ci.kw("block_len") <= 0:
-        ci.fail(f"block_len must be > 0, got {ci.kw('block_len')}")
+    """Merge each group of four sorted blocks of ``block_len`` elements: same type."""
     src = ci["src0"].type
+    check_mrgsort1(ci, src, valid_shape(src)[-1])
     return tile_type(list(src.shape), src.dtype, valid_shape(src))
 
 
