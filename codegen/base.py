@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
 
-from pypto.backend import Platform, current_platform
+from pypto.backend import Platform
 from pypto.languages.dialect import Dialect
 
 from pypto.ir.expr import Call, GlobalVar
@@ -122,9 +122,8 @@ def _call(owner: Emitter, call: Call) -> Any:
 _VALIDATED: weakref.WeakKeyDictionary[Program, list[tuple[Dialect, Platform]]] = weakref.WeakKeyDictionary()
 
 
-def validate_once(dialect: Dialect, program: Program, context: str) -> None:
-    """``dialect.validate(program)`` on the current platform, unless it passed before."""
-    platform = current_platform()
+def validate_once(dialect: Dialect, program: Program, context: str, platform: Platform) -> None:
+    """``dialect.validate(program)`` on ``platform``, unless it passed before."""
     seen = _VALIDATED.setdefault(program, [])
     if any(d is dialect and p is platform for d, p in seen):
         return
@@ -138,21 +137,23 @@ def _span_of(node: Any) -> Span | None:
 
 
 class Emitter:
-    """Base of every code generator: a target, its rules and the document being written.
+    """Base of every code generator: a target, its rules, the platform and the document being written.
 
-    ``emitter(program)`` checks that ``program`` is in the target's dialect, then returns what the
-    rule for ``Program`` returns (the text of one file, or a mapping of files to texts).
+    ``emitter(program)`` checks that ``program`` is in the target's dialect on the emitter's
+    platform (the compile's, given by ``ir.compile``), then returns what the rule for ``Program``
+    returns (the text of one file, or a mapping of files to texts).
     """
 
     target: ClassVar[Target]
     rules: ClassVar[Rules]
     indent_unit: ClassVar[str] = "  "
 
-    def __init__(self) -> None:
+    def __init__(self, platform: Platform) -> None:
+        self.platform = platform
         self.doc = Doc(self.indent_unit)
 
     def __call__(self, program: Program) -> Any:
-        validate_once(self.target.dialect, program, f"{self.target.name} code generation")
+        validate_once(self.target.dialect, program, f"{self.target.name} code generation", self.platform)
         return self.emit(program)
 
     def emit(self, node: Any) -> Any:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pypto.backend import Platform, target_platform
+from pypto.backend import Platform, current_platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
@@ -68,12 +68,9 @@ _IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_
 def generate_cce(program: Program, platform: Platform | None = None) -> dict[str, str]:
     """The CCE kernel files of ``program`` (in the ``runtime`` dialect): relative path -> C++ text.
 
-    ``platform`` (default: the current target platform) is the chip whose capacities the memory
-    checks of the dialect use; the C++ itself is the same for every chip."""
-    if platform is None:
-        return CceEmitter()(program)
-    with target_platform(platform):
-        return CceEmitter()(program)
+    ``platform`` (the compile's; outside a compile the current backend's by default) is the chip
+    whose capacities the memory checks of the dialect use; the C++ itself is the same for every chip."""
+    return CceEmitter(platform if platform is not None else current_platform())(program)
 
 
 def _same_address(a: MemRef | None, b: MemRef | None) -> bool:
@@ -101,8 +98,8 @@ class CceEmitter(Emitter):
     target = CCE
     rules = Rules("cce")
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, platform: Platform) -> None:
+        super().__init__(platform)
         self._begin_function()
 
     # -- per-function state -------------------------------------------------------------------------------

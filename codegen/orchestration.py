@@ -218,9 +218,8 @@ class OrchestrationEmitter(Emitter):
     rules = Rules("orchestration")
     indent_unit = "    "
 
-    def __init__(self, platform: Platform | None = None) -> None:
-        super().__init__()
-        self.platform = platform if platform is not None else current_platform()
+    def __init__(self, platform: Platform) -> None:
+        super().__init__(platform)
         self.program: Program | None = None
         self.names: dict[Var, str] = {}
         self.taken: set[str] = set()
@@ -1069,5 +1068,6 @@ def _typed_literal(value: float, dtype: DataType, span: Span) -> str:
 
 def generate_orchestration(program: Program, platform: Platform | None = None) -> dict[str, str]:
     """The orchestration C++ of ``program``: ``{"orchestration/<name>.cpp": text}`` (empty when the
-    program has no Orchestration function). ``platform`` selects the launch-spec spelling."""
-    return OrchestrationEmitter(platform)(program)
+    program has no Orchestration function). ``platform`` (the compile's; outside a compile the current
+    backend's by default) selects the launch-spec spelling."""
+    return OrchestrationEmitter(platform if platform is not None else current_platform())(program)

@@ -120,9 +120,8 @@ class PtoEmitter(Emitter):
     target = PTO
     rules = Rules("pto")
 
-    def __init__(self, platform: Platform | None = None, locations: bool | None = None) -> None:
-        super().__init__()
-        self.platform = platform if platform is not None else current_platform()
+    def __init__(self, platform: Platform, locations: bool | None = None) -> None:
+        super().__init__(platform)
         self.locations = _locations_default() if locations is None else locations
         self.fn = FunctionState(self.indent_unit)
 
@@ -883,10 +882,12 @@ class PtoEmitter(Emitter):
 def generate_pto(program: Program, platform: Platform | None = None, locations: bool | None = None) -> dict[str, str]:
     """The ``.pto`` text of every kernel of a ``runtime`` program: ``{unit name: module}``.
 
-    ``platform`` defaults to the current backend's (its ``target_arch`` is ``a2a3`` or ``a5``);
-    ``locations`` to ``PYPTO_EMIT_PTO_LOC`` (on unless ``0``).
+    ``platform`` (its ``target_arch`` is ``a2a3`` or ``a5``) is the compile's; called outside a
+    compile it defaults to the current backend's. ``locations`` defaults to ``PYPTO_EMIT_PTO_LOC``
+    (on unless ``0``).
     """
-    result: dict[str, str] = PtoEmitter(platform, locations)(program)
+    chip = platform if platform is not None else current_platform()
+    result: dict[str, str] = PtoEmitter(chip, locations)(program)
     return result
 
 

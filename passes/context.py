@@ -14,8 +14,10 @@ cached per function object, so a strict check re-walks only the functions a pass
 environment variable ``PYPTO_VERIFY_LEVEL`` sets the default.
 
 And it carries the target :class:`~pypto.backend.Platform` (``PassContext(platform=A5)`` or
-``PassContext(platform=BackendType.Ascend950)``; default: the platform of the current backend
-type), which every check run by a pass or a pass manager inside the block assumes.
+``PassContext(platform=BackendType.Ascend950)``; default: the enclosing context's, outside any the
+platform of the current backend type). It is the one channel of a compile's platform: every pass
+and every check run by a pass or a pass manager inside the block reads it, and ``ir.compile``
+hands the same platform to the code generators.
 """
 
 from __future__ import annotations
@@ -162,7 +164,8 @@ class PassContext:
         self.instruments: list[PassInstrument] = list(instruments)
         self.verify = verify_level(verify)
         if platform is None:
-            platform = current_platform()
+            enclosing = _current.get()
+            platform = enclosing.platform if enclosing is not None else current_platform()
         self.platform: Platform = platform if isinstance(platform, Platform) else platform_for(platform)
         self._token: contextvars.Token | None = None
 
@@ -180,6 +183,15 @@ class PassContext:
         """The innermost active context (a default one outside any ``with``)."""
         ctx = _current.get()
         return ctx if ctx is not None else PassContext()
+
+    @staticmethod
+    def for_platform(platform: Platform) -> PassContext:
+        """A context for ``platform`` with the active context's instruments and verification level
+        (none and the default level outside any); the process-wide default platform is not read."""
+        ctx = _current.get()
+        if ctx is None:
+            return PassContext(platform=platform)
+        return PassContext(ctx.instruments, verify=ctx.verify, platform=platform)
 
 
 _current: contextvars.ContextVar[PassContext | None] = contextvars.ContextVar("pypto_pass_context", default=None)

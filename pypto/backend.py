@@ -1,8 +1,10 @@
 """Target chips: :class:`BackendType` and the per-chip facts of docs/codegen.md#platforms (:class:`Platform`).
 
-The pass context carries a Platform (``PassContext(platform=...)``, default: the platform of the
-current backend type); the invariant checkers and later the memory planner and code generators read
-it from there. The backend type defaults to Ascend910B (``a2a3``)::
+A compile carries its Platform in one channel: ``ir.compile`` opens a pass context for it
+(``PassContext(platform=...)``), every pass and check reads it from there and every code generator
+takes it as an argument. The process-wide default below serves only code outside a compile (user
+code, a pass or check run on its own); reading it inside a compile (:func:`compiling`) is an
+internal error. The backend type defaults to Ascend910B (``a2a3``)::
 
     from pypto import backend
     backend.set_backend_type(backend.BackendType.Ascend950)
@@ -24,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
-from pypto.ir.errors import IRValueError
+from pypto.ir.errors import InternalError, IRValueError
 
 _KIB = 1024
 
@@ -149,14 +151,16 @@ def platform_for(backend_type: BackendType | str) -> Platform:
     return _PLATFORMS[BackendType(backend_type)]
 
 
-# The platform used where no pass context names one (set_backend_type changes it).
+# The process-wide default platform, for code outside a compile (set_backend_type changes it).
 _current: contextvars.ContextVar[Platform] = contextvars.ContextVar("pypto_platform", default=A2A3)
 _configured: contextvars.ContextVar[bool] = contextvars.ContextVar("pypto_backend_configured", default=False)
+# The platform of the compile running in this context (None outside ir.compile).
+_compiling: contextvars.ContextVar[Platform | None] = contextvars.ContextVar("pypto_compiling", default=None)
 
 
 def get_backend_type() -> BackendType:
     """The backend type compiled for by default."""
-    return _current.get().backend_type
+    return current_platform().backend_type
 
 
 def set_backend_type(backend_type: BackendType | str) -> None:
@@ -189,8 +193,28 @@ def get_mem_size(space: MemorySpace) -> int:
 
 
 def current_platform() -> Platform:
-    """The platform of the current backend type (or of an enclosing :func:`target_platform` block)."""
+    """The platform of the current backend type (or of an enclosing :func:`target_platform` block).
+
+    For code outside a compile only: inside :func:`compiling` it raises :class:`InternalError`, since
+    a compile's platform is its pass context's (``PassContext.current().platform``).
+    """
+    compile_platform = _compiling.get()
+    if compile_platform is not None:
+        raise InternalError(
+            f"the process-wide default platform was read during a compile for {compile_platform.name}; "
+            "code that runs inside a compile reads PassContext.current().platform or takes the platform as an argument"
+        )
     return _current.get()
+
+
+@contextlib.contextmanager
+def compiling(platform: Platform) -> Iterator[Platform]:
+    """Mark the block as a compile for ``platform``: :func:`current_platform` is an error inside it."""
+    token = _compiling.set(platform)
+    try:
+        yield platform
+    finally:
+        _compiling.reset(token)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from pypto.backend import BackendType, Platform, platform_for
+from pypto.backend import BackendType, Platform, compiling, platform_for
 from pypto.compile_options import MemoryPlanner
 from pypto.compile_options import memory_planner as check_memory_planner
 from pypto.compiled import RUN_PLATFORMS, CompiledProgram
@@ -120,10 +120,10 @@ def compile(
     if output_dir is None:
         output_dir = tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-")
     destination = Path(output_dir).resolve()
-    outer = PassContext.current()
     try:
         with artifact_folder(destination) as folder:
-            with PassContext(outer.instruments, verify=outer.verify, platform=chip):
+            # The pass context is the compile's one platform channel; the generators take it as an argument.
+            with compiling(chip), PassContext.for_platform(chip):
                 dump = folder / DUMP_DIR if dumps(dump_passes) else None
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 generated = manager.final_dialect.refines(runtime)

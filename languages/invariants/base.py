@@ -97,11 +97,11 @@ def node_text(node: IRNode) -> str:
 class Reporter:
     """Collects the violations of one invariant while its checker walks a function."""
 
-    def __init__(self, rule: str, function: str = "", platform: Platform | None = None) -> None:
+    def __init__(self, rule: str, function: str, platform: Platform) -> None:
         self.rule = rule
         self.function = function
         # The chip the check is for (capacities, core counts, dtype rules): the caller's pass context.
-        self.platform = platform if platform is not None else current_platform()
+        self.platform = platform
         self.violations: list[Violation] = []
 
     def error(self, code: str | int, message: str, node: IRNode | None, span: Span | None = None) -> None:
@@ -336,9 +336,10 @@ class Invariant:
     def check(self, program: Program, platform: Platform | None = None) -> list[Violation]:
         """Every violation of this invariant in ``program`` (errors and warnings) on ``platform``.
 
-        The platform defaults to that of the current backend type (see :mod:`pypto.backend`).
+        Inside a compile the caller passes the compile's platform; outside one it defaults to that of
+        the current backend type (see :mod:`pypto.backend`).
         """
-        report = Reporter(self.name, platform=platform)
+        report = Reporter(self.name, "", platform if platform is not None else current_platform())
         self._check(program, report)
         return report.violations
 

@@ -136,7 +136,7 @@ y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
 return y1
 """))
     with pytest.raises(VerificationError, match="is not in dialect 'runtime' \\(cce code generation\\)"):
-        CceEmitter()(program)
+        CceEmitter(A2A3)(program)
 
 
 def test_scalar_carries_and_if_results_are_cpp_variables() -> None:

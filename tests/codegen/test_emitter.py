@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pypto.backend import A2A3
 from pypto.codegen.base import Emitter, Rules
 from pypto.codegen.coverage import coverage
 from pypto.codegen.doc import Doc
@@ -105,12 +106,12 @@ def _program(tmp_path: Path, body: str, params: str = "a: pl.Tensor[[4], pl.FP32
 
 def test_rules_print_a_program(tmp_path: Path) -> None:
     program = _program(tmp_path, "c = pl.add(a, b)\nd = pl.sub(c, a)\nreturn d")
-    assert ToyEmitter()(program) == "func f(a, b) {\n    c = a + b\n    d = c - a\n    return d\n}\n"
+    assert ToyEmitter(A2A3)(program) == "func f(a, b) {\n    c = a + b\n    d = c - a\n    return d\n}\n"
 
 
 def test_scalar_node_rules(tmp_path: Path) -> None:
     program = _program(tmp_path, "y = x + 1\nreturn y", params="x: pl.Scalar[pl.INDEX]", result="pl.Scalar[pl.INDEX]")
-    assert ToyEmitter()(program) == "func f(x) {\n    y = x + 1\n    return y\n}\n"
+    assert ToyEmitter(A2A3)(program) == "func f(x) {\n    y = x + 1\n    return y\n}\n"
 
 
 def test_a_node_without_a_rule_is_an_error_with_its_span(tmp_path: Path) -> None:
@@ -121,7 +122,7 @@ def test_a_node_without_a_rule_is_an_error_with_its_span(tmp_path: Path) -> None
         target = Target("toy", toy, TOY.functions, TOY.ops)
 
     with pytest.raises(CodegenError) as err:
-        MulEmitter()(program)
+        MulEmitter(A2A3)(program)
     path = tmp_path / "toy.py"
     assert str(err.value) == (
         "CodegenError: no rule for Mul in toy\n"
@@ -137,7 +138,7 @@ def test_a_node_without_a_rule_is_an_error_with_its_span(tmp_path: Path) -> None
 def test_an_op_without_a_table_entry_is_a_no_rule_error(tmp_path: Path) -> None:
     program = _program(tmp_path, "c = pl.add(a, b)\nd = pl.mul(c, b)\nreturn d")
     with pytest.raises(CodegenError) as err:
-        ToyEmitter()(program)
+        ToyEmitter(A2A3)(program)
     assert err.value.message == "no rule for tensor.mul in toy"
     assert (err.value.span.begin_line, err.value.span.begin_column) == (9, 13)
     assert err.value.hint == "the toy op table has no entry for 'tensor.mul'"
@@ -146,7 +147,7 @@ def test_an_op_without_a_table_entry_is_a_no_rule_error(tmp_path: Path) -> None:
 def test_an_entry_whose_form_has_no_rule_is_a_no_rule_error(tmp_path: Path) -> None:
     program = _program(tmp_path, "c = pl.neg(a)\nreturn c")
     with pytest.raises(CodegenError) as err:
-        ToyEmitter()(program)
+        ToyEmitter(A2A3)(program)
     assert err.value.message == "no rule for tensor.neg in toy"
     assert err.value.hint == "its toy table entry is a Prefix, and ToyEmitter registers no rule for Prefix entries"
 
@@ -159,10 +160,10 @@ def test_an_argument_the_rule_cannot_print_is_a_no_rule_error(tmp_path: Path) ->
 
     program = _program(tmp_path, "c = pl.div(a, b, high_precision=True)\nreturn c")
     with pytest.raises(CodegenError) as err:
-        DivEmitter()(program)
+        DivEmitter(A2A3)(program)
     assert err.value.message == "no rule for tensor.div with high_precision in toy"
     plain = _program(tmp_path, "c = pl.div(a, b)\nreturn c")
-    assert DivEmitter()(plain) == "func f(a, b) {\n    c = a / b\n    return c\n}\n"
+    assert DivEmitter(A2A3)(plain) == "func f(a, b) {\n    c = a / b\n    return c\n}\n"
 
 
 def test_a_function_call_without_a_rule_is_a_no_rule_error(tmp_path: Path) -> None:
@@ -180,7 +181,7 @@ def test_a_function_call_without_a_rule_is_a_no_rule_error(tmp_path: Path) -> No
         target = Target("toy", toy, TOY.functions, TOY.ops)
 
     with pytest.raises(CodegenError) as err:
-        CallEmitter()(loads_program(path))
+        CallEmitter(A2A3)(loads_program(path))
     assert err.value.message == "no rule for a call of function 'g' in toy"
     assert err.value.span.begin_line == 12
 
@@ -188,7 +189,7 @@ def test_a_function_call_without_a_rule_is_a_no_rule_error(tmp_path: Path) -> No
 def test_entering_checks_the_program_is_in_the_dialect(tmp_path: Path) -> None:
     program = _program(tmp_path, "for i in pl.range(2):\n    a = pl.add(a, b)\nreturn a")
     with pytest.raises(VerificationError, match=r"program 'Toy' is not in dialect 'toy' \(toy code generation\)"):
-        ToyEmitter()(program)
+        ToyEmitter(A2A3)(program)
 
 
 def test_rules_extend_and_report_what_they_handle() -> None:
@@ -213,7 +214,7 @@ def test_coverage_of_an_emitter_lists_what_it_lacks() -> None:
 
 
 def test_capture_renders_into_a_separate_doc() -> None:
-    emitter = ToyEmitter()
+    emitter = ToyEmitter(A2A3)
     emitter.doc.line("head")
     with emitter.capture() as body:
         emitter.doc.line("inner")

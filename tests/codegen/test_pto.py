@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pypto.backend import BackendType, platform_for
+from pypto.backend import A2A3, BackendType, platform_for
 from pypto.codegen.errors import CodegenError
 from pypto.codegen.pto import PtoEmitter, generate_pto
 
@@ -189,9 +189,9 @@ def test_op_lines_end_with_their_source_location(tmp_path: Path, monkeypatch: py
     assert lines[23] == "    }"
     assert all("loc(" not in line for line in lines[:12])  # nor constants and views
     monkeypatch.setenv("PYPTO_EMIT_PTO_LOC", "0")
-    assert PtoEmitter()(program)["sum4"] == SPEC_B
+    assert PtoEmitter(A2A3)(program)["sum4"] == SPEC_B
     monkeypatch.setenv("PYPTO_EMIT_PTO_LOC", "1")
-    assert PtoEmitter()(program)["sum4"].splitlines() == lines
+    assert PtoEmitter(A2A3)(program)["sum4"].splitlines() == lines
 
 
 KERNEL = '''
