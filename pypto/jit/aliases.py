@@ -2,12 +2,15 @@
 its first assignment (parameters count as depth 0; each ``for``/``while``/``if``/``with`` body is one
 deeper) becomes ``<name>_v1``, ``<name>_v2``, ... from there on, so a new value may have a new type.
 A re-assignment deeper down keeps the current name (a loop-carried or branch-merged value); names
-first bound in a then-branch are forgotten before its else-branch."""
+first bound in a then-branch are forgotten before its else-branch. Errors raised after
+specialisation name the user's variables again (:func:`errors_in_user_names`)."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 
 class Aliases(ast.NodeTransformer):
@@ -110,3 +113,42 @@ class Aliases(ast.NodeTransformer):
                 self.depth -= 1
         node.body = self._nested(node.body)
         return node
+
+
+def user_names(message: str, renamed: Mapping[str, str]) -> str:
+    """``message`` with each alias (whole words, longest first) replaced by the user's name."""
+    for alias in sorted(renamed, key=len, reverse=True):
+        message = re.sub(rf"\b{re.escape(alias)}\b", renamed[alias], message)
+    return message
+
+
+def user_error(err: BaseException, renamed: Mapping[str, str]) -> BaseException | None:
+    """A shallow copy of ``err`` (class and fields kept; a plain ``Exception`` if it cannot be copied)
+    whose arguments, ``message``, ``hint`` and ``note`` name the user's variables instead of aliases;
+    None when no text names an alias."""
+    args = tuple(user_names(a, renamed) if isinstance(a, str) else a for a in err.args)
+    texts = {f: getattr(err, f) for f in ("message", "hint", "note") if isinstance(getattr(err, f, None), str)}
+    named = {f: user_names(t, renamed) for f, t in texts.items()}
+    if args == err.args and named == texts:
+        return None
+    try:  # a copy without calling __init__, which need not take the exception's own args
+        new = type(err).__new__(type(err), *args)
+    except Exception:
+        return Exception(*args)
+    new.__dict__.update(err.__dict__)
+    new.args = args
+    for f, text in named.items():
+        setattr(new, f, text)
+    return new
+
+
+@contextmanager
+def errors_in_user_names(renamed: Mapping[str, str]) -> Iterator[None]:
+    """Re-raise an error of the block that names an alias as :func:`user_error`'s copy, ``from`` the original."""
+    try:
+        yield
+    except Exception as err:
+        new = user_error(err, renamed)
+        if new is None:
+            raise
+        raise new from err

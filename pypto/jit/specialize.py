@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from pypto.language.parser.program import ProgramContext
 from pypto.language.parser.source import SourceFile
 from pypto.language.typing import DynVar, InOut, Out
 
-from .aliases import Aliases
+from .aliases import Aliases, user_names
 from .metadata import TensorMeta
 
 if TYPE_CHECKING:
@@ -328,8 +327,10 @@ def _assigned_names(node: ast.FunctionDef) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], DynVar]) -> ir.Program:
-    """The program of ``entry`` and its helpers for ``binding``."""
+def specialise(
+    entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], DynVar]
+) -> tuple[ir.Program, dict[str, str]]:
+    """The program of ``entry`` and its helpers for ``binding``, and its aliases (alias -> the user's name)."""
     from .call_site import call_site_binding  # it reads this module's Binding and annotation helpers
 
     helpers = discover(entry)
@@ -358,7 +359,7 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
         for jf, new, env, options in [parsed[0], *reversed(parsed[1:])]:  # leaf-first
             src, _ = jf.source()
             ctx.add_signature(parse_signature(src, env, new, options, ctx), src.span(new))
-        return ctx.build(entry.source()[0].span(entry.source()[1]))
+        return ctx.build(entry.source()[0].span(entry.source()[1])), renamed
     except ParserError as err:
         src = sources.get(err.span.filename if err.span is not None else "")
         if src is not None:
@@ -424,13 +425,6 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
     return new, overlay, aliases.original
 
 
-def user_names(message: str, renamed: dict[str, str]) -> str:
-    """``message`` with each alias (whole words, longest first) replaced by the user's name."""
-    for alias in sorted(renamed, key=len, reverse=True):
-        message = re.sub(rf"\b{re.escape(alias)}\b", renamed[alias], message)
-    return message
-
-
 def _layout(annotation: ast.expr | None, env: Env) -> Any:
     """The third slot of ``pl.Tensor[[...], dt, layout]`` when written (a TensorView there is refused)."""
     node = annotation
@@ -482,4 +476,4 @@ def options_for(kind: str, level: Any, auto_scope: bool) -> FunctionOptions:
     return function_options(type=_FUNC_TYPES[kind], level=level, auto_scope=auto_scope)
 
 
-__all__ = ["Binding", "discover", "dynamic_dims", "options_for", "specialise", "user_names"]
+__all__ = ["Binding", "discover", "dynamic_dims", "options_for", "specialise"]

@@ -226,3 +226,13 @@ def through_tuple(a: pl.Tensor, lo: pl.Out[pl.Tensor], hi: pl.Out[pl.Tensor], c:
     x, y = halves(a, lo, hi)
     c = add_rows(x, y, c)
     return c
+
+
+@pl.jit
+def loop_local(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(2):
+            t = pl.load(a, [0, 0], [32, 64])
+            t = pl.add(t, t)
+        pl.store(t, [0, 0], c)
+    return c

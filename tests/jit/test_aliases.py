@@ -6,7 +6,7 @@ import ast
 import textwrap
 
 from pypto.jit.aliases import Aliases
-from pypto.jit.specialize import user_names
+from pypto.jit.aliases import user_names
 
 
 def renamed(source: str) -> str:
@@ -61,3 +61,15 @@ def test_messages_get_the_users_names_back_whole_words_longest_first() -> None:
     assert user_names("'x_v1' and 'x_v12' but not 'ax_v1'", {"x_v1": "x", "x_v12": "x"}) == (
         "'x' and 'x' but not 'ax_v1'"
     )
+
+
+def test_an_error_naming_an_alias_is_copied_with_its_class_and_fields() -> None:
+    from pypto.codegen.errors import CodegenError
+    from pypto.jit.aliases import user_error
+
+    err = CodegenError("no rule for 'x_v1' in orchestration")
+    err.hint = "store x_v1 first"
+    copy = user_error(err, {"x_v1": "x"})
+    assert type(copy) is CodegenError and copy is not err
+    assert (copy.args, copy.hint, err.hint) == (("no rule for 'x' in orchestration",), "store x first", "store x_v1 first")
+    assert user_error(ValueError("nothing renamed here"), {"x_v1": "x"}) is None
