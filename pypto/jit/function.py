@@ -154,6 +154,7 @@ class JITFunction:
         from pypto.backend import BackendType, platform_for
         from pypto.passes import OptimizationStrategy, PassContext, PassManager
 
+        _check_config(config)
         program, renamed = self._program(self._bind(args, kwargs, sample=bool(args)), config)
         strategy = getattr(config, "strategy", None) or OptimizationStrategy.Default
         backend = getattr(config, "backend_type", None) or BackendType.Ascend910B
@@ -284,6 +285,7 @@ class JITFunction:
             raise err.with_traceback(None) from None
 
     def _compiled(self, values: dict[str, Any], config: Any, run: bool = False) -> CompiledProgram:
+        _check_config(config)
         platform = getattr(config, "platform", None)
         if platform is not None and run:
             from pypto.runtime.config import require_runnable
@@ -295,16 +297,14 @@ class JITFunction:
         if found is not None:
             return found
         from pypto.compile import compile as ir_compile
+        from pypto.runtime.runner import compile_with_config
 
         program, renamed = self._program(values, config)
-        options: dict[str, Any] = {"output_dir": self._output_dir(config)}
-        # backend_type too (the established JIT leaves it out): pypto's compile checks it against the platform.
-        for field in ("strategy", "dump_passes", "platform", "backend_type", "memory_planner"):
-            value = getattr(config, field, None)
-            if value is not None:
-                options[field] = value
         with errors_in_user_names(renamed):
-            compiled = ir_compile(program, **options)
+            if config is None:
+                compiled = ir_compile(program, output_dir=self._output_dir(None))
+            else:  # as pypto.runtime.run compiles: backend_type too, checked against the platform
+                compiled = compile_with_config(program, config, self._output_dir(config))
         self._cache[key] = compiled
         return compiled
 
@@ -324,6 +324,13 @@ class JITFunction:
     def cache_size(self) -> int:
         """How many compiled programs this function holds."""
         return len(self._cache)
+
+
+def _check_config(config: Any) -> None:
+    from pypto.runtime.config import RunConfig
+
+    if config is not None and not isinstance(config, RunConfig):
+        raise TypeError(f"config must be a pypto.runtime.RunConfig, got {type(config).__name__}")
 
 
 def _declared_dtype(annotation: ast.expr | None, env: Env) -> DataType | None:

@@ -59,9 +59,17 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
     executes = bool(tensors) and not config.codegen_only
     if executes:
         require_runnable(config.platform)
-    compiled = compile_program(
+    compiled = compile_with_config(program, config, config.save_kernels_dir)
+    if executes:
+        compiled(*tensors, config=config)
+    return compiled
+
+
+def compile_with_config(program: Any, config: RunConfig, output_dir: str | Path | None) -> Any:
+    """``compile_program`` of ``program`` into ``output_dir`` with the compile fields of ``config``."""
+    return compile_program(
         program,
-        config.save_kernels_dir,
+        output_dir,
         strategy=config.strategy,
         backend_type=config.backend_type,
         dump_passes=config.dump_passes,
@@ -74,9 +82,6 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
         memory_planner=_planner(config.memory_planner),
         distributed_config=config.distributed_config,
     )
-    if executes:
-        compiled(*tensors, config=config)
-    return compiled
 
 
 def compile_program(
