@@ -236,3 +236,14 @@ def loop_local(a: pl.Tensor, c: pl.Out[pl.Tensor]):
             t = pl.add(t, t)
         pl.store(t, [0, 0], c)
     return c
+
+
+@pl.jit
+def loop_scratch(a: pl.Tensor, b: pl.Out[pl.Tensor], c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [32, 64])
+        pl.store(pl.add(t, t), [0, 0], b)
+        for i in pl.range(2):
+            t = pl.load(a, [i * 16, 0], [16, 64])  # a new shape: a fresh local of the loop
+            pl.store(pl.mul(t, 3.0), [i * 16, 0], c)
+    return c
