@@ -73,7 +73,8 @@ def test_an_error_naming_an_alias_is_copied_with_its_class_and_fields() -> None:
     err.hint = "store x_v1 first"
     copy = user_error(err, {"x_v1": "x"})
     assert type(copy) is CodegenError and copy is not err
-    assert (copy.args, copy.hint, err.hint) == (("no rule for 'x' in orchestration",), "store x first", "store x_v1 first")
+    assert copy.args == ("no rule for 'x' in orchestration",)
+    assert (copy.hint, err.hint) == ("store x first", "store x_v1 first")
     assert user_error(ValueError("nothing renamed here"), {"x_v1": "x"}) is None
 
 
