@@ -9,6 +9,7 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     orchestration/<name>.cpp                              PTO2 orchestration C++
     kernel_config.py                                      runtime, orchestration and kernel table
     compiled_meta.json                                    the call signature (``CompiledProgram.from_dir``)
+    debug/run.py                                          reruns the tree alone (``pypto.runtime.debug_runner``)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
 (``runtime``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
@@ -37,6 +38,7 @@ from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.passes.manager import PassDumpLevel, dumps
+from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
 
 Generator = Callable[[Program, Platform], Mapping[str, str]]
@@ -130,6 +132,8 @@ def compile(
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
                 if generated:
                     files.update(_meta_file(program, run_platform, chip))
+                    if META_FILE in files:
+                        files.update(runner_files())
             write_files(folder, files)
     except BaseException:
         if made:

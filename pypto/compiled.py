@@ -38,7 +38,15 @@ from pypto.ir.memref import MemRef
 from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
-from pypto.runtime.arguments import Param, ScalarParam, TensorParam, check_device_tensor, check_tensor, scalar_word
+from pypto.runtime.arguments import (
+    Param,
+    ScalarParam,
+    StagedTensor,
+    TensorParam,
+    check_device_tensor,
+    check_tensor,
+    scalar_word,
+)
 from pypto.runtime.binding import positional
 from pypto.runtime.bounds import check_windows
 from pypto.runtime.config import PLATFORMS as RUN_PLATFORMS
@@ -168,6 +176,42 @@ class CompiledProgram:
         )
         return _result(full, returned)
 
+    def build_orch_args(self, *args: Any, worker: Any = None, **kwargs: Any) -> Any:
+        """simpler's ``TaskArgs`` of one call, for ``chip_callable`` and ``build_call_config``.
+
+        Every argument is given (outputs too, by position or name) and checked as a call checks it;
+        host tensors must be contiguous, because the arguments refer to their memory (nothing is
+        copied: a run with them writes the outputs straight into the caller's tensors, which must
+        outlive it). ``worker`` is the ``ChipWorker`` to run on (default: the active one, else the
+        process-wide simulator worker); a ``DeviceTensor`` must be live memory of it.
+        """
+        from pypto.runtime.artifacts import load_artifacts
+        from pypto.runtime.arguments import bind_arguments
+        from pypto.runtime.call_options import call_options
+        from pypto.runtime.simulator import build_task_args, default_worker
+
+        self._check_runnable(self.platform)
+        entry = self._orchestration()
+        args = tuple(positional(entry, args, kwargs))
+        params = parameters(entry, dynamic_dims(entry, args))
+        if len(args) != len(params):
+            names = ", ".join(p.name for p in params)
+            raise SimulatorArgumentError(
+                f"build_orch_args takes every argument of '{entry.name}' ({names}), got {len(args)}",
+                "pass the output tensors too: the arguments refer to the memory the run writes",
+            )
+        self._check_windows(entry, params, list(args))
+        tree = load_artifacts(self.output_dir)
+        bound = bind_arguments(tree, args, params)
+        for tensor in bound.tensors:
+            caller = getattr(tensor, "caller", None)
+            if caller is not None and not caller.flags.c_contiguous:
+                raise ValueError(f"build_orch_args: {tensor.name} must be a contiguous tensor")
+        direct = replace(bound, tensors=tuple(_in_place(t) for t in bound.tensors))
+        chip = _worker(worker, call_options(None, self.platform))
+        simpler_worker = chip._ready("build_orch_args", 0) if chip is not None else default_worker(tree.runtime)
+        return build_task_args(simpler_worker, direct, chip)
+
     def _check_windows(self, entry: Function, params: list[Param], args: list[Any]) -> None:
         """Check the arguments, then every task window with their values (docs/simulator.md#bounds)."""
         values: dict[E.Var, Any] = {}
@@ -273,6 +317,22 @@ class CompiledProgram:
         return _entry(self.program, None)
 
     # ----- what was compiled ----------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> CompiledProgram:
+        """The program of orchestration ``name`` (pypto compiles one orchestration per program: itself)."""
+        names = self.orchestration_names
+        if name not in names:
+            raise KeyError(f"{name!r} is not an orchestration of {self!r}; it has {', '.join(names) or 'none'}")
+        return self
+
+    def __getattr__(self, name: str) -> CompiledProgram:
+        # Only reached for names that are no attribute: ``compiled.<orchestration name>``.
+        if name.startswith("_") or "final_program" not in self.__dict__:
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"'CompiledProgram' object has no attribute {name!r}") from None
 
     @property
     def param_names(self) -> list[str]:
@@ -475,6 +535,11 @@ def _like(example: Any, array: np.ndarray) -> Any:
     from pypto.runtime.host_arrays import torch_from_numpy
 
     return torch_from_numpy(array)
+
+
+def _in_place(tensor: Any) -> Any:
+    """A bound host tensor whose run uses the caller's array itself, not a copy."""
+    return replace(tensor, staged=tensor.caller) if isinstance(tensor, StagedTensor) else tensor
 
 
 def _worker(given: Any, options: Any) -> Any:

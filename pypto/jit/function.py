@@ -23,6 +23,7 @@ from pypto.language.parser.functions import FunctionOptions
 from pypto.language.parser.source import SourceFile, locate_function
 from pypto.language.typing.scalar import RuntimeScalarMarker
 
+from .aliases import errors_in_user_names
 from .metadata import tensor_meta
 from .specialize import Binding, dynamic_dims, options_for, specialise
 
@@ -153,12 +154,14 @@ class JITFunction:
         from pypto.backend import BackendType, platform_for
         from pypto.passes import OptimizationStrategy, PassContext, PassManager
 
-        program, _ = self._program(self._bind(args, kwargs, sample=bool(args)), config)
+        _check_config(config)
+        program, renamed = self._program(self._bind(args, kwargs, sample=bool(args)), config)
         strategy = getattr(config, "strategy", None) or OptimizationStrategy.Default
         backend = getattr(config, "backend_type", None) or BackendType.Ascend910B
         outer = PassContext.current()
         with PassContext(outer.instruments, verify=outer.verify, platform=platform_for(BackendType(backend))):
-            return PassManager.get_strategy(OptimizationStrategy(strategy)).run_passes(program)
+            with errors_in_user_names(renamed):
+                return PassManager.get_strategy(OptimizationStrategy(strategy)).run_passes(program)
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], sample: bool) -> dict[str, Any]:
         signature = inspect.signature(self.func)
@@ -269,18 +272,20 @@ class JITFunction:
         return _Key(digest, getattr(config, "platform", None), str(strategy or "Default"), tensors, scalars,
                     tuple(constants), options)
 
-    def _program(self, values: dict[str, Any], config: Any) -> tuple[Any, Binding]:
+    def _program(self, values: dict[str, Any], config: Any) -> tuple[Any, dict[str, str]]:
+        """The specialised program and its aliases (alias -> the user's name)."""
         if self.func_type != "orchestration":
             raise TypeError(f"@pl.jit.{self.func_type} function '{self.__name__}' is a helper: call it from a "
                             "@pl.jit function, which compiles it into its program")
         binding = self._binding(values)
         _, _, _, dyn = self._statics()
         try:
-            return specialise(self, binding, dyn), binding
+            return specialise(self, binding, dyn)
         except ParserError as err:
             raise err.with_traceback(None) from None
 
     def _compiled(self, values: dict[str, Any], config: Any, run: bool = False) -> CompiledProgram:
+        _check_config(config)
         platform = getattr(config, "platform", None)
         if platform is not None and run:
             from pypto.runtime.config import require_runnable
@@ -292,15 +297,14 @@ class JITFunction:
         if found is not None:
             return found
         from pypto.compile import compile as ir_compile
+        from pypto.runtime.runner import compile_with_config
 
-        program, _ = self._program(values, config)
-        options: dict[str, Any] = {"output_dir": self._output_dir(config)}
-        # backend_type too (the established JIT leaves it out): pypto's compile checks it against the platform.
-        for field in ("strategy", "dump_passes", "platform", "backend_type", "memory_planner"):
-            value = getattr(config, field, None)
-            if value is not None:
-                options[field] = value
-        compiled = ir_compile(program, **options)
+        program, renamed = self._program(values, config)
+        with errors_in_user_names(renamed):
+            if config is None:
+                compiled = ir_compile(program, output_dir=self._output_dir(None))
+            else:  # as pypto.runtime.run compiles: backend_type too, checked against the platform
+                compiled = compile_with_config(program, config, self._output_dir(config))
         self._cache[key] = compiled
         return compiled
 
@@ -320,6 +324,13 @@ class JITFunction:
     def cache_size(self) -> int:
         """How many compiled programs this function holds."""
         return len(self._cache)
+
+
+def _check_config(config: Any) -> None:
+    from pypto.runtime.config import RunConfig
+
+    if config is not None and not isinstance(config, RunConfig):
+        raise TypeError(f"config must be a pypto.runtime.RunConfig, got {type(config).__name__}")
 
 
 def _declared_dtype(annotation: ast.expr | None, env: Env) -> DataType | None:

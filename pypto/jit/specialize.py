@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from pypto.language.parser.program import ProgramContext
 from pypto.language.parser.source import SourceFile
 from pypto.language.typing import DynVar, InOut, Out
 
-from .aliases import Aliases
+from .aliases import Aliases, user_names
 from .metadata import TensorMeta
 
 if TYPE_CHECKING:
@@ -328,8 +327,12 @@ def _assigned_names(node: ast.FunctionDef) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], DynVar]) -> ir.Program:
-    """The program of ``entry`` and its helpers for ``binding``."""
+def specialise(
+    entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], DynVar]
+) -> tuple[ir.Program, dict[str, str]]:
+    """The program of ``entry`` and its helpers for ``binding``, and its aliases (alias -> the user's name)."""
+    from .call_site import call_site_binding  # it reads this module's Binding and annotation helpers
+
     helpers = discover(entry)
     bindings: dict[int, Binding] = {id(entry): binding}
     dyns: dict[int, dict[tuple[str, int], DynVar]] = {id(entry): dyn}
@@ -345,7 +348,7 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
         for call, helper in called_helpers(jf):
             spec.helpers[_site(call)] = helper
             if id(helper) not in bindings:
-                bindings[id(helper)] = _call_site_binding(spec, call, helper)
+                bindings[id(helper)] = call_site_binding(spec, call, helper)
                 dyns[id(helper)] = {**dynamic_dims(helper), **_inherited_dims(spec, call, helper, dyns[id(jf)])}
         new, overlay, original = _rewrite(spec, node, dyns[id(jf)])
         renamed.update(original)
@@ -356,7 +359,7 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
         for jf, new, env, options in [parsed[0], *reversed(parsed[1:])]:  # leaf-first
             src, _ = jf.source()
             ctx.add_signature(parse_signature(src, env, new, options, ctx), src.span(new))
-        return ctx.build(entry.source()[0].span(entry.source()[1]))
+        return ctx.build(entry.source()[0].span(entry.source()[1])), renamed
     except ParserError as err:
         src = sources.get(err.span.filename if err.span is not None else "")
         if src is not None:
@@ -366,92 +369,6 @@ def specialise(entry: JITFunction, binding: Binding, dyn: dict[tuple[str, int], 
         if err.hint is not None:
             err.hint = user_names(err.hint, renamed)
         raise
-
-
-def _call_site_binding(caller: _FunctionSpec, call: ast.Call, helper: JITFunction) -> Binding:
-    """The metadata the call passes on: names with known metadata, literal scalars, folded scalars."""
-    names = helper.param_names()
-    pairs = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg is not None]
-    out = Binding()
-    made = _created_tensors(caller)
-    for name, arg in pairs:
-        if isinstance(arg, ast.Name) and arg.id in caller.binding.tensors:  # a tensor rebound keeps its buffer
-            out.tensors[name] = caller.binding.tensors[arg.id]
-        elif isinstance(arg, ast.Name) and arg.id in made:
-            out.tensors[name] = made[arg.id]
-        elif isinstance(arg, ast.Name) and arg.id in caller.binding.scalars and arg.id not in caller.assigned:
-            out.scalars[name] = caller.binding.scalars[arg.id]
-        elif isinstance(arg, ast.Constant) and type(arg.value) in (int, float, bool):
-            out.scalars[name] = arg.value
-    return out
-
-
-def _created_tensors(caller: _FunctionSpec) -> dict[str, TensorMeta]:
-    """Locals of the caller made by ``pl.create_tensor([d0, d1], dtype=pl.X)`` with a resolvable shape."""
-    _, node = caller.jf.source()
-    env = caller.jf.env()
-    sizes: dict[str, int] = {}  # names bound to static dims: K = a.shape[1], M, N = a.shape
-    made: dict[str, TensorMeta] = {}
-    for stmt in sorted((n for n in ast.walk(node) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
-        if len(stmt.targets) != 1:
-            continue
-        target, value = stmt.targets[0], stmt.value
-        if isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) and value.attr == "shape":
-            meta = caller.binding.tensors.get(value.value.id) if isinstance(value.value, ast.Name) else None
-            if meta is not None and len(target.elts) == len(meta.shape):
-                sizes.update({t.id: d for t, d in zip(target.elts, meta.shape) if isinstance(t, ast.Name) and d})
-        elif isinstance(target, ast.Name):
-            size = _int_value(value, caller, env, sizes)
-            if size is not None:
-                sizes[target.id] = size
-            meta = _create_tensor_meta(value, caller, env, sizes)
-            if meta is not None:
-                made.setdefault(target.id, meta)
-    return made
-
-
-def _create_tensor_meta(value: ast.expr, caller: _FunctionSpec, env: Env, sizes: dict[str, int]) -> TensorMeta | None:
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-            and value.func.attr == "create_tensor" and value.args and isinstance(value.args[0], ast.List)):
-        return None
-    dims = [_int_value(d, caller, env, sizes) for d in value.args[0].elts]
-    positional = value.args[1] if len(value.args) > 1 else None
-    dtype_node = next((k.value for k in value.keywords if k.arg == "dtype"), positional)
-    dtype = _safe_eval(dtype_node, env) if dtype_node is not None else None
-    if isinstance(dtype_node, ast.Attribute) and dtype_node.attr == "dtype" and isinstance(dtype_node.value, ast.Name):
-        meta = caller.binding.tensors.get(dtype_node.value.id)
-        dtype = meta.dtype if meta is not None else dtype
-    if not isinstance(dtype, ir.DataType) or any(d is None for d in dims):
-        return None
-    return TensorMeta(tuple(d for d in dims if d is not None), dtype)
-
-
-def _int_value(node: ast.expr, caller: _FunctionSpec, env: Env, sizes: dict[str, int]) -> int | None:
-    """The value of a static integer expression of the caller (literals, folded scalars, static dims)."""
-    if isinstance(node, ast.Constant):
-        return node.value if type(node.value) is int else None
-    if isinstance(node, ast.Name):
-        if node.id in sizes:
-            return sizes[node.id]
-        value = caller.binding.scalars.get(node.id) if node.id not in caller.assigned else None
-        value = value if value is not None else _safe_eval(node, env)
-        return value if type(value) is int else None
-    if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-            and isinstance(node.value.value, ast.Name) and isinstance(node.slice, ast.Constant)):
-        meta = caller.binding.tensors.get(node.value.value.id)
-        index = node.slice.value
-        if meta is not None and type(index) is int and -len(meta.shape) <= index < len(meta.shape):
-            return meta.shape[index]
-        return None
-    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
-        left, right = _int_value(node.left, caller, env, sizes), _int_value(node.right, caller, env, sizes)
-        if left is not None and right is not None and not (isinstance(node.op, ast.FloorDiv) and right == 0):
-            return _INT_OPS[type(node.op)](left, right)
-    return None
-
-
-_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-            ast.FloorDiv: lambda a, b: a // b}
 
 
 def _inherited_dims(caller: _FunctionSpec, call: ast.Call, helper: JITFunction,
@@ -508,13 +425,6 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
     return new, overlay, aliases.original
 
 
-def user_names(message: str, renamed: dict[str, str]) -> str:
-    """``message`` with each alias (whole words, longest first) replaced by the user's name."""
-    for alias in sorted(renamed, key=len, reverse=True):
-        message = re.sub(rf"\b{re.escape(alias)}\b", renamed[alias], message)
-    return message
-
-
 def _layout(annotation: ast.expr | None, env: Env) -> Any:
     """The third slot of ``pl.Tensor[[...], dt, layout]`` when written (a TensorView there is refused)."""
     node = annotation
@@ -566,4 +476,4 @@ def options_for(kind: str, level: Any, auto_scope: bool) -> FunctionOptions:
     return function_options(type=_FUNC_TYPES[kind], level=level, auto_scope=auto_scope)
 
 
-__all__ = ["Binding", "discover", "dynamic_dims", "options_for", "specialise", "user_names"]
+__all__ = ["Binding", "discover", "dynamic_dims", "options_for", "specialise"]

@@ -30,9 +30,11 @@ from .config import IgnoredOptionWarning, RunConfig
 from .device_tensor import DeviceTensor
 from .install import SimulatorInstall, find_simulator, simulator_missing_reason
 from .runner import (
+    BenchmarkResult,
     RunResult,
     ScalarSpec,
     TensorSpec,
+    benchmark,
     compile_program,
     configure_log,
     execute_compiled,
@@ -45,6 +47,7 @@ from .worker import ChipWorker, RegistrationHandle
 __all__ = [
     "ArtifactError",
     "ArtifactTree",
+    "BenchmarkResult",
     "BuildRecord",
     "ChipWorker",
     "DeviceTensor",
@@ -71,6 +74,7 @@ __all__ = [
     "TensorParam",
     "TensorSpec",
     "UnsupportedOptionError",
+    "benchmark",
     "compile_program",
     "configure_log",
     "default_cache_dir",

@@ -12,8 +12,9 @@ this package.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,13 @@ from .config import IgnoredOptionWarning, RunConfig, require_runnable, warn_igno
 from .simulator import SimulatorRun, run_on_simulator
 
 __all__ = [
+    "BenchmarkResult",
     "IgnoredOptionWarning",
     "RunConfig",
     "RunResult",
     "ScalarSpec",
     "TensorSpec",
+    "benchmark",
     "compile_program",
     "configure_log",
     "execute_compiled",
@@ -56,9 +59,17 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
     executes = bool(tensors) and not config.codegen_only
     if executes:
         require_runnable(config.platform)
-    compiled = compile_program(
+    compiled = compile_with_config(program, config, config.save_kernels_dir)
+    if executes:
+        compiled(*tensors, config=config)
+    return compiled
+
+
+def compile_with_config(program: Any, config: RunConfig, output_dir: str | Path | None) -> Any:
+    """``compile_program`` of ``program`` into ``output_dir`` with the compile fields of ``config``."""
+    return compile_program(
         program,
-        config.save_kernels_dir,
+        output_dir,
         strategy=config.strategy,
         backend_type=config.backend_type,
         dump_passes=config.dump_passes,
@@ -71,9 +82,6 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
         memory_planner=_planner(config.memory_planner),
         distributed_config=config.distributed_config,
     )
-    if executes:
-        compiled(*tensors, config=config)
-    return compiled
 
 
 def compile_program(
@@ -176,6 +184,65 @@ def _planner(value: Any) -> Any:
         return None
     warn_ignored("memory_planner", f"pypto plans memory with its own passes, not {getattr(value, 'name', value)}")
     return None
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    """What :func:`benchmark` measured: per timed round the host wall time and the device time
+    (seconds; the simulator has no device clock, so those are 0)."""
+
+    host_seconds: tuple[float, ...]
+    device_seconds: tuple[float, ...]
+
+    @property
+    def mean_host_seconds(self) -> float:
+        """The mean host wall time of a round."""
+        return sum(self.host_seconds) / len(self.host_seconds)
+
+    @property
+    def min_host_seconds(self) -> float:
+        """The fastest round's host wall time."""
+        return min(self.host_seconds)
+
+
+def benchmark(
+    compiled: Any,
+    args: Sequence[Any],
+    *,
+    rounds: int = 100,
+    warmup: int = 3,
+    platform: str | None = None,
+    device_id: int | None = None,
+    config: RunConfig | None = None,
+    persistent: bool = False,
+    reset_persistent_windows: Any = None,
+) -> BenchmarkResult:
+    """Run ``compiled(*args, config=config)`` ``warmup`` times, then time ``rounds`` more runs.
+
+    ``platform``/``device_id`` replace those of ``config`` (default ``RunConfig()``); only a2a3sim
+    runs. The runs use the active ``ChipWorker`` (``with worker:``), else the process-wide worker,
+    where the program stays registered from one run to the next whether ``persistent`` or not;
+    ``reset_persistent_windows`` has no effect here.
+    """
+    for name, value, least in (("rounds", rounds, 1), ("warmup", warmup, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"benchmark: {name} must be an int >= {least}, got {value!r}")
+    config = RunConfig() if config is None else config
+    if not isinstance(config, RunConfig):
+        raise TypeError(f"config must be a pypto.runtime.RunConfig, got {type(config).__name__}")
+    changes = {k: v for k, v in (("platform", platform), ("device_id", device_id)) if v is not None}
+    config = replace(config, **changes) if changes else config
+    require_runnable(config.platform)
+    if reset_persistent_windows is not None:
+        warn_ignored("reset_persistent_windows", "pypto keeps no persistent windows between runs")
+    for _ in range(warmup):
+        compiled(*args, config=config)
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        compiled(*args, config=config)
+        times.append(time.perf_counter() - start)
+    return BenchmarkResult(tuple(times), (0.0,) * rounds)
 
 
 # ----- test descriptions ------------------------------------------------------------------------------

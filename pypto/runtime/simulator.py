@@ -86,29 +86,12 @@ def run_on_simulator(
 
 
 def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None, chip: ChipWorker | None) -> None:
-    from simpler.task_interface import DataType, TaskArgs, TensorArgType
-
-    from .worker import check_live
-
     if chip is None:
         worker = _worker(built.tree.runtime)
         handle = _handle(worker, built, _handles)
     else:
         worker, handle = chip.bind(built)
-    tags = {"IN": TensorArgType.INPUT, "OUT": TensorArgType.OUTPUT_EXISTING, "INOUT": TensorArgType.INOUT}
-    task_args = TaskArgs()
-    for tensor in bound.tensors:
-        dtype = int(getattr(DataType, tensor.simpler_dtype).value)
-        if isinstance(tensor, ResidentTensor):
-            check_live(chip, tensor.device, tensor.name)
-            ref = tensor.device.buffer.tensor(tensor.device.shape, dtype)
-        else:
-            # The bytes as unsigned ints: the buffer protocol refuses ml_dtypes types such as bfloat16.
-            raw = tensor.staged.view(f"u{tensor.staged.itemsize}")
-            ref = worker.make_tensor_arg(raw, shapes=tuple(tensor.staged.shape), dtype=dtype)
-        task_args.add_tensor(ref, tags[tensor.direction.value])
-    for word in bound.scalars:
-        task_args.add_scalar(word)
+    task_args = build_task_args(worker, bound, chip)
     config = call_config(options, built.tree.root / DFX_DIR, built.tree.aicpu_thread_num)
     failure: Exception | None = None
     with _stderr_captured() as log:
@@ -135,6 +118,35 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
         f"running {built.tree.root} on {PLATFORM} failed: {type(failure).__name__}: {failure}",
         f"the generated files are kept in {built.tree.root}",
     ) from failure
+
+
+def build_task_args(worker: Any, bound: BoundArguments, chip: ChipWorker | None) -> Any:
+    """simpler's ``TaskArgs`` of ``bound`` for ``worker`` (the simpler worker of ``chip``, if given):
+    each tensor refers to its staged array's memory, or to its device memory for a ``DeviceTensor``."""
+    from simpler.task_interface import DataType, TaskArgs, TensorArgType
+
+    from .worker import check_live
+
+    tags = {"IN": TensorArgType.INPUT, "OUT": TensorArgType.OUTPUT_EXISTING, "INOUT": TensorArgType.INOUT}
+    task_args = TaskArgs()
+    for tensor in bound.tensors:
+        dtype = int(getattr(DataType, tensor.simpler_dtype).value)
+        if isinstance(tensor, ResidentTensor):
+            check_live(chip, tensor.device, tensor.name)
+            ref = tensor.device.buffer.tensor(tensor.device.shape, dtype)
+        else:
+            # The bytes as unsigned ints: the buffer protocol refuses ml_dtypes types such as bfloat16.
+            raw = tensor.staged.view(f"u{tensor.staged.itemsize}")
+            ref = worker.make_tensor_arg(raw, shapes=tuple(tensor.staged.shape), dtype=dtype)
+        task_args.add_tensor(ref, tags[tensor.direction.value])
+    for word in bound.scalars:
+        task_args.add_scalar(word)
+    return task_args
+
+
+def default_worker(runtime: str) -> Any:
+    """The process-wide simpler worker of ``runtime`` (started on first use)."""
+    return _worker(runtime)
 
 
 @contextlib.contextmanager

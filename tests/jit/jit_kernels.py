@@ -196,3 +196,54 @@ def calls_gained(a: pl.Tensor, c: pl.Out[pl.Tensor]):
 def wrong_keyword(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
     c = add_rows(a, b, out=c)
     return c
+
+
+@pl.jit
+def through_views(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    top = pl.slice(a, [32, 64], [0, 0])
+    bottom = a[32:64, :]
+    c = add_rows(top, bottom, c)
+    return c
+
+
+@pl.jit
+def through_reshape(b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    flat = pl.reshape(b, [32, 64])
+    c = add_rows(flat, flat, c)
+    return c
+
+
+@pl.jit.incore
+def halves(a: pl.Tensor, lo: pl.Out[pl.Tensor], hi: pl.Out[pl.Tensor]):
+    t = pl.load(a, [0, 0], [32, 64])
+    lo = pl.store(t, [0, 0], lo)
+    hi = pl.store(pl.add(t, t), [0, 0], hi)
+    return lo, hi
+
+
+@pl.jit
+def through_tuple(a: pl.Tensor, lo: pl.Out[pl.Tensor], hi: pl.Out[pl.Tensor], c: pl.Out[pl.Tensor]):
+    x, y = halves(a, lo, hi)
+    c = add_rows(x, y, c)
+    return c
+
+
+@pl.jit
+def loop_local(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(2):
+            t = pl.load(a, [0, 0], [32, 64])
+            t = pl.add(t, t)
+        pl.store(t, [0, 0], c)
+    return c
+
+
+@pl.jit
+def loop_scratch(a: pl.Tensor, b: pl.Out[pl.Tensor], c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [32, 64])
+        pl.store(pl.add(t, t), [0, 0], b)
+        for i in pl.range(2):
+            t = pl.load(a, [i * 16, 0], [16, 64])  # a new shape: a fresh local of the loop
+            pl.store(pl.mul(t, 3.0), [i * 16, 0], c)
+    return c

@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from pypto.jit.aliases import Aliases
-from pypto.jit.specialize import user_names
+from pypto.jit.aliases import user_names
 
 
 def renamed(source: str) -> str:
@@ -61,3 +63,57 @@ def test_messages_get_the_users_names_back_whole_words_longest_first() -> None:
     assert user_names("'x_v1' and 'x_v12' but not 'ax_v1'", {"x_v1": "x", "x_v12": "x"}) == (
         "'x' and 'x' but not 'ax_v1'"
     )
+
+
+def test_an_error_naming_an_alias_is_copied_with_its_class_and_fields() -> None:
+    from pypto.codegen.errors import CodegenError
+    from pypto.jit.aliases import user_error
+
+    err = CodegenError("no rule for 'x_v1' in orchestration")
+    err.hint = "store x_v1 first"
+    copy = user_error(err, {"x_v1": "x"})
+    assert type(copy) is CodegenError and copy is not err
+    assert copy.args == ("no rule for 'x' in orchestration",)
+    assert (copy.hint, err.hint) == ("store x first", "store x_v1 first")
+    assert user_error(ValueError("nothing renamed here"), {"x_v1": "x"}) is None
+
+
+def test_a_same_depth_name_a_loop_body_writes_first_is_a_fresh_local_of_the_loop() -> None:
+    assert renamed("""
+        def f(a):
+            t = g(a)
+            for i in r(2):
+                t = h(i)
+                k(t)
+            return a
+    """) == "def f(a):\n    t = g(a)\n    for i in r(2):\n        t_v1 = h(i)\n        k(t_v1)\n    return a"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "t = h(t)",  # read first: loop-carried
+        "if i:\n                    t = h(i)",  # written in one branch only: the old value may flow on
+        "t += 1",
+    ],
+)
+def test_a_loop_carried_name_keeps_its_name(body: str) -> None:
+    source = f"""
+        def f(a):
+            t = g(a)
+            for i in r(2):
+                {body}
+            return t
+    """
+    assert "_v1" not in renamed(source)
+
+
+def test_a_name_the_loop_writes_first_but_code_after_it_reads_stays_carried() -> None:
+    assert "_v1" not in renamed("""
+        def f(a):
+            with s():
+                t = g(a)
+                for i in r(2):
+                    t = h(i)
+            return t
+    """)

@@ -82,14 +82,12 @@ def test_dynamic_dims_compile_once_for_every_extent() -> None:
 
 def test_a_strategy_in_the_config_is_part_of_the_key() -> None:
     from pypto.passes import OptimizationStrategy
-
-    class Config:  # a stand-in for pypto.runtime.RunConfig: the JIT reads its fields by name
-        platform = "a2a3sim"
-        strategy = OptimizationStrategy.Default
+    from pypto.runtime import RunConfig
 
     kernel = fresh(K.scaled_add)
     args = (f32(32, 64), f32(32, 64), f32(32, 64), 3.0)
-    assert kernel.compile(*args, config=Config()) is not kernel.compile(*args)
+    config = RunConfig(strategy=OptimizationStrategy.Default)
+    assert kernel.compile(*args, config=config) is not kernel.compile(*args)
 
 
 def test_helpers_are_discovered_once_leaf_first() -> None:

@@ -122,3 +122,31 @@ def test_a_scalar_of_the_wrong_kind_is_refused_before_compiling(alpha: object, b
             action(f32(32, 64), f32(32, 64), f32(32, 64), alpha)
         assert str(err.value) == message
     assert K.scaled_add.cache_size() == cached and not any(build_dir.iterdir())
+
+
+@pytest.mark.parametrize("step", ["compile", "lower"])
+def test_a_pass_error_after_specialisation_names_the_users_variable(step: str) -> None:
+    from pypto.passes.errors import PassError
+
+    with pytest.raises(PassError) as err:
+        getattr(K.loop_local, step)(f32(32, 64), f32(32, 64))
+    line = K.loop_local.func.__code__.co_firstlineno + 3  # the loop, in which t = pl.add(t, t) becomes t_v1
+    assert err.value.args[0] == (
+        "ConvertToSSA: 't' is first assigned inside this loop and read after it or in a later iteration; "
+        f"give it a value before the loop at {K.__file__}:{line}:9"
+    )
+    assert isinstance(err.value.__cause__, PassError) and "'t_v1'" in err.value.__cause__.args[0]
+
+
+def test_the_config_compiles_as_pypto_runtime_run_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pypto.runtime import IgnoredOptionWarning
+    from pypto.runtime import config as config_module
+
+    args = (f32(32, 64), f32(32, 64), f32(32, 64), 1.0)
+    with pytest.raises(TypeError, match="config must be a pypto.runtime.RunConfig, got dict"):
+        K.scaled_add.compile(*args, config={"platform": "a2a3sim"})
+    with pytest.raises(ValueError, match="distributed_config: multi-chip programs are not supported; pypto runs one"):
+        K.scaled_add.compile(*args, config=RunConfig(distributed_config=object()))
+    monkeypatch.setattr(config_module, "_warned", set())
+    with pytest.warns(IgnoredOptionWarning, match="RunConfig.compile_profiling has no effect on a2a3sim"):
+        K.scaled_add.compile(*args, config=RunConfig(compile_profiling=True))

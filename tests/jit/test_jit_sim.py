@@ -60,3 +60,20 @@ def test_incore_and_inline_helpers_compile_into_the_callers_program() -> None:
     a, b, c = torch.rand(32, 64), torch.rand(32, 64), torch.zeros(32, 64)
     K.with_helpers(a, b, c)
     torch.testing.assert_close(c, (a + b) * 2)
+
+
+def test_helpers_specialised_through_a_slice_and_a_tuple_return() -> None:
+    a, c = torch.rand(64, 64), torch.zeros(32, 64)
+    K.through_views(a, c)
+    torch.testing.assert_close(c, (a[:32] + a[32:]) * 2)
+    x = torch.rand(32, 64)
+    lo, hi, d = torch.zeros(32, 64), torch.zeros(32, 64), torch.zeros(32, 64)
+    K.through_tuple(x, lo, hi, d)
+    torch.testing.assert_close((lo, hi), (x, x * 2))
+    torch.testing.assert_close(d, (x + x * 2) * 2)
+
+
+def test_a_name_a_loop_writes_first_is_a_fresh_local_of_a_new_shape() -> None:
+    a, b, c = torch.rand(32, 64), torch.zeros(32, 64), torch.zeros(32, 64)
+    K.loop_scratch(a, b, c)
+    torch.testing.assert_close((b, c), (a + a, a * 3.0))

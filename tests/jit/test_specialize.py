@@ -104,3 +104,24 @@ def test_a_ctypes_scalar_is_passed_on_unfolded() -> None:
 
     text = K.scaled_add.compile(f32(32, 64), f32(32, 64), f32(32, 64), ctypes.c_float(3.0)).program.as_python()
     assert "alpha: pl.Scalar[pl.FP32]" in text and "pl.tile.muls(x, alpha)" in text
+
+
+HELPER_SIGNATURE = (
+    "def add_rows(a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], "
+    "c: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:"
+)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "args"),
+    [
+        (K.through_views, (f32(64, 64), f32(32, 64))),  # pl.slice and a[32:64, :]
+        (K.through_reshape, (f32(64, 32), f32(32, 64))),  # pl.reshape
+        (K.through_tuple, (f32(32, 64), f32(32, 64), f32(32, 64), f32(32, 64))),  # x, y = halves(a, lo, hi)
+    ],
+    ids=["slice_and_subscript", "reshape", "tuple_return"],
+)
+def test_a_helper_takes_metadata_through_views_and_tuple_returns(kernel: pl.JITFunction, args: tuple) -> None:
+    program = kernel.lower(*args)
+    helper = program.get_function("add_rows")
+    assert ir.python_print(helper).splitlines()[1] == HELPER_SIGNATURE

@@ -191,3 +191,42 @@ def test_a_chip_worker_runs_again_after_a_failed_run(tmp_path: Path, kernel_cach
         fresh = worker.alloc_tensor([32, 16], np.float32, init=x)
         worker.run(compiled, fresh, 0, out)
         np.testing.assert_array_equal(out[:16], x[:16])
+
+
+def test_benchmark_times_rounds_of_correct_runs(tile_add: ir.CompiledProgram) -> None:
+    from pypto.runtime import benchmark
+
+    a, b = inputs()
+    out = torch.zeros(128, 128)
+    result = benchmark(tile_add, [a, b, out], rounds=3, warmup=1, config=RunConfig(aicpu_thread_num=2))
+    assert len(result.host_seconds) == 3 and result.device_seconds == (0.0, 0.0, 0.0)
+    assert 0 < result.min_host_seconds <= result.mean_host_seconds
+    assert torch.equal(out, tile_add.interpret(a, b))
+
+
+def test_orchestration_arguments_run_the_chip_callable_in_place(tile_add: ir.CompiledProgram) -> None:
+    from pypto.runtime.simulator import default_worker
+
+    a, b = inputs()
+    out = torch.zeros(128, 128)
+    worker = default_worker(tile_add.runtime_name)
+    handle = worker.register(tile_add.chip_callable)
+    try:
+        worker.run(handle, tile_add.build_orch_args(a, b, out=out), config=tile_add.build_call_config())
+    finally:
+        worker.unregister(handle)
+    assert torch.equal(out, tile_add.interpret(a, b))
+
+
+def test_the_debug_runner_reruns_the_tree_with_seeded_inputs(
+    tile_add: ir.CompiledProgram, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pypto.runtime.debug_runner import main
+
+    assert main(tile_add.output_dir, ["--seed", "3"]) == 0
+    rng = np.random.default_rng(3)
+    a, b = (rng.uniform(-1.0, 1.0, (128, 128)).astype(np.float32) for _ in range(2))
+    total = (a + b).astype(np.float64)
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"out: shape [128, 128] float32 min {total.min():.6g} max {total.max():.6g} mean {total.mean():.6g}"
+    )
