@@ -158,8 +158,7 @@ class JITFunction:
         program, renamed = self._program(self._bind(args, kwargs, sample=bool(args)), config)
         strategy = getattr(config, "strategy", None) or OptimizationStrategy.Default
         backend = getattr(config, "backend_type", None) or BackendType.Ascend910B
-        outer = PassContext.current()
-        with PassContext(outer.instruments, verify=outer.verify, platform=platform_for(BackendType(backend))):
+        with PassContext.for_platform(platform_for(BackendType(backend))):
             with errors_in_user_names(renamed):
                 return PassManager.get_strategy(OptimizationStrategy(strategy)).run_passes(program)
 
