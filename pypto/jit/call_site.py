@@ -1,4 +1,4 @@
-"""What a call site tells a helper about its parameters (docs/jit.md#helpers).
+"""What a call site tells a helper about its parameters (docs/jit.md#forms).
 
 A helper is specialised from its first call site: an argument passes on the metadata the caller
 knows of it. Known are the caller's tensor parameters and the locals it makes with
