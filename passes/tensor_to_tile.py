@@ -18,6 +18,7 @@ from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.op_registry import format_dims
 from pypto.ir.ops.common import dim_equal, promote
+from pypto.ir.ops.reductions import EXPAND_DTYPES
 from pypto.ir.span import Span
 from pypto.ir.types import TensorType, TileType
 
@@ -143,7 +144,7 @@ def binary(conv: Converter, call: Call) -> Expr:
     full, vec = (rhs, lhs) if vec_first else (lhs, rhs)
     full_tile, vec_tile = _widened(conv, full, dtype, call.span), _widened(conv, vec, dtype, call.span)
     form = _EXPAND_FORM.get(base)
-    exact = form is not None and (base != "div" or dtype.is_float())
+    exact = form is not None and dtype in EXPAND_DTYPES[form] and (base != "div" or dtype.is_float())
     if exact and (not vec_first or base in _COMMUTATIVE):
         return conv.op(f"tile.{kind}_expand_{form}", [full_tile, vec_tile], {}, call.span)
     wide = conv.temp(f"{kind}_tile", conv.op(f"tile.{kind}_expand", [full_tile, vec_tile], {}, call.span))
