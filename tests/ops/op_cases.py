@@ -512,6 +512,10 @@ bad("tile.slice", lambda: L.slice(V, [IDX, 64], [0, 0]), VE, "shape must be stat
 ok("tile.reshape", lambda: L.reshape(V, [1, 4096]), "pl.Tile[[1, 4096], pl.FP32, pl.Mem.Vec]")
 ok("tile.reshape", lambda: L.reshape(MAT, [32, 64]), "pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat]")
 bad("tile.reshape", lambda: L.reshape(V, [3, 4]), VE, "cannot reshape tensor of size 4096")
+ok("tile.reshape", lambda: L.reshape(tile("b", [32, 32], D.INT8), [16, 64]), "pl.Tile[[16, 64], pl.INT8, pl.Mem.Vec]")
+bad("tile.reshape", lambda: L.reshape(tile("b", [32, 32], D.INT8), [64, 16]), VE,
+    r"Operator 'tile.reshape': a row-major INT8 tile of shape \[64, 16\] has rows of 16 bytes; the target needs a "
+    r"multiple of 32 \(hint: reshape to a last dimension that is a multiple of 32\)")
 ok("tile.reinterpret_view", lambda: L.reinterpret_view(tile("flat", [1, 64]), D.INT16),
    "pl.Tile[[1, 128], pl.INT16, pl.Mem.Vec]")
 bad("tile.reinterpret_view", lambda: L.reinterpret_view(MAT, D.INT16), VE, "only packed row-major flat tiles")
