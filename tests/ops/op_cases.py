@@ -399,6 +399,10 @@ ok("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), tile("u", [64, 64], 
 bad("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), V, W, IDX), VE, "Scalar operand has dtype `index`")
 bad("tile.sels", lambda: L.sels(tile("m", [64, 9], D.UINT8), V, W, 3), VE,
     "'mask' has 9 valid columns but 'src' has 64")
+bad("tile.sel", lambda: L.sel(tile("m", [64, 8], D.UINT16), V, W, W), VE,
+    "Operator 'tile.sel': 'mask' dtype must be one of UINT8, got UINT16")
+bad("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT32), V, W, 3), VE,
+    "Operator 'tile.sels': 'mask' dtype must be one of UINT8, got UINT32")
 for _name in ("exp", "neg", "abs", "sqrt", "relu", "sin", "cos", "log", "recip", "rsqrt"):
     ok(f"tile.{_name}", lambda _f=getattr(L, _name): _f(V), TILE_64)
 for _name in ("exp", "neg", "abs", "sqrt", "relu"):

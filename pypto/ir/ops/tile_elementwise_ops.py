@@ -238,7 +238,9 @@ define("tile.prelu", [tile("tile"), tile("slope"), TMP], _prelu, placement=VECTO
 define("tile.lrelu", [tile("tile"), scalar("slope", pair="tile")], _lrelu, placement=VECTOR, memory=vec(0))
 
 
-MASK_DTYPES = (D.UINT8, D.UINT16, D.UINT32)
+# UINT8 only: pto/cpu/TSel.hpp reads 8 bits of each mask element whatever its type, TSelS.hpp all of its
+# bits per row, so a wider mask would select differently in the two (and tile.cmp packs UINT8).
+MASK_DTYPES = (D.UINT8,)
 
 
 def check_select(ci: CallInfo, src: str) -> None:
