@@ -152,6 +152,11 @@ def binary(conv: Converter, call: Call) -> Expr:
     return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
 
 
+def sqrt(conv: Converter, call: Call) -> Expr:
+    """``tile.sqrt`` of the operand cast to the result dtype: an integer tensor's root is FP32."""
+    return conv.op("tile.sqrt", [_widened(conv, call.args[0], call.type.dtype, call.span)], {}, call.span)
+
+
 def scalar_op(conv: Converter, call: Call) -> Expr:
     """``tile.<op>s``. A tensor-scalar op promotes (an FP32 literal makes an FP16 tensor's result
     FP32) but the tile op keeps its tile's dtype, so a tile below the result's dtype is cast up first."""
@@ -347,13 +352,14 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
 
 _BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
 _SCALAR = "adds subs muls divs fmods".split()
-_UNARY = "abs exp log sqrt rsqrt recip neg not sin cos cast".split()
+_UNARY = "abs exp log rsqrt recip neg not sin cos cast".split()
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
 _register(scalar_op, *_SCALAR)
+_register(sqrt, "sqrt")
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
 _register(matmul_acc, "matmul_acc")

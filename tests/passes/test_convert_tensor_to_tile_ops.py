@@ -240,6 +240,25 @@ def test_a_row_vector_broadcast_of_a_dtype_the_expand_form_refuses_expands_first
     assert_pass_preserves(passes.convert_tensor_to_tile_ops(), program, args)
 
 
+def test_the_sqrt_of_an_integer_tensor_is_taken_in_fp32() -> None:
+    # pto-isa's TSQRT takes FP16/FP32; tensor.sqrt of an integer is FP32.
+    program = outlined("""
+        @pl.program
+        class IntSqrt:
+            @pl.function
+            def main(self, x: pl.Tensor[[64, 128], pl.INT32],
+                     out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.sqrt(x)
+                return out
+    """)
+    text = kernel(passes.convert_tensor_to_tile_ops()(program)).as_python()
+    assert "pl.tile.cast(x_tile, target_type=pl.FP32, mode='round')" in text
+    assert "pl.tile.sqrt(cast_tile)" in text
+    args = [np.random.default_rng(4).integers(0, 1000, (64, 128)).astype(np.int32), np.zeros((64, 128), np.float32)]
+    assert_pass_preserves(passes.convert_tensor_to_tile_ops(), program, args)
+
+
 def test_returned_tiles_become_out_params_that_callers_create() -> None:
     after = passes.convert_tensor_to_tile_ops()(outlined(PROGRAMS["kernel_returns_a_new_tensor"]))
     k = kernel(after)
