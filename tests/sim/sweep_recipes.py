@@ -237,7 +237,9 @@ def _transpose(b: CaseBody) -> str:
 
 
 def _reshape(b: CaseBody) -> str:
-    return b.let(call("reshape", b.x(), f"[{2 * R}, {C // 2}]"))
+    """Twice the rows, half the columns; 1-byte types the other way, as a row must stay 32 bytes."""
+    shape = [R // 2, 2 * C] if b.case.dtype.get_bit() == 8 else [2 * R, C // 2]
+    return b.let(call("reshape", b.x(), str(shape)))
 
 
 def _concat(b: CaseBody) -> str:
