@@ -18,6 +18,7 @@ from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.op_registry import format_dims
 from pypto.ir.ops.common import dim_equal, promote
+from pypto.ir.ops.reductions import EXPAND_DTYPES
 from pypto.ir.span import Span
 from pypto.ir.types import TensorType, TileType
 
@@ -143,12 +144,17 @@ def binary(conv: Converter, call: Call) -> Expr:
     full, vec = (rhs, lhs) if vec_first else (lhs, rhs)
     full_tile, vec_tile = _widened(conv, full, dtype, call.span), _widened(conv, vec, dtype, call.span)
     form = _EXPAND_FORM.get(base)
-    exact = form is not None and (base != "div" or dtype.is_float())
+    exact = form is not None and dtype in EXPAND_DTYPES[form] and (base != "div" or dtype.is_float())
     if exact and (not vec_first or base in _COMMUTATIVE):
         return conv.op(f"tile.{kind}_expand_{form}", [full_tile, vec_tile], {}, call.span)
     wide = conv.temp(f"{kind}_tile", conv.op(f"tile.{kind}_expand", [full_tile, vec_tile], {}, call.span))
     args = [wide, full_tile] if vec_first else [full_tile, wide]
     return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
+
+
+def sqrt(conv: Converter, call: Call) -> Expr:
+    """``tile.sqrt`` of the operand cast to the result dtype: an integer tensor's root is FP32."""
+    return conv.op("tile.sqrt", [_widened(conv, call.args[0], call.type.dtype, call.span)], {}, call.span)
 
 
 def scalar_op(conv: Converter, call: Call) -> Expr:
@@ -346,13 +352,14 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
 
 _BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
 _SCALAR = "adds subs muls divs fmods".split()
-_UNARY = "abs exp log sqrt rsqrt recip neg not sin cos cast".split()
+_UNARY = "abs exp log rsqrt recip neg not sin cos cast".split()
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
 _register(scalar_op, *_SCALAR)
+_register(sqrt, "sqrt")
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
 _register(matmul_acc, "matmul_acc")

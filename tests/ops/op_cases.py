@@ -115,6 +115,8 @@ for _name in ("part_add", "part_mul", "part_max", "part_min"):
     _f = getattr(T, _name)
     ok(f"tensor.{_name}", lambda _f=_f: _f(A, tensor("p", [32, 80])), "pl.Tensor[[64, 80], pl.FP32]")
     bad(f"tensor.{_name}", lambda _f=_f: _f(A, tensor("p", [64])), VE, "requires equal ranks")
+bad("tensor.part_add", lambda: T.part_add(tensor("u", [8, 8], D.UINT16), tensor("w", [8, 8], D.UINT16)), VE,
+    "Operator 'tensor.part_add': 'lhs' dtype must be one of INT8, UINT8, INT16, INT32, FP16, BF16, FP32, got UINT16")
 ok("tensor.cmp", lambda: T.cmp(A, B, cmp_type=2), TENSOR_64)
 bad("tensor.cmp", lambda: T.cmp(A, B, cmp_type=7), VE, r"kwarg 'cmp_type' must be in \[0, 5\], got 7")
 for _name in ("and", "or", "xor", "shl", "shr"):
@@ -135,8 +137,13 @@ for _name in ("exp", "neg", "abs", "sqrt"):
 for _name in ("sin", "cos"):
     bad(f"tensor.{_name}", lambda _f=getattr(T, _name): _f(A16), VE, "input dtype must be one of FP32, got FP16")
 bad("tensor.log", lambda: T.log(AI), VE, "input dtype must be one of FP16, FP32, got INT32")
-for _name in ("recip", "rsqrt"):
-    bad(f"tensor.{_name}", lambda _f=getattr(T, _name): _f(AI, high_precision=True), VE, "high_precision dtype")
+# pto-isa's TEXP/TSQRT/TRSQRT/TRECIP take FP16 and FP32 only; an integer sqrt computes in FP32.
+for _name in ("exp", "recip", "rsqrt"):
+    bad(f"tensor.{_name}", lambda _f=getattr(T, _name): _f(AI), VE,
+        f"Operator 'tensor.{_name}': input dtype must be one of FP16, FP32, got INT32")
+ok("tensor.sqrt", lambda: T.sqrt(AI), TENSOR_64)
+bad("tensor.sqrt", lambda: T.sqrt(tensor("b16", [64, 64], D.BF16)), VE,
+    "Operator 'tensor.sqrt': input dtype must be one of FP16, FP32, got BF16")
 ok("tensor.cast", lambda: T.cast(A, D.FP16, "floor"), "pl.Tensor[[64, 64], pl.FP16]")
 bad("tensor.cast", lambda: T.cast(A, D.FP32), VE, "same-dtype cast is not a valid operation")
 ok("tensor.expands", lambda: T.expands(A, 1.0), TENSOR_64)
@@ -156,6 +163,17 @@ for _kind, _expected in (("row", "pl.Tensor[[64, 1], pl.FP32]"), ("col", "pl.Ten
 for _name in ("sum", "max", "prod", "argmax", "argmin"):
     bad(f"tensor.row_{_name}", lambda _f=getattr(T, f"row_{_name}"): _f(V), TE, "must be a Tensor")
 bad("tensor.row_min", lambda: T.row_min(tensor("u", [4, 4], D.INT8)), VE, "dtype must be one of INT16, INT32")
+bad("tensor.col_sum", lambda: T.col_sum(AI), VE,
+    "Operator 'tensor.col_sum': input dtype must be one of FP16, BF16, FP32, got INT32")
+bad("tensor.row_sum", lambda: T.row_sum(tensor("u", [4, 4], D.UINT16)), VE,
+    "Operator 'tensor.row_sum': input dtype must be one of FP16, BF16, FP32, INT16, INT32, got UINT16")
+bad("tensor.col_max", lambda: T.col_max(AI), VE,
+    "Operator 'tensor.col_max': input dtype must be one of FP16, BF16, FP32, INT8, UINT8, got INT32")
+bad("tensor.row_expand_expdif", lambda: T.row_expand_expdif(AI, tensor("m", [64, 1], D.INT32)), VE,
+    "Operator 'tensor.row_expand_expdif': 'input' dtype must be one of FP16, FP32, got INT32")
+bad("tensor.col_expand_add", lambda: T.col_expand_add(tensor("q", [4, 4], D.INT8), tensor("c", [1, 4], D.INT8)),
+    VE,
+    "Operator 'tensor.col_expand_add': 'input' dtype must be one of FP32, FP16, INT32, INT16, UINT32, UINT16, got INT8")
 for _name in ("sum", "max", "min", "prod", "argmax", "argmin"):
     bad(f"tensor.col_{_name}", lambda _f=getattr(T, f"col_{_name}"): _f(tensor("x", [64])), VE, "must have rank >= 2")
 ROW_VEC, COL_VEC = tensor("rv", [64, 1]), tensor("cv", [1, 64])
@@ -343,6 +361,10 @@ for _name in ("part_add", "part_mul", "part_max", "part_min"):
     _f = getattr(L, _name)
     ok(f"tile.{_name}", lambda _f=_f: _f(V, tile("p", [32, 80])), "pl.Tile[[64, 80], pl.FP32, pl.Mem.Vec]")
     bad(f"tile.{_name}", lambda _f=_f: _f(V, tile("p", [64])), VE, "requires equal ranks")
+ok("tile.part_max", lambda: L.part_max(tile("p8", [8, 32], D.UINT8), tile("q8", [8, 32], D.UINT8)),
+   "pl.Tile[[8, 32], pl.UINT8, pl.Mem.Vec]")
+bad("tile.part_max", lambda: L.part_max(tile("u", [8, 8], D.UINT32), tile("w", [8, 8], D.UINT32)), VE,
+    "Operator 'tile.part_max': 'lhs' dtype must be one of INT8, UINT8, INT16, INT32, FP16, BF16, FP32, got UINT32")
 ok("tile.cmp", lambda: L.cmp(V, W, cmp_type=4),
    "pl.Tile[[64, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[64, 8])]")
 bad("tile.cmp", lambda: L.cmp(V, tile("r", [32, 64])), VE, SHAPES)
@@ -387,6 +409,10 @@ ok("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), tile("u", [64, 64], 
 bad("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT8), V, W, IDX), VE, "Scalar operand has dtype `index`")
 bad("tile.sels", lambda: L.sels(tile("m", [64, 9], D.UINT8), V, W, 3), VE,
     "'mask' has 9 valid columns but 'src' has 64")
+bad("tile.sel", lambda: L.sel(tile("m", [64, 8], D.UINT16), V, W, W), VE,
+    "Operator 'tile.sel': 'mask' dtype must be one of UINT8, got UINT16")
+bad("tile.sels", lambda: L.sels(tile("m", [64, 8], D.UINT32), V, W, 3), VE,
+    "Operator 'tile.sels': 'mask' dtype must be one of UINT8, got UINT32")
 for _name in ("exp", "neg", "abs", "sqrt", "relu", "sin", "cos", "log", "recip", "rsqrt"):
     ok(f"tile.{_name}", lambda _f=getattr(L, _name): _f(V), TILE_64)
 for _name in ("exp", "neg", "abs", "sqrt", "relu"):
@@ -394,7 +420,9 @@ for _name in ("exp", "neg", "abs", "sqrt", "relu"):
 for _name in ("sin", "cos"):
     bad(f"tile.{_name}", lambda _f=getattr(L, _name): _f(V16), VE, "tile dtype must be one of FP32")
 bad("tile.log", lambda: L.log(VI), VE, "tile dtype must be one of FP16, FP32")
-bad("tile.recip", lambda: L.recip(VI, high_precision=True), VE, "high_precision dtype")
+for _name in ("exp", "sqrt", "recip", "rsqrt"):
+    bad(f"tile.{_name}", lambda _f=getattr(L, _name): _f(VI16), VE,
+        f"Operator 'tile.{_name}': tile dtype must be one of FP16, FP32, got INT16")
 ok("tile.rsqrt", lambda: L.rsqrt(V, W), TILE_64)
 bad("tile.rsqrt", lambda: L.rsqrt(V, V16), VE, "'tmp' must have the input's shape and dtype")
 ok("tile.cast", lambda: L.cast(V, D.BF16, mode=5), "pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec]")
@@ -418,6 +446,13 @@ for _kind, _shape in (("row", "[64, 1]"), ("col", "[1, 64]")):
 ok("tile.col_sum", lambda: L.col_sum(V), "pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec]")
 ok("tile.col_sum", lambda: L.col_sum(V, TMP), "pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec]")
 bad("tile.col_sum", lambda: L.col_sum(V, V16), VE, "'tmp_tile' must have the input's dtype and rank")
+bad("tile.col_sum", lambda: L.col_sum(VI), VE,
+    "Operator 'tile.col_sum': tile dtype must be one of FP16, BF16, FP32, got INT32")
+bad("tile.row_sum", lambda: L.row_sum(tile("u", [8, 8], D.UINT32), tile("t", [8, 8], D.UINT32)), VE,
+    "Operator 'tile.row_sum': tile dtype must be one of FP16, BF16, FP32, INT16, INT32, got UINT32")
+ok("tile.col_max", lambda: L.col_max(tile("b", [8, 8], D.INT8)), "pl.Tile[[1, 8], pl.INT8, pl.Mem.Vec]")
+bad("tile.col_max", lambda: L.col_max(VI16), VE,
+    "Operator 'tile.col_max': tile dtype must be one of FP16, BF16, FP32, INT8, UINT8, got INT16")
 for _name in ("max", "min", "prod"):
     ok(f"tile.col_{_name}", lambda _f=getattr(L, f"col_{_name}"): _f(V), "pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec]")
     bad(f"tile.col_{_name}", lambda _f=getattr(L, f"col_{_name}"): _f(tile("x", [64])), VE, "must have rank >= 2")
@@ -428,6 +463,12 @@ for _kind, _vec, _wrong in (("row", RV, CV), ("col", CV, RV)):
         ok(f"tile.{_kind}_expand{_name}", lambda _f=_f, _v=_vec: _f(V, _v), TILE_64)
         bad(f"tile.{_kind}_expand{_name}", lambda _f=_f, _v=_wrong: _f(V, _v), VE, "must be a")
 ok("tile.row_expand_add", lambda: L.row_expand_add(V, RV, TMP), TILE_64)
+ok("tile.row_expand_mul", lambda: L.row_expand_mul(tile("b", [8, 32], D.UINT8), tile("bv", [8, 1], D.UINT8)),
+   "pl.Tile[[8, 32], pl.UINT8, pl.Mem.Vec]")
+bad("tile.row_expand_add", lambda: L.row_expand_add(tile("b", [8, 32], D.UINT8), tile("bv", [8, 1], D.UINT8)), VE,
+    "Operator 'tile.row_expand_add': 'tile' dtype must be one of FP32, FP16, INT32, INT16, UINT32, UINT16, got UINT8")
+bad("tile.col_expand_expdif", lambda: L.col_expand_expdif(VI, tile("cv", [1, 64], D.INT32)), VE,
+    "Operator 'tile.col_expand_expdif': 'tile' dtype must be one of FP16, FP32, got INT32")
 
 # ---------------------------------------------------------------- tile §5.4
 
@@ -485,6 +526,10 @@ bad("tile.slice", lambda: L.slice(V, [IDX, 64], [0, 0]), VE, "shape must be stat
 ok("tile.reshape", lambda: L.reshape(V, [1, 4096]), "pl.Tile[[1, 4096], pl.FP32, pl.Mem.Vec]")
 ok("tile.reshape", lambda: L.reshape(MAT, [32, 64]), "pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat]")
 bad("tile.reshape", lambda: L.reshape(V, [3, 4]), VE, "cannot reshape tensor of size 4096")
+ok("tile.reshape", lambda: L.reshape(tile("b", [32, 32], D.INT8), [16, 64]), "pl.Tile[[16, 64], pl.INT8, pl.Mem.Vec]")
+bad("tile.reshape", lambda: L.reshape(tile("b", [32, 32], D.INT8), [64, 16]), VE,
+    r"Operator 'tile.reshape': a row-major INT8 tile of shape \[64, 16\] has rows of 16 bytes; the target needs a "
+    r"multiple of 32 \(hint: reshape to a last dimension that is a multiple of 32\)")
 ok("tile.reinterpret_view", lambda: L.reinterpret_view(tile("flat", [1, 64]), D.INT16),
    "pl.Tile[[1, 128], pl.INT16, pl.Mem.Vec]")
 bad("tile.reinterpret_view", lambda: L.reinterpret_view(MAT, D.INT16), VE, "only packed row-major flat tiles")

@@ -220,6 +220,45 @@ def test_matmul_operands_are_loaded_into_mat() -> None:
     assert "c_tile: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)" in text
 
 
+def test_a_row_vector_broadcast_of_a_dtype_the_expand_form_refuses_expands_first() -> None:
+    # pto-isa's TROWEXPANDADD takes no INT8: the row vector is broadcast, then added elementwise.
+    program = outlined("""
+        @pl.program
+        class Int8RowAdd:
+            @pl.function
+            def main(self, x: pl.Tensor[[64, 128], pl.INT8], v: pl.Tensor[[64, 1], pl.INT8],
+                     out: pl.Out[pl.Tensor[[64, 128], pl.INT8]]) -> pl.Tensor[[64, 128], pl.INT8]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.add(x, v)
+                return out
+    """)
+    text = kernel(passes.convert_tensor_to_tile_ops()(program)).as_python()
+    assert "pl.tile.row_expand(x_tile, v_tile)" in text and "row_expand_add" not in text
+    rng = np.random.default_rng(3)
+    args = [rng.integers(-50, 50, (64, 128)).astype(np.int8), rng.integers(-50, 50, (64, 1)).astype(np.int8),
+            np.zeros((64, 128), np.int8)]
+    assert_pass_preserves(passes.convert_tensor_to_tile_ops(), program, args)
+
+
+def test_the_sqrt_of_an_integer_tensor_is_taken_in_fp32() -> None:
+    # pto-isa's TSQRT takes FP16/FP32; tensor.sqrt of an integer is FP32.
+    program = outlined("""
+        @pl.program
+        class IntSqrt:
+            @pl.function
+            def main(self, x: pl.Tensor[[64, 128], pl.INT32],
+                     out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.sqrt(x)
+                return out
+    """)
+    text = kernel(passes.convert_tensor_to_tile_ops()(program)).as_python()
+    assert "pl.tile.cast(x_tile, target_type=pl.FP32, mode='round')" in text
+    assert "pl.tile.sqrt(cast_tile)" in text
+    args = [np.random.default_rng(4).integers(0, 1000, (64, 128)).astype(np.int32), np.zeros((64, 128), np.float32)]
+    assert_pass_preserves(passes.convert_tensor_to_tile_ops(), program, args)
+
+
 def test_returned_tiles_become_out_params_that_callers_create() -> None:
     after = passes.convert_tensor_to_tile_ops()(outlined(PROGRAMS["kernel_returns_a_new_tensor"]))
     k = kernel(after)

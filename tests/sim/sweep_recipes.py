@@ -237,7 +237,9 @@ def _transpose(b: CaseBody) -> str:
 
 
 def _reshape(b: CaseBody) -> str:
-    return b.let(call("reshape", b.x(), f"[{2 * R}, {C // 2}]"))
+    """Twice the rows, half the columns; 1-byte types the other way, as a row must stay 32 bytes."""
+    shape = [R // 2, 2 * C] if b.case.dtype.get_bit() == 8 else [2 * R, C // 2]
+    return b.let(call("reshape", b.x(), str(shape)))
 
 
 def _concat(b: CaseBody) -> str:
@@ -300,36 +302,44 @@ def _bias(b: CaseBody, cols: int) -> str:
     return _operand(b, (1, cols), "Bias", D.INT32 if b.case.dtype == D.INT8 else D.FP32)
 
 
+def _n(b: CaseBody) -> int:
+    """Output columns: a [K, N] Mat tile is NZ, whose boxes are 32 bytes wide (pto/common/pto_tile.hpp
+    InnerCols), so 1-byte types need N a multiple of 32."""
+    return 32 if b.case.dtype.get_bit() == 8 else 16
+
+
 def _matmul(b: CaseBody) -> str:
-    return b.let(call("matmul", _operand(b, (16, 32), "Left"), _operand(b, (32, 16), "Right")))
+    return b.let(call("matmul", _operand(b, (16, 32), "Left"), _operand(b, (32, _n(b)), "Right")))
 
 
 def _matmul_acc(b: CaseBody) -> str:
-    acc = b.let(call("matmul", _operand(b, (16, 32), "Left"), _operand(b, (32, 16), "Right")))
-    return b.let(call("matmul_acc", acc, _operand(b, (16, 32), "Left"), _operand(b, (32, 16), "Right")))
+    acc = b.let(call("matmul", _operand(b, (16, 32), "Left"), _operand(b, (32, _n(b)), "Right")))
+    return b.let(call("matmul_acc", acc, _operand(b, (16, 32), "Left"), _operand(b, (32, _n(b)), "Right")))
 
 
 def _matmul_bias(b: CaseBody) -> str:
-    return b.let(call("matmul_bias", _operand(b, (16, 32), "Left"), _operand(b, (32, 16), "Right"), _bias(b, 16)))
+    return b.let(call("matmul_bias", _operand(b, (16, 32), "Left"), _operand(b, (32, _n(b)), "Right"),
+                      _bias(b, _n(b))))
 
 
 def _gemv(b: CaseBody) -> str:
-    return b.let(call("gemv", _operand(b, (1, 32), "Left"), _operand(b, (32, 16), "Right")))
+    return b.let(call("gemv", _operand(b, (1, 32), "Left"), _operand(b, (32, _n(b)), "Right")))
 
 
 def _gemv_acc(b: CaseBody) -> str:
-    acc = b.let(call("gemv", _operand(b, (1, 32), "Left"), _operand(b, (32, 16), "Right")))
-    return b.let(call("gemv_acc", acc, _operand(b, (1, 32), "Left"), _operand(b, (32, 16), "Right")))
+    acc = b.let(call("gemv", _operand(b, (1, 32), "Left"), _operand(b, (32, _n(b)), "Right")))
+    return b.let(call("gemv_acc", acc, _operand(b, (1, 32), "Left"), _operand(b, (32, _n(b)), "Right")))
 
 
 def _gemv_bias(b: CaseBody) -> str:
-    return b.let(call("gemv_bias", _operand(b, (1, 32), "Left"), _operand(b, (32, 16), "Right"), _bias(b, 16)))
+    return b.let(call("gemv_bias", _operand(b, (1, 32), "Left"), _operand(b, (32, _n(b)), "Right"),
+                      _bias(b, _n(b))))
 
 
 def _extract(b: CaseBody) -> str:
     mat = b.let(f"pl.load({b.param((32, 32), b.case.dtype, SMALL)}, [0, 0], [32, 32], target_memory=pl.Mem.Mat)", "m")
     lhs = b.let(f"pl.tile.extract({mat}, 16, 0, [16, 32], target_memory=pl.Mem.Left)", "l")
-    return b.let(call("matmul", lhs, _operand(b, (32, 16), "Right")))
+    return b.let(call("matmul", lhs, _operand(b, (32, _n(b)), "Right")))
 
 
 def _sort32(b: CaseBody) -> str:

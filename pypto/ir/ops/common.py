@@ -24,6 +24,11 @@ FLOAT_16_32 = (D.FP16, D.FP32)
 INT_16 = (D.INT16, D.UINT16)
 # pto-isa's TABS takes signed and float elements only (the abs of an unsigned value is itself).
 ABS_DTYPES = (D.INT8, D.INT16, D.INT32, D.FP16, D.BF16, D.FP32)
+# TEXP/TSQRT/TRSQRT/TRECIP take half and float (pto/npu/a2a3/TUnaryOp.hpp TunaryCheck, pto/cpu/TRSqrt.hpp;
+# the CPU model casts ints through double); TRECIP's integer form, TDIVS(1, x), is 0 for |x| > 1.
+FLOAT_MATH_DTYPES = FLOAT_16_32
+# pto-isa's TPART* ops (pto/cpu/TPartOp.hpp TPartCheck): no unsigned types wider than 8 bits.
+PART_DTYPES = (D.INT8, D.UINT8, D.INT16, D.INT32, D.FP16, D.BF16, D.FP32)
 CI_DTYPES = (D.INT16, D.INT32, D.UINT16, D.UINT32)
 ATOMIC_ADD_DTYPES = (D.FP32, D.BF16, D.FP16, D.INT32, D.INT16, D.INT8)
 # Element dtypes of the vector unit's data-movement and select instructions.

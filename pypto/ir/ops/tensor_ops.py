@@ -20,7 +20,9 @@ from .common import (
     ABS_DTYPES,
     CI_DTYPES,
     FLOAT_16_32,
+    FLOAT_MATH_DTYPES,
     INT_16,
+    PART_DTYPES,
     accumulator_dtype,
     axis_value,
     broadcast,
@@ -43,7 +45,7 @@ from .common import (
 from .decl import EVERYWHERE, KERNEL, TENSOR_LEVEL, W, define, kw, scalar, shape, tensor, tensor_or_scalar
 from .decl import index as index_p
 from .normalize import const_of, to_bool, to_tuple_or_single, value_of_kwarg_dtype
-from .reductions import expand_rule, reduce_rule
+from .reductions import EXPAND_DTYPES, REDUCE_DTYPES, expand_rule, reduce_rule
 
 D = DataType
 
@@ -239,7 +241,9 @@ def _part(ci: CallInfo) -> Type:
             dims.append(a)
         else:
             ci.fail(f"requires comparable shapes, but got {format_dims(lt.shape)} and {format_dims(rt.shape)}")
-    return tensor_type(dims, promote(lt.dtype, rt.dtype))
+    dtype = promote(lt.dtype, rt.dtype)
+    check_dtype(ci, "'lhs'", dtype, PART_DTYPES)
+    return tensor_type(dims, dtype)
 
 
 for _name in ("part_add", "part_mul", "part_max", "part_min"):
@@ -263,11 +267,14 @@ _unary = functools.partial(unary_rule, "input", like_tensor)
 def _sqrt(ci: CallInfo) -> Type:
     """Same shape; an integer input gives FP32 (as in the established API), a float one its dtype."""
     t = ci["input"].type
-    return like_tensor(t, dtype=D.FP32 if t.dtype.is_int() else None)
+    if t.dtype.is_int():
+        return like_tensor(t, dtype=D.FP32)
+    check_dtype(ci, "input", t.dtype, FLOAT_MATH_DTYPES)
+    return like_tensor(t)
 
 
 _UNARY = {
-    "exp": _unary(),
+    "exp": _unary(FLOAT_MATH_DTYPES),
     "neg": _unary(),
     "abs": _unary(ABS_DTYPES),
     "sqrt": _sqrt,
@@ -275,8 +282,8 @@ _UNARY = {
     "cos": _unary((D.FP32,)),
     "not": _unary(INT_16),
     "log": _unary(FLOAT_16_32),
-    "recip": _unary(hp_allowed=FLOAT_16_32),
-    "rsqrt": _unary(hp_allowed=FLOAT_16_32),
+    "recip": _unary(FLOAT_MATH_DTYPES),
+    "rsqrt": _unary(FLOAT_MATH_DTYPES),
 }
 for _name, _rule in _UNARY.items():
     define(f"tensor.{_name}", [tensor("input")], _rule, placement=TENSOR_LEVEL,
@@ -325,22 +332,20 @@ define("tensor.expand_clone", [tensor("src"), tensor("target")], _expand_clone, 
 # ---------------------------------------------------------------- reductions and broadcasts
 
 
-ROW_MIN_DTYPES = (D.INT16, D.INT32, D.FP16, D.FP32)
 for _kind, _axis in (("row", -1), ("col", -2)):
     for _name in ("sum", "max", "min", "prod"):
-        _allowed = ROW_MIN_DTYPES if (_kind, _name) == ("row", "min") else None
-        define(f"tensor.{_kind}_{_name}", [tensor("input")], reduce_rule(_axis, allowed=_allowed),
-               placement=TENSOR_LEVEL)
+        define(f"tensor.{_kind}_{_name}", [tensor("input")],
+               reduce_rule(_axis, allowed=REDUCE_DTYPES.get(f"{_kind}_{_name}")), placement=TENSOR_LEVEL)
     for _name in ("argmax", "argmin"):
         define(f"tensor.{_kind}_{_name}", [tensor("input")], reduce_rule(_axis, argmax=True), placement=TENSOR_LEVEL)
 
 
-EXPAND_FORMS = ("add", "sub", "mul", "div", "max", "min", "expdif")
 for _kind, _axis in (("row", -1), ("col", -2)):
     define(f"tensor.{_kind}_expand", [tensor("target"), tensor("vec")],
            expand_rule(_axis, False, target="target"), placement=TENSOR_LEVEL)
-    for _name in EXPAND_FORMS:
-        define(f"tensor.{_kind}_expand_{_name}", [tensor("input"), tensor("vec")], expand_rule(_axis, True),
+    for _name, _allowed in EXPAND_DTYPES.items():
+        define(f"tensor.{_kind}_expand_{_name}", [tensor("input"), tensor("vec")],
+               expand_rule(_axis, True, allowed=_allowed),
                placement=TENSOR_LEVEL)
 
 

@@ -18,6 +18,8 @@ from . import kwtypes as K
 from .common import (
     ABS_DTYPES,
     FLOAT_16_32,
+    FLOAT_MATH_DTYPES,
+    PART_DTYPES,
     INT_16,
     VECTOR_DTYPES,
     broadcast,
@@ -109,7 +111,9 @@ def _part(ci: CallInfo) -> Type:
         if ca is None or cb is None:
             ci.fail(f"requires static shapes, got {format_dims(lt.shape)} and {format_dims(rt.shape)}")
         dims.append(index(max(ca, cb)))
-    return tile_type(dims, promote(lt.dtype, rt.dtype))
+    dtype = promote(lt.dtype, rt.dtype)
+    check_dtype(ci, "'lhs'", dtype, PART_DTYPES)
+    return tile_type(dims, dtype)
 
 
 for _name in ("add", "mul", "max", "min"):
@@ -167,16 +171,16 @@ for _name in ("addsc", "subsc"):
 
 _unary = functools.partial(unary_rule, "tile", like_tile, tile=True)
 _UNARY = {
-    "exp": _unary(),
+    "exp": _unary(FLOAT_MATH_DTYPES),
     "neg": _unary(),
     "abs": _unary(ABS_DTYPES),
-    "sqrt": _unary(),
+    "sqrt": _unary(FLOAT_MATH_DTYPES),
     "relu": _unary(),
     "sin": _unary((D.FP32,)),
     "cos": _unary((D.FP32,)),
     "not": _unary(INT_16),
     "log": _unary(FLOAT_16_32, FLOAT_16_32),
-    "recip": _unary(hp_allowed=FLOAT_16_32),
+    "recip": _unary(FLOAT_MATH_DTYPES),
 }
 for _name, _rule in _UNARY.items():
     define(f"tile.{_name}", [tile("tile")], _rule, placement=VECTOR, memory=vec(0),
@@ -186,6 +190,7 @@ for _name, _rule in _UNARY.items():
 def _rsqrt(ci: CallInfo) -> Type:
     """Same type; the optional scratch tile must match the input's shape and dtype."""
     t = ci["tile"].type
+    check_dtype(ci, "tile", t.dtype, FLOAT_MATH_DTYPES)
     tmp = ci["tmp"]
     if tmp is not None and (tmp.type.dtype != t.dtype or not dims_equal(list(tmp.type.shape), list(t.shape))):
         ci.fail("'tmp' must have the input's shape and dtype")
@@ -233,7 +238,9 @@ define("tile.prelu", [tile("tile"), tile("slope"), TMP], _prelu, placement=VECTO
 define("tile.lrelu", [tile("tile"), scalar("slope", pair="tile")], _lrelu, placement=VECTOR, memory=vec(0))
 
 
-MASK_DTYPES = (D.UINT8, D.UINT16, D.UINT32)
+# UINT8 only: pto/cpu/TSel.hpp reads 8 bits of each mask element whatever its type, TSelS.hpp all of its
+# bits per row, so a wider mask would select differently in the two (and tile.cmp packs UINT8).
+MASK_DTYPES = (D.UINT8,)
 
 
 def check_select(ci: CallInfo, src: str) -> None:

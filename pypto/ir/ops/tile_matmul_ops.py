@@ -26,8 +26,7 @@ from .common import (
 )
 from .decl import CUBE, SCRATCH, VECTOR, Acc, Bias, Left, Right, RW, Vec, define, kw, mem, scalar, tile
 from .normalize import to_bool
-from .reductions import expand_rule, reduce_rule
-from .tensor_ops import EXPAND_FORMS, ROW_MIN_DTYPES
+from .reductions import EXPAND_DTYPES, REDUCE_DTYPES, expand_rule, reduce_rule
 
 D = DataType
 LeftScale, RightScale = MemorySpace.LeftScale, MemorySpace.RightScale
@@ -248,13 +247,13 @@ def tile_reduce(axis: int, argmax: bool = False, allowed: tuple[DataType, ...] |
 
 RED_TMP = tile("tmp_tile", effect=SCRATCH)
 for _name in ("sum", "max", "min", "prod"):
-    define(f"tile.row_{_name}", [tile("tile"), RED_TMP],
-           tile_reduce(-1, allowed=ROW_MIN_DTYPES if _name == "min" else None), placement=VECTOR,
-           memory=mem((Vec,), (Vec,), out=Vec))
-define("tile.col_sum", [tile("tile"), tile("tmp_tile", effect=SCRATCH, optional=True)], tile_reduce(-2),
-       placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
+    define(f"tile.row_{_name}", [tile("tile"), RED_TMP], tile_reduce(-1, allowed=REDUCE_DTYPES.get(f"row_{_name}")),
+           placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
+define("tile.col_sum", [tile("tile"), tile("tmp_tile", effect=SCRATCH, optional=True)],
+       tile_reduce(-2, allowed=REDUCE_DTYPES["col_sum"]), placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
 for _name in ("max", "min", "prod"):
-    define(f"tile.col_{_name}", [tile("tile")], tile_reduce(-2), placement=VECTOR, memory=mem((Vec,), out=Vec))
+    define(f"tile.col_{_name}", [tile("tile")], tile_reduce(-2, allowed=REDUCE_DTYPES.get(f"col_{_name}")),
+           placement=VECTOR, memory=mem((Vec,), out=Vec))
 for _kind, _axis in (("row", -1), ("col", -2)):
     for _name in ("argmax", "argmin"):
         define(f"tile.{_kind}_{_name}", [tile("tile"), RED_TMP], tile_reduce(_axis, argmax=True),
@@ -263,9 +262,9 @@ for _kind, _axis in (("row", -1), ("col", -2)):
 for _kind, _axis in (("row", -1), ("col", -2)):
     define(f"tile.{_kind}_expand", [tile("target"), tile("vec")], expand_rule(_axis, False, target="target"),
            placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
-    for _name in EXPAND_FORMS:
+    for _name, _allowed in EXPAND_DTYPES.items():
         _params = [tile("tile"), tile("vec")]
         if (_kind, _name) == ("row", "add"):
             _params.append(tile("tmp", effect=SCRATCH, optional=True))
-        define(f"tile.{_kind}_expand_{_name}", _params, expand_rule(_axis, True, target="tile"),
+        define(f"tile.{_kind}_expand_{_name}", _params, expand_rule(_axis, True, target="tile", allowed=_allowed),
                placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))

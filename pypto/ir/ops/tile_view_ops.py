@@ -90,7 +90,16 @@ def _reshape(ci: CallInfo) -> Type:
     """Same elements in a new shape (same space); the valid region is carried when representable."""
     t = ci["tile"].type
     dims = elements(ci, "shape")
-    return view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
+    result = view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
+    view, cols = result.get_effective_tile_view(), const_value(dims[-1])
+    # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of 32-byte blocks.
+    bits = t.dtype.get_bit()
+    if (view.blayout, view.slayout) == (TileLayout.row_major, TileLayout.none_box) and cols is not None \
+            and cols * bits % 256:
+        ci.fail(f"a row-major {t.dtype.name} tile of shape {format_dims(dims)} has rows of {cols * bits // 8} bytes; "
+                f"the target needs a multiple of 32 (hint: reshape to a last dimension that is a multiple of "
+                f"{256 // bits})")
+    return result
 
 
 define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW)
