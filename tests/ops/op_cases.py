@@ -492,6 +492,7 @@ ok("tile.set_validshape", lambda: L.set_validshape(V, IDX, 64),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]")
 bad("tile.set_validshape", lambda: L.set_validshape(V, F, 64), VE, "'valid_rows' must be an integer scalar")
 PART = tile("part", [64, 64], view=ir.TileView(valid_shape=[IDX, 64]))
+PART_I = tile("part_i", [64, 64], D.INT32, view=ir.TileView(valid_shape=[IDX, 64]))
 ok("tile.fillpad", lambda: L.fillpad(PART, pad_value=math.inf),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.max)]")
 bad("tile.fillpad", lambda: L.fillpad(V, pad_value=1.5), VE, "numeric pad values are 0, math.inf and -math.inf")
@@ -501,8 +502,21 @@ bad("tile.fillpad_inplace", lambda: L.fillpad_inplace(V, pad_value=ir.PadValue.n
 ok("tile.fillpad_expand", lambda: L.fillpad_expand(tile("s", [60, 64]), [64, 64]),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.zero)]")
 bad("tile.fillpad_expand", lambda: L.fillpad_expand(V, [64, IDX]), VE, "'shape' must be static")
-ok("tile.gather", lambda: L.gather(V, tile("ix", [8, 64], D.INT32), TMP), "pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec]")
-bad("tile.gather", lambda: L.gather(V, W, TMP), VE, "'indices' requires an integer dtype")
+ok("tile.gather", lambda: L.gather(V, tile("ix", [8, 64], D.INT32), tile("gt", [8, 64], D.INT32)),
+   "pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec]")
+ok("tile.gather", lambda: L.gather(V16, PART_I, tile("gt", [64, 64], D.INT32, view=ir.TileView(valid_shape=[IDX, 64]))),
+   "pl.Tile[[64, 64], pl.FP16, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]")
+bad("tile.gather", lambda: L.gather(tile("v8", [64, 64], D.INT8), VI, VI), VE,
+    "'src' dtype must be one of FP32, INT32, UINT32, FP16, BF16, INT16, UINT16, got INT8")
+bad("tile.gather", lambda: L.gather(V, VI16, VI16), VE, "'indices' dtype must be one of INT32, UINT32, got INT16")
+bad("tile.gather", lambda: L.gather(V, VI, tile("gt", [64, 64], D.UINT32)), VE,
+    "'tmp' dtype UINT32 must equal the indices dtype INT32")
+bad("tile.gather", lambda: L.gather(V, VI, tile("gt", [8, 64], D.INT32)), VE,
+    r"'tmp' \[8, 64\] must have the shape of 'indices' \[64, 64\]")
+bad("tile.gather", lambda: L.gather(V, PART_I, VI), VE,
+    r"'tmp' valid region \[64, 64\] must equal the indices' \[n, 64\] \(a2a3 TGATHER asserts it\)")
+bad("tile.gather", lambda: L.gather(V, tile("ixc", [64, 64], D.INT32, view=ir.TileView(blayout=ir.TileLayout.col_major)), VI), VE,
+    "'indices' must be a row-major tile")
 ok("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32), output_dtype=D.FP16),
    "pl.Tile[[8, 8], pl.FP16, pl.Mem.Vec]")
 bad("tile.gatherb", lambda: L.gatherb(V, W), VE, "'offset' requires an integer dtype")

@@ -332,6 +332,15 @@ def _extract(b: CaseBody) -> str:
     return b.let(call("matmul", lhs, _operand(b, (32, 16), "Right")))
 
 
+def _gather(b: CaseBody) -> str:
+    """Flat indices over the whole source tile; the scratch tile (loaded, for it has no other way to
+    get a valid region) takes the indices' valid region, as a2a3 TGATHER asserts."""
+    idx = b.x(Domain(0, R * C - 1), D.INT32)
+    valid = list(VALID) if b.case.valid == "partial" else [R, C]
+    tmp = b.let(f"pl.load({b.param((R, C), D.INT32, ANY)}, [0, 0], [{R}, {C}], valid_shape={valid})", "s")
+    return b.let(call("gather", b.aux((R, C)), idx, tmp))
+
+
 RECIPES: dict[str, Recipe] = {
     **{f"tile.{n}": _binary(n) for n in ("add", "sub", "mul", "maximum", "minimum")},
     "tile.div": _binary("div", NONZERO),
@@ -394,6 +403,7 @@ RECIPES: dict[str, Recipe] = {
     "tile.gemv_acc": _cube(_gemv_acc),
     "tile.gemv_bias": _cube(_gemv_bias),
     "tile.extract": _cube(_extract),
+    "tile.gather": Recipe(_gather),
 }
 
 _NO_SEMANTICS = "the interpreter has no semantics for it, so there is nothing to compare the simulator with"
@@ -416,7 +426,7 @@ SKIPPED: dict[str, str] = {
     "tile.store": "every case stores its result with it",
     "tile.create": "every case with a scratch tile creates it",
     "tile.alloc": "emitted by memory planning for pinned buffers, not written by programs",
-    **{op: _NO_SEMANTICS for op in ("tile.gather", "tile.gatherb", "tile.mrgsort_format1", "tile.mscatter",
+    **{op: _NO_SEMANTICS for op in ("tile.gatherb", "tile.mrgsort_format1", "tile.mscatter",
                                     "tile.scatter", "tile.sort32")},
     "tile.transpose_view": "reinterprets an NZ Mat tile as ZN for the cube unit; no Vec path stores its result",
 }

@@ -1,9 +1,11 @@
-"""Index-driven data movement: ``tensor.gather``, ``tensor.scatter``, ``*.scatter_update``.
+"""Index-driven data movement: ``tensor.gather``, ``tensor.scatter``, ``*.scatter_update``, ``tile.gather``.
 
 ``gather(input, index, dim=-1)`` picks ``input`` elements along ``dim`` (``out[i][j] =
 input[i][index[i][j]]`` for ``dim=-1``); ``scatter(input, index, src, dim=-1)`` is its inverse on a
 copy of ``input``; ``scatter_update(input, index, src, dim=-2)`` overwrites the rows of ``input``
-named by ``index`` with the rows of ``src``. Indices out of range are errors.
+named by ``index`` with the rows of ``src``. The tile forms follow pto-isa's a2a3 kernels: an index
+is a flat row-major element offset into the whole static tile. Indices out of range are errors
+(the hardware would read or write whatever memory lies there).
 """
 
 from __future__ import annotations
@@ -60,3 +62,23 @@ def _scatter_update(ctx: OpContext, dst: ArrayValue, index: ArrayValue, src: Arr
         )
     rows[idx] = updates
     return like(ctx, dst, out, dst.dtype)
+
+
+def _flat_indices(index: ArrayValue, extent: int, what: str) -> np.ndarray:
+    """The valid region of ``index`` as int64, each a flat offset in ``[0, extent)``."""
+    idx = read(index, what)[tuple(slice(0, v) for v in index.valid)].astype(np.int64)
+    bad = np.argwhere((idx < 0) | (idx >= extent))
+    if bad.size:
+        at = tuple(int(i) for i in bad[0])
+        raise OpError(f"{what}{list(at)} = {idx[at]} is outside the {extent} elements it addresses")
+    return idx
+
+
+@register("tile.gather")
+def _tile_gather(ctx: OpContext, src: ArrayValue, indices: ArrayValue, tmp: ArrayValue) -> ArrayValue:
+    """TGATHER: ``out[r, c] = src.flat[indices[r, c]]`` over the indices' valid region."""
+    data = read(src, "src")
+    idx = _flat_indices(indices, data.size, "indices")
+    out = np.zeros(indices.data.shape, dtype=data.dtype)
+    out[tuple(slice(0, v) for v in indices.valid)] = data.reshape(-1)[idx]
+    return like(ctx, src, out, src.dtype, indices.valid)

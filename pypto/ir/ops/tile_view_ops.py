@@ -14,6 +14,7 @@ from ..type_base import Type
 from ..types import TileType
 from . import kwtypes as K
 from .common import (
+    check_dtype,
     check_int,
     check_rank,
     const_value,
@@ -186,10 +187,33 @@ define("tile.fillpad_expand", [tile("tile"), shape("shape")], _fillpad_expand, p
 # ---------------------------------------------------------------- gather / scatter / sort
 
 
+# a2a3 TGather.hpp (index form): b16/b32 data, b32 indices, tmp of the indices' dtype; it addresses
+# every operand as row-major rows (the CPU model follows each tile's layout instead).
+GATHER_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16)
+GATHER_INDEX = (D.INT32, D.UINT32)
+
+
+def check_row_major(ci: CallInfo, *names: str) -> None:
+    """Each named tile operand is row-major."""
+    for name in names:
+        if ci[name].type.get_effective_tile_view().blayout != TileLayout.row_major:
+            ci.fail(f"'{name}' must be a row-major tile")
+
+
 def _gather(ci: CallInfo) -> Type:
-    """Elements of ``src`` picked by ``indices``: the indices' shape, the src dtype."""
-    check_int(ci, "'indices'", ci["indices"].type.dtype)
-    return tile_type(list(ci["indices"].type.shape), ci["src"].type.dtype)
+    """Elements of ``src`` at flat row-major indices over its whole static shape: the indices' shape
+    and valid region, the src dtype."""
+    src, idx, tmp = ci["src"].type, ci["indices"].type, ci["tmp"].type
+    check_dtype(ci, "'src'", src.dtype, GATHER_DATA)
+    check_dtype(ci, "'indices'", idx.dtype, GATHER_INDEX)
+    if tmp.dtype != idx.dtype:
+        ci.fail(f"'tmp' dtype {tmp.dtype.name} must equal the indices dtype {idx.dtype.name}")
+    check_same_shape(ci, "tmp", "indices")
+    if not dims_equal(valid_shape(tmp), valid_shape(idx)):
+        ci.fail(f"'tmp' valid region {format_dims(valid_shape(tmp))} must equal the indices' "
+                f"{format_dims(valid_shape(idx))} (a2a3 TGATHER asserts it)")
+    check_row_major(ci, "src", "indices", "tmp")
+    return tile_type(list(idx.shape), src.dtype, valid_shape(idx))
 
 
 define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)], _gather, placement=VECTOR,

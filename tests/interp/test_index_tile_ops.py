@@ -1,0 +1,39 @@
+"""tile.gather / tile.gatherb / tile.scatter semantics: pto-isa a2a3 addressing, exact values, refused indices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from interp_ir import op_function, tile_t
+
+from pypto import ir
+from pypto.interp import run
+from pypto.ir import DataType as D
+
+
+def run_op(op: str, operands: list[Any], inputs: list[Any]) -> Any:
+    return run(op_function(op, operands), *inputs).value
+
+
+def test_gather_indexes_the_source_flat_over_its_whole_static_shape() -> None:
+    src = (np.arange(32, dtype=np.float32) * 1.5).reshape(4, 8)
+    idx = np.array([[31, 0, 8, 8], [9, 1, 30, 7]], dtype=np.int32)
+    got = run_op("tile.gather", [tile_t([4, 8]), tile_t([2, 4], D.INT32), tile_t([2, 4], D.INT32)],
+                 [src, idx, np.zeros((2, 4), np.int32)])
+    np.testing.assert_array_equal(got, [[46.5, 0.0, 12.0, 12.0], [13.5, 1.5, 45.0, 10.5]])
+
+
+def test_gather_refuses_an_index_past_the_source() -> None:
+    idx = np.array([[0, 1, 2, 32]], dtype=np.int32)
+    with pytest.raises(ir.PyptoError, match=r"indices\[0, 3\] = 32 is outside the 32 elements it addresses"):
+        run_op("tile.gather", [tile_t([4, 8]), tile_t([1, 4], D.INT32), tile_t([1, 4], D.INT32)],
+               [np.zeros((4, 8), np.float32), idx, np.zeros((1, 4), np.int32)])
+
+
+def test_gather_refuses_a_negative_index() -> None:
+    idx = np.array([[0, -3]], dtype=np.int32)
+    with pytest.raises(ir.PyptoError, match=r"indices\[0, 1\] = -3 is outside the 32 elements it addresses"):
+        run_op("tile.gather", [tile_t([4, 8]), tile_t([1, 2], D.INT32), tile_t([1, 2], D.INT32)],
+               [np.zeros((4, 8), np.float32), idx, np.zeros((1, 2), np.int32)])
