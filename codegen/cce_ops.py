@@ -79,12 +79,15 @@ class Instr(OpRule):
     and ``trailing`` are enumerators from keywords, as template arguments or after the arguments;
     ``types`` are template type arguments printed before them: :data:`DST` (the result tile's type)
     or a scalar parameter (its C++ element type), as in ``TCI<Tile, int32_t, 0>(dst, start)``.
+    ``zero_dst``: print ``TEXPANDS(dst, 0);`` first, where a2a3 zeroes the destination and the CPU
+    model does not.
     """
 
     args: tuple[str, ...] | None = None
     template: tuple[Choice, ...] = ()
     types: tuple[str, ...] = ()
     trailing: tuple[Choice | Const, ...] = ()
+    zero_dst: bool = False
 
     def spelled(self, op: str) -> frozenset[str]:
         args = (every_parameter(op) if self.args is None else frozenset(self.args)) - {DST}
@@ -195,7 +198,8 @@ def _instr_table() -> dict[str, OpRule]:
     for name, instr in plain.items():
         t[f"tile.{name}"] = Instr(instr)
     t["tile.matmul_acc"] = Accumulate("TMATMUL_ACC", fresh="TMATMUL")
-    t["tile.scatter"] = Instr("TSCATTER", args=(DST, "src", "indexes"), implied=frozenset({"dst"}))
+    # a2a3 TSCATTER zeroes the whole destination tile before scattering (TScatter.hpp InitUBBuffer).
+    t["tile.scatter"] = Instr("TSCATTER", args=(DST, "src", "indexes"), implied=frozenset({"dst"}), zero_dst=True)
     t["tile.div"] = Instr("TDIV", template=(_precise("DivAlgorithm"),))
     t["tile.log"] = Instr("TLOG", template=(_precise("LogAlgorithm"),))
     t["tile.recip"] = Instr("TRECIP", template=(_precise("RecipAlgorithm"),))

@@ -37,3 +37,18 @@ def test_gather_refuses_a_negative_index() -> None:
     with pytest.raises(ir.PyptoError, match=r"indices\[0, 1\] = -3 is outside the 32 elements it addresses"):
         run_op("tile.gather", [tile_t([4, 8]), tile_t([1, 2], D.INT32), tile_t([1, 2], D.INT32)],
                [np.zeros((4, 8), np.float32), idx, np.zeros((1, 2), np.int32)])
+
+
+def test_scatter_zeroes_the_destination_and_keeps_the_last_of_duplicate_indices() -> None:
+    dst = np.full((2, 4), 9.0, dtype=np.float32)
+    src = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=np.float32)
+    idx = np.array([[7, 0, 3], [0, 5, 3]], dtype=np.int32)
+    got = run_op("tile.scatter", [tile_t([2, 4]), tile_t([2, 3]), tile_t([2, 3], D.INT32)], [dst, src, idx])
+    np.testing.assert_array_equal(got, [[4.0, 0.0, 0.0, 6.0], [0.0, 5.0, 0.0, 1.0]])
+
+
+def test_scatter_refuses_an_index_past_the_destination() -> None:
+    idx = np.array([[0, 8]], dtype=np.int16)
+    with pytest.raises(ir.PyptoError, match=r"indexes\[0, 1\] = 8 is outside the 8 elements it addresses"):
+        run_op("tile.scatter", [tile_t([2, 4], D.INT8), tile_t([1, 2], D.INT8), tile_t([1, 2], D.INT16)],
+               [np.zeros((2, 4), np.int8), np.ones((1, 2), np.int8), idx])

@@ -533,7 +533,19 @@ bad("tile.mgather", lambda: L.mgather(A, V), VE, "'idx' requires an integer dtyp
 ok("tile.mgather", lambda: L.mgather(A, tile("mi", [16, 1], D.INT32), "elem", valid_shape=[IDX, 1]),
    "pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 1])]")
 ok("tile.scatter", lambda: L.scatter(V, W, VI), TILE_64)
+ok("tile.scatter", lambda: L.scatter(tile("d8", [64, 64], D.INT8), tile("s8", [64, 64], D.INT8), VI16),
+   "pl.Tile[[64, 64], pl.INT8, pl.Mem.Vec]")
 bad("tile.scatter", lambda: L.scatter(V, V16, VI), VE, "src dtype FP16 must equal dst dtype FP32")
+bad("tile.scatter", lambda: L.scatter(V, W, VI16), VE,
+    r"'indexes' \(for FP32 data\) dtype must be one of INT32, UINT32, got INT16")
+bad("tile.scatter", lambda: L.scatter(V16, V16, VI), VE,
+    r"'indexes' \(for FP16 data\) dtype must be one of INT16, UINT16, got INT32")
+bad("tile.scatter", lambda: L.scatter(tile("d64", [64, 64], D.INT64), tile("s64", [64, 64], D.INT64), VI), VE,
+    "'dst' dtype must be one of FP32, INT32, UINT32, FP16, BF16, INT16, UINT16, INT8, UINT8, got INT64")
+bad("tile.scatter", lambda: L.scatter(V, PART, VI), VE,
+    r"'src' valid region \[n, 64\] must equal the indexes' \[64, 64\]")
+bad("tile.scatter", lambda: L.scatter(V, W, tile("vic", [64, 64], D.INT32, view=ir.TileView(
+    blayout=ir.TileLayout.col_major))), VE, "'indexes' must be a row-major tile")
 ok("tile.scatter_mask", lambda: L.scatter_mask(V, tile("half", [64, 32]), "P0101"), TILE_64)
 bad("tile.scatter_mask", lambda: L.scatter_mask(V, V16, 1), VE, "src dtype FP16 must equal dst dtype FP32")
 ok("tile.mscatter", lambda: L.mscatter(V, VI, B), TENSOR_64)

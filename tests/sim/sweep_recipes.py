@@ -341,6 +341,14 @@ def _gather(b: CaseBody) -> str:
     return b.let(call("gather", b.aux((R, C)), idx, tmp))
 
 
+def _scatter(b: CaseBody) -> str:
+    """Indices of the data's width (two bytes for 8-bit data) into the whole destination tile; the
+    destination starts as non-zero data, which TSCATTER zeroes."""
+    width = D.INT32 if b.case.dtype.get_bit() == 32 else D.INT16
+    idx = b.x(Domain(0, R * C - 1), width)
+    return b.let(call("scatter", b.aux((R, C)), b.x(), idx))
+
+
 RECIPES: dict[str, Recipe] = {
     **{f"tile.{n}": _binary(n) for n in ("add", "sub", "mul", "maximum", "minimum")},
     "tile.div": _binary("div", NONZERO),
@@ -404,6 +412,7 @@ RECIPES: dict[str, Recipe] = {
     "tile.gemv_bias": _cube(_gemv_bias),
     "tile.extract": _cube(_extract),
     "tile.gather": Recipe(_gather),
+    "tile.scatter": Recipe(_scatter),
 }
 
 _NO_SEMANTICS = "the interpreter has no semantics for it, so there is nothing to compare the simulator with"
@@ -427,6 +436,6 @@ SKIPPED: dict[str, str] = {
     "tile.create": "every case with a scratch tile creates it",
     "tile.alloc": "emitted by memory planning for pinned buffers, not written by programs",
     **{op: _NO_SEMANTICS for op in ("tile.gatherb", "tile.mrgsort_format1", "tile.mscatter",
-                                    "tile.scatter", "tile.sort32")},
+                                    "tile.sort32")},
     "tile.transpose_view": "reinterprets an NZ Mat tile as ZN for the cube unit; no Vec path stores its result",
 }

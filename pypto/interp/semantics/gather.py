@@ -1,4 +1,4 @@
-"""Index-driven data movement: ``tensor.gather``, ``tensor.scatter``, ``*.scatter_update``, ``tile.gather``.
+"""Index-driven data movement: ``tensor.gather``/``scatter``, ``*.scatter_update``, ``tile.gather``/``scatter``.
 
 ``gather(input, index, dim=-1)`` picks ``input`` elements along ``dim`` (``out[i][j] =
 input[i][index[i][j]]`` for ``dim=-1``); ``scatter(input, index, src, dim=-1)`` is its inverse on a
@@ -82,3 +82,18 @@ def _tile_gather(ctx: OpContext, src: ArrayValue, indices: ArrayValue, tmp: Arra
     out = np.zeros(indices.data.shape, dtype=data.dtype)
     out[tuple(slice(0, v) for v in indices.valid)] = data.reshape(-1)[idx]
     return like(ctx, src, out, src.dtype, indices.valid)
+
+
+@register("tile.scatter")
+def _tile_scatter(ctx: OpContext, dst: ArrayValue, src: ArrayValue, indexes: ArrayValue) -> ArrayValue:
+    """TSCATTER: a zeroed ``dst`` with ``dst.flat[indexes[i, j]] = src[i, j]`` over the indexes' valid
+    region, in row-major order (of duplicate indices the last write stays)."""
+    out = np.zeros(dst.data.shape, dtype=read(dst, "dst").dtype)
+    idx = _flat_indices(indexes, out.size, "indexes")
+    values = cast_data(read(src, "src")[tuple(slice(0, v) for v in indexes.valid)], dst.dtype)
+    flat_idx, flat_values = idx.reshape(-1), values.reshape(-1)
+    # np.unique keeps the first occurrence: search the reversed order to keep the last write.
+    _, last = np.unique(flat_idx[::-1], return_index=True)
+    keep = flat_idx.size - 1 - last
+    out.reshape(-1)[flat_idx[keep]] = flat_values[keep]
+    return like(ctx, dst, out, dst.dtype, tuple(out.shape))

@@ -279,15 +279,26 @@ define("tile.mgather",
        signature=("mem", "idx", "coalesce", "*", "gather_oob", "target_memory", "scratch", "valid_shape"))
 
 
+# a2a3 TScatter.hpp: these data dtypes, with indices of the data's width (two bytes for 8-bit data).
+SCATTER_INDEX = {
+    **dict.fromkeys((D.FP32, D.INT32, D.UINT32), (D.INT32, D.UINT32)),
+    **dict.fromkeys((D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8), (D.INT16, D.UINT16)),
+}
+
+
 def _scatter(ci: CallInfo) -> Type:
-    """``dst`` with ``src`` elements written at ``indexes``."""
-    dst, src = ci["dst"].type, ci["src"].type
-    check_int(ci, "'indexes'", ci["indexes"].type.dtype)
+    """A zeroed ``dst`` with ``src`` elements written at flat row-major ``indexes`` over its whole
+    static shape, over the indexes' valid region (a2a3 TSCATTER zeroes the tile first)."""
+    dst, src, idx = ci["dst"].type, ci["src"].type, ci["indexes"].type
+    check_dtype(ci, "'dst'", dst.dtype, SCATTER_INDEX)
     if src.dtype != dst.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_dtype(ci, f"'indexes' (for {dst.dtype.name} data)", idx.dtype, SCATTER_INDEX[dst.dtype])
     check_same_shape(ci, "indexes", "src")
-    if len(src.shape) != len(dst.shape):
-        ci.fail(f"'src' {format_dims(src.shape)} must have the rank of 'dst' {format_dims(dst.shape)}")
+    if not dims_equal(valid_shape(src), valid_shape(idx)):
+        ci.fail(f"'src' valid region {format_dims(valid_shape(src))} must equal the indexes' "
+                f"{format_dims(valid_shape(idx))}")
+    check_row_major(ci, "dst", "src", "indexes")
     return view_of(dst, list(dst.shape), None)
 
 
