@@ -52,3 +52,25 @@ def test_scatter_refuses_an_index_past_the_destination() -> None:
     with pytest.raises(ir.PyptoError, match=r"indexes\[0, 1\] = 8 is outside the 8 elements it addresses"):
         run_op("tile.scatter", [tile_t([2, 4], D.INT8), tile_t([1, 2], D.INT8), tile_t([1, 2], D.INT16)],
                [np.zeros((2, 4), np.int8), np.ones((1, 2), np.int8), idx])
+
+
+def test_gatherb_copies_the_32_byte_block_at_each_byte_offset() -> None:
+    src = np.arange(64, dtype=np.int32).reshape(4, 16)  # 8 blocks of 8 int32
+    offs = np.array([[224, 0, 32, 32, 64, 96, 128, 160]], dtype=np.uint32)
+    got = run_op("tile.gatherb", [tile_t([4, 16], D.INT32), tile_t([1, 8], D.UINT32)], [src, offs])
+    blocks = [7, 0, 1, 1, 2, 3, 4, 5]
+    np.testing.assert_array_equal(got, np.concatenate([np.arange(8 * b, 8 * b + 8) for b in blocks]).reshape(1, 64))
+
+
+def test_gatherb_refuses_an_offset_whose_block_leaves_the_source() -> None:
+    offs = np.array([[0, 0, 0, 0, 0, 0, 0, 240]], dtype=np.uint32)
+    with pytest.raises(ir.PyptoError, match=r"offset\[0, 7\] = 240 is outside \[0, 224\], where a 32-byte block of the 256-byte src starts"):
+        run_op("tile.gatherb", [tile_t([4, 16], D.INT32), tile_t([1, 8], D.UINT32)],
+               [np.zeros((4, 16), np.int32), offs])
+
+
+def test_gatherb_refuses_an_offset_inside_a_block() -> None:
+    offs = np.array([[0, 0, 0, 0, 4, 0, 0, 0]], dtype=np.uint32)
+    with pytest.raises(ir.PyptoError, match=r"offset\[0, 4\] = 4 is not a multiple of the 32-byte block"):
+        run_op("tile.gatherb", [tile_t([4, 16], D.INT32), tile_t([1, 8], D.UINT32)],
+               [np.zeros((4, 16), np.int32), offs])

@@ -23,7 +23,6 @@ WITHOUT_REFERENCE_MEANING = {
     "tile.scatter_mask": "mask pattern bit order",
     "tensor.gather_compare": "output packing",
     "tile.gather_compare": "output packing",
-    "tile.gatherb": "byte-offset block addressing",
     "tile.mgather": "out-of-bounds modes and coalescing",
     "tile.mscatter": "index addressing mode",
     "tensor.gather_row": "accumulator layout",

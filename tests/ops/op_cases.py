@@ -518,8 +518,19 @@ bad("tile.gather", lambda: L.gather(V, PART_I, VI), VE,
 bad("tile.gather", lambda: L.gather(V, tile("ixc", [64, 64], D.INT32, view=ir.TileView(blayout=ir.TileLayout.col_major)), VI), VE,
     "'indices' must be a row-major tile")
 ok("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32), output_dtype=D.FP16),
-   "pl.Tile[[8, 8], pl.FP16, pl.Mem.Vec]")
-bad("tile.gatherb", lambda: L.gatherb(V, W), VE, "'offset' requires an integer dtype")
+   "pl.Tile[[8, 128], pl.FP16, pl.Mem.Vec]")
+ok("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 16], D.INT32, view=ir.TileView(valid_shape=[4, 8]))),
+   "pl.Tile[[8, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 64])]")
+bad("tile.gatherb", lambda: L.gatherb(V, W), VE, "'offset' dtype must be one of UINT32, INT32, got FP32")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32), output_dtype=D.INT64), VE,
+    "output dtype must be one of FP32, INT32, UINT32, FP16, BF16, INT16, UINT16, INT8, UINT8, got INT64")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 4], D.UINT32)), VE,
+    r"'offset' columns must be a static multiple of 8 \(a2a3 TGATHERB gathers whole repeats of 8 blocks per row\), "
+    r"got \[4\]")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32, view=ir.TileView(valid_shape=[8, IDX]))), VE,
+    "'offset' valid columns must be a static multiple of 8")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32, view=ir.TileView(
+    blayout=ir.TileLayout.col_major))), VE, "'offset' must be a row-major tile")
 ok("tile.gather_mask", lambda: L.gather_mask(V, ir.MaskPattern.P1111), TILE_64)
 bad("tile.gather_mask", lambda: L.gather_mask(V, "P9"), VE, "must be a MaskPattern name")
 ok("tile.gather_compare", lambda: L.gather_compare(V, 0.0, TMP, cmp_mode="gt", out_cols=4, count_dtype=D.INT16),

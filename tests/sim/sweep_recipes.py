@@ -33,12 +33,13 @@ FORMS = ("tile", "view")
 
 @dataclass(frozen=True)
 class Domain:
-    """Input values: uniform in ``[lo, hi)`` (integers: ``[lo, hi]``), clipped to the dtype's range;
-    ``nonzero`` flips values of magnitude below ``0.5`` away from zero."""
+    """Input values: uniform in ``[lo, hi)`` (integers: ``[lo, hi]``, multiples of ``step``), clipped
+    to the dtype's range; ``nonzero`` flips values of magnitude below ``0.5`` away from zero."""
 
     lo: float = -4.0
     hi: float = 4.0
     nonzero: bool = False
+    step: int = 1
 
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> np.ndarray:
         nd = numpy_dtype(dtype)
@@ -49,7 +50,7 @@ class Domain:
             return values.astype(nd)
         info = np.iinfo(nd)
         lo, hi = max(int(self.lo), int(info.min)), min(int(self.hi), int(info.max))
-        values = rng.integers(lo, hi + 1, size=shape)
+        values = rng.integers(-(-lo // self.step), hi // self.step + 1, size=shape) * self.step
         if self.nonzero:
             values = np.where(values == 0, 1, values)
         return values.astype(nd)
@@ -349,6 +350,13 @@ def _scatter(b: CaseBody) -> str:
     return b.let(call("scatter", b.aux((R, C)), b.x(), idx))
 
 
+def _gatherb(b: CaseBody) -> str:
+    """Block-aligned byte offsets into the whole source tile, 8 per row: one 256-byte repeat."""
+    src_bytes = R * C * b.case.dtype.get_bit() // 8
+    offsets = b.x(Domain(0, src_bytes - 32, step=32), D.UINT32, shape=(R, 8))
+    return b.let(call("gatherb", b.aux((R, C)), offsets))
+
+
 RECIPES: dict[str, Recipe] = {
     **{f"tile.{n}": _binary(n) for n in ("add", "sub", "mul", "maximum", "minimum")},
     "tile.div": _binary("div", NONZERO),
@@ -413,6 +421,7 @@ RECIPES: dict[str, Recipe] = {
     "tile.extract": _cube(_extract),
     "tile.gather": Recipe(_gather),
     "tile.scatter": Recipe(_scatter),
+    "tile.gatherb": Recipe(_gatherb),
 }
 
 _NO_SEMANTICS = "the interpreter has no semantics for it, so there is nothing to compare the simulator with"
@@ -435,7 +444,6 @@ SKIPPED: dict[str, str] = {
     "tile.store": "every case stores its result with it",
     "tile.create": "every case with a scratch tile creates it",
     "tile.alloc": "emitted by memory planning for pinned buffers, not written by programs",
-    **{op: _NO_SEMANTICS for op in ("tile.gatherb", "tile.mrgsort_format1", "tile.mscatter",
-                                    "tile.sort32")},
+    **{op: _NO_SEMANTICS for op in ("tile.mrgsort_format1", "tile.mscatter", "tile.sort32")},
     "tile.transpose_view": "reinterprets an NZ Mat tile as ZN for the cube unit; no Vec path stores its result",
 }

@@ -220,10 +220,30 @@ define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)
        memory=mem((Vec,), (Vec,), (Vec,), out=Vec))
 
 
+# a2a3 TGatherB.hpp: 1/2/4-byte elements, 32-bit byte offsets, whole 256-byte repeats of 8 blocks
+# per row (a row's last repeat is written in full, so rows of a part of a repeat would differ).
+GATHERB_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8)
+GATHERB_OFFSET = (D.UINT32, D.INT32)
+BLOCK_BYTES, BLOCKS_PER_REPEAT = 32, 8
+
+
 def _gatherb(ci: CallInfo) -> Type:
-    """Blocks of ``src`` at byte offsets: the offsets' shape, ``output_dtype`` or the src dtype."""
-    check_int(ci, "'offset'", ci["offset"].type.dtype)
-    return tile_type(list(ci["offset"].type.shape), ci.kw("output_dtype") or ci["src"].type.dtype)
+    """One 32-byte block of ``src`` per offset: the offsets' rows, each offset column widened to a
+    block of ``output_dtype`` (or the src dtype) elements; valid region likewise."""
+    src, off = ci["src"].type, ci["offset"].type
+    dtype = ci.kw("output_dtype") or src.dtype
+    check_dtype(ci, "'src'", src.dtype, GATHERB_DATA)
+    check_dtype(ci, "output", dtype, GATHERB_DATA)
+    check_dtype(ci, "'offset'", off.dtype, GATHERB_OFFSET)
+    check_row_major(ci, "src", "offset")
+    for what, cols in (("columns", off.shape[-1]), ("valid columns", valid_shape(off)[-1])):
+        if const_value(cols) is None or const_value(cols) % BLOCKS_PER_REPEAT:
+            ci.fail(f"'offset' {what} must be a static multiple of {BLOCKS_PER_REPEAT} (a2a3 TGATHERB gathers whole "
+                    f"repeats of {BLOCKS_PER_REPEAT} blocks per row), got {format_dims([cols])}")
+    per_block = BLOCK_BYTES * 8 // dtype.get_bit()
+    valid = valid_shape(off)
+    return tile_type([off.shape[0], index(const_value(off.shape[1]) * per_block)], dtype,
+                     [valid[0], index(const_value(valid[1]) * per_block)])
 
 
 define("tile.gatherb", [tile("src"), tile("offset")], _gatherb, placement=VECTOR,
