@@ -246,7 +246,6 @@ def _other_table() -> dict[str, OpRule]:
                               implied=frozenset({"shapes", "target_memory", "clamp", "flatten"})),
         "tile.store": Transfer("TSTORE", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                template=(Choice("atomic", {1: "AtomicType::AtomicAdd"}, when="atomic"),)),
-        "tile.mscatter": Transfer("MSCATTER", tensor="output_tensor", ins=("src", "idx")),
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
         # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
@@ -272,4 +271,7 @@ def _other_table() -> dict[str, OpRule]:
     return t
 
 
+# No rule for tile.mscatter: a2a3's MSCATTER(table, src, idx) scatters whole rows (MSCATTER_IMPL's
+# default Coalesce::Row; pto_instr.hpp has the Coalesce template for A5 and the CPU model only), while
+# tile.mscatter scatters elements as the CPU model does, so an a2a3 kernel would differ from a2a3sim.
 CCE_OPS = OpTable(TARGET, {**_instr_table(), **_other_table()})

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from interp_ir import op_function, tile_t
+from interp_ir import op_function, tensor_t, tile_t
 
 from pypto import ir
 from pypto.interp import run
@@ -74,3 +74,18 @@ def test_gatherb_refuses_an_offset_inside_a_block() -> None:
     with pytest.raises(ir.PyptoError, match=r"offset\[0, 4\] = 4 is not a multiple of the 32-byte block"):
         run_op("tile.gatherb", [tile_t([4, 16], D.INT32), tile_t([1, 8], D.UINT32)],
                [np.zeros((4, 16), np.int32), offs])
+
+
+def test_mscatter_writes_elements_into_the_tensor_flat_and_leaves_the_rest() -> None:
+    out = np.full((2, 4), 9.0, dtype=np.float32)
+    src = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+    idx = np.array([[7, 0], [2, 7]], dtype=np.int32)
+    got = run_op("tile.mscatter", [tile_t([2, 2]), tile_t([2, 2], D.INT32), tensor_t([2, 4])], [src, idx, out])
+    np.testing.assert_array_equal(got, [[2.0, 9.0, 3.0, 9.0], [9.0, 9.0, 9.0, 4.0]])
+
+
+def test_mscatter_refuses_an_index_past_the_tensor() -> None:
+    idx = np.array([[3, 8]], dtype=np.uint32)
+    with pytest.raises(ir.PyptoError, match=r"idx\[0, 1\] = 8 is outside the 8 elements it addresses"):
+        run_op("tile.mscatter", [tile_t([1, 2]), tile_t([1, 2], D.UINT32), tensor_t([2, 4])],
+               [np.ones((1, 2), np.float32), idx, np.zeros((2, 4), np.float32)])

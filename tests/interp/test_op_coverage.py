@@ -24,7 +24,6 @@ WITHOUT_REFERENCE_MEANING = {
     "tensor.gather_compare": "output packing",
     "tile.gather_compare": "output packing",
     "tile.mgather": "out-of-bounds modes and coalescing",
-    "tile.mscatter": "index addressing mode",
     "tensor.gather_row": "accumulator layout",
     "tile.gather_row": "accumulator layout",
     "tensor.paged_gather": "paged block tables",

@@ -561,6 +561,10 @@ ok("tile.scatter_mask", lambda: L.scatter_mask(V, tile("half", [64, 32]), "P0101
 bad("tile.scatter_mask", lambda: L.scatter_mask(V, V16, 1), VE, "src dtype FP16 must equal dst dtype FP32")
 ok("tile.mscatter", lambda: L.mscatter(V, VI, B), TENSOR_64)
 bad("tile.mscatter", lambda: L.mscatter(V, VI, A16), VE, "must equal the output tensor dtype")
+bad("tile.mscatter", lambda: L.mscatter(V16, VI16, A16), VE, "'idx' dtype must be one of INT32, UINT32, got INT16")
+bad("tile.mscatter", lambda: L.mscatter(PART, VI, B), VE, r"'src' valid region \[n, 64\] must equal the idx's \[64, 64\]")
+bad("tile.mscatter", lambda: L.mscatter(tile("vc", [64, 64], view=ir.TileView(blayout=ir.TileLayout.col_major)), VI, B),
+    VE, "'src' must be a row-major tile")
 ok("tile.scatter_update", lambda: L.scatter_update(V, tile("i", [1, 8], D.INT32), tile("rows", [8, 64])), TILE_64)
 bad("tile.scatter_update", lambda: L.scatter_update(V, W, W), VE, "'index' requires an integer dtype")
 ok("tile.gather_row", lambda: L.gather_row(MAT, tensor("g", [128, 32], D.FP16), [0, 0], [IDX, 0], [16, 32],

@@ -1,23 +1,25 @@
-"""Index-driven data movement: ``tensor.gather``/``scatter``, ``*.scatter_update``, ``tile.gather``/``gatherb``/``scatter``.
+"""Index-driven data movement: ``tensor.gather``/``scatter``, ``*.scatter_update``, ``tile.gather``/``gatherb``,
+``tile.scatter``/``mscatter``.
 
 ``gather(input, index, dim=-1)`` picks ``input`` elements along ``dim`` (``out[i][j] =
 input[i][index[i][j]]`` for ``dim=-1``); ``scatter(input, index, src, dim=-1)`` is its inverse on a
 copy of ``input``; ``scatter_update(input, index, src, dim=-2)`` overwrites the rows of ``input``
 named by ``index`` with the rows of ``src``. The tile forms follow pto-isa's a2a3 kernels: an index
-is a flat row-major element offset into the whole static tile, a ``gatherb`` offset a byte offset
-of a 32-byte block in it. Indices out of range are errors (the hardware would read or write
-whatever memory lies there).
+is a flat row-major element offset into the whole static tile (``mscatter``: the whole tensor), a
+``gatherb`` offset a byte offset of a 32-byte block in it. Indices out of range are errors (the
+hardware would read or write whatever memory lies there).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from pypto.ir.datatype import DataType
 from pypto.ir.ops.tile_view_ops import BLOCK_BYTES
 
 from ..dtypes import numpy_dtype
 from ..errors import OpError
-from ..values import ArrayValue
+from ..values import ArrayValue, TensorValue
 from .common import cast_data, like, read, result_dtype
 from .table import OpContext, register
 
@@ -89,19 +91,34 @@ def _tile_gather(ctx: OpContext, src: ArrayValue, indices: ArrayValue, tmp: Arra
     return like(ctx, src, out, src.dtype, indices.valid)
 
 
+def _scatter_flat(out: np.ndarray, dtype: DataType, index: ArrayValue, src: ArrayValue, what: str) -> np.ndarray:
+    """Write ``src`` elements at the flat indices of ``index``'s valid region into ``out`` in row-major
+    order (of duplicate indices the last write stays); returns the flat indices written."""
+    idx = _flat_indices(index, out.size, what).reshape(-1)
+    values = cast_data(read(src, "src")[tuple(slice(0, v) for v in index.valid)], dtype).reshape(-1)
+    # np.unique keeps the first occurrence: search the reversed order to keep the last write.
+    _, last = np.unique(idx[::-1], return_index=True)
+    keep = idx.size - 1 - last
+    out.flat[idx[keep]] = values[keep]
+    return idx
+
+
 @register("tile.scatter")
 def _tile_scatter(ctx: OpContext, dst: ArrayValue, src: ArrayValue, indexes: ArrayValue) -> ArrayValue:
-    """TSCATTER: a zeroed ``dst`` with ``dst.flat[indexes[i, j]] = src[i, j]`` over the indexes' valid
-    region, in row-major order (of duplicate indices the last write stays)."""
+    """TSCATTER: a zeroed ``dst`` with ``dst.flat[indexes[i, j]] = src[i, j]`` over the indexes' valid region."""
     out = np.zeros(dst.data.shape, dtype=read(dst, "dst").dtype)
-    idx = _flat_indices(indexes, out.size, "indexes")
-    values = cast_data(read(src, "src")[tuple(slice(0, v) for v in indexes.valid)], dst.dtype)
-    flat_idx, flat_values = idx.reshape(-1), values.reshape(-1)
-    # np.unique keeps the first occurrence: search the reversed order to keep the last write.
-    _, last = np.unique(flat_idx[::-1], return_index=True)
-    keep = flat_idx.size - 1 - last
-    out.reshape(-1)[flat_idx[keep]] = flat_values[keep]
+    _scatter_flat(out, dst.dtype, indexes, src, "indexes")
     return like(ctx, dst, out, dst.dtype, tuple(out.shape))
+
+
+@register("tile.mscatter")
+def _tile_mscatter(ctx: OpContext, src: ArrayValue, idx: ArrayValue, output: ArrayValue) -> ArrayValue:
+    """MSCATTER (Coalesce::Elem): ``output.flat[idx[i, j]] = src[i, j]`` over idx's valid region, in place."""
+    if not isinstance(output, TensorValue):
+        raise OpError(f"mscatter target must be a tensor, got {type(output).__name__}")
+    written = _scatter_flat(output.data, output.dtype, idx, src, "idx")
+    output.mark_written(np.unravel_index(written, output.data.shape))
+    return output
 
 
 @register("tile.gatherb")

@@ -220,9 +220,9 @@ define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)
        memory=mem((Vec,), (Vec,), (Vec,), out=Vec))
 
 
-# a2a3 TGatherB.hpp: 1/2/4-byte elements, 32-bit byte offsets, whole 256-byte repeats of 8 blocks
-# per row (a row's last repeat is written in full, so rows of a part of a repeat would differ).
-GATHERB_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8)
+# a2a3 TGatherB.hpp: 1/2/4-byte elements (MScatter.hpp too), 32-bit byte offsets, whole 256-byte
+# repeats of 8 blocks per row (a row's last repeat is written in full, so a part of one would differ).
+BYTE_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8)
 GATHERB_OFFSET = (D.UINT32, D.INT32)
 BLOCK_BYTES, BLOCKS_PER_REPEAT = 32, 8
 
@@ -232,8 +232,8 @@ def _gatherb(ci: CallInfo) -> Type:
     block of ``output_dtype`` (or the src dtype) elements; valid region likewise."""
     src, off = ci["src"].type, ci["offset"].type
     dtype = ci.kw("output_dtype") or src.dtype
-    check_dtype(ci, "'src'", src.dtype, GATHERB_DATA)
-    check_dtype(ci, "output", dtype, GATHERB_DATA)
+    check_dtype(ci, "'src'", src.dtype, BYTE_DATA)
+    check_dtype(ci, "output", dtype, BYTE_DATA)
     check_dtype(ci, "'offset'", off.dtype, GATHERB_OFFSET)
     check_row_major(ci, "src", "offset")
     for what, cols in (("columns", off.shape[-1]), ("valid columns", valid_shape(off)[-1])):
@@ -338,12 +338,18 @@ def _scatter_mask(ci: CallInfo) -> Type:
 
 
 def _mscatter(ci: CallInfo) -> Type:
-    """The output tensor's type, elements of ``src`` scattered into it."""
-    src, out = ci["src"].type, ci["output_tensor"].type
-    check_int(ci, "'idx'", ci["idx"].type.dtype)
+    """The output tensor's type, ``src`` elements written at flat row-major ``idx`` over the whole
+    tensor (pto-isa MSCATTER's Coalesce::Elem; dtypes, 32-bit indices and row-major tiles as MScatter.hpp)."""
+    src, idx, out = ci["src"].type, ci["idx"].type, ci["output_tensor"].type
+    check_dtype(ci, "'src'", src.dtype, BYTE_DATA)
+    check_dtype(ci, "'idx'", idx.dtype, GATHER_INDEX)
     if src.dtype != out.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal the output tensor dtype {out.dtype.name}")
     check_same_shape(ci, "idx", "src")
+    if not dims_equal(valid_shape(src), valid_shape(idx)):
+        ci.fail(f"'src' valid region {format_dims(valid_shape(src))} must equal the idx's "
+                f"{format_dims(valid_shape(idx))}")
+    check_row_major(ci, "src", "idx")
     return out
 
 
