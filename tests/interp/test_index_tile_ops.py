@@ -64,7 +64,8 @@ def test_gatherb_copies_the_32_byte_block_at_each_byte_offset() -> None:
 
 def test_gatherb_refuses_an_offset_whose_block_leaves_the_source() -> None:
     offs = np.array([[0, 0, 0, 0, 0, 0, 0, 240]], dtype=np.uint32)
-    with pytest.raises(ir.PyptoError, match=r"offset\[0, 7\] = 240 is outside \[0, 224\], where a 32-byte block of the 256-byte src starts"):
+    with pytest.raises(ir.PyptoError, match=r"offset\[0, 7\] = 240 is outside \[0, 224\], "
+                                            r"where a 32-byte block of the 256-byte src starts"):
         run_op("tile.gatherb", [tile_t([4, 16], D.INT32), tile_t([1, 8], D.UINT32)],
                [np.zeros((4, 16), np.int32), offs])
 

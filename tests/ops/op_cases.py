@@ -515,7 +515,8 @@ bad("tile.gather", lambda: L.gather(V, VI, tile("gt", [8, 64], D.INT32)), VE,
     r"'tmp' \[8, 64\] must have the shape of 'indices' \[64, 64\]")
 bad("tile.gather", lambda: L.gather(V, PART_I, VI), VE,
     r"'tmp' valid region \[64, 64\] must equal the indices' \[n, 64\] \(a2a3 TGATHER asserts it\)")
-bad("tile.gather", lambda: L.gather(V, tile("ixc", [64, 64], D.INT32, view=ir.TileView(blayout=ir.TileLayout.col_major)), VI), VE,
+bad("tile.gather", lambda: L.gather(V, tile("ixc", [64, 64], D.INT32, view=ir.TileView(
+    blayout=ir.TileLayout.col_major)), VI), VE,
     "'indices' must be a row-major tile")
 ok("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32), output_dtype=D.FP16),
    "pl.Tile[[8, 128], pl.FP16, pl.Mem.Vec]")
@@ -562,7 +563,8 @@ bad("tile.scatter_mask", lambda: L.scatter_mask(V, V16, 1), VE, "src dtype FP16 
 ok("tile.mscatter", lambda: L.mscatter(V, VI, B), TENSOR_64)
 bad("tile.mscatter", lambda: L.mscatter(V, VI, A16), VE, "must equal the output tensor dtype")
 bad("tile.mscatter", lambda: L.mscatter(V16, VI16, A16), VE, "'idx' dtype must be one of INT32, UINT32, got INT16")
-bad("tile.mscatter", lambda: L.mscatter(PART, VI, B), VE, r"'src' valid region \[n, 64\] must equal the idx's \[64, 64\]")
+bad("tile.mscatter", lambda: L.mscatter(PART, VI, B), VE,
+    r"'src' valid region \[n, 64\] must equal the idx's \[64, 64\]")
 bad("tile.mscatter", lambda: L.mscatter(tile("vc", [64, 64], view=ir.TileView(blayout=ir.TileLayout.col_major)), VI, B),
     VE, "'src' must be a row-major tile")
 ok("tile.scatter_update", lambda: L.scatter_update(V, tile("i", [1, 8], D.INT32), tile("rows", [8, 64])), TILE_64)

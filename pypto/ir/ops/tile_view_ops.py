@@ -310,11 +310,14 @@ def _scatter(ci: CallInfo) -> Type:
     """A zeroed ``dst`` with ``src`` elements written at flat row-major ``indexes`` over its whole
     static shape, over the indexes' valid region (a2a3 TSCATTER zeroes the tile first)."""
     dst, src, idx = ci["dst"].type, ci["src"].type, ci["indexes"].type
+    check_int(ci, "'indexes'", idx.dtype)
     check_dtype(ci, "'dst'", dst.dtype, SCATTER_INDEX)
     if src.dtype != dst.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
     check_dtype(ci, f"'indexes' (for {dst.dtype.name} data)", idx.dtype, SCATTER_INDEX[dst.dtype])
     check_same_shape(ci, "indexes", "src")
+    if len(src.shape) != len(dst.shape):
+        ci.fail(f"'src' {format_dims(src.shape)} must have the rank of 'dst' {format_dims(dst.shape)}")
     if not dims_equal(valid_shape(src), valid_shape(idx)):
         ci.fail(f"'src' valid region {format_dims(valid_shape(src))} must equal the indexes' "
                 f"{format_dims(valid_shape(idx))}")
