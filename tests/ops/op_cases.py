@@ -475,6 +475,12 @@ bad("tile.slice", lambda: L.slice(V, [IDX, 64], [0, 0]), VE, "shape must be stat
 ok("tile.reshape", lambda: L.reshape(V, [1, 4096]), "pl.Tile[[1, 4096], pl.FP32, pl.Mem.Vec]")
 ok("tile.reshape", lambda: L.reshape(MAT, [32, 64]), "pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat]")
 bad("tile.reshape", lambda: L.reshape(V, [3, 4]), VE, "cannot reshape tensor of size 4096")
+ok("tile.reshape", lambda: L.reshape(tile("cv", [64, 1], view=ir.TileView(blayout=ir.TileLayout.col_major)), [1, 64]),
+   "pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec]")
+bad("tile.reshape", lambda: L.reshape(tile("cm", [64, 64], view=ir.TileView(blayout=ir.TileLayout.col_major)),
+                                      [128, 32]), VE,
+    r"a col-major \[64, 64\] tile reshaped to \[128, 32\] would reorder its elements \(TRESHAPE reinterprets "
+    r"the buffer row-major\); tile.move it to row-major first")
 ok("tile.reinterpret_view", lambda: L.reinterpret_view(tile("flat", [1, 64]), D.INT16),
    "pl.Tile[[1, 128], pl.INT16, pl.Mem.Vec]")
 bad("tile.reinterpret_view", lambda: L.reinterpret_view(MAT, D.INT16), VE, "only packed row-major flat tiles")

@@ -85,10 +85,21 @@ define("tile.slice",
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
 
 
+def _is_line(dims: list[Expr]) -> bool:
+    return len(dims) != 2 or 1 in (const_value(dims[0]), const_value(dims[1]))
+
+
 def _reshape(ci: CallInfo) -> Type:
     """Same elements in a new shape (same space); the valid region is carried when representable."""
     t = ci["tile"].type
     dims = elements(ci, "shape")
+    # TRESHAPE reinterprets the buffer as a row-major tile: a (plain, not fractal) col-major one's
+    # elements lie column by column, so only a single row or column keeps its element order.
+    v = t.get_effective_tile_view()
+    if (v.blayout == TileLayout.col_major and v.slayout == TileLayout.none_box
+            and not (_is_line(list(t.shape)) and _is_line(dims))):
+        ci.fail(f"a col-major {format_dims(t.shape)} tile reshaped to {format_dims(dims)} would reorder its "
+                "elements (TRESHAPE reinterprets the buffer row-major); tile.move it to row-major first")
     return view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
 
 
