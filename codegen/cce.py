@@ -493,6 +493,8 @@ class CceEmitter(Emitter):
                     else c_type(argument(call, n).type.dtype, call.span) for n in rule.types]
         template += [t for t in (c.text(call) for c in rule.template) if t is not None]
         targs = f"<{', '.join(template)}>" if template else ""
+        if rule.zero_dst:
+            self.doc.line(f"TEXPANDS({self._dst_name(call)}, 0);")
         self.doc.line(f"{rule.mnemonic}{targs}({', '.join(operands)});")
 
     @rules.op(Accumulate)

@@ -79,12 +79,15 @@ class Instr(OpRule):
     and ``trailing`` are enumerators from keywords, as template arguments or after the arguments;
     ``types`` are template type arguments printed before them: :data:`DST` (the result tile's type)
     or a scalar parameter (its C++ element type), as in ``TCI<Tile, int32_t, 0>(dst, start)``.
+    ``zero_dst``: print ``TEXPANDS(dst, 0);`` first, where a2a3 zeroes the destination and the CPU
+    model does not.
     """
 
     args: tuple[str, ...] | None = None
     template: tuple[Choice, ...] = ()
     types: tuple[str, ...] = ()
     trailing: tuple[Choice | Const, ...] = ()
+    zero_dst: bool = False
 
     def spelled(self, op: str) -> frozenset[str]:
         args = (every_parameter(op) if self.args is None else frozenset(self.args)) - {DST}
@@ -195,7 +198,8 @@ def _instr_table() -> dict[str, OpRule]:
     for name, instr in plain.items():
         t[f"tile.{name}"] = Instr(instr)
     t["tile.matmul_acc"] = Accumulate("TMATMUL_ACC", fresh="TMATMUL")
-    t["tile.scatter"] = Instr("TSCATTER", args=(DST, "src", "indexes"), implied=frozenset({"dst"}))
+    # a2a3 TSCATTER zeroes the whole destination tile before scattering (TScatter.hpp InitUBBuffer).
+    t["tile.scatter"] = Instr("TSCATTER", args=(DST, "src", "indexes"), implied=frozenset({"dst"}), zero_dst=True)
     t["tile.div"] = Instr("TDIV", template=(_precise("DivAlgorithm"),))
     t["tile.log"] = Instr("TLOG", template=(_precise("LogAlgorithm"),))
     t["tile.recip"] = Instr("TRECIP", template=(_precise("RecipAlgorithm"),))
@@ -242,7 +246,6 @@ def _other_table() -> dict[str, OpRule]:
                               implied=frozenset({"shapes", "target_memory", "clamp", "flatten"})),
         "tile.store": Transfer("TSTORE", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                template=(Choice("atomic", {1: "AtomicType::AtomicAdd"}, when="atomic"),)),
-        "tile.mscatter": Transfer("MSCATTER", tensor="output_tensor", ins=("src", "idx")),
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
         # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
@@ -268,4 +271,7 @@ def _other_table() -> dict[str, OpRule]:
     return t
 
 
+# No rule for tile.mscatter: a2a3's MSCATTER(table, src, idx) scatters whole rows (MSCATTER_IMPL's
+# default Coalesce::Row; pto_instr.hpp has the Coalesce template for A5 and the CPU model only), while
+# tile.mscatter scatters elements as the CPU model does, so an a2a3 kernel would differ from a2a3sim.
 CCE_OPS = OpTable(TARGET, {**_instr_table(), **_other_table()})

@@ -77,8 +77,8 @@ class TensorValue(ArrayValue):
                 "(Out tensors must be written before they are read)"
             )
 
-    def mark_written(self, region: tuple[slice, ...] | None = None) -> None:
-        """Record that ``region`` (default: all) now holds data."""
+    def mark_written(self, region: tuple[slice, ...] | tuple[np.ndarray, ...] | None = None) -> None:
+        """Record that ``region`` (default: all; slices, or index arrays of single elements) now holds data."""
         if self.written is None:
             return
         if region is None:

@@ -257,3 +257,18 @@ return y1
     assert "  Vec_64x64_fp32 hi(64, 32);\n  TASSIGN(hi, 0x0);\n" in body
     assert "  Vec_64x32_fp32 e(64, 32);\n" in body
     assert "  TSUBVIEW(hi, t, 0, 32);\n  TEXP(e, hi);\n" in body
+
+
+def test_a_scatter_zeroes_its_destination_first_as_a2a3_does() -> None:
+    program = pl.parse_program(_kernel(f"""
+mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 65536)
+d: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+s: {_VEC.format(off=16384)} = pl.load(x, [0, 0], [64, 64])
+i: pl.Tile[[64, 64], pl.INT32, pl.MemRef(mem_vec_0, 32768, 16384), pl.Mem.Vec] = pl.load(ix, [0, 0], [64, 64])
+r: {_VEC.format(off=0)} = pl.tile.scatter(d, s, i)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(r, [0, 0], y)
+return y1
+""", params="x: pl.Tensor[[64, 64], pl.FP32], ix: pl.Tensor[[64, 64], pl.INT32], "
+             "y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  TEXPANDS(r, 0);\n  TSCATTER(r, s, i);\n" in body

@@ -530,6 +530,12 @@ ok("tile.reshape", lambda: L.reshape(tile("b", [32, 32], D.INT8), [16, 64]), "pl
 bad("tile.reshape", lambda: L.reshape(tile("b", [32, 32], D.INT8), [64, 16]), VE,
     r"Operator 'tile.reshape': a row-major INT8 tile of shape \[64, 16\] has rows of 16 bytes; the target needs a "
     r"multiple of 32 \(hint: reshape to a last dimension that is a multiple of 32\)")
+ok("tile.reshape", lambda: L.reshape(tile("cv", [64, 1], view=ir.TileView(blayout=ir.TileLayout.col_major)), [1, 64]),
+   "pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec]")
+bad("tile.reshape", lambda: L.reshape(tile("cm", [64, 64], view=ir.TileView(blayout=ir.TileLayout.col_major)),
+                                      [128, 32]), VE,
+    r"a col-major \[64, 64\] tile reshaped to \[128, 32\] would reorder its elements \(TRESHAPE reinterprets "
+    r"the buffer row-major\); tile.move it to row-major first")
 ok("tile.reinterpret_view", lambda: L.reinterpret_view(tile("flat", [1, 64]), D.INT16),
    "pl.Tile[[1, 128], pl.INT16, pl.Mem.Vec]")
 bad("tile.reinterpret_view", lambda: L.reinterpret_view(MAT, D.INT16), VE, "only packed row-major flat tiles")
@@ -547,6 +553,7 @@ ok("tile.set_validshape", lambda: L.set_validshape(V, IDX, 64),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]")
 bad("tile.set_validshape", lambda: L.set_validshape(V, F, 64), VE, "'valid_rows' must be an integer scalar")
 PART = tile("part", [64, 64], view=ir.TileView(valid_shape=[IDX, 64]))
+PART_I = tile("part_i", [64, 64], D.INT32, view=ir.TileView(valid_shape=[IDX, 64]))
 ok("tile.fillpad", lambda: L.fillpad(PART, pad_value=math.inf),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.max)]")
 bad("tile.fillpad", lambda: L.fillpad(V, pad_value=1.5), VE, "numeric pad values are 0, math.inf and -math.inf")
@@ -556,11 +563,36 @@ bad("tile.fillpad_inplace", lambda: L.fillpad_inplace(V, pad_value=ir.PadValue.n
 ok("tile.fillpad_expand", lambda: L.fillpad_expand(tile("s", [60, 64]), [64, 64]),
    "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.zero)]")
 bad("tile.fillpad_expand", lambda: L.fillpad_expand(V, [64, IDX]), VE, "'shape' must be static")
-ok("tile.gather", lambda: L.gather(V, tile("ix", [8, 64], D.INT32), TMP), "pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec]")
-bad("tile.gather", lambda: L.gather(V, W, TMP), VE, "'indices' requires an integer dtype")
+ok("tile.gather", lambda: L.gather(V, tile("ix", [8, 64], D.INT32), tile("gt", [8, 64], D.INT32)),
+   "pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec]")
+ok("tile.gather", lambda: L.gather(V16, PART_I, tile("gt", [64, 64], D.INT32, view=ir.TileView(valid_shape=[IDX, 64]))),
+   "pl.Tile[[64, 64], pl.FP16, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]")
+bad("tile.gather", lambda: L.gather(tile("v8", [64, 64], D.INT8), VI, VI), VE,
+    "'src' dtype must be one of FP32, INT32, UINT32, FP16, BF16, INT16, UINT16, got INT8")
+bad("tile.gather", lambda: L.gather(V, VI16, VI16), VE, "'indices' dtype must be one of INT32, UINT32, got INT16")
+bad("tile.gather", lambda: L.gather(V, VI, tile("gt", [64, 64], D.UINT32)), VE,
+    "'tmp' dtype UINT32 must equal the indices dtype INT32")
+bad("tile.gather", lambda: L.gather(V, VI, tile("gt", [8, 64], D.INT32)), VE,
+    r"'tmp' \[8, 64\] must have the shape of 'indices' \[64, 64\]")
+bad("tile.gather", lambda: L.gather(V, PART_I, VI), VE,
+    r"'tmp' valid region \[64, 64\] must equal the indices' \[n, 64\] \(a2a3 TGATHER asserts it\)")
+bad("tile.gather", lambda: L.gather(V, tile("ixc", [64, 64], D.INT32, view=ir.TileView(
+    blayout=ir.TileLayout.col_major)), VI), VE,
+    "'indices' must be a row-major tile")
 ok("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32), output_dtype=D.FP16),
-   "pl.Tile[[8, 8], pl.FP16, pl.Mem.Vec]")
-bad("tile.gatherb", lambda: L.gatherb(V, W), VE, "'offset' requires an integer dtype")
+   "pl.Tile[[8, 128], pl.FP16, pl.Mem.Vec]")
+ok("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 16], D.INT32, view=ir.TileView(valid_shape=[4, 8]))),
+   "pl.Tile[[8, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 64])]")
+bad("tile.gatherb", lambda: L.gatherb(V, W), VE, "'offset' dtype must be one of UINT32, INT32, got FP32")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32), output_dtype=D.INT64), VE,
+    "output dtype must be one of FP32, INT32, UINT32, FP16, BF16, INT16, UINT16, INT8, UINT8, got INT64")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 4], D.UINT32)), VE,
+    r"'offset' columns must be a static multiple of 8 \(a2a3 TGATHERB gathers whole repeats of 8 blocks per row\), "
+    r"got \[4\]")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32, view=ir.TileView(valid_shape=[8, IDX]))), VE,
+    "'offset' valid columns must be a static multiple of 8")
+bad("tile.gatherb", lambda: L.gatherb(V, tile("off", [8, 8], D.UINT32, view=ir.TileView(
+    blayout=ir.TileLayout.col_major))), VE, "'offset' must be a row-major tile")
 ok("tile.gather_mask", lambda: L.gather_mask(V, ir.MaskPattern.P1111), TILE_64)
 bad("tile.gather_mask", lambda: L.gather_mask(V, "P9"), VE, "must be a MaskPattern name")
 ok("tile.gather_compare", lambda: L.gather_compare(V, 0.0, TMP, cmp_mode="gt", out_cols=4, count_dtype=D.INT16),
@@ -574,11 +606,28 @@ bad("tile.mgather", lambda: L.mgather(A, V), VE, "'idx' requires an integer dtyp
 ok("tile.mgather", lambda: L.mgather(A, tile("mi", [16, 1], D.INT32), "elem", valid_shape=[IDX, 1]),
    "pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 1])]")
 ok("tile.scatter", lambda: L.scatter(V, W, VI), TILE_64)
+ok("tile.scatter", lambda: L.scatter(tile("d8", [64, 64], D.INT8), tile("s8", [64, 64], D.INT8), VI16),
+   "pl.Tile[[64, 64], pl.INT8, pl.Mem.Vec]")
 bad("tile.scatter", lambda: L.scatter(V, V16, VI), VE, "src dtype FP16 must equal dst dtype FP32")
+bad("tile.scatter", lambda: L.scatter(V, W, VI16), VE,
+    r"'indexes' \(for FP32 data\) dtype must be one of INT32, UINT32, got INT16")
+bad("tile.scatter", lambda: L.scatter(V16, V16, VI), VE,
+    r"'indexes' \(for FP16 data\) dtype must be one of INT16, UINT16, got INT32")
+bad("tile.scatter", lambda: L.scatter(tile("d64", [64, 64], D.INT64), tile("s64", [64, 64], D.INT64), VI), VE,
+    "'dst' dtype must be one of FP32, INT32, UINT32, FP16, BF16, INT16, UINT16, INT8, UINT8, got INT64")
+bad("tile.scatter", lambda: L.scatter(V, PART, VI), VE,
+    r"'src' valid region \[n, 64\] must equal the indexes' \[64, 64\]")
+bad("tile.scatter", lambda: L.scatter(V, W, tile("vic", [64, 64], D.INT32, view=ir.TileView(
+    blayout=ir.TileLayout.col_major))), VE, "'indexes' must be a row-major tile")
 ok("tile.scatter_mask", lambda: L.scatter_mask(V, tile("half", [64, 32]), "P0101"), TILE_64)
 bad("tile.scatter_mask", lambda: L.scatter_mask(V, V16, 1), VE, "src dtype FP16 must equal dst dtype FP32")
 ok("tile.mscatter", lambda: L.mscatter(V, VI, B), TENSOR_64)
 bad("tile.mscatter", lambda: L.mscatter(V, VI, A16), VE, "must equal the output tensor dtype")
+bad("tile.mscatter", lambda: L.mscatter(V16, VI16, A16), VE, "'idx' dtype must be one of INT32, UINT32, got INT16")
+bad("tile.mscatter", lambda: L.mscatter(PART, VI, B), VE,
+    r"'src' valid region \[n, 64\] must equal the idx's \[64, 64\]")
+bad("tile.mscatter", lambda: L.mscatter(tile("vc", [64, 64], view=ir.TileView(blayout=ir.TileLayout.col_major)), VI, B),
+    VE, "'src' must be a row-major tile")
 ok("tile.scatter_update", lambda: L.scatter_update(V, tile("i", [1, 8], D.INT32), tile("rows", [8, 64])), TILE_64)
 bad("tile.scatter_update", lambda: L.scatter_update(V, W, W), VE, "'index' requires an integer dtype")
 ok("tile.gather_row", lambda: L.gather_row(MAT, tensor("g", [128, 32], D.FP16), [0, 0], [IDX, 0], [16, 32],

@@ -33,12 +33,13 @@ FORMS = ("tile", "view")
 
 @dataclass(frozen=True)
 class Domain:
-    """Input values: uniform in ``[lo, hi)`` (integers: ``[lo, hi]``), clipped to the dtype's range;
-    ``nonzero`` flips values of magnitude below ``0.5`` away from zero."""
+    """Input values: uniform in ``[lo, hi)`` (integers: ``[lo, hi]``, multiples of ``step``), clipped
+    to the dtype's range; ``nonzero`` flips values of magnitude below ``0.5`` away from zero."""
 
     lo: float = -4.0
     hi: float = 4.0
     nonzero: bool = False
+    step: int = 1
 
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> np.ndarray:
         nd = numpy_dtype(dtype)
@@ -49,7 +50,7 @@ class Domain:
             return values.astype(nd)
         info = np.iinfo(nd)
         lo, hi = max(int(self.lo), int(info.min)), min(int(self.hi), int(info.max))
-        values = rng.integers(lo, hi + 1, size=shape)
+        values = rng.integers(-(-lo // self.step), hi // self.step + 1, size=shape) * self.step
         if self.nonzero:
             values = np.where(values == 0, 1, values)
         return values.astype(nd)
@@ -353,6 +354,30 @@ def _mrgsort(b: CaseBody) -> str:
     return b.let(f"pl.tile.mrgsort({b.x(shape=(1, 256))}, block_len=64)")
 
 
+def _gather(b: CaseBody) -> str:
+    """Flat indices over the whole source tile; the scratch tile (loaded, for it has no other way to
+    get a valid region) takes the indices' valid region, as a2a3 TGATHER asserts."""
+    idx = b.x(Domain(0, R * C - 1), D.INT32)
+    valid = list(VALID) if b.case.valid == "partial" else [R, C]
+    tmp = b.let(f"pl.load({b.param((R, C), D.INT32, ANY)}, [0, 0], [{R}, {C}], valid_shape={valid})", "s")
+    return b.let(call("gather", b.aux((R, C)), idx, tmp))
+
+
+def _scatter(b: CaseBody) -> str:
+    """Indices of the data's width (two bytes for 8-bit data) into the whole destination tile; the
+    destination starts as non-zero data, which TSCATTER zeroes."""
+    width = D.INT32 if b.case.dtype.get_bit() == 32 else D.INT16
+    idx = b.x(Domain(0, R * C - 1), width)
+    return b.let(call("scatter", b.aux((R, C)), b.x(), idx))
+
+
+def _gatherb(b: CaseBody) -> str:
+    """Block-aligned byte offsets into the whole source tile, 8 per row: one 256-byte repeat."""
+    src_bytes = R * C * b.case.dtype.get_bit() // 8
+    offsets = b.x(Domain(0, src_bytes - 32, step=32), D.UINT32, shape=(R, 8))
+    return b.let(call("gatherb", b.aux((R, C)), offsets))
+
+
 RECIPES: dict[str, Recipe] = {
     **{f"tile.{n}": _binary(n) for n in ("add", "sub", "mul", "maximum", "minimum")},
     "tile.div": _binary("div", NONZERO),
@@ -417,9 +442,11 @@ RECIPES: dict[str, Recipe] = {
     "tile.extract": _cube(_extract),
     "tile.sort32": Recipe(_sort32),
     "tile.mrgsort_format1": Recipe(_mrgsort),
+    "tile.gather": Recipe(_gather),
+    "tile.scatter": Recipe(_scatter),
+    "tile.gatherb": Recipe(_gatherb),
 }
 
-_NO_SEMANTICS = "the interpreter has no semantics for it, so there is nothing to compare the simulator with"
 _SYNC = "a synchronisation intrinsic InsertPipeSync places in every kernel; it computes no value to compare"
 _SPMD = "a launch-identity read, only meaningful in a pl.spmd launch (tests/sim/test_spmd_launch.py runs it)"
 SKIPPED: dict[str, str] = {
@@ -439,6 +466,5 @@ SKIPPED: dict[str, str] = {
     "tile.store": "every case stores its result with it",
     "tile.create": "every case with a scratch tile creates it",
     "tile.alloc": "emitted by memory planning for pinned buffers, not written by programs",
-    **{op: _NO_SEMANTICS for op in ("tile.gather", "tile.gatherb", "tile.mscatter", "tile.scatter")},
     "tile.transpose_view": "reinterprets an NZ Mat tile as ZN for the cube unit; no Vec path stores its result",
 }

@@ -1,18 +1,26 @@
-"""Index-driven data movement: ``tensor.gather``, ``tensor.scatter``, ``*.scatter_update``.
+"""Index-driven data movement: ``tensor.gather``/``scatter``, ``*.scatter_update``, ``tile.gather``/``gatherb``,
+``tile.scatter``/``mscatter``.
 
 ``gather(input, index, dim=-1)`` picks ``input`` elements along ``dim`` (``out[i][j] =
 input[i][index[i][j]]`` for ``dim=-1``); ``scatter(input, index, src, dim=-1)`` is its inverse on a
 copy of ``input``; ``scatter_update(input, index, src, dim=-2)`` overwrites the rows of ``input``
-named by ``index`` with the rows of ``src``. Indices out of range are errors.
+named by ``index`` with the rows of ``src``. The tile forms follow pto-isa's a2a3 kernels: an index
+is a flat row-major element offset into the whole static tile (``mscatter``: the whole tensor), a
+``gatherb`` offset a byte offset of a 32-byte block in it. Indices out of range are errors (the
+hardware would read or write whatever memory lies there).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from pypto.ir.datatype import DataType
+from pypto.ir.ops.tile_view_ops import BLOCK_BYTES
+
+from ..dtypes import numpy_dtype
 from ..errors import OpError
-from ..values import ArrayValue
-from .common import cast_data, like, read
+from ..values import ArrayValue, TensorValue
+from .common import cast_data, like, read, result_dtype
 from .table import OpContext, register
 
 
@@ -60,3 +68,74 @@ def _scatter_update(ctx: OpContext, dst: ArrayValue, index: ArrayValue, src: Arr
         )
     rows[idx] = updates
     return like(ctx, dst, out, dst.dtype)
+
+
+def _flat_indices(index: ArrayValue, extent: int, what: str, bound: str = "") -> np.ndarray:
+    """The valid region of ``index`` as int64, each a flat offset in ``[0, extent)``; ``bound`` says
+    what the limit is (default: the ``extent`` elements addressed)."""
+    idx = read(index, what)[tuple(slice(0, v) for v in index.valid)].astype(np.int64)
+    bad = np.argwhere((idx < 0) | (idx >= extent))
+    if bad.size:
+        at = tuple(int(i) for i in bad[0])
+        raise OpError(f"{what}{list(at)} = {idx[at]} is outside {bound or f'the {extent} elements it addresses'}")
+    return idx
+
+
+@register("tile.gather")
+def _tile_gather(ctx: OpContext, src: ArrayValue, indices: ArrayValue, tmp: ArrayValue) -> ArrayValue:
+    """TGATHER: ``out[r, c] = src.flat[indices[r, c]]`` over the indices' valid region."""
+    data = read(src, "src")
+    idx = _flat_indices(indices, data.size, "indices")
+    out = np.zeros(indices.data.shape, dtype=data.dtype)
+    out[tuple(slice(0, v) for v in indices.valid)] = data.reshape(-1)[idx]
+    return like(ctx, src, out, src.dtype, indices.valid)
+
+
+def _scatter_flat(out: np.ndarray, dtype: DataType, index: ArrayValue, src: ArrayValue, what: str) -> np.ndarray:
+    """Write ``src`` elements at the flat indices of ``index``'s valid region into ``out`` in row-major
+    order (of duplicate indices the last write stays); returns the flat indices written."""
+    idx = _flat_indices(index, out.size, what).reshape(-1)
+    values = cast_data(read(src, "src")[tuple(slice(0, v) for v in index.valid)], dtype).reshape(-1)
+    # np.unique keeps the first occurrence: search the reversed order to keep the last write.
+    _, last = np.unique(idx[::-1], return_index=True)
+    keep = idx.size - 1 - last
+    out.flat[idx[keep]] = values[keep]
+    return idx
+
+
+@register("tile.scatter")
+def _tile_scatter(ctx: OpContext, dst: ArrayValue, src: ArrayValue, indexes: ArrayValue) -> ArrayValue:
+    """TSCATTER: a zeroed ``dst`` with ``dst.flat[indexes[i, j]] = src[i, j]`` over the indexes' valid region."""
+    out = np.zeros(dst.data.shape, dtype=read(dst, "dst").dtype)
+    _scatter_flat(out, dst.dtype, indexes, src, "indexes")
+    return like(ctx, dst, out, dst.dtype, tuple(out.shape))
+
+
+@register("tile.mscatter")
+def _tile_mscatter(ctx: OpContext, src: ArrayValue, idx: ArrayValue, output: ArrayValue) -> ArrayValue:
+    """MSCATTER (Coalesce::Elem): ``output.flat[idx[i, j]] = src[i, j]`` over idx's valid region, in place."""
+    if not isinstance(output, TensorValue):
+        raise OpError(f"mscatter target must be a tensor, got {type(output).__name__}")
+    written = _scatter_flat(output.data, output.dtype, idx, src, "idx")
+    output.mark_written(np.unravel_index(written, output.data.shape))
+    return output
+
+
+@register("tile.gatherb")
+def _tile_gatherb(ctx: OpContext, src: ArrayValue, offset: ArrayValue) -> ArrayValue:
+    """TGATHERB: block ``c`` of row ``r`` is the 32 bytes of ``src`` at byte ``offset[r, c]``."""
+    src_bytes = np.ascontiguousarray(read(src, "src")).view(np.uint8).reshape(-1)
+    offs = _flat_indices(offset, src_bytes.size - BLOCK_BYTES + 1, "offset",
+                         f"[0, {src_bytes.size - BLOCK_BYTES}], where a {BLOCK_BYTES}-byte block of the "
+                         f"{src_bytes.size}-byte src starts")
+    unaligned = np.argwhere(offs % BLOCK_BYTES)
+    if unaligned.size:
+        at = tuple(int(i) for i in unaligned[0])
+        raise OpError(f"offset{list(at)} = {offs[at]} is not a multiple of the {BLOCK_BYTES}-byte block")
+    dtype = result_dtype(ctx, src.dtype)
+    rows, blocks = offs.shape
+    out = np.zeros((offset.data.shape[0], offset.data.shape[1] * BLOCK_BYTES), dtype=np.uint8)
+    out[:rows, :blocks * BLOCK_BYTES] = src_bytes[offs[..., None] + np.arange(BLOCK_BYTES)].reshape(rows, -1)
+    data = out.view(numpy_dtype(dtype))
+    valid = (rows, blocks * BLOCK_BYTES * 8 // dtype.get_bit())
+    return like(ctx, src, data, dtype, valid)

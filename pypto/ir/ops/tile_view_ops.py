@@ -14,6 +14,7 @@ from ..type_base import Type
 from ..types import TileType
 from . import kwtypes as K
 from .common import (
+    check_dtype,
     check_int,
     check_rank,
     const_value,
@@ -86,10 +87,21 @@ define("tile.slice",
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
 
 
+def _is_line(dims: list[Expr]) -> bool:
+    return len(dims) != 2 or 1 in (const_value(dims[0]), const_value(dims[1]))
+
+
 def _reshape(ci: CallInfo) -> Type:
     """Same elements in a new shape (same space); the valid region is carried when representable."""
     t = ci["tile"].type
     dims = elements(ci, "shape")
+    # TRESHAPE reinterprets the buffer as a row-major tile: a (plain, not fractal) col-major one's
+    # elements lie column by column, so only a single row or column keeps its element order.
+    v = t.get_effective_tile_view()
+    if (v.blayout == TileLayout.col_major and v.slayout == TileLayout.none_box
+            and not (_is_line(list(t.shape)) and _is_line(dims))):
+        ci.fail(f"a col-major {format_dims(t.shape)} tile reshaped to {format_dims(dims)} would reorder its "
+                "elements (TRESHAPE reinterprets the buffer row-major); tile.move it to row-major first")
     result = view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
     view, cols = result.get_effective_tile_view(), const_value(dims[-1])
     # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of 32-byte blocks.
@@ -197,20 +209,63 @@ define("tile.fillpad_expand", [tile("tile"), shape("shape")], _fillpad_expand, p
 # ---------------------------------------------------------------- gather / scatter / sort
 
 
+# a2a3 TGather.hpp (index form): b16/b32 data, b32 indices, tmp of the indices' dtype; it addresses
+# every operand as row-major rows (the CPU model follows each tile's layout instead).
+GATHER_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16)
+GATHER_INDEX = (D.INT32, D.UINT32)
+
+
+def check_row_major(ci: CallInfo, *names: str) -> None:
+    """Each named tile operand is row-major."""
+    for name in names:
+        if ci[name].type.get_effective_tile_view().blayout != TileLayout.row_major:
+            ci.fail(f"'{name}' must be a row-major tile")
+
+
 def _gather(ci: CallInfo) -> Type:
-    """Elements of ``src`` picked by ``indices``: the indices' shape, the src dtype."""
-    check_int(ci, "'indices'", ci["indices"].type.dtype)
-    return tile_type(list(ci["indices"].type.shape), ci["src"].type.dtype)
+    """Elements of ``src`` at flat row-major indices over its whole static shape: the indices' shape
+    and valid region, the src dtype."""
+    src, idx, tmp = ci["src"].type, ci["indices"].type, ci["tmp"].type
+    check_dtype(ci, "'src'", src.dtype, GATHER_DATA)
+    check_dtype(ci, "'indices'", idx.dtype, GATHER_INDEX)
+    if tmp.dtype != idx.dtype:
+        ci.fail(f"'tmp' dtype {tmp.dtype.name} must equal the indices dtype {idx.dtype.name}")
+    check_same_shape(ci, "tmp", "indices")
+    if not dims_equal(valid_shape(tmp), valid_shape(idx)):
+        ci.fail(f"'tmp' valid region {format_dims(valid_shape(tmp))} must equal the indices' "
+                f"{format_dims(valid_shape(idx))} (a2a3 TGATHER asserts it)")
+    check_row_major(ci, "src", "indices", "tmp")
+    return tile_type(list(idx.shape), src.dtype, valid_shape(idx))
 
 
 define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)], _gather, placement=VECTOR,
        memory=mem((Vec,), (Vec,), (Vec,), out=Vec))
 
 
+# a2a3 TGatherB.hpp: 1/2/4-byte elements (MScatter.hpp too), 32-bit byte offsets, whole 256-byte
+# repeats of 8 blocks per row (a row's last repeat is written in full, so a part of one would differ).
+BYTE_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8)
+GATHERB_OFFSET = (D.UINT32, D.INT32)
+BLOCK_BYTES, BLOCKS_PER_REPEAT = 32, 8
+
+
 def _gatherb(ci: CallInfo) -> Type:
-    """Blocks of ``src`` at byte offsets: the offsets' shape, ``output_dtype`` or the src dtype."""
-    check_int(ci, "'offset'", ci["offset"].type.dtype)
-    return tile_type(list(ci["offset"].type.shape), ci.kw("output_dtype") or ci["src"].type.dtype)
+    """One 32-byte block of ``src`` per offset: the offsets' rows, each offset column widened to a
+    block of ``output_dtype`` (or the src dtype) elements; valid region likewise."""
+    src, off = ci["src"].type, ci["offset"].type
+    dtype = ci.kw("output_dtype") or src.dtype
+    check_dtype(ci, "'src'", src.dtype, BYTE_DATA)
+    check_dtype(ci, "output", dtype, BYTE_DATA)
+    check_dtype(ci, "'offset'", off.dtype, GATHERB_OFFSET)
+    check_row_major(ci, "src", "offset")
+    for what, cols in (("columns", off.shape[-1]), ("valid columns", valid_shape(off)[-1])):
+        if const_value(cols) is None or const_value(cols) % BLOCKS_PER_REPEAT:
+            ci.fail(f"'offset' {what} must be a static multiple of {BLOCKS_PER_REPEAT} (a2a3 TGATHERB gathers whole "
+                    f"repeats of {BLOCKS_PER_REPEAT} blocks per row), got {format_dims([cols])}")
+    per_block = BLOCK_BYTES * 8 // dtype.get_bit()
+    valid = valid_shape(off)
+    return tile_type([off.shape[0], index(const_value(off.shape[1]) * per_block)], dtype,
+                     [valid[0], index(const_value(valid[1]) * per_block)])
 
 
 define("tile.gatherb", [tile("src"), tile("offset")], _gatherb, placement=VECTOR,
@@ -266,15 +321,29 @@ define("tile.mgather",
        signature=("mem", "idx", "coalesce", "*", "gather_oob", "target_memory", "scratch", "valid_shape"))
 
 
+# a2a3 TScatter.hpp: these data dtypes, with indices of the data's width (two bytes for 8-bit data).
+SCATTER_INDEX = {
+    **dict.fromkeys((D.FP32, D.INT32, D.UINT32), (D.INT32, D.UINT32)),
+    **dict.fromkeys((D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8), (D.INT16, D.UINT16)),
+}
+
+
 def _scatter(ci: CallInfo) -> Type:
-    """``dst`` with ``src`` elements written at ``indexes``."""
-    dst, src = ci["dst"].type, ci["src"].type
-    check_int(ci, "'indexes'", ci["indexes"].type.dtype)
+    """A zeroed ``dst`` with ``src`` elements written at flat row-major ``indexes`` over its whole
+    static shape, over the indexes' valid region (a2a3 TSCATTER zeroes the tile first)."""
+    dst, src, idx = ci["dst"].type, ci["src"].type, ci["indexes"].type
+    check_int(ci, "'indexes'", idx.dtype)
+    check_dtype(ci, "'dst'", dst.dtype, SCATTER_INDEX)
     if src.dtype != dst.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_dtype(ci, f"'indexes' (for {dst.dtype.name} data)", idx.dtype, SCATTER_INDEX[dst.dtype])
     check_same_shape(ci, "indexes", "src")
     if len(src.shape) != len(dst.shape):
         ci.fail(f"'src' {format_dims(src.shape)} must have the rank of 'dst' {format_dims(dst.shape)}")
+    if not dims_equal(valid_shape(src), valid_shape(idx)):
+        ci.fail(f"'src' valid region {format_dims(valid_shape(src))} must equal the indexes' "
+                f"{format_dims(valid_shape(idx))}")
+    check_row_major(ci, "dst", "src", "indexes")
     return view_of(dst, list(dst.shape), None)
 
 
@@ -294,12 +363,18 @@ def _scatter_mask(ci: CallInfo) -> Type:
 
 
 def _mscatter(ci: CallInfo) -> Type:
-    """The output tensor's type, elements of ``src`` scattered into it."""
-    src, out = ci["src"].type, ci["output_tensor"].type
-    check_int(ci, "'idx'", ci["idx"].type.dtype)
+    """The output tensor's type, ``src`` elements written at flat row-major ``idx`` over the whole
+    tensor (pto-isa MSCATTER's Coalesce::Elem; dtypes, 32-bit indices and row-major tiles as MScatter.hpp)."""
+    src, idx, out = ci["src"].type, ci["idx"].type, ci["output_tensor"].type
+    check_dtype(ci, "'src'", src.dtype, BYTE_DATA)
+    check_dtype(ci, "'idx'", idx.dtype, GATHER_INDEX)
     if src.dtype != out.dtype:
         ci.fail(f"src dtype {src.dtype.name} must equal the output tensor dtype {out.dtype.name}")
     check_same_shape(ci, "idx", "src")
+    if not dims_equal(valid_shape(src), valid_shape(idx)):
+        ci.fail(f"'src' valid region {format_dims(valid_shape(src))} must equal the idx's "
+                f"{format_dims(valid_shape(idx))}")
+    check_row_major(ci, "src", "idx")
     return out
 
 
