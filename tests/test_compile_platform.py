@@ -43,7 +43,8 @@ class Exp:
 def test_a5_compiles_through_codegen_what_only_fits_a5(tmp_path: Path) -> None:
     compiled = ir.compile(pl.parse(EXP_128x384), output_dir=tmp_path / "a5", backend_type=BackendType.Ascend950)
     assert compiled.files == (
-        "compiled_meta.json", "kernel_config.py", "kernels/aiv/kexp.cpp", "orchestration/main.cpp", "ptoas/kexp.pto",
+        "compiled_meta.json", "debug/run.py", "kernel_config.py", "kernels/aiv/kexp.cpp", "orchestration/main.cpp",
+        "ptoas/kexp.pto",
     )
     assert (tmp_path / "a5" / "ptoas/kexp.pto").read_text().startswith('module attributes {pto.target_arch = "a5"} {')
     kernel = (tmp_path / "a5" / "kernels/aiv/kexp.cpp").read_text()
