@@ -18,9 +18,9 @@ _TPOP_SPACE = {
     ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,
     ("tile.tpop_from_aic", FunctionType.AIV): MemorySpace.Vec,
 }
-_TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
+TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
-_PIPE_OPS = _TPOPS | _TPUSHES
+_PIPE_OPS = TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
@@ -59,7 +59,7 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
             report.error("DYNAMIC_PIPE_TILE", f"{name} sends a tile without a static shape", call)
     for stmt in function_index(func).of(AssignStmt):
         name = op_name(stmt.value)
-        if name not in _TPOPS:
+        if name not in TPOPS:
             continue
         want = _TPOP_SPACE.get((name, func.func_type))
         space = stmt.var.type.memory_space if isinstance(stmt.var.type, TileType) else None

@@ -82,7 +82,7 @@ def _slice(ci: CallInfo) -> Type:
 define("tile.slice",
        [tile("tile"), shape("shape"), shape("offset"), shape("valid_shape", optional=True, fill_empty=True),
         shape("drop_dims", optional=True)],
-       _slice, placement=KERNEL, memory=VIEW,
+       _slice, placement=KERNEL, memory=VIEW, view=True,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
 
 
@@ -93,7 +93,7 @@ def _reshape(ci: CallInfo) -> Type:
     return view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
 
 
-define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW)
+define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW, view=True)
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
@@ -107,7 +107,8 @@ def _reinterpret_view(ci: CallInfo) -> Type:
 
 
 define("tile.reinterpret_view", [tile("tile"), shape("shape", optional=True)], _reinterpret_view,
-       placement=KERNEL, memory=VIEW, kwargs=[kw("dtype", K.DTYPE)], signature=("tile", "dtype", "*", "shape"))
+       placement=KERNEL, memory=VIEW, kwargs=[kw("dtype", K.DTYPE)], signature=("tile", "dtype", "*", "shape"),
+       view=True)
 
 
 def _transpose(ci: CallInfo) -> Type:

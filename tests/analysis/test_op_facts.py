@@ -1,0 +1,49 @@
+"""Op facts kept outside the registry entries: each per-concern table covers every tile op the
+registry does not decide, holds nothing the registry decides, and agrees with the registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto import ir
+from pypto.analysis.pipes import PIPE_EXCEPTIONS, derived_pipe, pipe_rule
+from pypto.ir.op_registry import all_entries, get_entry, is_view_op
+from pypto.languages.invariants.affinity import AFFINITY_EXCEPTIONS, UNDECIDED, Affinity, affinity, derived_affinity
+
+TILE_OPS = [e for e in all_entries() if e.namespace == "tile"]
+CUBE_OPS = {"tile." + n for n in ("matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc", "gemv_bias",
+                                  "batch_matmul", "batch_matmul_acc", "matmul_mx", "matmul_mx_acc", "matmul_mx_bias")}
+
+
+def test_every_tile_op_has_a_pipe_from_its_entry_or_the_table() -> None:
+    assert [e.name for e in TILE_OPS if derived_pipe(e) == "undecided" and e.name not in PIPE_EXCEPTIONS] == []
+
+
+def test_every_tile_op_has_an_affinity_from_its_entry_or_the_table() -> None:
+    assert [e.name for e in TILE_OPS if derived_affinity(e) == UNDECIDED and e.name not in AFFINITY_EXCEPTIONS] == []
+
+
+@pytest.mark.parametrize(("table", "derive"), [(PIPE_EXCEPTIONS, derived_pipe), (AFFINITY_EXCEPTIONS, derived_affinity)])
+def test_tables_name_registered_tile_ops_the_registry_does_not_decide(table: dict, derive) -> None:
+    assert [n for n in table if not n.startswith("tile.") or derive(get_entry(n)) == table[n]] == []
+
+
+def test_the_cube_pipe_runs_exactly_the_matmul_family() -> None:
+    """batch_matmul, batch_matmul_acc and matmul_mx* were V ops (issue 28)."""
+    assert {e.name for e in TILE_OPS if pipe_rule(e.name) is ir.PipeType.M} == CUBE_OPS
+
+
+def test_views_are_the_zero_copy_ops() -> None:
+    assert {e.name for e in TILE_OPS if is_view_op(e.name)} == {
+        "tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view"}
+    assert all(pipe_rule(n) is None for n in ("tile.reshape", "tile.slice", "tile.reinterpret_view",
+                                               "tile.transpose_view"))
+
+
+@pytest.mark.parametrize(("space", "side"), [(ir.MemorySpace.Mat, Affinity.CUBE), (ir.MemorySpace.Vec, Affinity.VECTOR)])
+def test_a_slice_runs_on_the_side_of_its_source(space: ir.MemorySpace, side: Affinity) -> None:
+    """A slice of a Mat tile was a vector op (issue 28): ExpandMixedKernel put it in the AIV kernel."""
+    t = ir.Var("t", ir.TileType([ir.ConstInt(32, ir.DataType.INDEX, ir.Span.unknown())] * 2, ir.DataType.FP16,
+                                memory_space=space), ir.Span.unknown())
+    assert affinity(ir.op.tile.slice(t, [16, 16], [0, 0])) is side
+    assert affinity(ir.op.tile.reshape(t, [16, 64])) is side
