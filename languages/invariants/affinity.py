@@ -49,10 +49,9 @@ AFFINITY_EXCEPTIONS: dict[str, AffinityRule] = {
     "tile.move": BY_OPERANDS,
     "tile.extract": BY_OPERANDS,
     "tile.store": BY_OPERANDS,
-    # Element access and a valid-shape change: the vector side (they issue no cube instruction).
+    # Element access: the vector side (it issues no cube instruction).
     "tile.read": Affinity.VECTOR,
     "tile.write": Affinity.VECTOR,
-    "tile.set_validshape": Affinity.VECTOR,
 }
 _SIDE = {AIC: Affinity.CUBE, AIV: Affinity.VECTOR}
 _PIPE_SIDE = {PipeType.M: Affinity.CUBE, PipeType.V: Affinity.VECTOR}

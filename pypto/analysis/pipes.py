@@ -34,7 +34,6 @@ PIPE_EXCEPTIONS: dict[str, PipeRule] = {
     "tile.extract": BY_SOURCE,
     "tile.alloc": None,
     "tile.create": None,
-    "tile.set_validshape": None,
     "tile.get_block_idx": None,
     "tile.get_block_num": None,
     "tile.get_subblock_idx": None,

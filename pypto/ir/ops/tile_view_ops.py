@@ -161,7 +161,7 @@ def _set_validshape(ci: CallInfo) -> Type:
 
 
 define("tile.set_validshape", [tile("tile"), index_p("valid_rows"), index_p("valid_cols")], _set_validshape,
-       placement=KERNEL, memory=VIEW)
+       placement=KERNEL, memory=VIEW, view=True)
 
 
 def _fillpad(ci: CallInfo) -> Type:
