@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 from pypto.ir.enums import MemorySpace, PipeType
 from pypto.ir.expr import Call, Expr
-from pypto.ir.op_registry import AIC, AIV, OpEntry, lookup
+from pypto.ir.op_registry import AIC, AIV, OpEntry, all_entries, lookup
 from pypto.ir.types import TileType
 
 BY_SOURCE: Final = "by_source"  # a copy: its pipe follows the source (and target) memory space
@@ -79,6 +79,11 @@ def pipe_rule(name: str) -> PipeRule:
 
 
 _RULES: dict[str, PipeRule] = {}  # pipe_rule per op name seen
+
+
+def cube_ops() -> frozenset[str]:
+    """The registered tile ops the cube executes (the M pipe): the matmul family."""
+    return frozenset(e.name for e in all_entries() if e.namespace == "tile" and pipe_rule(e.name) is PipeType.M)
 
 
 def _space(e: Expr) -> MemorySpace | None:
