@@ -12,6 +12,7 @@ from pypto.languages.invariants import (
     TileMemoryInferred,
     TileOps2D,
 )
+from pypto.languages.invariants.kernels import TPOPS
 from pypto.languages.split_core import split_core
 
 from pypto.analysis import op_name
@@ -20,7 +21,7 @@ from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
-from pypto.ir.op_registry import Effect, get_entry, lookup
+from pypto.ir.op_registry import Effect, get_entry, is_view_op, lookup
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import PtrType
@@ -31,10 +32,6 @@ from .memory_lifetimes import lifetimes
 from .memref_util import KERNELS, Retype, on_chip, prepend, tile_nbytes, with_memref
 from .rewrite import RewritePass
 
-# Pipe-slot tiles: their data stays in the pipe buffer, they get no MemRef (nor do views of them).
-POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
-# Views: the result is the source buffer seen with another shape (a slice: a window of it, TSUBVIEW).
-VIEWS = frozenset({"tile.reshape", "tile.reinterpret_view", "tile.transpose_view", "tile.slice"})
 # The offset of a MemRef whose allocation has no address yet.
 UNASSIGNED = -1
 _ALLOC = get_entry("tile.alloc").op
@@ -209,7 +206,7 @@ class _Plan:
                 stmt.span,
             )
         name = op_name(value)
-        if name in POPS:
+        if name in TPOPS:  # a pipe-slot tile: its data stays in the pipe buffer, no MemRef (nor its views)
             self.piped.add(var)
             return
         if isinstance(value, Var):
@@ -220,7 +217,7 @@ class _Plan:
             self.fresh(var)
             return
         args = value.args
-        if name in VIEWS and args:
+        if is_view_op(name) and args:
             if args[0] in self.piped:
                 self.piped.add(var)
                 return

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
+from typing import Final, Literal
 
-from pypto.ir.enums import MemorySpace
+from pypto.analysis.pipes import PIPE_EXCEPTIONS
+from pypto.ir.enums import MemorySpace, PipeType
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit
+from pypto.ir.op_registry import AIC, AIV, OpEntry, lookup
 from pypto.ir.types import TileType
-
 
 
 class Affinity(enum.Enum):
@@ -17,22 +19,6 @@ class Affinity(enum.Enum):
     SHARED = "shared"
 
 
-CUBE_OPS = frozenset(
-    "tile." + n
-    for n in (
-        "matmul",
-        "matmul_acc",
-        "matmul_bias",
-        "gemv",
-        "gemv_acc",
-        "gemv_bias",
-        "batch_matmul",
-        "batch_matmul_acc",
-        "matmul_mx",
-        "matmul_mx_acc",
-        "matmul_mx_bias",
-    )
-)
 CUBE_SPACES = frozenset(
     {
         MemorySpace.Mat,
@@ -44,13 +30,43 @@ CUBE_SPACES = frozenset(
         MemorySpace.RightScale,
     }
 )
-# Cross-core pipe ends run on a fixed side; index queries and buffer declarations (tile.alloc,
-# which emits no instruction) run anywhere.
-_CUBE_PIPE_OPS = frozenset({"tile.tpush_to_aiv", "tile.tpop_from_aiv"})
-_VECTOR_PIPE_OPS = frozenset({"tile.tpush_to_aic", "tile.tpop_from_aic"})
-_ANY_SIDE_OPS = frozenset({"tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num", "tile.alloc"})
-_BY_SOURCE = frozenset({"tile.store", "tile.reshape", "tile.transpose_view"})
-_BOUNDARY_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather"})
+BY_OPERANDS: Final = "by_operands"  # the side follows the space of a tile the op makes, reads or moves
+AffinityRule = Affinity | Literal["by_operands"]
+
+# Tile ops whose side is not derived (a view follows its source; an op only cube-side kernels may
+# contain is CUBE, one only vector-side kernels may contain is VECTOR; else an op on the M pipe is
+# CUBE and one on the V pipe VECTOR, pypto.analysis.pipes).
+AFFINITY_EXCEPTIONS: dict[str, AffinityRule] = {
+    # Index queries and buffer declarations (tile.alloc emits no instruction) run on either side.
+    "tile.get_block_idx": Affinity.SHARED,
+    "tile.get_subblock_idx": Affinity.SHARED,
+    "tile.get_block_num": Affinity.SHARED,
+    "tile.alloc": Affinity.SHARED,
+    "tile.aiv_shard": Affinity.BOUNDARY,
+    "tile.aic_gather": Affinity.BOUNDARY,
+    "tile.load": BY_OPERANDS,
+    "tile.create": BY_OPERANDS,
+    "tile.move": BY_OPERANDS,
+    "tile.extract": BY_OPERANDS,
+    "tile.store": BY_OPERANDS,
+    # Element access: the vector side (it issues no cube instruction).
+    "tile.read": Affinity.VECTOR,
+    "tile.write": Affinity.VECTOR,
+}
+_SIDE = {AIC: Affinity.CUBE, AIV: Affinity.VECTOR}
+_PIPE_SIDE = {PipeType.M: Affinity.CUBE, PipeType.V: Affinity.VECTOR}
+UNDECIDED: Final = "undecided"
+
+
+def derived_affinity(entry: OpEntry) -> AffinityRule | Literal["undecided"]:
+    """The side ``entry`` and its pipe decide: a view's follows its source, a cube-/vector-only op's
+    is CUBE/VECTOR, an M-/V-pipe op's CUBE/VECTOR; else undecided."""
+    if entry.view:
+        return BY_OPERANDS
+    side = entry.core_side
+    if side is not None:
+        return _SIDE[side]
+    return _PIPE_SIDE.get(PIPE_EXCEPTIONS.get(entry.name), UNDECIDED)
 
 
 def _space(e: Expr) -> MemorySpace | None:
@@ -63,25 +79,19 @@ def _side(space: MemorySpace | None) -> Affinity:
     return Affinity.CUBE if space in CUBE_SPACES else Affinity.VECTOR
 
 
-def _by_name(name: str) -> Affinity | None:
-    """The side of op ``name`` when the name alone decides it; None when the operands do."""
-    if name in CUBE_OPS or name in _CUBE_PIPE_OPS:
-        return Affinity.CUBE
-    if name in _VECTOR_PIPE_OPS:
-        return Affinity.VECTOR
-    if name in _ANY_SIDE_OPS:
+def _by_name(name: str) -> AffinityRule:
+    """The side of op ``name`` when the name alone decides it, else ``BY_OPERANDS``."""
+    if name in AFFINITY_EXCEPTIONS:
+        return AFFINITY_EXCEPTIONS[name]
+    if not name.startswith("tile."):
         return Affinity.SHARED
-    if name in _BOUNDARY_OPS:
-        return Affinity.BOUNDARY
-    if name in _BY_OPERANDS:
-        return None
-    return Affinity.VECTOR if name.startswith("tile.") else Affinity.SHARED
+    entry = lookup(name)
+    rule = derived_affinity(entry) if entry is not None else UNDECIDED
+    return Affinity.VECTOR if rule == UNDECIDED else rule  # a plugin's kernel op: the vector side
 
 
-# Ops whose side follows the space of a tile they make, read or move.
-_BY_OPERANDS = frozenset({"tile.load", "tile.create", "tile.move", "tile.extract"}) | _BY_SOURCE
 # _by_name per op name seen (op names are the registry's and the program's few unknown ones).
-_NAMED: dict[str, Affinity | None] = {}
+_NAMED: dict[str, AffinityRule] = {}
 
 
 def affinity(expr: Expr) -> Affinity:
@@ -95,11 +105,11 @@ def affinity(expr: Expr) -> Affinity:
         side = _NAMED[name]
     except KeyError:
         side = _NAMED[name] = _by_name(name)
-    if side is not None:
+    if side != BY_OPERANDS:
         return side
     if name in ("tile.load", "tile.create"):  # by the space the tile is made in
         return _side(expr.kwargs.get("target_memory", MemorySpace.Vec))
-    if name in _BY_SOURCE:
+    if name not in ("tile.move", "tile.extract"):  # a store or a view: by its source tile
         return _side(_space(expr.args[0])) if expr.args else Affinity.VECTOR
     # tile.extract moves a window between spaces like tile.move (Mat -> Left/Right on the cube side).
     if not expr.args:

@@ -8,19 +8,17 @@ from pypto.analysis import callee, function_index, op_name
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
+from pypto.ir.op_registry import AIC, AIV, get_entry
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter, cached
 
-_TPOP_SPACE = {
-    ("tile.tpop_from_aiv", FunctionType.AIC): MemorySpace.Mat,
-    ("tile.tpop_from_aic", FunctionType.AIV): MemorySpace.Vec,
-}
-_TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
+_SIDE_OF = {FunctionType.AIC: AIC, FunctionType.AIV: AIV}
+TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
-_PIPE_OPS = _TPOPS | _TPUSHES
+_PIPE_OPS = TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
@@ -43,6 +41,15 @@ def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
             report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
 
 
+def _tpop_space(name: str, func_type: FunctionType) -> MemorySpace | None:
+    """The space a tpop lands in (its registry result space) in a kernel of its own side, else None."""
+    entry = get_entry(name)
+    if _SIDE_OF.get(func_type) != entry.core_side or entry.memory is None:
+        return None
+    space = entry.memory.output
+    return space if isinstance(space, MemorySpace) else None
+
+
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     names = set(map(op_name, calls))
     if names.isdisjoint(_PIPE_OPS):
@@ -59,9 +66,9 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
             report.error("DYNAMIC_PIPE_TILE", f"{name} sends a tile without a static shape", call)
     for stmt in function_index(func).of(AssignStmt):
         name = op_name(stmt.value)
-        if name not in _TPOPS:
+        if name not in TPOPS:
             continue
-        want = _TPOP_SPACE.get((name, func.func_type))
+        want = _tpop_space(name, func.func_type)
         space = stmt.var.type.memory_space if isinstance(stmt.var.type, TileType) else None
         if want is not None and space is not want:
             report.error(

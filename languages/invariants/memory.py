@@ -8,14 +8,14 @@ from pypto.analysis import function_index, op_name
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, GlobalVar, Var
 from pypto.ir.function import Function, Program
+from pypto.ir.op_registry import is_view_op
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from .base import Invariant, Reporter
+from .kernels import TPOPS
 from .walk import checked_defs
 
-_POPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
-_VIEWS = frozenset({"tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view"})
 
 
 def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
@@ -23,7 +23,7 @@ def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
     for stmt in function_index(func).of(AssignStmt):
         value = stmt.value  # op_name(value), inlined: this looks at every assignment
         name = value.op.name if type(value) is Call and not isinstance(value.op, GlobalVar) else op_name(value)
-        if name in _POPS or (name in _VIEWS and stmt.value.args and stmt.value.args[0] in piped):
+        if name in TPOPS or (is_view_op(name) and stmt.value.args and stmt.value.args[0] in piped):
             piped.add(stmt.var)
             continue
         if isinstance(stmt.var.type, TileType) and stmt.var.type.memref is None:

@@ -28,6 +28,7 @@ Left out on purpose, with the implementation that rules them out:
 
 from __future__ import annotations
 
+from pypto.ir.op_registry import all_entries
 from pypto.ir.types import TileType, dims_equal
 
 _TILE = frozenset({"tile"})
@@ -57,16 +58,11 @@ _NEVER = (
     "tile.mgather",
 )
 
-# Ops whose result is an operand's own buffer (a view, or a write in place): sharing is their meaning.
-_SAME_BUFFER = (
-    "tile.reshape", "tile.reinterpret_view", "tile.transpose_view", "tile.slice", "tile.set_validshape",
-    "tile.assemble", "tile.write", "tile.fillpad_inplace", "tile.scatter", "tile.scatter_mask",
-    "tile.gather_row", "tile.matmul_acc", "tile.batch_matmul_acc", "tile.gemv_acc", "tile.matmul_mx_acc",
-)
-
-
 def _table() -> dict[str, frozenset[str]]:
-    t: dict[str, frozenset[str]] = {name: _NONE for name in _NEVER + _SAME_BUFFER}
+    t: dict[str, frozenset[str]] = {name: _NONE for name in _NEVER}
+    # An op whose result is an operand's own buffer (a view, or a write in place): sharing is its meaning.
+    t.update({e.name: _NONE for e in all_entries() if e.namespace == "tile" and e.memory is not None
+              and e.memory.output is not None and (e.view or e.written_params())})
     t.update({f"tile.{n}": _TILE for n in _UNARY})
     t.update({f"tile.{n}": _BOTH for n in _BINARY})
     t.update({f"tile.{n}": _LHS for n in _WITH_SCALAR})

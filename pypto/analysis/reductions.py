@@ -50,6 +50,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 
 from .callgraph import callee
+from .pipes import cube_ops
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,7 @@ def _reduced(axis: int) -> Callable[[E.Call], E.Expr | None]:
 # operands named in ADDENDS are added to that sum; the others are its factors.
 REDUCED_TERMS: dict[str, Callable[[E.Call], E.Expr | None]] = {
     **{f"tensor.{name}": _contracted for name in ("matmul", "matmul_acc")},
-    **{f"tile.{name}": _contracted for name in ("matmul", "matmul_acc", "matmul_bias", "batch_matmul",
-                                                 "batch_matmul_acc", "gemv", "gemv_acc", "gemv_bias",
-                                                 "matmul_mx", "matmul_mx_acc", "matmul_mx_bias")},
+    **dict.fromkeys(cube_ops(), _contracted),
     **{f"{level}.row_{kind}": _reduced(-1) for level in ("tensor", "tile") for kind in ("sum", "prod")},
     **{f"{level}.col_{kind}": _reduced(-2) for level in ("tensor", "tile") for kind in ("sum", "prod")},
 }

@@ -244,6 +244,8 @@ class OpEntry:
     side_effect: bool = False
     signature: tuple[str, ...] | None = None
     doc: str = ""
+    # A zero-copy view: the result is argument 0's buffer seen with another shape, dtype or layout.
+    view: bool = False
     _op: Op = field(init=False, repr=False, compare=False)
     # Derived from ``params`` once (every call binds its arguments against them).
     _min_args: int = field(init=False, repr=False, compare=False)
@@ -287,6 +289,15 @@ class OpEntry:
     def written_params(self) -> list[str]:
         """Parameters whose buffers the op writes (the result aliases the first of them)."""
         return [p.name for p in self.params if p.effect in (Effect.WRITE, Effect.READ_WRITE)]
+
+    @property
+    def core_side(self) -> str | None:
+        """``AIC`` when only cube-side kernels may contain the op, ``AIV`` when only vector-side
+        ones may, None when either may (or neither kind is named)."""
+        cube, vector = AIC in self.placement, AIV in self.placement
+        if cube == vector:
+            return None
+        return AIC if cube else AIV
 
     def allowed_in(self, func_type: FunctionType) -> bool:
         """May a function of this type contain the op? Opaque/Inline functions accept everything."""
@@ -353,6 +364,12 @@ def get_entry(name: str) -> OpEntry:
     if entry is None:
         raise OpValueError(f"Operator '{name}' not found in registry", name)
     return entry
+
+
+def is_view_op(name: str | None) -> bool:
+    """True when ``name`` is a registered zero-copy view op (its result shares argument 0's buffer)."""
+    entry = _REGISTRY.get(name)
+    return entry is not None and entry.view
 
 
 def get_op(name: str) -> Op:

@@ -198,3 +198,26 @@ def test_pipe_table() -> None:
         ("tile.row_sum", Mem.Vec): P.V,
         ("tile.row_expand_div", Mem.Vec): P.V,
     }
+
+
+@pytest.mark.parametrize("op", ["batch_matmul", "matmul"])
+def test_every_matmul_form_syncs_on_the_cube_pipe(op: str) -> None:
+    """batch_matmul ran on V (issue 28): its MTE1->M and M->FIX pairs were V pairs."""
+    source = KERNELS["matmul"].replace("pl.matmul(a_l0, b_l0)", f"pl.tile.{op}(a_l0, b_l0)")
+    assert trace(passes.insert_pipe_sync()(parse(source)).get_function("kern").body)[13:] == [
+        "set MTE1->M #0", "wait MTE1->M #0", op, "set M->FIX #0", "wait M->FIX #0", "store", "bar_all", "ReturnStmt",
+    ]
+
+
+def test_a_transpose_view_issues_nothing_to_a_pipe() -> None:
+    """A view of a Mat tile ran on V (issue 28): the cube kernel synced with a vector pipe it lacks."""
+    a_l1 = "pl.Tile[[64, 64], pl.FP16, pl.MemRef(mem_mat_0, 0, 8192), pl.Mem.Mat]"
+    source = KERNELS["matmul"].replace(
+        "pl.move(a_l1, target_memory=pl.Mem.Left)",
+        "pl.move(a_t, target_memory=pl.Mem.Left)",
+    ).replace("        a_l0:", f"        a_t: {a_l1} = pl.tile.transpose_view(a_l1)\n        a_l0:")
+    assert trace(passes.insert_pipe_sync()(parse(source)).get_function("kern").body)[5:] == [
+        "load", "set MTE2->MTE1 #0", "load", "set MTE2->MTE1 #1", "transpose_view", "wait MTE2->MTE1 #0", "move",
+        "wait MTE2->MTE1 #1", "move", "set MTE1->M #0", "wait MTE1->M #0", "matmul", "set M->FIX #0",
+        "wait M->FIX #0", "store", "bar_all", "ReturnStmt",
+    ]

@@ -449,3 +449,16 @@ def test_a_slice_is_a_view_of_its_source_buffer_and_no_result_lands_on_a_window_
              if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType)}
     assert types["lo"] is types["t"] and types["hi"] is types["t"]
     assert types["a"].base_ is not types["t"].base_ and types["b"].base_ is not types["t"].base_
+
+
+def test_set_validshape_is_a_view_of_its_source_buffer() -> None:
+    """It had a buffer of its own that nothing writes (issue 28): the emitters read the source's."""
+    body = """
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        v: pl.Tile[[16, 64], pl.FP32] = pl.tile.set_validshape(t, 8, 64)
+        r: pl.Tile[[16, 64], pl.FP32] = pl.exp(v)
+    """
+    program = whole_pipeline(KERNEL_FRAME % body)
+    refs = {s.var.name_hint: s.var.type.memref for s in walk(kernel(program).body)
+            if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType)}
+    assert refs["v"] == refs["t"]

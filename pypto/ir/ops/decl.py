@@ -116,8 +116,9 @@ def define(
     side_effect: bool = False,
     signature: tuple[str, ...] | None = None,
     doc: str = "",
+    view: bool = False,
 ) -> OpEntry:
-    """Register one op."""
+    """Register one op (``view``: a zero-copy view of argument 0's buffer)."""
     return register(
         OpEntry(
             name=name,
@@ -129,5 +130,6 @@ def define(
             side_effect=side_effect,
             signature=signature,
             doc=doc or deduce.__doc__ or "",
+            view=view,
         )
     )

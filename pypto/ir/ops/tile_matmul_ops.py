@@ -216,7 +216,8 @@ def _transpose_view(ci: CallInfo) -> Type:
                      space=t.memory_space)
 
 
-define("tile.transpose_view", [tile("tile")], _transpose_view, placement=CUBE, memory=mem((), out=INHERIT))
+define("tile.transpose_view", [tile("tile")], _transpose_view, placement=CUBE, memory=mem((), out=INHERIT),
+       view=True)
 
 
 # ---------------------------------------------------------------- reductions and broadcasts

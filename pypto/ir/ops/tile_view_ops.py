@@ -83,7 +83,7 @@ def _slice(ci: CallInfo) -> Type:
 define("tile.slice",
        [tile("tile"), shape("shape"), shape("offset"), shape("valid_shape", optional=True, fill_empty=True),
         shape("drop_dims", optional=True)],
-       _slice, placement=KERNEL, memory=VIEW,
+       _slice, placement=KERNEL, memory=VIEW, view=True,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
 
 
@@ -114,7 +114,7 @@ def _reshape(ci: CallInfo) -> Type:
     return result
 
 
-define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW)
+define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNEL, memory=VIEW, view=True)
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
@@ -128,7 +128,8 @@ def _reinterpret_view(ci: CallInfo) -> Type:
 
 
 define("tile.reinterpret_view", [tile("tile"), shape("shape", optional=True)], _reinterpret_view,
-       placement=KERNEL, memory=VIEW, kwargs=[kw("dtype", K.DTYPE)], signature=("tile", "dtype", "*", "shape"))
+       placement=KERNEL, memory=VIEW, kwargs=[kw("dtype", K.DTYPE)], signature=("tile", "dtype", "*", "shape"),
+       view=True)
 
 
 def _transpose(ci: CallInfo) -> Type:
@@ -181,7 +182,7 @@ def _set_validshape(ci: CallInfo) -> Type:
 
 
 define("tile.set_validshape", [tile("tile"), index_p("valid_rows"), index_p("valid_cols")], _set_validshape,
-       placement=KERNEL, memory=VIEW)
+       placement=KERNEL, memory=VIEW, view=True)
 
 
 def _fillpad(ci: CallInfo) -> Type:
