@@ -29,6 +29,7 @@ from .cache import KernelCache
 from .errors import BOUNDS_MARKER, SimulatorBoundsError, SimulatorRunError
 from .install import find_simulator
 from .sim_limits import check_simulable
+from .thread_keys import reclaimed_keys
 
 if TYPE_CHECKING:
     from .worker import ChipWorker
@@ -94,7 +95,7 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
     task_args = build_task_args(worker, bound, chip)
     config = call_config(options, built.tree.root / DFX_DIR, built.tree.aicpu_thread_num)
     failure: Exception | None = None
-    with _stderr_captured() as log:
+    with reclaimed_keys(), _stderr_captured() as log:
         try:
             worker.run(handle, task_args, config=config)
         except Exception as err:  # the runtime reports every failure as some exception of its own
