@@ -90,6 +90,8 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
         raise no_rule(f"a tile with blayout {view.blayout.name}", TARGET, span)
     if view.slayout == TileLayout.none_box:
         _check_lines(t, shape, view.blayout, span)
+    else:
+        _check_boxes(t, shape, view.slayout, view.fractal, span)
     args = [_TILE_TYPE[space], c_type(t.dtype, span), str(shape[0]), str(shape[1]), _BLAYOUT[view.blayout], "-1", "-1"]
     return f"Tile<{', '.join(args + trailing)}>"
 
@@ -111,6 +113,30 @@ def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span 
             f"number of {_LINE_BYTES}-byte blocks ({per_block} {t.dtype.name} elements)", TARGET, span,
             f"pad its {other} to a multiple of {per_block} (shape {padded}) and mark the used part with valid_shape"
             + ("" if row_major else ", or keep it row-major"))
+
+
+_FRACTAL_C, _FRACTAL_MX, _BOX_SIDE = 1024, 32, 16  # pto-isa's TileConfig: accumulator and MX boxes, 16-row boxes
+
+
+def _check_boxes(t: TileType, shape: list[int], slayout: TileLayout, fractal: int, span: Span | None) -> None:
+    """No rule for a boxed (fractal) tile that is not a whole number of boxes: pto-isa's Tile
+    static_asserts ``Cols % InnerCols == 0`` and, off Vec and for more than one row,
+    ``Rows % InnerRows == 0`` (``getInnerRow``/``getInnerCol``: a 1024-byte box is 16 x 16; a 512-byte
+    one is 16 rows of 32 bytes, or 32 bytes of 16 columns when its inner layout is col-major)."""
+    if fractal == _FRACTAL_MX:
+        return
+    per_block = _LINE_BYTES * 8 // t.dtype.get_bit()
+    if fractal == _FRACTAL_C:
+        box = (_BOX_SIDE, _BOX_SIDE)
+    else:
+        box = (_BOX_SIDE, per_block) if slayout == TileLayout.row_major else (per_block, _BOX_SIDE)
+    rows_free = t.memory_space is MemorySpace.Vec or shape[0] == 1
+    if shape[1] % box[1] or (not rows_free and shape[0] % box[0]):
+        padded = [shape[0] if rows_free else -(-shape[0] // box[0]) * box[0], -(-shape[1] // box[1]) * box[1]]
+        raise no_rule(
+            f"a {shape} {t.dtype.name} tile in {box[0]} x {box[1]} boxes ({t.memory_space.name}, fractal {fractal}): "
+            "not a whole number of boxes", TARGET, span,
+            f"pad the tile to shape {padded} and mark the used part with valid_shape")
 
 
 def row_major_strides(shape: list[int]) -> list[int]:

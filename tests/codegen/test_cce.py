@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import pypto.language as pl
+from pypto import ir
 from pypto.backend import A2A3, A5
 from pypto.codegen.cce import CceEmitter, generate_cce
 from pypto.codegen.errors import CodegenError
@@ -272,3 +273,58 @@ return y1
              "y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"))
     body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
     assert "  TEXPANDS(r, 0);\n  TSCATTER(r, s, i);\n" in body
+
+
+def _tile_kernel(shape: list[int], dtype: str, body: str) -> str:
+    """A kernel loading ``x`` into ``t`` and storing what ``body`` leaves in ``u``."""
+    ty = f"pl.Tensor[{shape}, pl.{dtype}]"
+    return (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.InCore)\n"
+        f"    def k(self, x: {ty}, y: pl.Out[{ty}]) -> {ty}:\n"
+        f"        t = pl.load(x, [0, 0], {shape})\n"
+        f"        {body}\n"
+        "        y = pl.store(u, [0, 0], y)\n        return y\n\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        f"    def main(self, x: {ty}, y: pl.Out[{ty}]) -> {ty}:\n        y = self.k(x, y)\n        return y\n"
+    )
+
+
+@pytest.mark.parametrize(("shape", "dtype", "body", "message", "hint"), [
+    ([4, 3], "FP32", "u = pl.tile.exp(t)",
+     "no rule for a row_major FP32 tile of shape [4, 3]: its rows are 3 elements, not a whole number of 32-byte "
+     "blocks (8 FP32 elements) in cce",
+     "pad its columns to a multiple of 8 (shape [4, 8]) and mark the used part with valid_shape"),
+    ([1, 256], "FP32", "u = pl.tile.move(t, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.col_major)",
+     "no rule for a col_major FP32 tile of shape [1, 256]: its columns are 1 elements, not a whole number of "
+     "32-byte blocks (8 FP32 elements) in cce",
+     "pad its rows to a multiple of 8 (shape [8, 256]) and mark the used part with valid_shape, or keep it row-major"),
+])
+def test_a_tile_whose_lines_are_not_whole_32_byte_blocks_is_refused(
+    tmp_path: Path, shape: list[int], dtype: str, body: str, message: str, hint: str
+) -> None:
+    """pto-isa's Tile static_asserts it; the kernel would not build."""
+    with pytest.raises(CodegenError) as info:
+        ir.compile(pl.parse(_tile_kernel(shape, dtype, body)), output_dir=tmp_path / "out", dump_passes=False)
+    assert info.value.message == message
+    assert info.value.hint == hint
+
+
+def test_a_boxed_tile_that_is_not_whole_boxes_is_refused(tmp_path: Path) -> None:
+    """An INT8 Mat tile is in 16 x 32 boxes: the [32, 16] right operand is half a box wide."""
+    a, b, c = "pl.Tensor[[16, 32], pl.INT8]", "pl.Tensor[[32, 16], pl.INT8]", "pl.Tensor[[16, 16], pl.INT32]"
+    source = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.InCore)\n"
+        f"    def k(self, a: {a}, b: {b}, o: pl.Out[{c}]) -> {c}:\n"
+        "        l = pl.tile.move(pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)\n"
+        "        r = pl.tile.move(pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)\n"
+        "        o = pl.store(pl.tile.matmul(l, r), [0, 0], o)\n        return o\n\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        f"    def main(self, a: {a}, b: {b}, o: pl.Out[{c}]) -> {c}:\n        o = self.k(a, b, o)\n        return o\n"
+    )
+    with pytest.raises(CodegenError) as info:
+        ir.compile(pl.parse(source), output_dir=tmp_path / "out", dump_passes=False)
+    assert info.value.message == ("no rule for a [32, 16] INT8 tile in 16 x 32 boxes (Mat, fractal 512): not a whole "
+                                  "number of boxes in cce")
+    assert info.value.hint == "pad the tile to shape [32, 32] and mark the used part with valid_shape"
