@@ -107,7 +107,8 @@ def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span 
     if line * t.dtype.get_bit() // 8 % _LINE_BYTES:
         per_block = _LINE_BYTES * 8 // t.dtype.get_bit()
         axis, other = ("rows", "columns") if row_major else ("columns", "rows")  # lines, and the axis to pad
-        padded = [shape[0], -(-line // per_block) * per_block] if row_major else [-(-line // per_block) * per_block, shape[1]]
+        wide = -(-line // per_block) * per_block
+        padded = [shape[0], wide] if row_major else [wide, shape[1]]
         raise no_rule(
             f"a {blayout.name} {t.dtype.name} tile of shape {shape}: its {axis} are {line} elements, not a whole "
             f"number of {_LINE_BYTES}-byte blocks ({per_block} {t.dtype.name} elements)", TARGET, span,

@@ -126,7 +126,7 @@ class CopiedViews:
         y = pl.store(pl.abs(hi), [0, 64], y)
         y = pl.store(pl.exp(t[8:16, :]), [8, 128], y)
         y = pl.store(pl.neg(t[0:8, :]), [0, 128], y)
-        col = t[:, 3:4]
+        col = t[:, 8:9]
         y = pl.store(pl.row_expand_mul(hi, col), [0, 256], y)
         acc = t[:, 32:96]
         for i in pl.range(2):

@@ -74,6 +74,7 @@ def _slice(ci: CallInfo) -> Type:
     for v in elements(ci, "shape"):
         if const_value(v) is None or const_value(v) <= 0:
             ci.fail(f"shape must be static positive, got {format_dims(elements(ci, 'shape'))}")
+    _check_aligned_start(ci, t)
     dims, valid = slice_result(ci, t, clamp=False)
     while len(dims) < 2:
         dims, valid = [index(1)] + dims, [index(1)] + valid
@@ -85,6 +86,25 @@ define("tile.slice",
         shape("drop_dims", optional=True)],
        _slice, placement=KERNEL, memory=VIEW, view=True,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
+
+
+def _check_aligned_start(ci: CallInfo, t: TileType) -> None:
+    """A window of a plain 2-D tile starts on a 32-byte boundary of its lines: TSUBVIEW makes the window
+    a tile at ``src + offset`` (include/pto/npu/a2a3/TSubView.hpp), and vector instructions address
+    on-chip buffers in 32-byte blocks. Row offsets of a row-major tile always are (its rows are whole
+    blocks); a column offset must be a multiple of a block's elements (col-major: the other way)."""
+    view = t.get_effective_tile_view()
+    offsets = elements(ci, "offset")
+    if view.slayout != TileLayout.none_box or len(t.shape) != 2 or len(offsets) != 2:
+        return
+    axis = 1 if view.blayout == TileLayout.row_major else 0
+    start = const_value(offsets[axis])
+    per_block = 256 // t.dtype.get_bit()
+    if start is not None and start % per_block:
+        what = "column" if axis == 1 else "row"
+        ci.fail(f"a window of a {view.blayout.name} {t.dtype.name} tile must start on a 32-byte boundary: {what} "
+                f"offset {start} is not a multiple of {per_block} (hint: slice from offset {start - start % per_block} "
+                "and keep the rest in the valid region, or slice the tensor before loading it)")
 
 
 def _is_line(dims: list[Expr]) -> bool:
