@@ -1,4 +1,4 @@
-"""The CCE emitter: AIC/AIV kernels of the ``runtime`` dialect as C++ on the pto-isa API (docs/codegen.md#cce).
+"""The CCE emitter: AIC/AIV kernels of the ``synced`` dialect as C++ on the pto-isa API (docs/codegen.md#cce).
 
 One file per kernel, ``kernels/aiv/<func>.cpp`` or ``kernels/aic/<func>.cpp``: the header, the
 kernel as ``static __aicore__ void <func>(...)`` and the ``kernel_entry`` wrapper. Every tile
@@ -66,7 +66,7 @@ _IDENTITY_ORDER = ("__pypto_spmd_block_idx", "__pypto_spmd_block_num", "__pypto_
 
 
 def generate_cce(program: Program, platform: Platform | None = None) -> dict[str, str]:
-    """The CCE kernel files of ``program`` (in the ``runtime`` dialect): relative path -> C++ text.
+    """The CCE kernel files of ``program`` (in the ``synced`` dialect): relative path -> C++ text.
 
     ``platform`` (the compile's; outside a compile the current backend's by default) is the chip
     whose capacities the memory checks of the dialect use; the C++ itself is the same for every chip."""

@@ -17,6 +17,7 @@ from pypto.ir.op_registry import OpEntry
 from pypto.ir.stmt import BreakStmt, ClusterScopeStmt, ContinueStmt, InCoreScopeStmt, SpmdScopeStmt
 from pypto.languages.dialect import Dialect
 from pypto.languages.runtime import runtime
+from pypto.languages.synced import synced
 
 from .cce_ops import CCE_OPS
 from .op_table import OpTable
@@ -84,7 +85,9 @@ _OUTLINED_SCOPES = frozenset({InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt})
 _KERNEL_ABSENT = _OUTLINED_SCOPES | {BreakStmt, ContinueStmt}
 
 PTO = Target("pto", runtime, _KERNELS, PTO_OPS, absent=_KERNEL_ABSENT)
-CCE = Target("cce", runtime, _KERNELS, CCE_OPS, absent=_KERNEL_ABSENT)
+# The CCE kernels are printed C++ that runs as written, so they need the placed pipe sync; ptoas
+# places its own (the PTO emitter skips ours) and orchestration prints no kernel body.
+CCE = Target("cce", synced, _KERNELS, CCE_OPS, absent=_KERNEL_ABSENT)
 ORCHESTRATION = Target(
     "orchestration", runtime, frozenset({FunctionType.Orchestration}), ORCHESTRATION_OPS,
     absent=_OUTLINED_SCOPES, compute_in_kernels=True,

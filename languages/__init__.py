@@ -3,7 +3,7 @@
 One module per dialect, each declared as a delta on its parent (node kinds or forms removed and
 added, invariants guaranteed or dropped), plus the invariant checkers in ``invariants/``::
 
-    surface -> ssa -> outlined -> tiled -> split_core -> memref -> runtime
+    surface -> ssa -> outlined -> tiled -> split_core -> memref -> runtime -> synced
 
 Why these cuts. docs/dialects.md#the-chain suggests eight groups (D0-D7). Two refinements:
 
@@ -20,6 +20,9 @@ Why these cuts. docs/dialects.md#the-chain suggests eight groups (D0-D7). Two re
   runs: ``ssa`` is entered by ConvertToSSA; Simplify, NormalizeStmtStructure and FlattenCallExpr
   stay in ``ssa`` and produce NormalizedStmtStructure and NoNestedCalls, which ``outlined``
   requires. D6 and D7 keep the names of the design picture (``memref``, ``runtime``).
+* Synchronisation placement ends in ``synced``, the dialect the emitters require: a pipeline
+  without InsertPipeSync stops at ``runtime`` and codegen refuses it (a kernel without
+  set_flag/wait_flag races on hardware).
 
 Entering a dialect validates node kinds and every invariant; a failure is a
 :class:`~pypto.ir.errors.VerificationError` listing each violation with dialect, rule, printed
@@ -37,9 +40,10 @@ from .runtime import runtime
 from .split_core import split_core
 from .ssa import ssa
 from .surface import surface
+from .synced import synced
 from .tiled import tiled
 
-CHAIN: tuple[Dialect, ...] = (surface, ssa, outlined, tiled, split_core, memref, runtime)
+CHAIN: tuple[Dialect, ...] = (surface, ssa, outlined, tiled, split_core, memref, runtime, synced)
 
 
 def by_name(name: str) -> Dialect:
@@ -69,5 +73,6 @@ __all__ = [
     "split_core",
     "ssa",
     "surface",
+    "synced",
     "tiled",
 ]

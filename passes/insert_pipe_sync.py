@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pypto.analysis.pipes import op_pipe
+from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
+from pypto.languages.synced import synced
 
 from pypto.ir.enums import FunctionType, MemorySpace, PipeType
 from pypto.ir.expr import Call, Expr, MakeTuple, Var
@@ -146,7 +148,8 @@ class InsertPipeSync(FunctionPass):
     """
 
     source = runtime
-    target = runtime
+    target = synced
+    produces = frozenset({PipeSyncPlaced})
 
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type not in _KERNELS:

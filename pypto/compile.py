@@ -12,10 +12,12 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     debug/run.py                                          reruns the tree alone (``pypto.runtime.debug_runner``)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
-(``runtime``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
-early) writes the pass dumps only. Everything is written into a fresh folder beside the
-destination and moved into place when the compile succeeds; on a failure the folder is kept under
-a name ending in ``.failed-<n>`` and its path is printed.
+(``synced``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
+early) writes the pass dumps only, and one that reaches ``runtime`` without InsertPipeSync is
+refused by the CCE emitter (its kernels need the placed pipe synchronisation). Everything is
+written into a fresh folder beside the destination and moved into place when the compile
+succeeds; on a failure the folder is kept under a name ending in ``.failed-<n>`` and its path is
+printed.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ EXPECTED = {
 def test_a_tensor_level_example_compiles_into_its_kernels(name: str, tmp_path: Path) -> None:
     compiled = ir.compile(pl.loads_program(str(EXAMPLES / f"{name}.py")), output_dir=tmp_path / name)
     kinds, tasks, peak = EXPECTED[name]
-    assert compiled.final_dialect == "runtime"
+    assert compiled.final_dialect == "synced"
     assert {k: sorted(v) for k, v in compiled.functions_by_kind().items()} == kinds
     assert compiled.tasks().per_run == tasks
     assert compiled.peak_memory() == peak

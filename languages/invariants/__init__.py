@@ -21,6 +21,7 @@ from .memory import AllocatedMemoryAddr, HasMemRefs
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
 from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
 from .ssa import SSAForm, UseAfterDef
+from .sync import PipeSyncPlaced
 from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
 from .tiles import AccToGmStoreValid, AtomicAddDtypeValid, IncoreTileOps, TileMemoryInferred, TileOps2D
 from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
@@ -74,6 +75,7 @@ ALL: dict[str, Invariant] = {
         OutParamsWritten,
         PipelineLoopValid,
         PipelineResolved,
+        PipeSyncPlaced,
         ReturnParamsExplicit,
         RuntimeScopesMaterialized,
         SSAForm,
@@ -122,6 +124,7 @@ __all__ = [
     "OutParamNotShadowed",
     "OutParamsWritten",
     "PipelineLoopValid",
+    "PipeSyncPlaced",
     "PipelineResolved",
     "Platform",
     "Reporter",

@@ -52,9 +52,16 @@ def test_the_wrapper_unpacks_tensors_then_scalars_and_forwards_them() -> None:
     assert "    block_add_scale(a, b, c, row, alpha);\n}\n" in text
 
 
+_PLACED = 'pl.system.bar_all(attrs={"auto_sync": True})'  # InsertPipeSync's end of a kernel (PipeSyncPlaced)
+
+
 def _kernel(body: str, params: str = "x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
-            kind: str = "AIV") -> str:
-    lines = "\n".join("        " + line for line in body.strip().splitlines())
+            kind: str = "AIV", synced: bool = True) -> str:
+    """A one-kernel program around ``body``; ``synced`` ends it as InsertPipeSync does."""
+    stmts = body.strip().splitlines()
+    if synced:
+        stmts.insert(len(stmts) - 1 if stmts[-1].startswith("return") else len(stmts), _PLACED)
+    lines = "\n".join("        " + line for line in stmts)
     return (
         "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
         f"    @pl.function(type=pl.FunctionType.{kind})\n"
@@ -136,8 +143,24 @@ t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
 y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
 return y1
 """))
-    with pytest.raises(VerificationError, match="is not in dialect 'runtime' \\(cce code generation\\)"):
+    with pytest.raises(VerificationError, match="is not in dialect 'synced' \\(cce code generation\\)"):
         CceEmitter(A2A3)(program)
+
+
+def test_a_kernel_without_placed_pipe_sync_is_refused() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+""", synced=False))
+    with pytest.raises(VerificationError) as err:
+        CceEmitter(A2A3)(program)
+    assert str(err.value).splitlines()[:2] == [
+        "program 'P' is not in dialect 'synced' (cce code generation): 1 violation",
+        "[synced] PipeSyncPlaced SYNC_NOT_PLACED in 'k': AIV kernel 'k' has no pipe synchronisation placed "
+        "(run InsertPipeSync: it ends every kernel with system.bar_all(attrs={'auto_sync': True}))",
+    ]
 
 
 def test_scalar_carries_and_if_results_are_cpp_variables() -> None:
@@ -171,6 +194,7 @@ return y1
         "  }\n"
         "  GT_64x64_fp32 y_gt(y + s * 64);\n"
         "  TSTORE(y_gt, acc);\n"  # the loop result is the carry's buffer
+        "  pipe_barrier(PIPE_ALL);\n"
         "}\n\n"
     )
 
@@ -209,7 +233,9 @@ y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(r, [0, 0], y)
 return y1
 """))
     body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
-    assert body.split("TLOAD(t, x_gt);\n")[1] == "  GT_64x64_fp32 y_gt(y);\n  TSTORE(y_gt, t);\n}\n\n"
+    assert body.split("TLOAD(t, x_gt);\n")[1] == (
+        "  GT_64x64_fp32 y_gt(y);\n  TSTORE(y_gt, t);\n  pipe_barrier(PIPE_ALL);\n}\n\n"
+    )
     assert "TMOV" not in body and " r(" not in body
 
 
@@ -223,7 +249,9 @@ return y1
 """))
     body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
     assert "  TASSIGN(r, 0x4000);\n" in body
-    assert body.split("TLOAD(t, x_gt);\n")[1] == "  TMOV(r, t);\n  GT_64x64_fp32 y_gt(y);\n  TSTORE(y_gt, r);\n}\n\n"
+    assert body.split("TLOAD(t, x_gt);\n")[1] == (
+        "  TMOV(r, t);\n  GT_64x64_fp32 y_gt(y);\n  TSTORE(y_gt, r);\n  pipe_barrier(PIPE_ALL);\n}\n\n"
+    )
 
 
 def test_names_that_are_cpp_keywords_are_suffixed() -> None:

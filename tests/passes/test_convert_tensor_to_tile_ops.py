@@ -14,7 +14,7 @@ import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
 from pypto.languages.outlined import outlined as outlined_dialect
-from pypto.languages.runtime import runtime
+from pypto.languages.synced import synced
 from pypto.passes import PassError
 
 _T = "pl.Tensor[[64, 128], pl.FP32]"
@@ -189,12 +189,12 @@ def test_preserves_what_the_program_computes(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_rest_of_the_lowering_pipeline_takes_the_output_and_keeps_its_meaning(name: str) -> None:
-    # From ConvertTensorToTileOps on, through memory planning to the runtime dialect.
+    # From ConvertTensorToTileOps on, through memory planning and pipe sync to the synced dialect.
     rest = passes.PassManager(passes.lowering_passes()[3:], start=outlined_dialect)
     assert rest.get_pass_names()[0] == "ConvertTensorToTileOps"
     program = outlined(PROGRAMS[name])
     after = assert_pass_preserves(rest, program, inputs(program, 2))
-    assert rest.final_dialect is runtime and after is not program
+    assert rest.final_dialect is synced and after is not program
 
 
 def test_a_tile_level_program_passes_through_as_the_same_object() -> None:

@@ -6,11 +6,14 @@ from pathlib import Path
 
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
-from pypto.languages import runtime, ssa, surface
+from pypto.languages import runtime, ssa, surface, synced
 from pypto.languages.invariants import NormalizedStmtStructure
 from pypto.passes import PassContext, PassOrderError, VerifyLevel
 
+import pypto.language as pl
 from pypto import ir, passes
+from pypto.backend import A2A3
+from pypto.compile import generate_files
 from pypto.ir.errors import VerificationError
 
 FRONT = [
@@ -100,7 +103,7 @@ def _with(extra: passes.Pass, after: str) -> list[passes.Pass]:
 def test_default_pipeline_order() -> None:
     manager = passes.PassManager.get_strategy(plugins=False)
     assert manager.get_pass_names() == FRONT + LOWERING
-    assert manager.final_dialect is runtime
+    assert manager.final_dialect is synced
     assert passes.PassManager(passes.front_passes()).final_dialect is ssa
 
 
@@ -277,6 +280,24 @@ def test_verify_level_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         ValueError, match="unknown verification level 'loud' \\(use none, basic, strict or roundtrip\\)"
     ):
         PassContext()
+
+
+TILE_ADD = Path(__file__).resolve().parents[2] / "examples" / "tile_add.py"
+
+
+def test_a_pipeline_without_pipe_sync_stops_at_runtime_and_codegen_refuses_it() -> None:
+    order = [p for p in passes.PassManager.get_strategy(plugins=False).passes if p.name != "InsertPipeSync"]
+    manager = passes.PassManager(order)
+    assert manager.final_dialect is runtime
+    with PassContext.for_platform(A2A3):
+        final = manager.run(pl.loads_program(TILE_ADD))
+    with pytest.raises(VerificationError) as err:
+        generate_files(final, A2A3)
+    assert str(err.value).splitlines()[:2] == [
+        "program 'TileAdd' is not in dialect 'synced' (cce code generation): 1 violation",
+        "[synced] PipeSyncPlaced SYNC_NOT_PLACED in 'tile_add': AIV kernel 'tile_add' has no pipe synchronisation "
+        "placed (run InsertPipeSync: it ends every kernel with system.bar_all(attrs={'auto_sync': True}))",
+    ]
 
 
 def test_start_dialect_can_be_chosen() -> None:
