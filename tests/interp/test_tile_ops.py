@@ -490,3 +490,25 @@ def test_mrgsort_merges_four_blocks_taking_the_lowest_block_on_ties() -> None:
     assert got_scores.tolist() == [9] * 16 + [8] * 16 + [7] * 16 + [6] * 16 + [0] * 64
     assert got_idx[:64].tolist() == list(range(0, 16)) + list(range(32, 48)) + list(range(64, 80)) + list(range(96, 112))
     assert got_idx[64:].tolist() == list(range(16, 32)) + list(range(48, 64)) + list(range(80, 96)) + list(range(112, 128))
+
+
+def test_concat_packs_the_rhs_valid_columns_after_the_lhs_ones() -> None:
+    """TCONCAT: with 3 valid columns on the left and 5 on the right, the result is valid in 8 columns,
+    the right operand's starting at column 3 (not at the left tile's width)."""
+    program = pl.parse("""
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, a: pl.Tensor[[4, 8], pl.FP32], b: pl.Tensor[[4, 8], pl.FP32],
+             out: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:
+        x = pl.load(a, [0, 0], [4, 8], valid_shape=[4, 3])
+        y = pl.load(b, [0, 0], [4, 8], valid_shape=[4, 5])
+        out = pl.store(pl.tile.concat(x, y), [0, 0], out)
+        return out
+""")
+    a, b = rand((4, 8)), rand((4, 8))
+    out = run(program, a, b, np.zeros((4, 16), dtype=np.float32)).outputs["out"]
+    np.testing.assert_array_equal(np.asarray(out), np.concatenate([a[:, :3], b[:, :5], np.zeros((4, 8), np.float32)], axis=1))

@@ -165,9 +165,14 @@ def _concat(ctx: OpContext, a: ArrayValue, b: ArrayValue) -> ArrayValue:
     x, y = read(a, "lhs"), read(b, "rhs")
     if x.ndim != 2 or y.ndim != 2 or x.shape[0] != y.shape[0]:
         raise OpError(f"concat needs 2-D operands with equal rows, got {list(x.shape)} and {list(y.shape)}")
-    rows = min(a.valid[0], b.valid[0])
-    cols = x.shape[1] + b.valid[1] if a.valid[1] == x.shape[1] else a.valid[1]
-    return like(ctx, a, np.concatenate([x, cast_data(y, a.dtype)], axis=1), a.dtype, (rows, cols))
+    if a.valid[0] != b.valid[0]:
+        raise OpError(f"concat needs equal valid rows, got {a.valid[0]} and {b.valid[0]}")
+    # rhs's valid columns follow lhs's valid ones, as TCONCAT packs them
+    out = np.zeros((x.shape[0], x.shape[1] + y.shape[1]), dtype=x.dtype)
+    ca, cb = a.valid[1], b.valid[1]
+    out[:, :ca] = x[:, :ca]
+    out[:, ca:ca + cb] = cast_data(y[:, :cb], a.dtype)
+    return like(ctx, a, out, a.dtype, (a.valid[0], ca + cb))
 
 
 @register("tensor.assemble", "tile.assemble")

@@ -18,6 +18,8 @@ from .common import (
     check_int,
     check_rank,
     const_value,
+    dim_add,
+    dim_equal,
     dims_equal,
     elements,
     format_dims,
@@ -187,9 +189,14 @@ define("tile.assemble", [tile("target", effect=W), tile("source"), shape("offset
 
 
 def _concat(ci: CallInfo) -> Type:
-    """``[M, Na + Nb]`` in Vec."""
+    """``[M, Na + Nb]`` in Vec, valid in ``[rows, valid Na + valid Nb]``: TCONCAT (include/pto/cpu/TConcat.hpp)
+    writes ``rhs``'s valid columns right after ``lhs``'s, on the rows both have valid (the same number)."""
     a, b = ci["lhs"].type, ci["rhs"].type
-    return tile_type(concat_dims(ci, a, b), a.dtype)
+    dims = concat_dims(ci, a, b)
+    (ra, ca), (rb, cb) = valid_shape(a), valid_shape(b)
+    if not dim_equal(ra, rb):
+        ci.fail(f"requires equal valid rows, got {format_dims([ra])} and {format_dims([rb])}")
+    return tile_type(dims, a.dtype, [ra, dim_add(ca, cb)])
 
 
 define("tile.concat", [tile("lhs"), tile("rhs")], _concat, placement=VECTOR, memory=mem((Vec,), (Vec,), out=Vec))
