@@ -18,6 +18,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import CompactMode, MemorySpace, PadValue, TileLayout
 from pypto.ir.expr import ConstInt
 from pypto.ir.span import Span
+from pypto.ir.ops.common import BLOCK_BYTES
 from pypto.ir.types import TileType, buffer_dims
 
 from .errors import no_rule
@@ -96,7 +97,6 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
     return f"Tile<{', '.join(args + trailing)}>"
 
 
-_LINE_BYTES = 32  # pto-isa's TileConfig::alignedSize (pto_tile.hpp): a NoneBox tile's lines are whole 32-byte blocks
 
 
 def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span | None) -> None:
@@ -104,34 +104,37 @@ def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span 
     blocks: pto-isa's Tile static_asserts it."""
     row_major = blayout == TileLayout.row_major
     line = shape[1] if row_major else shape[0]
-    if line * t.dtype.get_bit() // 8 % _LINE_BYTES:
-        per_block = _LINE_BYTES * 8 // t.dtype.get_bit()
+    if line * t.dtype.get_bit() // 8 % BLOCK_BYTES:
+        per_block = BLOCK_BYTES * 8 // t.dtype.get_bit()
         axis, other = ("rows", "columns") if row_major else ("columns", "rows")  # lines, and the axis to pad
         wide = -(-line // per_block) * per_block
         padded = [shape[0], wide] if row_major else [wide, shape[1]]
         raise no_rule(
             f"a {blayout.name} {t.dtype.name} tile of shape {shape}: its {axis} are {line} elements, not a whole "
-            f"number of {_LINE_BYTES}-byte blocks ({per_block} {t.dtype.name} elements)", TARGET, span,
+            f"number of {BLOCK_BYTES}-byte blocks ({per_block} {t.dtype.name} elements)", TARGET, span,
             f"pad its {other} to a multiple of {per_block} (shape {padded}) and mark the used part with valid_shape"
             + ("" if row_major else ", or keep it row-major"))
 
 
-_FRACTAL_C, _FRACTAL_MX, _BOX_SIDE = 1024, 32, 16  # pto-isa's TileConfig: accumulator and MX boxes, 16-row boxes
+# pto-isa's TileConfig: accumulator (1024-byte) and MX (32-byte) fractals, 16-element box sides, MX
+# boxes 16 x 2 (or 2 x 16, inner col-major).
+_FRACTAL_C, _FRACTAL_MX, _BOX_SIDE, _MX_SHORT = 1024, 32, 16, 2
 
 
 def _check_boxes(t: TileType, shape: list[int], slayout: TileLayout, fractal: int, span: Span | None) -> None:
     """No rule for a boxed (fractal) tile that is not a whole number of boxes: pto-isa's Tile
-    static_asserts ``Cols % InnerCols == 0`` and, off Vec and for more than one row,
+    static_asserts ``Cols % InnerCols == 0`` and, off Vec and MX and for more than one row,
     ``Rows % InnerRows == 0`` (``getInnerRow``/``getInnerCol``: a 1024-byte box is 16 x 16; a 512-byte
     one is 16 rows of 32 bytes, or 32 bytes of 16 columns when its inner layout is col-major)."""
-    if fractal == _FRACTAL_MX:
-        return
-    per_block = _LINE_BYTES * 8 // t.dtype.get_bit()
+    per_block = BLOCK_BYTES * 8 // t.dtype.get_bit()
+    inner_row_major = slayout == TileLayout.row_major
     if fractal == _FRACTAL_C:
         box = (_BOX_SIDE, _BOX_SIDE)
+    elif fractal == _FRACTAL_MX:
+        box = (_BOX_SIDE, _MX_SHORT) if inner_row_major else (_MX_SHORT, _BOX_SIDE)
     else:
-        box = (_BOX_SIDE, per_block) if slayout == TileLayout.row_major else (per_block, _BOX_SIDE)
-    rows_free = t.memory_space is MemorySpace.Vec or shape[0] == 1
+        box = (_BOX_SIDE, per_block) if inner_row_major else (per_block, _BOX_SIDE)
+    rows_free = t.memory_space is MemorySpace.Vec or fractal == _FRACTAL_MX or shape[0] == 1
     if shape[1] % box[1] or (not rows_free and shape[0] % box[0]):
         padded = [shape[0] if rows_free else -(-shape[0] // box[0]) * box[0], -(-shape[1] // box[1]) * box[1]]
         raise no_rule(

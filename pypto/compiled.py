@@ -243,7 +243,11 @@ class CompiledProgram:
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
         ]
-        result = interp.run(self.program, *inputs, entry=entry.name)
+        from pypto.backend import platform_for
+        from pypto.passes import PassContext
+
+        with PassContext.for_platform(platform_for(self.backend_type)):  # its cast chains are the chip's
+            result = interp.run(self.program, *inputs, entry=entry.name)
         for p, array in zip(params, inputs):
             if p.name in result.outputs:
                 np.copyto(array, result.outputs[p.name])

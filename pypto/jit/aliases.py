@@ -153,7 +153,9 @@ def _use(node: ast.AST, name: str) -> str | None:
     if isinstance(node, ast.AnnAssign):
         return _first_use([n for n in (node.value, node.target) if n is not None], name)
     if isinstance(node, ast.AugAssign):
-        return _first_use([node.value], name) or _use(ast.Name(getattr(node.target, "id", ""), ast.Load()), name)
+        # ``a += v`` and ``a[i] += v`` read ``a`` before writing it
+        target = ast.Name(node.target.id, ast.Load()) if isinstance(node.target, ast.Name) else node.target
+        return _first_use([node.value, target], name)
     if isinstance(node, ast.For):
         head = _first_use([node.iter, node.target], name)
         return head or _maybe(_first_use([*node.body, *node.orelse], name))  # the body may not run

@@ -144,7 +144,7 @@ class _Site:
         shape = [self.int_value(d) for d in dims.elts]
         if dtype is None or any(d is None for d in shape):
             return None
-        return TensorMeta(tuple(d for d in shape if d is not None), dtype)
+        return TensorMeta(tuple(shape), dtype)
 
     def _dtype(self, call: ast.Call, index: int) -> ir.DataType | None:
         node = _argument(call, index, "dtype")

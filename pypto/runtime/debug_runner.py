@@ -78,11 +78,13 @@ def _argument(
     from pypto.interp.dtypes import numpy_dtype
     from pypto.ir.datatype import DataType
 
-    dtype = numpy_dtype(DataType.from_name(param["dtype"]))
+    pypto_dtype = DataType.from_name(param["dtype"])
+    dtype = numpy_dtype(pypto_dtype)
     name = param["name"]
     if param["shape"] is None:
         try:
-            return dtype.type(float(value) if dtype.kind == "f" else int(value)) if value is not None else dtype.type(1)
+            number = 1 if value is None else float(value) if pypto_dtype.is_float() else int(value)
+            return dtype.type(number)
         except ValueError:
             parser.error(f"{name}={value}: not a number")
     shape = list(param["shape"])

@@ -117,3 +117,15 @@ def test_a_name_the_loop_writes_first_but_code_after_it_reads_stays_carried() ->
                     t = h(i)
             return t
     """)
+
+
+def test_an_augmented_store_into_a_name_reads_it_first() -> None:
+    """``t[i] += 1`` reads ``t`` before the body rebinds it: ``t`` stays loop-carried."""
+    assert "_v1" not in renamed("""
+        def f(a):
+            t = g(a)
+            for i in r(2):
+                t[i] += 1
+                t = h(i)
+            return a
+    """)

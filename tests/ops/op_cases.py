@@ -527,6 +527,9 @@ bad("tile.slice", lambda: L.slice(V, [8, 16], [0, 4]), VE,
     r"a window of a row_major FP32 tile must start on a 32-byte boundary: column offset 4 is not a multiple of 8 "
     r"\(hint: slice from offset 0 and keep the rest in the valid region, or slice the tensor before loading it\)")
 ok("tile.slice", lambda: L.slice(V16, [8, 16], [3, 16]), "pl.Tile[[8, 16], pl.FP16, pl.Mem.Vec]")
+ok("tile.slice", lambda: L.slice(V, [8, 16], [0, scalar("j", D.INDEX) * 8]), "pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec]")
+bad("tile.slice", lambda: L.slice(V, [8, 16], [0, scalar("j", D.INDEX) * 8 + 4]), VE,
+    r"column offset j \* 8 \+ 4 is not known to be a multiple of 8 \(hint: write it as a multiple of 8, e.g. j \* 8\)")
 ok("tile.reshape", lambda: L.reshape(V, [1, 4096]), "pl.Tile[[1, 4096], pl.FP32, pl.Mem.Vec]")
 ok("tile.reshape", lambda: L.reshape(MAT, [32, 64]), "pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat]")
 bad("tile.reshape", lambda: L.reshape(V, [3, 4]), VE, "cannot reshape tensor of size 4096")

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 from ..datatype import DataType
 from ..enums import MemorySpace, PadValue, TensorLayout, TileLayout
-from ..expr import ConstInt, Expr, MakeTuple
+from ..expr import Add, ConstInt, Expr, MakeTuple, Mul, Sub
 from ..op_registry import CallInfo, describe_type, format_dims
 from ..scalar_ops import add as scalar_add
 from ..scalar_ops import min_ as scalar_min
@@ -20,6 +20,9 @@ from ..type_base import ScalarType, Type
 from ..types import TensorType, TensorView, TileType, TileView, implicit_layout
 
 D = DataType
+# The on-chip block (pto-isa's TileConfig::alignedSize): vector instructions address buffers in whole
+# blocks, and a plain tile's lines are a whole number of them.
+BLOCK_BYTES = 32
 FLOAT_16_32 = (D.FP16, D.FP32)
 INT_16 = (D.INT16, D.UINT16)
 # pto-isa's TABS takes signed and float elements only (the abs of an unsigned value is itself).
@@ -109,6 +112,19 @@ def dim_equal(a: Expr, b: Expr) -> bool:
         return True
     ca, cb = const_value(a), const_value(b)
     return ca is not None and ca == cb
+
+
+def known_multiple(e: Expr, k: int) -> bool:
+    """Whether ``e`` is a multiple of ``k`` whatever its variables hold: a constant multiple, a sum or
+    difference of such, or a product with one."""
+    c = const_value(e)
+    if c is not None:
+        return c % k == 0
+    if isinstance(e, (Add, Sub)):
+        return known_multiple(e.left, k) and known_multiple(e.right, k)
+    if isinstance(e, Mul):
+        return known_multiple(e.left, k) or known_multiple(e.right, k)
+    return False
 
 
 def dims_equal(a: list[Expr], b: list[Expr]) -> bool:

@@ -14,9 +14,11 @@ from .common import FLOAT_16_32, VECTOR_DTYPES, tile_type, valid_shape
 D = DataType
 
 # Element dtypes each reduction's instruction takes, where it restricts them (pto/cpu/T<Op>.hpp
-# static_asserts; row_min: the a2a3 TROWMIN). col_max takes INT8/UINT8 but no wider integers.
+# static_asserts; row_max/row_min: the a2a3 TROWMAX/TROWMIN, npu/a2a3/TRowReduceOps.hpp). col_max takes
+# INT8/UINT8 but no wider integers.
 REDUCE_DTYPES: dict[str, tuple[DataType, ...]] = {
     "row_sum": (D.FP16, D.BF16, D.FP32, D.INT16, D.INT32),
+    "row_max": (D.INT16, D.INT32, D.FP16, D.FP32),
     "row_min": (D.INT16, D.INT32, D.FP16, D.FP32),
     "col_sum": (D.FP16, D.BF16, D.FP32),
     "col_max": (D.FP16, D.BF16, D.FP32, D.INT8, D.UINT8),

@@ -14,6 +14,7 @@ from ..type_base import Type
 from ..types import TileType
 from . import kwtypes as K
 from .common import (
+    BLOCK_BYTES,
     check_dtype,
     check_int,
     check_rank,
@@ -24,6 +25,7 @@ from .common import (
     elements,
     format_dims,
     index,
+    known_multiple,
     product,
     tile_type,
     valid_shape,
@@ -100,13 +102,18 @@ def _check_aligned_start(ci: CallInfo, t: TileType) -> None:
     if view.slayout != TileLayout.none_box or len(t.shape) != 2 or len(offsets) != 2:
         return
     axis = 1 if view.blayout == TileLayout.row_major else 0
+    per_block = BLOCK_BYTES * 8 // t.dtype.get_bit()
+    if known_multiple(offsets[axis], per_block):
+        return
+    what = "column" if axis == 1 else "row"
     start = const_value(offsets[axis])
-    per_block = 256 // t.dtype.get_bit()
-    if start is not None and start % per_block:
-        what = "column" if axis == 1 else "row"
-        ci.fail(f"a window of a {view.blayout.name} {t.dtype.name} tile must start on a 32-byte boundary: {what} "
-                f"offset {start} is not a multiple of {per_block} (hint: slice from offset {start - start % per_block} "
-                "and keep the rest in the valid region, or slice the tensor before loading it)")
+    message = (f"a window of a {view.blayout.name} {t.dtype.name} tile must start on a 32-byte boundary: {what} "
+               f"offset {format_dims([offsets[axis]])[1:-1]} is not ")
+    if start is None:
+        ci.fail(message + f"known to be a multiple of {per_block} (hint: write it as a multiple of {per_block}, "
+                f"e.g. j * {per_block})")
+    ci.fail(message + f"a multiple of {per_block} (hint: slice from offset {start - start % per_block} and keep "
+            "the rest in the valid region, or slice the tensor before loading it)")
 
 
 def _is_line(dims: list[Expr]) -> bool:
@@ -126,13 +133,13 @@ def _reshape(ci: CallInfo) -> Type:
                 "elements (TRESHAPE reinterprets the buffer row-major); tile.move it to row-major first")
     result = view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
     view, cols = result.get_effective_tile_view(), const_value(dims[-1])
-    # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of 32-byte blocks.
+    # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of blocks.
     bits = t.dtype.get_bit()
     if (view.blayout, view.slayout) == (TileLayout.row_major, TileLayout.none_box) and cols is not None \
-            and cols * bits % 256:
+            and cols * bits % (8 * BLOCK_BYTES):
         ci.fail(f"a row-major {t.dtype.name} tile of shape {format_dims(dims)} has rows of {cols * bits // 8} bytes; "
                 f"the target needs a multiple of 32 (hint: reshape to a last dimension that is a multiple of "
-                f"{256 // bits})")
+                f"{8 * BLOCK_BYTES // bits})")
     return result
 
 
@@ -274,7 +281,7 @@ define("tile.gather", [tile("src"), tile("indices"), tile("tmp", effect=SCRATCH)
 # repeats of 8 blocks per row (a row's last repeat is written in full, so a part of one would differ).
 BYTE_DATA = (D.FP32, D.INT32, D.UINT32, D.FP16, D.BF16, D.INT16, D.UINT16, D.INT8, D.UINT8)
 GATHERB_OFFSET = (D.UINT32, D.INT32)
-BLOCK_BYTES, BLOCKS_PER_REPEAT = 32, 8
+BLOCKS_PER_REPEAT = 8
 
 
 def _gatherb(ci: CallInfo) -> Type:
