@@ -18,7 +18,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import CompactMode, MemorySpace, PadValue, TileLayout
 from pypto.ir.expr import ConstInt
 from pypto.ir.span import Span
-from pypto.ir.ops.common import BLOCK_BYTES
+from pypto.ir.ops.common import BLOCK_BYTES, block_elements
 from pypto.ir.types import TileType, buffer_dims
 
 from .errors import no_rule
@@ -104,8 +104,8 @@ def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span 
     blocks: pto-isa's Tile static_asserts it."""
     row_major = blayout == TileLayout.row_major
     line = shape[1] if row_major else shape[0]
-    if line * t.dtype.get_bit() // 8 % BLOCK_BYTES:
-        per_block = BLOCK_BYTES * 8 // t.dtype.get_bit()
+    per_block = block_elements(t.dtype)
+    if line % per_block:
         axis, other = ("rows", "columns") if row_major else ("columns", "rows")  # lines, and the axis to pad
         wide = -(-line // per_block) * per_block
         padded = [shape[0], wide] if row_major else [wide, shape[1]]
@@ -126,7 +126,7 @@ def _check_boxes(t: TileType, shape: list[int], slayout: TileLayout, fractal: in
     static_asserts ``Cols % InnerCols == 0`` and, off Vec and MX and for more than one row,
     ``Rows % InnerRows == 0`` (``getInnerRow``/``getInnerCol``: a 1024-byte box is 16 x 16; a 512-byte
     one is 16 rows of 32 bytes, or 32 bytes of 16 columns when its inner layout is col-major)."""
-    per_block = BLOCK_BYTES * 8 // t.dtype.get_bit()
+    per_block = block_elements(t.dtype)
     inner_row_major = slayout == TileLayout.row_major
     if fractal == _FRACTAL_C:
         box = (_BOX_SIDE, _BOX_SIDE)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 
+from pypto.ir.ops.tensor_view_ops import SORT_BLOCK
+
 from .artifacts import ArtifactTree
 from .errors import SimulatorUnsupportedError
 
 _BF16_TYPE = re.compile(r"\bbfloat16_t\b")
 _SORT32 = re.compile(r"\bTSORT32\(\s*\w+\s*,\s*(\w+)\s*,")
-_SORT_BLOCK = 32
 
 
 def _tile_of(source: str, var: str) -> tuple[str, int] | None:
@@ -37,7 +38,7 @@ def _long_half_sort(source: str) -> bool:
     """Whether ``source`` sorts a half tile of more than one 32-element block with TSORT32."""
     for match in _SORT32.finditer(source):
         tile = _tile_of(source, match.group(1))
-        if tile is not None and tile[0] == "half" and tile[1] > _SORT_BLOCK:
+        if tile is not None and tile[0] == "half" and tile[1] > SORT_BLOCK:
             return True
     return False
 
@@ -55,7 +56,7 @@ def check_simulable(tree: ArtifactTree) -> None:
             )
         if _long_half_sort(source):
             raise SimulatorUnsupportedError(
-                f"kernel {kernel.label} sorts FP16 rows of more than {_SORT_BLOCK} elements (tile.sort32), which "
+                f"kernel {kernel.label} sorts FP16 rows of more than {SORT_BLOCK} elements (tile.sort32), which "
                 "a2a3sim cannot: its CPU model places each block's FP16 (score, index) structs at the FP32 pitch, "
                 "so the blocks overwrite each other",
                 "sort FP16 rows of 32 elements, or FP32 rows, on the simulator; check longer FP16 sorts on the "

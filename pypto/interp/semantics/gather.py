@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from pypto.ir.datatype import DataType
-from pypto.ir.ops.tile_view_ops import BLOCK_BYTES
+from pypto.ir.ops.common import BLOCK_BYTES, block_elements
 
 from ..dtypes import numpy_dtype
 from ..errors import OpError
@@ -137,5 +137,5 @@ def _tile_gatherb(ctx: OpContext, src: ArrayValue, offset: ArrayValue) -> ArrayV
     out = np.zeros((offset.data.shape[0], offset.data.shape[1] * BLOCK_BYTES), dtype=np.uint8)
     out[:rows, :blocks * BLOCK_BYTES] = src_bytes[offs[..., None] + np.arange(BLOCK_BYTES)].reshape(rows, -1)
     data = out.view(numpy_dtype(dtype))
-    valid = (rows, blocks * BLOCK_BYTES * 8 // dtype.get_bit())
+    valid = (rows, blocks * block_elements(dtype))
     return like(ctx, src, data, dtype, valid)

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from pypto.ir.ops.tensor_view_ops import SORT_STRUCT_BYTES, sort_struct_width
+from pypto.ir.ops.tensor_view_ops import SORT_BLOCK, SORT_STRUCT_BYTES, sort_struct_width
 
 from ..values import ArrayValue
 from .common import like, read
 from .table import OpContext, register
-
-_BLOCK = 32
-
 
 def _structs(scores: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """``(n, 8)`` bytes: each score, zero padding to byte 4, then its uint32 index (little-endian)."""
@@ -38,10 +35,11 @@ def _sort32(ctx: OpContext, src: ArrayValue, idx: ArrayValue) -> ArrayValue:
     w = sort_struct_width(src.dtype)
     out = np.zeros((data.shape[0], data.shape[1] * w), dtype=data.dtype)
     for r in range(rows):
-        for start in range(0, cols, _BLOCK):  # the type rule asks for whole blocks
-            scores, ids = data[r, start:start + _BLOCK], indices[r, start:start + _BLOCK]
+        for start in range(0, cols, SORT_BLOCK):  # the type rule asks for whole blocks
+            scores, ids = data[r, start:start + SORT_BLOCK], indices[r, start:start + SORT_BLOCK]
             order = np.lexsort((ids, -scores.astype(np.float64)))  # score descending, then index ascending
-            out[r, start * w:(start + _BLOCK) * w] = _structs(scores[order], ids[order]).view(data.dtype).reshape(-1)
+            structs = _structs(scores[order], ids[order])
+            out[r, start * w:(start + SORT_BLOCK) * w] = structs.view(data.dtype).reshape(-1)
     return like(ctx, src, out, src.dtype, (rows, cols * w))
 
 

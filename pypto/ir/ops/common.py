@@ -23,6 +23,13 @@ D = DataType
 # The on-chip block (pto-isa's TileConfig::alignedSize): vector instructions address buffers in whole
 # blocks, and a plain tile's lines are a whole number of them.
 BLOCK_BYTES = 32
+
+
+def block_elements(dtype: DataType) -> int:
+    """How many ``dtype`` elements fill one on-chip block (8 FP32, 16 FP16, 32 INT8)."""
+    return BLOCK_BYTES * 8 // dtype.get_bit()
+
+
 FLOAT_16_32 = (D.FP16, D.FP32)
 INT_16 = (D.INT16, D.UINT16)
 # pto-isa's TABS takes signed and float elements only (the abs of an unsigned value is itself).

@@ -351,6 +351,7 @@ define("tensor.paged_gather",
 # and uint32 indices, sorted into 8-byte (score, index) structs; TMRGSORT merges blocks of 64-element
 # multiples, four at a time, on one row.
 SORT_DTYPES = (DataType.FP16, DataType.FP32)
+SORT_BLOCK = 32  # the elements TSORT32 sorts together
 SORT_STRUCT_BYTES = 8
 MRGSORT_BLOCK_LEN = 64
 MRGSORT_MAX_REPEATS = 255
@@ -371,8 +372,8 @@ def sort32_dims(ci: CallInfo, src: Type, idx: Type) -> list:
     if not dims_equal(list(idx.shape), list(src.shape)):
         ci.fail(f"'idx' {format_dims(idx.shape)} must have the shape of 'src' {format_dims(src.shape)}")
     cols = const_value(src.shape[1])
-    if cols is None or cols % 32:
-        ci.fail(f"columns must be a static multiple of 32, got {format_dims([src.shape[1]])}")
+    if cols is None or cols % SORT_BLOCK:
+        ci.fail(f"columns must be a static multiple of {SORT_BLOCK}, got {format_dims([src.shape[1]])}")
     return [src.shape[0], index(cols * sort_struct_width(src.dtype))]
 
 

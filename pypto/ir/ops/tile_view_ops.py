@@ -14,7 +14,7 @@ from ..type_base import Type
 from ..types import TileType
 from . import kwtypes as K
 from .common import (
-    BLOCK_BYTES,
+    block_elements,
     check_dtype,
     check_int,
     check_rank,
@@ -48,6 +48,7 @@ from .tensor_view_ops import (
     GATHER_ROW_PARAMS,
     MASK,
     OUT_DTYPE,
+    SORT_BLOCK,
     check_gather_row,
     compare_result,
     mask_dims,
@@ -102,7 +103,7 @@ def _check_aligned_start(ci: CallInfo, t: TileType) -> None:
     if view.slayout != TileLayout.none_box or len(t.shape) != 2 or len(offsets) != 2:
         return
     axis = 1 if view.blayout == TileLayout.row_major else 0
-    per_block = BLOCK_BYTES * 8 // t.dtype.get_bit()
+    per_block = block_elements(t.dtype)
     if known_multiple(offsets[axis], per_block):
         return
     what = "column" if axis == 1 else "row"
@@ -134,12 +135,12 @@ def _reshape(ci: CallInfo) -> Type:
     result = view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
     view, cols = result.get_effective_tile_view(), const_value(dims[-1])
     # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of blocks.
-    bits = t.dtype.get_bit()
+    per_block = block_elements(t.dtype)
     if (view.blayout, view.slayout) == (TileLayout.row_major, TileLayout.none_box) and cols is not None \
-            and cols * bits % (8 * BLOCK_BYTES):
-        ci.fail(f"a row-major {t.dtype.name} tile of shape {format_dims(dims)} has rows of {cols * bits // 8} bytes; "
-                f"the target needs a multiple of 32 (hint: reshape to a last dimension that is a multiple of "
-                f"{8 * BLOCK_BYTES // bits})")
+            and cols % per_block:
+        ci.fail(f"a row-major {t.dtype.name} tile of shape {format_dims(dims)} has rows of "
+                f"{cols * t.dtype.get_bit() // 8} bytes; the target needs a multiple of 32 (hint: reshape to a last "
+                f"dimension that is a multiple of {per_block})")
     return result
 
 
@@ -297,7 +298,7 @@ def _gatherb(ci: CallInfo) -> Type:
         if const_value(cols) is None or const_value(cols) % BLOCKS_PER_REPEAT:
             ci.fail(f"'offset' {what} must be a static multiple of {BLOCKS_PER_REPEAT} (a2a3 TGATHERB gathers whole "
                     f"repeats of {BLOCKS_PER_REPEAT} blocks per row), got {format_dims([cols])}")
-    per_block = BLOCK_BYTES * 8 // dtype.get_bit()
+    per_block = block_elements(dtype)
     valid = valid_shape(off)
     return tile_type([off.shape[0], index(const_value(off.shape[1]) * per_block)], dtype,
                      [valid[0], index(const_value(valid[1]) * per_block)])
@@ -455,8 +456,8 @@ def _sort32(ci: CallInfo) -> Type:
         ci.fail(f"'idx' valid region {format_dims(valid_shape(idx))} must equal the valid region of 'src' "
                 f"{format_dims([rows, cols])}")
     n = const_value(cols)
-    if n is None or n % 32:
-        ci.fail(f"the valid columns must be a static multiple of 32, got {format_dims([cols])}")
+    if n is None or n % SORT_BLOCK:
+        ci.fail(f"the valid columns must be a static multiple of {SORT_BLOCK}, got {format_dims([cols])}")
     return tile_type(dims, src.dtype, [rows, index(n * sort_struct_width(src.dtype))])
 
 
