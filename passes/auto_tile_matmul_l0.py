@@ -11,6 +11,10 @@ InferTileMemorySpace then moves fitting Mat operands into L0.
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from annotated_types import Ge
+
 from pypto.analysis import op_name, use_counts, walk
 from pypto.languages.invariants import NormalizedStmtStructure, SplitIncoreOrch, SSAForm
 from pypto.languages.outlined import outlined
@@ -42,9 +46,6 @@ CUBE_DTYPES = {
 _CUBE_OPS = ("tile.matmul", "tile.matmul_acc", "tile.matmul_bias", "tile.batch_matmul", "tile.batch_matmul_acc")
 # A K slab is a whole number of 32-byte fractal rows (16 FP16, 8 FP32, 32 INT8 elements).
 _FRACTAL_BYTES = 32
-# A slab takes at most 1/_STAGES of L0A/L0B, so the next slab's extract has room beside it; an
-# output block at most 1/_STAGES of L0C, so the next block's product has room beside its store.
-_STAGES = 2
 # M/N blocks are whole 16-row (16-column) fractals.
 _BLOCK_GRANULE = 16
 
@@ -65,16 +66,17 @@ def _whole_mat(e: Expr) -> list[int] | None:
     return dims
 
 
-def k_slab(m: int, k: int, n: int, dtype: DataType, platform: Platform) -> int | None:
+def k_slab(m: int, k: int, n: int, dtype: DataType, platform: Platform, stages: int = 2) -> int | None:
     """The largest proper divisor of ``k`` (a whole number of fractal rows) whose ``[m, slab]`` and
-    ``[slab, n]`` slabs each fit in 1/_STAGES of L0A and L0B; None when there is none."""
+    ``[slab, n]`` slabs each fit in 1/``stages`` of L0A and L0B; None when there is none."""
     bits = dtype.get_bit()
     granule = max(1, _FRACTAL_BYTES * 8 // bits)
     for parts in range(2, k // granule + 1):
         slab = k // parts
         if k % parts or slab % granule:
             continue
-        if m * slab * bits // 8 <= platform.capacity[Left] // _STAGES and slab * n * bits // 8 <= platform.capacity[Right] // _STAGES:
+        left, right = platform.capacity[Left] // stages, platform.capacity[Right] // stages
+        if m * slab * bits // 8 <= left and slab * n * bits // 8 <= right:
             return slab
     return None
 
@@ -83,25 +85,26 @@ def _nbytes(rows: int, cols: int, dtype: DataType) -> int:
     return rows * cols * dtype.get_bit() // 8
 
 
-def mn_blocks(m: int, k: int, n: int, dtype: DataType, acc_dtype: DataType,
-              platform: Platform) -> tuple[int, int, int | None] | None:
+def mn_blocks(m: int, k: int, n: int, dtype: DataType, acc_dtype: DataType, platform: Platform,
+              ab_stages: int = 2, c_stages: int = 2) -> tuple[int, int, int | None] | None:
     """The ``(bm, bn, slab)`` of the largest output block: ``bm`` and ``bn`` proper divisors of ``m``
     and ``n`` (whole 16-row fractals, or the whole dimension) whose ``[bm, bn]`` accumulator fits in
-    1/_STAGES of L0C and whose operand blocks fit in L0A/L0B, whole (``slab`` None) or in K slabs;
+    1/``c_stages`` of L0C and whose operand blocks fit in L0A/L0B, whole (``slab`` None) or in K slabs
+    of 1/``ab_stages``;
     None when there is none. Larger blocks come first, then squarer ones (fewer bytes extracted per
     block), then taller ones."""
 
     def sides(d: int) -> list[int]:
         return [b for b in range(d, 0, -1) if d % b == 0 and (b % _BLOCK_GRANULE == 0 or b == d)]
 
-    acc_limit = platform.capacity[Acc] // _STAGES
+    acc_limit = platform.capacity[Acc] // c_stages
     for bm, bn in sorted(((bm, bn) for bm in sides(m) for bn in sides(n) if (bm, bn) != (m, n)),
                          key=lambda b: (-b[0] * b[1], b[0] + b[1], -b[0])):
         if _nbytes(-(-bm // 16) * 16, bn, acc_dtype) > acc_limit:
             continue
         if _nbytes(bm, k, dtype) <= platform.capacity[Left] and _nbytes(k, bn, dtype) <= platform.capacity[Right]:
             return bm, bn, None
-        slab = k_slab(bm, k, bn, dtype, platform)
+        slab = k_slab(bm, k, bn, dtype, platform, ab_stages)
         if slab is not None:
             return bm, bn, slab
     return None
@@ -133,19 +136,28 @@ class AutoTileMatmulL0(RewritePass):
              out = pl.tile.store(c_b3, [128, 128], out_b2)
 
     A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's
-    platform); the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B. A
-    ``tile.matmul_acc`` (without ``init_cond``) splits the same way, every slab accumulating. The
-    output block is the largest (then squarest) one of whole 16-row fractals whose accumulator fits
-    in half of L0C and whose operand blocks fit L0A/L0B whole or in K slabs. Operands must be whole
-    static 2-D Mat tiles. Errors naming the sizes: a K that cannot be split small enough, a blocked
-    product read other than by one store, or operands of a blocked product exceeding Mat together,
-    a ``tile.matmul_acc`` result too big for L0C. Every cube op of a kernel must have operand dtypes
-    the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on a5).
+    platform); the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B (by
+    default, see the options). A ``tile.matmul_acc`` (without ``init_cond``) splits the same way,
+    every slab accumulating. The output block is the largest (then squarest) one of whole 16-row
+    fractals whose accumulator fits in half of L0C and whose operand blocks fit L0A/L0B whole or in
+    K slabs. Operands must be whole static 2-D Mat tiles. Errors naming the sizes: a K that cannot
+    be split small enough, a blocked product read other than by one store, or operands of a blocked
+    product exceeding Mat together, a ``tile.matmul_acc`` result too big for L0C. Every cube op of a
+    kernel must have operand dtypes the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on
+    a5).
+
+    Options ``l0ab_stages`` and ``l0c_stages`` (``int >= 1``, default 2): a K slab takes at most
+    1/``l0ab_stages`` of L0A and of L0B, an output block at most 1/``l0c_stages`` of L0C. The default
+    halves leave room for the next slab's extract (or the next block's product) beside the current
+    one, so the two can overlap; 1 gives fewer, larger slabs or blocks that fill the buffer.
     """
 
     source = outlined
     requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
     produces = requires
+
+    l0ab_stages: Annotated[int, Ge(1)] = 2
+    l0c_stages: Annotated[int, Ge(1)] = 2
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type) and calls_any(func, _CUBE_OPS)
@@ -187,10 +199,12 @@ class AutoTileMatmulL0(RewritePass):
         too_big_result = result is not None and result > p.capacity[Acc]
         if not too_big_result and tile_nbytes(lhs.type, p) <= p.capacity[Left] and tile_nbytes(rhs.type, p) <= p.capacity[Right]:
             return new
-        slab = None if too_big_result else k_slab(m, k, n, lhs.type.dtype, p)
+        slab = None if too_big_result else k_slab(m, k, n, lhs.type.dtype, p, self.l0ab_stages)
         if slab is not None:
             return self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span)
-        plan = None if acc is not None else mn_blocks(m, k, n, lhs.type.dtype, new.var.type.dtype, p)
+        plan = None if acc is not None else mn_blocks(
+            m, k, n, lhs.type.dtype, new.var.type.dtype, p, self.l0ab_stages, self.l0c_stages
+        )
         if plan is None:
             raise self._too_big(call, m, k, n, too_big_result)
         self._check_blockable(node, call, m, k, n)

@@ -21,6 +21,11 @@ pass, as in :class:`~pypto.passes.rewrite.RewritePass`), and an option of the wr
 
     Tile(size=128)          # Tile(size="big") raises PassError
 
+An option's type may be a ``Literal`` of the allowed values or carry bounds
+(``Annotated[int, Ge(1)]``); the error then lists the values or states the bound. The pass
+docstring documents each option; the pass manager sets them by pass name
+(``PassManager(..., pass_options={"UnrollLoops": {"max_trip_count": 64}})``).
+
 Passes are pure: they build new nodes and never mutate. A :class:`Rewriter` is one
 ``multipledispatch`` Dispatcher per pass; its fallback, registered for every IR object, rebuilds a
 node from its rewritten children with :func:`pypto.ir.traversal.map_children` and returns the
@@ -43,7 +48,9 @@ per-run state object holding counters and environments)::
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
+import types
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -143,8 +150,42 @@ SAME = Same()
 
 
 @functools.cache
+def option_type(cls: type, field: str) -> Any:
+    """The declared type of option ``field`` of pass class ``cls`` (``Annotated`` bounds kept)."""
+    return typing.get_type_hints(cls, include_extras=True)[field]
+
+
+@functools.cache
 def _option_adapter(cls: type, field: str) -> TypeAdapter:
-    return TypeAdapter(typing.get_type_hints(cls)[field])
+    return TypeAdapter(option_type(cls, field))
+
+
+_BOUNDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+
+
+def describe_option_type(hint: Any) -> str:
+    """An option type in words: ``int``, ``int >= 1 or None``, ``one of 'first_fit', 'best_fit'``."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(v) for v in typing.get_args(hint))
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(hint)
+        bounds = [f"{op} {getattr(m, key)}" for m in meta for key, op in _BOUNDS.items() if hasattr(m, key)]
+        text = describe_option_type(base)
+        return f"{text} {' and '.join(bounds)}" if bounds else text
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(describe_option_type(a) for a in typing.get_args(hint))
+    if hint is type(None):
+        return "None"
+    return hint.__name__ if isinstance(hint, type) else str(hint)
+
+
+def did_you_mean(name: str, known: typing.Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the known name closest to ``name`` (case and ``_`` ignored), else ``""``."""
+    folded = {k.lower().replace("_", ""): k for k in known}
+    key = name.lower().replace("_", "")
+    close = [key] if key in folded else difflib.get_close_matches(key, list(folded), n=1)
+    return f"; did you mean '{folded[close[0]]}'?" if close else ""
 
 
 @dataclasses.dataclass(repr=False, unsafe_hash=True)
@@ -182,7 +223,7 @@ class Pass(ABC):
             for key in options:
                 if key not in known:
                     listed = ", ".join(known) if known else "none"
-                    raise PassError(cls.name, f"unknown option '{key}' (options: {listed})")
+                    raise PassError(cls.name, f"unknown option '{key}' (options: {listed}){did_you_mean(key, known)}")
             try:
                 init(self, *args, **options)
             except TypeError as err:  # too many positional options
@@ -201,8 +242,7 @@ class Pass(ABC):
             try:
                 _option_adapter(type(self), name).validate_python(value, strict=True)
             except ValidationError:
-                hint = typing.get_type_hints(type(self))[name]
-                want = hint.__name__ if isinstance(hint, type) else str(hint)
+                want = describe_option_type(option_type(type(self), name))
                 raise PassError(self.name, f"option '{name}' must be {want}, got {value!r}") from None
         object.__setattr__(self, "_built", True)  # no option check: nothing is frozen yet
 

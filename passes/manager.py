@@ -10,12 +10,17 @@ properties must hold, and a pass that enters a new dialect must leave every prop
 * after any other pass, the whole current dialect again (``strict``, the default) or only the
   properties it produces that are not verified yet (``basic``; a pass's invalidated properties
   leave the verified set).
+
+``pass_options`` sets the options of the pipeline's passes by pass name (docs/passes.md#options)::
+
+    PassManager.get_strategy(pass_options={"MemoryReuse": {"strategy": "best_fit"}})
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,10 +33,32 @@ from pypto.ir.structural import assert_structural_equal
 from pypto.ir.gcpause import gc_paused
 from pypto.language.parser.text_parser import parse_program
 
-from .base import Pass
+from .base import Pass, did_you_mean
 from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
-from .errors import PassOrderError
+from .errors import PassError, PassOrderError
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+
+
+PassOptions = Mapping[str, Mapping[str, object]]
+
+
+def with_options(passes: Iterable[Pass], options: PassOptions | None) -> list[Pass]:
+    """``passes`` with every pass named in ``options`` rebuilt with those options (checked by the pass).
+
+    ``options`` maps a pass name to ``{option: value}``; a name that is no pass of ``passes`` is a
+    :class:`PassError` suggesting the closest one.
+    """
+    passes = list(passes)
+    if not options:
+        return passes
+    names = list(dict.fromkeys(p.name for p in passes))
+    for name, given in options.items():
+        if name not in names:
+            hint = did_you_mean(str(name), names) or f" (the passes: {', '.join(names)})"
+            raise PassError(str(name), f"no pass of this name in the pipeline{hint}")
+        if not isinstance(given, Mapping):
+            raise PassError(name, f"options must map option names to values, got {given!r}")
+    return [dataclasses.replace(p, **options[p.name]) if p.name in options else p for p in passes]
 
 
 class PassDumpLevel(enum.Enum):
@@ -119,6 +146,7 @@ class PassManager:
     """Runs passes in order with checked boundaries and instruments.
 
     ``verify``: True/"strict" (default, or ``PYPTO_VERIFY_LEVEL``), "basic", "roundtrip", or False/"none".
+    ``pass_options``: ``{pass name: {option: value}}`` applied to the passes (:func:`with_options`).
     """
 
     def __init__(
@@ -127,8 +155,9 @@ class PassManager:
         verify: bool | str | VerifyLevel | None = None,
         instruments: Iterable[PassInstrument] = (),
         start: Dialect = surface,
+        pass_options: PassOptions | None = None,
     ) -> None:
-        self.passes = list(passes)
+        self.passes = with_options(passes, pass_options)
         self.verify = None if verify is None else verify_level(verify)
         self.instruments = list(instruments)
         self.start = start
@@ -140,9 +169,11 @@ class PassManager:
         strategy: OptimizationStrategy = OptimizationStrategy.Default,
         verify: bool | str | VerifyLevel | None = None,
         plugins: bool = True,
+        pass_options: PassOptions | None = None,
     ) -> PassManager:
-        """The pipeline of ``strategy`` (with installed plugin passes inserted) as a pass manager."""
-        return cls(default_passes(strategy, plugins=plugins), verify=verify)
+        """The pipeline of ``strategy`` (with installed plugin passes inserted) as a pass manager,
+        its passes configured by ``pass_options`` (``{pass name: {option: value}}``)."""
+        return cls(default_passes(strategy, plugins=plugins), verify=verify, pass_options=pass_options)
 
     def get_pass_names(self) -> list[str]:
         """The pass names in pipeline order."""

@@ -3,6 +3,8 @@ PYPTO planner)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pypto.languages.invariants import HasMemRefs, IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, TileOps2D
 from pypto.languages.split_core import split_core
 
@@ -19,6 +21,9 @@ from .memory_lifetimes import Lifetimes, lifetimes
 from .memref_util import KERNELS, Retype, with_memref
 from .rewrite import Result, RewritePass, on
 from .util import rebuild
+
+
+Strategy = Literal["first_fit", "best_fit", "none"]
 
 
 class MemoryReuse(RewritePass):
@@ -40,11 +45,18 @@ class MemoryReuse(RewritePass):
     buffer, largest first, joins the first buffer all of whose members it may share with (no
     overlapping lifetimes, no no-alias guard), else stays its own; a joined buffer's tiles are
     rebased onto the first member's MemRef and ``tile.alloc``s no longer referenced are deleted.
+
+    Option ``strategy`` (default ``"first_fit"``, the above): ``"best_fit"`` joins, among the buffers
+    it may share with, the smallest one (the first of equal size), which can leave a large buffer
+    free for a later large tile; ``"none"`` shares no buffers (each tile keeps its own; a loop carry
+    and the value yielded for it still share), for comparing plans or isolating a reuse problem.
     """
 
     source = split_core
     requires = frozenset({SplitIncoreOrch, IncoreTileOps, HasMemRefs, TileOps2D, NormalizedStmtStructure})
     produces = frozenset({NormalizedStmtStructure})
+
+    strategy: Strategy = "first_fit"
 
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type not in KERNELS:
@@ -57,7 +69,7 @@ class MemoryReuse(RewritePass):
             func = fix.function(func)
             plan = _Packing(func, lifetimes(func))
             plan.realign(strict=True)
-        new_types, keep = plan.pack()
+        new_types, keep = plan.pack(self.strategy)
         if not new_types and keep is None:
             return func
         run = _Rebase(new_types, keep)
@@ -162,9 +174,9 @@ class _Packing:
             )
         moves.setdefault(id(y), []).append((k, carried.type.memref, rv))
 
-    def pack(self) -> tuple[dict[Var, TileType], dict[Var, int] | None]:
-        """First-fit decreasing per space. Returns the new tile types and the surviving
-        allocations with their sizes (None when nothing changes)."""
+    def pack(self, strategy: Strategy) -> tuple[dict[Var, TileType], dict[Var, int] | None]:
+        """Decreasing by size per space, each group joining a buffer chosen by ``strategy``. Returns
+        the new tile types and the surviving allocations with their sizes (None when nothing changes)."""
         # Each union-find group once (members in allocation order, as group() lists them).
         groups: dict[Var, list[Var]] = {}
         group_size: dict[Var, int] = {}
@@ -178,14 +190,19 @@ class _Packing:
         placed: dict[Var, Var] = {}
         for r in roots:
             vars_r, size = groups[r], group_size[r]
-            for root, vs, _ in buffers:
-                if self.space[root] is self.space[r] and self.may_share(vs, vars_r):
-                    vs.extend(vars_r)
-                    placed[r] = root
-                    break
-            else:
+            chosen = None
+            for buf in buffers if strategy != "none" else ():
+                smaller = chosen is None or buf[2] < chosen[2]
+                if smaller and self.space[buf[0]] is self.space[r] and self.may_share(buf[1], vars_r):
+                    chosen = buf
+                    if strategy == "first_fit":
+                        break
+            if chosen is None:
                 buffers.append((r, list(vars_r), size))
                 placed[r] = r
+            else:
+                chosen[1].extend(vars_r)
+                placed[r] = chosen[0]
         size_of = {root: size for root, _, size in buffers}
         refs: dict[Var, MemRef] = {}
         new_types: dict[Var, TileType] = {}

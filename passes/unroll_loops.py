@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from annotated_types import Ge
+
 from pypto.analysis import function_index, stmt_defs, walk
 from pypto.languages.invariants import UnrollResolved
 from pypto.languages.surface import surface
@@ -27,11 +31,17 @@ class UnrollLoops(RewritePass):
 
     before:  for i in pl.unroll(2):        after:  x = pl.add(x, 0)
                  x = pl.add(x, i)                  x = pl.add(x, 1)
+
+    Option ``max_trip_count`` (``int >= 1`` or None, default None: no limit): a ``pl.unroll`` loop of
+    more iterations is an error instead of that many body copies (a guard against a mistyped bound
+    blowing up the program).
     """
 
     source = surface
     target = surface
     produces = frozenset({UnrollResolved})
+
+    max_trip_count: Annotated[int, Ge(1)] | None = None
 
     def applies(self, func: Function) -> bool:
         if straight_line(func) is not None:
@@ -57,6 +67,14 @@ class UnrollLoops(RewritePass):
             raise self.error("pl.unroll with step 0", node.span)
         if node.iter_args:
             raise self.error("pl.unroll loops cannot carry values (init_values)", node.span)
+        trips = len(range(start, stop, step))
+        if self.max_trip_count is not None and trips > self.max_trip_count:
+            raise self.error(
+                f"pl.unroll of {trips} iterations exceeds the option max_trip_count={self.max_trip_count}",
+                node.span,
+                "write pl.range for a long loop, or raise the limit: "
+                f"pass_options={{'UnrollLoops': {{'max_trip_count': {trips}}}}}",
+            )
         var = node.loop_var
         dtype = var.type.dtype if isinstance(var.type, ScalarType) else DataType.INDEX
         # Each copy gets its own nested loop binders, as the printed copies would when parsed back.

@@ -39,7 +39,7 @@ from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
-from pypto.passes.manager import PassDumpLevel, dumps
+from pypto.passes.manager import PassDumpLevel, PassOptions, dumps
 from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
 
@@ -92,6 +92,7 @@ def compile(
     *,
     verify: VerifyLevel | bool | str | None = None,
     memory_planner: MemoryPlanner | str | None = None,
+    pass_options: PassOptions | None = None,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -105,6 +106,8 @@ def compile(
     ``"a2a3sim"`` (default for Ascend910B) or ``"a2a3"``, ``"a5sim"``, ``"a5"`` (default for
     Ascend950); only a2a3sim runs here. ``memory_planner``: None or ``MemoryPlanner.PYPTO`` (pypto's
     own passes); ``DSA_RP``/``PTOAS`` (planning by ptoas) raise :class:`UnsupportedOptionError`.
+    ``pass_options``: ``{pass name: {option: value}}``, the options of the pipeline's passes
+    (docs/passes.md#options), e.g. ``{"MemoryReuse": {"strategy": "best_fit"}}``.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
     """
@@ -119,7 +122,7 @@ def compile(
     except ValueError:
         names = ", ".join(s.value for s in OptimizationStrategy)
         raise PyptoError(f"unknown strategy {strategy!r} (use {names})") from None
-    manager = PassManager.get_strategy(chosen, verify=level)
+    manager = PassManager.get_strategy(chosen, verify=level, pass_options=pass_options)
     made = output_dir is None
     if output_dir is None:
         output_dir = tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-")

@@ -109,6 +109,21 @@ def passes_markdown() -> str:
     return "\n".join(parts)
 
 
+def pass_options_markdown() -> str:
+    """Every option of the built-in passes: pass, option, accepted values and default."""
+    import dataclasses
+
+    from pypto.passes.base import describe_option_type, option_type
+    from pypto.passes.pipeline import builtin_passes
+
+    rows = ["| pass | option | accepts | default |", "|---|---|---|---|"]
+    for p in builtin_passes():
+        for f in dataclasses.fields(p):
+            accepts = describe_option_type(option_type(type(p), f.name))
+            rows.append(f"| [{p.name}](#{anchor(p.name)}) | `{f.name}` | {accepts} | `{f.default!r}` |")
+    return "\n".join(rows) + "\n"
+
+
 def pipeline_markdown() -> str:
     """The default pipeline as a table: position, pass, source and target dialect."""
     from pypto.passes.pipeline import builtin_passes
@@ -183,6 +198,7 @@ def platforms_markdown() -> str:
 GENERATORS: dict[str, Callable[[], str]] = {
     "passes": passes_markdown,
     "pipeline": pipeline_markdown,
+    "pass_options": pass_options_markdown,
     "dialects": dialects_markdown,
     "invariants": invariants_markdown,
     "tensor_ops": lambda: _ops_table("tensor"),
