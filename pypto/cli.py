@@ -3,7 +3,7 @@
     pypto compile examples/tile_add.py -o out/tile_add [--backend a2a3|a5]   # write the artifact tree
     pypto run examples/tile_add.py [--seed N] [--inputs FILE.npz] [--rtol R] [--atol A]   # sim vs interpreter
     pypto parse examples/tile_add.py [--concise]                            # print the parsed IR
-    pypto passes                                                            # list the pipeline's passes
+    pypto passes                                                  # list the pipeline's passes and their options
     pypto --version
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
@@ -51,8 +51,15 @@ def _compile(args: argparse.Namespace):
     program = _load(args.file)
     _progress(f"compiling {args.file} ...")
     start = time.perf_counter()
+    options: dict[str, dict[str, Any]] = {}
+    for pass_name, option, value in args.pass_option:
+        options.setdefault(pass_name, {})[option] = value
     compiled = ir.compile(
-        program, output_dir=args.output, backend_type=BackendType(BACKENDS[args.backend]), verify=args.verify
+        program,
+        output_dir=args.output,
+        backend_type=BackendType(BACKENDS[args.backend]),
+        verify=args.verify,
+        pass_options=options,
     )
     return compiled, time.perf_counter() - start
 
@@ -191,10 +198,15 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_passes(args: argparse.Namespace) -> int:
-    from pypto.passes import PassManager
+    import dataclasses
 
-    for name in PassManager.get_strategy().get_pass_names():
-        print(name)
+    from pypto.passes import PassManager
+    from pypto.passes.base import describe_option_type, option_type
+
+    for p in PassManager.get_strategy().passes:
+        print(p.name)
+        for f in dataclasses.fields(p):
+            print(f"    {f.name}: {describe_option_type(option_type(type(p), f.name))} = {f.default!r}")
     return 0
 
 
@@ -208,6 +220,29 @@ def _compile_options(p: argparse.ArgumentParser, output_help: str) -> None:
         default=None,
         help="boundary checks between passes (default: PYPTO_VERIFY_LEVEL or strict)",
     )
+    p.add_argument(
+        "--pass-option",
+        type=_pass_option,
+        action="append",
+        default=[],
+        metavar="PASS.OPTION=VALUE",
+        help="set an option of a pass (repeatable; `pypto passes` lists them), e.g. MemoryReuse.strategy=best_fit",
+    )
+
+
+def _pass_option(text: str) -> tuple[str, str, Any]:
+    """``PASS.OPTION=VALUE`` as (pass, option, value); the value is a Python literal, else the text itself."""
+    import ast
+
+    target, sep, value = text.partition("=")
+    pass_name, dot, option = target.partition(".")
+    if not sep or not dot or not pass_name or not option:
+        raise argparse.ArgumentTypeError(f"invalid pass option {text!r}: expected PASS.OPTION=VALUE")
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        parsed = value
+    return pass_name, option, parsed
 
 
 def _seed(text: str) -> int:

@@ -94,9 +94,37 @@ def test_bad_arguments_exit_with_usage(capsys: pytest.CaptureFixture[str]) -> No
     assert "invalid choice: 'loud'" in capsys.readouterr().err
 
 
+def test_pass_options_reach_the_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    option = "AutoTileMatmulL0.l0ab_stages=1"
+    argv = ["compile", str(EXAMPLES / "matmul_big_k.py"), "-o", str(out), "--pass-option", option]
+    assert main(argv) == 0
+    (dump,) = (out / "passes_dump").glob("*_after_AutoTileMatmulL0.py")
+    # [128, 512] x [512, 128] FP16: slabs of all of L0A/L0B (K 256, 2 of them) instead of half (K 128, 4).
+    assert "pl.range(1, 2, init_values=" in dump.read_text()
+    assert main(["compile", str(EXAMPLES / "tile_add.py"), "--pass-option", "MemoryReuse.strategy=first"]) == 1
+    assert capsys.readouterr().err.endswith(
+        "error: MemoryReuse: option 'strategy' must be one of 'first_fit', 'best_fit', 'none', got 'first'\n"
+    )
+
+
+def test_passes_lists_each_pass_with_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["passes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("MemoryReuse")
+    assert lines[at : at + 3] == [
+        "MemoryReuse",
+        "    strategy: one of 'first_fit', 'best_fit', 'none' = 'first_fit'",
+        "AllocateMemoryAddr",
+    ]
+    assert lines[0] == "InlineFunctions" and "    max_trip_count: int >= 1 or None = None" in lines
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["compile", "x.py", "--pass-option", "MemoryReuse=none"],
+         "argument --pass-option: invalid pass option 'MemoryReuse=none': expected PASS.OPTION=VALUE"),
         (["compile", "x.py", "--backend", "a3"], "argument --backend: invalid choice: 'a3'"),
         (["run", "x.py", "--seed", "-1"], "argument --seed: invalid seed '-1': expected a non-negative integer"),
         (["run", "x.py", "--seed", "one"], "argument --seed: invalid seed 'one': expected a non-negative integer"),
