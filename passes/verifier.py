@@ -29,8 +29,9 @@ from pypto.languages.invariants.base import check_all
 
 from pypto.ir.function import Program
 
-from .base import Pass, ProgramPass
+from .base import Pass, ProgramPass, did_you_mean
 from .context import PassContext, PassInstrument, VerifyLevel
+from .errors import PassError
 from .properties import IRProperty, IRPropertySet, as_property, get_default_verify_properties
 
 # The established names of our classes (the same classes).
@@ -73,11 +74,23 @@ class RunVerifier(ProgramPass):
     """A pass that changes nothing and checks properties of its input (default: the structural ones).
 
     ``properties``: the names to check (empty: :func:`get_default_verify_properties`);
-    ``disabled_rules``: names left out.
+    ``disabled_rules``: names left out. A name that is no :class:`IRProperty` is a PassError.
     """
 
     properties: tuple[str, ...] = ()
     disabled_rules: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        known = [p.value for p in IRProperty]
+        for option in ("properties", "disabled_rules"):
+            for name in getattr(self, option):
+                if name not in known:
+                    raise PassError(
+                        self.name,
+                        f"option '{option}': {name!r} is no IR property{did_you_mean(name, known)} "
+                        "(the properties are the members of passes.IRProperty)",
+                    )
 
     def run(self, program: Program) -> Program:
         chosen = IRPropertySet(self.properties) if self.properties else get_default_verify_properties()
