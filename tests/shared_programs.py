@@ -20,3 +20,34 @@ class P:
         r: pl.Scalar[pl.INDEX] = self.rep(n, n)
         return r
 """
+
+# MemoryReuse strategies (tests/passes/test_pass_options.py, tests/sim/test_pass_options_sim.py):
+# four Vec tiles live [1,3] (32 KiB), [2,5] (24 KiB), [4,7] (16 KiB) and [6,8] (24 KiB), numbering
+# the statements. Decreasing by size, the second 24 KiB tile may join the 32 KiB or the other 24 KiB
+# buffer: first fit takes the 32 KiB one and leaves the 16 KiB tile no room (72 KiB in all); best
+# fit takes the 24 KiB one and the 16 KiB tile then fits the 32 KiB buffer (56 KiB).
+FOUR_TILES = """
+import pypto.language as pl
+
+
+@pl.program
+class FourTiles:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[112, 128], pl.FP32],
+          out: pl.Out[pl.Tensor[[192, 128], pl.FP32]]) -> pl.Tensor[[192, 128], pl.FP32]:
+        ta: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 128])
+        tb: pl.Tile[[48, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [64, 0], [48, 128])
+        o1: pl.Tensor[[192, 128], pl.FP32] = pl.store(ta, [0, 0], out)
+        td: pl.Tile[[32, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 128])
+        o2: pl.Tensor[[192, 128], pl.FP32] = pl.store(tb, [64, 0], o1)
+        tc: pl.Tile[[48, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [32, 0], [48, 128])
+        o3: pl.Tensor[[192, 128], pl.FP32] = pl.store(td, [112, 0], o2)
+        o4: pl.Tensor[[192, 128], pl.FP32] = pl.store(tc, [144, 0], o3)
+        return o4
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[112, 128], pl.FP32],
+             out: pl.Out[pl.Tensor[[192, 128], pl.FP32]]) -> pl.Tensor[[192, 128], pl.FP32]:
+        out = self.k(x, out)
+        return out
+"""

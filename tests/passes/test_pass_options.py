@@ -10,6 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from shared_programs import FOUR_TILES
 from tile_programs import front, inputs
 from typeguard import suppress_type_checks
 
@@ -22,36 +23,6 @@ from pypto.passes.manager import with_options
 from pypto.passes.verifier import RunVerifier
 
 VEC = ir.MemorySpace.Vec
-
-# Four Vec tiles live [1,3] (32 KiB), [2,5] (24 KiB), [4,7] (16 KiB) and [6,8] (24 KiB), numbering
-# the statements. Decreasing by size, the second 24 KiB tile may join the 32 KiB or the other 24 KiB
-# buffer: first fit takes the 32 KiB one and leaves the 16 KiB tile no room (72 KiB in all); best
-# fit takes the 24 KiB one and the 16 KiB tile then fits the 32 KiB buffer (56 KiB).
-FOUR_TILES = """
-import pypto.language as pl
-
-
-@pl.program
-class FourTiles:
-    @pl.function(type=pl.FunctionType.AIV)
-    def k(self, x: pl.Tensor[[112, 128], pl.FP32],
-          out: pl.Out[pl.Tensor[[192, 128], pl.FP32]]) -> pl.Tensor[[192, 128], pl.FP32]:
-        ta: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 128])
-        tb: pl.Tile[[48, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [64, 0], [48, 128])
-        o1: pl.Tensor[[192, 128], pl.FP32] = pl.store(ta, [0, 0], out)
-        td: pl.Tile[[32, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 128])
-        o2: pl.Tensor[[192, 128], pl.FP32] = pl.store(tb, [64, 0], o1)
-        tc: pl.Tile[[48, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [32, 0], [48, 128])
-        o3: pl.Tensor[[192, 128], pl.FP32] = pl.store(td, [112, 0], o2)
-        o4: pl.Tensor[[192, 128], pl.FP32] = pl.store(tc, [144, 0], o3)
-        return o4
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[112, 128], pl.FP32],
-             out: pl.Out[pl.Tensor[[192, 128], pl.FP32]]) -> pl.Tensor[[192, 128], pl.FP32]:
-        out = self.k(x, out)
-        return out
-"""
 
 FOUR_TILES_INPUTS = [np.arange(112 * 128, dtype=np.float32).reshape(112, 128), np.zeros((192, 128), np.float32)]
 
@@ -199,6 +170,29 @@ def test_unknown_pass_or_option_names_suggest_the_closest(options: dict, message
     with suppress_type_checks(), pytest.raises(PassError) as err:
         passes.PassManager.get_strategy(pass_options=options)
     assert str(err.value) == message
+
+
+class Stamp(passes.FunctionPass):
+    """A pass of one's own (as a plugin's) with an option ``tag``."""
+
+    tag: str = "default"
+
+    def run_function(self, func: ir.Function, program: ir.Program) -> ir.Function:
+        return ir.replace(func, attrs={**func.attrs, "stamp": self.tag})
+
+
+def test_pass_options_reach_a_pass_of_ones_own() -> None:
+    pm = passes.PassManager([Stamp()], pass_options={"Stamp": {"tag": "release"}})
+    result = pm.run(pl.parse(textwrap.dedent("""
+        import pypto.language as pl
+
+        @pl.program
+        class One:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+                return n
+    """)))
+    assert result.get_function("main").attrs == {"stamp": "release"}
 
 
 def test_a_name_like_no_pass_lists_the_pipeline() -> None:
