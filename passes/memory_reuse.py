@@ -49,7 +49,8 @@ class MemoryReuse(RewritePass):
     Option ``strategy`` (default ``"first_fit"``, the above): ``"best_fit"`` joins, among the buffers
     it may share with, the smallest one (the first of equal size), which can leave a large buffer
     free for a later large tile; ``"none"`` shares no buffers (each tile keeps its own; a loop carry
-    and the value yielded for it still share), for comparing plans or isolating a reuse problem.
+    and the value yielded for it still share), for comparing plans or isolating a reuse problem; a
+    kernel that fits only by sharing then fails AllocateMemoryAddr's capacity check.
     """
 
     source = split_core
