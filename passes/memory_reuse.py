@@ -191,11 +191,12 @@ class _Packing:
         placed: dict[Var, Var] = {}
         for r in roots:
             vars_r, size = groups[r], group_size[r]
-            chosen = None
-            for buf in buffers if strategy != "none" else ():
-                smaller = chosen is None or buf[2] < chosen[2]
-                if smaller and self.space[buf[0]] is self.space[r] and self.may_share(buf[1], vars_r):
-                    chosen = buf
+            chosen: tuple[Var, list[Var], int] | None = None
+            for root, vs, buf_size in buffers if strategy != "none" else []:
+                if chosen is not None and buf_size >= chosen[2]:  # best fit: only a smaller one is better
+                    continue
+                if self.space[root] is self.space[r] and self.may_share(vs, vars_r):
+                    chosen = (root, vs, buf_size)
                     if strategy == "first_fit":
                         break
             if chosen is None:
