@@ -12,8 +12,8 @@ InferTileMemorySpace then moves fitting Mat operands into L0.
 from __future__ import annotations
 
 from pypto.analysis import op_name, use_counts, walk
-from pypto.languages.invariants import NormalizedStmtStructure, SplitIncoreOrch, SSAForm
-from pypto.languages.outlined import outlined
+from pypto.languages.invariants import TileOps2D
+from pypto.languages.tiled import tiled
 
 from pypto.backend import BackendType, Platform
 from pypto.ir import op_registry
@@ -143,9 +143,8 @@ class AutoTileMatmulL0(RewritePass):
     the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on a5).
     """
 
-    source = outlined
-    requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
-    produces = requires
+    source = tiled
+    requires = frozenset({TileOps2D})
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type) and calls_any(func, _CUBE_OPS)

@@ -16,8 +16,8 @@ Any other read of it (another op, a yield, a loop init, a return) reads a compac
 
 from __future__ import annotations
 
-from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, SSAForm, TileOps2D
-from pypto.languages.outlined import outlined
+from pypto.languages.invariants import TileOps2D
+from pypto.languages.tiled import tiled
 
 from pypto.analysis import expr_vars, op_name, stmt_exprs, walk
 from pypto.analysis.memory_spaces import call_statements, operand_spaces
@@ -82,9 +82,8 @@ class CanonicalizeTileSlice(RewritePass):
     A subscript picking one column (``t[:, j]``, a ``[1, N]`` row of elements a pitch apart) is refused.
     """
 
-    source = outlined
-    requires = frozenset({SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure})
-    produces = requires
+    source = tiled
+    requires = frozenset({TileOps2D})
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type) and calls_any(func, ("tile.slice",))

@@ -3,8 +3,7 @@ PYPTO planner)."""
 
 from __future__ import annotations
 
-from pypto.languages.invariants import HasMemRefs, IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, TileOps2D
-from pypto.languages.split_core import split_core
+from pypto.languages.memref import memref
 
 from pypto.analysis import op_name
 from pypto.ir import op as ir_op
@@ -42,9 +41,7 @@ class MemoryReuse(RewritePass):
     rebased onto the first member's MemRef and ``tile.alloc``s no longer referenced are deleted.
     """
 
-    source = split_core
-    requires = frozenset({SplitIncoreOrch, IncoreTileOps, HasMemRefs, TileOps2D, NormalizedStmtStructure})
-    produces = frozenset({NormalizedStmtStructure})
+    source = memref
 
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type not in KERNELS:

@@ -23,7 +23,14 @@ from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedI
 from .ssa import SSAForm, UseAfterDef
 from .sync import PipeSyncPlaced
 from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
-from .tiles import AccToGmStoreValid, AtomicAddDtypeValid, IncoreTileOps, TileMemoryInferred, TileOps2D
+from .tiles import (
+    AccToGmStoreValid,
+    AtomicAddDtypeValid,
+    IncoreTileOps,
+    TileCastsNative,
+    TileMemoryInferred,
+    TileOps2D,
+)
 from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
 from .writes import InputsNotWritten, OutParamsWritten
 
@@ -82,6 +89,7 @@ ALL: dict[str, Invariant] = {
         SplitIncoreOrch,
         StructuredCtrlFlow,
         TensorViewCanonical,
+        TileCastsNative,
         TileMemoryInferred,
         TileOps2D,
         TileTypeCoherence,
@@ -135,6 +143,7 @@ __all__ = [
     "SplitIncoreOrch",
     "StructuredCtrlFlow",
     "TensorViewCanonical",
+    "TileCastsNative",
     "TileMemoryInferred",
     "TileOps2D",
     "TileTypeCoherence",

@@ -227,3 +227,26 @@ AtomicAddDtypeValid = Invariant.per_function(
     _check_atomic,
     auto_verified=True,
 )
+
+
+def _check_casts(func: Function, program: Program, report: Reporter) -> None:
+    if not is_incore_type(func.func_type):
+        return
+    for call in function_index(func).of(Call):
+        if isinstance(call.op, GlobalVar) or call.op.name != "tile.cast" or not isinstance(call.args[0].type, TileType):
+            continue
+        src, dst = call.args[0].type.dtype, call.kwargs["target_type"]
+        if src != dst and dst not in report.platform.native_casts.get(src, ()):
+            report.error(
+                "CAST_NOT_NATIVE",
+                f"tile.cast from {src.name} to {dst.name} is not a native conversion on {report.platform.name} "
+                "(LegalizeTileCast splits it into native steps)",
+                call,
+            )
+
+
+TileCastsNative = Invariant.per_function(
+    "TileCastsNative",
+    "every kernel tile.cast converts between a pair of dtypes the platform's TCVT converts directly",
+    _check_casts,
+)
