@@ -30,6 +30,7 @@ from .tiles import (
     TileCastsNative,
     TileMemoryInferred,
     TileOps2D,
+    TileSlicesPitched,
 )
 from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
 from .writes import InputsNotWritten, OutParamsWritten
@@ -92,6 +93,7 @@ ALL: dict[str, Invariant] = {
         TileCastsNative,
         TileMemoryInferred,
         TileOps2D,
+        TileSlicesPitched,
         TileTypeCoherence,
         TypeChecked,
         UnrollResolved,
@@ -146,6 +148,7 @@ __all__ = [
     "TileCastsNative",
     "TileMemoryInferred",
     "TileOps2D",
+    "TileSlicesPitched",
     "TileTypeCoherence",
     "TypeChecked",
     "UnrollResolved",
