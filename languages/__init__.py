@@ -3,7 +3,7 @@
 One module per dialect, each declared as a delta on its parent (node kinds or forms removed and
 added, invariants guaranteed or dropped), plus the invariant checkers in ``invariants/``::
 
-    surface -> ssa -> outlined -> tiled -> split_core -> memref -> runtime -> synced
+    surface -> ssa -> outlined -> tiled -> placed -> split_core -> memref -> runtime -> synced
 
 Why these cuts. docs/dialects.md#the-chain suggests eight groups (D0-D7). Two refinements:
 
@@ -35,6 +35,7 @@ from pypto.ir.errors import IRValueError
 from .dialect import Dialect, Variant, describe, diff
 from .memref import memref
 from .outlined import outlined
+from .placed import placed
 from .plugins import PluginError, discover_dialects, installed_dialects
 from .runtime import runtime
 from .split_core import split_core
@@ -43,7 +44,7 @@ from .surface import surface
 from .synced import synced
 from .tiled import tiled
 
-CHAIN: tuple[Dialect, ...] = (surface, ssa, outlined, tiled, split_core, memref, runtime, synced)
+CHAIN: tuple[Dialect, ...] = (surface, ssa, outlined, tiled, placed, split_core, memref, runtime, synced)
 
 
 def by_name(name: str) -> Dialect:
@@ -69,6 +70,7 @@ __all__ = [
     "installed_dialects",
     "memref",
     "outlined",
+    "placed",
     "runtime",
     "split_core",
     "ssa",

@@ -1,17 +1,18 @@
-"""memref: every tile buffer has a MemRef with an address inside its memory space.
+"""memref: every tile buffer has a MemRef.
 
-Entered after InitMemRef, MemoryReuse and AllocateMemoryAddr. Buffers are shared between
-values, so single assignment of variables is given up here (InitMemRef invalidates SSAForm).
+Entered by InitMemRef. Buffers are shared between values, so single assignment of variables is
+given up here. MemoryReuse and AllocateMemoryAddr run here; the addresses AllocateMemoryAddr
+gives (AllocatedMemoryAddr) are guaranteed from ``runtime`` on.
 """
 
 from __future__ import annotations
 
-from .invariants import AllocatedMemoryAddr, HasMemRefs, SSAForm
+from .invariants import HasMemRefs, SSAForm
 from .split_core import split_core
 
 memref = split_core.extend(
     "memref",
-    "every tile buffer has a MemRef with an address inside its memory space",
-    guarantees={HasMemRefs, AllocatedMemoryAddr},
+    "every tile buffer has a MemRef; variables may share buffers",
+    guarantees={HasMemRefs},
     drop={SSAForm},
 )

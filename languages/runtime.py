@@ -5,11 +5,11 @@ Entered after DeriveCallDirections ... ClassifyIterArgCarry; this is what codege
 
 from __future__ import annotations
 
-from .invariants import CallDirectionsResolved, IterArgCarryClassified, RuntimeScopesMaterialized
+from .invariants import AllocatedMemoryAddr, CallDirectionsResolved, IterArgCarryClassified, RuntimeScopesMaterialized
 from .memref import memref
 
 runtime = memref.extend(
     "runtime",
     "orchestration is explicit tasks, directions, scopes and dependency edges",
-    guarantees={CallDirectionsResolved, RuntimeScopesMaterialized, IterArgCarryClassified},
+    guarantees={AllocatedMemoryAddr, CallDirectionsResolved, RuntimeScopesMaterialized, IterArgCarryClassified},
 )

@@ -20,9 +20,9 @@ from .invariants import (
     ReturnParamsExplicit,
     TensorViewCanonical,
 )
-from .tiled import tiled
+from .placed import placed
 
-split_core = tiled.extend(
+split_core = placed.extend(
     "split_core",
     "AIC + AIV kernels in Group wrappers, tpush/tpop pipes between them",
     remove={

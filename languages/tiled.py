@@ -1,16 +1,18 @@
-"""tiled: kernel bodies are tile ops on at most 2-D tiles, every tile in a known memory space.
+"""tiled: kernel bodies compute with tile ops.
 
-Entered after ConvertTensorToTileOps, FlattenTileNdTo2D and InferTileMemorySpace (with the
-tile-stage helpers between them).
+Entered by ConvertTensorToTileOps, which turns every tensor op with a tile counterpart in a kernel
+into loads, tile ops and stores. The tile-stage passes after it stay here and establish, inside
+the dialect, what ``placed`` then guarantees: FlattenTileNdTo2D (TileOps2D), LegalizeTileCast,
+AutoTileMatmulL0, CanonicalizeTileSlice.
 """
 
 from __future__ import annotations
 
-from .invariants import AccToGmStoreValid, IncoreTileOps, TileMemoryInferred, TileOps2D
+from .invariants import IncoreTileOps
 from .outlined import outlined
 
 tiled = outlined.extend(
     "tiled",
-    "kernel bodies are tile ops on <=2-D tiles, each with a memory space",
-    guarantees={IncoreTileOps, TileOps2D, TileMemoryInferred, AccToGmStoreValid},
+    "kernel bodies compute with tile ops; tensors are only loaded from and stored to",
+    guarantees={IncoreTileOps},
 )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pypto.languages.invariants import AllocatedMemoryAddr, HasMemRefs, IncoreTileOps, SplitIncoreOrch, TileOps2D
+from pypto.languages.invariants import AllocatedMemoryAddr
 from pypto.languages.memref import memref
-from pypto.languages.split_core import split_core
 
 from pypto.analysis import defined_vars, function_index, op_name
 from pypto.ir.datatype import DataType
@@ -54,9 +53,7 @@ class AllocateMemoryAddr(RewritePass):
     ``tile.alloc`` statements stay as they are; every tile's MemRef gets its constant address.
     """
 
-    source = split_core
-    target = memref
-    requires = frozenset({SplitIncoreOrch, IncoreTileOps, HasMemRefs, TileOps2D})
+    source = memref
     produces = frozenset({AllocatedMemoryAddr})
 
     def run_function(self, func: Function, program: Program) -> Function:

@@ -16,8 +16,8 @@ from typing import Annotated
 from annotated_types import Ge
 
 from pypto.analysis import op_name, use_counts, walk
-from pypto.languages.invariants import NormalizedStmtStructure, SplitIncoreOrch, SSAForm
-from pypto.languages.outlined import outlined
+from pypto.languages.invariants import TileOps2D
+from pypto.languages.tiled import tiled
 
 from pypto.backend import BackendType, Platform
 from pypto.ir import op_registry
@@ -152,9 +152,8 @@ class AutoTileMatmulL0(RewritePass):
     one, so the two can overlap; 1 gives fewer, larger slabs or blocks that fill the buffer.
     """
 
-    source = outlined
-    requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
-    produces = requires
+    source = tiled
+    requires = frozenset({TileOps2D})
 
     l0ab_stages: Annotated[int, Ge(1)] = 2
     l0c_stages: Annotated[int, Ge(1)] = 2

@@ -255,9 +255,16 @@ class Pass(ABC):
         """The pass name."""
         return self.name
 
+    @classmethod
+    def required(cls) -> frozenset[str]:
+        """Names of the properties that must hold before the pass: what its source dialect guarantees
+        beyond ``surface`` (whose properties every pipeline input is checked for), plus ``requires``,
+        the properties passes establish inside a dialect (NormalizedStmtStructure, TileOps2D, ...)."""
+        return (cls.source.properties - surface.properties) | {i.name for i in cls.requires}
+
     def get_required_properties(self) -> IRPropertySet:
-        """The properties that must hold before the pass (``requires``)."""
-        return IRPropertySet(self.requires)
+        """The properties that must hold before the pass (:meth:`required`)."""
+        return IRPropertySet(sorted(self.required()))
 
     def get_produced_properties(self) -> IRPropertySet:
         """The properties the pass establishes (``produces``)."""

@@ -9,18 +9,19 @@ TEXTRACT does (Mat -> Left/Right on a2a3, docs/isa/TEXTRACT.md). Slices on the v
 slices with a narrowed valid region, dropped axes or a pad value, stay subviews.
 
 A vector slice narrower than its source (``t[:, 0:64]`` of a 16 x 128 tile) keeps the source's row
-pitch (its type's ``stride``): only the ops of :data:`STRIDED_READERS` read such a tile in place.
-Any other read of it (another op, a yield, a loop init, a return) reads a compact copy
-(``tile.move``) made right after the slice.
+pitch (its type's ``stride``): only the ops of :data:`~pypto.analysis.strided.STRIDED_READERS` read
+such a tile in place. Any other read of it (another op, a yield, a loop init, a return) reads a
+compact copy (``tile.move``) made right after the slice. The pass establishes TileSlicesPitched.
 """
 
 from __future__ import annotations
 
-from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, SSAForm, TileOps2D
-from pypto.languages.outlined import outlined
+from pypto.languages.invariants import TileOps2D, TileSlicesPitched
+from pypto.languages.tiled import tiled
 
 from pypto.analysis import expr_vars, op_name, stmt_exprs, walk
 from pypto.analysis.memory_spaces import call_statements, operand_spaces
+from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
 from pypto.ir.expr import Call, MakeTuple, Var
@@ -33,20 +34,6 @@ from .rewrite import Result, RewritePass, on
 from .util import calls_any, rebuild
 
 _CUBE_INPUTS = (MemorySpace.Left, MemorySpace.Right)
-
-# Ops whose pto-isa instruction reads a tile operand with its own row pitch, on the CPU model
-# (pto/cpu: a separate template type per operand, offsets from each operand's Cols) as on a2a3 (per
-# operand repeat strides); tests/sim/test_slice_views.py runs each on a strided slice. Not here:
-# TADD, TABS, TADDC/TSUBC, TADDSC/TSUBSC, TEXPANDS and TFILLPAD take one Tile type for every operand
-# on the CPU model; the column reductions need the source's Cols to equal the result's.
-STRIDED_READERS = frozenset(
-    {"tile.slice", "tile.store", "tile.move", "tile.cast"}
-    | {f"tile.{op}" for op in ("exp", "neg", "sqrt", "rsqrt", "recip", "log", "relu")}
-    | {f"tile.{op}" for op in ("sub", "mul", "div", "maximum", "minimum")}
-    | {f"tile.{op}s" for op in ("add", "sub", "mul", "div", "maximum", "minimum")}
-    | {f"tile.row_{op}" for op in ("sum", "max", "min")}
-    | {f"tile.{kind}_expand_{op}" for kind in ("row", "col") for op in ("add", "sub", "mul", "div", "max", "min")}
-)
 
 
 def cube_operands(func: Function) -> dict[Var, MemorySpace]:
@@ -82,9 +69,9 @@ class CanonicalizeTileSlice(RewritePass):
     A subscript picking one column (``t[:, j]``, a ``[1, N]`` row of elements a pitch apart) is refused.
     """
 
-    source = outlined
-    requires = frozenset({SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure})
-    produces = requires
+    source = tiled
+    requires = frozenset({TileOps2D})
+    produces = frozenset({TileSlicesPitched})
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type) and calls_any(func, ("tile.slice",))

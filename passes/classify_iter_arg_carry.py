@@ -43,7 +43,7 @@ class ClassifyIterArgCarry(RewritePass):
     source = memref
     target = runtime
     requires = frozenset({CallDirectionsResolved, RuntimeScopesMaterialized})
-    produces = frozenset({IterArgCarryClassified, RuntimeScopesMaterialized})
+    produces = frozenset({IterArgCarryClassified})
 
     def applies(self, func: Function) -> bool:
         # Only loops with iter_args get attributes: without one the function is kept without a walk.

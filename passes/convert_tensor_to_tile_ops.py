@@ -10,11 +10,9 @@ from pypto.analysis import call_graph, function_index, op_name
 from pypto.languages.invariants import (
     AivSplitValid,
     IncoreTileOps,
-    NormalizedStmtStructure,
-    SplitIncoreOrch,
-    SSAForm,
 )
 from pypto.languages.outlined import outlined
+from pypto.languages.tiled import tiled
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection, is_incore_type
@@ -492,8 +490,8 @@ class ConvertTensorToTileOps(ProgramPass):
     """
 
     source = outlined
-    requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
-    produces = frozenset({SSAForm, IncoreTileOps, NormalizedStmtStructure, AivSplitValid})
+    target = tiled
+    produces = frozenset({IncoreTileOps, AivSplitValid})
     invalidates = frozenset({AivSplitValid})
 
     def run(self, program: Program) -> Program:

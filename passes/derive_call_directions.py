@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pypto.analysis import callee, calls_functions, function_index
 from pypto.analysis.roots import Roots
-from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch
+from pypto.languages.invariants import CallDirectionsResolved
 from pypto.languages.memref import memref
 
 from pypto.ir.enums import ArgDirection, ForKind, FunctionType, ParamDirection
@@ -60,7 +60,6 @@ class DeriveCallDirections(ProgramPass):
     """
 
     source = memref
-    requires = frozenset({SplitIncoreOrch})
     produces = frozenset({CallDirectionsResolved})
 
     def run(self, program: Program) -> Program:

@@ -10,16 +10,10 @@ from __future__ import annotations
 from pypto.analysis import function_index, op_name
 from pypto.languages.invariants import (
     HardSyncallOccupancyValid,
-    IncoreTileOps,
     MixedKernelExpanded,
-    NormalizedStmtStructure,
-    SplitIncoreOrch,
-    SSAForm,
-    TileMemoryInferred,
-    TileOps2D,
 )
 from pypto.languages.invariants.affinity import Affinity, affinity
-from pypto.languages.tiled import tiled
+from pypto.languages.placed import placed
 
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call
@@ -46,9 +40,8 @@ class ExpandMixedKernel(FunctionPass):
     Acc) becomes AIC; every other kernel becomes AIV.
     """
 
-    source = tiled
-    requires = frozenset({SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure, TileMemoryInferred})
-    produces = frozenset({SSAForm, MixedKernelExpanded, NormalizedStmtStructure, HardSyncallOccupancyValid})
+    source = placed
+    produces = frozenset({MixedKernelExpanded, HardSyncallOccupancyValid})
 
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type is not FunctionType.InCore:

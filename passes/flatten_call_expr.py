@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pypto.languages.invariants import NoNestedCalls, NormalizedStmtStructure, SSAForm
+from pypto.languages.invariants import NoNestedCalls, NormalizedStmtStructure
 from pypto.languages.ssa import ssa
 
 from pypto.ir.expr import Call, Expr, MakeTuple, Submit, TupleGetItemExpr, Var
@@ -24,8 +24,8 @@ class FlattenCallExpr(RewritePass):
 
     source = ssa
     target = ssa
-    requires = frozenset({SSAForm, NormalizedStmtStructure})
-    produces = frozenset({SSAForm, NormalizedStmtStructure, NoNestedCalls})
+    requires = frozenset({NormalizedStmtStructure})
+    produces = frozenset({NoNestedCalls})
 
     def applies(self, func: Function) -> bool:
         stmts = straight_line(func)

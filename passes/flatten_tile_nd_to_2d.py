@@ -13,8 +13,8 @@ import math
 
 from pypto.analysis import op_name
 from pypto.analysis.defuse import sub_blocks, use_counts
-from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SSAForm, TileOps2D
-from pypto.languages.outlined import outlined
+from pypto.languages.invariants import TileOps2D
+from pypto.languages.tiled import tiled
 
 from pypto.ir import op_registry
 from pypto.ir import scalar_ops
@@ -93,10 +93,9 @@ class FlattenTileNdTo2D(RewritePass):
     [1, 16, 16])``), which keeps the kernel cube-only; any other result is assembled from the parts.
     """
 
-    source = outlined
+    source = tiled
     types = True
-    requires = frozenset({SSAForm, IncoreTileOps, NormalizedStmtStructure})
-    produces = frozenset({SSAForm, TileOps2D, NormalizedStmtStructure})
+    produces = frozenset({TileOps2D})
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type) and mentions_type(func, _is_nd)

@@ -13,14 +13,10 @@ import copy
 from pypto.languages.invariants import (
     AccToGmStoreValid,
     AivSplitValid,
-    IncoreTileOps,
-    NormalizedStmtStructure,
-    SplitIncoreOrch,
-    SSAForm,
     TileMemoryInferred,
     TileOps2D,
 )
-from pypto.languages.outlined import outlined
+from pypto.languages.placed import placed
 from pypto.languages.tiled import tiled
 
 from pypto.analysis import op_name
@@ -105,23 +101,13 @@ class InferTileMemorySpace(RewritePass):
     is made once per (value, space) in a block and reused in the blocks nested in it.
 
     Kernels reach it in tile ops of rank <= 2 (ConvertTensorToTileOps lowers tensor ops before it);
-    IncoreTileOps and TileOps2D are checked on its output, as it enters the tiled dialect.
+    TileMemoryInferred and AccToGmStoreValid are checked on its output, as it enters ``placed``.
     """
 
-    source = outlined
-    target = tiled
-    requires = frozenset({SSAForm, SplitIncoreOrch, NormalizedStmtStructure})
-    produces = frozenset(
-        {
-            SSAForm,
-            TileMemoryInferred,
-            NormalizedStmtStructure,
-            AivSplitValid,
-            AccToGmStoreValid,
-            IncoreTileOps,
-            TileOps2D,
-        }
-    )
+    source = tiled
+    target = placed
+    requires = frozenset({TileOps2D})
+    produces = frozenset({TileMemoryInferred, AivSplitValid, AccToGmStoreValid})
     invalidates = frozenset({AivSplitValid})
 
     def applies(self, func: Function) -> bool:

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from pypto.languages.invariants import (
     HasMemRefs,
-    IncoreTileOps,
-    NormalizedStmtStructure,
-    SplitIncoreOrch,
     SSAForm,
-    TileMemoryInferred,
-    TileOps2D,
 )
 from pypto.languages.invariants.kernels import TPOPS
+from pypto.languages.memref import memref
 from pypto.languages.split_core import split_core
 
 from pypto.analysis import op_name
@@ -73,8 +69,8 @@ class InitMemRef(RewritePass):
     """
 
     source = split_core
-    requires = frozenset({SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, TileMemoryInferred})
-    produces = frozenset({HasMemRefs, NormalizedStmtStructure})
+    target = memref
+    produces = frozenset({HasMemRefs})
     invalidates = frozenset({SSAForm})
 
     def run_function(self, func: Function, program: Program) -> Function:

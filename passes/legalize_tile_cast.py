@@ -1,21 +1,17 @@
 """LegalizeTileCast: a ``tile.cast`` between dtypes the vector unit cannot convert directly becomes
 the shortest chain of conversions it can (docs/passes.md#legalizetilecast).
 
-The native pairs are those of pto-isa's TCVT ("Supported Conversions", docs/isa/TCVT.md of the
-pto-isa tree in shared/third_party, pinned commit cd4a3d3f), per platform. Each row lists a source
-dtype's destinations in the order a chain prefers them (exact widenings first), which makes the
-chosen chain deterministic when several are equally short.
+The native pairs are the platform's (``Platform.native_casts``, from pto-isa's TCVT); the chain is
+``Platform.cast_chain``. The pass establishes TileCastsNative, which ``placed`` guarantees.
 """
 
 from __future__ import annotations
 
-from collections import deque
-
 from pypto.analysis import op_name
-from pypto.languages.outlined import outlined
+from pypto.languages.invariants import TileCastsNative
+from pypto.languages.tiled import tiled
 
 from pypto.ir import op_registry
-from pypto.ir.datatype import DataType
 from pypto.ir.enums import is_incore_type
 from pypto.ir.expr import Call, Var
 from pypto.ir.function import Function
@@ -26,59 +22,6 @@ from .context import PassContext
 from .rewrite import Result, RewritePass, on
 from .util import calls_any, rebuild
 
-D = DataType
-
-# TCVT destinations per source dtype (docs/isa/TCVT.md, "A2A3 Destinations"). S4 is left out: no
-# PyPTO tile holds int4 elements.
-A2A3_CASTS: dict[DataType, tuple[DataType, ...]] = {
-    D.FP32: (D.FP16, D.BF16, D.INT32, D.INT16, D.INT64),
-    D.FP16: (D.FP32, D.INT32, D.INT16, D.INT8, D.UINT8),
-    D.BF16: (D.FP32, D.INT32),
-    D.INT16: (D.FP32, D.FP16),
-    D.INT32: (D.FP32, D.INT64, D.INT16, D.FP16),
-    D.INT64: (D.FP32, D.INT32),
-    D.UINT8: (D.FP16,),
-    D.INT8: (D.FP16,),
-}
-
-# "A5 Destinations": A5 adds the FP8/HiF8/FP4 conversions and more integer ones, drops INT32 -> FP16.
-A5_CASTS: dict[DataType, tuple[DataType, ...]] = {
-    D.FP32: (D.FP16, D.BF16, D.INT32, D.INT16, D.INT64, D.FP8E4M3FN, D.FP8E5M2, D.HF8),
-    D.FP16: (D.FP32, D.INT32, D.INT16, D.INT8, D.UINT8, D.HF8),
-    D.BF16: (D.FP32, D.INT32, D.FP16),
-    D.INT16: (D.FP32, D.INT32, D.UINT32, D.FP16, D.UINT8),
-    D.INT32: (D.FP32, D.INT64, D.INT16, D.UINT16, D.UINT8),
-    D.INT64: (D.FP32, D.INT32),
-    D.UINT8: (D.FP16, D.UINT16),
-    D.INT8: (D.INT16, D.INT32, D.FP16),
-    D.UINT32: (D.UINT16, D.INT16, D.UINT8),
-    D.FP8E4M3FN: (D.FP32,),
-    D.FP8E5M2: (D.FP32,),
-    D.HF8: (D.FP32,),
-}
-
-NATIVE_CASTS = {"a2a3": A2A3_CASTS, "a5": A5_CASTS}
-
-
-def cast_chain(src: DataType, dst: DataType, table: dict[DataType, tuple[DataType, ...]]) -> list[DataType] | None:
-    """The dtypes after each step of the shortest native chain from ``src`` to ``dst`` (ending in
-    ``dst``; ``[dst]`` for a native pair), or None when ``dst`` cannot be reached."""
-    previous: dict[DataType, DataType | None] = {src: None}
-    queue = deque([src])
-    while queue:
-        here = queue.popleft()
-        if here == dst:
-            chain = []
-            while here != src:
-                chain.append(here)
-                here = previous[here]
-            return chain[::-1]
-        for nxt in table.get(here, ()):
-            if nxt not in previous:
-                previous[nxt] = here
-                queue.append(nxt)
-    return None
-
 
 class LegalizeTileCast(RewritePass):
     """Split every non-native ``tile.cast`` into native steps, each with the cast's rounding mode.
@@ -87,19 +30,18 @@ class LegalizeTileCast(RewritePass):
     after:   y_fp16: pl.Tile[[16, 64], pl.FP16] = pl.tile.cast(x, target_type=pl.FP16, mode='round')
              y: pl.Tile[[16, 64], pl.INT8] = pl.tile.cast(y_fp16, target_type=pl.INT8, mode='round')
 
-    The table of native pairs is the pass context platform's (``NATIVE_CASTS``); a pair no chain
+    The native pairs are the pass context platform's (``Platform.native_casts``); a pair no chain
     connects is a PassError.
     """
 
-    source = outlined
+    source = tiled
+    produces = frozenset({TileCastsNative})
 
     def applies(self, func: Function) -> bool:
         return is_incore_type(func.func_type) and calls_any(func, ("tile.cast",))
 
     def function(self, func: Function) -> Function:
-        platform = PassContext.current().platform.name
-        self.table = NATIVE_CASTS.get(platform, A2A3_CASTS)
-        self.platform = platform
+        self.platform = PassContext.current().platform
         return super().function(func)
 
     @on(AssignStmt)
@@ -108,11 +50,11 @@ class LegalizeTileCast(RewritePass):
         if not (isinstance(call, Call) and op_name(call) == "tile.cast" and isinstance(call.args[0].type, TileType)):
             return self.children(node)
         src, dst = call.args[0].type.dtype, call.kwargs["target_type"]
-        chain = cast_chain(src, dst, self.table)
+        chain = self.platform.cast_chain(src, dst)
         if chain is None:
             raise self.error(
-                f"no chain of native conversions casts a {src.name} tile to {dst.name} on {self.platform} "
-                f"(hint: cast through a dtype both convert to, or see the native pairs in NATIVE_CASTS)",
+                f"no chain of native conversions casts a {src.name} tile to {dst.name} on {self.platform.name} "
+                f"(hint: cast through a dtype both convert to; the native pairs are Platform.native_casts)",
                 call.span,
             )
         if len(chain) == 1:

@@ -109,7 +109,7 @@ def check_order(passes: list[Pass], start: Dialect, known: list[Pass] | None = N
                 f"pass {p.name} expects a program in dialect '{p.source.name}', but at this point of the "
                 f"pipeline the program is in '{current.name}'"
             )
-        missing = _names(p.requires) - props
+        missing = p.required() - props
         if missing:
             raise PassOrderError(
                 f"pass {p.name} requires properties that do not hold at this point: {_hint(missing, known, p)}"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pypto.languages.invariants import CallDirectionsResolved, RuntimeScopesMaterialized, SplitIncoreOrch
+from pypto.languages.invariants import CallDirectionsResolved, RuntimeScopesMaterialized
 from pypto.languages.memref import memref
 
 from pypto.ir.enums import FunctionType
@@ -33,7 +33,7 @@ class MaterializeRuntimeScopes(RewritePass):
     """
 
     source = memref
-    requires = frozenset({SplitIncoreOrch, CallDirectionsResolved})
+    requires = frozenset({CallDirectionsResolved})
     produces = frozenset({RuntimeScopesMaterialized})
 
     def applies(self, func: Function) -> bool:

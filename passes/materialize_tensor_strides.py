@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from pypto.analysis import function_index
 from pypto.languages.invariants import (
-    IncoreTileOps,
-    NormalizedStmtStructure,
     PipelineResolved,
-    SplitIncoreOrch,
-    SSAForm,
     TensorViewCanonical,
-    TileMemoryInferred,
-    TileOps2D,
 )
 from pypto.languages.split_core import split_core
-from pypto.languages.tiled import tiled
+from pypto.languages.placed import placed
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind, TensorLayout
@@ -28,7 +22,6 @@ from pypto.ir.types import TensorType, TensorView
 from .rewrite import RewritePass, on
 from .util import mentions_type
 
-_T5 = {SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure, TileMemoryInferred}
 
 
 def _times(a: Expr, b: Expr) -> Expr:
@@ -62,11 +55,10 @@ class MaterializeTensorStrides(RewritePass):
     PipelineResolved.
     """
 
-    source = tiled
+    source = placed
     target = split_core
     types = True
-    requires = frozenset(_T5)
-    produces = frozenset(_T5 | {TensorViewCanonical, PipelineResolved})
+    produces = frozenset({TensorViewCanonical, PipelineResolved})
 
     def run(self, program: Program) -> Program:
         for func in program.functions.values():

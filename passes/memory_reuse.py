@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pypto.languages.invariants import HasMemRefs, IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, TileOps2D
-from pypto.languages.split_core import split_core
+from pypto.languages.memref import memref
 
 from pypto.analysis import op_name
 from pypto.ir import op as ir_op
@@ -53,9 +52,7 @@ class MemoryReuse(RewritePass):
     kernel that fits only by sharing then fails AllocateMemoryAddr's capacity check.
     """
 
-    source = split_core
-    requires = frozenset({SplitIncoreOrch, IncoreTileOps, HasMemRefs, TileOps2D, NormalizedStmtStructure})
-    produces = frozenset({NormalizedStmtStructure})
+    source = memref
 
     strategy: Strategy = "first_fit"
 

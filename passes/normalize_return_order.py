@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from pypto.analysis import function_index
-from pypto.languages.invariants import IncoreTileOps, ReturnParamsExplicit, SplitIncoreOrch
+from pypto.languages.invariants import ReturnParamsExplicit
 from pypto.languages.invariants.functions import _param_aliases as param_aliases
-from pypto.languages.tiled import tiled
+from pypto.languages.placed import placed
 
 from pypto.ir.enums import FunctionType, ParamDirection, is_incore_type
 from pypto.ir.expr import Call, Expr, GlobalVar, TupleGetItemExpr, Var
@@ -111,8 +111,7 @@ class NormalizeReturnOrder(ProgramPass):
              r = self.k(x, p, q); a = r[0]; b = r[1]           r = self.k(x, p, q); a = r[1]; b = r[0]
     """
 
-    source = tiled
-    requires = frozenset({SplitIncoreOrch, IncoreTileOps})
+    source = placed
     produces = frozenset({ReturnParamsExplicit})
 
     def run(self, program: Program) -> Program:

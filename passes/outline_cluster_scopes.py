@@ -3,7 +3,7 @@ clusters become Spmd functions; the launch spec goes on the dispatch (docs/passe
 
 from __future__ import annotations
 
-from pypto.languages.invariants import ClusterOutlined, SSAForm
+from pypto.languages.invariants import ClusterOutlined
 from pypto.languages.outlined import outlined
 from pypto.languages.ssa import ssa
 
@@ -40,8 +40,7 @@ class OutlineClusterScopes(Outliner):
 
     source = ssa
     target = outlined
-    requires = frozenset({SSAForm})
-    produces = frozenset({SSAForm, ClusterOutlined})
+    produces = frozenset({ClusterOutlined})
     orchestrates = True
 
     def applies(self, func: Function) -> bool:

@@ -3,7 +3,7 @@ becomes an Opaque function tagged with the level and role (docs/passes.md#outlin
 
 from __future__ import annotations
 
-from pypto.languages.invariants import HierarchyOutlined, OrchestrationReferencesResolved, SSAForm
+from pypto.languages.invariants import HierarchyOutlined, OrchestrationReferencesResolved
 from pypto.languages.ssa import ssa
 
 from pypto.ir.enums import FunctionType, Role
@@ -30,8 +30,7 @@ class OutlineHierarchyScopes(Outliner):
 
     source = ssa
     target = ssa
-    requires = frozenset({SSAForm})
-    produces = frozenset({SSAForm, HierarchyOutlined, OrchestrationReferencesResolved})
+    produces = frozenset({HierarchyOutlined, OrchestrationReferencesResolved})
     exports_stores = False
 
     def applies(self, func: Function) -> bool:

@@ -3,7 +3,7 @@ dispatch (docs/passes.md#outlineincorescopes)."""
 
 from __future__ import annotations
 
-from pypto.languages.invariants import AivSplitValid, SSAForm, SplitIncoreOrch
+from pypto.languages.invariants import AivSplitValid, SplitIncoreOrch
 from pypto.languages.ssa import ssa
 
 from pypto.analysis import walk
@@ -44,8 +44,7 @@ class OutlineIncoreScopes(Outliner):
 
     source = ssa
     target = ssa
-    requires = frozenset({SSAForm})
-    produces = frozenset({SSAForm, SplitIncoreOrch, AivSplitValid})
+    produces = frozenset({SplitIncoreOrch, AivSplitValid})
     orchestrates = True
 
     def applies(self, func: Function) -> bool:

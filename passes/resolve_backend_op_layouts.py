@@ -12,8 +12,7 @@ TRowExpand* family (its destination, TRowExpandOp.hpp) and TRowArgMax/Min (its s
 from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
-from pypto.languages.invariants import IncoreTileOps, NormalizedStmtStructure, SplitIncoreOrch, SSAForm, TileOps2D
-from pypto.languages.tiled import tiled
+from pypto.languages.placed import placed
 
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, TileLayout, is_incore_type
@@ -91,9 +90,7 @@ class ResolveBackendOpLayouts(RewritePass):
     see the type they saw before.
     """
 
-    source = tiled
-    requires = frozenset({SSAForm, IncoreTileOps, SplitIncoreOrch, TileOps2D})
-    produces = frozenset({SSAForm, IncoreTileOps, SplitIncoreOrch, TileOps2D, NormalizedStmtStructure})
+    source = placed
 
     def applies(self, func: Function) -> bool:
         # Only a row-major-only op with a col-major operand is rewritten.

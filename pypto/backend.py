@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import enum
+from collections import deque
 from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict
@@ -63,6 +64,8 @@ class Platform(BaseModel):
     target_arch: str
     assembler_arch: str
     launch: str
+    # TCVT's direct conversions: each source dtype's destinations, preferred first (exact widenings).
+    native_casts: dict[DataType, tuple[DataType, ...]]
 
     @property
     def aic_cores(self) -> int:
@@ -73,6 +76,26 @@ class Platform(BaseModel):
     def aiv_cores(self) -> int:
         """Vector cores of the whole chip."""
         return self.aiv_per_die * self.dies
+
+    def cast_chain(self, src: DataType, dst: DataType) -> list[DataType] | None:
+        """The dtypes after each step of the shortest chain of native conversions from ``src`` to
+        ``dst`` (``[dst]`` for a native pair), or None when ``dst`` cannot be reached. Ties go to
+        the destinations listed first, so the chain is deterministic."""
+        previous: dict[DataType, DataType | None] = {src: None}
+        queue = deque([src])
+        while queue:
+            here = queue.popleft()
+            if here == dst:
+                chain = []
+                while here != src:
+                    chain.append(here)
+                    here = previous[here]
+                return chain[::-1]
+            for nxt in self.native_casts.get(here, ()):
+                if nxt not in previous:
+                    previous[nxt] = here
+                    queue.append(nxt)
+        return None
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -95,6 +118,35 @@ _A2A3_TRANSFERS = frozenset(
     }
 )
 
+D = DataType
+# TCVT destinations per source dtype: pto-isa's docs/isa/TCVT.md ("Supported Conversions", pinned
+# commit cd4a3d3f), "A2A3 Destinations". S4 is left out: no PyPTO tile holds int4 elements.
+_A2A3_CASTS: dict[DataType, tuple[DataType, ...]] = {
+    D.FP32: (D.FP16, D.BF16, D.INT32, D.INT16, D.INT64),
+    D.FP16: (D.FP32, D.INT32, D.INT16, D.INT8, D.UINT8),
+    D.BF16: (D.FP32, D.INT32),
+    D.INT16: (D.FP32, D.FP16),
+    D.INT32: (D.FP32, D.INT64, D.INT16, D.FP16),
+    D.INT64: (D.FP32, D.INT32),
+    D.UINT8: (D.FP16,),
+    D.INT8: (D.FP16,),
+}
+# "A5 Destinations": A5 adds the FP8/HiF8/FP4 conversions and more integer ones, drops INT32 -> FP16.
+_A5_CASTS: dict[DataType, tuple[DataType, ...]] = {
+    D.FP32: (D.FP16, D.BF16, D.INT32, D.INT16, D.INT64, D.FP8E4M3FN, D.FP8E5M2, D.HF8),
+    D.FP16: (D.FP32, D.INT32, D.INT16, D.INT8, D.UINT8, D.HF8),
+    D.BF16: (D.FP32, D.INT32, D.FP16),
+    D.INT16: (D.FP32, D.INT32, D.UINT32, D.FP16, D.UINT8),
+    D.INT32: (D.FP32, D.INT64, D.INT16, D.UINT16, D.UINT8),
+    D.INT64: (D.FP32, D.INT32),
+    D.UINT8: (D.FP16, D.UINT16),
+    D.INT8: (D.INT16, D.INT32, D.FP16),
+    D.UINT32: (D.UINT16, D.INT16, D.UINT8),
+    D.FP8E4M3FN: (D.FP32,),
+    D.FP8E5M2: (D.FP32,),
+    D.HF8: (D.FP32,),
+}
+
 A2A3 = Platform(
     name="a2a3",
     backend_type=BackendType.Ascend910B,
@@ -116,6 +168,7 @@ A2A3 = Platform(
     target_arch="a2a3",
     assembler_arch="a3",
     launch="set_block_num",
+    native_casts=_A2A3_CASTS,
 )
 
 A5 = Platform(
@@ -141,6 +194,7 @@ A5 = Platform(
     target_arch="a5",
     assembler_arch="a5",
     launch="set_core_num",
+    native_casts=_A5_CASTS,
 )
 
 _PLATFORMS = {p.backend_type: p for p in (A2A3, A5)}

@@ -23,7 +23,15 @@ from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedI
 from .ssa import SSAForm, UseAfterDef
 from .sync import PipeSyncPlaced
 from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
-from .tiles import AccToGmStoreValid, AtomicAddDtypeValid, IncoreTileOps, TileMemoryInferred, TileOps2D
+from .tiles import (
+    AccToGmStoreValid,
+    AtomicAddDtypeValid,
+    IncoreTileOps,
+    TileCastsNative,
+    TileMemoryInferred,
+    TileOps2D,
+    TileSlicesPitched,
+)
 from .type_checks import ArrayNotEscaped, AssignTypeSymmetry, TensorViewCanonical, TileTypeCoherence, TypeChecked
 from .writes import InputsNotWritten, OutParamsWritten
 
@@ -82,8 +90,10 @@ ALL: dict[str, Invariant] = {
         SplitIncoreOrch,
         StructuredCtrlFlow,
         TensorViewCanonical,
+        TileCastsNative,
         TileMemoryInferred,
         TileOps2D,
+        TileSlicesPitched,
         TileTypeCoherence,
         TypeChecked,
         UnrollResolved,
@@ -135,8 +145,10 @@ __all__ = [
     "SplitIncoreOrch",
     "StructuredCtrlFlow",
     "TensorViewCanonical",
+    "TileCastsNative",
     "TileMemoryInferred",
     "TileOps2D",
+    "TileSlicesPitched",
     "TileTypeCoherence",
     "TypeChecked",
     "UnrollResolved",

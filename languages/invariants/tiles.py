@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from pypto.analysis import function_index
+from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call, GlobalVar, Var
+from pypto.ir.expr import Call, GlobalVar, IterArg, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import TupleType
-from pypto.ir.types import TensorType, TileType
+from pypto.ir.stmt import AssignStmt, ReturnStmt, YieldStmt
+from pypto.ir.types import TensorType, TileType, is_strided, pitched
 
 from .base import Invariant, Reporter
 from .grammar import KERNELS, Field, Forbid, Length, LiteralTuple, Ops, Present, RankAtMost, inside, op
@@ -226,4 +228,88 @@ AtomicAddDtypeValid = Invariant.per_function(
     "atomic-add writes target FP32/FP16/INT32/INT16/INT8 tensors (+BF16 on a2a3)",
     _check_atomic,
     auto_verified=True,
+)
+
+
+def _check_casts(func: Function, program: Program, report: Reporter) -> None:
+    if not is_incore_type(func.func_type):
+        return
+    for call in function_index(func).of(Call):
+        if isinstance(call.op, GlobalVar) or call.op.name != "tile.cast" or not isinstance(call.args[0].type, TileType):
+            continue
+        src, dst = call.args[0].type.dtype, call.kwargs["target_type"]
+        if src != dst and dst not in report.platform.native_casts.get(src, ()):
+            report.error(
+                "CAST_NOT_NATIVE",
+                f"tile.cast from {src.name} to {dst.name} is not a native conversion on {report.platform.name} "
+                "(LegalizeTileCast splits it into native steps)",
+                call,
+            )
+
+
+TileCastsNative = Invariant.per_function(
+    "TileCastsNative",
+    "every kernel tile.cast converts between a pair of dtypes the platform's TCVT converts directly",
+    _check_casts,
+)
+
+
+def _strided(value: object) -> bool:
+    return isinstance(value, Var) and isinstance(value.type, TileType) and is_strided(value.type)
+
+
+def _check_slices(func: Function, program: Program, report: Reporter) -> None:
+    if not is_incore_type(func.func_type):
+        return
+    index = function_index(func)
+    for stmt in index.of(AssignStmt):
+        call, var = stmt.value, stmt.var
+        if not (isinstance(call, Call) and not isinstance(call.op, GlobalVar) and call.op.name == "tile.slice"):
+            continue
+        src = call.args[0].type
+        if isinstance(src, TileType) and isinstance(var.type, TileType) and pitched(src, var.type) != var.type:
+            report.error(
+                "SLICE_NOT_PITCHED",
+                f"the slice '{var.name_hint}', narrower than its source, is typed without the source's row pitch "
+                "(CanonicalizeTileSlice types it as a view of the source's buffer)",
+                stmt,
+            )
+    for call in index.of(Call):
+        if isinstance(call.op, GlobalVar):
+            continue
+        name = call.op.name
+        if name in STRIDED_READERS:
+            continue
+        for arg in call.args:
+            if _strided(arg):
+                report.error(
+                    "STRIDED_READ",
+                    f"{name} reads the strided tile '{arg.name_hint}' in place, which its pto-isa instruction "
+                    "cannot (CanonicalizeTileSlice reads a compact copy instead)",
+                    call,
+                )
+    for carry in index.of(IterArg):
+        if _strided(carry.initValue):
+            report.error(
+                "STRIDED_READ",
+                f"the strided tile '{carry.initValue.name_hint}' seeds the loop carry '{carry.name_hint}' as a view "
+                "(CanonicalizeTileSlice passes a compact copy instead)",
+                carry,
+            )
+    for stmt in (*index.of(YieldStmt), *index.of(ReturnStmt)):
+        for value in stmt.value:
+            if _strided(value):
+                report.error(
+                    "STRIDED_READ",
+                    f"the strided tile '{value.name_hint}' leaves its block as a view "
+                    "(CanonicalizeTileSlice passes a compact copy instead)",
+                    stmt,
+                )
+
+
+TileSlicesPitched = Invariant.per_function(
+    "TileSlicesPitched",
+    "kernel slices narrower than their source carry its row pitch, and only ops that read a strided tile in place "
+    "read one",
+    _check_slices,
 )

@@ -17,7 +17,7 @@ NAMES = [d.name for d in CHAIN]
 
 
 def test_chain_order_and_parents() -> None:
-    assert NAMES == ["surface", "ssa", "outlined", "tiled", "split_core", "memref", "runtime", "synced"]
+    assert NAMES == ["surface", "ssa", "outlined", "tiled", "placed", "split_core", "memref", "runtime", "synced"]
     assert surface.parent is None
     assert all(child.parent is parent for parent, child in itertools.pairwise(CHAIN))
     assert set(STRUCTURAL) <= set(languages.runtime.invariants)
@@ -46,7 +46,7 @@ def test_unknown_dialect_name() -> None:
     with pytest.raises(
         ValueError,
         match="^unknown dialect 'core' "
-        "\\(known: surface, ssa, outlined, tiled, split_core, memref, runtime, synced\\)$",
+        "\\(known: surface, ssa, outlined, tiled, placed, split_core, memref, runtime, synced\\)$",
     ):
         languages.by_name("core")
 

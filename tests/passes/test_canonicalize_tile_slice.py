@@ -16,7 +16,7 @@ import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
 from pypto.ir import op_registry
-from pypto.passes.canonicalize_tile_slice import STRIDED_READERS
+from pypto.analysis.strided import STRIDED_READERS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

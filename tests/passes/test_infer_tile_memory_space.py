@@ -1,5 +1,5 @@
 """InferTileMemorySpace: every kernel tile gets a memory space, operands are moved into the spaces
-their ops accept, and the program enters the tiled dialect computing what it computed before."""
+their ops accept, and the program enters the placed dialect computing what it computed before."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tile_programs import INFER, PROGRAMS, front, inputs, unplaced
 import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
-from pypto.languages import outlined, tiled
+from pypto.languages import outlined, placed, tiled
 from pypto.ir.errors import VerificationError
 
 # Programs whose kernels leave spaces to the pass: (program, loads that target Mat).
@@ -38,16 +38,16 @@ def kernel_text(program: ir.Program) -> list[str]:
 def test_snapshot(name: str, snapshot) -> None:
     before = front(name)
     after = infer(before)
-    assert after in tiled
+    assert after in placed
     assert before_after("InferTileMemorySpace", before, after) == snapshot
 
 
 @pytest.mark.parametrize("name", sorted(UNPLACED))
 def test_snapshot_unplaced(name: str, snapshot) -> None:
     before = unplaced(front(name), UNPLACED[name])
-    assert before not in tiled
+    assert before in tiled and before not in placed
     after = infer(before)
-    assert after in tiled
+    assert after in placed
     assert before_after("InferTileMemorySpace", before, after) == snapshot
 
 
@@ -109,10 +109,13 @@ def test_a_move_in_an_enclosing_block_is_reused_inside_a_loop() -> None:
     assert "nxt: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(acc, m_Vec)" in lines
 
 
-def test_a_pass_manager_takes_the_pass_from_outlined_to_tiled() -> None:
-    # The outline passes enter outlined; until they exist the front pipeline's output starts there.
-    manager = passes.PassManager([passes.infer_tile_memory_space()], start=outlined)
-    assert manager.final_dialect is tiled
+def test_a_pass_manager_takes_the_pass_from_tiled_to_placed() -> None:
+    # The kernels are written in tile ops, so the program starts in tiled; placed also guarantees
+    # what FlattenTileNdTo2D, LegalizeTileCast and CanonicalizeTileSlice establish inside tiled.
+    stage = [passes.flatten_tile_nd_to_2d(), passes.legalize_tile_cast(), passes.canonicalize_tile_slice(),
+             passes.infer_tile_memory_space()]
+    manager = passes.PassManager(stage, start=tiled)
+    assert manager.final_dialect is placed
     after = manager.run(front("matmul_from_vec"))
     assert "x_Left" in "\n".join(kernel_text(after))
 

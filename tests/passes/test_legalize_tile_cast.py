@@ -18,7 +18,7 @@ from pypto import ir, passes
 from pypto.backend import BackendType
 from pypto.interp.testing import assert_pass_preserves
 from pypto.passes import PassContext, PassError
-from pypto.passes.legalize_tile_cast import A2A3_CASTS, A5_CASTS, cast_chain
+from pypto.backend import A2A3, A5
 
 D = ir.DataType
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -86,19 +86,19 @@ def test_each_step_keeps_the_rounding_mode() -> None:
 
 
 def test_shortest_chains_on_a2a3() -> None:
-    assert cast_chain(D.FP32, D.FP16, A2A3_CASTS) == [D.FP16]
-    assert cast_chain(D.FP32, D.INT8, A2A3_CASTS) == [D.FP16, D.INT8]
-    assert cast_chain(D.INT8, D.INT32, A2A3_CASTS) == [D.FP16, D.INT32]
-    assert cast_chain(D.BF16, D.INT8, A2A3_CASTS) == [D.FP32, D.FP16, D.INT8]
-    assert cast_chain(D.FP32, D.UINT32, A2A3_CASTS) is None
+    assert A2A3.cast_chain(D.FP32, D.FP16) == [D.FP16]
+    assert A2A3.cast_chain(D.FP32, D.INT8) == [D.FP16, D.INT8]
+    assert A2A3.cast_chain(D.INT8, D.INT32) == [D.FP16, D.INT32]
+    assert A2A3.cast_chain(D.BF16, D.INT8) == [D.FP32, D.FP16, D.INT8]
+    assert A2A3.cast_chain(D.FP32, D.UINT32) is None
 
 
 def test_the_table_follows_the_platform() -> None:
     # A2A3 converts INT32 -> FP16 directly (the deq path); A5 does not, and goes through FP32.
-    assert cast_chain(D.INT32, D.FP16, A2A3_CASTS) == [D.FP16]
-    assert cast_chain(D.INT32, D.FP16, A5_CASTS) == [D.FP32, D.FP16]
+    assert A2A3.cast_chain(D.INT32, D.FP16) == [D.FP16]
+    assert A5.cast_chain(D.INT32, D.FP16) == [D.FP32, D.FP16]
     # A5 converts INT8 -> INT32 directly.
-    assert cast_chain(D.INT8, D.INT32, A5_CASTS) == [D.INT32]
+    assert A5.cast_chain(D.INT8, D.INT32) == [D.INT32]
     program = front("cast_through_int8")
     with PassContext(platform=BackendType.Ascend950):
         after = passes.legalize_tile_cast()(program)

@@ -140,9 +140,7 @@ def test_missing_required_property_is_rejected() -> None:
         passes.PassManager(order)
     assert str(err.value) == (
         "pass FlattenCallExpr requires properties that do not hold at this point: "
-        "NormalizedStmtStructure (from NormalizeStmtStructure, ConvertTensorToTileOps, FlattenTileNdTo2D, "
-        "AutoTileMatmulL0, CanonicalizeTileSlice, InferTileMemorySpace, ResolveBackendOpLayouts, ExpandMixedKernel, "
-        "MaterializeTensorStrides, InitMemRef, MemoryReuse)"
+        "NormalizedStmtStructure (from NormalizeStmtStructure)"
     )
 
 

@@ -8,7 +8,7 @@ from tile_programs import PROGRAMS, front, inputs
 
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
-from pypto.languages import outlined, split_core
+from pypto.languages import split_core, tiled
 from pypto.passes import PassError
 from pypto.passes.materialize_tensor_strides import packed_strides
 
@@ -31,8 +31,10 @@ def test_snapshot(name: str, snapshot) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_the_four_passes_take_outlined_to_split_core(name: str) -> None:
-    manager = passes.PassManager([getattr(passes, f)() for f in (*CHAIN, "materialize_tensor_strides")], start=outlined)
+def test_the_tile_stage_takes_tiled_to_split_core(name: str) -> None:
+    stage = ("flatten_tile_nd_to_2d", "legalize_tile_cast", "canonicalize_tile_slice", *CHAIN,
+             "materialize_tensor_strides")
+    manager = passes.PassManager([getattr(passes, f)() for f in stage], start=tiled)
     assert manager.final_dialect is split_core
     program = front(name)
     assert_pass_preserves(manager, program, inputs(program), entry="main")

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
-from pypto.languages import memref, outlined, ssa, surface, tiled
+from pypto.languages import memref, outlined, placed, runtime, split_core, ssa, surface, tiled
 from pypto.languages.invariants import AtomicAddDtypeValid, NormalizedStmtStructure
 
 from pypto import backend, ir, passes
@@ -41,12 +41,30 @@ def test_defaults_accept_any_dialect_and_keep_it() -> None:
     assert (passes.NormalizeStmtStructure.source, passes.NormalizeStmtStructure.target) == (surface, SAME)
 
 
-@pytest.mark.parametrize("start", [ssa, outlined, tiled, memref], ids=lambda d: d.name)
+@pytest.mark.parametrize("start", [ssa, outlined, tiled, placed, split_core], ids=lambda d: d.name)
 def test_a_source_accepts_its_descendants(start) -> None:
     (step,) = check_order([Identity()], start)
     assert (step.before, step.after) == (start, start)
     (step,) = check_order([passes.simplify()], start)
     assert step.after is start
+
+
+@pytest.mark.parametrize("start", [memref, runtime], ids=lambda d: d.name)
+def test_a_descendant_that_dropped_a_guarantee_is_refused(start) -> None:
+    # memref gives up SSAForm, which every pass written for ssa requires through its source.
+    with pytest.raises(PassOrderError, match="pass Identity requires properties that do not hold at this point: SSAForm"):
+        check_order([Identity()], start)
+    (step,) = check_order([passes.simplify()], start)
+    assert step.after is start
+
+
+def test_requires_come_from_the_source_dialect() -> None:
+    assert Identity.requires == frozenset()
+    assert Identity.required() == ssa.properties - surface.properties
+    assert "SSAForm" in Identity.required()
+    # Only what a pass needs beyond its source dialect is written by hand.
+    assert {i.name for i in passes.FlattenCallExpr.requires} == {"NormalizedStmtStructure"}
+    assert passes.FlattenCallExpr.required() >= {"SSAForm", "NormalizedStmtStructure"}
 
 
 def test_a_source_rejects_its_ancestors() -> None:
