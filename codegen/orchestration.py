@@ -49,6 +49,7 @@ from pypto.ir.expr import (
     Min,
     Neg,
     Not,
+    Pow,
     Submit,
     TupleGetItemExpr,
     Var,
@@ -953,6 +954,15 @@ class OrchestrationEmitter(Emitter):
     @rules.register(Xor)
     def _xor(self, node: Xor) -> str:
         return f"(bool){self._operand(node.left)} != (bool){self._operand(node.right)}"
+
+    @rules.register(Pow)
+    def _pow(self, node: Pow) -> str:
+        a, b = self._operand(node.left), self._operand(node.right)
+        c = c_type(ScalarType(node.dtype), node.span)
+        if node.dtype.is_float():
+            return f"({c})__builtin_pow({a}, {b})"
+        # Exact integer power (a non-negative exponent: a negative one makes the type a float).
+        return f"({{ {c} _r = 1, _b = {a}; for (int64_t _e = {b}; _e > 0; --_e) _r *= _b; _r; }})"
 
     @rules.register(Abs)
     def _abs(self, node: Abs) -> str:

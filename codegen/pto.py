@@ -29,9 +29,9 @@ from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType
 from pypto.ir.expr import (
-    Add, And, BinaryExpr, BitAnd, BitNot, BitOr, BitShiftLeft, BitShiftRight, BitXor, Call, Cast, ConstBool,
+    Abs, Add, And, BinaryExpr, BitAnd, BitNot, BitOr, BitShiftLeft, BitShiftRight, BitXor, Call, Cast, ConstBool,
     ConstFloat, ConstInt, Eq, Expr, FloatDiv, FloorDiv, FloorMod, Ge, Gt, Le, Lt, MakeTuple, Max, Min, Mul, Ne,
-    Neg, Not, Or, Sub, UnaryExpr, Var, Xor,
+    Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
@@ -434,6 +434,30 @@ class PtoEmitter(Emitter):
             return self._line_value(f"arith.negf {value} : {ty}", node.span)
         zero = self._int_const(0, _signed(node.dtype), node.span)
         return self._unsign(self._line_value(f"arith.subi {zero}, {value} : {ty}", node.span), node.dtype, node.span)
+
+    @rules.register(Abs)
+    def _abs(self, node: Abs) -> str:
+        # max(x, -x), from the arith ops the other scalar rules print.
+        value = self._signless(node.operand, node.dtype, node.span)
+        ty = signless(node.dtype, node.span)
+        if node.dtype.is_unsigned_int():
+            return self._scalar(node.operand, node.dtype, node.span)
+        if node.dtype.is_float():
+            negated = self._line_value(f"arith.negf {value} : {ty}", node.span)
+            return self._line_value(f"arith.maximumf {value}, {negated} : {ty}", node.span)
+        zero = self._int_const(0, node.dtype, node.span)
+        negated = self._line_value(f"arith.subi {zero}, {value} : {ty}", node.span)
+        return self._line_value(f"arith.maxsi {value}, {negated} : {ty}", node.span)
+
+    @rules.register(Pow)
+    def _pow(self, node: Pow) -> str:
+        dtype = node.dtype
+        if dtype.is_unsigned_int():
+            raise no_rule(f"Pow on {dtype.name}", PTO.name, node.span, "compute the power on a signed integer")
+        lhs = self._signless(node.left, dtype, node.span)
+        rhs = self._signless(node.right, dtype, node.span)
+        op = "math.powf" if dtype.is_float() else "math.ipowi"
+        return self._line_value(f"{op} {lhs}, {rhs} : {signless(dtype, node.span)}", node.span)
 
     @rules.register(Not, BitNot)
     def _not(self, node: Not | BitNot) -> str:

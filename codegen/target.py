@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType
-from pypto.ir.expr import GlobalVar, Op
+from pypto.ir.expr import GlobalVar, MakeTuple, Op
 from pypto.ir.op_registry import OpEntry
-from pypto.ir.stmt import BreakStmt, ClusterScopeStmt, ContinueStmt, InCoreScopeStmt, SpmdScopeStmt
 from pypto.languages.dialect import Dialect
+from pypto.languages.invariants.grammar import Forbid, Kind
 from pypto.languages.runtime import runtime
 from pypto.languages.synced import synced
 
@@ -30,16 +30,17 @@ class Target:
     """A code-generation target: ``name`` (used in "no rule for X in <name>"), the ``dialect`` its
     input must be in, the function kinds it prints and its op table.
 
-    ``absent`` lists node kinds of the dialect that its invariants keep out of the functions the
-    target prints, so the target needs no rule for them; ``compute_in_kernels`` leaves tensor
-    compute ops out of the ops it needs.
+    The node kinds it needs rules for are the dialect's, minus those the dialect's rules forbid in
+    every function kind the target prints, minus ``through_calls``: nodes reached only through the
+    call they belong to and printed by its op rule. ``compute_in_kernels`` leaves tensor compute ops
+    out of the ops it needs.
     """
 
     name: str
     dialect: Dialect
     functions: frozenset[FunctionType]
     ops: OpTable
-    absent: frozenset[type] = frozenset()
+    through_calls: frozenset[type] = frozenset({Op, GlobalVar})
     compute_in_kernels: bool = False
 
     def needs(self, entry: OpEntry) -> bool:
@@ -49,10 +50,21 @@ class Target:
         return not (self.compute_in_kernels and is_tensor_compute(entry))
 
     def needed_nodes(self) -> list[type]:
-        """Node kinds the target needs a rule for, sorted by name. Ops and function references
-        are reached through their ``Call`` and printed by op rules."""
-        kinds = self.dialect.kinds - self.absent - {Op, GlobalVar}
+        """Node kinds the target needs a rule for, sorted by name."""
+        kinds = self.dialect.kinds - self.forbidden() - self.through_calls
         return sorted(kinds, key=lambda cls: cls.__name__)
+
+    def forbidden(self) -> frozenset[type]:
+        """Node kinds the dialect's rules keep out of every function kind the target prints."""
+        out: set[type] = set()
+        for inv in self.dialect.invariants:
+            for rule in inv.rules:
+                if isinstance(rule, Forbid) and rule.within is None and isinstance(rule.subject, Kind):
+                    where = rule.where
+                    if where is None or (self.functions.isdisjoint(where.kinds) if where.outside
+                                         else self.functions <= set(where.kinds)):
+                        out.update(rule.subject.classes)
+        return frozenset(out)
 
     def needed_ops(self) -> list[str]:
         """Names of every registered op the target needs a rule for, sorted."""
@@ -77,20 +89,15 @@ def is_tensor_compute(entry: OpEntry) -> bool:
 
 
 _KERNELS = frozenset({FunctionType.AIC, FunctionType.AIV})
-# Outside every function the targets print: InCore scopes live only in InCore functions, which
-# `runtime` has none of (SplitIncoreOrch, MixedKernelExpanded); cluster and spmd scopes only in
-# Group and Spmd functions (ClusterOutlined).
-_OUTLINED_SCOPES = frozenset({InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt})
-# Kernels have no break/continue (StructuredCtrlFlow).
-_KERNEL_ABSENT = _OUTLINED_SCOPES | {BreakStmt, ContinueStmt}
+# KernelNodes keeps tuple values out of kernels, so a MakeTuple there is an op's argument list.
+_KERNEL_THROUGH_CALLS = frozenset({Op, GlobalVar, MakeTuple})
 
-PTO = Target("pto", runtime, _KERNELS, PTO_OPS, absent=_KERNEL_ABSENT)
+PTO = Target("pto", runtime, _KERNELS, PTO_OPS, through_calls=_KERNEL_THROUGH_CALLS)
 # The CCE kernels are printed C++ that runs as written, so they need the placed pipe sync; ptoas
 # places its own (the PTO emitter skips ours) and orchestration prints no kernel body.
-CCE = Target("cce", synced, _KERNELS, CCE_OPS, absent=_KERNEL_ABSENT)
+CCE = Target("cce", synced, _KERNELS, CCE_OPS, through_calls=_KERNEL_THROUGH_CALLS)
 ORCHESTRATION = Target(
-    "orchestration", runtime, frozenset({FunctionType.Orchestration}), ORCHESTRATION_OPS,
-    absent=_OUTLINED_SCOPES, compute_in_kernels=True,
+    "orchestration", runtime, frozenset({FunctionType.Orchestration}), ORCHESTRATION_OPS, compute_in_kernels=True,
 )
 
 TARGETS: tuple[Target, ...] = (PTO, CCE, ORCHESTRATION)

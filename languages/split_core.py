@@ -15,6 +15,7 @@ from .dialect import Variant
 from .invariants import (
     AivSplitValid,
     HardSyncallOccupancyValid,
+    KernelNodes,
     MixedKernelExpanded,
     PipelineResolved,
     ReturnParamsExplicit,
@@ -32,6 +33,6 @@ split_core = placed.extend(
         Variant(Function, "func_type", FunctionType.InCore, MixedKernelExpanded),
         Variant(ForStmt, "kind", ForKind.Pipeline, PipelineResolved),
     },
-    guarantees={MixedKernelExpanded, HardSyncallOccupancyValid, ReturnParamsExplicit, TensorViewCanonical},
+    guarantees={MixedKernelExpanded, KernelNodes, HardSyncallOccupancyValid, ReturnParamsExplicit, TensorViewCanonical},
     drop={AivSplitValid},
 )

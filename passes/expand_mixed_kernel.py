@@ -10,6 +10,7 @@ from __future__ import annotations
 from pypto.analysis import function_index, op_name
 from pypto.languages.invariants import (
     HardSyncallOccupancyValid,
+    KernelNodes,
     MixedKernelExpanded,
 )
 from pypto.languages.invariants.affinity import Affinity, affinity
@@ -41,7 +42,7 @@ class ExpandMixedKernel(FunctionPass):
     """
 
     source = placed
-    produces = frozenset({MixedKernelExpanded, HardSyncallOccupancyValid})
+    produces = frozenset({MixedKernelExpanded, KernelNodes, HardSyncallOccupancyValid})
 
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type is not FunctionType.InCore:

@@ -16,7 +16,7 @@ from .functions import (
     OutParamNotShadowed,
     ReturnParamsExplicit,
 )
-from .kernels import HardSyncallOccupancyValid, MixedKernelExpanded
+from .kernels import HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded
 from .memory import AllocatedMemoryAddr, HasMemRefs
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
 from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
@@ -66,6 +66,7 @@ ALL: dict[str, Invariant] = {
         ClusterOutlined,
         HardSyncallOccupancyValid,
         HasMemRefs,
+        KernelNodes,
         HierarchyOutlined,
         IncoreTileOps,
         InlineFunctionsEliminated,
@@ -117,6 +118,7 @@ __all__ = [
     "ClusterOutlined",
     "HardSyncallOccupancyValid",
     "HasMemRefs",
+    "KernelNodes",
     "HierarchyOutlined",
     "InOutUseValid",
     "InputsNotWritten",

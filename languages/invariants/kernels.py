@@ -6,14 +6,15 @@ from __future__ import annotations
 from pypto.analysis import callee, function_index, op_name
 
 from pypto.ir.enums import FunctionType, MemorySpace
-from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Submit, Var
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
-from pypto.ir.stmt import AssignStmt
+from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter, cached
+from .grammar import Field, Forbid, NoNode, inside
 
 _SIDE_OF = {FunctionType.AIC: AIC, FunctionType.AIV: AIV}
 TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
@@ -164,4 +165,23 @@ HardSyncallOccupancyValid = Invariant.per_program(
     "a kernel with a hard syncall is launched on every core of its type with sync_start=True",
     _check_syncall,
     auto_verified=True,
+)
+
+
+_KERNEL_FUNCTIONS = inside(FunctionType.AIC, FunctionType.AIV)
+_NOT_PRINTED = "(the kernel code generators print no {what} in a kernel)"
+
+# The node kinds of the dialect that kernels may not hold: what the PTO and CCE emitters have no
+# rule for. Values of tuple type only reach a kernel through ops no kernel emitter prints either.
+KernelNodes = Invariant.declared(
+    "KernelNodes",
+    "AIC/AIV kernels hold no task submission, runtime scope or tuple item",
+    Forbid(what=Submit, where=_KERNEL_FUNCTIONS, code="SUBMIT_IN_KERNEL",
+           message="a task submission in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="submission")),
+    Forbid(what=RuntimeScopeStmt, where=_KERNEL_FUNCTIONS, code="RUNTIME_SCOPE_IN_KERNEL",
+           message="a runtime scope in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="runtime scope")),
+    Forbid(what=TupleGetItemExpr, where=_KERNEL_FUNCTIONS, code="TUPLE_IN_KERNEL",
+           message="a tuple item in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="tuple value")),
+    Field(of=AssignStmt, field="value", refinement=NoNode(MakeTuple), where=_KERNEL_FUNCTIONS, code="TUPLE_IN_KERNEL",
+          message="a tuple value in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="tuple value")),
 )

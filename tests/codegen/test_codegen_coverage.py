@@ -63,3 +63,9 @@ def test_an_emitter_is_found_once_its_module_exists(tmp_path: Path, monkeypatch:
     monkeypatch.setitem(cov.EMITTERS, "pto", "broken_emitter:Broken")
     with pytest.raises(ModuleNotFoundError, match="toy_module_that_is_missing"):
         cov.load_emitter(PTO)
+
+
+def test_every_node_kind_the_dialects_allow_has_a_rule() -> None:
+    # The consumed dialect (describe(runtime), describe(synced)) lists only what the emitters print.
+    for target in TARGETS:
+        assert cov.coverage(target, cov.load_emitter(target)).missing_nodes == (), target.name

@@ -307,6 +307,27 @@ def test_scalar_casts_and_float_comparisons(tmp_path: Path) -> None:
     assert "%cst = arith.constant 1.50000000000000000e+00 : f32" in lines
 
 
+
+def test_scalar_abs_and_pow(tmp_path: Path) -> None:
+    body = ("        for i in pl.range(4):\n"
+            "            w: pl.Scalar[pl.INT32] = pl.cast(i - 2, pl.INT32)\n"
+            "            f: pl.Scalar[pl.FP32] = pl.cast(w, pl.FP32)\n"
+            "            if abs(w) ** 2 > 1 and abs(f) ** 2.0 > 1.5:\n"
+            "                pl.system.bar_v()\n"
+            "        r = t")
+    lines = [line.strip() for line in _kernel(tmp_path, body)["k"].splitlines()]
+    start = lines.index("%3 = arith.subi %c0_i32, %1 : i32")
+    assert lines[start:start + 8] == [
+        "%3 = arith.subi %c0_i32, %1 : i32",
+        "%4 = arith.maxsi %1, %3 : i32",
+        "%5 = arith.index_cast %4 : i32 to index",
+        "%6 = math.ipowi %5, %c2_index : index",
+        "%7 = arith.cmpi sgt, %6, %c1_index : index",
+        "%8 = arith.negf %2 : f32",
+        "%9 = arith.maximumf %2, %8 : f32",
+        "%10 = math.powf %9, %cst : f32",
+    ]
+
 UNSIGNED = '''
 @pl.program
 class P:
