@@ -6,13 +6,13 @@ object on a Program returns the new Program::
     from pypto import passes
     after = passes.convert_to_ssa()(before)
 
-Also here: the pass base classes and per-pass rewriter (``base``), the statement-rewriting
+Also here: the pass base classes (``base``), the statement-rewriting
 framework passes are written on (``rewrite``), contexts and instruments
 (``context``), the pass manager (``manager``), the default pipeline (``pipeline``) and the plugin
 registry for the ``pypto.passes`` entry-point group (``plugins``).
 """
 
-from .base import SAME, FunctionPass, Pass, ProgramPass, Rewriter
+from .base import SAME, FunctionPass, Pass, ProgramPass
 from .context import (
     CallbackInstrument,
     DumpInstrument,
@@ -152,7 +152,6 @@ __all__ = [
     "ReportInstrument",
     "ResolveBackendOpLayouts",
     "PropertyVerifierRegistry",
-    "Rewriter",
     "Simplify",
     "TimingInstrument",
     "UnrollLoops",
