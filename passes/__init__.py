@@ -12,8 +12,8 @@ framework passes are written on (``rewrite``), contexts and instruments
 registry for the ``pypto.passes`` entry-point group (``plugins``).
 """
 
-from .base import SAME, FunctionPass, Pass, ProgramPass
-from .context import (
+from pypto.transform.base import SAME, FunctionPass, Pass, ProgramPass
+from pypto.transform.context import (
     CallbackInstrument,
     DumpInstrument,
     PassContext,
@@ -29,7 +29,7 @@ from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .derive_call_directions import DeriveCallDirections
-from .errors import PassError, PassOrderError, PluginError
+from pypto.transform.errors import PassError, PassOrderError, PluginError
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
 from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
@@ -48,11 +48,11 @@ from .outline_cluster_scopes import OutlineClusterScopes
 from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
-from .plugins import discover as discover_plugins
-from .report import PassReport, ReportInstrument
+from pypto.transform.plugins import discover as discover_plugins
+from pypto.transform.report import PassReport, ReportInstrument
 from .resolve_backend_op_layouts import ResolveBackendOpLayouts
-from .properties import IRProperty, IRPropertySet, get_default_verify_properties
-from .verifier import (
+from pypto.transform.properties import IRProperty, IRPropertySet, get_default_verify_properties
+from pypto.transform.verifier import (
     Diagnostic,
     DiagnosticSeverity,
     PassPipeline,

@@ -28,9 +28,9 @@ from pypto.ir.structural import assert_structural_equal
 from pypto.ir.gcpause import gc_paused
 from pypto.language.parser.text_parser import parse_program
 
-from .base import Pass
-from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
-from .errors import PassOrderError
+from pypto.transform.base import Pass
+from pypto.transform.context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
+from pypto.transform.errors import PassOrderError
 from .pipeline import OptimizationStrategy, builtin_passes, default_passes
 
 

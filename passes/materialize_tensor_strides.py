@@ -25,8 +25,8 @@ from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt
 from pypto.ir.types import TensorType, TensorView
 
-from .rewrite import RewritePass, on
-from .util import mentions_type
+from pypto.transform.rewrite import RewritePass, on
+from pypto.transform.util import mentions_type
 
 _T5 = {SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure, TileMemoryInferred}
 

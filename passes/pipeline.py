@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from .base import Pass
+from pypto.transform.base import Pass
 from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .convert_to_ssa import ConvertToSSA
 from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
@@ -35,7 +35,7 @@ from .normalize_stmt_structure import NormalizeStmtStructure
 from .outline_cluster_scopes import OutlineClusterScopes
 from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
-from .plugins import discover, insert
+from pypto.transform.plugins import discover, insert
 from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops

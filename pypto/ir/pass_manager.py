@@ -14,7 +14,7 @@ __all__ = ["OptimizationStrategy", "PassDumpLevel", "PassManager", "Verification
 
 def __getattr__(name: str) -> Any:
     if name == "VerificationLevel":
-        from pypto.passes.context import VerifyLevel
+        from pypto.transform.context import VerifyLevel
 
         return VerifyLevel
     if name in ("PassManager", "PassDumpLevel"):

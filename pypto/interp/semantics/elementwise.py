@@ -417,7 +417,7 @@ def cast_steps(src: DataType, dst: DataType) -> list[DataType]:
     """The dtypes of the native conversions LegalizeTileCast chains for ``src -> dst`` on the pass
     context's platform, as the pass reads it (``[dst]`` when the pair is native or no chain exists:
     the pass reports that)."""
-    from pypto.passes.context import PassContext
+    from pypto.transform.context import PassContext
     from pypto.passes.legalize_tile_cast import A2A3_CASTS, NATIVE_CASTS, cast_chain
 
     return cast_chain(src, dst, NATIVE_CASTS.get(PassContext.current().platform.name, A2A3_CASTS)) or [dst]

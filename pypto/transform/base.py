@@ -6,15 +6,15 @@ invariants). A pass accepts every program of its source dialect or of a dialect 
 (``source = surface``, the default, accepts all); ``target = SAME`` (the default) says the pass keeps
 the dialect it is given (Simplify runs in several dialects). Calling a pass object on a Program
 checks that the program is in the source dialect with the required properties, runs the pass under
-the active :class:`~pypto.passes.context.PassContext` (instruments, and a check of the properties it
+the active :class:`~pypto.transform.context.PassContext` (instruments, and a check of the properties it
 produces) and returns the new Program::
 
     after = passes.convert_to_ssa()(before)
 
 A pass is a dataclass whose fields are its options (as in xDSL); every subclass becomes one
 automatically. Options are frozen once the pass is built (per-run state may live on a copy of the
-pass, as in :class:`~pypto.passes.rewrite.RewritePass`), and an option of the wrong type is a
-:class:`~pypto.passes.errors.PassError`::
+pass, as in :class:`~pypto.transform.rewrite.RewritePass`), and an option of the wrong type is a
+:class:`~pypto.transform.errors.PassError`::
 
     class Tile(FunctionPass):
         size: int = 64
@@ -22,7 +22,7 @@ pass, as in :class:`~pypto.passes.rewrite.RewritePass`), and an option of the wr
     Tile(size=128)          # Tile(size="big") raises PassError
 
 Passes are pure: they build new nodes and never mutate. The passes are written on
-:class:`~pypto.passes.rewrite.RewritePass`, which dispatches on node type and rebuilds only what
+:class:`~pypto.transform.rewrite.RewritePass`, which dispatches on node type and rebuilds only what
 changed.
 """
 
