@@ -86,7 +86,7 @@ def _invariant_names(invs: Any) -> str:
 
 def passes_markdown() -> str:
     """One section per pass of the default pipeline (built-in passes, no plugins), in order."""
-    from pypto.passes.pipeline import builtin_passes
+    from pypto.passes import builtin_passes
 
     parts = []
     for number, p in enumerate(builtin_passes(), 1):
@@ -111,7 +111,7 @@ def passes_markdown() -> str:
 
 def pipeline_markdown() -> str:
     """The default pipeline as a table: position, pass, source and target dialect."""
-    from pypto.passes.pipeline import builtin_passes
+    from pypto.passes import builtin_passes
 
     rows = ["| # | pass | source | target |", "|---|---|---|---|"]
     for number, p in enumerate(builtin_passes(), 1):

@@ -126,7 +126,7 @@ class VerificationInstrument(PassInstrument):
 class PassPipeline:
     """An ordered list of passes run one after the other, each as if called on its own.
 
-    Unlike :class:`~pypto.passes.manager.PassManager` it checks no order up front: each pass
+    Unlike :class:`~pypto.pipeline.manager.PassManager` it checks no order up front: each pass
     validates its own input (source dialect and required properties) when it runs.
     """
 

@@ -15,7 +15,7 @@ from pypto.languages.invariants import IncoreTileOps
 from pypto.languages.outlined import outlined
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
-from pypto.passes.pipeline import builtin_passes
+from pypto.pipeline.default import builtin_passes
 
 _T = "pl.Tensor[[64, 64], pl.FP32]"
 

@@ -31,7 +31,7 @@ from pypto.language.parser.text_parser import parse_program
 from pypto.transform.base import Pass
 from pypto.transform.context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
 from pypto.transform.errors import PassOrderError
-from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+from .default import OptimizationStrategy, builtin_passes, default_passes
 
 
 class PassDumpLevel(enum.Enum):
