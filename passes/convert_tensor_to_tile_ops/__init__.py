@@ -42,7 +42,7 @@ from pypto.ir.types import TensorType, TileType
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
 from pypto.transform.rewrite import Result, Rewrite, on
-from .tensor_to_tile import LOWERINGS, Mat, Vec, index_tuple
+from .lowerings import LOWERINGS, Mat, Vec, index_tuple
 from pypto.transform.util import block_of, rebuild
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
