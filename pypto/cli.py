@@ -126,7 +126,7 @@ def _inputs(entry: Any, given: dict[str, Any], args: argparse.Namespace) -> list
 
     from pypto.ir.errors import PyptoError
     from pypto.compiled import parameters
-    from pypto.interp.dtypes import numpy_dtype
+    from pypto.ir.numpy_dtypes import numpy_dtype
     from pypto.runtime import TensorParam
 
     params = parameters(entry)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from pypto.interp.dtypes import datatype_of, numpy_dtype
-from pypto.interp.errors import OpError
+from pypto.ir.numpy_dtypes import datatype_of, numpy_dtype
+from pypto.ir.errors import OpError
 from pypto.ir.datatype import DataType
 
 from .artifacts import ArtifactTree, Direction

@@ -17,7 +17,7 @@ import numpy as np
 from pypto.ir.datatype import DataType
 from pypto.ir.ops.common import promote
 
-from ..dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue
 from .common import cast_data, compute_dtype, like, read, result_dtype, scalar_array

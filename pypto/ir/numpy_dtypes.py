@@ -1,4 +1,4 @@
-"""Element types at run time: ``DataType`` -> numpy dtype, scalar normalisation and tolerances.
+"""Element types as numpy holds them: ``DataType`` <-> numpy dtype, and scalar normalisation.
 
 Narrow floats and 4-bit integers come from ``ml_dtypes``. A DataType without an exact numpy or
 ``ml_dtypes`` equivalent (HF4, HF8) is rejected with an "unsupported dtype" error; values are never
@@ -41,18 +41,6 @@ _NUMPY: dict[DataType, np.dtype] = {
     DataType.TASK_ID: np.dtype(np.int64),
 }
 
-# (relative, absolute) tolerance used when comparing results of two runs, by element type: a few
-# units in the last place, so a pass may reorder a reduction but not change a constant.
-_TOLERANCE: dict[DataType, tuple[float, float]] = {
-    DataType.FP32: (1e-5, 1e-5),
-    DataType.FP16: (4e-3, 1e-3),
-    DataType.BF16: (3e-2, 1e-2),
-    DataType.FP8E4M3FN: (0.125, 0.125),
-    DataType.FP8E5M2: (0.25, 0.25),
-    DataType.FP8E8M0: (0.5, 0.0),
-    DataType.FP4: (0.5, 0.5),
-}
-
 
 def numpy_dtype(dtype: DataType) -> np.dtype:
     """The numpy dtype holding values of ``dtype``; ``OpError`` if there is no exact equivalent."""
@@ -68,11 +56,6 @@ def datatype_of(np_dtype: np.dtype) -> DataType:
         if nd == np_dtype and dt not in (DataType.INDEX, DataType.TASK_ID):
             return dt
     raise OpError(f"numpy dtype {np_dtype} has no pypto DataType")
-
-
-def tolerance(dtype: DataType) -> tuple[float, float]:
-    """``(rtol, atol)`` for comparing float results of ``dtype``; ``(0, 0)`` for exact types."""
-    return _TOLERANCE.get(dtype, (0.0, 0.0))
 
 
 def normalize_scalar(value: Any, dtype: DataType) -> Any:
