@@ -18,7 +18,7 @@ from pypto import ir, passes
 from pypto.backend import BackendType
 from pypto.interp.testing import assert_pass_preserves
 from pypto.passes import PassContext, PassError
-from pypto.passes.legalize_tile_cast import A2A3_CASTS, A5_CASTS, cast_chain
+from pypto.analysis.casts import A2A3_CASTS, A5_CASTS, cast_chain
 
 D = ir.DataType
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -418,7 +418,7 @@ def cast_steps(src: DataType, dst: DataType) -> list[DataType]:
     context's platform, as the pass reads it (``[dst]`` when the pair is native or no chain exists:
     the pass reports that)."""
     from pypto.transform.context import PassContext
-    from pypto.passes.legalize_tile_cast import A2A3_CASTS, NATIVE_CASTS, cast_chain
+    from pypto.analysis.casts import A2A3_CASTS, NATIVE_CASTS, cast_chain
 
     return cast_chain(src, dst, NATIVE_CASTS.get(PassContext.current().platform.name, A2A3_CASTS)) or [dst]
 
