@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# OpError is defined with the scalar semantics it is raised by; the op semantics raise it too.
+# OpError lives in pypto.ir.errors (the scalar semantics there raise it); the op semantics raise it too.
 from pypto.ir.errors import OpError, PyptoError  # noqa: F401
 from pypto.ir.span import Span
 
