@@ -1,10 +1,10 @@
 """The emitter base: node rules dispatched on type, op calls dispatched through the target's op table.
 
 An :class:`Emitter` prints programs of its target's dialect (entering checks the program is in
-it). Its :class:`Rules` is one ``multipledispatch`` Dispatcher per emitter, as the pass
-``Rewriter`` is per pass: ``register(NodeClass)`` adds a node rule ``(self, node)``, ``op(RuleClass)``
-an op-form rule ``(self, call, rule)`` for every table entry of that class. Statement rules write
-lines into ``self.doc``; expression rules return text (an SSA name, a C++ expression)::
+it). Its :class:`Rules` is one ``multipledispatch`` Dispatcher per emitter: ``register(NodeClass)``
+adds a node rule ``(self, node)``, ``op(RuleClass)`` an op-form rule ``(self, call, rule)`` for
+every table entry of that class. Statement rules write lines into ``self.doc``; expression rules
+return text (an SSA name, a C++ expression)::
 
     class PtoEmitter(Emitter):
         target = PTO

@@ -6,14 +6,17 @@ object on a Program returns the new Program::
     from pypto import passes
     after = passes.convert_to_ssa()(before)
 
-Also here: the pass base classes and per-pass rewriter (``base``), the statement-rewriting
-framework passes are written on (``rewrite``), contexts and instruments
-(``context``), the pass manager (``manager``), the default pipeline (``pipeline``) and the plugin
-registry for the ``pypto.passes`` entry-point group (``plugins``).
+This module also re-exports the public names of the pass framework (:mod:`pypto.transform`: pass
+base classes, contexts and instruments, errors, properties, verification, plugins) and of the
+default pipeline and pass manager (:mod:`pypto.pipeline`, which imports the passes and is loaded
+on first use of one of its names).
 """
 
-from .base import SAME, FunctionPass, Pass, ProgramPass, Rewriter
-from .context import (
+import importlib
+from typing import Any
+
+from pypto.transform.base import SAME, FunctionPass, Pass, ProgramPass
+from pypto.transform.context import (
     CallbackInstrument,
     DumpInstrument,
     PassContext,
@@ -21,38 +24,11 @@ from .context import (
     TimingInstrument,
     VerifyLevel,
 )
-from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
-from .canonicalize_tile_slice import CanonicalizeTileSlice
-from .auto_tile_matmul_l0 import AutoTileMatmulL0
-from .classify_iter_arg_carry import ClassifyIterArgCarry
-from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
-from .convert_to_ssa import ConvertToSSA
-from .ctrl_flow_transform import CtrlFlowTransform
-from .derive_call_directions import DeriveCallDirections
-from .errors import PassError, PassOrderError, PluginError
-from .expand_mixed_kernel import ExpandMixedKernel
-from .flatten_call_expr import FlattenCallExpr
-from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
-from .infer_tile_memory_space import InferTileMemorySpace
-from .init_memref import InitMemRef
-from .inline_functions import InlineFunctions
-from .insert_pipe_sync import InsertPipeSync
-from .legalize_tile_cast import LegalizeTileCast
-from .manager import PassDumpLevel, PassManager, check_order
-from .materialize_runtime_scopes import MaterializeRuntimeScopes
-from .materialize_tensor_strides import MaterializeTensorStrides
-from .memory_reuse import MemoryReuse
-from .normalize_return_order import NormalizeReturnOrder
-from .normalize_stmt_structure import NormalizeStmtStructure
-from .outline_cluster_scopes import OutlineClusterScopes
-from .outline_hierarchy_scopes import OutlineHierarchyScopes
-from .outline_incore_scopes import OutlineIncoreScopes
-from .pipeline import OptimizationStrategy, builtin_passes, default_passes, front_passes, lowering_passes
-from .plugins import discover as discover_plugins
-from .report import PassReport, ReportInstrument
-from .resolve_backend_op_layouts import ResolveBackendOpLayouts
-from .properties import IRProperty, IRPropertySet, get_default_verify_properties
-from .verifier import (
+from pypto.transform.errors import PassError, PassOrderError, PluginError
+from pypto.transform.plugins import discover as discover_plugins
+from pypto.transform.report import PassReport, ReportInstrument
+from pypto.transform.properties import IRProperty, IRPropertySet, get_default_verify_properties
+from pypto.transform.verifier import (
     Diagnostic,
     DiagnosticSeverity,
     PassPipeline,
@@ -63,6 +39,32 @@ from .verifier import (
     run_verifier,
     verify_properties,
 )
+
+from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
+from .auto_tile_matmul_l0 import AutoTileMatmulL0
+from .canonicalize_tile_slice import CanonicalizeTileSlice
+from .classify_iter_arg_carry import ClassifyIterArgCarry
+from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
+from .convert_to_ssa import ConvertToSSA
+from .ctrl_flow_transform import CtrlFlowTransform
+from .derive_call_directions import DeriveCallDirections
+from .expand_mixed_kernel import ExpandMixedKernel
+from .flatten_call_expr import FlattenCallExpr
+from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
+from .infer_tile_memory_space import InferTileMemorySpace
+from .init_memref import InitMemRef
+from .inline_functions import InlineFunctions
+from .insert_pipe_sync import InsertPipeSync
+from .legalize_tile_cast import LegalizeTileCast
+from .materialize_runtime_scopes import MaterializeRuntimeScopes
+from .materialize_tensor_strides import MaterializeTensorStrides
+from .memory_reuse import MemoryReuse
+from .normalize_return_order import NormalizeReturnOrder
+from .normalize_stmt_structure import NormalizeStmtStructure
+from .outline_cluster_scopes import OutlineClusterScopes
+from .outline_hierarchy_scopes import OutlineHierarchyScopes
+from .outline_incore_scopes import OutlineIncoreScopes
+from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
 from .unroll_loops import UnrollLoops
 
@@ -96,8 +98,31 @@ outline_incore_scopes = OutlineIncoreScopes
 outline_cluster_scopes = OutlineClusterScopes
 
 
+# Names of pypto.pipeline, which imports the pass modules: looked up on first use.
+_PIPELINE_NAMES = frozenset(
+    {
+        "OptimizationStrategy",
+        "PassDumpLevel",
+        "PassManager",
+        "builtin_passes",
+        "check_order",
+        "default_passes",
+        "front_passes",
+        "lowering_passes",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PIPELINE_NAMES:
+        return getattr(importlib.import_module("pypto.pipeline"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def available_passes() -> dict[str, object]:
     """Every pass name (built-in and installed plugins) mapped to its factory."""
+    from pypto.pipeline.default import builtin_passes
+
     factories: dict[str, object] = {p.name: type(p) for p in builtin_passes()}
     for name, plugin in discover_plugins(builtin=factories).items():
         factories[name] = plugin.factory
@@ -152,7 +177,6 @@ __all__ = [
     "ReportInstrument",
     "ResolveBackendOpLayouts",
     "PropertyVerifierRegistry",
-    "Rewriter",
     "Simplify",
     "TimingInstrument",
     "UnrollLoops",

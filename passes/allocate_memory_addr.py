@@ -17,10 +17,10 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
-from .context import PassContext
-from .errors import PassError
-from .memref_util import KERNELS, Retype, on_chip, with_memref
-from .rewrite import RewritePass
+from pypto.transform.context import PassContext
+from pypto.transform.errors import PassError
+from pypto.transform.memref_util import KERNELS, Retype, on_chip, with_memref
+from pypto.transform.rewrite import RewritePass
 
 _ID = re.compile(r"(\d+)$")
 

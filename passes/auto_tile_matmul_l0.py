@@ -30,10 +30,10 @@ from pypto.ir.stmt import AssignStmt, ForStmt, Stmt, YieldStmt
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TileType
 
-from .context import PassContext
-from .memref_util import tile_nbytes
-from .rewrite import Result, RewritePass, on
-from .util import block_of, calls_any
+from pypto.transform.context import PassContext
+from pypto.transform.memref_util import tile_nbytes
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import block_of, calls_any
 
 D = DataType
 Mat, Left, Right, Acc = MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc

@@ -30,8 +30,8 @@ from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, is_strided, pitched
 
-from .rewrite import Result, RewritePass, on
-from .util import calls_any, rebuild
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import calls_any, rebuild
 
 _CUBE_INPUTS = (MemorySpace.Left, MemorySpace.Right)
 

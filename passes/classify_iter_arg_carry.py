@@ -15,8 +15,8 @@ from pypto.ir.stmt import ForStmt, RuntimeScopeStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 
-from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import rebuild
 
 
 def _is_task_id(var: Var) -> bool:

@@ -51,8 +51,8 @@ from pypto.ir.stmt import (
 from pypto.ir.transforms import flatten_to_stmts
 
 from .ctrl_flow_transform import jumps, structure_loop
-from .rewrite import BODILESS, Result, Rewrite, RewritePass, on
-from .util import block_of, keep_list, rebuild
+from pypto.transform.rewrite import BODILESS, Result, Rewrite, RewritePass, on
+from pypto.transform.util import block_of, keep_list, rebuild
 
 
 def _with_yield(stmts: list[Stmt], values: list[Expr], span: Span) -> list[Stmt]:

@@ -50,9 +50,9 @@ from pypto.ir.stmt import (
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 
-from .errors import PassError
-from .rewrite import Result, RewritePass, on
-from .util import block_of, rebuild, straight_line
+from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import block_of, rebuild, straight_line
 
 
 def jumps(stmt: Stmt, kind: type | tuple[type, ...]) -> bool:

@@ -15,10 +15,10 @@ from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt, IfStmt, WhileStmt
 from pypto.ir.types import TensorType
 
-from .base import ProgramPass
-from .errors import PassError
-from .rewrite import Result, Rewrite, on
-from .util import rebuild
+from pypto.transform.base import ProgramPass
+from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Result, Rewrite, on
+from pypto.transform.util import rebuild
 
 _STRENGTH = {ParamDirection.In: 0, ParamDirection.Out: 1, ParamDirection.InOut: 2}
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)

@@ -21,8 +21,8 @@ from pypto.ir.expr import Call
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 
-from .base import FunctionPass
-from .errors import PassError
+from pypto.transform.base import FunctionPass
+from pypto.transform.errors import PassError
 
 
 def _first(calls: list[Call], side: Affinity) -> Call | None:

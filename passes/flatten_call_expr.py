@@ -9,8 +9,8 @@ from pypto.ir.expr import Call, Expr, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function
 from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt, WhileStmt
 
-from .rewrite import Result, RewritePass, on
-from .util import any_contains, contains, keep_list, rebuild, straight_line
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import any_contains, contains, keep_list, rebuild, straight_line
 
 _CALLS = (Call, Submit)
 

@@ -27,9 +27,9 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt
 from pypto.ir.types import TensorType, TileType
 
-from .errors import PassError
-from .rewrite import Result, RewritePass, on
-from .util import mentions_type, rebuild
+from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import mentions_type, rebuild
 
 _HINT = "keep the reduced or broadcast axis last, or write the kernel with 2-D tiles"
 # Ops whose meaning involves an axis other than the last one: merging the leading axes changes it.

@@ -29,8 +29,8 @@ from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, TileView, implicit_layout
 
-from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import rebuild
 
 Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
 # Ops whose result space is free when ``target_memory`` is absent (a load never lands in L0).

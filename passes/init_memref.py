@@ -23,10 +23,10 @@ from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt
 from pypto.ir.type_base import PtrType
 from pypto.ir.types import TileType
 
-from .context import PassContext
+from pypto.transform.context import PassContext
 from .memory_lifetimes import lifetimes
-from .memref_util import KERNELS, Retype, on_chip, prepend, tile_nbytes, with_memref
-from .rewrite import RewritePass
+from pypto.transform.memref_util import KERNELS, Retype, on_chip, prepend, tile_nbytes, with_memref
+from pypto.transform.rewrite import RewritePass
 
 # The offset of a MemRef whose allocation has no address yet.
 UNASSIGNED = -1

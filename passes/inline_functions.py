@@ -15,8 +15,8 @@ from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, ReturnStmt, Stmt, WhileStmt
 from pypto.ir.transforms import copy_binders, flatten_to_stmts
 
-from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import rebuild
 
 _ATOMS = (Var, ConstInt, ConstFloat, ConstBool)
 

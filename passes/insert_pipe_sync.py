@@ -22,8 +22,8 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import UnknownType
 from pypto.ir.types import TensorType, TileType
 
-from .base import FunctionPass
-from .util import block_of
+from pypto.transform.base import FunctionPass
+from pypto.transform.util import block_of
 
 _KERNELS = (FunctionType.AIV, FunctionType.AIC)
 _EVENTS = 8  # event ids 0-7 per pipe pair

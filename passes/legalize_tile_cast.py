@@ -18,9 +18,9 @@ from pypto.ir.function import Function
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
-from .context import PassContext
-from .rewrite import Result, RewritePass, on
-from .util import calls_any, rebuild
+from pypto.transform.context import PassContext
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import calls_any, rebuild
 
 
 class LegalizeTileCast(RewritePass):

@@ -12,8 +12,8 @@ from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt, IfStmt, ReturnStmt, RuntimeScopeStmt, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
-from .rewrite import Result, RewritePass, on
-from .util import block_of, rebuild
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import block_of, rebuild
 
 
 class MaterializeRuntimeScopes(RewritePass):

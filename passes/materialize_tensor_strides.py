@@ -19,8 +19,8 @@ from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt
 from pypto.ir.types import TensorType, TensorView
 
-from .rewrite import RewritePass, on
-from .util import mentions_type
+from pypto.transform.rewrite import RewritePass, on
+from pypto.transform.util import mentions_type
 
 
 

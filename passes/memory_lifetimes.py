@@ -34,7 +34,7 @@ from pypto.ir.stmt import (
 )
 from pypto.ir.types import TileType
 
-from .memref_util import on_chip
+from pypto.transform.memref_util import on_chip
 
 @dataclass
 class Loop:

@@ -17,9 +17,9 @@ from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.types import TileType
 
 from .memory_lifetimes import Lifetimes, lifetimes
-from .memref_util import KERNELS, Retype, with_memref
-from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from pypto.transform.memref_util import KERNELS, Retype, with_memref
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import rebuild
 
 
 Strategy = Literal["first_fit", "best_fit", "none"]

@@ -16,10 +16,10 @@ from pypto.ir.stmt import AssignStmt, ReturnStmt
 from pypto.ir.type_base import TupleType
 from pypto.ir.types import TensorType
 
-from .base import ProgramPass
-from .errors import PassError
-from .rewrite import Result, Rewrite, on
-from .util import rebuild
+from pypto.transform.base import ProgramPass
+from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Result, Rewrite, on
+from pypto.transform.util import rebuild
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 

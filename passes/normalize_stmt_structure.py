@@ -12,9 +12,9 @@ from pypto.languages.invariants import NoRedundantBlocks, NormalizedStmtStructur
 
 from pypto.ir.stmt import SeqStmts, Stmt
 
-from .base import SAME
-from .rewrite import RewritePass
-from .util import block_of, same_list
+from pypto.transform.base import SAME
+from pypto.transform.rewrite import RewritePass
+from pypto.transform.util import block_of, same_list
 
 
 class NormalizeStmtStructure(RewritePass):

@@ -15,7 +15,7 @@ from pypto.ir.stmt import ClusterScopeStmt, SpmdScopeStmt
 from pypto.ir.transforms import flatten_to_stmts
 
 from .outlining import Outliner
-from .rewrite import Result, on
+from pypto.transform.rewrite import Result, on
 
 _IN_CLUSTER = "in_cluster"  # env fact: the statements are inside a pl.cluster() body
 

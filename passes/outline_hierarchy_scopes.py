@@ -11,7 +11,7 @@ from pypto.ir.function import Function
 from pypto.ir.stmt import HierarchyScopeStmt
 
 from .outlining import Outliner
-from .rewrite import Result, on
+from pypto.transform.rewrite import Result, on
 
 _ROLE_WORD = {Role.Orchestrator: "orch", Role.SubWorker: "worker"}
 

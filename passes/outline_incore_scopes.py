@@ -12,7 +12,7 @@ from pypto.ir.function import Function
 from pypto.ir.stmt import InCoreScopeStmt, SplitAivScopeStmt
 
 from .outlining import Outliner
-from .rewrite import Result, on
+from pypto.transform.rewrite import Result, on
 
 _KERNELS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 

@@ -52,8 +52,8 @@ from pypto.ir.transforms import deep_clone, flatten_to_stmts, substitute_stmt
 from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
 
-from .rewrite import Rewrite, RewritePass, on
-from .util import block_of
+from pypto.transform.rewrite import Rewrite, RewritePass, on
+from pypto.transform.util import block_of
 
 _TASK_ID = ScalarType(DataType.TASK_ID)
 # The keys of a scope's attrs that make its dispatch a Submit.

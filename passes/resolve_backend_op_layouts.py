@@ -24,8 +24,8 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
-from .rewrite import Result, RewritePass, on
-from .util import rebuild
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import rebuild
 
 _BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "fmod", "rem", "and", "or", "xor", "shl", "shr")
 _UNARY = ("exp", "log", "sqrt", "rsqrt", "recip", "abs", "neg", "relu", "not")

@@ -11,7 +11,7 @@ then drop dead scalar assignments (docs/passes.md#simplify).
   its region. Only variables defined once are bound or narrowed by conditions, so the pass is also
   correct on pre-SSA code.
 * Constants fold exactly as the reference interpreter computes them (one definition, in
-  :mod:`pypto.interp.scalar_eval`): integers wrap to the dtype's width, FP32/FP16/BF16 round to
+  :mod:`pypto.ir.scalar_eval`): integers wrap to the dtype's width, FP32/FP16/BF16 round to
   their precision. Nothing is folded where the interpreter raises (integer division by zero,
   negative shift count or integer exponent, ...), for other float dtypes (FP8, FP4, HF*), or when
   the result is inf/nan (no literal spells it). ``x + 0`` is kept for floats (``-0.0 + 0.0`` is
@@ -30,7 +30,7 @@ from typing import Any
 
 from pypto.analysis import defined_vars, expr_calls, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars, walk
 
-from pypto.interp.scalar_eval import constant_value, fold_binary, fold_unary
+from pypto.ir.scalar_eval import constant_value, fold_binary, fold_unary
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
@@ -42,10 +42,10 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ShapedType
 
-from .base import SAME
+from pypto.transform.base import SAME
 from .ctrl_flow_transform import jumps
-from .rewrite import Result, Rewrite, RewritePass, on
-from .util import LEAVES, any_contains, contains, keep_list, rebuild, straight_line
+from pypto.transform.rewrite import Result, Rewrite, RewritePass, on
+from pypto.transform.util import LEAVES, any_contains, contains, keep_list, rebuild, straight_line
 
 Range = tuple[int, int]
 

@@ -18,8 +18,8 @@ from pypto.ir.stmt import AssignStmt, ForStmt, Stmt
 from pypto.ir.transforms import copy_binders
 from pypto.ir.type_base import ScalarType
 
-from .rewrite import Result, RewritePass, on
-from .util import straight_line
+from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.util import straight_line
 
 
 def _same_name(v: Var) -> str:

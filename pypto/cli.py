@@ -133,7 +133,7 @@ def _inputs(entry: Any, given: dict[str, Any], args: argparse.Namespace) -> list
 
     from pypto.ir.errors import PyptoError
     from pypto.compiled import parameters
-    from pypto.interp.dtypes import numpy_dtype
+    from pypto.ir.numpy_dtypes import numpy_dtype
     from pypto.runtime import TensorParam
 
     params = parameters(entry)
@@ -201,7 +201,7 @@ def _cmd_passes(args: argparse.Namespace) -> int:
     import dataclasses
 
     from pypto.passes import PassManager
-    from pypto.passes.base import describe_option_type, option_type
+    from pypto.transform.base import describe_option_type, option_type
 
     for p in PassManager.get_strategy().passes:
         print(p.name)

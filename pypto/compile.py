@@ -39,7 +39,7 @@ from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
-from pypto.passes.manager import PassDumpLevel, PassOptions, dumps
+from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
 from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
 

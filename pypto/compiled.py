@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pypto.backend import BackendType
-from pypto.interp.dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from pypto.ir import expr as E
 from pypto.ir import stmt as S
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection

@@ -293,3 +293,43 @@ def test_ir_package_imports_nothing_above_it() -> None:
 
 def _in_package(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
+
+
+def _reachable(package: str) -> set[str]:
+    """Every module an import of a module of ``package`` may load (the static graph, transitively)."""
+    succ: dict[str, set[str]] = {}
+    for e in import_edges():
+        succ.setdefault(e.source, set()).add(e.target)
+    seen: set[str] = set()
+    todo = [m for m in module_files() if _in_package(m, package)]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(succ.get(module, ()))
+    return seen
+
+
+def test_passes_never_load_the_interpreter() -> None:
+    # Simplify folds constants with pypto.ir.scalar_eval; the interpreter's op semantics stay out
+    # of every compile.
+    for package in ("pypto.passes", "pypto.transform", "pypto.pipeline"):
+        loaded = sorted(m for m in _reachable(package) if _in_package(m, "pypto.interp"))
+        assert not loaded, f"{package} reaches the interpreter: {loaded}"
+
+
+def test_the_pass_framework_imports_no_pass() -> None:
+    upward = [
+        e
+        for e in import_edges()
+        if _in_package(e.source, "pypto.transform")
+        and (_in_package(e.target, "pypto.passes") or _in_package(e.target, "pypto.pipeline"))
+    ]
+    assert not upward, "pypto.transform imports passes:\n" + "\n".join(f"  {e}" for e in upward)
+
+
+def test_the_interpreter_imports_no_pass() -> None:
+    upward = [
+        e for e in import_edges() if _in_package(e.source, "pypto.interp") and _in_package(e.target, "pypto.passes")
+    ]
+    assert not upward, "pypto.interp imports passes:\n" + "\n".join(f"  {e}" for e in upward)

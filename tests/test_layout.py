@@ -52,3 +52,25 @@ def test_core_alias_module_reexports() -> None:
     import pypto
 
     assert core.ir is pypto.ir and core.passes is pypto.passes and core.DataType is pypto.DataType
+
+
+# Pass support modules still in passes/, to move out when their walkers are rewritten (issue 28).
+NOT_YET_MOVED = {"memory_lifetimes", "outlining"}
+
+
+def test_a_module_in_passes_is_one_pass() -> None:
+    from pypto import passes
+    from pypto.transform.base import Pass
+
+    for entry in sorted((ROOT / "passes").iterdir()):
+        stem = entry.stem
+        if entry.name.startswith("_") or stem in NOT_YET_MOVED or not (entry.suffix == ".py" or entry.is_dir()):
+            continue
+        module = importlib.import_module(f"pypto.passes.{stem}")
+        defined = [
+            c
+            for c in vars(module).values()
+            if isinstance(c, type) and issubclass(c, Pass) and c.__module__ == module.__name__
+        ]
+        assert len(defined) == 1, f"passes/{entry.name} defines {len(defined)} passes; it should hold one"
+        assert getattr(passes, stem, None) is defined[0], f"passes.{stem} is not the factory of {defined[0].__name__}"

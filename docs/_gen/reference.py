@@ -86,7 +86,7 @@ def _invariant_names(invs: Any) -> str:
 
 def passes_markdown() -> str:
     """One section per pass of the default pipeline (built-in passes, no plugins), in order."""
-    from pypto.passes.pipeline import builtin_passes
+    from pypto.passes import builtin_passes
 
     parts = []
     for number, p in enumerate(builtin_passes(), 1):
@@ -113,8 +113,8 @@ def pass_options_markdown() -> str:
     """Every option of the built-in passes: pass, option, accepted values and default."""
     import dataclasses
 
-    from pypto.passes.base import describe_option_type, option_type
-    from pypto.passes.pipeline import builtin_passes
+    from pypto.transform.base import describe_option_type, option_type
+    from pypto.pipeline.default import builtin_passes
 
     rows = ["| pass | option | accepts | default |", "|---|---|---|---|"]
     for p in builtin_passes():
@@ -126,7 +126,7 @@ def pass_options_markdown() -> str:
 
 def pipeline_markdown() -> str:
     """The default pipeline as a table: position, pass, source and target dialect."""
-    from pypto.passes.pipeline import builtin_passes
+    from pypto.passes import builtin_passes
 
     rows = ["| # | pass | source | target |", "|---|---|---|---|"]
     for number, p in enumerate(builtin_passes(), 1):

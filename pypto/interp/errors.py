@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pypto.ir.errors import PyptoError
+# OpError lives in pypto.ir.errors (the scalar semantics there raise it); the op semantics raise it too.
+from pypto.ir.errors import OpError, PyptoError  # noqa: F401
 from pypto.ir.span import Span
 
 
@@ -17,7 +18,3 @@ class InterpreterError(PyptoError):
         self.span = span if span is not None else Span.unknown()
         where = f"{self.span}: " if self.span.is_valid() else ""
         super().__init__(f"{where}{message}")
-
-
-class OpError(Exception):
-    """Raised by an op's semantics; the interpreter adds the op name and the statement span."""

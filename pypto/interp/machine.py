@@ -33,10 +33,10 @@ from pypto.ir.function import Function, Program
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ShapedType, TileType
 
-from .dtypes import normalize_scalar
+from pypto.ir.numpy_dtypes import normalize_scalar
 from .errors import InterpreterError, OpError
 from .memory import AddressMemory, plan_extents, tile_address
-from .scalar_eval import eval_binary, eval_unary
+from pypto.ir.scalar_eval import eval_binary, eval_unary
 from .semantics import OpContext, RunState, lookup
 from .semantics.common import cast_data
 from .values import ArrayValue, TileValue

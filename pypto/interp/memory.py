@@ -31,7 +31,7 @@ from pypto.ir.function import Function
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.types import TileType
 
-from .dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from .errors import OpError
 
 

@@ -15,7 +15,7 @@ from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 
-from .dtypes import normalize_scalar, numpy_dtype
+from pypto.ir.numpy_dtypes import normalize_scalar, numpy_dtype
 from .errors import InterpreterError, OpError
 from .machine import DEFAULT_MAX_STEPS, Machine
 from .semantics import RunState

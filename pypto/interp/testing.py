@@ -3,7 +3,7 @@
 ``assert_pass_preserves(pass_or_pipeline, program, inputs)`` runs ``program`` on ``inputs``, applies
 the pass, runs the result on the same inputs and compares return values and Out/InOut outputs:
 exactly for integers and booleans, with a tolerance chosen by dtype for floats
-(:func:`pypto.interp.dtypes.tolerance`; NaNs compare equal). Task ids are opaque and not compared.
+(:func:`pypto.interp.tolerance.tolerance`; NaNs compare equal). Task ids are opaque and not compared.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from pypto.ir.datatype import DataType
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import ScalarType
 
-from .dtypes import datatype_of, tolerance
+from pypto.ir.numpy_dtypes import datatype_of
 from .errors import InterpreterError, OpError
 from .run import RunResult, _entry, run
+from .tolerance import tolerance
 
 
 def apply_pass(pass_or_pipeline: Any, program: Program | Function) -> Program | Function:

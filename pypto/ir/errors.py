@@ -74,6 +74,11 @@ class VerificationError(PyptoError):
         self.violations = list(violations or [])
 
 
+class OpError(Exception):
+    """Raised by an op's or a scalar expression's semantics (``pypto.ir.scalar_eval``, the
+    interpreter's op table); the interpreter adds the op name and the statement span."""
+
+
 def _char_index(line: str, byte_column: int) -> int:
     """Spans count columns in UTF-8 bytes (as Python's ``ast`` does); the caret needs characters."""
     if line.isascii():

@@ -8,15 +8,15 @@ arrays. Scalars become the raw 64-bit words the orchestration reads with ``from_
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
-from pypto.interp.dtypes import datatype_of, numpy_dtype
-from pypto.interp.errors import OpError
+from pypto.ir.numpy_dtypes import datatype_of, numpy_dtype
+from pypto.ir.errors import OpError
 from pypto.ir.datatype import DataType
 
 from .artifacts import ArtifactTree, Direction
@@ -24,20 +24,27 @@ from .device_tensor import DeviceTensor
 from .errors import SimulatorArgumentError
 from .host_arrays import torch_numpy
 
-# numpy dtype -> the name of simpler's DataType member.
-_SIMPLER_DTYPE: dict[np.dtype, str] = {
-    np.dtype(np.float32): "FLOAT32",
-    np.dtype(np.float16): "FLOAT16",
-    np.dtype(ml_dtypes.bfloat16): "BFLOAT16",
-    np.dtype(np.int8): "INT8",
-    np.dtype(np.int16): "INT16",
-    np.dtype(np.int32): "INT32",
-    np.dtype(np.int64): "INT64",
-    np.dtype(np.uint8): "UINT8",
-    np.dtype(np.uint16): "UINT16",
-    np.dtype(np.uint32): "UINT32",
-    np.dtype(np.uint64): "UINT64",
+# The name of simpler's DataType member of each dtype a tensor argument may have.
+_SIMPLER_NAMES: dict[DataType, str] = {
+    DataType.FP32: "FLOAT32",
+    DataType.FP16: "FLOAT16",
+    DataType.BF16: "BFLOAT16",
+    DataType.INT8: "INT8",
+    DataType.INT16: "INT16",
+    DataType.INT32: "INT32",
+    DataType.INT64: "INT64",
+    DataType.UINT8: "UINT8",
+    DataType.UINT16: "UINT16",
+    DataType.UINT32: "UINT32",
+    DataType.UINT64: "UINT64",
 }
+
+
+@functools.cache
+def _simpler_dtypes() -> dict[np.dtype, str]:
+    """numpy dtype -> simpler's name (built on first use: bfloat16 needs ml_dtypes, a slow import)."""
+    return {numpy_dtype(d): name for d, name in _SIMPLER_NAMES.items()}
+
 
 _MASK64 = (1 << 64) - 1
 
@@ -171,11 +178,11 @@ def _numpy(name: str, dtype: DataType) -> np.dtype:
 
 def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTensor | ResidentTensor:
     if isinstance(arg, DeviceTensor):
-        simpler_dtype = _SIMPLER_DTYPE[_numpy(param.name, param.dtype)]
+        simpler_dtype = _simpler_dtypes()[_numpy(param.name, param.dtype)]
         return ResidentTensor(param.name, check_device_tensor(param, arg), direction, simpler_dtype)
     array = check_tensor(param, arg, direction.writes)
     want = array.dtype
-    return StagedTensor(param.name, array, array.copy(order="C"), direction, _SIMPLER_DTYPE[want])
+    return StagedTensor(param.name, array, array.copy(order="C"), direction, _simpler_dtypes()[want])
 
 
 def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
@@ -186,7 +193,7 @@ def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
     """
     array = _array(param.name, arg)
     want = _numpy(param.name, param.dtype)
-    if want not in _SIMPLER_DTYPE:
+    if want not in _simpler_dtypes():
         raise SimulatorArgumentError(f"{param.name}: the simulator has no tensors of {param.dtype}")
     if array.dtype != want:
         raise SimulatorArgumentError(

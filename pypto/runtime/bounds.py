@@ -17,8 +17,8 @@ from typing import Any
 
 from pypto.analysis.defuse import base_name
 from pypto.analysis.windows import BLOCK_NUM, Window, describe_window, kernel_windows
-from pypto.interp.errors import OpError
-from pypto.interp.scalar_eval import eval_binary, eval_unary
+from pypto.ir.errors import OpError
+from pypto.ir.scalar_eval import eval_binary, eval_unary
 from pypto.ir import expr as E
 from pypto.ir import stmt as S
 from pypto.ir.enums import FunctionType

@@ -15,8 +15,8 @@ from typing import Any
 
 from pypto.backend import BackendType
 from pypto.compile_options import MemoryPlanner
-from pypto.passes.manager import PassDumpLevel
-from pypto.passes.pipeline import OptimizationStrategy
+from pypto.pipeline.manager import PassDumpLevel
+from pypto.pipeline.default import OptimizationStrategy
 
 from .errors import SimulatorError
 

@@ -75,7 +75,7 @@ def _given(parser: argparse.ArgumentParser, values: Sequence[str], names: set[st
 def _argument(
     parser: argparse.ArgumentParser, param: dict[str, Any], value: str | None, rng: np.random.Generator
 ) -> Any:
-    from pypto.interp.dtypes import numpy_dtype
+    from pypto.ir.numpy_dtypes import numpy_dtype
     from pypto.ir.datatype import DataType
 
     pypto_dtype = DataType.from_name(param["dtype"])

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from pypto.interp.dtypes import datatype_of
-from pypto.interp.errors import OpError
+from pypto.ir.numpy_dtypes import datatype_of
+from pypto.ir.errors import OpError
 from pypto.ir.datatype import DataType
 
 

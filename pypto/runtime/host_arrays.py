@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from pypto.ir.datatype import DataType
+from pypto.ir.numpy_dtypes import numpy_dtype
 
 # Tensor element type name -> pypto DataType: a torch dtype's name without ``torch.``, which is also the
 # numpy (or ml_dtypes) dtype's name; the dtypes a call's tensor may have (simpler passes each of them).
@@ -58,7 +58,7 @@ def torch_numpy(tensor: Any) -> np.ndarray:
 
     tensor = tensor.detach()
     if tensor.dtype == torch.bfloat16:
-        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return tensor.view(torch.int16).numpy().view(numpy_dtype(DataType.BF16))
     return tensor.numpy()
 
 
@@ -66,6 +66,6 @@ def torch_from_numpy(array: np.ndarray) -> Any:
     """A torch tensor sharing ``array``'s memory (a bfloat16 array becomes a ``torch.bfloat16`` tensor)."""
     import torch
 
-    if array.dtype == np.dtype(ml_dtypes.bfloat16):
+    if array.dtype == numpy_dtype(DataType.BF16):
         return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(array)

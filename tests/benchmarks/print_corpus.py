@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pypto.language as pl
 from pypto.passes import OptimizationStrategy, PassContext, PassManager
-from pypto.passes.context import CallbackInstrument
+from pypto.transform.context import CallbackInstrument
 from pypto import ir
 from pypto.ir.printer import python_print
 

@@ -66,7 +66,7 @@ class S:
 
 def test_a_synthesized_spmd_function_name_ends_in_spmd() -> None:
     program = pl.program_from_string(SPMD)
-    for p in [*passes.pipeline.front_passes(), *passes.pipeline.lowering_passes()[:3]]:
+    for p in [*passes.front_passes(), *passes.lowering_passes()[:3]]:
         program = p(program)
     spmd = sorted(f.name for f in program.functions.values() if f.func_type is ir.FunctionType.Spmd)
     assert spmd == ["main_incore_0_spmd", "scale_spmd"]
@@ -124,7 +124,7 @@ def test_the_promoted_fp16_product_computes_in_fp32_through_the_lowering() -> No
     result = run(program, x, np.zeros([16, 64], np.float32)).value
     np.testing.assert_allclose(result, x.astype(np.float32) * np.float32(0.088) + 1, rtol=1e-6)
     front = program
-    for p in [*passes.pipeline.front_passes(), *passes.pipeline.lowering_passes()[:3]]:
+    for p in [*passes.front_passes(), *passes.lowering_passes()[:3]]:
         front = p(front)
     # The tile muls keeps its tile's dtype: the FP16 tile is cast up before it.
     lowered = assert_pass_preserves(passes.convert_tensor_to_tile_ops(), front, [x, np.zeros([16, 64], np.float32)])

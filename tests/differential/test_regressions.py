@@ -12,7 +12,7 @@ from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
 from pypto.ir.errors import VerificationError
 from pypto.analysis import walk
-from pypto.passes.errors import PassError
+from pypto.transform.errors import PassError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -94,7 +94,7 @@ def test_generate_markers_expand() -> None:
 
 
 def test_every_pass_of_the_pipeline_has_a_section_with_its_example() -> None:
-    from pypto.passes.pipeline import builtin_passes
+    from pypto.passes import builtin_passes
 
     text = _rendered("passes.md")
     for p in builtin_passes():

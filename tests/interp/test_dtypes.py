@@ -6,7 +6,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pypto.interp.dtypes import datatype_of, normalize_scalar, numpy_dtype, tolerance
+from pypto.interp.tolerance import tolerance
+from pypto.ir.numpy_dtypes import datatype_of, normalize_scalar, numpy_dtype
 from pypto.interp.errors import OpError
 from pypto.ir import DataType as D
 

@@ -126,7 +126,7 @@ def test_a_scalar_of_the_wrong_kind_is_refused_before_compiling(alpha: object, b
 
 @pytest.mark.parametrize("step", ["compile", "lower"])
 def test_a_pass_error_after_specialisation_names_the_users_variable(step: str) -> None:
-    from pypto.passes.errors import PassError
+    from pypto.transform.errors import PassError
 
     with pytest.raises(PassError) as err:
         getattr(K.loop_local, step)(f32(32, 64), f32(32, 64))

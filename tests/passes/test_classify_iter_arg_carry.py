@@ -12,7 +12,7 @@ from pypto.interp.testing import assert_pass_preserves
 from pypto.ir.errors import VerificationError
 from pypto.languages import runtime
 from pypto.passes import PassError
-from pypto.passes.rewrite import Rewrite, on
+from pypto.transform.rewrite import Rewrite, on
 
 CARRIES = {
     # the kernel returns its Out parameter: the carry stays in one buffer

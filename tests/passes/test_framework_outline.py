@@ -16,7 +16,7 @@ from front_programs import parse
 from pypto import ir
 from pypto.analysis import free_vars, stmt_defs, use_counts, walk
 from pypto.interp.testing import assert_pass_preserves
-from pypto.passes.rewrite import Result, RewritePass, on
+from pypto.transform.rewrite import Result, RewritePass, on
 
 
 class OutlineScopes(RewritePass):

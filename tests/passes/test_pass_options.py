@@ -19,8 +19,8 @@ from pypto import ir, passes
 from pypto.interp.memory import plan_extents
 from pypto.interp.testing import assert_pass_preserves
 from pypto.passes import PassError
-from pypto.passes.manager import with_options
-from pypto.passes.verifier import RunVerifier
+from pypto.pipeline.manager import with_options
+from pypto.transform.verifier import RunVerifier
 
 VEC = ir.MemorySpace.Vec
 

@@ -8,7 +8,7 @@ import pytest
 from front_programs import CONVERT_TO_SSA, parse
 from pypto.languages import ssa
 from pypto.passes import PassOrderError, PluginError
-from pypto.passes.plugins import GROUP, discover, insert
+from pypto.transform.plugins import GROUP, discover, insert
 
 from pypto import passes
 

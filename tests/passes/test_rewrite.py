@@ -11,8 +11,8 @@ from front_programs import parse
 from pypto import ir, passes
 from pypto.ir.op_registry import OpValueError
 from pypto.ir.transforms import transform
-from pypto.passes.base import ProgramPass
-from pypto.passes.rewrite import Result, Rewrite, RewritePass, on
+from pypto.transform.base import ProgramPass
+from pypto.transform.rewrite import Result, Rewrite, RewritePass, on
 
 INDEX = ir.ScalarType(ir.INDEX)
 

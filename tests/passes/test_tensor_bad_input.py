@@ -13,9 +13,9 @@ from pypto.ir.errors import PyptoError, VerificationError
 from pypto.ir.function import Program
 from pypto.languages.invariants import IncoreTileOps
 from pypto.languages.outlined import outlined
-from pypto.passes.base import ProgramPass
-from pypto.passes.errors import PassError
-from pypto.passes.pipeline import builtin_passes
+from pypto.transform.base import ProgramPass
+from pypto.transform.errors import PassError
+from pypto.pipeline.default import builtin_passes
 
 _T = "pl.Tensor[[64, 64], pl.FP32]"
 

@@ -14,7 +14,7 @@ import numpy as np
 
 import pypto.language as pl
 from pypto import ir, passes
-from pypto.passes.rewrite import RewritePass, on
+from pypto.transform.rewrite import RewritePass, on
 
 _T128 = "pl.Tensor[[128, 128], pl.FP32]"
 _T64 = "pl.Tensor[[64, 64], pl.FP32]"

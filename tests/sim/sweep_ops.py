@@ -43,7 +43,8 @@ import pypto.language as pl  # noqa: E402
 from pypto import interp, ir  # noqa: E402
 from pypto.codegen.coverage import coverage, load_emitter  # noqa: E402
 from pypto.codegen.target import CCE  # noqa: E402
-from pypto.interp.dtypes import numpy_dtype, tolerance  # noqa: E402
+from pypto.interp.tolerance import tolerance  # noqa: E402
+from pypto.ir.numpy_dtypes import numpy_dtype  # noqa: E402
 from pypto.ir.datatype import DataType  # noqa: E402
 from pypto.ir.errors import InternalError, PyptoError  # noqa: E402
 from pypto.ir.stmt import AssignStmt  # noqa: E402

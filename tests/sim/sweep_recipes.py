@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pypto.interp.dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from pypto.ir.datatype import DataType
 
 D = DataType

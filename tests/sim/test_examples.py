@@ -13,7 +13,7 @@ import pypto.language as pl
 from pypto import ir
 from pypto.cli import main
 from pypto.compiled import CompiledProgram, parameters
-from pypto.interp.dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from pypto.interp.tolerance import output_tolerances
 from pypto.ir.enums import ParamDirection
 from pypto.runtime import ScalarParam, simulator_missing_reason

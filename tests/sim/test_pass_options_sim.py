@@ -12,7 +12,7 @@ from shared_programs import FOUR_TILES
 import pypto.language as pl
 from pypto import ir
 from pypto.compiled import parameters
-from pypto.interp.dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from pypto.interp.tolerance import output_tolerances
 from pypto.ir.enums import ParamDirection
 from pypto.runtime import simulator_missing_reason

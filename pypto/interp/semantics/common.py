@@ -14,7 +14,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace, PadValue
 from pypto.ir.types import ShapedType, TileType
 
-from ..dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue, TileValue
 from .table import OpContext

@@ -17,7 +17,7 @@ import numpy as np
 from pypto.ir.datatype import DataType
 from pypto.ir.ops.common import promote
 
-from ..dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue
 from .common import cast_data, compute_dtype, like, read, result_dtype, scalar_array
@@ -417,7 +417,7 @@ def cast_steps(src: DataType, dst: DataType) -> list[DataType]:
     """The dtypes of the native conversions LegalizeTileCast chains for ``src -> dst`` on the pass
     context's platform, as the pass reads it (``[dst]`` when the pair is native or no chain exists:
     the pass reports that)."""
-    from pypto.passes.context import PassContext
+    from pypto.transform.context import PassContext
 
     return PassContext.current().platform.cast_chain(src, dst) or [dst]
 

@@ -17,7 +17,7 @@ import numpy as np
 from pypto.ir.datatype import DataType
 from pypto.ir.ops.common import BLOCK_BYTES, block_elements
 
-from ..dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue
 from .common import cast_data, like, read, result_dtype

@@ -20,7 +20,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import AtomicType, MemorySpace
 from pypto.ir.types import ShapedType
 
-from ..dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue, PtrValue, TensorValue, TileValue
 from .common import (

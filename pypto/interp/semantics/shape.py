@@ -20,7 +20,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import AtomicType, PadValue
 from pypto.ir.types import ShapedType
 
-from ..dtypes import numpy_dtype
+from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue, TileValue
 from .common import as_ints, cast_data, check_in_bounds, like, pad_scalar, read, window

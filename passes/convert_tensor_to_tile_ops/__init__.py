@@ -37,11 +37,11 @@ from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, Stmt, WhileSt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TensorType, TileType
 
-from .base import ProgramPass
-from .errors import PassError
-from .rewrite import Result, Rewrite, on
-from .tensor_to_tile import LOWERINGS, Mat, Vec, index_tuple
-from .util import block_of, rebuild
+from pypto.transform.base import ProgramPass
+from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Result, Rewrite, on
+from .lowerings import LOWERINGS, Mat, Vec, index_tuple
+from pypto.transform.util import block_of, rebuild
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 # Converted although IncoreTileOps allows them on GM tensors: on a tile they become tile ops.

@@ -8,8 +8,8 @@ count are an ``OpError``; float arithmetic follows IEEE (division by zero gives 
 This is the one definition of scalar semantics: the reference interpreter evaluates with
 :func:`eval_binary` / :func:`eval_unary`, and the Simplify pass folds constants with
 :func:`fold_binary` / :func:`fold_unary` / :func:`constant_value`, so folding cannot disagree with
-execution. It lives here (not in ``pypto.ir``) because it needs the interpreter's dtype
-normalisation; ``pypto.interp`` imports nothing from ``pypto.passes``, so there is no cycle.
+execution. It lives with the IR, below both, so that a compile folds constants without loading the
+interpreter and its op semantics.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 
-from .dtypes import normalize_scalar
+from .numpy_dtypes import normalize_scalar
 from .errors import OpError
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pypto.interp.errors import OpError
-from pypto.interp.scalar_eval import constant_value, eval_binary, fold_binary, fold_unary
+from pypto.ir.scalar_eval import constant_value, eval_binary, fold_binary, fold_unary
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType as D
 from pypto.ir.span import Span

@@ -33,10 +33,10 @@ from pypto.ir.structural import assert_structural_equal
 from pypto.ir.gcpause import gc_paused
 from pypto.language.parser.text_parser import parse_program
 
-from .base import Pass, did_you_mean
-from .context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
-from .errors import PassError, PassOrderError
-from .pipeline import OptimizationStrategy, builtin_passes, default_passes
+from pypto.transform.base import Pass, did_you_mean
+from pypto.transform.context import DumpInstrument, PassContext, PassInstrument, VerifyLevel, apply_pass, verify_level
+from pypto.transform.errors import PassError, PassOrderError
+from .default import OptimizationStrategy, builtin_passes, default_passes
 
 
 PassOptions = Mapping[str, Mapping[str, object]]

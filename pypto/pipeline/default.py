@@ -10,35 +10,36 @@ from __future__ import annotations
 
 import enum
 
-from .base import Pass
-from .canonicalize_tile_slice import CanonicalizeTileSlice
-from .convert_to_ssa import ConvertToSSA
-from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
-from .ctrl_flow_transform import CtrlFlowTransform
-from .allocate_memory_addr import AllocateMemoryAddr
-from .auto_tile_matmul_l0 import AutoTileMatmulL0
-from .classify_iter_arg_carry import ClassifyIterArgCarry
-from .derive_call_directions import DeriveCallDirections
-from .expand_mixed_kernel import ExpandMixedKernel
-from .flatten_call_expr import FlattenCallExpr
-from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
-from .infer_tile_memory_space import InferTileMemorySpace
-from .init_memref import InitMemRef
-from .legalize_tile_cast import LegalizeTileCast
-from .inline_functions import InlineFunctions
-from .insert_pipe_sync import InsertPipeSync
-from .materialize_runtime_scopes import MaterializeRuntimeScopes
-from .materialize_tensor_strides import MaterializeTensorStrides
-from .memory_reuse import MemoryReuse
-from .normalize_return_order import NormalizeReturnOrder
-from .normalize_stmt_structure import NormalizeStmtStructure
-from .outline_cluster_scopes import OutlineClusterScopes
-from .outline_hierarchy_scopes import OutlineHierarchyScopes
-from .outline_incore_scopes import OutlineIncoreScopes
-from .plugins import discover, insert
-from .resolve_backend_op_layouts import ResolveBackendOpLayouts
-from .simplify import Simplify
-from .unroll_loops import UnrollLoops
+from pypto.transform.base import Pass
+from pypto.transform.plugins import discover, insert
+
+from pypto.passes.canonicalize_tile_slice import CanonicalizeTileSlice
+from pypto.passes.convert_to_ssa import ConvertToSSA
+from pypto.passes.convert_tensor_to_tile_ops import ConvertTensorToTileOps
+from pypto.passes.ctrl_flow_transform import CtrlFlowTransform
+from pypto.passes.allocate_memory_addr import AllocateMemoryAddr
+from pypto.passes.auto_tile_matmul_l0 import AutoTileMatmulL0
+from pypto.passes.classify_iter_arg_carry import ClassifyIterArgCarry
+from pypto.passes.derive_call_directions import DeriveCallDirections
+from pypto.passes.expand_mixed_kernel import ExpandMixedKernel
+from pypto.passes.flatten_call_expr import FlattenCallExpr
+from pypto.passes.flatten_tile_nd_to_2d import FlattenTileNdTo2D
+from pypto.passes.infer_tile_memory_space import InferTileMemorySpace
+from pypto.passes.init_memref import InitMemRef
+from pypto.passes.legalize_tile_cast import LegalizeTileCast
+from pypto.passes.inline_functions import InlineFunctions
+from pypto.passes.insert_pipe_sync import InsertPipeSync
+from pypto.passes.materialize_runtime_scopes import MaterializeRuntimeScopes
+from pypto.passes.materialize_tensor_strides import MaterializeTensorStrides
+from pypto.passes.memory_reuse import MemoryReuse
+from pypto.passes.normalize_return_order import NormalizeReturnOrder
+from pypto.passes.normalize_stmt_structure import NormalizeStmtStructure
+from pypto.passes.outline_cluster_scopes import OutlineClusterScopes
+from pypto.passes.outline_hierarchy_scopes import OutlineHierarchyScopes
+from pypto.passes.outline_incore_scopes import OutlineIncoreScopes
+from pypto.passes.resolve_backend_op_layouts import ResolveBackendOpLayouts
+from pypto.passes.simplify import Simplify
+from pypto.passes.unroll_loops import UnrollLoops
 
 
 class OptimizationStrategy(enum.Enum):

@@ -4,7 +4,7 @@ A thin layer over the invariant checkers and pass contexts (docs/passes.md#contr
 
 * ``Diagnostic`` is our :class:`~pypto.languages.invariants.base.Violation` (``severity``,
   ``rule_name``, ``error_code``, ``message``, ``span``); ``DiagnosticSeverity`` is its ``Severity``.
-* ``VerificationLevel`` is :class:`~pypto.passes.context.VerifyLevel`, so
+* ``VerificationLevel`` is :class:`~pypto.transform.context.VerifyLevel`, so
   ``PassContext([instruments], VerificationLevel.NONE)`` works as written.
 * :class:`PropertyVerifierRegistry` / :func:`verify_properties` check an :class:`IRPropertySet` on a
   program; :func:`run_verifier` is the same check as a pass in a pipeline.
@@ -139,7 +139,7 @@ class VerificationInstrument(PassInstrument):
 class PassPipeline:
     """An ordered list of passes run one after the other, each as if called on its own.
 
-    Unlike :class:`~pypto.passes.manager.PassManager` it checks no order up front: each pass
+    Unlike :class:`~pypto.pipeline.manager.PassManager` it checks no order up front: each pass
     validates its own input (source dialect and required properties) when it runs.
     """
 

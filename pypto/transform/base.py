@@ -1,4 +1,4 @@
-"""The pass base classes and the per-pass rewriter.
+"""The pass base classes: :class:`Pass`, :class:`FunctionPass`, :class:`ProgramPass` and :data:`SAME`.
 
 A pass declares its ``name`` (default: the class name), the ``source`` and ``target`` dialects,
 and the property contract of docs/passes.md#contract (``requires``, ``produces``, ``invalidates``; sets of
@@ -6,15 +6,15 @@ invariants). A pass accepts every program of its source dialect or of a dialect 
 (``source = surface``, the default, accepts all); ``target = SAME`` (the default) says the pass keeps
 the dialect it is given (Simplify runs in several dialects). Calling a pass object on a Program
 checks that the program is in the source dialect with the required properties, runs the pass under
-the active :class:`~pypto.passes.context.PassContext` (instruments, and a check of the properties it
+the active :class:`~pypto.transform.context.PassContext` (instruments, and a check of the properties it
 produces) and returns the new Program::
 
     after = passes.convert_to_ssa()(before)
 
 A pass is a dataclass whose fields are its options (as in xDSL); every subclass becomes one
 automatically. Options are frozen once the pass is built (per-run state may live on a copy of the
-pass, as in :class:`~pypto.passes.rewrite.RewritePass`), and an option of the wrong type is a
-:class:`~pypto.passes.errors.PassError`::
+pass, as in :class:`~pypto.transform.rewrite.RewritePass`), and an option of the wrong type is a
+:class:`~pypto.transform.errors.PassError`::
 
     class Tile(FunctionPass):
         size: int = 64
@@ -26,23 +26,9 @@ An option's type may be a ``Literal`` of the allowed values or carry bounds
 docstring documents each option; the pass manager sets them by pass name
 (``PassManager(..., pass_options={"UnrollLoops": {"max_trip_count": 64}})``).
 
-Passes are pure: they build new nodes and never mutate. A :class:`Rewriter` is one
-``multipledispatch`` Dispatcher per pass; its fallback, registered for every IR object, rebuilds a
-node from its rewritten children with :func:`pypto.ir.traversal.map_children` and returns the
-*same object* when no child changed, so a pass states only its interesting cases. Handlers take
-``(owner, node)``; the owner is the object the rewriter is reached through (the pass itself, or a
-per-run state object holding counters and environments)::
-
-    class _Run:
-        rewrite = Rewriter("Simplify")
-
-        @rewrite.register(Add)
-        def _add(self, node: Add) -> Expr: ...
-
-    _Run().rewrite(body)         # dispatches on type(node)
-
-``@dispatch`` in a class body does not inherit; a subclass that wants its parent's cases uses
-``rewrite = Parent.rewrite.extend("Child")`` and registers more.
+Passes are pure: they build new nodes and never mutate. The passes are written on
+:class:`~pypto.transform.rewrite.RewritePass`, which dispatches on node type and rebuilds only what
+changed.
 """
 
 from __future__ import annotations
@@ -53,90 +39,17 @@ import functools
 import types
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar
 
-from multipledispatch import Dispatcher
 from pydantic import TypeAdapter, ValidationError
 from pypto.languages.dialect import Dialect
 from pypto.languages.invariants.base import Invariant
 from pypto.languages.surface import surface
 
 from pypto.ir.function import Function, Program
-from pypto.ir.node import ModelBase
-from pypto.ir.traversal import map_children
-from pypto.ir.type_base import Type
 
 from .errors import PassError
 from .properties import IRPropertySet
-
-Handler = Callable[[Any, Any], Any]
-
-
-class Rewriter:
-    """A per-pass dispatcher on node type with a rebuild-from-children fallback.
-
-    ``types=False`` (default) leaves types untouched; a pass that rewrites expressions inside
-    types (shapes) passes ``types=True`` and registers ``Type`` cases or lets the fallback rebuild.
-    """
-
-    def __init__(self, name: str, types: bool = False) -> None:
-        self.name = name
-        self.types = types
-        self.dispatcher = Dispatcher(name)
-        self.dispatcher.add((object, ModelBase), self._fallback)
-        if not types:
-            self.dispatcher.add((object, Type), _unchanged)
-
-    def _fallback(self, owner: Any, node: ModelBase) -> Any:
-        return map_children(node, lambda child: self.dispatcher(owner, child))
-
-    def register(self, *classes: type) -> Callable[[Handler], Handler]:
-        """Decorator: handle nodes of ``classes`` (and their subclasses) with the function."""
-
-        def deco(fn: Handler) -> Handler:
-            for cls in classes:
-                self.dispatcher.add((object, cls), fn)
-            return fn
-
-        return deco
-
-    def extend(self, name: str) -> Rewriter:
-        """A new rewriter that starts with all of this one's cases."""
-        child = Rewriter(name, self.types)
-        for signature, fn in self.dispatcher.funcs.items():
-            if fn != self._fallback:
-                child.dispatcher.add(signature, fn)
-        return child
-
-    def children(self, owner: Any, node: ModelBase) -> Any:
-        """The generic case applied explicitly: ``node`` rebuilt from rewritten children."""
-        return self._fallback(owner, node)
-
-    def __get__(self, owner: Any, cls: type | None = None) -> Any:
-        if owner is None:
-            return self
-        return _Bound(self, owner)
-
-
-def _unchanged(owner: Any, node: Any) -> Any:
-    return node
-
-
-class _Bound:
-    """A rewriter bound to its owner: ``owner.rewrite(node)``; ``.children(node)`` for the fallback."""
-
-    __slots__ = ("owner", "rewriter")
-
-    def __init__(self, rewriter: Rewriter, owner: Any) -> None:
-        self.rewriter = rewriter
-        self.owner = owner
-
-    def __call__(self, node: Any) -> Any:
-        return self.rewriter.dispatcher(self.owner, node)
-
-    def children(self, node: Any) -> Any:
-        return self.rewriter.children(self.owner, node)
 
 
 class Same:
