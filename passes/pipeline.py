@@ -19,6 +19,7 @@ from .allocate_memory_addr import AllocateMemoryAddr
 from .auto_tile_matmul_l0 import AutoTileMatmulL0
 from .classify_iter_arg_carry import ClassifyIterArgCarry
 from .derive_call_directions import DeriveCallDirections
+from .elide_tensor_carries import ElideTensorCarries
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
 from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
@@ -67,6 +68,7 @@ def lowering_passes() -> list[Pass]:
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
         ConvertTensorToTileOps(),
+        ElideTensorCarries(),
         FlattenTileNdTo2D(),
         LegalizeTileCast(),
         AutoTileMatmulL0(),

@@ -9,7 +9,14 @@ from pypto.backend import A2A3, A5, Platform, current_platform, target_platform
 
 from .base import Invariant, Reporter, Severity, Violation
 from .calls import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
-from .control_flow import BreakContinueValid, PipelineLoopValid, PipelineResolved, StructuredCtrlFlow, UnrollResolved
+from .control_flow import (
+    BreakContinueValid,
+    KernelTensorCarriesElided,
+    PipelineLoopValid,
+    PipelineResolved,
+    StructuredCtrlFlow,
+    UnrollResolved,
+)
 from .functions import (
     InlineFunctionsEliminated,
     OrchestrationReferencesResolved,
@@ -64,6 +71,7 @@ ALL: dict[str, Invariant] = {
         InOutUseValid,
         InputsNotWritten,
         IterArgCarryClassified,
+        KernelTensorCarriesElided,
         ManualDepsOnSubmitOnly,
         MixedKernelExpanded,
         NoNestedCalls,
@@ -114,6 +122,7 @@ __all__ = [
     "InlineFunctionsEliminated",
     "Invariant",
     "IterArgCarryClassified",
+    "KernelTensorCarriesElided",
     "ManualDepsOnSubmitOnly",
     "MixedKernelExpanded",
     "NoNestedCalls",
