@@ -14,6 +14,7 @@ from pypto.languages.invariants import (
     AccToGmStoreValid,
     AivSplitValid,
     IncoreTileOps,
+    KernelTensorCarriesElided,
     NormalizedStmtStructure,
     SplitIncoreOrch,
     SSAForm,
@@ -104,8 +105,9 @@ class InferTileMemorySpace(RewritePass):
     loop); an if's result takes its first branch's space (the other branch moves its value). A move
     is made once per (value, space) in a block and reused in the blocks nested in it.
 
-    Kernels reach it in tile ops of rank <= 2 (ConvertTensorToTileOps lowers tensor ops before it);
-    IncoreTileOps and TileOps2D are checked on its output, as it enters the tiled dialect.
+    Kernels reach it in tile ops of rank <= 2 (ConvertTensorToTileOps lowers tensor ops before it)
+    carrying no tensors (ElideTensorCarries); IncoreTileOps, TileOps2D and KernelTensorCarriesElided
+    are checked on its output, as it enters the tiled dialect.
     """
 
     source = outlined
@@ -120,6 +122,7 @@ class InferTileMemorySpace(RewritePass):
             AccToGmStoreValid,
             IncoreTileOps,
             TileOps2D,
+            KernelTensorCarriesElided,
         }
     )
     invalidates = frozenset({AivSplitValid})

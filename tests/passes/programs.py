@@ -436,12 +436,30 @@ class JumpsInInCoreScope:
         return y
 
 
+@pl.program
+class ReturnInKernelLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: T64, n: Idx, out: pl.Out[T64]) -> T64:
+        for i in pl.range(4):
+            t = pl.load(x, [i * 16, 0], [16, 16])
+            out = pl.store(pl.exp(t), [i * 16, 0], out)
+            if i == n:
+                return out
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T64, n: Idx, out: pl.Out[T64]) -> T64:
+        out = self.rows(x, n, out)
+        return out
+
+
 CTRL_FLOW_TRANSFORM = [
     Case(BreakContinueTiles, tuple((rand(64, 16), s, lim, out(16, 16)) for s, lim in ((2, 9), (0, 2), (3, 0)))),
     Case(BreakOnData, tuple((rand(16, 16), thr, out(16, 16)) for thr in (-5.0, 0.5, 1.5, 9.0))),
     Case(JumpsInNestedLoops, ((0, 0), (7, 4), (13, 11), (30, 6))),
     Case(JumpsWithDynamicBounds, ((10, 0), (3, 5), (40, -3))),
     Case(JumpsInInCoreScope, tuple((rand(64, 16), lim, out(16, 16)) for lim in (0, 2, 9))),
+    Case(ReturnInKernelLoop, tuple((rand(64, 16), n, out(64, 16)) for n in (0, 2, 9))),
 ]
 
 # ------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Control flow over tensors inside a kernel, and single elements, run on a2a3sim and equal the
 interpreter (issue 29, item 1): a loop storing into its output each iteration, a return inside that
 loop, an if/else whose branches store into the output, unbound tile.read/tile.write and a
-tensor.read of a scalar. The tensor carries become the output's buffer (ElideTensorCarries).
+tensor.read of a scalar. The tensor carries become the output's buffer (ElideTensorCarries); the
+early return becomes a flag (CtrlFlowTransform).
 """
 
 from __future__ import annotations
@@ -79,6 +80,23 @@ class Elements:
         return out
 
 
+@pl.program
+class ValidRows:
+    """tile.set_validshape prints through the same CCE method form as tile.read/tile.write."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: T16, out: pl.Out[T16]) -> T16:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        u = pl.tile.set_validshape(t, 8, 16)
+        out = pl.store(pl.add(u, 1.0), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T16, out: pl.Out[T16]) -> T16:
+        out = self.k(x, out)
+        return out
+
+
 def _kernel(compiled) -> str:
     (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
     return (compiled.output_dir / kernel).read_text()
@@ -87,7 +105,8 @@ def _kernel(compiled) -> str:
 def test_a_loop_storing_each_block_with_a_return_inside(tmp_path: Path, kernel_cache: Path) -> None:
     compiled = ir.compile(RowLoop, output_dir=tmp_path / "rows")
     text = _kernel(compiled)
-    assert "GT_16x16_fp32 out_gt(out + (i * 16) * 16);" in text and "      return;" in text
+    # One exit (CtrlFlowTransform): the early return is a flag, the kernel ends with its final barrier.
+    assert "GT_16x16_fp32 out_gt(out + (i * 16) * 16);" in text and "return;" not in text
     x = np.random.default_rng(1).standard_normal((64, 16)).astype(np.float32)
     got = compiled.run(x, cache_dir=kernel_cache)
     np.testing.assert_array_equal(got, compiled.interpret(x))
@@ -116,3 +135,13 @@ def test_single_elements_of_tiles_and_tensors(tmp_path: Path, kernel_cache: Path
     written = x.copy()
     written[0, 3] = 5.0
     np.testing.assert_array_equal(got, written * s[0, 6] + written[2, 5])
+
+
+def test_set_validshape_narrows_what_is_stored(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(ValidRows, output_dir=tmp_path / "valid")
+    assert "t.SetValidShape(8, 16);" in _kernel(compiled)
+    x = np.random.default_rng(4).standard_normal((16, 16)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    np.testing.assert_array_equal(got, compiled.interpret(x))
+    np.testing.assert_array_equal(got[:8], x[:8] + np.float32(1.0))
+    np.testing.assert_array_equal(got[8:], 0.0)
