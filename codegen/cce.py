@@ -43,11 +43,11 @@ from pypto.ir.memref import MemRef
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
-from pypto.ir.types import TensorType, TileType, buffer_dims
+from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
-from .cce_ops import DST, Buffer, Flag, Instr, Intrinsic, SpmdIndex, Transfer
+from .cce_ops import DST, Buffer, Flag, GlobalElement, Instr, Intrinsic, Method, SpmdIndex, Transfer
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dims, tensor_strides, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
@@ -598,6 +598,50 @@ class CceEmitter(Emitter):
         if constant:
             terms.append(str(constant))
         return f" + {' + '.join(terms)}" if len(terms) == 1 else (f" + ({' + '.join(terms)})" if terms else "")
+
+    @rules.op(Method)
+    def _method(self, call: Call, rule: Method) -> str | None:
+        """``t.GetValue(off)`` is a value; ``t.SetValue(off, v);`` a statement, whose result (if bound)
+        is a handle on ``t``'s buffer."""
+        tile = argument(call, rule.receiver)
+        operands = [self._tile_offset(tile, argument(call, n)) if n == "indices" else self.emit(argument(call, n))
+                    for n in rule.args]
+        text = f"{self.name_of(tile)}.{rule.mnemonic}({', '.join(operands)})"
+        if isinstance(call.type, ScalarType):
+            return text
+        self.doc.line(f"{text};")
+        return None
+
+    def _tile_offset(self, tile: Expr, indices: Expr) -> str:
+        """The flat element offset of ``indices`` in ``tile``'s buffer."""
+        elements = indices.elements if isinstance(indices, MakeTuple) else [indices]
+        strides = static_dims(element_strides(tile.type), "a tile buffer extent", tile.span)
+        offset = self._element_offset(MakeTuple(list(elements), indices.span), strides).removeprefix(" + ")
+        return offset or "0"
+
+    @rules.op(GlobalElement)
+    def _global_element(self, call: Call, rule: GlobalElement) -> str | None:
+        """``x[off]`` of a kernel's GM tensor parameter: read as a value, or assigned."""
+        tensor = argument(call, "tensor")
+        ttype = tensor.type
+        strides = (static_dims(list(ttype.tensor_view.stride), "a tensor stride", call.span)
+                   if ttype.tensor_view is not None and ttype.tensor_view.stride
+                   else tensor_strides(list(ttype.shape), call.span))
+        offset = self._element_offset(argument(call, "indices"), strides).removeprefix(" + ") or "0"
+        element = f"{self.name_of(tensor)}[{offset}]"
+        if not rule.store:
+            return element
+        value = argument(call, "value")
+        self.doc.line(f"{element} = {self._cast_to(value, ttype.dtype, call.span)};")
+        if self._dst is not None:
+            self._bind(self._dst, self.name_of(tensor))
+        return None
+
+    def _cast_to(self, value: Expr, dtype: DataType, span: Span | None) -> str:
+        text = self.emit(value)
+        if isinstance(value.type, ScalarType) and value.type.dtype == dtype:
+            return text
+        return f"static_cast<{c_type(dtype, span)}>({text})"
 
     @rules.op(Buffer)
     def _buffer(self, call: Call, rule: Buffer) -> None:

@@ -132,6 +132,17 @@ class Method(OpRule):
 
 
 @dataclass(frozen=True)
+class GlobalElement(OpRule):
+    """One element of a kernel's GM tensor parameter, at its flattened offset: ``x[off]`` read as a
+    value, or ``x[off] = v;`` (``store``)."""
+
+    store: bool = False
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | {"tensor", "indices"} | ({"value"} if self.store else set())
+
+
+@dataclass(frozen=True)
 class Intrinsic(OpRule):
     """``<mnemonic>(<operands>);`` with fixed operand text (``pipe_barrier(PIPE_V)``)."""
 
@@ -252,6 +263,8 @@ def _other_table() -> dict[str, OpRule]:
         "tile.set_validshape": Method("SetValidShape", args=("valid_rows", "valid_cols")),
         "tile.read": Method("GetValue", args=("indices",)),
         "tile.write": Method("SetValue", args=("indices", "value")),
+        "tensor.read": GlobalElement(""),
+        "tensor.write": GlobalElement("", store=True),
         "system.bar_v": Intrinsic("pipe_barrier", "PIPE_V"),
         "system.bar_m": Intrinsic("pipe_barrier", "PIPE_M"),
         "system.bar_all": Intrinsic("pipe_barrier", "PIPE_ALL"),

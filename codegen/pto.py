@@ -35,15 +35,18 @@ from pypto.ir.expr import (
 )
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
-from pypto.ir.types import TensorType, TileType
+from pypto.ir.types import TensorType, TileType, element_strides
 
 from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
 from .op_table import Accumulate, argument, keyword
-from .pto_ops import Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, SyncAll, Transfer
+from .pto_ops import (
+    Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, SyncAll, TileElement,
+    Transfer,
+)
 from .pto_state import ADDRESSES, VIEWS, FunctionState
 from .pto_types import LAYOUTS, mlir_dtype, partition_view, physical_dims, signless, static_dim, tensor_view, tile_buf
 from .target import PTO
@@ -102,12 +105,6 @@ def _same_buffer(a: TileType, b: TileType) -> bool:
         return False
     x, y = a.memref.byte_offset, b.memref.byte_offset
     return x is y or (isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value == y.value)
-
-
-def _final_yield(stmt: Stmt) -> YieldStmt | None:
-    while isinstance(stmt, SeqStmts) and stmt.stmts:
-        stmt = stmt.stmts[-1]
-    return stmt if isinstance(stmt, YieldStmt) else None
 
 
 class PtoEmitter(Emitter):
@@ -270,7 +267,7 @@ class PtoEmitter(Emitter):
 
     @rules.register(YieldStmt)
     def _yield(self, node: YieldStmt) -> None:
-        # Only scalar carries are scf values; tiles and tensors are buffers bound to their init's.
+        # Only scalar carries are scf values; tiles are buffers bound to their init's (kernels carry no tensors).
         values = [v for v in node.value if scalar_dtype(v) is not None]
         if values:
             names = [self.emit(v) for v in values]
@@ -331,10 +328,6 @@ class PtoEmitter(Emitter):
         self.doc.line(head + " {")
         with self.doc.indent():
             self.emit(node.then_body)
-        then_yield = _final_yield(node.then_body)
-        for k, rv in enumerate(node.return_vars):
-            if isinstance(rv.type, TensorType) and then_yield is not None:
-                self._alias(rv, then_yield.value[k])
         if node.else_body is not None:
             self.doc.line("} else {")
             with self.doc.indent():
@@ -679,6 +672,25 @@ class PtoEmitter(Emitter):
         self._line(f"{name} = {rule.mnemonic} {pointer}[{flat}] : {ptr_type} -> {elem}", call.span)
         return name
 
+    @rules.op(TileElement)
+    def _tile_element(self, call: Call, rule: TileElement) -> str | None:
+        tile = argument(call, "tile")
+        name, tile_type = self._operand(tile, call.span)
+        strides = [static_dim(e) for e in element_strides(tile.type)]
+        indices = _elements(argument(call, "indices"), "indices", call.span)
+        offset = self._offset_sum(indices, strides, call.span)
+        elem = mlir_dtype(tile.type.dtype, call.span)
+        if rule.store:
+            value = self._scalar(argument(call, "value"), tile.type.dtype, call.span)
+            self._line(f"{rule.mnemonic} ins({offset}, {value} : index, {elem}) outs({name} : {tile_type})",
+                       call.span)
+            if self.fn.target is not None:
+                self._alias(self.fn.target, tile)
+            return None
+        result = self._result_name()
+        self._line(f"{result} = {rule.mnemonic} ins({name}, {offset} : {tile_type}, index) outs : {elem}", call.span)
+        return result
+
     @rules.op(SpmdIndex)
     def _spmd_index(self, call: Call, rule: SpmdIndex) -> str:
         self.fn.spmd.add(rule.param)
@@ -716,6 +728,10 @@ class PtoEmitter(Emitter):
             strides = [prod(dims[k + 1:]) for k in range(len(dims))]
         else:
             strides = list(self._packed(list(ttype.shape), span))
+        return self._offset_sum(indices, strides, span)
+
+    def _offset_sum(self, indices: list[Expr], strides: list[int | str], span: Span) -> str:
+        """``sum(index_k * stride_k)`` as an ``index``, constant terms folded."""
         static, terms = 0, []
         for index, stride in zip(indices, strides):
             value = static_dim(index)

@@ -163,6 +163,20 @@ class SetValidShape(OpRule):
 
 
 @dataclass(frozen=True)
+class TileElement(OpRule):
+    """One element of a tile at its flattened offset in the tile's buffer::
+
+        %v = pto.tgetval ins(%t, %off : T, index) outs : f32          # store=False
+        pto.tsetval ins(%off, %v : index, f32) outs(%t : T)           # store=True (the result is %t)
+    """
+
+    store: bool = False
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | {"tile", "indices"} | ({"value"} if self.store else set())
+
+
+@dataclass(frozen=True)
 class ScalarAccess(OpRule):
     """A kernel's element access of a tensor parameter at a flattened index::
 
@@ -276,7 +290,7 @@ def _dps_table() -> dict[str, OpRule]:
                "or": "tor", "shl": "tshl", "shr": "tshr", "fmod": "tfmod", "part_add": "tpartadd",
                "part_mul": "tpartmul", "part_max": "tpartmax", "part_min": "tpartmin", "rem": "trem",
                "xor": "txor", "addc": "taddc", "subc": "tsubc", "prelu": "tprelu", "concat": "tconcat",
-               "gather": "tgather", "sort32": "tsort32", "read": "tgetval", "write": "tsetval",
+               "gather": "tgather", "sort32": "tsort32",
                "matmul": "tmatmul", "matmul_bias": "tmatmul.bias", "gemv": "tgemv", "gemv_acc": "tgemv.acc",
                "gemv_bias": "tgemv.bias", "sel": "tsel", "sels": "tsels", "addsc": "taddsc", "subsc": "tsubsc",
                "rems": "trems", "xors": "txors", "adds": "tadds", "subs": "tsubs", "muls": "tmuls",
@@ -336,6 +350,8 @@ def _other_table() -> dict[str, OpRule]:
         # NZ <-> ZN: the same bytes under the swapped shape and layouts (the result type says which).
         "tile.transpose_view": Reshape("pto.treshape", operands=frozenset({"tile"})),
         "tile.set_validshape": SetValidShape("pto.set_validshape"),
+        "tile.read": TileElement("pto.tgetval"),
+        "tile.write": TileElement("pto.tsetval", store=True),
         "tensor.read": ScalarAccess("pto.load_scalar"),
         "tensor.write": ScalarAccess("pto.store_scalar", store=True),
         "system.bar_v": Fixed("pto.barrier", "<PIPE_V>"),

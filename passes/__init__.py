@@ -48,6 +48,7 @@ from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .derive_call_directions import DeriveCallDirections
+from .elide_tensor_carries import ElideTensorCarries
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
 from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
@@ -89,6 +90,7 @@ auto_tile_matmul_l0 = AutoTileMatmulL0
 infer_tile_memory_space = InferTileMemorySpace
 expand_mixed_kernel = ExpandMixedKernel
 normalize_return_order = NormalizeReturnOrder
+elide_tensor_carries = ElideTensorCarries
 materialize_tensor_strides = MaterializeTensorStrides
 init_memref = InitMemRef
 memory_reuse = MemoryReuse
@@ -143,6 +145,7 @@ __all__ = [
     "Diagnostic",
     "DiagnosticSeverity",
     "DumpInstrument",
+    "ElideTensorCarries",
     "ExpandMixedKernel",
     "FlattenCallExpr",
     "FlattenTileNdTo2D",
@@ -196,6 +199,7 @@ __all__ = [
     "default_passes",
     "derive_call_directions",
     "discover_plugins",
+    "elide_tensor_carries",
     "expand_mixed_kernel",
     "flatten_call_expr",
     "flatten_tile_nd_to_2d",

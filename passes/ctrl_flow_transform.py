@@ -1,4 +1,4 @@
-"""CtrlFlowTransform: remove break and continue from kernels (docs/passes.md#ctrlflowtransform).
+"""CtrlFlowTransform: remove break, continue and early returns from kernels (docs/passes.md#ctrlflowtransform).
 
 Innermost loops first. ``continue`` goes first: the statements after a branch that continues move
 into the branch's fall-through side, so no jump is left. Then ``break``: a loop that breaks becomes a
@@ -18,6 +18,21 @@ tests the step's sign at run time when it is not a constant::
                                                            if not __break_0:
                                                                i = i + 1
 
+A ``return`` of a kernel function before its last statement goes first: it becomes
+``__return_<n> = True``, and the statements after the one holding it run under
+``if not __return_<n>``, as does the body of a for loop holding it (the loop keeps its bounds; its
+remaining iterations do nothing) and the condition of a while loop; so the last statement is the
+kernel's only return. A kernel returns its outputs, so an early return must return the variables
+the last one does::
+
+    before:  for i in pl.range(4):              after:  __return_0: pl.Scalar[pl.BOOL] = False
+                 out = pl.store(t, [i, 0], out)         for i in pl.range(4):
+                 if i == 2:                                 if not __return_0:
+                     return out                                 out = pl.store(t, [i, 0], out)
+             return out                                         if i == 2:
+                                                                    __return_0 = True
+                                                        return out
+
 InCore, AIC and AIV functions are rewritten, and so are the InCore scopes
 (``pl.at(level=pl.Level.CORE_GROUP)``) of other functions, whose bodies become kernels when they
 are outlined; the rest of orchestration code keeps its jumps. The loop restructuring is also what
@@ -32,9 +47,11 @@ from pypto.languages.surface import surface
 
 from pypto.ir import scalar_ops
 from pypto.ir.datatype import DataType
-from pypto.ir.enums import is_incore_type
+from pypto.ir.enums import ForKind, is_incore_type
 from pypto.ir.expr import ConstBool, ConstInt, Expr, Var
 from pypto.ir.function import Function
+from pypto.ir.span import Span
+from pypto.ir.node import replace
 from pypto.ir.stmt import (
     AssignStmt,
     BreakStmt,
@@ -42,6 +59,7 @@ from pypto.ir.stmt import (
     ForStmt,
     IfStmt,
     InCoreScopeStmt,
+    ReturnStmt,
     ScopeStmt,
     Stmt,
     WhileStmt,
@@ -163,6 +181,87 @@ def structure_loop(loop: ForStmt | WhileStmt, names: NameSupply) -> list[Stmt]:
     return setup + [WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)]
 
 
+def _holds_return(stmt: Stmt) -> bool:
+    return isinstance(stmt, ReturnStmt) or any(_holds_return(b) for b in sub_blocks(stmt))
+
+
+def _same_values(early: ReturnStmt, last: ReturnStmt | None) -> bool:
+    """Both return the same variables (by name: before SSA a name is one variable)."""
+    values = last.value if last is not None else []
+    return len(early.value) == len(values) and all(
+        isinstance(a, Var) and isinstance(b, Var) and a.name_hint == b.name_hint for a, b in zip(early.value, values))
+
+
+class _EarlyReturns:
+    """A kernel body with its early returns replaced by a flag (see the module docstring)."""
+
+    def __init__(self, flag: Var, last: ReturnStmt | None) -> None:
+        self.flag, self.last = flag, last
+
+    def block(self, stmts: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, ReturnStmt):
+                self._check(s)
+                return out + [AssignStmt(self.flag, ConstBool(True, s.span), s.span)]
+            if not _holds_return(s):
+                out.append(s)
+                continue
+            out.append(self._nested(s))
+            rest = stmts[i + 1 :]
+            if rest:
+                out.append(self._unless_returned(self.block(rest), s.span))
+            return out
+        return out
+
+    def _unless_returned(self, stmts: list[Stmt], span: Span) -> IfStmt:
+        return IfStmt(scalar_ops.not_(self.flag, span), block_of(stmts, span), None, [], span)
+
+    def _nested(self, s: Stmt) -> Stmt:
+        # A loop keeps its bounds (a load's window stays bounded by them): once the flag is up, the
+        # remaining iterations of a for loop do nothing, and a while loop stops.
+        body = self.block(_branch(s.body)) if isinstance(s, (ForStmt, WhileStmt)) else []
+        if isinstance(s, ForStmt):
+            if s.kind is not ForKind.Sequential:
+                raise PassError("CtrlFlowTransform", f"a return inside a {s.kind.name} loop of a kernel", s.span,
+                                "only a sequential loop (pl.range) or a while loop can be left early")
+            return rebuild(s, body=self._unless_returned(body, s.body.span))
+        if isinstance(s, WhileStmt):
+            running = scalar_ops.and_(s.condition, scalar_ops.not_(self.flag, s.span), s.span)
+            return rebuild(s, condition=running, body=block_of(body, s.body.span))
+        if isinstance(s, IfStmt) and not s.return_vars:
+            then = self.block(_branch(s.then_body))
+            other = self.block(_branch(s.else_body)) if s.else_body is not None else None
+            return rebuild(s, then_body=block_of(then, s.then_body.span),
+                           else_body=block_of(other, s.else_body.span) if other else None)
+        where = "a scope" if isinstance(s, ScopeStmt) else "an if with yields"
+        raise PassError("CtrlFlowTransform", f"a return inside {where} of a kernel", s.span,
+                        "return at the end of the kernel instead")
+
+    def _check(self, early: ReturnStmt) -> None:
+        if not _same_values(early, self.last):
+            raise PassError(
+                "CtrlFlowTransform",
+                "an early return of a kernel must return the variables its last return does: a kernel returns "
+                "the outputs it writes",
+                early.span,
+                "return the same outputs in both places (e.g. 'return out'), having stored into them",
+            )
+
+
+def remove_early_returns(func: Function, names: NameSupply) -> Function:
+    """``func`` (a kernel) with a single return, its last statement (``names`` numbers the flag)."""
+    stmts = flatten_to_stmts(func.body)
+    last = stmts[-1] if stmts and isinstance(stmts[-1], ReturnStmt) else None
+    body = stmts[:-1] if last is not None else stmts
+    if not any(map(_holds_return, body)):
+        return func
+    span = func.body.span
+    flag = Var(f"__return_{names.number('return')}", ScalarType(DataType.BOOL), span)
+    new = [AssignStmt(flag, ConstBool(False, span), span), *_EarlyReturns(flag, last).block(body)]
+    return replace(func, body=block_of(new + ([last] if last is not None else []), span))
+
+
 class CtrlFlowTransform(RewritePass):
     """Turn break/continue in kernel code (InCore/AIC/AIV functions, InCore scopes) into structured control flow.
 
@@ -181,7 +280,14 @@ class CtrlFlowTransform(RewritePass):
         if straight_line(func) is not None:
             return False
         index = function_index(func)
+        if is_incore_type(func.func_type) and len(list(index.of(ReturnStmt))) > 1:
+            return True
         return index.has(BreakStmt, ContinueStmt) and (is_incore_type(func.func_type) or index.has(InCoreScopeStmt))
+
+    def function(self, func: Function) -> Function:
+        if is_incore_type(func.func_type):
+            func = remove_early_returns(func, self.names)
+        return super().function(func)
 
     @on(InCoreScopeStmt)
     def _incore(self, node: InCoreScopeStmt) -> Result:

@@ -9,7 +9,14 @@ from pypto.backend import A2A3, A5, Platform, current_platform, target_platform
 
 from .base import Invariant, Reporter, Severity, Violation
 from .calls import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
-from .control_flow import BreakContinueValid, PipelineLoopValid, PipelineResolved, StructuredCtrlFlow, UnrollResolved
+from .control_flow import (
+    BreakContinueValid,
+    KernelTensorCarriesElided,
+    PipelineLoopValid,
+    PipelineResolved,
+    StructuredCtrlFlow,
+    UnrollResolved,
+)
 from .functions import (
     InlineFunctionsEliminated,
     OrchestrationReferencesResolved,
@@ -73,6 +80,7 @@ ALL: dict[str, Invariant] = {
         InOutUseValid,
         InputsNotWritten,
         IterArgCarryClassified,
+        KernelTensorCarriesElided,
         ManualDepsOnSubmitOnly,
         MixedKernelExpanded,
         NoNestedCalls,
@@ -126,6 +134,7 @@ __all__ = [
     "InlineFunctionsEliminated",
     "Invariant",
     "IterArgCarryClassified",
+    "KernelTensorCarriesElided",
     "ManualDepsOnSubmitOnly",
     "MixedKernelExpanded",
     "NoNestedCalls",

@@ -1,12 +1,14 @@
-"""Control-flow invariants: where break/continue may appear, and which loop kinds remain."""
+"""Control-flow invariants: where break/continue may appear, which loop kinds remain, and which
+values kernel loops and ifs carry."""
 
 from __future__ import annotations
 
 from pypto.analysis import function_index, sub_blocks
 
-from pypto.ir.enums import ForKind
+from pypto.ir.enums import ForKind, is_incore_type
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import BreakStmt, ContinueStmt, ForStmt, Stmt, WhileStmt
+from pypto.ir.stmt import BreakStmt, ContinueStmt, ForStmt, IfStmt, Stmt, WhileStmt
+from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
 from .grammar import KERNELS, Attr, Forbid, Variant, inside
@@ -84,4 +86,22 @@ PipelineLoopValid = Invariant.declared(
         code="STRAY_STAGES",
         message="a {node.kind.name} loop carries attrs['pipeline_stages']",
     ),
+)
+
+
+def _check_kernel_tensor_carries(func: Function, program: Program, report: Reporter) -> None:
+    if not is_incore_type(func.func_type):
+        return
+    for stmt in function_index(func).of(ForStmt, WhileStmt, IfStmt):
+        for rv in stmt.return_vars:
+            if isinstance(rv.type, TensorType):
+                report.error("KERNEL_TENSOR_CARRY",
+                             f"kernel '{func.name}' carries tensor '{rv.name_hint}' through a loop or if "
+                             "(ElideTensorCarries makes it the buffer it is)", stmt)
+
+
+KernelTensorCarriesElided = Invariant.per_function(
+    "KernelTensorCarriesElided",
+    "no loop or if of an InCore, AIC or AIV function carries a tensor",
+    _check_kernel_tensor_carries,
 )

@@ -266,6 +266,14 @@ def buffer_dims(tile: TileType) -> list[Expr]:
     return [view.stride[1], dims[1]]
 
 
+def element_strides(tile: TileType) -> list[Expr]:
+    """The element strides of a 2-D plain (NoneBox) tile in its buffer: ``[cols, 1]`` row-major,
+    ``[1, rows]`` col-major (the buffer's extents, so a pitched view steps its source's lines)."""
+    rows, cols = buffer_dims(tile)
+    one = ConstInt(1, DataType.INDEX)
+    return [cols, one] if tile.get_effective_tile_view().blayout == TileLayout.row_major else [one, rows]
+
+
 def pitched(src: TileType, window: TileType) -> TileType:
     """``window`` (the type of a 2-D slice of ``src``) as a zero-copy view of ``src``'s buffer: with
     ``src``'s pitch as its stride when its lines are narrower than the buffer's (a vector tile's

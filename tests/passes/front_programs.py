@@ -282,6 +282,26 @@ CTRL_FLOW_TRANSFORM = {
                     acc = acc + i
                 return acc
     """,
+    "early_returns_in_loops": """
+        @pl.program
+        class EarlyReturns:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                acc: pl.Scalar[pl.INDEX] = 0
+                for i in pl.range(n):
+                    for j in pl.range(3):
+                        acc = acc + j
+                        if acc > 10:
+                            return acc
+                    acc = acc + i
+                k: pl.Scalar[pl.INDEX] = 0
+                while k < n:
+                    k = k + 1
+                    if k == 5:
+                        return acc
+                    acc = acc + 1
+                return acc
+    """,
     "break_and_continue_in_while": """
         @pl.program
         class Both:

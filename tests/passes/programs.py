@@ -436,12 +436,30 @@ class JumpsInInCoreScope:
         return y
 
 
+@pl.program
+class ReturnInKernelLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: T64, n: Idx, out: pl.Out[T64]) -> T64:
+        for i in pl.range(4):
+            t = pl.load(x, [i * 16, 0], [16, 16])
+            out = pl.store(pl.exp(t), [i * 16, 0], out)
+            if i == n:
+                return out
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T64, n: Idx, out: pl.Out[T64]) -> T64:
+        out = self.rows(x, n, out)
+        return out
+
+
 CTRL_FLOW_TRANSFORM = [
     Case(BreakContinueTiles, tuple((rand(64, 16), s, lim, out(16, 16)) for s, lim in ((2, 9), (0, 2), (3, 0)))),
     Case(BreakOnData, tuple((rand(16, 16), thr, out(16, 16)) for thr in (-5.0, 0.5, 1.5, 9.0))),
     Case(JumpsInNestedLoops, ((0, 0), (7, 4), (13, 11), (30, 6))),
     Case(JumpsWithDynamicBounds, ((10, 0), (3, 5), (40, -3))),
     Case(JumpsInInCoreScope, tuple((rand(64, 16), lim, out(16, 16)) for lim in (0, 2, 9))),
+    Case(ReturnInKernelLoop, tuple((rand(64, 16), n, out(64, 16)) for n in (0, 2, 9))),
 ]
 
 # ------------------------------------------------------------------------------------------------
@@ -981,6 +999,72 @@ CONVERT_TENSOR_TO_TILE_OPS = [
 ]
 
 # ------------------------------------------------------------------------------------------------
+# ElideTensorCarries: kernels that store into their output through a loop or an if.
+# ------------------------------------------------------------------------------------------------
+
+
+@pl.program
+class ElideRowsLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def rows(self, x: T64, out: pl.Out[T64]) -> T64:
+        for i in pl.range(4):
+            t = pl.load(x, [i * 16, 0], [16, 16])
+            out = pl.store(pl.add(t, 1.0), [i * 16, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T64, out: pl.Out[T64]) -> T64:
+        out = self.rows(x, out)
+        return out
+
+
+@pl.program
+class ElideBranchStores:
+    @pl.function(type=pl.FunctionType.InCore)
+    def pick(self, x: T16, n: Idx, out: pl.Out[T16]) -> T16:
+        t = pl.load(x, [0, 0], [16, 16])
+        if n > 1:
+            out = pl.store(pl.mul(t, 3.0), [0, 0], out)
+        else:
+            out = pl.store(pl.exp(t), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T16, n: Idx, out: pl.Out[T16]) -> T16:
+        out = self.pick(x, n, out)
+        return out
+
+
+@pl.program
+class ElideReturnInLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def first_rows(self, x: T64, n: Idx, out: pl.Out[T64]) -> T64:
+        s: pl.Scalar[pl.FP32] = 0.0
+        for i in pl.range(4):
+            t = pl.load(x, [i * 16, 0], [16, 16])
+            s = s + 1.0
+            out = pl.store(pl.add(t, s), [i * 16, 0], out)
+            if i == n:
+                return out
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T64, n: Idx, out: pl.Out[T64]) -> T64:
+        out = self.first_rows(x, n, out)
+        return out
+
+
+def _tiled_kernels(program: ir.Program) -> ir.Program:
+    return passes.convert_tensor_to_tile_ops()(_outlined(program))
+
+
+ELIDE_TENSOR_CARRIES = [
+    Case(ElideRowsLoop, ((rand(64, 16), out(64, 16)),), _tiled_kernels),
+    Case(ElideBranchStores, tuple((rand(16, 16), n, out(16, 16)) for n in (0, 2)), _tiled_kernels),
+    Case(ElideReturnInLoop, tuple((rand(64, 16), n, out(64, 16)) for n in (1, 7)), _tiled_kernels),
+]
+
+# ------------------------------------------------------------------------------------------------
 
 
 @pl.program
@@ -1180,6 +1264,7 @@ CASES: dict[str, list[Case]] = {
     "OutlineIncoreScopes": OUTLINE_INCORE_SCOPES,
     "OutlineClusterScopes": OUTLINE_CLUSTER_SCOPES,
     "ConvertTensorToTileOps": CONVERT_TENSOR_TO_TILE_OPS,
+    "ElideTensorCarries": ELIDE_TENSOR_CARRIES,
 }
 
 # ------------------------------------------------------------------------------------------------

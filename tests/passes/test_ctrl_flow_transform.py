@@ -1,4 +1,4 @@
-"""CtrlFlowTransform: continue and break removed from kernels, orchestration untouched."""
+"""CtrlFlowTransform: continue, break and early returns removed from kernels, orchestration untouched."""
 
 from __future__ import annotations
 
@@ -68,4 +68,34 @@ def test_break_in_a_loop_with_explicit_yield_is_rejected() -> None:
         """
     )
     with pytest.raises(PassError, match="break/continue in a loop that yields explicitly"):
+        passes.ctrl_flow_transform()(program)
+
+
+def test_an_early_return_becomes_a_flag_and_the_kernel_one_exit() -> None:
+    after = passes.ctrl_flow_transform()(parse(CTRL_FLOW_TRANSFORM["early_returns_in_loops"]))
+    main = after.get_function("main")
+    assert len(list(function_index(main).of(ir.ReturnStmt))) == 1
+    assert isinstance(main.body.stmts[-1], ir.ReturnStmt)
+    text = main.as_python(concise=True)
+    assert "__return_0 = False" in text and "while k < n and not __return_0:" in text
+    loop = main.body.stmts[2]
+    assert isinstance(loop, ir.ForStmt) and loop.body.condition.as_python() == "not __return_0"
+
+
+def test_an_early_return_of_another_variable_is_rejected() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                a: pl.Scalar[pl.INDEX] = 0
+                b: pl.Scalar[pl.INDEX] = 1
+                for i in pl.range(n):
+                    if i == 2:
+                        return a
+                return b
+        """
+    )
+    with pytest.raises(PassError, match="an early return of a kernel must return the variables its last return does"):
         passes.ctrl_flow_transform()(program)

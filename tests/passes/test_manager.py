@@ -30,6 +30,7 @@ LOWERING = [
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
     "ConvertTensorToTileOps",
+    "ElideTensorCarries",
     "FlattenTileNdTo2D",
     "LegalizeTileCast",
     "AutoTileMatmulL0",

@@ -32,7 +32,7 @@ def test_snapshot(name: str, snapshot) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_tile_stage_takes_tiled_to_split_core(name: str) -> None:
-    stage = ("flatten_tile_nd_to_2d", "legalize_tile_cast", "canonicalize_tile_slice", *CHAIN,
+    stage = ("elide_tensor_carries", "flatten_tile_nd_to_2d", "legalize_tile_cast", "canonicalize_tile_slice", *CHAIN,
              "materialize_tensor_strides")
     manager = passes.PassManager([getattr(passes, f)() for f in stage], start=tiled)
     assert manager.final_dialect is split_core

@@ -248,10 +248,10 @@ def _tensor_write(ctx: OpContext, value: ArrayValue, indices: Any, scalar: Any) 
 
 @register("tile.write")
 def _tile_write(ctx: OpContext, value: ArrayValue, indices: Any, scalar: Any) -> ArrayValue:
-    idx = _element(value, indices)
-    out = like(ctx, value, value.data.copy(), value.dtype, value.valid)
-    out.data[idx] = scalar_array(scalar, out.dtype)
-    return out
+    # In place, as the kernel's SetValue: the result shares the tile's buffer (its MemRef), so an
+    # unbound write and later reads of the written tile see the element too.
+    value.data[_element(value, indices)] = scalar_array(scalar, value.dtype)
+    return value
 
 
 @register("tile.alloc", "tensor.alloc")

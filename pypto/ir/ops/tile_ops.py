@@ -266,9 +266,11 @@ def _write(ci: CallInfo) -> Type:
     return ci["tile"].type
 
 
-define("tile.read", [tile("tile"), shape("indices", norm=to_tuple_or_single)], _read, placement=KERNEL)
+# pto-isa's Tile::GetValue/SetValue address Vec tiles only (a static assertion).
+define("tile.read", [tile("tile"), shape("indices", norm=to_tuple_or_single)], _read, placement=KERNEL,
+       memory=mem((Vec,)))
 define("tile.write", [tile("tile", effect=W), shape("indices", norm=to_tuple_or_single),
-                      scalar("value", pair="tile")], _write, placement=KERNEL, memory=mem((), out=INHERIT))
+                      scalar("value", pair="tile")], _write, placement=KERNEL, memory=mem((Vec,), out=INHERIT))
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     define(f"tile.{_name}", [], index_scalar, placement=KERNEL)
 define("tile.alloc", [index_p("memory_space"), index_p("size")], alloc_rule, placement=KERNEL,
