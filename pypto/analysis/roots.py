@@ -14,6 +14,8 @@ or any value with no alias edge). Alias edges
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
@@ -21,8 +23,13 @@ from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Se
 from .callgraph import callee
 
 
-def returned_params(func: Function) -> list[int | None]:
-    """For each value ``func`` returns, the index of the parameter it is (None: not a parameter)."""
+def returned_params(func: Function, root: Callable[[Var], Var] | None = None) -> list[int | None]:
+    """For each value ``func`` returns, the index of the parameter it is (None: not a parameter).
+
+    The return is the last one of the body (outside loops and ifs); a returned tuple counts element
+    by element. With ``root``, a returned variable counts as the parameter it maps to (the buffer
+    it names, e.g. a store into the parameter).
+    """
     values: list[Expr] | None = None
     stack: list[Stmt] = [func.body]
     while stack:
@@ -38,7 +45,7 @@ def returned_params(func: Function) -> list[int | None]:
     if len(values) == 1 and isinstance(values[0], MakeTuple):
         values = list(values[0].elements)
     index = {p: i for i, p in enumerate(func.params)}
-    return [index.get(v) if isinstance(v, Var) else None for v in values]
+    return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in values]
 
 
 class Roots:
