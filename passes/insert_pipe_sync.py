@@ -273,7 +273,8 @@ class _Run(ForwardWalk[State]):
     def leaf(self, s: Stmt, state: State) -> State:
         got = self.access(s)
         if got is not None:
-            self._consume(self._at(), *got, state, self.blocks[-1])
+            placed = self.blocks[-1]
+            self._consume(len(placed.snaps) - 1, *got, state, placed)
         return state
 
     def enter_loop(self, s: ForStmt | WhileStmt, state: State) -> State:

@@ -24,6 +24,7 @@ defined after a body (``stmt_defs`` from :mod:`.defuse`)::
 
 from __future__ import annotations
 
+from operator import is_
 from typing import ClassVar, Generic, TypeVar
 
 from pypto.ir.node import replace
@@ -31,6 +32,18 @@ from pypto.ir.stmt import ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.transforms import flatten_to_stmts
 
 S = TypeVar("S")
+
+# What a statement class is to the walk (cached per class: the scope kinds are subclasses).
+_LEAF, _LOOP, _BRANCH, _SCOPE = 0, 1, 2, 3
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    if issubclass(cls, (ForStmt, WhileStmt)):
+        return _LOOP
+    if issubclass(cls, IfStmt):
+        return _BRANCH
+    return _SCOPE if issubclass(cls, ScopeStmt) else _LEAF
 
 
 class ForwardWalk(Generic[S]):
@@ -46,21 +59,26 @@ class ForwardWalk(Generic[S]):
             return None, state
         state = self.enter_block(state)
         stmts: list[Stmt] = []
+        append, stmt = stmts.append, self.stmt
         for s in flatten_to_stmts(body):
-            new, state = self.stmt(s, state)
-            stmts.append(new)
+            new, state = stmt(s, state)
+            append(new)
         return self.exit_block(body, stmts, state), state
 
     def stmt(self, s: Stmt, state: S) -> tuple[Stmt, S]:
         """One statement of a block (dispatches to the hooks; override to see every statement)."""
-        if isinstance(s, (ForStmt, WhileStmt)):
-            return self._loop(s, state)
-        if isinstance(s, IfStmt):
-            return self._branch(s, state)
-        if isinstance(s, ScopeStmt):
-            body, end = self.block(s.body, state)
-            return (s if body is s.body else replace(s, body=body)), self.exit_scope(s, state, end)
-        return s, self.leaf(s, state)
+        kind = _KINDS.get(type(s))
+        if kind is None:
+            kind = _KINDS[type(s)] = _kind(type(s))
+        if kind == _LEAF:
+            return s, self.leaf(s, state)
+        if kind == _LOOP:
+            return self._loop(s, state)  # type: ignore[arg-type]
+        if kind == _BRANCH:
+            return self._branch(s, state)  # type: ignore[arg-type]
+        assert isinstance(s, ScopeStmt)
+        body, end = self.block(s.body, state)
+        return (s if body is s.body else replace(s, body=body)), self.exit_scope(s, state, end)
 
     def _loop(self, s: ForStmt | WhileStmt, state: S) -> tuple[Stmt, S]:
         head = self.enter_loop(s, state)
@@ -92,7 +110,7 @@ class ForwardWalk(Generic[S]):
 
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: S) -> Stmt:
         """The body standing for ``body`` whose statements were walked into ``stmts``."""
-        if all(a is b for a, b in zip(stmts, flatten_to_stmts(body))):
+        if all(map(is_, stmts, flatten_to_stmts(body))):
             return body
         return stmts[0] if len(stmts) == 1 and not isinstance(body, SeqStmts) else SeqStmts(stmts, body.span)
 
