@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pypto.analysis.flow import ForwardWalk
@@ -158,30 +157,20 @@ class InsertPipeSync(FunctionPass):
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type not in _KERNELS:
             return func
-        body, _ = _Run().block(_strip(func.body), {})
-        assert body is not None
+        stripped, _ = _Strip().block(func.body, None)
+        body, _ = _Run().block(stripped, {})
         stmts = flatten_to_stmts(body)
         at = len(stmts) - 1 if stmts and isinstance(stmts[-1], ReturnStmt) else len(stmts)
         stmts.insert(at, _sync_call("system.bar_all", {}, func.body.span))
         return replace(func, body=block_of(stmts, func.body.span))
 
 
-def _strip(body: Stmt) -> Stmt:
-    """``body`` without the syncs an earlier run of the pass inserted."""
-    out = []
-    for s in flatten_to_stmts(body):
-        if isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.attrs.get("auto_sync"):
-            continue
-        out.append(_map_bodies(s, _strip))
-    return block_of(out, body.span)
+class _Strip(ForwardWalk[None]):
+    """A body without the syncs an earlier run of the pass inserted."""
 
-
-def _map_bodies(s: Stmt, fn: Callable[[Stmt], Stmt]) -> Stmt:
-    if isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
-        return replace(s, body=fn(s.body))
-    if isinstance(s, IfStmt):
-        return replace(s, then_body=fn(s.then_body), else_body=None if s.else_body is None else fn(s.else_body))
-    return s
+    def exit_block(self, body: Stmt, stmts: list[Stmt], state: None) -> Stmt:
+        return block_of([s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call)
+                                                  and s.expr.attrs.get("auto_sync"))], body.span)
 
 
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:

@@ -25,7 +25,7 @@ defined after a body (``stmt_defs`` from :mod:`.defuse`)::
 from __future__ import annotations
 
 from operator import is_
-from typing import ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar, overload
 
 from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
@@ -52,6 +52,12 @@ class ForwardWalk(Generic[S]):
     #: Walks of each loop body: ``None`` repeats until :meth:`same` holds for the loop head's state
     #: and its :meth:`back_edge` merge; a number walks the body that many times.
     loop_passes: ClassVar[int | None] = 1
+
+    @overload
+    def block(self, body: Stmt, state: S) -> tuple[Stmt, S]: ...
+
+    @overload
+    def block(self, body: None, state: S) -> tuple[None, S]: ...
 
     def block(self, body: Stmt | None, state: S) -> tuple[Stmt | None, S]:
         """``body`` (as :meth:`exit_block` leaves it) and the state after it; ``state`` is the one before."""
