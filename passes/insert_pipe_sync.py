@@ -169,8 +169,10 @@ class _Strip(ForwardWalk[None]):
     """A body without the syncs an earlier run of the pass inserted."""
 
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: None) -> Stmt:
-        return block_of([s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call)
-                                                  and s.expr.attrs.get("auto_sync"))], body.span)
+        kept = [s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call)
+                                         and s.expr.attrs.get("auto_sync"))]
+        # a first run finds none: the body stays the same object, nothing is rebuilt
+        return super().exit_block(body, kept, state) if len(kept) == len(stmts) else block_of(kept, body.span)
 
 
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
@@ -246,27 +248,27 @@ class _Run(ForwardWalk[State]):
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: State) -> Stmt:
         return block_of(_materialize(stmts, self.blocks.pop(), body.span), body.span)
 
-    def stmt(self, s: Stmt, state: State) -> tuple[Stmt, State]:
+    # Each statement first records the state before it (where a set before it would see it); a
+    # loop, if or scope then becomes the block's latest compound statement.
+    def _before(self, state: State) -> _Block:
         placed = self.blocks[-1]
-        k = len(placed.snaps)
         placed.snaps.append(_copy(state))
-        new, state = super().stmt(s, state)
-        if isinstance(s, (ForStmt, WhileStmt, IfStmt, ScopeStmt)):
-            placed.last_compound = k
-        return new, state
+        return placed
 
-    def _at(self) -> int:
-        """The index of the current statement in its block."""
-        return len(self.blocks[-1].snaps) - 1
+    def _after_compound(self) -> int:
+        placed = self.blocks[-1]
+        placed.last_compound = len(placed.snaps) - 1
+        return placed.last_compound
 
     def leaf(self, s: Stmt, state: State) -> State:
+        placed = self._before(state)
         got = self.access(s)
         if got is not None:
-            placed = self.blocks[-1]
             self._consume(len(placed.snaps) - 1, *got, state, placed)
         return state
 
     def enter_loop(self, s: ForStmt | WhileStmt, state: State) -> State:
+        self._before(state)
         self.gm.loop(s)
         return _copy(state, -1)
 
@@ -277,13 +279,21 @@ class _Run(ForwardWalk[State]):
         return _same(a, b)
 
     def exit_loop(self, s: ForStmt | WhileStmt, before: State, end: State) -> State:
-        return _join(before, [before, end], self._at())  # it may run no iteration
+        return _join(before, [before, end], self._after_compound())  # it may run no iteration
+
+    def enter_branch(self, s: IfStmt, state: State) -> State:
+        self._before(state)
+        return state
 
     def join(self, s: IfStmt, before: State, then_end: State, else_end: State) -> State:
-        return _join(before, [then_end, else_end], self._at())
+        return _join(before, [then_end, else_end], self._after_compound())
+
+    def enter_scope(self, s: ScopeStmt, state: State) -> State:
+        self._before(state)
+        return state
 
     def exit_scope(self, s: ScopeStmt, before: State, end: State) -> State:
-        return _join(before, [end], self._at())
+        return _join(before, [end], self._after_compound())
 
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""

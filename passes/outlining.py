@@ -44,6 +44,7 @@ from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
     ForStmt,
+    IfStmt,
     ReturnStmt,
     ScopeStmt,
     Stmt,
@@ -72,9 +73,17 @@ class _Statements(ForwardWalk[None]):
     def __init__(self) -> None:
         self.stmts: list[Stmt] = []
 
-    def stmt(self, s: Stmt, state: None) -> tuple[Stmt, None]:
+    def leaf(self, s: Stmt, state: None) -> None:
         self.stmts.append(s)
-        return super().stmt(s, state)
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
+        self.stmts.append(s)
+
+    def enter_branch(self, s: IfStmt, state: None) -> None:
+        self.stmts.append(s)
+
+    def enter_scope(self, s: ScopeStmt, state: None) -> None:
+        self.stmts.append(s)
 
 
 def _stmts(root: Stmt) -> list[Stmt]:
@@ -132,10 +141,12 @@ class _Buffers(_Statements):
         self.block(body, None)
 
     def leaf(self, s: Stmt, state: None) -> None:
+        super().leaf(s, state)
         if isinstance(s, AssignStmt):
             self._assign(s.var, s.value)
 
     def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
+        super().enter_loop(s, state)
         stmts = flatten_to_stmts(s.body)
         values = stmts[-1].value if stmts and isinstance(stmts[-1], YieldStmt) else []
         for k, ia in enumerate(s.iter_args):

@@ -72,7 +72,7 @@ class ForwardWalk(Generic[S]):
         return self.exit_block(body, stmts, state), state
 
     def stmt(self, s: Stmt, state: S) -> tuple[Stmt, S]:
-        """One statement of a block (dispatches to the hooks; override to see every statement)."""
+        """One statement of a block: a leaf, or a loop, if or scope with its bodies."""
         kind = _KINDS.get(type(s))
         if kind is None:
             kind = _KINDS[type(s)] = _kind(type(s))
@@ -83,7 +83,7 @@ class ForwardWalk(Generic[S]):
         if kind == _BRANCH:
             return self._branch(s, state)  # type: ignore[arg-type]
         assert isinstance(s, ScopeStmt)
-        body, end = self.block(s.body, state)
+        body, end = self.block(s.body, self.enter_scope(s, state))
         return (s if body is s.body else replace(s, body=body)), self.exit_scope(s, state, end)
 
     def _loop(self, s: ForStmt | WhileStmt, state: S) -> tuple[Stmt, S]:
@@ -147,6 +147,10 @@ class ForwardWalk(Generic[S]):
     def join(self, s: IfStmt, before: S, then_end: S, else_end: S) -> S:
         """The state after an if, from the ends of its branches (no else: ``else_end`` is the start)."""
         return then_end
+
+    def enter_scope(self, s: ScopeStmt, state: S) -> S:
+        """The state a scope statement's body starts from."""
+        return state
 
     def exit_scope(self, s: ScopeStmt, before: S, end: S) -> S:
         """The state after a scope statement, from the state before it and at the end of its body."""

@@ -22,7 +22,9 @@ SOURCE = """
                 else:
                     d: pl.Scalar[pl.INDEX] = pl.yield_(u)
                 u2, v2 = pl.yield_(d, x)
-            return u2
+            with pl.at(level=pl.Level.CORE_GROUP):
+                w: pl.Scalar[pl.INDEX] = u2 + v2
+            return w
 """
 
 
@@ -57,13 +59,19 @@ class _Trace(ForwardWalk[None]):
     def join(self, s: ir.IfStmt, before: None, then_end: None, else_end: None) -> None:
         self.events.append("join")
 
+    def enter_scope(self, s: ir.ScopeStmt, state: None) -> None:
+        self.events.append("enter scope")
+
+    def exit_scope(self, s: ir.ScopeStmt, before: None, end: None) -> None:
+        self.events.append("exit scope")
+
 
 def test_statements_come_in_program_order_with_one_pass_per_loop_by_default() -> None:
     trace = _Trace()
     trace.block(_main().body, None)
     assert trace.events == [
         "AssignStmt a", "enter loop", "enter if", "AssignStmt c", "YieldStmt", "YieldStmt", "join",
-        "YieldStmt", "exit loop", "ReturnStmt",
+        "YieldStmt", "exit loop", "enter scope", "AssignStmt w", "exit scope", "ReturnStmt",
     ]
 
 
@@ -122,8 +130,8 @@ def test_a_loop_is_walked_until_its_head_state_is_stable() -> None:
     # loop derives from x after one pass; the second pass confirms it.
     walk = _Derived()
     _, derived = walk.block(_main().body, frozenset({"x"}))
-    assert derived == frozenset({"x", "a", "u", "v", "c", "d", "u2", "v2"})
-    assert walk.walks == 1 + 2 * 3  # the function body, then two passes over the loop body and both branches
+    assert derived == frozenset({"x", "a", "u", "v", "c", "d", "u2", "v2", "w"})
+    assert walk.walks == 1 + 2 * 3 + 1  # the body; two passes over the loop body and both branches; the scope
 
 
 def test_the_fixpoint_carries_facts_around_the_back_edge() -> None:
@@ -176,7 +184,7 @@ class _MarkBlocks(ForwardWalk[None]):
 def test_rewritten_blocks_are_rebuilt_into_their_statements() -> None:
     body, _ = _MarkBlocks().block(_main().body, None)
     text = ir.Function("main", [], [], body, body.span).as_python()
-    assert text.count("pl.system.bar_all()") == 4  # the body, the loop body, then, else
+    assert text.count("pl.system.bar_all()") == 5  # the body, the loop body, then, else, the scope
     lines = [line.strip() for line in text.splitlines()]
     for i, line in enumerate(lines):
         if line.endswith(":") and not line.startswith("def "):
