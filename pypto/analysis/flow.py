@@ -65,24 +65,25 @@ class ForwardWalk(Generic[S]):
             return None, state
         state = self.enter_block(state)
         stmts: list[Stmt] = []
-        append, stmt = stmts.append, self.stmt
+        append, leaf, kinds = stmts.append, self.leaf, _KINDS
         for s in flatten_to_stmts(body):
-            new, state = stmt(s, state)
+            kind = kinds.get(type(s))
+            if kind is None:
+                kind = kinds[type(s)] = _kind(type(s))
+            if kind == _LEAF:
+                state = leaf(s, state)
+                append(s)
+                continue
+            if kind == _LOOP:
+                new, state = self._loop(s, state)  # type: ignore[arg-type]
+            elif kind == _BRANCH:
+                new, state = self._branch(s, state)  # type: ignore[arg-type]
+            else:
+                new, state = self._scope(s, state)  # type: ignore[arg-type]
             append(new)
         return self.exit_block(body, stmts, state), state
 
-    def stmt(self, s: Stmt, state: S) -> tuple[Stmt, S]:
-        """One statement of a block: a leaf, or a loop, if or scope with its bodies."""
-        kind = _KINDS.get(type(s))
-        if kind is None:
-            kind = _KINDS[type(s)] = _kind(type(s))
-        if kind == _LEAF:
-            return s, self.leaf(s, state)
-        if kind == _LOOP:
-            return self._loop(s, state)  # type: ignore[arg-type]
-        if kind == _BRANCH:
-            return self._branch(s, state)  # type: ignore[arg-type]
-        assert isinstance(s, ScopeStmt)
+    def _scope(self, s: ScopeStmt, state: S) -> tuple[Stmt, S]:
         body, end = self.block(s.body, self.enter_scope(s, state))
         return (s if body is s.body else replace(s, body=body)), self.exit_scope(s, state, end)
 
