@@ -19,6 +19,10 @@ defined after a body (``stmt_defs`` from :mod:`.defuse`)::
                  else_end: frozenset[Var]) -> frozenset[Var]:
             return (then_end & else_end) | frozenset(s.return_vars)
 
+        def exit_loop(self, s: ForStmt | WhileStmt, before: frozenset[Var],
+                      end: frozenset[Var]) -> frozenset[Var]:
+            return before | frozenset(s.return_vars)  # the body may not run
+
     _, defined = Defined().block(func.body, frozenset(func.params))
 """
 
