@@ -293,11 +293,12 @@ def test_a_written_in_param_becomes_out_or_inout() -> None:
 
 
 def test_an_in_param_written_through_a_loop_carry_becomes_out() -> None:
-    program = pl.parse(source("""
+    t = "pl.Tensor[[64, 16], pl.FP32]"
+    program = pl.parse(source(f"""
         @pl.program
         class Carried:
             @pl.function(type=pl.FunctionType.InCore)
-            def k(self, x: pl.Tensor[[64, 16], pl.FP32], y: pl.Tensor[[64, 16], pl.FP32]) -> pl.Tensor[[64, 16], pl.FP32]:
+            def k(self, x: {t}, y: {t}) -> {t}:
                 for i, (acc,) in pl.range(4, init_values=(y,)):
                     t = x[i * 16 : i * 16 + 16, :]
                     acc2 = pl.assemble(acc, pl.add(t, t), [i * 16, 0])
