@@ -486,9 +486,9 @@ class ConvertTensorToTileOps(ProgramPass):
     A tensor parameter read by a converted op is loaded once at the kernel's entry (into Mat for a
     matmul operand, else Vec); slices load at their offsets, assembles into GM tensors store at
     theirs (``out[i*32 : i*32 + 32, :] = y``), loop and if carries of converted values become
-    tiles. Written In parameters become Out (InOut when also read). Group and Spmd wrappers forward
-    new Out parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D
-    merges them).
+    tiles. Written In parameters (written directly, through an earlier write's result or through a
+    loop carrying them) become Out (InOut when also read). Group and Spmd wrappers forward new Out
+    parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D merges them).
     """
 
     source = outlined
