@@ -27,6 +27,7 @@ from pathlib import Path
 from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
+from pypto.analysis.roots import returned_params
 from pypto.analysis.windows import BLOCK_NUM, INDEX_DRIVEN, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
@@ -721,15 +722,16 @@ class OrchestrationEmitter(Emitter):
         inner call's result is the kernel's returned parameter, mapped back through the wrapper."""
         assert self.program is not None
         kernel, inner, inner_var = spmd_kernel(self.program, wrapper)
-        returns = function_index(wrapper).of(ReturnStmt)
+
+        def through_kernel(value: Var) -> Var:
+            if value is not inner_var:
+                return value
+            kernel_returns = _returned_params(inner, kernel)
+            arg = inner.args[kernel_returns[0]] if len(kernel_returns) == 1 else None
+            return arg if isinstance(arg, Var) else value
+
         names = []
-        for value in returns[0].value if returns else []:
-            k = next((k for k, p in enumerate(wrapper.params) if p is value), None)
-            if k is None and inner_var is not None and value is inner_var:
-                kernel_returns = _returned_params(inner, kernel)
-                if len(kernel_returns) == 1:
-                    arg = inner.args[kernel_returns[0]]
-                    k = next((k for k, p in enumerate(wrapper.params) if p is arg), None)
+        for k in returned_params(wrapper, through_kernel):
             if k is None:
                 raise CodegenError(f"no rule for a result of Spmd function '{wrapper.name}' that is not one of its "
                                    "parameters in orchestration", call.span,
@@ -1043,15 +1045,11 @@ def _block(stmt: Stmt) -> list[Stmt]:
 
 def _returned_params(call: Call | Submit, target: Function) -> list[int]:
     """The parameter index of each value ``target`` returns (ReturnParamsExplicit)."""
-    returns = function_index(target).of(ReturnStmt)
-    indices = []
-    for value in returns[0].value if returns else []:
-        k = next((k for k, p in enumerate(target.params) if p is value), None)
-        if k is None:
-            raise CodegenError(f"no rule for a result of '{target.name}' that is not one of its parameters in "
-                               "orchestration", call.span, "a kernel returns the Out/InOut tensors it writes")
-        indices.append(k)
-    return indices
+    indices = returned_params(target)
+    if None in indices:
+        raise CodegenError(f"no rule for a result of '{target.name}' that is not one of its parameters in "
+                           "orchestration", call.span, "a kernel returns the Out/InOut tensors it writes")
+    return [k for k in indices if k is not None]
 
 
 def _is_create(stmt: Stmt) -> bool:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pypto.analysis.flow import ForwardWalk
+from pypto.analysis.gm_alias import GmAliases
 from pypto.analysis.pipes import op_pipe
 from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
@@ -114,10 +115,12 @@ class _Pair:
 
 @dataclass
 class _Block:
-    """The syncs placed before each statement of one block."""
+    """The syncs placed before each statement of one block, and the walk's place in it."""
 
     pairs: list[_Pair] = field(default_factory=list)
     barriers: dict[int, list[PipeType]] = field(default_factory=dict)
+    snaps: list[State] = field(default_factory=list)  # the pending state before each statement
+    last_compound: int = -1  # the latest loop, if or scope statement
 
 
 class InsertPipeSync(FunctionPass):
@@ -154,57 +157,42 @@ class InsertPipeSync(FunctionPass):
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type not in _KERNELS:
             return func
-        run = _Run()
-        body, _ = run.block(_strip(func.body), {})
+        stripped, _ = _Strip().block(func.body, None)
+        body, _ = _Run().block(stripped, {})
         stmts = flatten_to_stmts(body)
         at = len(stmts) - 1 if stmts and isinstance(stmts[-1], ReturnStmt) else len(stmts)
         stmts.insert(at, _sync_call("system.bar_all", {}, func.body.span))
         return replace(func, body=block_of(stmts, func.body.span))
 
 
-def _strip(body: Stmt) -> Stmt:
-    """``body`` without the syncs an earlier run of the pass inserted."""
-    out = []
-    for s in flatten_to_stmts(body):
-        if isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.attrs.get("auto_sync"):
-            continue
-        out.append(_map_bodies(s, _strip))
-    return block_of(out, body.span)
+class _Strip(ForwardWalk[None]):
+    """A body without the syncs an earlier run of the pass inserted."""
 
-
-def _map_bodies(s: Stmt, fn: Callable[[Stmt], Stmt]) -> Stmt:
-    if isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
-        return replace(s, body=fn(s.body))
-    if isinstance(s, IfStmt):
-        return replace(s, then_body=fn(s.then_body), else_body=None if s.else_body is None else fn(s.else_body))
-    return s
+    def exit_block(self, body: Stmt, stmts: list[Stmt], state: None) -> Stmt:
+        kept = [s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call)
+                                         and s.expr.attrs.get("auto_sync"))]
+        # a first run finds none: the body stays the same object, nothing is rebuilt
+        return super().exit_block(body, kept, state) if len(kept) == len(stmts) else block_of(kept, body.span)
 
 
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
     return EvalStmt(Call(get_op(op), [], kwargs, attrs={"auto_sync": True}, type=UnknownType.get(), span=span), span)
 
 
-class _Run:
+class _Run(ForwardWalk[State]):
     """The sync placement of one kernel: blocks processed in order, loops to a fixpoint."""
+
+    loop_passes = None
 
     def __init__(self) -> None:
         self.uids: dict[int, int] = {}
         self.accesses: dict[int, _Access] = {}  # by uid: the one object of each distinct access
-        self.gm: dict[Var, Var] = {}  # store results -> the tensor they write
+        self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
+        self.blocks: list[_Block] = []  # the blocks being walked, innermost last
 
     # ---- accesses ------------------------------------------------------------------------------
     def _uid(self, stmt: Stmt) -> int:
         return self.uids.setdefault(id(stmt), len(self.uids))
-
-    def _gm_root(self, var: Var) -> Var:
-        while var in self.gm:
-            var = self.gm[var]
-        return var
-
-    def _alias(self, var: Var, tensor: Var) -> None:
-        """``var`` names the GM tensor ``tensor`` (a store result, a loop carry of a tensor)."""
-        if self._gm_root(tensor) is not var:
-            self.gm[var] = tensor
 
     def _regions(self, e: Expr) -> list[Region]:
         if isinstance(e, MakeTuple):
@@ -213,7 +201,7 @@ class _Run:
             return []
         t = e.type
         if isinstance(t, TensorType):
-            return [("gm", self._gm_root(e))]
+            return [("gm", self.gm.root(e))]
         if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
             ref, off = t.memref, t.memref.byte_offset
             value = getattr(off, "value", None)
@@ -241,11 +229,7 @@ class _Run:
             if effect is not Effect.READ:
                 writes += regions
         if isinstance(stmt, AssignStmt):
-            if isinstance(stmt.var.type, TensorType):  # a GM write's result names the tensor it wrote
-                tensors = [a for a in call.args if isinstance(a, Var) and isinstance(a.type, TensorType)
-                           and any(_overlap(self._regions(a)[0], w) for w in writes)]
-                if tensors:
-                    self._alias(stmt.var, tensors[0])
+            self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
             writes += self._regions(stmt.var)
         now = _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
         known = self.accesses.get(now.uid)
@@ -254,64 +238,66 @@ class _Run:
         self.accesses[now.uid] = now
         return pipe, now
 
-    # ---- blocks --------------------------------------------------------------------------------
-    def block(self, body: Stmt, entry: State) -> tuple[Stmt, State]:
-        """``body`` with its syncs, and the pending state after it; ``entry`` is the state before."""
-        stmts = flatten_to_stmts(body)
-        state = _copy(entry, -1)
-        placed = _Block()
-        snaps: list[State] = []
-        new: list[Stmt] = []
-        last_compound = -1
-        for k, s in enumerate(stmts):
-            snaps.append(_copy(state))
-            got = self.access(s)
-            if got is not None:
-                self._consume(k, *got, state, snaps, placed, last_compound)
-                new.append(s)
-                continue
-            if isinstance(s, (ForStmt, WhileStmt)):
-                s, state = self._loop(s, state, k)
-            elif isinstance(s, IfStmt):
-                s, state = self._if(s, state, k)
-            elif isinstance(s, ScopeStmt):
-                inner, after = self.block(s.body, state)
-                s, state = replace(s, body=inner), _join(state, [after], k)
-            else:
-                new.append(s)
-                continue
-            last_compound = k
-            new.append(s)
-        return block_of(_materialize(new, placed, body.span), body.span), state
+    # ---- the walk ------------------------------------------------------------------------------
+    # Positions in a state are those of the current block: a block starts with everything pending
+    # at -1, and what a loop, if or scope adds sits at that statement's index.
+    def enter_block(self, state: State) -> State:
+        self.blocks.append(_Block())
+        return _copy(state, -1)
 
-    def _loop(self, s: ForStmt | WhileStmt, state: State, k: int) -> tuple[Stmt, State]:
-        for it, rv in zip(s.iter_args, s.return_vars):
-            if isinstance(it.type, TensorType) and isinstance(it.initValue, Var):
-                self._alias(it, it.initValue)
-                self._alias(rv, it.initValue)
-        head = _copy(state, -1)
-        while True:
-            body, end = self.block(s.body, head)
-            merged = _join(head, [head, end], -1)
-            if _same(merged, head):
-                break
-            head = merged
-        return replace(s, body=body), _join(state, [state, end], k)  # it may run no iteration
+    def exit_block(self, body: Stmt, stmts: list[Stmt], state: State) -> Stmt:
+        return block_of(_materialize(stmts, self.blocks.pop(), body.span), body.span)
 
-    def _if(self, s: IfStmt, state: State, k: int) -> tuple[Stmt, State]:
-        then, after_then = self.block(s.then_body, state)
-        ends = [after_then]
-        other = None
-        if s.else_body is not None:
-            other, after_else = self.block(s.else_body, state)
-            ends.append(after_else)
-        else:
-            ends.append(_copy(state))
-        return replace(s, then_body=then, else_body=other), _join(state, ends, k)
+    # Each statement first records the state before it (where a set before it would see it); a
+    # loop, if or scope then becomes the block's latest compound statement.
+    def _before(self, state: State) -> _Block:
+        placed = self.blocks[-1]
+        placed.snaps.append(_copy(state))
+        return placed
 
-    def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, snaps: list[State],
-                 placed: _Block, last_compound: int) -> None:
+    def _after_compound(self) -> int:
+        placed = self.blocks[-1]
+        placed.last_compound = len(placed.snaps) - 1
+        return placed.last_compound
+
+    def leaf(self, s: Stmt, state: State) -> State:
+        placed = self._before(state)
+        got = self.access(s)
+        if got is not None:
+            self._consume(len(placed.snaps) - 1, *got, state, placed)
+        return state
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: State) -> State:
+        self._before(state)
+        self.gm.loop(s)
+        return _copy(state, -1)
+
+    def back_edge(self, s: ForStmt | WhileStmt, head: State, end: State) -> State:
+        return _join(head, [head, end], -1)
+
+    def same(self, a: State, b: State) -> bool:
+        return _same(a, b)
+
+    def exit_loop(self, s: ForStmt | WhileStmt, before: State, end: State) -> State:
+        return _join(before, [before, end], self._after_compound())  # it may run no iteration
+
+    def enter_branch(self, s: IfStmt, state: State) -> State:
+        self._before(state)
+        return state
+
+    def join(self, s: IfStmt, before: State, then_end: State, else_end: State) -> State:
+        return _join(before, [then_end, else_end], self._after_compound())
+
+    def enter_scope(self, s: ScopeStmt, state: State) -> State:
+        self._before(state)
+        return state
+
+    def exit_scope(self, s: ScopeStmt, before: State, end: State) -> State:
+        return _join(before, [end], self._after_compound())
+
+    def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
+        snaps, last_compound = placed.snaps, placed.last_compound
         while True:
             hazards = {q: [p for a, p in state.get((q, pipe), {}).items() if _hazard(a, now)]
                        for q in _PIPES if q is not pipe}

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pypto.analysis import expr_vars, op_name
+from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
 from pypto.ir.expr import Call, Var
 from pypto.ir.function import Function
@@ -26,8 +27,6 @@ from pypto.ir.stmt import (
     ForStmt,
     IfStmt,
     ReturnStmt,
-    ScopeStmt,
-    SeqStmts,
     Stmt,
     WhileStmt,
     YieldStmt,
@@ -63,7 +62,7 @@ class Lifetimes:
 def lifetimes(func: Function) -> Lifetimes:
     """The lifetimes of the on-chip tiles of ``func``."""
     walk = _Walk()
-    walk.block(func.body)
+    walk.block(func.body, None)
     out = Lifetimes(walk.defs, {}, walk.guards, walk.controls)
     for var, uses in walk.uses.items():
         if var not in walk.defs:
@@ -78,7 +77,9 @@ def lifetimes(func: Function) -> Lifetimes:
     return out
 
 
-class _Walk:
+class _Walk(ForwardWalk[None]):
+    """Numbers the statements (the walker's program order, each loop body once) and records defs and uses."""
+
     def __init__(self) -> None:
         self.n = 0
         self.loops: list[Loop] = []
@@ -105,50 +106,40 @@ class _Walk:
                 if isinstance(v.type, TileType):
                     self.uses.setdefault(v, []).append((n, list(self.loops)))
 
-    def block(self, stmt: Stmt | None) -> None:
-        if stmt is None:
-            return
-        if isinstance(stmt, SeqStmts):
-            for s in stmt.stmts:
-                self.block(s)
-        elif isinstance(stmt, AssignStmt):
+    def leaf(self, s: Stmt, state: None) -> None:
+        if isinstance(s, AssignStmt):
             n = self.tick()
-            self.read([stmt.value], n)
-            self.define(stmt.var, n)
-            self.guard(stmt)
-        elif isinstance(stmt, (EvalStmt, YieldStmt, ReturnStmt)):
+            self.read([s.value], n)
+            self.define(s.var, n)
+            self.guard(s)
+        elif isinstance(s, (EvalStmt, YieldStmt, ReturnStmt)):
             n = self.tick()
-            self.read([stmt.expr] if isinstance(stmt, EvalStmt) else list(stmt.value), n)
-        elif isinstance(stmt, (ForStmt, WhileStmt)):
-            self.loop(stmt)
-        elif isinstance(stmt, IfStmt):
-            self.controls.append(stmt)
-            n = self.tick()
-            self.read([stmt.condition], n)
-            self.block(stmt.then_body)
-            self.block(stmt.else_body)
-            for rv in stmt.return_vars:
-                self.define(rv, self.n)
-        elif isinstance(stmt, ScopeStmt):
-            self.block(stmt.body)
+            self.read([s.expr] if isinstance(s, EvalStmt) else list(s.value), n)
 
-    def loop(self, stmt: ForStmt | WhileStmt) -> None:
-        self.controls.append(stmt)
+    def enter_branch(self, s: IfStmt, state: None) -> None:
+        self.controls.append(s)
+        self.read([s.condition], self.tick())
+
+    def join(self, s: IfStmt, before: None, then_end: None, else_end: None) -> None:
+        for rv in s.return_vars:
+            self.define(rv, self.n)
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
+        self.controls.append(s)
         n = self.tick()
-        outer = list(self.loops)
-        bounds = [stmt.start, stmt.stop, stmt.step] if isinstance(stmt, ForStmt) else []
-        self.read(bounds + [ia.initValue for ia in stmt.iter_args], n)
-        loop = Loop(stmt, n)
-        self.loops.append(loop)
-        for ia in stmt.iter_args:
+        bounds = [s.start, s.stop, s.step] if isinstance(s, ForStmt) else []
+        self.read(bounds + [ia.initValue for ia in s.iter_args], n)
+        self.loops.append(Loop(s, n))
+        for ia in s.iter_args:
             self.define(ia, n)
-        if isinstance(stmt, WhileStmt):
-            self.read([stmt.condition], n)
-        self.block(stmt.body)
+        if isinstance(s, WhileStmt):
+            self.read([s.condition], n)
+
+    def exit_loop(self, s: ForStmt | WhileStmt, before: None, end: None) -> None:
+        loop = self.loops.pop()
         loop.end = self.n
-        self.loops.pop()
-        for rv in stmt.return_vars:
-            self.define(rv, loop.end, outer)
+        for rv in s.return_vars:
+            self.define(rv, loop.end, self.loops)
 
     def guard(self, stmt: AssignStmt) -> None:
         """§4.23 step 4, safe by default: the result may not share a buffer with a tile operand unless

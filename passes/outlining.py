@@ -30,7 +30,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk, walk_values
+from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk_values
+from pypto.analysis.flow import ForwardWalk
+from pypto.analysis.roots import returned_params
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, Level, ParamDirection, Role
@@ -42,6 +44,7 @@ from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
     ForStmt,
+    IfStmt,
     ReturnStmt,
     ScopeStmt,
     Stmt,
@@ -64,8 +67,29 @@ _TASK_KEYS = ("task_id_var", "manual_dep_edges", "allow_early_resolve", "predica
 # comparison expression, so ``var in some_list`` can be true for another variable.
 
 
+class _Statements(ForwardWalk[None]):
+    """Every statement of a body in program order, a compound one before its bodies."""
+
+    def __init__(self) -> None:
+        self.stmts: list[Stmt] = []
+
+    def leaf(self, s: Stmt, state: None) -> None:
+        self.stmts.append(s)
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
+        self.stmts.append(s)
+
+    def enter_branch(self, s: IfStmt, state: None) -> None:
+        self.stmts.append(s)
+
+    def enter_scope(self, s: ScopeStmt, state: None) -> None:
+        self.stmts.append(s)
+
+
 def _stmts(root: Stmt) -> list[Stmt]:
-    return [n for n in walk(root) if isinstance(n, Stmt)]
+    walk = _Statements()
+    walk.block(root, None)
+    return walk.stmts
 
 
 def _read_exprs(stmt: Stmt) -> list[Any]:
@@ -101,44 +125,35 @@ def defs(root: Stmt) -> list[Var]:
     return out
 
 
-def _returned_params(
-    func: Function, callee: Callable[[str], Function | None], memo: dict[str, list[int | None]]
-) -> list[int | None]:
-    """For each value ``func`` returns, the index of the parameter whose buffer it is (None: a new
-    value); a store into a parameter followed by ``return`` of the store result counts."""
-    stmts = flatten_to_stmts(func.body)
-    last = stmts[-1] if stmts else None
-    if not isinstance(last, ReturnStmt):
-        return []
-    buffers = _Buffers(func.body, callee, memo)
-    index = {id(p): i for i, p in enumerate(func.params)}
-    return [index.get(id(buffers.root(v))) if isinstance(v, Var) else None for v in last.value]
-
-
-class _Buffers:
+class _Buffers(_Statements):
     """Which buffer each tensor value of a body stands for (its root variable), and how the body
     uses the buffers of captured variables."""
 
     def __init__(self, body: Stmt, callee: Callable[[str], Function | None],
                  returned: dict[str, list[int | None]] | None = None) -> None:
+        super().__init__()
         self.callee = callee
         self._returned = {} if returned is None else returned  # per callee name, shared down the calls
         self.alias: dict[Var, Var] = {}
         self.loops: dict[Var, tuple[Var, Expr]] = {}  # return var -> (iter_arg, yielded value)
         self.calls: dict[Var, Call | Submit] = {}
         self.via_call: set[Var] = set()  # aliases made by a call of a program function
-        self.body = body
-        for s in _stmts(body):
-            if isinstance(s, AssignStmt):
-                self._assign(s.var, s.value)
-            elif isinstance(s, ForStmt | WhileStmt):
-                yielded = flatten_to_stmts(s.body)[-1] if flatten_to_stmts(s.body) else None
-                values = yielded.value if isinstance(yielded, YieldStmt) else []
-                for k, ia in enumerate(s.iter_args):
-                    if isinstance(ia.initValue, Var):
-                        self.alias[ia] = ia.initValue
-                    if k < len(s.return_vars) and k < len(values):
-                        self.loops[s.return_vars[k]] = (ia, values[k])
+        self.block(body, None)
+
+    def leaf(self, s: Stmt, state: None) -> None:
+        super().leaf(s, state)
+        if isinstance(s, AssignStmt):
+            self._assign(s.var, s.value)
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
+        super().enter_loop(s, state)
+        stmts = flatten_to_stmts(s.body)
+        values = stmts[-1].value if stmts and isinstance(stmts[-1], YieldStmt) else []
+        for k, ia in enumerate(s.iter_args):
+            if isinstance(ia.initValue, Var):
+                self.alias[ia] = ia.initValue
+            if k < len(s.return_vars) and k < len(values):
+                self.loops[s.return_vars[k]] = (ia, values[k])
 
     def _assign(self, var: Var, value: Expr) -> None:
         if isinstance(value, Var):
@@ -174,10 +189,12 @@ class _Buffers:
         return arg if isinstance(arg, Var) else None
 
     def returned(self, func: Function) -> list[int | None]:
-        """:func:`_returned_params` of ``func``, once per callee (a recursive call sees none)."""
+        """For each value ``func`` returns, the index of the parameter whose buffer it is (None: a new
+        value; a store into a parameter followed by ``return`` of the store result counts), once per
+        callee (a recursive call sees none)."""
         if func.name not in self._returned:
             self._returned[func.name] = []
-            self._returned[func.name] = _returned_params(func, self.callee, self._returned)
+            self._returned[func.name] = returned_params(func, _Buffers(func.body, self.callee, self._returned).root)
         return self._returned[func.name]
 
     def root(self, var: Var, calls: bool = True) -> Var:
@@ -202,7 +219,7 @@ class _Buffers:
     def direction(self, param: Var) -> ParamDirection:
         """``In``, ``Out`` or ``InOut`` from the uses of ``param``'s buffer in the body."""
         written = read = False
-        for s in _stmts(self.body):
+        for s in self.stmts:
             for kind in self._uses(s, param):
                 written |= kind is not Effect.READ
                 read |= kind is not Effect.WRITE
@@ -393,7 +410,7 @@ class Outliner(RewritePass):
             return [], {}
         captured = {v: d for v, d in zip(ins, dirs) if isinstance(v.type, TensorType)}
         targets: list[Var] = []
-        for s in _stmts(body):
+        for s in buffers.stmts:
             value = s.expr if isinstance(s, EvalStmt) else s.value if isinstance(s, AssignStmt) else None
             if isinstance(value, Call) and getattr(value.op, "name", None) == "tile.store" and len(value.args) > 2:
                 dest = value.args[2]

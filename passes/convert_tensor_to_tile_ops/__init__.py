@@ -7,6 +7,8 @@ The tile form of each tensor op comes from the registry :mod:`passes.tensor_to_t
 from __future__ import annotations
 
 from pypto.analysis import call_graph, function_index, op_name
+from pypto.analysis.flow import ForwardWalk
+from pypto.analysis.gm_alias import GmAliases
 from pypto.languages.invariants import (
     AivSplitValid,
     IncoreTileOps,
@@ -90,57 +92,61 @@ def fold_constant(e: Expr) -> int | None:
     return form.get(1, 0)
 
 
-def _stmts(stmt: Stmt | None) -> list[Stmt]:
-    """Every statement of ``stmt``, nested bodies included, in program order."""
-    out: list[Stmt] = []
-    for s in flatten_to_stmts(stmt) if stmt is not None else []:
-        out.append(s)
-        for field in ("then_body", "else_body", "body"):
-            sub = getattr(s, field, None)
-            if isinstance(sub, Stmt):
-                out.extend(_stmts(sub))
-    return out
-
-
 def _yielded(body: Stmt | None) -> list[Expr]:
     last = flatten_to_stmts(body)[-1:] if body is not None else []
     return list(last[0].value) if last and isinstance(last[0], YieldStmt) else []
 
 
-def tile_values(func: Function) -> set[Var]:
-    """The tensor-typed variables of ``func`` that hold tiles after conversion: results of converted
-    ops that produce tiles, and the loop/if carries such values flow through (to a fixpoint)."""
-    found: set[Var] = set()
-    stmts = _stmts(func.body)
-    changed = True
-    while changed:
-        changed = False
+class _TileValues(ForwardWalk[int]):
+    """The tensor-typed variables of a kernel that hold tiles after conversion: results of converted
+    ops that produce tiles, and the loop/if carries such values flow through (loops to a fixpoint).
+    The state is how many were found (they only grow). Records the kernel's GM aliases on the way."""
 
-        def add(var: Var) -> None:
-            nonlocal changed
-            if var not in found and isinstance(var.type, TensorType):
-                found.add(var)
-                changed = True
+    loop_passes = None
 
-        for s in stmts:
-            if isinstance(s, AssignStmt):
-                name = op_name(s.value) if isinstance(s.value, Call) else None
-                low = LOWERINGS.get(name) if name else None
-                if low is not None and low.tile_result(s.value, lambda a: a in found):
-                    add(s.var)
-                elif isinstance(s.value, Var) and s.value in found:
-                    add(s.var)
-            elif isinstance(s, (ForStmt, WhileStmt)):
-                for ia, y, rv in zip(s.iter_args, _yielded(s.body), s.return_vars):
-                    if ia.initValue in found or y in found or ia in found or rv in found:
-                        add(ia)
-                        add(rv)
-            elif isinstance(s, IfStmt):
-                branches = [_yielded(s.then_body), _yielded(s.else_body)]
-                for i, rv in enumerate(s.return_vars):
-                    if any(len(b) > i and b[i] in found for b in branches):
-                        add(rv)
-    return found
+    def __init__(self) -> None:
+        self.found: set[Var] = set()
+        self.aliases = GmAliases()
+
+    def add(self, var: Var) -> None:
+        if isinstance(var.type, TensorType):
+            self.found.add(var)
+
+    def leaf(self, s: Stmt, state: int) -> int:
+        if isinstance(s, AssignStmt):
+            self.aliases.assign(s)
+            name = op_name(s.value) if isinstance(s.value, Call) else None
+            low = LOWERINGS.get(name) if name else None
+            if low is not None and low.tile_result(s.value, lambda a: a in self.found):
+                self.add(s.var)
+            elif isinstance(s.value, Var) and s.value in self.found:
+                self.add(s.var)
+        return len(self.found)
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: int) -> int:
+        self.aliases.loop(s)
+        for ia, rv in zip(s.iter_args, s.return_vars):
+            if ia.initValue in self.found:
+                self.add(ia)
+                self.add(rv)
+        return len(self.found)
+
+    def back_edge(self, s: ForStmt | WhileStmt, head: int, end: int) -> int:
+        for ia, y, rv in zip(s.iter_args, _yielded(s.body), s.return_vars):
+            if y in self.found:
+                self.add(ia)
+                self.add(rv)
+        return len(self.found)
+
+    def exit_loop(self, s: ForStmt | WhileStmt, before: int, end: int) -> int:
+        return len(self.found)
+
+    def join(self, s: IfStmt, before: int, then_end: int, else_end: int) -> int:
+        branches = [_yielded(s.then_body), _yielded(s.else_body)]
+        for i, rv in enumerate(s.return_vars):
+            if any(len(b) > i and b[i] in self.found for b in branches):
+                self.add(rv)
+        return len(self.found)
 
 
 def _compute(name: str) -> bool:
@@ -169,7 +175,10 @@ class _Kernel(Rewrite):
     def convert(self, func: Function, program: Program) -> tuple[Function, list[TensorType]]:
         """The converted function and the types of the Out parameters it gained."""
         self.start(func, program)
-        self.tiles = tile_values(func)
+        values = _TileValues()
+        values.block(func.body, 0)
+        self.tiles = values.found
+        self.aliases = values.aliases  # a GM tensor written by an op is its target's buffer
         self.params = set(func.params)
         self.mat_operands = {
             a for c in function_index(func).of(Call) if op_name(c) in _MATMUL
@@ -185,12 +194,6 @@ class _Kernel(Rewrite):
         self.element_written: dict[Var, Span] = {}
         self.loaded: set[Var] = set()
         self.assigning: Var | None = None
-        # A GM tensor written by an assemble or a write is its target's buffer.
-        self.gm_alias = {
-            s.var: s.value.args[0]
-            for s in _stmts(func.body)
-            if isinstance(s, AssignStmt) and op_name(s.value) in ("tensor.assemble", "tensor.write")
-        }
         new = self.function(func)
         body = block_of([*self.entry_stmts, *flatten_to_stmts(new.body)], new.body.span)
         directions = [self._direction(p, d) for p, d in zip(func.params, func.param_directions)]
@@ -317,12 +320,9 @@ class _Kernel(Rewrite):
             written.setdefault(root, value.span)
 
     def _root(self, tensor: Expr) -> Var | None:
-        """The parameter a GM tensor value writes into (through stores and assembles)."""
-        seen: set[Var] = set()
-        while isinstance(tensor, Var) and tensor not in self.params and tensor not in seen:
-            seen.add(tensor)
-            tensor = self.gm_alias.get(tensor)
-        return tensor if isinstance(tensor, Var) and tensor in self.params else None
+        """The parameter a GM tensor value writes into (through stores, assembles and loop carries)."""
+        root = self.aliases.root(tensor) if isinstance(tensor, Var) else None
+        return root if root in self.params else None
 
     @on(ForStmt)
     def _for(self, node: ForStmt) -> Result:
@@ -484,9 +484,9 @@ class ConvertTensorToTileOps(ProgramPass):
     A tensor parameter read by a converted op is loaded once at the kernel's entry (into Mat for a
     matmul operand, else Vec); slices load at their offsets, assembles into GM tensors store at
     theirs (``out[i*32 : i*32 + 32, :] = y``), loop and if carries of converted values become
-    tiles. Written In parameters become Out (InOut when also read). Group and Spmd wrappers forward
-    new Out parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D
-    merges them).
+    tiles. Written In parameters (written directly, through an earlier write's result or through a
+    loop carrying them) become Out (InOut when also read). Group and Spmd wrappers forward new Out
+    parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D merges them).
     """
 
     source = outlined

@@ -5,7 +5,11 @@
 * :mod:`.liveness`: gen/kill summaries and live-after sets for pre-SSA code;
 * :mod:`.callgraph`: callees, the call graph of a program and its cycles;
 * :mod:`.names`: the supply of fresh compiler names;
-* :mod:`.memory_spaces`: call statements of a body and the memory spaces tile operands allow.
+* :mod:`.memory_spaces`: call statements of a body and the memory spaces tile operands allow;
+* :mod:`.flow`: ``ForwardWalk``, the one forward statement walk (loop fixpoint, branch join) the
+  flow analyses are written on;
+* :mod:`.roots`, :mod:`.gm_alias`: which buffer a variable names (orchestration roots, the
+  parameter a function returns; GM tensors inside a kernel).
 """
 
 from .callgraph import call_graph, callee, calls_functions, find_cycle, op_name

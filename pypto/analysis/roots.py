@@ -14,15 +14,23 @@ or any value with no alias edge). Alias edges
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
+from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
 
 from .callgraph import callee
+from .flow import ForwardWalk
 
 
-def returned_params(func: Function) -> list[int | None]:
-    """For each value ``func`` returns, the index of the parameter it is (None: not a parameter)."""
+def returned_params(func: Function, root: Callable[[Var], Var] | None = None) -> list[int | None]:
+    """For each value ``func`` returns, the index of the parameter it is (None: not a parameter).
+
+    The return is the last one of the body (outside loops and ifs); a returned tuple counts element
+    by element. With ``root``, a returned variable counts as the parameter it maps to (the buffer
+    it names, e.g. a store into the parameter).
+    """
     values: list[Expr] | None = None
     stack: list[Stmt] = [func.body]
     while stack:
@@ -38,17 +46,17 @@ def returned_params(func: Function) -> list[int | None]:
     if len(values) == 1 and isinstance(values[0], MakeTuple):
         values = list(values[0].elements)
     index = {p: i for i, p in enumerate(func.params)}
-    return [index.get(v) if isinstance(v, Var) else None for v in values]
+    return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in values]
 
 
-class Roots:
-    """The alias edges of one function, resolved to roots on demand."""
+class Roots(ForwardWalk[None]):
+    """The alias edges of one function (recorded in one walk in program order), resolved to roots on demand."""
 
     def __init__(self, func: Function, program: Program) -> None:
         self.program = program
         self.edges: dict[Var, Var] = {}
         self._calls: dict[Var, Call | Submit] = {}
-        self._visit(func.body)
+        self.block(func.body, None)
 
     def root(self, var: Var) -> Var:
         """The variable owning ``var``'s buffer."""
@@ -81,27 +89,18 @@ class Roots:
             return self.call_alias(self._calls[value.tuple], value.index)
         return None
 
-    def _visit(self, stmt: Stmt) -> None:
-        stack = [stmt]
-        while stack:
-            s = stack.pop()
-            if isinstance(s, AssignStmt):
-                if isinstance(s.value, (Call, Submit)) and isinstance(s.value.op, GlobalVar):
-                    self._calls[s.var] = s.value
-                alias = self.value_alias(s.value)
-                # a reassigned variable (out = self.k(a, out)) already owns the buffer: no cycle
-                if alias is not None and self.root(alias) is not s.var:
-                    self.edges[s.var] = alias
-            elif isinstance(s, (ForStmt, WhileStmt)):
-                for it, rv in zip(s.iter_args, s.return_vars):
-                    if isinstance(it.initValue, Var):
-                        for v in (it, rv):
-                            if self.root(it.initValue) is not v:
-                                self.edges[v] = it.initValue
-                stack.append(s.body)
-            elif isinstance(s, SeqStmts):
-                stack.extend(reversed(s.stmts))
-            elif isinstance(s, IfStmt):
-                stack.extend(b for b in (s.else_body, s.then_body) if b is not None)
-            elif isinstance(s, ScopeStmt):
-                stack.append(s.body)
+    def leaf(self, s: Stmt, state: None) -> None:
+        if isinstance(s, AssignStmt):
+            if isinstance(s.value, (Call, Submit)) and isinstance(s.value.op, GlobalVar):
+                self._calls[s.var] = s.value
+            alias = self.value_alias(s.value)
+            # a reassigned variable (out = self.k(a, out)) already owns the buffer: no cycle
+            if alias is not None and self.root(alias) is not s.var:
+                self.edges[s.var] = alias
+
+    def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
+        for it, rv in zip(s.iter_args, s.return_vars):
+            if isinstance(it.initValue, Var):
+                for v in (it, rv):
+                    if self.root(it.initValue) is not v:
+                        self.edges[v] = it.initValue

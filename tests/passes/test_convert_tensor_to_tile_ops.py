@@ -292,6 +292,24 @@ def test_a_written_in_param_becomes_out_or_inout() -> None:
     assert after.get_function("k").param_directions == [ir.ParamDirection.InOut, ir.ParamDirection.InOut]
 
 
+def test_an_in_param_written_through_a_loop_carry_becomes_out() -> None:
+    t = "pl.Tensor[[64, 16], pl.FP32]"
+    program = pl.parse(source(f"""
+        @pl.program
+        class Carried:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {t}, y: {t}) -> {t}:
+                for i, (acc,) in pl.range(4, init_values=(y,)):
+                    t = x[i * 16 : i * 16 + 16, :]
+                    acc2 = pl.assemble(acc, pl.add(t, t), [i * 16, 0])
+                    r = pl.yield_(acc2)
+                return r
+    """))
+    program = passes.PassManager(passes.front_passes()).run(program)
+    after = passes.convert_tensor_to_tile_ops()(program)
+    assert after.get_function("k").param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out]
+
+
 _ERRORS = {
     "no_lowering": (
         """
