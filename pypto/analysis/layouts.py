@@ -9,7 +9,8 @@ Each printed vector op (every tile op the vector pipe runs that an emitter has a
 exactly one table; a test checks it against the registry and the emitters' op tables.
 
 * :data:`ROW_MAJOR_OPERANDS`: the tile operands that must be row-major. Per element ops compute an
-  ``[N, 1]`` column as its ``[1, N]`` row (the same bytes); the others get a row-major copy.
+  ``[N, 1]`` column as its ``[1, N]`` row (the same bytes); other ops get a row-major copy of a
+  col-major operand, which a column cannot have (its row-major rows would not fill 32-byte blocks).
 * :data:`ANY_LAYOUT`: ops whose implementations handle both layouts.
 """
 
@@ -24,8 +25,8 @@ class RowMajorNeed:
     """The operands (parameter names) of an op that must be row-major.
 
     ``per_element``: the op computes element by element, so an ``[N, 1]`` column operand may be
-    reshaped to its ``[1, N]`` row (and the result reshaped back); otherwise the column is moved
-    into a row-major tile of its own shape.
+    reshaped to its ``[1, N]`` row (and the result reshaped back); otherwise a col-major operand is
+    moved into a row-major tile of its own shape, which a column cannot be.
     """
 
     operands: frozenset[str]
@@ -55,6 +56,18 @@ def _table() -> dict[str, RowMajorNeed]:
     for name in ("adds", "muls", "divs", "maximums"):
         t[f"tile.{name}"] = _need("lhs")
     t["tile.lrelu"] = _need("tile")
+    # npu TSubS, TMins, TBitwiseSOp (TANDS/TORS/TSHLS/TSHRS) and TCvt assert nothing but step from row
+    # to row by RowStride: a col-major tile would be read as if it were row-major.
+    for name in ("subs", "minimums", "ands", "ors", "shls", "shrs"):
+        t[f"tile.{name}"] = _need("lhs")
+    t["tile.cast"] = _need("tile")
+    # npu TFillPad on Vec tiles steps by RowStride too (the pad region follows the valid one).
+    t["tile.fillpad"] = _need("tile")
+    t["tile.fillpad_inplace"] = _need("tile")
+    t["tile.fillpad_expand"] = _need("tile", per_element=False)
+    # npu TConcat: rows of both sources by RowStride; npu TCmp: row i at i * Cols.
+    t["tile.concat"] = _need("lhs", "rhs", per_element=False)
+    t["tile.cmp"] = _need("lhs", "rhs")
     # npu TFmodS; TRemS; TXorS (TORS/TANDS then TNOT, a TUnaryOp) with its scratch tile.
     t["tile.fmods"] = _need("lhs")
     t["tile.rems"] = _need("lhs", "tmp")
@@ -101,15 +114,14 @@ def _table() -> dict[str, RowMajorNeed]:
 
 ROW_MAJOR_OPERANDS: Final[dict[str, RowMajorNeed]] = _table()
 
-# Implementations that handle either layout (branch on ``isRowMajor`` or index through the tile):
-# cpu ElementTileOp (TADDC/TSUBC/TADDSC/TSUBSC), cpu TBinSOps CONSTRAINT_VEC (TSUBS, TMINS, TANDS,
-# TORS, TSHLS, TSHRS) with npu TSubS/TMins/TBitwiseSOp, TCmp, TCvt, TCI, TExpandS, TConcat,
-# TFillPad on Vec tiles, TMOV (tile.assemble); TColArgMax/Min (npu, cpu TReduceIdx) take an ND or DN
-# source and need a row-major dst, which their [1, N] result always is.
+# Implementations that handle either layout: TExpandS (tile.full, tile.expands) and TMOV
+# (tile.assemble) branch on ``isRowMajor``; TColArgMax/Min (npu, cpu TReduceIdx) take an ND or DN
+# source and need a row-major dst, which their [1, N] result always is; npu TCI static_asserts a
+# single row (Rows == 1), which a row-major and a col-major tile store alike; TADDC/TSUBC/TADDSC/TSUBSC
+# have only the CPU model, cpu ElementTileOp, which follows each tile's layout.
 ANY_LAYOUT: Final = frozenset(
-    {f"tile.{n}" for n in ("addc", "subc", "addsc", "subsc", "subs", "minimums", "ands", "ors", "shls", "shrs",
-                           "cmp", "cast", "ci", "full", "expands", "concat", "fillpad", "fillpad_expand",
-                           "fillpad_inplace", "assemble", "col_argmax", "col_argmin")}
+    {f"tile.{n}" for n in ("addc", "subc", "addsc", "subsc", "ci", "full", "expands", "assemble",
+                           "col_argmax", "col_argmin")}
 )
 
 
