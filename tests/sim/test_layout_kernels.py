@@ -2,8 +2,9 @@
 
 RMSNorm reduces each row to an ``[N, 1]`` column (col-major) and then scales it with scalar ops
 that pto-isa runs only on row-major tiles; the second kernel feeds a col-major tile to reductions
-and broadcasts. ResolveBackendOpLayouts makes each operand row-major; the C++ builds and the
-results equal the interpreter's.
+and broadcasts, the third casts a column and applies more scalar ops to it.
+ResolveBackendOpLayouts makes each operand row-major; the C++ builds and the results equal the
+interpreter's.
 """
 
 from __future__ import annotations
@@ -49,12 +50,24 @@ class Layouts:
         out = pl.store(pl.maximum(d, c), [0, 0], y)
         return out
 
+    @pl.function(type=pl.FunctionType.InCore)
+    def column_ops(self, x: pl.Tensor[[16, 64], pl.FP32],
+                   y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        tmp = pl.create_tile([16, 64], dtype=pl.FP32)
+        h = pl.cast(pl.row_max(t, tmp), pl.FP16)
+        c = pl.minimum(pl.sub(pl.cast(h, pl.FP32), 0.5), 1.0)
+        out = pl.store(pl.row_expand_sub(t, c), [0, 0], y)
+        return out
+
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[16, 64], pl.FP32], a: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
-             b: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
+             b: pl.Out[pl.Tensor[[16, 64], pl.FP32]], c: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+             ) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
         a = self.rms_norm(x, a)
         b = self.col_major(x, b)
-        return a, b
+        c = self.column_ops(x, c)
+        return a, b, c
 """
 
 
@@ -63,7 +76,7 @@ def test_row_major_needs_of_column_and_col_major_operands_run_equal_to_the_inter
 ) -> None:
     compiled = ir.compile(pl.parse(SOURCE), output_dir=tmp_path / "layouts")
     x = np.random.default_rng(29).standard_normal((16, 64)).astype(np.float32)
-    got = [np.zeros((16, 64), np.float32) for _ in range(2)]
+    got = [np.zeros((16, 64), np.float32) for _ in range(3)]
     want = [g.copy() for g in got]
     compiled.run(x, *got, cache_dir=kernel_cache)
     compiled.interpret(x, *want)
@@ -71,5 +84,7 @@ def test_row_major_needs_of_column_and_col_major_operands_run_equal_to_the_inter
     np.testing.assert_allclose(want[0], rms, rtol=1e-5, atol=1e-6)
     centred = x - x.max(axis=1, keepdims=True) - x.sum(axis=0, keepdims=True)
     np.testing.assert_allclose(want[1], np.maximum(centred, x), rtol=1e-5, atol=1e-5)
+    column = np.minimum(x.max(axis=1, keepdims=True).astype(np.float16).astype(np.float32) - 0.5, 1.0)
+    np.testing.assert_allclose(want[2], x - column, rtol=1e-6)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
