@@ -47,7 +47,7 @@ from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
-from .cce_ops import DST, Buffer, Flag, GlobalElement, Instr, Intrinsic, Method, SpmdIndex, Transfer
+from .cce_ops import CCE_OPS, DST, Buffer, Flag, GlobalElement, Instr, Intrinsic, Method, SpmdIndex, Transfer
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dims, tensor_strides, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
@@ -57,8 +57,10 @@ from .cpp_names import cpp_identifier
 from .target import CCE
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
-# Names the kernel file itself defines or takes: IR names equal to them get a "_" suffix.
-_RESERVED = frozenset({"args", "kernel_entry"})
+# Names the kernel file itself defines or takes, and the functions its rules call (a local of that
+# name would hide them): IR names equal to them get a "_" suffix.
+_RESERVED = frozenset({"args", "kernel_entry"}) | {
+    rule.mnemonic for rule in CCE_OPS.values() if rule.mnemonic and not isinstance(rule, Method)}
 _INFIX: dict[type, str] = {**INFIX, Xor: "!="}
 _PREFIX = PREFIX
 # Launch-identity parameters follow the others in this order (docs/codegen.md#pto).

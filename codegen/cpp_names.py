@@ -1,8 +1,10 @@
-"""C++ identifiers for IR names: the keyword set the CCE and orchestration emitters share."""
+"""C++ identifiers for IR names: the keyword set and header names the CCE and orchestration emitters share."""
 
 from __future__ import annotations
 
 import re
+
+from .cpp_target_names import TARGET_NAMES
 
 # C++20 keywords and alternative tokens: a PyPTO name equal to one of them gets a trailing "_".
 CPP_KEYWORDS = frozenset(
@@ -15,10 +17,15 @@ CPP_KEYWORDS = frozenset(
     "unsigned using virtual void volatile wchar_t while xor xor_eq".split()
 )
 
+# Macros, types, enumerators and variables the headers of the generated sources declare
+# (scripts/gen_cpp_target_names.py): ``half x(16, 64);`` or a kernel named ``int8_t`` would not build.
+HEADER_NAMES = frozenset().union(*TARGET_NAMES.values())
+
 
 def cpp_identifier(name: str, reserved: frozenset[str] = frozenset()) -> str:
     """``name`` as a C++ identifier: other characters become ``_``, a leading digit gets a ``_``
-    prefix, and a C++ keyword (or a name in ``reserved``, the emitter's own) gets a ``_`` suffix."""
+    prefix, and a C++ keyword, a name the target headers declare (or a name in ``reserved``, the
+    emitter's own) gets a ``_`` suffix."""
     text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "v"
     text = "_" + text if text[0].isdigit() else text
-    return text + "_" if text in CPP_KEYWORDS or text in reserved else text
+    return text + "_" if text in CPP_KEYWORDS or text in HEADER_NAMES or text in reserved else text

@@ -1,17 +1,14 @@
-"""ResolveBackendOpLayouts: operands of ops the vector unit runs only on row-major tiles are made
+"""ResolveBackendOpLayouts: operands of vector ops pto-isa runs only on row-major tiles are made
 row-major first, and the results get the layout they had back (docs/passes.md#resolvebackendoplayouts).
 
-The row-major-only ops are those whose pto-isa implementation static_asserts ``isRowMajor`` on its
-operands (include/pto/npu/a2a3: TAdd, TSub, TMul, TDiv, TMax, TMin, TFmod(S), TRem(S), TAnd, TOr,
-TXor, TShl, TShr, TPart*, TCmps, TExpandS, TPrelu, TSel(s), TSort32, TMrgSort and the TUnaryOp family), and those whose
-CPU model (include/pto/cpu, what a2a3sim runs) does: TAddS, TMulS, TDivS, TMaxS, TLRelu
-(TBinSOps.hpp), the TColExpand* family (TColExpandOp.hpp), and, for their tile operand only, the
-TRowExpand* family (its destination, TRowExpandOp.hpp) and TRowArgMax/Min (its source, TReduceIdx.hpp).
+Which operands each op needs row-major is an op fact (:mod:`pypto.analysis.layouts`, read from
+pto-isa's static_asserts in its a2a3 and CPU implementations).
 """
 
 from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
+from pypto.analysis.layouts import RowMajorNeed, row_major_need
 from pypto.languages.placed import placed
 
 from pypto.ir import op_registry
@@ -27,30 +24,21 @@ from pypto.ir.types import TileType
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import rebuild
 
-_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "fmod", "rem", "and", "or", "xor", "shl", "shr")
-_UNARY = ("exp", "log", "sqrt", "rsqrt", "recip", "abs", "neg", "relu", "not")
-ROW_MAJOR_ONLY = frozenset(
-    {f"tile.{n}" for n in (*_BINARY, *_UNARY)}
-    | {f"tile.part_{n}" for n in ("add", "mul", "max", "min")}
-    | {"tile.fmods", "tile.rems", "tile.xors", "tile.cmps", "tile.expands", "tile.prelu", "tile.sel", "tile.sels"}
-    | {"tile.sort32", "tile.mrgsort_format1"}
-    | {f"tile.{n}" for n in ("adds", "muls", "divs", "maximums", "lrelu")}
-    | {f"tile.col_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
-    | {f"tile.row_expand_{n}" for n in ("add", "sub", "mul", "div", "max", "min", "expdif")}
-    | {"tile.row_argmax", "tile.row_argmin"}
-)
-# Ops of ROW_MAJOR_ONLY of which only these operands (and so the result) must be row-major.
-_ROW_MAJOR_OPERANDS = {f"tile.row_{n}": frozenset({"tile"})
-                       for n in ("expand_add", "expand_sub", "expand_mul", "expand_div", "expand_max", "expand_min",
-                                 "expand_expdif", "argmax", "argmin")}
 
-
-def _converted(call: Call) -> list[bool]:
-    """Per argument of a ROW_MAJOR_ONLY call: whether it must be made row-major (it is col-major)."""
-    names = _ROW_MAJOR_OPERANDS.get(op_name(call))
+def _converted(call: Call, need: RowMajorNeed) -> list[bool]:
+    """Per argument of ``call``: whether it must be made row-major (a col-major operand ``need`` names)."""
     params = op_registry.get_entry(op_name(call)).params
-    return [_col_major(a.type) and (names is None or (i < len(params) and params[i].name in names))
+    return [_col_major(a.type) and i < len(params) and params[i].name in need.operands
             for i, a in enumerate(call.args)]
+
+
+def _conversions(call: Call) -> tuple[RowMajorNeed, list[bool]] | None:
+    """The need of ``call``'s op and its operands to convert, or None when none is to be converted."""
+    need = row_major_need(op_name(call))
+    if need is None:
+        return None
+    converted = _converted(call, need)
+    return (need, converted) if any(converted) else None
 
 
 def _col_major(t: object) -> bool:
@@ -75,7 +63,7 @@ _EXPAND_FORM = {f"tile.{n}": f"row_expand_{f}" for n, f in
 
 
 class ResolveBackendOpLayouts(RewritePass):
-    """Give row-major-only vector ops row-major operands, and restore their results' layout.
+    """Give vector ops the row-major operands pto-isa needs, and restore their results' layout.
 
     before:  m: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_max(t, tmp)      # col-major
              e: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.exp(m)
@@ -84,10 +72,11 @@ class ResolveBackendOpLayouts(RewritePass):
              e_row: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(m_row)
              e: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(e_row, [64, 1])
 
-    A col-major ``[N, 1]`` operand is reshaped to ``[1, N]`` (no data moves); any other col-major
-    operand is moved into a row-major copy (``tile.move(..., blayout=row_major,
-    slayout=none_box)``). A result whose layout changed is reshaped (or moved) back, so its users
-    see the type they saw before.
+    A col-major ``[N, 1]`` operand of a per-element op is reshaped to ``[1, N]`` (no data moves);
+    any other col-major operand is moved into a row-major copy (``tile.move(..., blayout=row_major,
+    slayout=none_box)``). A column operand of an op that is not per element has no row-major form:
+    an error. A result whose layout changed is reshaped (or moved) back, so its users see the type
+    they saw before.
     """
 
     source = placed
@@ -95,18 +84,21 @@ class ResolveBackendOpLayouts(RewritePass):
     def applies(self, func: Function) -> bool:
         # Only a row-major-only op with a col-major operand is rewritten.
         return is_incore_type(func.func_type) and any(
-            op_name(call) in ROW_MAJOR_ONLY and any(_converted(call)) for call in function_index(func).of(Call))
+            _conversions(call) is not None for call in function_index(func).of(Call))
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
         call = node.value
-        if not (isinstance(call, Call) and op_name(call) in ROW_MAJOR_ONLY):
+        found = _conversions(call) if isinstance(call, Call) else None
+        if found is None:
             return self.children(node)
-        converted = _converted(call)
-        if not any(converted):
-            return self.children(node)
+        need, converted = found
         for a, convert in zip(call.args, converted):
-            if convert and _column(a.type) and not _same_shape(a.type, call.type):
+            if not (convert and _column(a.type)):
+                continue
+            if not need.per_element:
+                raise self.column_error(call, a.type, node.span)
+            if not _same_shape(a.type, call.type):
                 raise self.broadcast_error(call, a.type, node.span)
         args = [self.row_major(a, call.span) if convert else a
                 for a, convert in zip(self.expr(list(call.args)), converted)]
@@ -130,6 +122,16 @@ class ResolveBackendOpLayouts(RewritePass):
             "the vector unit runs it only on operands of one shape",
             span,
             hint=f"broadcast the column with {instead}",
+        )
+
+    def column_error(self, call: Call, column: TileType, span: Span) -> Exception:
+        """A column operand of an op that is not per element: no row-major tile holds a column."""
+        return self.error(
+            f"{op_name(call)} runs only on row-major tiles, and its operand {format_dims(column.shape)} is a "
+            "column, which is col-major (a row-major row must fill whole 32-byte blocks)",
+            span,
+            hint="compute on the column's [1, N] reshape (pl.reshape), where a row reduction of the row "
+            "stands for a column reduction of the column, or on a wider tile",
         )
 
     def row_major(self, value: Expr, span: Span) -> Expr:

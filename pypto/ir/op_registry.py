@@ -24,7 +24,7 @@ from typing import Any, Callable, NoReturn
 from . import hooks
 from .enums import FunctionType, MemorySpace
 from .errors import IRTypeError, IRValueError
-from .expr import Call, Expr, Op
+from .expr import Call, ConstInt, Expr, Op
 from .span import Span
 from .type_base import PtrType, ScalarType, TupleType, Type, UnknownType
 from .types import ArrayType, TensorType, TileType
@@ -44,12 +44,14 @@ class OpTypeError(IRTypeError, ValueError):
 
 
 class OpValueError(IRValueError):
-    """An op call has an argument or keyword of the right kind but a bad value."""
+    """An op call has an argument or keyword of the right kind but a bad value; ``hint`` says what
+    to write instead, where the rule knows."""
 
-    def __init__(self, message: str, op: str = "", span: Span | None = None) -> None:
+    def __init__(self, message: str, op: str = "", span: Span | None = None, hint: str | None = None) -> None:
         super().__init__(message)
         self.op = op
         self.span = span or Span.unknown()
+        self.hint = hint
 
 
 class Effect(enum.Enum):
@@ -421,9 +423,9 @@ class CallInfo:
             return None
         return spec.default
 
-    def fail(self, message: str) -> NoReturn:
+    def fail(self, message: str, hint: str | None = None) -> NoReturn:
         """Raise a ValueError naming the op."""
-        raise OpValueError(f"Operator '{self.op}': {message}", self.op, self.span)
+        raise OpValueError(f"Operator '{self.op}': {message}", self.op, self.span, hint)
 
     def type_fail(self, message: str) -> NoReturn:
         """Raise a TypeError naming the op."""
@@ -549,7 +551,20 @@ def deduce_type(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: S
     params = _check_args(entry, args, span)
     stored = _check_kwargs(entry, kwargs, span)
     ci = CallInfo(entry, list(args), stored, span, params)
-    return _stamp_memory(entry, ci, entry.deduce(ci)), stored
+    result = entry.deduce(ci)
+    _check_extents(ci, result)
+    return _stamp_memory(entry, ci, result), stored
+
+
+def _check_extents(ci: CallInfo, result: Type) -> None:
+    """A tile has at least one row and one column: pto-isa's Tile static_asserts ``Rows > 0 && Cols > 0``
+    (include/pto/common/pto_tile.hpp), so an empty tile would fail the kernel's C++ build."""
+    for t in result.types if isinstance(result, TupleType) else [result]:
+        if isinstance(t, TileType) and any(isinstance(d, ConstInt) and d.value <= 0 for d in t.shape):
+            ci.fail(f"the result tile {format_dims(t.shape)} is empty: a tile needs at least one element along "
+                    "each axis",
+                    hint="give each axis at least one element (valid_shape marks a partly filled tile), or skip "
+                    "the op when there is nothing to compute")
 
 
 def create_op_call(op_name: str, args: list[Any], *rest: Any) -> Call:

@@ -55,15 +55,15 @@ def test_a_slice_runs_on_the_side_of_its_source(space: ir.MemorySpace, side: Aff
 
 
 def _op_keyed_tables() -> dict[str, set[str]]:
-    from pypto.analysis import reductions, windows
+    from pypto.analysis import layouts, reductions, windows
     from pypto.ir.printer import op_shapes
 
     flatten_tile_nd_to_2d = importlib.import_module("pypto.passes.flatten_tile_nd_to_2d")
     resolve_backend_op_layouts = importlib.import_module("pypto.passes.resolve_backend_op_layouts")
 
     return {
-        "ROW_MAJOR_ONLY": set(resolve_backend_op_layouts.ROW_MAJOR_ONLY),
-        "_ROW_MAJOR_OPERANDS": set(resolve_backend_op_layouts._ROW_MAJOR_OPERANDS),
+        "ROW_MAJOR_OPERANDS": set(layouts.ROW_MAJOR_OPERANDS),
+        "ANY_LAYOUT": set(layouts.ANY_LAYOUT),
         "_EXPAND_FORM": set(resolve_backend_op_layouts._EXPAND_FORM)
         | {"tile." + v for v in resolve_backend_op_layouts._EXPAND_FORM.values()},
         "flatten _RULES": set(flatten_tile_nd_to_2d._RULES),
@@ -79,13 +79,30 @@ def test_op_keyed_tables_name_registered_ops(table: str) -> None:
     assert sorted(n for n in _op_keyed_tables()[table] if not is_op_registered(n)) == []
 
 
-def test_row_major_operands_are_parameters_of_row_major_ops() -> None:
-    from pypto.passes.resolve_backend_op_layouts import _ROW_MAJOR_OPERANDS, ROW_MAJOR_ONLY
+def _printed_vector_ops() -> set[str]:
+    from codegen.cce_ops import CCE_OPS
+    from codegen.pto_ops import PTO_OPS
 
-    assert set(_ROW_MAJOR_OPERANDS) <= ROW_MAJOR_ONLY
-    assert all(get_entry(op).core_side == "aiv" for op in ROW_MAJOR_ONLY)
-    assert {op: names - {p.name for p in get_entry(op).params} for op, names in _ROW_MAJOR_OPERANDS.items()
-            if names - {p.name for p in get_entry(op).params}} == {}
+    return {e.name for e in TILE_OPS if pipe_rule(e.name) is ir.PipeType.V and (e.name in CCE_OPS or e.name in PTO_OPS)}
+
+
+def test_every_printed_vector_op_has_its_layout_need_once() -> None:
+    """A vector op an emitter prints says which operands pto-isa needs row-major, or that it takes any layout."""
+    from pypto.analysis.layouts import ANY_LAYOUT, ROW_MAJOR_OPERANDS
+
+    assert sorted(_printed_vector_ops() - set(ROW_MAJOR_OPERANDS) - ANY_LAYOUT) == []
+    assert sorted(set(ROW_MAJOR_OPERANDS) & ANY_LAYOUT) == []
+    assert sorted((set(ROW_MAJOR_OPERANDS) | ANY_LAYOUT) - _printed_vector_ops()) == []
+
+
+def test_row_major_operands_are_tile_parameters_of_their_ops() -> None:
+    from pypto.analysis.layouts import ROW_MAJOR_OPERANDS
+
+    def not_tiles(op: str, names: frozenset[str]) -> set[str]:
+        return set(names) - {p.name for p in get_entry(op).params if "tile" in p.accepts}
+
+    assert {op: not_tiles(op, need.operands) for op, need in ROW_MAJOR_OPERANDS.items()
+            if not need.operands or not_tiles(op, need.operands)} == {}
 
 
 def test_flatten_other_axis_prefixes_each_name_a_registered_op() -> None:

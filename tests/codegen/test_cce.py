@@ -268,6 +268,24 @@ return y1
     assert "    double_(double__1, y);\n" in text
 
 
+def test_names_the_target_headers_declare_are_suffixed() -> None:
+    """half and bfloat16_t are pto-isa typedefs, int8_t a <stdint.h> one, PIPE_V an enumerator and
+    TLOAD a function the kernel calls: as C++ names of a kernel or its variables they do not build."""
+    source = _kernel(f"""
+{_ALLOC}
+bfloat16_t: {_VEC.format(off=0)} = pl.load(int8_t, [0, 0], [64, 64])
+PIPE_V: {_VEC.format(off=0)} = pl.tile.exp(bfloat16_t)
+TLOAD: pl.Tensor[[64, 64], pl.FP32] = pl.store(PIPE_V, [0, 0], y)
+return TLOAD
+""", params="int8_t: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]").replace(
+        "def k(", "def half(")
+    text = generate_cce(pl.parse_program(source))["kernels/aiv/half.cpp"]
+    assert "static __aicore__ void half_(__gm__ float* int8_t_, __gm__ float* y) {" in text
+    assert "TLOAD(bfloat16_t_, int8_t__gt);" in text
+    assert "TEXP(PIPE_V_, bfloat16_t_);" in text
+    assert "    half_(int8_t_, y);\n" in text
+
+
 def test_a_strided_slice_is_declared_with_its_source_pitch() -> None:
     """A [64, 32] window of a 64 x 64 tile (stride [64, 1]) is a 64 x 64 Tile whose valid region is
     the window: TSUBVIEW offsets it by its source's pitch, and every op reads its rows 64 apart."""

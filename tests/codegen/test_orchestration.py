@@ -198,7 +198,7 @@ def test_a_while_loop_declares_its_carries() -> None:
     assert "            int64_t m_1 = m + 1;\n            m = m_1;\n        }\n" in text
 
 
-def _scalar_task(arg: str) -> ir.Program:
+def _scalar_task(arg: str, param: str = "int") -> ir.Program:
     src = (
         "import pypto.language as pl\n\n"
         "@pl.program\n"
@@ -207,7 +207,7 @@ def _scalar_task(arg: str) -> ir.Program:
         "    def k(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], s: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
         "        return y\n\n"
         "    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)\n"
-        "    def main(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], int: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
+        f"    def main(self, y: pl.Out[pl.Tensor[[64, 64], pl.FP32]], {param}: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
         "        with pl.scope():\n"
         f"            y = self.k(y, {arg}, attrs={{\"arg_directions\": [pl.adir.output_existing, pl.adir.scalar]}})\n"
         "        return y\n"
@@ -226,6 +226,13 @@ def test_names_that_are_cpp_keywords_are_suffixed() -> None:
     text = generate_orchestration(_scalar_task("int"))["orchestration/main.cpp"]
     assert "params_t0.add_scalar(int_);" in text
     assert " int = " not in text
+
+
+@pytest.mark.parametrize("name", ["size_t", "ChipTensor", "stdin"])
+def test_names_the_target_headers_declare_are_suffixed(name: str) -> None:
+    # A <stddef.h> typedef, a type of simpler's tensor.h and a <stdio.h> macro do not build as names.
+    text = generate_orchestration(_scalar_task(name, param=name))["orchestration/main.cpp"]
+    assert f"params_t0.add_scalar({name}_);" in text
 
 
 def _sliced_task(parent: str, window: str) -> ir.Program:

@@ -378,3 +378,18 @@ def test_self_call_arity() -> None:
     )
     with pytest.raises(ParserTypeError, match=r"function 'k' takes 1 argument\(s\) but 2 were given"):
         pl.parse(text)
+
+
+# ----- empty tiles ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [[0, 64], [64, 0]])
+def test_a_tile_without_rows_or_columns_is_refused_with_a_hint(shape: list[int]) -> None:
+    # pto-isa's Tile static_asserts Rows > 0 && Cols > 0: the kernel's C++ build would fail.
+    with pytest.raises(InvalidOperationError) as err:
+        parse_body(f"t = pl.load(x, [0, 0], {shape})")
+    assert err.value.message == (f"Operator 'tile.load': the result tile {shape} is empty: a tile needs at least one "
+                                 "element along each axis")
+    assert err.value.span.begin_line == 3
+    assert err.value.hint == ("give each axis at least one element (valid_shape marks a partly filled tile), or skip "
+                              "the op when there is nothing to compute")

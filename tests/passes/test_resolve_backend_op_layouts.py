@@ -16,6 +16,7 @@ import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
 from pypto.languages import tiled
+from pypto.transform.errors import PassError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -80,3 +81,31 @@ def test_a_col_major_tile_is_moved_to_row_major() -> None:
 def test_the_pipeline_compiles_them_and_matches_the_interpreter(name: str) -> None:
     program = front(name)
     assert_pass_preserves(passes.lowering_passes(), program, inputs(program), entry="main")
+
+
+def test_a_column_into_an_op_that_is_not_per_element_is_refused_with_a_hint() -> None:
+    # col_max's a2a3 implementation asserts a row-major input; a column has no row-major form, and its
+    # [1, N] reshape would reduce the other axis.
+    program = passes.infer_tile_memory_space()(passes.PassManager(passes.front_passes()).run(pl.parse('''
+import pypto.language as pl
+
+@pl.program
+class ColumnMax:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 1], pl.FP32]]) -> pl.Tensor[[1, 1], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 64])
+        tmp = pl.create_tile([64, 64], dtype=pl.FP32)
+        s = pl.row_sum(t, tmp)
+        m = pl.col_max(s)
+        out = pl.store(m, [0, 0], y)
+        return out
+''')))
+    with pytest.raises(PassError) as err:
+        passes.resolve_backend_op_layouts()(program)
+    assert err.value.format_error().splitlines() == [
+        "PassError: ResolveBackendOpLayouts: tile.col_max runs only on row-major tiles, and its operand [64, 1] is "
+        "a column, which is col-major (a row-major row must fill whole 32-byte blocks)",
+        "  --> <string>:11:9",
+        "  = hint: compute on the column's [1, N] reshape (pl.reshape), where a row reduction of the row stands for "
+        "a column reduction of the column, or on a wider tile",
+    ]

@@ -191,6 +191,47 @@ LAYOUTS = {
                 y = self.k(x, y)
                 return y
         """,
+    "layout_rmsnorm": f"""
+        @pl.program
+        class LayoutRmsNorm:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                t = pl.load(x, [0, 0], [64, 64])
+                sq = pl.mul(t, t)
+                tmp = pl.create_tile([64, 64], dtype=pl.FP32)
+                s = pl.row_sum(sq, tmp)
+                m = pl.mul(s, 1.0 / 64)
+                e = pl.add(m, 1e-6)
+                r = pl.rsqrt(e)
+                o = pl.row_expand_mul(t, r)
+                out = pl.store(o, [0, 0], y)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                y = self.k(x, y)
+                return y
+        """,
+    "layout_col_major_reductions": f"""
+        @pl.program
+        class LayoutColMajorReductions:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                t = pl.load(x, [0, 0], [64, 64])
+                c = pl.move(t, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.col_major)
+                tmp = pl.create_tile([64, 64], dtype=pl.FP32)
+                s = pl.row_sum(c, tmp)
+                m = pl.col_max(c)
+                r = pl.row_expand_add(c, s)
+                d = pl.col_expand_sub(r, m)
+                out = pl.store(d, [0, 0], y)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {_T64}, y: pl.Out[{_T64}]) -> {_T64}:
+                y = self.k(x, y)
+                return y
+        """,
     "layout_loop_carry": f"""
         @pl.program
         class LayoutLoopCarry:

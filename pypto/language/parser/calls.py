@@ -123,7 +123,7 @@ class CallMixin(ParserCore):
         except TypeError as err:
             self.fail(ParserTypeError, str(err), node, _signature_hint(fn))
         except ValueError as err:
-            self.fail(InvalidOperationError, str(err), node, _signature_hint(fn))
+            self.fail(InvalidOperationError, str(err), node, getattr(err, "hint", None) or _signature_hint(fn))
         if isinstance(result, Value):
             result = result.unwrap()
         if attrs is not None:
