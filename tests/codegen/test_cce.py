@@ -13,8 +13,11 @@ from pypto import ir
 from pypto.backend import A2A3, A5
 from pypto.codegen.cce import CceEmitter, generate_cce
 from pypto.codegen.errors import CodegenError
-from pypto.ir.enums import MemorySpace
+from pypto.codegen.cce_types import tile_template
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace, PadValue
 from pypto.ir.errors import VerificationError
+from pypto.ir.types import TileType, TileView
 
 PROGRAMS = Path(__file__).resolve().parent / "data" / "cce"
 
@@ -356,3 +359,18 @@ def test_a_boxed_tile_that_is_not_whole_boxes_is_refused(tmp_path: Path) -> None
     assert info.value.message == ("no rule for a [32, 16] INT8 tile in 16 x 32 boxes (Mat, fractal 512): not a whole "
                                   "number of boxes in cce")
     assert info.value.hint == "pad the tile to shape [32, 32] and mark the used part with valid_shape"
+
+
+@pytest.mark.parametrize(("dtype", "pad", "text"), [
+    (DataType.FP32, PadValue.max, "PadValue::Max"),
+    (DataType.INT16, PadValue.min, "PadValue::Min"),
+    (DataType.FP16, PadValue.zero, "PadValue::Zero"),
+    (DataType.FP16, PadValue.max, "PadValue(0x100007c00ULL)"),
+    (DataType.FP16, PadValue.min, "PadValue(0x10000fc00ULL)"),
+    (DataType.BF16, PadValue.max, "PadValue(0x100007f80ULL)"),
+    (DataType.BF16, PadValue.min, "PadValue(0x10000ff80ULL)"),
+])
+def test_a_pad_value_is_the_tile_template_argument_and_half_infinities_are_their_bits(
+        dtype: DataType, pad: PadValue, text: str) -> None:
+    tile = TileType(shape=[16, 32], dtype=dtype, memory_space_=MemorySpace.Vec, tile_view=TileView(pad=pad))
+    assert tile_template(tile).endswith(f", SLayout::NoneBox, 512, {text}>")

@@ -255,12 +255,13 @@ def _slice(b: CaseBody) -> str:
     return b.let(f"pl.tile.slice({b.x()}, [8, 16], [8, 8])")
 
 
-def _fillpad(op: str) -> Recipe:
-    return Recipe(lambda b: b.let(call(op, b.x())))
+def _fillpad(op: str, pad: str) -> Recipe:
+    """``op`` padding with ``pad``; the three fillpad ops take the three pad values between them."""
+    return Recipe(lambda b: b.let(call(op, b.x(), f"pad_value=pl.PadValue.{pad}")))
 
 
 def _fillpad_expand(b: CaseBody) -> str:
-    return b.let(call("fillpad_expand", b.x(), f"[{R}, {C}]"))
+    return b.let(call("fillpad_expand", b.x(), f"[{R}, {C}]", "pad_value=pl.PadValue.zero"))
 
 
 def _prelu(b: CaseBody) -> str:
@@ -430,8 +431,8 @@ RECIPES: dict[str, Recipe] = {
     "tile.concat": Recipe(_concat),
     "tile.move": Recipe(_move),
     "tile.slice": Recipe(_slice),
-    "tile.fillpad": _fillpad("fillpad"),
-    "tile.fillpad_inplace": _fillpad("fillpad_inplace"),
+    "tile.fillpad": _fillpad("fillpad", "max"),
+    "tile.fillpad_inplace": _fillpad("fillpad_inplace", "min"),
     "tile.fillpad_expand": Recipe(_fillpad_expand),
     "tile.matmul": _cube(_matmul),
     "tile.matmul_acc": _cube(_matmul_acc),
