@@ -146,8 +146,14 @@ def tile_values(func: Function) -> set[Var]:
 
 
 def _compute(name: str) -> bool:
-    """A tensor op with a tile counterpart (what IncoreTileOps forbids in kernels)."""
-    return name.startswith("tensor.") and op_registry.lookup("tile." + name.split(".", 1)[1]) is not None
+    """A tensor op with a tile counterpart (what IncoreTileOps forbids in kernels), or one no AIC/AIV
+    kernel may hold: converted, or refused here rather than left for codegen to miss."""
+    if not name.startswith("tensor."):
+        return False
+    if op_registry.lookup("tile." + name.split(".", 1)[1]) is not None:
+        return True
+    entry = op_registry.get_entry(name)
+    return not (entry.allowed_in(FunctionType.AIV) or entry.allowed_in(FunctionType.AIC))
 
 
 def _convertible(func: Function) -> bool:

@@ -318,6 +318,12 @@ def full(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.full", [dims, conv.value(call.args[1])], dict(call.kwargs), call.span)
 
 
+def ci(conv: Converter, call: Call) -> Expr:
+    """``tensor.ci`` (arange) inside a kernel is ``tile.ci`` of the same static shape."""
+    dims = conv.static_dims(call.args[1], "tensor shape", call.span)
+    return conv.op("tile.ci", [conv.value(call.args[0]), dims], dict(call.kwargs), call.span)
+
+
 def transpose(conv: Converter, call: Call) -> Expr:
     """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
     vector unit's TTRANS takes (of the result's shape)."""
@@ -358,6 +364,7 @@ _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "s
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
+_register(same_name, "fillpad", "fillpad_expand")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")
 _register(reduction, *_REDUCE)
@@ -369,5 +376,6 @@ _register(element_access, "read", "write", tile_result=_on_target)
 _register(reshape, "reshape")
 _register(create, "create")
 _register(full, "full")
+_register(ci, "ci")
 _register(transpose, "transpose")
 _register(concat, "concat")

@@ -163,6 +163,13 @@ def _ops_table(family: str) -> str:
     return "\n".join(rows) + "\n"
 
 
+def kernel_tensor_ops_markdown() -> str:
+    """The tensor ops ConvertTensorToTileOps lowers to tile ops inside kernels (its LOWERINGS table)."""
+    from pypto.passes.tensor_to_tile import LOWERINGS
+
+    return ", ".join(f"`{name}`" for name in sorted(LOWERINGS)) + ".\n"
+
+
 def platforms_markdown() -> str:
     """The per-chip facts of every backend (:class:`pypto.backend.Platform`): capacities and alignments."""
     from pypto.backend import BackendType, platform_for
@@ -186,6 +193,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "dialects": dialects_markdown,
     "invariants": invariants_markdown,
     "tensor_ops": lambda: _ops_table("tensor"),
+    "kernel_tensor_ops": kernel_tensor_ops_markdown,
     "tile_ops": lambda: _ops_table("tile"),
     "system_ops": lambda: _ops_table("system"),
     "array_ops": lambda: _ops_table("array"),

@@ -1,0 +1,44 @@
+"""Tensor ops that ConvertTensorToTileOps lowers to tile ops run on a2a3sim and equal the interpreter:
+``arange`` (TCI, ascending and descending) and ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.runtime import simulator_missing_reason
+
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
+
+
+@pl.program
+class Generated:
+    @pl.function
+    def main(self, x: pl.Tensor[[30, 24], pl.FP32], up: pl.Out[pl.Tensor[[1, 32], pl.INT32]],
+             down: pl.Out[pl.Tensor[[1, 16], pl.INT16]], padded: pl.Out[pl.Tensor[[32, 32], pl.FP32]],
+             ) -> tuple[pl.Tensor[[1, 32], pl.INT32], pl.Tensor[[1, 16], pl.INT16], pl.Tensor[[32, 32], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            up[:] = pl.arange(3, [1, 32], dtype=pl.INT32)
+            down[:] = pl.arange(-2, [1, 16], dtype=pl.INT16, descending=True)
+            padded[:] = pl.tensor.fillpad_expand(x, [32, 32], pad_value=pl.PadValue.min)
+        return up, down, padded
+
+
+def test_arange_and_fillpad_expand_on_the_simulator_equal_the_interpreter(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Generated, output_dir=tmp_path / "generated")
+    (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
+    text = (compiled.output_dir / kernel).read_text()
+    assert "TCI<" in text and "TFILLPAD_EXPAND(" in text
+    x = np.random.default_rng(3).standard_normal((30, 24)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    want = compiled.interpret(x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[0], np.arange(3, 35, dtype=np.int32)[None, :])
+    np.testing.assert_array_equal(got[1], np.arange(-2, -18, -1, dtype=np.int16)[None, :])
+    assert np.isneginf(got[2][30:, :]).all() and np.isneginf(got[2][:, 24:]).all()
