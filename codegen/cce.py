@@ -47,7 +47,7 @@ from pypto.ir.types import TensorType, TileType, buffer_dims
 
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
-from .cce_ops import DST, Buffer, Flag, Instr, Intrinsic, SpmdIndex, Transfer
+from .cce_ops import DST, Buffer, Flag, Insert, Instr, Intrinsic, SpmdIndex, Transfer
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dims, tensor_strides, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
@@ -598,6 +598,15 @@ class CceEmitter(Emitter):
         if constant:
             terms.append(str(constant))
         return f" + {' + '.join(terms)}" if len(terms) == 1 else (f" + ({' + '.join(terms)})" if terms else "")
+
+    @rules.op(Insert)
+    def _insert(self, call: Call, rule: Insert) -> None:
+        target, source = argument(call, "target"), argument(call, "source")
+        dst = self._dst_name(call)
+        if not (isinstance(target, Var) and _same_address(self._dst.type.memref, target.type.memref)):
+            self.doc.line(f"TMOV({dst}, {self.emit(target)});")
+        offsets = self._values(call, "offset")
+        self.doc.line(f"{rule.mnemonic}({dst}, {self.emit(source)}, {', '.join(offsets)});")
 
     @rules.op(Buffer)
     def _buffer(self, call: Call, rule: Buffer) -> None:

@@ -132,6 +132,15 @@ class Method(OpRule):
 
 
 @dataclass(frozen=True)
+class Insert(OpRule):
+    """``tile.assemble``: ``TMOV(dst, target);`` when the result has a buffer of its own, then
+    ``<mnemonic>(dst, source, row, col);`` writing the source's valid region at the offset."""
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | {"target", "source", "offset"}
+
+
+@dataclass(frozen=True)
 class Intrinsic(OpRule):
     """``<mnemonic>(<operands>);`` with fixed operand text (``pipe_barrier(PIPE_V)``)."""
 
@@ -249,6 +258,8 @@ def _other_table() -> dict[str, OpRule]:
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
         # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
+        # a2a3 TINSERT copies Vec -> Vec (ND, 32-byte aligned columns) and Acc -> Mat (TInsert.hpp).
+        "tile.assemble": Insert("TINSERT"),
         "tile.set_validshape": Method("SetValidShape", args=("valid_rows", "valid_cols")),
         "tile.read": Method("GetValue", args=("indices",)),
         "tile.write": Method("SetValue", args=("indices", "value")),

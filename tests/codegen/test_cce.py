@@ -257,6 +257,20 @@ return y1
     )
 
 
+def test_an_assemble_inserts_in_place_or_copies_its_target_first() -> None:
+    program = pl.parse_program(_kernel(f"""
+mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 36864)
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+p: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, 32768, 4096), pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+copy: {_VEC.format(off=16384)} = pl.tile.assemble(t, p, [0, 0])
+same: {_VEC.format(off=0)} = pl.tile.assemble(t, p, [16, 0])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(copy, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  TMOV(copy, t);\n  TINSERT(copy, p, 0, 0);\n  TINSERT(same, p, 16, 0);\n" in body
+
+
 def test_names_that_are_cpp_keywords_are_suffixed() -> None:
     source = _kernel(f"""
 {_ALLOC}

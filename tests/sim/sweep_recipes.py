@@ -264,6 +264,11 @@ def _fillpad_expand(b: CaseBody) -> str:
     return b.let(call("fillpad_expand", b.x(), f"[{R}, {C}]", "pad_value=pl.PadValue.zero"))
 
 
+def _assemble(b: CaseBody) -> str:
+    """The operand written into the right half of a wider row-major tile (TINSERT)."""
+    return b.let(call("assemble", b.aux((R, 2 * C)), b.x(), f"[0, {C}]"))
+
+
 def _prelu(b: CaseBody) -> str:
     return b.let(call("prelu", b.x(), b.x(), b.scratch()))
 
@@ -434,6 +439,8 @@ RECIPES: dict[str, Recipe] = {
     "tile.fillpad": _fillpad("fillpad", "max"),
     "tile.fillpad_inplace": _fillpad("fillpad_inplace", "min"),
     "tile.fillpad_expand": Recipe(_fillpad_expand),
+    "tile.assemble": Recipe(_assemble, dtypes=tuple(d for d in DTYPES if d.get_bit() > 8), layouts=("row",),
+                            note="a2a3 TINSERT copies row-major 2- and 4-byte elements"),
     "tile.matmul": _cube(_matmul),
     "tile.matmul_acc": _cube(_matmul_acc),
     "tile.matmul_bias": _cube(_matmul_bias),

@@ -1,5 +1,6 @@
 """Tensor ops that ConvertTensorToTileOps lowers to tile ops run on a2a3sim and equal the interpreter:
-``arange`` (TCI, ascending and descending) and ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad)."""
+``arange`` (TCI, ascending and descending), ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad) and
+``assemble`` into a kernel value (TINSERT)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
+from pypto.interp.tolerance import output_tolerances
 from pypto.runtime import simulator_missing_reason
 
 if (_missing := simulator_missing_reason()) is not None:
@@ -42,3 +44,35 @@ def test_arange_and_fillpad_expand_on_the_simulator_equal_the_interpreter(tmp_pa
     np.testing.assert_array_equal(got[0], np.arange(3, 35, dtype=np.int32)[None, :])
     np.testing.assert_array_equal(got[1], np.arange(-2, -18, -1, dtype=np.int16)[None, :])
     assert np.isneginf(got[2][30:, :]).all() and np.isneginf(got[2][:, 24:]).all()
+
+
+@pl.program
+class Assembled:
+    @pl.function
+    def main(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            acc = pl.full([32, 64], dtype=pl.FP32, value=1.0)
+            acc = pl.assemble(acc, pl.exp(a), [0, 8])
+            acc = pl.assemble(acc, b, [16, 48])
+            out[:] = pl.add(acc, 1.0)
+        return out
+
+
+def test_assemble_into_a_kernel_value_on_the_simulator_equals_the_interpreter(
+        tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Assembled, output_dir=tmp_path / "assembled")
+    (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
+    text = (compiled.output_dir / kernel).read_text()
+    assert "TINSERT(acc__ssa_v1_tile, t__tmp_v0_tile, 0, 8);" in text
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((16, 32)).astype(np.float32)
+    b = rng.standard_normal((16, 16)).astype(np.float32)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    want = compiled.interpret(a, b)
+    rtol, atol = output_tolerances(compiled.program, compiled.entry_function())["out"]
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    expected = np.full((32, 64), 2.0, np.float32)
+    expected[:16, 8:40] = np.exp(a) + 1
+    expected[16:, 48:] = b + 1
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
