@@ -324,6 +324,45 @@ def ci(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.ci", [conv.value(call.args[0]), dims], dict(call.kwargs), call.span)
 
 
+def expand_clone(conv: Converter, call: Call) -> Expr:
+    """``tensor.expand_clone`` of an ``[a, b, c]`` source to the rank-3 target shape ``[A, B, C]`` (at
+    most one unit dim broadcast) on the 2-D ``[rows, cols]`` tile of the source: a broadcast last dim
+    is ``tile.row_expand``; a broadcast middle dim ``tile.col_expand`` of each batch row, assembled
+    into place; a broadcast first dim the source assembled once per batch. The target tensor only
+    gives the shape."""
+    src = conv.tile(call.args[0])
+    a, b, c = conv.static_dims(MakeTuple(list(src.type.shape), call.span), "source shape", call.span).elements
+    big_a, big_b, big_c = conv.static_dims(MakeTuple(list(call.type.shape), call.span), "target shape",
+                                           call.span).elements
+    a, b, c, big_a, big_b, big_c = (int(d.value) for d in (a, b, c, big_a, big_b, big_c))
+    dtype, span = src.type.dtype, call.span
+
+    def reshape(tile: Expr, dims: list[int]) -> Expr:
+        return conv.temp("expand_tile", conv.op("tile.reshape", [tile, index_tuple(dims, span)], {}, span))
+
+    def create(dims: list[int]) -> Expr:
+        return conv.temp("expand_tile", conv.op("tile.create", [index_tuple(dims, span)], {"dtype": dtype}, span))
+
+    if (a, b, c) == (big_a, big_b, big_c):
+        return src
+    if c != big_c:
+        flat = reshape(src, [a * b, 1])
+        wide = conv.temp("expand_tile", conv.op("tile.row_expand", [create([a * b, big_c]), flat], {}, span))
+        return conv.op("tile.reshape", [wide, index_tuple([big_a, big_b, big_c], span)], {}, span)
+    flat = reshape(src, [a * b, c])
+    out = create([big_a * big_b, c])
+    for i in range(big_a):
+        if b != big_b:
+            row = conv.temp("expand_tile", conv.op("tile.slice", [flat, index_tuple([1, c], span),
+                                                                   index_tuple([i, 0], span)], {}, span))
+            part = conv.temp("expand_tile", conv.op("tile.col_expand", [create([big_b, c]), row], {}, span))
+        else:
+            part = flat
+        out = conv.temp("expand_tile", conv.op("tile.assemble", [out, part, index_tuple([i * big_b, 0], span)],
+                                                {}, span))
+    return conv.op("tile.reshape", [out, index_tuple([big_a, big_b, big_c], span)], {}, span)
+
+
 def transpose(conv: Converter, call: Call) -> Expr:
     """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
     vector unit's TTRANS takes (of the result's shape)."""
@@ -377,5 +416,6 @@ _register(reshape, "reshape")
 _register(create, "create")
 _register(full, "full")
 _register(ci, "ci")
+_register(expand_clone, "expand_clone")
 _register(transpose, "transpose")
 _register(concat, "concat")

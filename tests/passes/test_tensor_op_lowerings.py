@@ -1,5 +1,5 @@
-"""ConvertTensorToTileOps lowers ``tensor.ci`` (arange), ``tensor.fillpad`` and ``tensor.fillpad_expand``
-to their tile ops; a tensor op no kernel may hold and without a lowering is a PassError at the
+"""ConvertTensorToTileOps lowers ``tensor.ci`` (arange), ``tensor.fillpad``, ``tensor.fillpad_expand``
+and ``tensor.expand_clone`` to tile ops; a tensor op no kernel may hold and without a lowering is a PassError at the
 conversion, never a codegen miss; the pipeline keeps what the programs compute."""
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ def program(body: str, params: str, ret: str) -> ir.Program:
     )
 
 
+_F4x8x16 = "pl.Tensor[[4, 8, 16], pl.FP32]"
 _F1x32, _F30x24, _F32x32 = (f"pl.Tensor[[{r}, {c}], pl.FP32]" for r, c in ((1, 32), (30, 24), (32, 32)))
 
 PROGRAMS = {
@@ -39,6 +40,10 @@ PROGRAMS = {
     "fillpad_expand": lambda: program(
         "out[:] = pl.tensor.fillpad_expand(x, [32, 32], pad_value=pl.PadValue.min)",
         f"x: {_F30x24}, out: pl.Out[{_F32x32}]", _F32x32),
+    **{f"expand_clone_{name}": (lambda shape=shape: program(
+        "out[:] = pl.tensor.expand_clone(x, t)",
+        f"x: pl.Tensor[{shape}, pl.FP32], t: {_F4x8x16}, out: pl.Out[{_F4x8x16}]", _F4x8x16))
+       for name, shape in (("first", [1, 8, 16]), ("middle", [4, 1, 16]), ("last", [4, 8, 1]), ("none", [4, 8, 16]))},
 }
 
 
@@ -70,6 +75,19 @@ def test_fillpad_expand_becomes_the_tile_op_with_its_pad_value() -> None:
         "t__tmp_v0_tile: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.min)] = "
         "pl.tile.fillpad_expand(x_tile, [32, 32], pad_value=pl.PadValue.min)"
     )
+
+
+def test_expand_clone_of_a_middle_unit_dim_col_expands_each_batch_row_into_place() -> None:
+    lines = kernel_lines(converted(PROGRAMS["expand_clone_middle"]()))
+    ops = [line.split(" = pl.", 1)[1].split("(", 1)[0] for line in lines if " = pl." in line]
+    assert ops == ["tile.load", "tile.reshape", "tile.create"] + ["tile.slice", "tile.create", "tile.col_expand",
+                                                                  "tile.assemble"] * 4 + ["tile.reshape", "tile.store"]
+
+
+def test_expand_clone_of_the_last_unit_dim_is_a_row_expand() -> None:
+    lines = kernel_lines(converted(PROGRAMS["expand_clone_last"]()))
+    assert "pl.tile.row_expand(expand_tile_1, expand_tile)" in lines[3]
+    assert lines[4].startswith("t__tmp_v0_tile: pl.Tile[[4, 8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(")
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -1,6 +1,6 @@
 """Tensor ops that ConvertTensorToTileOps lowers to tile ops run on a2a3sim and equal the interpreter:
 ``arange`` (TCI, ascending and descending), ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad) and
-``assemble`` into a kernel value (TINSERT)."""
+``assemble`` into a kernel value (TINSERT) and ``expand_clone`` along each axis."""
 
 from __future__ import annotations
 
@@ -76,3 +76,31 @@ def test_assemble_into_a_kernel_value_on_the_simulator_equals_the_interpreter(
     expected[:16, 8:40] = np.exp(a) + 1
     expected[16:, 48:] = b + 1
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+_T3 = pl.Tensor[[4, 8, 16], pl.FP32]
+
+
+@pl.program
+class Expanded:
+    @pl.function
+    def main(self, first: pl.Tensor[[1, 8, 16], pl.FP32], middle: pl.Tensor[[4, 1, 16], pl.FP32],
+             last: pl.Tensor[[4, 8, 1], pl.FP32], like: _T3, o1: pl.Out[_T3], o2: pl.Out[_T3], o3: pl.Out[_T3],
+             ) -> tuple[_T3, _T3, _T3]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            o1[:] = pl.tensor.expand_clone(first, like)
+            o2[:] = pl.tensor.expand_clone(middle, like)
+            o3[:] = pl.tensor.expand_clone(last, like)
+        return o1, o2, o3
+
+
+def test_expand_clone_along_each_axis_on_the_simulator_equals_the_interpreter(
+        tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Expanded, output_dir=tmp_path / "expanded")
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((1, 8, 16), (4, 1, 16), (4, 8, 1), (4, 8, 16))]
+    got = compiled.run(*args, cache_dir=kernel_cache)
+    want = compiled.interpret(*args)
+    for g, w, src in zip(got, want, args, strict=False):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(g, np.broadcast_to(src, (4, 8, 16)))
