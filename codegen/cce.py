@@ -529,6 +529,8 @@ class CceEmitter(Emitter):
                    else tensor_strides(list(ttype.shape), call.span))
         tile = self._dst if rule.to_tile else (argument(call, rule.ins[0]) if rule.ins else None)
         window = argument(call, rule.sizes) if rule.sizes is not None else None
+        if rule.clamp is not None and keyword(call, rule.clamp):
+            window = None
         if isinstance(window, MakeTuple):
             dims = list(window.elements)
         else:

@@ -269,6 +269,8 @@ def slice_(conv: Converter, call: Call) -> Expr:
         args = [conv.tile(source), dims, conv.value(offset)] + ([conv.value(valid)] if valid is not None else [])
         return conv.op("tile.slice", args, {}, call.span)
     kwargs = {"target_memory": conv.slice_space(call)}
+    if call.kwargs.get("clamp"):
+        kwargs["clamp"] = True
     return conv.op(
         "tile.load", [conv.value(source), conv.value(offset), dims, conv.value(valid) if valid is not None else dims],
         kwargs, call.span,

@@ -271,6 +271,18 @@ return y1
     assert "  TMOV(copy, t);\n  TINSERT(copy, p, 0, 0);\n  TINSERT(same, p, 16, 0);\n" in body
 
 
+def test_a_clamped_load_reads_its_valid_region_cut_at_the_source_edge() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+t: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 16384), pl.Mem.Vec, pl.TileView(valid_shape=[48, 64])] = \
+    pl.load(x, [16, 0], [64, 64], clamp=True)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  GT_48x64_fp32 x_gt(x + 1024);\n  TLOAD(t, x_gt);\n" in body
+
+
 def test_names_that_are_cpp_keywords_are_suffixed() -> None:
     source = _kernel(f"""
 {_ALLOC}

@@ -1,5 +1,5 @@
 """ConvertTensorToTileOps lowers ``tensor.ci`` (arange), ``tensor.fillpad``, ``tensor.fillpad_expand``
-and ``tensor.expand_clone`` to tile ops; a tensor op no kernel may hold and without a lowering is a PassError at the
+and ``tensor.expand_clone`` to tile ops, a clamped slice to a clamped load; a tensor op no kernel may hold and without a lowering is a PassError at the
 conversion, never a codegen miss; the pipeline keeps what the programs compute."""
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ PROGRAMS = {
     "fillpad_expand": lambda: program(
         "out[:] = pl.tensor.fillpad_expand(x, [32, 32], pad_value=pl.PadValue.min)",
         f"x: {_F30x24}, out: pl.Out[{_F32x32}]", _F32x32),
+    "clamped_slice": lambda: program(
+        "out[:] = pl.add(pl.slice(x, [32, 32], [8, 16], clamp=True), 1.0)",
+        f"x: pl.Tensor[[30, 40], pl.FP32], out: pl.Out[{_F32x32}]", _F32x32),
     **{f"expand_clone_{name}": (lambda shape=shape: program(
         "out[:] = pl.tensor.expand_clone(x, t)",
         f"x: pl.Tensor[{shape}, pl.FP32], t: {_F4x8x16}, out: pl.Out[{_F4x8x16}]", _F4x8x16))
@@ -74,6 +77,14 @@ def test_fillpad_expand_becomes_the_tile_op_with_its_pad_value() -> None:
     assert lines[1] == (
         "t__tmp_v0_tile: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.min)] = "
         "pl.tile.fillpad_expand(x_tile, [32, 32], pad_value=pl.PadValue.min)"
+    )
+
+
+def test_a_clamped_slice_is_a_clamped_load_valid_up_to_the_source_edge() -> None:
+    lines = kernel_lines(converted(PROGRAMS["clamped_slice"]()))
+    assert lines[0] == (
+        "t__tmp_v0_tile: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[22, 24])] = "
+        "pl.tile.load(x, [8, 16], [32, 32], [32, 32], target_memory=pl.Mem.Vec, clamp=True)"
     )
 
 

@@ -1,6 +1,7 @@
 """Tensor ops that ConvertTensorToTileOps lowers to tile ops run on a2a3sim and equal the interpreter:
 ``arange`` (TCI, ascending and descending), ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad) and
-``assemble`` into a kernel value (TINSERT) and ``expand_clone`` along each axis."""
+``assemble`` into a kernel value (TINSERT), ``expand_clone`` along each axis, and a clamped slice
+(a load of the window's part inside the source)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,24 @@ def test_expand_clone_along_each_axis_on_the_simulator_equals_the_interpreter(
     for g, w, src in zip(got, want, args, strict=False):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(g, np.broadcast_to(src, (4, 8, 16)))
+
+
+@pl.program
+class Clamped:
+    @pl.function
+    def main(self, x: pl.Tensor[[30, 40], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.add(pl.slice(x, [32, 32], [8, 16], clamp=True), 1.0)
+        return out
+
+
+def test_a_clamped_slice_past_the_source_on_the_simulator_equals_the_interpreter(
+        tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Clamped, output_dir=tmp_path / "clamped")
+    x = np.random.default_rng(11).standard_normal((30, 40)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    np.testing.assert_array_equal(got, compiled.interpret(x))
+    expected = np.zeros((32, 32), np.float32)
+    expected[:22, :24] = x[8:, 16:] + 1
+    np.testing.assert_array_equal(got, expected)
