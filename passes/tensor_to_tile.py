@@ -399,7 +399,7 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
 
 _BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
 _SCALAR = "adds subs muls divs fmods".split()
-_UNARY = "abs exp log rsqrt recip neg not sin cos cast".split()
+_UNARY = "abs exp log rsqrt recip neg not cast".split()  # no sin, cos: pto-isa has no instruction for them
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 

@@ -170,6 +170,15 @@ def kernel_tensor_ops_markdown() -> str:
     return ", ".join(f"`{name}`" for name in sorted(LOWERINGS)) + ".\n"
 
 
+def unsupported_ops_markdown() -> str:
+    """The ops a compile refuses (:data:`pypto.codegen.unsupported.REFUSED`): targets lacking a rule, and why."""
+    from pypto.codegen.unsupported import REFUSED
+
+    rows = ["| op | targets without a rule | why |", "|---|---|---|"]
+    rows += [f"| `{op}` | {', '.join(r.targets)} | {r.reason or '-'} |" for op, r in sorted(REFUSED.items())]
+    return "\n".join(rows) + "\n"
+
+
 def platforms_markdown() -> str:
     """The per-chip facts of every backend (:class:`pypto.backend.Platform`): capacities and alignments."""
     from pypto.backend import BackendType, platform_for
@@ -194,6 +203,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "invariants": invariants_markdown,
     "tensor_ops": lambda: _ops_table("tensor"),
     "kernel_tensor_ops": kernel_tensor_ops_markdown,
+    "unsupported_ops": unsupported_ops_markdown,
     "tile_ops": lambda: _ops_table("tile"),
     "system_ops": lambda: _ops_table("system"),
     "array_ops": lambda: _ops_table("array"),

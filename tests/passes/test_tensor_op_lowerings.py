@@ -1,6 +1,7 @@
 """ConvertTensorToTileOps lowers ``tensor.ci`` (arange), ``tensor.fillpad``, ``tensor.fillpad_expand``
-and ``tensor.expand_clone`` to tile ops, a clamped slice to a clamped load; a tensor op no kernel may hold and without a lowering is a PassError at the
-conversion, never a codegen miss; the pipeline keeps what the programs compute."""
+and ``tensor.expand_clone`` to tile ops, and a clamped slice to a clamped load; a tensor op no
+kernel may hold and without a lowering is a PassError at the conversion, never a codegen miss; the
+pipeline keeps what the programs compute."""
 
 from __future__ import annotations
 
