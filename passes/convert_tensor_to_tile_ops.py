@@ -42,7 +42,7 @@ from pypto.ir.types import TensorType, TileType
 from .base import ProgramPass
 from .errors import PassError
 from .rewrite import Result, Rewrite, on
-from .tensor_to_tile import LOWERINGS, Mat, Vec, index_tuple
+from .tensor_to_tile import LOWERINGS, NO_LOWERING_HINTS, Mat, Vec, index_tuple
 from .util import block_of, rebuild
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
@@ -143,6 +143,9 @@ def tile_values(func: Function) -> set[Var]:
                     if any(len(b) > i and b[i] in found for b in branches):
                         add(rv)
     return found
+
+
+_NO_LOWERING_HINT = "compute it in the orchestration, or express it with other tensor ops"
 
 
 def _compute(name: str) -> bool:
@@ -298,7 +301,7 @@ class _Kernel(Rewrite):
         if low is None:
             raise self.error(
                 f"{name} has no tile lowering, so it cannot run in kernel '{self.func.name}' "
-                "(hint: compute it in the orchestration, or express it with other tensor ops)",
+                f"(hint: {NO_LOWERING_HINTS.get(name, _NO_LOWERING_HINT)})",
                 node.span,
             )
         self.assigning = node.var

@@ -69,6 +69,17 @@ class Lowering:
 
 LOWERINGS: dict[str, Lowering] = {}
 
+# What to write instead of a tensor op without a lowering, where the general hint (compute it in
+# the orchestration) does not apply: no target computes these.
+NO_LOWERING_HINTS: dict[str, str] = {
+    "tensor.sin": "pto-isa has no sine instruction, so no target computes it; the interpreter runs it",
+    "tensor.cos": "pto-isa has no cosine instruction, so no target computes it; the interpreter runs it",
+    "tensor.gather_row": "to copy a block of rows, write pl.assemble(acc, pl.slice(src, shapes, src_offset), "
+                         "dst_offset)",
+    "tensor.paged_gather": "no target has a rule for it: gather the rows with pl.slice of each block and "
+                           "pl.assemble them",
+}
+
 
 def index_tuple(values: list[int], span: Span) -> MakeTuple:
     """A tuple of INDEX constants."""

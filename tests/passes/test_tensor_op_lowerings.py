@@ -121,5 +121,6 @@ def test_a_tensor_op_no_kernel_holds_is_refused_at_the_conversion() -> None:
     with pytest.raises(PassError) as err:
         converted(p)
     assert str(err.value).startswith(
-        "ConvertTensorToTileOps: tensor.paged_gather has no tile lowering, so it cannot run in kernel 'main_incore_0'")
+        "ConvertTensorToTileOps: tensor.paged_gather has no tile lowering, so it cannot run in kernel 'main_incore_0' "
+        "(hint: no target has a rule for it: gather the rows with pl.slice of each block and pl.assemble them)")
     assert err.value.span.is_valid() and err.value.span.begin_line == 6
