@@ -47,7 +47,7 @@ from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
 from .cce_entry import EntryParam, header, kernel_entry
-from .cce_ops import CCE_OPS, DST, Buffer, Flag, GlobalElement, Instr, Intrinsic, Method, SpmdIndex, Transfer
+from .cce_ops import CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, SpmdIndex, Transfer
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dims, tensor_strides, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
@@ -531,6 +531,8 @@ class CceEmitter(Emitter):
                    else tensor_strides(list(ttype.shape), call.span))
         tile = self._dst if rule.to_tile else (argument(call, rule.ins[0]) if rule.ins else None)
         window = argument(call, rule.sizes) if rule.sizes is not None else None
+        if rule.clamp is not None and keyword(call, rule.clamp):
+            window = None
         if isinstance(window, MakeTuple):
             dims = list(window.elements)
         else:
@@ -644,6 +646,15 @@ class CceEmitter(Emitter):
         if isinstance(value.type, ScalarType) and value.type.dtype == dtype:
             return text
         return f"static_cast<{c_type(dtype, span)}>({text})"
+
+    @rules.op(Insert)
+    def _insert(self, call: Call, rule: Insert) -> None:
+        target, source = argument(call, "target"), argument(call, "source")
+        dst = self._dst_name(call)
+        if not (isinstance(target, Var) and _same_address(self._dst.type.memref, target.type.memref)):
+            self.doc.line(f"TMOV({dst}, {self.emit(target)});")
+        offsets = self._values(call, "offset")
+        self.doc.line(f"{rule.mnemonic}({dst}, {self.emit(source)}, {', '.join(offsets)});")
 
     @rules.op(Buffer)
     def _buffer(self, call: Call, rule: Buffer) -> None:

@@ -104,7 +104,8 @@ class Transfer(OpRule):
 
     ``offsets`` / ``sizes`` name the window parameters as in the PTO rule (None offsets: the whole
     tensor; sizes absent: the tile's valid shape); ``template`` holds keyword enumerators
-    (``AtomicType::AtomicAdd``).
+    (``AtomicType::AtomicAdd``). ``clamp`` names a keyword which, when set, sizes the window by the
+    tile's valid shape instead (a clamped load's, cut at the source's edge by its type rule).
     """
 
     tensor: str
@@ -113,9 +114,10 @@ class Transfer(OpRule):
     ins: tuple[str, ...] = ()
     to_tile: bool = False
     template: tuple[Choice, ...] = ()
+    clamp: str | None = None
 
     def spelled(self, op: str) -> frozenset[str]:
-        window = frozenset(n for n in (self.tensor, self.offsets, self.sizes) if n is not None)
+        window = frozenset(n for n in (self.tensor, self.offsets, self.sizes, self.clamp) if n is not None)
         return self.implied | window | frozenset(self.ins) | _choice_keywords(self.template)
 
 
@@ -140,6 +142,15 @@ class GlobalElement(OpRule):
 
     def spelled(self, op: str) -> frozenset[str]:
         return self.implied | {"tensor", "indices"} | ({"value"} if self.store else set())
+
+
+@dataclass(frozen=True)
+class Insert(OpRule):
+    """``tile.assemble``: ``TMOV(dst, target);`` when the result has a buffer of its own, then
+    ``<mnemonic>(dst, source, row, col);`` writing the source's valid region at the offset."""
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | {"target", "source", "offset"}
 
 
 @dataclass(frozen=True)
@@ -254,12 +265,14 @@ _CREATE_IMPLIED = frozenset({"shape", "dtype", "target_memory", "transpose", "fl
 def _other_table() -> dict[str, OpRule]:
     t: dict[str, OpRule] = {
         "tile.load": Transfer("TLOAD", tensor="tensor", offsets="offsets", sizes="valid_shape", to_tile=True,
-                              implied=frozenset({"shapes", "target_memory", "clamp", "flatten"})),
+                              clamp="clamp", implied=frozenset({"shapes", "target_memory", "flatten"})),
         "tile.store": Transfer("TSTORE", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                template=(Choice("atomic", {1: "AtomicType::AtomicAdd"}, when="atomic"),)),
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
         # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
+        # a2a3 TINSERT copies Vec -> Vec (ND, 32-byte aligned columns) and Acc -> Mat (TInsert.hpp).
+        "tile.assemble": Insert("TINSERT"),
         "tile.set_validshape": Method("SetValidShape", args=("valid_rows", "valid_cols")),
         "tile.read": Method("GetValue", args=("indices",)),
         "tile.write": Method("SetValue", args=("indices", "value")),

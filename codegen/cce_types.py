@@ -43,6 +43,14 @@ _SLAYOUT = {
 }
 _PAD = {PadValue.null: "PadValue::Null", PadValue.zero: "PadValue::Zero", PadValue.max: "PadValue::Max",
         PadValue.min: "PadValue::Min"}
+# +-inf of the 16-bit floats as custom pad values (pto-isa's PadCustom: bit 32 set, the value's bits below):
+# the CPU model's TFillPad takes +-inf from std::numeric_limits, which has none for half there, while
+# the NPU's GetPadValue reads these bits as it reads PadValueMap's for Max/Min.
+_HALF_INF_PAD = {
+    (DataType.FP16, PadValue.max): 0x7C00, (DataType.FP16, PadValue.min): 0xFC00,
+    (DataType.BF16, PadValue.max): 0x7F80, (DataType.BF16, PadValue.min): 0xFF80,
+}
+_CUSTOM_PAD_BASE = 1 << 32
 _COMPACT = {CompactMode.null: "CompactMode::Null", CompactMode.normal: "CompactMode::Normal"}
 # pto-isa's defaults of the trailing Tile template parameters (include/pto/common/pto_tile.hpp).
 _TRAILING_DEFAULTS = ("SLayout::NoneBox", "512", "PadValue::Null", "CompactMode::Null")
@@ -84,7 +92,7 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
     if len(shape) != 2:
         raise no_rule(f"a rank-{len(shape)} tile", TARGET, span, "pto-isa tiles are 2-D")
     view = t.get_effective_tile_view()
-    trailing = [_SLAYOUT[view.slayout], str(view.fractal), _PAD[view.pad], _COMPACT[view.compact]]
+    trailing = [_SLAYOUT[view.slayout], str(view.fractal), _pad(view.pad, t.dtype), _COMPACT[view.compact]]
     while trailing and trailing[-1] == _TRAILING_DEFAULTS[len(trailing) - 1]:
         trailing.pop()
     if view.blayout not in _BLAYOUT:
@@ -97,6 +105,12 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
     return f"Tile<{', '.join(args + trailing)}>"
 
 
+
+
+def _pad(pad: PadValue, dtype: DataType) -> str:
+    """The Tile's PadValue argument."""
+    bits = _HALF_INF_PAD.get((dtype, pad))
+    return _PAD[pad] if bits is None else f"PadValue({_CUSTOM_PAD_BASE | bits:#x}ULL)"
 
 
 def _check_lines(t: TileType, shape: list[int], blayout: TileLayout, span: Span | None) -> None:

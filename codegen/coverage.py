@@ -1,7 +1,8 @@
 """What each code-generation target still lacks: ops and node kinds without a rule.
 
 An op lacks a rule when the target needs it (see :meth:`Target.needs`) and its table has no entry,
-or the target's emitter has no rule for the entry's form. A node kind lacks a rule when the
+or the target's emitter has no rule for the entry's form (those a compile refuses at the call,
+``unsupported.REFUSED``, are listed apart). A node kind lacks a rule when the
 target's emitter registers none for it, or the target has no emitter yet. ``python -m
 pypto.codegen.coverage`` prints the report; a snapshot test keeps it under review.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from .base import Emitter
 from .target import TARGETS, Target
+from .unsupported import REFUSED, Refusal
 
 # Where each target's emitter lives ("module:class"); a module that does not exist yet means the
 # target has no emitter, so none of its node kinds has a rule.
@@ -34,15 +36,21 @@ class Coverage:
     missing_ops: tuple[str, ...]
     needed_nodes: int
     missing_nodes: tuple[str, ...]
+    refused_ops: tuple[str, ...] = ()
 
     def render(self) -> str:
-        """The report section of this target."""
+        """The report section of this target; ops a compile refuses before its passes are listed apart."""
         emitter = self.emitter or "none yet"
         lines = [f"{self.target} (emitter: {emitter})"]
-        for label, total, missing in (("ops", self.needed_ops, self.missing_ops),
+        unhandled = tuple(op for op in self.missing_ops if op not in self.refused_ops)
+        for label, total, missing in (("ops", self.needed_ops, unhandled),
                                       ("nodes", self.needed_nodes, self.missing_nodes)):
             lines.append(f"  {label} without a rule: {len(missing)} of {total}")
             lines += textwrap.wrap(" ".join(missing), width=100, initial_indent="    ", subsequent_indent="    ")
+            if label == "ops" and self.refused_ops:
+                lines.append(f"  ops without a rule that a compile refuses at the call: {len(self.refused_ops)}")
+                lines += textwrap.wrap(" ".join(self.refused_ops), width=100, initial_indent="    ",
+                                       subsequent_indent="    ")
         return "\n".join(lines) + "\n"
 
 
@@ -67,8 +75,9 @@ def coverage(target: Target, emitter: type[Emitter] | None) -> Coverage:
     ]
     nodes = target.needed_nodes()
     missing_nodes = [cls.__name__ for cls in nodes if emitter is None or not emitter.rules.handles(cls)]
+    refused = tuple(name for name in missing_ops if target.name in REFUSED.get(name, Refusal(())).targets)
     return Coverage(target.name, emitter.__name__ if emitter else None, len(ops), tuple(missing_ops),
-                    len(nodes), tuple(missing_nodes))
+                    len(nodes), tuple(missing_nodes), refused)
 
 
 def report() -> str:

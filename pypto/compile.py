@@ -132,8 +132,12 @@ def compile(
             # The pass context is the compile's one platform channel; the generators take it as an argument.
             with compiling(chip), PassContext.for_platform(chip):
                 dump = folder / DUMP_DIR if dumps(dump_passes) else None
-                final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 generated = manager.final_dialect.refines(runtime)
+                if generated:
+                    from pypto.codegen.unsupported import check_printable
+
+                    check_printable(program, frozenset({"pto"} if skip_ptoas else {"pto", "cce"}))
+                final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
                 if generated:
                     files.update(_meta_file(program, run_platform, chip))

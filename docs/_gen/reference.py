@@ -178,6 +178,22 @@ def _ops_table(family: str) -> str:
     return "\n".join(rows) + "\n"
 
 
+def kernel_tensor_ops_markdown() -> str:
+    """The tensor ops ConvertTensorToTileOps lowers to tile ops inside kernels (its LOWERINGS table)."""
+    from pypto.passes.convert_tensor_to_tile_ops.lowerings import LOWERINGS
+
+    return ", ".join(f"`{name}`" for name in sorted(LOWERINGS)) + ".\n"
+
+
+def unsupported_ops_markdown() -> str:
+    """The ops a compile refuses (:data:`pypto.codegen.unsupported.REFUSED`): targets lacking a rule, and why."""
+    from pypto.codegen.unsupported import REFUSED
+
+    rows = ["| op | targets without a rule | why |", "|---|---|---|"]
+    rows += [f"| `{op}` | {', '.join(r.targets)} | {r.reason or '-'} |" for op, r in sorted(REFUSED.items())]
+    return "\n".join(rows) + "\n"
+
+
 def platforms_markdown() -> str:
     """The per-chip facts of every backend (:class:`pypto.backend.Platform`): capacities and alignments."""
     from pypto.backend import BackendType, platform_for
@@ -202,6 +218,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "dialects": dialects_markdown,
     "invariants": invariants_markdown,
     "tensor_ops": lambda: _ops_table("tensor"),
+    "kernel_tensor_ops": kernel_tensor_ops_markdown,
+    "unsupported_ops": unsupported_ops_markdown,
     "tile_ops": lambda: _ops_table("tile"),
     "system_ops": lambda: _ops_table("system"),
     "array_ops": lambda: _ops_table("array"),

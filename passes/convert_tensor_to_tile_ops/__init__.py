@@ -42,7 +42,7 @@ from pypto.ir.types import TensorType, TileType
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
 from pypto.transform.rewrite import Result, Rewrite, on
-from .lowerings import LOWERINGS, Mat, Vec, index_tuple
+from .lowerings import LOWERINGS, NO_LOWERING_HINTS, Mat, Vec, index_tuple
 from pypto.transform.util import block_of, rebuild
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
@@ -149,9 +149,18 @@ class _TileValues(ForwardWalk[int]):
         return len(self.found)
 
 
+_NO_LOWERING_HINT = "compute it in the orchestration, or express it with other tensor ops"
+
+
 def _compute(name: str) -> bool:
-    """A tensor op with a tile counterpart (what IncoreTileOps forbids in kernels)."""
-    return name.startswith("tensor.") and op_registry.lookup("tile." + name.split(".", 1)[1]) is not None
+    """A tensor op with a tile counterpart (what IncoreTileOps forbids in kernels), or one no AIC/AIV
+    kernel may hold: converted, or refused here rather than left for codegen to miss."""
+    if not name.startswith("tensor."):
+        return False
+    if op_registry.lookup("tile." + name.split(".", 1)[1]) is not None:
+        return True
+    entry = op_registry.get_entry(name)
+    return not (entry.allowed_in(FunctionType.AIV) or entry.allowed_in(FunctionType.AIC))
 
 
 def _convertible(func: Function) -> bool:
@@ -293,7 +302,7 @@ class _Kernel(Rewrite):
         if low is None:
             raise self.error(
                 f"{name} has no tile lowering, so it cannot run in kernel '{self.func.name}' "
-                "(hint: compute it in the orchestration, or express it with other tensor ops)",
+                f"(hint: {NO_LOWERING_HINTS.get(name, _NO_LOWERING_HINT)})",
                 node.span,
             )
         self.assigning = node.var

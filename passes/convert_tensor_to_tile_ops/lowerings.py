@@ -69,6 +69,17 @@ class Lowering:
 
 LOWERINGS: dict[str, Lowering] = {}
 
+# What to write instead of a tensor op without a lowering, where the general hint (compute it in
+# the orchestration) does not apply: no target computes these.
+NO_LOWERING_HINTS: dict[str, str] = {
+    "tensor.sin": "pto-isa has no sine instruction, so no target computes it; the interpreter runs it",
+    "tensor.cos": "pto-isa has no cosine instruction, so no target computes it; the interpreter runs it",
+    "tensor.gather_row": "to copy a block of rows, write pl.assemble(acc, pl.slice(src, shapes, src_offset), "
+                         "dst_offset)",
+    "tensor.paged_gather": "no target has a rule for it: gather the rows with pl.slice of each block and "
+                           "pl.assemble them",
+}
+
 
 def index_tuple(values: list[int], span: Span) -> MakeTuple:
     """A tuple of INDEX constants."""
@@ -269,6 +280,8 @@ def slice_(conv: Converter, call: Call) -> Expr:
         args = [conv.tile(source), dims, conv.value(offset)] + ([conv.value(valid)] if valid is not None else [])
         return conv.op("tile.slice", args, {}, call.span)
     kwargs = {"target_memory": conv.slice_space(call)}
+    if call.kwargs.get("clamp"):
+        kwargs["clamp"] = True
     return conv.op(
         "tile.load", [conv.value(source), conv.value(offset), dims, conv.value(valid) if valid is not None else dims],
         kwargs, call.span,
@@ -318,6 +331,51 @@ def full(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.full", [dims, conv.value(call.args[1])], dict(call.kwargs), call.span)
 
 
+def ci(conv: Converter, call: Call) -> Expr:
+    """``tensor.ci`` (arange) inside a kernel is ``tile.ci`` of the same static shape."""
+    dims = conv.static_dims(call.args[1], "tensor shape", call.span)
+    return conv.op("tile.ci", [conv.value(call.args[0]), dims], dict(call.kwargs), call.span)
+
+
+def expand_clone(conv: Converter, call: Call) -> Expr:
+    """``tensor.expand_clone`` of an ``[a, b, c]`` source to the rank-3 target shape ``[A, B, C]`` (at
+    most one unit dim broadcast) on the 2-D ``[rows, cols]`` tile of the source: a broadcast last dim
+    is ``tile.row_expand``; a broadcast middle dim ``tile.col_expand`` of each batch row, assembled
+    into place; a broadcast first dim the source assembled once per batch. The target tensor only
+    gives the shape."""
+    src = conv.tile(call.args[0])
+    a, b, c = conv.static_dims(MakeTuple(list(src.type.shape), call.span), "source shape", call.span).elements
+    big_a, big_b, big_c = conv.static_dims(MakeTuple(list(call.type.shape), call.span), "target shape",
+                                           call.span).elements
+    a, b, c, big_a, big_b, big_c = (int(d.value) for d in (a, b, c, big_a, big_b, big_c))
+    dtype, span = src.type.dtype, call.span
+
+    def reshape(tile: Expr, dims: list[int]) -> Expr:
+        return conv.temp("expand_tile", conv.op("tile.reshape", [tile, index_tuple(dims, span)], {}, span))
+
+    def create(dims: list[int]) -> Expr:
+        return conv.temp("expand_tile", conv.op("tile.create", [index_tuple(dims, span)], {"dtype": dtype}, span))
+
+    if (a, b, c) == (big_a, big_b, big_c):
+        return src
+    if c != big_c:
+        flat = reshape(src, [a * b, 1])
+        wide = conv.temp("expand_tile", conv.op("tile.row_expand", [create([a * b, big_c]), flat], {}, span))
+        return conv.op("tile.reshape", [wide, index_tuple([big_a, big_b, big_c], span)], {}, span)
+    flat = reshape(src, [a * b, c])
+    out = create([big_a * big_b, c])
+    for i in range(big_a):
+        if b != big_b:
+            row = conv.temp("expand_tile", conv.op("tile.slice", [flat, index_tuple([1, c], span),
+                                                                   index_tuple([i, 0], span)], {}, span))
+            part = conv.temp("expand_tile", conv.op("tile.col_expand", [create([big_b, c]), row], {}, span))
+        else:
+            part = flat
+        out = conv.temp("expand_tile", conv.op("tile.assemble", [out, part, index_tuple([i * big_b, 0], span)],
+                                                {}, span))
+    return conv.op("tile.reshape", [out, index_tuple([big_a, big_b, big_c], span)], {}, span)
+
+
 def transpose(conv: Converter, call: Call) -> Expr:
     """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
     vector unit's TTRANS takes (of the result's shape)."""
@@ -352,12 +410,13 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
 
 _BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
 _SCALAR = "adds subs muls divs fmods".split()
-_UNARY = "abs exp log rsqrt recip neg not sin cos cast".split()
+_UNARY = "abs exp log rsqrt recip neg not cast".split()  # no sin, cos: pto-isa has no instruction for them
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
 _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "sum", "prod", "argmax", "argmin")]
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
+_register(same_name, "fillpad", "fillpad_expand")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")
 _register(reduction, *_REDUCE)
@@ -369,5 +428,7 @@ _register(element_access, "read", "write", tile_result=_on_target)
 _register(reshape, "reshape")
 _register(create, "create")
 _register(full, "full")
+_register(ci, "ci")
+_register(expand_clone, "expand_clone")
 _register(transpose, "transpose")
 _register(concat, "concat")

@@ -13,8 +13,11 @@ from pypto import ir
 from pypto.backend import A2A3, A5
 from pypto.codegen.cce import CceEmitter, generate_cce
 from pypto.codegen.errors import CodegenError
-from pypto.ir.enums import MemorySpace
+from pypto.codegen.cce_types import tile_template
+from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace, PadValue
 from pypto.ir.errors import VerificationError
+from pypto.ir.types import TileType, TileView
 
 PROGRAMS = Path(__file__).resolve().parent / "data" / "cce"
 
@@ -254,6 +257,32 @@ return y1
     )
 
 
+def test_an_assemble_inserts_in_place_or_copies_its_target_first() -> None:
+    program = pl.parse_program(_kernel(f"""
+mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 36864)
+t: {_VEC.format(off=0)} = pl.load(x, [0, 0], [64, 64])
+p: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_0, 32768, 4096), pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+copy: {_VEC.format(off=16384)} = pl.tile.assemble(t, p, [0, 0])
+same: {_VEC.format(off=0)} = pl.tile.assemble(t, p, [16, 0])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(copy, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  TMOV(copy, t);\n  TINSERT(copy, p, 0, 0);\n  TINSERT(same, p, 16, 0);\n" in body
+
+
+def test_a_clamped_load_reads_its_valid_region_cut_at_the_source_edge() -> None:
+    program = pl.parse_program(_kernel(f"""
+{_ALLOC}
+t: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 16384), pl.Mem.Vec, pl.TileView(valid_shape=[48, 64])] = \
+    pl.load(x, [16, 0], [64, 64], clamp=True)
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.store(t, [0, 0], y)
+return y1
+"""))
+    body = generate_cce(program)["kernels/aiv/k.cpp"].split("// --- Kernel entry point ---")[0]
+    assert "  GT_48x64_fp32 x_gt(x + 1024);\n  TLOAD(t, x_gt);\n" in body
+
+
 def test_names_that_are_cpp_keywords_are_suffixed() -> None:
     source = _kernel(f"""
 {_ALLOC}
@@ -374,3 +403,18 @@ def test_a_boxed_tile_that_is_not_whole_boxes_is_refused(tmp_path: Path) -> None
     assert info.value.message == ("no rule for a [32, 16] INT8 tile in 16 x 32 boxes (Mat, fractal 512): not a whole "
                                   "number of boxes in cce")
     assert info.value.hint == "pad the tile to shape [32, 32] and mark the used part with valid_shape"
+
+
+@pytest.mark.parametrize(("dtype", "pad", "text"), [
+    (DataType.FP32, PadValue.max, "PadValue::Max"),
+    (DataType.INT16, PadValue.min, "PadValue::Min"),
+    (DataType.FP16, PadValue.zero, "PadValue::Zero"),
+    (DataType.FP16, PadValue.max, "PadValue(0x100007c00ULL)"),
+    (DataType.FP16, PadValue.min, "PadValue(0x10000fc00ULL)"),
+    (DataType.BF16, PadValue.max, "PadValue(0x100007f80ULL)"),
+    (DataType.BF16, PadValue.min, "PadValue(0x10000ff80ULL)"),
+])
+def test_a_pad_value_is_the_tile_template_argument_and_half_infinities_are_their_bits(
+        dtype: DataType, pad: PadValue, text: str) -> None:
+    tile = TileType(shape=[16, 32], dtype=dtype, memory_space_=MemorySpace.Vec, tile_view=TileView(pad=pad))
+    assert tile_template(tile).endswith(f", SLayout::NoneBox, 512, {text}>")

@@ -554,6 +554,16 @@ ok("tile.assemble", lambda: L.assemble(V16, tile("accs", [16, 64], D.FP32, Mem.A
    "pl.Tile[[64, 64], pl.FP16, pl.Mem.Vec]")
 bad("tile.assemble", lambda: L.assemble(V, tile("src", [16, 64], D.FP16), [0, 0]), VE,
     "source dtype FP16 must equal target dtype FP32")
+bad("tile.assemble", lambda: L.assemble(V, tile("src", [16, 32]), [0, 4]), VE,
+    "column offset 4 is not a multiple of 8 .hint: assemble at column 0, or widen the source to start there")
+ok("tile.assemble", lambda: L.assemble(V, tile("one", [1, 1]), [3, 5]), TILE_64)
+bad("tile.assemble", lambda: L.assemble(tile("i8", [64, 64], D.INT8), tile("s8", [16, 64], D.INT8), [0, 0]), VE,
+    "INT8 tiles cannot be assembled: a2a3 TINSERT copies INT16, UINT16, FP16, BF16, FP32, INT32, UINT32")
+_CM = ir.TileView(blayout=ir.TileLayout.col_major)
+bad("tile.assemble", lambda: L.assemble(tile("tc", [64, 64], view=_CM), tile("sc", [16, 64], view=_CM), [0, 0]), VE,
+    "a plain col-major tile cannot be assembled")
+bad("tile.assemble", lambda: L.assemble(V, tile("sc", [16, 64], view=ir.TileView(blayout=ir.TileLayout.col_major)),
+                                        [0, 0]), VE, "the source .col_major. and the target .row_major. must have one layout")
 ok("tile.concat", lambda: L.concat(tile("c1", [8, 16]), tile("c2", [8, 32])), "pl.Tile[[8, 48], pl.FP32, pl.Mem.Vec]")
 bad("tile.concat", lambda: L.concat(V, V16), VE, "requires equal dtypes")
 ok("tile.set_validshape", lambda: L.set_validshape(V, IDX, 64),

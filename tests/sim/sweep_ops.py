@@ -170,10 +170,10 @@ def _inputs(cases: Sequence[Planned]) -> list[np.ndarray]:
 
 
 def _max_error(got: np.ndarray, want: np.ndarray) -> float:
-    """The largest absolute difference (NaN in both counts as equal, NaN in one as infinite)."""
+    """The largest absolute difference (NaN or an infinity in both counts as equal, NaN in one as infinite)."""
     g, w = got.astype(np.float64), want.astype(np.float64)
     with np.errstate(invalid="ignore"):
-        diff = np.where(np.isnan(g) & np.isnan(w), 0.0, np.abs(g - w))
+        diff = np.where((np.isnan(g) & np.isnan(w)) | (g == w), 0.0, np.abs(g - w))
     return float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
 
 

@@ -255,12 +255,18 @@ def _slice(b: CaseBody) -> str:
     return b.let(f"pl.tile.slice({b.x()}, [8, 16], [8, 8])")
 
 
-def _fillpad(op: str) -> Recipe:
-    return Recipe(lambda b: b.let(call(op, b.x())))
+def _fillpad(op: str, pad: str) -> Recipe:
+    """``op`` padding with ``pad``; the three fillpad ops take the three pad values between them."""
+    return Recipe(lambda b: b.let(call(op, b.x(), f"pad_value=pl.PadValue.{pad}")))
 
 
 def _fillpad_expand(b: CaseBody) -> str:
-    return b.let(call("fillpad_expand", b.x(), f"[{R}, {C}]"))
+    return b.let(call("fillpad_expand", b.x(), f"[{R}, {C}]", "pad_value=pl.PadValue.zero"))
+
+
+def _assemble(b: CaseBody) -> str:
+    """The operand written into the right half of a wider row-major tile (TINSERT)."""
+    return b.let(call("assemble", b.aux((R, 2 * C)), b.x(), f"[0, {C}]"))
 
 
 def _prelu(b: CaseBody) -> str:
@@ -430,9 +436,11 @@ RECIPES: dict[str, Recipe] = {
     "tile.concat": Recipe(_concat),
     "tile.move": Recipe(_move),
     "tile.slice": Recipe(_slice),
-    "tile.fillpad": _fillpad("fillpad"),
-    "tile.fillpad_inplace": _fillpad("fillpad_inplace"),
+    "tile.fillpad": _fillpad("fillpad", "max"),
+    "tile.fillpad_inplace": _fillpad("fillpad_inplace", "min"),
     "tile.fillpad_expand": Recipe(_fillpad_expand),
+    "tile.assemble": Recipe(_assemble, dtypes=tuple(d for d in DTYPES if d.get_bit() > 8), layouts=("row",),
+                            note="a2a3 TINSERT copies row-major 2- and 4-byte elements"),
     "tile.matmul": _cube(_matmul),
     "tile.matmul_acc": _cube(_matmul_acc),
     "tile.matmul_bias": _cube(_matmul_bias),

@@ -70,8 +70,12 @@ def test_col_major_operands_of_ops_row_major_on_the_cpu_model_build_and_match(ke
     assert [(o.case.op, o.verdict) for o in outcomes] == [(op, "ok") for op in ops]
 
 
-def test_fillpad_fills_a_partial_tile_on_the_simulator(kernel_cache: Path) -> None:
-    """TFILLPAD takes the pad value from its destination's tile type, which fillpad's result carries."""
+def test_fillpad_fills_a_partial_tile_with_each_pad_value_on_the_simulator(kernel_cache: Path) -> None:
+    """TFILLPAD takes the pad value from its destination's tile type, which fillpad's result carries;
+    the recipes pad with max, min and zero, and a half tile's +-inf is spelled as its bits."""
     ops = ("tile.fillpad", "tile.fillpad_inplace", "tile.fillpad_expand")
-    cases = [sweep_ops.plan(Case(op, DataType.FP32, "row", "partial", "tile")) for op in ops]
-    assert [(o.case.op, o.verdict) for o in sweep_ops.run_batch(cases, kernel_cache)] == [(op, "ok") for op in ops]
+    dtypes = (DataType.FP32, DataType.FP16)
+    cases = [sweep_ops.plan(Case(op, dt, "row", "partial", "tile")) for op in ops for dt in dtypes]
+    outcomes = sweep_ops.run_batch(cases, kernel_cache)
+    assert [(o.case.op, o.case.dtype, o.verdict) for o in outcomes] == [
+        (p.case.op, p.case.dtype, "ok") for p in cases]

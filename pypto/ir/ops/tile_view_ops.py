@@ -93,7 +93,8 @@ define("tile.slice",
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
 
 
-def _check_aligned_start(ci: CallInfo, t: TileType) -> None:
+def _check_aligned_start(ci: CallInfo, t: TileType, hint: str = "slice from offset {start} and keep the rest in "
+                         "the valid region, or slice the tensor before loading it") -> None:
     """A window of a plain 2-D tile starts on a 32-byte boundary of its lines: TSUBVIEW makes the window
     a tile at ``src + offset`` (include/pto/npu/a2a3/TSubView.hpp), and vector instructions address
     on-chip buffers in 32-byte blocks. Row offsets of a row-major tile always are (its rows are whole
@@ -113,8 +114,7 @@ def _check_aligned_start(ci: CallInfo, t: TileType) -> None:
     if start is None:
         ci.fail(message + f"known to be a multiple of {per_block} (hint: write it as a multiple of {per_block}, "
                 f"e.g. j * {per_block})")
-    ci.fail(message + f"a multiple of {per_block} (hint: slice from offset {start - start % per_block} and keep "
-            "the rest in the valid region, or slice the tensor before loading it)")
+    ci.fail(message + f"a multiple of {per_block} (hint: " + hint.format(start=start - start % per_block) + ")")
 
 
 def _is_line(dims: list[Expr]) -> bool:
@@ -177,6 +177,25 @@ define("tile.transpose", [tile("tile"), index_p("axis1"), index_p("axis2"),
        _transpose, placement=KERNEL, memory=VIEW)
 
 FIXPIPE_TARGETS = (D.FP16, D.BF16, D.INT8)
+# a2a3 TINSERT Vec -> Vec (include/pto/common/arch/memory/tinsert_common.hpp): these element types; a
+# 1-byte one fails its "ValidCol bytes must be 2-byte aligned" assertion on a run-time valid shape.
+INSERT_DTYPES = (D.INT16, D.UINT16, D.FP16, D.BF16, D.FP32, D.INT32, D.UINT32)
+
+
+def _check_insert(ci: CallInfo, tgt: TileType, src: TileType) -> None:
+    """What TINSERT copies between two on-chip tiles: an element type of INSERT_DTYPES, both tiles in
+    one layout, row-major or NZ (a plain col-major pair matches neither of its paths and copies nothing)."""
+    if tgt.dtype not in INSERT_DTYPES:
+        ci.fail(f"{tgt.dtype.name} tiles cannot be assembled: a2a3 TINSERT copies "
+                f"{', '.join(d.name for d in INSERT_DTYPES)} elements (hint: cast to one of them, or assemble "
+                "in the tensor the kernel stores to)")
+    tv, sv = tgt.get_effective_tile_view(), src.get_effective_tile_view()
+    if (tv.blayout, tv.slayout) != (sv.blayout, sv.slayout):
+        ci.fail(f"the source ({sv.blayout.name}) and the target ({tv.blayout.name}) must have one layout "
+                "(hint: tile.move the source to the target's layout first)")
+    if (tv.blayout, tv.slayout) == (TileLayout.col_major, TileLayout.none_box):
+        ci.fail("a plain col-major tile cannot be assembled: a2a3 TINSERT copies row-major (ND) or NZ tiles "
+                "(hint: tile.move both to row-major first)")
 
 
 def _assemble(ci: CallInfo) -> Type:
@@ -188,6 +207,10 @@ def _assemble(ci: CallInfo) -> Type:
     fixpipe = src.memory_space == MemorySpace.Acc and tgt.dtype in FIXPIPE_TARGETS
     if src.dtype != tgt.dtype and not fixpipe:
         ci.fail(f"source dtype {src.dtype.name} must equal target dtype {tgt.dtype.name}")
+    if not fixpipe and src.memory_space != MemorySpace.Acc:
+        _check_insert(ci, tgt, src)
+    if [const_value(d) for d in src.shape] != [1, 1]:  # TINSERT places one element anywhere
+        _check_aligned_start(ci, tgt, "assemble at column {start}, or widen the source to start there")
     valid = widened(tgt, offs, valid_shape(src)) if len(src.shape) == len(tgt.shape) else valid_shape(tgt)
     return view_of(tgt, list(tgt.shape), valid)
 

@@ -1,0 +1,92 @@
+"""A compile refuses, before its first pass, the tile ops a kernel target cannot print
+(``pypto.codegen.unsupported``), at the call and naming the target; the table is exactly what the
+targets lack, less the ops below that reach the targets another way or belong to other work."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import interp, ir
+from pypto.codegen.coverage import coverage, load_emitter
+from pypto.codegen.target import CCE, PTO
+from pypto.codegen.unsupported import REFUSED, UnsupportedOpError, refusal_message
+from pypto.ir import op_registry
+
+# Tile ops a kernel target lacks a rule for that a compile does not refuse, and why.
+NOT_REFUSED = {
+    "tile.batch_matmul": "FlattenTileNdTo2D expands it into one tile.matmul per batch",
+    "tile.batch_matmul_acc": "FlattenTileNdTo2D expands it into one tile.matmul_acc per batch",
+    "tile.aiv_shard": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
+    "tile.aic_gather": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
+    "tile.tpush_to_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",
+    "tile.tpush_to_aiv": "cross-core pipe op, outside the lowerings of issue 29 item 3",
+    "tile.tpop_from_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",
+    "tile.tpop_from_aiv": "cross-core pipe op, outside the lowerings of issue 29 item 3",
+    "tile.read": "element access in kernels: issue 29 item 1",
+    "tile.write": "element access in kernels: issue 29 item 1",
+    "tile.set_validshape": "a CCE Method rule its emitter does not print yet",
+}
+
+
+def _lacking() -> dict[str, set[str]]:
+    """Tile op -> the kernel targets without a rule for it."""
+    lacking: dict[str, set[str]] = {}
+    for target in (PTO, CCE):
+        for op in coverage(target, load_emitter(target)).missing_ops:
+            if op.startswith("tile."):
+                lacking.setdefault(op, set()).add(target.name)
+    return lacking
+
+
+def test_every_tile_op_a_kernel_target_lacks_is_refused_for_exactly_those_targets_or_has_a_reason() -> None:
+    lacking = {op: targets for op, targets in _lacking().items() if op not in NOT_REFUSED}
+    assert {op: set(r.targets) for op, r in REFUSED.items()} == lacking
+    assert all(op_registry.lookup(op) is not None for op in REFUSED)
+
+
+def test_an_op_only_the_cce_target_lacks_compiles_without_the_kernel_cpp() -> None:
+    assert refusal_message("tile.mscatter", frozenset({"pto"})) is None
+    assert refusal_message("tile.mscatter", frozenset({"pto", "cce"})) == (
+        "tile.mscatter cannot be compiled: the cce target has no rule for it (a2a3's MSCATTER scatters whole rows, "
+        "not elements)")
+
+
+_SIN = textwrap.dedent("""
+    @pl.program
+    class P:
+        @pl.function
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0], [16, 64])
+                out = pl.store(pl.sin(t), [0, 0], out)
+            return out
+""")
+
+
+def test_a_refused_op_is_an_error_at_its_call_before_any_pass(tmp_path: Path) -> None:
+    program = pl.parse(_SIN)
+    with pytest.raises(UnsupportedOpError) as err:
+        ir.compile(program, output_dir=tmp_path / "out")
+    assert err.value.message == ("tile.sin cannot be compiled: the pto and cce targets have no rule for it "
+                                 "(pto-isa has no sine instruction)")
+    assert err.value.hint == "write the computation with ops the kernel targets print (docs/codegen.md#unsupported)"
+    assert err.value.span.begin_line == 9
+
+    x = np.linspace(-1.0, 1.0, 16 * 64, dtype=np.float32).reshape(16, 64)
+    result = interp.run(program, x, np.zeros((16, 64), np.float32), entry="main")
+    np.testing.assert_allclose(result.outputs["out"], np.sin(x), rtol=1e-6)  # the interpreter still runs it
+
+
+def test_a_tensor_sin_in_a_kernel_is_refused_by_the_conversion(tmp_path: Path) -> None:
+    source = _SIN.replace("t = pl.load(x, [0, 0], [16, 64])", "pass").replace(
+        "out = pl.store(pl.sin(t), [0, 0], out)", "out[:] = pl.sin(x)")
+    with pytest.raises(ir.PyptoError, match="tensor.sin has no tile lowering, so it cannot run in kernel "
+                       r"'main_incore_0' \(hint: pto-isa has no sine instruction, so no target computes it; the "
+                       r"interpreter runs it\)"):
+        ir.compile(pl.parse(source), output_dir=tmp_path / "out")

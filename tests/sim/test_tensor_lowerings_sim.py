@@ -1,0 +1,128 @@
+"""Tensor ops that ConvertTensorToTileOps lowers to tile ops run on a2a3sim and equal the interpreter:
+``arange`` (TCI, ascending and descending), ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad) and
+``assemble`` into a kernel value (TINSERT), ``expand_clone`` along each axis, and a clamped slice
+(a load of the window's part inside the source)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.interp.tolerance import output_tolerances
+from pypto.runtime import simulator_missing_reason
+
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
+
+
+@pl.program
+class Generated:
+    @pl.function
+    def main(self, x: pl.Tensor[[30, 24], pl.FP32], up: pl.Out[pl.Tensor[[1, 32], pl.INT32]],
+             down: pl.Out[pl.Tensor[[1, 16], pl.INT16]], padded: pl.Out[pl.Tensor[[32, 32], pl.FP32]],
+             ) -> tuple[pl.Tensor[[1, 32], pl.INT32], pl.Tensor[[1, 16], pl.INT16], pl.Tensor[[32, 32], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            up[:] = pl.arange(3, [1, 32], dtype=pl.INT32)
+            down[:] = pl.arange(-2, [1, 16], dtype=pl.INT16, descending=True)
+            padded[:] = pl.tensor.fillpad_expand(x, [32, 32], pad_value=pl.PadValue.min)
+        return up, down, padded
+
+
+def test_arange_and_fillpad_expand_on_the_simulator_equal_the_interpreter(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Generated, output_dir=tmp_path / "generated")
+    (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
+    text = (compiled.output_dir / kernel).read_text()
+    assert "TCI<" in text and "TFILLPAD_EXPAND(" in text
+    x = np.random.default_rng(3).standard_normal((30, 24)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    want = compiled.interpret(x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[0], np.arange(3, 35, dtype=np.int32)[None, :])
+    np.testing.assert_array_equal(got[1], np.arange(-2, -18, -1, dtype=np.int16)[None, :])
+    assert np.isneginf(got[2][30:, :]).all() and np.isneginf(got[2][:, 24:]).all()
+
+
+@pl.program
+class Assembled:
+    @pl.function
+    def main(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            acc = pl.full([32, 64], dtype=pl.FP32, value=1.0)
+            acc = pl.assemble(acc, pl.exp(a), [0, 8])
+            acc = pl.assemble(acc, b, [16, 48])
+            out[:] = pl.add(acc, 1.0)
+        return out
+
+
+def test_assemble_into_a_kernel_value_on_the_simulator_equals_the_interpreter(
+        tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Assembled, output_dir=tmp_path / "assembled")
+    (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
+    text = (compiled.output_dir / kernel).read_text()
+    assert "TINSERT(acc__ssa_v1_tile, t__tmp_v0_tile, 0, 8);" in text
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((16, 32)).astype(np.float32)
+    b = rng.standard_normal((16, 16)).astype(np.float32)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    want = compiled.interpret(a, b)
+    rtol, atol = output_tolerances(compiled.program, compiled.entry_function())["out"]
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    expected = np.full((32, 64), 2.0, np.float32)
+    expected[:16, 8:40] = np.exp(a) + 1
+    expected[16:, 48:] = b + 1
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+_T3 = pl.Tensor[[4, 8, 16], pl.FP32]
+
+
+@pl.program
+class Expanded:
+    @pl.function
+    def main(self, first: pl.Tensor[[1, 8, 16], pl.FP32], middle: pl.Tensor[[4, 1, 16], pl.FP32],
+             last: pl.Tensor[[4, 8, 1], pl.FP32], like: _T3, o1: pl.Out[_T3], o2: pl.Out[_T3], o3: pl.Out[_T3],
+             ) -> tuple[_T3, _T3, _T3]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            o1[:] = pl.tensor.expand_clone(first, like)
+            o2[:] = pl.tensor.expand_clone(middle, like)
+            o3[:] = pl.tensor.expand_clone(last, like)
+        return o1, o2, o3
+
+
+def test_expand_clone_along_each_axis_on_the_simulator_equals_the_interpreter(
+        tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Expanded, output_dir=tmp_path / "expanded")
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((1, 8, 16), (4, 1, 16), (4, 8, 1), (4, 8, 16))]
+    got = compiled.run(*args, cache_dir=kernel_cache)
+    want = compiled.interpret(*args)
+    for g, w, src in zip(got, want, args, strict=False):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(g, np.broadcast_to(src, (4, 8, 16)))
+
+
+@pl.program
+class Clamped:
+    @pl.function
+    def main(self, x: pl.Tensor[[30, 40], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.add(pl.slice(x, [32, 32], [8, 16], clamp=True), 1.0)
+        return out
+
+
+def test_a_clamped_slice_past_the_source_on_the_simulator_equals_the_interpreter(
+        tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Clamped, output_dir=tmp_path / "clamped")
+    x = np.random.default_rng(11).standard_normal((30, 40)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    np.testing.assert_array_equal(got, compiled.interpret(x))
+    expected = np.zeros((32, 32), np.float32)
+    expected[:22, :24] = x[8:, 16:] + 1
+    np.testing.assert_array_equal(got, expected)
