@@ -963,8 +963,9 @@ class OrchestrationEmitter(Emitter):
         c = c_type(ScalarType(node.dtype), node.span)
         if node.dtype.is_float():
             return f"({c})__builtin_pow({a}, {b})"
-        # Exact integer power (a non-negative exponent: a negative one makes the type a float).
-        return f"({{ {c} _r = 1, _b = {a}; for (int64_t _e = {b}; _e > 0; --_e) _r *= _b; _r; }})"
+        # Exact integer power by repeated products (the interpreter refuses a negative exponent).
+        return (f"({{ {c} __pypto_r = 1, __pypto_b = {a}; "
+                f"for (int64_t __pypto_e = {b}; __pypto_e > 0; --__pypto_e) __pypto_r *= __pypto_b; __pypto_r; }})")
 
     @rules.register(Abs)
     def _abs(self, node: Abs) -> str:

@@ -16,6 +16,7 @@ from .invariants import (
     AivSplitValid,
     HardSyncallOccupancyValid,
     KernelNodes,
+    OperandLayoutsResolved,
     MixedKernelExpanded,
     PipelineResolved,
     ReturnParamsExplicit,
@@ -33,6 +34,13 @@ split_core = placed.extend(
         Variant(Function, "func_type", FunctionType.InCore, MixedKernelExpanded),
         Variant(ForStmt, "kind", ForKind.Pipeline, PipelineResolved),
     },
-    guarantees={MixedKernelExpanded, KernelNodes, HardSyncallOccupancyValid, ReturnParamsExplicit, TensorViewCanonical},
+    guarantees={
+        MixedKernelExpanded,
+        KernelNodes,
+        OperandLayoutsResolved,
+        HardSyncallOccupancyValid,
+        ReturnParamsExplicit,
+        TensorViewCanonical,
+    },
     drop={AivSplitValid},
 )

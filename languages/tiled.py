@@ -1,9 +1,9 @@
 """tiled: kernel bodies compute with tile ops.
 
 Entered by ConvertTensorToTileOps, which turns every tensor op with a tile counterpart in a kernel
-into loads, tile ops and stores. The tile-stage passes after it stay here and establish, inside
-the dialect, what ``placed`` then guarantees: FlattenTileNdTo2D (TileOps2D), LegalizeTileCast,
-AutoTileMatmulL0, CanonicalizeTileSlice.
+into loads, tile ops and stores. The tile-stage passes after it stay here; ElideTensorCarries,
+FlattenTileNdTo2D, LegalizeTileCast and CanonicalizeTileSlice establish, inside the dialect, what
+``placed`` then guarantees.
 """
 
 from __future__ import annotations

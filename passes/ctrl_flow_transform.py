@@ -249,14 +249,33 @@ class _EarlyReturns:
             )
 
 
+def _tail_return(stmts: list[Stmt]) -> tuple[list[Stmt], ReturnStmt | None]:
+    """``stmts`` without their final return, and that return. An if/else whose branches both end in
+    a return of the same variables ends the block too: its returns become one after it."""
+    if not stmts:
+        return stmts, None
+    s = stmts[-1]
+    if isinstance(s, ReturnStmt):
+        return stmts[:-1], s
+    if isinstance(s, IfStmt) and s.else_body is not None and not s.return_vars:
+        then, first = _tail_return(_branch(s.then_body))
+        other, second = _tail_return(_branch(s.else_body))
+        if first is not None and second is not None and _same_values(first, second):
+            branches = rebuild(s, then_body=block_of(then, s.then_body.span),
+                               else_body=block_of(other, s.else_body.span) if other else None)
+            return [*stmts[:-1], branches], first
+    return stmts, None
+
+
 def remove_early_returns(func: Function, names: NameSupply) -> Function:
     """``func`` (a kernel) with a single return, its last statement (``names`` numbers the flag)."""
     stmts = flatten_to_stmts(func.body)
-    last = stmts[-1] if stmts and isinstance(stmts[-1], ReturnStmt) else None
-    body = stmts[:-1] if last is not None else stmts
-    if not any(map(_holds_return, body)):
-        return func
+    body, last = _tail_return(stmts)
     span = func.body.span
+    if not any(map(_holds_return, body)):
+        if last is None or isinstance(stmts[-1], ReturnStmt):
+            return func
+        return replace(func, body=block_of([*body, last], span))
     flag = Var(f"__return_{names.number('return')}", ScalarType(DataType.BOOL), span)
     new = [AssignStmt(flag, ConstBool(False, span), span), *_EarlyReturns(flag, last).block(body)]
     return replace(func, body=block_of(new + ([last] if last is not None else []), span))

@@ -8,7 +8,8 @@ pto-isa's static_asserts in its a2a3 and CPU implementations).
 from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
-from pypto.analysis.layouts import RowMajorNeed, row_major_need
+from pypto.analysis.layouts import misplaced_operands
+from pypto.languages.invariants import OperandLayoutsResolved
 from pypto.languages.placed import placed
 
 from pypto.ir import op_registry
@@ -23,30 +24,6 @@ from pypto.ir.types import TileType
 
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import rebuild
-
-
-def _converted(call: Call, need: RowMajorNeed) -> list[bool]:
-    """Per argument of ``call``: whether it must be made row-major (a col-major operand ``need`` names)."""
-    params = op_registry.get_entry(op_name(call)).params
-    return [_col_major(a.type) and i < len(params) and params[i].name in need.operands
-            for i, a in enumerate(call.args)]
-
-
-def _conversions(call: Call) -> tuple[RowMajorNeed, list[bool]] | None:
-    """The need of ``call``'s op and its operands to convert, or None when none is to be converted."""
-    need = row_major_need(op_name(call))
-    if need is None:
-        return None
-    converted = _converted(call, need)
-    return (need, converted) if any(converted) else None
-
-
-def _col_major(t: object) -> bool:
-    return (
-        isinstance(t, TileType)
-        and t.memory_space is MemorySpace.Vec
-        and t.get_effective_tile_view().blayout is TileLayout.col_major
-    )
 
 
 def _column(t: TileType) -> bool:
@@ -80,16 +57,17 @@ class ResolveBackendOpLayouts(RewritePass):
     """
 
     source = placed
+    produces = frozenset({OperandLayoutsResolved})
 
     def applies(self, func: Function) -> bool:
         # Only a row-major-only op with a col-major operand is rewritten.
         return is_incore_type(func.func_type) and any(
-            _conversions(call) is not None for call in function_index(func).of(Call))
+            misplaced_operands(call) is not None for call in function_index(func).of(Call))
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
         call = node.value
-        found = _conversions(call) if isinstance(call, Call) else None
+        found = misplaced_operands(call) if isinstance(call, Call) else None
         if found is None:
             return self.children(node)
         need, converted = found

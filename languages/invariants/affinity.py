@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Final, Literal
 
-from pypto.analysis.pipes import PIPE_EXCEPTIONS
+from pypto.analysis.pipes import BY_SOURCE, PIPE_EXCEPTIONS
 from pypto.ir.enums import MemorySpace, PipeType
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit
 from pypto.ir.op_registry import AIC, AIV, OpEntry, lookup
@@ -33,9 +33,10 @@ CUBE_SPACES = frozenset(
 BY_OPERANDS: Final = "by_operands"  # the side follows the space of a tile the op makes, reads or moves
 AffinityRule = Affinity | Literal["by_operands"]
 
-# Tile ops whose side is not derived (a view follows its source; an op only cube-side kernels may
-# contain is CUBE, one only vector-side kernels may contain is VECTOR; else an op on the M pipe is
-# CUBE and one on the V pipe VECTOR, pypto.analysis.pipes).
+# Tile ops whose side is not derived (a view, and a transfer (on an MTE pipe, or a copy whose pipe
+# follows its source), follow the spaces they read or make; an op only cube-side kernels may contain
+# is CUBE, one only vector-side kernels may contain is VECTOR; else an op on the M pipe is CUBE and
+# one on the V pipe VECTOR, pypto.analysis.pipes).
 AFFINITY_EXCEPTIONS: dict[str, AffinityRule] = {
     # Index queries and buffer declarations (tile.alloc emits no instruction) run on either side.
     "tile.get_block_idx": Affinity.SHARED,
@@ -44,29 +45,27 @@ AFFINITY_EXCEPTIONS: dict[str, AffinityRule] = {
     "tile.alloc": Affinity.SHARED,
     "tile.aiv_shard": Affinity.BOUNDARY,
     "tile.aic_gather": Affinity.BOUNDARY,
-    "tile.load": BY_OPERANDS,
     "tile.create": BY_OPERANDS,
-    "tile.move": BY_OPERANDS,
-    "tile.extract": BY_OPERANDS,
-    "tile.store": BY_OPERANDS,
     # Element access: the vector side (it issues no cube instruction).
     "tile.read": Affinity.VECTOR,
     "tile.write": Affinity.VECTOR,
 }
 _SIDE = {AIC: Affinity.CUBE, AIV: Affinity.VECTOR}
 _PIPE_SIDE = {PipeType.M: Affinity.CUBE, PipeType.V: Affinity.VECTOR}
+_TRANSFERS = (BY_SOURCE, PipeType.MTE1, PipeType.MTE2, PipeType.MTE3)
 UNDECIDED: Final = "undecided"
 
 
 def derived_affinity(entry: OpEntry) -> AffinityRule | Literal["undecided"]:
-    """The side ``entry`` and its pipe decide: a view's follows its source, a cube-/vector-only op's
-    is CUBE/VECTOR, an M-/V-pipe op's CUBE/VECTOR; else undecided."""
+    """The side ``entry`` and its pipe decide: a view's and a transfer's follow their operands, a
+    cube-/vector-only op's is CUBE/VECTOR, an M-/V-pipe op's CUBE/VECTOR; else undecided."""
     if entry.view:
         return BY_OPERANDS
     side = entry.core_side
     if side is not None:
         return _SIDE[side]
-    return _PIPE_SIDE.get(PIPE_EXCEPTIONS.get(entry.name), UNDECIDED)
+    pipe = PIPE_EXCEPTIONS.get(entry.name)
+    return BY_OPERANDS if pipe in _TRANSFERS else _PIPE_SIDE.get(pipe, UNDECIDED)
 
 
 def _space(e: Expr) -> MemorySpace | None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from pypto.analysis import function_index
+from pypto.analysis.layouts import misplaced_operands
 from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
@@ -312,4 +313,27 @@ TileSlicesPitched = Invariant.per_function(
     "kernel slices narrower than their source carry its row pitch, and only ops that read a strided tile in place "
     "read one",
     _check_slices,
+)
+
+
+def _check_layouts(func: Function, program: Program, report: Reporter) -> None:
+    if not is_incore_type(func.func_type):
+        return
+    for call in function_index(func).of(Call):
+        found = misplaced_operands(call)
+        if found is None:
+            continue
+        names = [a.name_hint if isinstance(a, Var) else str(a) for a, bad in zip(call.args, found[1]) if bad]
+        report.error(
+            "COL_MAJOR_OPERAND",
+            f"{call.op.name} runs only on row-major tiles, but its operand(s) {', '.join(names)} are col-major "
+            "(ResolveBackendOpLayouts gives it row-major copies)",
+            call,
+        )
+
+
+OperandLayoutsResolved = Invariant.per_function(
+    "OperandLayoutsResolved",
+    "kernel vector ops read the operands pto-isa needs row-major in row-major tiles",
+    _check_layouts,
 )

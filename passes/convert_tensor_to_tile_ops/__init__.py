@@ -1,7 +1,7 @@
 """ConvertTensorToTileOps: kernels compute on tiles; tensor ops become loads, tile ops and stores
 (docs/passes.md#converttensortotileops).
 
-The tile form of each tensor op comes from the registry :mod:`passes.tensor_to_tile`.
+The tile form of each tensor op comes from the registry :mod:`.lowerings`.
 """
 
 from __future__ import annotations

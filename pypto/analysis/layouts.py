@@ -19,6 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from pypto.ir import op_registry
+from pypto.ir.enums import MemorySpace, TileLayout
+from pypto.ir.expr import Call, GlobalVar
+from pypto.ir.types import TileType
+
 
 @dataclass(frozen=True)
 class RowMajorNeed:
@@ -128,3 +133,24 @@ ANY_LAYOUT: Final = frozenset(
 def row_major_need(name: str) -> RowMajorNeed | None:
     """What op ``name`` needs row-major, or None when it takes any layout (or is not a vector op)."""
     return ROW_MAJOR_OPERANDS.get(name)
+
+
+def col_major(t: object) -> bool:
+    """A col-major vector tile."""
+    return (
+        isinstance(t, TileType)
+        and t.memory_space is MemorySpace.Vec
+        and t.get_effective_tile_view().blayout is TileLayout.col_major
+    )
+
+
+def misplaced_operands(call: Call) -> tuple[RowMajorNeed, list[bool]] | None:
+    """The need of ``call``'s op and, per argument, whether it is a col-major operand the op needs
+    row-major; None when no argument is."""
+    need = None if isinstance(call.op, GlobalVar) else row_major_need(call.op.name)
+    if need is None:
+        return None
+    params = op_registry.get_entry(call.op.name).params
+    misplaced = [col_major(a.type) and i < len(params) and params[i].name in need.operands
+                 for i, a in enumerate(call.args)]
+    return (need, misplaced) if any(misplaced) else None

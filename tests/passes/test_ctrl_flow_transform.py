@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from front_programs import CTRL_FLOW_TRANSFORM, parse
 from pass_helpers import before_after, check_preserves
@@ -10,6 +11,7 @@ from pypto.languages.invariants.walk import function_index
 from pypto.passes import PassError
 
 from pypto import ir, passes
+from pypto.interp.testing import assert_pass_preserves
 
 
 @pytest.mark.parametrize("name", sorted(CTRL_FLOW_TRANSFORM))
@@ -99,3 +101,28 @@ def test_an_early_return_of_another_variable_is_rejected() -> None:
     )
     with pytest.raises(PassError, match="an early return of a kernel must return the variables its last return does"):
         passes.ctrl_flow_transform()(program)
+
+
+def test_returns_ending_both_branches_of_a_final_if_become_one_return() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+                     flag: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.FP32]:
+                t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+                if flag > 0:
+                    out = pl.store(pl.exp(t), [0, 0], out)
+                    return out
+                else:
+                    out = pl.store(t, [0, 0], out)
+                    return out
+        """
+    )
+    x = np.arange(16 * 64, dtype=np.float32).reshape(16, 64) / 512
+    for flag in (0, 1):
+        after = assert_pass_preserves(passes.ctrl_flow_transform(), program, [x, np.zeros_like(x), flag], entry="main")
+    main = after.get_function("main")
+    assert len(list(function_index(main).of(ir.ReturnStmt))) == 1
+    assert isinstance(main.body.stmts[-1], ir.ReturnStmt) and "__return" not in main.as_python()

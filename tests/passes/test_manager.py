@@ -304,3 +304,38 @@ def test_start_dialect_can_be_chosen() -> None:
     once = passes.PassManager(passes.front_passes()).run(parse(CONVERT_TO_SSA["accumulate"]))
     assert manager.run(once) is once
     assert manager.start is ssa and surface is not ssa
+
+
+# Passes the pipeline can run without: optimisations whose absence leaves a correct, if slower or
+# larger, program. Every other pass establishes something a later dialect guarantees.
+_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse"}
+
+
+def _without(name: str) -> list[passes.Pass]:
+    return [p for p in passes.PassManager.get_strategy(plugins=False).passes if p.name != name]
+
+
+@pytest.mark.parametrize("name", [p.name for p in passes.PassManager.get_strategy(plugins=False).passes])
+def test_a_pipeline_missing_a_stage_fails_at_a_boundary(name: str) -> None:
+    if name in _OPTIONAL:
+        assert passes.PassManager(_without(name)).final_dialect is synced
+    elif name == "InsertPipeSync":
+        assert passes.PassManager(_without(name)).final_dialect is runtime  # and codegen refuses runtime
+    else:
+        with pytest.raises(PassOrderError, match=r"dialect '\w+'|requires properties"):
+            passes.PassManager(_without(name))
+
+
+def test_a_missing_stage_names_the_boundary_and_the_property() -> None:
+    with pytest.raises(PassOrderError) as err:
+        passes.PassManager(_without("CanonicalizeTileSlice"))
+    assert str(err.value) == (
+        "pass InferTileMemorySpace cannot run yet: it enters dialect 'placed', whose properties "
+        "TileSlicesPitched (from CanonicalizeTileSlice) are not established before it"
+    )
+    with pytest.raises(PassOrderError) as err:
+        passes.PassManager(_without("ConvertTensorToTileOps"))
+    assert str(err.value) == (
+        "pass ElideTensorCarries expects a program in dialect 'tiled', but at this point of the pipeline "
+        "the program is in 'outlined'"
+    )

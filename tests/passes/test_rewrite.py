@@ -1,4 +1,4 @@
-"""The statement-rewriting framework (passes.rewrite): splicing, deletion, hoisting, scopes, the
+"""The statement-rewriting framework (pypto.transform.rewrite): splicing, deletion, hoisting, scopes, the
 remap (inside types too), identity of untouched nodes, and deep inputs."""
 
 from __future__ import annotations

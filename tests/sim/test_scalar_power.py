@@ -50,7 +50,7 @@ class PowerRows:
 def test_powers_in_orchestration_and_kernel(tmp_path: Path, kernel_cache: Path) -> None:
     compiled = ir.compile(pl.parse(SOURCE), output_dir=tmp_path, dump_passes=False)
     orchestration = next(tmp_path.rglob("orchestration/*.cpp")).read_text()
-    assert "for (int64_t _e = " in orchestration
+    assert "for (int64_t __pypto_e = " in orchestration
     a = np.random.default_rng(3).standard_normal((128, 64)).astype(np.float32)
     got = compiled.run(a, cache_dir=kernel_cache)
     np.testing.assert_array_equal(got, compiled.interpret(a))
