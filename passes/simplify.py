@@ -5,7 +5,9 @@ then drop dead scalar assignments (docs/passes.md#simplify).
   arithmetic the printer keeps unfolded inside shapes), identities (``x + 0``, ``x * 1``,
   ``x * 0`` for integers, ``x // 1``, ``x % 1``, ``min(a, a)``, ``a and True``, ...), and
   comparisons decided by the value ranges of loop variables, bound scalars and enclosing branch
-  conditions. Shape, stride and valid-shape expressions inside types are folded the same way.
+  conditions. An INDEX / INT64 sum or difference becomes its canonical affine form
+  (:mod:`pypto.ir.affine`) when that is smaller: ``c + 128 - (c + 64)`` -> ``64``.
+  Shape, stride and valid-shape expressions inside types are folded the same way.
 * A scalar variable assigned once is bound: to a constant at the function's top level (then it
   is substituted everywhere, types included), otherwise only its value range is recorded, within
   its region. Only variables defined once are bound or narrowed by conditions, so the pass is also
@@ -30,6 +32,7 @@ from typing import Any
 
 from pypto.analysis import defined_vars, expr_calls, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars, walk
 
+from pypto.ir.affine import Memo, simplify_index
 from pypto.ir.scalar_eval import constant_value, fold_binary, fold_unary
 from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
@@ -54,6 +57,7 @@ _FOLDABLE = (BinaryExpr, UnaryExpr)
 _LEAF_TYPES = frozenset({Var, E.IterArg, ConstInt, ConstFloat, ConstBool})
 _COMPARE = (E.Eq, E.Ne, E.Lt, E.Le, E.Gt, E.Ge)
 _ARITH = (E.Add, E.Sub, E.Mul, E.Min, E.Max)
+_SUMS = frozenset({E.Add, E.Sub})  # where affine terms can cancel or constants merge
 
 
 def _make(value: Any, dtype: DataType, span: Span) -> Expr | None:
@@ -184,6 +188,7 @@ class Simplify(RewritePass):
 
     def function(self, func: Function) -> Function:
         self.once = {v for v, n in Counter(defined_vars(func)).items() if n == 1}
+        self.affine: Memo = {}
         new = super().function(func)
         return rebuild(new, body=_DeadCode().sweep(new, new.body))
 
@@ -199,6 +204,10 @@ class Simplify(RewritePass):
         simpler = _identity(node, a, b)
         if simpler is not None:
             return simpler
+        if type(node) in _SUMS:
+            simpler = simplify_index(node, self.affine)
+            if simpler is not node:
+                return simpler
         if type(node) in _COMPARE:
             decided = self.decide(node)
             if decided is not None:

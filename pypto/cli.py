@@ -132,18 +132,30 @@ def _inputs(entry: Any, given: dict[str, Any], args: argparse.Namespace) -> list
     import numpy as np
 
     from pypto.ir.errors import PyptoError
-    from pypto.compiled import parameters
+    from pypto.compiled import dynamic_dims, parameters
+    from pypto.ir.expr import Var
     from pypto.ir.numpy_dtypes import numpy_dtype
     from pypto.runtime import TensorParam
+    from pypto.runtime.errors import SimulatorArgumentError
 
-    params = parameters(entry)
-    names = {p.name for p in params}
-    unknown = sorted(set(given) - names)
+    names = [p.name_hint for p in entry.params]
+    unknown = sorted(set(given) - set(names))
     if unknown:
         raise PyptoError(
             f"{args.inputs} holds {', '.join(unknown)}, which '{entry.name}' has no parameter for "
-            f"(parameters: {', '.join(p.name for p in params)})"
+            f"(parameters: {', '.join(names)})"
         )
+    # The given arrays fix the dynamic dimensions; the random and zero arrays take their sizes.
+    dims = dynamic_dims(entry, [given.get(name) for name in names])
+    for p in entry.params:
+        for dim in getattr(p.type, "shape", ()):
+            if isinstance(dim, Var) and dim.name_hint not in dims:
+                raise SimulatorArgumentError(
+                    f"'{p.name_hint}' has the dynamic dimension {dim.name_hint}, which no array of --inputs gives",
+                    f"give an array for a parameter with that dimension (not an output) in --inputs FILE.npz "
+                    f"(np.savez(FILE, {p.name_hint}=...))",
+                )
+    params = parameters(entry, dims)
     rng = np.random.default_rng(args.seed)
     values: list[Any] = []
     for param, direction in zip(params, entry.param_directions):

@@ -169,3 +169,14 @@ def test_run_needs_integer_scalars_from_the_inputs_file(tmp_path: Path, capsys: 
     assert main(["run", str(EXAMPLES / "loop_sum.py"), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert "error: 'n' is an integer scalar of 'loop_sum'; random values could index out of bounds" in err
+
+
+def test_run_needs_an_array_for_each_dynamic_dimension(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Random inputs cannot size ``x: [N, 64]``: the error says to give ``x`` (whose rows fix N) in --inputs."""
+    assert main(["run", str(EXAMPLES / "tensor_dyn_rows.py"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "error: 'x' has the dynamic dimension N, which no array of --inputs gives\n"
+        "  hint: give an array for a parameter with that dimension (not an output) in --inputs FILE.npz "
+        "(np.savez(FILE, x=...))\n"
+    ) in err

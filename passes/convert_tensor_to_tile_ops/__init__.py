@@ -6,7 +6,7 @@ The tile form of each tensor op comes from the registry :mod:`.lowerings`.
 
 from __future__ import annotations
 
-from pypto.analysis import call_graph, function_index, op_name
+from pypto.analysis import call_graph, expr_vars, function_index, op_name
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.gm_alias import GmAliases
 from pypto.languages.invariants import (
@@ -20,19 +20,16 @@ from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection, is_incore_type
 from pypto.ir.errors import PyptoError
 from pypto.ir.expr import (
-    Add,
     Call,
-    ConstInt,
     Expr,
     GlobalVar,
     IterArg,
     MakeTuple,
-    Mul,
-    Neg,
-    Sub,
     Submit,
     Var,
 )
+from pypto.ir.affine import affine_form
+from pypto.ir.op_registry import format_dims
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, Stmt, WhileStmt, YieldStmt
@@ -55,41 +52,6 @@ _STATIC_HINTS = {
                     "keeps the static shape and narrows valid_shape, e.g. pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64])"),
     "tensor shape": "work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :]",
 }
-
-
-def _linear(e: Expr) -> dict[object, int] | None:
-    """``e`` as ``{term: coefficient}`` (the constant under key 1), or None if it is not linear."""
-    if isinstance(e, ConstInt):
-        return {1: e.value}
-    if isinstance(e, Var):
-        return {e: 1}
-    if isinstance(e, Neg):
-        inner = _linear(e.operand)
-        return None if inner is None else {k: -v for k, v in inner.items()}
-    if isinstance(e, (Add, Sub, Mul)):
-        a, b = _linear(e.left), _linear(e.right)
-        if a is None or b is None:
-            return None
-        if isinstance(e, Mul):
-            if set(a) == {1}:
-                a, b = b, a
-            if set(b) != {1}:
-                return None
-            return {k: v * b[1] for k, v in a.items()}
-        sign = 1 if isinstance(e, Add) else -1
-        out = dict(a)
-        for k, v in b.items():
-            out[k] = out.get(k, 0) + sign * v
-        return out
-    return None
-
-
-def fold_constant(e: Expr) -> int | None:
-    """The integer value of INDEX expression ``e`` when its terms cancel (``i*32 + 32 - i*32``)."""
-    form = _linear(e)
-    if form is None or any(v != 0 for k, v in form.items() if k != 1):
-        return None
-    return form.get(1, 0)
 
 
 def _yielded(body: Stmt | None) -> list[Expr]:
@@ -255,7 +217,7 @@ class _Kernel(Rewrite):
     def static_dims(self, dims: Expr, what: str, span: Span) -> MakeTuple:
         values = []
         for d in dims.elements if isinstance(dims, MakeTuple) else []:
-            v = fold_constant(self.expr(d))
+            v = affine_form(self.expr(d)).constant_value()
             if v is None:
                 hint = _STATIC_HINTS.get(what, _STATIC_HINTS["slice shape"])
                 raise self.error(
@@ -496,6 +458,8 @@ class ConvertTensorToTileOps(ProgramPass):
     tiles. Written In parameters (written directly, through an earlier write's result or through a
     loop carrying them) become Out (InOut when also read). Group and Spmd wrappers forward new Out
     parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D merges them).
+    A kernel's tensor parameter may be dynamic only in its outermost dimension (the kernel's strides
+    are constants); a dynamic inner dimension is an error at the parameter.
     """
 
     source = outlined
@@ -509,6 +473,7 @@ class ConvertTensorToTileOps(ProgramPass):
         for name in _callees_first(program):
             func = program.get_function(name)
             if is_incore_type(func.func_type):
+                self._check_inner_dims(func)
                 if not _convertible(func):
                     continue
                 converted, added = _Kernel(self.name).convert(func, program)
@@ -522,3 +487,35 @@ class ConvertTensorToTileOps(ProgramPass):
         if not new:
             return program
         return Program([new.get(f.name, f) for f in program.functions.values()], program.name, program.span)
+
+    def _check_inner_dims(self, func: Function) -> None:
+        """A kernel addresses its tensors with constant row-major strides: only the outermost dim may be dynamic;
+        and the valid extents of a parameter's view must be parameters the kernel is given."""
+        given = set(func.params)
+        for p in func.params:
+            t = p.type
+            if not isinstance(t, TensorType):
+                continue
+            valid = t.tensor_view.valid_shape if t.tensor_view is not None else []
+            unknown = [v for d in valid for v in expr_vars(d) if v not in given]
+            if unknown:
+                raise PassError(
+                    self.name,
+                    f"kernel '{func.name}' takes '{p.name_hint}' whose valid_shape {format_dims(list(valid))} has the "
+                    f"dynamic extent {unknown[0].name_hint}, which no parameter of the kernel gives",
+                    p.span,
+                    "pass the valid extent as a scalar and narrow a slice with it inside the kernel, e.g. "
+                    "rows = pl.min(32, N - i) outside pl.at, then "
+                    "pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64]) inside (examples/tensor_dyn_rows.py)",
+                )
+            for axis, d in enumerate(t.shape[1:], 1):
+                if affine_form(d).constant_value() is None:
+                    raise PassError(
+                        self.name,
+                        f"kernel '{func.name}' takes '{p.name_hint}' of shape {format_dims(list(t.shape))}, whose "
+                        f"dimension {axis} ({d.as_python()}) is dynamic: a kernel's tensors may be dynamic only in "
+                        "their outermost dimension (the generated C++ addresses them with constant strides)",
+                        p.span,
+                        "give the inner dimensions a static bound and mark the used part with valid_shape, e.g. "
+                        "x: pl.Tensor[[16, 256], pl.FP32] and pl.slice(x, [16, 256], [0, 0], valid_shape=[16, k])",
+                    )

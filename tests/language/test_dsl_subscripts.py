@@ -9,7 +9,12 @@ from dsl_helpers import assert_roundtrip
 
 import pypto.language as pl
 from pypto import ir
-from pypto.language.parser.diagnostics import ParserWarning, UnsupportedFeatureError
+from pypto.language.parser.diagnostics import (
+    InvalidOperationError,
+    ParserTypeError,
+    ParserWarning,
+    UnsupportedFeatureError,
+)
 
 
 def parse(body: str) -> ir.Function:
@@ -115,3 +120,31 @@ def test_subscript_writes() -> None:
 def test_write_through_a_non_variable_is_rejected() -> None:
     with pytest.raises(UnsupportedFeatureError, match="chained subscript assignment"):
         parse("x[0][1] = x[0, 0]")
+
+
+def test_symbolic_slice_extents_simplify() -> None:
+    """Extents are the canonical affine form of ``hi - lo``: ``i + 8:i + 24`` is 16, ``(i+1)*8`` minus ``i*8`` is 8."""
+    func = parse("a = x[:, i + 8:i + 24]\nb = x[i * 8:(i + 1) * 8, :]\nd = x[i:i + n, :]\ne = pl.add(a, x[0:64, 0:16])")
+    assert shapes(func)[:2] == [[64, 16], [8, 32]]
+    assert ir.python_print(func.body.stmts[2].var.type.shape[0]) == "n"
+    assert_roundtrip(func)
+
+
+def test_symbolic_empty_slice_is_rejected() -> None:
+    with pytest.raises(InvalidOperationError, match=r"empty slice i \+ 8:i \+ 8: its extent is 0"):
+        parse("a = x[:, i + 8:i + 8]")
+
+
+def test_explicit_slice_shape_simplifies() -> None:
+    """A shape written as an expression of the offsets (``[16, i + 128 - (i + 64)]``) is the constant."""
+    func = parse("a = pl.slice(x, [16, i + 24 - (i + 8)], [0, i + 8])\nb = pl.add(a, x[0:16, 0:16])")
+    assert shapes(func) == [[16, 16], [16, 16]]
+    assert_roundtrip(func)
+
+
+def test_annotation_against_a_symbolic_extent() -> None:
+    """The annotation is compared with the simplified extent: 16 matches, 32 is an error naming both."""
+    parse("a: pl.Tensor[[64, 16], pl.FP32] = x[:, i + 8:i + 24]")
+    parse("a: pl.Tensor[[n, 32], pl.FP32] = x[i:i + n, :]")
+    with pytest.raises(ParserTypeError, match=r"dimension 1 is 16, expected 32"):
+        parse("a: pl.Tensor[[64, 32], pl.FP32] = pl.slice(x, [64, i + 24 - (i + 8)], [0, i + 8])")

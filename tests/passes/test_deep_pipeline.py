@@ -1,5 +1,6 @@
 """Deep programs written in the DSL go through the whole default front pipeline (surface -> ssa,
-verification on) and keep their meaning: a 1,000-term sum and 90 nested ifs."""
+verification on) and keep their meaning: a 1,000-term sum (Simplify folds it to one product) and 90
+nested ifs."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_a_long_sum_compiles(terms: int) -> None:
     pipeline = passes.PassManager.get_strategy(plugins=False)
     result = assert_pass_preserves(pipeline, parse(long_sum(terms)), [3])
     value = result.get_function("main").body.stmts[0].value
-    assert isinstance(value, ir.Add)
+    assert ir.python_print(value) == f"x * {terms}"  # Simplify's affine form collects the deep sum
 
 
 def test_ninety_nested_ifs_compile() -> None:

@@ -161,3 +161,68 @@ def test_a_matmul_of_cube_dtypes_still_compiles() -> None:
             out[:] = y
     """, params="a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 64], pl.BF16], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]")
     _compile(program)
+
+
+def test_a_kernel_tensor_with_a_dynamic_inner_dimension_is_refused_at_the_conversion() -> None:
+    """Issue 29 item 5: the kernel's C++ addresses tensors with constant strides, so a dynamic column count
+    is refused by ConvertTensorToTileOps at the parameter, with the static-bound form to write instead."""
+    program = pl.parse_program(textwrap.dedent("""
+        import pypto.language as pl
+
+        K = pl.dynamic("K")
+
+
+        @pl.program
+        class DynCols:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, K], pl.FP32],
+                     out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.slice(x, [16, 64], [0, 0])
+                    out = pl.assemble(out, pl.exp(t), [0, 0])
+                return out
+    """))
+    err = _raises(program, PassError)
+    assert err.message == (
+        "ConvertTensorToTileOps: kernel 'main_incore_0' takes 'x' of shape [16, K], whose dimension 1 (K) is dynamic: "
+        "a kernel's tensors may be dynamic only in their outermost dimension (the generated C++ addresses them with "
+        "constant strides)"
+    )
+    assert err.hint == (
+        "give the inner dimensions a static bound and mark the used part with valid_shape, e.g. "
+        "x: pl.Tensor[[16, 256], pl.FP32] and pl.slice(x, [16, 256], [0, 0], valid_shape=[16, k])"
+    )
+    _line(10, err)
+
+
+def test_a_kernel_valid_shape_extent_that_no_parameter_gives_is_refused_at_the_conversion() -> None:
+    """``valid_shape=[M, 64]`` with ``M = pl.dynamic("M")`` on a kernel's parameter: nothing passes M to the kernel."""
+    program = pl.parse_program(textwrap.dedent("""
+        import pypto.language as pl
+
+        M = pl.dynamic("M")
+
+
+        @pl.program
+        class ValidRows:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self,
+                  x: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[M, 64], stride=[], layout=pl.TensorLayout.ND)],
+                  out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                t = pl.load(x, [0, 0], [64, 64])
+                out = pl.store(pl.exp(t), [0, 0], out)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                out = self.k(x, out)
+                return out
+    """))
+    err = _raises(program, PassError)
+    assert err.message == (
+        "ConvertTensorToTileOps: kernel 'k' takes 'x' whose valid_shape [M, 64] has the dynamic extent M, "
+        "which no parameter of the kernel gives"
+    )
+    assert err.hint.startswith("pass the valid extent as a scalar and narrow a slice with it inside the kernel")
+    _line(11, err)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Iterable
 
+from ..affine import provably_equal, simplify_index
 from ..datatype import DataType
 from ..enums import MemorySpace, PadValue, TensorLayout, TileLayout
 from ..expr import Add, ConstInt, Expr, MakeTuple, Mul, Sub
@@ -114,11 +115,14 @@ def const_value(e: Expr) -> int | None:
 
 
 def dim_equal(a: Expr, b: Expr) -> bool:
-    """Provably equal: the same expression object or equal constants."""
-    if a is b:
-        return True
-    ca, cb = const_value(a), const_value(b)
-    return ca is not None and ca == cb
+    """Provably equal: the same expression, equal constants or equal affine forms (``c + 128 - (c + 64)``
+    equals 64)."""
+    return a is b or provably_equal(a, b)
+
+
+def canonical_dims(dims: list[Expr]) -> list[Expr]:
+    """``dims`` with each index expression in its canonical affine form where that is smaller."""
+    return [simplify_index(d) if isinstance(d, Expr) else d for d in dims]
 
 
 def known_multiple(e: Expr, k: int) -> bool:
@@ -271,7 +275,8 @@ def tensor_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = N
                 layout: TensorLayout = TensorLayout.ND, pad: PadValue | None = None) -> TensorType:
     """A plain tensor type; a view only when the valid region, layout or pad needs one."""
     pad = PadValue.null if pad is None else pad
-    valid = [] if valid is None or dims_equal(valid, shape) else valid
+    shape = canonical_dims(shape)
+    valid = [] if valid is None or dims_equal(valid, shape) else canonical_dims(valid)
     if not valid and layout == TensorLayout.ND and pad == PadValue.null:
         return TensorType(shape, dtype)
     return TensorType(shape, dtype, None, TensorView(stride=[], layout=layout, valid_shape=valid, pad=pad))
@@ -286,8 +291,9 @@ def tile_type(shape: list[Expr], dtype: DataType, valid: list[Expr] | None = Non
     Layout parts left None come from the implicit view of (shape, space); the registry stamps the
     memory space afterwards when ``space`` is None.
     """
+    shape = canonical_dims(shape)
     ib, isl, ifr = implicit_layout(shape, space)
-    valid = [] if valid is None or dims_equal(valid, shape) else valid
+    valid = [] if valid is None or dims_equal(valid, shape) else canonical_dims(valid)
     blayout = ib if blayout is None else blayout
     slayout = isl if slayout is None else slayout
     fractal = ifr if fractal is None else fractal

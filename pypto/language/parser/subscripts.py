@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypto import ir
+from pypto.ir.affine import simplify_index
 
 from ..op import array as array_ops
 from ..op import tensor as tensor_ops
@@ -272,9 +273,17 @@ class SubscriptMixin(ParserCore):
             return lo, hi_static - lo_static
         if lo_static == 0:
             return lo, hi
-        extent = _symbolic_extent(lo, hi)
-        if extent is not None:
-            return lo, extent
+        span = self.span(item)
+        extent = simplify_index(ir.sub(self.to_expr(hi, item), self.to_expr(lo, item), span=span))
+        if isinstance(extent, ir.ConstInt):
+            if extent.value <= 0:
+                self.fail(
+                    InvalidOperationError,
+                    f"empty slice {ast.unparse(item)}: its extent is {extent.value}",
+                    item,
+                    "the end of a slice must be greater than its start",
+                )
+            return lo, extent.value
         if is_tile:
             self.fail(
                 UnsupportedFeatureError,
@@ -282,8 +291,7 @@ class SubscriptMixin(ParserCore):
                 item,
                 "write the end as start + constant (t[i:i + 16]) or use int literals",
             )
-        span = self.span(item)
-        return lo, ir.sub(self.to_expr(hi, item), self.to_expr(lo, item), span=span)
+        return lo, extent
 
     # ----- writes ----------------------------------------------------------------------------
     def assign_subscript(self, target: ast.Subscript, value: Any, node: ast.stmt) -> None:
@@ -334,13 +342,6 @@ _ARRAY_READ = "index an array with one non-negative integer within its extent: a
 _ARRAY_WRITE = "arr[i] = v stores one scalar of the array's dtype at an index within its extent"
 _WRITE = "a full index t[i, j] = v stores one scalar of t's dtype"
 _ASSEMBLE = "the right side must fill the window exactly: C[0:16, :] = t with t of shape [16, <columns of C>]"
-
-
-def _symbolic_extent(lo: Any, hi: Any) -> int | None:
-    """``hi - lo`` when ``hi`` is written ``lo + c`` (``x[i:i + 8]``)."""
-    if isinstance(hi, ir.Add) and hi.left is lo and isinstance(hi.right, ir.ConstInt):
-        return hi.right.value
-    return None
 
 
 def _dims_text(dims: list[Any]) -> str:

@@ -1,8 +1,9 @@
 """Does a value's type agree with a declared type? (call arguments, returns, annotated assignments)
 
 The parser compares what the TypeChecked invariant compares: the kind (Scalar, Tensor, Tile,
-Array, Tuple ...), the dtype, the rank and every dimension that is static on both sides; a
-symbolic dimension (``pl.dynamic``, a DSL variable) matches any size. INDEX and INT64 scalars are
+Array, Tuple ...), the dtype, the rank and every dimension that is static on one side and provably
+another constant on the other (:mod:`pypto.ir.affine`: ``c + 128 - (c + 64)`` is 64); a symbolic
+dimension (``pl.dynamic``, a DSL variable) otherwise matches any size. INDEX and INT64 scalars are
 interchangeable, and a bare literal takes any dtype of its category (int or float). Memory
 space, views and MemRefs are not compared: an annotation without them only states the data.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from pypto import ir
 from pypto.ir import ConstInt, DataType
+from pypto.ir.affine import affine_difference
+from pypto.ir.op_registry import format_dims
 
 _INT_LIKE = frozenset({DataType.INDEX, DataType.INT64})
 
@@ -88,8 +91,9 @@ def _shape_mismatch(shape: list[ir.Expr], given_shape: list[ir.Expr]) -> str | N
     if len(shape) != len(given_shape):
         return f"rank {len(given_shape)}, expected {len(shape)}"
     for axis, (e, g) in enumerate(zip(shape, given_shape)):
-        if e is not g and isinstance(e, ConstInt) and isinstance(g, ConstInt) and e.value != g.value:
-            return f"dimension {axis} is {g.value}, expected {e.value}"
+        # Two symbolic dims are not compared: a callee's pl.dynamic dim is bound anew by each call.
+        if e is not g and (isinstance(e, ConstInt) or isinstance(g, ConstInt)) and affine_difference(g, e):
+            return f"dimension {axis} is {format_dims([g])[1:-1]}, expected {format_dims([e])[1:-1]}"
     return None
 
 
