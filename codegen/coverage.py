@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .base import Emitter
 from .target import TARGETS, Target
-from .unsupported import REFUSED, Refusal
+from .unsupported import REFUSED
 
 # Where each target's emitter lives ("module:class"); a module that does not exist yet means the
 # target has no emitter, so none of its node kinds has a rule.
@@ -75,7 +75,7 @@ def coverage(target: Target, emitter: type[Emitter] | None) -> Coverage:
     ]
     nodes = target.needed_nodes()
     missing_nodes = [cls.__name__ for cls in nodes if emitter is None or not emitter.rules.handles(cls)]
-    refused = tuple(name for name in missing_ops if target.name in REFUSED.get(name, Refusal(())).targets)
+    refused = tuple(name for name in missing_ops if name in REFUSED)
     return Coverage(target.name, emitter.__name__ if emitter else None, len(ops), tuple(missing_ops),
                     len(nodes), tuple(missing_nodes), refused)
 

@@ -10,8 +10,8 @@ runs those it has semantics for.
 
 from __future__ import annotations
 
+import functools
 import linecache
-from typing import NamedTuple
 
 from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.expr import Call, Op
@@ -19,34 +19,28 @@ from pypto.ir.function import Program
 from pypto.ir.span import Span
 from pypto.ir.transforms import walk
 
-_BOTH = ("pto", "cce")
 _NO_SEMANTICS = "pypto defines no reference semantics for it either"
 
 
-class Refusal(NamedTuple):
-    """The kernel targets without a rule for an op, and why (empty: no more to say)."""
-
-    targets: tuple[str, ...]
-    reason: str = ""
-
-
-REFUSED: dict[str, Refusal] = {
-    "tile.sin": Refusal(_BOTH, "pto-isa has no sine instruction"),
-    "tile.cos": Refusal(_BOTH, "pto-isa has no cosine instruction"),
-    "tile.tri": Refusal(_BOTH),
-    "tile.random": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.gather_row": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.gather_mask": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.gather_compare": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.scatter_mask": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.scatter_update": Refusal(_BOTH),
-    "tile.mgather": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.matmul_mx": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.matmul_mx_acc": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.matmul_mx_bias": Refusal(_BOTH, _NO_SEMANTICS),
-    "tile.reinterpret_view": Refusal(_BOTH),
-    "tile.mrgsort_format2": Refusal(("cce",), "a2a3 TMRGSORT of several lists"),
-    "tile.mscatter": Refusal(("cce",), "a2a3's MSCATTER scatters whole rows, not elements"),
+# Op -> why a kernel target has no rule for it (empty: no more to say). Which targets lack it is
+# the coverage report's fact (:func:`lacking_targets`), not written here.
+REFUSED: dict[str, str] = {
+    "tile.sin": "pto-isa has no sine instruction",
+    "tile.cos": "pto-isa has no cosine instruction",
+    "tile.tri": "",
+    "tile.random": _NO_SEMANTICS,
+    "tile.gather_row": _NO_SEMANTICS,
+    "tile.gather_mask": _NO_SEMANTICS,
+    "tile.gather_compare": _NO_SEMANTICS,
+    "tile.scatter_mask": _NO_SEMANTICS,
+    "tile.scatter_update": "",
+    "tile.mgather": _NO_SEMANTICS,
+    "tile.matmul_mx": _NO_SEMANTICS,
+    "tile.matmul_mx_acc": _NO_SEMANTICS,
+    "tile.matmul_mx_bias": _NO_SEMANTICS,
+    "tile.reinterpret_view": "",
+    "tile.mrgsort_format2": "a2a3 TMRGSORT of several lists",
+    "tile.mscatter": "a2a3's MSCATTER scatters whole rows, not elements",
 }
 _HINT = "write the computation with ops the kernel targets print (docs/codegen.md#unsupported)"
 
@@ -63,15 +57,31 @@ class UnsupportedOpError(PyptoError):
         return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines or None)
 
 
+@functools.cache
+def _lacking() -> dict[str, tuple[str, ...]]:
+    from .coverage import coverage, load_emitter
+    from .target import CCE, PTO
+
+    out: dict[str, list[str]] = {}
+    for target in (PTO, CCE):
+        for op in coverage(target, load_emitter(target)).missing_ops:
+            out.setdefault(op, []).append(target.name)
+    return {op: tuple(names) for op, names in out.items()}
+
+
+def lacking_targets(op: str) -> tuple[str, ...]:
+    """The kernel targets (``pto``, ``cce``) without a rule for ``op``."""
+    return _lacking().get(op, ())
+
+
 def refusal_message(op: str, targets: frozenset[str]) -> str | None:
     """Why ``op`` cannot be compiled for the printed ``targets``, or None when they all print it."""
-    refusal = REFUSED.get(op)
-    lacking = [t for t in refusal.targets if t in targets] if refusal is not None else []
+    lacking = [t for t in lacking_targets(op) if t in targets] if op in REFUSED else []
     if not lacking:
         return None
     verb = "has" if len(lacking) == 1 else "have"
     plural = "" if len(lacking) == 1 else "s"
-    why = f" ({refusal.reason})" if refusal.reason else ""
+    why = f" ({REFUSED[op]})" if REFUSED[op] else ""
     return f"{op} cannot be compiled: the {' and '.join(lacking)} target{plural} {verb} no rule for it{why}"
 
 
