@@ -255,6 +255,18 @@ REFUSED = {
         "InitMemRef: function 'k': tile 'a' is updated in place by tile.assemble (result 'c'), which takes over "
         "its buffer, but 'a' is still read afterwards; hint: copy it first",
     ),
+    "updated_in_one_branch_read_after_the_if": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        if n == 0:
+            y = pl.yield_(pl.tile.assemble(a, b, [0, 0]))
+        else:
+            y = pl.yield_(pl.add(a, b))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(y, a)
+""",
+        "InitMemRef: function 'k': tile 'a' is updated in place by tile.assemble",
+    ),
 }
 
 MATMUL_ACC_INPUT_READ_LATER = """
@@ -320,6 +332,16 @@ ACCEPTED = {
             p2: pl.Tile[[16, 64], pl.FP32] = pl.move(p, target_memory=pl.Mem.Vec)
             s, t = pl.yield_(q2, p2)
         r: pl.Tile[[16, 64], pl.FP32] = pl.sub(s, t)
+""",
+    # The other branch's read never runs after the in-place update.
+    "updated_in_one_branch_read_in_the_other": """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        if n == 0:
+            y = pl.yield_(pl.tile.assemble(a, b, [0, 0]))
+        else:
+            y = pl.yield_(pl.add(a, b))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(y, b)
 """,
     "init_dead_after_loop_start": """
         a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
