@@ -319,7 +319,10 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 32], pl.FP16], c: pl.Out[pl.Tensor[[64, 32], pl.FP32]]) -> pl.Tensor[[64, 32], pl.FP32]:
+    def k(
+        self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 32], pl.FP16],
+        c: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+    ) -> pl.Tensor[[64, 32], pl.FP32]:
         acc = pl.tile.create([64, 32], dtype=pl.FP32, target_memory=pl.Mem.Acc)
         for i in pl.range(4):
             x = pl.load(a, [0, i * 64], [64, 64], target_memory=pl.Mem.Mat)
@@ -331,7 +334,10 @@ class P:
         c = pl.store(acc, [0, 0], c)
         return c
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 32], pl.FP16], c: pl.Out[pl.Tensor[[64, 32], pl.FP32]]) -> pl.Tensor[[64, 32], pl.FP32]:
+    def main(
+        self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 32], pl.FP16],
+        c: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+    ) -> pl.Tensor[[64, 32], pl.FP32]:
         c = self.k(a, b, c)
         return c
 """
