@@ -23,7 +23,7 @@ from pypto.backend import BackendType, Platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace, is_incore_type
-from pypto.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
+from pypto.ir.expr import Add, Call, ConstBool, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, Stmt, YieldStmt
@@ -145,16 +145,17 @@ class AutoTileMatmulL0(RewritePass):
     product and its store run block by block, on each block before its store. Any other reader (a row
     reduction needs whole rows, a second reader the whole product) is an error naming it.
 
-    A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's
-    platform); the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B (by
-    default, see the options). A ``tile.matmul_acc`` (without ``init_cond``) splits the same way,
-    every slab accumulating. The output block is the largest (then squarest) one of whole 16-row
-    fractals whose accumulator fits in half of L0C and whose operand blocks fit L0A/L0B whole or in
-    K slabs. Operands must be whole static 2-D Mat tiles. Errors naming the sizes: a K that cannot be
-    split small enough, a blocked product read other than by one store (through blockwise ops), or
-    operands of a blocked product exceeding Mat together, a ``tile.matmul_acc`` result too big for L0C.
-    Every cube op of a kernel must have operand dtypes the cube unit multiplies (FP16, BF16, FP32, INT8;
-    FP8 and HF8 on a5).
+    A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's platform);
+    the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B (by default, see the
+    options). A ``tile.matmul_acc`` (without ``init_cond``) splits the same way, every slab
+    accumulating; one whose ``init_cond`` is literally true writes its first slab into the accumulator
+    with it. The output block is the largest (then squarest) one of whole 16-row fractals whose
+    accumulator fits in half of L0C and whose operand blocks fit L0A/L0B whole or in K slabs. Operands
+    must be whole static 2-D Mat tiles. Errors naming the sizes: a K that cannot be split small enough,
+    a blocked product read other than by one store (through blockwise ops), or operands of a blocked
+    product exceeding Mat together, a ``tile.matmul_acc`` result too big for L0C. Every cube op of a
+    kernel must have operand dtypes the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on
+    a5).
 
     Options ``l0ab_stages`` and ``l0c_stages`` (``int >= 1``, default 2): a K slab takes at most
     1/``l0ab_stages`` of L0A and of L0B, an output block at most 1/``l0c_stages`` of L0C. The default
@@ -202,11 +203,13 @@ class AutoTileMatmulL0(RewritePass):
         if op_name(call) not in _CUBE_OPS:
             return new
         self._check_dtype(call)
-        name = op_name(call)
+        name, fresh = op_name(call), False
         if name == "tile.matmul":
             acc, (lhs, rhs) = None, call.args
         elif name == "tile.matmul_acc" and len(call.args) == 3:
             acc, lhs, rhs = call.args
+        elif name == "tile.matmul_acc" and isinstance(call.args[3], ConstBool) and call.args[3].value:
+            acc, lhs, rhs, fresh = *call.args[:3], True
         else:
             return new
         a, b = _whole_mat(lhs), _whole_mat(rhs)
@@ -220,7 +223,7 @@ class AutoTileMatmulL0(RewritePass):
             return new
         slab = None if too_big_result else k_slab(m, k, n, lhs.type.dtype, p, self.l0ab_stages)
         if slab is not None:
-            return self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span)
+            return self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span, fresh=fresh)
         plan = None if acc is not None else mn_blocks(
             m, k, n, lhs.type.dtype, new.var.type.dtype, p, self.l0ab_stages, self.l0c_stages
         )
@@ -317,14 +320,18 @@ class AutoTileMatmulL0(RewritePass):
         return stmts, stmts[0].var, stmts[1].var
 
     def _k_loop(self, var: Var | str, acc: Expr | None, lhs: Var, rhs: Var, m: int, k: int, n: int, slab: int,
-                span: Span, row: int = 0, col: int = 0) -> ForStmt:
+                span: Span, row: int = 0, col: int = 0, fresh: bool = False) -> ForStmt:
         """``var`` (or a fresh variable of that name) = the matmul as a loop over the K slabs (the first
-        one before it when there is no acc), of the ``[m, n]`` output block at ``(row, col)``."""
+        one before it when there is no acc, or when ``fresh``: into ``acc`` with a true init_cond), of
+        the ``[m, n]`` output block at ``(row, col)``."""
         base = var if isinstance(var, str) else var.name_hint
         start = 0
-        if acc is None:
+        if acc is None or fresh:
             stmts, left, right = self._slabs(lhs, rhs, ConstInt(0, D.INDEX, span), row, col, m, n, slab, "k0", span)
-            call = op_registry.create_op_call("tile.matmul", [left, right], span)
+            if acc is None:
+                call = op_registry.create_op_call("tile.matmul", [left, right], span)
+            else:
+                call = op_registry.create_op_call("tile.matmul_acc", [acc, left, right, ConstBool(True, span)], span)
             acc = Var(self._fresh(f"{base}_k0"), call.type, span)
             self.emit(*stmts, AssignStmt(acc, call, span))
             start = 1

@@ -343,3 +343,15 @@ def test_the_big_k_examples_compile_within_l0_and_fail_without_the_pass(example:
 
 def test_every_blockwise_op_is_a_registered_tile_op() -> None:
     assert sorted(n for n in BLOCKWISE if ir.op_registry.lookup(n) is None or not n.startswith("tile.")) == []
+
+
+def test_a_product_into_an_accumulator_splits_k_from_a_fresh_first_slab() -> None:
+    lines = ["acc = pl.tile.create([128, 128], dtype=pl.FP32, target_memory=pl.Mem.Acc)",
+             "z = pl.matmul_acc(acc, x, y, init_cond=True)"]
+    program = kernel("\n                ".join(lines), m=128, k=512, n=128)
+    got = [line for line in kernel_lines(passes.auto_tile_matmul_l0()(program)) if "matmul" in line or "range" in line]
+    assert got == [
+        "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, x_k0, y_k0, True)",
+        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
+        "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
+    ]
