@@ -23,7 +23,7 @@ from pypto.backend import BackendType, Platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace, is_incore_type
-from pypto.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
+from pypto.ir.expr import Add, Call, ConstBool, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, Stmt, YieldStmt
@@ -48,6 +48,12 @@ _CUBE_OPS = ("tile.matmul", "tile.matmul_acc", "tile.matmul_bias", "tile.batch_m
 _FRACTAL_BYTES = 32
 # M/N blocks are whole 16-row (16-column) fractals.
 _BLOCK_GRANULE = 16
+# Ops computing each element of their one tile operand from that element alone (other operands are
+# scalars): between a blocked product and its store they run block by block.
+BLOCKWISE = frozenset({
+    "tile.abs", "tile.cast", "tile.exp", "tile.log", "tile.neg", "tile.recip", "tile.relu", "tile.rsqrt",
+    "tile.sqrt", "tile.adds", "tile.subs", "tile.muls", "tile.divs", "tile.maximums", "tile.minimums",
+})
 
 
 def _static(dims: list[Expr]) -> list[int] | None:
@@ -135,13 +141,18 @@ class AutoTileMatmulL0(RewritePass):
              (the same for blocks c_b1 at [0, 128], c_b2 at [128, 0], c_b3 at [128, 128])
              out = pl.tile.store(c_b3, [128, 128], out_b2)
 
-    A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's
-    platform); the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B (by
-    default, see the options). A ``tile.matmul_acc`` (without ``init_cond``) splits the same way,
-    every slab accumulating. The output block is the largest (then squarest) one of whole 16-row
-    fractals whose accumulator fits in half of L0C and whose operand blocks fit L0A/L0B whole or in
-    K slabs. Operands must be whole static 2-D Mat tiles. Errors naming the sizes: a K that cannot
-    be split small enough, a blocked product read other than by one store, or operands of a blocked
+    Elementwise ops of one tile operand (``BLOCKWISE``: ``exp``, ``muls``, ``cast``, ...) between the
+    product and its store run block by block, on each block before its store. Any other reader (a row
+    reduction needs whole rows, a second reader the whole product) is an error naming it.
+
+    A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's platform);
+    the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B (by default, see the
+    options). A ``tile.matmul_acc`` (without ``init_cond``) splits the same way, every slab
+    accumulating; one whose ``init_cond`` is literally true writes its first slab into the accumulator
+    with it. The output block is the largest (then squarest) one of whole 16-row fractals whose
+    accumulator fits in half of L0C and whose operand blocks fit L0A/L0B whole or in K slabs. Operands
+    must be whole static 2-D Mat tiles. Errors naming the sizes: a K that cannot be split small enough,
+    a blocked product read other than by one store (through blockwise ops), or operands of a blocked
     product exceeding Mat together, a ``tile.matmul_acc`` result too big for L0C. Every cube op of a
     kernel must have operand dtypes the cube unit multiplies (FP16, BF16, FP32, INT8; FP8 and HF8 on
     a5).
@@ -165,16 +176,26 @@ class AutoTileMatmulL0(RewritePass):
         self.platform = PassContext.current().platform
         self.uses = use_counts(func.body)
         # The first operand of every tile.store: a blocked matmul result must be read by one store.
-        self.stored = {n.value.args[0] for n in walk(func.body)
-                       if isinstance(n, AssignStmt) and isinstance(n.value, Call) and op_name(n.value) == "tile.store"}
-        # Blocked matmul results (deleted) -> their operands and plan, emitted at the store.
-        self.blocked: dict[Var, tuple[Var, Var, int, int, int, tuple[int, int, int | None]]] = {}
+        self.readers: dict[Var, list[AssignStmt]] = {}
+        for n in walk(func.body):
+            if isinstance(n, AssignStmt) and isinstance(n.value, Call):
+                for a in n.value.args:
+                    if isinstance(a, Var):
+                        self.readers.setdefault(a, []).append(n)
+        # The value each blocked matmul's store stores (deleted) -> the product's operands, plan and
+        # the blockwise ops between them, all emitted block by block at the store.
+        self.blocked: dict[Var, tuple[Var, Var, Var, int, int, int, tuple[int, int, int | None], list[Var]]] = {}
+        # The blockwise ops after blocked products (deleted), as rewritten, by result.
+        self.chained: dict[Var, Call | None] = {}
         return super().function(func)
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
         new = self.children(node)
         call = new.value
+        if node.var in self.chained:
+            self.chained[node.var] = call
+            return None
         if not isinstance(call, Call):
             return new
         if op_name(call) == "tile.store" and call.args[0] in self.blocked:
@@ -182,11 +203,13 @@ class AutoTileMatmulL0(RewritePass):
         if op_name(call) not in _CUBE_OPS:
             return new
         self._check_dtype(call)
-        name = op_name(call)
+        name, fresh = op_name(call), False
         if name == "tile.matmul":
             acc, (lhs, rhs) = None, call.args
         elif name == "tile.matmul_acc" and len(call.args) == 3:
             acc, lhs, rhs = call.args
+        elif name == "tile.matmul_acc" and isinstance(call.args[3], ConstBool) and call.args[3].value:
+            acc, lhs, rhs, fresh = *call.args[:3], True
         else:
             return new
         a, b = _whole_mat(lhs), _whole_mat(rhs)
@@ -200,14 +223,15 @@ class AutoTileMatmulL0(RewritePass):
             return new
         slab = None if too_big_result else k_slab(m, k, n, lhs.type.dtype, p, self.l0ab_stages)
         if slab is not None:
-            return self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span)
+            return self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span, fresh=fresh)
         plan = None if acc is not None else mn_blocks(
             m, k, n, lhs.type.dtype, new.var.type.dtype, p, self.l0ab_stages, self.l0c_stages
         )
         if plan is None:
             raise self._too_big(call, m, k, n, too_big_result)
-        self._check_blockable(node, call, m, k, n)
-        self.blocked[new.var] = (lhs, rhs, m, k, n, plan)
+        chain = self._check_blockable(node, call, m, k, n)
+        self.chained.update((v, None) for v in chain)
+        self.blocked[chain[-1] if chain else new.var] = (new.var, lhs, rhs, m, k, n, plan, chain)
         return None
 
     def _check_dtype(self, call: Call) -> None:
@@ -237,9 +261,9 @@ class AutoTileMatmulL0(RewritePass):
             call.span,
         )
 
-    def _check_blockable(self, node: AssignStmt, call: Call, m: int, k: int, n: int) -> None:
-        """A blocked product is never whole in L0C: it must go straight to one store, and both
-        operands must fit in Mat together."""
+    def _check_blockable(self, node: AssignStmt, call: Call, m: int, k: int, n: int) -> list[Var]:
+        """A blocked product is never whole in L0C: it must reach one store through blockwise ops
+        (returned, by result), and both operands must fit in Mat together."""
         p, shape = self.platform, f"[{m}, {k}] x [{k}, {n}]"
         mat = tile_nbytes(call.args[0].type, p) + tile_nbytes(call.args[1].type, p)
         if mat > p.capacity[Mat]:
@@ -249,12 +273,28 @@ class AutoTileMatmulL0(RewritePass):
                 f"  hint: split M or N in the program (a loop over row or column blocks of the output)",
                 call.span,
             )
-        if self.uses[node.var] != 1 or node.var not in self.stored:
+        chain: list[Var] = []
+        value = node.var
+        while True:
+            readers = self.readers.get(value, [])
+            reader = readers[0].value if len(readers) == 1 and self.uses[value] == 1 else None
+            name = op_name(reader) if reader is not None else None
+            if name == "tile.store" and reader.args[0] is value:
+                return chain
+            if name in BLOCKWISE and reader.args[0] is value:
+                chain.append(readers[0].var)
+                value = readers[0].var
+                continue
+            what = (f"{name} reads it whole" if reader is not None
+                    else f"'{value.name_hint}' is read {self.uses[value]} times")
             raise self.error(
                 f"{op_name(call)} of {shape} is split into output blocks (its [{m}, {n}] result exceeds "
-                f"L0C, {p.capacity[Acc]} bytes on {p.name}), so its result can only be stored, once\n"
-                f"  hint: store '{node.var.name_hint}' into a tensor with pl.store and read the blocks you need from there",
-                call.span,
+                f"L0C, {p.capacity[Acc]} bytes on {p.name}), so its result can only go to one store, through "
+                f"elementwise ops ({', '.join(sorted(o.split('.')[1] for o in BLOCKWISE))}) at most; {what}\n"
+                f"  hint: split M or N in the program (e.g. a loop over row blocks of the output, each "
+                f"multiplied and consumed whole), or store '{value.name_hint}' into a tensor with pl.store and "
+                f"read the blocks you need from there",
+                call.span if reader is None else readers[0].span,
             )
 
     def _fresh(self, base: str) -> str:
@@ -280,14 +320,18 @@ class AutoTileMatmulL0(RewritePass):
         return stmts, stmts[0].var, stmts[1].var
 
     def _k_loop(self, var: Var | str, acc: Expr | None, lhs: Var, rhs: Var, m: int, k: int, n: int, slab: int,
-                span: Span, row: int = 0, col: int = 0) -> ForStmt:
+                span: Span, row: int = 0, col: int = 0, fresh: bool = False) -> ForStmt:
         """``var`` (or a fresh variable of that name) = the matmul as a loop over the K slabs (the first
-        one before it when there is no acc), of the ``[m, n]`` output block at ``(row, col)``."""
+        one before it when there is no acc, or when ``fresh``: into ``acc`` with a true init_cond), of
+        the ``[m, n]`` output block at ``(row, col)``."""
         base = var if isinstance(var, str) else var.name_hint
         start = 0
-        if acc is None:
+        if acc is None or fresh:
             stmts, left, right = self._slabs(lhs, rhs, ConstInt(0, D.INDEX, span), row, col, m, n, slab, "k0", span)
-            call = op_registry.create_op_call("tile.matmul", [left, right], span)
+            if acc is None:
+                call = op_registry.create_op_call("tile.matmul", [left, right], span)
+            else:
+                call = op_registry.create_op_call("tile.matmul_acc", [acc, left, right, ConstBool(True, span)], span)
             acc = Var(self._fresh(f"{base}_k0"), call.type, span)
             self.emit(*stmts, AssignStmt(acc, call, span))
             start = 1
@@ -307,8 +351,7 @@ class AutoTileMatmulL0(RewritePass):
         """The store of a blocked matmul result as one product and store per output block, each
         block stored into the tensor the previous block's store returned."""
         store = node.value
-        product = store.args[0]
-        lhs, rhs, m, k, n, (bm, bn, slab) = self.blocked[product]
+        product, lhs, rhs, m, k, n, (bm, bn, slab), chain = self.blocked[store.args[0]]
         span, offsets, out = node.span, list(store.args[1].elements), store.args[2]
         window = store.args[3] if len(store.args) > 3 else None
         if window is not None and (_static(list(window.elements)) or [])[-2:] != [m, n]:
@@ -329,6 +372,11 @@ class AutoTileMatmulL0(RewritePass):
                 loop = self._k_loop(name, None, lhs, rhs, bm, k, bn, slab, span, r, c)
                 tile = loop.return_vars[0]
                 self.emit(loop)
+            for step in chain:
+                op = self.chained[step]
+                call = op_registry.create_op_call(op_name(op), [tile, *op.args[1:]], dict(op.kwargs), span)
+                tile = Var(self._fresh(f"{step.name_hint}_b{i}"), call.type, span)
+                self.emit(AssignStmt(tile, call, span))
             at = MakeTuple([*offsets[:-2], self._index(offsets[-2], r, span), self._index(offsets[-1], c, span)], span)
             args = [tile, at, out]
             if window is not None:

@@ -61,7 +61,8 @@ class InitMemRef(RewritePass):
     (``matmul_acc``, ``tile.write``) shares that argument's, ``a = b`` shares ``b``'s; a loop's
     iter_arg shares its init's and its return var its yielded value's; an if's return var shares
     the value the then-branch yields. Such a take-over is refused (PassError) when the old value
-    is still read after the new one is written, or when one init starts two carries: copying it
+    is still read after the new one is written (a read in the other branch of an if that makes an
+    in-place update in one branch never is), or when one init starts two carries: copying it
     out is not done here, the user copies it with ``pl.move``. Tiles popped from a pipe (and their
     views) get none. Each other tile gets a fresh ``mem_<space>_<n>`` allocation of its size (§4.21; Acc rows padded);
     offsets stay unassigned (-1) until AllocateMemoryAddr. Variables are still defined once, but
@@ -268,8 +269,11 @@ def _check_shares(func: Function, shares: list[tuple[Var, Var, str, Span]], rena
                     "target_memory=...)', and use it as that carry's init",
                     span,
                 )
-        if old[1] <= new[0]:
-            continue
+        if why in ("iter_arg", "if"):
+            if old[1] <= new[0]:
+                continue
+        elif life.last_read_on_path(renamed[source], new[0]) <= new[0]:
+            continue  # an in-place update no later read can see (those left are in the other branch)
         if why == "iter_arg":
             what = f"the init of loop carry '{var.name_hint}'"
         elif why == "if":

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pypto.analysis import expr_vars, op_name
+from pypto.analysis import walk as walk_nodes
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
 from pypto.ir.expr import Call, Var
@@ -53,28 +54,46 @@ class Lifetimes:
     guards: list[tuple[Var, Var]] = field(default_factory=list)
     # Control statements in walk order (outer before inner), for the carry realignment.
     controls: list[Stmt] = field(default_factory=list)
+    # Each read of a tile: its own number, and the number it keeps the tile live to (a loop's end).
+    reads: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
+    # Each if with an else: (condition, last of the then-branch, last of the else-branch).
+    branches: list[tuple[int, int, int]] = field(default_factory=list)
 
     def interval(self, v: Var) -> tuple[int, int]:
         d = self.defs[v]
         return d, max(d, self.last.get(v, d))
+
+    def last_read_on_path(self, v: Var, at: int) -> int:
+        """The last read of ``v`` that can run after statement ``at``: reads in the other branch of an
+        if that holds ``at`` in one branch never do (unless a loop around them repeats them)."""
+        def exclusive(n: int) -> bool:
+            return any(c < min(n, at) <= split < max(n, at) <= end for c, split, end in self.branches)
+
+        return max((live for n, live in self.reads.get(v, []) if not (live == n and exclusive(n))), default=0)
 
 
 def lifetimes(func: Function) -> Lifetimes:
     """The lifetimes of the on-chip tiles of ``func``."""
     walk = _Walk()
     walk.block(func.body, None)
-    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls)
+    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls, {}, walk.branches)
     for var, uses in walk.uses.items():
         if var not in walk.defs:
             continue
         home = walk.home[var]
-        last = 0
+        reads = out.reads[var] = []
         for n, loops in uses:
             # The outermost loop around the use that does not also hold the definition.
             outside = [lp for lp in loops if not any(lp is h for h in home)]
-            last = max(last, outside[0].end if outside else n)
-        out.last[var] = last
+            reads.append((n, outside[0].end if outside else n))
+        out.last[var] = max(live for _, live in reads)
     return out
+
+
+def _ticks(body: Stmt | None) -> int:
+    """How many numbers the walk gives the statements of ``body``."""
+    numbered = (AssignStmt, EvalStmt, YieldStmt, ReturnStmt, IfStmt, ForStmt, WhileStmt)
+    return sum(isinstance(n, numbered) for n in walk_nodes(body)) if body is not None else 0
 
 
 class _Walk(ForwardWalk[None]):
@@ -88,6 +107,8 @@ class _Walk(ForwardWalk[None]):
         self.uses: dict[Var, list[tuple[int, list[Loop]]]] = {}
         self.guards: list[tuple[Var, Var]] = []
         self.controls: list[Stmt] = []
+        self.branches: list[tuple[int, int, int]] = []
+        self.open: list[tuple[IfStmt, int, int]] = []
         # Slices: windows into another tile's buffer, at an offset and maybe with a wider pitch.
         self.windows: set[Var] = set()
 
@@ -118,9 +139,14 @@ class _Walk(ForwardWalk[None]):
 
     def enter_branch(self, s: IfStmt, state: None) -> None:
         self.controls.append(s)
-        self.read([s.condition], self.tick())
+        n = self.tick()
+        self.read([s.condition], n)
+        self.open.append((s, n, n + _ticks(s.then_body)))
 
     def join(self, s: IfStmt, before: None, then_end: None, else_end: None) -> None:
+        _, n, split = self.open.pop()
+        if s.else_body is not None:
+            self.branches.append((n, split, self.n))
         for rv in s.return_vars:
             self.define(rv, self.n)
 

@@ -166,8 +166,9 @@ class _Packing:
         if carried.type.memory_space == MemorySpace.Acc:
             raise MemoryReuse().error(
                 f"function '{self.func.name}': the Acc value yielded for '{carried.name_hint}' is not in the "
-                "carried buffer and Acc -> Acc moves do not exist; accumulate into the iter_arg "
-                "(pl.matmul_acc(acc, ...)) instead",
+                "carried buffer and Acc -> Acc moves do not exist; hint: accumulate into the iter_arg "
+                f"(pl.matmul_acc({carried.name_hint}, ...)) instead, the first product too: "
+                f"pl.matmul_acc({carried.name_hint}, a, b, init_cond=k == 0) ignores the old value when k == 0",
                 y.span,
             )
         moves.setdefault(id(y), []).append((k, carried.type.memref, rv))

@@ -39,6 +39,7 @@ from pypto.ir.types import TensorType, TileType
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
 from pypto.transform.rewrite import Result, Rewrite, on
+from .accumulators import Accumulators
 from .lowerings import LOWERINGS, NO_LOWERING_HINTS, Mat, Vec, index_tuple
 from pypto.transform.util import block_of, rebuild
 
@@ -155,6 +156,9 @@ class _Kernel(Rewrite):
             a for c in function_index(func).of(Call) if op_name(c) in _MATMUL
             for a in c.args[_MATMUL[op_name(c)]] if isinstance(a, Var)
         }
+        self.accumulators = Accumulators(func)
+        # The enclosing loops (None) and if branches (the other branch's body), innermost last.
+        self.scopes: list[tuple[ForStmt, None] | tuple[IfStmt, Stmt | None]] = []
         self.entry: dict[tuple[Var, MemorySpace], Var] = {}
         self.entry_stmts: list[Stmt] = []
         self.carries: list[list[bool]] = []
@@ -202,6 +206,20 @@ class _Kernel(Rewrite):
 
     def slice_space(self, call: Call) -> MemorySpace:
         return Mat if self.assigning in self.mat_operands else Vec
+
+    def create_space(self) -> MemorySpace:
+        held = self.assigning is not None and self.accumulators.holds(self.assigning)
+        return MemorySpace.Acc if held else Vec
+
+    def accumulator(self) -> Expr | None:
+        if self.assigning is None or len(self.scopes) < 2 or not isinstance(self.scopes[-1][0], IfStmt):
+            return None
+        loop = next((s for s, _ in reversed(self.scopes) if isinstance(s, ForStmt)), None)
+        other = self.scopes[-1][1]
+        for ia in loop.iter_args if loop is not None else []:
+            if self.accumulators.carried_into(self.assigning, ia, other):
+                return self.expr(ia)
+        return None
 
     def op(self, name: str, args: list[Expr], kwargs: dict, span: Span) -> Call:
         try:
@@ -311,7 +329,9 @@ class _Kernel(Rewrite):
             iter_args.append(new)
             kinds.append(ia in self.tiles)
         self.carries.append(kinds)
+        self.scopes.append((node, None))
         body = self.body(node.body)
+        self.scopes.pop()
         self.carries.pop()
         rvs = [self._result_var(rv, ia.type, kind) for rv, ia, kind in zip(node.return_vars, iter_args, kinds)]
         return rebuild(node, loop_var=loop_var, iter_args=iter_args, body=body, return_vars=rvs, **bounds)
@@ -328,9 +348,12 @@ class _Kernel(Rewrite):
         condition = self.expr(node.condition)
         kinds = [rv in self.tiles for rv in node.return_vars]
         self.carries.append(kinds)
+        self.scopes.append((node, node.else_body))
         then_body = self.body(node.then_body)
         types = [v.type for v in self.last_yield]
+        self.scopes[-1] = (node, node.then_body)
         else_body = self.body(node.else_body)
+        self.scopes.pop()
         self.carries.pop()
         rvs = [self._result_var(rv, types[i] if i < len(types) else rv.type, k)
                for i, (rv, k) in enumerate(zip(node.return_vars, kinds))]
@@ -460,6 +483,12 @@ class ConvertTensorToTileOps(ProgramPass):
     parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D merges them).
     A kernel's tensor parameter may be dynamic only in its outermost dimension (the kernel's strides
     are constants); a dynamic inner dimension is an error at the parameter.
+
+    A matmul accumulator carried through a loop may be chosen by an if: ``if k == 0: acc =
+    pl.matmul(a, b) else: acc = pl.matmul_acc(acc, a, b)``. The ``pl.create_tensor`` that starts it
+    becomes an Acc tile, and the first product is written into the carried accumulator
+    (``tile.matmul_acc(acc, a, b, True)``: a true ``init_cond`` ignores its old value) when the other
+    branch's ``matmul_acc`` is the carry's only reader, so the carry needs no Acc -> Acc copy.
     """
 
     source = outlined

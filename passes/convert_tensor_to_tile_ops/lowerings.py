@@ -15,7 +15,7 @@ from typing import Protocol
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Call, ConstInt, Expr, MakeTuple, Var
+from pypto.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.op_registry import format_dims
 from pypto.ir.ops.common import dim_equal, promote
 from pypto.ir.ops.reductions import EXPAND_DTYPES
@@ -50,6 +50,14 @@ class Converter(Protocol):
 
     def slice_space(self, call: Call) -> MemorySpace:
         """Where a load for slice ``call`` lands: Mat when the slice feeds a matmul, else Vec."""
+
+    def create_space(self) -> MemorySpace:
+        """Where the tile of the ``tensor.create`` being converted lives: Acc when it is carried into
+        a ``matmul_acc`` accumulator, else Vec."""
+
+    def accumulator(self) -> Expr | None:
+        """The carried Acc tile the product being converted overwrites (an if choosing ``matmul``
+        against ``matmul_acc`` on one carry), or None."""
 
     def keep(self, call: Call) -> Call:
         """``call`` itself, its operands remapped (an op that stays a tensor op)."""
@@ -240,6 +248,11 @@ def matmul(conv: Converter, call: Call) -> Expr:
     a, b = _cube_operands(conv, call, call.args[0], call.args[1])
     product = conv.op(_matmul_op(a, b), [a, b], {}, call.span)
     want = call.kwargs.get("out_dtype")
+    into = conv.accumulator()
+    if into is not None and product.op.name == "tile.matmul" and (want is None or want == product.type.dtype):
+        # Written into the carried accumulator (init_cond True ignores its old value), so the
+        # carry needs no Acc -> Acc copy, which the cube cannot do.
+        return conv.op("tile.matmul_acc", [into, a, b, ConstBool(True, call.span)], {}, call.span)
     if want is None or want == product.type.dtype:
         return product
     acc = conv.temp("acc_tile", product)
@@ -320,9 +333,13 @@ def reshape(conv: Converter, call: Call) -> Expr:
 
 
 def create(conv: Converter, call: Call) -> Expr:
-    """A tensor created inside a kernel is a tile (its space is inferred later)."""
+    """A tensor created inside a kernel is a tile (its space is inferred later, but a matmul_acc
+    accumulator is in Acc from the start: its carries must agree with the products yielded to them)."""
     dims = conv.static_dims(call.args[0], "tensor shape", call.span)
-    return conv.op("tile.create", [dims], {"dtype": call.kwargs["dtype"]}, call.span)
+    kwargs: dict = {"dtype": call.kwargs["dtype"]}
+    if (space := conv.create_space()) is not Vec:
+        kwargs["target_memory"] = space
+    return conv.op("tile.create", [dims], kwargs, call.span)
 
 
 def full(conv: Converter, call: Call) -> Expr:

@@ -16,7 +16,7 @@ from pypto import ir, passes
 from pypto.backend import A5
 from pypto.interp.testing import assert_pass_preserves
 from pypto.passes import CapacityError, PassContext, PassError
-from pypto.passes.auto_tile_matmul_l0 import k_slab, mn_blocks
+from pypto.passes.auto_tile_matmul_l0 import BLOCKWISE, k_slab, mn_blocks
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -76,6 +76,35 @@ BLOCKED = {
                 c: pl.Out[pl.Tensor[[256, 512], pl.FP32]],
             ) -> pl.Tensor[[256, 512], pl.FP32]:
                 c = self.mm(a, b, col, c)
+                return c
+        """,
+    # Elementwise ops between the product and its store run block by block.
+    "big_mn_exp_scaled": """
+        @pl.program
+        class BigMNExpScaled:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(
+                self,
+                a: pl.Tensor[[256, 64], pl.FP16],
+                b: pl.Tensor[[64, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                x = pl.load(a, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [64, 256], target_memory=pl.Mem.Mat)
+                z = pl.matmul(x, y)
+                e = pl.tile.muls(z, 0.125)
+                f = pl.exp(e)
+                out = pl.store(f, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[256, 64], pl.FP16],
+                b: pl.Tensor[[64, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                c = self.mm(a, b, c)
                 return c
         """,
 }
@@ -168,6 +197,35 @@ def test_a_result_too_big_for_l0c_is_stored_block_by_block() -> None:
     ]
 
 
+def test_elementwise_ops_after_a_blocked_product_run_block_by_block() -> None:
+    lines = kernel_lines(auto_tile(blocked("big_mn_exp_scaled")))
+    assert lines[4:8] == [
+        "z_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_b0, y_b0)",
+        "e_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec] = pl.tile.muls(z_b0, 0.125)",
+        "f_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec] = pl.tile.exp(e_b0)",
+        "out_b0: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(f_b0, [0, 0], c)",
+    ]
+    assert lines[-2] == "out: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(f_b3, [128, 128], out_b2)"
+
+
+def test_a_blocked_product_read_whole_is_an_error_naming_the_reader() -> None:
+    lines = ["z = pl.matmul(x, y)", "t = pl.tile.create([256, 256], dtype=pl.FP32)", "s = pl.row_sum(z, t)"]
+    body = "\n                ".join(lines)
+    program = kernel(body, m=256, k=64, n=256)
+    with pytest.raises(PassError) as err:
+        passes.auto_tile_matmul_l0()(program)
+    message = str(err.value)
+    assert message.startswith(
+        "AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its [256, 256] "
+        "result exceeds L0C, 131072 bytes on a2a3), so its result can only go to one store, through elementwise "
+        "ops (abs, adds, cast, divs, exp, log, maximums, minimums, muls, neg, recip, relu, rsqrt, sqrt, subs) at "
+        "most; tile.row_sum reads it whole\n"
+        "  hint: split M or N in the program (e.g. a loop over row blocks of the output, each multiplied and "
+        "consumed whole), or store 'z' into a tensor with pl.store and read the blocks you need from there"
+    )
+    assert err.value.span.begin_line == 12  # the row_sum
+
+
 def test_blocks_at_a_run_time_offset_split_k_too() -> None:
     lines = kernel_lines(auto_tile(blocked("big_mn_k_at_column")))
     assert sum("pl.range(1, 3," in line for line in lines) == 4
@@ -232,8 +290,10 @@ def test_a_result_too_big_for_l0c_that_is_not_stored_is_an_error_with_a_hint() -
         passes.auto_tile_matmul_l0()(program)
     assert str(err.value).startswith(
         "AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its [256, 256] "
-        "result exceeds L0C, 131072 bytes on a2a3), so its result can only be stored, once\n"
-        "  hint: store 'z' into a tensor with pl.store and read the blocks you need from there"
+        "result exceeds L0C, 131072 bytes on a2a3), so its result can only go to one store, through elementwise "
+        "ops (abs, adds, cast, divs, exp, log, maximums, minimums, muls, neg, recip, relu, rsqrt, sqrt, subs) at "
+        "most; 'z' is read 0 times\n"
+        "  hint: split M or N in the program"
     )
     assert err.value.span.is_valid()
 
@@ -279,3 +339,19 @@ def test_the_big_k_examples_compile_within_l0_and_fail_without_the_pass(example:
     without = [p for p in passes.default_passes(plugins=False) if p.name != "AutoTileMatmulL0"]
     with pytest.raises(CapacityError):
         passes.PassManager(without).run(program)
+
+
+def test_every_blockwise_op_is_a_registered_tile_op() -> None:
+    assert sorted(n for n in BLOCKWISE if ir.op_registry.lookup(n) is None or not n.startswith("tile.")) == []
+
+
+def test_a_product_into_an_accumulator_splits_k_from_a_fresh_first_slab() -> None:
+    lines = ["acc = pl.tile.create([128, 128], dtype=pl.FP32, target_memory=pl.Mem.Acc)",
+             "z = pl.matmul_acc(acc, x, y, init_cond=True)"]
+    program = kernel("\n                ".join(lines), m=128, k=512, n=128)
+    got = [line for line in kernel_lines(passes.auto_tile_matmul_l0()(program)) if "matmul" in line or "range" in line]
+    assert got == [
+        "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, x_k0, y_k0, True)",
+        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
+        "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
+    ]

@@ -40,6 +40,38 @@ PROGRAMS = {
                     out[:] = acc
                 return out
     """,
+    # An if choosing the first product or the sum, in one K loop over one carried accumulator.
+    "if_else": f"""
+        @pl.program
+        class IfElse:
+            @pl.function
+            def main(self, a: {_A}, b: {_B}, out: pl.Out[{_C}]) -> {_C}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    acc = pl.create_tensor([64, 32], dtype=pl.FP32)
+                    for k in pl.range(4):
+                        if k == 0:
+                            acc = pl.matmul(a[:, k * 64 : k * 64 + 64], b[k * 64 : k * 64 + 64, :], out_dtype=pl.FP32)
+                        else:
+                            acc = pl.matmul_acc(acc, a[:, k * 64 : k * 64 + 64], b[k * 64 : k * 64 + 64, :])
+                    out[:] = acc
+                return out
+    """,
+    # The same with the branches the other way round.
+    "else_if": f"""
+        @pl.program
+        class ElseIf:
+            @pl.function
+            def main(self, a: {_A}, b: {_B}, out: pl.Out[{_C}]) -> {_C}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    acc = pl.create_tensor([64, 32], dtype=pl.FP32)
+                    for k in pl.range(4):
+                        if k > 0:
+                            acc = pl.matmul_acc(acc, a[:, k * 64 : k * 64 + 64], b[k * 64 : k * 64 + 64, :])
+                        else:
+                            acc = pl.matmul(a[:, 0:64], b[0:64, :], out_dtype=pl.FP32)
+                    out[:] = acc
+                return out
+    """,
     "b_trans": f"""
         @pl.program
         class BTrans:
@@ -91,3 +123,44 @@ def test_an_accumulator_in_gm_is_refused_with_a_hint() -> None:
     assert "tensor.matmul_acc accumulating into a GM tensor has no tile lowering" in message
     assert "hint: start the sum with pl.matmul in the same pl.at block" in message
     assert err.value.span.is_valid()
+
+
+@pytest.mark.parametrize("name", ["if_else", "else_if"])
+def test_an_if_choosing_matmul_or_matmul_acc_writes_the_carried_accumulator(name: str) -> None:
+    lines = kernel_lines(passes.convert_tensor_to_tile_ops()(outlined(PROGRAMS[name])))
+    creates = [line for line in lines if "pl.tile.create(" in line]
+    assert creates == [
+        "acc__ssa_v0_tile: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.create([64, 32], dtype=pl.FP32, target_memory=pl.Mem.Acc)"
+    ]
+    products = {line.split(" = ", 1)[1] for line in lines if "matmul" in line}
+    first, rest = ("v0", "v1"), ("v2", "v3")
+    if name == "else_if":
+        first, rest = rest, first
+    assert products == {
+        f"pl.tile.matmul_acc(acc__iter_v1, t__tmp_{first[0]}_tile, t__tmp_{first[1]}_tile, True)",
+        f"pl.tile.matmul_acc(acc__iter_v1, t__tmp_{rest[0]}_tile, t__tmp_{rest[1]}_tile)",
+    }
+
+
+def test_a_carry_read_twice_keeps_the_plain_matmul() -> None:
+    program = outlined(f"""
+        @pl.program
+        class Twice:
+            @pl.function
+            def main(self, a: {_A}, b: {_B}, out: pl.Out[{_C}]) -> {_C}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    acc = pl.create_tensor([64, 32], dtype=pl.FP32)
+                    for k in pl.range(4):
+                        if k == 0:
+                            acc = pl.matmul(a[:, 0:64], b[0:64, :], out_dtype=pl.FP32)
+                        else:
+                            other = pl.matmul_acc(acc, a[:, 0:64], b[0:64, :])
+                            acc = pl.matmul_acc(acc, a[:, k * 64 : k * 64 + 64], b[k * 64 : k * 64 + 64, :])
+                    out[:] = acc
+                return out
+    """)
+    lines = kernel_lines(passes.convert_tensor_to_tile_ops()(program))
+    assert [line.split(" = ", 1)[1].split("(", 1)[0] for line in lines if "matmul" in line] == [
+        "pl.tile.matmul", "pl.tile.matmul_acc", "pl.tile.matmul_acc"
+    ]

@@ -255,6 +255,18 @@ REFUSED = {
         "InitMemRef: function 'k': tile 'a' is updated in place by tile.assemble (result 'c'), which takes over "
         "its buffer, but 'a' is still read afterwards; hint: copy it first",
     ),
+    "updated_in_one_branch_read_after_the_if": (
+        """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        if n == 0:
+            y = pl.yield_(pl.tile.assemble(a, b, [0, 0]))
+        else:
+            y = pl.yield_(pl.add(a, b))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.sub(y, a)
+""",
+        "InitMemRef: function 'k': tile 'a' is updated in place by tile.assemble",
+    ),
 }
 
 MATMUL_ACC_INPUT_READ_LATER = """
@@ -302,6 +314,47 @@ def test_in_place_update_of_a_tile_read_later_is_refused() -> None:
     assert err.value.span.begin_line == 12
 
 
+PRODUCT_YIELDED_INTO_AN_ACC_CARRY = """
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(
+        self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 32], pl.FP16],
+        c: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+    ) -> pl.Tensor[[64, 32], pl.FP32]:
+        acc = pl.tile.create([64, 32], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for i in pl.range(4):
+            x = pl.load(a, [0, i * 64], [64, 64], target_memory=pl.Mem.Mat)
+            y = pl.load(b, [i * 64, 0], [64, 32], target_memory=pl.Mem.Mat)
+            if i == 0:
+                acc = pl.matmul(x, y)
+            else:
+                acc = pl.matmul_acc(acc, x, y)
+        c = pl.store(acc, [0, 0], c)
+        return c
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 32], pl.FP16],
+        c: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+    ) -> pl.Tensor[[64, 32], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+"""
+
+
+def test_a_product_yielded_into_an_acc_carry_is_refused_with_the_init_cond_form() -> None:
+    with pytest.raises(PassError) as err:
+        whole_pipeline(PRODUCT_YIELDED_INTO_AN_ACC_CARRY)
+    assert str(err.value).startswith(
+        "MemoryReuse: function 'k': the Acc value yielded for 'acc__iter_v1' is not in the carried buffer and "
+        "Acc -> Acc moves do not exist; hint: accumulate into the iter_arg (pl.matmul_acc(acc__iter_v1, ...)) "
+        "instead, the first product too: pl.matmul_acc(acc__iter_v1, a, b, init_cond=k == 0) ignores the old "
+        "value when k == 0"
+    )
+    assert err.value.span.is_valid()
+
+
 ACCEPTED = {
     # The hints' rewrites: copies keep the old values apart, and the results match.
     "init_copied": """
@@ -320,6 +373,16 @@ ACCEPTED = {
             p2: pl.Tile[[16, 64], pl.FP32] = pl.move(p, target_memory=pl.Mem.Vec)
             s, t = pl.yield_(q2, p2)
         r: pl.Tile[[16, 64], pl.FP32] = pl.sub(s, t)
+""",
+    # The other branch's read never runs after the in-place update.
+    "updated_in_one_branch_read_in_the_other": """
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [16, 0], [16, 64])
+        if n == 0:
+            y = pl.yield_(pl.tile.assemble(a, b, [0, 0]))
+        else:
+            y = pl.yield_(pl.add(a, b))
+        r: pl.Tile[[16, 64], pl.FP32] = pl.add(y, b)
 """,
     "init_dead_after_loop_start": """
         a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
