@@ -187,10 +187,10 @@ def kernel_tensor_ops_markdown() -> str:
 
 def unsupported_ops_markdown() -> str:
     """The ops a compile refuses (:data:`pypto.codegen.unsupported.REFUSED`): targets lacking a rule, and why."""
-    from pypto.codegen.unsupported import REFUSED
+    from pypto.codegen.unsupported import REFUSED, lacking_targets
 
     rows = ["| op | targets without a rule | why |", "|---|---|---|"]
-    rows += [f"| `{op}` | {', '.join(r.targets)} | {r.reason or '-'} |" for op, r in sorted(REFUSED.items())]
+    rows += [f"| `{op}` | {', '.join(lacking_targets(op))} | {why or '-'} |" for op, why in sorted(REFUSED.items())]
     return "\n".join(rows) + "\n"
 
 
