@@ -91,6 +91,9 @@ class FlattenTileNdTo2D(RewritePass):
     ``tile.batch_matmul`` becomes one 2-D matmul per batch on row blocks of its merged operands. A
     result read only by a store is stored batch by batch (``tile.store(bmm_1, [1, 0, 0], c_0,
     [1, 16, 16])``), which keeps the kernel cube-only; any other result is assembled from the parts.
+    A rank > 2 ``tile.transpose_view`` (a ``b_trans``/``a_trans`` batched operand) becomes the view of
+    the merged tile, ``[K, B * N]`` for a ``[B, N, K]`` source, each batch a column block of it; it may
+    only be a batched matmul operand.
     """
 
     source = tiled
@@ -107,6 +110,8 @@ class FlattenTileNdTo2D(RewritePass):
     def function(self, func: Function) -> Function:
         self.span: Span = func.span
         self.stored = _stored_batch_matmuls(func)
+        self.views = self.batched_views(func)
+        self.view_values: dict[Var, Expr] = {}
         self.parts: dict[Var, list[tuple[list[int], Expr]]] = {}
         return super().function(func)
 
@@ -145,6 +150,10 @@ class FlattenTileNdTo2D(RewritePass):
             return self.children(node)
         if node.var in self.stored:
             self.parts[node.var] = self.per_batch(node.value)
+            return None
+        if node.var in self.views:
+            view = op_registry.create_op_call("tile.transpose_view", [self.expr(node.value.args[0])], {}, node.span)
+            self.view_values[node.var] = self.temp(node.var.name_hint, view)
             return None
         value = self.call(node.value)
         return rebuild(node, var=self.define(node.var), value=value)
@@ -290,12 +299,10 @@ class FlattenTileNdTo2D(RewritePass):
     def per_batch(self, old: Call) -> list[tuple[list[int], Expr]]:
         """The 2-D matmul of each batch (coordinates and result), for a result only stored."""
         batch, _ = self.batch_dims(old)
-        lhs, rhs = old.args
-        new_l, new_r = self.expr([lhs, rhs])
         out = []
         for b in range(math.prod(batch)):
             coords = _unravel(b, batch)
-            blocks = [self.block_of(value, v.type, coords, old.span) for value, v in ((new_l, lhs), (new_r, rhs))]
+            blocks = [self.operand_block(v, coords, old.span) for v in old.args]
             out.append((coords, self.temp("bmm", op_registry.create_op_call("tile.matmul", blocks, {}, old.span))))
         return out
 
@@ -324,14 +331,10 @@ class FlattenTileNdTo2D(RewritePass):
         lhs, rhs = (a.type for a in operands)
         out = old.type
         batch, m = self.batch_dims(old)
-        new_l, new_r = self.expr(operands)
         result: Expr = self.expr(old.args[0]) if acc else self.fresh_tile(old, out)
         for b in range(math.prod(batch)):
             coords = _unravel(b, batch)
-            blocks = [
-                self.block_of(value, t, coords, old.span)
-                for value, t in ((new_l, lhs), (new_r, rhs))
-            ]
+            blocks = [self.operand_block(v, coords, old.span) for v in operands]
             if acc:
                 prev = self.block_of(result, out, coords, old.span)
                 mm = op_registry.create_op_call("tile.matmul_acc", [prev, *blocks], {}, old.span)
@@ -349,6 +352,45 @@ class FlattenTileNdTo2D(RewritePass):
             "tile.create", [MakeTuple(list(flat.shape))], {"dtype": out.dtype, **_space_kw(out)}, old.span
         )
         return self.temp("bmm_init", create)
+
+    def batched_views(self, func: Function) -> dict[Var, Var]:
+        """Each rank > 2 ``tile.transpose_view`` result (mapped to its source). It becomes the
+        transposed view of the merged source, ``[K, B * N]`` for a ``[B, N, K]`` source: its batches
+        are column blocks, not merged rows, so only the operands of a batched matmul may read it."""
+        views: dict[Var, Var] = {}
+        reads: dict[Var, int] = {}
+        for stmt in _statements(func.body):
+            value = stmt.value if isinstance(stmt, AssignStmt) else None
+            if not isinstance(value, Call):
+                continue
+            if op_name(value) == "tile.transpose_view" and _is_nd(value.type):
+                views[stmt.var] = value.args[0]
+            operands = _MATMUL_OPERANDS.get(op_name(value) or "")
+            for arg in value.args[operands] if operands else ():
+                reads[arg] = reads.get(arg, 0) + 1
+        uses = use_counts(func.body)
+        for var, source in views.items():
+            if uses[var] != reads.get(var, 0):
+                raise self.refuse(
+                    f"the transposed view {var.name_hint} of a rank-{len(source.type.shape)} tile is read by "
+                    "something other than a batched matmul operand; merged rows have no transposed 2-D form",
+                    var.span, "use it only as an operand of pl.matmul (a_trans/b_trans), or transpose 2-D tiles")
+        return views
+
+    def operand_block(self, arg: Expr, coords: list[int], span: Span) -> Expr:
+        """Batch ``coords`` of batched matmul operand ``arg`` as a 2-D tile: a row block of a merged
+        operand, a column block of a transposed view (which the cube extracts without a copy)."""
+        if arg not in self.views:
+            return self.block_of(self.expr(arg), arg.type, coords, span)
+        t = self.views[arg].type
+        batch = [_const(d) for d in t.shape[:-2]]
+        own = [c if d != 1 else 0 for c, d in zip(coords[len(coords) - len(batch):], batch)]
+        rows, cols = arg.type.shape[-2], _const(arg.type.shape[-1])
+        start = _index(_flat_row(own, batch) * cols)
+        call = op_registry.create_op_call(
+            "tile.slice", [self.view_values[arg], MakeTuple([rows, _index(cols)]), MakeTuple([_index(0), start])], {},
+            span)
+        return self.temp("bmm_arg", call)
 
     def block_of(self, value: Expr, t: TileType, coords: list[int], span: Span) -> Expr:
         """The 2-D matrix of batch ``coords`` (broadcast along size-1 batch axes) of a merged operand."""
@@ -368,6 +410,10 @@ class FlattenTileNdTo2D(RewritePass):
         var = Var(name, call.type, call.span)
         self.emit(AssignStmt(var, call, call.span))
         return var
+
+
+# Where the two operands of each batched matmul op sit among its arguments.
+_MATMUL_OPERANDS = {"tile.batch_matmul": slice(0, 2), "tile.batch_matmul_acc": slice(1, 3)}
 
 
 def _stored_batch_matmuls(func: Function) -> set[Var]:

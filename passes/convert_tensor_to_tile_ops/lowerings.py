@@ -198,16 +198,11 @@ def reduction(conv: Converter, call: Call) -> Expr:
 def _cube_operand(conv: Converter, arg: Expr, transposed: bool, span: Span) -> Expr:
     """The Mat tile of matmul operand ``arg``; a transposed one (``a_trans``/``b_trans``) is loaded
     as stored and read through ``tile.transpose_view`` (the NZ tile's bytes as the ZN tile of the
-    transpose, which the cube extracts from without a copy)."""
+    transpose, which the cube extracts from without a copy); a rank > 2 operand's view swaps its last
+    two axes, batch by batch."""
     tile = conv.tile(arg, Mat)
     if not transposed:
         return tile
-    if len(tile.type.shape) != 2:
-        raise conv.error(
-            f"a transposed matmul operand of rank {len(tile.type.shape)} has no tile lowering "
-            "(hint: transpose a 2-D operand, or reshape it to 2-D first)",
-            span,
-        )
     return conv.temp(f"{arg.name_hint}_t" if isinstance(arg, Var) else "operand_t",
                      conv.op("tile.transpose_view", [tile], {}, span))
 
