@@ -297,13 +297,19 @@ class FlattenTileNdTo2D(RewritePass):
         return batch, m
 
     def per_batch(self, old: Call) -> list[tuple[list[int], Expr]]:
-        """The 2-D matmul of each batch (coordinates and result), for a result only stored."""
+        """The 2-D matmul of each batch (coordinates and result), for a result only stored or
+        accumulated into (a ``batch_matmul_acc`` adds to each batch's part of its accumulator)."""
         batch, _ = self.batch_dims(old)
+        acc = self.parts[old.args[0]] if op_name(old) == "tile.batch_matmul_acc" else None
         out = []
         for b in range(math.prod(batch)):
             coords = _unravel(b, batch)
-            blocks = [self.operand_block(v, coords, old.span) for v in old.args]
-            out.append((coords, self.temp("bmm", op_registry.create_op_call("tile.matmul", blocks, {}, old.span))))
+            blocks = [self.operand_block(v, coords, old.span) for v in old.args[-2:]]
+            if acc is None:
+                mm = op_registry.create_op_call("tile.matmul", blocks, {}, old.span)
+            else:
+                mm = op_registry.create_op_call("tile.matmul_acc", [acc[b][1], *blocks], {}, old.span)
+            out.append((coords, self.temp("bmm", mm)))
         return out
 
     def store_per_batch(self, old: Call) -> Expr:
@@ -417,23 +423,32 @@ _MATMUL_OPERANDS = {"tile.batch_matmul": slice(0, 2), "tile.batch_matmul_acc": s
 
 
 def _stored_batch_matmuls(func: Function) -> set[Var]:
-    """Results of ``tile.batch_matmul`` read only once, as the whole tile of a ``tile.store`` into a
-    fully valid tensor of the tile's rank: those expand into per-batch stores."""
+    """Results of ``tile.batch_matmul[_acc]`` read only as the whole tile of a ``tile.store`` into a
+    fully valid tensor of the tile's rank, or as the accumulator of a ``tile.batch_matmul_acc`` whose
+    result is one of them: those stay one Acc tile per batch, and their stores go batch by batch."""
     uses = use_counts(func.body)
-    made: dict[Var, Call] = {}
-    stored: set[Var] = set()
+    made: dict[Var, Expr | None] = {}  # per result: the accumulator it adds to
+    reads: dict[Var, list[Var | None]] = {}  # per result: the accumulating result, or None for a store
     for stmt in _statements(func.body):
         value = stmt.value if isinstance(stmt, AssignStmt) else None
         if not isinstance(value, Call):
             continue
-        if op_name(value) == "tile.batch_matmul" and is_fully_valid(value.type):
-            made[stmt.var] = value
-        elif op_name(value) == "tile.store" and len(value.args) == 3 and value.args[0] in made:
+        name = op_name(value)
+        if name in _MATMUL_OPERANDS and is_fully_valid(value.type):
+            made[stmt.var] = value.args[0] if name == "tile.batch_matmul_acc" else None
+        if name == "tile.batch_matmul_acc" and value.args[0] in made:
+            reads.setdefault(value.args[0], []).append(stmt.var)
+        elif name == "tile.store" and len(value.args) == 3 and value.args[0] in made:
             tile, target = value.args[0], value.args[2].type
-            if (uses[tile] == 1 and isinstance(target, TensorType) and is_fully_valid(target)
-                    and len(target.shape) == len(tile.type.shape)):
-                stored.add(tile)
-    return stored
+            if isinstance(target, TensorType) and is_fully_valid(target) and len(target.shape) == len(tile.type.shape):
+                reads.setdefault(tile, []).append(None)
+    stored = {v for v in made if len(reads.get(v, [])) == uses[v] and uses[v] > 0}
+    while True:
+        dropped = {v for v in stored if any(r is not None and r not in stored for r in reads[v])
+                   or (made[v] is not None and made[v] not in stored)}
+        if not dropped:
+            return stored
+        stored -= dropped
 
 
 def _statements(stmt: Stmt) -> list[Stmt]:

@@ -248,7 +248,8 @@ def _matmul_op(a: Expr, b: Expr) -> str:
 
 def matmul_acc(conv: Converter, call: Call) -> Expr:
     """``tile.matmul_acc`` adding the product of the Mat-resident operands (transposed ones through
-    ``tile.transpose_view``) to the accumulator tile; ``init_cond`` passes through. The accumulator
+    ``tile.transpose_view``) to the accumulator tile (``tile.batch_matmul_acc`` for rank > 2 operands);
+    ``init_cond`` passes through. The accumulator
     must be a kernel value (a tile in Acc): a GM tensor cannot be loaded into L0C."""
     acc, lhs, rhs = call.args[:3]
     if not conv.is_tile(acc):
@@ -259,8 +260,13 @@ def matmul_acc(conv: Converter, call: Call) -> Expr:
             call.span,
         )
     a, b = _cube_operands(conv, call, lhs, rhs)
-    args = [conv.tile(acc), a, b] + [conv.value(c) for c in call.args[3:]]
-    return conv.op("tile.matmul_acc", args, {}, call.span)
+    extra = [conv.value(c) for c in call.args[3:]]
+    if _matmul_op(a, b) == "tile.batch_matmul":
+        if extra:
+            raise conv.error(f"{call.op.name} of rank > 2 operands with init_cond has no tile lowering "
+                             "(hint: start the sum with pl.matmul instead of an init_cond)", call.span)
+        return conv.op("tile.batch_matmul_acc", [conv.tile(acc), a, b], {}, call.span)
+    return conv.op("tile.matmul_acc", [conv.tile(acc), a, b, *extra], {}, call.span)
 
 
 def slice_(conv: Converter, call: Call) -> Expr:
@@ -371,9 +377,20 @@ def expand_clone(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.reshape", [out, index_tuple([big_a, big_b, big_c], span)], {}, span)
 
 
+def _last_two_axes(call: Call) -> bool:
+    rank = len(call.args[0].type.shape)
+    axes = {a.value % rank if isinstance(a, ConstInt) else None for a in call.args[1:3]}
+    return axes == {rank - 2, rank - 1}
+
+
 def transpose(conv: Converter, call: Call) -> Expr:
     """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
-    vector unit's TTRANS takes (of the result's shape)."""
+    vector unit's TTRANS takes (of the result's shape). A transpose of the last two axes that feeds a
+    matmul is its transposed operand, as with ``a_trans``/``b_trans``: ``tile.transpose_view`` of the
+    Mat tile of a GM tensor, of any rank (no vector work in a cube kernel)."""
+    whole = not (len(call.args) > 3 and call.args[3].elements)
+    if conv.slice_space(call) is Mat and _last_two_axes(call) and whole and not conv.is_tile(call.args[0]):
+        return conv.op("tile.transpose_view", [conv.tile(call.args[0], Mat)], {}, call.span)
     x = conv.tile(call.args[0])
     rank = len(x.type.shape)
     if rank != 2:

@@ -204,6 +204,11 @@ class Machine:
             address = tile_address(t)
             if address is not None:
                 view = frame.memory.view(t.memory_space, address, value.data.shape, value.data.dtype)
+                if np.shares_memory(view, value.data) and not _same_memory(view, value.data):
+                    # A zero-copy view op in another layout (transpose_view): its bytes are the
+                    # source's, read through the view; copying them densely would clobber the source.
+                    frame.env[var] = TileValue(value.data, value.dtype, value.valid, t.memory_space)
+                    return
                 if not carry and not _same_memory(view, value.data):
                     np.copyto(view, value.data)
                 value = TileValue(view, value.dtype, value.valid, t.memory_space)

@@ -41,6 +41,41 @@ PROGRAMS = {
 }
 
 
+def kernel_program(params: str, ret: str, body: str) -> str:
+    lines = "\n".join(" " * 20 + line for line in textwrap.dedent(body).strip().splitlines())
+    return f"""
+        @pl.program
+        class BatchedTransBody:
+            @pl.function
+            def main(self, {params}) -> {ret}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+{lines}
+                return out
+    """
+
+
+_AB = "a: pl.Tensor[[2, 16, 32], pl.FP16], b: pl.Tensor[[2, 16, 32], pl.FP16], "
+_C = "pl.Tensor[[2, 16, 16], pl.FP32]"
+PROGRAMS.update({
+    # A transpose of the last two axes feeding a matmul is its transposed operand.
+    "transpose_fed": kernel_program(_AB + f"out: pl.Out[{_C}]", _C, """
+        bt = pl.transpose(b, 1, 2)
+        out[:] = pl.matmul(a, bt, out_dtype=pl.FP32)
+    """),
+    "transpose_fed_2d": kernel_program(
+        "a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[16, 32], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]",
+        "pl.Tensor[[16, 16], pl.FP32]", """
+        bt = pl.transpose(b, -1, -2)
+        out[:] = pl.matmul(a, bt, out_dtype=pl.FP32)
+    """),
+    # A batched accumulation: each batch keeps its own Acc tile.
+    "matmul_acc_b_trans": kernel_program(_AB + f"out: pl.Out[{_C}]", _C, """
+        c = pl.matmul(a, b, out_dtype=pl.FP32, b_trans=True)
+        out[:] = pl.matmul_acc(c, a, b, b_trans=True)
+    """),
+})
+
+
 def outlined(text: str) -> ir.Program:
     program = passes.PassManager(passes.front_passes()).run(pl.parse(textwrap.dedent(text)))
     for p in (passes.outline_hierarchy_scopes(), passes.outline_incore_scopes(), passes.outline_cluster_scopes()):
@@ -131,3 +166,35 @@ def test_a_rank_3_view_read_by_another_op_is_refused_with_a_hint() -> None:
         "operand; merged rows have no transposed 2-D form (hint: use it only as an operand of pl.matmul "
         "(a_trans/b_trans), or transpose 2-D tiles)")
     assert err.value.span.is_valid() and err.value.span.begin_line == 8  # the view
+
+
+def test_a_transpose_feeding_a_matmul_is_a_transposed_view_of_the_mat_tile() -> None:
+    lines = kernel_lines(converted("transpose_fed"))
+    assert lines[2] == ("bt_tile: pl.Tile[[2, 32, 16], pl.FP16, pl.Mem.Mat, "
+                        "pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = "
+                        "pl.tile.transpose_view(b_mat)")
+    assert not any("tile.transpose(" in line for line in lines)
+
+
+def test_a_batched_accumulation_adds_to_each_batch_part() -> None:
+    lines = kernel_lines(passes.flatten_tile_nd_to_2d()(converted("matmul_acc_b_trans")))
+    calls = [line.split(" = ")[1] for line in lines if "matmul" in line]
+    assert calls == [
+        "pl.tile.matmul(bmm_arg_0, bmm_arg_1)",
+        "pl.tile.matmul(bmm_arg_2, bmm_arg_3)",
+        "pl.tile.matmul_acc(bmm_0, bmm_arg_4, bmm_arg_5)",
+        "pl.tile.matmul_acc(bmm_1, bmm_arg_6, bmm_arg_7)",
+    ]
+    assert not any("assemble" in line for line in lines)
+
+
+def test_a_batched_accumulation_with_init_cond_is_refused_with_a_hint() -> None:
+    text = kernel_program(_AB + f"out: pl.Out[{_C}]", _C, """
+        c = pl.matmul(a, b, out_dtype=pl.FP32, b_trans=True)
+        out[:] = pl.matmul_acc(c, a, b, b_trans=True, init_cond=True)
+    """)
+    with pytest.raises(PassError) as err:
+        passes.convert_tensor_to_tile_ops()(outlined(text))
+    assert str(err.value).startswith(
+        "ConvertTensorToTileOps: tensor.matmul_acc of rank > 2 operands with init_cond has no tile lowering "
+        "(hint: start the sum with pl.matmul instead of an init_cond)")

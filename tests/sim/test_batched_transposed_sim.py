@@ -54,3 +54,37 @@ def test_batched_transposed_matmul_on_the_simulator_equals_the_interpreter(
     lhs = a.astype(np.float32).swapaxes(-1, -2) if "a_trans" in flags else a.astype(np.float32)
     rhs = b.astype(np.float32).swapaxes(-1, -2) if "b_trans" in flags else b.astype(np.float32)
     np.testing.assert_allclose(got, lhs @ rhs, rtol=1e-3, atol=1e-3)
+
+
+_BODIES = {
+    # pl.transpose of the last two axes feeding the matmul: the transposed operand, no vector work.
+    "transpose_fed": ("bt = pl.transpose(b, 1, 2)\n            out[:] = pl.matmul(a, bt, out_dtype=pl.FP32)", 1),
+    # A batched accumulation: one Acc tile per batch.
+    "matmul_acc": ("c = pl.matmul(a, b, out_dtype=pl.FP32, b_trans=True)\n"
+                   "            out[:] = pl.matmul_acc(c, a, b, b_trans=True)", 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BODIES))
+def test_batched_forms_on_the_simulator_equal_the_interpreter(name: str, tmp_path: Path, kernel_cache: Path) -> None:
+    body, times = _BODIES[name]
+    compiled = ir.compile(pl.parse(f"""
+import pypto.language as pl
+
+@pl.program
+class BatchedFormSim:
+    @pl.function
+    def main(self, a: pl.Tensor[[2, 16, 32], pl.FP16], b: pl.Tensor[[2, 16, 32], pl.FP16],
+             out: pl.Out[pl.Tensor[[2, 16, 16], pl.FP32]]) -> pl.Tensor[[2, 16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            {body}
+        return out
+"""), output_dir=tmp_path / name)
+    rng = np.random.default_rng(13)
+    a, b = (rng.standard_normal((2, 16, 32)).astype(np.float16) for _ in range(2))
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    want = compiled.interpret(a, b)
+    rtol, atol = output_tolerances(compiled.program, compiled.entry_function())["out"]
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    expected = times * (a.astype(np.float32) @ b.astype(np.float32).swapaxes(1, 2))
+    np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3)
