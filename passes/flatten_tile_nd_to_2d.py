@@ -352,6 +352,35 @@ class FlattenTileNdTo2D(RewritePass):
             result = self.temp("bmm_out", asm)
         return result
 
+    def _transpose(self, old: Call) -> Expr:
+        """A transpose of the last two axes: each batch's matrix transposed into its block of rows."""
+        src, out = old.args[0].type, old.type
+        rank = len(src.shape)
+        if {_const(a) % rank if _const(a) is not None else None for a in old.args[1:3]} != {rank - 2, rank - 1}:
+            raise self.refuse(f"tile.transpose of a leading axis of a rank-{rank} tile mixes the merged rows",
+                              old.span, "transpose the last two axes, or write the kernel with 2-D tiles")
+        if not is_fully_valid(src):
+            raise self.refuse(f"tile.transpose of a partially valid rank-{rank} tile has no 2-D form", old.span,
+                              "transpose a fully valid tile, then slice the valid block")
+        batch, (m, n) = [_const(d) for d in src.shape[:-2]], [_const(d) for d in src.shape[-2:]]
+        value = self.expr(old.args[0])
+        result: Expr = self.fresh_tile(old, out)
+        asm: Call | None = None
+        for b in range(math.prod(batch)):
+            if asm is not None:
+                result = self.temp("tr_out", asm)
+            block = self.temp("tr_arg", op_registry.create_op_call(
+                "tile.slice", [value, MakeTuple([_index(m), _index(n)]), MakeTuple([_index(b * m), _index(0)])], {},
+                old.span))
+            tmp = self.temp("tr_tmp", op_registry.create_op_call(
+                "tile.create", [MakeTuple([_index(n), _index(m)])], {"dtype": src.dtype, **_space_kw(src)}, old.span))
+            part = self.temp("tr", op_registry.create_op_call(
+                "tile.transpose", [block, _index(0), _index(1), tmp], {}, old.span))
+            asm = op_registry.create_op_call(
+                "tile.assemble", [result, part, MakeTuple([_index(b * n), _index(0)])], {}, old.span)
+        assert asm is not None  # a static batch has at least one matrix
+        return Call(asm.op, asm.args, asm.kwargs, old.attrs, asm.type, old.span)
+
     def fresh_tile(self, old: Call, out: TileType) -> Expr:
         flat = self.flat(out)
         create = op_registry.create_op_call(
@@ -493,6 +522,7 @@ _RULES = {
     "tile.assemble": FlattenTileNdTo2D._assemble,
     "tile.read": FlattenTileNdTo2D._element,
     "tile.write": FlattenTileNdTo2D._element,
+    "tile.transpose": FlattenTileNdTo2D._transpose,
     "tile.batch_matmul": FlattenTileNdTo2D._batch_matmul,
     "tile.batch_matmul_acc": FlattenTileNdTo2D._batch_matmul,
 }

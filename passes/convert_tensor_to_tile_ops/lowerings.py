@@ -385,7 +385,8 @@ def _last_two_axes(call: Call) -> bool:
 
 def transpose(conv: Converter, call: Call) -> Expr:
     """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
-    vector unit's TTRANS takes (of the result's shape). A transpose of the last two axes that feeds a
+    vector unit's TTRANS takes (of the result's shape); of a rank > 2 value, of its last two axes, it
+    is ``tile.transpose`` batch by batch (FlattenTileNdTo2D). A transpose of the last two axes that feeds a
     matmul is its transposed operand, as with ``a_trans``/``b_trans``: ``tile.transpose_view`` of the
     Mat tile of a GM tensor, of any rank (no vector work in a cube kernel)."""
     whole = not (len(call.args) > 3 and call.args[3].elements)
@@ -393,10 +394,14 @@ def transpose(conv: Converter, call: Call) -> Expr:
         return conv.op("tile.transpose_view", [conv.tile(call.args[0], Mat)], {}, call.span)
     x = conv.tile(call.args[0])
     rank = len(x.type.shape)
+    if rank > 2 and _last_two_axes(call) and whole:
+        # Each batch's matrix; FlattenTileNdTo2D gives each its own scratch tile.
+        return conv.op("tile.transpose", [x, conv.value(call.args[1]), conv.value(call.args[2])], {}, call.span)
     if rank != 2:
         raise conv.error(
-            f"{call.op.name} of a rank-{rank} tensor has no tile lowering: tile transposes swap the two axes of "
-            "a 2-D tile (hint: reshape the tensor to 2-D first, or slice out a 2-D block and transpose it)",
+            f"{call.op.name} of axes {call.args[1].as_python()}, {call.args[2].as_python()} of a rank-{rank} tensor "
+            "has no tile lowering: tile transposes swap the last two axes (hint: reshape the tensor first, or "
+            "slice out a 2-D block and transpose it)",
             call.span,
         )
     if len(call.args) > 3 and call.args[3].elements:

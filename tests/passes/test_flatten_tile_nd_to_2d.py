@@ -236,6 +236,16 @@ _RANK_N = {
                     out[:] = pl.row_expand_div(e, pl.row_sum(e))
                 return out
         """,
+    "rank3_transpose": """
+        @pl.program
+        class Rank3Transpose:
+            @pl.function
+            def main(self, x: pl.Tensor[[2, 16, 32], pl.FP32],
+                     out: pl.Out[pl.Tensor[[2, 32, 16], pl.FP32]]) -> pl.Tensor[[2, 32, 16], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.transpose(pl.exp(x), 1, 2)
+                return out
+        """,
     "rank3_batch_matmul": """
         @pl.program
         class Rank3BatchMatmul:
@@ -313,3 +323,32 @@ def test_a_batch_matmul_result_read_by_another_op_is_assembled() -> None:
     lines = kernel_lines(flatten(program))
     assert sum("pl.tile.assemble(" in line for line in lines) == 2
     assert "pl.tile.store(zv, [0, 0, 0], c, [2, 16, 16])" in lines[-2]
+
+
+def test_a_transpose_of_the_last_two_axes_transposes_each_batch_into_its_rows() -> None:
+    program = outlined(pl.parse(textwrap.dedent(_RANK_N["rank3_transpose"])))
+    lines = kernel_lines(flatten(passes.convert_tensor_to_tile_ops()(program)))
+    assert [line.split(" = ")[1] for line in lines[2:11]] == [
+        "pl.tile.create([64, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.slice(t__tmp_v0_tile, [16, 32], [0, 0])",
+        "pl.tile.create([32, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.transpose(tr_arg_0, 0, 1, tr_tmp_0)",
+        "pl.tile.assemble(bmm_init_0, tr_0, [0, 0])",
+        "pl.tile.slice(t__tmp_v0_tile, [16, 32], [16, 0])",
+        "pl.tile.create([32, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.transpose(tr_arg_1, 0, 1, tr_tmp_1)",
+        "pl.tile.assemble(tr_out_0, tr_1, [32, 0])",
+    ]
+
+
+def test_a_transpose_of_a_leading_axis_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        t = pl.tile.transpose(x, 0, 1)
+        out = pl.store(x, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"tile\.transpose of a leading axis of a rank-3 tile mixes the merged rows "
+                                        r"\(hint: transpose the last two axes"):
+        passes.flatten_tile_nd_to_2d()(program)

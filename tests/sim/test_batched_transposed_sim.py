@@ -88,3 +88,21 @@ class BatchedFormSim:
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
     expected = times * (a.astype(np.float32) @ b.astype(np.float32).swapaxes(1, 2))
     np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3)
+
+
+@pl.program
+class Rank3TransposeSim:
+    @pl.function
+    def main(self, x: pl.Tensor[[2, 16, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[2, 32, 16], pl.FP32]]) -> pl.Tensor[[2, 32, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.transpose(pl.exp(x), 1, 2)
+        return out
+
+
+def test_a_rank_3_transpose_on_the_simulator_equals_the_interpreter(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Rank3TransposeSim, output_dir=tmp_path / "transpose")
+    x = np.random.default_rng(17).standard_normal((2, 16, 32)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, np.exp(x).transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
