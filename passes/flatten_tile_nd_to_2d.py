@@ -174,6 +174,8 @@ class FlattenTileNdTo2D(RewritePass):
         rule = _RULES.get(name)
         if rule is not None:
             return rule(self, old)
+        if name.startswith("tile.col_"):
+            return self.each_batch(old)
         if name.startswith(_OTHER_AXIS):
             raise self.refuse(
                 f"{name} on a rank-{max(len(t.shape) for t in tiles)} tile works along an axis that merging the "
@@ -378,6 +380,31 @@ class FlattenTileNdTo2D(RewritePass):
                 "tile.transpose", [block, _index(0), _index(1), tmp], {}, old.span))
             asm = op_registry.create_op_call(
                 "tile.assemble", [result, part, MakeTuple([_index(b * n), _index(0)])], {}, old.span)
+        assert asm is not None  # a static batch has at least one matrix
+        return Call(asm.op, asm.args, asm.kwargs, old.attrs, asm.type, old.span)
+
+    def each_batch(self, old: Call) -> Expr:
+        """A column op (reduction or broadcast along the second-to-last axis) on each batch's matrix,
+        assembled into its block of rows; every rank > 2 operand has the result's batch axes."""
+        out = old.type
+        batch = [_const(d) for d in out.shape[:-2]]
+        tiles = [a.type for a in old.args if isinstance(a.type, TileType) and len(a.type.shape) > 2]
+        if None in batch or any(not is_fully_valid(t) or [_const(d) for d in t.shape[:-2]] != batch
+                                for t in [*tiles, out]):
+            raise self.refuse(f"{old.op.name} on rank > 2 tiles needs fully valid operands with the result's "
+                              "static batch axes", old.span, "broadcast the operands first, or use 2-D tiles")
+        result: Expr = self.fresh_tile(old, out)
+        asm: Call | None = None
+        for b in range(math.prod(batch)):
+            if asm is not None:
+                result = self.temp("col_out", asm)
+            coords = _unravel(b, batch)
+            args = [self.block_of(self.expr(a), a.type, coords, old.span) if _is_nd(a.type) else self.expr(a)
+                    for a in old.args]
+            part = self.temp("col", op_registry.create_op_call(old.op.name, args, dict(old.kwargs), old.span))
+            rows = _const(out.shape[-2])
+            asm = op_registry.create_op_call(
+                "tile.assemble", [result, part, MakeTuple([_index(b * rows), _index(0)])], {}, old.span)
         assert asm is not None  # a static batch has at least one matrix
         return Call(asm.op, asm.args, asm.kwargs, old.attrs, asm.type, old.span)
 

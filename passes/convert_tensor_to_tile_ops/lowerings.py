@@ -178,16 +178,9 @@ def scalar_op(conv: Converter, call: Call) -> Expr:
 
 def reduction(conv: Converter, call: Call) -> Expr:
     """``tile.<op>(x, tmp)`` with a scratch tile of the input's shape (row ops reduce the last axis,
-    column ops the one before it, so those need a rank of at most 2)."""
+    column ops the one before it: of a rank > 2 tile, batch by batch in FlattenTileNdTo2D)."""
     x = conv.tile(call.args[0])
     name = "tile." + call.op.name.split(".", 1)[1]
-    rank = len(x.type.shape)
-    if name.startswith("tile.col_") and rank > 2:
-        raise conv.error(
-            f"{call.op.name} reduces axis {rank - 2} of a rank-{rank} tensor; tile reductions work on the "
-            "last axis only (hint: reshape or transpose the tensor so the reduced axis is last)",
-            call.span,
-        )
     if len(op_registry.get_entry(name).params) == 1:
         return conv.op(name, [x], {}, call.span)
     shape = MakeTuple(list(x.type.shape), call.span)

@@ -204,9 +204,10 @@ class Machine:
             address = tile_address(t)
             if address is not None:
                 view = frame.memory.view(t.memory_space, address, value.data.shape, value.data.dtype)
-                if np.shares_memory(view, value.data) and not _same_memory(view, value.data):
-                    # A zero-copy view op in another layout (transpose_view): its bytes are the
-                    # source's, read through the view; copying them densely would clobber the source.
+                space = frame.memory.buffers[t.memory_space]
+                if not carry and np.may_share_memory(space, value.data) and not _same_memory(view, value.data):
+                    # A zero-copy view op (slice, transpose_view) reads its source's bytes where they
+                    # are; copying them densely to the view's address would clobber the source.
                     frame.env[var] = TileValue(value.data, value.dtype, value.valid, t.memory_space)
                     return
                 if not carry and not _same_memory(view, value.data):

@@ -106,3 +106,22 @@ def test_a_rank_3_transpose_on_the_simulator_equals_the_interpreter(tmp_path: Pa
     got = compiled.run(x, cache_dir=kernel_cache)
     np.testing.assert_allclose(got, compiled.interpret(x), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got, np.exp(x).transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class Rank3ColumnOpsSim:
+    @pl.function
+    def main(self, x: pl.Tensor[[2, 16, 32], pl.FP32], y: pl.Tensor[[2, 1, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[2, 16, 32], pl.FP32]]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.add(pl.sub(x, pl.col_max(x)), y)
+        return out
+
+
+def test_rank_3_column_ops_on_the_simulator_equal_the_interpreter(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(Rank3ColumnOpsSim, output_dir=tmp_path / "columns")
+    rng = np.random.default_rng(19)
+    x, y = rng.standard_normal((2, 16, 32)).astype(np.float32), rng.standard_normal((2, 1, 32)).astype(np.float32)
+    got = compiled.run(x, y, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(x, y), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, x - x.max(axis=1, keepdims=True) + y, rtol=1e-5, atol=1e-5)
