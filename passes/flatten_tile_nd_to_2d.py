@@ -3,8 +3,9 @@
 A tile ``[d0, ..., dk-2, dk-1]`` becomes ``[d0 * ... * dk-2, dk-1]``: its rows are the leading
 axes merged row-major, its columns the last axis. Elementwise ops, last-axis reductions and row
 broadcasts compute the same elements on the merged rows; ops that carry shapes or positions get
-them folded; anything that mixes the merged axes (a reduction or broadcast on another axis, a
-transpose of a leading axis) has no 2-D form and is refused.
+them folded; ops along the second-to-last axis (matmuls, column reductions and broadcasts, a
+transpose of the last two axes) run on each batch's matrix; anything else that mixes the merged
+axes (a transpose of a leading axis, a broadcast along one) has no 2-D form and is refused.
 """
 
 from __future__ import annotations
@@ -93,7 +94,12 @@ class FlattenTileNdTo2D(RewritePass):
     [1, 16, 16])``), which keeps the kernel cube-only; any other result is assembled from the parts.
     A rank > 2 ``tile.transpose_view`` (a ``b_trans``/``a_trans`` batched operand) becomes the view of
     the merged tile, ``[K, B * N]`` for a ``[B, N, K]`` source, each batch a column block of it; it may
-    only be a batched matmul operand.
+    only be a batched matmul operand. A ``batch_matmul_acc`` into a per-batch result adds to each
+    batch's Acc tile.
+
+    Column ops (``tile.col_*``) and a ``tile.transpose`` of the last two axes run on each batch's
+    matrix (a row block of the merged tile) and are assembled into the result's rows; their rank > 2
+    operands must be fully valid with the result's batch axes.
     """
 
     source = tiled
