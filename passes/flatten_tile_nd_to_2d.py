@@ -395,10 +395,12 @@ class FlattenTileNdTo2D(RewritePass):
         out = old.type
         batch = [_const(d) for d in out.shape[:-2]]
         tiles = [a.type for a in old.args if isinstance(a.type, TileType) and len(a.type.shape) > 2]
-        if None in batch or any(not is_fully_valid(t) or [_const(d) for d in t.shape[:-2]] != batch
-                                for t in [*tiles, out]):
-            raise self.refuse(f"{old.op.name} on rank > 2 tiles needs fully valid operands with the result's "
-                              "static batch axes", old.span, "broadcast the operands first, or use 2-D tiles")
+        if not all(is_fully_valid(t) for t in [*tiles, out]):
+            raise self.refuse(f"{old.op.name} of a partially valid rank > 2 tile has no per-batch form", old.span,
+                              "fill the padding first (pl.tile.fillpad), or load a fully valid window")
+        if None in batch or any([_const(d) for d in t.shape[:-2]] != batch for t in tiles):
+            raise self.refuse(f"{old.op.name} on rank > 2 tiles needs operands with the result's static batch axes",
+                              old.span, "broadcast the operands first, or use 2-D tiles")
         result: Expr = self.fresh_tile(old, out)
         asm: Call | None = None
         for b in range(math.prod(batch)):

@@ -172,8 +172,22 @@ def test_a_column_op_broadcasting_a_batch_axis_is_refused() -> None:
         out = pl.store(y, [0, 0, 0], c)
         """
     )
-    with pytest.raises(PassError, match=r"tile\.col_expand_sub on rank > 2 tiles needs fully valid operands with the "
+    with pytest.raises(PassError, match=r"tile\.col_expand_sub on rank > 2 tiles needs operands with the "
                                         r"result's static batch axes \(hint: broadcast the operands first"):
+        passes.flatten_tile_nd_to_2d()(program)
+
+
+def test_a_column_op_on_a_partially_valid_tile_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64], valid_shape=[1, 16, 64])
+        s = pl.col_max(x)
+        y = pl.col_expand_sub(x, s)
+        out = pl.store(y, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"tile\.col_max of a partially valid rank > 2 tile has no per-batch form "
+                                        r"\(hint: fill the padding first"):
         passes.flatten_tile_nd_to_2d()(program)
 
 
