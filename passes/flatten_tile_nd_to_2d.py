@@ -3,8 +3,9 @@
 A tile ``[d0, ..., dk-2, dk-1]`` becomes ``[d0 * ... * dk-2, dk-1]``: its rows are the leading
 axes merged row-major, its columns the last axis. Elementwise ops, last-axis reductions and row
 broadcasts compute the same elements on the merged rows; ops that carry shapes or positions get
-them folded; anything that mixes the merged axes (a reduction or broadcast on another axis, a
-transpose of a leading axis) has no 2-D form and is refused.
+them folded; ops along the second-to-last axis (matmuls, column reductions and broadcasts, a
+transpose of the last two axes) run on each batch's matrix; anything else that mixes the merged
+axes (a transpose of a leading axis, a broadcast along one) has no 2-D form and is refused.
 """
 
 from __future__ import annotations
@@ -91,6 +92,14 @@ class FlattenTileNdTo2D(RewritePass):
     ``tile.batch_matmul`` becomes one 2-D matmul per batch on row blocks of its merged operands. A
     result read only by a store is stored batch by batch (``tile.store(bmm_1, [1, 0, 0], c_0,
     [1, 16, 16])``), which keeps the kernel cube-only; any other result is assembled from the parts.
+    A rank > 2 ``tile.transpose_view`` (a ``b_trans``/``a_trans`` batched operand) becomes the view of
+    the merged tile, ``[K, B * N]`` for a ``[B, N, K]`` source, each batch a column block of it; it may
+    only be a batched matmul operand. A ``batch_matmul_acc`` into a per-batch result adds to each
+    batch's Acc tile.
+
+    Column ops (``tile.col_*``) and a ``tile.transpose`` of the last two axes run on each batch's
+    matrix (a row block of the merged tile) and are assembled into the result's rows; their rank > 2
+    operands must be fully valid with the result's batch axes.
     """
 
     source = tiled
@@ -107,6 +116,8 @@ class FlattenTileNdTo2D(RewritePass):
     def function(self, func: Function) -> Function:
         self.span: Span = func.span
         self.stored = _stored_batch_matmuls(func)
+        self.views = self.batched_views(func)
+        self.view_values: dict[Var, Expr] = {}
         self.parts: dict[Var, list[tuple[list[int], Expr]]] = {}
         return super().function(func)
 
@@ -146,6 +157,10 @@ class FlattenTileNdTo2D(RewritePass):
         if node.var in self.stored:
             self.parts[node.var] = self.per_batch(node.value)
             return None
+        if node.var in self.views:
+            view = op_registry.create_op_call("tile.transpose_view", [self.expr(node.value.args[0])], {}, node.span)
+            self.view_values[node.var] = self.temp(node.var.name_hint, view)
+            return None
         value = self.call(node.value)
         return rebuild(node, var=self.define(node.var), value=value)
 
@@ -165,6 +180,8 @@ class FlattenTileNdTo2D(RewritePass):
         rule = _RULES.get(name)
         if rule is not None:
             return rule(self, old)
+        if name.startswith("tile.col_"):
+            return self.each_batch(old)
         if name.startswith(_OTHER_AXIS):
             raise self.refuse(
                 f"{name} on a rank-{max(len(t.shape) for t in tiles)} tile works along an axis that merging the "
@@ -288,15 +305,19 @@ class FlattenTileNdTo2D(RewritePass):
         return batch, m
 
     def per_batch(self, old: Call) -> list[tuple[list[int], Expr]]:
-        """The 2-D matmul of each batch (coordinates and result), for a result only stored."""
+        """The 2-D matmul of each batch (coordinates and result), for a result only stored or
+        accumulated into (a ``batch_matmul_acc`` adds to each batch's part of its accumulator)."""
         batch, _ = self.batch_dims(old)
-        lhs, rhs = old.args
-        new_l, new_r = self.expr([lhs, rhs])
+        acc = self.parts[old.args[0]] if op_name(old) == "tile.batch_matmul_acc" else None
         out = []
         for b in range(math.prod(batch)):
             coords = _unravel(b, batch)
-            blocks = [self.block_of(value, v.type, coords, old.span) for value, v in ((new_l, lhs), (new_r, rhs))]
-            out.append((coords, self.temp("bmm", op_registry.create_op_call("tile.matmul", blocks, {}, old.span))))
+            blocks = [self.operand_block(v, coords, old.span) for v in old.args[-2:]]
+            if acc is None:
+                mm = op_registry.create_op_call("tile.matmul", blocks, {}, old.span)
+            else:
+                mm = op_registry.create_op_call("tile.matmul_acc", [acc[b][1], *blocks], {}, old.span)
+            out.append((coords, self.temp("bmm", mm)))
         return out
 
     def store_per_batch(self, old: Call) -> Expr:
@@ -324,14 +345,10 @@ class FlattenTileNdTo2D(RewritePass):
         lhs, rhs = (a.type for a in operands)
         out = old.type
         batch, m = self.batch_dims(old)
-        new_l, new_r = self.expr(operands)
         result: Expr = self.expr(old.args[0]) if acc else self.fresh_tile(old, out)
         for b in range(math.prod(batch)):
             coords = _unravel(b, batch)
-            blocks = [
-                self.block_of(value, t, coords, old.span)
-                for value, t in ((new_l, lhs), (new_r, rhs))
-            ]
+            blocks = [self.operand_block(v, coords, old.span) for v in operands]
             if acc:
                 prev = self.block_of(result, out, coords, old.span)
                 mm = op_registry.create_op_call("tile.matmul_acc", [prev, *blocks], {}, old.span)
@@ -343,12 +360,107 @@ class FlattenTileNdTo2D(RewritePass):
             result = self.temp("bmm_out", asm)
         return result
 
+    def _transpose(self, old: Call) -> Expr:
+        """A transpose of the last two axes: each batch's matrix transposed into its block of rows."""
+        src, out = old.args[0].type, old.type
+        rank = len(src.shape)
+        if {_const(a) % rank if _const(a) is not None else None for a in old.args[1:3]} != {rank - 2, rank - 1}:
+            raise self.refuse(f"tile.transpose of a leading axis of a rank-{rank} tile mixes the merged rows",
+                              old.span, "transpose the last two axes, or write the kernel with 2-D tiles")
+        if not is_fully_valid(src):
+            raise self.refuse(f"tile.transpose of a partially valid rank-{rank} tile has no 2-D form", old.span,
+                              "transpose a fully valid tile, then slice the valid block")
+        batch, (m, n) = [_const(d) for d in src.shape[:-2]], [_const(d) for d in src.shape[-2:]]
+        value = self.expr(old.args[0])
+        result: Expr = self.fresh_tile(old, out)
+        asm: Call | None = None
+        for b in range(math.prod(batch)):
+            if asm is not None:
+                result = self.temp("tr_out", asm)
+            block = self.temp("tr_arg", op_registry.create_op_call(
+                "tile.slice", [value, MakeTuple([_index(m), _index(n)]), MakeTuple([_index(b * m), _index(0)])], {},
+                old.span))
+            tmp = self.temp("tr_tmp", op_registry.create_op_call(
+                "tile.create", [MakeTuple([_index(n), _index(m)])], {"dtype": src.dtype, **_space_kw(src)}, old.span))
+            part = self.temp("tr", op_registry.create_op_call(
+                "tile.transpose", [block, _index(0), _index(1), tmp], {}, old.span))
+            asm = op_registry.create_op_call(
+                "tile.assemble", [result, part, MakeTuple([_index(b * n), _index(0)])], {}, old.span)
+        assert asm is not None  # a static batch has at least one matrix
+        return Call(asm.op, asm.args, asm.kwargs, old.attrs, asm.type, old.span)
+
+    def each_batch(self, old: Call) -> Expr:
+        """A column op (reduction or broadcast along the second-to-last axis) on each batch's matrix,
+        assembled into its block of rows; every rank > 2 operand has the result's batch axes."""
+        out = old.type
+        batch = [_const(d) for d in out.shape[:-2]]
+        tiles = [a.type for a in old.args if isinstance(a.type, TileType) and len(a.type.shape) > 2]
+        if not all(is_fully_valid(t) for t in [*tiles, out]):
+            raise self.refuse(f"{old.op.name} of a partially valid rank > 2 tile has no per-batch form", old.span,
+                              "fill the padding first (pl.tile.fillpad), or load a fully valid window")
+        if None in batch or any([_const(d) for d in t.shape[:-2]] != batch for t in tiles):
+            raise self.refuse(f"{old.op.name} on rank > 2 tiles needs operands with the result's static batch axes",
+                              old.span, "broadcast the operands first, or use 2-D tiles")
+        result: Expr = self.fresh_tile(old, out)
+        asm: Call | None = None
+        for b in range(math.prod(batch)):
+            if asm is not None:
+                result = self.temp("col_out", asm)
+            coords = _unravel(b, batch)
+            args = [self.block_of(self.expr(a), a.type, coords, old.span) if _is_nd(a.type) else self.expr(a)
+                    for a in old.args]
+            part = self.temp("col", op_registry.create_op_call(old.op.name, args, dict(old.kwargs), old.span))
+            rows = _const(out.shape[-2])
+            asm = op_registry.create_op_call(
+                "tile.assemble", [result, part, MakeTuple([_index(b * rows), _index(0)])], {}, old.span)
+        assert asm is not None  # a static batch has at least one matrix
+        return Call(asm.op, asm.args, asm.kwargs, old.attrs, asm.type, old.span)
+
     def fresh_tile(self, old: Call, out: TileType) -> Expr:
         flat = self.flat(out)
         create = op_registry.create_op_call(
             "tile.create", [MakeTuple(list(flat.shape))], {"dtype": out.dtype, **_space_kw(out)}, old.span
         )
         return self.temp("bmm_init", create)
+
+    def batched_views(self, func: Function) -> dict[Var, Var]:
+        """Each rank > 2 ``tile.transpose_view`` result (mapped to its source). It becomes the
+        transposed view of the merged source, ``[K, B * N]`` for a ``[B, N, K]`` source: its batches
+        are column blocks, not merged rows, so only the operands of a batched matmul may read it."""
+        views: dict[Var, Var] = {}
+        reads: dict[Var, int] = {}
+        for stmt in _statements(func.body):
+            value = stmt.value if isinstance(stmt, AssignStmt) else None
+            if not isinstance(value, Call):
+                continue
+            if op_name(value) == "tile.transpose_view" and _is_nd(value.type):
+                views[stmt.var] = value.args[0]
+            operands = _MATMUL_OPERANDS.get(op_name(value) or "")
+            for arg in value.args[operands] if operands else ():
+                reads[arg] = reads.get(arg, 0) + 1
+        uses = use_counts(func.body)
+        for var, source in views.items():
+            if uses[var] != reads.get(var, 0):
+                raise self.refuse(
+                    f"the transposed view {var.name_hint} of a rank-{len(source.type.shape)} tile is read by "
+                    "something other than a batched matmul operand; merged rows have no transposed 2-D form",
+                    var.span, "use it only as an operand of pl.matmul (a_trans/b_trans), or transpose 2-D tiles")
+        return views
+
+    def operand_block(self, arg: Expr, coords: list[int], span: Span) -> Expr:
+        """Batch ``coords`` of batched matmul operand ``arg`` as a 2-D tile: a row block of a merged
+        operand, a column block of a transposed view (which the cube extracts without a copy)."""
+        if arg not in self.views:
+            return self.block_of(self.expr(arg), arg.type, coords, span)
+        t = self.views[arg].type
+        batch = [_const(d) for d in t.shape[:-2]]
+        own = [c if d != 1 else 0 for c, d in zip(coords[len(coords) - len(batch):], batch)]
+        rows, cols = arg.type.shape[-2], _const(arg.type.shape[-1])
+        start = _index(_flat_row(own, batch) * cols)
+        call = op_registry.create_op_call(
+            "tile.slice", [self.view_values[arg], MakeTuple([rows, _index(cols)]), MakeTuple([_index(0), start])], {},
+            span)
+        return self.temp("bmm_arg", call)
 
     def block_of(self, value: Expr, t: TileType, coords: list[int], span: Span) -> Expr:
         """The 2-D matrix of batch ``coords`` (broadcast along size-1 batch axes) of a merged operand."""
@@ -370,24 +482,37 @@ class FlattenTileNdTo2D(RewritePass):
         return var
 
 
+# Where the two operands of each batched matmul op sit among its arguments.
+_MATMUL_OPERANDS = {"tile.batch_matmul": slice(0, 2), "tile.batch_matmul_acc": slice(1, 3)}
+
+
 def _stored_batch_matmuls(func: Function) -> set[Var]:
-    """Results of ``tile.batch_matmul`` read only once, as the whole tile of a ``tile.store`` into a
-    fully valid tensor of the tile's rank: those expand into per-batch stores."""
+    """Results of ``tile.batch_matmul[_acc]`` read only as the whole tile of a ``tile.store`` into a
+    fully valid tensor of the tile's rank, or as the accumulator of a ``tile.batch_matmul_acc`` whose
+    result is one of them: those stay one Acc tile per batch, and their stores go batch by batch."""
     uses = use_counts(func.body)
-    made: dict[Var, Call] = {}
-    stored: set[Var] = set()
+    made: dict[Var, Expr | None] = {}  # per result: the accumulator it adds to
+    reads: dict[Var, list[Var | None]] = {}  # per result: the accumulating result, or None for a store
     for stmt in _statements(func.body):
         value = stmt.value if isinstance(stmt, AssignStmt) else None
         if not isinstance(value, Call):
             continue
-        if op_name(value) == "tile.batch_matmul" and is_fully_valid(value.type):
-            made[stmt.var] = value
-        elif op_name(value) == "tile.store" and len(value.args) == 3 and value.args[0] in made:
+        name = op_name(value)
+        if name in _MATMUL_OPERANDS and is_fully_valid(value.type):
+            made[stmt.var] = value.args[0] if name == "tile.batch_matmul_acc" else None
+        if name == "tile.batch_matmul_acc" and value.args[0] in made:
+            reads.setdefault(value.args[0], []).append(stmt.var)
+        elif name == "tile.store" and len(value.args) == 3 and value.args[0] in made:
             tile, target = value.args[0], value.args[2].type
-            if (uses[tile] == 1 and isinstance(target, TensorType) and is_fully_valid(target)
-                    and len(target.shape) == len(tile.type.shape)):
-                stored.add(tile)
-    return stored
+            if isinstance(target, TensorType) and is_fully_valid(target) and len(target.shape) == len(tile.type.shape):
+                reads.setdefault(tile, []).append(None)
+    stored = {v for v in made if len(reads.get(v, [])) == uses[v] and uses[v] > 0}
+    while True:
+        dropped = {v for v in stored if any(r is not None and r not in stored for r in reads[v])
+                   or (made[v] is not None and made[v] not in stored)}
+        if not dropped:
+            return stored
+        stored -= dropped
 
 
 def _statements(stmt: Stmt) -> list[Stmt]:
@@ -432,6 +557,7 @@ _RULES = {
     "tile.assemble": FlattenTileNdTo2D._assemble,
     "tile.read": FlattenTileNdTo2D._element,
     "tile.write": FlattenTileNdTo2D._element,
+    "tile.transpose": FlattenTileNdTo2D._transpose,
     "tile.batch_matmul": FlattenTileNdTo2D._batch_matmul,
     "tile.batch_matmul_acc": FlattenTileNdTo2D._batch_matmul,
 }

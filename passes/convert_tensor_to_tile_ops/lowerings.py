@@ -186,16 +186,9 @@ def scalar_op(conv: Converter, call: Call) -> Expr:
 
 def reduction(conv: Converter, call: Call) -> Expr:
     """``tile.<op>(x, tmp)`` with a scratch tile of the input's shape (row ops reduce the last axis,
-    column ops the one before it, so those need a rank of at most 2)."""
+    column ops the one before it: of a rank > 2 tile, batch by batch in FlattenTileNdTo2D)."""
     x = conv.tile(call.args[0])
     name = "tile." + call.op.name.split(".", 1)[1]
-    rank = len(x.type.shape)
-    if name.startswith("tile.col_") and rank > 2:
-        raise conv.error(
-            f"{call.op.name} reduces axis {rank - 2} of a rank-{rank} tensor; tile reductions work on the "
-            "last axis only (hint: reshape or transpose the tensor so the reduced axis is last)",
-            call.span,
-        )
     if len(op_registry.get_entry(name).params) == 1:
         return conv.op(name, [x], {}, call.span)
     shape = MakeTuple(list(x.type.shape), call.span)
@@ -206,16 +199,11 @@ def reduction(conv: Converter, call: Call) -> Expr:
 def _cube_operand(conv: Converter, arg: Expr, transposed: bool, span: Span) -> Expr:
     """The Mat tile of matmul operand ``arg``; a transposed one (``a_trans``/``b_trans``) is loaded
     as stored and read through ``tile.transpose_view`` (the NZ tile's bytes as the ZN tile of the
-    transpose, which the cube extracts from without a copy)."""
+    transpose, which the cube extracts from without a copy); a rank > 2 operand's view swaps its last
+    two axes, batch by batch."""
     tile = conv.tile(arg, Mat)
     if not transposed:
         return tile
-    if len(tile.type.shape) != 2:
-        raise conv.error(
-            f"a transposed matmul operand of rank {len(tile.type.shape)} has no tile lowering "
-            "(hint: transpose a 2-D operand, or reshape it to 2-D first)",
-            span,
-        )
     return conv.temp(f"{arg.name_hint}_t" if isinstance(arg, Var) else "operand_t",
                      conv.op("tile.transpose_view", [tile], {}, span))
 
@@ -266,7 +254,8 @@ def _matmul_op(a: Expr, b: Expr) -> str:
 
 def matmul_acc(conv: Converter, call: Call) -> Expr:
     """``tile.matmul_acc`` adding the product of the Mat-resident operands (transposed ones through
-    ``tile.transpose_view``) to the accumulator tile; ``init_cond`` passes through. The accumulator
+    ``tile.transpose_view``) to the accumulator tile (``tile.batch_matmul_acc`` for rank > 2 operands);
+    ``init_cond`` passes through. The accumulator
     must be a kernel value (a tile in Acc): a GM tensor cannot be loaded into L0C."""
     acc, lhs, rhs = call.args[:3]
     if not conv.is_tile(acc):
@@ -277,8 +266,13 @@ def matmul_acc(conv: Converter, call: Call) -> Expr:
             call.span,
         )
     a, b = _cube_operands(conv, call, lhs, rhs)
-    args = [conv.tile(acc), a, b] + [conv.value(c) for c in call.args[3:]]
-    return conv.op("tile.matmul_acc", args, {}, call.span)
+    extra = [conv.value(c) for c in call.args[3:]]
+    if _matmul_op(a, b) == "tile.batch_matmul":
+        if extra:
+            raise conv.error(f"{call.op.name} of rank > 2 operands with init_cond has no tile lowering "
+                             "(hint: start the sum with pl.matmul instead of an init_cond)", call.span)
+        return conv.op("tile.batch_matmul_acc", [conv.tile(acc), a, b], {}, call.span)
+    return conv.op("tile.matmul_acc", [conv.tile(acc), a, b, *extra], {}, call.span)
 
 
 def slice_(conv: Converter, call: Call) -> Expr:
@@ -393,15 +387,31 @@ def expand_clone(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.reshape", [out, index_tuple([big_a, big_b, big_c], span)], {}, span)
 
 
+def _last_two_axes(call: Call) -> bool:
+    rank = len(call.args[0].type.shape)
+    axes = {a.value % rank if isinstance(a, ConstInt) else None for a in call.args[1:3]}
+    return axes == {rank - 2, rank - 1}
+
+
 def transpose(conv: Converter, call: Call) -> Expr:
     """``tensor.transpose`` of a 2-D kernel value is ``tile.transpose`` with the scratch tile the
-    vector unit's TTRANS takes (of the result's shape)."""
+    vector unit's TTRANS takes (of the result's shape); of a rank > 2 value, of its last two axes, it
+    is ``tile.transpose`` batch by batch (FlattenTileNdTo2D). A transpose of the last two axes that feeds a
+    matmul is its transposed operand, as with ``a_trans``/``b_trans``: ``tile.transpose_view`` of the
+    Mat tile of a GM tensor, of any rank (no vector work in a cube kernel)."""
+    whole = not (len(call.args) > 3 and call.args[3].elements)
+    if conv.slice_space(call) is Mat and _last_two_axes(call) and whole and not conv.is_tile(call.args[0]):
+        return conv.op("tile.transpose_view", [conv.tile(call.args[0], Mat)], {}, call.span)
     x = conv.tile(call.args[0])
     rank = len(x.type.shape)
+    if rank > 2 and _last_two_axes(call) and whole:
+        # Each batch's matrix; FlattenTileNdTo2D gives each its own scratch tile.
+        return conv.op("tile.transpose", [x, conv.value(call.args[1]), conv.value(call.args[2])], {}, call.span)
     if rank != 2:
         raise conv.error(
-            f"{call.op.name} of a rank-{rank} tensor has no tile lowering: tile transposes swap the two axes of "
-            "a 2-D tile (hint: reshape the tensor to 2-D first, or slice out a 2-D block and transpose it)",
+            f"{call.op.name} of axes {call.args[1].as_python()}, {call.args[2].as_python()} of a rank-{rank} tensor "
+            "has no tile lowering: tile transposes swap the last two axes (hint: reshape the tensor first, or "
+            "slice out a 2-D block and transpose it)",
             call.span,
         )
     if len(call.args) > 3 and call.args[3].elements:

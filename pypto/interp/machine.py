@@ -204,6 +204,12 @@ class Machine:
             address = tile_address(t)
             if address is not None:
                 view = frame.memory.view(t.memory_space, address, value.data.shape, value.data.dtype)
+                space = frame.memory.buffers[t.memory_space]
+                if not carry and np.may_share_memory(space, value.data) and not _same_memory(view, value.data):
+                    # A zero-copy view op (slice, transpose_view) reads its source's bytes where they
+                    # are; copying them densely to the view's address would clobber the source.
+                    frame.env[var] = TileValue(value.data, value.dtype, value.valid, t.memory_space)
+                    return
                 if not carry and not _same_memory(view, value.data):
                     np.copyto(view, value.data)
                 value = TileValue(view, value.dtype, value.valid, t.memory_space)

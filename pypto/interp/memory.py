@@ -13,6 +13,8 @@ densely row-major at its MemRef's byte offset in its space's buffer. Then
   its yield different addresses produces wrong results here too;
 * two tiles whose byte ranges overlap see each other's writes, so a wrong memory-reuse decision or
   an overlapping allocation shows up as a wrong result.
+* a view op whose result reads its source's bytes elsewhere or in another layout (``tile.slice`` at
+  an offset, ``tile.transpose_view``) is bound to that view of the source, not copied to its address.
 
 Layouts (NZ fractals, column-major blocks) are not modelled: aliasing is decided on byte ranges.
 ``run(..., memory="values")`` / ``"addresses"`` forces a mode instead of the automatic choice.

@@ -372,6 +372,9 @@ def test_tile_matmul_int8_accumulates_in_int32() -> None:
 def test_transpose_view_and_transpose() -> None:
     a = rand((4, 8))
     np.testing.assert_array_equal(run_op("tile.transpose_view", [tile_t([4, 8], D.FP32, ir.MemorySpace.Mat)], [a]), a.T)
+    b = rand((2, 4, 8))
+    got = run_op("tile.transpose_view", [tile_t([2, 4, 8], D.FP32, ir.MemorySpace.Mat)], [b])
+    np.testing.assert_array_equal(got, b.transpose(0, 2, 1))  # each batch transposed
     np.testing.assert_array_equal(run_op("tile.transpose", [tile_t([4, 8]), idx(0), idx(1)], [a]), a.T)
 
 

@@ -513,7 +513,10 @@ bad("tile.matmul_mx_bias", lambda: L.matmul_mx_bias(MX_L, MX_R, MX_R, MX_RS, BIA
 ok("tile.transpose_view", lambda: L.transpose_view(MAT),
    "pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, "
    "slayout=pl.TileLayout.col_major)]")
-bad("tile.transpose_view", lambda: L.transpose_view(tile("t3", [2, 4, 4])), VE, "must be 2-D")
+ok("tile.transpose_view", lambda: L.transpose_view(tile("t3", [2, 16, 32], D.FP16, Mem.Mat)),
+   "pl.Tile[[2, 32, 16], pl.FP16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, "
+   "slayout=pl.TileLayout.col_major)]")
+bad("tile.transpose_view", lambda: L.transpose_view(tile("t1", [16], D.FP16, Mem.Mat)), VE, "must have rank >= 2")
 
 # ---------------------------------------------------------------- tile §5.5
 

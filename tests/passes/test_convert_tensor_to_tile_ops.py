@@ -325,19 +325,6 @@ _ERRORS = {
         "ConvertTensorToTileOps: tensor.part_max has no tile lowering, so it cannot run in kernel 'main_incore_0' "
         "(hint: compute it in the orchestration, or express it with other tensor ops) at <string>:9:13",
     ),
-    "reduction_on_a_non_last_axis": (
-        """
-        @pl.program
-        class P:
-            @pl.function
-            def main(self, x: pl.Tensor[[2, 16, 16], pl.FP32]) -> pl.Tensor[[2, 1, 16], pl.FP32]:
-                with pl.at(level=pl.Level.CORE_GROUP):
-                    y = pl.col_sum(x)
-                return y
-        """,
-        "ConvertTensorToTileOps: tensor.col_sum reduces axis 1 of a rank-3 tensor; tile reductions work on the last "
-        "axis only (hint: reshape or transpose the tensor so the reduced axis is last) at <string>:9:17",
-    ),
     "slice_with_a_non_foldable_bound": (
         """
         @pl.program

@@ -140,7 +140,7 @@ def front_of(source: str) -> ir.Program:
     return passes.PassManager(passes.front_passes()).run(kernel(source))
 
 
-def test_a_reduction_on_another_axis_is_refused() -> None:
+def test_a_column_op_runs_on_each_batch_matrix() -> None:
     program = _bad(
         """
         x = pl.load(a, [0, 0, 0], [2, 16, 64])
@@ -149,12 +149,46 @@ def test_a_reduction_on_another_axis_is_refused() -> None:
         out = pl.store(y, [0, 0, 0], c)
         """
     )
-    with pytest.raises(PassError, match=r"tile\.col_max on a rank-3 tile works along an axis .*hint: keep the reduced"):
+    after = passes.flatten_tile_nd_to_2d()(program)
+    assert TileOps2D.check(after) == []
+    calls = [line.split(" = ")[-1] for line in kernel_lines(after)]
+    assert calls[1:7] == [
+        "pl.tile.create([2, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.slice(x, [16, 64], [0, 0])",
+        "pl.tile.col_max(bmm_arg_0)",
+        "pl.tile.assemble(bmm_init_0, col_0, [0, 0])",
+        "pl.tile.slice(x, [16, 64], [16, 0])",
+        "pl.tile.col_max(bmm_arg_1)",
+    ]
+    assert calls[7] == "pl.tile.assemble(col_out_0, col_1, [1, 0])"
+
+
+def test_a_column_op_broadcasting_a_batch_axis_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        h = pl.load(a, [0, 0, 0], [1, 1, 64])
+        y = pl.col_expand_sub(x, h)
+        out = pl.store(y, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"tile\.col_expand_sub on rank > 2 tiles needs operands with the "
+                                        r"result's static batch axes \(hint: broadcast the operands first"):
         passes.flatten_tile_nd_to_2d()(program)
-    try:
+
+
+def test_a_column_op_on_a_partially_valid_tile_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64], valid_shape=[1, 16, 64])
+        s = pl.col_max(x)
+        y = pl.col_expand_sub(x, s)
+        out = pl.store(y, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"tile\.col_max of a partially valid rank > 2 tile has no per-batch form "
+                                        r"\(hint: fill the padding first"):
         passes.flatten_tile_nd_to_2d()(program)
-    except PassError as err:
-        assert err.span.is_valid() and err.span.begin_line > 0
 
 
 def test_a_broadcast_along_a_leading_axis_is_refused() -> None:
@@ -236,6 +270,26 @@ _RANK_N = {
                     out[:] = pl.row_expand_div(e, pl.row_sum(e))
                 return out
         """,
+    "rank3_transpose": """
+        @pl.program
+        class Rank3Transpose:
+            @pl.function
+            def main(self, x: pl.Tensor[[2, 16, 32], pl.FP32],
+                     out: pl.Out[pl.Tensor[[2, 32, 16], pl.FP32]]) -> pl.Tensor[[2, 32, 16], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.transpose(pl.exp(x), 1, 2)
+                return out
+        """,
+    "rank3_column_ops": """
+        @pl.program
+        class Rank3ColumnOps:
+            @pl.function
+            def main(self, x: pl.Tensor[[2, 16, 32], pl.FP32], y: pl.Tensor[[2, 1, 32], pl.FP32],
+                     out: pl.Out[pl.Tensor[[2, 16, 32], pl.FP32]]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.add(pl.sub(x, pl.col_max(x)), y)
+                return out
+        """,
     "rank3_batch_matmul": """
         @pl.program
         class Rank3BatchMatmul:
@@ -313,3 +367,32 @@ def test_a_batch_matmul_result_read_by_another_op_is_assembled() -> None:
     lines = kernel_lines(flatten(program))
     assert sum("pl.tile.assemble(" in line for line in lines) == 2
     assert "pl.tile.store(zv, [0, 0, 0], c, [2, 16, 16])" in lines[-2]
+
+
+def test_a_transpose_of_the_last_two_axes_transposes_each_batch_into_its_rows() -> None:
+    program = outlined(pl.parse(textwrap.dedent(_RANK_N["rank3_transpose"])))
+    lines = kernel_lines(flatten(passes.convert_tensor_to_tile_ops()(program)))
+    assert [line.split(" = ")[1] for line in lines[2:11]] == [
+        "pl.tile.create([64, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.slice(t__tmp_v0_tile, [16, 32], [0, 0])",
+        "pl.tile.create([32, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.transpose(tr_arg_0, 0, 1, tr_tmp_0)",
+        "pl.tile.assemble(bmm_init_0, tr_0, [0, 0])",
+        "pl.tile.slice(t__tmp_v0_tile, [16, 32], [16, 0])",
+        "pl.tile.create([32, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "pl.tile.transpose(tr_arg_1, 0, 1, tr_tmp_1)",
+        "pl.tile.assemble(tr_out_0, tr_1, [32, 0])",
+    ]
+
+
+def test_a_transpose_of_a_leading_axis_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        t = pl.tile.transpose(x, 0, 1)
+        out = pl.store(x, [0, 0, 0], c)
+        """
+    )
+    with pytest.raises(PassError, match=r"tile\.transpose of a leading axis of a rank-3 tile mixes the merged rows "
+                                        r"\(hint: transpose the last two axes"):
+        passes.flatten_tile_nd_to_2d()(program)

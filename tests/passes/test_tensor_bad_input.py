@@ -102,19 +102,6 @@ def test_a_tile_op_in_orchestration_is_refused_when_the_function_becomes_orchest
     assert violation.span.is_valid() and violation.span.begin_line == 8
 
 
-def test_a_reduction_on_a_non_last_axis_of_a_rank_3_tensor_is_refused() -> None:
-    program = _program("""
-        with pl.at(level=pl.Level.CORE_GROUP):
-            y = pl.col_sum(a)
-            out[:] = y
-    """, params="a: pl.Tensor[[4, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 1, 64], pl.FP32]]",
-        ret="pl.Tensor[[4, 1, 64], pl.FP32]")
-    err = _raises(program, PassError,
-                  "ConvertTensorToTileOps: tensor.col_sum reduces axis 1 of a rank-3 tensor",
-                  "hint: reshape or transpose the tensor so the reduced axis is last")
-    _line(9, err)
-
-
 def test_a_slice_of_a_tile_with_a_non_foldable_lower_bound_is_refused() -> None:
     program = _program("""
         with pl.at(level=pl.Level.CORE_GROUP):

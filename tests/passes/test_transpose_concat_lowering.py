@@ -108,11 +108,12 @@ def _refused(p: ir.Program, *fragments: str, line: int) -> None:
 _T3 = "pl.Tensor[[2, 16, 32], pl.FP32]"
 
 
-def test_a_transpose_of_a_rank_3_tensor_is_refused_with_a_hint() -> None:
+def test_a_transpose_of_a_leading_axis_of_a_rank_3_tensor_is_refused_with_a_hint() -> None:
     _refused(
-        program("out[:] = pl.transpose(x, 1, 2)", f"x: {_T3}, out: pl.Out[pl.Tensor[[2, 32, 16], pl.FP32]]",
-                "pl.Tensor[[2, 32, 16], pl.FP32]"),
-        "tensor.transpose of a rank-3 tensor has no tile lowering", "hint: reshape the tensor to 2-D first",
+        program("out[:] = pl.transpose(x, 0, 1)", f"x: {_T3}, out: pl.Out[pl.Tensor[[16, 2, 32], pl.FP32]]",
+                "pl.Tensor[[16, 2, 32], pl.FP32]"),
+        "tensor.transpose of axes 0, 1 of a rank-3 tensor has no tile lowering: tile transposes swap the last two "
+        "axes", "hint: reshape the tensor first",
         line=6,
     )
 

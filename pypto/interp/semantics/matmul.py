@@ -123,6 +123,7 @@ def _tile_matmul_bias(ctx: OpContext, lhs: ArrayValue, rhs: ArrayValue, bias: Ar
 @register("tile.transpose_view")
 def _transpose_view(ctx: OpContext, src: ArrayValue) -> ArrayValue:
     data = read(src, "operand")
-    if data.ndim != 2:
-        raise OpError(f"transpose_view needs a 2-D tile, got {list(data.shape)}")
-    return like(ctx, src, data.T, src.dtype, (src.valid[1], src.valid[0]))
+    if data.ndim < 2:
+        raise OpError(f"transpose_view needs a tile of rank >= 2, got {list(data.shape)}")
+    valid = (*src.valid[:-2], src.valid[-1], src.valid[-2])
+    return like(ctx, src, np.swapaxes(data, -1, -2), src.dtype, valid)

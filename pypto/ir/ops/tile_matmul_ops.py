@@ -201,12 +201,17 @@ define("tile.matmul_mx_bias", [*MX, tile("bias")], _matmul_mx_bias, placement=CU
        memory=mem(*MX_MEM, (Bias,), out=Acc))
 
 
+def _swap_last(dims: list) -> list:
+    return dims[:-2] + [dims[-1], dims[-2]]
+
+
 def _transpose_view(ci: CallInfo) -> Type:
-    """Zero-copy NZ <-> ZN reinterpretation: shape, valid region and layouts swapped."""
+    """Zero-copy NZ <-> ZN reinterpretation: the last two axes of the shape and valid region swapped,
+    and the layouts (a rank > 2 view is one per batch: FlattenTileNdTo2D splits it per matmul)."""
     t = ci["tile"].type
-    check_rank(ci, "tile", rank=2)
+    check_rank(ci, "tile", min_rank=2)
     view = t.get_effective_tile_view()
-    dims, valid = list(t.shape)[::-1], valid_shape(t)[::-1]
+    dims, valid = _swap_last(list(t.shape)), _swap_last(valid_shape(t))
     if view.slayout == TileLayout.none_box:
         flip = {TileLayout.row_major: TileLayout.col_major, TileLayout.col_major: TileLayout.row_major}
         blayout, slayout = flip.get(view.blayout, view.blayout), view.slayout
