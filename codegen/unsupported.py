@@ -13,11 +13,11 @@ from __future__ import annotations
 import functools
 import linecache
 
+from pypto.analysis.index import function_index
 from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
 from pypto.ir.span import Span
-from pypto.ir.transforms import walk
 
 _NO_SEMANTICS = "pypto defines no reference semantics for it either"
 
@@ -88,8 +88,9 @@ def refusal_message(op: str, targets: frozenset[str]) -> str | None:
 def check_printable(program: Program, targets: frozenset[str]) -> None:
     """Raise :class:`UnsupportedOpError` at the first call of an op one of the printed kernel
     ``targets`` (``pto``, ``cce``) cannot print."""
-    for node in walk(program):
-        if isinstance(node, Call) and isinstance(node.op, Op):
-            message = refusal_message(node.op.name, targets)
-            if message is not None:
-                raise UnsupportedOpError(message, node.span, _HINT)
+    for func in program.functions.values():
+        for node in function_index(func).of(Call):  # the index later checks reuse
+            if isinstance(node.op, Op) and node.op.name in REFUSED:
+                message = refusal_message(node.op.name, targets)
+                if message is not None:
+                    raise UnsupportedOpError(message, node.span, _HINT)

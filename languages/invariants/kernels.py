@@ -171,6 +171,15 @@ HardSyncallOccupancyValid = Invariant.per_program(
 _KERNEL_FUNCTIONS = inside(FunctionType.AIC, FunctionType.AIV)
 _NOT_PRINTED = "(the kernel code generators print no {what} in a kernel)"
 
+def _kernel_nodes_hold(func: Function) -> bool:
+    """A cheap sufficient condition for KernelNodes (no rule walk)."""
+    if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
+        return True
+    index = function_index(func)
+    return not index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) and not any(
+        isinstance(s.value, MakeTuple) for s in index.of(AssignStmt))
+
+
 # The node kinds of the dialect that kernels may not hold: what the PTO and CCE emitters have no
 # rule for. Values of tuple type only reach a kernel through ops no kernel emitter prints either.
 KernelNodes = Invariant.declared(
@@ -184,4 +193,5 @@ KernelNodes = Invariant.declared(
            message="a tuple item in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="tuple value")),
     Field(of=AssignStmt, field="value", refinement=NoNode(MakeTuple), where=_KERNEL_FUNCTIONS, code="TUPLE_IN_KERNEL",
           message="a tuple value in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="tuple value")),
+    holds_if=_kernel_nodes_hold,
 )

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from pypto.analysis import function_index
-from pypto.analysis.layouts import misplaced_operands
+from pypto.analysis.layouts import ROW_MAJOR_OPERANDS, misplaced_operands
 from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call, GlobalVar, IterArg, Var
+from pypto.ir.expr import Call, GlobalVar, IterArg, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import TupleType
 from pypto.ir.stmt import AssignStmt, ReturnStmt, YieldStmt
@@ -259,10 +259,19 @@ def _strided(value: object) -> bool:
     return isinstance(value, Var) and isinstance(value.type, TileType) and is_strided(value.type)
 
 
+def _has_stride(value: Var) -> bool:
+    view = value.type.tile_view if isinstance(value.type, TileType) else None
+    return view is not None and bool(view.stride)
+
+
 def _check_slices(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     index = function_index(func)
+    # Only a tile with an explicit stride can be strided, and a slice's result is typed with one.
+    if not any(map(_has_stride, func.params)) and not any(_has_stride(s.var) for s in index.of(AssignStmt)) and not (
+            any(isinstance(c.op, Op) and c.op.name == "tile.slice" for c in index.of(Call))):
+        return
     for stmt in index.of(AssignStmt):
         call, var = stmt.value, stmt.var
         if not (isinstance(call, Call) and not isinstance(call.op, GlobalVar) and call.op.name == "tile.slice"):
@@ -320,6 +329,8 @@ def _check_layouts(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     for call in function_index(func).of(Call):
+        if isinstance(call.op, GlobalVar) or call.op.name not in ROW_MAJOR_OPERANDS:
+            continue
         found = misplaced_operands(call)
         if found is None:
             continue

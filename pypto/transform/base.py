@@ -169,6 +169,7 @@ class Pass(ABC):
         return self.name
 
     @classmethod
+    @functools.cache
     def required(cls) -> frozenset[str]:
         """Names of the properties that must hold before the pass: what its source dialect guarantees
         beyond ``surface`` (whose properties every pipeline input is checked for), plus ``requires``,

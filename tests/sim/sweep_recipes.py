@@ -457,6 +457,7 @@ RECIPES: dict[str, Recipe] = {
 
 _SYNC = "a synchronisation intrinsic InsertPipeSync places in every kernel; it computes no value to compare"
 _SPMD = "a launch-identity read, only meaningful in a pl.spmd launch (tests/sim/test_spmd_launch.py runs it)"
+_ELEMENT = "single-element access, no tile result to sweep"
 SKIPPED: dict[str, str] = {
     "system.bar_all": _SYNC,
     "system.bar_m": _SYNC,
@@ -475,4 +476,10 @@ SKIPPED: dict[str, str] = {
     "tile.create": "every case with a scratch tile creates it",
     "tile.alloc": "emitted by memory planning for pinned buffers, not written by programs",
     "tile.transpose_view": "reinterprets an NZ Mat tile as ZN for the cube unit; no Vec path stores its result",
+    # One element, not a tile: tests/sim/test_kernel_control_flow.py runs each against the interpreter.
+    "tile.read": _ELEMENT,
+    "tile.write": _ELEMENT,
+    "tensor.read": _ELEMENT,
+    "tensor.write": _ELEMENT,
+    "tile.set_validshape": "changes a tile's valid region only: tests/sim/test_kernel_control_flow.py runs it",
 }
