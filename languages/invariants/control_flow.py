@@ -90,7 +90,7 @@ PipelineLoopValid = Invariant.declared(
 
 
 def _check_kernel_tensor_carries(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
+    if not is_incore_type(func.func_type) or not function_index(func).has(ForStmt, WhileStmt, IfStmt):
         return
     for stmt in function_index(func).of(ForStmt, WhileStmt, IfStmt):
         for rv in stmt.return_vars:

@@ -9,7 +9,7 @@ chosen by an if against the ``matmul_acc`` of the other branch, writes the carri
 
 from __future__ import annotations
 
-from pypto.analysis import op_name, use_counts, walk
+from pypto.analysis import function_index, op_name, use_counts, walk
 from pypto.ir.expr import Call, Expr, Var
 from pypto.ir.function import Function
 from pypto.ir.stmt import ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
@@ -27,6 +27,9 @@ class Accumulators:
 
     def __init__(self, func: Function) -> None:
         self.parent: dict[Var, Var] = {}
+        self.roots: set[Var] = set()
+        if "tensor.matmul_acc" not in function_index(func).op_names:
+            return  # no accumulator to find
         self.uses = use_counts(func.body)
         for s in walk(func.body):
             if isinstance(s, (ForStmt, WhileStmt)):

@@ -13,7 +13,7 @@ import itertools
 import weakref
 
 from pypto.ir.attrs import AttrsBase
-from pypto.ir.expr import Var
+from pypto.ir.expr import Call, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import ForStmt, WhileStmt
@@ -105,6 +105,11 @@ class FunctionIndex:
             found = list(map(self.nodes.__getitem__, positions))
             self._by_class[classes] = found
         return found
+
+    @functools.cached_property
+    def op_names(self) -> frozenset[str]:
+        """The names of the ops the function calls (not program functions)."""
+        return frozenset(c.op.name for c in self.of(Call) if isinstance(c.op, Op))
 
     def has(self, *classes: type) -> bool:
         """True when some node is an instance of one of ``classes``."""
