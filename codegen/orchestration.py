@@ -75,6 +75,7 @@ from pypto.ir.stmt import (
 )
 from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
+from pypto.runtime.dtypes import SIMPLER_DTYPES
 from pypto.runtime.errors import BOUNDS_MARKER
 
 from .base import Emitter, Rules
@@ -87,22 +88,6 @@ from .orchestration_ops import CreateTensor, Dim, ElementAccess, Expression, Met
 from .target import ORCHESTRATION
 
 _KERNEL_TYPES = (FunctionType.AIV, FunctionType.AIC)
-
-# Runtime DataType spellings (simpler's task_interface/data_type.h).
-_RUNTIME_DTYPES: dict[DataType, str] = {
-    DataType.FP32: "FLOAT32",
-    DataType.FP16: "FLOAT16",
-    DataType.BF16: "BFLOAT16",
-    DataType.INT8: "INT8",
-    DataType.INT16: "INT16",
-    DataType.INT32: "INT32",
-    DataType.INT64: "INT64",
-    DataType.UINT8: "UINT8",
-    DataType.UINT16: "UINT16",
-    DataType.UINT32: "UINT32",
-    DataType.UINT64: "UINT64",
-    DataType.BOOL: "BOOL",
-}
 
 # C scalar types an orchestration variable can hold (half-precision floats live only in tensors).
 _C_TYPES: dict[DataType, str] = {
@@ -808,11 +793,11 @@ class OrchestrationEmitter(Emitter):
             name = self.declare(var)
             shape = self._list(argument(call, "shape"), call.span)
             dtype = keyword(call, "dtype")
-            if dtype not in _RUNTIME_DTYPES:
+            if dtype not in SIMPLER_DTYPES:
                 raise CodegenError(f"no rule for a {dtype.name} tensor in orchestration", call.span)
             ci = self.fresh(f"{name}_ci")
             doc.line(f"uint32_t {ci}_shapes[{len(shape)}] = {{{', '.join(shape)}}};")
-            doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{_RUNTIME_DTYPES[dtype]});")
+            doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{SIMPLER_DTYPES[dtype]});")
             init = keyword(call, "init_value")
             if init is not None:
                 doc.line(f"{ci}.set_initial_value({_typed_literal(init, dtype, call.span)});")

@@ -21,29 +21,15 @@ from pypto.ir.datatype import DataType
 
 from .artifacts import ArtifactTree, Direction
 from .device_tensor import DeviceTensor
+from .dtypes import SIMPLER_DTYPES
 from .errors import SimulatorArgumentError
 from .host_arrays import torch_numpy
 
 # The name of simpler's DataType member of each dtype a tensor argument may have.
-_SIMPLER_NAMES: dict[DataType, str] = {
-    DataType.FP32: "FLOAT32",
-    DataType.FP16: "FLOAT16",
-    DataType.BF16: "BFLOAT16",
-    DataType.INT8: "INT8",
-    DataType.INT16: "INT16",
-    DataType.INT32: "INT32",
-    DataType.INT64: "INT64",
-    DataType.UINT8: "UINT8",
-    DataType.UINT16: "UINT16",
-    DataType.UINT32: "UINT32",
-    DataType.UINT64: "UINT64",
-}
-
-
 @functools.cache
 def _simpler_dtypes() -> dict[np.dtype, str]:
     """numpy dtype -> simpler's name (built on first use: bfloat16 needs ml_dtypes, a slow import)."""
-    return {numpy_dtype(d): name for d, name in _SIMPLER_NAMES.items()}
+    return {numpy_dtype(d): name for d, name in SIMPLER_DTYPES.items()}
 
 
 _MASK64 = (1 << 64) - 1
