@@ -52,7 +52,7 @@ from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dim
 from .doc import Doc
 from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
-from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod
+from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .target import CCE
 
@@ -442,7 +442,9 @@ class CceEmitter(Emitter):
     @rules.register(Pow)
     def _pow(self, node: Pow) -> str:
         c = c_type(node.type.dtype, node.span)
-        return f"static_cast<{c}>(std::pow({self.emit(node.left)}, {self.emit(node.right)}))"
+        if node.type.dtype.is_float():
+            return f"static_cast<{c}>(std::pow({self.emit(node.left)}, {self.emit(node.right)}))"
+        return int_pow(self.emit(node.left), self.emit(node.right), c)
 
     @rules.register(Min, Max)
     def _min_max(self, node: BinaryExpr) -> str:

@@ -79,7 +79,7 @@ from pypto.runtime.dtypes import SIMPLER_DTYPES
 from pypto.runtime.errors import BOUNDS_MARKER
 
 from .base import Emitter, Rules
-from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod
+from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
@@ -948,9 +948,7 @@ class OrchestrationEmitter(Emitter):
         c = c_type(ScalarType(node.dtype), node.span)
         if node.dtype.is_float():
             return f"({c})__builtin_pow({a}, {b})"
-        # Exact integer power by repeated products (the interpreter refuses a negative exponent).
-        return (f"({{ {c} __pypto_r = 1, __pypto_b = {a}; "
-                f"for (int64_t __pypto_e = {b}; __pypto_e > 0; --__pypto_e) __pypto_r *= __pypto_b; __pypto_r; }})")
+        return int_pow(a, b, c)
 
     @rules.register(Abs)
     def _abs(self, node: Abs) -> str:

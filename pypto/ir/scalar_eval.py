@@ -66,7 +66,10 @@ def _pow(a: Any, b: Any, dtype: DataType) -> Any:
         with np.errstate(all="ignore"):
             return float(np.power(np.float64(a), np.float64(b)))
     if b < 0:
-        raise OpError(f"integer power with negative exponent {b}")
+        # The real power truncated towards zero, as the generated C++ computes it.
+        if a == 0:
+            raise OpError(f"0 cannot be raised to the negative power {b}")
+        return 1 if a == 1 else (-1 if b % 2 else 1) if a == -1 else 0
     if dtype.is_int():
         # The result wraps to the dtype's width anyway; modular pow stays fast for huge exponents.
         return pow(int(a), int(b), 1 << dtype.get_bit())

@@ -35,6 +35,13 @@ def test_eval_binary_edge_values(node: type, a: object, b: object, dtype: D, exp
         assert eval_binary(node, a, b, dtype) == expected
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "expected"), [(2, -1, 0), (-5, -2, 0), (1, -7, 1), (-1, -3, -1), (-1, -4, 1), (3, 21, 1870418611)]
+)
+def test_integer_pow_truncates_negative_exponents_and_wraps(a: int, b: int, expected: int) -> None:
+    assert eval_binary(E.Pow, a, b, D.INT32) == expected
+
+
 def test_float_pow_of_negative_base_is_nan() -> None:
     assert math.isnan(eval_binary(E.Pow, -8.0, 0.5, D.FP32))
 
@@ -43,7 +50,7 @@ def test_float_pow_of_negative_base_is_nan() -> None:
     ("node", "a", "b", "message"),
     [
         (E.FloorDiv, 1, 0, "integer floor division by zero"),
-        (E.Pow, 2, -1, "integer power with negative exponent -1"),
+        (E.Pow, 0, -1, "0 cannot be raised to the negative power -1"),
         (E.BitShiftLeft, 1, -1, "negative shift count -1"),
     ],
 )

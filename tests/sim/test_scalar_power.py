@@ -1,5 +1,6 @@
 """Scalar powers and absolute values in orchestration and kernel code run on a2a3sim as the
-interpreter computes them (Pow and Abs have a rule in every code generator)."""
+interpreter computes them (Pow and Abs have a rule in every code generator): integer powers wrap at
+the dtype's width, and a negative exponent gives the real power truncated towards zero."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ class PowerRows:
         k: pl.Scalar[pl.INT32],
     ) -> pl.Tensor[[128, 64], pl.FP32]:
         t: pl.Tile[[32, 64], pl.FP32] = pl.load(a, [row, 0], [32, 64])
-        s: pl.Scalar[pl.FP32] = pl.cast(abs(k - 3) ** 2, pl.FP32)
+        p = abs(k - 3) ** 2 + (k - 3) ** (k - 5) + (k + 1) ** 63 % 7
+        s: pl.Scalar[pl.FP32] = pl.cast(p, pl.FP32)
         u: pl.Tile[[32, 64], pl.FP32] = pl.mul(t, s)
         c = pl.store(u, [row, 0], c)
         return c
@@ -41,7 +43,7 @@ class PowerRows:
     ) -> pl.Tensor[[128, 64], pl.FP32]:
         for i in pl.range(4):
             row: pl.Scalar[pl.INDEX] = (i ** 2 - i) // 2 * 32
-            k: pl.Scalar[pl.INT32] = pl.cast(2 ** i, pl.INT32)
+            k: pl.Scalar[pl.INT32] = pl.cast(2 ** i + (i + 1) ** (i - 2), pl.INT32)
             c = self.block(a, c, row, k)
         return c
 """
@@ -50,7 +52,7 @@ class PowerRows:
 def test_powers_in_orchestration_and_kernel(tmp_path: Path, kernel_cache: Path) -> None:
     compiled = ir.compile(pl.parse(SOURCE), output_dir=tmp_path, dump_passes=False)
     orchestration = next(tmp_path.rglob("orchestration/*.cpp")).read_text()
-    assert "for (int64_t __pypto_e = " in orchestration
+    assert "__pypto_e >>= 1" in orchestration
     a = np.random.default_rng(3).standard_normal((128, 64)).astype(np.float32)
     got = compiled.run(a, cache_dir=kernel_cache)
     np.testing.assert_array_equal(got, compiled.interpret(a))
