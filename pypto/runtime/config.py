@@ -181,7 +181,7 @@ def check_no_capture(config: RunConfig, why: str) -> None:
     asked = [name for name in DFX_FLAGS if getattr(config, name)]
     if asked:
         raise CaptureError(
-            f"{', '.join(asked)} asks for a capture of the run, but nothing runs: {why}",
+            f"{', '.join(asked)} {'asks' if len(asked) == 1 else 'ask'} for a capture of the run, but nothing runs: {why}",
             "pass the tensors to run (codegen_only=False), or leave the DFX flags off to only compile",
         )
 
