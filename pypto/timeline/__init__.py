@@ -8,7 +8,7 @@ See docs/timeline.md.
 """
 
 from .records import DEPS_FILE, DFX_DIR, RECORDS_FILE, TaskRun, Timeline, TimelineError, load_timeline, task_label
-from .schedule import edge_violations, fence_violations, overlapping_pairs
+from .schedule import edge_runs, edge_violations, fence_violations, overlapping_pairs
 from .svg import render_svg
 from .trace import chrome_trace, write_chrome_trace
 
@@ -20,6 +20,7 @@ __all__ = [
     "Timeline",
     "TimelineError",
     "chrome_trace",
+    "edge_runs",
     "edge_violations",
     "fence_violations",
     "load_timeline",
