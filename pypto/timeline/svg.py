@@ -19,7 +19,7 @@ from .records import TaskRun, Timeline
 Scale = Callable[[float], float]
 _LEFT, _RIGHT, _TOP = 90.0, 30.0, 30.0
 _LANE, _BAR = 30.0, 20.0
-_AXIS = 40.0
+_AXIS, _LEGEND = 40.0, 22.0
 # Kernel colours (ColorBrewer Set2/Set3 tones that keep black text legible), assigned by kernel name.
 _PALETTE = ("#8dd3c7", "#fdb462", "#bebada", "#fb8072", "#80b1d3", "#b3de69", "#fccde5", "#d9d9d9", "#ffed6f")
 
@@ -34,7 +34,7 @@ def render_svg(timeline: Timeline, width: float = 1000.0, title: str | None = No
     step = _tick_step(span)
     axis_end = math.ceil(span / step) * step
     scale = plot / axis_end
-    height = _TOP + len(lanes) * _LANE + _AXIS
+    height = _TOP + len(lanes) * _LANE + _AXIS + _LEGEND
 
     def x(us: float) -> float:
         return _LEFT + (us - origin) * scale
@@ -66,6 +66,7 @@ def render_svg(timeline: Timeline, width: float = 1000.0, title: str | None = No
     for index, task in enumerate(timeline.tasks):
         _bar(svg, index, task, x, y(task.core_id), colours[task.kernel])
     _edges(svg, timeline, x, y)
+    _legend(svg, colours, height - _LEGEND + 4)
     ET.indent(svg)
     return ET.tostring(svg, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -105,8 +106,10 @@ def _bar(svg: ET.Element, index: int, task: TaskRun, x: Scale, top: float, colou
     times = f"start {task.start_us:.3f} µs, end {task.end_us:.3f} µs"
     if task.dispatch_us is not None:
         times = f"dispatch {task.dispatch_us:.3f} µs, " + times + f", finish {task.finish_us:.3f} µs"
-        ET.SubElement(group, "line", attrib={"class": "dispatch"}, x1=_n(x(task.dispatch_us)), y1=_n(top + _BAR / 2),
-                      x2=_n(x(task.start_us)), y2=_n(top + _BAR / 2), stroke="#999")
+        # Along the bar's lower edge, below the edge arrows that run through the middle of the lane.
+        ET.SubElement(group, "line", attrib={"class": "dispatch", "stroke-dasharray": "3 2"},
+                      x1=_n(x(task.dispatch_us)), y1=_n(top + _BAR - 1), x2=_n(x(task.start_us)), y2=_n(top + _BAR - 1),
+                      stroke="#999")
     ET.SubElement(group, "title").text = f"{task.kernel} {task.label} on {task.core_label}: {times}"
     box = {"x": _n(x(task.start_us)), "y": _n(top), "width": _n(max(x(task.end_us) - x(task.start_us), 1.0)),
            "height": _n(_BAR)}
@@ -117,6 +120,17 @@ def _bar(svg: ET.Element, index: int, task: TaskRun, x: Scale, top: float, colou
     label = ET.SubElement(group, "text", x=_n(x(task.start_us) + 3), y=_n(top + _BAR / 2 + 4),
                           attrib={"clip-path": f"url(#bar{index})"})
     label.text = task.kernel
+
+
+def _legend(svg: ET.Element, colours: dict[str, str], top: float) -> None:
+    """A swatch and the name of each kernel, in a row under the axis."""
+    at = _LEFT
+    for kernel, colour in colours.items():
+        item = ET.SubElement(svg, "g", attrib={"class": "legend", "data-kernel": kernel})
+        ET.SubElement(item, "rect", x=_n(at), y=_n(top), width="12", height="12", fill=colour, stroke="#333",
+                      attrib={"stroke-width": "0.5"})
+        ET.SubElement(item, "text", x=_n(at + 16), y=_n(top + 10)).text = kernel
+        at += 16 + 7 * len(kernel) + 18
 
 
 def _edges(svg: ET.Element, timeline: Timeline, x: Scale, y: Callable[[int], float]) -> None:

@@ -22,6 +22,7 @@ if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
 
 M, N = 2, 3
+T = f"pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]"
 PIPELINE = f"""
 import pypto.language as pl
 
@@ -29,22 +30,22 @@ import pypto.language as pl
 @pl.program
 class Pipeline:
     @pl.function(type=pl.FunctionType.InCore)
-    def stage1(self, x: pl.Tensor[[{M * 32}, {N * 64}], pl.FP32], mid: pl.InOut[pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]],
-               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]:
+    def stage1(self, x: {T}, mid: pl.InOut[{T}],
+               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> {T}:
         t: pl.Tile[[32, 64], pl.FP32] = pl.load(x, [row, col], [32, 64])
         mid = pl.store(pl.mul(t, 2.0), [row, col], mid)
         return mid
 
     @pl.function(type=pl.FunctionType.InCore)
-    def stage2(self, mid: pl.Tensor[[{M * 32}, {N * 64}], pl.FP32], out: pl.InOut[pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]],
-               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]:
+    def stage2(self, mid: {T}, out: pl.InOut[{T}],
+               row: pl.Scalar[pl.INDEX], col: pl.Scalar[pl.INDEX]) -> {T}:
         t: pl.Tile[[32, 64], pl.FP32] = pl.load(mid, [row, col], [32, 64])
         out = pl.store(pl.add(t, 1.0), [row, col], out)
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[{M * 32}, {N * 64}], pl.FP32], mid: pl.Out[pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]],
-             out: pl.Out[pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]]) -> pl.Tensor[[{M * 32}, {N * 64}], pl.FP32]:
+    def main(self, x: {T}, mid: pl.Out[{T}],
+             out: pl.Out[{T}]) -> {T}:
         with pl.manual_scope():
             for i in pl.range({M}):
                 for j in pl.range({N}):

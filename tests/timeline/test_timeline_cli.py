@@ -21,7 +21,8 @@ def test_timeline_writes_the_svg_and_the_trace_beside_the_records(tmp_path: Path
     dfx = root / "dfx_outputs"
     assert capsys.readouterr().out == (
         "2 task runs on 2 cores over 160.0 µs, 1 dependency edges (swimlane level 4)\n"
-        f"  wrote {dfx / 'timeline.svg'} and {dfx / 'timeline.trace.json'} (open the .json in https://ui.perfetto.dev)\n"
+        f"  wrote {dfx / 'timeline.svg'} and {dfx / 'timeline.trace.json'} "
+        "(open the .json in https://ui.perfetto.dev)\n"
     )
     assert (dfx / "timeline.svg").read_text().startswith("<?xml")
     assert json.loads((dfx / "timeline.trace.json").read_text())["traceEvents"]
@@ -40,7 +41,8 @@ def test_timeline_without_records_is_an_error(tmp_path: Path, capsys) -> None:
     (root / "dfx_outputs" / "chip_swimlane_records.json").unlink()
     assert main(["timeline", str(root)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {root / 'dfx_outputs' / 'chip_swimlane_records.json'} does not exist\n  hint: run with")
+    records = root / "dfx_outputs" / "chip_swimlane_records.json"
+    assert err.startswith(f"error: {records} does not exist\n  hint: run with")
 
 
 @pytest.mark.parametrize("level", ["5", "-1", "x"])

@@ -41,7 +41,8 @@ def test_the_dfx_folder_itself_can_be_given(tmp_path: Path) -> None:
 
 def test_level_1_has_no_dispatch_or_finish_times(tmp_path: Path) -> None:
     timeline = load_timeline(write_run(tmp_path / "run", level=1))
-    assert [(t.start_us, t.dispatch_us, t.finish_us) for t in timeline.tasks] == [(0.0, None, None), (110.0, None, None)]
+    times = [(t.start_us, t.dispatch_us, t.finish_us) for t in timeline.tasks]
+    assert times == [(0.0, None, None), (110.0, None, None)]
 
 
 def test_without_deps_json_the_tasks_have_no_kernel_and_there_are_no_edges(tmp_path: Path) -> None:

@@ -34,6 +34,15 @@ def test_one_lane_per_core_and_one_labelled_bar_per_task(tmp_path: Path) -> None
     assert svg.get("width") == "1000" and svg.find("s:text", NS).text == "2 task runs on 2 cores, swimlane level 4"
 
 
+def test_a_legend_names_the_kernels(tmp_path: Path) -> None:
+    svg = _svg(tmp_path)
+    assert [(g.get("data-kernel"), g.find("s:text", NS).text) for g in svg.iterfind("s:g[@class='legend']", NS)] == [
+        ("stage1", "stage1"), ("stage2", "stage2")
+    ]
+    bar_fill = svg.find("s:g[@class='task']/s:rect", NS).get("fill")
+    assert svg.find("s:g[@class='legend']/s:rect", NS).get("fill") == bar_fill
+
+
 def test_the_axis_is_in_microseconds(tmp_path: Path) -> None:
     svg = _svg(tmp_path)
     ticks = [t.text for t in svg.iterfind("s:text[@class='tick-label']", NS)]
