@@ -86,8 +86,9 @@ def run_on_simulator(
     return SimulatorRun(builds=built.records, run_seconds=seconds)
 
 
-# simpler's a2a3sim worker hangs in the next run without a swimlane capture after a level-4 (orchestrator
-# phases) capture; the process-wide worker is replaced after such a run, a ChipWorker refuses it.
+# simpler's AICPU side keeps the swimlane level of a capture (g_chip_swimlane_level is set only when one is on),
+# so after a level-4 capture the next plain run's orchestrator waits forever for a phase-record buffer. The
+# process-wide worker is replaced after such a run; a ChipWorker refuses it.
 _WORKER_SPOILING_LEVEL = 4
 
 
