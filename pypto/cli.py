@@ -152,7 +152,7 @@ def _cmd_timeline(args: argparse.Namespace) -> int:
     svg = Path(args.output) if args.output else folder / "timeline.svg"
     trace = Path(args.trace) if args.trace else svg.with_suffix(".trace.json")
     svg.write_text(render_svg(timeline, width=args.width))
-    write_chrome_trace(timeline, str(trace))
+    write_chrome_trace(timeline, trace)
     cores = len(timeline.cores())
     print(f"{len(timeline.tasks)} task runs on {cores} core{'s' * (cores != 1)} over {timeline.span_us:.1f} µs, "
           f"{len(timeline.edges)} dependency edges (swimlane level {timeline.level})")

@@ -9,6 +9,7 @@ dispatch/finish times in ``args``; each dependency edge is a flow (``ph: s`` on 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from .records import Timeline
@@ -41,7 +42,7 @@ def chrome_trace(timeline: Timeline) -> dict[str, Any]:
     return {"traceEvents": events, "displayTimeUnit": "ns"}
 
 
-def write_chrome_trace(timeline: Timeline, path: str) -> None:
+def write_chrome_trace(timeline: Timeline, path: str | os.PathLike[str]) -> None:
     """Write :func:`chrome_trace` of ``timeline`` to ``path``."""
     with open(path, "w") as f:
         json.dump(chrome_trace(timeline), f)
