@@ -180,8 +180,9 @@ def check_no_capture(config: RunConfig, why: str) -> None:
     """``CaptureError`` when ``config`` asks for a run-time capture (a DFX flag) where nothing runs (``why``)."""
     asked = [name for name in DFX_FLAGS if getattr(config, name)]
     if asked:
+        verb = "asks" if len(asked) == 1 else "ask"
         raise CaptureError(
-            f"{', '.join(asked)} {'asks' if len(asked) == 1 else 'ask'} for a capture of the run, but nothing runs: {why}",
+            f"{', '.join(asked)} {verb} for a capture of the run, but nothing runs: {why}",
             "pass the tensors to run (codegen_only=False), or leave the DFX flags off to only compile",
         )
 
