@@ -2,7 +2,8 @@
 
 A manual-scope pipeline of M x N two-stage tiles: every stage-2 task starts after its stage-1 task
 ended, and nothing else orders them. A ``pl.parallel`` loop: its iterations are ready together, run
-on several cores and overlap in time. The record fields simpler writes at each swimlane level.
+on several cores and overlap in time; a second loop reading all of the first one's output starts after
+every task of it ended. The record fields simpler writes at each swimlane level.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto.runtime import CaptureError, ChipWorker, RunConfig, simulator_missing_reason
-from pypto.timeline import edge_runs, edge_violations, load_timeline, overlapping_pairs
+from pypto.timeline import edge_runs, edge_violations, fence_violations, load_timeline, overlapping_pairs
 
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
@@ -54,7 +55,8 @@ class Pipeline:
         return out
 """
 
-# Each iteration is long enough (a 2000-step loop) for the host to run several simulated cores at once.
+# Phase 0: each iteration is long enough (a 2000-step loop) for the host to run several simulated cores at
+# once. Phase 1 reads all of phase 0's output, so each of its tasks waits for every task of phase 0.
 PARALLEL = """
 import pypto.language as pl
 
@@ -62,14 +64,18 @@ import pypto.language as pl
 @pl.program
 class Parallel:
     @pl.function
-    def main(self, x: pl.Tensor[[128, 256], pl.FP32],
+    def main(self, x: pl.Tensor[[128, 256], pl.FP32], mid: pl.Out[pl.Tensor[[128, 256], pl.FP32]],
              out: pl.Out[pl.Tensor[[128, 256], pl.FP32]]) -> pl.Tensor[[128, 256], pl.FP32]:
         for i in pl.parallel(4):
             with pl.at(level=pl.Level.CORE_GROUP):
                 t: pl.Tensor[[32, 256], pl.FP32] = pl.slice(x, [32, 256], [i * 32, 0])
                 for k in pl.range(2000):
                     t = pl.add(pl.mul(t, 0.5), 0.25)
-                out = pl.assemble(out, t, [i * 32, 0])
+                mid = pl.assemble(mid, t, [i * 32, 0])
+        for j in pl.parallel(2):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                u: pl.Tensor[[64, 256], pl.FP32] = pl.slice(mid, [64, 256], [64 - j * 64, 0])
+                out = pl.assemble(out, pl.add(u, 1.0), [j * 64, 0])
         return out
 """
 
@@ -122,17 +128,24 @@ def test_the_record_fields_of_each_level(pipeline: ir.CompiledProgram, kernel_ca
     assert edge_violations(timeline) == []
 
 
-def test_parallel_iterations_run_on_several_cores_at_once(tmp_path: Path, kernel_cache: Path) -> None:
+def test_parallel_iterations_run_on_several_cores_at_once_and_the_next_phase_after_them(
+    tmp_path: Path, kernel_cache: Path
+) -> None:
     compiled = _compile(PARALLEL, tmp_path / "out")
     x = np.random.default_rng(2).standard_normal((128, 256)).astype(np.float32)
-    out = np.zeros_like(x)
-    compiled.run(x, out, config=CAPTURE, cache_dir=kernel_cache)
+    mid, out = np.zeros_like(x), np.zeros_like(x)
+    compiled.run(x, mid, out, config=CAPTURE, cache_dir=kernel_cache)
+    np.testing.assert_allclose(out, np.concatenate([mid[64:], mid[:64]]) + 1, rtol=1e-6)
     timeline = load_timeline(compiled.output_dir)
-    assert len(timeline.tasks) == 4 and timeline.edges == ()
-    assert len(timeline.cores()) >= 2
-    # The runtime made every iteration ready at once: all were dispatched before the first one finished.
-    assert max(t.dispatch_us for t in timeline.tasks) < min(t.finish_us for t in timeline.tasks)
-    assert overlapping_pairs(timeline.tasks)
+    phase0, phase1 = timeline.of_kernel("main_incore_0"), timeline.of_kernel("main_incore_1")
+    assert len(phase0) == 4 and len(phase1) == 2 and len(timeline.tasks) == 6
+    # No edge among the iterations of a phase; each task of phase 1 waits for every task of phase 0.
+    assert sorted((a.kernel, b.kernel) for a, b in edge_runs(timeline)) == [("main_incore_0", "main_incore_1")] * 8
+    assert len({t.core_id for t in phase0}) >= 2
+    # The runtime made every phase-0 iteration ready at once: all were dispatched before the first one finished.
+    assert max(t.dispatch_us for t in phase0) < min(t.finish_us for t in phase0)
+    assert overlapping_pairs(phase0)
+    assert fence_violations(phase0, phase1) == [] and edge_violations(timeline) == []
 
 
 def test_a_run_after_a_level_4_capture_runs(pipeline: ir.CompiledProgram, kernel_cache: Path) -> None:
