@@ -4,6 +4,8 @@
     pypto run examples/tile_add.py [--seed N] [--inputs FILE.npz] [--rtol R] [--atol A]   # sim vs interpreter
     pypto parse examples/tile_add.py [--concise]                            # print the parsed IR
     pypto passes                                                  # list the pipeline's passes and their options
+    pypto run examples/manual_deps.py -o out/md --swimlane 4      # also capture the chip swimlane
+    pypto timeline out/md [-o run.svg] [--trace run.json]         # draw the capture (SVG and Perfetto JSON)
     pypto --version
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
@@ -103,10 +105,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sim_args = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
     ref_args = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
     _progress(f"building and running on {compiled.platform} ...")
-    compiled(*sim_args)
+    compiled(*sim_args, config=_capture_config(args.swimlane))
     run = compiled.last_run
     builds = ", ".join(f"{b.unit} {b.seconds:.2f}s{' (cached)' if b.cached else ''}" for b in run.builds)
     print(f"ran on {compiled.platform}: build {builds}; run {run.run_seconds:.3f}s")
+    if args.swimlane:
+        from pypto.timeline import DFX_DIR
+
+        print(f"  swimlane level {args.swimlane} and dependencies captured in {compiled.output_dir / DFX_DIR} "
+              f"(draw with: pypto timeline {compiled.output_dir})")
     _progress("running the reference interpreter ...")
     compiled.interpret(*ref_args)
     known = {p.name_hint: x for p, x in zip(entry.params, inputs) if isinstance(x, int) and not isinstance(x, bool)}
@@ -125,6 +132,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if not ok:
             status = 1
     return status
+
+
+def _capture_config(level: int) -> Any:
+    """The run's config: a chip swimlane capture of ``level`` with the dependency edges, or none."""
+    if not level:
+        return None
+    from pypto.runtime import RunConfig
+
+    return RunConfig(enable_chip_swimlane=level, enable_dep_gen=True)
+
+
+def _cmd_timeline(args: argparse.Namespace) -> int:
+    from pypto.timeline import load_timeline, render_svg, write_chrome_trace
+    from pypto.timeline.records import capture_dir
+
+    timeline = load_timeline(args.dir)
+    folder = capture_dir(args.dir)
+    svg = Path(args.output) if args.output else folder / "timeline.svg"
+    trace = Path(args.trace) if args.trace else svg.with_suffix(".trace.json")
+    svg.write_text(render_svg(timeline, width=args.width))
+    write_chrome_trace(timeline, trace)
+    cores = len(timeline.cores())
+    print(f"{len(timeline.tasks)} task runs on {cores} core{'s' * (cores != 1)} over {timeline.span_us:.1f} µs, "
+          f"{len(timeline.edges)} dependency edges (swimlane level {timeline.level})")
+    if not timeline.has_deps:
+        print("  no deps.json beside the records: bars carry no kernel names and no edges are drawn "
+              "(capture with enable_dep_gen=True too)")
+    print(f"  wrote {svg} and {trace} (open the .json in https://ui.perfetto.dev)")
+    return 0
 
 
 def _inputs(entry: Any, given: dict[str, Any], args: argparse.Namespace) -> list[Any]:
@@ -267,6 +303,22 @@ def _seed(text: str) -> int:
     return value
 
 
+def _swimlane(text: str) -> int:
+    if text not in ("0", "1", "2", "3", "4"):
+        raise argparse.ArgumentTypeError(f"invalid swimlane level {text!r}: expected 0 (off) to 4")
+    return int(text)
+
+
+def _width(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 300:
+        raise argparse.ArgumentTypeError(f"invalid width {text!r}: expected a number of pixels >= 300")
+    return value
+
+
 def _tolerance(text: str) -> float:
     try:
         value = float(text)
@@ -308,7 +360,17 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ("rtol", "atol"):
         p.add_argument(f"--{name}", type=_tolerance,
                        help=f"{name} of every output (default: from dtypes and sums, docs/cli.md#tolerances)")
+    p.add_argument("--swimlane", type=_swimlane, default=0, metavar="LEVEL",
+                   help="capture the chip swimlane at LEVEL 1-4 and the task dependencies into DIR/dfx_outputs "
+                        "(docs/timeline.md; default 0: off)")
     p.set_defaults(run=_cmd_run)
+
+    p = sub.add_parser("timeline", help="draw the chip swimlane capture of a run as SVG and Chrome-trace JSON")
+    p.add_argument("dir", help="the output folder of `pypto run --swimlane` (or its dfx_outputs)")
+    p.add_argument("-o", "--output", help="the SVG file (default: DIR/dfx_outputs/timeline.svg)")
+    p.add_argument("--trace", help="the Chrome-trace JSON file for Perfetto (default: the SVG's name, .trace.json)")
+    p.add_argument("--width", type=_width, default=1000.0, help="width of the picture in pixels (default 1000)")
+    p.set_defaults(run=_cmd_timeline)
 
     p = sub.add_parser("parse", help="parse a DSL file and print its IR")
     p.add_argument("file", help="a DSL source file holding one @pl.program")

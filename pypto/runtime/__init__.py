@@ -16,6 +16,7 @@ from .build import BuildRecord
 from .cache import KernelCache, default_cache_dir
 from .errors import (
     ArtifactError,
+    CaptureError,
     SimulatorArgumentError,
     SimulatorBoundsError,
     SimulatorBuildError,
@@ -48,6 +49,7 @@ __all__ = [
     "ArtifactError",
     "ArtifactTree",
     "BenchmarkResult",
+    "CaptureError",
     "BuildRecord",
     "ChipWorker",
     "DeviceTensor",

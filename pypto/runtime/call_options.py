@@ -11,11 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import RunConfig, ring_values, warn_ignored
+from .config import DFX_FLAGS, RunConfig, ring_values, warn_ignored
 
 DFX_DIR = "dfx_outputs"
-# RunConfig field -> CallConfig field of the DFX flags simpler takes.
-_DFX_FIELDS = ("enable_chip_swimlane", "enable_dump_args", "enable_dep_gen", "enable_scope_stats")
 _RINGS = ("ring_task_window", "ring_heap", "ring_dep_pool")
 
 
@@ -54,7 +52,7 @@ def call_options(config: Any, platform: str, *, rings: bool = False) -> CallOpti
         platform=config.platform,
         device_id=config.device_id,
         aicpu_thread_num=config.aicpu_thread_num,
-        dfx={name: int(getattr(config, name)) for name in _DFX_FIELDS},
+        dfx={name: int(getattr(config, name)) for name in DFX_FLAGS},
         rings={name: ring_values(getattr(config, name)) for name in _RINGS} if rings else {},
     )
 

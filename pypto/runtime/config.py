@@ -18,11 +18,13 @@ from pypto.compile_options import MemoryPlanner
 from pypto.pipeline.manager import PassDumpLevel
 from pypto.pipeline.default import OptimizationStrategy
 
-from .errors import SimulatorError
+from .errors import CaptureError, SimulatorError
 
 PLATFORMS = ("a2a3sim", "a2a3", "a5sim", "a5")
 RUNS_HERE = "a2a3sim"
 RING_COUNT = 4
+# The DFX flags: what a run captures into <output_dir>/dfx_outputs (enable_pmu is ignored here).
+DFX_FLAGS = ("enable_chip_swimlane", "enable_dump_args", "enable_dep_gen", "enable_scope_stats")
 _INT32_MAX = 2**31 - 1
 
 
@@ -171,6 +173,17 @@ def require_runnable(platform: str) -> None:
         raise SimulatorError(
             f"platform {platform!r} cannot run here; only {RUNS_HERE} runs here",
             f"compile or configure with platform={RUNS_HERE!r} to run; what is compiled for {platform!r} can be read",
+        )
+
+
+def check_no_capture(config: RunConfig, why: str) -> None:
+    """``CaptureError`` when ``config`` asks for a run-time capture (a DFX flag) where nothing runs (``why``)."""
+    asked = [name for name in DFX_FLAGS if getattr(config, name)]
+    if asked:
+        verb = "asks" if len(asked) == 1 else "ask"
+        raise CaptureError(
+            f"{', '.join(asked)} {verb} for a capture of the run, but nothing runs: {why}",
+            "pass the tensors to run (codegen_only=False), or leave the DFX flags off to only compile",
         )
 
 

@@ -52,6 +52,12 @@ class SimulatorUnsupportedError(SimulatorError):
     so it is refused before anything is built rather than run to a wrong result."""
 
 
+class CaptureError(SimulatorError, ValueError):
+    """A run-time capture (chip swimlane, dependencies, dumps) is asked of a call that runs nothing.
+
+    Also a ``ValueError``, as the established ``RunConfig`` checks raise."""
+
+
 class SimulatorRunError(SimulatorError):
     """The runtime rejected or failed the run; the caller's arrays are left unchanged."""
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .call_options import CallOptions
-from .config import IgnoredOptionWarning, RunConfig, require_runnable, warn_ignored
+from .config import DFX_FLAGS, IgnoredOptionWarning, RunConfig, check_no_capture, require_runnable, warn_ignored
 from .simulator import SimulatorRun, run_on_simulator
 
 __all__ = [
@@ -51,7 +51,8 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
     """Compile ``program`` (a ``@pl.program`` class or ``ir.Program``) and run it with ``tensors``.
 
     Returns the ``CompiledProgram``. Nothing runs without tensors or with ``config.codegen_only``;
-    otherwise the platform must be ``a2a3sim`` (checked before compiling).
+    otherwise the platform must be ``a2a3sim`` (checked before compiling). A DFX capture (swimlane,
+    dependencies, dumps, scope stats) on a run that only compiles is a ``CaptureError``.
     """
     config = RunConfig() if config is None else config
     if not isinstance(config, RunConfig):
@@ -59,6 +60,8 @@ def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
     executes = bool(tensors) and not config.codegen_only
     if executes:
         require_runnable(config.platform)
+    else:
+        check_no_capture(config, "codegen_only=True" if config.codegen_only else "no tensors are given")
     compiled = compile_with_config(program, config, config.save_kernels_dir)
     if executes:
         compiled(*tensors, config=config)
@@ -159,7 +162,7 @@ def execute_compiled(
     if analyze_auto_scopes_for_deps:
         warn_ignored("analyze_auto_scopes_for_deps", "it is a compile option")
     dfx = dict(dfx or {})
-    known = {"enable_chip_swimlane", "enable_dump_args", "enable_dep_gen", "enable_scope_stats"}
+    known = set(DFX_FLAGS)
     if set(dfx) - known:
         raise ValueError(f"unknown DFX flags {sorted(set(dfx) - known)} (use {sorted(known)})")
     options = CallOptions(platform, device_id, aicpu_thread_num, {k: int(v) for k, v in dfx.items()})

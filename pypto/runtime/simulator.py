@@ -26,7 +26,7 @@ from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
 from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
-from .errors import BOUNDS_MARKER, SimulatorBoundsError, SimulatorRunError
+from .errors import BOUNDS_MARKER, CaptureError, SimulatorBoundsError, SimulatorRunError
 from .install import find_simulator
 from .sim_limits import check_simulable
 from .thread_keys import reclaimed_keys
@@ -86,7 +86,20 @@ def run_on_simulator(
     return SimulatorRun(builds=built.records, run_seconds=seconds)
 
 
+# simpler's AICPU side keeps the swimlane level of a capture (g_chip_swimlane_level is set only when one is on),
+# so after a level-4 capture the next plain run's orchestrator waits forever for a phase-record buffer. The
+# process-wide worker is replaced after such a run; a ChipWorker refuses it.
+_WORKER_SPOILING_LEVEL = 4
+
+
 def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None, chip: ChipWorker | None) -> None:
+    spoils = options is not None and options.dfx.get("enable_chip_swimlane", 0) >= _WORKER_SPOILING_LEVEL
+    if spoils and chip is not None:
+        raise CaptureError(
+            f"a level-{_WORKER_SPOILING_LEVEL} chip swimlane capture cannot run on a ChipWorker: simpler's worker "
+            "hangs in its next run without a capture afterwards",
+            "capture at level 1-3 on a ChipWorker, or run this call outside `with ChipWorker():`",
+        )
     if chip is None:
         worker = _worker(built.tree.runtime)
         handle = _handle(worker, built, _handles)
@@ -103,6 +116,8 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
     text = "".join(log)
     if failure is None:
         sys.stderr.write(text)
+        if spoils:
+            _discard_worker(built.tree.runtime)
         return
     if chip is None:
         _discard_worker(built.tree.runtime)
