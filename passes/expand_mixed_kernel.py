@@ -318,10 +318,11 @@ class ExpandMixedKernel(ProgramPass):
         if kind is FunctionType.AIC:  # the AIC kernel returns nothing: the AIV kernel writes back
             stmts = [s for s in stmts if not isinstance(s, ReturnStmt)]
             return_types = []
-        body = SeqStmts(stmts, body.span)
-        body = self.reroute(func, name, body, roots)
-        side = replace(func, name=name, func_type=kind, level=None, role=None, body=body, return_types=return_types)
+        side = replace(func, name=name, func_type=kind, level=None, role=None, body=SeqStmts(stmts, body.span),
+                       return_types=return_types)
+        # Carries this side does not need go first; what it still reads from the other side is rerouted.
         side = eliminate_dead_code(side)
+        side = eliminate_dead_code(replace(side, body=self.reroute(func, name, side.body, roots)))
         stmts = setup + flatten_to_stmts(_insert_frees(side.body))
         attrs = {k: v for k, v in func.attrs.items() if k not in ("slot_num", "split", "split_aiv")}
         if lane_split and kind is FunctionType.AIV:

@@ -1,12 +1,18 @@
-"""ExpandMixedKernel: single-side InCore kernels become AIC or AIV; a mixed kernel is an error."""
+"""ExpandMixedKernel: single-side InCore kernels become AIC or AIV; a mixed kernel becomes AIC + AIV
+kernels in a Group joined by tpush/tpop pipes, and runs as before on the interpreter."""
 
 from __future__ import annotations
 
 import pytest
+from mixed_programs import NAMES, placed
 from pass_helpers import before_after
 from tile_programs import PROGRAMS, front, inputs
 
+import numpy as np
+
+import pypto.language as pl
 from pypto import ir, passes
+from pypto.interp import run
 from pypto.interp.testing import assert_pass_preserves
 from pypto.languages.invariants import MixedKernelExpanded
 from pypto.passes import PassError
@@ -49,16 +55,105 @@ def test_a_program_without_incore_kernels_is_unchanged() -> None:
     assert passes.expand_mixed_kernel()(program) is program
 
 
-def test_a_mixed_kernel_is_an_error_naming_both_sides() -> None:
+def _split(name: str, opts: str = "") -> tuple[ir.Program, ir.Program]:
+    before = placed(name, opts)
+    return before, assert_pass_preserves(passes.expand_mixed_kernel(), before, inputs(before), entry="main")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_mixed_kernel_splits_and_keeps_its_results(name: str, snapshot) -> None:
+    before, after = _split(name)
+    assert MixedKernelExpanded.check(after) == []
+    assert before_after("ExpandMixedKernel", before, after) == snapshot
+    assert ir.structural_equal(pl.parse(after.as_python()), after)  # printed output is what a user writes
+
+
+SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes)
+    "mm_bias_relu": ("k", 1, 16384),
+    "vec_to_cube": ("k", 2, 16384),
+    "loop_c2v": ("k", 1, 16384),
+    "mm_softmax": ("main_incore_0", 1, 16384),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLITS))
+def test_the_split_is_an_aic_an_aiv_kernel_and_a_group(name: str) -> None:
+    kernel, dir_mask, slot_size = SPLITS[name]
+    after = passes.expand_mixed_kernel()(placed(name))
+    kinds = {f.name: f.func_type.name for f in after.functions.values() if f.name != "main"}
+    assert kinds == {f"{kernel}_aic": "AIC", f"{kernel}_aiv": "AIV", kernel: "Group"}
+    inits = [c for f in (f"{kernel}_aic", f"{kernel}_aiv") for c in _calls(after.get_function(f))
+             if c.op.name.endswith("_initialize_pipe")]
+    assert [c.kwargs for c in inits] == [{"dir_mask": dir_mask, "slot_size": slot_size, "slot_num": 8}] * 2
+
+
+def _calls(func: ir.Function) -> list[ir.Call]:
+    from pypto.analysis import function_index
+
+    return [c for c in function_index(func).of(ir.Call) if not isinstance(c.op, ir.GlobalVar)]
+
+
+def test_cross_core_slot_sets_the_pipe_depth_and_the_ring_size() -> None:
+    _, after = _split("mm_softmax", ", optimizations=[pl.cross_core_slot(slot_num=2)]")
+    aiv = after.get_function("main_incore_0_aiv")
+    reserve, init = _calls(aiv)[:2]
+    assert reserve.kwargs == {"name": "main_incore_0_c2v_slot_buffer", "size": 2 * 16384, "base": -1}
+    assert init.kwargs["slot_num"] == 2
+
+
+def test_a_pipe_of_two_slots_feeds_four_tiles_through_the_group() -> None:
+    before = placed("loop_c2v")
+    kernel = before.get_function("k")
+    narrow = ir.Program([replace_attrs(kernel, slot_num=2), before.get_function("main")], before.name, before.span)
+    assert_pass_preserves(passes.expand_mixed_kernel(), narrow, inputs(narrow), entry="main")
+
+
+def replace_attrs(func: ir.Function, **attrs: object) -> ir.Function:
+    from pypto.ir.node import replace
+
+    return replace(func, attrs={**func.attrs, **attrs})
+
+
+def test_each_popped_tile_is_freed_after_its_last_use() -> None:
+    after = passes.expand_mixed_kernel()(placed("mm_bias_relu"))
+    names = [c.op.name for c in _calls(after.get_function("k_aiv"))]
+    assert names == ["system.reserve_buffer", "system.aiv_initialize_pipe", "tile.tpop_from_aic", "tile.load",
+                     "tile.add", "system.tfree_to_aic", "tile.relu", "tile.store"]
+
+
+def test_pl_split_on_a_mixed_kernel_is_refused_with_a_hint() -> None:
     with pytest.raises(PassError) as err:
-        passes.expand_mixed_kernel()(tiled("accumulate_in_loop"))
-    assert str(err.value) == (
-        "ExpandMixedKernel: kernel 'mm_loop' mixes cube and vector work (cube op tile.load at <string>:14:13; "
-        "vector op tile.create at <string>:16:16; cross-core op tile.move at <string>:18:9); mixed kernels are "
-        "not supported yet: write the cube part and the vector part as separate InCore kernels at <string>:14:13"
-    )
+        passes.expand_mixed_kernel()(placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]"))
+    assert "kernel 'main_incore_0' mixes cube and vector work under pl.split(UP_DOWN)" in str(err.value)
+    assert err.value.hint == "drop pl.split(...) (the vector part then runs unsplit) or split it by hand with pl.split_aiv"
 
 
-def test_a_move_between_sides_alone_makes_a_kernel_mixed() -> None:
-    with pytest.raises(PassError, match="kernel 'k' mixes cube and vector work .*cross-core op tile.move"):
-        passes.expand_mixed_kernel()(tiled("move_reused_inside"))
+def test_a_scalar_computed_on_one_side_and_used_on_the_other_is_an_error() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16])
+        s = pl.tile.read(t, [0, 0])
+        m = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        v = pl.move(m, target_memory=pl.Mem.Vec)
+        w = pl.add(v, v)
+        out = pl.store(w, [0, 0], c)
+        n = pl.cast(s, pl.INDEX)
+        m2 = pl.load(a, [n, 0], [16, 16], target_memory=pl.Mem.Mat)
+        out2 = pl.store(pl.move(m2, target_memory=pl.Mem.Vec), [0, 0], out)
+        return out2
+""")
+    program = passes.PassManager(passes.front_passes()).run(program)
+    with pytest.raises(PassError, match="'s' is computed on the other side of the split kernel but used by 'k_aic'"):
+        passes.expand_mixed_kernel()(passes.infer_tile_memory_space()(program))
+
+
+def test_the_split_program_still_runs_the_same_when_the_kernels_block_each_other() -> None:
+    before, after = _split("vec_to_cube")
+    args = inputs(before)
+    expected = run(before, *args, entry="main").outputs
+    got = run(after, *args, entry="main").outputs
+    assert all(np.array_equal(x, y) for x, y in zip(expected, got))
