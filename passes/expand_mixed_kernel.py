@@ -45,6 +45,7 @@ from pypto.ir.types import TensorType, TileType
 from pypto.transform.base import ProgramPass
 from pypto.transform.dce import eliminate_dead_code
 from pypto.transform.errors import PassError
+from pypto.transform.vector_split import halve
 
 _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "system.tfree_to_aiv"}
 _INITS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
@@ -183,7 +184,8 @@ def _insert_frees(body: Stmt) -> Stmt:
         if isinstance(out[at], (YieldStmt, ReturnStmt)):
             raise PassError("ExpandMixedKernel", f"the popped tile '{s.var.name_hint}' leaves its block", s.span,
                             "use a tile popped from a pipe inside the loop or branch that pops it")
-        free = op_registry.create_op_call(_POPS[op_name(s.value)], [s.var], {}, s.span)
+        split = s.value.kwargs.get("split", 0)
+        free = op_registry.create_op_call(_POPS[op_name(s.value)], [s.var], {"split": split} if split else {}, s.span)
         out.insert(at + 1, EvalStmt(free, s.span))
     return out[0] if len(out) == 1 else SeqStmts(out, body.span)
 
@@ -249,21 +251,16 @@ class ExpandMixedKernel(ProgramPass):
         return self.split(func)
 
     def split(self, func: Function) -> list[Function]:
-        split = func.attrs.get("split")
-        if split is not None and split is not SplitMode.NONE:
-            raise PassError(
-                self.name,
-                f"kernel '{func.name}' mixes cube and vector work under pl.split({SplitMode(split).name}); "
-                "the automatic vector split of a mixed kernel is not supported yet",
-                func.span,
-                "drop pl.split(...) (the vector part then runs unsplit) or split it by hand with pl.split_aiv",
-            )
+        mode = SplitMode(func.attrs.get("split") or SplitMode.NONE)
         regions = [n for n in function_index(func).of(SplitAivScopeStmt)]
         lane_split = int(regions[0].split) if regions else 0
-        cube = _Side(self.name, Affinity.CUBE, 0)
-        vector = _Side(self.name, Affinity.VECTOR, 0)
+        cube = _Side(self.name, Affinity.CUBE, int(mode))
+        vector = _Side(self.name, Affinity.VECTOR, int(mode))
         aic_body = cube.block(func.body)
         aiv_body = vector.block(func.body)
+        if mode is not SplitMode.NONE:
+            aiv_body = self.halve(func, mode, vector, aiv_body)
+            lane_split = int(mode)
         roots = _roots(func)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
         written = any(op_name(c) in _INITS for c in function_index(func).of(Call))
@@ -272,9 +269,28 @@ class ExpandMixedKernel(ProgramPass):
         aiv = self.side_function(func, aiv_name, FunctionType.AIV, aiv_body, roots, setup[1], lane_split)
         return [aic, aiv, self.group(func, aic, aiv, roots)]
 
+    def halve(self, func: Function, mode: SplitMode, vector: _Side, body: Stmt) -> Stmt:
+        """Under ``pl.split(mode)`` each AIV lane computes half of the vector work."""
+        axis = -2 if mode is SplitMode.UP_DOWN else -1
+        extents = {t.shape[axis].value if isinstance(t.shape[axis], ConstInt) else None
+                   for t in vector.c2v + vector.v2c}
+        if len(extents) != 1 or None in extents or min(extents) % 2:
+            raise PassError(
+                self.name,
+                f"pl.split({mode.name}) of kernel '{func.name}' needs the tiles crossing between cube and vector "
+                f"to share one even {'row' if axis == -2 else 'column'} count, got {sorted(map(str, extents))}",
+                func.span,
+                "split the other way, or make the transferred tiles the same size",
+            )
+        lane = Var("subblock_idx", ScalarType(DataType.INDEX), func.span)
+        index = AssignStmt(lane, op_registry.create_op_call("tile.get_subblock_idx", [], {}, func.span), func.span)
+        return SeqStmts([index, halve(self.name, body, mode, extents.pop(), lane)], body.span)
+
     def pipe_setup(self, func: Function, vector: _Side, aic: str, aiv: str) -> tuple[list[Stmt], list[Stmt]]:
         """Reserve/import the slot buffers and initialise the pipes on both sides."""
-        sizes = [_tile_bytes(t) for t in vector.c2v + vector.v2c]
+        # A slot holds what one AIV lane receives or sends: half a tile under pl.split.
+        lanes = 2 if func.attrs.get("split") not in (None, SplitMode.NONE) else 1
+        sizes = [_tile_bytes(t) // lanes for t in vector.c2v + vector.v2c]
         if not sizes:
             return [], []
         dir_mask = (1 if vector.c2v else 0) | (2 if vector.v2c else 0)
@@ -326,7 +342,9 @@ class ExpandMixedKernel(ProgramPass):
         stmts = setup + flatten_to_stmts(_insert_frees(side.body))
         attrs = {k: v for k, v in func.attrs.items() if k not in ("slot_num", "split", "split_aiv")}
         if lane_split and kind is FunctionType.AIV:
-            attrs.update(split=SplitMode(lane_split), split_aiv=True)
+            attrs["split"] = SplitMode(lane_split)
+            if func.attrs.get("split_aiv"):
+                attrs["split_aiv"] = True
         params = [Var(p.name_hint, p.type, p.span) for p in func.params]
         mapping = dict(zip(func.params, params))
         new_body = deep_clone(SeqStmts(stmts, body.span), mapping)

@@ -118,11 +118,34 @@ def test_each_popped_tile_is_freed_after_its_last_use() -> None:
                      "tile.add", "system.tfree_to_aic", "tile.relu", "tile.store"]
 
 
-def test_pl_split_on_a_mixed_kernel_is_refused_with_a_hint() -> None:
+def test_pl_split_up_down_gives_each_aiv_lane_half_the_rows(snapshot) -> None:
+    before, after = _split("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]")
+    assert before_after("ExpandMixedKernel", before, after) == snapshot
+    aiv = after.get_function("main_incore_0_aiv")
+    assert aiv.attrs == {"split": ir.SplitMode.UP_DOWN}
+    assert ir.structural_equal(pl.parse(after.as_python()), after)
+
+
+@pytest.mark.parametrize("name", ["mm_bias_relu", "vec_to_cube", "loop_c2v"])
+@pytest.mark.parametrize("mode", [ir.SplitMode.UP_DOWN, ir.SplitMode.LEFT_RIGHT])
+def test_a_split_kernel_keeps_its_results(name: str, mode: ir.SplitMode) -> None:
+    before = placed(name)
+    split = ir.Program([replace_attrs(before.get_function("k"), split=mode), before.get_function("main")],
+                       before.name, before.span)
+    after = assert_pass_preserves(passes.expand_mixed_kernel(), split, inputs(split), entry="main")
+    aiv = after.get_function("k_aiv")
+    pops = [c for c in _calls(aiv) if c.op.name in ("tile.tpop_from_aic", "tile.tpush_to_aic")]
+    assert [c.kwargs["split"] for c in pops] == [int(mode)] * len(pops)
+    init = next(c for c in _calls(aiv) if c.op.name == "system.aiv_initialize_pipe")
+    assert init.kwargs["slot_size"] == 8192  # a slot holds one lane's half
+
+
+def test_a_reduction_across_the_split_axis_is_refused() -> None:
     with pytest.raises(PassError) as err:
-        passes.expand_mixed_kernel()(placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]"))
-    assert "kernel 'main_incore_0' mixes cube and vector work under pl.split(UP_DOWN)" in str(err.value)
-    assert err.value.hint == "drop pl.split(...) (the vector part then runs unsplit) or split it by hand with pl.split_aiv"
+        passes.expand_mixed_kernel()(placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]"))
+    assert str(err.value).startswith(
+        "ExpandMixedKernel: tile.row_max folds the split axis: under pl.split each AIV lane holds half of it at ")
+    assert err.value.hint.startswith("reduce along the other axis, or split the other way")
 
 
 def test_a_scalar_computed_on_one_side_and_used_on_the_other_is_an_error() -> None:
