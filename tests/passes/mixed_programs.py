@@ -70,6 +70,24 @@ _KERNELS = {
         return c
         """,
     ),
+    # A hand-split epilogue: each AIV lane takes its half of the matmul result (pl.split_aiv).
+    "split_aiv_exp": (
+        "a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
+        "pl.Tensor[[64, 64], pl.FP32]",
+        """
+        pl.func_attr({"split_aiv": True})
+        a1 = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+        b1 = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+        a0 = pl.move(a1, target_memory=pl.Mem.Left)
+        b0 = pl.move(b1, target_memory=pl.Mem.Right)
+        acc = pl.matmul(a0, b0)
+        for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            h = pl.tile.aiv_shard(acc, split=1)
+            e = pl.exp(h)
+            pl.store(e, [lane * 32, 0], c)
+        return c
+        """,
+    ),
 }
 
 # Matmul then row softmax in one pl.at scope: the tensor-level form a user writes.

@@ -11,6 +11,9 @@ from tile_programs import PROGRAMS, front, inputs
 import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
+from pypto.analysis import function_index, walk
+from pypto.ir.node import replace
+from pypto.ir.stmt import SplitAivScopeStmt
 from pypto.languages.invariants import MixedKernelExpanded
 from pypto.passes import PassError
 
@@ -26,6 +29,7 @@ def test_snapshot(name: str, snapshot) -> None:
     before = tiled(name)
     after = assert_pass_preserves(passes.expand_mixed_kernel(), before, inputs(before), entry="main")
     assert MixedKernelExpanded.check(after) == []
+    assert SplitAivScopeStmt not in {type(n) for n in walk(after)}
     assert before_after("ExpandMixedKernel", before, after) == snapshot
 
 
@@ -61,6 +65,7 @@ def _split(name: str, opts: str = "") -> tuple[ir.Program, ir.Program]:
 def test_a_mixed_kernel_splits_and_keeps_its_results(name: str, snapshot) -> None:
     before, after = _split(name)
     assert MixedKernelExpanded.check(after) == []
+    assert SplitAivScopeStmt not in {type(n) for n in walk(after)}
     assert before_after("ExpandMixedKernel", before, after) == snapshot
     assert ir.structural_equal(pl.parse(after.as_python()), after)  # printed output is what a user writes
 
@@ -70,6 +75,7 @@ SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes)
     "vec_to_cube": ("k", 2, 16384),
     "loop_c2v": ("k", 1, 16384),
     "mm_softmax": ("main_incore_0", 1, 16384),
+    "split_aiv_exp": ("k", 1, 8192),  # a slot holds one lane's half
 }
 
 
@@ -85,8 +91,6 @@ def test_the_split_is_an_aic_an_aiv_kernel_and_a_group(name: str) -> None:
 
 
 def _calls(func: ir.Function) -> list[ir.Call]:
-    from pypto.analysis import function_index
-
     return [c for c in function_index(func).of(ir.Call) if not isinstance(c.op, ir.GlobalVar)]
 
 
@@ -106,8 +110,6 @@ def test_a_pipe_of_two_slots_feeds_four_tiles_through_the_group() -> None:
 
 
 def replace_attrs(func: ir.Function, **attrs: object) -> ir.Function:
-    from pypto.ir.node import replace
-
     return replace(func, attrs={**func.attrs, **attrs})
 
 
@@ -170,3 +172,9 @@ class P:
     with pytest.raises(PassError, match="'s' is computed on the other side of the split kernel but used by 'k_aic'"):
         passes.expand_mixed_kernel()(passes.infer_tile_memory_space()(program))
 
+
+
+def test_a_split_aiv_kernel_runs_its_aiv_half_on_both_lanes() -> None:
+    after = passes.expand_mixed_kernel()(placed("split_aiv_exp"))
+    assert after.get_function("k_aiv").attrs == {"split": ir.SplitMode.UP_DOWN, "split_aiv": True}
+    assert after.get_function("k_aic").attrs == {}
