@@ -1,8 +1,29 @@
 """ExpandMixedKernel: InCore kernels become AIC (cube) or AIV (vector) kernels (docs/passes.md#expandmixedkernel).
 
 Which side runs a call is :func:`pypto.languages.invariants.affinity.affinity`, the rule the
-MixedKernelExpanded check uses. A kernel on one side is only retyped; a kernel mixing both sides is
-split into ``F_aic`` and ``F_aiv`` joined by tpush/tpop pipes, called by a Group function ``F``.
+MixedKernelExpanded check uses. A kernel on one side is only retyped. A kernel ``F`` mixing both
+sides (a matmul and vector work in one ``pl.at`` scope) becomes ``F_aic`` and ``F_aiv`` called by a
+Group function ``F`` (callers keep calling ``F``):
+
+* each side keeps its own statements and the shared scalar ones; loops and branches holding both
+  are copied to both sides, and each side drops the carries and statements it does not need;
+* a tile moved across (``pl.move`` Acc -> Vec, Vec -> Mat/Left/Right, ``tile.aiv_shard``,
+  ``tile.aic_gather``) is pushed by its producer (``tpush_to_aiv`` / ``tpush_to_aic``) and popped by
+  its consumer (``tpop_from_aic`` / ``tpop_from_aiv``, then a move into Left/Right), which frees the
+  slot (``tfree_to_aic`` / ``tfree_to_aiv``) after its last use of the popped tile;
+* the consumer of each direction reserves the ring buffer (``reserve_buffer(base=pl.AUTO)``, size
+  ``slot_size * slot_num``), the producer imports it, and both initialise the pipe (``dir_mask`` 1
+  cube->vector, 2 vector->cube, 3 both; ``slot_size`` the largest tile a slot carries;
+  ``slot_num`` from ``pl.cross_core_slot(slot_num=N)``, else 8 for one direction, 4 for both);
+* ``pl.split(UP_DOWN | LEFT_RIGHT)``: the AIV kernel runs on both AIV lanes, each on half the rows
+  (columns) of the vector work (:mod:`pypto.transform.vector_split`); a vector op that reduces
+  across the split axis is an error. A ``pl.split_aiv`` kernel's regions run on both lanes as
+  written.
+
+Written values that cross sides must be tiles moved as above or tensors written to parameters; a
+scalar computed on one side and used on the other is an error. Code generation of Group
+functions is not available yet: such a program compiles through the passes, and codegen stops
+with "no rule for Group function".
 """
 
 from __future__ import annotations

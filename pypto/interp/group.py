@@ -1,4 +1,4 @@
-"""The kernels a Group function launches run as communicating processes (docs/interpreter.md#groups).
+"""The kernels a Group function launches run as communicating processes (docs/ops.md#cross-core-pipes).
 
 Each launched AIC kernel, and each lane of a launched AIV kernel, is a process on its own thread;
 exactly one runs at a time, so the interpreter's state needs no locks. A process runs until it

@@ -112,3 +112,12 @@ def test_a_tile_larger_than_the_slot_is_an_error() -> None:
     aiv = "        y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)"
     with pytest.raises(InterpreterError, match="a 1024-byte tile does not fit the 512-byte slots of c2v pipe 0"):
         run(pl.parse(_program(aic, aiv, slot_size=512, dir_mask=1)), *_args(), entry="g")
+
+
+def test_a_pipe_used_without_initialisation_is_an_error() -> None:
+    text = _program("        pl.system.bar_all()", "        y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = "
+                    "pl.tpop_from_aic(split=0)").replace("pl.aic_initialize_pipe", "# pl.aic_initialize_pipe")
+    text = text.replace("pl.aiv_initialize_pipe", "# pl.aiv_initialize_pipe")
+    with pytest.raises(InterpreterError, match="c2v pipe 0 is used before aic_initialize_pipe/aiv_initialize_pipe "
+                       r"set it up \(dir_mask 1 or 3, id=0\)"):
+        run(pl.parse(text), *_args(), entry="g")

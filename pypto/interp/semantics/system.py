@@ -138,10 +138,20 @@ def _initialize_pipe(ctx: OpContext, c2v_buf: Any, v2c_buf: Any) -> None:
                 int(slots) if slots is not None else default, int(ctx.kwarg("slot_size")))
 
 
+def _limits(ctx: OpContext, direction: str) -> tuple[int, int] | None:
+    """(slot_num, slot_size) of the pipe; inside a Group a pipe must be initialised before use."""
+    st, pipe = ctx.state, _pipe_id(ctx)
+    limits = st.pipe_slots.get((direction, pipe))
+    if limits is None and st.group is not None:
+        raise OpError(f"{direction} pipe {pipe} is used before aic_initialize_pipe/aiv_initialize_pipe set it up "
+                      f"(dir_mask {1 if direction == 'c2v' else 2} or 3, id={pipe})")
+    return limits
+
+
 def _push(ctx: OpContext, direction: str, lane: int, value: TileValue) -> None:
     st, pipe = ctx.state, _pipe_id(ctx)
     queue = _queue(ctx, direction, lane)
-    limits = st.pipe_slots.get((direction, pipe))
+    limits = _limits(ctx, direction)
     if limits is not None:
         slots, size = limits
         nbytes = value.data.size * value.dtype.get_bit() // 8
@@ -158,6 +168,7 @@ def _push(ctx: OpContext, direction: str, lane: int, value: TileValue) -> None:
 def _pop(ctx: OpContext, direction: str, lane: int) -> TileValue:
     st, pipe = ctx.state, _pipe_id(ctx)
     queue = _queue(ctx, direction, lane)
+    _limits(ctx, direction)
     if not queue:
         if st.group is None:
             raise OpError("the pipe is empty (outside a Group the interpreter runs producers before consumers "
