@@ -197,7 +197,7 @@ def _insert_frees(body: Stmt) -> Stmt:
     for s in stmts:
         if not (isinstance(s, AssignStmt) and op_name(s.value) in _POPS):
             continue
-        at = out.index(s)
+        at = next(i for i, x in enumerate(out) if x is s)
         for j in range(len(out) - 1, at, -1):
             if s.var in stmt_reads(out[j]):
                 at = j
@@ -283,12 +283,34 @@ class ExpandMixedKernel(ProgramPass):
             aiv_body = self.halve(func, mode, vector, aiv_body)
             lane_split = int(mode)
         roots = _roots(func)
+        self.check_gm_handoff(func, roots)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
         written = any(op_name(c) in _INITS for c in function_index(func).of(Call))
         setup = ([], []) if written else self.pipe_setup(func, vector, aic_name, aiv_name)
         aic = self.side_function(func, aic_name, FunctionType.AIC, aic_body, roots, setup[0], lane_split)
         aiv = self.side_function(func, aiv_name, FunctionType.AIV, aiv_body, roots, setup[1], lane_split)
         return [aic, aiv, self.group(func, aic, aiv, roots)]
+
+    def check_gm_handoff(self, func: Function, roots: dict[Var, Var]) -> None:
+        """A tensor one side stores and the other loads would need a synchronisation the split lacks."""
+        stored: dict[Var, tuple[Affinity, Call]] = {}
+        for call in function_index(func).of(Call):
+            name = op_name(call)
+            if name not in ("tile.store", "tile.load"):
+                continue
+            tensor = call.args[2] if name == "tile.store" else call.args[0]
+            param = tensor if tensor in func.params else roots.get(tensor)
+            side = affinity(call)
+            if name == "tile.store":
+                stored[param] = (side, call)
+            elif param in stored and stored[param][0] is not side:
+                raise PassError(
+                    self.name,
+                    f"kernel '{func.name}' stores '{param.name_hint}' on the {stored[param][0].value} side "
+                    f"(at {stored[param][1].span}) and loads it back on the {side.value} side",
+                    call.span,
+                    "hand the tile across with pl.move instead of a round trip through global memory",
+                )
 
     def halve(self, func: Function, mode: SplitMode, vector: _Side, body: Stmt) -> Stmt:
         """Under ``pl.split(mode)`` each AIV lane computes half of the vector work."""

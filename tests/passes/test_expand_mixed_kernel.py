@@ -178,3 +178,25 @@ def test_a_split_aiv_kernel_runs_its_aiv_half_on_both_lanes() -> None:
     after = passes.expand_mixed_kernel()(placed("split_aiv_exp"))
     assert after.get_function("k_aiv").attrs == {"split": ir.SplitMode.UP_DOWN, "split_aiv": True}
     assert after.get_function("k_aic").attrs == {}
+
+
+def test_a_tensor_stored_by_one_side_and_loaded_by_the_other_is_refused() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], c: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a1 = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(a1, target_memory=pl.Mem.Right))
+        c1 = pl.store(acc, [0, 0], c)
+        t = pl.load(c1, [0, 0], [16, 16])
+        c2 = pl.store(pl.exp(t), [0, 0], c1)
+        return c2
+""")
+    program = passes.infer_tile_memory_space()(passes.PassManager(passes.front_passes()).run(program))
+    with pytest.raises(PassError) as err:
+        passes.expand_mixed_kernel()(program)
+    assert "kernel 'k' stores 'c' on the cube side (at <string>:9:14) and loads it back on the vector side" in str(
+        err.value)
+    assert err.value.hint == "hand the tile across with pl.move instead of a round trip through global memory"
