@@ -285,11 +285,25 @@ class ExpandMixedKernel(ProgramPass):
         roots = _roots(func)
         self.check_gm_handoff(func, roots)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
-        written = any(op_name(c) in _INITS for c in function_index(func).of(Call))
+        written = [c for c in function_index(func).of(Call) if op_name(c) in _INITS]
+        self.check_slots(written, vector, 2 if mode is not SplitMode.NONE else 1)
         setup = ([], []) if written else self.pipe_setup(func, vector, aic_name, aiv_name)
         aic = self.side_function(func, aic_name, FunctionType.AIC, aic_body, roots, setup[0], lane_split)
         aiv = self.side_function(func, aiv_name, FunctionType.AIV, aiv_body, roots, setup[1], lane_split)
         return [aic, aiv, self.group(func, aic, aiv, roots)]
+
+    def check_slots(self, inits: list[Call], vector: _Side, lanes: int) -> None:
+        """The pipes a user set up by hand must hold the tiles the split sends through them."""
+        need = max([_tile_bytes(t) // lanes for t in vector.c2v + vector.v2c], default=0)
+        for init in inits:
+            if init.kwargs["slot_size"] < need:
+                raise PassError(
+                    self.name,
+                    f"{op_name(init)} gives slot_size={init.kwargs['slot_size']}, but the split sends "
+                    f"{need}-byte tiles through the pipe",
+                    init.span,
+                    f"give slot_size={need} or more, or leave the pipe set-up to ExpandMixedKernel",
+                )
 
     def check_gm_handoff(self, func: Function, roots: dict[Var, Var]) -> None:
         """A tensor one side stores and the other loads would need a synchronisation the split lacks."""

@@ -90,8 +90,10 @@ _KERNELS = {
     ),
 }
 
-# Matmul then row softmax in one pl.at scope: the tensor-level form a user writes.
-MM_SOFTMAX = """
+# Whole programs in the tensor-level form a user writes (``{opts}``: extra ``pl.at`` arguments).
+_PROGRAMS = {
+    # Matmul then row softmax in one pl.at scope.
+    "mm_softmax": """
 @pl.program
 class MmSoftmax:
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -105,15 +107,35 @@ class MmSoftmax:
             y = pl.row_expand_div(e, s)
             c = pl.assemble(c, y, [0, 0])
         return c
-"""
+""",
+    # Attention-like: QK^T to the vector side, exp back to the cube for PV, accumulated on the vector
+    # side over a loop, on two SPMD blocks through two-slot pipes both ways.
+    "attention": """
+@pl.program
+class Attention:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[256, 64], pl.FP16],
+             v: pl.Tensor[[256, 64], pl.FP16], o: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for blk in pl.spmd(2, optimizations=[pl.cross_core_slot(slot_num=2)]):
+            acc = pl.full([64, 64], dtype=pl.FP32, value=0.0)
+            for i in pl.range(4):
+                kt = pl.slice(k, [64, 64], [i * 64, 0])
+                vt = pl.slice(v, [64, 64], [i * 64, 0])
+                s = pl.matmul(q, kt, b_trans=True, out_dtype=pl.FP32)
+                p = pl.cast(pl.exp(s), pl.FP16)
+                acc = pl.add(acc, pl.matmul(p, vt, out_dtype=pl.FP32))
+            o = pl.assemble(o, acc, [blk * 64, 0])
+        return o
+""",
+}
 
-NAMES = sorted([*_KERNELS, "mm_softmax"])
+NAMES = sorted([*_KERNELS, *_PROGRAMS])
 
 
 def source(name: str, opts: str = "") -> str:
-    """The DSL source of program ``name`` (``opts``: extra ``pl.at`` arguments of mm_softmax)."""
-    if name == "mm_softmax":
-        return MM_SOFTMAX.format(opts=opts)
+    """The DSL source of program ``name`` (``opts``: extra ``pl.at`` arguments of the whole programs)."""
+    if name in _PROGRAMS:
+        return _PROGRAMS[name].format(opts=opts)
     params, ret, body = _KERNELS[name]
     args = ", ".join(p.split(":")[0].strip() for p in params.split(", ") if ":" in p)
     kernel = (f"    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, {params}) -> {ret}:\n"

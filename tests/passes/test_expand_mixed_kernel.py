@@ -70,24 +70,28 @@ def test_a_mixed_kernel_splits_and_keeps_its_results(name: str, snapshot) -> Non
     assert ir.structural_equal(pl.parse(after.as_python()), after)  # printed output is what a user writes
 
 
-SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes)
-    "mm_bias_relu": ("k", 1, 16384),
-    "vec_to_cube": ("k", 2, 16384),
-    "loop_c2v": ("k", 1, 16384),
-    "mm_softmax": ("main_incore_0", 1, 16384),
-    "split_aiv_exp": ("k", 1, 8192),  # a slot holds one lane's half
+SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes, slots)
+    "mm_bias_relu": ("k", 1, 16384, 8),
+    "vec_to_cube": ("k", 2, 16384, 8),
+    "loop_c2v": ("k", 1, 16384, 8),
+    "mm_softmax": ("main_incore_0", 1, 16384, 8),
+    "split_aiv_exp": ("k", 1, 8192, 8),  # a slot holds one lane's half
+    "attention": ("main_incore_0", 3, 16384, 2),  # pl.cross_core_slot(slot_num=2)
 }
 
 
 @pytest.mark.parametrize("name", sorted(SPLITS))
 def test_the_split_is_an_aic_an_aiv_kernel_and_a_group(name: str) -> None:
-    kernel, dir_mask, slot_size = SPLITS[name]
+    kernel, dir_mask, slot_size, slot_num = SPLITS[name]
     after = passes.expand_mixed_kernel()(placed(name))
-    kinds = {f.name: f.func_type.name for f in after.functions.values() if f.name != "main"}
-    assert kinds == {f"{kernel}_aic": "AIC", f"{kernel}_aiv": "AIV", kernel: "Group"}
+    kinds = {f.name: f.func_type.name for f in after.functions.values() if f.func_type.name != "Orchestration"}
+    expected = {f"{kernel}_aic": "AIC", f"{kernel}_aiv": "AIV", kernel: "Group"}
+    if name == "attention":
+        expected[f"{kernel}_spmd"] = "Spmd"  # the Spmd wrapper keeps its type and now calls the Group
+    assert kinds == expected
     inits = [c for f in (f"{kernel}_aic", f"{kernel}_aiv") for c in _calls(after.get_function(f))
              if c.op.name.endswith("_initialize_pipe")]
-    assert [c.kwargs for c in inits] == [{"dir_mask": dir_mask, "slot_size": slot_size, "slot_num": 8}] * 2
+    assert [c.kwargs for c in inits] == [{"dir_mask": dir_mask, "slot_size": slot_size, "slot_num": slot_num}] * 2
 
 
 def _calls(func: ir.Function) -> list[ir.Call]:
@@ -200,3 +204,25 @@ class P:
     assert "kernel 'k' stores 'c' on the cube side (at <string>:9:14) and loads it back on the vector side" in str(
         err.value)
     assert err.value.hint == "hand the tile across with pl.move instead of a round trip through global memory"
+
+
+def test_a_hand_written_pipe_whose_slots_cannot_hold_the_tile_is_refused() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.aic_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)
+        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)
+        a1 = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(a1, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], c)
+        return out
+""")
+    program = passes.infer_tile_memory_space()(passes.PassManager(passes.front_passes()).run(program))
+    with pytest.raises(PassError) as err:
+        passes.expand_mixed_kernel()(program)
+    assert str(err.value) == ("ExpandMixedKernel: system.aic_initialize_pipe gives slot_size=512, but the split sends "
+                              "1024-byte tiles through the pipe at <string>:7:9")
+    assert err.value.hint == "give slot_size=1024 or more, or leave the pipe set-up to ExpandMixedKernel"
