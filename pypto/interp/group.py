@@ -76,18 +76,22 @@ class GroupRun:
     def run_all(self) -> None:
         """Run every spawned process to its end; re-raise the first error; detect deadlock."""
         try:
-            while True:
-                pending = [p for p in self.processes if not p.done]
-                if not pending:
-                    return
-                proc = next((p for p in pending if p.ready is None or p.ready()), None)
-                if proc is None:
-                    raise OpError(self._deadlock(pending))
-                self._resume(proc)
-                if proc.error is not None:
-                    raise proc.error
+            self.run_until(lambda: False)
         finally:
             self._stop()
+
+    def run_until(self, done: Callable[[], bool]) -> None:
+        """Run the spawned processes until ``done()`` or until all have finished."""
+        while not done():
+            pending = [p for p in self.processes if not p.done]
+            if not pending:
+                return
+            proc = next((p for p in pending if p.ready is None or p.ready()), None)
+            if proc is None:
+                raise OpError(self._deadlock(pending))
+            self._resume(proc)
+            if proc.error is not None:
+                raise proc.error
 
     def _resume(self, proc: Process) -> None:
         for f, v in zip(_LAUNCH_FIELDS, proc.launch):

@@ -127,6 +127,8 @@ class Machine:
         if func.func_type == FunctionType.Group and self.state.group is None:
             return self._run_group(func, args)
         frame = Frame(self._memory_for(func))
+        if func.func_type == FunctionType.Group:
+            frame.env = _GroupEnv()
         for param, arg in zip(func.params, args):
             self._check_value(param, arg, frame.env, f"argument '{param.name_hint}' of '{func.name}'")
             frame.env[param] = arg
@@ -501,17 +503,27 @@ class Machine:
         if run is None or func.func_type not in (FunctionType.AIC, FunctionType.AIV):
             return self.call_function(func, args)
         proc = run.spawn(func.name, func.func_type.name, lambda: self.call_function(func, args))
-        return [_Pending(proc, i) for i in range(len(func.return_types))]
+        return [_Pending(run, proc, i) for i in range(len(func.return_types))]
 
 
 class _Pending:
-    """A result of a kernel launched inside a Group, known once the group has run."""
+    """A result of a kernel launched inside a Group, known once that kernel has run."""
 
-    def __init__(self, proc: Process, index: int) -> None:
-        self.proc, self.index = proc, index
+    def __init__(self, run: GroupRun, proc: Process, index: int) -> None:
+        self.run, self.proc, self.index = run, proc, index
 
     def value(self) -> Any:
+        if not self.proc.done:  # the group's body reads it: run the kernels until this one ends
+            self.run.run_until(lambda: self.proc.done)
         return self.proc.result[self.index]
+
+
+class _GroupEnv(dict):
+    """The variables of a Group's body: reading a kernel's pending result waits for that kernel."""
+
+    def __getitem__(self, key: E.Var) -> Any:
+        value = dict.__getitem__(self, key)
+        return value.value() if isinstance(value, _Pending) else value
 
 
 def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
