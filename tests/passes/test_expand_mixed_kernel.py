@@ -15,6 +15,8 @@ from pypto.analysis import function_index, walk
 from pypto.ir.node import replace
 from pypto.ir.stmt import SplitAivScopeStmt
 from pypto.languages.invariants import MixedKernelExpanded
+from pypto.languages.placed import placed as placed_dialect
+from pypto.languages.synced import synced
 from pypto.passes import PassError
 
 SIDES = {"tile_add": "AIV", "matmul": "AIC", "loop_carry": "AIV", "softmax": "AIV"}
@@ -226,3 +228,15 @@ class P:
     assert str(err.value) == ("ExpandMixedKernel: system.aic_initialize_pipe gives slot_size=512, but the split sends "
                               "1024-byte tiles through the pipe at <string>:7:9")
     assert err.value.hint == "give slot_size=1024 or more, or leave the pipe set-up to ExpandMixedKernel"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_rest_of_the_pipeline_keeps_the_split_programs_meaning(name: str) -> None:
+    # From ResolveBackendOpLayouts through the split, memory planning and pipe sync to the synced dialect.
+    chain = passes.lowering_passes()
+    start = [p.name for p in chain].index("ResolveBackendOpLayouts")
+    program = placed(name)
+    rest = passes.PassManager(chain[start:], start=placed_dialect)
+    after = assert_pass_preserves(rest, program, inputs(program), entry="main")
+    assert rest.final_dialect is synced
+    assert {f.func_type.name for f in after.functions.values()} >= {"AIC", "AIV", "Group"}
