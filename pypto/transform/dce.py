@@ -9,7 +9,7 @@ and yield live; a live ``if`` return var makes both branches' yields and the con
 
 from __future__ import annotations
 
-from pypto.analysis.defuse import expr_vars, type_vars
+from pypto.analysis.defuse import expr_vars, sub_blocks, type_vars
 from pypto.ir.expr import Call, Expr, GlobalVar, Var
 from pypto.ir.function import Function
 from pypto.ir.node import replace
@@ -56,10 +56,8 @@ class _Marker:
                 if isinstance(s, (ForStmt, WhileStmt)):
                     for k, ia in enumerate(s.iter_args):
                         self.loop_of[ia] = (s, k)
-                for body in ([s.then_body] + ([s.else_body] if s.else_body else [])) if isinstance(s, IfStmt) else [
-                    s.body
-                ]:
-                    self.index(body)
+            for body in sub_blocks(s):
+                self.index(body)
 
     def need(self, vars_: set[Var]) -> None:
         for v in vars_:
@@ -75,17 +73,13 @@ class _Marker:
                     self.need(_reads([value]) | ({s.var} if isinstance(s, AssignStmt) else set()))
             elif isinstance(s, ReturnStmt):
                 self.need(_reads(list(s.value)))
-            elif isinstance(s, ForStmt):
-                self.need(_reads([s.start, s.stop, s.step]))
-                self.roots(s.body)
-            elif isinstance(s, WhileStmt):
-                self.need(_reads([s.condition]))
-                self.roots(s.body)
-            elif isinstance(s, IfStmt):
-                self.need(_reads([s.condition]))
-                self.roots(s.then_body)
-                if s.else_body is not None:
-                    self.roots(s.else_body)
+            else:
+                if isinstance(s, ForStmt):
+                    self.need(_reads([s.start, s.stop, s.step]))
+                elif isinstance(s, (WhileStmt, IfStmt)):
+                    self.need(_reads([s.condition]))
+                for body in sub_blocks(s):
+                    self.roots(body)
 
     def run(self) -> None:
         while self.todo:
