@@ -74,11 +74,13 @@ class VectorHalver:
         return new
 
     def retyped(self, var: Var, t: object) -> Var:
-        if t is var.type or not isinstance(t, TileType):
+        """``var``, or a new variable of type ``t`` when the rewrite changed its type."""
+        if not isinstance(t, TileType) or t == var.type:
             return var
         new = Var(var.name_hint, t, var.span)
         self.map[var] = new
-        self.halved.add(new)
+        if self._is_halved(t, var.type):
+            self.halved.add(new)
         return new
 
     def expr(self, e: Expr) -> Expr:

@@ -35,6 +35,21 @@ _KERNELS = {
         return out
         """,
     ),
+    # A bias row broadcast down the columns: under an UP_DOWN split every lane needs the whole row.
+    "mm_bias_row": (
+        "a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16], bias: pl.Tensor[[1, 64], pl.FP32], "
+        "c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
+        "pl.Tensor[[64, 64], pl.FP32]",
+        """
+        a1 = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+        b1 = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(b1, target_memory=pl.Mem.Right))
+        x = pl.move(acc, target_memory=pl.Mem.Vec)
+        row = pl.load(bias, [0, 0], [1, 64])
+        out = pl.store(pl.col_expand_add(x, row), [0, 0], c)
+        return out
+        """,
+    ),
     # The vector side prepares the left operand, the cube multiplies (vector -> cube).
     "vec_to_cube": (
         "a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",

@@ -74,6 +74,7 @@ def test_a_mixed_kernel_splits_and_keeps_its_results(name: str, snapshot) -> Non
 
 SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes, slots)
     "mm_bias_relu": ("k", 1, 16384, 8),
+    "mm_bias_row": ("k", 1, 16384, 8),
     "vec_to_cube": ("k", 2, 16384, 8),
     "loop_c2v": ("k", 1, 16384, 8),
     "mm_softmax": ("main_incore_0", 1, 16384, 8),
@@ -134,7 +135,7 @@ def test_pl_split_up_down_gives_each_aiv_lane_half_the_rows(snapshot) -> None:
     assert ir.structural_equal(pl.parse(after.as_python()), after)
 
 
-@pytest.mark.parametrize("name", ["mm_bias_relu", "vec_to_cube", "loop_c2v"])
+@pytest.mark.parametrize("name", ["mm_bias_relu", "mm_bias_row", "vec_to_cube", "loop_c2v"])
 @pytest.mark.parametrize("mode", [ir.SplitMode.UP_DOWN, ir.SplitMode.LEFT_RIGHT])
 def test_a_split_kernel_keeps_its_results(name: str, mode: ir.SplitMode) -> None:
     before = placed(name)
