@@ -15,6 +15,7 @@ from pypto.analysis import function_index, walk
 from pypto.ir.node import replace
 from pypto.ir.stmt import SplitAivScopeStmt
 from pypto.languages.invariants import MixedKernelExpanded
+from pypto.language.parser.diagnostics.exceptions import ParserWarning
 from pypto.languages.placed import placed as placed_dialect
 from pypto.languages.synced import synced
 from pypto.passes import PassError
@@ -241,3 +242,11 @@ def test_the_rest_of_the_pipeline_keeps_the_split_programs_meaning(name: str) ->
     after = assert_pass_preserves(rest, program, inputs(program), entry="main")
     assert rest.final_dialect is synced
     assert {f.func_type.name for f in after.functions.values()} >= {"AIC", "AIV", "Group"}
+
+
+def test_the_deprecated_split_slot_num_warns_and_still_sets_the_pipe_depth() -> None:
+    with pytest.warns(ParserWarning, match=r"pl\.split\(MODE, slot_num=N\) is deprecated"):
+        before = placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2)]")
+    after = passes.expand_mixed_kernel()(before)
+    init = next(c for c in _calls(after.get_function("main_incore_0_aiv")) if c.op.name.endswith("initialize_pipe"))
+    assert init.kwargs == {"dir_mask": 1, "slot_size": 8192, "slot_num": 2}
