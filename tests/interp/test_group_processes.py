@@ -107,7 +107,8 @@ def test_popped_tiles_hold_their_slot_until_freed() -> None:
 
 
 def test_a_tile_larger_than_the_slot_is_an_error() -> None:
-    aic = ("        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)\n"
+    aic = ("        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], "
+           "target_memory=pl.Mem.Mat)\n"
            "        pl.tpush_to_aiv(t, split=0)")
     aiv = "        y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)"
     with pytest.raises(InterpreterError, match="a 1024-byte tile does not fit the 512-byte slots of c2v pipe 0"):

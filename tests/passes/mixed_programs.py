@@ -50,6 +50,24 @@ _KERNELS = {
         return out
         """,
     ),
+    # A K loop accumulating on the cube side, then an epilogue on the vector side: the vector kernel
+    # keeps no copy of the loop.
+    "k_loop_exp": (
+        "a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
+        "pl.Tensor[[64, 64], pl.FP32]",
+        """
+        a1 = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b1 = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        first = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(b1, target_memory=pl.Mem.Right))
+        for k, (acc,) in pl.range(1, 4, init_values=(first,)):
+            ak = pl.load(a, [0, k * 64], [64, 64], target_memory=pl.Mem.Mat)
+            bk = pl.load(b, [k * 64, 0], [64, 64], target_memory=pl.Mem.Mat)
+            nxt = pl.matmul_acc(acc, pl.move(ak, target_memory=pl.Mem.Left), pl.move(bk, target_memory=pl.Mem.Right))
+            total = pl.yield_(nxt)
+        out = pl.store(pl.exp(pl.move(total, target_memory=pl.Mem.Vec)), [0, 0], c)
+        return out
+        """,
+    ),
     # The vector side prepares the left operand, the cube multiplies (vector -> cube).
     "vec_to_cube": (
         "a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
@@ -130,7 +148,8 @@ class MmSoftmax:
 class Attention:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[256, 64], pl.FP16],
-             v: pl.Tensor[[256, 64], pl.FP16], o: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+             v: pl.Tensor[[256, 64], pl.FP16],
+             o: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
         for blk in pl.spmd(2, optimizations=[pl.cross_core_slot(slot_num=2)]):
             acc = pl.full([64, 64], dtype=pl.FP32, value=0.0)
             for i in pl.range(4):

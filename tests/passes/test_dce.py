@@ -10,7 +10,8 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.AIV)
-    def k(self, a: pl.Tensor[[16, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16])
         unused: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.exp(t)
         for i, (n, x) in pl.range(4, init_values=(0, t)):

@@ -76,6 +76,7 @@ def test_a_mixed_kernel_splits_and_keeps_its_results(name: str, snapshot) -> Non
 SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes, slots)
     "mm_bias_relu": ("k", 1, 16384, 8),
     "mm_bias_row": ("k", 1, 16384, 8),
+    "k_loop_exp": ("k", 1, 16384, 8),
     "vec_to_cube": ("k", 2, 16384, 8),
     "loop_c2v": ("k", 1, 16384, 8),
     "mm_softmax": ("main_incore_0", 1, 16384, 8),
@@ -164,7 +165,8 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         t = pl.load(a, [0, 0], [16, 16])
         s = pl.tile.read(t, [0, 0])
         m = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
@@ -194,7 +196,8 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 16], pl.FP16], c: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16],
+          c: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         a1 = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
         acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(a1, target_memory=pl.Mem.Right))
         c1 = pl.store(acc, [0, 0], c)
@@ -205,7 +208,7 @@ class P:
     program = passes.infer_tile_memory_space()(passes.PassManager(passes.front_passes()).run(program))
     with pytest.raises(PassError) as err:
         passes.expand_mixed_kernel()(program)
-    assert "kernel 'k' stores 'c' on the cube side (at <string>:9:14) and loads it back on the vector side" in str(
+    assert "kernel 'k' stores 'c' on the cube side (at <string>:10:14) and loads it back on the vector side" in str(
         err.value)
     assert err.value.hint == "hand the tile across with pl.move instead of a round trip through global memory"
 
@@ -216,7 +219,8 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 16], pl.FP16], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         pl.aic_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)
         pl.aiv_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)
         a1 = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
@@ -228,7 +232,7 @@ class P:
     with pytest.raises(PassError) as err:
         passes.expand_mixed_kernel()(program)
     assert str(err.value) == ("ExpandMixedKernel: system.aic_initialize_pipe gives slot_size=512, but the split sends "
-                              "1024-byte tiles through the pipe at <string>:7:9")
+                              "1024-byte tiles through the pipe at <string>:8:9")
     assert err.value.hint == "give slot_size=1024 or more, or leave the pipe set-up to ExpandMixedKernel"
 
 
@@ -250,3 +254,10 @@ def test_the_deprecated_split_slot_num_warns_and_still_sets_the_pipe_depth() -> 
     after = passes.expand_mixed_kernel()(before)
     init = next(c for c in _calls(after.get_function("main_incore_0_aiv")) if c.op.name.endswith("initialize_pipe"))
     assert init.kwargs == {"dir_mask": 1, "slot_size": 8192, "slot_num": 2}
+
+
+def test_a_loop_with_only_cube_work_stays_on_the_cube_side() -> None:
+    after = passes.expand_mixed_kernel()(placed("k_loop_exp"))
+    loops = {name: [n for n in walk(after.get_function(name)) if isinstance(n, ir.ForStmt)]
+             for name in ("k_aic", "k_aiv")}
+    assert len(loops["k_aic"]) == 1 and loops["k_aiv"] == []
