@@ -141,6 +141,22 @@ class MmSoftmax:
             c = pl.assemble(c, y, [0, 0])
         return c
 """,
+    # A linear layer with bias and relu in one pl.at scope, written with tile ops.
+    "linear_relu_at": """
+@pl.program
+class LinearReluAt:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+             bias: pl.Tensor[[64, 64], pl.FP32],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP{opts}):
+            a1 = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+            b1 = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+            acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(b1, target_memory=pl.Mem.Right))
+            y = pl.add(pl.move(acc, target_memory=pl.Mem.Vec), pl.load(bias, [0, 0], [64, 64]))
+            c = pl.store(pl.relu(y), [0, 0], c)
+        return c
+""",
     # Attention-like: QK^T to the vector side, exp back to the cube for PV, accumulated on the vector
     # side over a loop, on two SPMD blocks through two-slot pipes both ways.
     "attention": """

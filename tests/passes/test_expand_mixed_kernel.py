@@ -80,6 +80,7 @@ SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes, sl
     "vec_to_cube": ("k", 2, 16384, 8),
     "loop_c2v": ("k", 1, 16384, 8),
     "mm_softmax": ("main_incore_0", 1, 16384, 8),
+    "linear_relu_at": ("main_incore_0", 1, 16384, 8),
     "split_aiv_exp": ("k", 1, 8192, 8),  # a slot holds one lane's half
     "attention": ("main_incore_0", 3, 16384, 2),  # pl.cross_core_slot(slot_num=2)
 }
