@@ -35,6 +35,7 @@ from pypto.ir.types import ShapedType, TileType
 
 from pypto.ir.numpy_dtypes import normalize_scalar
 from .errors import InterpreterError, OpError
+from .group import GroupRun, Process
 from .memory import AddressMemory, plan_extents, tile_address
 from pypto.ir.scalar_eval import eval_binary, eval_unary
 from .semantics import OpContext, RunState, lookup
@@ -123,7 +124,11 @@ class Machine:
         """Run ``func`` on ``args`` (already run-time values); return its return values."""
         if len(args) != len(func.params):
             raise OpError(f"function '{func.name}' takes {len(func.params)} arguments, got {len(args)}")
+        if func.func_type == FunctionType.Group and self.state.group is None:
+            return self._run_group(func, args)
         frame = Frame(self._memory_for(func))
+        if func.func_type == FunctionType.Group:
+            frame.env = _GroupEnv()
         for param, arg in zip(func.params, args):
             self._check_value(param, arg, frame.env, f"argument '{param.name_hint}' of '{func.name}'")
             frame.env[param] = arg
@@ -135,6 +140,17 @@ class Machine:
             word = "break" if isinstance(ctl, _Break) else "continue"
             raise InterpreterError(f"'{word}' outside a loop in function '{func.name}'", func.span) from None
         return [] if result is None else result
+
+    def _run_group(self, func: Function, args: list[Any]) -> list[Any]:
+        """Run a Group: its body launches its kernels as processes (pypto.interp.group), which then
+        run together; results of kernel calls read after the body are the kernels' results."""
+        run = self.state.group = GroupRun(func.name, self.state)
+        try:
+            results = self.call_function(func, args)
+            run.run_all()
+        finally:
+            self.state.group = None
+        return [r.value() if isinstance(r, _Pending) else r for r in results]
 
     def _memory_for(self, func: Function) -> AddressMemory | None:
         if self.memory_mode == "values":
@@ -475,10 +491,39 @@ class Machine:
                 for lane in range(lanes) if lanes is not None else (None,):
                     if lane is not None:
                         st.subblock_idx, st.subblock_num = lane, lanes
-                    results = self.call_function(func, args)
+                    results = self._run_kernel(func, args)
         finally:
             st.block_idx, st.block_num, st.subblock_idx, st.subblock_num = saved
         return results
+
+
+    def _run_kernel(self, func: Function, args: list[Any]) -> list[Any]:
+        """Run ``func`` now, or, launched by a Group's body, as a process of that group."""
+        run = self.state.group
+        if run is None or func.func_type not in (FunctionType.AIC, FunctionType.AIV):
+            return self.call_function(func, args)
+        proc = run.spawn(func.name, func.func_type.name, lambda: self.call_function(func, args))
+        return [_Pending(run, proc, i) for i in range(len(func.return_types))]
+
+
+class _Pending:
+    """A result of a kernel launched inside a Group, known once that kernel has run."""
+
+    def __init__(self, run: GroupRun, proc: Process, index: int) -> None:
+        self.run, self.proc, self.index = run, proc, index
+
+    def value(self) -> Any:
+        if not self.proc.done:  # the group's body reads it: run the kernels until this one ends
+            self.run.run_until(lambda: self.proc.done)
+        return self.proc.result[self.index]
+
+
+class _GroupEnv(dict):
+    """The variables of a Group's body: reading a kernel's pending result waits for that kernel."""
+
+    def __getitem__(self, key: E.Var) -> Any:
+        value = dict.__getitem__(self, key)
+        return value.value() if isinstance(value, _Pending) else value
 
 
 def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:

@@ -1,14 +1,23 @@
-"""ExpandMixedKernel: single-side InCore kernels become AIC or AIV; a mixed kernel is an error."""
+"""ExpandMixedKernel: single-side InCore kernels become AIC or AIV; a mixed kernel becomes AIC + AIV
+kernels in a Group joined by tpush/tpop pipes, and runs as before on the interpreter."""
 
 from __future__ import annotations
 
 import pytest
+from mixed_programs import NAMES, placed
 from pass_helpers import before_after
 from tile_programs import PROGRAMS, front, inputs
 
+import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
+from pypto.analysis import function_index, walk
+from pypto.ir.node import replace
+from pypto.ir.stmt import SplitAivScopeStmt
 from pypto.languages.invariants import MixedKernelExpanded
+from pypto.language.parser.diagnostics.exceptions import ParserWarning
+from pypto.languages.placed import placed as placed_dialect
+from pypto.languages.synced import synced
 from pypto.passes import PassError
 
 SIDES = {"tile_add": "AIV", "matmul": "AIC", "loop_carry": "AIV", "softmax": "AIV"}
@@ -23,6 +32,7 @@ def test_snapshot(name: str, snapshot) -> None:
     before = tiled(name)
     after = assert_pass_preserves(passes.expand_mixed_kernel(), before, inputs(before), entry="main")
     assert MixedKernelExpanded.check(after) == []
+    assert SplitAivScopeStmt not in {type(n) for n in walk(after)}
     assert before_after("ExpandMixedKernel", before, after) == snapshot
 
 
@@ -49,16 +59,206 @@ def test_a_program_without_incore_kernels_is_unchanged() -> None:
     assert passes.expand_mixed_kernel()(program) is program
 
 
-def test_a_mixed_kernel_is_an_error_naming_both_sides() -> None:
+def _split(name: str, opts: str = "") -> tuple[ir.Program, ir.Program]:
+    before = placed(name, opts)
+    return before, assert_pass_preserves(passes.expand_mixed_kernel(), before, inputs(before), entry="main")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_mixed_kernel_splits_and_keeps_its_results(name: str, snapshot) -> None:
+    before, after = _split(name)
+    assert MixedKernelExpanded.check(after) == []
+    assert SplitAivScopeStmt not in {type(n) for n in walk(after)}
+    assert before_after("ExpandMixedKernel", before, after) == snapshot
+    assert ir.structural_equal(pl.parse(after.as_python()), after)  # printed output is what a user writes
+
+
+SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes, slots)
+    "mm_bias_relu": ("k", 1, 16384, 8),
+    "mm_bias_row": ("k", 1, 16384, 8),
+    "k_loop_exp": ("k", 1, 16384, 8),
+    "vec_to_cube": ("k", 2, 16384, 8),
+    "loop_c2v": ("k", 1, 16384, 8),
+    "mm_softmax": ("main_incore_0", 1, 16384, 8),
+    "linear_relu_at": ("main_incore_0", 1, 16384, 8),
+    "split_aiv_exp": ("k", 1, 8192, 8),  # a slot holds one lane's half
+    "attention": ("main_incore_0", 3, 16384, 2),  # pl.cross_core_slot(slot_num=2)
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLITS))
+def test_the_split_is_an_aic_an_aiv_kernel_and_a_group(name: str) -> None:
+    kernel, dir_mask, slot_size, slot_num = SPLITS[name]
+    after = passes.expand_mixed_kernel()(placed(name))
+    kinds = {f.name: f.func_type.name for f in after.functions.values() if f.func_type.name != "Orchestration"}
+    expected = {f"{kernel}_aic": "AIC", f"{kernel}_aiv": "AIV", kernel: "Group"}
+    if name == "attention":
+        expected[f"{kernel}_spmd"] = "Spmd"  # the Spmd wrapper keeps its type and now calls the Group
+    assert kinds == expected
+    inits = [c for f in (f"{kernel}_aic", f"{kernel}_aiv") for c in _calls(after.get_function(f))
+             if c.op.name.endswith("_initialize_pipe")]
+    assert [c.kwargs for c in inits] == [{"dir_mask": dir_mask, "slot_size": slot_size, "slot_num": slot_num}] * 2
+
+
+def _calls(func: ir.Function) -> list[ir.Call]:
+    return [c for c in function_index(func).of(ir.Call) if not isinstance(c.op, ir.GlobalVar)]
+
+
+def test_cross_core_slot_sets_the_pipe_depth_and_the_ring_size() -> None:
+    _, after = _split("mm_softmax", ", optimizations=[pl.cross_core_slot(slot_num=2)]")
+    aiv = after.get_function("main_incore_0_aiv")
+    reserve, init = _calls(aiv)[:2]
+    assert reserve.kwargs == {"name": "main_incore_0_c2v_slot_buffer", "size": 2 * 16384, "base": -1}
+    assert init.kwargs["slot_num"] == 2
+
+
+def test_a_pipe_of_two_slots_feeds_four_tiles_through_the_group() -> None:
+    before = placed("loop_c2v")
+    kernel = before.get_function("k")
+    narrow = ir.Program([replace_attrs(kernel, slot_num=2), before.get_function("main")], before.name, before.span)
+    assert_pass_preserves(passes.expand_mixed_kernel(), narrow, inputs(narrow), entry="main")
+
+
+def replace_attrs(func: ir.Function, **attrs: object) -> ir.Function:
+    return replace(func, attrs={**func.attrs, **attrs})
+
+
+def test_each_popped_tile_is_freed_after_its_last_use() -> None:
+    after = passes.expand_mixed_kernel()(placed("mm_bias_relu"))
+    names = [c.op.name for c in _calls(after.get_function("k_aiv"))]
+    assert names == ["system.reserve_buffer", "system.aiv_initialize_pipe", "tile.tpop_from_aic", "tile.load",
+                     "tile.add", "system.tfree_to_aic", "tile.relu", "tile.store"]
+
+
+def test_pl_split_up_down_gives_each_aiv_lane_half_the_rows(snapshot) -> None:
+    before, after = _split("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]")
+    assert before_after("ExpandMixedKernel", before, after) == snapshot
+    aiv = after.get_function("main_incore_0_aiv")
+    assert aiv.attrs == {"split": ir.SplitMode.UP_DOWN}
+    assert ir.structural_equal(pl.parse(after.as_python()), after)
+
+
+@pytest.mark.parametrize("name", ["mm_bias_relu", "mm_bias_row", "vec_to_cube", "loop_c2v"])
+@pytest.mark.parametrize("mode", [ir.SplitMode.UP_DOWN, ir.SplitMode.LEFT_RIGHT])
+def test_a_split_kernel_keeps_its_results(name: str, mode: ir.SplitMode) -> None:
+    before = placed(name)
+    split = ir.Program([replace_attrs(before.get_function("k"), split=mode), before.get_function("main")],
+                       before.name, before.span)
+    after = assert_pass_preserves(passes.expand_mixed_kernel(), split, inputs(split), entry="main")
+    aiv = after.get_function("k_aiv")
+    pops = [c for c in _calls(aiv) if c.op.name in ("tile.tpop_from_aic", "tile.tpush_to_aic")]
+    assert [c.kwargs["split"] for c in pops] == [int(mode)] * len(pops)
+    init = next(c for c in _calls(aiv) if c.op.name == "system.aiv_initialize_pipe")
+    assert init.kwargs["slot_size"] == 8192  # a slot holds one lane's half
+
+
+def test_a_reduction_across_the_split_axis_is_refused() -> None:
     with pytest.raises(PassError) as err:
-        passes.expand_mixed_kernel()(tiled("accumulate_in_loop"))
-    assert str(err.value) == (
-        "ExpandMixedKernel: kernel 'mm_loop' mixes cube and vector work (cube op tile.load at <string>:14:13; "
-        "vector op tile.create at <string>:16:16; cross-core op tile.move at <string>:18:9); mixed kernels are "
-        "not supported yet: write the cube part and the vector part as separate InCore kernels at <string>:14:13"
-    )
+        passes.expand_mixed_kernel()(placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]"))
+    assert str(err.value).startswith(
+        "ExpandMixedKernel: tile.row_max folds the split axis: under pl.split each AIV lane holds half of it at ")
+    assert err.value.hint.startswith("reduce along the other axis, or split the other way")
 
 
-def test_a_move_between_sides_alone_makes_a_kernel_mixed() -> None:
-    with pytest.raises(PassError, match="kernel 'k' mixes cube and vector work .*cross-core op tile.move"):
-        passes.expand_mixed_kernel()(tiled("move_reused_inside"))
+def test_a_scalar_computed_on_one_side_and_used_on_the_other_is_an_error() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16])
+        s = pl.tile.read(t, [0, 0])
+        m = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        v = pl.move(m, target_memory=pl.Mem.Vec)
+        w = pl.add(v, v)
+        out = pl.store(w, [0, 0], c)
+        n = pl.cast(s, pl.INDEX)
+        m2 = pl.load(a, [n, 0], [16, 16], target_memory=pl.Mem.Mat)
+        out2 = pl.store(pl.move(m2, target_memory=pl.Mem.Vec), [0, 0], out)
+        return out2
+""")
+    program = passes.PassManager(passes.front_passes()).run(program)
+    with pytest.raises(PassError, match="'s' is computed on the other side of the split kernel but used by 'k_aic'"):
+        passes.expand_mixed_kernel()(passes.infer_tile_memory_space()(program))
+
+
+
+def test_a_split_aiv_kernel_runs_its_aiv_half_on_both_lanes() -> None:
+    after = passes.expand_mixed_kernel()(placed("split_aiv_exp"))
+    assert after.get_function("k_aiv").attrs == {"split": ir.SplitMode.UP_DOWN, "split_aiv": True}
+    assert after.get_function("k_aic").attrs == {}
+
+
+def test_a_tensor_stored_by_one_side_and_loaded_by_the_other_is_refused() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16],
+          c: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a1 = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(a1, target_memory=pl.Mem.Right))
+        c1 = pl.store(acc, [0, 0], c)
+        t = pl.load(c1, [0, 0], [16, 16])
+        c2 = pl.store(pl.exp(t), [0, 0], c1)
+        return c2
+""")
+    program = passes.infer_tile_memory_space()(passes.PassManager(passes.front_passes()).run(program))
+    with pytest.raises(PassError) as err:
+        passes.expand_mixed_kernel()(program)
+    assert "kernel 'k' stores 'c' on the cube side (at <string>:10:14) and loads it back on the vector side" in str(
+        err.value)
+    assert err.value.hint == "hand the tile across with pl.move instead of a round trip through global memory"
+
+
+def test_a_hand_written_pipe_whose_slots_cannot_hold_the_tile_is_refused() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.aic_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)
+        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)
+        a1 = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(a1, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], c)
+        return out
+""")
+    program = passes.infer_tile_memory_space()(passes.PassManager(passes.front_passes()).run(program))
+    with pytest.raises(PassError) as err:
+        passes.expand_mixed_kernel()(program)
+    assert str(err.value) == ("ExpandMixedKernel: system.aic_initialize_pipe gives slot_size=512, but the split sends "
+                              "1024-byte tiles through the pipe at <string>:8:9")
+    assert err.value.hint == "give slot_size=1024 or more, or leave the pipe set-up to ExpandMixedKernel"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_rest_of_the_pipeline_keeps_the_split_programs_meaning(name: str) -> None:
+    # From ResolveBackendOpLayouts through the split, memory planning and pipe sync to the synced dialect.
+    chain = passes.lowering_passes()
+    start = [p.name for p in chain].index("ResolveBackendOpLayouts")
+    program = placed(name)
+    rest = passes.PassManager(chain[start:], start=placed_dialect)
+    after = assert_pass_preserves(rest, program, inputs(program), entry="main")
+    assert rest.final_dialect is synced
+    assert {f.func_type.name for f in after.functions.values()} >= {"AIC", "AIV", "Group"}
+
+
+def test_the_deprecated_split_slot_num_warns_and_still_sets_the_pipe_depth() -> None:
+    with pytest.warns(ParserWarning, match=r"pl\.split\(MODE, slot_num=N\) is deprecated"):
+        before = placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2)]")
+    after = passes.expand_mixed_kernel()(before)
+    init = next(c for c in _calls(after.get_function("main_incore_0_aiv")) if c.op.name.endswith("initialize_pipe"))
+    assert init.kwargs == {"dir_mask": 1, "slot_size": 8192, "slot_num": 2}
+
+
+def test_a_loop_with_only_cube_work_stays_on_the_cube_side() -> None:
+    after = passes.expand_mixed_kernel()(placed("k_loop_exp"))
+    loops = {name: [n for n in walk(after.get_function(name)) if isinstance(n, ir.ForStmt)]
+             for name in ("k_aic", "k_aiv")}
+    assert len(loops["k_aic"]) == 1 and loops["k_aiv"] == []

@@ -8,7 +8,11 @@ Cross-core pipes are FIFOs per (direction, pipe id, AIV lane). ``tpush_to_aiv`` 
 each lane's half (rows for UP_DOWN, columns for LEFT_RIGHT; lane 0 takes the larger half of an odd
 extent) on that lane's queue, without a split the whole tile on both; ``tpop_from_aic`` takes the
 running lane's entry. ``tpush_to_aic`` queues the lane's tile and ``tpop_from_aiv`` joins the lanes'
-halves. A pop from an empty pipe is an error: producers must run before consumers in program order.
+halves. Outside a Group, a pop from an empty pipe is an error: producers must run before consumers
+in program order. Inside a Group (pypto.interp.group) the kernels run as processes: a pop from an
+empty pipe waits for the producer, and a push waits while the pipe's ``slot_num`` slots hold tiles
+pushed and not yet freed by the consumer's ``tfree``; a pushed tile larger than ``slot_size`` is an
+error.
 """
 
 from __future__ import annotations
@@ -38,10 +42,6 @@ _NO_OPS = (
     "system.sync_set",
     "system.sync_wait",
     "system.set_ffts",
-    "system.tfree_to_aic",
-    "system.tfree_to_aiv",
-    "system.aic_initialize_pipe",
-    "system.aiv_initialize_pipe",
 )
 
 
@@ -119,34 +119,109 @@ def _half(data: np.ndarray, axis: int, lane: int) -> np.ndarray:
     return data[tuple(index)]
 
 
+def _pipe_id(ctx: OpContext) -> int:
+    return int(ctx.kwarg("id", 0) or 0)
+
+
 def _queue(ctx: OpContext, direction: str, lane: int) -> list[TileValue]:
-    key = (direction, int(ctx.kwarg("id", 0) or 0), lane)
-    return ctx.state.pipes.setdefault(key, [])
+    return ctx.state.pipes.setdefault((direction, _pipe_id(ctx), lane), [])
+
+
+@register("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
+def _initialize_pipe(ctx: OpContext, c2v_buf: Any, v2c_buf: Any) -> None:
+    mask = int(ctx.kwarg("dir_mask"))
+    default = 4 if mask == 3 else 8
+    slots = ctx.kwarg("slot_num", None)
+    for bit, direction in ((1, "c2v"), (2, "v2c")):
+        if mask & bit:
+            ctx.state.pipe_slots[(direction, _pipe_id(ctx))] = (
+                int(slots) if slots is not None else default, int(ctx.kwarg("slot_size")))
+
+
+def _limits(ctx: OpContext, direction: str) -> tuple[int, int] | None:
+    """(slot_num, slot_size) of the pipe; inside a Group a pipe must be initialised before use."""
+    st, pipe = ctx.state, _pipe_id(ctx)
+    limits = st.pipe_slots.get((direction, pipe))
+    if limits is None and st.group is not None:
+        raise OpError(f"{direction} pipe {pipe} is used before aic_initialize_pipe/aiv_initialize_pipe set it up "
+                      f"(dir_mask {1 if direction == 'c2v' else 2} or 3, id={pipe})")
+    return limits
+
+
+def _push(ctx: OpContext, direction: str, lane: int, value: TileValue) -> None:
+    st, pipe = ctx.state, _pipe_id(ctx)
+    queue = _queue(ctx, direction, lane)
+    limits = _limits(ctx, direction)
+    if limits is not None:
+        slots, size = limits
+        nbytes = value.data.size * value.dtype.get_bit() // 8
+        if nbytes > size:
+            raise OpError(f"a {nbytes}-byte tile does not fit the {size}-byte slots of {direction} pipe {pipe}")
+        if st.group is not None:
+            key = (direction, pipe, lane)
+            consumer = "AIV" if direction == "c2v" else "AIC"
+            st.group.block(lambda: len(queue) + st.held.get(key, 0) < slots,
+                           f"push into the full {direction} pipe {pipe} (lane {lane}, {slots} slots)", consumer)
+    queue.append(value)
+
+
+def _pop(ctx: OpContext, direction: str, lane: int) -> TileValue:
+    st, pipe = ctx.state, _pipe_id(ctx)
+    queue = _queue(ctx, direction, lane)
+    _limits(ctx, direction)
+    if not queue:
+        if st.group is None:
+            raise OpError("the pipe is empty (outside a Group the interpreter runs producers before consumers "
+                          "in program order)")
+        producer = "AIC" if direction == "c2v" else "AIV"
+        st.group.block(lambda: bool(queue), f"pop from the empty {direction} pipe {pipe} (lane {lane})", producer)
+    key = (direction, pipe, lane)
+    st.held[key] = st.held.get(key, 0) + 1
+    return queue.pop(0)
+
+
+def _free(ctx: OpContext, direction: str, lanes: tuple[int, ...]) -> None:
+    for lane in lanes:
+        key = (direction, _pipe_id(ctx), lane)
+        if ctx.state.held.get(key, 0) > 0:
+            ctx.state.held[key] -= 1
+
+
+@register("system.tfree_to_aic")
+def _tfree_to_aic(ctx: OpContext, tile: Any) -> None:
+    _free(ctx, "c2v", (ctx.state.subblock_idx,))
+
+
+@register("system.tfree_to_aiv")
+def _tfree_to_aiv(ctx: OpContext, tile: Any) -> None:
+    _free(ctx, "v2c", (0, 1) if _split_axis(int(ctx.kwarg("split", 0) or 0)) is not None else (0,))
 
 
 @register("tile.tpush_to_aiv")
 def _tpush_to_aiv(ctx: OpContext, tile: ArrayValue) -> None:
     data = read(tile).copy()
     axis = _split_axis(int(ctx.kwarg("split", 0)))
-    for lane in (0, 1):
+    for lane in _aiv_lanes(ctx):
         part = data if axis is None else _half(data, axis, lane)
-        _queue(ctx, "c2v", lane).append(TileValue(part, tile.dtype))
+        _push(ctx, "c2v", lane, TileValue(part, tile.dtype))
+
+
+def _aiv_lanes(ctx: OpContext) -> tuple[int, ...]:
+    """The AIV lanes a cube push feeds: both, unless a Group runs a single-lane AIV kernel."""
+    group = ctx.state.group
+    if group is not None and not any(p.kind == "AIV" and p.launch[3] > 1 for p in group.processes):
+        return (0,)
+    return (0, 1)
 
 
 @register("tile.tpush_to_aic")
 def _tpush_to_aic(ctx: OpContext, tile: ArrayValue) -> None:
-    _queue(ctx, "v2c", ctx.state.subblock_idx).append(TileValue(read(tile).copy(), tile.dtype))
-
-
-def _pop(ctx: OpContext, queue: list[TileValue], what: str) -> TileValue:
-    if not queue:
-        raise OpError(f"{what}: the pipe is empty (the interpreter runs producers before consumers in program order)")
-    return queue.pop(0)
+    _push(ctx, "v2c", ctx.state.subblock_idx, TileValue(read(tile).copy(), tile.dtype))
 
 
 @register("tile.tpop_from_aic")
 def _tpop_from_aic(ctx: OpContext) -> TileValue:
-    got = _pop(ctx, _queue(ctx, "c2v", ctx.state.subblock_idx), "tpop_from_aic")
+    got = _pop(ctx, "c2v", ctx.state.subblock_idx)
     dt = result_dtype(ctx, got.dtype)
     return TileValue(got.data, dt, None, MemorySpace.Vec)
 
@@ -154,10 +229,10 @@ def _tpop_from_aic(ctx: OpContext) -> TileValue:
 @register("tile.tpop_from_aiv")
 def _tpop_from_aiv(ctx: OpContext) -> TileValue:
     axis = _split_axis(int(ctx.kwarg("split", 0)))
-    first = _pop(ctx, _queue(ctx, "v2c", 0), "tpop_from_aiv")
+    first = _pop(ctx, "v2c", 0)
     data = first.data
     if axis is not None:
-        second = _pop(ctx, _queue(ctx, "v2c", 1), "tpop_from_aiv")
+        second = _pop(ctx, "v2c", 1)
         data = np.concatenate([first.data, second.data], axis=axis)
     dt = result_dtype(ctx, first.dtype)
     return TileValue(data, dt, None, MemorySpace.Mat)

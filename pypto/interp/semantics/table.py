@@ -30,6 +30,11 @@ class RunState:
     next_task_id: int = 0
     # (direction, pipe id, lane) -> FIFO of tiles; direction is "c2v" or "v2c".
     pipes: dict[tuple[str, int, int], list[TileValue]] = field(default_factory=dict)
+    # Slot count and slot size of each initialised pipe, keyed by (direction, pipe id).
+    pipe_slots: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    # Popped tiles not yet freed, per (direction, pipe id, lane): they still occupy their slot.
+    held: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    group: Any = None  # the running pypto.interp.group.GroupRun, inside a Group
     cluster_count: int = 24
     aiv_count: int = 48
 
