@@ -172,3 +172,9 @@ def test_tensor_alloc_in_a_kernel_is_refused_naming_the_targets() -> None:
         "no kernel target (pto, cce) prints a raw allocation; a kernel makes its buffers with "
         "pl.tile.create(shape, dtype=...))")
     assert err.value.span.begin_line == 6
+
+
+def test_the_block_index_in_a_kernel_is_the_tile_op() -> None:
+    p = program("i = pl.tensor.get_block_idx()\nout[:] = pl.mul(x, pl.cast(i, pl.FP32))",
+                f"x: {_F32x32}, out: pl.Out[{_F32x32}]", _F32x32)
+    assert kernel_lines(converted(p))[1] == "i: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()"
