@@ -192,7 +192,8 @@ class AutoTileMatmulL0(RewritePass):
     A matmul splits K when an operand exceeds its L0 buffer (capacities of the pass context's platform);
     the slab is the largest divisor of K whose slabs fit in half of L0A and of L0B (by default, see the
     options). A ``tile.matmul_acc`` splits the same way, every slab accumulating; one with an
-    ``init_cond`` multiplies its first slab into the accumulator with it. The output block is the largest (then squarest) one of whole 16-row fractals whose
+    ``init_cond`` multiplies its first slab into the accumulator with it. The output block is the
+    largest (then squarest) one of whole 16-row fractals whose
     accumulator fits in half of L0C and whose operand blocks fit L0A/L0B whole or in K slabs. Operands
     must be whole static 2-D Mat tiles. Errors naming the sizes: a K that cannot be split small enough,
     a blocked product read other than by one store (through blockwise ops), or operands of a blocked
@@ -202,9 +203,17 @@ class AutoTileMatmulL0(RewritePass):
     a5).
 
     Options ``l0ab_stages`` and ``l0c_stages`` (``int >= 1``, default 2): a K slab takes at most
-    1/``l0ab_stages`` of L0A and of L0B, an output block at most 1/``l0c_stages`` of L0C. The default
-    halves leave room for the next slab's extract (or the next block's product) beside the current
-    one, so the two can overlap; 1 gives fewer, larger slabs or blocks that fill the buffer.
+    1/``l0ab_stages`` of L0A and of L0B, an output block at most 1/``l0c_stages`` of L0C. Each K-loop
+    iteration extracts ``l0ab_stages`` slabs and then multiplies them (``pl.range(1, 3, 2)`` with two
+    slabs each for ``big_k``; slabs left over follow the loop), so they sit in distinct buffers and
+    the extract of one (MTE1) runs while the cube multiplies the one before (M): a 2-stage pipeline.
+    The trade-off: ``l0ab_stages=2`` uses twice the slabs, each half as deep (twice the TEXTRACT and
+    TMATMUL_ACC instructions, the loop body twice as long) and fills L0A/L0B with two slabs in flight;
+    1 gives the fewest, largest slabs, each extract waiting for the product before it. The default 2
+    keeps the overlap; the a2a3sim simulator does not time the pipes, so it shows the same results
+    either way (the slabs are added in the same order). ``l0c_stages`` only bounds the block size: the
+    blocks of a product take turns in one Acc buffer, so a block's product waits for the previous
+    block's store.
     """
 
     source = tiled
@@ -272,9 +281,9 @@ class AutoTileMatmulL0(RewritePass):
             return new
         slab = None if too_big_result else k_slab(m, k, n, lhs.type.dtype, p, self.l0ab_stages)
         if slab is not None:
-            *before, loop = self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span, init=init)
+            (*before, last), _ = self._k_loop(new.var, acc, lhs, rhs, m, k, n, slab, new.span, init=init)
             self.emit(*before)
-            return loop
+            return last
         plan = None if acc is not None else mn_blocks(
             m, k, n, lhs.type.dtype, new.var.type.dtype, p, self.l0ab_stages, self.l0c_stages
         )
@@ -444,11 +453,13 @@ class AutoTileMatmulL0(RewritePass):
         return stmts, stmts[0].var, stmts[1].var
 
     def _k_loop(self, var: Var | str, acc: Expr | None, lhs: Var, rhs: Var, m: int, k: int, n: int, slab: int,
-                span: Span, row: int = 0, col: int = 0, init: Expr | None = None) -> list[Stmt]:
-        """The statements computing ``var`` (or a fresh variable of that name), the matmul of the
-        ``[m, n]`` output block at ``(row, col)``, as a loop over the K slabs (the last statement). The
-        first slab is multiplied before the loop when there is no acc, or into ``acc`` with the
-        ``init`` condition when one is given."""
+                span: Span, row: int = 0, col: int = 0, init: Expr | None = None) -> tuple[list[Stmt], Var]:
+        """The statements computing ``var`` (or a fresh variable of that name, returned), the matmul of
+        the ``[m, n]`` output block at ``(row, col)`` over its K slabs. The first slab is multiplied
+        before the loop when there is no acc, or into ``acc`` with the ``init`` condition when one is
+        given. Each loop iteration extracts ``l0ab_stages`` slabs, then multiplies them: the slabs sit
+        in distinct L0A/L0B buffers, so the next extract overlaps the current product; the slabs left
+        over (fewer than a group) follow the loop."""
         base = var if isinstance(var, str) else var.name_hint
         start, out = 0, []
         if acc is None or init is not None:
@@ -460,26 +471,48 @@ class AutoTileMatmulL0(RewritePass):
             acc = Var(self._fresh(f"{base}_k0"), call.type, span)
             out.append(AssignStmt(acc, call, span))
             start = 1
-        if isinstance(var, str):
-            var = Var(self._fresh(var), acc.type, span)
-        ko = Var(self._fresh("ko"), ScalarType(D.INDEX), span)
-        carry = IterArg(self._fresh(f"{base}_acc"), acc.type, acc, span)
-        offset = Mul(ko, ConstInt(slab, D.INDEX, span), D.INDEX, span)
-        body, left, right = self._slabs(lhs, rhs, offset, row, col, m, n, slab, "k", span)
-        call = op_registry.create_op_call("tile.matmul_acc", [carry, left, right], span)
-        step = Var(self._fresh(f"{base}_next"), call.type, span)
-        body += [AssignStmt(step, call, span), YieldStmt([step], span)]
-        bounds = [ConstInt(v, D.INDEX, span) for v in (start, k // slab, 1)]
-        return [*out, ForStmt(ko, *bounds, [carry], block_of(body, span), [var], span)]
+        group, slabs = self.l0ab_stages, k // slab
+        stop = start + (slabs - start) // group * group
+        result = var if isinstance(var, Var) else Var(self._fresh(var), acc.type, span)
+        if stop > start:
+            ko = Var(self._fresh("ko"), ScalarType(D.INDEX), span)
+            carry = IterArg(self._fresh(f"{base}_acc"), acc.type, acc, span)
+            offset = Mul(ko, ConstInt(slab, D.INDEX, span), D.INDEX, span)
+            body, step = self._slab_group(carry, lhs, rhs, [self._index(offset, j * slab, span) for j in range(group)],
+                                          row, col, m, n, slab, base, span)
+            loop_result = result if stop == slabs else Var(self._fresh(f"{base}_grouped"), acc.type, span)
+            bounds = [ConstInt(v, D.INDEX, span) for v in (start, stop, group)]
+            body.append(YieldStmt([step], span))
+            out.append(ForStmt(ko, *bounds, [carry], block_of(body, span), [loop_result], span))
+            acc = loop_result
+        if stop < slabs:
+            offsets = [ConstInt(s * slab, D.INDEX, span) for s in range(stop, slabs)]
+            rest, step = self._slab_group(acc, lhs, rhs, offsets, row, col, m, n, slab, base, span)
+            last = rest.pop()
+            out += [*rest, AssignStmt(result, last.value, span)]
+        return out, result
+
+    def _slab_group(self, acc: Expr, lhs: Var, rhs: Var, offsets: list[Expr], row: int, col: int, m: int, n: int,
+                    slab: int, base: str, span: Span) -> tuple[list[Stmt], Var]:
+        """The slabs at ``offsets`` extracted, then multiplied into ``acc`` in order; the statements and
+        the last product."""
+        extracts, products = [], []
+        for offset in offsets:
+            stmts, left, right = self._slabs(lhs, rhs, offset, row, col, m, n, slab, "k", span)
+            extracts += stmts
+            call = op_registry.create_op_call("tile.matmul_acc", [acc, left, right], span)
+            acc = Var(self._fresh(f"{base}_next"), call.type, span)
+            products.append(AssignStmt(acc, call, span))
+        return [*extracts, *products], acc
 
     def _matmul_block(self, product: Var, lhs: Var, rhs: Var, k: int, plan: tuple[int, int, int | None], i: int,
                       r: int, c: int) -> Var:
         """Emit block ``i`` (at ``(r, c)``) of the blocked ``tile.matmul`` ``product``; its tile."""
         (bm, bn, slab), span, name = plan, product.span, f"{product.name_hint}_b{i}"
         if slab is not None:
-            stmts = self._k_loop(name, None, lhs, rhs, bm, k, bn, slab, span, r, c)
+            stmts, tile = self._k_loop(name, None, lhs, rhs, bm, k, bn, slab, span, r, c)
             self.emit(*stmts)
-            return stmts[-1].return_vars[0]
+            return tile
         stmts, left, right = self._slabs(lhs, rhs, ConstInt(0, D.INDEX, span), r, c, bm, bn, k, f"b{i}", span)
         call = op_registry.create_op_call("tile.matmul", [left, right], span)
         tile = Var(self._fresh(name), call.type, span)
@@ -516,8 +549,7 @@ class AutoTileMatmulL0(RewritePass):
         slab = k_slab(bm, k, bn, dtype, p, self.l0ab_stages)
         if slab is None:
             raise self._too_big(stmt.value, bm, k, bn, False)
-        stmts = self._k_loop(name, acc, lhs, rhs, bm, k, bn, slab, span, r, c, init=init[0] if init else None)
-        return stmts, stmts[-1].return_vars[0]
+        return self._k_loop(name, acc, lhs, rhs, bm, k, bn, slab, span, r, c, init=init[0] if init else None)
 
     def _store_blocks(self, node: AssignStmt) -> Stmt:
         """The store of a blocked matmul result as one product and store per output block, each

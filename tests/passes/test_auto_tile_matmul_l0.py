@@ -216,24 +216,31 @@ def test_programs_whose_matmuls_fit_are_the_same_objects(name: str) -> None:
     assert passes.auto_tile_matmul_l0()(program) is program
 
 
-def test_the_split_is_a_loop_over_k_slabs_into_left_and_right() -> None:
+def test_the_split_is_a_loop_over_k_slabs_into_left_and_right_two_slabs_an_iteration() -> None:
     lines = kernel_lines(auto_tile(front("big_k")))
-    assert lines[2:10] == [
-        "x_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 128], target_memory=pl.Mem.Left)",
-        "y_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [128, 128], target_memory=pl.Mem.Right)",
+    left, right = "target_memory=pl.Mem.Left)", "target_memory=pl.Mem.Right)"
+    assert lines[2:16] == [
+        f"x_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 128], {left}",
+        f"y_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [128, 128], {right}",
         "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_k0, y_k0)",
-        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
-        "x_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128, [128, 128], target_memory=pl.Mem.Left)",
-        "y_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128, 0, [128, 128], target_memory=pl.Mem.Right)",
+        "for ko, (z_acc,) in pl.range(1, 3, 2, init_values=(z_k0,)):",
+        f"x_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128, [128, 128], {left}",
+        f"y_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128, 0, [128, 128], {right}",
+        f"x_k_1: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128 + 128, [128, 128], {left}",
+        f"y_k_1: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128 + 128, 0, [128, 128], {right}",
         "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
-        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.yield_(z_next)",
+        "z_next_1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_next, x_k_1, y_k_1)",
+        "z_grouped: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.yield_(z_next_1)",
+        f"x_k_2: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 384, [128, 128], {left}",
+        f"y_k_2: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 384, 0, [128, 128], {right}",
+        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_grouped, x_k_2, y_k_2)",
     ]
 
 
 def test_a_matmul_acc_accumulates_every_slab() -> None:
     lines = kernel_lines(auto_tile(front("big_k_accumulated")))
-    assert "for ko_1, (nxt_acc,) in pl.range(4, init_values=(acc,)):" in lines
-    assert "nxt_next: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(nxt_acc, x_k_1, y_k_1)" in lines
+    assert "for ko_1, (nxt_acc,) in pl.range(0, 4, 2, init_values=(acc,)):" in lines
+    assert "nxt_next: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(nxt_acc, x_k_3, y_k_3)" in lines
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKED))
@@ -395,9 +402,10 @@ def test_the_big_k_examples_compile_within_l0_and_fail_without_the_pass(example:
     program = pl.loads_program(str(EXAMPLES / f"{example}.py"))
     compiled = ir.compile(program, output_dir=tmp_path / "with")
     peak = compiled.peak_memory()
-    assert peak[ir.MemorySpace.Left] == peak[ir.MemorySpace.Right] == 32768
+    # Two 32 KiB slabs in flight, each in its own half of L0A/L0B.
+    assert peak[ir.MemorySpace.Left] == peak[ir.MemorySpace.Right] == 65536
     (cpp,) = (tmp_path / "with" / "kernels" / "aic").glob("*.cpp")
-    assert cpp.read_text().count("TMATMUL_ACC(") == 1
+    assert cpp.read_text().count("TMATMUL_ACC(") == 3
     without = [p for p in passes.default_passes(plugins=False) if p.name != "AutoTileMatmulL0"]
     with pytest.raises(CapacityError):
         passes.PassManager(without).run(program)
@@ -414,8 +422,10 @@ def test_a_product_into_an_accumulator_splits_k_from_a_fresh_first_slab() -> Non
     got = [line for line in kernel_lines(passes.auto_tile_matmul_l0()(program)) if "matmul" in line or "range" in line]
     assert got == [
         "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, x_k0, y_k0, True)",
-        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
+        "for ko, (z_acc,) in pl.range(1, 3, 2, init_values=(z_k0,)):",
         "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
+        "z_next_1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_next, x_k_1, y_k_1)",
+        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_grouped, x_k_2, y_k_2)",
     ]
 
 
@@ -442,7 +452,7 @@ def test_a_blocked_accumulator_splits_k_from_its_init_cond() -> None:
         "for k_b0, (acc__iter_v1_b0,) in pl.range(2, init_values=(acc__ssa_v0_b0,)):",
         "acc__ssa_v2_b0_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
         "pl.tile.matmul_acc(acc__iter_v1_b0, x_b0_k0, y_b0_k0, k_b0 == 0)",
-        "for ko, (acc__ssa_v2_b0_acc,) in pl.range(1, 4, init_values=(acc__ssa_v2_b0_k0,)):",
+        "for ko, (acc__ssa_v2_b0_acc,) in pl.range(1, 3, 2, init_values=(acc__ssa_v2_b0_k0,)):",
         "acc__ssa_v2_b0_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
         "pl.tile.matmul_acc(acc__ssa_v2_b0_acc, x_b0_k, y_b0_k)",
     ]
@@ -503,4 +513,8 @@ def test_a_matmul_acc_with_a_run_time_init_cond_splits_k_from_it() -> None:
         "acc__ssa_v2_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
         "pl.tile.matmul_acc(acc__iter_v1, x_k0, y_k0, i == 0)",
         "acc__ssa_v2_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc__ssa_v2_acc, x_k, y_k)",
+        "acc__ssa_v2_next_1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__ssa_v2_next, x_k_1, y_k_1)",
+        "acc__ssa_v2: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__ssa_v2_grouped, x_k_2, y_k_2)",
     ]
