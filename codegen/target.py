@@ -15,7 +15,7 @@ from pypto.ir.enums import FunctionType
 from pypto.ir.expr import GlobalVar, MakeTuple, Op
 from pypto.ir.op_registry import OpEntry
 from pypto.languages.dialect import Dialect
-from pypto.languages.invariants.grammar import Forbid, Kind
+from pypto.languages.invariants.grammar import Forbid, Kind, Ops
 from pypto.languages.runtime import runtime
 from pypto.languages.synced import synced
 
@@ -44,8 +44,9 @@ class Target:
     compute_in_kernels: bool = False
 
     def needs(self, entry: OpEntry) -> bool:
-        """True when a program this target prints may contain the op, so it needs a rule."""
-        if not any(entry.allowed_in(f) for f in self.functions):
+        """True when a program this target prints may contain the op (its placement allows it there
+        and the dialect's rules do not forbid it), so it needs a rule."""
+        if not any(entry.allowed_in(f) for f in self.functions) or entry.name in self.forbidden_ops():
             return False
         return not (self.compute_in_kernels and is_tensor_compute(entry))
 
@@ -56,15 +57,26 @@ class Target:
 
     def forbidden(self) -> frozenset[type]:
         """Node kinds the dialect's rules keep out of every function kind the target prints."""
-        out: set[type] = set()
+        return frozenset(cls for rule in self._forbids() if isinstance(rule.subject, Kind)
+                         for cls in rule.subject.classes)
+
+    def forbidden_ops(self) -> frozenset[str]:
+        """Names of the registered ops the dialect's rules keep out of every function kind the
+        target prints (``tile.batch_matmul`` after FlattenTileNdTo2D, tensor ops in kernels)."""
+        rules = [r.subject for r in self._forbids() if isinstance(r.subject, Ops)]
+        return frozenset(e.name for e in op_registry.all_entries() if any(s.names(e.name) for s in rules))
+
+    def _forbids(self) -> list[Forbid]:
+        """The Forbid rules of the dialect that hold in every function kind the target prints."""
+        out = []
         for inv in self.dialect.invariants:
             for rule in inv.rules:
-                if isinstance(rule, Forbid) and rule.within is None and isinstance(rule.subject, Kind):
+                if isinstance(rule, Forbid) and rule.within is None and not rule.warning:
                     where = rule.where
                     if where is None or (self.functions.isdisjoint(where.kinds) if where.outside
                                          else self.functions <= set(where.kinds)):
-                        out.update(rule.subject.classes)
-        return frozenset(out)
+                        out.append(rule)
+        return out
 
     def needed_ops(self) -> list[str]:
         """Names of every registered op the target needs a rule for, sorted."""

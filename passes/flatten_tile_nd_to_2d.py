@@ -30,7 +30,7 @@ from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.errors import PassError
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import mentions_type, rebuild
+from pypto.transform.util import calls_any, mentions_type, rebuild
 
 _HINT = "keep the reduced or broadcast axis last, or write the kernel with 2-D tiles"
 # Ops whose meaning involves an axis other than the last one: merging the leading axes changes it.
@@ -95,7 +95,8 @@ class FlattenTileNdTo2D(RewritePass):
     A rank > 2 ``tile.transpose_view`` (a ``b_trans``/``a_trans`` batched operand) becomes the view of
     the merged tile, ``[K, B * N]`` for a ``[B, N, K]`` source, each batch a column block of it; it may
     only be a batched matmul operand. A ``batch_matmul_acc`` into a per-batch result adds to each
-    batch's Acc tile.
+    batch's Acc tile. A ``tile.batch_matmul[_acc]`` of 2-D operands is the ``tile.matmul[_acc]`` itself:
+    no kernel after this pass holds a batched matmul (TileOps2D), so no target needs a rule for one.
 
     Column ops (``tile.col_*``) and a ``tile.transpose`` of the last two axes run on each batch's
     matrix (a row block of the merged tile) and are assembled into the result's rows; their rank > 2
@@ -107,7 +108,7 @@ class FlattenTileNdTo2D(RewritePass):
     produces = frozenset({TileOps2D})
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type) and mentions_type(func, _is_nd)
+        return is_incore_type(func.func_type) and (mentions_type(func, _is_nd) or calls_any(func, _MATMUL_OPERANDS))
 
     def refuse(self, message: str, span: Span, hint: str) -> PassError:
         """The PassError for an input with no 2-D form, with what to do instead."""
@@ -115,7 +116,7 @@ class FlattenTileNdTo2D(RewritePass):
 
     def function(self, func: Function) -> Function:
         self.span: Span = func.span
-        self.stored = _stored_batch_matmuls(func)
+        self.stored = {v for v in _stored_batch_matmuls(func) if _is_nd(v.type)}  # a 2-D one is a matmul
         self.views = self.batched_views(func)
         self.view_values: dict[Var, Expr] = {}
         self.parts: dict[Var, list[tuple[list[int], Expr]]] = {}
@@ -176,6 +177,9 @@ class FlattenTileNdTo2D(RewritePass):
         name = op_name(old) or ""
         tiles = [a.type for a in old.args if isinstance(a.type, TileType)]
         if not name.startswith("tile.") or not any(_is_nd(t) for t in [*tiles, old.type]):
+            if name in _MATMUL_OPERANDS:  # a batch of one matrix: the 2-D op itself
+                plain = "tile.matmul" if name == "tile.batch_matmul" else "tile.matmul_acc"
+                return op_registry.create_op_call(plain, self.expr(list(old.args)), {}, old.span)
             return self.expr(old)
         rule = _RULES.get(name)
         if rule is not None:

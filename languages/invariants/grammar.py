@@ -112,12 +112,11 @@ class Ops:
 
     def matches(self, node: Node) -> bool:
         name = op_of(node)
-        return (
-            name is not None
-            and name.startswith(self.prefix)
-            and name not in self.exclude
-            and (self.keep is None or self.keep(name))
-        )
+        return name is not None and self.names(name)
+
+    def names(self, name: str) -> bool:
+        """True when calls of the op called ``name`` are chosen."""
+        return name.startswith(self.prefix) and name not in self.exclude and (self.keep is None or self.keep(name))
 
     def __str__(self) -> str:
         if not self.exclude:

@@ -46,23 +46,32 @@ def _no_tensor_compute(func: Function) -> bool:
 
 IncoreTileOps = Invariant.declared(
     "IncoreTileOps",
-    "kernels use tile ops: no tensor op with a tile counterpart (tensor.read/write excepted)",
+    "kernels use tile ops: no tensor op with a tile counterpart (tensor.read/write excepted), no tensor.dim",
     Forbid(
         what=replace(TENSOR_COMPUTE, exclude=_TENSOR_IO),
         where=inside(*KERNELS),
         code="TENSOR_OP_IN_KERNEL",
         message="{op} in a {kind} function (convert it to tile ops)",
     ),
+    Forbid(
+        what=op("tensor.dim"),
+        where=inside(*KERNELS),
+        code="TENSOR_DIM_IN_KERNEL",
+        message="tensor.dim in a {kind} function (ConvertTensorToTileOps makes it the extent)",
+    ),
     holds_if=_no_tensor_compute,
 )
 
 
+_BATCHED = frozenset({"tile.batch_matmul", "tile.batch_matmul_acc"})
+
+
 def _tiles_2d(func: Function) -> bool:
     """True when no rule of TileOps2D can fail in ``func``: it is not a kernel, or none of its tile
-    ops is a transpose or an assemble or produces a tile of rank above 2."""
+    ops is a transpose, an assemble or a batched matmul or produces a tile of rank above 2."""
     for name, call in _kernel_op_calls(func):
         if name.startswith("tile."):
-            if name == "tile.transpose" or name == "tile.assemble":
+            if name in ("tile.transpose", "tile.assemble") or name in _BATCHED:
                 return False
             t = call.type
             if isinstance(t, TileType) and len(t.shape) > 2:
@@ -72,7 +81,8 @@ def _tiles_2d(func: Function) -> bool:
 
 TileOps2D = Invariant.declared(
     "TileOps2D",
-    "kernel tile ops produce tiles of rank <= 2 (transpose with a scratch operand, 2-D assemble offsets)",
+    "kernel tile ops produce tiles of rank <= 2 (transpose with a scratch operand, 2-D assemble offsets, "
+    "no batched matmul)",
     Field(
         of=Ops("tile ops", prefix="tile."),
         field="type",
@@ -96,6 +106,12 @@ TileOps2D = Invariant.declared(
         where=inside(*KERNELS),
         code="ASSEMBLE_OFFSETS",
         message="tile.assemble offsets must be a literal 2-tuple",
+    ),
+    Forbid(
+        what=Ops("batched matmuls", prefix="tile.batch_matmul", keep=_BATCHED.__contains__),
+        where=inside(*KERNELS),
+        code="BATCH_MATMUL",
+        message="{op} in a kernel (FlattenTileNdTo2D makes it 2-D matmuls)",
     ),
     holds_if=_tiles_2d,
 )

@@ -128,7 +128,7 @@ def _compute(name: str) -> bool:
 
 def _convertible(func: Function) -> bool:
     return any(
-        (name := op_name(c)) is not None and _compute(name) and name not in _ELEMENT_ACCESS
+        (name := op_name(c)) is not None and (_compute(name) or name in LOWERINGS) and name not in _ELEMENT_ACCESS
         for c in function_index(func).of(Call)
     )
 

@@ -86,6 +86,8 @@ NO_LOWERING_HINTS: dict[str, str] = {
                          "dst_offset)",
     "tensor.paged_gather": "no target has a rule for it: gather the rows with pl.slice of each block and "
                            "pl.assemble them",
+    "tensor.alloc": "no kernel target (pto, cce) prints a raw allocation; a kernel makes its buffers with "
+                    "pl.tile.create(shape, dtype=...)",
 }
 
 
@@ -430,6 +432,26 @@ def concat(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.concat", [conv.tile(call.args[0]), conv.tile(call.args[1])], {}, call.span)
 
 
+def dim(conv: Converter, call: Call) -> Expr:
+    """``tensor.dim`` of a static axis in a kernel is the constant extent; a dynamic one is refused (a
+    kernel receives no dimension symbols: the extent must come in as a scalar)."""
+    tensor, axis = call.args
+    shape = list(tensor.type.shape)
+    extent = shape[axis.value] if isinstance(axis, ConstInt) and -len(shape) <= axis.value < len(shape) else None
+    if not isinstance(extent, ConstInt):
+        what = ("a constant axis" if extent is None
+                else f"axis {axis.value}, whose extent {extent.as_python()} is dynamic")
+        raise conv.error(
+            f"tensor.dim({tensor.as_python()}, {axis.as_python()}) in a kernel: the kernel knows the extent of "
+            f"static axes only, and this is {what} (hint: compute 'n = pl.tensor.dim(...)' before the pl.at "
+            f"block and use n inside it: it reaches the kernel as a scalar parameter)", call.span)
+    return extent
+
+
+def _scalar(call: Call, is_tile: Callable[[Expr], bool]) -> bool:
+    return False
+
+
 def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: object) -> None:
     for n in names:
         LOWERINGS["tensor." + n] = Lowering(fn, **options)  # type: ignore[arg-type]
@@ -459,3 +481,5 @@ _register(ci, "ci")
 _register(expand_clone, "expand_clone")
 _register(transpose, "transpose")
 _register(concat, "concat")
+_register(dim, "dim", tile_result=_scalar)
+_register(same_name, "get_block_idx", "get_subblock_idx", "get_block_num", tile_result=_scalar)

@@ -32,6 +32,15 @@ def test_each_target_counts_only_what_it_can_meet() -> None:
     assert "Submit" in {c.__name__ for c in orchestration.needed_nodes()}
 
 
+def test_ops_the_dialect_keeps_out_of_kernels_need_no_kernel_rule() -> None:
+    # FlattenTileNdTo2D expands batched matmuls; ConvertTensorToTileOps folds tensor.dim and refuses
+    # tensor.alloc: the runtime dialect forbids all three in kernels (TileOps2D, IncoreTileOps).
+    forbidden = {"tile.batch_matmul", "tile.batch_matmul_acc", "tensor.dim", "tensor.alloc"}
+    assert forbidden <= PTO.forbidden_ops()
+    assert forbidden.isdisjoint(PTO.needed_ops())
+    assert "tile.matmul" in PTO.needed_ops() and "tile.matmul" not in PTO.forbidden_ops()
+
+
 def test_an_emitter_is_found_once_its_module_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "toy_pto_emitter.py").write_text(
         "from pypto.codegen.base import Emitter, Rules\n"

@@ -19,8 +19,6 @@ from pypto.ir import op_registry
 
 # Tile ops a kernel target lacks a rule for that a compile does not refuse, and why.
 NOT_REFUSED = {
-    "tile.batch_matmul": "FlattenTileNdTo2D expands it into one tile.matmul per batch",
-    "tile.batch_matmul_acc": "FlattenTileNdTo2D expands it into one tile.matmul_acc per batch",
     "tile.aiv_shard": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
     "tile.aic_gather": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
     "tile.tpush_to_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",

@@ -107,6 +107,68 @@ BLOCKED = {
                 c = self.mm(a, b, c)
                 return c
         """,
+    # A [256, 256] accumulator, first K block with a true init_cond in one branch, others accumulating.
+    "acc_if_else": """
+        @pl.program
+        class AccIfElse:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(
+                self,
+                a: pl.Tensor[[256, 128], pl.FP16],
+                b: pl.Tensor[[128, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                acc = pl.tile.create([256, 256], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+                for k in pl.range(2):
+                    x = pl.load(a, [0, k * 64], [256, 64], target_memory=pl.Mem.Mat)
+                    y = pl.load(b, [k * 64, 0], [64, 256], target_memory=pl.Mem.Mat)
+                    if k == 0:
+                        acc = pl.matmul_acc(acc, x, y, init_cond=True)
+                    else:
+                        acc = pl.matmul_acc(acc, x, y)
+                out = pl.store(acc, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[256, 128], pl.FP16],
+                b: pl.Tensor[[128, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                c = self.mm(a, b, c)
+                return c
+        """,
+    # The init_cond is the loop's first iteration; each [128, 512] x [512, 128] block splits K again.
+    "acc_init_cond_k_slabs": """
+        @pl.program
+        class AccInitCondKSlabs:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(
+                self,
+                a: pl.Tensor[[256, 1024], pl.FP16],
+                b: pl.Tensor[[1024, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                acc = pl.tile.create([256, 256], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+                for k in pl.range(2):
+                    x = pl.load(a, [0, k * 512], [256, 512], target_memory=pl.Mem.Mat)
+                    y = pl.load(b, [k * 512, 0], [512, 256], target_memory=pl.Mem.Mat)
+                    acc = pl.matmul_acc(acc, x, y, init_cond=k == 0)
+                f = pl.tile.muls(acc, 0.5)
+                out = pl.store(f, [0, 0], c)
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(
+                self,
+                a: pl.Tensor[[256, 1024], pl.FP16],
+                b: pl.Tensor[[1024, 256], pl.FP16],
+                c: pl.Out[pl.Tensor[[256, 256], pl.FP32]],
+            ) -> pl.Tensor[[256, 256], pl.FP32]:
+                c = self.mm(a, b, c)
+                return c
+        """,
 }
 
 
@@ -154,24 +216,31 @@ def test_programs_whose_matmuls_fit_are_the_same_objects(name: str) -> None:
     assert passes.auto_tile_matmul_l0()(program) is program
 
 
-def test_the_split_is_a_loop_over_k_slabs_into_left_and_right() -> None:
+def test_the_split_is_a_loop_over_k_slabs_into_left_and_right_two_slabs_an_iteration() -> None:
     lines = kernel_lines(auto_tile(front("big_k")))
-    assert lines[2:10] == [
-        "x_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 128], target_memory=pl.Mem.Left)",
-        "y_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [128, 128], target_memory=pl.Mem.Right)",
+    left, right = "target_memory=pl.Mem.Left)", "target_memory=pl.Mem.Right)"
+    assert lines[2:16] == [
+        f"x_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 128], {left}",
+        f"y_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [128, 128], {right}",
         "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_k0, y_k0)",
-        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
-        "x_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128, [128, 128], target_memory=pl.Mem.Left)",
-        "y_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128, 0, [128, 128], target_memory=pl.Mem.Right)",
+        "for ko, (z_acc,) in pl.range(1, 3, 2, init_values=(z_k0,)):",
+        f"x_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128, [128, 128], {left}",
+        f"y_k: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128, 0, [128, 128], {right}",
+        f"x_k_1: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, ko * 128 + 128, [128, 128], {left}",
+        f"y_k_1: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, ko * 128 + 128, 0, [128, 128], {right}",
         "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
-        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.yield_(z_next)",
+        "z_next_1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_next, x_k_1, y_k_1)",
+        "z_grouped: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.yield_(z_next_1)",
+        f"x_k_2: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 384, [128, 128], {left}",
+        f"y_k_2: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 384, 0, [128, 128], {right}",
+        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_grouped, x_k_2, y_k_2)",
     ]
 
 
 def test_a_matmul_acc_accumulates_every_slab() -> None:
     lines = kernel_lines(auto_tile(front("big_k_accumulated")))
-    assert "for ko_1, (nxt_acc,) in pl.range(4, init_values=(acc,)):" in lines
-    assert "nxt_next: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(nxt_acc, x_k_1, y_k_1)" in lines
+    assert "for ko_1, (nxt_acc,) in pl.range(0, 4, 2, init_values=(acc,)):" in lines
+    assert "nxt_next: pl.Tile[[64, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(nxt_acc, x_k_3, y_k_3)" in lines
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKED))
@@ -333,9 +402,10 @@ def test_the_big_k_examples_compile_within_l0_and_fail_without_the_pass(example:
     program = pl.loads_program(str(EXAMPLES / f"{example}.py"))
     compiled = ir.compile(program, output_dir=tmp_path / "with")
     peak = compiled.peak_memory()
-    assert peak[ir.MemorySpace.Left] == peak[ir.MemorySpace.Right] == 32768
+    # Two 32 KiB slabs in flight, each in its own half of L0A/L0B.
+    assert peak[ir.MemorySpace.Left] == peak[ir.MemorySpace.Right] == 65536
     (cpp,) = (tmp_path / "with" / "kernels" / "aic").glob("*.cpp")
-    assert cpp.read_text().count("TMATMUL_ACC(") == 1
+    assert cpp.read_text().count("TMATMUL_ACC(") == 3
     without = [p for p in passes.default_passes(plugins=False) if p.name != "AutoTileMatmulL0"]
     with pytest.raises(CapacityError):
         passes.PassManager(without).run(program)
@@ -352,6 +422,99 @@ def test_a_product_into_an_accumulator_splits_k_from_a_fresh_first_slab() -> Non
     got = [line for line in kernel_lines(passes.auto_tile_matmul_l0()(program)) if "matmul" in line or "range" in line]
     assert got == [
         "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, x_k0, y_k0, True)",
-        "for ko, (z_acc,) in pl.range(1, 4, init_values=(z_k0,)):",
+        "for ko, (z_acc,) in pl.range(1, 3, 2, init_values=(z_k0,)):",
         "z_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_acc, x_k, y_k)",
+        "z_next_1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_next, x_k_1, y_k_1)",
+        "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_grouped, x_k_2, y_k_2)",
+    ]
+
+
+def test_an_accumulator_too_big_for_l0c_is_computed_block_by_block() -> None:
+    lines = kernel_lines(auto_tile(blocked("acc_if_else")))
+    assert lines[0] == (
+        "acc__ssa_v0_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.create([128, 128], dtype=pl.FP32, target_memory=pl.Mem.Acc)"
+    )
+    assert [line for line in lines if "matmul_acc" in line or "store" in line][:3] == [
+        "acc__ssa_v2_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__iter_v1_b0, x_b0_l0, y_b0_l0, True)",
+        "acc__ssa_v3_b0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__iter_v1_b0, x_b0_l0_1, y_b0_l0_1)",
+        "out_b0: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(acc__rv_v5_b0, [0, 0], c)",
+    ]
+    assert sum(line.startswith("for k_b") for line in lines) == 4
+    assert lines[-2] == "out: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(acc__rv_v5_b3, [128, 128], out_b2)"
+
+
+def test_a_blocked_accumulator_splits_k_from_its_init_cond() -> None:
+    lines = kernel_lines(auto_tile(blocked("acc_init_cond_k_slabs")))
+    assert [line for line in lines if "matmul_acc" in line or "range" in line][:4] == [
+        "for k_b0, (acc__iter_v1_b0,) in pl.range(2, init_values=(acc__ssa_v0_b0,)):",
+        "acc__ssa_v2_b0_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__iter_v1_b0, x_b0_k0, y_b0_k0, k_b0 == 0)",
+        "for ko, (acc__ssa_v2_b0_acc,) in pl.range(1, 3, 2, init_values=(acc__ssa_v2_b0_k0,)):",
+        "acc__ssa_v2_b0_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__ssa_v2_b0_acc, x_b0_k, y_b0_k)",
+    ]
+    assert "f_b1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec] = pl.tile.muls(acc__rv_v3_b1, 0.5)" in lines
+
+
+def acc_kernel(inside: str, after: str = "out = pl.store(acc, [0, 0], c)") -> ir.Program:
+    """A kernel accumulating [256, 64] x [64, 256] FP16 blocks into a [256, 256] FP32 accumulator in a
+    loop, with ``inside`` in the loop body and ``after`` after it."""
+    src = f"""
+        import pypto.language as pl
+
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def mm(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 256], pl.FP16],
+                   c: pl.Out[pl.Tensor[[256, 256], pl.FP32]]) -> pl.Tensor[[256, 256], pl.FP32]:
+                x = pl.load(a, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+                y = pl.load(b, [0, 0], [64, 256], target_memory=pl.Mem.Mat)
+                acc = pl.tile.create([256, 256], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+                for k in pl.range(2):
+                    acc = pl.matmul_acc(acc, x, y, init_cond=k == 0)
+                    {inside}
+                {after}
+                return c
+        """
+    return passes.PassManager(passes.front_passes()).run(pl.parse(textwrap.dedent(src)))
+
+
+@pytest.mark.parametrize(("inside", "message"), [
+    ("s = pl.tile.muls(acc, 2.0)",
+     "tile.muls reads the accumulator 'acc__ssa_v2' before its last tile.matmul_acc"),
+    ("t = pl.store(acc, [0, 0], c)",
+     "'t' writes a tensor inside the statement computing the accumulator 'acc__ssa_v0', which runs once per output "
+     "block"),
+])
+def test_a_blocked_accumulator_loop_doing_more_is_an_error_with_a_hint(inside: str, message: str) -> None:
+    with pytest.raises(PassError) as err:
+        passes.auto_tile_matmul_l0()(acc_kernel(inside))
+    assert str(err.value).startswith(f"AutoTileMatmulL0: {message}\n  hint: keep the loop to loads and tile.matmul_acc")
+    assert err.value.span.begin_line == 14
+
+
+def test_a_blocked_accumulator_read_whole_after_its_loop_is_an_error_naming_the_reader() -> None:
+    after = "t = pl.tile.create([256, 256], dtype=pl.FP32)\n                s = pl.row_sum(acc, t)"
+    with pytest.raises(PassError, match=r"tile.matmul_acc of \[256, 64\] x \[64, 256\] is split into output blocks"
+                                        r".* tile.row_sum reads it whole"):
+        passes.auto_tile_matmul_l0()(acc_kernel("", after + "\n                c = pl.store(s, [0, 0], c)"))
+
+
+def test_a_matmul_acc_with_a_run_time_init_cond_splits_k_from_it() -> None:
+    lines = ["acc = pl.tile.create([128, 128], dtype=pl.FP32, target_memory=pl.Mem.Acc)",
+             "for i in pl.range(2):",
+             "    acc = pl.matmul_acc(acc, x, y, init_cond=i == 0)"]
+    program = kernel("\n                ".join(lines), m=128, k=512, n=128)
+    got = [line for line in kernel_lines(passes.auto_tile_matmul_l0()(program)) if "matmul" in line]
+    assert got == [
+        "acc__ssa_v2_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__iter_v1, x_k0, y_k0, i == 0)",
+        "acc__ssa_v2_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc__ssa_v2_acc, x_k, y_k)",
+        "acc__ssa_v2_next_1: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__ssa_v2_next, x_k_1, y_k_1)",
+        "acc__ssa_v2: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
+        "pl.tile.matmul_acc(acc__ssa_v2_grouped, x_k_2, y_k_2)",
     ]

@@ -396,3 +396,29 @@ def test_a_transpose_of_a_leading_axis_is_refused() -> None:
     with pytest.raises(PassError, match=r"tile\.transpose of a leading axis of a rank-3 tile mixes the merged rows "
                                         r"\(hint: transpose the last two axes"):
         passes.flatten_tile_nd_to_2d()(program)
+
+
+_BMM_2D = """
+@pl.program
+class Bmm2D:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        y = pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        z = pl.batch_matmul(x, y)
+        z2 = pl.tile.batch_matmul_acc(z, x, y)
+        out = pl.store(z2, [0, 0], c)
+        return out
+"""
+
+
+def test_a_batch_matmul_of_2d_operands_is_the_2d_matmul() -> None:
+    program = front_of(_BMM_2D)
+    assert [v.code for v in TileOps2D.check(program)] == ["BATCH_MATMUL", "BATCH_MATMUL"]
+    lines = kernel_lines(flatten(program))
+    assert lines[2:5] == [
+        "z: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x, y)",
+        "z2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z, x, y)",
+        "out: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(z2, [0, 0], c)",
+    ]

@@ -76,7 +76,7 @@ def k_loop_header(program: ir.Program) -> str:
     return line
 
 
-@pytest.mark.parametrize(("stages", "header"), [(2, "pl.range(1, 4,"), (1, "pl.range(1, 2,"), (4, "pl.range(1, 8,")])
+@pytest.mark.parametrize(("stages", "header"), [(2, "pl.range(1, 3, 2,"), (1, "pl.range(1, 2,"), (4, "pl.range(1, 5, 4,")])
 def test_auto_tile_matmul_l0ab_stages_sets_the_k_slab(stages: int, header: str) -> None:
     before = front("big_k")  # [128, 512] x [512, 128] FP16: 128 KiB operands, 64 KiB L0A/L0B
     after = assert_pass_preserves(passes.auto_tile_matmul_l0(l0ab_stages=stages), before, inputs(before), entry="main")

@@ -1,5 +1,6 @@
 """ConvertTensorToTileOps lowers ``tensor.ci`` (arange), ``tensor.fillpad``, ``tensor.fillpad_expand``
-and ``tensor.expand_clone`` to tile ops, and a clamped slice to a clamped load; a tensor op no
+and ``tensor.expand_clone`` to tile ops, a clamped slice to a clamped load and ``tensor.dim`` of a
+static axis to its extent; a tensor op no
 kernel may hold and without a lowering is a PassError at the conversion, never a codegen miss; the
 pipeline keeps what the programs compute."""
 
@@ -44,6 +45,9 @@ PROGRAMS = {
     "clamped_slice": lambda: program(
         "out[:] = pl.add(pl.slice(x, [32, 32], [8, 16], clamp=True), 1.0)",
         f"x: pl.Tensor[[30, 40], pl.FP32], out: pl.Out[{_F32x32}]", _F32x32),
+    "dim": lambda: program(
+        "n = pl.tensor.dim(x, -1)\nout[:] = pl.mul(x, pl.cast(n, pl.FP32))", f"x: {_F32x32}, out: pl.Out[{_F32x32}]",
+        _F32x32),
     **{f"expand_clone_{name}": (lambda shape=shape: program(
         "out[:] = pl.tensor.expand_clone(x, t)",
         f"x: pl.Tensor[{shape}, pl.FP32], t: {_F4x8x16}, out: pl.Out[{_F4x8x16}]", _F4x8x16))
@@ -124,3 +128,53 @@ def test_a_tensor_op_no_kernel_holds_is_refused_at_the_conversion() -> None:
         "ConvertTensorToTileOps: tensor.paged_gather has no tile lowering, so it cannot run in kernel 'main_incore_0' "
         "(hint: no target has a rule for it: gather the rows with pl.slice of each block and pl.assemble them)")
     assert err.value.span.is_valid() and err.value.span.begin_line == 6
+
+
+def test_tensor_dim_of_a_static_axis_in_a_kernel_is_the_extent() -> None:
+    lines = kernel_lines(converted(PROGRAMS["dim"]()))
+    assert lines[1] == "n: pl.Scalar[pl.INDEX] = 32"
+
+
+_DYN_ROWS = """
+import pypto.language as pl
+
+N = pl.dynamic("N")
+
+
+@pl.program
+class DimRows:
+    @pl.function
+    def main(self, x: pl.Tensor[[N, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            n = pl.tensor.dim(x, 0)
+            out = pl.assemble(out, pl.mul(pl.slice(x, [16, 32], [0, 0]), pl.cast(n, pl.FP32)), [0, 0])
+        return out
+"""
+
+
+def test_tensor_dim_of_a_dynamic_axis_in_a_kernel_is_refused_with_the_form_that_works() -> None:
+    with pytest.raises(PassError) as err:
+        converted(pl.parse(_DYN_ROWS))
+    assert str(err.value).startswith(
+        "ConvertTensorToTileOps: tensor.dim(x, 0) in a kernel: the kernel knows the extent of static axes only, and "
+        "this is axis 0, whose extent N is dynamic (hint: compute 'n = pl.tensor.dim(...)' before the pl.at block "
+        "and use n inside it: it reaches the kernel as a scalar parameter)")
+    assert err.value.span.begin_line == 13
+
+
+def test_tensor_alloc_in_a_kernel_is_refused_naming_the_targets() -> None:
+    p = program("a = pl.tensor.alloc(pl.Mem.Vec, 1024)\nout[:] = x", f"x: {_F32x32}, out: pl.Out[{_F32x32}]", _F32x32)
+    with pytest.raises(PassError) as err:
+        converted(p)
+    assert str(err.value).startswith(
+        "ConvertTensorToTileOps: tensor.alloc has no tile lowering, so it cannot run in kernel 'main_incore_0' (hint: "
+        "no kernel target (pto, cce) prints a raw allocation; a kernel makes its buffers with "
+        "pl.tile.create(shape, dtype=...))")
+    assert err.value.span.begin_line == 6
+
+
+def test_the_block_index_in_a_kernel_is_the_tile_op() -> None:
+    p = program("i = pl.tensor.get_block_idx()\nout[:] = pl.mul(x, pl.cast(i, pl.FP32))",
+                f"x: {_F32x32}, out: pl.Out[{_F32x32}]", _F32x32)
+    assert kernel_lines(converted(p))[1] == "i: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()"

@@ -25,8 +25,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Program (an example's name, or source text) -> pass options -> peak bytes per memory space with
 # those options and with the defaults.
 CASES = {
+    # One 64 KiB slab at a time, or (the default) two 32 KiB slabs in flight: all of L0A/L0B either way.
     "matmul_big_k-l0ab": ("matmul_big_k", {"AutoTileMatmulL0": {"l0ab_stages": 1}},
-                          {"Left": (65536, 32768), "Right": (65536, 32768)}),
+                          {"Left": (65536, 65536), "Right": (65536, 65536)}),
     "big_mn-l0ab-l0c": ("tensor_matmul_big_mn", {"AutoTileMatmulL0": {"l0ab_stages": 1, "l0c_stages": 1}},
                         {"Acc": (131072, 65536)}),
     "four_tiles-best_fit": (FOUR_TILES, {"MemoryReuse": {"strategy": "best_fit"}}, {"Vec": (57344, 73728)}),
