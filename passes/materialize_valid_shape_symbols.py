@@ -133,6 +133,7 @@ class MaterializeValidShapeSymbols(ProgramPass):
             return program
         new = []
         for func in funcs.values():
-            calls = any(isinstance(c.op, GlobalVar) and c.op.name in added for c in function_index(func).of(Call, Submit))
+            calls = any(isinstance(c.op, GlobalVar) and c.op.name in added
+                        for c in function_index(func).of(Call, Submit))
             new.append(_Callers(added).convert(func, program) if calls or func.name in added else func)
         return Program(new, program.name, program.span)

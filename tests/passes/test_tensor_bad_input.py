@@ -189,7 +189,8 @@ def test_a_valid_extent_computed_from_a_symbol_is_refused_at_its_materialization
         class ValidRows:
             @pl.function(type=pl.FunctionType.InCore)
             def k(self,
-                  x: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[M + 1, 64], stride=[], layout=pl.TensorLayout.ND)],
+                  x: pl.Tensor[[64, 64], pl.FP32,
+                               pl.TensorView(valid_shape=[M + 1, 64], stride=[], layout=pl.TensorLayout.ND)],
                   out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
                 t = pl.load(x, [0, 0], [64, 64])
                 out = pl.store(pl.exp(t), [0, 0], out)
