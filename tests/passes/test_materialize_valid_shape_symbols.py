@@ -45,7 +45,8 @@ def test_the_symbol_is_the_kernel_parameter_its_types_read() -> None:
 def test_the_caller_passes_its_slice_extent_computed_once_before_the_call() -> None:
     text = passes.materialize_valid_shape_symbols()(before("two_inputs")).as_python()
     assert ("            M__valid_v0: pl.Scalar[pl.INDEX] = pl.min(32, N - i)\n"
-            "            out__ssa_v1: pl.Tensor[[N, 64], pl.FP32] = self.k(M__valid_v0, xs, ys, i, out__iter_v0)\n") in text
+            "            out__ssa_v1: pl.Tensor[[N, 64], pl.FP32] = "
+            "self.k(M__valid_v0, xs, ys, i, out__iter_v0)\n") in text
 
 
 def test_a_program_without_such_symbols_is_returned_as_it_is() -> None:
