@@ -10,6 +10,7 @@ from programs import out, rand
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto.analysis import function_index
 from pypto.interp import run
 
 PROGRAMS = {"valid_rows": vsp.ValidRowsKernel, "valid_cols": vsp.ValidColsKernel,
@@ -60,3 +61,24 @@ def test_the_interpreter_runs_the_output_as_the_input() -> None:
     want = run(vsp.ValidRowsKernel, x, out(80, 64)).outputs["out"]
     got = run(passes.materialize_valid_shape_symbols()(before("valid_rows")), x, out(80, 64)).outputs["out"]
     assert (got == want).all()
+
+
+def test_argument_indices_in_the_call_attrs_follow_the_arguments() -> None:
+    """``pl.no_dep(xs)`` names argument 0; with the extent in front, it is argument 1."""
+    source = vsp.ValidRowsKernel.as_python().replace("self.k(xs, i, out)", "self.k(pl.no_dep(xs), i, out)")
+    assert "pl.no_dep(xs)" in source
+    program = passes.PassManager(passes.front_passes()).run(pl.parse(source))
+    call = next(c for c in function_index(program.get_function("main")).of(ir.Call) if c.op.name == "k")
+    assert call.attrs["arg_direction_overrides"] == [0]
+    after = passes.materialize_valid_shape_symbols()(program)
+    call = next(c for c in function_index(after.get_function("main")).of(ir.Call) if c.op.name == "k")
+    assert call.attrs["arg_direction_overrides"] == [1]
+
+
+def test_given_argument_directions_gain_the_extent_as_a_scalar() -> None:
+    given = 'attrs={"arg_directions": [pl.adir.input, pl.adir.scalar, pl.adir.inout]}'
+    source = vsp.ValidRowsKernel.as_python().replace("self.k(xs, i, out)", f"self.k(xs, i, out, {given})")
+    after = passes.materialize_valid_shape_symbols()(passes.PassManager(passes.front_passes()).run(pl.parse(source)))
+    call = next(c for c in function_index(after.get_function("main")).of(ir.Call) if c.op.name == "k")
+    assert [ir.ArgDirection(d) for d in call.attrs["arg_directions"]] == [
+        ir.ArgDirection.Scalar, ir.ArgDirection.Input, ir.ArgDirection.Scalar, ir.ArgDirection.InOut]
