@@ -119,7 +119,8 @@ class MaterializeValidShapeSymbols(ProgramPass):
              # caller: y = self.k(rows, xs, ...)
 
     A valid extent computed from such a variable (``valid_shape=[M + 1, 64]``) is an error: the caller
-    passes an extent, not what it is computed from.
+    passes an extent, not what it is computed from. So is such a variable in a function nothing calls
+    (the entry): the runtime passes it arrays, not valid regions.
     """
 
     source = outlined
@@ -128,7 +129,18 @@ class MaterializeValidShapeSymbols(ProgramPass):
         called = {c.op.name for f in program.functions.values()
                   for c in function_index(f).of(Call, Submit) if isinstance(c.op, GlobalVar)}
         funcs = {f.name: f for f in program.functions.values()}
-        added = {name: found for name in called if name in funcs and (found := _symbols(funcs[name], self.name))}
+        added = {name: found for name, f in funcs.items() if (found := _symbols(f, self.name))}
+        for name, found in added.items():
+            if name not in called:
+                p = funcs[name].params[found[0].param]
+                raise PassError(
+                    self.name,
+                    f"'{name}' takes '{p.name_hint}' whose valid extent {found[0].var.name_hint} no call gives: "
+                    "it is called by the runtime, which passes arrays, not valid regions",
+                    p.span,
+                    f"take the extent as a scalar parameter ({found[0].var.name_hint.lower()}: pl.Scalar[pl.INDEX]) "
+                    f"and narrow a slice of '{p.name_hint}' with it: pl.slice(..., valid_shape=[...])",
+                )
         if not added:
             return program
         new = []

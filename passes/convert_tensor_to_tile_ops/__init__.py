@@ -518,14 +518,26 @@ class ConvertTensorToTileOps(ProgramPass):
         return Program([new.get(f.name, f) for f in program.functions.values()], program.name, program.span)
 
     def _check_valid_extents(self, func: Function) -> None:
-        """The valid extents of a parameter's view must be computed from what the kernel is given: its
-        parameters and their dimensions."""
-        given = set(func.params) | {v for p in func.params if isinstance(p.type, TensorType)
-                                    for d in p.type.shape for v in expr_vars(d)}
+        """The dynamic dimensions and valid extents of a kernel's tensor parameters must be computed from what
+        the kernel is given: its parameters and the dimensions of their arguments, each a plain symbol."""
+        given = set(func.params) | {d for p in func.params if isinstance(p.type, TensorType)
+                                    for d in p.type.shape if isinstance(d, Var)}
         for p in func.params:
             t = p.type
             if not isinstance(t, TensorType):
                 continue
+            for d in t.shape:
+                unknown = [v for v in expr_vars(d) if v not in given]
+                if unknown:
+                    raise PassError(
+                        self.name,
+                        f"kernel '{func.name}' takes '{p.name_hint}' of shape {format_dims(list(t.shape))}, whose "
+                        f"dimension {d.as_python()} is computed from {unknown[0].name_hint}: a kernel reads a dynamic "
+                        "dimension off its argument, so it must be a plain pl.dynamic symbol",
+                        p.span,
+                        f"name the dimension itself, e.g. D = pl.dynamic(\"D\") and pl.Tensor[[..., D], ...] for "
+                        f"{d.as_python()}",
+                    )
             valid = t.tensor_view.valid_shape if t.tensor_view is not None else []
             unknown = [v for d in valid for v in expr_vars(d) if v not in given]
             if unknown:

@@ -209,3 +209,59 @@ def test_a_valid_extent_computed_from_a_symbol_is_refused_at_its_materialization
     )
     assert err.hint == "name the extent itself, e.g. valid_shape=[M, ...], and compute its value in the caller"
     _line(11, err)
+
+
+def test_a_kernel_dimension_computed_from_a_symbol_is_refused_at_the_conversion() -> None:
+    """A kernel reads a dynamic dimension off its argument's shapes: ``K * 2`` has no K to read."""
+    program = pl.parse_program(textwrap.dedent("""
+        import pypto.language as pl
+
+        K = pl.dynamic("K")
+
+
+        @pl.program
+        class Doubled:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, K * 2], pl.FP32],
+                     out: pl.Out[pl.Tensor[[16, K * 2], pl.FP32]]) -> pl.Tensor[[16, K * 2], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.slice(x, [16, 64], [0, 0])
+                    out = pl.assemble(out, pl.exp(t), [0, 0])
+                return out
+    """))
+    err = _raises(program, PassError)
+    assert err.message == (
+        "ConvertTensorToTileOps: kernel 'main_incore_0' takes 'x' of shape [16, K * 2], whose dimension K * 2 is "
+        "computed from K: a kernel reads a dynamic dimension off its argument, so it must be a plain pl.dynamic symbol"
+    )
+    assert err.hint == 'name the dimension itself, e.g. D = pl.dynamic("D") and pl.Tensor[[..., D], ...] for K * 2'
+    _line(10, err)
+
+
+def test_a_valid_extent_of_the_entry_is_refused_at_its_materialization() -> None:
+    """The runtime passes the entry arrays, never a valid region: M would have no value."""
+    program = pl.parse_program(textwrap.dedent("""
+        import pypto.language as pl
+
+        M = pl.dynamic("M")
+
+
+        @pl.program
+        class EntryValid:
+            @pl.function
+            def main(self,
+                     x: pl.Tensor[[32, 64], pl.FP32,
+                                  pl.TensorView(valid_shape=[M, 64], stride=[], layout=pl.TensorLayout.ND)],
+                     out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.assemble(out, pl.exp(x), [0, 0])
+                return out
+    """))
+    err = _raises(program, PassError)
+    assert err.message == (
+        "MaterializeValidShapeSymbols: 'main' takes 'x' whose valid extent M no call gives: it is called by the "
+        "runtime, which passes arrays, not valid regions"
+    )
+    assert err.hint == ("take the extent as a scalar parameter (m: pl.Scalar[pl.INDEX]) and narrow a slice of 'x' "
+                        "with it: pl.slice(..., valid_shape=[...])")
+    _line(11, err)
