@@ -31,6 +31,7 @@ import math
 from typing import Any
 
 from pypto.backend import Platform, current_platform
+from pypto.analysis import expr_vars
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
@@ -46,9 +47,9 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
-from .cce_entry import EntryParam, header, kernel_entry
+from .cce_entry import DimParam, EntryParam, header, kernel_entry
 from .cce_ops import CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, SpmdIndex, Transfer
-from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_template, static_dims, tensor_strides, tile_template
+from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_strides, global_template, static_dims, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
@@ -116,6 +117,8 @@ class CceEmitter(Emitter):
         self._carries: list[list[Var]] = []  # innermost loop's iter_args / if's return vars
         self._declared_scalars: set[Var] = set()
         self._identity: dict[str, str] = {}  # launch-identity parameter -> its reader in kernel_entry
+        self._dim_sources: dict[Var, tuple[str, int]] = {}  # dynamic dim -> (tensor parameter, axis) giving it
+        self._dims: list[DimParam] = []  # the dynamic dims the kernel reads, in first-use order
 
     def _fresh(self, base: str) -> str:
         name = cpp_identifier(base, _RESERVED)
@@ -134,6 +137,9 @@ class CceEmitter(Emitter):
     def name_of(self, var: Var) -> str:
         """The C++ name of ``var``; a variable with none is an error, not a KeyError."""
         name = self._names.get(var)
+        if name is None and var in self._dim_sources:
+            name = self._bind(var)
+            self._dims.append(DimParam(name, *self._dim_sources[var]))
         if name is None:
             raise CodegenError(f"cce: variable '{var.name_hint}' is used before the kernel defines it", var.span,
                                "the cce emitter prints kernel parameters, tiles, scalars and loop variables")
@@ -177,20 +183,27 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
+        for p in func.params:
+            if isinstance(p.type, TensorType):
+                for axis, dim in enumerate(p.type.shape):
+                    if isinstance(dim, Var) and dim not in self._params:
+                        self._dim_sources.setdefault(dim, (self._names[p], axis))
         with self.capture() as body:
             self._kernel_body(func.body)
+        declarations = Doc(self.indent_unit)
+        for var in self._tiles:  # before the signature: a valid extent may read a dynamic dimension
+            self._tile_declaration(declarations, var)
         identity = [(p, self._identity[p]) for p in _IDENTITY_ORDER if p in self._identity]
         signature = ([f"__gm__ {t.c_type}* {t.name}" for t in tensors] + [f"{s.c_type} {s.name}" for s in scalars]
-                     + [f"int32_t {p}" for p, _ in identity])
+                     + [f"int64_t {d.name}" for d in self._dims] + [f"int32_t {p}" for p, _ in identity])
         doc = Doc(self.indent_unit)
         with doc.block(f"static __aicore__ void {name}({', '.join(signature)}) {{"):
             for template, alias in self._aliases.items():
                 doc.line(f"using {alias} = {template};")
-            for var in self._tiles:
-                self._tile_declaration(doc, var)
+            doc.extend(declarations)
             doc.extend(body)
         return (header(func.name, bool(identity)) + "\n// --- Kernel function ---\n" + doc.render()
-                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, identity))
+                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity))
 
     def _kernel_body(self, body: Stmt) -> None:
         # The kernel's final return has nothing to print: outputs are written through the pointers.
@@ -207,7 +220,7 @@ class CceEmitter(Emitter):
         if len(valid) == 1:
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
-            if not (isinstance(d, ConstInt) or (isinstance(d, Var) and d in self._params)):
+            if not all(v in self._params or v in self._dim_sources for v in expr_vars(d)):
                 raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
                               self.target.name, var.span,
                               "tiles are declared at the top of the kernel, where only parameters are known: compute "
@@ -529,12 +542,11 @@ class CceEmitter(Emitter):
         view = ttype.tensor_view
         if view is not None and view.layout != TensorLayout.ND:
             raise no_rule(f"{call.op.name} on a {view.layout.name} tensor", self.target.name, call.span)
-        strides = (static_dims(list(view.stride), "a tensor stride", call.span) if view is not None and view.stride
-                   else tensor_strides(list(ttype.shape), call.span))
+        strides = self._tensor_strides(ttype)
         tile = self._dst if rule.to_tile else (argument(call, rule.ins[0]) if rule.ins else None)
         window = argument(call, rule.sizes) if rule.sizes is not None else None
-        if rule.clamp is not None and keyword(call, rule.clamp):
-            window = None
+        if rule.clamp is not None and (keyword(call, rule.clamp) or (view is not None and view.valid_shape)):
+            window = None  # the tile's valid shape: the window cut at the source's edge or valid region
         if isinstance(window, MakeTuple):
             dims = list(window.elements)
         else:
@@ -543,18 +555,24 @@ class CceEmitter(Emitter):
             dims = list(tile.type.get_effective_tile_view().valid_shape)
         dims = [ConstInt(1, DataType.INDEX)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
-        template = global_template(ttype.dtype, sizes, strides, call.span, volume)
+        fixed = [s if isinstance(s, int) else DYNAMIC for s in strides]
+        template = global_template(ttype.dtype, sizes, fixed, call.span, volume)
         size_names = "x".join("d" if s == DYNAMIC else str(s) for s in sizes)
         alias = self._alias(template, f"GT_{size_names}_{ttype.dtype.to_string()}")
         offsets = argument(call, rule.offsets) if rule.offsets is not None else None
         pointer = self.name_of(tensor) + self._element_offset(offsets, strides)
         g = self._fresh(f"{self.name_of(tensor)}_gt")
-        if volume is None:
+        if volume is None and fixed == strides:
             self.doc.line(f"{alias} {g}({pointer});")
         else:
-            # A dynamic window extent (a tail block's valid rows) is a Shape constructor argument.
-            extents = [*(["1"] * (GLOBAL_RANK - len(dims))), *(self._operand(d) for d in dims)]
-            self.doc.line(f"{alias} {g}({pointer}, {alias}::Shape({', '.join(extents)}));")
+            # A dynamic window extent (a tail block's valid rows) is a Shape constructor argument, a
+            # dynamic stride (a row pitch given by a dynamic inner dimension) a Stride one.
+            pad = ["1"] * (GLOBAL_RANK - len(dims))
+            extents = [*pad, *(self._operand(d) for d in dims)]
+            operands = f"{pointer}, {alias}::Shape({', '.join(extents)})"
+            if fixed != strides:
+                operands += f", {alias}::Stride({', '.join(map(str, global_strides(sizes, strides, volume)))})"
+            self.doc.line(f"{alias} {g}({operands});")
         if rule.to_tile:
             self.doc.line(f"{rule.mnemonic}({self._dst_name(call)}, {g});")
             return
@@ -589,16 +607,32 @@ class CceEmitter(Emitter):
                               self.target.name, call.span, "give the tile a static shape; only its valid shape may vary")
         return sizes, volume
 
-    def _element_offset(self, offsets: Expr | None, strides: list[int]) -> str:
+    def _tensor_strides(self, t: TensorType) -> list[int | str]:
+        """Element strides of a tensor parameter: its view's, else row-major over its shape. A stride
+        over a dynamic inner dimension is a C++ product of the dimension read off the argument."""
+        view = t.tensor_view
+        if view is not None and view.stride:
+            return [d.value if isinstance(d, ConstInt) else self._operand(d) for d in view.stride]
+        strides: list[int | str] = [1] if t.shape else []
+        static, dynamic = 1, []
+        for d in reversed(t.shape[1:]):
+            if isinstance(d, ConstInt):
+                static *= d.value
+            else:
+                dynamic.append(self._operand(d))
+            strides.insert(0, " * ".join([*dynamic, str(static)] if static != 1 else dynamic) if dynamic else static)
+        return strides
+
+    def _element_offset(self, offsets: Expr | None, strides: list[int | str]) -> str:
         """`` + <sum of offset_i * stride_i>`` with constants folded; empty for the origin."""
         if offsets is None:
             return ""
         elements = offsets.elements if isinstance(offsets, MakeTuple) else [offsets]
         constant, terms = 0, []
         for e, s in zip(elements, strides):
-            if isinstance(e, ConstInt):
+            if isinstance(e, ConstInt) and isinstance(s, int):
                 constant += e.value * s
-            else:
+            elif not (isinstance(e, ConstInt) and e.value == 0):
                 text = self._operand(e)
                 terms.append(text if s == 1 else f"{text} * {s}")
         if constant:
@@ -630,9 +664,7 @@ class CceEmitter(Emitter):
         """``x[off]`` of a kernel's GM tensor parameter: read as a value, or assigned."""
         tensor = argument(call, "tensor")
         ttype = tensor.type
-        strides = (static_dims(list(ttype.tensor_view.stride), "a tensor stride", call.span)
-                   if ttype.tensor_view is not None and ttype.tensor_view.stride
-                   else tensor_strides(list(ttype.shape), call.span))
+        strides = self._tensor_strides(ttype)
         offset = self._element_offset(argument(call, "indices"), strides).removeprefix(" + ") or "0"
         element = f"{self.name_of(tensor)}[{offset}]"
         if not rule.store:

@@ -3,8 +3,8 @@ wrapper the runtime calls.
 
 ``kernel_entry(__gm__ int64_t* args)`` unpacks the tensors (``args[0..T-1]``, each a
 ``ChipTensor*`` whose data pointer is ``buffer.addr + start_offset``), then the scalars (raw 64-bit
-values reinterpreted through a union), reads the launch identity the kernel uses, and forwards
-everything to the kernel function in its parameter order.
+values reinterpreted through a union), reads the dynamic dimensions the kernel uses off its tensors'
+``shapes`` and the launch identity, and forwards everything to the kernel function in that order.
 """
 
 from __future__ import annotations
@@ -35,6 +35,15 @@ class EntryParam:
     c_type: str
 
 
+@dataclass(frozen=True)
+class DimParam:
+    """A dynamic dimension the kernel reads: its C++ name, the tensor parameter and the axis giving it."""
+
+    name: str
+    tensor: str
+    axis: int
+
+
 def header(func: str, intrinsics: bool) -> str:
     """Comment lines, ``<cstdint>`` (before pto-isa: its headers use ``uint8_t`` unqualified), the
     ``__gm__``/``__aicore__`` fallbacks and the includes; ``intrinsic.h`` declares the launch
@@ -53,10 +62,11 @@ def header(func: str, intrinsics: bool) -> str:
 
 
 def kernel_entry(
-    func: str, tensors: list[EntryParam], scalars: list[EntryParam], identity: list[tuple[str, str]]
+    func: str, tensors: list[EntryParam], scalars: list[EntryParam], dims: list[DimParam],
+    identity: list[tuple[str, str]],
 ) -> str:
-    """The ``extern "C"`` entry: unpack ``tensors`` then ``scalars`` from ``args``, read each
-    ``(param, reader)`` launch identity, call ``func`` with all of them in that order."""
+    """The ``extern "C"`` entry: unpack ``tensors`` then ``scalars`` from ``args``, read ``dims`` off the
+    tensors and each ``(param, reader)`` launch identity, call ``func`` with all of them in that order."""
     doc = Doc("    ")
     doc.line('extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args)')
     doc.line("{")
@@ -80,9 +90,13 @@ def kernel_entry(
             doc.line(f"union {{ uint64_t u64; {s.c_type} val; }} {s.name}_conv;")
             doc.line(f"{s.name}_conv.u64 = args[{i}];")
             doc.line(f"{s.c_type} {s.name} = {s.name}_conv.val;")
+        for d in dims:
+            doc.line()
+            doc.line(f"// Dynamic dimension: {d.name}")
+            doc.line(f"int64_t {d.name} = static_cast<int64_t>({d.tensor}_tensor->shapes[{d.axis}]);")
         doc.line()
         doc.line("// Forward to the kernel function")
-        names = [p.name for p in (*tensors, *scalars)] + [param for param, _ in identity]
+        names = [p.name for p in (*tensors, *scalars, *dims)] + [param for param, _ in identity]
         doc.line(f"{func}({', '.join(names)});")
     doc.line("}")
     # Preprocessor lines sit at column 0.

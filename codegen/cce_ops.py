@@ -105,7 +105,8 @@ class Transfer(OpRule):
     ``offsets`` / ``sizes`` name the window parameters as in the PTO rule (None offsets: the whole
     tensor; sizes absent: the tile's valid shape); ``template`` holds keyword enumerators
     (``AtomicType::AtomicAdd``). ``clamp`` names a keyword which, when set, sizes the window by the
-    tile's valid shape instead (a clamped load's, cut at the source's edge by its type rule).
+    tile's valid shape instead (a clamped load's, cut at the source's edge by its type rule); so does a
+    source with a valid region (``pl.TensorView(valid_shape=...)``), which the type rule cuts it to.
     """
 
     tensor: str

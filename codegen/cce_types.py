@@ -157,39 +157,24 @@ def _check_boxes(t: TileType, shape: list[int], slayout: TileLayout, fractal: in
             f"pad the tile to shape {padded} and mark the used part with valid_shape")
 
 
-def row_major_strides(shape: list[int]) -> list[int]:
-    """Element strides of a row-major (ND) tensor of ``shape``."""
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
-    return strides
-
-
-def tensor_strides(dims: list, span: Span | None) -> list[int]:
-    """Row-major element strides of a tensor of extents ``dims``; the outermost extent may be dynamic,
-    since it enters no stride (docs/codegen.md#cce)."""
-    inner = []
-    for d in dims[1:]:
-        if not isinstance(d, ConstInt):
-            raise no_rule("a tensor with a dynamic inner dimension", TARGET, span,
-                          "only a tensor's outermost dimension may be dynamic: the kernel's row-major strides are constants")
-        inner.append(d.value)
-    return row_major_strides([1, *inner]) if dims else []
-
-
 def global_template(dtype: DataType, sizes: list[int], strides: list[int], span: Span | None = None,
                     volume: int | None = None) -> str:
     """``GlobalTensor<elem, Shape<...>, Stride<...>, Layout::ND>`` of a window ``sizes`` with element
-    ``strides``, padded to 5-D with unit outer dims (their stride: the window's element count, or
-    ``volume`` when a size is ``DYNAMIC`` (-1): a bound, as the unit dims are only ever indexed by 0)."""
+    ``strides`` (``DYNAMIC`` (-1) for a run-time one), padded to 5-D with unit outer dims (see
+    :func:`global_strides`)."""
     if len(sizes) > GLOBAL_RANK:
         raise no_rule(f"a rank-{len(sizes)} tensor window", TARGET, span, "pto-isa global tensors have at most 5 dims")
-    pad = GLOBAL_RANK - len(sizes)
+    shape = [1] * (GLOBAL_RANK - len(sizes)) + sizes
+    stride = global_strides(sizes, strides, volume)
+    return (f"GlobalTensor<{c_type(dtype, span)}, Shape<{', '.join(map(str, shape))}>, "
+            f"Stride<{', '.join(map(str, stride))}>, Layout::ND>")
+
+
+def global_strides(sizes: list[int], strides: list, volume: int | None = None) -> list:
+    """``strides`` padded to 5-D: the unit outer dims' stride is the window's element count, or ``volume``
+    when a size is ``DYNAMIC`` (a bound, as the unit dims are only ever indexed by 0)."""
     if volume is None:
         volume = 1
         for s in sizes:
             volume *= s
-    shape = [1] * pad + sizes
-    stride = [volume] * pad + strides
-    return (f"GlobalTensor<{c_type(dtype, span)}, Shape<{', '.join(map(str, shape))}>, "
-            f"Stride<{', '.join(map(str, stride))}>, Layout::ND>")
+    return [volume] * (GLOBAL_RANK - len(sizes)) + strides

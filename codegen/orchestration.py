@@ -820,7 +820,10 @@ class OrchestrationEmitter(Emitter):
     def _view(self, call: Call, rule: View) -> None:
         var = self._defined(call)
         source = argument(call, "tensor")
-        shape = self._list(argument(call, "shape"), call.span)
+        valid = argument(call, "valid_shape")
+        # A view covers its valid region: its kernels are passed the extents (MaterializeValidShapeSymbols).
+        given = isinstance(valid, MakeTuple) and valid.elements
+        shape = self._list(valid if given else argument(call, "shape"), call.span)
         offset = self._list(argument(call, "offset"), call.span)
         if keyword(call, "clamp"):
             extents = [self.expr(d) for d in source.type.shape]

@@ -42,10 +42,10 @@ class CreateTensor(OpRule):
 @dataclass(frozen=True)
 class View(OpRule):
     """``uint32_t v_offsets[n] = {...}; uint32_t v_shapes[n] = {...}; ChipTensor v = x.<mnemonic>(v_shapes,
-    v_offsets);`` with the shapes clamped to the source extent."""
+    v_offsets);`` with the shapes clamped to the source extent; a view with a ``valid_shape`` covers just that."""
 
     def spelled(self, op: str) -> frozenset[str]:
-        return self.implied | {"tensor", "shape", "offset", "clamp"}
+        return self.implied | {"tensor", "shape", "offset", "valid_shape", "clamp"}
 
 
 @dataclass(frozen=True)

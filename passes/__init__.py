@@ -59,6 +59,7 @@ from .insert_pipe_sync import InsertPipeSync
 from .legalize_tile_cast import LegalizeTileCast
 from .materialize_runtime_scopes import MaterializeRuntimeScopes
 from .materialize_tensor_strides import MaterializeTensorStrides
+from .materialize_valid_shape_symbols import MaterializeValidShapeSymbols
 from .memory_reuse import MemoryReuse
 from .normalize_return_order import NormalizeReturnOrder
 from .normalize_stmt_structure import NormalizeStmtStructure
@@ -92,6 +93,7 @@ expand_mixed_kernel = ExpandMixedKernel
 normalize_return_order = NormalizeReturnOrder
 elide_tensor_carries = ElideTensorCarries
 materialize_tensor_strides = MaterializeTensorStrides
+materialize_valid_shape_symbols = MaterializeValidShapeSymbols
 init_memref = InitMemRef
 memory_reuse = MemoryReuse
 allocate_memory_addr = AllocateMemoryAddr
@@ -159,6 +161,7 @@ __all__ = [
     "LegalizeTileCast",
     "MaterializeRuntimeScopes",
     "MaterializeTensorStrides",
+    "MaterializeValidShapeSymbols",
     "MemoryReuse",
     "NormalizeReturnOrder",
     "NormalizeStmtStructure",
@@ -213,6 +216,7 @@ __all__ = [
     "legalize_tile_cast",
     "materialize_runtime_scopes",
     "materialize_tensor_strides",
+    "materialize_valid_shape_symbols",
     "memory_reuse",
     "normalize_return_order",
     "normalize_stmt_structure",

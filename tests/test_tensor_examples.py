@@ -39,6 +39,8 @@ EXPECTED = {
     ),
     # A 32x64 FP32 block and its exp per call; the trip count depends on the dynamic N.
     "tensor_dyn_rows": ({"AIV": ["main_incore_0"], "Orchestration": ["main"]}, None, {Vec: 16384}),
+    # Two 16x64 FP32 blocks per call (the product reuses one); N, the row pitch, is read off x.
+    "tensor_dyn_cols": ({"AIV": ["main_incore_0"], "Orchestration": ["main"]}, None, {Vec: 8192}),
 }
 
 

@@ -481,8 +481,8 @@ class ConvertTensorToTileOps(ProgramPass):
     tiles. Written In parameters (written directly, through an earlier write's result or through a
     loop carrying them) become Out (InOut when also read). Group and Spmd wrappers forward new Out
     parameters to their own callers. Tiles may keep a rank above 2 (FlattenTileNdTo2D merges them).
-    A kernel's tensor parameter may be dynamic only in its outermost dimension (the kernel's strides
-    are constants); a dynamic inner dimension is an error at the parameter.
+    A valid extent of a kernel's tensor parameter must be a parameter or a dimension of one
+    (MaterializeValidShapeSymbols, before this pass, makes it one).
 
     A matmul accumulator carried through a loop may be chosen by an if: ``if k == 0: acc =
     pl.matmul(a, b) else: acc = pl.matmul_acc(acc, a, b)``. The ``pl.create_tensor`` that starts it
@@ -502,7 +502,7 @@ class ConvertTensorToTileOps(ProgramPass):
         for name in _callees_first(program):
             func = program.get_function(name)
             if is_incore_type(func.func_type):
-                self._check_inner_dims(func)
+                self._check_valid_extents(func)
                 if not _convertible(func):
                     continue
                 converted, added = _Kernel(self.name).convert(func, program)
@@ -517,14 +517,27 @@ class ConvertTensorToTileOps(ProgramPass):
             return program
         return Program([new.get(f.name, f) for f in program.functions.values()], program.name, program.span)
 
-    def _check_inner_dims(self, func: Function) -> None:
-        """A kernel addresses its tensors with constant row-major strides: only the outermost dim may be dynamic;
-        and the valid extents of a parameter's view must be parameters the kernel is given."""
-        given = set(func.params)
+    def _check_valid_extents(self, func: Function) -> None:
+        """The dynamic dimensions and valid extents of a kernel's tensor parameters must be computed from what
+        the kernel is given: its parameters and the dimensions of their arguments, each a plain symbol."""
+        given = set(func.params) | {d for p in func.params if isinstance(p.type, TensorType)
+                                    for d in p.type.shape if isinstance(d, Var)}
         for p in func.params:
             t = p.type
             if not isinstance(t, TensorType):
                 continue
+            for d in t.shape:
+                unknown = [v for v in expr_vars(d) if v not in given]
+                if unknown:
+                    raise PassError(
+                        self.name,
+                        f"kernel '{func.name}' takes '{p.name_hint}' of shape {format_dims(list(t.shape))}, whose "
+                        f"dimension {d.as_python()} is computed from {unknown[0].name_hint}: a kernel reads a dynamic "
+                        "dimension off its argument, so it must be a plain pl.dynamic symbol",
+                        p.span,
+                        f"name the dimension itself, e.g. D = pl.dynamic(\"D\") and pl.Tensor[[..., D], ...] for "
+                        f"{d.as_python()}",
+                    )
             valid = t.tensor_view.valid_shape if t.tensor_view is not None else []
             unknown = [v for d in valid for v in expr_vars(d) if v not in given]
             if unknown:
@@ -537,14 +550,3 @@ class ConvertTensorToTileOps(ProgramPass):
                     "rows = pl.min(32, N - i) outside pl.at, then "
                     "pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64]) inside (examples/tensor_dyn_rows.py)",
                 )
-            for axis, d in enumerate(t.shape[1:], 1):
-                if affine_form(d).constant_value() is None:
-                    raise PassError(
-                        self.name,
-                        f"kernel '{func.name}' takes '{p.name_hint}' of shape {format_dims(list(t.shape))}, whose "
-                        f"dimension {axis} ({d.as_python()}) is dynamic: a kernel's tensors may be dynamic only in "
-                        "their outermost dimension (the generated C++ addresses them with constant strides)",
-                        p.span,
-                        "give the inner dimensions a static bound and mark the used part with valid_shape, e.g. "
-                        "x: pl.Tensor[[16, 256], pl.FP32] and pl.slice(x, [16, 256], [0, 0], valid_shape=[16, k])",
-                    )

@@ -23,16 +23,20 @@ _EXPR = itertools.repeat(Expr)
 
 
 def _expr_list(v: Any) -> Any:
-    """Shape-like lists: ints become ``ConstInt(v, INDEX)``; tuples become lists."""
+    """Shape-like lists: ints become ``ConstInt(v, INDEX)``, symbolic dimensions their Var; tuples become lists."""
     if type(v) is list and all(map(isinstance, v, _EXPR)):
         return v  # already expressions (most lists: one type derived from another)
     if isinstance(v, (list, tuple)):
-        return [ConstInt(x, DataType.INDEX) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
+        return [_opt_expr(x) for x in v]
     return v
 
 
 def _opt_expr(v: Any) -> Any:
-    return ConstInt(v, DataType.INDEX) if isinstance(v, int) and not isinstance(v, bool) else v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return ConstInt(v, DataType.INDEX)
+    # A symbolic dimension of the DSL (``pl.dynamic("M")``, evaluated in an annotation) stands for its Var.
+    to_expr = getattr(type(v), "__ir_expr__", None)
+    return to_expr(v) if to_expr is not None else v
 
 
 ExprList = Annotated[list[Expr], BeforeValidator(_expr_list)]

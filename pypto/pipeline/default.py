@@ -32,6 +32,7 @@ from pypto.passes.inline_functions import InlineFunctions
 from pypto.passes.insert_pipe_sync import InsertPipeSync
 from pypto.passes.materialize_runtime_scopes import MaterializeRuntimeScopes
 from pypto.passes.materialize_tensor_strides import MaterializeTensorStrides
+from pypto.passes.materialize_valid_shape_symbols import MaterializeValidShapeSymbols
 from pypto.passes.memory_reuse import MemoryReuse
 from pypto.passes.normalize_return_order import NormalizeReturnOrder
 from pypto.passes.normalize_stmt_structure import NormalizeStmtStructure
@@ -68,6 +69,7 @@ def lowering_passes() -> list[Pass]:
         OutlineHierarchyScopes(),
         OutlineIncoreScopes(),
         OutlineClusterScopes(),
+        MaterializeValidShapeSymbols(),
         ConvertTensorToTileOps(),
         ElideTensorCarries(),
         FlattenTileNdTo2D(),

@@ -134,10 +134,38 @@ def test_a_dynamic_window_is_a_shape_constructor_argument(tmp_path: Path) -> Non
     assert "  GT_dx64_fp32 y_gt(y, GT_dx64_fp32::Shape(1, 1, 1, n, 64));\n  TSTORE(y_gt, t);\n" in text
 
 
-def test_a_dynamic_inner_dimension_is_refused(tmp_path: Path) -> None:
-    err = _codegen_error(_dynamic_kernel("pl.Tensor[[64, N], pl.FP32]"), tmp_path)
-    assert err.message == "no rule for a tensor with a dynamic inner dimension in cce"
-    assert "only a tensor's outermost dimension may be dynamic" in str(err)
+def test_a_dynamic_inner_dimension_is_read_off_the_argument_as_the_row_stride(tmp_path: Path) -> None:
+    """x: [64, N]: the kernel takes N from the ChipTensor's shapes and passes it as the GlobalTensor's row stride."""
+    path = tmp_path / "k.py"
+    path.write_text(_dynamic_kernel("pl.Tensor[[64, N], pl.FP32]"))
+    text = generate_cce(pl.loads_program(path))["kernels/aiv/k.cpp"]
+    assert "static __aicore__ void k(__gm__ float* x, __gm__ float* y, int64_t n, int64_t N) {\n" in text
+    assert ("  using GT_dx64_fp32 = GlobalTensor<float, Shape<1, 1, 1, -1, 64>, Stride<4096, 4096, 4096, -1, 1>, "
+            "Layout::ND>;\n") in text
+    assert ("  GT_dx64_fp32 x_gt(x, GT_dx64_fp32::Shape(1, 1, 1, n, 64), "
+            "GT_dx64_fp32::Stride(4096, 4096, 4096, N, 1));\n  TLOAD(t, x_gt);\n") in text
+    assert ("    // Dynamic dimension: N\n    int64_t N = static_cast<int64_t>(x_tensor->shapes[1]);\n\n"
+            "    // Forward to the kernel function\n    k(x, y, n, N);\n") in text
+
+
+def test_a_dynamic_dimension_the_kernel_does_not_read_is_no_parameter(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(_dynamic_kernel("pl.Tensor[[N, 64], pl.FP32]"))
+    text = generate_cce(pl.loads_program(path))["kernels/aiv/k.cpp"]
+    assert "static __aicore__ void k(__gm__ float* x, __gm__ float* y, int64_t n) {\n" in text
+    assert "shapes[" not in text
+
+
+def test_an_element_of_a_tensor_with_a_dynamic_row_pitch_is_offset_by_it(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(_kernel("""
+v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [n, 3])
+y1: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.write(y, [0, 0], v)
+return y1
+""", params="x: pl.Tensor[[64, N], pl.FP32], n: pl.Scalar[pl.INDEX], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]").replace(
+        "\n\n\n@pl.program", '\n\nN = pl.dynamic("N")\n\n\n@pl.program'))
+    text = generate_cce(pl.loads_program(path))["kernels/aiv/k.cpp"]
+    assert "  float v = x[(n * N + 3)];\n" in text
 
 
 def test_a_program_outside_the_runtime_dialect_is_refused_before_printing() -> None:

@@ -123,6 +123,24 @@ def test_closure_dynamic_dimension_and_annotation_alias() -> None:
     assert f.body.stmts[0].var.type.shape[0] is rows.var
 
 
+def test_closure_dynamic_valid_extent_in_a_tensor_view_alias() -> None:
+    """``pl.TensorView(valid_shape=[m, 64])`` built in Python (an alias, or an annotation evaluated at def
+    time) holds the dimension's Var, as ``pl.Tensor[[m, 64], ...]`` does."""
+    m = pl.dynamic("m")
+    view = pl.TensorView(valid_shape=[m, 64], stride=[], layout=pl.TensorLayout.ND)
+    block = pl.Tensor[[32, 64], pl.FP32, view]
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(x: block, out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        t: pl.Tile[[32, 64], pl.FP32] = pl.load(x, [0, 0], [32, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    assert view.valid_shape[0] is m.var
+    assert f.params[0].type.tensor_view.valid_shape[0] is m.var
+    assert_roundtrip(f)
+
+
 def test_op_namespaces_unified_dispatch_and_promoted_names() -> None:
     text = textwrap.dedent(
         """

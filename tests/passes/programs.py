@@ -25,6 +25,7 @@ import numpy as np
 import pypto.language as pl
 import tile_programs
 import tile_stage_programs
+import valid_shape_programs as vsp
 from pypto import ir, passes
 
 # Annotation shorthands; the DSL resolves module-level names.
@@ -1263,6 +1264,11 @@ CASES: dict[str, list[Case]] = {
     "OutlineHierarchyScopes": OUTLINE_HIERARCHY_SCOPES,
     "OutlineIncoreScopes": OUTLINE_INCORE_SCOPES,
     "OutlineClusterScopes": OUTLINE_CLUSTER_SCOPES,
+    "MaterializeValidShapeSymbols": [
+        Case(vsp.ValidRowsKernel, ((rand(80, 64), out(80, 64)), (rand(64, 64), out(64, 64)))),
+        Case(vsp.ValidColsKernel, ((rand(16, 200), out(16, 200)),)),
+        Case(vsp.ValidRowsTwoInputs, ((rand(80, 64), rand(80, 64), out(80, 64)),)),
+    ],
     "ConvertTensorToTileOps": CONVERT_TENSOR_TO_TILE_OPS,
     "ElideTensorCarries": ELIDE_TENSOR_CARRIES,
 }

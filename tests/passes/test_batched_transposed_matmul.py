@@ -132,7 +132,7 @@ def test_a_broadcast_batch_reads_the_same_block() -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_whole_lowering_keeps_the_meaning(name: str) -> None:
-    rest = passes.PassManager(passes.lowering_passes()[3:], start=outlined_dialect)
+    rest = passes.PassManager(passes.lowering_passes()[4:], start=outlined_dialect)
     program = outlined(PROGRAMS[name])
     after = assert_pass_preserves(rest, program, inputs(program))
     assert TileOps2D.check(after) == []

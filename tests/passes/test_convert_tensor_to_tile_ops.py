@@ -190,7 +190,7 @@ def test_preserves_what_the_program_computes(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_rest_of_the_lowering_pipeline_takes_the_output_and_keeps_its_meaning(name: str) -> None:
     # From ConvertTensorToTileOps on, through memory planning and pipe sync to the synced dialect.
-    rest = passes.PassManager(passes.lowering_passes()[3:], start=outlined_dialect)
+    rest = passes.PassManager(passes.lowering_passes()[4:], start=outlined_dialect)
     assert rest.get_pass_names()[0] == "ConvertTensorToTileOps"
     program = outlined(PROGRAMS[name])
     after = assert_pass_preserves(rest, program, inputs(program, 2))

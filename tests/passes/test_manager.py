@@ -29,6 +29,7 @@ LOWERING = [
     "OutlineHierarchyScopes",
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
+    "MaterializeValidShapeSymbols",
     "ConvertTensorToTileOps",
     "ElideTensorCarries",
     "FlattenTileNdTo2D",
@@ -308,7 +309,8 @@ def test_start_dialect_can_be_chosen() -> None:
 
 # Passes the pipeline can run without: optimisations whose absence leaves a correct, if slower or
 # larger, program. Every other pass establishes something a later dialect guarantees.
-_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse"}
+# Without MaterializeValidShapeSymbols, ConvertTensorToTileOps refuses the parameters it would have served.
+_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse", "MaterializeValidShapeSymbols"}
 
 
 def _without(name: str) -> list[passes.Pass]:

@@ -94,7 +94,7 @@ def test_conversion_preserves_what_the_program_computes(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_whole_lowering_keeps_the_meaning(name: str) -> None:
-    rest = passes.PassManager(passes.lowering_passes()[3:], start=outlined_dialect)
+    rest = passes.PassManager(passes.lowering_passes()[4:], start=outlined_dialect)
     program = outlined(PROGRAMS[name])
     assert_pass_preserves(rest, program, inputs(program))
 

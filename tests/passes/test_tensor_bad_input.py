@@ -150,9 +150,9 @@ def test_a_matmul_of_cube_dtypes_still_compiles() -> None:
     _compile(program)
 
 
-def test_a_kernel_tensor_with_a_dynamic_inner_dimension_is_refused_at_the_conversion() -> None:
-    """Issue 29 item 5: the kernel's C++ addresses tensors with constant strides, so a dynamic column count
-    is refused by ConvertTensorToTileOps at the parameter, with the static-bound form to write instead."""
+def test_a_whole_kernel_tensor_with_a_dynamic_inner_dimension_is_refused_at_the_conversion() -> None:
+    """Issue 29 item 5: blocks of a [16, K] tensor compile (tests/sim/test_dynamic_views.py); the whole tensor
+    as one tile cannot, as a tile's shape is static: the error names the extent and the blocked form."""
     program = pl.parse_program(textwrap.dedent("""
         import pypto.language as pl
 
@@ -163,27 +163,22 @@ def test_a_kernel_tensor_with_a_dynamic_inner_dimension_is_refused_at_the_conver
         class DynCols:
             @pl.function
             def main(self, x: pl.Tensor[[16, K], pl.FP32],
-                     out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+                     out: pl.Out[pl.Tensor[[16, K], pl.FP32]]) -> pl.Tensor[[16, K], pl.FP32]:
                 with pl.at(level=pl.Level.CORE_GROUP):
-                    t = pl.slice(x, [16, 64], [0, 0])
-                    out = pl.assemble(out, pl.exp(t), [0, 0])
+                    out = pl.assemble(out, pl.exp(x), [0, 0])
                 return out
     """))
     err = _raises(program, PassError)
     assert err.message == (
-        "ConvertTensorToTileOps: kernel 'main_incore_0' takes 'x' of shape [16, K], whose dimension 1 (K) is dynamic: "
-        "a kernel's tensors may be dynamic only in their outermost dimension (the generated C++ addresses them with "
-        "constant strides)"
-    )
-    assert err.hint == (
-        "give the inner dimensions a static bound and mark the used part with valid_shape, e.g. "
-        "x: pl.Tensor[[16, 256], pl.FP32] and pl.slice(x, [16, 256], [0, 0], valid_shape=[16, k])"
+        "ConvertTensorToTileOps: the tensor shape K is not a constant, but a tile needs a static shape "
+        "(hint: work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :])"
     )
     _line(10, err)
 
 
-def test_a_kernel_valid_shape_extent_that_no_parameter_gives_is_refused_at_the_conversion() -> None:
-    """``valid_shape=[M, 64]`` with ``M = pl.dynamic("M")`` on a kernel's parameter: nothing passes M to the kernel."""
+def test_a_valid_extent_computed_from_a_symbol_is_refused_at_its_materialization() -> None:
+    """``valid_shape=[M + 1, 64]``: a caller passes a valid extent (tests/sim/test_dynamic_views.py), not the M
+    it is computed from, so MaterializeValidShapeSymbols refuses it at the parameter."""
     program = pl.parse_program(textwrap.dedent("""
         import pypto.language as pl
 
@@ -194,7 +189,8 @@ def test_a_kernel_valid_shape_extent_that_no_parameter_gives_is_refused_at_the_c
         class ValidRows:
             @pl.function(type=pl.FunctionType.InCore)
             def k(self,
-                  x: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[M, 64], stride=[], layout=pl.TensorLayout.ND)],
+                  x: pl.Tensor[[64, 64], pl.FP32,
+                               pl.TensorView(valid_shape=[M + 1, 64], stride=[], layout=pl.TensorLayout.ND)],
                   out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
                 t = pl.load(x, [0, 0], [64, 64])
                 out = pl.store(pl.exp(t), [0, 0], out)
@@ -208,8 +204,64 @@ def test_a_kernel_valid_shape_extent_that_no_parameter_gives_is_refused_at_the_c
     """))
     err = _raises(program, PassError)
     assert err.message == (
-        "ConvertTensorToTileOps: kernel 'k' takes 'x' whose valid_shape [M, 64] has the dynamic extent M, "
-        "which no parameter of the kernel gives"
+        "MaterializeValidShapeSymbols: 'k' takes 'x' whose valid extent M + 1 (axis 0) is computed from M: a caller "
+        "passes a valid extent, not what it is computed from"
     )
-    assert err.hint.startswith("pass the valid extent as a scalar and narrow a slice with it inside the kernel")
+    assert err.hint == "name the extent itself, e.g. valid_shape=[M, ...], and compute its value in the caller"
+    _line(11, err)
+
+
+def test_a_kernel_dimension_computed_from_a_symbol_is_refused_at_the_conversion() -> None:
+    """A kernel reads a dynamic dimension off its argument's shapes: ``K * 2`` has no K to read."""
+    program = pl.parse_program(textwrap.dedent("""
+        import pypto.language as pl
+
+        K = pl.dynamic("K")
+
+
+        @pl.program
+        class Doubled:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, K * 2], pl.FP32],
+                     out: pl.Out[pl.Tensor[[16, K * 2], pl.FP32]]) -> pl.Tensor[[16, K * 2], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.slice(x, [16, 64], [0, 0])
+                    out = pl.assemble(out, pl.exp(t), [0, 0])
+                return out
+    """))
+    err = _raises(program, PassError)
+    assert err.message == (
+        "ConvertTensorToTileOps: kernel 'main_incore_0' takes 'x' of shape [16, K * 2], whose dimension K * 2 is "
+        "computed from K: a kernel reads a dynamic dimension off its argument, so it must be a plain pl.dynamic symbol"
+    )
+    assert err.hint == 'name the dimension itself, e.g. D = pl.dynamic("D") and pl.Tensor[[..., D], ...] for K * 2'
+    _line(10, err)
+
+
+def test_a_valid_extent_of_the_entry_is_refused_at_its_materialization() -> None:
+    """The runtime passes the entry arrays, never a valid region: M would have no value."""
+    program = pl.parse_program(textwrap.dedent("""
+        import pypto.language as pl
+
+        M = pl.dynamic("M")
+
+
+        @pl.program
+        class EntryValid:
+            @pl.function
+            def main(self,
+                     x: pl.Tensor[[32, 64], pl.FP32,
+                                  pl.TensorView(valid_shape=[M, 64], stride=[], layout=pl.TensorLayout.ND)],
+                     out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.assemble(out, pl.exp(x), [0, 0])
+                return out
+    """))
+    err = _raises(program, PassError)
+    assert err.message == (
+        "MaterializeValidShapeSymbols: 'main' takes 'x' whose valid extent M no call gives: it is called by the "
+        "runtime, which passes arrays, not valid regions"
+    )
+    assert err.hint == ("take the extent as a scalar parameter (m: pl.Scalar[pl.INDEX]) and narrow a slice of 'x' "
+                        "with it: pl.slice(..., valid_shape=[...])")
     _line(11, err)

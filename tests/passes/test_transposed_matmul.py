@@ -74,7 +74,7 @@ def test_conversion_preserves_what_the_program_computes(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_whole_lowering_keeps_the_meaning(name: str) -> None:
-    rest = passes.PassManager(passes.lowering_passes()[3:], start=outlined_dialect)
+    rest = passes.PassManager(passes.lowering_passes()[4:], start=outlined_dialect)
     program = outlined(PROGRAMS[name])
     assert_pass_preserves(rest, program, inputs(program))
 
@@ -89,7 +89,7 @@ def test_a_transposed_operand_is_loaded_as_stored_and_viewed_transposed() -> Non
 
 
 def test_the_k_split_extracts_slabs_of_the_transposed_views() -> None:
-    rest = passes.PassManager(passes.lowering_passes()[3:8], start=outlined_dialect)
+    rest = passes.PassManager(passes.lowering_passes()[4:9], start=outlined_dialect)
     assert rest.get_pass_names()[-1] == "AutoTileMatmulL0"
     lines = kernel_lines(rest.run(outlined(PROGRAMS["both_big_k"])))
     assert any("pl.tile.extract(a_t, 0, ko * 128, [128, 128], target_memory=pl.Mem.Left)" in line for line in lines)

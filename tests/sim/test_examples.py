@@ -41,13 +41,15 @@ CASES = {
     "tensor_matmul_big_k": {},
     "tensor_batch_matmul": {},
     "tensor_dyn_rows": {},
+    "tensor_dyn_cols": {},
     "tensor_matmul_big_mn": {},
     "tensor_matmul_trans": {},
     "tensor_matmul_acc": {},
 }
 # Examples with dynamic dimensions -> the values of the dimensions of each run (tensor_dyn_rows: a
-# whole number of 32-row blocks, then a tail block of 16 valid rows).
-DIMS = {"tensor_dyn_rows": [{"N": 96}, {"N": 80}]}
+# whole number of 32-row blocks, then a tail block of 16 valid rows; tensor_dyn_cols: 64-column blocks,
+# then a tail of 8 valid columns).
+DIMS = {"tensor_dyn_rows": [{"N": 96}, {"N": 80}], "tensor_dyn_cols": [{"N": 200}]}
 RUNS = [(name, dims) for name in sorted(CASES) for dims in DIMS.get(name, [{}])]
 
 

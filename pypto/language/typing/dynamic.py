@@ -28,6 +28,10 @@ class DynVar:
     def __repr__(self) -> str:
         return f'pl.dynamic("{self.name}")'
 
+    def __ir_expr__(self) -> ir.Var:
+        """The IR expression it stands for where a view's extents are built (``pl.TensorView(valid_shape=[M, 64])``)."""
+        return self.var
+
     def __add__(self, other: object) -> ir.Expr:
         return self.var + _operand(other)
 
