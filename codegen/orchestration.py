@@ -83,6 +83,7 @@ from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
 from .op_table import argument, keyword
+from .orchestration_predicate import dispatch_predicate
 from .orchestration_ops import CreateTensor, Dim, ElementAccess, Expression, MethodCall, View
 from .target import ORCHESTRATION
 
@@ -543,8 +544,6 @@ class OrchestrationEmitter(Emitter):
         for key in ("dump_vars",):
             if call.attrs.get(key):
                 raise CodegenError(f"no rule for a task with {key} in orchestration", call.span)
-        if isinstance(call, Submit) and call.predicate is not None:
-            raise CodegenError("no rule for a task with a dispatch predicate in orchestration", call.span)
         directions = list(call.attrs.get("arg_directions") or [])
         if len(directions) != len(call.args):
             raise CodegenError(f"no rule for a call of '{call.op.name}' without one arg direction per argument "
@@ -582,6 +581,8 @@ class OrchestrationEmitter(Emitter):
         else:
             self._launch(call, params, wrapper)
             self._deps(call, params)
+        if isinstance(call, Submit) and call.predicate is not None:
+            self._predicate(call.predicate, params)
         kind = "aiv" if target.func_type is FunctionType.AIV else "aic"
         submit = f"rt_submit_{kind}_task({self.ids[target.name]}, {params})"
         outs = None
@@ -782,6 +783,21 @@ class OrchestrationEmitter(Emitter):
             self.doc.line(f"{params}.launch_spec.set_require_sync_start(true);")
         if isinstance(call, Submit) and call.allow_early_resolve:
             self.doc.line(f"{params}.set_allow_early_resolve(true);")
+
+    def _predicate(self, predicate: Expr, params: str) -> None:
+        """The dispatch predicate the scheduler evaluates when the task is ready (orchestration_predicate)."""
+        found = dispatch_predicate(predicate)
+        pred = f"{params}_pred"
+        doc = self.doc
+        doc.line(f"CoreTaskPredicate {pred};")
+        doc.line(f"{pred}.operand.tensor = &{self.name_of(found.tensor)};")
+        doc.line(f"{pred}.operand.ndims = {len(found.indices)};")
+        for k, index in enumerate(found.indices):
+            text = self.expr(index)
+            doc.line(f"{pred}.operand.indices[{k}] = {text if isinstance(index, ConstInt) else f'(uint32_t)({text})'};")
+        doc.line(f"{pred}.op = PredicateOp::{found.op};")
+        doc.line(f"{pred}.target = {found.target};")
+        doc.line(f"{params}.set_predicate({pred});")
 
     # ---- internal tensors ------------------------------------------------------------------------
 
