@@ -1,11 +1,14 @@
-"""Tensor ops the PTO2 orchestration cannot run, refused when a compile starts.
+"""What the PTO2 orchestration cannot run, refused when a compile starts: data-moving tensor ops,
+and TaskId parameters (a dependency on a TaskId no task of the program produced).
 
 The orchestration C++ creates tensors, views them and submits tasks; moving or computing tensor
 data is a kernel's job. An Orchestration function calling one of ``REFUSED`` outside the scopes
 that become kernels (``pl.at``, ``pl.spmd``, ``pl.cluster``) could only end in a CodegenError
 after every pass had accepted it: :func:`check_orchestration_ops` refuses it before the first
 pass, at the call, saying what to write instead. ``tests/codegen/test_orchestration_refused.py``
-keeps the table equal to what the orchestration target lacks.
+keeps the table equal to what the orchestration target lacks. The host starts the orchestration
+with tensors and numbers only: a ``pl.Scalar[pl.TASK_ID]`` parameter of the Orchestration function
+would be a dependency edge to a task that was never submitted.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pypto.ir.function import Program
 from pypto.ir.node import ModelBase
 from pypto.ir.stmt import RuntimeScopeStmt, ScopeStmt
 from pypto.ir.traversal import iter_children
+from pypto.ir.type_base import ScalarType
 
 from .errors import CodegenError
 
@@ -37,10 +41,17 @@ REFUSED: dict[str, str] = {
 
 def check_orchestration_ops(program: Program) -> None:
     """Raise a :class:`CodegenError` at the first call of an op of ``REFUSED`` that an Orchestration
-    function runs itself (outside the scopes outlined into kernels)."""
+    function runs itself (outside the scopes outlined into kernels), or at a TaskId parameter."""
     for func in program.functions.values():
         if func.func_type is not FunctionType.Orchestration:
             continue
+        for param in func.params:
+            if isinstance(param.type, ScalarType) and param.type.dtype.is_task_id():
+                raise CodegenError(
+                    f"the TaskId parameter '{param.name_hint}' of orchestration function '{func.name}' names no task: "
+                    "the host passes tensors and numbers, never a submitted task", param.span,
+                    "depend on a task this function submits (`out, tid = pl.submit(...)`, then deps=[tid]), or "
+                    "write None for no dependency")
         for call in _orchestration_calls(func.body):
             if isinstance(call.op, Op) and call.op.name in REFUSED:
                 raise CodegenError(f"{call.op.name} cannot run in orchestration code: moving tensor data needs a core",

@@ -62,3 +62,18 @@ def test_the_write_the_hint_suggests_compiles(tmp_path: Path) -> None:
     program = pl.parse(_source("with pl.at(level=pl.Level.CORE_GROUP):\n    big[16:32, :] = x"))
     compiled = ir.compile(program, output_dir=tmp_path / "out", dump_passes=False)
     assert "orchestration/main.cpp" in compiled.files
+
+
+def test_a_dependency_on_a_task_id_no_task_produced_is_refused(tmp_path: Path) -> None:
+    source = _source("with pl.manual_scope():\n    out, t = pl.submit(self.k, x, out, deps=[prev])").replace(
+        "out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:\n        big",
+        "out: pl.Out[pl.Tensor[[16, 64], pl.FP32]], prev: pl.Scalar[pl.TASK_ID]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+        "        big",
+    )
+    with pytest.raises(CodegenError) as err:
+        ir.compile(pl.parse(source), output_dir=tmp_path / "out", dump_passes=False)
+    assert err.value.message == (
+        "the TaskId parameter 'prev' of orchestration function 'main' names no task: the host passes tensors and "
+        "numbers, never a submitted task"
+    )
+    assert err.value.hint.startswith("depend on a task this function submits")
