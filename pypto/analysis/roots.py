@@ -118,7 +118,8 @@ class WrittenRoots(Roots):
             entry = op_registry.lookup(value.op.name)
             written = entry.written_params() if entry is not None else []
             if written:
-                arg = value.args[[p.name for p in entry.params].index(written[0])]
+                k = [p.name for p in entry.params].index(written[0])
+                arg = value.args[k] if k < len(value.args) else None
                 return arg if isinstance(arg, Var) else None
         return super().value_alias(value)
 
