@@ -56,6 +56,7 @@ from pypto.ir.expr import (
     Var,
     Xor,
 )
+from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
@@ -84,7 +85,8 @@ from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
 from .op_table import argument, keyword
-from .orchestration_ops import CreateTensor, Dim, ElementAccess, Expression, MethodCall, View
+from .orchestration_predicate import dispatch_predicate
+from .orchestration_ops import CreateTensor, Dim, ElementAccess, Expression, MethodCall, Reshape, View
 from .target import ORCHESTRATION
 
 _KERNEL_TYPES = (FunctionType.AIV, FunctionType.AIC)
@@ -528,8 +530,6 @@ class OrchestrationEmitter(Emitter):
         for key in ("dump_vars",):
             if call.attrs.get(key):
                 raise CodegenError(f"no rule for a task with {key} in orchestration", call.span)
-        if isinstance(call, Submit) and call.predicate is not None:
-            raise CodegenError("no rule for a task with a dispatch predicate in orchestration", call.span)
         directions = list(call.attrs.get("arg_directions") or [])
         if len(directions) != len(call.args):
             raise CodegenError(f"no rule for a call of '{call.op.name}' without one arg direction per argument "
@@ -567,6 +567,8 @@ class OrchestrationEmitter(Emitter):
         else:
             self._launch(call, params, wrapper)
             self._deps(call, params)
+        if isinstance(call, Submit) and call.predicate is not None:
+            self._predicate(call.predicate, params)
         kind = "aiv" if target.func_type is FunctionType.AIV else "aic"
         submit = f"rt_submit_{kind}_task({self.ids[target.name]}, {params})"
         outs = None
@@ -768,6 +770,21 @@ class OrchestrationEmitter(Emitter):
         if isinstance(call, Submit) and call.allow_early_resolve:
             self.doc.line(f"{params}.set_allow_early_resolve(true);")
 
+    def _predicate(self, predicate: Expr, params: str) -> None:
+        """The dispatch predicate the scheduler evaluates when the task is ready (orchestration_predicate)."""
+        found = dispatch_predicate(predicate)
+        pred = f"{params}_pred"
+        doc = self.doc
+        doc.line(f"CoreTaskPredicate {pred};")
+        doc.line(f"{pred}.operand.tensor = &{self.name_of(found.tensor)};")
+        doc.line(f"{pred}.operand.ndims = {len(found.indices)};")
+        for k, index in enumerate(found.indices):
+            text = self.expr(index)
+            doc.line(f"{pred}.operand.indices[{k}] = {text if isinstance(index, ConstInt) else f'(uint32_t)({text})'};")
+        doc.line(f"{pred}.op = PredicateOp::{found.op};")
+        doc.line(f"{pred}.target = {found.target};")
+        doc.line(f"{params}.set_predicate({pred});")
+
     # ---- internal tensors ------------------------------------------------------------------------
 
     def _allocate(self, creates: list[AssignStmt]) -> None:
@@ -798,9 +815,12 @@ class OrchestrationEmitter(Emitter):
             ci = self.fresh(f"{name}_ci")
             doc.line(f"uint32_t {ci}_shapes[{len(shape)}] = {{{', '.join(shape)}}};")
             doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{SIMPLER_DTYPES[dtype]});")
-            init = keyword(call, "init_value")
+            rule = self.target.ops[call.op.name]
+            positional = op_registry.get_entry(call.op.name).param(rule.value) is not None
+            init = argument(call, rule.value) if positional else keyword(call, rule.value)
             if init is not None:
-                doc.line(f"{ci}.set_initial_value({_typed_literal(init, dtype, call.span)});")
+                value = init.value if isinstance(init, (ConstInt, ConstFloat)) else init  # tensor.full's operand
+                doc.line(f"{ci}.{rule.initial}({_typed_literal(value, dtype, call.span)});")
             infos.append(ci)
             names.append(name)
         alloc = self.fresh(f"alloc_{self.allocs}")
@@ -836,6 +856,21 @@ class OrchestrationEmitter(Emitter):
         self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
         self.doc.line(f"uint32_t {name}_shapes[{n}] = {{{', '.join(shape)}}};")
         self.doc.line(f"ChipTensor {name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {name}_offsets);")
+
+    @rules.op(Reshape)
+    def _reshape(self, call: Call, rule: Reshape) -> None:
+        var = self._defined(call)
+        source, shape = argument(call, "tensor"), argument(call, "shape")
+        if shape is None:  # tensor.view without a shape: the same handle
+            self.alias(var, self.expr(source))
+            return
+        if source in self.strided:
+            raise CodegenError(f"no rule for {call.op.name} of the strided view '{source.name_hint}' in orchestration",
+                               call.span, "reshape the whole tensor, or a view of whole rows of it")
+        dims = self._list(shape, call.span)
+        name = self.declare(var)
+        self.doc.line(f"uint32_t {name}_shapes[{len(dims)}] = {{{', '.join(dims)}}};")
+        self.doc.line(f"ChipTensor {name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {len(dims)});")
 
     @rules.op(MethodCall)
     def _method(self, call: Call, rule: MethodCall) -> str:

@@ -5,6 +5,7 @@ kernels do the computing (tensor compute ops left in an orchestration function h
 
     TaskOutputTensors alloc_0 = alloc_tensors(tmp_ci);        # CreateTensor, tensor.create
     ChipTensor v = ext_x.view(v_shapes, v_offsets);           # View, tensor.slice
+    ChipTensor r = ext_y.reshape(r_shapes, 2);                # Reshape, tensor.reshape / tensor.view
     float v = get_tensor_data<float>(ext_x, 2, v_idx);        # ElementAccess, tensor.read
 
 Every identifier a rule prints is declared by the runtime's ``pto_orchestration_api.h`` and the
@@ -29,14 +30,30 @@ class CreateTensor(OpRule):
         TaskOutputTensors alloc_0 = alloc_tensors(tmp_ci);      # <mnemonic>
         const ChipTensor& tmp = alloc_0.get_ref(0);
 
-    ``init_value`` adds ``tmp_ci.<initial>(v);``.
+    ``init_value`` (``value`` for ``tensor.full``: the parameter named by ``value``) adds
+    ``tmp_ci.<initial>(v);``.
     """
 
     info: str = "TensorCreateInfo"
     initial: str = "set_initial_value"
+    value: str = "init_value"
 
     def spelled(self, op: str) -> frozenset[str]:
-        return self.implied | {"shape", "dtype", "init_value"}
+        return self.implied | {"shape", "dtype", self.value}
+
+
+@dataclass(frozen=True)
+class Reshape(OpRule):
+    """The same elements under a new row-major shape, no copy::
+
+        uint32_t r_shapes[2] = {16, 64};
+        ChipTensor r = y.<mnemonic>(r_shapes, 2);
+
+    (``tensor.view`` without a shape is the source handle itself).
+    """
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | {"tensor", "shape"}
 
 
 @dataclass(frozen=True)
@@ -105,6 +122,11 @@ ORCHESTRATION_OPS = OpTable(
     TARGET,
     {
         "tensor.create": CreateTensor("alloc_tensors"),
+        "tensor.full": CreateTensor("alloc_tensors", value="value"),
+        "tensor.reshape": Reshape("reshape"),
+        "tensor.view": Reshape("reshape"),
+        "system.available_aiv_count": Expression("rt_available_aiv_count"),
+        "system.available_cluster_count": Expression("rt_available_cluster_count"),
         "tensor.slice": View("view", implied=frozenset({"pad_value"})),
         "tensor.transpose": MethodCall("transpose", receiver="tensor", args=("axis1", "axis2")),
         "tensor.dim": Dim("shapes"),

@@ -7,7 +7,7 @@ from pypto.languages.ssa import ssa
 
 from pypto.ir.expr import Call, Expr, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function
-from pypto.ir.stmt import AssignStmt, EvalStmt, Stmt, WhileStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, SpmdScopeStmt, Stmt, WhileStmt
 
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import any_contains, contains, keep_list, rebuild, straight_line
@@ -20,6 +20,9 @@ class FlattenCallExpr(RewritePass):
 
     before:  c = self.foo(self.bar(a))         after:  t__tmp_v0 = self.bar(a)
                                                        c = self.foo(t__tmp_v0)
+
+    A dispatch predicate (``Submit.predicate``, a spmd scope's ``attrs["predicate"]``) keeps its
+    ``tensor.read``: the scheduler reads that element at dispatch, orchestration never executes it.
     """
 
     source = ssa
@@ -74,6 +77,15 @@ class FlattenCallExpr(RewritePass):
     @on(EvalStmt)
     def _eval(self, node: EvalStmt) -> Result:
         return rebuild(node, expr=self.top(node.expr))
+
+    @on(SpmdScopeStmt)
+    def _spmd(self, node: SpmdScopeStmt) -> Result:
+        predicate = node.attrs.get("predicate")
+        if predicate is None:
+            return self.children(node)
+        attrs = {k: v for k, v in node.attrs.items() if k != "predicate"}
+        new = self.children(rebuild(node, attrs=attrs))
+        return rebuild(new, attrs={**new.attrs, "predicate": predicate})  # this pass renames no variable
 
     @on(WhileStmt)
     def _while(self, node: WhileStmt) -> Result:

@@ -134,9 +134,11 @@ def compile(
                 dump = folder / DUMP_DIR if dumps(dump_passes) else None
                 generated = manager.final_dialect.refines(runtime)
                 if generated:
+                    from pypto.codegen.orchestration_refused import check_orchestration_ops
                     from pypto.codegen.unsupported import check_printable
 
                     check_printable(program, frozenset({"pto"} if skip_ptoas else {"pto", "cce"}))
+                    check_orchestration_ops(program)
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
                 if generated:

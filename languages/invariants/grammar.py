@@ -37,6 +37,7 @@ from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, GlobalVar, Make
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
+from pypto.ir.traversal import iter_value
 from pypto.ir.type_base import TupleType, Type
 
 
@@ -227,7 +228,7 @@ class Context:
         ids = self.nested_in.get((cls, name))
         if ids is None:
             outers = function_index(self.func).of(cls)
-            ids = {id(n) for outer in outers for root in _items(getattr(outer, name)) for n in walk(root)}
+            ids = {id(n) for outer in outers for root in iter_value(getattr(outer, name)) for n in walk(root)}
             self.nested_in[(cls, name)] = ids
         return id(node) in ids
 
@@ -280,17 +281,17 @@ class Forbid(Rule):
 class Field(Rule):
     """What field ``field`` of the nodes of ``of`` may hold (:class:`Refinement`).
 
-    ``except_in`` = ``(cls, field)`` exempts the nodes inside that field of a ``cls`` node (a while
-    condition may call ops: it is evaluated again on every iteration, so nothing can be hoisted).
+    ``except_in`` = ``((cls, field), ...)`` exempts the nodes inside those fields of ``cls`` nodes (a
+    while condition may call ops: it is evaluated again on every iteration, so nothing can be hoisted).
     """
 
     of: Any = None
     field: str | tuple[str, ...] = ()
     refinement: Refinement | None = None
-    except_in: tuple[type, str] | None = None
+    except_in: tuple[tuple[type, str], ...] = ()
 
     def applies(self, node: Node, ctx: Context) -> bool:
-        exempt = self.except_in is not None and ctx.is_inside_field(node, *self.except_in)
+        exempt = any(ctx.is_inside_field(node, cls, name) for cls, name in self.except_in)
         return not exempt and super().applies(node, ctx)
 
     @functools.cached_property  # asked for every node the walker visits
@@ -315,8 +316,8 @@ class Field(Rule):
         else:
             where = f"{subject}: {' and '.join(names)}"
         text = f"{where}: {self.refinement}" + (f", {place}" if place else "")
-        if self.except_in is not None:
-            text += f", except in {self.except_in[0].__name__}.{self.except_in[1]}"
+        if self.except_in:
+            text += ", except in " + ", ".join(f"{cls.__name__}.{name}" for cls, name in self.except_in)
         return text
 
 

@@ -6,7 +6,17 @@ from pypto.analysis import function_index
 
 from pypto.ir.expr import BinaryExpr, Call, Submit, UnaryExpr
 from pypto.ir.function import Function
-from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    SeqStmts,
+    SpmdScopeStmt,
+    WhileStmt,
+    YieldStmt,
+)
 
 from .base import Invariant
 from .grammar import TRANSPARENT, Field, LastOnly, Length, NoNode
@@ -59,12 +69,13 @@ NormalizedStmtStructure = Invariant.declared(
 
 
 def _no_call(of: type | tuple[type, ...], field: str | tuple[str, ...], where: str, anywhere: bool = False) -> Field:
-    """Calls may not sit in ``field``; ``anywhere``: expression-level rules, not in while conditions."""
+    """Calls may not sit in ``field``; ``anywhere``: expression-level rules, not in while conditions
+    nor in a dispatch predicate (never evaluated in orchestration: the scheduler reads its operand)."""
     return Field(
         of=of,
         field=field,
         refinement=NoNode(Call, Submit, through=TRANSPARENT),
-        except_in=(WhileStmt, "condition") if anywhere else None,
+        except_in=((WhileStmt, "condition"), (Submit, "predicate"), (SpmdScopeStmt, "attrs")) if anywhere else (),
         code="NESTED_CALL",
         message=f"a call nested in {where} (FlattenCallExpr hoists it)",
     )

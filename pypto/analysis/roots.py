@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pypto.ir import op_registry
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
@@ -52,11 +53,12 @@ def returned_params(func: Function, root: Callable[[Var], Var] | None = None) ->
 class Roots(ForwardWalk[None]):
     """The alias edges of one function (recorded in one walk in program order), resolved to roots on demand."""
 
-    def __init__(self, func: Function, program: Program) -> None:
+    def __init__(self, func: Function | Stmt, program: Program) -> None:
+        """The edges of ``func``'s body, or of one statement (a scope body)."""
         self.program = program
         self.edges: dict[Var, Var] = {}
         self._calls: dict[Var, Call | Submit] = {}
-        self.block(func.body, None)
+        self.block(func.body if isinstance(func, Function) else func, None)
 
     def root(self, var: Var) -> Var:
         """The variable owning ``var``'s buffer."""
@@ -104,3 +106,29 @@ class Roots(ForwardWalk[None]):
                 for v in (it, rv):
                     if self.root(it.initValue) is not v:
                         self.edges[v] = it.initValue
+
+
+class WrittenRoots(Roots):
+    """Roots through every op that writes an argument in place (``r = pl.store(t, offs, out)``: r ->
+    out; the op registry's written parameter) and through callees that return a parameter so
+    written: the buffers a skipped task leaves as they were (the interpreter's false predicate)."""
+
+    def value_alias(self, value: Expr) -> Var | None:
+        if isinstance(value, (Call, Submit)) and not isinstance(value.op, GlobalVar):
+            entry = op_registry.lookup(value.op.name)
+            written = entry.written_params() if entry is not None else []
+            if written:
+                k = [p.name for p in entry.params].index(written[0])
+                arg = value.args[k] if k < len(value.args) else None
+                return arg if isinstance(arg, Var) else None
+        return super().value_alias(value)
+
+    def call_alias(self, call: Call | Submit, position: int) -> Var | None:
+        target = callee(self.program, call)
+        if target is None:
+            return None
+        returned = returned_params(target, WrittenRoots(target, self.program).root)
+        if position >= len(returned) or returned[position] is None:
+            return None
+        arg = call.args[returned[position]]  # type: ignore[index]
+        return arg if isinstance(arg, Var) else None

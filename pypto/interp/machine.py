@@ -11,8 +11,9 @@ The walker knows control flow, variables, calls and launches; what an op *means*
 * ``break``/``continue`` (surface dialect) leave or restart the innermost loop; ``return`` leaves
   the function; a function body's trailing ``yield`` is its return.
 * ``if`` binds its return vars to the yield of the branch taken.
-* Scopes run their body in program order; ``SpmdScopeStmt`` runs it once per block index and
-  ``SplitAivScopeStmt`` once per AIV lane; a scope's ``task_id_var`` attr is bound to a fresh id.
+* Scopes run their body in program order; ``SpmdScopeStmt`` runs it once per block index (never
+  when its ``predicate`` attr is false) and ``SplitAivScopeStmt`` once per AIV lane; a scope's
+  ``task_id_var`` attr is bound to a fresh id.
 * Calls to program functions bind parameters by reference (tensors are GM buffers, so a callee
   writing an Out/InOut parameter writes the caller's tensor). A launch with ``core_num`` (on the
   Submit, in the call's attrs, or on a Spmd callee's attrs) runs the callee once per block; an AIV
@@ -26,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pypto.analysis.roots import WrittenRoots
 from pypto.ir import expr as E
 from pypto.ir import stmt as S
 from pypto.ir.enums import ForKind, FunctionType
@@ -335,14 +337,15 @@ class Machine:
         result = None
         st = self.state
         if isinstance(stmt, S.SpmdScopeStmt):
-            n = int(self.eval(stmt.core_num, frame))
-            saved = (st.block_idx, st.block_num)
-            try:
-                for b in range(n):
-                    st.block_idx, st.block_num = b, n
-                    result = self.exec_stmt(stmt.body, frame)
-            finally:
-                st.block_idx, st.block_num = saved
+            if self._dispatched(stmt, frame):
+                n = int(self.eval(stmt.core_num, frame))
+                saved = (st.block_idx, st.block_num)
+                try:
+                    for b in range(n):
+                        st.block_idx, st.block_num = b, n
+                        result = self.exec_stmt(stmt.body, frame)
+                finally:
+                    st.block_idx, st.block_num = saved
         elif isinstance(stmt, S.SplitAivScopeStmt):
             saved = (st.subblock_idx, st.subblock_num)
             try:
@@ -357,6 +360,22 @@ class Machine:
         if isinstance(task_var, E.Var):
             frame.env[task_var] = st.new_task_id()
         return result
+
+    def _dispatched(self, stmt: S.SpmdScopeStmt, frame: Frame) -> bool:
+        """False when the scope's predicate skips it: then each variable its body defines as a new
+        name of an outer tensor (``out__ssa_v1 = pl.assemble(out, ...)``, a kernel's Out result)
+        names that tensor, unchanged, as the outlined Submit's results would."""
+        predicate = stmt.attrs.get("predicate")
+        if predicate is None or self.eval(predicate, frame):
+            return True
+        if self.program is None:
+            raise OpError("a spmd scope with a predicate needs the whole program, not a lone Function")
+        roots = WrittenRoots(stmt.body, self.program)
+        for var in roots.edges:
+            root = roots.root(var)
+            if root in frame.env:
+                frame.env[var] = frame.env[root]
+        return False
 
     # ------------------------------------------------------------------ expressions
 

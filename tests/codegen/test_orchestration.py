@@ -93,9 +93,9 @@ def _orch(body: str, params: str = "self, x: pl.Tensor[[64, 64], pl.FP32], y: pl
 
 
 def test_an_op_without_a_rule_names_the_op_and_the_target() -> None:
-    program = _orch('with pl.scope():\n    t: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.full([64, 64], pl.FP32, 1.0)\n'
+    program = _orch('with pl.scope():\n    t: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.assemble(x, x, [0, 0])\n'
                     '    y = self.k(t, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y')
-    with pytest.raises(CodegenError, match=r"^CodegenError: no rule for tensor.full in orchestration") as err:
+    with pytest.raises(CodegenError, match=r"^CodegenError: no rule for tensor.assemble in orchestration") as err:
         generate_orchestration(program)
     assert err.value.span.is_valid()
 

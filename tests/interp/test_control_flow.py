@@ -262,6 +262,19 @@ def test_spmd_scope_runs_its_body_once_per_block() -> None:
     np.testing.assert_array_equal(run(f, np.zeros(4, np.int32)).outputs["out"], [0, 10, 20, 30])
 
 
+@pytest.mark.parametrize(("gate", "expected"), [(1, [0, 10, 20, 30]), (0, [7, 7, 7, 7])])
+def test_spmd_scope_predicate_false_skips_the_body(gate: int, expected: list[int]) -> None:
+    """A skipped scope runs no block; ``w``, the body's name for the written ``out``, is ``out``
+    as it was (what the outlined Submit of a skipped task returns)."""
+    out, w, stmts = _block_writer(4)
+    g = var("g", tensor_t([2], D.INT32))
+    gate_read = ir.cast(call("tensor.read", [g, tup(idx(1))], None, scalar_t(D.INT32)), D.INDEX)
+    scope = ir.SpmdScopeStmt(4, body=seq(*stmts), attrs={"predicate": gate_read > idx(0)}, span=SP)
+    f = ir.Program([function("f", [(out, ir.ParamDirection.Out), g], [out.type], scope, ret(w))], "p", SP)
+    result = run(f, np.full(4, 7, np.int32), np.array([0, gate], np.int32))
+    np.testing.assert_array_equal(result.value, expected)
+
+
 def test_spmd_launch_from_call_attrs_and_spmd_function_attrs() -> None:
     out, _, stmts = _block_writer(3)
     kernel = function("kernel", [(out, ir.ParamDirection.Out)], [], *stmts, type=ir.FunctionType.InCore)

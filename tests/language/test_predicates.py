@@ -232,6 +232,19 @@ def test_predicate_target_of_wrong_kind() -> None:
     assert err.message == "the target of a predicate must be an integer literal, got float 1.5"
 
 
+@pytest.mark.parametrize("dtype", ["FP32", "UINT8"])
+def test_predicate_on_a_float_or_unsigned_tensor_is_rejected(dtype: str) -> None:
+    """The runtime sign-extends the element it reads: only signed integers and BOOL compare as written."""
+    code = _body("out, t = pl.submit(self.k, x, out, predicate=(w[1] > 0))").replace(
+        "n: pl.Scalar[pl.INDEX])", f"n: pl.Scalar[pl.INDEX], w: pl.Tensor[[4], pl.{dtype}])"
+    )
+    err = text_error(code, ParserTypeError)
+    assert err.message == (
+        f"the predicate reads 'w', a {dtype} tensor, but the scheduler compares its element as a signed integer"
+    )
+    assert err.hint.startswith("compute the gate into an INT8/INT16/INT32/INT64 (or BOOL) tensor")
+
+
 def test_predicate_on_a_tile_is_rejected() -> None:
     code = _body(
         "with pl.at(level=pl.Level.CORE_GROUP):",

@@ -249,9 +249,9 @@ def ssa_program(group: str, name: str) -> ir.Program:
     return front(source(group, name))
 
 
-# The scalar arguments a program is run with (default: 1 and 3); integer tensors hold scalar % 2.
-# (The interpreter runs a spmd scope whatever its predicate, so the gate stays true.)
-SCALARS = {"scopes_under_if_and_name_hints": (2, 5), "cluster_of_one_spmd": (0, 3)}
+# The scalar arguments a program is run with (default: 1 and 3); integer tensors hold scalar % 2
+# (a predicate's gate of 0 skips its spmd scope).
+SCALARS = {"scopes_under_if_and_name_hints": (2, 5), "cluster_of_one_spmd": (0, 3), "spmd_dispatch_with_task": (1, 2)}
 
 
 def inputs(program: ir.Program, scalar: int) -> list[Any]:

@@ -7,6 +7,7 @@ from front_programs import FLATTEN_CALL_EXPR, parse
 from pass_helpers import before_after, check_preserves, upto
 from pypto.languages.invariants import NoNestedCalls, SSAForm
 
+import pypto.language as pl
 from pypto import ir, passes
 
 
@@ -79,3 +80,34 @@ def test_temporaries_skip_names_the_function_already_uses() -> None:
     names = [s.var.name_hint for s in after.get_function("main").body.stmts[:-1]]
     assert names == ["t__tmp_v0", "t__tmp_v1", "r"]
     assert SSAForm.check(after) == []
+
+
+def test_a_dispatch_predicate_keeps_its_element_read() -> None:
+    """The scheduler reads the predicate's element at dispatch: orchestration never executes it, so
+    neither the Submit's nor the spmd scope's ``tensor.read`` is hoisted; a nested call in the
+    scope's body still is, and the result satisfies NoNestedCalls and prints back."""
+    source = """
+        @pl.program
+        class Gated:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[64], pl.FP32],
+                  out: pl.InOut[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                return out
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64], pl.FP32], g: pl.Tensor[[4], pl.INT32],
+                     out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+                out, t = pl.submit(self.k, x, out, predicate=(g[1] > 0))
+                with pl.spmd(2, predicate=(0 < g[2])):
+                    out = self.k(pl.exp(x), out)
+                return out
+        """
+    before = upto("FlattenCallExpr", parse(source))
+    after = passes.flatten_call_expr()(before)
+    submit, _, _, scope, _ = after.get_function("main").body.stmts
+    assert submit.value.predicate.as_python() == "pl.cast(pl.tensor.read(g, [1]), pl.INDEX) > 0"
+    assert scope.attrs["predicate"] is ir.flatten_to_stmts(before.get_function("main").body)[3].attrs["predicate"]
+    hoisted, _ = scope.body.stmts
+    assert hoisted.as_python() == "t__tmp_v0: pl.Tensor[[64], pl.FP32] = pl.tensor.exp(x)"
+    assert NoNestedCalls.check(after) == []
+    ir.assert_structural_equal(pl.parse(after.as_python()), after)

@@ -5,8 +5,9 @@ as written). It is parsed as an ordinary expression, so it lowers to ordinary IR
 ``Gt(Cast(tensor.read(t, [i, j])), 0)`` (the ``Cast`` is the usual promotion of the element to
 the literal's INDEX type; an INT64 element needs none), and is stored on the Submit / spmd
 scope, never executed as a statement. The runtime evaluates it as ``operand OP target``, so only
-that shape is accepted: chains, arithmetic, boolean combinations, a non-literal target and an
-index count other than the tensor rank are rejected here.
+that shape is accepted: chains, arithmetic, boolean combinations, a non-literal target, an
+index count other than the tensor rank and an element that is not a signed integer or BOOL (the
+runtime sign-extends the element it reads) are rejected here.
 
 Best-effort producer contract: when the tensor was bound by an earlier ``out, tid =
 pl.submit(...)`` / ``pl.spmd_submit(...)`` or assigned in a ``with pl.spmd(...) as tid`` body,
@@ -54,6 +55,7 @@ def parse_predicate(p: Any, node: ast.expr, deps: list[ir.Expr]) -> ir.Expr:
             )
     tensor = _check_operand(p, sides[operand], nodes[operand])
     _check_contract(p, tensor, deps, node)
+    _check_dtype(p, tensor, nodes[operand])
     left, right = [s if isinstance(s, ir.Expr) else p.to_expr(s, node) for s in sides]
     try:
         return IR_COMPARE[type(compare.ops[0])](left, right, span=p.span(node))
@@ -143,6 +145,20 @@ def _check_operand(p: Any, value: ir.Expr, node: ast.expr) -> ir.Var:
                 _SHAPE,
             )
     return tensor
+
+
+def _check_dtype(p: Any, tensor: ir.Var, node: ast.expr) -> None:
+    """The runtime reads the element as a sign-extended integer: floats and unsigned values above
+    the signed range would compare differently from the program's meaning."""
+    dtype = tensor.type.dtype
+    if not (dtype.is_signed_int() or dtype.is_bool()):
+        p.fail(
+            ParserTypeError,
+            f"the predicate reads '{tensor.name_hint}', a {dtype.name} tensor, but the scheduler compares its "
+            "element as a signed integer",
+            node,
+            "compute the gate into an INT8/INT16/INT32/INT64 (or BOOL) tensor in an earlier kernel and compare that",
+        )
 
 
 def _check_subscript(p: Any, node: ast.Subscript) -> None:

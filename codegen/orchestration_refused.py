@@ -1,0 +1,73 @@
+"""What the PTO2 orchestration cannot run, refused when a compile starts: data-moving tensor ops,
+and TaskId parameters (a dependency on a TaskId no task of the program produced).
+
+The orchestration C++ creates tensors, views them and submits tasks; moving or computing tensor
+data is a kernel's job. An Orchestration function calling one of ``REFUSED`` outside the scopes
+that become kernels (``pl.at``, ``pl.spmd``, ``pl.cluster``) could only end in a CodegenError
+after every pass had accepted it: :func:`check_orchestration_ops` refuses it before the first
+pass, at the call, saying what to write instead. ``tests/codegen/test_orchestration_refused.py``
+keeps the table equal to what the orchestration target lacks. The host starts the orchestration
+with tensors and numbers only: a ``pl.Scalar[pl.TASK_ID]`` parameter of the Orchestration function
+would be a dependency edge to a task that was never submitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pypto.ir.enums import FunctionType
+from pypto.ir.expr import Call, Op
+from pypto.ir.function import Program
+from pypto.ir.node import ModelBase
+from pypto.ir.stmt import RuntimeScopeStmt, ScopeStmt
+from pypto.ir.traversal import iter_children
+from pypto.ir.type_base import ScalarType
+
+from .errors import CodegenError
+
+_IN_A_KERNEL = "with pl.at(level=pl.Level.CORE_GROUP): ..."
+
+# Op -> what to write instead (the reason is the same for all: it needs a core).
+REFUSED: dict[str, str] = {
+    "tensor.assemble": "write the source into the target's window in a kernel: "
+    f"`{_IN_A_KERNEL}` with `target[r0:r1, :] = source`, or pass the window `target[r0:r1, :]` as the "
+    "kernel's Out argument",
+    "tensor.expand_clone": f"broadcast in a kernel: call pl.tensor.expand_clone inside `{_IN_A_KERNEL}`",
+    "tensor.create_l1": f"an L1 staging tensor lives on a core: create it inside `{_IN_A_KERNEL}`, next to its "
+    "paged gathers",
+    "tensor.paged_gather": f"gather in a kernel: call pl.tensor.paged_gather inside `{_IN_A_KERNEL}`",
+}
+
+
+def check_orchestration_ops(program: Program) -> None:
+    """Raise a :class:`CodegenError` at the first call of an op of ``REFUSED`` that an Orchestration
+    function runs itself (outside the scopes outlined into kernels), or at a TaskId parameter."""
+    for func in program.functions.values():
+        if func.func_type is not FunctionType.Orchestration:
+            continue
+        for param in func.params:
+            if isinstance(param.type, ScalarType) and param.type.dtype.is_task_id():
+                raise CodegenError(
+                    f"the TaskId parameter '{param.name_hint}' of orchestration function '{func.name}' names no task: "
+                    "the host passes tensors and numbers, never a submitted task", param.span,
+                    "depend on a task this function submits (`out, tid = pl.submit(...)`, then deps=[tid]), or "
+                    "write None for no dependency")
+        for call in _orchestration_calls(func.body):
+            if isinstance(call.op, Op) and call.op.name in REFUSED:
+                raise CodegenError(f"{call.op.name} cannot run in orchestration code: moving tensor data needs a core",
+                                   call.span, REFUSED[call.op.name])
+
+
+def _orchestration_calls(node: ModelBase) -> Iterator[Call]:
+    """The calls under ``node``, not entering scopes other than runtime scopes (they become kernels)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ScopeStmt) and not isinstance(n, RuntimeScopeStmt):
+            continue
+        if isinstance(n, Call):
+            yield n
+        stack.extend(reversed(list(iter_children(n))))  # source order
+
+
+__all__ = ["REFUSED", "check_orchestration_ops"]
