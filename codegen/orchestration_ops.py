@@ -29,14 +29,15 @@ class CreateTensor(OpRule):
         TaskOutputTensors alloc_0 = alloc_tensors(tmp_ci);      # <mnemonic>
         const ChipTensor& tmp = alloc_0.get_ref(0);
 
-    ``init_value`` adds ``tmp_ci.<initial>(v);``.
+    ``init_value`` adds ``tmp_ci.<initial>(v);``; ``manual_dep=True`` passes ``true`` as the
+    constructor's fourth argument (the runtime's per-tensor exit from automatic dependency tracking).
     """
 
     info: str = "TensorCreateInfo"
     initial: str = "set_initial_value"
 
     def spelled(self, op: str) -> frozenset[str]:
-        return self.implied | {"shape", "dtype", "init_value"}
+        return self.implied | {"shape", "dtype", "init_value", "manual_dep"}
 
 
 @dataclass(frozen=True)

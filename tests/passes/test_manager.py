@@ -44,6 +44,7 @@ LOWERING = [
     "MemoryReuse",
     "AllocateMemoryAddr",
     "DeriveCallDirections",
+    "ExpandManualPhaseFence",
     "MaterializeRuntimeScopes",
     "ClassifyIterArgCarry",
     "InsertPipeSync",
@@ -308,7 +309,7 @@ def test_start_dialect_can_be_chosen() -> None:
 
 # Passes the pipeline can run without: optimisations whose absence leaves a correct, if slower or
 # larger, program. Every other pass establishes something a later dialect guarantees.
-_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse"}
+_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse", "ExpandManualPhaseFence"}
 
 
 def _without(name: str) -> list[passes.Pass]:
