@@ -1,4 +1,4 @@
-"""TaskId arrays, array carries and dependency-only tasks in orchestration C++ (docs/codegen.md#manual-dependencies).
+"""TaskId arrays, array carries and dependency-only tasks in orchestration C++ (docs/codegen.md#orchestration).
 
 Helpers of :class:`~pypto.codegen.orchestration.OrchestrationEmitter` (the ``em`` argument), kept
 apart so the task-id rules read in one place::

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from pypto.analysis import walk
+from pypto.analysis.loops import const_trip_count
 from pypto.languages.invariants import CallDirectionsResolved, NoNestedCalls, NormalizedStmtStructure
 from pypto.languages.memref import memref
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind, FunctionType
-from pypto.ir.expr import Call, ConstInt, Expr, IterArg, Submit, Var
+from pypto.ir.expr import Call, Expr, IterArg, Submit, Var
 from pypto.ir.function import Function
 from pypto.ir.node import replace
 from pypto.ir.op import system
@@ -20,14 +21,6 @@ from pypto.ir.types import ArrayType
 
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import block_of, rebuild
-
-
-def const_trip_count(loop: ForStmt) -> int | None:
-    """The number of iterations of a loop with constant bounds (None when one is not constant)."""
-    bounds = (loop.start, loop.stop, loop.step)
-    if not all(isinstance(b, ConstInt) for b in bounds) or loop.step.value == 0:
-        return None
-    return len(range(loop.start.value, loop.stop.value, loop.step.value))
 
 
 class ExpandManualPhaseFence(RewritePass):

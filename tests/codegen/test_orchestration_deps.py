@@ -153,6 +153,17 @@ CONSTRUCTS = {
     "spmd_submit": ("n: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0) // 8\n"
                     "out, _ = pl.spmd_submit(self.k, x, out, core_num=n, sync_start=True)",
                     ["params_t0.launch_spec.set_block_num(n);", "params_t0.launch_spec.set_require_sync_start(true);"]),
+    "integer_array": ("rows = pl.array.create(2, pl.INT32)\nfor i in pl.range(2):\n    rows[i] = i * 3\n"
+                      "r: pl.Scalar[pl.INT32] = rows[1]\nif r > 2:\n    out = self.k(x, out)\nelse:\n"
+                      "    out = self.k(out, out)",
+                      ["int32_t rows__ssa_v0[2] = {0};", "rows__ssa_v0[i] = i * 3;", "int32_t r = rows__ssa_v0[1];"]),
+    "fan_in_of_a_parallel_carry": ("with pl.manual_scope():\n    prev = None\n    for b in pl.parallel(4):\n"
+                                   "        out, prev = pl.submit(self.k, x, out, deps=[prev])\n"
+                                   "    bar = pl.system.task_dummy(deps=[prev])\n"
+                                   "    out, _ = pl.submit(self.k, out, out, deps=[bar])",
+                                   ["PTO2TaskId prev__rv_v3[4];", "prev__rv_v3[b] = prev__ssa_v2;",
+                                    "PTO2TaskId params_dummy_0_deps[4];", "PTO2TaskId bar = PTO2TaskId::invalid();",
+                                    "if (params_dummy_0_deps_count > 0) {"]),
     "dep_free_dummy": ("with pl.manual_scope():\n    bar = pl.system.task_dummy(deps=[None])\n"
                           "    out, _ = pl.submit(self.k, x, out, deps=[bar])",
                           ["TaskOutputTensors dummy_0_outs = rt_submit_dummy_task(params_dummy_0);",
