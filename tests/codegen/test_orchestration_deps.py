@@ -16,7 +16,7 @@ from pypto import ir
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 DEPS_EXAMPLES = ["manual_deps", "deps_explicit_edge", "deps_at_blocks", "deps_manual_tensor", "deps_fan_in",
-                 "deps_task_array", "deps_phase_fence"]
+                 "deps_task_array", "deps_phase_fence", "deps_no_dep_dump"]
 
 KERNEL = """
     @pl.function(type=pl.FunctionType.InCore)

@@ -33,6 +33,7 @@ CASES = {
     "deps_fan_in": {},
     "deps_task_array": {},
     "deps_phase_fence": {},
+    "deps_no_dep_dump": {},
     "tile_add": {},
     "row_blocks": {},
     "row_softmax": {},
