@@ -25,7 +25,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ArrayType
 
 from .errors import CodegenError
-from .op_table import argument, keyword
+from .op_table import argument
 from .orchestration_ops import Array, DummyTask
 
 if TYPE_CHECKING:
