@@ -85,8 +85,11 @@ from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
 from .op_table import argument, keyword
+from . import orchestration_taskids as taskids
+from .orchestration_ops import (
+    Array, CreateTensor, Dim, DummyTask, ElementAccess, Expression, MethodCall, Reshape, View,
+)
 from .orchestration_predicate import dispatch_predicate
-from .orchestration_ops import CreateTensor, Dim, ElementAccess, Expression, MethodCall, Reshape, View
 from .target import ORCHESTRATION
 
 _KERNEL_TYPES = (FunctionType.AIV, FunctionType.AIC)
@@ -195,6 +198,10 @@ class _Carry:
     # index, slot), dropped for a slot both branches yield under the same name.
     texts: list[list[str]] = field(default_factory=list)
     lines: list[tuple[Doc, int, int]] = field(default_factory=list)
+    # A loop's TaskId array carries: slot -> how the yield writes it (orchestration_taskids.array_carry).
+    arrays: dict[int, str] = field(default_factory=dict)
+    loop: ForStmt | None = None
+    loop_var: str = ""
 
 
 class OrchestrationEmitter(Emitter):
@@ -223,6 +230,8 @@ class OrchestrationEmitter(Emitter):
         self.hoisted: set[int] = set()  # ids of tensor.create statements printed at their scope's start
         self.defining: Var | None = None  # the variable an op rule defines (set by the AssignStmt rule)
         self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
+        self.task_arrays: dict[str, int] = {}  # C arrays of TaskIds -> their extent
+        self.dummies = 0  # dependency-only tasks printed so far
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -398,9 +407,18 @@ class OrchestrationEmitter(Emitter):
 
     @rules.register(ForStmt)
     def _for(self, node: ForStmt) -> None:
-        carry = _Carry([], [], [])
+        carry = _Carry([], [], [], loop=node)
         for i, (ia, rv) in enumerate(zip(node.iter_args, node.return_vars, strict=True)):
             init = self.expr(ia.initValue)
+            array = taskids.array_carry(self, node, i, init)
+            if array is not None:
+                name, how = array
+                carry.names.append(name)
+                carry.assigned.append(how is not None)
+                carry.types.append("PTO2TaskId")
+                if how is not None:
+                    carry.arrays[i] = how
+                continue
             if node.attrs.get(f"iter_arg_rebind_{i}", True):
                 name = self.declare(ia)
                 self.doc.line(f"{c_type(ia.type, ia.span)} {name} = {init};")
@@ -412,7 +430,7 @@ class OrchestrationEmitter(Emitter):
             carry.names.append(name)
             carry.types.append(c_type(ia.type, ia.span))
             self.alias(rv, name)
-        i = self.declare(node.loop_var)
+        i = carry.loop_var = self.declare(node.loop_var)
         start, stop, step = self.expr(node.start), self.expr(node.stop), self.expr(node.step)
         cmp = ">" if _negative(node.step) else "<"
         ct = c_type(node.loop_var.type, node.span)
@@ -481,7 +499,10 @@ class OrchestrationEmitter(Emitter):
         carry.texts.append(texts)
         copies: list[tuple[int, str]] = []
         for k, (name, text) in enumerate(zip(carry.names, texts, strict=True)):
-            if not carry.assigned[k]:
+            if k in carry.arrays:
+                assert carry.loop is not None
+                taskids.yield_array(self, carry.loop, carry.loop_var, name, carry.arrays[k], text)
+            elif not carry.assigned[k]:
                 if text != name:
                     raise CodegenError(
                         f"no rule for a trivial loop carry '{name}' that yields '{text}' in orchestration",
@@ -527,9 +548,6 @@ class OrchestrationEmitter(Emitter):
             kind = "a missing" if target is None else f"a {target.func_type.name}"
             raise CodegenError(f"no rule for a call of {kind} function '{call.op.name}' in orchestration",
                                call.span, "orchestration submits AIV and AIC kernels and Spmd launches of them")
-        for key in ("dump_vars",):
-            if call.attrs.get(key):
-                raise CodegenError(f"no rule for a task with {key} in orchestration", call.span)
         directions = list(call.attrs.get("arg_directions") or [])
         if len(directions) != len(call.args):
             raise CodegenError(f"no rule for a call of '{call.op.name}' without one arg direction per argument "
@@ -561,6 +579,7 @@ class OrchestrationEmitter(Emitter):
             doc.line(f"{params}.{_ARG_METHODS[direction]}({self.name_of(arg)});")
         for arg in scalars:
             doc.line(f"{params}.add_scalar({self._scalar_arg(arg)});")
+        taskids.dump_markers(self, call, params, [a for a, _ in tensors])
         if wrapper is None:
             self._deps(call, params)
             self._launch(call, params)
@@ -748,11 +767,8 @@ class OrchestrationEmitter(Emitter):
             return
         doc = self.doc
         array, count = f"{params}_deps", f"{params}_deps_count"
-        doc.line(f"PTO2TaskId {array}[{len(deps)}];")
-        doc.line(f"uint32_t {count} = 0;")
-        for dep in deps:
-            add = f"{array}[{count}++] = {dep};"
-            doc.line(add if dep in self.fresh_ids else f"if ({dep}.is_valid()) {add}")
+        for line in taskids.dep_lines(self, deps, array, count):
+            doc.line(line)
         doc.line(f"{params}.set_dependencies({array}, {count});")
 
     def _launch(self, call: Call | Submit, params: str, wrapper: Function | None = None) -> None:
@@ -814,7 +830,8 @@ class OrchestrationEmitter(Emitter):
                 raise CodegenError(f"no rule for a {dtype.name} tensor in orchestration", call.span)
             ci = self.fresh(f"{name}_ci")
             doc.line(f"uint32_t {ci}_shapes[{len(shape)}] = {{{', '.join(shape)}}};")
-            doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{SIMPLER_DTYPES[dtype]});")
+            manual = ", true" if keyword(call, "manual_dep") else ""  # creator-only dependency tracking
+            doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{SIMPLER_DTYPES[dtype]}{manual});")
             rule = self.target.ops[call.op.name]
             positional = op_registry.get_entry(call.op.name).param(rule.value) is not None
             init = argument(call, rule.value) if positional else keyword(call, rule.value)
@@ -909,6 +926,9 @@ class OrchestrationEmitter(Emitter):
         if self.defining is not None:
             self.alias(self.defining, t)  # the written tensor is the same handle
         return None
+
+    rules.op(Array)(taskids.array_op)
+    rules.op(DummyTask)(taskids.dummy_task)
 
     @rules.op(Expression)
     def _expression(self, call: Call, rule: Expression) -> str:

@@ -31,15 +31,17 @@ class CreateTensor(OpRule):
         const ChipTensor& tmp = alloc_0.get_ref(0);
 
     ``init_value`` (``value`` for ``tensor.full``: the parameter named by ``value``) adds
-    ``tmp_ci.<initial>(v);``.
+    ``tmp_ci.<initial>(v);``; ``manual_dep=True`` passes ``true`` as the constructor's fourth argument
+    (the runtime's per-tensor exit from automatic dependency tracking).
     """
 
     info: str = "TensorCreateInfo"
     initial: str = "set_initial_value"
     value: str = "init_value"
+    manual_dep: bool = True  # the op has a manual_dep keyword
 
     def spelled(self, op: str) -> frozenset[str]:
-        return self.implied | {"shape", "dtype", self.value}
+        return self.implied | {"shape", "dtype", self.value} | ({"manual_dep"} if self.manual_dep else set())
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ ORCHESTRATION_OPS = OpTable(
     TARGET,
     {
         "tensor.create": CreateTensor("alloc_tensors"),
-        "tensor.full": CreateTensor("alloc_tensors", value="value"),
+        "tensor.full": CreateTensor("alloc_tensors", value="value", manual_dep=False),
         "tensor.reshape": Reshape("reshape"),
         "tensor.view": Reshape("reshape"),
         "system.available_aiv_count": Expression("rt_available_aiv_count"),

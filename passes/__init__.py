@@ -48,6 +48,7 @@ from .convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from .convert_to_ssa import ConvertToSSA
 from .ctrl_flow_transform import CtrlFlowTransform
 from .derive_call_directions import DeriveCallDirections
+from .expand_manual_phase_fence import ExpandManualPhaseFence
 from .elide_tensor_carries import ElideTensorCarries
 from .expand_mixed_kernel import ExpandMixedKernel
 from .flatten_call_expr import FlattenCallExpr
@@ -84,6 +85,7 @@ legalize_tile_cast = LegalizeTileCast
 canonicalize_tile_slice = CanonicalizeTileSlice
 resolve_backend_op_layouts = ResolveBackendOpLayouts
 derive_call_directions = DeriveCallDirections
+expand_manual_phase_fence = ExpandManualPhaseFence
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
 insert_pipe_sync = InsertPipeSync
@@ -144,6 +146,7 @@ __all__ = [
     "ConvertToSSA",
     "CtrlFlowTransform",
     "DeriveCallDirections",
+    "ExpandManualPhaseFence",
     "Diagnostic",
     "DiagnosticSeverity",
     "DumpInstrument",
@@ -201,6 +204,7 @@ __all__ = [
     "ctrl_flow_transform",
     "default_passes",
     "derive_call_directions",
+    "expand_manual_phase_fence",
     "discover_plugins",
     "elide_tensor_carries",
     "expand_mixed_kernel",

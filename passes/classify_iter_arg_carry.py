@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pypto.analysis import function_index
+from pypto.analysis.loops import const_trip_count
 from pypto.analysis.roots import Roots
 from pypto.languages.invariants import CallDirectionsResolved, IterArgCarryClassified, RuntimeScopesMaterialized
 from pypto.languages.memref import memref
 from pypto.languages.runtime import runtime
 
 from pypto.ir.enums import ForKind, FunctionType
-from pypto.ir.expr import ConstInt, Expr, Var
+from pypto.ir.expr import Expr, Var
 from pypto.ir.function import Function
 from pypto.ir.stmt import ForStmt, RuntimeScopeStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
@@ -91,13 +92,11 @@ class ClassifyIterArgCarry(RewritePass):
         return self.array_sizes.get(value) if isinstance(value, Var) else None
 
     def _trip_count(self, node: ForStmt) -> int:
-        bounds = (node.start, node.stop, node.step)
-        if not all(isinstance(b, ConstInt) for b in bounds):
+        n = const_trip_count(node)
+        if n is None:
             raise self.error(
                 "a TaskId carried through a pl.parallel loop in a manual scope needs a constant trip count "
                 "(hint: give the loop constant bounds, or carry the TaskId through a sequential loop)",
                 node.span,
             )
-        start, stop, step = (b.value for b in bounds)  # type: ignore[union-attr]
-        n = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
         return max(n, 1)

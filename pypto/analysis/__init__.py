@@ -9,7 +9,8 @@
 * :mod:`.flow`: ``ForwardWalk``, the one forward statement walk (loop fixpoint, branch join) the
   flow analyses are written on;
 * :mod:`.roots`, :mod:`.gm_alias`: which buffer a variable names (orchestration roots, the
-  parameter a function returns; GM tensors inside a kernel).
+  parameter a function returns; GM tensors inside a kernel);
+* :mod:`.loops`: a loop's constant trip count.
 """
 
 from .callgraph import call_graph, callee, calls_functions, find_cycle, op_name

@@ -22,6 +22,7 @@ from pypto.passes.auto_tile_matmul_l0 import AutoTileMatmulL0
 from pypto.passes.classify_iter_arg_carry import ClassifyIterArgCarry
 from pypto.passes.derive_call_directions import DeriveCallDirections
 from pypto.passes.elide_tensor_carries import ElideTensorCarries
+from pypto.passes.expand_manual_phase_fence import ExpandManualPhaseFence
 from pypto.passes.expand_mixed_kernel import ExpandMixedKernel
 from pypto.passes.flatten_call_expr import FlattenCallExpr
 from pypto.passes.flatten_tile_nd_to_2d import FlattenTileNdTo2D
@@ -85,6 +86,7 @@ def lowering_passes() -> list[Pass]:
         MemoryReuse(),
         AllocateMemoryAddr(),
         DeriveCallDirections(),
+        ExpandManualPhaseFence(),
         MaterializeRuntimeScopes(),
         ClassifyIterArgCarry(),
         InsertPipeSync(),

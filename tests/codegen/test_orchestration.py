@@ -101,10 +101,17 @@ def test_an_op_without_a_rule_names_the_op_and_the_target() -> None:
 
 
 def test_a_keyword_the_spelling_cannot_print_is_no_rule() -> None:
+    program = _orch('with pl.scope():\n    t: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32, layout=pl.DN)\n'
+                    '    y = self.k(t, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y')
+    with pytest.raises(CodegenError, match="no rule for tensor.create with layout in orchestration"):
+        generate_orchestration(program)
+
+
+def test_a_manual_dep_tensor_is_created_with_creator_only_tracking() -> None:
     program = _orch('with pl.scope():\n    t: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32, manual_dep=True)\n'
                     '    y = self.k(t, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y')
-    with pytest.raises(CodegenError, match="no rule for tensor.create with manual_dep in orchestration"):
-        generate_orchestration(program)
+    text = generate_orchestration(program)["orchestration/main.cpp"]
+    assert "        TensorCreateInfo t_ci(t_ci_shapes, 2, DataType::FLOAT32, true);\n" in text
 
 
 def test_an_init_value_of_a_half_precision_tensor_has_no_rule() -> None:

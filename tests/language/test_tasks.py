@@ -11,7 +11,12 @@ from orchestration_helpers import assert_manual_deps_on_submit_only, parse_error
 
 import pypto.language as pl
 from pypto import ir
-from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
+from pypto.language.parser.diagnostics import (
+    InvalidOperationError,
+    ParserSyntaxError,
+    ParserTypeError,
+    UnsupportedFeatureError,
+)
 
 
 # ----- the seed's four manual-dependency examples ---------------------------------------------------
@@ -387,6 +392,18 @@ def test_tensor_in_deps_is_rejected() -> None:
     err = text_error(_body("out, t = pl.submit(self.k, x, out, deps=[x])"), ParserTypeError)
     assert err.message == "deps= entries must be TaskId values, but 'x' is a Tensor (pl.Tensor[[64], pl.FP32])"
     assert "no_dep" in err.hint
+
+
+@pytest.mark.parametrize(("line", "op", "index"), [
+    ("tids[2] = t", "array.update_element", 2),
+    ("out, u = pl.submit(self.k, x, out, deps=[tids[5]])", "array.get_element", 5),
+])
+def test_a_task_id_array_index_out_of_range_is_rejected(line: str, op: str, index: int) -> None:
+    code = _body("tids = pl.array.create(2, pl.TASK_ID)", "out, t = pl.submit(self.k, x, out)", line)
+    err = text_error(code, InvalidOperationError)
+    assert err.message == f"Operator '{op}': index {index} is out of range for an array of 2 elements"
+    assert err.span.begin_line == code.splitlines().index(f"        {line}") + 1
+    assert "within its extent" in err.hint
 
 
 def test_non_list_deps_is_rejected() -> None:

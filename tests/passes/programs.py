@@ -1210,8 +1210,8 @@ OUTLINE_CLUSTER_SCOPES = [
     Case(OutlineClusterOfSpmd, tuple((rand(64, 16), out(64, 16), n) for n in (1, 4)), _outline_incore),
 ]
 
-# DeriveCallDirections, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync: hand-written
-# memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
+# DeriveCallDirections, ExpandManualPhaseFence, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync:
+# hand-written memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
 # ------------------------------------------------------------------------------------------------
 
 
@@ -1240,9 +1240,13 @@ def _runtime_cases() -> dict[str, list[Case]]:
             "RtBranch": rp.DIRECTIONS["branch_does_not_see_other_branch"], "RtWhile": rp.DIRECTIONS["while_loop"]}
     loops = {"RtLoop": rp.DIRECTIONS["inside_sequential_loop"], "RtNested": rp.DIRECTIONS["parallel_inside_sequential"],
              "RtParallel": rp.DIRECTIONS["inside_parallel_loop"]}
+    fences = {"RtPhases": "parallel_carry_phase_fence", "RtArray": "task_id_array_consumers",
+              "RtSequential": "array_consumers_in_a_sequential_loop"}
     kernels = {"SyncTileAdd": "tile_add", "SyncLoop": "loop_carry", "SyncMatmul": "matmul", "SyncBranch": "branch"}
     return {
         "DeriveCallDirections": [_runtime_case(f"{n}Dirs", src, ()) for n, src in orch.items()],
+        "ExpandManualPhaseFence": [_runtime_case(f"{n}Fence", rp.PHASE_FENCES[k], steps[:1])
+                                   for n, k in fences.items()],
         "MaterializeRuntimeScopes": [_runtime_case(f"{n}Scopes", src, steps[:1]) for n, src in orch.items()],
         "ClassifyIterArgCarry": [_runtime_case(f"{n}Carry", src, steps[:2]) for n, src in loops.items()],
         "InsertPipeSync": [_runtime_case(n, rp.KERNELS[k], steps, entry_kernel=True) for n, k in kernels.items()],

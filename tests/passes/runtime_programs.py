@@ -264,3 +264,71 @@ def kernel_inputs(func: ir.Function, seed: int = 0) -> list[object]:
         else:
             out.append(3)
     return out
+
+
+# Manual-scope orchestration for ExpandManualPhaseFence (each main returns its last carry).
+PHASE_FENCES: dict[str, str] = {
+    # 3 phases of 3 branches: each branch waits for the 3 of the previous phase (9 > 3 + 3 edges)
+    "parallel_carry_phase_fence": orch("""
+        with pl.manual_scope():
+            p0: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
+            for phase, (o, p) in pl.range(3, init_values=(out, p0)):
+                for b, (o2, q) in pl.parallel(3, init_values=(o, p)):
+                    o3, q2 = pl.submit(self.k, a, (b % 2) * 64, o2, deps=[q])
+                    o4, q3 = pl.yield_(o3, q2)
+                o5, p2 = pl.yield_(o4, q3)
+    """, ret="o5"),
+    # 3 producers' TaskIds in an array; 3 consumers each depend on the whole array
+    "task_id_array_consumers": orch("""
+        with pl.manual_scope():
+            t0 = pl.array.create(3, pl.TASK_ID)
+            for i, (o, t) in pl.range(3, init_values=(out, t0)):
+                o2, tid = pl.submit(self.k, a, (i % 2) * 64, o)
+                t2 = pl.array.update_element(t, i, tid)
+                o3, t3 = pl.yield_(o2, t2)
+            for j, (o4,) in pl.parallel(3, init_values=(o3,)):
+                o5, tid2 = pl.submit(self.k, a, (j % 2) * 64, o4, deps=[t3])
+                o6 = pl.yield_(o5)
+    """, ret="o6"),
+    # two consumers in each of 2 sequential trips depend on an array of 3 (12 > 3 + 4 edges)
+    "array_consumers_in_a_sequential_loop": orch("""
+        with pl.manual_scope():
+            t0 = pl.array.create(3, pl.TASK_ID)
+            o0, tid = pl.submit(self.k, a, 0, out)
+            t1 = pl.array.update_element(t0, 0, tid)
+            for j, (o,) in pl.range(2, init_values=(o0,)):
+                o2, u = pl.submit(self.k, a, j * 64, o, deps=[t1])
+                o3, v = pl.submit(self.k, a, 64 - j * 64, o2, deps=[t1])
+                o4 = pl.yield_(o3)
+    """, ret="o4"),
+    # 2 x 2 edges are not more than 2 + 2: no barrier
+    "two_branches_stay_direct": orch("""
+        with pl.manual_scope():
+            p0: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
+            for phase, (o, p) in pl.range(3, init_values=(out, p0)):
+                for b, (o2, q) in pl.parallel(2, init_values=(o, p)):
+                    o3, q2 = pl.submit(self.k, a, b * 64, o2, deps=[q])
+                    o4, q3 = pl.yield_(o3, q2)
+                o5, p2 = pl.yield_(o4, q3)
+    """, ret="o5"),
+    # the consumer loop also writes a slot of the array: the set is not stable, no barrier
+    "array_updated_in_the_loop_stays_direct": orch("""
+        with pl.manual_scope():
+            t0 = pl.array.create(3, pl.TASK_ID)
+            for j, (o, t) in pl.range(3, init_values=(out, t0)):
+                o2, tid = pl.submit(self.k, a, (j % 2) * 64, o, deps=[t])
+                t2 = pl.array.update_element(t, j, tid)
+                o3, t3 = pl.yield_(o2, t2)
+    """, ret="o3"),
+    # a consumer with a second dep keeps its direct edges
+    "another_dep_stays_direct": orch("""
+        with pl.manual_scope():
+            o0, first = pl.submit(self.k, a, 0, out)
+            p0: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
+            for phase, (o, p) in pl.range(3, init_values=(o0, p0)):
+                for b, (o2, q) in pl.parallel(3, init_values=(o, p)):
+                    o3, q2 = pl.submit(self.k, a, (b % 2) * 64, o2, deps=[q, first])
+                    o4, q3 = pl.yield_(o3, q2)
+                o5, p2 = pl.yield_(o4, q3)
+    """, ret="o5"),
+}

@@ -3,6 +3,7 @@ with what it computes unchanged; scope-free tile-level programs pass through as 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,11 @@ from pypto.languages.outlined import outlined
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROGRAMS = [(group, name) for group, programs in ALL.items() for name in sorted(programs)]
-# The tile-level examples; the tensor-level ones (tensor_*.py, issue 12) hold scopes to outline.
-SCOPE_FREE = sorted(p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("tensor_"))
-TENSOR_LEVEL = sorted(p.name for p in EXAMPLES.glob("tensor_*.py"))
+# The tile-level examples; the others (the tensor-level tensor_*.py of issue 12, deps_at_blocks.py)
+# hold pl.at / pl.spmd scopes to outline.
+_SCOPED = re.compile(r"\bpl\.(at|spmd|cluster)\(")
+SCOPE_FREE = sorted(p.name for p in EXAMPLES.glob("*.py") if not _SCOPED.search(p.read_text()))
+TENSOR_LEVEL = sorted(p.name for p in EXAMPLES.glob("*.py") if _SCOPED.search(p.read_text()))
 
 
 def outline_passes() -> list[passes.Pass]:

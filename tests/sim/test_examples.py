@@ -25,6 +25,15 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Example -> values of its scalar parameters (loop_sum has no orchestration: nothing to run on the simulator).
 CASES = {
     "manual_deps": {},
+    # The seed's dependency forms (issue 31): explicit edges, pl.at producers, manual_dep tensors,
+    # task_dummy fan-in, TaskId arrays and the pl.parallel phase fence.
+    "deps_explicit_edge": {},
+    "deps_at_blocks": {},
+    "deps_manual_tensor": {},
+    "deps_fan_in": {},
+    "deps_task_array": {},
+    "deps_phase_fence": {},
+    "deps_no_dep_dump": {},
     "tile_add": {},
     "row_blocks": {},
     "row_softmax": {},

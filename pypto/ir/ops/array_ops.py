@@ -31,8 +31,13 @@ def _create(ci: CallInfo) -> Type:
 
 
 def check_index(ci: CallInfo) -> None:
+    """An integer index; a constant one inside the array's static extent."""
     if not ci["index"].type.dtype.is_int():
         ci.fail(f"argument 'index' must be an integer scalar, got {ci['index'].type.dtype.name}")
+    index, arr = const_value(ci["index"]), ci["array"].type
+    if index is not None and isinstance(arr, ArrayType) and not 0 <= index < arr.extent.value:
+        n = arr.extent.value
+        ci.fail(f"index {index} is out of range for an array of {n} elements", f"use an index in 0 .. {n - 1}")
 
 
 def _get_element(ci: CallInfo) -> Type:
