@@ -81,7 +81,15 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
 
         def orchestration_object(source: Path, obj: Path) -> str:
             """One of the runtime's fixed orchestration sources, compiled once into the cache, written to ``obj``."""
-            key = cache_key({**common, "unit": "orchestration-object", "source": _digest(source), "token": orch_token})
+            key = cache_key(
+                {
+                    **common,
+                    "unit": "orchestration-object",
+                    "source": _digest(source),
+                    "token": orch_token,
+                    "includes": orch_includes,
+                }
+            )
             binary = cache.get(key)
             if binary is None:
                 _check(orch_compiler.run(["-c", "-o", str(obj), str(source)]))

@@ -30,12 +30,14 @@ _PRELUDE_LINE = re.compile(r"^\s*(?:$|//|#)")
 
 
 def prelude(source: str) -> str | None:
-    """The leading preprocessor block of ``source`` (up to its first other line), or ``None`` without ``#include``."""
+    """The directives of the leading preprocessor block of ``source`` (up to its first other line; its comments
+    and blank lines, such as a kernel's name, left out so kernels share it), or ``None`` without ``#include``."""
     lines: list[str] = []
     for line in source.splitlines(keepends=True):
         if not _PRELUDE_LINE.match(line):
             break
-        lines.append(line)
+        if line.lstrip().startswith("#"):
+            lines.append(line)
     text = "".join(lines)
     return text if "#include" in text else None
 
@@ -125,7 +127,7 @@ def compile_with_pch(
 ) -> subprocess.CompletedProcess[str]:
     """Run ``compiler`` on ``args`` (which name ``source``) with the precompiled prelude of ``source`` included.
 
-    Rejected PCHs (the compiler names the file in its output) are rebuilt, and the unit compiled again
+    A rejected PCH (the compiler names the PCH file in its output) is rebuilt, and the unit compiled again
     if it failed; GCC falls back to the text header itself, so only its PCH is rebuilt.
     """
     text = prelude(source.read_text())
@@ -133,7 +135,7 @@ def compile_with_pch(
     if header is None:
         return compiler.run(args)
     result = compiler.run(["-Winvalid-pch", "-include", str(header), *args])
-    if header.name not in result.stderr:
+    if PchStore.pch_path(compiler, header).name not in result.stderr:
         return result
     header = store.header(compiler, text or "", rebuild=True)
     if result.returncode == 0:
