@@ -129,7 +129,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("pypto: %(message)s"))
     build_log.addHandler(handler)
-    level, build_log.level = build_log.level, logging.INFO
+    level = build_log.level
+    build_log.setLevel(logging.INFO)  # setLevel, not .level =: it clears the logger's isEnabledFor cache
     try:
         compiled(*sim_args)
     finally:
