@@ -1,4 +1,7 @@
-"""Compile an artifact tree's orchestration and kernels into shared objects with simpler's KernelCompiler.
+"""Compile an artifact tree's orchestration and kernels into shared objects with simpler's commands.
+
+The commands are the ones simpler's ``KernelCompiler`` runs (its flags, include dirs and compilers,
+read from it in :mod:`pypto.runtime.compiler_facts`) plus ``-include`` of a precompiled header.
 
 Each unit is looked up in the :class:`~pypto.runtime.cache.KernelCache` first. Kernels are compiled by
 ``g++-15`` (the shim running clang++-19 with pto-isa's CPU backend), the orchestration by ``g++``; both
