@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import math
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -42,23 +45,30 @@ def _load(path: str):
         return pl.loads_program(str(source))
 
 
+KEPT_RUNS = 5
+
+
 def _progress(text: str) -> None:
     print(f"pypto: {text}", file=sys.stderr, flush=True)
 
 
-def _compile(args: argparse.Namespace):
+def _compile(args: argparse.Namespace, output: Path | None = None):
+    """Compile ``args.file`` (into ``output`` when given, else ``args.output``); with the compile's seconds,
+    timed after the modules it imports on first use are loaded (their seconds printed apart)."""
+    started = time.perf_counter()
     from pypto import ir
     from pypto.backend import BackendType
 
     program = _load(args.file)
-    _progress(f"compiling {args.file} ...")
+    _warm_imports()
+    _progress(f"compiling {args.file} (loading pypto and the file took {time.perf_counter() - started:.2f}s) ...")
     start = time.perf_counter()
     options: dict[str, dict[str, Any]] = {}
     for pass_name, option, value in args.pass_option:
         options.setdefault(pass_name, {})[option] = value
     compiled = ir.compile(
         program,
-        output_dir=args.output,
+        output_dir=args.output if output is None else output,
         backend_type=BackendType(BACKENDS[args.backend]),
         verify=args.verify,
         pass_options=options,
@@ -66,8 +76,19 @@ def _compile(args: argparse.Namespace):
     return compiled, time.perf_counter() - start
 
 
+def _warm_imports() -> None:
+    """Import what the first ``ir.compile`` would import lazily, so the reported compile time excludes it."""
+    import pypto.codegen.cce
+    import pypto.codegen.orchestration
+    import pypto.codegen.pto
+    import pypto.compile  # noqa: F401
+    from pypto.passes import OptimizationStrategy, PassManager
+
+    PassManager.get_strategy(OptimizationStrategy.Default)
+
+
 def _summary(compiled, seconds: float) -> list[str]:
-    lines = [f"compiled {compiled.program.name} in {seconds:.2f}s -> {compiled.output_dir}"]
+    lines = [f"compiled {compiled.program.name} in {seconds:.2f}s (compile only) -> {compiled.output_dir}"]
     kinds = compiled.functions_by_kind()
     lines.append("  functions: " + "; ".join(f"{kind} {', '.join(names)}" for kind, names in kinds.items()))
     tasks = compiled.tasks()
@@ -98,14 +119,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from pypto.interp.tolerance import output_tolerances
 
     given = _npz(args.inputs) if args.inputs else {}
-    compiled, seconds = _compile(args)
+    scratch = None if args.output else _run_folder(args.file)
+    compiled, seconds = _compile(args, scratch)
     print("\n".join(_summary(compiled, seconds)))
     entry = compiled.entry_function()
     inputs = _inputs(entry, given, args)
     sim_args = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
     ref_args = [x.copy() if isinstance(x, np.ndarray) else x for x in inputs]
     _progress(f"building and running on {compiled.platform} ...")
-    compiled(*sim_args, config=_capture_config(args.swimlane))
+    build_log = logging.getLogger("pypto.runtime.build")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("pypto: %(message)s"))
+    build_log.addHandler(handler)
+    level = build_log.level
+    build_log.setLevel(logging.INFO)  # setLevel, not .level =: it clears the logger's isEnabledFor cache
+    try:
+        compiled(*sim_args, config=_capture_config(args.swimlane))
+    finally:
+        build_log.removeHandler(handler)
+        build_log.setLevel(level)
     run = compiled.last_run
     builds = ", ".join(f"{b.unit} {b.seconds:.2f}s{' (cached)' if b.cached else ''}" for b in run.builds)
     print(f"ran on {compiled.platform}: build {builds}; run {run.run_seconds:.3f}s")
@@ -131,6 +163,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"  {param.name_hint}: max error {error:.3g} {verdict}")
         if not ok:
             status = 1
+    if scratch is not None and status == 0 and not args.swimlane:  # a capture is what the user asked to keep
+        shutil.rmtree(scratch)
     return status
 
 
@@ -161,6 +195,26 @@ def _cmd_timeline(args: argparse.Namespace) -> int:
               "(capture with enable_dep_gen=True too)")
     print(f"  wrote {svg} and {trace} (open the .json in https://ui.perfetto.dev)")
     return 0
+
+
+def _run_folder(file: str) -> Path:
+    """A new folder for ``pypto run`` without ``-o``: under the kernel cache's ``runs/``, removed when the run
+    passes; a failed run's stays, and only the newest :data:`KEPT_RUNS` entries are kept."""
+    from pypto.runtime.cache import default_cache_dir
+
+    runs = default_cache_dir() / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    entries = sorted(runs.iterdir(), key=_mtime)
+    for stale in entries[: max(0, len(entries) + 1 - KEPT_RUNS)]:
+        shutil.rmtree(stale, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{Path(file).stem}-", dir=runs))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:  # removed by a concurrent run
+        return 0.0
 
 
 def _inputs(entry: Any, given: dict[str, Any], args: argparse.Namespace) -> list[Any]:
@@ -354,7 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_compile)
 
     p = sub.add_parser("run", help="compile, run on a2a3sim and compare every output with the interpreter")
-    _compile_options(p, "output folder of the artifact tree (default: a new temporary folder)")
+    _compile_options(p, "output folder of the artifact tree (default: a folder in the kernel cache's runs/, "
+                        "removed when the run passes)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="arrays by parameter name (np.savez); the rest are random")
     for name in ("rtol", "atol"):

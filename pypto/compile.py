@@ -17,7 +17,7 @@ early) writes the pass dumps only, and one that reaches ``runtime`` without Inse
 refused by the CCE emitter (its kernels need the placed pipe synchronisation). Everything is
 written into a fresh folder beside the destination and moved into place when the compile
 succeeds; on a failure the folder is kept under a name ending in ``.failed-<n>`` and its path is
-printed.
+printed (the newest three such folders of a destination are kept, older ones removed).
 """
 
 from __future__ import annotations
@@ -224,7 +224,8 @@ def artifact_folder(destination: Path) -> Iterator[Path]:
 
     The destination must be missing, empty, or an earlier tree (it has a manifest): then exactly the
     files that manifest lists are replaced, and files anyone else put there stay. On an error the
-    fresh folder is renamed ``<destination>.failed-<n>`` and its path printed to stderr.
+    fresh folder is renamed ``<destination>.failed-<n>`` and its path printed to stderr (older failures
+    beyond the newest :data:`KEPT_FAILURES` are removed).
     """
     previous = _previous_tree(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -275,11 +276,19 @@ def _tree_files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
+KEPT_FAILURES = 3
+
+
 def _keep_failed(folder: Path, destination: Path) -> Path:
-    n = 1
-    while (kept := destination.with_name(f"{destination.name}.failed-{n}")).exists():
-        n += 1
+    """Rename ``folder`` to the next ``<destination>.failed-<n>``; only the newest :data:`KEPT_FAILURES` stay."""
+    prefix = f"{destination.name}.failed-"
+    numbers = sorted(
+        int(p.name[len(prefix) :]) for p in destination.parent.glob(f"{prefix}*") if p.name[len(prefix) :].isdigit()
+    )
+    kept = destination.with_name(f"{prefix}{(numbers[-1] if numbers else 0) + 1}")
     folder.rename(kept)
+    for n in numbers[: max(0, len(numbers) + 1 - KEPT_FAILURES)]:
+        shutil.rmtree(destination.with_name(f"{prefix}{n}"), ignore_errors=True)
     return kept
 
 

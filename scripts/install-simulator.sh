@@ -130,11 +130,24 @@ say "installing simpler's build requirements into $PYTHON"
 python -m pip install -q 'scikit-build-core>=0.10' 'nanobind>=2.0' 'cmake>=3.15' ninja 'PyYAML>=6.0' \
     'cloudpickle>=2.2' numpy || die "pip could not install simpler's build requirements" "check access to PyPI"
 
-say "building simpler for a2a3sim (several minutes)"
 log=$HOME_DIR/build.log
-if ! PATH="$BIN:$PATH" CC="$BIN/gcc" CXX="$BIN/g++" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+say "building simpler for a2a3sim (several minutes; log: $log)"
+PATH="$BIN:$PATH" CC="$BIN/gcc" CXX="$BIN/g++" CMAKE_BUILD_PARALLEL_LEVEL=2 \
     python -m pip install -v --no-build-isolation --config-settings=build.targets=build_package_a2a3sim \
-    -e "$COPY" >"$log" 2>&1; then
+    -e "$COPY" >"$log" 2>&1 &
+build=$!
+# A line every 30 s: elapsed time and the build's last "[n/m]" step from the log.
+start=$SECONDS
+next=30
+while kill -0 "$build" 2>/dev/null; do
+    sleep 1
+    if [ $((SECONDS - start)) -ge "$next" ]; then
+        step=$(grep -oE '\[[0-9]+/[0-9]+\]' "$log" 2>/dev/null | tail -n 1 || true)
+        say "  building simpler: $((SECONDS - start)) s${step:+, step $step}"
+        next=$((next + 30))
+    fi
+done
+if ! wait "$build"; then
     tail -n 30 "$log" >&2
     die "building simpler failed (full log: $log)" "the lines above show the failing step"
 fi

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -33,7 +35,8 @@ def test_compile_example_dumps_every_stage(example: str, tmp_path: Path, capsys:
     captured = capsys.readouterr()
     assert captured.out.startswith(f"compiled {final.name} in ")
     assert f" -> {out}\n" in captured.out
-    assert captured.err == f"pypto: compiling {EXAMPLES / example} ...\n"
+    loading = r"\(loading pypto and the file took \d+\.\d\ds\)"
+    assert re.fullmatch(rf"pypto: compiling {re.escape(str(EXAMPLES / example))} {loading} \.\.\.\n", captured.err)
 
 
 
@@ -180,3 +183,17 @@ def test_run_needs_an_array_for_each_dynamic_dimension(tmp_path: Path, capsys: p
         "  hint: give an array for a parameter with that dimension (not an output) in --inputs FILE.npz "
         "(np.savez(FILE, x=...))\n"
     ) in err
+
+
+def test_run_folders_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pypto import cli
+
+    monkeypatch.setenv("PYPTO_CACHE_DIR", str(tmp_path))
+    runs = tmp_path / "runs"
+    for n in range(cli.KEPT_RUNS + 2):
+        (runs / f"old-{n}").mkdir(parents=True)
+        os.utime(runs / f"old-{n}", (n, n))
+    made = cli._run_folder("examples/tile_add.py")
+    assert made.parent == runs and made.name.startswith("tile_add-")
+    kept = sorted(p.name for p in runs.iterdir() if p != made)
+    assert kept == [f"old-{n}" for n in range(3, cli.KEPT_RUNS + 2)]

@@ -79,6 +79,18 @@ def test_a_failure_keeps_what_was_written_and_says_where(tmp_path: Path, capsys:
     assert info.value.__notes__ == [note]
 
 
+def test_only_the_newest_failures_are_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    for n in range(1, 6):
+        with pytest.raises(RuntimeError):
+            with artifact_folder(out) as folder:
+                write_files(folder, {"ptoas/k.pto": f"// failure {n}"})
+                raise RuntimeError("generator broke")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.failed-3", "out.failed-4", "out.failed-5"]
+    assert tree(tmp_path / "out.failed-5") == {"ptoas/k.pto": "// failure 5\n"}
+    assert capsys.readouterr().err.count("kept in") == 5
+
+
 def test_a_failed_compile_keeps_its_pass_dumps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     broken = broken_program()
     with pytest.raises(VerificationError):

@@ -57,8 +57,10 @@ def find_simulator() -> SimulatorInstall:
     stamp = home / "stamp"
     shim = home / "bin" / "g++-15"
     if not stamp.is_file() or not shim.is_file():
+        log = home / "build.log"
+        seen = f"; the last build's log is {log}" if log.is_file() else ""
         raise SimulatorNotInstalledError(
-            f"simpler at {root} was not installed by scripts/install-simulator.sh (no {stamp} or {shim})", _HINT
+            f"simpler at {root} was not installed by scripts/install-simulator.sh (no {stamp} or {shim}){seen}", _HINT
         )
     pto_isa = root / "build" / "pto-isa" / "include" / "pto" / "pto-inst.hpp"
     if not pto_isa.is_file():
