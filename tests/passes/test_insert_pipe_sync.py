@@ -200,12 +200,13 @@ def test_pipe_table() -> None:
     }
 
 
-@pytest.mark.parametrize("op", ["batch_matmul", "matmul"])
-def test_every_matmul_form_syncs_on_the_cube_pipe(op: str) -> None:
-    """batch_matmul ran on V (issue 28): its MTE1->M and M->FIX pairs were V pairs."""
-    source = KERNELS["matmul"].replace("pl.matmul(a_l0, b_l0)", f"pl.tile.{op}(a_l0, b_l0)")
+def test_a_matmul_syncs_on_the_cube_pipe() -> None:
+    """Its MTE1->M and M->FIX pairs are cube pairs (batch_matmul, which ran on V in issue 28, is a 2-D
+    matmul by the time this pass runs: TileOps2D keeps it out of kernels)."""
+    source = KERNELS["matmul"]
     assert trace(passes.insert_pipe_sync()(parse(source)).get_function("kern").body)[13:] == [
-        "set MTE1->M #0", "wait MTE1->M #0", op, "set M->FIX #0", "wait M->FIX #0", "store", "bar_all", "ReturnStmt",
+        "set MTE1->M #0", "wait MTE1->M #0", "matmul", "set M->FIX #0", "wait M->FIX #0", "store", "bar_all",
+        "ReturnStmt",
     ]
 
 
