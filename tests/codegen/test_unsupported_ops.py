@@ -23,10 +23,6 @@ NOT_REFUSED = {
     "tile.batch_matmul_acc": "FlattenTileNdTo2D expands it into one tile.matmul_acc per batch",
     "tile.aiv_shard": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
     "tile.aic_gather": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
-    "tile.tpush_to_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",
-    "tile.tpush_to_aiv": "cross-core pipe op, outside the lowerings of issue 29 item 3",
-    "tile.tpop_from_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",
-    "tile.tpop_from_aiv": "cross-core pipe op, outside the lowerings of issue 29 item 3",
 }
 
 
