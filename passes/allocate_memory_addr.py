@@ -9,12 +9,12 @@ from pypto.languages.memref import memref
 
 from pypto.analysis import defined_vars, function_index, op_name
 from pypto.ir.datatype import DataType
-from pypto.ir.enums import FunctionType, MemorySpace
+from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
-from pypto.ir.ops.cross_core_ops import AUTO
+from pypto.ir.ops.cross_core_ops import AUTO, reserved_space
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
@@ -69,15 +69,15 @@ class AllocateMemoryAddr(RewritePass):
         platform = PassContext.current().platform
         slots = _slots(func)
         addresses: dict[Var, int] = {}
-        reserved_space = _CROSS_CORE_SPACE.get(func.func_type, MemorySpace.Vec)
-        bases_of, floor = self._reserve(func, reserved_space, platform.address_alignment)
+        reserved = reserved_space(func.func_type)
+        bases_of, floor = self._reserve(func, reserved, platform.address_alignment)
         by_space: dict[MemorySpace, list[Var]] = {}
         for base, (space, _, _) in slots.items():
             by_space.setdefault(space, []).append(base)
         if floor:
-            by_space.setdefault(reserved_space, [])
+            by_space.setdefault(reserved, [])
         for space, bases in by_space.items():
-            addr = floor if space is reserved_space else 0
+            addr = floor if space is reserved else 0
             end = addr
             for base in sorted(bases, key=_slot_key):
                 addresses[base] = addr
@@ -91,7 +91,9 @@ class AllocateMemoryAddr(RewritePass):
                     f"({cap} bytes)",
                     slots[bases[0]][2].span if bases else func.span,
                     f"the {space.name} tiles of '{func.name}' that are live at the same time do not fit "
-                    f"{platform.name}: use smaller tiles (process the data in more blocks)",
+                    f"{platform.name}: use smaller tiles (process the data in more blocks)"
+                    + (f"; the reserved pipe rings take the first {floor} bytes: fewer or smaller slots "
+                       "(slot_num, slot_size) leave more" if floor and space is reserved else ""),
                 )
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
@@ -136,10 +138,6 @@ class AllocateMemoryAddr(RewritePass):
             ranges.append((start, end, call))
         floor = max((_align(end, alignment) for _, end, _ in ranges), default=0)
         return bases, floor
-
-
-# Where a kernel's cross-core pipe buffers live: the consumer's memory (Mat on the cube, else Vec).
-_CROSS_CORE_SPACE = {FunctionType.AIC: MemorySpace.Mat}
 
 
 class _Place(Retype):

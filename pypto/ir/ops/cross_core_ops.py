@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..datatype import DataType
+from ..enums import FunctionType, MemorySpace
 from ..expr import Call
 from ..op_registry import CallInfo
 from ..type_base import ScalarType, Type, UnknownType
@@ -84,6 +85,11 @@ for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
            kwargs=PIPE_KWARGS)
 
 AUTO = -1
+
+
+def reserved_space(func_type: FunctionType) -> MemorySpace:
+    """Where a kernel's ``reserve_buffer`` rings live: the consumer's memory, Mat on the cube, else Vec."""
+    return MemorySpace.Mat if func_type is FunctionType.AIC else MemorySpace.Vec
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
