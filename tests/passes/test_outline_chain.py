@@ -18,8 +18,10 @@ PROGRAMS = [(group, name) for group, programs in ALL.items() for name in sorted(
 # FlattenCallExpr hoists the element read of a dispatch predicate out of the predicate, which then
 # no longer prints as a DSL predicate: such programs are not printed back.
 HOISTED_PREDICATE = {("cluster", "spmd_dispatch_with_task")}
-# The tile-level examples; the tensor-level ones (tensor_*.py, issue 12) hold scopes to outline.
-SCOPE_FREE = sorted(p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("tensor_"))
+# The tile-level examples without an spmd or cluster scope; the tensor-level ones (tensor_*.py,
+# issue 12) hold scopes to outline.
+SCOPE_FREE = sorted(p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("tensor_")
+                    and not any(scope in p.read_text() for scope in ("with pl.spmd(", "with pl.cluster(")))
 TENSOR_LEVEL = sorted(p.name for p in EXAMPLES.glob("tensor_*.py"))
 
 
