@@ -73,3 +73,18 @@ def test_the_group_call_is_one_mixed_task(tmp_path: Path) -> None:
     ]
     config = files["kernel_config.py"]
     assert '"func_id": 0, "name": "prepare"' in config and '"func_id": 1, "name": "multiply"' in config
+
+
+def test_a_cluster_scope_is_a_group_submitted_as_one_mixed_task(tmp_path: Path) -> None:
+    source = EXAMPLE.read_text()
+    source = source[:source.index("    @pl.function(type=pl.FunctionType.Group)")] + source[
+        source.index("    @pl.function(type=pl.FunctionType.Orchestration)"):]
+    source = source.replace("        c = self.square_matmul(a, b, c)\n",
+                            "        with pl.cluster():\n            self.prepare(a, b)\n            c = self.multiply(c)\n")
+    path = tmp_path / "cluster.py"
+    path.write_text(source)
+    compiled = ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "cluster")
+    assert sorted(f for f in compiled.files if f.startswith("ptoas/")) == ["ptoas/main_cluster_0.pto"]
+    orch = _lines((tmp_path / "cluster" / "orchestration" / "main.cpp").read_text())
+    assert "// Task 0: main_cluster_0" in orch
+    assert "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};" in orch
