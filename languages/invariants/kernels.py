@@ -77,8 +77,9 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
     init = _INIT.get(func.func_type)
     setups = {_pipe_id(c): c for c in calls if op_name(c) in _INIT.values()}
     first = next(c for c in calls if op_name(c) in _PIPE_OPS | _TFREES)
+    spelled = str(init).replace("system.", "pl.")
     if init is not None and (init not in names or not names & _BUFFERS):
-        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe '{func.name}' never sets up: call {init.replace('system.', 'pl.')} "
+        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe '{func.name}' never sets up: call {spelled} "
                      "(with its id=) before the first push or pop, on a buffer the consumer reserves "
                      "(pl.reserve_buffer) and the producer imports (pl.import_peer_buffer)", first)
         return setups
@@ -86,7 +87,7 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
         if op_name(call) in _PIPE_OPS | _TFREES and setups and _pipe_id(call) not in setups:
             report.error("PIPE_NOT_INITIALISED", f"{op_name(call)} on pipe {_pipe_id(call)}, which '{func.name}' "
                          f"does not initialise (it sets up pipe {', '.join(map(str, sorted(setups)))}): call "
-                         f"{str(init).replace('system.', 'pl.')} with id={_pipe_id(call)} first", call)
+                         f"{spelled} with id={_pipe_id(call)} first", call)
     return setups
 
 

@@ -79,8 +79,8 @@ def test_a_cluster_scope_is_a_group_submitted_as_one_mixed_task(tmp_path: Path) 
     source = EXAMPLE.read_text()
     source = source[:source.index("    @pl.function(type=pl.FunctionType.Group)")] + source[
         source.index("    @pl.function(type=pl.FunctionType.Orchestration)"):]
-    source = source.replace("        c = self.square_matmul(a, b, c)\n",
-                            "        with pl.cluster():\n            self.prepare(a, b)\n            c = self.multiply(c)\n")
+    cluster = "        with pl.cluster():\n            self.prepare(a, b)\n            c = self.multiply(c)\n"
+    source = source.replace("        c = self.square_matmul(a, b, c)\n", cluster)
     path = tmp_path / "cluster.py"
     path.write_text(source)
     compiled = ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "cluster")

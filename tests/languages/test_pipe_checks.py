@@ -28,9 +28,9 @@ def _line(text: str) -> int:
 
 
 def test_a_pipe_without_setup(tmp_path: Path) -> None:
-    message = _refusal(tmp_path, "        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), buf0, dir_mask=2, slot_size=8192, "
-                       "slot_num=2, id=0)\n        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), buf1, dir_mask=2, "
-                       "slot_size=8192, slot_num=2, id=1)\n", "")
+    setup = "".join(f"        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), buf{i}, dir_mask=2, slot_size=8192, "
+                    f"slot_num=2, id={i})\n" for i in (0, 1))
+    message = _refusal(tmp_path, setup, "")
     assert ("MISSING_PIPE_SETUP in 'prepare': tile.tpush_to_aic on a pipe 'prepare' never sets up: call "
             "pl.aiv_initialize_pipe (with its id=) before the first push or pop") in message
     assert f"bad.py:{_line('pl.tpush_to_aic(a_sq') - 2}:9" in message
