@@ -625,9 +625,12 @@ class OrchestrationEmitter(Emitter):
                 raise CodegenError(f"no rule for Group '{group.name}' with two {kernel.func_type.name} kernels in "
                                    "orchestration", inner.span, "a mixed task runs one AIC and one AIV kernel")
             lanes[kernel.func_type] = str(self.ids[kernel.name])
+        # An AIV kernel dispatched on both vector lanes (dual_aiv_dispatch, or a split) fills the third slot.
+        aiv = next((k for k, _ in group_calls(self.program, group) if k.func_type is FunctionType.AIV), None)
+        dual = aiv is not None and (aiv.attrs.get("dual_aiv_dispatch") or aiv.attrs.get("split"))
         name = self.fresh(f"mixed_{n}")
-        self.doc.line(f"MixedKernels {name} = {{{lanes[FunctionType.AIC]}, {lanes[FunctionType.AIV]}, "
-                      "INVALID_KERNEL_ID};")
+        second = lanes[FunctionType.AIV] if dual else "INVALID_KERNEL_ID"
+        self.doc.line(f"MixedKernels {name} = {{{lanes[FunctionType.AIC]}, {lanes[FunctionType.AIV]}, {second}}};")
         return name
 
     @staticmethod

@@ -108,6 +108,13 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
+    dual = func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split")
+    split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
+    if func.func_type is FunctionType.AIV and split is not None and not dual:
+        report.error("SPLIT_ON_ONE_LANE", f"{op_name(split)} with split={split.kwargs['split']} in '{func.name}', "
+                     "which runs on one vector lane: each lane moves half of the tile, so declare the kernel "
+                     "@pl.function(type=pl.FunctionType.AIV, attrs={\"dual_aiv_dispatch\": True}) to run it on both",
+                     split)
     freed: set[Var] = set()
     for call in calls:
         name = op_name(call)

@@ -55,3 +55,10 @@ def test_push_and_pop_counts_that_differ(tmp_path: Path) -> None:
                        "        for i in pl.range(3):\n            pl.tpush_to_aic(a_sq, split=0, id=0)\n")
     assert ("PIPE_COUNT_MISMATCH in 'multiply': 'multiply' pops 1 tile(s) from pipe 0 but 'prepare' pushes 3: a pop "
             "without a push waits forever") in message
+
+
+def test_a_split_in_a_vector_kernel_on_one_lane(tmp_path: Path) -> None:
+    message = _refusal(tmp_path, "pl.tpush_to_aic(b_vec, split=0, id=1)", "pl.tpush_to_aic(b_vec, split=1, id=1)")
+    assert ("SPLIT_ON_ONE_LANE in 'prepare': tile.tpush_to_aic with split=1 in 'prepare', which runs on one vector "
+            'lane: each lane moves half of the tile, so declare the kernel @pl.function(type=pl.FunctionType.AIV, '
+            'attrs={"dual_aiv_dispatch": True}) to run it on both') in message

@@ -1,6 +1,7 @@
 """A cube->vector pipe on a2a3sim (issue 30): the AIC kernel of a Group multiplies and pushes the
 FP32 product from Acc, the AIV kernel pops it into Vec, applies exp with its own flags around the
-store, frees the slot and stores; the result equals the interpreter's."""
+store, frees the slot and stores; the result equals the interpreter's. With an up/down split the
+AIV kernel runs on both vector lanes (``dual_aiv_dispatch``), each popping and storing its half."""
 
 from __future__ import annotations
 
@@ -69,4 +70,34 @@ def test_cube_to_vector_pipe_equals_the_interpreter(tmp_path: Path, kernel_cache
     b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
     got = compiled.run(a, b, cache_dir=kernel_cache)
     record_timing("cube_to_vector", compiled.last_run)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+def _split_program() -> ir.Program:
+    text = CubeToVector.as_python()
+    for old, new in [
+        ("pl.tile.tpush_to_aiv(acc, split=0)", "pl.tile.tpush_to_aiv(acc, split=1)"),
+        ("@pl.function(type=pl.FunctionType.AIV",
+         '@pl.function(attrs={"dual_aiv_dispatch": True}, type=pl.FunctionType.AIV'),
+        ("c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)",
+         "c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)"),
+        ("e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)",
+         "e: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)"),
+        ("pl.tile.store(e, [0, 0], out)", "pl.tile.store(e, [pl.tile.get_subblock_idx() * 32, 0], out)"),
+    ]:
+        assert old in text, old
+        text = text.replace(old, new)
+    return pl.parse_program(text)
+
+
+def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, kernel_cache: Path,
+                                                                 record_timing) -> None:
+    compiled = ir.compile(_split_program(), output_dir=tmp_path / "split")
+    orch = (tmp_path / "split" / "orchestration" / "main.cpp").read_text()
+    assert "MixedKernels mixed_0 = {0, 1, 1};" in orch
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    record_timing("cube_to_vector_split", compiled.last_run)
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
