@@ -30,14 +30,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
+from pypto.ir.ops.cross_core_ops import pipe_slot_num
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
 from pypto.ir.expr import (
     Abs, BinaryExpr, Call, Cast, ConstBool, ConstFloat, ConstInt, Expr, FloatDiv, FloorDiv, FloorMod, GlobalVar,
-    IterArg, MakeTuple, Max, Min, Pow, UnaryExpr, Var, Xor,
+    IterArg, MakeTuple, Max, Min, Op, Pow, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
@@ -48,13 +50,17 @@ from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
 from .cce_entry import DimParam, EntryParam, header, kernel_entry
-from .cce_ops import CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, SpmdIndex, Transfer
+from .cce_ops import (
+    CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, Pipe, PipeBuffer, PipeSetup, SpmdIndex,
+    Transfer,
+)
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_strides, global_template, static_dims, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
+from .groups import group_members, kernel_slots
 from .target import CCE
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
@@ -119,6 +125,8 @@ class CceEmitter(Emitter):
         self._identity: dict[str, str] = {}  # launch-identity parameter -> its reader in kernel_entry
         self._dim_sources: dict[Var, tuple[str, int]] = {}  # dynamic dim -> (tensor parameter, axis) giving it
         self._dims: list[DimParam] = []  # the dynamic dims the kernel reads, in first-use order
+        self._pipes: dict[int, tuple[str, str]] = {}  # pipe id -> (TPipe alias, pipe object)
+        self._pops: dict[Var, Call] = {}  # tile a TPOP defines -> the pop (its free reuses the split)
 
     def _fresh(self, base: str) -> str:
         name = cpp_identifier(base, _RESERVED)
@@ -161,6 +169,8 @@ class CceEmitter(Emitter):
 
     @rules.register(Program)
     def _program(self, node: Program) -> dict[str, str]:
+        self._program_node = node
+        self._groups = group_members(node)
         files: dict[str, str] = {}
         for func in node.functions.values():
             kind = _KERNEL_DIRS.get(func.func_type)
@@ -202,8 +212,20 @@ class CceEmitter(Emitter):
                 doc.line(f"using {alias} = {template};")
             doc.extend(declarations)
             doc.extend(body)
+        group = self._groups.get(func.name)
+        slots = kernel_slots(self._program_node, group, func) if group is not None else None
         return (header(func.name, bool(identity)) + "\n// --- Kernel function ---\n" + doc.render()
-                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity))
+                + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity,
+                                                                      self._entry_slots(func, slots)))
+
+    def _entry_slots(self, func: Function, slots: list[int | Expr] | None) -> list[str] | None:
+        """Where the entry reads each parameter: ``args[<slot>]`` of the Group's task, or a constant."""
+        if slots is None:
+            return None
+        order = [p for p in func.params if isinstance(p.type, TensorType)] + [
+            p for p in func.params if not isinstance(p.type, TensorType)]
+        by_param = dict(zip(func.params, slots, strict=True))
+        return [f"args[{s}]" if isinstance(s, int) else f"(int64_t)({self.emit(s)})" for s in map(by_param.get, order)]
 
     def _kernel_body(self, body: Stmt) -> None:
         # The kernel's final return has nothing to print: outputs are written through the pointers.
@@ -227,6 +249,8 @@ class CceEmitter(Emitter):
                               "the valid extent outside the pl.at block, e.g. rows = pl.min(32, N - i), and use it inside")
         name = self._names[var]
         doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
+        if t.memref is None and var in self._pops:  # a popped tile's bytes are the pipe slot's
+            return
         offset = t.memref.byte_offset if t.memref is not None else None
         if not isinstance(offset, ConstInt):
             raise no_rule(f"tile '{var.name_hint}' without a constant address", self.target.name, var.span,
@@ -706,10 +730,72 @@ class CceEmitter(Emitter):
         self._taken.add(rule.param)
         return rule.param
 
+    @rules.op(PipeBuffer)
+    def _pipe_buffer(self, call: Call, rule: PipeBuffer) -> str:
+        """The buffer's planned base (a peer's: the base its ``reserve_buffer`` of that name got)."""
+        reserve = call
+        if call.op.name == "system.import_peer_buffer":
+            peer = self._program_node.get_function(call.kwargs["peer_func"])
+            found = [c for c in (function_index(peer).of(Call) if peer is not None else [])
+                     if isinstance(c.op, Op) and c.op.name == "system.reserve_buffer"
+                     and c.kwargs["name"] == call.kwargs["name"]]
+            if not found:
+                raise CodegenError(f"no buffer '{call.kwargs['name']}' reserved by '{call.kwargs['peer_func']}' for "
+                                   "system.import_peer_buffer", call.span,
+                                   "the peer function reserves the buffer with pl.reserve_buffer(name=...)")
+            reserve = found[0]
+        base = reserve.kwargs["base"]
+        if base < 0:
+            raise no_rule("a reserve_buffer whose base memory planning has not resolved", self.target.name, call.span)
+        return str(base)
+
+    @rules.op(PipeSetup)
+    def _pipe_setup(self, call: Call, rule: PipeSetup) -> None:
+        pipe_id = keyword(call, "id") or 0
+        if pipe_id in self._pipes:
+            raise CodegenError(f"pipe {pipe_id} is initialised twice", call.span,
+                               "initialise each pipe once, at the top of the kernel; give other pipes another id=")
+        mask, size = keyword(call, "dir_mask"), keyword(call, "slot_size")
+        slots = pipe_slot_num(call)
+        local = keyword(call, "local_slot_num") or min(2, slots)
+        alias = self._alias(f"TPipe<{pipe_id}, {mask}, {size}, {slots}, {local}>", f"Pipe{pipe_id}")
+        obj = self._fresh(f"pipe_{pipe_id}")
+        self._pipes[pipe_id] = (alias, obj)
+        gm = next((self.name_of(p) for p in self._params if p.name_hint == "__gm_pipe_buffer"), "nullptr")
+        bufs = ", ".join(f"static_cast<uint32_t>({self.emit(argument(call, k))})"
+                         for k in ("c2v_consumer_buf", "v2c_consumer_buf"))
+        self.doc.line(f"{alias} {obj}((__gm__ void*){gm}, {bufs});")
+
+    @rules.op(Pipe)
+    def _pipe_op(self, call: Call, rule: Pipe) -> None:
+        """TPUSH/TPOP/TFREE on the pipe object of the op's ``id``; a free reuses its pop's split."""
+        source = self._pops.get(argument(call, "tile"), call) if not rule.tile else call
+        pipe_id = keyword(source, "id") or 0
+        if pipe_id not in self._pipes:
+            raise CodegenError(f"{call.op.name} on pipe {pipe_id}, which this kernel does not initialise", call.span,
+                               "call pl.aic_initialize_pipe / pl.aiv_initialize_pipe (with the same id=) first")
+        alias, obj = self._pipes[pipe_id]
+        split = _SPLITS[keyword(source, "split") or 0]
+        if not rule.tile:
+            self.doc.line(f"{rule.mnemonic}<{alias}, {split}>({obj});")
+            return
+        if call.op.name.startswith("tile.tpop"):
+            tile = self._dst
+            assert tile is not None
+            self._pops[tile] = call
+        else:
+            tile = argument(call, "tile")
+        tile_type = self._tile_alias(tile.type, call.span)
+        self.doc.line(f"{rule.mnemonic}<{alias}, {tile_type}, {split}>({obj}, {self.name_of(tile)});")
+
     @rules.op(Flag)
     def _flag(self, call: Call, rule: Flag) -> None:
         set_pipe, wait_pipe = (PipeType(keyword(call, k)).name for k in ("set_pipe", "wait_pipe"))
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
+
+
+_SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(
+    ("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT", "TILE_UP_DOWN_ODD", "TILE_LEFT_RIGHT_ODD"))}
 
 
 def _literal(value: Any, span: Span | None) -> str:

@@ -63,10 +63,13 @@ def header(func: str, intrinsics: bool) -> str:
 
 def kernel_entry(
     func: str, tensors: list[EntryParam], scalars: list[EntryParam], dims: list[DimParam],
-    identity: list[tuple[str, str]],
+    identity: list[tuple[str, str]], slots: list[str] | None = None,
 ) -> str:
     """The ``extern "C"`` entry: unpack ``tensors`` then ``scalars`` from ``args``, read ``dims`` off the
-    tensors and each ``(param, reader)`` launch identity, call ``func`` with all of them in that order."""
+    tensors and each ``(param, reader)`` launch identity, call ``func`` with all of them in that order.
+    ``slots`` (a kernel of a Group) gives where each tensor and scalar is read instead of ``args[i]``:
+    the Group's task slot, or a constant the Group passes."""
+    where = slots if slots is not None else [f"args[{i}]" for i in range(len(tensors) + len(scalars))]
     doc = Doc("    ")
     doc.line('extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args)')
     doc.line("{")
@@ -81,14 +84,14 @@ def kernel_entry(
         for i, t in enumerate(tensors):
             doc.line()
             doc.line(f"// Unpack tensor: {t.name}")
-            doc.line(f"__gm__ ChipTensor* {t.name}_tensor = reinterpret_cast<__gm__ ChipTensor*>(args[{i}]);")
+            doc.line(f"__gm__ ChipTensor* {t.name}_tensor = reinterpret_cast<__gm__ ChipTensor*>({where[i]});")
             doc.line(f"__gm__ {t.c_type}* {t.name} = reinterpret_cast<__gm__ {t.c_type}*>({t.name}_tensor->buffer.addr)"
                      f" + {t.name}_tensor->start_offset;")
         for i, s in enumerate(scalars, start=len(tensors)):
             doc.line()
             doc.line(f"// Unpack scalar: {s.name}")
             doc.line(f"union {{ uint64_t u64; {s.c_type} val; }} {s.name}_conv;")
-            doc.line(f"{s.name}_conv.u64 = args[{i}];")
+            doc.line(f"{s.name}_conv.u64 = {where[i]};")
             doc.line(f"{s.c_type} {s.name} = {s.name}_conv.val;")
         for d in dims:
             doc.line()

@@ -187,6 +187,25 @@ class Pipe(OpRule):
 
 
 @dataclass(frozen=True)
+class PipeBuffer(OpRule):
+    """A cross-core buffer's base address as an ``int32_t`` (``reserve_buffer``: its planned base;
+    ``import_peer_buffer``: the base the peer function reserved under that name)."""
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | ({"name", "size", "base"} if op == "system.reserve_buffer" else {"name", "peer_func"})
+
+
+@dataclass(frozen=True)
+class PipeSetup(OpRule):
+    """``using P = TPipe<id, dir_mask, slot_size, slot_num, local_slot_num>; P pipe((__gm__ void*)gm, c2v, v2c);``:
+    the pipe object later TPUSH/TPOP/TFREE of that ``id`` use (``gm``: the ``__gm_pipe_buffer``
+    parameter, else nullptr, which keeps the ring in the consumer's local memory)."""
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | every_parameter(op) | {"id", "dir_mask", "slot_size", "slot_num", "local_slot_num"}
+
+
+@dataclass(frozen=True)
 class SpmdIndex(OpRule):
     """The launch identity ``param`` (a kernel function parameter), read once in ``kernel_entry``
     as ``int32_t <param> = <mnemonic>(args);``."""
@@ -284,6 +303,10 @@ def _other_table() -> dict[str, OpRule]:
         "system.bar_all": Intrinsic("pipe_barrier", "PIPE_ALL"),
         "system.sync_src": Flag("set_flag"),
         "system.sync_dst": Flag("wait_flag"),
+        "system.reserve_buffer": PipeBuffer(""),
+        "system.import_peer_buffer": PipeBuffer(""),
+        "system.aic_initialize_pipe": PipeSetup("TPipe"),
+        "system.aiv_initialize_pipe": PipeSetup("TPipe"),
         "tile.tpush_to_aiv": Pipe("TPUSH"),
         "tile.tpush_to_aic": Pipe("TPUSH"),
         "tile.tpop_from_aic": Pipe("TPOP"),

@@ -84,6 +84,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
+from .groups import group_calls
 from .op_table import argument, keyword
 from . import orchestration_taskids as taskids
 from .orchestration_ops import (
@@ -148,8 +149,12 @@ def kernel_ids(program: Program) -> dict[str, int]:
         target = program.get_function(call.op.name)
         if target is not None and target.func_type is FunctionType.Spmd:
             target = spmd_kernel(program, target)[0]
-        if target is not None and target.func_type in _KERNEL_TYPES and target.name not in ids:
-            ids[target.name] = len(ids)
+        kernels = [target] if target is not None and target.func_type in _KERNEL_TYPES else []
+        if target is not None and target.func_type is FunctionType.Group:
+            kernels = [k for k, _ in group_calls(program, target)]
+        for kernel in kernels:
+            if kernel.name not in ids:
+                ids[kernel.name] = len(ids)
     return ids
 
 
@@ -169,10 +174,10 @@ def spmd_kernel(program: Program, wrapper: Function) -> tuple[Function, Call, Va
     kernel = None
     if len(found) == 1 and isinstance(found[0][0].op, GlobalVar):
         kernel = program.get_function(found[0][0].op.name)
-    if kernel is None or kernel.func_type not in _KERNEL_TYPES:
+    if kernel is None or kernel.func_type not in (*_KERNEL_TYPES, FunctionType.Group):
         raise CodegenError(f"no rule for a Spmd function '{wrapper.name}' whose body is not one kernel call in "
                            "orchestration", wrapper.span,
-                           "a Spmd wrapper launches one AIV or AIC kernel on core_num blocks")
+                           "a Spmd wrapper launches one AIV, AIC or Group kernel on core_num blocks")
     return kernel, found[0][0], found[0][1]
 
 
@@ -544,10 +549,11 @@ class OrchestrationEmitter(Emitter):
         if target is not None and target.func_type is FunctionType.Spmd:
             wrapper = target
             target = spmd_kernel(self.program, wrapper)[0]
-        if target is None or target.func_type not in _KERNEL_TYPES:
+        if target is None or target.func_type not in (*_KERNEL_TYPES, FunctionType.Group):
             kind = "a missing" if target is None else f"a {target.func_type.name}"
             raise CodegenError(f"no rule for a call of {kind} function '{call.op.name}' in orchestration",
-                               call.span, "orchestration submits AIV and AIC kernels and Spmd launches of them")
+                               call.span, "orchestration submits AIV and AIC kernels, Groups of them and Spmd "
+                               "launches of those")
         directions = list(call.attrs.get("arg_directions") or [])
         if len(directions) != len(call.args):
             raise CodegenError(f"no rule for a call of '{call.op.name}' without one arg direction per argument "
@@ -562,7 +568,11 @@ class OrchestrationEmitter(Emitter):
         doc = self.doc
         doc.line()
         doc.line(f"// Task {n}: {target.name}" if wrapper is None else f"// Spmd {wrapper.name}: {target.name}")
-        self._guards(call, target, args, wrapper)
+        if target.func_type is FunctionType.Group:
+            for kernel, inner in group_calls(self.program, target):
+                self._guards(call, kernel, self._through(target, inner, args), wrapper)
+        else:
+            self._guards(call, target, args, wrapper)
         doc.line(f"CoreTaskArgs {params};")
         tensors = [(a, d) for a, d in zip(args, directions, strict=True) if d is not ArgDirection.Scalar]
         scalars = [a for a, d in zip(args, directions, strict=True) if d is ArgDirection.Scalar]
@@ -588,8 +598,11 @@ class OrchestrationEmitter(Emitter):
             self._deps(call, params)
         if isinstance(call, Submit) and call.predicate is not None:
             self._predicate(call.predicate, params)
-        kind = "aiv" if target.func_type is FunctionType.AIV else "aic"
-        submit = f"rt_submit_{kind}_task({self.ids[target.name]}, {params})"
+        if target.func_type is FunctionType.Group:
+            submit = f"rt_submit_task({self._mixed(target, n)}, {params})"
+        else:
+            kind = "aiv" if target.func_type is FunctionType.AIV else "aic"
+            submit = f"rt_submit_{kind}_task({self.ids[target.name]}, {params})"
         outs = None
         if isinstance(call, Submit):
             outs = self.fresh(f"task_{n}_outs")
@@ -608,6 +621,29 @@ class OrchestrationEmitter(Emitter):
                 raise CodegenError(f"no rule for binding '{var.name_hint}' to {len(results)} results in orchestration",
                                    call.span)
         return None
+
+    def _mixed(self, group: Function, n: int) -> str:
+        """``MixedKernels mixed_N = {aic, aiv, INVALID_KERNEL_ID};``: the Group's kernels as one task."""
+        assert self.program is not None
+        lanes = {FunctionType.AIC: "INVALID_KERNEL_ID", FunctionType.AIV: "INVALID_KERNEL_ID"}
+        for kernel, inner in group_calls(self.program, group):
+            if lanes[kernel.func_type] != "INVALID_KERNEL_ID":
+                raise CodegenError(f"no rule for Group '{group.name}' with two {kernel.func_type.name} kernels in "
+                                   "orchestration", inner.span, "a mixed task runs one AIC and one AIV kernel")
+            lanes[kernel.func_type] = str(self.ids[kernel.name])
+        # An AIV kernel dispatched on both vector lanes (dual_aiv_dispatch, or a split) fills the third slot.
+        aiv = next((k for k, _ in group_calls(self.program, group) if k.func_type is FunctionType.AIV), None)
+        dual = aiv is not None and (aiv.attrs.get("dual_aiv_dispatch") or aiv.attrs.get("split"))
+        name = self.fresh(f"mixed_{n}")
+        second = lanes[FunctionType.AIV] if dual else "INVALID_KERNEL_ID"
+        self.doc.line(f"MixedKernels {name} = {{{lanes[FunctionType.AIC]}, {lanes[FunctionType.AIV]}, {second}}};")
+        return name
+
+    @staticmethod
+    def _through(group: Function, inner: Call, args: list[Expr]) -> list[Expr]:
+        """A Group kernel's arguments in terms of the Group call's ``args``."""
+        index = {p: k for k, p in enumerate(group.params)}
+        return [args[index[a]] if isinstance(a, Var) and a in index else a for a in inner.args]
 
     def _guards(self, call: Call | Submit, kernel: Function, args: list[Expr], wrapper: Function | None) -> None:
         """Before a task: check each window the kernel reads or writes against its tensor, with the
@@ -694,8 +730,26 @@ class OrchestrationEmitter(Emitter):
 
     def _results(self, call: Call | Submit, target: Function) -> list[str]:
         """The C++ names of the callee's results: each is the argument passed for the parameter the
-        callee returns (ReturnParamsExplicit)."""
-        return [self.expr(call.args[k]) for k in _returned_params(call, target)]
+        callee returns (ReturnParamsExplicit); a Group's result may be one of its kernel's."""
+        if target.func_type is not FunctionType.Group:
+            return [self.expr(call.args[k]) for k in _returned_params(call, target)]
+        assert self.program is not None
+        results: dict[Var, Expr] = {}
+        for stmt in function_index(target).of(AssignStmt):
+            kernel = self.program.get_function(stmt.value.op.name) if (
+                isinstance(stmt.value, Call) and isinstance(stmt.value.op, GlobalVar)) else None
+            if kernel is not None and kernel.func_type in _KERNEL_TYPES:
+                returned = _returned_params(stmt.value, kernel)
+                if len(returned) == 1 and isinstance(stmt.value.args[returned[0]], Var):
+                    results[stmt.var] = stmt.value.args[returned[0]]
+        names = []
+        for k in returned_params(target, lambda v: results.get(v, v)):
+            if k is None:
+                raise CodegenError(f"no rule for a result of Group '{target.name}' that is not one of its parameters "
+                                   "in orchestration", call.span, "a Group returns the Out/InOut tensors its kernels "
+                                   "write")
+            names.append(self.expr(call.args[k]))
+        return names
 
     def _kernel_args(self, call: Call | Submit, wrapper: Function,
                      directions: list[ArgDirection]) -> tuple[list[Expr], list[ArgDirection]]:

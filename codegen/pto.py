@@ -42,10 +42,11 @@ from pypto.ir.types import TensorType, TileType, element_strides
 from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
+from .groups import group_members
 from .op_table import Accumulate, argument, keyword
 from .pto_ops import (
-    Assemble, Buffer, Dps, Fixed, Reshape, ScalarAccess, SetValidShape, SpmdIndex, Subview, Sync, SyncAll, TileElement,
-    Transfer,
+    Assemble, Buffer, CrossCore, Dps, Fixed, Flag, Operands, Reshape, Result, ScalarAccess, SetValidShape, SpmdIndex,
+    Subview, Sync, SyncAll, TileElement, Transfer,
 )
 from .pto_state import ADDRESSES, VIEWS, FunctionState
 from .pto_types import LAYOUTS, mlir_dtype, partition_view, physical_dims, signless, static_dim, tensor_view, tile_buf
@@ -99,6 +100,13 @@ def _signed(dtype: DataType) -> DataType:
     return DataType.from_name(dtype.name[1:]) if dtype.is_unsigned_int() else dtype
 
 
+def _attr_text(key: str, value: object) -> str:
+    """A cross-core attribute value: names quoted, the peer a symbol, numbers as they are."""
+    if key == "peer_func":
+        return f"@{value}"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
 def _same_buffer(a: TileType, b: TileType) -> bool:
     """Both tiles sit at the same address of the same allocation (constant offsets compared by value)."""
     if a.memref is None or b.memref is None or a.memref.base is not b.memref.base:
@@ -126,22 +134,28 @@ class PtoEmitter(Emitter):
 
     @rules.register(Program)
     def _program(self, node: Program) -> dict[str, str]:
-        for func in node.functions.values():
-            if func.func_type is FunctionType.Group:
-                raise no_rule(f"Group function '{func.name}'", PTO.name, func.span,
-                              "mixed AIC+AIV kernel modules are not supported yet")
+        grouped = group_members(node)
         units: dict[str, str] = {}
         for func in node.functions.values():
-            if func.func_type in _KERNEL_KINDS:
-                self.doc = Doc(self.indent_unit)
-                with self.doc.block(f'module attributes {{pto.target_arch = "{self.platform.target_arch}"}} {{'):
-                    self.emit(func)
-                units[func.name] = self.doc.render()
+            if func.func_type is FunctionType.Group:
+                members = [m for m, g in grouped.items() if g is func]
+                if members:  # one module holds the AIC and AIV kernels of a mixed group
+                    units[func.name] = self._module([node.get_function(m) for m in members])
+            elif func.func_type in _KERNEL_KINDS and func.name not in grouped:
+                units[func.name] = self._module([func])
         return units
+
+    def _module(self, funcs: list[Function]) -> str:
+        self.doc = Doc(self.indent_unit)
+        with self.doc.block(f'module attributes {{pto.target_arch = "{self.platform.target_arch}"}} {{'):
+            for func in funcs:
+                self.emit(func)
+        return self.doc.render()
 
     @rules.register(Function)
     def _function(self, node: Function) -> None:
         fn = self.fn = FunctionState(self.indent_unit)
+        fn.kind = node.func_type
         tensors = [p for p in node.params if isinstance(p.type, TensorType)]
         scalars = [p for p in node.params if isinstance(p.type, ScalarType)]
         for p in node.params:
@@ -564,6 +578,45 @@ class PtoEmitter(Emitter):
         ffts = keyword(call, "ffts_mode") if rule.ffts else None
         suffix = f" {{ffts_mode = {ffts} : i32}}" if ffts is not None else ""
         self._line(f"{rule.mnemonic} <PIPE_{pipe}>, {event_text}{suffix}", call.span)
+
+    @rules.op(Flag)
+    def _flag(self, call: Call, rule: Flag) -> None:
+        """A user-written ``sync_src``/``sync_dst``: ``pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]``."""
+        pipes = (PipeType(int(keyword(call, k))).name for k in ("set_pipe", "wait_pipe"))
+        operands = ", ".join([*(f'"PIPE_{p}"' for p in pipes), f'"EVENT_ID{keyword(call, "event_id")}"'])
+        self._line(f"{rule.mnemonic}[{operands}]", call.span)
+
+    @rules.op(CrossCore)
+    def _cross_core(self, call: Call, rule: CrossCore) -> str | None:
+        """Cross-core pipe ops (docs/codegen.md#cross-core-ops); a free copies split/id from its pop."""
+        source = call
+        if rule.operands is Operands.FREED:
+            source = self.fn.pops.get(id(argument(call, "tile")), call)
+        attrs = [f"{k} = {_attr_text(k, v)}" for k in rule.attrs if (v := keyword(source, k)) is not None]
+        if call.op.name == "system.reserve_buffer":
+            space = "mat" if self.fn.kind is FunctionType.AIC else "vec"
+            attrs[2:2] = [f"location = #pto.address_space<{space}>", "auto = false"]
+        text = f"{rule.mnemonic} {{{', '.join(attrs)}}}"
+        if rule.operands is Operands.TILE:
+            name, ty = self._operand(argument(call, "tile"), call.span)
+            text = f"{rule.mnemonic}({name} : {ty}) {{{', '.join(attrs)}}}"
+        elif rule.operands is Operands.BUFFERS:
+            bufs = ", ".join(f"{k} = {self._scalar(argument(call, k), DataType.INT32, call.span)} : i32"
+                             for k in ("c2v_consumer_buf", "v2c_consumer_buf"))
+            text += f" ({bufs})"
+        if rule.result is Result.NONE:
+            self._line(text, call.span)
+            return None
+        target = self.fn.target
+        assert target is not None
+        name = self.fn.bind(target, self.fn.fresh(target.name_hint))
+        if rule.result is Result.TILE:
+            self.fn.pops[id(target)] = call
+            text += f" -> {tile_buf(target.type, call.span)}"
+        else:
+            text += " -> i32"
+        self._line(f"{name} = {text}", call.span)
+        return name
 
     @rules.op(SyncAll)
     def _syncall(self, call: Call, rule: SyncAll) -> None:

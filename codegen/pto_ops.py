@@ -219,6 +219,14 @@ class Sync(OpRule):
 
 
 @dataclass(frozen=True)
+class Flag(OpRule):
+    """A user-written ``sync_src``/``sync_dst``: ``<mnemonic>["PIPE_<set>", "PIPE_<wait>", "EVENT_ID<e>"]``."""
+
+    def spelled(self, op: str) -> frozenset[str]:
+        return self.implied | {"set_pipe", "wait_pipe", "event_id"}
+
+
+@dataclass(frozen=True)
 class SyncAll(OpRule):
     """``pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<C>``; the soft
     form passes the workspace window and the used-core count:
@@ -362,6 +370,8 @@ def _other_table() -> dict[str, OpRule]:
         "system.sync_set": Sync("pto.sync.set", ffts=True),
         "system.sync_wait": Sync("pto.sync.wait"),
         "system.syncall": SyncAll("pto.syncall"),
+        "system.sync_src": Flag("pto.set_flag"),
+        "system.sync_dst": Flag("pto.wait_flag"),
         "system.reserve_buffer": CrossCore("pto.reserve_buffer", attrs=("name", "size", "base"), result=Result.I32),
         "system.import_peer_buffer": CrossCore("pto.import_reserved_buffer", attrs=("name", "peer_func"),
                                                result=Result.I32),

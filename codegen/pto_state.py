@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pypto.ir.expr import Var
+from pypto.ir.enums import FunctionType
+from pypto.ir.expr import Call, Var
 
 from .doc import Doc
 
@@ -49,6 +50,8 @@ class FunctionState:
     target: Var | None = None  # the variable the op call being printed defines
     pointers: dict[int, str] = field(default_factory=dict)  # id(tensor parameter) -> its %argK
     spmd: set[str] = field(default_factory=set)  # hidden SPMD identity parameters the body reads
+    kind: FunctionType | None = None  # AIC or AIV
+    pops: dict[int, Call] = field(default_factory=dict)  # id(tile a tpop defines) -> the tpop (its free copies it)
     head: Doc = field(init=False)
 
     def __post_init__(self) -> None:

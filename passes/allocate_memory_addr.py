@@ -10,9 +10,11 @@ from pypto.languages.memref import memref
 from pypto.analysis import defined_vars, function_index, op_name
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import ConstInt, Var
+from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
+from pypto.ir.node import replace
+from pypto.ir.ops.cross_core_ops import AUTO, reserved_space
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
@@ -20,7 +22,7 @@ from pypto.ir.types import TileType
 from pypto.transform.context import PassContext
 from pypto.transform.errors import PassError
 from pypto.transform.memref_util import KERNELS, Retype, on_chip, with_memref
-from pypto.transform.rewrite import RewritePass
+from pypto.transform.rewrite import Result, RewritePass, on
 
 _ID = re.compile(r"(\d+)$")
 
@@ -51,6 +53,11 @@ class AllocateMemoryAddr(RewritePass):
     on the platform of the pass context, else a PassError
     ``Function '<f>': <Space> buffer usage (<n> bytes) exceeds platform limit (<cap> bytes)``.
     ``tile.alloc`` statements stay as they are; every tile's MemRef gets its constant address.
+
+    Cross-core pipe buffers (``system.reserve_buffer``) come first, at the bottom of the kernel's
+    cross-core space (Mat on AIC, Vec on AIV): explicit bases as written, ``pl.AUTO`` ones one after
+    the other from 0 (the resolved base is written back into the call); the space's tiles start at
+    the aligned end of the highest reserved range, and the ring counts in its capacity check.
     """
 
     source = memref
@@ -62,12 +69,16 @@ class AllocateMemoryAddr(RewritePass):
         platform = PassContext.current().platform
         slots = _slots(func)
         addresses: dict[Var, int] = {}
+        reserved = reserved_space(func.func_type)
+        bases_of, floor = self._reserve(func, reserved, platform.address_alignment)
         by_space: dict[MemorySpace, list[Var]] = {}
         for base, (space, _, _) in slots.items():
             by_space.setdefault(space, []).append(base)
+        if floor:
+            by_space.setdefault(reserved, [])
         for space, bases in by_space.items():
-            addr = 0
-            end = 0
+            addr = floor if space is reserved else 0
+            end = addr
             for base in sorted(bases, key=_slot_key):
                 addresses[base] = addr
                 end = addr + slots[base][1]
@@ -78,9 +89,11 @@ class AllocateMemoryAddr(RewritePass):
                     self.name,
                     f"Function '{func.name}': {space.name} buffer usage ({end} bytes) exceeds platform limit "
                     f"({cap} bytes)",
-                    slots[bases[0]][2].span,
+                    slots[bases[0]][2].span if bases else func.span,
                     f"the {space.name} tiles of '{func.name}' that are live at the same time do not fit "
-                    f"{platform.name}: use smaller tiles (process the data in more blocks)",
+                    f"{platform.name}: use smaller tiles (process the data in more blocks)"
+                    + (f"; the reserved pipe rings take the first {floor} bytes: fewer or smaller slots "
+                       "(slot_num, slot_size) leave more" if floor and space is reserved else ""),
                 )
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
@@ -94,11 +107,53 @@ class AllocateMemoryAddr(RewritePass):
                 offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
                 ref = refs[id(m)] = MemRef(m.base_, offset, m.size_, m.span)
             new_types[var] = with_memref(t, ref)
-        if not new_types:
+        if not new_types and not bases_of:
             return func
-        run = Retype(new_types)
+        run = _Place(new_types, bases_of)
         run.start(func, program)
         return run.function(func)
+
+    def _reserve(self, func: Function, space: MemorySpace, alignment: int) -> tuple[dict[Call, int], int]:
+        """The base of each ``reserve_buffer`` call of ``func`` and the aligned end of the reserved ranges."""
+        calls = [c for c in function_index(func).of(Call) if op_name(c) == "system.reserve_buffer"]
+        bases: dict[Call, int] = {}
+        ranges: list[tuple[int, int, Call]] = []
+        auto = 0
+        for call in calls:  # explicit bases first: AUTO ones go above them
+            if call.kwargs["base"] != AUTO:
+                bases[call] = call.kwargs["base"]
+                auto = max(auto, _align(bases[call] + call.kwargs["size"], alignment))
+        for call in calls:
+            if call.kwargs["base"] == AUTO:
+                bases[call] = auto
+                auto = _align(auto + call.kwargs["size"], alignment)
+        for call in calls:
+            start, end = bases[call], bases[call] + call.kwargs["size"]
+            for other_start, other_end, other in ranges:
+                if start < other_end and other_start < end:
+                    raise self.error(
+                        f"Function '{func.name}': reserved buffer '{call.kwargs['name']}' [{start}, {end}) overlaps "
+                        f"'{other.kwargs['name']}' [{other_start}, {other_end}) in {space.name}", call.span,
+                        "give the buffers disjoint bases, or base=pl.AUTO to let memory planning place them")
+            ranges.append((start, end, call))
+        floor = max((_align(end, alignment) for _, end, _ in ranges), default=0)
+        return bases, floor
+
+
+class _Place(Retype):
+    """Retype the tiles with their addresses and write the resolved bases into ``reserve_buffer``."""
+
+    def __init__(self, new_types: dict[Var, TileType], bases: dict[Call, int]) -> None:
+        super().__init__(new_types)
+        self.bases = bases
+
+    @on(AssignStmt)
+    def _assign(self, node: AssignStmt) -> Result:
+        base = self.bases.get(node.value) if isinstance(node.value, Call) else None
+        if base is None or node.value.kwargs["base"] == base:
+            return self.children(node)
+        call = replace(node.value, kwargs={**node.value.kwargs, "base": base})
+        return replace(node, var=self.define(node.var), value=call)
 
 
 def _slots(func: Function) -> dict[Var, tuple[MemorySpace, int, Var]]:

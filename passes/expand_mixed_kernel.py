@@ -225,6 +225,13 @@ def _call_type(func: Function) -> Type:
     return types[0] if len(types) == 1 else TupleType(list(types))
 
 
+def _slot_sizes(vector: _Side, lanes: int) -> list[int]:
+    """The bytes a slot must hold for each crossing tile. Under pl.split (``lanes`` 2) a cube->vector
+    slot holds what one AIV lane pops, half the tile; a vector->cube slot holds both lanes' halves,
+    the whole tile the cube pops (pto-isa's TPipe, as MixedKernelExpanded checks)."""
+    return [_tile_bytes(t) // lanes for t in vector.c2v] + [_tile_bytes(t) for t in vector.v2c]
+
+
 class ExpandMixedKernel(ProgramPass):
     """Retype each single-side InCore function; split each mixed one into AIC + AIV kernels in a Group.
 
@@ -294,7 +301,7 @@ class ExpandMixedKernel(ProgramPass):
 
     def check_slots(self, inits: list[Call], vector: _Side, lanes: int) -> None:
         """The pipes a user set up by hand must hold the tiles the split sends through them."""
-        need = max([_tile_bytes(t) // lanes for t in vector.c2v + vector.v2c], default=0)
+        need = max(_slot_sizes(vector, lanes), default=0)
         for init in inits:
             if init.kwargs["slot_size"] < need:
                 raise PassError(
@@ -345,9 +352,8 @@ class ExpandMixedKernel(ProgramPass):
 
     def pipe_setup(self, func: Function, vector: _Side, aic: str, aiv: str) -> tuple[list[Stmt], list[Stmt]]:
         """Reserve/import the slot buffers and initialise the pipes on both sides."""
-        # A slot holds what one AIV lane receives or sends: half a tile under pl.split.
         lanes = 2 if func.attrs.get("split") not in (None, SplitMode.NONE) else 1
-        sizes = [_tile_bytes(t) // lanes for t in vector.c2v + vector.v2c]
+        sizes = _slot_sizes(vector, lanes)
         if not sizes:
             return [], []
         dir_mask = (1 if vector.c2v else 0) | (2 if vector.v2c else 0)

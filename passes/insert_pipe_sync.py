@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.gm_alias import GmAliases
+from pypto.analysis.index import walk
 from pypto.analysis.pipes import op_pipe
 from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
@@ -24,6 +25,7 @@ from pypto.ir.type_base import UnknownType
 from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import FunctionPass
+from pypto.transform.errors import PassError
 from pypto.transform.util import block_of
 
 _KERNELS = (FunctionType.AIV, FunctionType.AIC)
@@ -121,6 +123,7 @@ class _Block:
     barriers: dict[int, list[PipeType]] = field(default_factory=dict)
     snaps: list[State] = field(default_factory=list)  # the pending state before each statement
     last_compound: int = -1  # the latest loop, if or scope statement
+    user_sets: dict[tuple[int, int, int], int] = field(default_factory=dict)  # user sync_src -> its statement
 
 
 class InsertPipeSync(FunctionPass):
@@ -136,7 +139,10 @@ class InsertPipeSync(FunctionPass):
     orders P after every op Q issued before the set, and after every op Q itself was ordered
     after. Loops are solved to a fixpoint, so a hazard across the back edge (a buffer reused by the
     next iteration) is synchronised too. Event ids: per pipe pair, the lowest of 0-7 no live pair
-    holds (if all are held, the set moves down to the wait). Hazards inside the V or M pipe get a
+    holds and the user's own flags of that pair do not use (if all are held, the set moves down to
+    the wait). User-written syncs count: a ``sync_src``/``sync_dst`` pair of the same block orders
+    its pipes as an inserted one would, and ``bar_v``/``bar_m``/``bar_all`` complete the pipes they
+    name, so no second pair is placed where they already order. Hazards inside the V or M pipe get a
     ``system.bar_v()`` / ``system.bar_m()``; the kernel ends with ``system.bar_all()``. Every
     inserted call carries ``attrs={"auto_sync": True}`` and replaces those of an earlier run::
 
@@ -158,7 +164,7 @@ class InsertPipeSync(FunctionPass):
         if func.func_type not in _KERNELS:
             return func
         stripped, _ = _Strip().block(func.body, None)
-        body, _ = _Run().block(stripped, {})
+        body, _ = _Run(_user_events(stripped)).block(stripped, {})
         stmts = flatten_to_stmts(body)
         at = len(stmts) - 1 if stmts and isinstance(stmts[-1], ReturnStmt) else len(stmts)
         stmts.insert(at, _sync_call("system.bar_all", {}, func.body.span))
@@ -175,6 +181,24 @@ class _Strip(ForwardWalk[None]):
         return super().exit_block(body, kept, state) if len(kept) == len(stmts) else block_of(kept, body.span)
 
 
+def _user_sync(stmt: Stmt) -> Call | None:
+    """The user-written sync call of ``stmt`` (not one this pass inserted), or None."""
+    call = stmt.expr if isinstance(stmt, EvalStmt) else None
+    if isinstance(call, Call) and call.op.name in _SYNC_OPS and not call.attrs.get("auto_sync"):
+        return call
+    return None
+
+
+def _user_events(body: Stmt) -> dict[tuple[PipeType, PipeType], set[int]]:
+    """The event ids the kernel's own sync_src/sync_dst take, per (set pipe, wait pipe)."""
+    events: dict[tuple[PipeType, PipeType], set[int]] = {}
+    for call in (n for n in walk(body) if isinstance(n, Call)):
+        if call.op.name in ("system.sync_src", "system.sync_dst") and not call.attrs.get("auto_sync"):
+            key = (PipeType(call.kwargs["set_pipe"]), PipeType(call.kwargs["wait_pipe"]))
+            events.setdefault(key, set()).add(call.kwargs["event_id"])
+    return events
+
+
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
     return EvalStmt(Call(get_op(op), [], kwargs, attrs={"auto_sync": True}, type=UnknownType.get(), span=span), span)
 
@@ -184,7 +208,9 @@ class _Run(ForwardWalk[State]):
 
     loop_passes = None
 
-    def __init__(self) -> None:
+    def __init__(self, user_events: dict[tuple[PipeType, PipeType], set[int]]) -> None:
+        self.user_events = user_events  # event ids the user's own flags take, per pipe pair
+        self.span: Span | None = None  # the statement being synchronised
         self.uids: dict[int, int] = {}
         self.accesses: dict[int, _Access] = {}  # by uid: the one object of each distinct access
         self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
@@ -262,7 +288,12 @@ class _Run(ForwardWalk[State]):
 
     def leaf(self, s: Stmt, state: State) -> State:
         placed = self._before(state)
+        call = _user_sync(s)
+        if call is not None:
+            self._user(call, len(placed.snaps) - 1, state, placed)
+            return state
         got = self.access(s)
+        self.span = s.span
         if got is not None:
             self._consume(len(placed.snaps) - 1, *got, state, placed)
         return state
@@ -295,6 +326,21 @@ class _Run(ForwardWalk[State]):
     def exit_scope(self, s: ScopeStmt, before: State, end: State) -> State:
         return _join(before, [end], self._after_compound())
 
+    def _user(self, call: Call, k: int, state: State, placed: _Block) -> None:
+        """What a user-written sync (statement ``k``) orders."""
+        name = call.op.name
+        if name == "system.bar_all":
+            state.clear()
+        elif name in ("system.bar_v", "system.bar_m"):
+            state.pop((PipeType.V, PipeType.V) if name == "system.bar_v" else (PipeType.M, PipeType.M), None)
+        else:
+            key = (call.kwargs["set_pipe"], call.kwargs["wait_pipe"], call.kwargs["event_id"])
+            if name == "system.sync_src":
+                placed.user_sets[key] = k
+            elif key in placed.user_sets:  # the wait of a set of this block
+                at = placed.user_sets.pop(key)
+                self._covered(state, placed.snaps[at], PipeType(key[0]), PipeType(key[1]), at)
+
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
         snaps, last_compound = placed.snaps, placed.last_compound
@@ -308,9 +354,13 @@ class _Run(ForwardWalk[State]):
             latest = max(hazards[q])
             s = max(latest + 1, last_compound + 1) if latest >= 0 else k
             pair = _Pair(q, pipe, s, k)
-            if not _allocate(pair, placed.pairs):
+            taken = self.user_events.get((q, pipe), set())
+            if not _allocate(pair, placed.pairs, taken):
                 pair.s = k
-                _allocate(pair, placed.pairs)
+                if not _allocate(pair, placed.pairs, taken):
+                    raise PassError("InsertPipeSync", f"no free event id for a {q.name} -> {pipe.name} flag: the "
+                                    f"kernel's own flags take {sorted(taken)}", self.span,
+                                    "leave some of event ids 0-7 of this pipe pair to the automatic synchronisation")
             placed.pairs.append(pair)
             self._covered(state, snaps[pair.s] if pair.s < k else _copy(state), q, pipe, pair.s)
         if pipe in _BARRIER and any(_hazard(a, now) for a in state.get((pipe, pipe), {})):
@@ -334,11 +384,11 @@ class _Run(ForwardWalk[State]):
                              if pos >= s or a not in issued or a in known_to_q}
 
 
-def _allocate(pair: _Pair, pairs: list[_Pair]) -> bool:
-    """Give ``pair`` the lowest event id no overlapping pair of the same pipes holds."""
+def _allocate(pair: _Pair, pairs: list[_Pair], taken: set[int]) -> bool:
+    """Give ``pair`` the lowest event id no overlapping pair of the same pipes holds (nor the user's flags take)."""
     lo, hi = pair.times()
     held = {p.event for p in pairs if (p.src, p.dst) == (pair.src, pair.dst)
-            and p.times()[0] <= hi and lo <= p.times()[1]}
+            and p.times()[0] <= hi and lo <= p.times()[1]} | taken
     free = [e for e in range(_EVENTS) if e not in held]
     if not free:
         return False

@@ -35,6 +35,7 @@ from pypto.ir import stmt as S
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
+from pypto.ir.ops.cross_core_ops import reserved_space
 from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
@@ -582,7 +583,8 @@ def _trip_count(loop: S.ForStmt) -> int | None:
 
 
 def _tile_extents(func: Function) -> list[tuple[MemorySpace, int]]:
-    """(space, end byte) of every tile with a constant MemRef offset in ``func``."""
+    """(space, end byte) of every tile with a constant MemRef offset in ``func``, and of every
+    cross-core ring it reserves (planned bases)."""
     extents = []
     stack: list[Any] = [*func.params, func.body]
     seen: set[int] = set()
@@ -597,5 +599,8 @@ def _tile_extents(func: Function) -> list[tuple[MemorySpace, int]]:
                 offset = t.memref.byte_offset
                 if isinstance(offset, E.ConstInt) and t.memory_space != MemorySpace.DDR:
                     extents.append((t.memory_space, offset.value + t.memref.size))
+        elif isinstance(node, E.Call) and isinstance(node.op, E.Op) and node.op.name == "system.reserve_buffer":
+            if node.kwargs["base"] >= 0:
+                extents.append((reserved_space(func.func_type), node.kwargs["base"] + node.kwargs["size"]))
         stack.extend(iter_children(node))
     return extents

@@ -3,7 +3,10 @@ syncalls launched at full occupancy."""
 
 from __future__ import annotations
 
+from math import prod
+
 from pypto.analysis import callee, function_index, op_name
+from pypto.analysis.pipe_traffic import static_count
 
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
@@ -51,13 +54,67 @@ def _tpop_space(name: str, func_type: FunctionType) -> MemorySpace | None:
     return space if isinstance(space, MemorySpace) else None
 
 
+def _pipe_id(call: Call) -> int:
+    return call.kwargs.get("id") or 0
+
+
+def _tile_bytes(t: TileType) -> int:
+    return prod(d.value for d in t.shape) * t.dtype.get_bit() // 8
+
+
+def _slot_bytes(name: str, call: Call, t: TileType) -> int:
+    """The bytes of one slot a push or pop moves: a split cube push sends each vector lane a half,
+    a split vector push fills half of the cube's slot."""
+    n = _tile_bytes(t)
+    if not call.kwargs.get("split"):
+        return n
+    return n // 2 if name == "tile.tpush_to_aiv" else n * 2 if name == "tile.tpush_to_aic" else n
+
+
+def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[int, Call]:
+    """Each pipe op runs on a pipe the kernel initialises; returns the setups by pipe id."""
+    names = set(map(op_name, calls))
+    init = _INIT.get(func.func_type)
+    setups = {_pipe_id(c): c for c in calls if op_name(c) in _INIT.values()}
+    first = next(c for c in calls if op_name(c) in _PIPE_OPS | _TFREES)
+    spelled = str(init).replace("system.", "pl.")
+    if init is not None and (init not in names or not names & _BUFFERS):
+        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe '{func.name}' never sets up: call {spelled} "
+                     "(with its id=) before the first push or pop, on a buffer the consumer reserves "
+                     "(pl.reserve_buffer) and the producer imports (pl.import_peer_buffer)", first)
+        return setups
+    for call in calls:
+        if op_name(call) in _PIPE_OPS | _TFREES and setups and _pipe_id(call) not in setups:
+            report.error("PIPE_NOT_INITIALISED", f"{op_name(call)} on pipe {_pipe_id(call)}, which '{func.name}' "
+                         f"does not initialise (it sets up pipe {', '.join(map(str, sorted(setups)))}): call "
+                         f"{spelled} with id={_pipe_id(call)} first", call)
+    return setups
+
+
+def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], report: Reporter, node: object) -> None:
+    setup = setups.get(_pipe_id(call))
+    if setup is None or not _static_tile(t):
+        return
+    need, size = _slot_bytes(name, call, t), setup.kwargs["slot_size"]
+    if need > size:
+        shape = "x".join(str(d.value) for d in t.shape)
+        report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({need} bytes) through pipe "
+                     f"{_pipe_id(call)}, whose slots hold {size} bytes: set slot_size={need} or more in its "
+                     "initialize_pipe (and size the reserved buffer slot_size * slot_num)", node)
+
+
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     names = set(map(op_name, calls))
-    if names.isdisjoint(_PIPE_OPS):
+    if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
-    init = _INIT.get(func.func_type)
-    if init is not None and (init not in names or not names & _BUFFERS):
-        report.error("MISSING_PIPE_SETUP", f"cross-core ops without {init} and a reserved/imported buffer", func)
+    setups = _check_setup(func, calls, report)
+    dual = func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split")
+    split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
+    if func.func_type is FunctionType.AIV and split is not None and not dual:
+        report.error("SPLIT_ON_ONE_LANE", f"{op_name(split)} with split={split.kwargs['split']} in '{func.name}', "
+                     "which runs on one vector lane: each lane moves half of the tile, so declare the kernel "
+                     "@pl.function(type=pl.FunctionType.AIV, attrs={\"dual_aiv_dispatch\": True}) to run it on both",
+                     split)
     freed: set[Var] = set()
     for call in calls:
         name = op_name(call)
@@ -65,6 +122,8 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
             freed.update(a for a in call.args if isinstance(a, Var))
         elif name in _TPUSHES and call.args and not _static_tile(call.args[0].type):
             report.error("DYNAMIC_PIPE_TILE", f"{name} sends a tile without a static shape", call)
+        elif name in _TPUSHES and call.args:
+            _check_slot(name, call, call.args[0].type, setups, report, call)
     for stmt in function_index(func).of(AssignStmt):
         name = op_name(stmt.value)
         if name not in TPOPS:
@@ -77,8 +136,39 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
             )
         if not _static_tile(stmt.var.type):
             report.error("DYNAMIC_PIPE_TILE", f"{name} receives a tile without a static shape", stmt)
+        _check_slot(name, stmt.value, stmt.var.type, setups, report, stmt)
         if stmt.var not in freed:
             report.error("MISSING_TFREE", f"'{stmt.var.name_hint}' from {name} is never freed", stmt)
+
+
+# A consumer's pop -> the producer's push of the same direction.
+_PUSH_OF = {"tile.tpop_from_aic": "tile.tpush_to_aiv", "tile.tpop_from_aiv": "tile.tpush_to_aic"}
+
+
+def _peers(program: Program, func: Function) -> list[Function]:
+    """The other kernels of the Groups that launch ``func``."""
+    peers: list[Function] = []
+    for group in program.functions.values():
+        if group.func_type is not FunctionType.Group:
+            continue
+        kernels = [callee(program, c) for c in function_index(group).of(Call)]
+        if any(k is func for k in kernels):
+            peers += [k for k in kernels if k is not None and k is not func and k.func_type in _SIDE_OF]
+    return peers
+
+
+def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
+    """In a Group, each pipe's pops equal the peer's pushes when both counts are known at compile time."""
+    for pop, push in _PUSH_OF.items():
+        for pipe in sorted({_pipe_id(c) for c in calls if op_name(c) == pop}):
+            popped = static_count(func.body, lambda c, n=pop, i=pipe: op_name(c) == n and _pipe_id(c) == i)
+            for peer in _peers(program, func):
+                pushed = static_count(peer.body, lambda c, n=push, i=pipe: op_name(c) == n and _pipe_id(c) == i)
+                if popped is not None and pushed is not None and popped != pushed:
+                    first = next(c for c in calls if op_name(c) == pop and _pipe_id(c) == pipe)
+                    report.error("PIPE_COUNT_MISMATCH", f"'{func.name}' pops {popped} tile(s) from pipe {pipe} but "
+                                 f"'{peer.name}' pushes {pushed}: a pop without a push waits forever and an unpopped "
+                                 "push fills the ring; make the counts equal", first)
 
 
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
@@ -87,6 +177,8 @@ def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     calls = function_index(func).of(Call)
     _check_sides(func, calls, report)
     _check_pipes(func, calls, report)
+    if func.func_type in _SIDE_OF:
+        _check_counts(func, program, calls, report)
 
 
 MixedKernelExpanded = Invariant.per_function(

@@ -21,10 +21,6 @@ from pypto.ir import op_registry
 NOT_REFUSED = {
     "tile.aiv_shard": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
     "tile.aic_gather": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
-    "tile.tpush_to_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",
-    "tile.tpush_to_aiv": "cross-core pipe op, outside the lowerings of issue 29 item 3",
-    "tile.tpop_from_aic": "cross-core pipe op, outside the lowerings of issue 29 item 3",
-    "tile.tpop_from_aiv": "cross-core pipe op, outside the lowerings of issue 29 item 3",
 }
 
 

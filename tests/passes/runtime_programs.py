@@ -167,6 +167,30 @@ KERNELS: dict[str, str] = {
         tc: {A} = pl.add(ta, tb)
         c: {T64} = pl.store(tc, [0, 0], c)
         """, {"mem_vec_0": 16384, "mem_vec_1": 16384}, "c"),
+    # the user orders MTE2 -> V with their own flags (event 0): the add needs no second pair
+    "user_flags": kernel(
+        f"a: {T64}, b: {T64}, c: pl.Out[{T64}]",
+        f"""
+        ta: {A} = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Vec)
+        tb: {B} = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Vec)
+        pl.system.sync_src(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)
+        pl.system.sync_dst(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)
+        tc: {A} = pl.add(ta, tb)
+        c: {T64} = pl.store(tc, [0, 0], c)
+        """, {"mem_vec_0": 16384, "mem_vec_1": 16384}, "c"),
+    # a user barrier of every pipe, and a user flag pair of V -> MTE3 holding event 0 elsewhere
+    "user_barrier": kernel(
+        f"a: {T64}, b: {T64}, c: pl.Out[{T64}]",
+        f"""
+        ta: {A} = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Vec)
+        tb: {B} = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Vec)
+        pl.system.bar_all()
+        tc: {A} = pl.add(ta, tb)
+        pl.system.sync_src(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=0)
+        pl.system.sync_dst(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=0)
+        td: {A} = pl.exp(tc)
+        c: {T64} = pl.store(td, [0, 0], c)
+        """, {"mem_vec_0": 16384, "mem_vec_1": 16384}, "c"),
     # two vector ops in a row on one buffer need a barrier inside the V pipe
     "add_then_scale": kernel(
         f"a: {T64}, b: {T64}, alpha: pl.Scalar[pl.FP32], c: pl.Out[{T64}]",

@@ -58,4 +58,5 @@ def test_tensor_level_examples_are_outlined_into_kernels(example: str) -> None:
     program = pipeline().run(pl.parse((EXAMPLES / example).read_text()))
     outlined.validate(program)
     kinds = {f.func_type.name for f in program.functions.values()}
-    assert {"InCore", "Orchestration"} <= kinds
+    # A scope outlines into an InCore kernel; one that launches hand-written AIC/AIV kernels keeps them.
+    assert "Orchestration" in kinds and kinds & {"InCore", "AIC", "AIV"}

@@ -54,6 +54,9 @@ CASES = {
     "tensor_matmul_big_mn": {},
     "tensor_matmul_trans": {},
     "tensor_matmul_acc": {},
+    # Explicit cross-core program (issue 30): an AIV and an AIC kernel joined by two pipes in a Group.
+    "cross_core_pipes": {},
+    "cross_core_spmd": {},
 }
 # Examples with dynamic dimensions -> the values of the dimensions of each run (tensor_dyn_rows: a
 # whole number of 32-row blocks, then a tail block of 16 valid rows; tensor_dyn_cols: 64-column blocks,

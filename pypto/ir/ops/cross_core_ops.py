@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 from ..datatype import DataType
+from ..enums import FunctionType, MemorySpace
+from ..expr import Call
 from ..op_registry import CallInfo
 from ..type_base import ScalarType, Type, UnknownType
 from . import kwtypes as K
@@ -46,6 +48,17 @@ define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, sid
        kwargs=[FREE_SPLIT, ID])
 
 
+def default_slot_num(dir_mask: int) -> int:
+    """The slots of a pipe that does not say: 8 one-way, 4 per direction both ways."""
+    return 4 if dir_mask == 3 else 8
+
+
+def pipe_slot_num(setup: Call) -> int:
+    """The slot count of an ``*_initialize_pipe`` call (its ``slot_num``, else the default)."""
+    slots = setup.kwargs.get("slot_num")
+    return slots if slots is not None else default_slot_num(setup.kwargs["dir_mask"])
+
+
 def _initialize_pipe(ci: CallInfo) -> Type:
     """Set up the pipe: ``dir_mask`` 1/2/3, ``local_slot_num <= slot_num`` (default 8 one-way, 4 two-way)."""
     for name in ("c2v_consumer_buf", "v2c_consumer_buf"):
@@ -55,7 +68,7 @@ def _initialize_pipe(ci: CallInfo) -> Type:
     slots = ci.kw("slot_num")
     local = ci.kw("local_slot_num")
     if local is not None:
-        limit = slots if slots is not None else (4 if mask == 3 else 8)
+        limit = slots if slots is not None else default_slot_num(mask)
         if local > limit:
             ci.fail(f"local_slot_num ({local}) must be <= slot_num ({limit})")
     return UnknownType.get()
@@ -72,6 +85,11 @@ for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
            kwargs=PIPE_KWARGS)
 
 AUTO = -1
+
+
+def reserved_space(func_type: FunctionType) -> MemorySpace:
+    """Where a kernel's ``reserve_buffer`` rings live: the consumer's memory, Mat on the cube, else Vec."""
+    return MemorySpace.Mat if func_type is FunctionType.AIC else MemorySpace.Vec
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 
 

@@ -1,0 +1,90 @@
+"""Explicit cross-core programs (issue 30): a Group of an AIV and an AIC kernel joined by tpush/tpop
+pipes prints as one PTO module, as CCE kernels on pto-isa's TPipe/TPUSH/TPOP/TFREE, and as one
+mixed task in the orchestration; memory planning places the reserved rings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypto.language as pl
+from pypto import ir
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py"
+
+
+def _compiled(tmp_path: Path) -> dict[str, str]:
+    compiled = ir.compile(pl.loads_program(str(EXAMPLE)), output_dir=tmp_path / "out")
+    return {name: (tmp_path / "out" / name).read_text() for name in compiled.files
+            if name.endswith((".pto", ".cpp", ".py")) and not name.startswith(("passes_dump", "debug"))}
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip().split(" loc(")[0] for line in text.splitlines()]
+
+
+def test_the_group_is_one_pto_module_with_its_pipes(tmp_path: Path) -> None:
+    files = _compiled(tmp_path)
+    assert [f for f in files if f.startswith("ptoas/")] == ["ptoas/square_matmul.pto"]
+    lines = _lines(files["ptoas/square_matmul.pto"])
+    assert lines.count("module attributes {pto.target_arch = \"a2a3\"} {") == 1
+    for line in [
+        '%buf0 = pto.import_reserved_buffer {name = "a_slots", peer_func = @multiply} -> i32',
+        "pto.aiv_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2} "
+        "(c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
+        '%buf1 = pto.reserve_buffer {name = "b_slots", size = 16384, location = #pto.address_space<mat>, '
+        "auto = false, base = 16384} -> i32",
+        "%a_mat = pto.tpop_from_aiv {id = 0, split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=64, cols=64, "
+        "v_row=?, v_col=?, blayout=col_major, slayout=row_major, fractal=512, pad=0>",
+        "pto.tfree_from_aiv {id = 1, split = 0}",
+    ]:
+        assert line in lines
+    assert any(line.startswith("pto.tpush_to_aic(%a_sq : !pto.tile_buf<loc=vec") and line.endswith(
+        "{id = 0, split = 0}") for line in lines)
+
+
+def test_cce_kernels_use_one_pipe_object_per_id(tmp_path: Path) -> None:
+    files = _compiled(tmp_path)
+    cube = _lines(files["kernels/aic/multiply.cpp"])
+    vector = _lines(files["kernels/aiv/prepare.cpp"])
+    for lines in (cube, vector):
+        assert "using Pipe1 = TPipe<1, 2, 8192, 2, 2>;" in lines
+        assert "int32_t buf1 = 16384;" in lines  # the AUTO base memory planning gave the cube's ring
+    assert "Pipe0 pipe_0((__gm__ void*)nullptr, static_cast<uint32_t>(0), static_cast<uint32_t>(buf0));" in cube
+    assert "TPOP<Pipe0, Mat_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_mat);" in cube
+    assert "TFREE<Pipe1, TileSplitAxis::TILE_NO_SPLIT>(pipe_1);" in cube
+    assert "TPUSH<Pipe0, Vec_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_sq);" in vector
+    # A popped tile lives in the pipe slot: declared, never placed.
+    assert "Mat_64x64_fp16 a_mat(64, 64);" in cube and not any(line.startswith("TASSIGN(a_mat") for line in cube)
+    # Each kernel reads its parameters where the Group's task puts them: c is the Group's third tensor.
+    assert "__gm__ ChipTensor* c_tensor = reinterpret_cast<__gm__ ChipTensor*>(args[2]);" in cube
+
+
+def test_the_group_call_is_one_mixed_task(tmp_path: Path) -> None:
+    files = _compiled(tmp_path)
+    orch = _lines(files["orchestration/main.cpp"])
+    start = orch.index("// Task 0: square_matmul")
+    assert orch[start + 1:start + 7] == [
+        "CoreTaskArgs params_t0;",
+        "params_t0.add_input(ext_a);",
+        "params_t0.add_input(ext_b);",
+        "params_t0.add_output(ext_c);",
+        "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};",
+        "rt_submit_task(mixed_0, params_t0);",
+    ]
+    config = files["kernel_config.py"]
+    assert '"func_id": 0, "name": "prepare"' in config and '"func_id": 1, "name": "multiply"' in config
+
+
+def test_a_cluster_scope_is_a_group_submitted_as_one_mixed_task(tmp_path: Path) -> None:
+    source = EXAMPLE.read_text()
+    source = source[:source.index("    @pl.function(type=pl.FunctionType.Group)")] + source[
+        source.index("    @pl.function(type=pl.FunctionType.Orchestration)"):]
+    cluster = "        with pl.cluster():\n            self.prepare(a, b)\n            c = self.multiply(c)\n"
+    source = source.replace("        c = self.square_matmul(a, b, c)\n", cluster)
+    path = tmp_path / "cluster.py"
+    path.write_text(source)
+    compiled = ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "cluster")
+    assert sorted(f for f in compiled.files if f.startswith("ptoas/")) == ["ptoas/main_cluster_0.pto"]
+    orch = _lines((tmp_path / "cluster" / "orchestration" / "main.cpp").read_text())
+    assert "// Task 0: main_cluster_0" in orch
+    assert "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};" in orch

@@ -1,0 +1,64 @@
+"""Bad explicit cross-core programs (issue 30) are refused at the offending call with what to do: a
+pipe used without its setup, slots too small for the tile, push and pop counts that differ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.ir.errors import VerificationError
+
+EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py").read_text()
+
+
+def _refusal(tmp_path: Path, old: str, new: str) -> str:
+    assert old in EXAMPLE
+    path = tmp_path / "bad.py"
+    path.write_text(EXAMPLE.replace(old, new))
+    with pytest.raises(VerificationError) as err:
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out")
+    return str(err.value)
+
+
+def _line(text: str) -> int:
+    return next(k for k, line in enumerate(EXAMPLE.splitlines(), start=1) if text in line)
+
+
+def test_a_pipe_without_setup(tmp_path: Path) -> None:
+    setup = "".join(f"        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), buf{i}, dir_mask=2, slot_size=8192, "
+                    f"slot_num=2, id={i})\n" for i in (0, 1))
+    message = _refusal(tmp_path, setup, "")
+    assert ("MISSING_PIPE_SETUP in 'prepare': tile.tpush_to_aic on a pipe 'prepare' never sets up: call "
+            "pl.aiv_initialize_pipe (with its id=) before the first push or pop") in message
+    assert f"bad.py:{_line('pl.tpush_to_aic(a_sq') - 2}:9" in message
+
+
+def test_a_pipe_id_without_setup(tmp_path: Path) -> None:
+    message = _refusal(tmp_path, "pl.tpush_to_aic(b_vec, split=0, id=1)", "pl.tpush_to_aic(b_vec, split=0, id=2)")
+    assert ("PIPE_NOT_INITIALISED in 'prepare': tile.tpush_to_aic on pipe 2, which 'prepare' does not initialise (it "
+            "sets up pipe 0, 1): call pl.aiv_initialize_pipe with id=2 first") in message
+
+
+def test_slots_too_small_for_the_tile(tmp_path: Path) -> None:
+    message = _refusal(tmp_path, "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)\n        a_mat",
+                       "buf1, dir_mask=2, slot_size=4096, slot_num=2, id=1)\n        a_mat")
+    assert ("SLOT_TOO_SMALL in 'multiply': tile.tpop_from_aiv moves a 64x64 FP16 tile (8192 bytes) through pipe 1, "
+            "whose slots hold 4096 bytes: set slot_size=8192 or more") in message
+    assert f"bad.py:{_line('b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv')}:9" in message
+
+
+def test_push_and_pop_counts_that_differ(tmp_path: Path) -> None:
+    message = _refusal(tmp_path, "        pl.tpush_to_aic(a_sq, split=0, id=0)\n",
+                       "        for i in pl.range(3):\n            pl.tpush_to_aic(a_sq, split=0, id=0)\n")
+    assert ("PIPE_COUNT_MISMATCH in 'multiply': 'multiply' pops 1 tile(s) from pipe 0 but 'prepare' pushes 3: a pop "
+            "without a push waits forever") in message
+
+
+def test_a_split_in_a_vector_kernel_on_one_lane(tmp_path: Path) -> None:
+    message = _refusal(tmp_path, "pl.tpush_to_aic(b_vec, split=0, id=1)", "pl.tpush_to_aic(b_vec, split=1, id=1)")
+    assert ("SPLIT_ON_ONE_LANE in 'prepare': tile.tpush_to_aic with split=1 in 'prepare', which runs on one vector "
+            'lane: each lane moves half of the tile, so declare the kernel @pl.function(type=pl.FunctionType.AIV, '
+            'attrs={"dual_aiv_dispatch": True}) to run it on both') in message

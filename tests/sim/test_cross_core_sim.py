@@ -1,0 +1,103 @@
+"""A cube->vector pipe on a2a3sim (issue 30): the AIC kernel of a Group multiplies and pushes the
+FP32 product from Acc, the AIV kernel pops it into Vec, applies exp with its own flags around the
+store, frees the slot and stores; the result equals the interpreter's. With an up/down split the
+AIV kernel runs on both vector lanes (``dual_aiv_dispatch``), each popping and storing its half."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.runtime import simulator_missing_reason
+
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
+
+
+@pl.program
+class CubeToVector:
+    @pl.function(type=pl.FunctionType.AIC)
+    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
+        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
+        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
+        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
+        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
+        pl.tpush_to_aiv(acc, split=0)
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)
+        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)
+        e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(c)
+        pl.tfree_to_aic(c)
+        pl.system.sync_src(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=3)
+        pl.system.sync_dst(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=3)
+        out = pl.store(e, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Group)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        self.mm_aic(a, b)
+        out = self.mm_aiv(out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, out)
+        return out
+
+
+def test_cube_to_vector_pipe_equals_the_interpreter(tmp_path: Path, kernel_cache: Path, record_timing) -> None:
+    compiled = ir.compile(CubeToVector, output_dir=tmp_path / "c2v")
+    vector = (tmp_path / "c2v" / "kernels" / "aiv" / "mm_aiv.cpp").read_text()
+    # The user's V -> MTE3 pair is printed and is the only one before the store.
+    assert vector.count("set_flag(PIPE_V, PIPE_MTE3, EVENT_ID3);") == 1
+    assert "set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)" not in vector
+    assert "TPOP<Pipe0, Vec_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, c);" in vector
+    assert compiled.peak_memory()[ir.MemorySpace.Vec] == 32768 + 16384  # the ring, then e
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    record_timing("cube_to_vector", compiled.last_run)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+def _split_program() -> ir.Program:
+    text = CubeToVector.as_python()
+    for old, new in [
+        ("pl.tile.tpush_to_aiv(acc, split=0)", "pl.tile.tpush_to_aiv(acc, split=1)"),
+        ("@pl.function(type=pl.FunctionType.AIV",
+         '@pl.function(attrs={"dual_aiv_dispatch": True}, type=pl.FunctionType.AIV'),
+        ("c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)",
+         "c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)"),
+        ("e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)",
+         "e: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)"),
+        ("pl.tile.store(e, [0, 0], out)", "pl.tile.store(e, [pl.tile.get_subblock_idx() * 32, 0], out)"),
+    ]:
+        assert old in text, old
+        text = text.replace(old, new)
+    return pl.parse_program(text)
+
+
+def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, kernel_cache: Path,
+                                                                 record_timing) -> None:
+    compiled = ir.compile(_split_program(), output_dir=tmp_path / "split")
+    orch = (tmp_path / "split" / "orchestration" / "main.cpp").read_text()
+    assert "MixedKernels mixed_0 = {0, 1, 1};" in orch
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    record_timing("cube_to_vector_split", compiled.last_run)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
