@@ -20,10 +20,12 @@ from pypto import ir
 from pypto.language.parser import diagnostics
 from pypto.language.parser.diagnostics import (
     InvalidOperationError,
+    ParserDefinitionError,
     ParserError,
     ParserSyntaxError,
     ParserTypeError,
     ParserWarning,
+    PythonSyntaxError,
     SSAViolationError,
     UndefinedVariableError,
     UnsupportedFeatureError,
@@ -291,22 +293,22 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     ("inline-return-in-branch", "@pl.inline\ndef h(a):\n    if a > 0:\n        return a\n\n" + fn("y = h(n)"), UnsupportedFeatureError, "return inside control flow"),
     ("inline-argument-type", "@pl.inline\ndef h(a: pl.FP32):\n    return a\n\n" + fn("y = h(x)"), ParserTypeError, "parameter 'a' expects"),
     ("inline-no-return", "@pl.inline\ndef h(a) -> pl.INDEX:\n    c = a\n\n" + fn("y = h(n)"), ParserTypeError, "does not return"),
-    ("inline-in-program", "@pl.program\nclass P:\n    @pl.inline\n    def h(self, a):\n        return a\n", ParserSyntaxError, "cannot be program members"),
-    ("program-member", "@pl.program\nclass P:\n    x = 1\n", ParserSyntaxError, "contains only @pl.function"),
+    ("inline-in-program", "@pl.program\nclass P:\n    @pl.inline\n    def h(self, a):\n        return a\n", ParserDefinitionError, "cannot be program members"),
+    ("program-member", "@pl.program\nclass P:\n    x = 1\n", ParserDefinitionError, "contains only @pl.function"),
     ("function-defined-twice", "@pl.program\nclass P:\n" + textwrap.indent(fn("pass") * 2, "    ").replace("def f(", "def f(self, "), ParserSyntaxError, "defined twice"),
     # ----- text
-    ("syntax-error", "@pl.function\ndef f(:\n    pass\n", ParserSyntaxError, "invalid Python syntax"),
+    ("syntax-error", "@pl.function\ndef f(:\n    pass\n", PythonSyntaxError, "invalid Python syntax"),
     ("import-other-module", "import os\n" + fn("pass"), ParserSyntaxError, "only pypto.language can be imported"),
     ("import-without-alias", "import pypto.language\n" + fn("pass"), ParserSyntaxError, "with an alias"),
     ("import-missing-name", "from pypto.language import nothing_here as q\n" + fn("pass"), ParserSyntaxError, "cannot import"),
     ("decorator-positional", "@pl.function(1)\ndef f():\n    pass\n", ParserSyntaxError, "keyword arguments"),
-    ("class-decorator", "@pl.function\nclass P:\n    pass\n", ParserSyntaxError, "must be decorated with @pl.program"),
-    ("function-decorator", "@pl.program\ndef f():\n    pass\n", ParserSyntaxError, "decorated with @pl.function or @pl.inline"),
+    ("class-decorator", "@pl.function\nclass P:\n    pass\n", ParserDefinitionError, "must be decorated with @pl.program"),
+    ("function-decorator", "@pl.program\ndef f():\n    pass\n", ParserDefinitionError, "decorated with @pl.function or @pl.inline"),
     ("decorator-option", "@pl.function(typ=1)\ndef f():\n    pass\n", ParserTypeError, "unexpected keyword argument 'typ'"),
     ("decorator-option-value", "@pl.function(strict_ssa=1)\ndef f():\n    pass\n", ParserTypeError, "must be True or False"),
     ("module-statement", "print(1)\n" + fn("pass"), ParserSyntaxError, "unsupported module-level statement"),
-    ("two-programs", "@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", ParserSyntaxError, "more than one"),
-    ("no-function", "x = 1\n", ParserSyntaxError, "no @pl.function or @pl.program found"),
+    ("two-programs", "@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", ParserDefinitionError, "more than one"),
+    ("no-function", "x = 1\n", ParserDefinitionError, "no @pl.function or @pl.program found"),
     # ----- module-level constants
     ("const-bytes", "N = b'x'\n" + fn("pass"), ParserSyntaxError, "unsupported literal"),
     ("const-dict-unpack", "N = {**{}}\n" + fn("pass"), ParserSyntaxError, "'**' is not supported"),
@@ -412,7 +414,7 @@ def test_bad_program_error_has_span_message_and_hint(code: str, cls: type[Parser
     assert type(err) is cls, f"{type(err).__name__}: {err.message}"
     assert message in err.message, err.message
     assert err.hint, f"no hint: {err.message}"
-    assert err.span.is_valid() and err.span.filename == "bad.py", err.span
+    assert err.location.is_valid() and err.location.filename == "bad.py", err.location
     assert f"  = hint: {err.hint}" in str(err)
 
 
@@ -577,5 +579,5 @@ def test_python_level_error_has_span_message_and_hint(build: object, cls: type[P
     assert type(err) is cls, f"{type(err).__name__}: {err.message}"
     assert message in err.message, err.message
     assert err.hint, f"no hint: {err.message}"
-    assert err.span.is_valid(), err.span
-    assert err.span.filename in (__file__, "<generated>")
+    assert err.location.is_valid(), err.location
+    assert err.location.filename in (__file__, "<generated>")

@@ -304,7 +304,7 @@ def test_spmd_second_dispatch_is_rejected() -> None:
         "a dispatch-body pl.spmd launches exactly one kernel, but this body also dispatches 'k' after 'k' "
         "(only the first would run)"
     )
-    assert err.span.begin_line == 14  # the second dispatch (the with is line 12)
+    assert err.location.begin_line == 14  # the second dispatch (the with is line 12)
     assert err.hint  # every rejection suggests a fix
 
 
@@ -466,5 +466,5 @@ def test_decorated_rejection_points_at_the_source() -> None:
                 return x
 
     err = parse_error(build, ParserSyntaxError)
-    assert err.span.filename.endswith("test_scopes.py")
+    assert err.location.filename.endswith("test_scopes.py")
     assert "with pl.scope():" in str(err)
