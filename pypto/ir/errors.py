@@ -74,6 +74,10 @@ class VerificationError(PyptoError):
         self.violations = list(violations or [])
 
 
+class NoEffectWarning(UserWarning):
+    """An argument the user gave has no effect (e.g. a slice's ``pad_value`` on a fully valid window)."""
+
+
 class OpError(Exception):
     """Raised by an op's or a scalar expression's semantics (``pypto.ir.scalar_eval``, the
     interpreter's op table); the interpreter adds the op name and the statement span."""
