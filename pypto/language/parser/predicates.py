@@ -22,7 +22,7 @@ from typing import Any
 from pypto import ir
 
 from .core import describe
-from .diagnostics import InvalidOperationError, ParserSyntaxError, ParserTypeError
+from .diagnostics import InvalidOperationError, ParserSyntaxError
 from .expressions import IR_COMPARE
 from .scope_state import is_task_id_array, state_of
 
@@ -58,7 +58,7 @@ def parse_predicate(p: Any, node: ast.expr, deps: list[ir.Expr]) -> ir.Expr:
     try:
         return IR_COMPARE[type(compare.ops[0])](left, right, span=p.span(node))
     except (TypeError, ValueError) as err:
-        p.fail(ParserTypeError, f"predicate: {err}", node, _SHAPE)
+        p.fail(ParserSyntaxError, f"predicate: {err}", node, _SHAPE)
 
 
 def _check_shape(p: Any, node: ast.expr) -> None:
@@ -96,7 +96,7 @@ def _side(p: Any, node: ast.expr) -> int | ir.Expr:
     if isinstance(value, ir.Expr) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     p.fail(
-        ParserTypeError, f"the target of a predicate must be an integer literal, got {describe(value)}", node, _SHAPE
+        ParserSyntaxError, f"the target of a predicate must be an integer literal, got {describe(value)}", node, _SHAPE
     )
 
 
@@ -112,7 +112,7 @@ def _check_operand(p: Any, value: ir.Expr, node: ast.expr) -> ir.Var:
     """The operand side reads one element of a named tensor with plain indices; returns the tensor."""
     if isinstance(value.type, ir.TensorType):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"the predicate operand must select a single tensor element, but '{ast.unparse(node)}' is {describe(value)}",
             node,
             _SHAPE,
@@ -153,7 +153,7 @@ def _check_subscript(p: Any, node: ast.Subscript) -> None:
     t = base.type
     if isinstance(t, ir.TileType):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"the predicate operand must be a tensor element, but '{ast.unparse(node.value)}' is a tile",
             node,
             _SHAPE,

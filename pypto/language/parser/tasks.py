@@ -103,7 +103,7 @@ def bool_literal(p: Any, node: ast.expr, what: str) -> bool:
     value = p.eval(node)
     if not isinstance(value, bool):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"{what} must be True or False, got {describe(value)}",
             node,
             f"write the literal: {what}True",
@@ -115,7 +115,7 @@ def str_literal(p: Any, node: ast.expr, what: str) -> str:
     """A string literal (or closure constant)."""
     value = p.eval(node)
     if not isinstance(value, str):
-        p.fail(ParserTypeError, f"{what} must be a string, got {describe(value)}", node, f'write a string literal: {what}"name"')
+        p.fail(ParserSyntaxError, f"{what} must be a string, got {describe(value)}", node, f'write a string literal: {what}"name"')
     return value
 
 
@@ -275,7 +275,7 @@ def build_submit(p: Any, call: ast.Call, spmd: bool) -> ir.Submit:
     if spmd:
         if "core_num" not in given:
             p.fail(
-                ParserTypeError,
+                ParserSyntaxError,
                 "pl.spmd_submit needs core_num=N (the number of blocks)",
                 call,
                 "out, tid = pl.spmd_submit(self.kernel, x, out, core_num=8)",
@@ -313,10 +313,10 @@ def core_count(p: Any, node: ast.expr, what: str) -> ir.Expr:
     """A block count: a positive int literal, or an integer scalar expression."""
     value = p.eval(node)
     if isinstance(value, bool) or (isinstance(value, int) and value <= 0):
-        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
+        p.fail(ParserSyntaxError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
     expr = p.to_expr(value, node) if isinstance(value, (int, ir.Expr)) else None
     if expr is None or not (isinstance(expr.type, ir.ScalarType) and expr.type.dtype.is_int()):
-        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
+        p.fail(ParserSyntaxError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
     return expr
 
 
