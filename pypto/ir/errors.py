@@ -63,6 +63,11 @@ class IRValueError(PyptoError, ValueError):
     """An IR node was built with an argument of the right kind but a bad value."""
 
 
+class ImmutableNodeError(PyptoError, AttributeError):
+    """A field of an IR node or type was assigned or deleted: nodes never change (build a changed
+    copy with ``ir.replace(node, field=value)``)."""
+
+
 class VerificationError(PyptoError):
     """A program broke the grammar or an invariant of a dialect (raised at a pass boundary).
 
