@@ -367,7 +367,7 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     ("predicate-two-reads", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0, 0] > rc[0, 1]))"), ParserSyntaxError, "not an integer literal"),
     ("predicate-slice", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0:1, 0] > 0))"), ParserSyntaxError, "slices are not supported"),
     ("predicate-rank", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0] > 0))"), ParserSyntaxError, "one index per dimension"),
-    ("predicate-dtype", prog("y, t2 = pl.submit(self.k, x, out, predicate=(t[0, 0] > 0))"), ParserSyntaxError, "predicate: gt"),
+    ("predicate-dtype", prog("y, t2 = pl.submit(self.k, x, out, predicate=(t[0, 0] > 0))"), ParserTypeError, "predicate: gt"),
     ("predicate-whole-tensor", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc > 0))"), ParserSyntaxError, "single tensor element"),
     ("predicate-unnamed-tensor", prog("y, t2 = pl.submit(self.k, x, out, predicate=(pl.add(rc, rc)[0, 0] > 0))"), ParserSyntaxError, "a named tensor"),
     ("predicate-index-expression", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[n + 1, 0] > 0))"), ParserSyntaxError, "each predicate index"),

@@ -8,7 +8,7 @@ from orchestration_helpers import roundtrip, text_error
 
 import pypto.language as pl
 from pypto import ir
-from pypto.language.parser.diagnostics import InvalidOperationError, ParserSyntaxError
+from pypto.language.parser.diagnostics import InvalidOperationError, ParserSyntaxError, ParserTypeError
 
 
 def moe_submit() -> ir.Program:

@@ -22,7 +22,7 @@ from typing import Any
 from pypto import ir
 
 from .core import describe
-from .diagnostics import InvalidOperationError, ParserSyntaxError
+from .diagnostics import InvalidOperationError, ParserSyntaxError, ParserTypeError
 from .expressions import IR_COMPARE
 from .scope_state import is_task_id_array, state_of
 
@@ -58,7 +58,7 @@ def parse_predicate(p: Any, node: ast.expr, deps: list[ir.Expr]) -> ir.Expr:
     try:
         return IR_COMPARE[type(compare.ops[0])](left, right, span=p.span(node))
     except (TypeError, ValueError) as err:
-        p.fail(ParserSyntaxError, f"predicate: {err}", node, _SHAPE)
+        p.fail(ParserTypeError, f"predicate: {err}", node, _SHAPE)
 
 
 def _check_shape(p: Any, node: ast.expr) -> None:
