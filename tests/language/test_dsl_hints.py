@@ -540,7 +540,7 @@ PYTHON_LEVEL: list[tuple[str, object, type[ParserError], str]] = [
     ("function-of-int", lambda: pl.function(3), ParserTypeError, "@pl.function decorates a function"),
     ("program-of-int", lambda: pl.program(3), ParserTypeError, "@pl.program decorates a class"),
     ("inline-at-python-level", _inline_called_at_python_level, ParserSyntaxError, "can only be called inside"),
-    ("range-at-python-level", lambda: pl.range(4), ParserSyntaxError, "pl.range can only be used inside"),
+    ("pipeline-at-python-level", lambda: pl.pipeline(4), ParserSyntaxError, "pl.pipeline can only be used inside"),
     ("at-at-python-level", lambda: pl.at(pl.Level.CORE_GROUP), ParserSyntaxError, "pl.at can only be used inside"),
     ("self-outside-program", _self_outside_a_program, UndefinedVariableError, "'self' is only available"),
     ("unresolved-annotation", _unresolved_annotation, ParserTypeError, "needs at least a shape and a dtype"),
