@@ -17,6 +17,7 @@ loop) becomes an array of one TaskId per iteration, so that loop needs a static 
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 from typing import Any
 
@@ -143,10 +144,49 @@ def _list_items(p: Any, node: ast.expr, what: str, example: str) -> list[ast.exp
     return list(node.elts)  # type: ignore[attr-defined]
 
 
+_COMPREHENSION_FORM = "deps=[tids[i] for i in range(N)] (one for, over range of int constants)"
+
+
+def _substitute(node: ast.expr, name: str, value: int) -> ast.expr:
+    """``node`` with every load of ``name`` replaced by the constant ``value`` (a copy; spans kept)."""
+
+    class _Bind(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.expr:
+            return ast.copy_location(ast.Constant(value), n) if n.id == name else n
+
+    return _Bind().visit(copy.deepcopy(node))
+
+
+def _comprehension_items(p: Any, node: ast.ListComp) -> list[ast.expr]:
+    """The entries of ``[elt for i in range(...)]``: ``elt`` with ``i`` bound to each int in turn."""
+    gen = node.generators[0]
+    it = gen.iter
+    if (len(node.generators) != 1 or gen.ifs or gen.is_async or type(gen.target) is not ast.Name
+            or type(it) is not ast.Call or it.keywords or not 1 <= len(it.args) <= 3):
+        p.fail(ParserSyntaxError, "this deps= comprehension is not supported", node, _COMPREHENSION_FORM)
+    builtin = type(it.func) is ast.Name and it.func.id == "range" and it.func.id not in p.vars
+    if not builtin and p.eval(it.func) not in (constructs.range, constructs.parallel, constructs.unroll):
+        p.fail(ParserSyntaxError, "a deps= comprehension iterates over range(...)", it, _COMPREHENSION_FORM)
+    bounds = [p.eval(a) for a in it.args]
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds) or bounds[2:] == [0]:
+        p.fail(
+            ParserSyntaxError,
+            f"the range of a deps= comprehension needs int constants, got '{ast.unparse(it)}'",
+            it,
+            "give the bounds as int literals or closure ints: " + _COMPREHENSION_FORM,
+        )
+    return [_substitute(node.elt, gen.target.id, i) for i in range(*bounds)]
+
+
 def parse_deps(p: Any, node: ast.expr) -> list[ir.Expr]:
-    """The TaskIds of ``deps=[...]``: ``Scalar[TASK_ID]`` / ``Array[N, TASK_ID]`` values; ``None`` is dropped."""
+    """The TaskIds of ``deps=[...]``: ``Scalar[TASK_ID]`` / ``Array[N, TASK_ID]`` values; ``None`` is dropped.
+    A comprehension over ``range`` of int constants lists one entry per index."""
     deps: list[ir.Expr] = []
-    for elt in _list_items(p, node, "deps=", "deps=[tid]"):
+    if type(node) is ast.ListComp:
+        items = _comprehension_items(p, node)
+    else:
+        items = _list_items(p, node, "deps=", "deps=[tid]")
+    for elt in items:
         value = p.eval(elt)
         if value is None:
             continue
