@@ -252,7 +252,7 @@ def test_sum_too_long_for_python_is_a_syntax_error_at_its_statement() -> None:
     err = _too_deep(sum_source(100_000))
     assert err.message == "an expression in this statement is nested too deeply for Python's parser"
     assert err.hint == _SPLIT
-    span = err.span
+    span = err.location
     line = f"        y: pl.Scalar[pl.INT64] = {_sum(100_000)}"
     assert (span.filename, span.begin_line, span.begin_column, span.end_line, span.end_column) == (
         "<string>", 8, 9, 8, len(line) + 1
@@ -266,7 +266,7 @@ def test_unary_chain_too_long_for_python_is_a_syntax_error() -> None:
         "an expression in this statement is nested too deeply for Python's parser",
         _SPLIT,
     )
-    assert (err.span.begin_line, err.span.begin_column) == (8, 9)
+    assert (err.location.begin_line, err.location.begin_column) == (8, 9)
 
 
 def test_nested_parentheses_beyond_python_limit() -> None:
@@ -274,14 +274,14 @@ def test_nested_parentheses_beyond_python_limit() -> None:
     err = _too_deep(source)
     assert err.message == "this expression is nested too deeply for Python's parser (too many nested parentheses)"
     assert err.hint == _SPLIT
-    assert (err.span.begin_line, err.span.begin_column) == (8, 34 + 200)  # at the 201st "("
+    assert (err.location.begin_line, err.location.begin_column) == (8, 34 + 200)  # at the 201st "("
 
 
 def test_blocks_beyond_python_indentation_limit() -> None:
     err = _too_deep(surface_ifs_source(depth=100, terms=1))
     assert err.message == "the blocks are nested too deeply for Python's parser (too many levels of indentation)"
     assert err.hint == "move the innermost blocks into a separate @pl.function or @pl.inline"
-    assert err.span.begin_line == 9 + 98  # the first line indented 100 levels: class, def and 98 ifs
+    assert err.location.begin_line == 9 + 98  # the first line indented 100 levels: class, def and 98 ifs
 
 
 def test_rendered_error_shows_a_window_of_a_long_line() -> None:

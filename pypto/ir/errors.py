@@ -63,6 +63,11 @@ class IRValueError(PyptoError, ValueError):
     """An IR node was built with an argument of the right kind but a bad value."""
 
 
+class ImmutableNodeError(PyptoError, AttributeError):
+    """A field of an IR node or type was assigned or deleted: nodes never change (build a changed
+    copy with ``ir.replace(node, field=value)``)."""
+
+
 class VerificationError(PyptoError):
     """A program broke the grammar or an invariant of a dialect (raised at a pass boundary).
 
@@ -72,6 +77,10 @@ class VerificationError(PyptoError):
     def __init__(self, message: str, violations: list | None = None) -> None:
         super().__init__(message)
         self.violations = list(violations or [])
+
+
+class NoEffectWarning(UserWarning):
+    """An argument the user gave has no effect (e.g. a slice's ``pad_value`` on a fully valid window)."""
 
 
 class OpError(Exception):

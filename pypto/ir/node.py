@@ -15,7 +15,7 @@ from pydantic_core import PydanticCustomError
 
 from . import hooks
 from .datatype import DataType
-from .errors import IRTypeError, IRValueError
+from .errors import ImmutableNodeError, IRTypeError, IRValueError
 from .plain_getattr import use_plain_getattr
 from .span import Span
 
@@ -123,6 +123,20 @@ class ModelBase(BaseModel, metaclass=_NodeMeta):
             raise (IRValueError if all_value else IRTypeError)(text) from None
         given = self.__pydantic_fields_set__
         _set_fields_set(self, _FIELDS_SETS.setdefault(frozenset(given), given))
+
+    # Construction writes the fields without these (pydantic's validator fills ``__dict__``), so
+    # they cost nothing; pydantic's own frozen check would raise a ValidationError (a ValueError).
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ImmutableNodeError(
+            f"cannot assign {type(self).__name__}.{name}: IR nodes are immutable; "
+            f"build a changed copy with ir.replace(node, {name}=...)"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise ImmutableNodeError(
+            f"cannot delete {type(self).__name__}.{name}: IR nodes are immutable; "
+            f"build a changed copy with ir.replace(node, {name}=...)"
+        )
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
         """A model with ``update`` applied: a new one through the constructor (:func:`replace`).

@@ -248,6 +248,9 @@ class OpEntry:
     doc: str = ""
     # A zero-copy view: the result is argument 0's buffer seen with another shape, dtype or layout.
     view: bool = False
+    # A check of a call as the user wrote it (not of calls passes rebuild): a warning's text (an
+    # argument that has no effect) or None.
+    lint: Callable[[Call], str | None] | None = None
     _op: Op = field(init=False, repr=False, compare=False)
     # Derived from ``params`` once (every call binds its arguments against them).
     _min_args: int = field(init=False, repr=False, compare=False)

@@ -361,7 +361,7 @@ def specialise(
             ctx.add_signature(parse_signature(src, env, new, options, ctx), src.span(new))
         return ctx.build(entry.source()[0].span(entry.source()[1])), renamed
     except ParserError as err:
-        src = sources.get(err.span.filename if err.span is not None else "")
+        src = sources.get(err.location.filename)
         if src is not None:
             err.attach_source(src.lines)
         if err.message is not None:

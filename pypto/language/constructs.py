@@ -3,18 +3,21 @@
 ``pl.range``, ``pl.yield_``, ``pl.static_assert`` ... are read by the parser from the syntax tree
 (it recognises them by identity, so aliases work); they do nothing at Python run time and raise a
 clear error when called outside a ``@pl.function`` body. ``pl.const`` also works at run time and
-returns the IR constant.
+returns the IR constant; ``pl.range`` / ``pl.parallel`` / ``pl.unroll`` iterate in plain Python
+like ``range`` (with ``init_values`` each item is ``(i, init_values)``).
 """
 
 from __future__ import annotations
 
+import builtins
 import sys
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from pypto import ir
 from pypto.ir import DataType, Span
 
-from .parser.diagnostics import ParserSyntaxError
+from .parser.diagnostics import ParserSyntaxError, ParserTypeError
 from .parser.source import frame_span
 
 
@@ -26,20 +29,39 @@ def _outside(name: str) -> NoReturn:
     )
 
 
-def range(*args: Any, init_values: Any = None, attrs: Any = None) -> NoReturn:
+def _python_loop(name: str, args: tuple[Any, ...], init_values: Any) -> Iterator[Any]:
+    """A DSL loop run as plain Python: ``range(*args)``, each item ``(i, init_values)`` when given."""
+    if (not 1 <= len(args) <= 3 or not all(isinstance(a, int) and not isinstance(a, bool) for a in args)
+            or args[2:] == (0,)):
+        got = ", ".join(repr(a) for a in args) or "no arguments"
+        raise ParserTypeError(
+            f"pl.{name} outside a @pl.function body takes 1 to 3 int bounds (a non-zero step), got {got}",
+            frame_span(sys._getframe(2)),
+            hint=f"in plain Python write pl.{name}(stop), pl.{name}(start, stop) or pl.{name}(start, stop, step)",
+        )
+    steps = builtins.range(*args)
+    if init_values is None:
+        return iter(steps)
+    carried = tuple(init_values)
+    return ((i, carried) for i in steps)
+
+
+def range(*args: Any, init_values: Any = None, attrs: Any = None) -> Iterator[Any]:
     """``for i in pl.range(stop)`` / ``(start, stop)`` / ``(start, stop, step)``: a sequential loop;
-    ``init_values=(...)`` declares loop-carried values (``for i, (acc,) in ...``)."""
-    _outside("range")
+    ``init_values=(...)`` declares loop-carried values (``for i, (acc,) in ...``). In plain Python
+    it iterates like ``range``."""
+    return _python_loop("range", args, init_values)
 
 
-def parallel(*args: Any, init_values: Any = None, attrs: Any = None) -> NoReturn:
-    """``for i in pl.parallel(...)``: a loop whose iterations may run in parallel."""
-    _outside("parallel")
+def parallel(*args: Any, init_values: Any = None, attrs: Any = None) -> Iterator[Any]:
+    """``for i in pl.parallel(...)``: a loop whose iterations may run in parallel (in plain Python, ``range``)."""
+    return _python_loop("parallel", args, init_values)
 
 
-def unroll(*args: Any, attrs: Any = None) -> NoReturn:
-    """``for i in pl.unroll(...)``: a loop unrolled at compile time (no loop-carried values)."""
-    _outside("unroll")
+def unroll(*args: Any, attrs: Any = None) -> Iterator[Any]:
+    """``for i in pl.unroll(...)``: a loop unrolled at compile time, no loop-carried values (in plain
+    Python, ``range``)."""
+    return _python_loop("unroll", args, None)
 
 
 def pipeline(*args: Any, stage: int = 1, init_values: Any = None, attrs: Any = None) -> NoReturn:

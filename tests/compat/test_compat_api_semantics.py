@@ -32,7 +32,7 @@ def test_tile_cast_without_mode_is_a_clear_error() -> None:
         ir.op.tile.cast(t, ir.FP16)
     with pytest.raises(ParserTypeError, match="missing a required argument: 'mode'") as err:
         pl.program_from_string(CAST_WITHOUT_MODE)
-    assert err.value.span.begin_line == 7
+    assert err.value.location.begin_line == 7
     cast = ir.op.tile.cast(t, ir.FP16, mode="floor")
     assert "pl.tile.cast(" in str(cast) and "mode='floor'" in str(cast)
 

@@ -197,7 +197,7 @@ def test_error_classes_derive_from_builtins() -> None:
 
 def test_nodes_are_immutable() -> None:
     x = ir.Var("x", I64)
-    with pytest.raises(ValueError):
+    with pytest.raises(AttributeError, match="IR nodes are immutable"):
         x.name_hint = "y"  # type: ignore[misc]
     assert x.name_hint == "x"
 

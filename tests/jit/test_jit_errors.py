@@ -68,7 +68,7 @@ def test_a_body_error_points_at_the_users_line() -> None:
     with pytest.raises(ParserError) as err:
         K.bad_body(f32(32, 64), f32(32, 64))
     line = K.bad_body.func.__code__.co_firstlineno + 4  # the pl.store line, under @pl.jit and the def
-    assert (Path(err.value.span.filename).name, err.value.span.begin_line) == (KERNELS, line)
+    assert (Path(err.value.location.filename).name, err.value.location.begin_line) == (KERNELS, line)
     assert "pl.store(pl.no_such_op(t), [0, 0], c)" in str(err.value)
 
 
@@ -94,7 +94,7 @@ def test_an_error_about_an_alias_names_the_users_variable() -> None:
     with pytest.raises(ParserError) as err:
         K.recast_wrong(f32(32, 64), np.zeros((32, 64), np.float16))
     assert str(err.value).startswith("ParserTypeError: Cannot reassign 'x' with a different type")
-    assert err.value.span.begin_line == K.recast_wrong.func.__code__.co_firstlineno + 6
+    assert err.value.location.begin_line == K.recast_wrong.func.__code__.co_firstlineno + 6
 
 
 def test_a_tensor_parameter_given_something_else_has_no_metadata() -> None:
@@ -108,7 +108,7 @@ def test_a_helper_call_with_a_keyword_the_helper_lacks_points_at_the_call() -> N
         K.wrong_keyword(f32(32, 64), f32(32, 64), f32(32, 64))
     assert str(err.value).startswith("ParserTypeError: @pl.jit function 'wrong_keyword': call of helper 'add_rows' "
                                      "passes keywords its parameters do not take in order")
-    assert err.value.span.begin_line == K.wrong_keyword.func.__code__.co_firstlineno + 2
+    assert err.value.location.begin_line == K.wrong_keyword.func.__code__.co_firstlineno + 2
 
 
 @pytest.mark.parametrize("alpha", ["x", None, (1.0,)])

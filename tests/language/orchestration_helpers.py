@@ -53,7 +53,7 @@ def parse_error(build: Callable[[], Any], cls: type[ParserError]) -> ParserError
         build()
     err = info.value
     assert type(err) is cls, f"{type(err).__name__}: {err.message}"
-    assert err.span.is_valid()
+    assert err.location.is_valid()
     return err
 
 

@@ -187,8 +187,8 @@ def test_inline_misuse() -> None:
 
 
 def test_constructs_outside_functions() -> None:
-    with pytest.raises(ParserSyntaxError, match="pl.range can only be used inside a @pl.function body"):
-        pl.range(4)
+    with pytest.raises(ParserSyntaxError, match="pl.pipeline can only be used inside a @pl.function body"):
+        pl.pipeline(4)
     assert pl.const(3, pl.INT32).dtype == pl.INT32
     with pytest.raises(TypeError, match="cannot have the integer dtype"):
         pl.const(1.5, pl.INT32)

@@ -32,7 +32,7 @@ def test_rendered_error_has_location_source_line_caret_and_hint() -> None:
     with pytest.raises(UndefinedVariableError) as err:
         pl.parse(text, filename="kernel.py")
     e = err.value
-    assert (e.span.filename, e.span.begin_line, e.span.begin_column) == ("kernel.py", 3, 9)
+    assert (e.location.filename, e.location.begin_line, e.location.begin_column) == ("kernel.py", 3, 9)
     assert str(e) == (
         "UndefinedVariableError: undefined variable 'nn'\n"
         "  --> kernel.py:3:9\n"
@@ -52,7 +52,7 @@ def test_decorator_errors_point_into_the_python_file() -> None:
             return y
 
     e = err.value
-    assert e.span.filename == __file__
+    assert e.location.filename == __file__
     assert "y = pl.tile.load(n)" in str(e) and "    ^^^^^^^^^^^^^^^\n" in str(e)
 
 
@@ -60,7 +60,7 @@ def test_python_syntax_errors() -> None:
     with pytest.raises(ParserSyntaxError) as err:
         pl.parse("@pl.function\ndef f(n: pl.INDEX) -> pl.INDEX:\n    return n +\n")
     assert err.value.message.startswith("invalid Python syntax")
-    assert err.value.span.begin_line == 3
+    assert err.value.location.begin_line == 3
 
 
 def test_error_without_source() -> None:

@@ -20,10 +20,12 @@ from pypto import ir
 from pypto.language.parser import diagnostics
 from pypto.language.parser.diagnostics import (
     InvalidOperationError,
+    ParserDefinitionError,
     ParserError,
     ParserSyntaxError,
     ParserTypeError,
     ParserWarning,
+    PythonSyntaxError,
     SSAViolationError,
     UndefinedVariableError,
     UnsupportedFeatureError,
@@ -242,8 +244,8 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     ("static-assert-dynamic", fn("pl.static_assert(n > 1)"), ParserSyntaxError, "compile-time constant"),
     ("static-assert-fails", fn("pl.static_assert(1 > 2)"), ParserError, "static assertion failed"),
     ("func-attr-misplaced", fn('y = n\npl.func_attr({"a": 1})'), ParserSyntaxError, "must be the first statement"),
-    ("func-attr-arity", fn("pl.func_attr()"), ParserTypeError, "takes one dict"),
-    ("func-attr-keys", fn("pl.func_attr({1: 2})"), ParserTypeError, "a dict with string keys"),
+    ("func-attr-arity", fn("pl.func_attr()"), ParserSyntaxError, "takes one dict"),
+    ("func-attr-keys", fn("pl.func_attr({1: 2})"), ParserSyntaxError, "a dict with string keys"),
     ("const-type", fn("y = pl.const(1.5, pl.INT32)"), ParserTypeError, "cannot have the integer dtype"),
     ("const-dtype", fn("y = pl.const(1, pl.TASK_ID)"), InvalidOperationError, "are not supported"),
     ("tile-view", fn("y: pl.Tile[[16, 16], pl.FP32, pl.TileView(bogus=1)] = x"), ParserTypeError, "pl.TileView"),
@@ -291,22 +293,22 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     ("inline-return-in-branch", "@pl.inline\ndef h(a):\n    if a > 0:\n        return a\n\n" + fn("y = h(n)"), UnsupportedFeatureError, "return inside control flow"),
     ("inline-argument-type", "@pl.inline\ndef h(a: pl.FP32):\n    return a\n\n" + fn("y = h(x)"), ParserTypeError, "parameter 'a' expects"),
     ("inline-no-return", "@pl.inline\ndef h(a) -> pl.INDEX:\n    c = a\n\n" + fn("y = h(n)"), ParserTypeError, "does not return"),
-    ("inline-in-program", "@pl.program\nclass P:\n    @pl.inline\n    def h(self, a):\n        return a\n", ParserSyntaxError, "cannot be program members"),
-    ("program-member", "@pl.program\nclass P:\n    x = 1\n", ParserSyntaxError, "contains only @pl.function"),
+    ("inline-in-program", "@pl.program\nclass P:\n    @pl.inline\n    def h(self, a):\n        return a\n", ParserDefinitionError, "cannot be program members"),
+    ("program-member", "@pl.program\nclass P:\n    x = 1\n", ParserDefinitionError, "contains only @pl.function"),
     ("function-defined-twice", "@pl.program\nclass P:\n" + textwrap.indent(fn("pass") * 2, "    ").replace("def f(", "def f(self, "), ParserSyntaxError, "defined twice"),
     # ----- text
-    ("syntax-error", "@pl.function\ndef f(:\n    pass\n", ParserSyntaxError, "invalid Python syntax"),
+    ("syntax-error", "@pl.function\ndef f(:\n    pass\n", PythonSyntaxError, "invalid Python syntax"),
     ("import-other-module", "import os\n" + fn("pass"), ParserSyntaxError, "only pypto.language can be imported"),
     ("import-without-alias", "import pypto.language\n" + fn("pass"), ParserSyntaxError, "with an alias"),
     ("import-missing-name", "from pypto.language import nothing_here as q\n" + fn("pass"), ParserSyntaxError, "cannot import"),
     ("decorator-positional", "@pl.function(1)\ndef f():\n    pass\n", ParserSyntaxError, "keyword arguments"),
-    ("class-decorator", "@pl.function\nclass P:\n    pass\n", ParserSyntaxError, "must be decorated with @pl.program"),
-    ("function-decorator", "@pl.program\ndef f():\n    pass\n", ParserSyntaxError, "decorated with @pl.function or @pl.inline"),
+    ("class-decorator", "@pl.function\nclass P:\n    pass\n", ParserDefinitionError, "must be decorated with @pl.program"),
+    ("function-decorator", "@pl.program\ndef f():\n    pass\n", ParserDefinitionError, "decorated with @pl.function or @pl.inline"),
     ("decorator-option", "@pl.function(typ=1)\ndef f():\n    pass\n", ParserTypeError, "unexpected keyword argument 'typ'"),
     ("decorator-option-value", "@pl.function(strict_ssa=1)\ndef f():\n    pass\n", ParserTypeError, "must be True or False"),
     ("module-statement", "print(1)\n" + fn("pass"), ParserSyntaxError, "unsupported module-level statement"),
-    ("two-programs", "@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", ParserSyntaxError, "more than one"),
-    ("no-function", "x = 1\n", ParserSyntaxError, "no @pl.function or @pl.program found"),
+    ("two-programs", "@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", ParserDefinitionError, "more than one"),
+    ("no-function", "x = 1\n", ParserDefinitionError, "no @pl.function or @pl.program found"),
     # ----- module-level constants
     ("const-bytes", "N = b'x'\n" + fn("pass"), ParserSyntaxError, "unsupported literal"),
     ("const-dict-unpack", "N = {**{}}\n" + fn("pass"), ParserSyntaxError, "'**' is not supported"),
@@ -330,13 +332,13 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     # ----- tasks
     ("submit-no-kernel", prog("pl.submit()"), ParserTypeError, "needs the kernel to launch"),
     ("submit-not-a-kernel", prog("y, t = pl.submit(x)"), ParserTypeError, "launches a function of the program"),
-    ("spmd-submit-core-num", prog("y, t2 = pl.spmd_submit(self.k, x, out)"), ParserTypeError, "needs core_num=N"),
-    ("spmd-submit-core-num-value", prog("y, t2 = pl.spmd_submit(self.k, x, out, core_num=0)"), ParserTypeError, "must be a positive integer"),
-    ("spmd-submit-core-num-type", prog("y, t2 = pl.spmd_submit(self.k, x, out, core_num=x)"), ParserTypeError, "must be a positive integer"),
+    ("spmd-submit-core-num", prog("y, t2 = pl.spmd_submit(self.k, x, out)"), ParserSyntaxError, "needs core_num=N"),
+    ("spmd-submit-core-num-value", prog("y, t2 = pl.spmd_submit(self.k, x, out, core_num=0)"), ParserSyntaxError, "must be a positive integer"),
+    ("spmd-submit-core-num-type", prog("y, t2 = pl.spmd_submit(self.k, x, out, core_num=x)"), ParserSyntaxError, "must be a positive integer"),
     ("deps-not-list", prog("y, t2 = pl.submit(self.k, x, out, deps=3)"), ParserTypeError, "deps= takes a list"),
     ("deps-python-value", prog("y, t2 = pl.submit(self.k, x, out, deps=['a'])"), ParserTypeError, "deps= entries must be TaskId"),
     ("deps-tensor", prog("y, t2 = pl.submit(self.k, x, out, deps=[x])"), ParserTypeError, "is a Tensor"),
-    ("early-resolve", prog("y, t2 = pl.submit(self.k, x, out, allow_early_resolve=1)"), ParserTypeError, "must be True or False"),
+    ("early-resolve", prog("y, t2 = pl.submit(self.k, x, out, allow_early_resolve=1)"), ParserSyntaxError, "must be True or False"),
     ("submit-attrs", prog("y, t2 = pl.submit(self.k, x, out, attrs=3)"), ParserTypeError, "attrs= must be a dict"),
     ("dumps-expression", prog("y, t2 = pl.submit(self.k, x, out, dumps=[pl.add(x, x)])"), ParserSyntaxError, "must be tensor variable names"),
     ("dumps-undefined", prog("y, t2 = pl.submit(self.k, x, out, dumps=[zz])"), UndefinedVariableError, "not a variable of this function"),
@@ -360,32 +362,32 @@ CASES: list[tuple[str, str, type[ParserError], str]] = [
     ("predicate-chained", prog("y, t2 = pl.submit(self.k, x, out, predicate=(0 < rc[0, 0] < 3))"), ParserSyntaxError, "chained comparisons"),
     ("predicate-operator", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0, 0] is 0))"), ParserSyntaxError, "compares with one of"),
     ("predicate-arithmetic", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0, 0] + 1 > 0))"), ParserSyntaxError, "arithmetic"),
-    ("predicate-target", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0, 0] > 1.5))"), ParserTypeError, "must be an integer literal"),
+    ("predicate-target", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0, 0] > 1.5))"), ParserSyntaxError, "must be an integer literal"),
     ("predicate-constants", prog("y, t2 = pl.submit(self.k, x, out, predicate=(1 > 0))"), ParserSyntaxError, "compares two constants"),
     ("predicate-two-reads", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0, 0] > rc[0, 1]))"), ParserSyntaxError, "not an integer literal"),
     ("predicate-slice", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0:1, 0] > 0))"), ParserSyntaxError, "slices are not supported"),
     ("predicate-rank", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[0] > 0))"), ParserSyntaxError, "one index per dimension"),
     ("predicate-dtype", prog("y, t2 = pl.submit(self.k, x, out, predicate=(t[0, 0] > 0))"), ParserTypeError, "compares its element as a signed integer"),
-    ("predicate-whole-tensor", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc > 0))"), ParserTypeError, "single tensor element"),
+    ("predicate-whole-tensor", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc > 0))"), ParserSyntaxError, "single tensor element"),
     ("predicate-unnamed-tensor", prog("y, t2 = pl.submit(self.k, x, out, predicate=(pl.add(rc, rc)[0, 0] > 0))"), ParserSyntaxError, "a named tensor"),
     ("predicate-index-expression", prog("y, t2 = pl.submit(self.k, x, out, predicate=(rc[n + 1, 0] > 0))"), ParserSyntaxError, "each predicate index"),
-    ("predicate-tile", prog("tl = pl.load(rc, [0, 0], [4, 4])\ny, t2 = pl.submit(self.k, x, out, predicate=(tl[0, 0] > 0))"), ParserTypeError, "is a tile"),
+    ("predicate-tile", prog("tl = pl.load(rc, [0, 0], [4, 4])\ny, t2 = pl.submit(self.k, x, out, predicate=(tl[0, 0] > 0))"), ParserSyntaxError, "is a tile"),
     ("predicate-producer-not-in-deps", prog("y, t1 = pl.submit(self.k, x, out)\nz, t2 = pl.submit(self.k, x, out, predicate=(y[0] > 0))"), InvalidOperationError, "is not in deps="),
     ("predicate-scalar", prog("y, t2 = pl.submit(self.k, x, out, predicate=(n > 0))"), ParserSyntaxError, "must be a tensor element"),
     # ----- scopes
     ("at-predicate", prog("with pl.at(level=pl.Level.CORE_GROUP, predicate=(rc[0, 0] > 0)):\n    pass"), ParserSyntaxError, "does not accept predicate="),
-    ("at-level", prog("with pl.at(level=3):\n    pass"), ParserTypeError, "must be a pl.Level member"),
+    ("at-level", prog("with pl.at(level=3):\n    pass"), ParserSyntaxError, "must be a pl.Level member"),
     ("at-role", prog("with pl.at(level=pl.Level.CORE_GROUP, role=pl.Role.Worker):\n    pass"), ParserSyntaxError, "takes no role="),
-    ("at-optimizations-not-list", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=3):\n    pass"), ParserTypeError, "optimizations= takes a list"),
-    ("at-optimizations-entry", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[3]):\n    pass"), ParserTypeError, "entries are pl.split"),
+    ("at-optimizations-not-list", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=3):\n    pass"), ParserSyntaxError, "optimizations= takes a list"),
+    ("at-optimizations-entry", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[3]):\n    pass"), ParserSyntaxError, "entries are pl.split"),
     ("at-optimizations-twice", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.split(pl.SplitMode.UP_DOWN)]):\n    pass"), ParserSyntaxError, "twice"),
     ("at-two-slot-nums", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2), pl.cross_core_slot(slot_num=4)]):\n    pass"), ParserSyntaxError, "two slot_num values"),
-    ("at-slot-num", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=0)]):\n    pass"), ParserTypeError, "positive integer literal"),
+    ("at-slot-num", prog("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=0)]):\n    pass"), ParserSyntaxError, "positive integer literal"),
     ("at-unknown-keyword", prog("with pl.at(level=pl.Level.CORE_GROUP, bogus=1):\n    pass"), ParserSyntaxError, "pl.at:"),
     ("at-as-target", prog("with pl.at(level=pl.Level.CORE_GROUP) as (a, c):\n    pass"), ParserSyntaxError, "'as' binds one name"),
     ("at-host-deps", prog("with pl.at(level=pl.Level.HOST, deps=[]):\n    pass"), ParserSyntaxError, "only applies to pl.at(level=pl.Level.CORE_GROUP)"),
     ("at-host-as", prog("with pl.at(level=pl.Level.HOST) as tid:\n    pass"), ParserSyntaxError, "has no TaskId"),
-    ("at-name-hint", prog("with pl.at(level=pl.Level.CORE_GROUP, name_hint=3):\n    pass"), ParserTypeError, "name_hint= must be a string"),
+    ("at-name-hint", prog("with pl.at(level=pl.Level.CORE_GROUP, name_hint=3):\n    pass"), ParserSyntaxError, "name_hint= must be a string"),
     ("scope-auto", prog("with pl.scope():\n    pass"), ParserSyntaxError, "needs @pl.function(auto_scope=False)"),
     ("spmd-for-target", prog("for (i, j) in pl.spmd(4):\n    pass"), ParserSyntaxError, "binds one name, the block index"),
     ("spmd-for-else", prog("for i in pl.spmd(4):\n    pass\nelse:\n    pass"), UnsupportedFeatureError, "for ... else"),
@@ -412,7 +414,7 @@ def test_bad_program_error_has_span_message_and_hint(code: str, cls: type[Parser
     assert type(err) is cls, f"{type(err).__name__}: {err.message}"
     assert message in err.message, err.message
     assert err.hint, f"no hint: {err.message}"
-    assert err.span.is_valid() and err.span.filename == "bad.py", err.span
+    assert err.location.is_valid() and err.location.filename == "bad.py", err.location
     assert f"  = hint: {err.hint}" in str(err)
 
 
@@ -538,7 +540,7 @@ PYTHON_LEVEL: list[tuple[str, object, type[ParserError], str]] = [
     ("function-of-int", lambda: pl.function(3), ParserTypeError, "@pl.function decorates a function"),
     ("program-of-int", lambda: pl.program(3), ParserTypeError, "@pl.program decorates a class"),
     ("inline-at-python-level", _inline_called_at_python_level, ParserSyntaxError, "can only be called inside"),
-    ("range-at-python-level", lambda: pl.range(4), ParserSyntaxError, "pl.range can only be used inside"),
+    ("pipeline-at-python-level", lambda: pl.pipeline(4), ParserSyntaxError, "pl.pipeline can only be used inside"),
     ("at-at-python-level", lambda: pl.at(pl.Level.CORE_GROUP), ParserSyntaxError, "pl.at can only be used inside"),
     ("self-outside-program", _self_outside_a_program, UndefinedVariableError, "'self' is only available"),
     ("unresolved-annotation", _unresolved_annotation, ParserTypeError, "needs at least a shape and a dtype"),
@@ -577,5 +579,5 @@ def test_python_level_error_has_span_message_and_hint(build: object, cls: type[P
     assert type(err) is cls, f"{type(err).__name__}: {err.message}"
     assert message in err.message, err.message
     assert err.hint, f"no hint: {err.message}"
-    assert err.span.is_valid(), err.span
-    assert err.span.filename in (__file__, "<generated>")
+    assert err.location.is_valid(), err.location
+    assert err.location.filename in (__file__, "<generated>")

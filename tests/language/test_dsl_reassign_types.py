@@ -90,7 +90,7 @@ def test_tile_reassignment_with_another_shape_in_a_loop_is_refused_with_a_rename
         "Cannot reassign 't' with a different type: was pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec], got pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec]"
     )
     assert err.hint == "bind the new value to a new name (t_2 = ...)"
-    assert err.span.begin_line == 5
+    assert err.location.begin_line == 5
 
 
 def test_tensor_reassignment_with_another_type_in_a_branch_is_refused() -> None:
@@ -98,7 +98,7 @@ def test_tensor_reassignment_with_another_type_in_a_branch_is_refused() -> None:
     assert err.message == (
         "Cannot reassign 'x' with a different type: was pl.Tensor[[64, 64], pl.FP32], got pl.Tensor[[64, 64], pl.FP16]"
     )
-    assert (err.span.begin_line, err.span.begin_column) == (4, 9)
+    assert (err.location.begin_line, err.location.begin_column) == (4, 9)
 
 
 def test_scalar_reassignment_with_another_kind_is_refused_with_a_rename_hint() -> None:

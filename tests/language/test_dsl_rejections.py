@@ -33,7 +33,7 @@ def rejects(cls: type[ParserError], message: str, body: str, params: str | None 
     assert type(err.value) is cls
     assert message in err.value.message, err.value.message
     if line is not None:
-        assert err.value.span.begin_line == line
+        assert err.value.location.begin_line == line
 
 
 # ----- parameters ------------------------------------------------------------------------------
@@ -390,6 +390,6 @@ def test_a_tile_without_rows_or_columns_is_refused_with_a_hint(shape: list[int])
         parse_body(f"t = pl.load(x, [0, 0], {shape})")
     assert err.value.message == (f"Operator 'tile.load': the result tile {shape} is empty: a tile needs at least one "
                                  "element along each axis")
-    assert err.value.span.begin_line == 3
+    assert err.value.location.begin_line == 3
     assert err.value.hint == ("give each axis at least one element (valid_shape marks a partly filled tile), or skip "
                               "the op when there is nothing to compute")

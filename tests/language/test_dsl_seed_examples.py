@@ -454,7 +454,7 @@ def test_while_bare_yield_is_rejected() -> None:
             "        pl.yield_(x + 1)\n"
             "    return n\n"
         )
-    assert err.value.span.begin_line == 5
+    assert err.value.location.begin_line == 5
 
 
 @pl.function

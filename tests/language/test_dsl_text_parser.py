@@ -66,7 +66,7 @@ def test_loads_of_a_file_that_is_not_utf8(load: Any, tmp_path: Path) -> None:
         load(path)
     err = info.value
     assert err.message == f"cannot read DSL file '{path}': it is not UTF-8 text (byte 0xe9 at offset 33)"
-    assert (err.span.filename, err.span.begin_line, err.span.begin_column) == (str(path), 2, 6)
+    assert (err.location.filename, err.location.begin_line, err.location.begin_column) == (str(path), 2, 6)
     assert err.hint == "DSL text is UTF-8: save the file as UTF-8, or check that it is a printed pypto program"
     assert str(err).splitlines()[2:5] == ["  |", "2 | # caf\ufffd", "  |      ^"]
 
@@ -84,7 +84,7 @@ def test_loads_of_a_missing_path_a_directory_or_a_bad_name(load: Any, tmp_path: 
         with pytest.raises(ParserFileError) as info:
             load(path)
         assert info.value.message == message
-        assert info.value.span.filename == str(path)
+        assert info.value.location.filename == str(path)
         assert info.value.hint is not None and info.value.hint.startswith(hint)
     relative = "no/such/dump.pyir"
     with pytest.raises(ParserFileError) as info:
@@ -271,4 +271,4 @@ def test_a_function_defined_twice_is_an_error(text: str, line: int) -> None:
     with pytest.raises(ParserSyntaxError) as err:
         pl.parse(text)
     assert err.value.message == "function 'f' is defined twice"
-    assert err.value.span.begin_line == line
+    assert err.value.location.begin_line == line

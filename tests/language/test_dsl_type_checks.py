@@ -25,7 +25,7 @@ def type_error(code: str) -> ParserTypeError:
 
 def where(err: ParserTypeError) -> tuple[int, int, int]:
     """Line, first and last+1 column of the error."""
-    return err.span.begin_line, err.span.begin_column, err.span.end_column
+    return err.location.begin_line, err.location.begin_column, err.location.end_column
 
 
 def program_calling(kernel_params: str, call: str, main_params: str = f"x: {T4}, s: pl.INDEX") -> str:
@@ -96,7 +96,7 @@ def test_external_function_arguments_are_checked() -> None:
         "function 'ext': parameter 'a' expects pl.Tensor[[4, 4], pl.FP32] but the argument 'x' is "
         "pl.Tensor[[4], pl.FP32] (rank 1, expected 2)"
     )
-    assert info.value.span.filename == __file__
+    assert info.value.location.filename == __file__
 
 
 def test_accepted_arguments_dynamic_dims_index_int64_and_literals() -> None:
@@ -336,7 +336,7 @@ def test_annotation_disagreeing_with_its_value(annotation: str, value: str, reas
     )
     assert err.message.startswith(f"the annotation declares {annotation} but the value has type ")
     assert err.message.endswith(f"({reason})")
-    assert err.span.begin_line == 4
+    assert err.location.begin_line == 4
     assert err.hint is not None and err.hint.startswith("annotate it as ")
 
 
@@ -356,7 +356,7 @@ def test_annotated_yield_disagreeing_with_its_value() -> None:
         "the annotation declares pl.Tensor[[8], pl.FP32] but the value has type pl.Tensor[[4], pl.FP32] "
         "(dimension 0 is 4, expected 8)"
     )
-    assert err.span.begin_line == 5
+    assert err.location.begin_line == 5
 
 
 def test_lenient_annotations_still_parse() -> None:

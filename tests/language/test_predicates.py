@@ -228,7 +228,7 @@ def test_predicate_shape_rejections(predicate: str, message: str) -> None:
 
 
 def test_predicate_target_of_wrong_kind() -> None:
-    err = text_error(_submit_with("rc[0, 0] > 1.5"), ParserTypeError)
+    err = text_error(_submit_with("rc[0, 0] > 1.5"), ParserSyntaxError)
     assert err.message == "the target of a predicate must be an integer literal, got float 1.5"
 
 
@@ -251,7 +251,7 @@ def test_predicate_on_a_tile_is_rejected() -> None:
         "    t = pl.load(x, [0], [64])",
         "out, s = pl.submit(self.k, x, out, predicate=(t[0, 0] > 0))",
     )
-    err = text_error(code, ParserTypeError)
+    err = text_error(code, ParserSyntaxError)
     assert err.message == "the predicate operand must be a tensor element, but 't' is a tile"
 
 

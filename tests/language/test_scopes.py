@@ -304,7 +304,7 @@ def test_spmd_second_dispatch_is_rejected() -> None:
         "a dispatch-body pl.spmd launches exactly one kernel, but this body also dispatches 'k' after 'k' "
         "(only the first would run)"
     )
-    assert err.span.begin_line == 14  # the second dispatch (the with is line 12)
+    assert err.location.begin_line == 14  # the second dispatch (the with is line 12)
     assert err.hint  # every rejection suggests a fix
 
 
@@ -383,23 +383,23 @@ def test_role_on_core_group_is_rejected() -> None:
 
 
 def test_bad_at_arguments() -> None:
-    err = text_error(_body("with pl.at(level=3):", "    pass"), ParserTypeError)
+    err = text_error(_body("with pl.at(level=3):", "    pass"), ParserSyntaxError)
     assert err.message == "level= must be a pl.Level member, got int 3"
     err = text_error(_body("with pl.at():", "    pass"), ParserTypeError)
     assert err.message == "pl.at: missing a required argument: 'level'"
     err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, bogus=1):", "    pass"), ParserSyntaxError)
     assert err.message == "pl.at: got an unexpected keyword argument 'bogus'"
-    err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, name_hint=1):", "    pass"), ParserTypeError)
+    err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, name_hint=1):", "    pass"), ParserSyntaxError)
     assert err.message == "name_hint= must be a string, got int 1"
 
 
 def test_bad_optimizations() -> None:
     err = text_error(
         _body("with pl.at(level=pl.Level.CORE_GROUP, optimizations=pl.split(pl.SplitMode.UP_DOWN)):", "    pass"),
-        ParserTypeError,
+        ParserSyntaxError,
     )
     assert err.message.startswith("optimizations= takes a list")
-    err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[1]):", "    pass"), ParserTypeError)
+    err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[1]):", "    pass"), ParserSyntaxError)
     assert err.message == "optimizations= entries are pl.split(...) or pl.cross_core_slot(...), got '1'"
     code = _body(
         "with pl.spmd(4, optimizations=[pl.cross_core_slot(slot_num=2), pl.cross_core_slot(slot_num=2)]):",
@@ -407,9 +407,9 @@ def test_bad_optimizations() -> None:
     )
     assert text_error(code, ParserSyntaxError).message == "optimizations= lists pl.cross_core_slot twice"
     code = _body("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=0)]):", "    pass")
-    assert text_error(code, ParserTypeError).message == "slot_num= must be a positive integer literal, got int 0"
+    assert text_error(code, ParserSyntaxError).message == "slot_num= must be a positive integer literal, got int 0"
     code = _body("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(1)]):", "    pass")
-    assert text_error(code, ParserTypeError).message == "pl.split(mode) must be a pl.SplitMode member, got int 1"
+    assert text_error(code, ParserSyntaxError).message == "pl.split(mode) must be a pl.SplitMode member, got int 1"
     code = _body(
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2), "
         "pl.cross_core_slot(slot_num=4)]):",
@@ -439,7 +439,7 @@ def test_no_dep_args_are_tensor_names() -> None:
 
 
 def test_spmd_core_count_must_be_positive() -> None:
-    err = text_error(_body("with pl.spmd(0):", "    out = self.k(x, out)"), ParserTypeError)
+    err = text_error(_body("with pl.spmd(0):", "    out = self.k(x, out)"), ParserSyntaxError)
     assert err.message == "pl.spmd core count must be a positive integer, got int 0"
 
 
@@ -466,5 +466,5 @@ def test_decorated_rejection_points_at_the_source() -> None:
                 return x
 
     err = parse_error(build, ParserSyntaxError)
-    assert err.span.filename.endswith("test_scopes.py")
+    assert err.location.filename.endswith("test_scopes.py")
     assert "with pl.scope():" in str(err)

@@ -419,14 +419,14 @@ def test_submit_needs_a_program_function() -> None:
 
 
 def test_spmd_submit_needs_core_num() -> None:
-    err = text_error(_body("out, t = pl.spmd_submit(self.k, x, out)"), ParserTypeError)
+    err = text_error(_body("out, t = pl.spmd_submit(self.k, x, out)"), ParserSyntaxError)
     assert err.message == "pl.spmd_submit needs core_num=N (the number of blocks)"
-    err = text_error(_body("out, t = pl.spmd_submit(self.k, x, out, core_num=0)"), ParserTypeError)
+    err = text_error(_body("out, t = pl.spmd_submit(self.k, x, out, core_num=0)"), ParserSyntaxError)
     assert err.message == "core_num= must be a positive integer, got int 0"
 
 
 def test_allow_early_resolve_must_be_a_bool_literal() -> None:
-    err = text_error(_body("out, t = pl.submit(self.k, x, out, allow_early_resolve=1)"), ParserTypeError)
+    err = text_error(_body("out, t = pl.submit(self.k, x, out, allow_early_resolve=1)"), ParserSyntaxError)
     assert err.message == "allow_early_resolve= must be True or False, got int 1"
 
 

@@ -43,4 +43,4 @@ def test_a_mask_read_as_another_stream_is_refused_at_the_call(valid: str, mask_v
     text = str(info.value)
     assert "Operator 'tile.sel': 'mask' has" in text and needs in text
     assert "hint: select over a valid region whose columns are a multiple of 8" in text
-    assert (info.value.span.begin_line, info.value.span.begin_column) == (10, 13)  # the pl.tile.sel call
+    assert (info.value.location.begin_line, info.value.location.begin_column) == (10, 13)  # the pl.tile.sel call

@@ -131,4 +131,4 @@ def test_a_concat_of_rank_3_tensors_is_refused_where_it_is_written() -> None:
     with pytest.raises(PyptoError, match="Operator 'tensor.concat': requires 2-D operands") as err:
         program("out[:] = pl.concat(x, x)", f"x: {_T3}, out: pl.Out[pl.Tensor[[2, 16, 64], pl.FP32]]",
                 "pl.Tensor[[2, 16, 64], pl.FP32]")
-    assert err.value.span.begin_line == 6
+    assert err.value.location.begin_line == 6

@@ -73,7 +73,7 @@ def test_dynamic_bound_is_rejected_by_the_parser() -> None:
             """
         )
     assert info.value.message == "pl.unroll needs a constant stop, but it reads the variable 'n'"
-    assert (info.value.span.begin_line, info.value.span.begin_column) == (9, 18)
+    assert (info.value.location.begin_line, info.value.location.begin_column) == (9, 18)
 
 
 def test_bound_from_an_inline_parameter_given_a_variable_is_a_rendered_pass_error(tmp_path) -> None:

@@ -12,11 +12,12 @@ import keyword
 import sys
 from typing import Any, Callable
 
-from ..errors import PyptoError
+from ..errors import NoEffectWarning, PyptoError
 from ..expr import Call, Expr, MakeTuple
 from ..op_registry import REQUIRED, OpEntry, OpTypeError, Param, OpValueError, all_entries, build_call, get_entry
 from ..span import Span
 from ..type_base import ScalarType
+from ..utils import warn_at
 
 
 def py_name(entry: OpEntry) -> str:
@@ -195,7 +196,12 @@ def call_entry(entry: OpEntry, binder: Binder, args: tuple, kwargs: dict[str, An
         err.span = span
         raise
     kw = {k.name: values[k.name] for k in entry.kwargs if values.get(k.name) is not None}
-    return build_call(entry, pos, kw, span)
+    call = build_call(entry, pos, kw, span)
+    if entry.lint is not None:
+        message = entry.lint(call)
+        if message is not None:
+            warn_at(message, NoEffectWarning, span)
+    return call
 
 
 def make_builder(entry: OpEntry) -> Callable[..., Call]:

@@ -7,9 +7,10 @@ A family module reads like a table::
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..enums import MemorySpace
+from ..expr import Call
 from ..op_registry import (
     AIC,
     AIV,
@@ -117,8 +118,10 @@ def define(
     signature: tuple[str, ...] | None = None,
     doc: str = "",
     view: bool = False,
+    lint: Callable[[Call], str | None] | None = None,
 ) -> OpEntry:
-    """Register one op (``view``: a zero-copy view of argument 0's buffer)."""
+    """Register one op (``view``: a zero-copy view of argument 0's buffer; ``lint``: a warning about a
+    call the user built, see ``OpEntry.lint``)."""
     return register(
         OpEntry(
             name=name,
@@ -131,5 +134,6 @@ def define(
             signature=signature,
             doc=doc or deduce.__doc__ or "",
             view=view,
+            lint=lint,
         )
     )

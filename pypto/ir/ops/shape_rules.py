@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..datatype import DataType
 from ..enums import PadValue, TensorLayout
-from ..expr import Expr
+from ..expr import Call, Expr
 from ..op_registry import CallInfo
 from ..scalar_ops import mul as scalar_mul
 from ..types import TensorType, TensorView, TileType
@@ -193,6 +193,17 @@ def expand_dims(ci: CallInfo, src: Shaped) -> list[Expr]:
 def check_pad(ci: CallInfo) -> None:
     if ci.kw("pad_value") == PadValue.null:
         ci.fail("pad_value must not be PadValue.null")
+
+
+def pad_without_effect(call: Call) -> str | None:
+    """A slice's ``pad_value`` is read only where the window is partly invalid: say so when it is fully valid."""
+    pad = call.kwargs.get("pad_value")
+    t = call.type
+    view = t.tensor_view if isinstance(t, TensorType) else t.tile_view if isinstance(t, TileType) else None
+    if pad is None or pad == PadValue.null or view is None or view.valid_shape:
+        return None
+    return (f"{call.op.name}: pad_value={pad.name} has no effect: the window is fully valid, so no padding is "
+            "read; give valid_shape (smaller than shape) to pad the rest, or drop pad_value")
 
 
 def reinterpret_dims(ci: CallInfo, src: Shaped, dn: bool) -> list[Expr]:

@@ -31,6 +31,7 @@ from .shape_rules import (
     check_pad,
     concat_dims,
     expand_dims,
+    pad_without_effect,
     reinterpret_dims,
     reshape_valid,
     set_valid,
@@ -56,7 +57,8 @@ define("tensor.slice",
         shape("drop_dims", optional=True)],
        _slice, placement=TENSOR_LEVEL,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False),
-               kw("clamp", K.BOOL, False, always=False)])
+               kw("clamp", K.BOOL, False, always=False)],
+       lint=pad_without_effect)
 
 
 def _reshape(ci: CallInfo) -> Type:

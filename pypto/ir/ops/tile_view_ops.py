@@ -36,6 +36,7 @@ from .shape_rules import (
     check_pad,
     concat_dims,
     expand_dims,
+    pad_without_effect,
     reinterpret_dims,
     reshape_valid,
     set_valid,
@@ -90,7 +91,8 @@ define("tile.slice",
        [tile("tile"), shape("shape"), shape("offset"), shape("valid_shape", optional=True, fill_empty=True),
         shape("drop_dims", optional=True)],
        _slice, placement=KERNEL, memory=VIEW, view=True,
-       kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)])
+       kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)],
+       lint=pad_without_effect)
 
 
 def _check_aligned_start(ci: CallInfo, t: TileType, hint: str = "slice from offset {start} and keep the rest in "

@@ -272,7 +272,7 @@ def func_attrs(p: Any, call: ast.Call) -> dict[str, Any]:
     """The dict of a leading ``pl.func_attr({...})``."""
     if len(call.args) != 1 or call.keywords:
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             "pl.func_attr takes one dict: pl.func_attr({\"key\": value})",
             call,
             "merge the attrs into one dict literal, or write several pl.func_attr({...}) lines",
@@ -280,7 +280,7 @@ def func_attrs(p: Any, call: ast.Call) -> dict[str, Any]:
     attrs = p.eval(call.args[0])
     if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"pl.func_attr takes a dict with string keys, got {describe(attrs)}",
             call.args[0],
             'write the attrs as a dict literal with string keys: pl.func_attr({"key": value})',

@@ -98,7 +98,7 @@ def _side(p: Any, node: ast.expr) -> int | ir.Expr:
     if isinstance(value, ir.Expr) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     p.fail(
-        ParserTypeError, f"the target of a predicate must be an integer literal, got {describe(value)}", node, _SHAPE
+        ParserSyntaxError, f"the target of a predicate must be an integer literal, got {describe(value)}", node, _SHAPE
     )
 
 
@@ -114,7 +114,7 @@ def _check_operand(p: Any, value: ir.Expr, node: ast.expr) -> ir.Var:
     """The operand side reads one element of a named tensor with plain indices; returns the tensor."""
     if isinstance(value.type, ir.TensorType):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"the predicate operand must select a single tensor element, but '{ast.unparse(node)}' is {describe(value)}",
             node,
             _SHAPE,
@@ -169,7 +169,7 @@ def _check_subscript(p: Any, node: ast.Subscript) -> None:
     t = base.type
     if isinstance(t, ir.TileType):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"the predicate operand must be a tensor element, but '{ast.unparse(node.value)}' is a tile",
             node,
             _SHAPE,

@@ -70,7 +70,7 @@ def _enum(p: Any, node: ast.expr, cls: type, what: str) -> Any:
     value = p.eval(node)
     if not isinstance(value, cls):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"{what} must be a pl.{cls.__name__} member, got {describe(value)}",
             node,
             f"write pl.{cls.__name__}.<member>, one of: {', '.join(cls.__members__)}",
@@ -82,7 +82,7 @@ def _positive_int(p: Any, node: ast.expr, what: str) -> int:
     value = p.eval(node)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"{what} must be a positive integer literal, got {describe(value)}",
             node,
             f"write an int literal or closure int >= 1, e.g. {what}4",
@@ -94,7 +94,7 @@ def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
     """``[pl.split(MODE), pl.cross_core_slot(slot_num=N)]`` (entries orthogonal, each at most once)."""
     if type(node) not in (ast.List, ast.Tuple):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"optimizations= takes a list: {_OPTIMIZATIONS}",
             node,
             "wrap the entries in a list literal, even a single one: optimizations=[pl.split(...)]",
@@ -105,7 +105,7 @@ def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
         construct = p.eval(item.func) if type(item) is ast.Call else None
         if construct not in (scopes.split, scopes.cross_core_slot):
             p.fail(
-                ParserTypeError,
+                ParserSyntaxError,
                 f"optimizations= entries are pl.split(...) or pl.cross_core_slot(...), got '{ast.unparse(item)}'",
                 item,
                 _OPTIMIZATIONS,

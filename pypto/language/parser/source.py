@@ -17,7 +17,7 @@ from typing import Any
 
 from pypto.ir import Span
 
-from .diagnostics import ParserError, ParserSyntaxError
+from .diagnostics import ParserError, PythonSyntaxError
 
 _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -74,7 +74,7 @@ class SourceFile:
 
     @classmethod
     def from_text(cls, text: str, filename: str) -> SourceFile:
-        """Parse ``text``; a Python syntax error becomes a ParserSyntaxError with its location."""
+        """Parse ``text``; a Python syntax error becomes a PythonSyntaxError with its location."""
         lines = text.splitlines(keepends=True)
         try:
             tree = ast.parse(text, filename=filename)
@@ -86,11 +86,11 @@ class SourceFile:
             if err.msg in _NESTING_LIMITS:
                 what, hint = _NESTING_LIMITS[err.msg]
                 message = f"{what} ({err.msg})"
-            raise ParserSyntaxError(message, span, hint, source_lines=lines) from None
+            raise PythonSyntaxError(message, span, hint, source_lines=lines) from None
         except (RecursionError, MemoryError):
             # CPython gives no location when its parser runs out of stack: point at the statement
             # with the most tokens, where a long chain of operators is.
-            raise ParserSyntaxError(
+            raise PythonSyntaxError(
                 _TOO_DEEP, _largest_statement(text, lines, filename), _SPLIT_HINT, source_lines=lines
             ) from None
         return cls(filename, lines, tree)

@@ -17,6 +17,7 @@ loop) becomes an array of one TaskId per iteration, so that loop needs a static 
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 from typing import Any
 
@@ -103,7 +104,7 @@ def bool_literal(p: Any, node: ast.expr, what: str) -> bool:
     value = p.eval(node)
     if not isinstance(value, bool):
         p.fail(
-            ParserTypeError,
+            ParserSyntaxError,
             f"{what} must be True or False, got {describe(value)}",
             node,
             f"write the literal: {what}True",
@@ -115,7 +116,7 @@ def str_literal(p: Any, node: ast.expr, what: str) -> str:
     """A string literal (or closure constant)."""
     value = p.eval(node)
     if not isinstance(value, str):
-        p.fail(ParserTypeError, f"{what} must be a string, got {describe(value)}", node, f'write a string literal: {what}"name"')
+        p.fail(ParserSyntaxError, f"{what} must be a string, got {describe(value)}", node, f'write a string literal: {what}"name"')
     return value
 
 
@@ -143,10 +144,49 @@ def _list_items(p: Any, node: ast.expr, what: str, example: str) -> list[ast.exp
     return list(node.elts)  # type: ignore[attr-defined]
 
 
+_COMPREHENSION_FORM = "deps=[tids[i] for i in range(N)] (one for, over range of int constants)"
+
+
+def _substitute(node: ast.expr, name: str, value: int) -> ast.expr:
+    """``node`` with every load of ``name`` replaced by the constant ``value`` (a copy; spans kept)."""
+
+    class _Bind(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.expr:
+            return ast.copy_location(ast.Constant(value), n) if n.id == name else n
+
+    return _Bind().visit(copy.deepcopy(node))
+
+
+def _comprehension_items(p: Any, node: ast.ListComp) -> list[ast.expr]:
+    """The entries of ``[elt for i in range(...)]``: ``elt`` with ``i`` bound to each int in turn."""
+    gen = node.generators[0]
+    it = gen.iter
+    if (len(node.generators) != 1 or gen.ifs or gen.is_async or type(gen.target) is not ast.Name
+            or type(it) is not ast.Call or it.keywords or not 1 <= len(it.args) <= 3):
+        p.fail(ParserSyntaxError, "this deps= comprehension is not supported", node, _COMPREHENSION_FORM)
+    builtin = type(it.func) is ast.Name and it.func.id == "range" and it.func.id not in p.vars
+    if not builtin and p.eval(it.func) not in (constructs.range, constructs.parallel, constructs.unroll):
+        p.fail(ParserSyntaxError, "a deps= comprehension iterates over range(...)", it, _COMPREHENSION_FORM)
+    bounds = [p.eval(a) for a in it.args]
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds) or bounds[2:] == [0]:
+        p.fail(
+            ParserSyntaxError,
+            f"the range of a deps= comprehension needs int constants, got '{ast.unparse(it)}'",
+            it,
+            "give the bounds as int literals or closure ints: " + _COMPREHENSION_FORM,
+        )
+    return [_substitute(node.elt, gen.target.id, i) for i in range(*bounds)]
+
+
 def parse_deps(p: Any, node: ast.expr) -> list[ir.Expr]:
-    """The TaskIds of ``deps=[...]``: ``Scalar[TASK_ID]`` / ``Array[N, TASK_ID]`` values; ``None`` is dropped."""
+    """The TaskIds of ``deps=[...]``: ``Scalar[TASK_ID]`` / ``Array[N, TASK_ID]`` values; ``None`` is dropped.
+    A comprehension over ``range`` of int constants lists one entry per index."""
     deps: list[ir.Expr] = []
-    for elt in _list_items(p, node, "deps=", "deps=[tid]"):
+    if type(node) is ast.ListComp:
+        items = _comprehension_items(p, node)
+    else:
+        items = _list_items(p, node, "deps=", "deps=[tid]")
+    for elt in items:
         value = p.eval(elt)
         if value is None:
             continue
@@ -275,7 +315,7 @@ def build_submit(p: Any, call: ast.Call, spmd: bool) -> ir.Submit:
     if spmd:
         if "core_num" not in given:
             p.fail(
-                ParserTypeError,
+                ParserSyntaxError,
                 "pl.spmd_submit needs core_num=N (the number of blocks)",
                 call,
                 "out, tid = pl.spmd_submit(self.kernel, x, out, core_num=8)",
@@ -313,10 +353,10 @@ def core_count(p: Any, node: ast.expr, what: str) -> ir.Expr:
     """A block count: a positive int literal, or an integer scalar expression."""
     value = p.eval(node)
     if isinstance(value, bool) or (isinstance(value, int) and value <= 0):
-        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
+        p.fail(ParserSyntaxError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
     expr = p.to_expr(value, node) if isinstance(value, (int, ir.Expr)) else None
     if expr is None or not (isinstance(expr.type, ir.ScalarType) and expr.type.dtype.is_int()):
-        p.fail(ParserTypeError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
+        p.fail(ParserSyntaxError, f"{what} must be a positive integer, got {describe(value)}", node, _COUNT_HINT)
     return expr
 
 

@@ -18,7 +18,7 @@ from pypto import ir
 from pypto.ir import Span
 
 from .calls import ProgramFunctionRef
-from .diagnostics import ParserError, ParserFileError, ParserSyntaxError, ParserTypeError
+from .diagnostics import ParserDefinitionError, ParserError, ParserFileError, ParserSyntaxError, ParserTypeError
 from .env import Env
 from .functions import FUNCTION_OPTIONS_HINT, FunctionOptions, function_options, parse_function, parse_signature
 from pypto.ir.gcpause import gc_paused
@@ -139,7 +139,7 @@ class _TextModule:
             obj, kwargs = self._decorator(deco)
             if obj is not getattr(self._language, expected, None) or kwargs:
                 self.fail(
-                    ParserSyntaxError,
+                    ParserDefinitionError,
                     f"a class in DSL text must be decorated with @pl.{expected}",
                     deco,
                     f"write @pl.{expected} (without options) above the class",
@@ -154,7 +154,7 @@ class _TextModule:
                 return None
             if obj is not self._language.function:
                 self.fail(
-                    ParserSyntaxError,
+                    ParserDefinitionError,
                     "functions in DSL text are decorated with @pl.function or @pl.inline",
                     deco,
                     "use @pl.function, @pl.function(type=pl.FunctionType.InCore, ...) or @pl.inline",
@@ -190,7 +190,7 @@ class _TextModule:
                 options = self.function_options(stmt)
                 if options is None:
                     self.fail(
-                        ParserSyntaxError,
+                        ParserDefinitionError,
                         "@pl.inline functions cannot be program members",
                         stmt,
                         "define the @pl.inline helper at module level, above the class, or make it "
@@ -199,7 +199,7 @@ class _TextModule:
                 ctx.add_signature(parse_signature(self.src, env, stmt, options, ctx), self.src.span(stmt))
             elif not (type(stmt) is ast.Pass or (type(stmt) is ast.Expr and type(stmt.value) is ast.Constant)):
                 self.fail(
-                    ParserSyntaxError,
+                    ParserDefinitionError,
                     "a @pl.program class contains only @pl.function definitions",
                     stmt,
                     "move constants to module level (above the class) and decorate each method with @pl.function",
@@ -234,7 +234,7 @@ def _parse_source(code: str, filename: str, want_program: bool) -> ir.Function |
         module = _TextModule(src)
         if len(module.classes) > 1:
             module.fail(
-                ParserSyntaxError,
+                ParserDefinitionError,
                 "the text defines more than one @pl.program class",
                 module.classes[1],
                 "parse one program per text: split the text, or merge the classes into one program",
@@ -246,7 +246,7 @@ def _parse_source(code: str, filename: str, want_program: bool) -> ir.Function |
                     module.namespace[func.name] = func
             return module.parse_class(module.classes[0])
         if not module.functions:
-            raise ParserSyntaxError(
+            raise ParserDefinitionError(
                 f"{filename}: no @pl.function or @pl.program found",
                 ir.Span(filename, 1, 1),
                 "the text must define at least one @pl.function or one @pl.program class",

@@ -2,11 +2,13 @@
 
 from .exceptions import (
     InvalidOperationError,
+    ParserDefinitionError,
     ParserError,
     ParserFileError,
     ParserSyntaxError,
     ParserTypeError,
     ParserWarning,
+    PythonSyntaxError,
     SSAViolationError,
     UndefinedVariableError,
     UnsupportedFeatureError,
@@ -17,11 +19,13 @@ from .renderer import ErrorRenderer, concise_error_message
 __all__ = [
     "ErrorRenderer",
     "InvalidOperationError",
+    "ParserDefinitionError",
     "ParserError",
     "ParserFileError",
     "ParserSyntaxError",
     "ParserTypeError",
     "ParserWarning",
+    "PythonSyntaxError",
     "SSAViolationError",
     "UndefinedVariableError",
     "UnsupportedFeatureError",

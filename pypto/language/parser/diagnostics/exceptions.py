@@ -1,8 +1,13 @@
 """Parser diagnostics: every error the DSL front end raises on bad input.
 
-Each error carries a message, the :class:`~pypto.ir.Span` of the offending construct and an
-optional hint. ``str(err)`` renders the message with the source line and a caret under the
-offending range when the source text is known (the parser attaches it before the error leaves).
+Each error carries a message, the :class:`~pypto.ir.Span` of the offending construct (``location``;
+``span`` is the same place as a plain dict, as the established API has it) and an optional hint.
+``str(err)`` renders the message with the source line and a caret under the offending range when
+the source text is known (the parser attaches it before the error leaves).
+
+Errors of reading DSL text also derive from the builtin class a Python program would raise there,
+so code written against the established API catches them: :class:`ParserDefinitionError` is a
+``ValueError``, :class:`PythonSyntaxError` a ``SyntaxError`` and :class:`ParserFileError` an ``OSError``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from .render import render_diagnostic
 
 
 class ParserError(PyptoError):
-    """Base of every DSL parse error: ``message``, ``span`` (file, line, column) and ``hint``."""
+    """Base of every DSL parse error: ``message``, ``location`` (a Span), ``span`` (that place as a
+    dict: filename, begin_line, begin_column, end_line, end_column) and ``hint``."""
 
     kind = "error"
 
@@ -27,12 +33,24 @@ class ParserError(PyptoError):
         source_lines: list[str] | None = None,
     ) -> None:
         self.message = message
-        self.span = span if span is not None else Span.unknown()
+        self.location = span if span is not None else Span.unknown()
         self.hint = hint
         self.note = note
         self.source_lines = source_lines
         self.line_offset = 0
         super().__init__(message)
+
+    @property  # type: ignore[override]  # PyptoError.span is a Span; the established parser API has a dict
+    def span(self) -> dict[str, str | int]:
+        """Where the error is: ``filename``, ``begin_line``, ``begin_column``, ``end_line``, ``end_column``."""
+        loc = self.location
+        return {
+            "filename": loc.filename,
+            "begin_line": loc.begin_line,
+            "begin_column": loc.begin_column,
+            "end_line": loc.end_line,
+            "end_column": loc.end_column,
+        }
 
     def attach_source(self, source_lines: list[str], line_offset: int = 0) -> None:
         """Remember the source text the span refers to (kept if one is already attached)."""
@@ -45,7 +63,7 @@ class ParserError(PyptoError):
         return render_diagnostic(
             type(self).__name__,
             self.message,
-            self.span,
+            self.location,
             self.hint,
             self.note,
             self.source_lines,
@@ -80,7 +98,22 @@ class SSAViolationError(ParserError):
     """A variable is assigned twice in a function declared ``strict_ssa=True``."""
 
 
-class ParserFileError(ParserError):
+class ParserDefinitionError(ParserSyntaxError, ValueError):
+    """DSL text defines no program or function, several programs, or a definition of the wrong kind."""
+
+
+class PythonSyntaxError(ParserSyntaxError, SyntaxError):
+    """DSL text is not valid Python."""
+
+    # Python prints an uncaught SyntaxError as ``Kind: msg`` (its line fields stay unset, else it
+    # shows the source line again): ``msg`` is the diagnostic after its ``Kind: ``.
+    @property  # type: ignore[override]
+    def msg(self) -> str:
+        """The rendered diagnostic without its leading class name."""
+        return self.format_error().partition(": ")[2]
+
+
+class ParserFileError(ParserError, OSError):
     """A DSL file cannot be read: missing, a directory, unreadable or not UTF-8 text."""
 
 
@@ -90,11 +123,13 @@ class ParserWarning(UserWarning):
 
 __all__ = [
     "InvalidOperationError",
+    "ParserDefinitionError",
     "ParserError",
     "ParserFileError",
     "ParserSyntaxError",
     "ParserTypeError",
     "ParserWarning",
+    "PythonSyntaxError",
     "SSAViolationError",
     "UndefinedVariableError",
     "UnsupportedFeatureError",

@@ -47,7 +47,8 @@ class ErrorRenderer:
 def concise_error_message(err: BaseException) -> str:
     """One line: ``Kind: message (file:line:col)`` (the location only when it is known)."""
     if isinstance(err, ParserError):
-        where = f" ({err.span.filename}:{err.span.begin_line}:{err.span.begin_column})" if err.span.begin_line > 0 else ""
+        loc = err.location
+        where = f" ({loc.filename}:{loc.begin_line}:{loc.begin_column})" if loc.begin_line > 0 else ""
         return f"{type(err).__name__}: {err.message}{where}"
     first = str(err).split("\n", 1)[0]
     return f"{type(err).__name__}: {first}"
