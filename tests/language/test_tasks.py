@@ -402,7 +402,7 @@ def test_a_task_id_array_index_out_of_range_is_rejected(line: str, op: str, inde
     code = _body("tids = pl.array.create(2, pl.TASK_ID)", "out, t = pl.submit(self.k, x, out)", line)
     err = text_error(code, InvalidOperationError)
     assert err.message == f"Operator '{op}': index {index} is out of range for an array of 2 elements"
-    assert err.span.begin_line == code.splitlines().index(f"        {line}") + 1
+    assert err.location.begin_line == code.splitlines().index(f"        {line}") + 1
     assert "within its extent" in err.hint
 
 
