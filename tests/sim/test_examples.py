@@ -57,6 +57,11 @@ CASES = {
     # Explicit cross-core program (issue 30): an AIV and an AIC kernel joined by two pipes in a Group.
     "cross_core_pipes": {},
     "cross_core_spmd": {},
+    # Mixed cube + vector scopes (issue 30): ExpandMixedKernel splits each into AIC + AIV + Group.
+    "mixed_linear_relu": {},
+    "mixed_matmul_softmax": {},
+    "mixed_vector_to_cube": {},
+    "mixed_split_epilogue": {},
 }
 # Examples with dynamic dimensions -> the values of the dimensions of each run (tensor_dyn_rows: a
 # whole number of 32-row blocks, then a tail block of 16 valid rows; tensor_dyn_cols: 64-column blocks,
