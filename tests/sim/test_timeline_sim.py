@@ -160,3 +160,27 @@ def test_a_chip_worker_refuses_a_level_4_capture(pipeline: ir.CompiledProgram, k
             _run_pipeline(pipeline, CAPTURE, kernel_cache)
         _run_pipeline(pipeline, RunConfig(enable_chip_swimlane=3, enable_dep_gen=True), kernel_cache)
         _run_pipeline(pipeline, RunConfig(), kernel_cache)
+
+
+def test_a_phase_fence_starts_each_phase_after_every_task_of_the_previous_one(
+    tmp_path: Path, kernel_cache: Path
+) -> None:
+    """examples/deps_phase_fence.py: 3 phases of 4 pl.parallel branches behind ExpandManualPhaseFence's barriers."""
+    source = (Path(__file__).resolve().parents[2] / "examples" / "deps_phase_fence.py").read_text()
+    compiled = _compile(source, tmp_path / "out")
+    data = np.random.default_rng(3).standard_normal((192, 64)).astype(np.float32)
+    out = np.zeros((64, 64), np.float32)
+    compiled.run(data, out, config=RunConfig(enable_chip_swimlane=2, enable_dep_gen=True), cache_dir=kernel_cache)
+    want = np.zeros((64, 64), np.float32)
+    compiled.interpret(data, want)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    timeline = load_timeline(compiled.output_dir)
+    stripes = sorted(timeline.of_kernel("kernel_stripe"), key=lambda t: t.task_id)  # in submission order
+    phases = [stripes[k : k + 4] for k in range(0, 12, 4)]
+    assert len(stripes) == 12 and len(timeline.of_kernel("finish")) == 1
+    for before, after in zip(phases, phases[1:]):
+        assert fence_violations(before, after) == []
+    # The branches of a phase are not chained: all four were dispatched before the first one finished.
+    assert all(max(t.dispatch_us for t in phase) < min(t.finish_us for t in phase) for phase in phases)
+    assert fence_violations(phases[-1], timeline.of_kernel("finish")) == []
+    assert edge_violations(timeline) == []
