@@ -41,6 +41,11 @@ REFUSED: dict[str, str] = {
     "tile.reinterpret_view": "",
     "tile.mrgsort_format2": "a2a3 TMRGSORT of several lists",
     "tile.mscatter": "a2a3's MSCATTER scatters whole rows, not elements",
+    "system.sync_set": "pto-isa's CPU backend has no cross-core flag to set or wait on",
+    "system.sync_wait": "pto-isa's CPU backend has no cross-core flag to set or wait on",
+    "system.set_ffts": "",
+    "system.cacheinvalid": "",
+    "system.fence": "",
 }
 _HINT = "write the computation with ops the kernel targets print (docs/codegen.md#unsupported)"
 
