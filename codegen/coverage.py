@@ -2,7 +2,8 @@
 
 An op lacks a rule when the target needs it (see :meth:`Target.needs`) and its table has no entry,
 or the target's emitter has no rule for the entry's form (those a compile refuses at the call,
-``unsupported.REFUSED``, are listed apart). A node kind lacks a rule when the
+``unsupported.REFUSED`` for the kernel targets, ``orchestration_refused.REFUSED`` for the
+orchestration, are listed apart). A node kind lacks a rule when the
 target's emitter registers none for it, or the target has no emitter yet. ``python -m
 pypto.codegen.coverage`` prints the report; a snapshot test keeps it under review.
 """
@@ -14,7 +15,8 @@ import textwrap
 from dataclasses import dataclass
 
 from .base import Emitter
-from .target import TARGETS, Target
+from .orchestration_refused import REFUSED as ORCHESTRATION_REFUSED
+from .target import ORCHESTRATION, TARGETS, Target
 from .unsupported import REFUSED
 
 # Where each target's emitter lives ("module:class"); a module that does not exist yet means the
@@ -75,7 +77,8 @@ def coverage(target: Target, emitter: type[Emitter] | None) -> Coverage:
     ]
     nodes = target.needed_nodes()
     missing_nodes = [cls.__name__ for cls in nodes if emitter is None or not emitter.rules.handles(cls)]
-    refused = tuple(name for name in missing_ops if name in REFUSED)
+    table = ORCHESTRATION_REFUSED if target is ORCHESTRATION else REFUSED
+    refused = tuple(name for name in missing_ops if name in table)
     return Coverage(target.name, emitter.__name__ if emitter else None, len(ops), tuple(missing_ops),
                     len(nodes), tuple(missing_nodes), refused)
 
