@@ -21,9 +21,9 @@ Group function ``F`` (callers keep calling ``F``):
   written.
 
 Written values that cross sides must be tiles moved as above or tensors written to parameters; a
-scalar computed on one side and used on the other is an error. Code generation of Group
-functions is not available yet: such a program compiles through the passes, and codegen stops
-with "no rule for Group function".
+scalar computed on one side and used on the other is an error, and so is a tile that is only
+partly valid along the axis ``pl.split`` halves. The Group and its pipes print as PTO-ISA and CCE
+(docs/codegen.md#groups) and run on a2a3sim.
 """
 
 from __future__ import annotations
@@ -320,7 +320,7 @@ class ExpandMixedKernel(ProgramPass):
             if name not in ("tile.store", "tile.load"):
                 continue
             tensor = call.args[2] if name == "tile.store" else call.args[0]
-            param = tensor if tensor in func.params else roots.get(tensor)
+            param = tensor if tensor in func.params else roots.get(tensor, tensor)  # or a tensor it creates
             side = affinity(call)
             if name == "tile.store":
                 stored[param] = (side, call)

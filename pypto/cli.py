@@ -145,7 +145,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from pypto.timeline import DFX_DIR
 
         print(f"  swimlane level {args.swimlane} and dependencies captured in {compiled.output_dir / DFX_DIR} "
-              f"(draw with: pypto timeline {compiled.output_dir})")
+              f"(draw with: pypto timeline {compiled.output_dir}"
+              f"{'' if args.output else '; kept until newer runs replace it, -o DIR keeps it for good'})")
     _progress("running the reference interpreter ...")
     compiled.interpret(*ref_args)
     known = {p.name_hint: x for p, x in zip(entry.params, inputs) if isinstance(x, int) and not isinstance(x, bool)}
@@ -199,14 +200,16 @@ def _cmd_timeline(args: argparse.Namespace) -> int:
 
 def _run_folder(file: str) -> Path:
     """A new folder for ``pypto run`` without ``-o``: under the kernel cache's ``runs/``, removed when the run
-    passes; a failed run's stays, and only the newest :data:`KEPT_RUNS` entries are kept."""
+    passes; a failed run's stays, and only the newest :data:`KEPT_RUNS` entries are kept (an entry made in the
+    last hour is never removed: it may be a concurrent run still building)."""
     from pypto.runtime.cache import default_cache_dir
 
     runs = default_cache_dir() / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     entries = sorted(runs.iterdir(), key=_mtime)
     for stale in entries[: max(0, len(entries) + 1 - KEPT_RUNS)]:
-        shutil.rmtree(stale, ignore_errors=True)
+        if time.time() - _mtime(stale) > 3600:
+            shutil.rmtree(stale, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=f"{Path(file).stem}-", dir=runs))
 
 

@@ -197,3 +197,15 @@ def test_run_folders_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert made.parent == runs and made.name.startswith("tile_add-")
     kept = sorted(p.name for p in runs.iterdir() if p != made)
     assert kept == [f"old-{n}" for n in range(3, cli.KEPT_RUNS + 2)]
+
+
+def test_a_recent_run_folder_is_never_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder made in the last hour may belong to a run still building in another process."""
+    from pypto import cli
+
+    monkeypatch.setenv("PYPTO_CACHE_DIR", str(tmp_path))
+    runs = tmp_path / "runs"
+    for n in range(cli.KEPT_RUNS + 2):
+        (runs / f"busy-{n}").mkdir(parents=True)
+    cli._run_folder("examples/tile_add.py")
+    assert len(list(runs.iterdir())) == cli.KEPT_RUNS + 3

@@ -92,6 +92,9 @@ class VectorHalver:
 
     def _type_of(self, s: AssignStmt, value: Expr) -> object:
         if op_name(value) == "tile.tpop_from_aic":
+            valid = s.var.type.get_effective_tile_view().valid_shape
+            if valid and not self._full(MakeTuple(list(valid))):
+                raise self._partial(value)
             return self.halve_type(s.var.type)
         return value.type if isinstance(value.type, TileType) else s.var.type
 
@@ -113,7 +116,9 @@ class VectorHalver:
                 args[shapes] = self._halve_dims(args[shapes])
                 if name == "tile.load":
                     args[offsets] = self._localise(args[offsets])
-                    if len(args) > 3:
+                    if len(args) > 3 and isinstance(args[3], MakeTuple) and args[3].elements:
+                        if not self._full(args[3]):
+                            raise self._partial(call)
                         args[3] = self._halve_dims(args[3])
         elif name == "tile.store" and halved_in:
             args[1] = self._localise(args[1])
@@ -127,6 +132,16 @@ class VectorHalver:
                 "column reductions)",
             )
         return new
+
+    def _partial(self, call: Call) -> PassError:
+        # Each lane's part of a partly valid tile would need its own valid extent, computed per lane.
+        return PassError(
+            self.pass_name,
+            f"{op_name(call)} under pl.split has a partly valid extent along the split axis: each AIV lane "
+            "takes half of the tile's rows (columns), which must all be valid",
+            call.span,
+            "make the tile whole along the split axis, split the other way, or drop pl.split",
+        )
 
     def _full(self, dims: Expr) -> bool:
         d = dims.elements[self.axis] if isinstance(dims, MakeTuple) else None

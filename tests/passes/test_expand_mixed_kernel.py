@@ -263,3 +263,59 @@ def test_a_loop_with_only_cube_work_stays_on_the_cube_side() -> None:
     loops = {name: [n for n in walk(after.get_function(name)) if isinstance(n, ir.ForStmt)]
              for name in ("k_aic", "k_aiv")}
     assert len(loops["k_aic"]) == 1 and loops["k_aiv"] == []
+
+
+_SPLIT_LINEAR = """
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+             bias: pl.Tensor[[64, 64], pl.FP32], c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            a1 = pl.load(a, [0, 0], [64, 128]{a_valid}, target_memory=pl.Mem.Mat)
+            b1 = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+            acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(b1, target_memory=pl.Mem.Right))
+            bt = pl.load(bias, [0, 0], [64, 64]{bias_valid})
+            y = pl.add(pl.move(acc, target_memory=pl.Mem.Vec), bt)
+            c = pl.store(y, [0, 0], c)
+        return c
+"""
+
+
+@pytest.mark.parametrize(
+    ("a_valid", "bias_valid", "op"),
+    [("", ", valid_shape=[40, 64]", "tile.load"), (", valid_shape=[40, 128]", "", "tile.tpop_from_aic")],
+)
+def test_a_partly_valid_tile_along_the_split_axis_is_refused(a_valid: str, bias_valid: str, op: str) -> None:
+    """Halving it would hand lane 1 rows that are not valid (they were computed and stored)."""
+    program = pl.parse(_SPLIT_LINEAR.format(a_valid=a_valid, bias_valid=bias_valid))
+    with pytest.raises(PassError, match=f"{op} under pl.split has a partly valid extent along the split axis") as err:
+        passes.PassManager(passes.front_passes() + passes.lowering_passes()).run(program)
+    assert err.value.hint.startswith("make the tile whole along the split axis")
+
+
+def test_a_tensor_the_kernel_creates_and_hands_across_is_a_clear_error() -> None:
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+          c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        tmp: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32)
+        a1 = pl.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+        b1 = pl.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(b1, target_memory=pl.Mem.Right))
+        tmp = pl.store(acc, [0, 0], tmp)
+        x = pl.load(tmp, [0, 0], [64, 64])
+        out = pl.store(pl.relu(x), [0, 0], c)
+        return out
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+""")
+    with pytest.raises(PassError, match="ExpandMixedKernel: .* on the other side of the split kernel"):
+        passes.PassManager(passes.front_passes() + passes.lowering_passes()).run(program)
