@@ -45,7 +45,7 @@ from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.ops.common import tile_type
-from pypto.ir.ops.cross_core_ops import AUTO
+from pypto.ir.ops.cross_core_ops import AUTO, default_slot_num, slot_bytes
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -71,7 +71,6 @@ from pypto.transform.vector_split import halve
 _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "system.tfree_to_aiv"}
 _INITS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 # Slots per direction when the kernel gives no pl.cross_core_slot: PTOAS's defaults.
-_ONE_WAY_SLOTS, _TWO_WAY_SLOTS = 8, 4
 
 
 def _first(calls: list[Call], side: Affinity) -> Call | None:
@@ -229,7 +228,9 @@ def _slot_sizes(vector: _Side, lanes: int) -> list[int]:
     """The bytes a slot must hold for each crossing tile. Under pl.split (``lanes`` 2) a cube->vector
     slot holds what one AIV lane pops, half the tile; a vector->cube slot holds both lanes' halves,
     the whole tile the cube pops (pto-isa's TPipe, as MixedKernelExpanded checks)."""
-    return [_tile_bytes(t) // lanes for t in vector.c2v] + [_tile_bytes(t) for t in vector.v2c]
+    split = int(lanes == 2)
+    return ([slot_bytes("tile.tpush_to_aiv", _tile_bytes(t), split) for t in vector.c2v]
+            + [slot_bytes("tile.tpop_from_aiv", _tile_bytes(t), split) for t in vector.v2c])
 
 
 class ExpandMixedKernel(ProgramPass):
@@ -357,7 +358,7 @@ class ExpandMixedKernel(ProgramPass):
         if not sizes:
             return [], []
         dir_mask = (1 if vector.c2v else 0) | (2 if vector.v2c else 0)
-        slot_num = func.attrs.get("slot_num") or (_TWO_WAY_SLOTS if dir_mask == 3 else _ONE_WAY_SLOTS)
+        slot_num = func.attrs.get("slot_num") or default_slot_num(dir_mask)
         slot_size = max(sizes)
         span, op = func.span, op_registry.create_op_call
         zero = ConstInt(0, DataType.INT32, span)

@@ -12,6 +12,7 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
+from pypto.ir.ops.cross_core_ops import slot_bytes
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
@@ -63,12 +64,7 @@ def _tile_bytes(t: TileType) -> int:
 
 
 def _slot_bytes(name: str, call: Call, t: TileType) -> int:
-    """The bytes of one slot a push or pop moves: a split cube push sends each vector lane a half,
-    a split vector push fills half of the cube's slot."""
-    n = _tile_bytes(t)
-    if not call.kwargs.get("split"):
-        return n
-    return n // 2 if name == "tile.tpush_to_aiv" else n * 2 if name == "tile.tpush_to_aic" else n
+    return slot_bytes(name, _tile_bytes(t), int(call.kwargs.get("split") or 0))
 
 
 def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[int, Call]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
+from pypto.ir.ops.cross_core_ops import default_slot_num, slot_bytes
 
 from ..errors import OpError
 from ..values import ArrayValue, TileValue
@@ -130,7 +131,7 @@ def _queue(ctx: OpContext, direction: str, lane: int) -> list[TileValue]:
 @register("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 def _initialize_pipe(ctx: OpContext, c2v_buf: Any, v2c_buf: Any) -> None:
     mask = int(ctx.kwarg("dir_mask"))
-    default = 4 if mask == 3 else 8
+    default = default_slot_num(mask)
     slots = ctx.kwarg("slot_num", None)
     for bit, direction in ((1, "c2v"), (2, "v2c")):
         if mask & bit:
@@ -148,13 +149,13 @@ def _limits(ctx: OpContext, direction: str) -> tuple[int, int] | None:
     return limits
 
 
-def _push(ctx: OpContext, direction: str, lane: int, value: TileValue) -> None:
+def _push(ctx: OpContext, direction: str, lane: int, value: TileValue, nbytes: int) -> None:
+    """Queue ``value`` on the pipe; ``nbytes`` is what it takes of a slot (cross_core_ops.slot_bytes)."""
     st, pipe = ctx.state, _pipe_id(ctx)
     queue = _queue(ctx, direction, lane)
     limits = _limits(ctx, direction)
     if limits is not None:
         slots, size = limits
-        nbytes = value.data.size * value.dtype.get_bit() // 8
         if nbytes > size:
             raise OpError(f"a {nbytes}-byte tile does not fit the {size}-byte slots of {direction} pipe {pipe}")
         if st.group is not None:
@@ -200,10 +201,12 @@ def _tfree_to_aiv(ctx: OpContext, tile: Any) -> None:
 @register("tile.tpush_to_aiv")
 def _tpush_to_aiv(ctx: OpContext, tile: ArrayValue) -> None:
     data = read(tile).copy()
-    axis = _split_axis(int(ctx.kwarg("split", 0)))
+    split = int(ctx.kwarg("split", 0) or 0)
+    axis = _split_axis(split)
+    nbytes = slot_bytes("tile.tpush_to_aiv", data.size * tile.dtype.get_bit() // 8, split)
     for lane in _aiv_lanes(ctx):
         part = data if axis is None else _half(data, axis, lane)
-        _push(ctx, "c2v", lane, TileValue(part, tile.dtype))
+        _push(ctx, "c2v", lane, TileValue(part, tile.dtype), nbytes)
 
 
 def _aiv_lanes(ctx: OpContext) -> tuple[int, ...]:
@@ -216,7 +219,9 @@ def _aiv_lanes(ctx: OpContext) -> tuple[int, ...]:
 
 @register("tile.tpush_to_aic")
 def _tpush_to_aic(ctx: OpContext, tile: ArrayValue) -> None:
-    _push(ctx, "v2c", ctx.state.subblock_idx, TileValue(read(tile).copy(), tile.dtype))
+    data = read(tile).copy()
+    nbytes = slot_bytes("tile.tpush_to_aic", data.size * tile.dtype.get_bit() // 8, int(ctx.kwarg("split", 0) or 0))
+    _push(ctx, "v2c", ctx.state.subblock_idx, TileValue(data, tile.dtype), nbytes)
 
 
 @register("tile.tpop_from_aic")

@@ -53,6 +53,18 @@ def default_slot_num(dir_mask: int) -> int:
     return 4 if dir_mask == 3 else 8
 
 
+def slot_bytes(op: str, held_bytes: int, split: int) -> int:
+    """The bytes of one slot that ``op`` (a tpush/tpop) moves for a tile of ``held_bytes`` on its side.
+
+    Under a split (``split`` non-zero) a cube push sends each AIV lane half its tile, and the two lanes'
+    vector pushes fill one slot with the whole tile the cube pops (pto-isa's TPipe); without one a
+    slot holds the tile.
+    """
+    if not split:
+        return held_bytes
+    return held_bytes // 2 if op == "tile.tpush_to_aiv" else held_bytes * 2 if op == "tile.tpush_to_aic" else held_bytes
+
+
 def pipe_slot_num(setup: Call) -> int:
     """The slot count of an ``*_initialize_pipe`` call (its ``slot_num``, else the default)."""
     slots = setup.kwargs.get("slot_num")
