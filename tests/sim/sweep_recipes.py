@@ -458,6 +458,8 @@ RECIPES: dict[str, Recipe] = {
 _SYNC = "a synchronisation intrinsic InsertPipeSync places in every kernel; it computes no value to compare"
 _SPMD = "a launch-identity read, only meaningful in a pl.spmd launch (tests/sim/test_spmd_launch.py runs it)"
 _ELEMENT = "single-element access, no tile result to sweep"
+_PIPE = ("a cross-core pipe op: needs an AIC and an AIV kernel in a Group (tests/sim/test_cross_core_sim.py and the "
+         "mixed_* / cross_core_* examples run them)")
 SKIPPED: dict[str, str] = {
     "system.bar_all": _SYNC,
     "system.bar_m": _SYNC,
@@ -465,9 +467,6 @@ SKIPPED: dict[str, str] = {
     "system.sync_src": _SYNC,
     "system.sync_dst": _SYNC,
     "system.syncall": "a cross-core barrier over a GM workspace: needs a multi-core launch, no value to compare",
-    "tensor.get_block_idx": _SPMD,
-    "tensor.get_block_num": _SPMD,
-    "tensor.get_subblock_idx": _SPMD,
     "tile.get_block_idx": _SPMD,
     "tile.get_block_num": _SPMD,
     "tile.get_subblock_idx": _SPMD,
@@ -481,5 +480,15 @@ SKIPPED: dict[str, str] = {
     "tile.write": _ELEMENT,
     "tensor.read": _ELEMENT,
     "tensor.write": _ELEMENT,
+    "system.aic_initialize_pipe": _PIPE,
+    "system.aiv_initialize_pipe": _PIPE,
+    "system.reserve_buffer": _PIPE,
+    "system.import_peer_buffer": _PIPE,
+    "system.tfree_to_aic": _PIPE,
+    "system.tfree_to_aiv": _PIPE,
+    "tile.tpush_to_aic": _PIPE,
+    "tile.tpush_to_aiv": _PIPE,
+    "tile.tpop_from_aic": _PIPE,
+    "tile.tpop_from_aiv": _PIPE,
     "tile.set_validshape": "changes a tile's valid region only: tests/sim/test_kernel_control_flow.py runs it",
 }
