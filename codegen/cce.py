@@ -33,7 +33,7 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
-from pypto.ir.ops.cross_core_ops import pipe_slot_num
+from pypto.ir.ops.cross_core_ops import default_local_slot_num, pipe_slot_num
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
@@ -757,7 +757,7 @@ class CceEmitter(Emitter):
                                "initialise each pipe once, at the top of the kernel; give other pipes another id=")
         mask, size = keyword(call, "dir_mask"), keyword(call, "slot_size")
         slots = pipe_slot_num(call)
-        local = keyword(call, "local_slot_num") or min(2, slots)
+        local = keyword(call, "local_slot_num") or default_local_slot_num(slots)
         alias = self._alias(f"TPipe<{pipe_id}, {mask}, {size}, {slots}, {local}>", f"Pipe{pipe_id}")
         obj = self._fresh(f"pipe_{pipe_id}")
         self._pipes[pipe_id] = (alias, obj)

@@ -12,7 +12,8 @@ Group function ``F`` (callers keep calling ``F``):
   its consumer (``tpop_from_aic`` / ``tpop_from_aiv``, then a move into Left/Right), which frees the
   slot (``tfree_to_aic`` / ``tfree_to_aiv``) after its last use of the popped tile;
 * the consumer of each direction reserves the ring buffer (``reserve_buffer(base=pl.AUTO)``, size
-  ``slot_size * slot_num``), the producer imports it, and both initialise the pipe (``dir_mask`` 1
+  ``slot_size * slot_num``, or ``slot_size * local_slot_num`` on a2a3, whose ring lives in GM with
+  local_slot_num slots (2) kept on chip), the producer imports it, and both initialise the pipe (``dir_mask`` 1
   cube->vector, 2 vector->cube, 3 both; ``slot_size`` the largest tile a slot carries;
   ``slot_num`` from ``pl.cross_core_slot(slot_num=N)``, else 8 for one direction, 4 for both);
 * ``pl.split(UP_DOWN | LEFT_RIGHT)``: the AIV kernel runs on both AIV lanes, each on half the rows
@@ -45,7 +46,7 @@ from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.ops.common import tile_type
-from pypto.ir.ops.cross_core_ops import AUTO, default_slot_num, slot_bytes
+from pypto.ir.ops.cross_core_ops import AUTO, default_local_slot_num, default_slot_num, slot_bytes
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -64,6 +65,7 @@ from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import ProgramPass
+from pypto.transform.context import PassContext
 from pypto.transform.dce import eliminate_dead_code
 from pypto.transform.errors import PassError
 from pypto.transform.vector_split import halve
@@ -359,6 +361,7 @@ class ExpandMixedKernel(ProgramPass):
             return [], []
         dir_mask = (1 if vector.c2v else 0) | (2 if vector.v2c else 0)
         slot_num = func.attrs.get("slot_num") or default_slot_num(dir_mask)
+        ring = PassContext.current().platform.pipe_buffer_slots(slot_num, default_local_slot_num(slot_num))
         slot_size = max(sizes)
         span, op = func.span, op_registry.create_op_call
         zero = ConstInt(0, DataType.INT32, span)
@@ -371,7 +374,7 @@ class ExpandMixedKernel(ProgramPass):
             peer = aiv if consumer == "aiv" else aic
             own = Var(f"{direction}_buf", ScalarType(DataType.INT32), span)
             imported = Var(f"{direction}_buf", ScalarType(DataType.INT32), span)
-            reserve = op("system.reserve_buffer", [], {"name": name, "size": slot_size * slot_num, "base": AUTO}, span)
+            reserve = op("system.reserve_buffer", [], {"name": name, "size": slot_size * ring, "base": AUTO}, span)
             sides[consumer].append(AssignStmt(own, reserve, span))
             sides[producer].append(
                 AssignStmt(imported, op("system.import_peer_buffer", [], {"name": name, "peer_func": peer}, span), span)

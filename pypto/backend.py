@@ -66,6 +66,9 @@ class Platform(BaseModel):
     launch: str
     # TCVT's direct conversions: each source dtype's destinations, preferred first (exact widenings).
     native_casts: dict[DataType, tuple[DataType, ...]]
+    # A cross-core pipe's ring lives in GM and its consumer keeps local_slot_num slots on chip (a2a3);
+    # else the whole ring is on chip (a5).
+    pipe_ring_in_gm: bool = False
 
     @property
     def aic_cores(self) -> int:
@@ -76,6 +79,10 @@ class Platform(BaseModel):
     def aiv_cores(self) -> int:
         """Vector cores of the whole chip."""
         return self.aiv_per_die * self.dies
+
+    def pipe_buffer_slots(self, slot_num: int, local_slot_num: int) -> int:
+        """The slots a pipe's consumer reserves on chip (``reserve_buffer`` size / slot size)."""
+        return local_slot_num if self.pipe_ring_in_gm else slot_num
 
     def cast_chain(self, src: DataType, dst: DataType) -> list[DataType] | None:
         """The dtypes after each step of the shortest chain of native conversions from ``src`` to
@@ -168,6 +175,7 @@ A2A3 = Platform(
     target_arch="a2a3",
     assembler_arch="a3",
     launch="set_block_num",
+    pipe_ring_in_gm=True,
     native_casts=_A2A3_CASTS,
 )
 

@@ -65,6 +65,11 @@ def slot_bytes(op: str, held_bytes: int, split: int) -> int:
     return held_bytes // 2 if op == "tile.tpush_to_aiv" else held_bytes * 2 if op == "tile.tpush_to_aic" else held_bytes
 
 
+def default_local_slot_num(slot_num: int) -> int:
+    """The slots a pipe keeps in its consumer's local memory when ``local_slot_num`` is not given."""
+    return min(2, slot_num)
+
+
 def pipe_slot_num(setup: Call) -> int:
     """The slot count of an ``*_initialize_pipe`` call (its ``slot_num``, else the default)."""
     slots = setup.kwargs.get("slot_num")
