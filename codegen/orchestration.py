@@ -845,6 +845,7 @@ class OrchestrationEmitter(Emitter):
         found = dispatch_predicate(predicate)
         pred = f"{params}_pred"
         doc = self.doc
+        self._predicate_guard(found.tensor, found.indices, predicate.span)
         doc.line(f"CoreTaskPredicate {pred};")
         doc.line(f"{pred}.operand.tensor = &{self.name_of(found.tensor)};")
         doc.line(f"{pred}.operand.ndims = {len(found.indices)};")
@@ -854,6 +855,23 @@ class OrchestrationEmitter(Emitter):
         doc.line(f"{pred}.op = PredicateOp::{found.op};")
         doc.line(f"{pred}.target = {found.target};")
         doc.line(f"{params}.set_predicate({pred});")
+
+    def _predicate_guard(self, tensor: Var, indices: list[Expr], span: Span) -> None:
+        """Stop the run, as a kernel window out of bounds does, when a computed index of the gate element
+        falls outside its tensor: the scheduler would read whatever lies there (constant indices are
+        checked when the program is parsed)."""
+        dims = [d.value if isinstance(d, ConstInt) else f"(int64_t){self.name_of(tensor)}.shapes[{a}]"
+                for a, d in enumerate(tensor.type.shape)]
+        where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
+        for axis, (index, dim) in enumerate(zip(indices, dims, strict=True)):
+            if isinstance(index, ConstInt):
+                continue
+            i = f"(int64_t)({self.expr(index)})"
+            with self.doc.block(f"if ({i} < 0 || {i} >= {dim}) {{"):
+                text = (f'"{BOUNDS_MARKER} the dispatch predicate{_c_format(where)} reads element %lld of axis {axis} '
+                        f'of \'{_c_format(base_name(tensor.name_hint))}\', whose extent is %lld"')
+                self.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {text}, (long long){i}, (long long){dim});")
+                self.doc.line("return;")
 
     # ---- internal tensors ------------------------------------------------------------------------
 

@@ -81,3 +81,42 @@ def test_a_false_predicate_skips_its_task_and_a_true_one_runs_it(
         np.testing.assert_array_equal(sim[2 + k], ref[2 + k], err_msg=f"out{k}")
         expected = x * np.float32(scale) if counts[k] else initial[k]  # a skipped task leaves it unwritten
         np.testing.assert_array_equal(sim[2 + k], expected, err_msg=f"out{k}")
+
+
+GATE_IN_A_LOOP = """
+import pypto.language as pl
+
+@pl.program
+class GateInALoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def expert(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.InOut[pl.Tensor[[16, 64], pl.FP32]],
+               scale: pl.Scalar[pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(out, [0, 0], [16, 64])
+        u: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        d: pl.Tile[[16, 64], pl.FP32] = pl.add(t, pl.mul(u, scale))
+        out = pl.store(d, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], counts: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.FP32]:
+        for i in pl.range(n):
+            out, _ = pl.submit(self.expert, x, out, 1.0, predicate=(counts[0, i] > 0))
+        return out
+"""
+
+
+def test_a_gate_index_outside_its_tensor_stops_the_run(tmp_path: Path, kernel_cache: Path) -> None:
+    """The scheduler would read past the tensor; the run stops before, as a kernel window out of bounds does."""
+    from pypto.runtime import SimulatorBoundsError
+
+    compiled = ir.compile(pl.parse(GATE_IN_A_LOOP), output_dir=tmp_path / "out", dump_passes=False)
+    orchestration = next((tmp_path / "out").rglob("orchestration/*.cpp")).read_text()
+    assert "if ((int64_t)(i) < 0 || (int64_t)(i) >= 8) {" in orchestration
+    x = np.ones((16, 64), np.float32)
+    counts = np.array([[1, 0, 2, 0, 1, 1, 0, 1]], np.int32)
+    out = np.zeros((16, 64), np.float32)
+    compiled.run(x, counts, out, 8, cache_dir=kernel_cache)
+    np.testing.assert_array_equal(out, np.full((16, 64), 5.0, np.float32))
+    with pytest.raises(SimulatorBoundsError, match=r"the dispatch predicate .*reads element 8 of axis 1 of 'counts'"):
+        compiled.run(x, counts, np.zeros((16, 64), np.float32), 9, cache_dir=kernel_cache)
