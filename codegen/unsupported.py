@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import functools
 import linecache
+from collections.abc import Iterator
 
 from pypto.analysis.index import function_index
+from pypto.ir.enums import FunctionType
 from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
 from pypto.ir.span import Span
+from pypto.ir.stmt import RuntimeScopeStmt, ScopeStmt
+from pypto.ir.traversal import iter_children
 
 _NO_SEMANTICS = "pypto defines no reference semantics for it either"
 
@@ -48,6 +52,15 @@ REFUSED: dict[str, str] = {
     "system.fence": "",
 }
 _HINT = "write the computation with ops the kernel targets print (docs/codegen.md#unsupported)"
+
+# Ops only the orchestration prints: refused in kernel code (kernel functions, and the pl.at /
+# pl.spmd / pl.cluster bodies outlined into kernels).
+ORCHESTRATION_ONLY: dict[str, str] = {
+    "array.create": "arrays (TaskId arrays, integer arrays) live in the orchestration",
+    "array.get_element": "arrays (TaskId arrays, integer arrays) live in the orchestration",
+    "array.update_element": "arrays (TaskId arrays, integer arrays) live in the orchestration",
+}
+_KERNEL_FUNCTIONS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
 
 
 class UnsupportedOpError(PyptoError):
@@ -94,8 +107,30 @@ def check_printable(program: Program, targets: frozenset[str]) -> None:
     """Raise :class:`UnsupportedOpError` at the first call of an op one of the printed kernel
     ``targets`` (``pto``, ``cce``) cannot print."""
     for func in program.functions.values():
+        if not function_index(func).op_names & ORCHESTRATION_ONLY.keys():
+            continue
+        for call in _kernel_calls(func.body, func.func_type in _KERNEL_FUNCTIONS):
+            if isinstance(call.op, Op) and call.op.name in ORCHESTRATION_ONLY:
+                raise UnsupportedOpError(
+                    f"{call.op.name} cannot be compiled in kernel code: the pto and cce targets have no rule for it "
+                    f"({ORCHESTRATION_ONLY[call.op.name]})", call.span,
+                    "make the array in the orchestration, outside pl.at / pl.spmd blocks, and pass kernels the "
+                    "scalars they need")
+    for func in program.functions.values():
         for node in function_index(func).of(Call):  # the index later checks reuse
             if isinstance(node.op, Op) and node.op.name in REFUSED:
                 message = refusal_message(node.op.name, targets)
                 if message is not None:
                     raise UnsupportedOpError(message, node.span, _HINT)
+
+
+def _kernel_calls(node: object, in_kernel: bool) -> Iterator[Call]:
+    """The calls under ``node`` that run in a kernel: all of them in a kernel function, else those in
+    the scopes outlined into kernels (not runtime scopes)."""
+    stack = [(node, in_kernel)]
+    while stack:
+        n, inside = stack.pop()
+        inside = inside or (isinstance(n, ScopeStmt) and not isinstance(n, RuntimeScopeStmt))
+        if inside and isinstance(n, Call):
+            yield n
+        stack.extend((child, inside) for child in reversed(list(iter_children(n))))

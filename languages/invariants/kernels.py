@@ -18,7 +18,7 @@ from pypto.ir.types import TileType
 
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter, cached
-from .grammar import Field, Forbid, NoNode, inside
+from .grammar import Field, Forbid, NoNode, Ops, inside
 
 _SIDE_OF = {FunctionType.AIC: AIC, FunctionType.AIV: AIV}
 TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
@@ -259,20 +259,24 @@ HardSyncallOccupancyValid = Invariant.per_program(
 _KERNEL_FUNCTIONS = inside(FunctionType.AIC, FunctionType.AIV)
 _NOT_PRINTED = "(the kernel code generators print no {what} in a kernel)"
 
+# Cross-core moves of a mixed kernel: ExpandMixedKernel turns each into a tpush/tpop pipe.
+_SHARDS = frozenset({"tile.aiv_shard", "tile.aic_gather"})
+
+
 def _kernel_nodes_hold(func: Function) -> bool:
     """A cheap sufficient condition for KernelNodes (no rule walk)."""
     if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
         return True
     index = function_index(func)
     return not index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) and not any(
-        isinstance(s.value, MakeTuple) for s in index.of(AssignStmt))
+        isinstance(s.value, MakeTuple) for s in index.of(AssignStmt)) and not index.op_names & _SHARDS
 
 
 # The node kinds of the dialect that kernels may not hold: what the PTO and CCE emitters have no
 # rule for. Values of tuple type only reach a kernel through ops no kernel emitter prints either.
 KernelNodes = Invariant.declared(
     "KernelNodes",
-    "AIC/AIV kernels hold no task submission, runtime scope or tuple item",
+    "AIC/AIV kernels hold no task submission, runtime scope, tuple item or unlowered cross-core move",
     Forbid(what=Submit, where=_KERNEL_FUNCTIONS, code="SUBMIT_IN_KERNEL",
            message="a task submission in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="submission")),
     Forbid(what=RuntimeScopeStmt, where=_KERNEL_FUNCTIONS, code="RUNTIME_SCOPE_IN_KERNEL",
@@ -281,5 +285,7 @@ KernelNodes = Invariant.declared(
            message="a tuple item in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="tuple value")),
     Field(of=AssignStmt, field="value", refinement=NoNode(MakeTuple), where=_KERNEL_FUNCTIONS, code="TUPLE_IN_KERNEL",
           message="a tuple value in {kind} kernel '{func}' " + _NOT_PRINTED.format(what="tuple value")),
+    Forbid(what=Ops("cross-core moves", prefix="tile.a", keep=_SHARDS.__contains__), where=_KERNEL_FUNCTIONS,
+           code="SHARD_IN_KERNEL", message="{op} in {kind} kernel '{func}' (ExpandMixedKernel makes it a pipe)"),
     holds_if=_kernel_nodes_hold,
 )

@@ -18,10 +18,7 @@ from pypto.codegen.unsupported import REFUSED, UnsupportedOpError, refusal_messa
 from pypto.ir import op_registry
 
 # Tile ops a kernel target lacks a rule for that a compile does not refuse, and why.
-NOT_REFUSED = {
-    "tile.aiv_shard": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
-    "tile.aic_gather": "cross-core split (pl.split_aiv), outside the lowerings of issue 29 item 3",
-}
+NOT_REFUSED: dict[str, str] = {}  # tile ops lacking a rule that a compile does not refuse, and why
 
 
 def _lacking() -> dict[str, set[str]]:
@@ -83,3 +80,33 @@ def test_a_tensor_sin_in_a_kernel_is_refused_by_the_conversion(tmp_path: Path) -
                        r"'main_incore_0' \(hint: pto-isa has no sine instruction, so no target computes it; the "
                        r"interpreter runs it\)"):
         ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+
+
+_ARRAY = textwrap.dedent("""
+    @pl.program
+    class P:
+        @pl.function
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            {outside}
+            with pl.at(level=pl.Level.CORE_GROUP):
+                {inside}
+                t = pl.load(x, [0, 0], [16, 64])
+                out = pl.store(t, [0, 0], out)
+            return out
+""")
+
+
+def test_an_array_in_kernel_code_is_refused_at_the_call(tmp_path: Path) -> None:
+    source = _ARRAY.format(outside="n = 1", inside="a = pl.array.create(4, pl.INT32)")
+    with pytest.raises(UnsupportedOpError) as err:
+        ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+    assert err.value.message == (
+        "array.create cannot be compiled in kernel code: the pto and cce targets have no rule for it (arrays "
+        "(TaskId arrays, integer arrays) live in the orchestration)")
+    assert err.value.span.begin_line == 9 and "outside pl.at / pl.spmd blocks" in err.value.hint
+
+
+def test_an_array_in_the_orchestration_is_not_refused(tmp_path: Path) -> None:
+    source = _ARRAY.format(outside="a = pl.array.create(4, pl.INT32)", inside="n = 1")
+    ir.compile(pl.parse(source), output_dir=tmp_path / "out")
