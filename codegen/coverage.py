@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .base import Emitter
 from .orchestration_refused import REFUSED as ORCHESTRATION_REFUSED
 from .target import ORCHESTRATION, TARGETS, Target
-from .unsupported import REFUSED
+from .unsupported import ORCHESTRATION_ONLY, REFUSED
 
 # Where each target's emitter lives ("module:class"); a module that does not exist yet means the
 # target has no emitter, so none of its node kinds has a rule.
@@ -77,7 +77,7 @@ def coverage(target: Target, emitter: type[Emitter] | None) -> Coverage:
     ]
     nodes = target.needed_nodes()
     missing_nodes = [cls.__name__ for cls in nodes if emitter is None or not emitter.rules.handles(cls)]
-    table = ORCHESTRATION_REFUSED if target is ORCHESTRATION else REFUSED
+    table = ORCHESTRATION_REFUSED if target is ORCHESTRATION else REFUSED.keys() | ORCHESTRATION_ONLY.keys()
     refused = tuple(name for name in missing_ops if name in table)
     return Coverage(target.name, emitter.__name__ if emitter else None, len(ops), tuple(missing_ops),
                     len(nodes), tuple(missing_nodes), refused)
