@@ -20,7 +20,7 @@ from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
 from pypto.ir.span import Span
-from pypto.ir.stmt import RuntimeScopeStmt, ScopeStmt
+from pypto.ir.stmt import ClusterScopeStmt, InCoreScopeStmt, SplitAivScopeStmt, SpmdScopeStmt
 from pypto.ir.traversal import iter_children
 
 _NO_SEMANTICS = "pypto defines no reference semantics for it either"
@@ -61,10 +61,12 @@ ORCHESTRATION_ONLY: dict[str, str] = {
     "array.update_element": "arrays (TaskId arrays, integer arrays) live in the orchestration",
 }
 _KERNEL_FUNCTIONS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
+_KERNEL_SCOPES = (InCoreScopeStmt, SpmdScopeStmt, ClusterScopeStmt, SplitAivScopeStmt)
 
 
 class UnsupportedOpError(PyptoError):
-    """A call of an op in ``REFUSED``; rendered like a parser diagnostic (message, span, hint)."""
+    """A call of an op in ``REFUSED`` (or of ``ORCHESTRATION_ONLY`` in kernel code); rendered like a
+    parser diagnostic (message, span, hint)."""
 
     def __init__(self, message: str, span: Span, hint: str) -> None:
         self.message, self.span, self.hint = message, span, hint
@@ -126,11 +128,11 @@ def check_printable(program: Program, targets: frozenset[str]) -> None:
 
 def _kernel_calls(node: object, in_kernel: bool) -> Iterator[Call]:
     """The calls under ``node`` that run in a kernel: all of them in a kernel function, else those in
-    the scopes outlined into kernels (not runtime scopes)."""
+    the scopes outlined into kernels."""
     stack = [(node, in_kernel)]
     while stack:
         n, inside = stack.pop()
-        inside = inside or (isinstance(n, ScopeStmt) and not isinstance(n, RuntimeScopeStmt))
+        inside = inside or isinstance(n, _KERNEL_SCOPES)
         if inside and isinstance(n, Call):
             yield n
         stack.extend((child, inside) for child in reversed(list(iter_children(n))))
