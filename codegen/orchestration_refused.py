@@ -13,14 +13,10 @@ would be a dependency edge to a task that was never submitted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
+from pypto.analysis.kernel_code import placed_calls
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
-from pypto.ir.node import ModelBase
-from pypto.ir.stmt import RuntimeScopeStmt, ScopeStmt
-from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
 
 from .errors import CodegenError
@@ -52,22 +48,10 @@ def check_orchestration_ops(program: Program) -> None:
                     "the host passes tensors and numbers, never a submitted task", param.span,
                     "depend on a task this function submits (`out, tid = pl.submit(...)`, then deps=[tid]), or "
                     "write None for no dependency")
-        for call in _orchestration_calls(func.body):
-            if isinstance(call.op, Op) and call.op.name in REFUSED:
+        for call, in_kernel in placed_calls(func):
+            if not in_kernel and isinstance(call.op, Op) and call.op.name in REFUSED:
                 raise CodegenError(f"{call.op.name} cannot run in orchestration code: moving tensor data needs a core",
                                    call.span, REFUSED[call.op.name])
-
-
-def _orchestration_calls(node: ModelBase) -> Iterator[Call]:
-    """The calls under ``node``, not entering scopes other than runtime scopes (they become kernels)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ScopeStmt) and not isinstance(n, RuntimeScopeStmt):
-            continue
-        if isinstance(n, Call):
-            yield n
-        stack.extend(reversed(list(iter_children(n))))  # source order
 
 
 __all__ = ["REFUSED", "check_orchestration_ops"]

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import functools
 import linecache
-from collections.abc import Iterator
 
 from pypto.analysis.index import function_index
-from pypto.ir.enums import FunctionType
+from pypto.analysis.kernel_code import placed_calls
 from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
 from pypto.ir.span import Span
-from pypto.ir.stmt import ClusterScopeStmt, InCoreScopeStmt, SplitAivScopeStmt, SpmdScopeStmt
-from pypto.ir.traversal import iter_children
 
 _NO_SEMANTICS = "pypto defines no reference semantics for it either"
 
@@ -60,8 +57,6 @@ ORCHESTRATION_ONLY: dict[str, str] = {
     "array.get_element": "arrays (TaskId arrays, integer arrays) live in the orchestration",
     "array.update_element": "arrays (TaskId arrays, integer arrays) live in the orchestration",
 }
-_KERNEL_FUNCTIONS = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
-_KERNEL_SCOPES = (InCoreScopeStmt, SpmdScopeStmt, ClusterScopeStmt, SplitAivScopeStmt)
 
 
 class UnsupportedOpError(PyptoError):
@@ -111,8 +106,8 @@ def check_printable(program: Program, targets: frozenset[str]) -> None:
     for func in program.functions.values():
         if not function_index(func).op_names & ORCHESTRATION_ONLY.keys():
             continue
-        for call in _kernel_calls(func.body, func.func_type in _KERNEL_FUNCTIONS):
-            if isinstance(call.op, Op) and call.op.name in ORCHESTRATION_ONLY:
+        for call, in_kernel in placed_calls(func):
+            if in_kernel and isinstance(call.op, Op) and call.op.name in ORCHESTRATION_ONLY:
                 raise UnsupportedOpError(
                     f"{call.op.name} cannot be compiled in kernel code: the pto and cce targets have no rule for it "
                     f"({ORCHESTRATION_ONLY[call.op.name]})", call.span,
@@ -125,14 +120,3 @@ def check_printable(program: Program, targets: frozenset[str]) -> None:
                 if message is not None:
                     raise UnsupportedOpError(message, node.span, _HINT)
 
-
-def _kernel_calls(node: object, in_kernel: bool) -> Iterator[Call]:
-    """The calls under ``node`` that run in a kernel: all of them in a kernel function, else those in
-    the scopes outlined into kernels."""
-    stack = [(node, in_kernel)]
-    while stack:
-        n, inside = stack.pop()
-        inside = inside or isinstance(n, _KERNEL_SCOPES)
-        if inside and isinstance(n, Call):
-            yield n
-        stack.extend((child, inside) for child in reversed(list(iter_children(n))))

@@ -10,7 +10,8 @@
   flow analyses are written on;
 * :mod:`.roots`, :mod:`.gm_alias`: which buffer a variable names (orchestration roots, the
   parameter a function returns; GM tensors inside a kernel);
-* :mod:`.loops`: a loop's constant trip count.
+* :mod:`.loops`: a loop's constant trip count;
+* :mod:`.kernel_code`: which calls run on a core (kernel functions and the scopes outlined into kernels).
 """
 
 from .callgraph import call_graph, callee, calls_functions, find_cycle, op_name
