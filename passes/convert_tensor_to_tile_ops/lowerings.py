@@ -139,13 +139,14 @@ def binary(conv: Converter, call: Call) -> Expr:
     their promoted dtype; the vector units have no broadcasting form, so an ``[M, 1]`` (``[1, N]``)
     operand is broadcast by the row (column) form: ``tile.row_expand_sub(x, m)``, or
     ``tile.row_expand`` then the op when there is none for that operand order or dtype (``m - x``,
-    an integer division)."""
-    if not all(_tensor_args(call)[:2]):
-        return same_name(conv, call)
+    an integer division). A scalar rhs (``tensor.maximum(x, 0.0)``) takes the scalar form ``tile.maximums``."""
     lhs, rhs = call.args[0], call.args[1]
     base = call.op.name.split(".", 1)[1]
     dtype = promote(lhs.type.dtype, rhs.type.dtype)
     rest = [conv.tile(a) if t else conv.value(a) for a, t in zip(call.args[2:], _tensor_args(call)[2:])]
+    if not isinstance(rhs.type, (TensorType, TileType)):  # maximum, minimum, cmp: the tile op's scalar form
+        args = [_widened(conv, lhs, dtype, call.span), conv.value(rhs)]
+        return conv.op(f"tile.{base}s", args + rest, dict(call.kwargs), call.span)
     ls, rs = list(lhs.type.shape), list(rhs.type.shape)
     if len(ls) == len(rs) and all(dim_equal(a, b) for a, b in zip(ls, rs)):
         if lhs.type.dtype == rhs.type.dtype:
@@ -171,6 +172,20 @@ def binary(conv: Converter, call: Call) -> Expr:
     wide = conv.temp(f"{kind}_tile", conv.op(f"tile.{kind}_expand", [full_tile, vec_tile], {}, call.span))
     args = [wide, full_tile] if vec_first else [full_tile, wide]
     return conv.op("tile." + base, args + rest, dict(call.kwargs), call.span)
+
+
+def compare(conv: Converter, call: Call) -> Expr:
+    """``tensor.cmp`` gives 0/1 in the operands' promoted dtype, the vector unit's compare a packed bit
+    mask (``tile.cmp`` / ``tile.cmps``): the result selects ones where a bit is set, zero elsewhere::
+
+        m = tile.cmps(x, 0.5, cmp_type=4); ones = tile.full(shape, 1); y = tile.sels(m, ones, tmp, 0)
+    """
+    mask = conv.temp("mask_tile", binary(conv, call))
+    dtype, shape = call.type.dtype, MakeTuple(list(call.type.shape), call.span)
+    ones = conv.temp("ones_tile", conv.op("tile.full", [shape, ConstInt(1, dtype, call.span)], {"dtype": dtype},
+                                          call.span))
+    tmp = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": dtype}, call.span))
+    return conv.op("tile.sels", [mask, ones, tmp, ConstInt(0, dtype, call.span)], {}, call.span)
 
 
 def sqrt(conv: Converter, call: Call) -> Expr:
@@ -457,7 +472,7 @@ def _register(fn: Callable[[Converter, Call], Expr], *names: str, **options: obj
         LOWERINGS["tensor." + n] = Lowering(fn, **options)  # type: ignore[arg-type]
 
 
-_BINARY = "add sub mul div maximum minimum and or xor shl shr fmod cmp".split()
+_BINARY = "add sub mul div maximum minimum and or xor shl shr fmod".split()
 _SCALAR = "adds subs muls divs fmods".split()
 _UNARY = "abs exp log rsqrt recip neg not cast".split()  # no sin, cos: pto-isa has no instruction for them
 _EXPAND = [f"{axis}_expand{op}" for axis in ("row", "col") for op in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")]
@@ -468,6 +483,7 @@ _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, 
 _register(same_name, "fillpad", "fillpad_expand")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")
+_register(compare, "cmp")
 _register(reduction, *_REDUCE)
 _register(matmul, "matmul")
 _register(matmul_acc, "matmul_acc")

@@ -141,6 +141,15 @@ PROGRAMS = {
                     flag[0] = 1.0
                 return out
     """,
+    "compares_and_scalar_rhs": f"""
+        @pl.program
+        class Compares:
+            @pl.function
+            def main(self, x: {_T}, y: {_T}, out: pl.Out[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.add(pl.cmp(x, y, cmp_type=2), pl.cmp(pl.maximum(x, 0.0), 0.5, cmp_type=5))
+                return out
+    """,
 }
 
 

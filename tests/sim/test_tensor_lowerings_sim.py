@@ -126,3 +126,35 @@ def test_a_clamped_slice_past_the_source_on_the_simulator_equals_the_interpreter
     expected = np.zeros((32, 32), np.float32)
     expected[:22, :24] = x[8:, 16:] + 1
     np.testing.assert_array_equal(got, expected)
+
+
+@pl.program
+class ScalarRhs:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 64], pl.FP16], y: pl.Tensor[[16, 64], pl.FP16],
+             clipped: pl.Out[pl.Tensor[[16, 64], pl.FP32]], above: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             below: pl.Out[pl.Tensor[[16, 64], pl.FP16]],
+             ) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP16]]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            clipped[:] = pl.minimum(pl.maximum(x, 0.0), 0.5)
+            above[:] = pl.cmp(x, 0.25, cmp_type=4)
+            below[:] = pl.cmp(x, y, cmp_type=2)
+        return clipped, above, below
+
+
+def test_maximum_minimum_and_cmp_with_a_scalar_take_the_tile_scalar_forms(tmp_path: Path, kernel_cache: Path) -> None:
+    """tensor.maximum/minimum/cmp take a scalar rhs (tile.maximums/...), and a tensor compare gives 0/1 in
+    the promoted dtype where the tile compare gives a packed mask."""
+    compiled = ir.compile(ScalarRhs, output_dir=tmp_path / "scalar_rhs")
+    (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
+    text = (compiled.output_dir / kernel).read_text()
+    assert "TMAXS(" in text and "TMINS(" in text and "TCMPS(" in text and "TSELS(" in text
+    rng = np.random.default_rng(7)
+    x, y = (rng.standard_normal((16, 64)).astype(np.float16) for _ in range(2))
+    got = compiled.run(x, y, cache_dir=kernel_cache)
+    want = compiled.interpret(x, y)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[0], np.clip(x.astype(np.float32), 0.0, 0.5))
+    np.testing.assert_array_equal(got[1], (x > np.float16(0.25)).astype(np.float32))
+    np.testing.assert_array_equal(got[2], (x < y).astype(np.float16))
