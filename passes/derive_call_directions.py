@@ -20,15 +20,15 @@ from pypto.transform.errors import PassError
 from pypto.transform.rewrite import Result, Rewrite, on
 from pypto.transform.util import rebuild
 
-_STRENGTH = {ParamDirection.In: 0, ParamDirection.Out: 1, ParamDirection.InOut: 2}
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 
 
 class DeriveCallDirections(ProgramPass):
     """Write ``attrs["arg_directions"]`` on every Call/Submit of a program function.
 
-    Phase 0 raises each Group/Spmd wrapper's parameter directions to the strongest direction of
-    the kernel parameters it forwards them to (``In < Out < InOut``, to a fixpoint; never lowered).
+    Phase 0 raises each Group/Spmd wrapper's parameter directions to the join of the kernel parameters
+    it forwards them to (one tensor fed to an In and an Out parameter is InOut), to a fixpoint; never
+    lowered (``In < Out < InOut``).
     Then each argument gets, from its callee parameter and the buffer root of the argument
     (through assignments, loop carries and call results):
 
@@ -90,7 +90,7 @@ def _raise_wrappers(program: Program) -> Program:
 def _effective(func: Function, program: Program) -> list[ParamDirection]:
     roots = Roots(func, program)
     index = {p: i for i, p in enumerate(func.params)}
-    dirs = list(func.param_directions)
+    uses: dict[int, ParamDirection] = {}
     for call in function_index(func).of(Call, Submit):
         target = callee(program, call)
         if target is None:
@@ -99,9 +99,9 @@ def _effective(func: Function, program: Program) -> list[ParamDirection]:
             if not isinstance(arg, Var) or not isinstance(arg.type, TensorType):
                 continue
             i = index.get(roots.root(arg))
-            if i is not None and _STRENGTH[pd] > _STRENGTH[dirs[i]]:
-                dirs[i] = pd
-    return dirs
+            if i is not None:
+                uses[i] = pd if i not in uses else uses[i].join(pd)
+    return [max(d, uses.get(i, d)) for i, d in enumerate(func.param_directions)]
 
 
 class _Directions(Rewrite):

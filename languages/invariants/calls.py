@@ -32,7 +32,6 @@ _ALLOWED = {
     ParamDirection.InOut: {ArgDirection.InOut, ArgDirection.OutputExisting, ArgDirection.NoDep},
     ParamDirection.Out: {ArgDirection.Output, ArgDirection.OutputExisting, ArgDirection.InOut, ArgDirection.NoDep},
 }
-_STRENGTH = {ParamDirection.In: 0, ParamDirection.Out: 1, ParamDirection.InOut: 2}
 
 
 def _check_call_directions(call: Call | Submit, target: Function, report: Reporter) -> None:
@@ -60,7 +59,7 @@ def _check_call_directions(call: Call | Submit, target: Function, report: Report
 
 
 def _check_wrapper(func: Function, program: Program, report: Reporter) -> None:
-    """A Group/Spmd wrapper's param directions equal the strongest kernel param each feeds."""
+    """A Group/Spmd wrapper's param directions join those of the kernel params each feeds."""
     effective: dict[Var, ParamDirection] = {}
     for call in function_index(func).of(Call, Submit):
         target = callee(program, call)
@@ -68,9 +67,7 @@ def _check_wrapper(func: Function, program: Program, report: Reporter) -> None:
             continue
         for arg, pd in zip(call.args, target.param_directions):
             if isinstance(arg, Var) and isinstance(arg.type, TensorType):
-                old = effective.get(arg)
-                if old is None or _STRENGTH[pd] > _STRENGTH[old]:
-                    effective[arg] = pd
+                effective[arg] = pd if arg not in effective else effective[arg].join(pd)
     for p, d in zip(func.params, func.param_directions):
         want = effective.get(p)
         if want is not None and want is not d:

@@ -123,11 +123,15 @@ class CoreType(IntEnum):
 
 
 class ParamDirection(IntEnum):
-    """Direction of a function parameter."""
+    """Direction of a function parameter; ordered ``In < Out < InOut`` (a wrapper's are raised, never lowered)."""
 
     In = 0
     Out = 1
     InOut = 2
+
+    def join(self, other: ParamDirection) -> ParamDirection:
+        """One tensor fed to two parameters: read through one and written through the other is InOut."""
+        return self if self is other else ParamDirection.InOut
 
 
 class ArgDirection(IntEnum):

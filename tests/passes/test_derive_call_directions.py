@@ -135,3 +135,16 @@ def test_an_override_of_a_non_tensor_argument_is_an_error(index: int) -> None:
     with pytest.raises(PassError, match=f"arg_direction_overrides names argument {index}, which is not a tensor") as err:
         passes.derive_call_directions()(parse(source))
     assert err.value.span.is_valid() and "pl.no_dep" in err.value.hint
+
+
+def test_a_tensor_fed_to_an_in_and_an_out_parameter_makes_the_wrapper_param_inout() -> None:
+    """``self.k(out, 0, out)`` in a Group: read through ``a`` and written through ``out``, so InOut."""
+    source = orch("out = self.g(out)", params=f"out: pl.InOut[{T}]", extra=f"""
+    @pl.function(type=pl.FunctionType.Group)
+    def g(self, out: {T}) -> {T}:
+        out = self.k(out, 0, out)
+        return out
+""")
+    after = passes.derive_call_directions()(parse(source))
+    assert after.get_function("g").param_directions == [ir.ParamDirection.InOut]
+    assert CallDirectionsResolved.check(after) == []
