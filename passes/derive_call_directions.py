@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from pypto.analysis import callee, calls_functions, function_index
+from pypto.analysis import callee, calls_functions
 from pypto.analysis.roots import Roots
+from pypto.analysis.wrapper_directions import forwarded_directions
 from pypto.languages.invariants import CallDirectionsResolved
 from pypto.languages.memref import memref
 
@@ -26,9 +27,9 @@ _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 class DeriveCallDirections(ProgramPass):
     """Write ``attrs["arg_directions"]`` on every Call/Submit of a program function.
 
-    Phase 0 raises each Group/Spmd wrapper's parameter directions to the join of the kernel parameters
-    it forwards them to (one tensor fed to an In and an Out parameter is InOut), to a fixpoint; never
-    lowered (``In < Out < InOut``).
+    Phase 0 raises each Group/Spmd wrapper's parameter directions to those its kernel calls give them
+    (:func:`~pypto.analysis.wrapper_directions.forwarded_directions`: read before the first write is
+    InOut), to a fixpoint; never lowered (``In < Out < InOut``).
     Then each argument gets, from its callee parameter and the buffer root of the argument
     (through assignments, loop carries and call results):
 
@@ -88,20 +89,8 @@ def _raise_wrappers(program: Program) -> Program:
 
 
 def _effective(func: Function, program: Program) -> list[ParamDirection]:
-    roots = Roots(func, program)
-    index = {p: i for i, p in enumerate(func.params)}
-    uses: dict[int, ParamDirection] = {}
-    for call in function_index(func).of(Call, Submit):
-        target = callee(program, call)
-        if target is None:
-            continue
-        for arg, pd in zip(call.args, target.param_directions):
-            if not isinstance(arg, Var) or not isinstance(arg.type, TensorType):
-                continue
-            i = index.get(roots.root(arg))
-            if i is not None:
-                uses[i] = pd if i not in uses else uses[i].join(pd)
-    return [max(d, uses.get(i, d)) for i, d in enumerate(func.param_directions)]
+    uses = forwarded_directions(func, program)
+    return [max(d, uses.get(p, d)) for p, d in zip(func.params, func.param_directions)]
 
 
 class _Directions(Rewrite):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pypto.analysis import block, callee, calls_functions, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
+from pypto.analysis.wrapper_directions import forwarded_directions
 
 from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
 from pypto.ir.expr import Call, Submit, Var
@@ -59,15 +60,8 @@ def _check_call_directions(call: Call | Submit, target: Function, report: Report
 
 
 def _check_wrapper(func: Function, program: Program, report: Reporter) -> None:
-    """A Group/Spmd wrapper's param directions join those of the kernel params each feeds."""
-    effective: dict[Var, ParamDirection] = {}
-    for call in function_index(func).of(Call, Submit):
-        target = callee(program, call)
-        if target is None:
-            continue
-        for arg, pd in zip(call.args, target.param_directions):
-            if isinstance(arg, Var) and isinstance(arg.type, TensorType):
-                effective[arg] = pd if arg not in effective else effective[arg].join(pd)
+    """A Group/Spmd wrapper's param directions equal those its kernel calls give them."""
+    effective = forwarded_directions(func, program)
     for p, d in zip(func.params, func.param_directions):
         want = effective.get(p)
         if want is not None and want is not d:

@@ -129,10 +129,6 @@ class ParamDirection(IntEnum):
     Out = 1
     InOut = 2
 
-    def join(self, other: ParamDirection) -> ParamDirection:
-        """One tensor fed to two parameters: read through one and written through the other is InOut."""
-        return self if self is other else ParamDirection.InOut
-
 
 class ArgDirection(IntEnum):
     """Direction of an argument at a call site (``Call.attrs["arg_directions"]``)."""

@@ -148,3 +148,18 @@ def test_a_tensor_fed_to_an_in_and_an_out_parameter_makes_the_wrapper_param_inou
     after = passes.derive_call_directions()(parse(source))
     assert after.get_function("g").param_directions == [ir.ParamDirection.InOut]
     assert CallDirectionsResolved.check(after) == []
+
+
+def test_a_tensor_written_then_read_in_the_wrapper_stays_out() -> None:
+    """``c`` is written by the first kernel, then read by the second: the caller's contents are never read."""
+    source = orch("c = pl.create_tensor([128, 128], dtype=pl.FP32)\nout = self.g(a, c, out)", extra=f"""
+    @pl.function(type=pl.FunctionType.Group)
+    def g(self, a: {T}, c: {T}, out: {T}) -> {T}:
+        c = self.k(a, 0, c)
+        out = self.k(c, 0, out)
+        return out
+""")
+    after = passes.derive_call_directions()(parse(source))
+    assert after.get_function("g").param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out,
+                                                        ir.ParamDirection.Out]
+    assert CallDirectionsResolved.check(after) == []
