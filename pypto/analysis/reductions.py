@@ -18,6 +18,9 @@ the length of the sums it carries as a relative error, having passed a scaling o
   N terms of unit magnitude and either sign is about ``sqrt(N)`` large with an absolute error up
   to ``N * e``, a relative one of ``sqrt(N) * e``; after ``x / row_sum(x)`` the absolute error
   shrinks with the result, the relative one stays.
+* An exponential (``EXPONENTIALS``: exp, expdif) also turns its operand's absolute error into a
+  relative one of the same size, ``exp(c + d) = exp(c) * (1 + d)``: the result carries the
+  operand's ``terms`` as ``amplified``, whose error ``N * e`` is relative from then on.
 * Every other op (moves, casts, views, max/min, selects, ...) passes on the largest of its
   operands' chains.
 * An op that writes an argument in place (``tile.store``, ``tensor.assemble``, ...) raises the
@@ -58,12 +61,14 @@ class Chain:
     """The terms a value sums (1 for a value no sum made), rounded to each of ``dtypes`` on the way.
 
     ``terms`` is the sum whose rounding the value carries as an absolute error, ``relative`` the
-    longest sum it carries as a relative error, past a scaling op.
+    longest sum it carries as a relative error, past a scaling op, and ``amplified`` the longest
+    sum whose absolute error an exponential made relative.
     """
 
     terms: int = 1
     dtypes: frozenset[DataType] = frozenset()
     relative: int = 1
+    amplified: int = 1
 
     @property
     def length(self) -> int:
@@ -72,15 +77,20 @@ class Chain:
 
     def join(self, other: Chain) -> Chain:
         """The longer chain, with the accumulation dtypes of both."""
-        return Chain(max(self.terms, other.terms), self.dtypes | other.dtypes, max(self.relative, other.relative))
+        return Chain(max(self.terms, other.terms), self.dtypes | other.dtypes, max(self.relative, other.relative),
+                     max(self.amplified, other.amplified))
 
     def rounded(self, dtype: DataType) -> Chain:
         """This chain rounded to ``dtype`` as well."""
-        return Chain(self.terms, self.dtypes | {dtype}, self.relative)
+        return Chain(self.terms, self.dtypes | {dtype}, self.relative, self.amplified)
 
     def scaled(self) -> Chain:
         """This chain past a scaling op: one term, its sums carried as a relative error."""
-        return Chain(1, self.dtypes, self.length)
+        return Chain(1, self.dtypes, self.length, self.amplified)
+
+    def exponentiated(self) -> Chain:
+        """This chain past an exponential: scaled, its absolute error now a relative error as large."""
+        return Chain(1, self.dtypes, self.length, max(self.amplified, self.terms))
 
 
 def _dim(t: object, axis: int) -> E.Expr | None:
@@ -123,6 +133,9 @@ SCALES = frozenset(
                  "row_expand_mul", "row_expand_div", "row_expand_expdif", "col_expand_mul", "col_expand_div",
                  "col_expand_expdif")
 )
+# The scaling ops of the form exp(x): an absolute error of x becomes a relative error of the result.
+EXPONENTIALS = frozenset(f"{level}.{name}" for level in ("tensor", "tile")
+                         for name in ("exp", "row_expand_expdif", "col_expand_expdif"))
 
 
 def output_chains(program: Program, entry: Function, values: Mapping[str, int] | None = None) -> dict[str, Chain]:
@@ -211,9 +224,12 @@ class _Run:
         if terms is not None:
             factors = max((c.length for n, c in values if n not in ADDENDS), default=1)
             length = (self.int_value(terms(call)) or 1) * factors + sum(c.terms for n, c in values if n in ADDENDS)
-            return Chain(length, joined.dtypes, joined.relative).rounded(result.dtype)
+            return Chain(length, joined.dtypes, joined.relative, joined.amplified).rounded(result.dtype)
         if name in SUMS:
-            return Chain(sum(c.terms for _, c in values), joined.dtypes, joined.relative).rounded(result.dtype)
+            summed = sum(c.terms for _, c in values)
+            return Chain(summed, joined.dtypes, joined.relative, joined.amplified).rounded(result.dtype)
+        if name in EXPONENTIALS:
+            return joined.exponentiated()
         if name in SCALES:
             return joined.scaled()
         return joined

@@ -7,14 +7,16 @@ output of dtype ``D`` fed by a sum of ``N`` terms and, before a scaling op, by s
 terms (a :class:`~pypto.analysis.reductions.Chain`), rounded to dtypes whose coarsest machine
 epsilon is ``e``::
 
-    rtol = max(rtol_D, sqrt(max(N, R)) * e)        atol = max(atol_D, N * e)
+    rtol = max(rtol_D, sqrt(max(N, R)) * e) + X * e        atol = max(atol_D, N * e)
 
 ``(rtol_D, atol_D)`` is ``D``'s own tolerance (:func:`tolerance`). ``sqrt(N) * e``
 bounds the relative error of a sum whose terms share a sign; ``N * e`` the absolute error of a sum
 of terms of unit magnitude and either sign (partial sums of ``N`` such terms reach ``sqrt(N)``, and
 each of the ``N`` additions rounds one). Only the last sum's error is absolute: past a scaling op
 (``x / row_sum(x)``) the result's magnitude, not the terms', sets the error, so the earlier sums
-count as a relative ``sqrt(R) * e``. A K = 512 FP32 matmul of FP16 inputs gets ``atol`` 6.1e-5;
+count as a relative ``sqrt(R) * e``. Past an exponential, a sum of ``X`` terms keeps its absolute
+error ``X * e`` as a relative one (``exp(c + d) = exp(c) * (1 + d)``), added to the result's own
+rounding: the exp of a K = 128 FP32 matmul gets ``rtol`` 2.5e-5 (``X = 1`` adds nothing). A K = 512 FP32 matmul of FP16 inputs gets ``atol`` 6.1e-5;
 inputs far from unit magnitude need ``pypto run --atol``.
 """
 
@@ -59,7 +61,8 @@ def chain_tolerance(dtype: DataType, chain: Chain) -> tuple[float, float]:
     if not dtype.is_float() or chain.length <= 1:
         return rtol, atol
     e = max((epsilon(d) for d in chain.dtypes), default=epsilon(dtype))
-    return max(rtol, math.sqrt(chain.length) * e), max(atol, chain.terms * e) if chain.terms > 1 else atol
+    rtol = max(rtol, math.sqrt(chain.length) * e) + (chain.amplified * e if chain.amplified > 1 else 0.0)
+    return rtol, max(atol, chain.terms * e) if chain.terms > 1 else atol
 
 
 def output_tolerances(
