@@ -277,7 +277,7 @@ class _Kernel(Rewrite):
         call = node.value
         name = op_name(call) if isinstance(call, Call) else None
         if name is None or not (name in LOWERINGS or _compute(name)):
-            return self.children(node)
+            return self._copy(node, self.children(node))
         low = LOWERINGS.get(name)
         if low is None:
             raise self.error(
@@ -297,6 +297,15 @@ class _Kernel(Rewrite):
         var = Var(node.var.name_hint, value.type, node.var.span)
         self.bind(node.var, var)
         return AssignStmt(var, value, node.span)
+
+    def _copy(self, node: AssignStmt, new: Result) -> Result:
+        """``d = c`` of a tensor whose value became a tile: ``d`` is a tile variable too."""
+        if (isinstance(new, AssignStmt) and isinstance(new.value.type, TileType)
+                and not isinstance(node.var.type, TileType)):
+            var = Var(f"{node.var.name_hint}_tile", new.value.type, node.var.span)
+            self.bind(node.var, var)
+            return AssignStmt(var, new.value, node.span)
+        return new
 
     def _record_write(self, value: Expr) -> None:
         name = op_name(value) if isinstance(value, Call) else None

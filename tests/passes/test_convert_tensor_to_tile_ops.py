@@ -141,6 +141,18 @@ PROGRAMS = {
                     flag[0] = 1.0
                 return out
     """,
+    "copies_of_kernel_values": f"""
+        @pl.program
+        class Copies:
+            @pl.function
+            def main(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    y = pl.exp(x)
+                    z = y
+                    w = x
+                    out[:] = pl.add(z, w)
+                return out
+    """,
     "compares_and_scalar_rhs": f"""
         @pl.program
         class Compares:
