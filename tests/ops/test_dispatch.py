@@ -79,7 +79,8 @@ def test_scalar_scalar_builds_the_scalar_expression(name: str, node: type) -> No
 
 
 def test_mixing_tensor_and_tile_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match=r"^pl.add: cannot mix Tensor and Tile arguments \(Tensor, Tile\)$"):
+    with pytest.raises(TypeError, match=r"^pl.add: cannot mix Tensor and Tile arguments \(Tensor, Tile\); load the "
+                                        r"tensor into a tile first \(pl.load\)"):
         P["add"](A, V)
 
 

@@ -23,7 +23,10 @@ Fn = Callable[..., Any]
 def _mismatch(name: str, *args: Any) -> OpTypeError:
     kinds = ", ".join(kind(a) for a in args)
     if {"Tensor", "Tile"} <= {kind(a) for a in args}:
-        return OpTypeError(f"pl.{name}: cannot mix Tensor and Tile arguments ({kinds})", f"pl.{name}")
+        return OpTypeError(
+            f"pl.{name}: cannot mix Tensor and Tile arguments ({kinds}); load the tensor into a tile first "
+            "(pl.load), or make the value a tile (pl.tile.full, pl.tile.create: pl.full and pl.create_tensor "
+            "make tensors)", f"pl.{name}")
     return OpTypeError(f"pl.{name}: expected Tensor or Tile operands, got ({kinds})", f"pl.{name}")
 
 
