@@ -1,5 +1,6 @@
 """What a compile loads: the passes fold constants without the reference interpreter, and the
-narrow dtypes of ml_dtypes (a slow import) wait until a program or an argument needs one."""
+narrow dtypes of ml_dtypes (a slow import, 0.6 s of CPU) wait until a program or an argument needs
+one — also when a run checks its arguments and the tolerances of its outputs."""
 
 from __future__ import annotations
 
@@ -26,3 +27,28 @@ def test_compile_loads_neither_the_interpreter_nor_ml_dtypes() -> None:
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(example)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# Checks FP32 arguments and the tolerance of an FP32 output, then a BF16 argument.
+RUN_SCRIPT = """
+import runpy, sys
+import numpy as np
+from pypto.interp.tolerance import output_tolerances
+from pypto.ir.datatype import DataType
+from pypto.runtime.arguments import TensorParam, check_tensor
+program = runpy.run_path(sys.argv[1])["TensorSoftmax"]
+check_tensor(TensorParam("x", DataType.FP32, (2, 3)), np.zeros((2, 3), np.float32), True)
+output_tolerances(program, program.get_function("main"))
+print("ml_dtypes" in sys.modules)
+import ml_dtypes
+check_tensor(TensorParam("y", DataType.BF16, (2,)), np.zeros(2, ml_dtypes.bfloat16), False)
+print("bf16 ok")
+"""
+
+
+def test_checking_fp32_arguments_and_tolerances_does_not_load_ml_dtypes() -> None:
+    example = ROOT / "examples" / "tensor_softmax.py"
+    done = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(example)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "bf16", "ok"]

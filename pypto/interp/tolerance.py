@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-import ml_dtypes
+import numpy as np
 
 from pypto.analysis.reductions import Chain, output_chains
 from pypto.ir.datatype import DataType
@@ -52,7 +52,14 @@ def tolerance(dtype: DataType) -> tuple[float, float]:
 
 def epsilon(dtype: DataType) -> float:
     """The machine epsilon of a float dtype (the gap between 1 and the next value); 0 for exact types."""
-    return float(ml_dtypes.finfo(numpy_dtype(dtype)).eps) if dtype.is_float() else 0.0
+    if not dtype.is_float():
+        return 0.0
+    held = numpy_dtype(dtype)
+    if held.kind == "f":  # numpy's own floats: no need to import ml_dtypes (half a second) for them
+        return float(np.finfo(held).eps)
+    import ml_dtypes
+
+    return float(ml_dtypes.finfo(held).eps)
 
 
 def chain_tolerance(dtype: DataType, chain: Chain) -> tuple[float, float]:

@@ -32,6 +32,15 @@ def _simpler_dtypes() -> dict[np.dtype, str]:
     return {numpy_dtype(d): name for d, name in SIMPLER_DTYPES.items()}
 
 
+def _simpler_dtype(name: str, dtype: DataType, held: np.dtype) -> str:
+    """Simpler's name for the tensors of parameter ``name``, of ``dtype`` held as ``held`` (a dtype simpler
+    names itself is found without building the numpy map); ``SimulatorArgumentError`` if it has none."""
+    found = SIMPLER_DTYPES.get(dtype) or _simpler_dtypes().get(held)
+    if found is None:
+        raise SimulatorArgumentError(f"{name}: the simulator has no tensors of {dtype}")
+    return found
+
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -164,11 +173,11 @@ def _numpy(name: str, dtype: DataType) -> np.dtype:
 
 def _stage(param: TensorParam, arg: object, direction: Direction) -> StagedTensor | ResidentTensor:
     if isinstance(arg, DeviceTensor):
-        simpler_dtype = _simpler_dtypes()[_numpy(param.name, param.dtype)]
+        simpler_dtype = _simpler_dtype(param.name, param.dtype, _numpy(param.name, param.dtype))
         return ResidentTensor(param.name, check_device_tensor(param, arg), direction, simpler_dtype)
     array = check_tensor(param, arg, direction.writes)
-    want = array.dtype
-    return StagedTensor(param.name, array, array.copy(order="C"), direction, _simpler_dtypes()[want])
+    simpler_dtype = _simpler_dtype(param.name, param.dtype, array.dtype)
+    return StagedTensor(param.name, array, array.copy(order="C"), direction, simpler_dtype)
 
 
 def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
@@ -179,8 +188,7 @@ def check_tensor(param: TensorParam, arg: object, writes: bool) -> np.ndarray:
     """
     array = _array(param.name, arg)
     want = _numpy(param.name, param.dtype)
-    if want not in _simpler_dtypes():
-        raise SimulatorArgumentError(f"{param.name}: the simulator has no tensors of {param.dtype}")
+    _simpler_dtype(param.name, param.dtype, want)
     if array.dtype != want:
         raise SimulatorArgumentError(
             f"{param.name} must have dtype {want} ({param.dtype}), got {array.dtype}",
