@@ -37,7 +37,9 @@ def run_once(cmd: list[str], cache: Path) -> tuple[float, str]:
     """CPU seconds of one run (``RUSAGE_CHILDREN`` before and after: the process and its children) and its
     output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYPTO_CACHE_DIR": str(cache)}
+    # As a user runs it: Python caches bytecode (a shell with PYTHONDONTWRITEBYTECODE=1 would have every
+    # run compile pypto's sources again, about 0.5 s).
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYPTO_CACHE_DIR": str(cache)}
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
