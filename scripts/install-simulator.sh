@@ -59,8 +59,15 @@ installed() {
         [ "$(git -C "$COPY/build/pto-isa" rev-parse HEAD 2>/dev/null)" = "$PIN" ] &&
         python -c 'import simpler.worker, simpler_setup.kernel_compiler' >/dev/null 2>&1
 }
+# The precompiled headers and runtime objects every first build would make (docs/simulator.md#pch);
+# a failure here costs build time later, not correctness, so it only warns.
+prebuild() {
+    say "prebuilding precompiled headers and runtime objects"
+    python -m pypto.runtime.prebuild || say "warning: prebuilding failed; the first run builds them instead"
+}
 if installed; then
     say "already installed for $PYTHON ($SIMPLER_ID, pto-isa $PIN) in $HOME_DIR"
+    [ -d "$HOME_DIR/prebuilt/pch" ] || prebuild
     exit 0
 fi
 
@@ -153,4 +160,6 @@ if ! wait "$build"; then
 fi
 python -c 'import simpler.worker, simpler_setup.kernel_compiler' || die "simpler installed but does not import"
 printf '%s\n' "$WANT" >"$STAMP"
+rm -rf "$HOME_DIR/prebuilt"
+prebuild
 say "installed simpler for $PYTHON in $HOME_DIR"

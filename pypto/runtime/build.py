@@ -7,7 +7,9 @@ Each unit is looked up in the :class:`~pypto.runtime.cache.KernelCache` first. K
 ``g++-15`` (the shim running clang++-19 with pto-isa's CPU backend), the orchestration by ``g++``; both
 come from the install's ``bin/``, which admits two compilers at a time machine-wide. Each unit
 includes a precompiled header of its include prelude (:mod:`pypto.runtime.pch`); the runtime's fixed
-orchestration sources are compiled once into the cache and linked with each orchestration.
+orchestration sources are compiled once into the cache and linked with each orchestration. Both are
+looked up in the install's prebuilt artifacts too (:mod:`pypto.runtime.prebuild`), so a first run with
+an empty kernel cache compiles only its own units; program units come from the kernel cache alone.
 
 A unit that takes longer than :data:`PROGRESS_AFTER` seconds logs ``building <unit> (<n> of <m>)``
 at INFO on the ``pypto.runtime.build`` logger (``pypto run`` prints it on stderr; a library user sees it
@@ -78,7 +80,8 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
     with install.toolchain_path():
         incore_includes, orch_includes, orch_sources, orch_token = orchestration_facts(install.stamp, tree.runtime)
         orch_compiler, orch_linker = orchestration_compiler(install.stamp, tree.runtime)
-        pch = PchStore(cache.directory / "pch")
+        pch = PchStore(cache.directory / "pch", fallbacks=(install.prebuilt / "pch",))
+        prebuilt = KernelCache(install.prebuilt)
         common = {"stamp": install.stamp, "platform": PLATFORM, "runtime": tree.runtime}
         total = 1 + len(tree.kernels)
 
@@ -93,7 +96,7 @@ def build_artifacts(tree: ArtifactTree, install: SimulatorInstall, cache: Kernel
                     "includes": orch_includes,
                 }
             )
-            binary = cache.get(key)
+            binary = cache.get(key) or prebuilt.get(key)
             if binary is None:
                 _check(orch_compiler.run(["-c", "-o", str(obj), str(source)]))
                 cache.put(key, obj.read_bytes())

@@ -36,6 +36,12 @@ class SimulatorInstall:
         """The pto-isa checkout simpler uses (at the commit simpler pins)."""
         return self.simpler_root / "build" / "pto-isa"
 
+    @property
+    def prebuilt(self) -> Path:
+        """The toolchain artifacts built at install (:mod:`pypto.runtime.prebuild`): precompiled headers and
+        the runtime's fixed orchestration objects, looked up after the kernel cache."""
+        return self.bin_dir.parent / "prebuilt"
+
     @contextlib.contextmanager
     def toolchain_path(self) -> Iterator[None]:
         """Put the compiler shims first on PATH for the child processes started inside the block."""

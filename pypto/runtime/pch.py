@@ -82,10 +82,12 @@ class Compiler:
 
 
 class PchStore:
-    """Precompiled preludes in ``<directory>``, built on first use and shared by every unit and process."""
+    """Precompiled preludes in ``<directory>``, built on first use and shared by every unit and process;
+    one already in a ``fallbacks`` directory (the install's prebuilt ones, read only) is used from there."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, fallbacks: Sequence[Path] = ()) -> None:
         self.directory = directory
+        self.fallbacks = tuple(fallbacks)
 
     def header(self, compiler: Compiler, text: str, *, rebuild: bool = False) -> Path | None:
         """The header to ``-include`` for prelude ``text`` (its PCH built if missing or ``rebuild``), or ``None``
@@ -99,10 +101,12 @@ class PchStore:
                 "headers": headers_digest(compiler.include_dirs),
             }
         )
+        if not rebuild:
+            for directory in (self.directory, *self.fallbacks):
+                if self.pch_path(compiler, directory / f"{key}.h").is_file():
+                    return directory / f"{key}.h"
         header = self.directory / f"{key}.h"
         pch = self.pch_path(compiler, header)
-        if pch.is_file() and not rebuild:
-            return header
         self.directory.mkdir(parents=True, exist_ok=True)
         _write_once(header, text)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.", suffix=pch.suffix)

@@ -98,3 +98,34 @@ def test_unit_with_pch_reports_its_own_errors(compiler: Compiler, tmp_path: Path
     )
     assert result.returncode != 0
     assert "undeclared_name" in result.stderr
+
+
+def test_a_pch_prebuilt_at_install_is_used_from_there(compiler: Compiler, tmp_path: Path) -> None:
+    """The install's prebuilt store answers first use; a rejected one is rebuilt in the cache, never overwritten."""
+    text = prelude(SOURCE) or ""
+    prebuilt = PchStore(tmp_path / "prebuilt").header(compiler, text)
+    assert prebuilt is not None
+    store = PchStore(tmp_path / "cache", fallbacks=(tmp_path / "prebuilt",))
+    assert store.header(compiler, text) == prebuilt
+    assert not (tmp_path / "cache").exists()
+    rebuilt = store.header(compiler, text, rebuild=True)
+    assert rebuilt == tmp_path / "cache" / prebuilt.name and PchStore.pch_path(compiler, rebuilt).is_file()
+
+
+def test_a_first_run_with_an_empty_kernel_cache_builds_only_its_own_units(tmp_path: Path) -> None:
+    """After the install's prebuild, the precompiled headers and the runtime's orchestration objects come from
+    the install: an empty kernel cache receives the program's two units and nothing else."""
+    from pypto import ir
+    from pypto.language import parse
+    from pypto.runtime.artifacts import load_artifacts
+    from pypto.runtime.build import build_artifacts
+    from pypto.runtime.cache import KernelCache
+    from pypto.runtime.prebuild import prebuild
+
+    prebuild()
+    example = Path(__file__).resolve().parents[2] / "examples" / "tile_add.py"
+    compiled = ir.compile(parse(example.read_text()), output_dir=tmp_path / "tile_add")
+    built = build_artifacts(load_artifacts(compiled.output_dir), find_simulator(), KernelCache(tmp_path / "cache"))
+    assert [r.cached for r in built.records] == [False, False]
+    entries = sorted((tmp_path / "cache").iterdir())
+    assert [p.suffix for p in entries] == [".so", ".so"]  # the kernel and the orchestration: no pch/, no runtime objects
