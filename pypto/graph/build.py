@@ -12,18 +12,17 @@ from __future__ import annotations
 
 from pypto.analysis.loops import const_trip_count
 from pypto.analysis.roots import Roots
+from pypto.codegen.cpp_exprs import INFIX
 from pypto.codegen.groups import group_calls
 from pypto.codegen.op_table import argument, keyword
-from pypto.codegen.cpp_exprs import INFIX
 from pypto.codegen.orchestration import orchestration_function, spmd_kernel
 from pypto.codegen.orchestration_predicate import PREDICATE_OPS, dispatch_predicate
 from pypto.ir.enums import ArgDirection, ForKind, FunctionType
-from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.errors import PyptoError
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.printer import python_print
-from pypto.ir.stmt import (AssignStmt, EvalStmt, ForStmt, IfStmt, RuntimeScopeStmt, SeqStmts, Stmt, WhileStmt,
-                           YieldStmt)
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, RuntimeScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.types import TensorType
 
 from .model import Edge, EdgeKind, Frame, FrameKind, Task, TaskGraph
@@ -175,9 +174,9 @@ class _Builder:
         for k, rv in enumerate(s.return_vars):
             then, other = results[0][k], results[1][k]
             self.tids[rv] = self.sources(then) | self.sources(other)
-            if isinstance(then, Var) and isinstance(other, Var) and isinstance(rv.type, TensorType):
-                if self.buffer(then)[0] is self.buffer(other)[0]:
-                    self.aliases[rv] = then
+            tensors = isinstance(then, Var) and isinstance(other, Var) and isinstance(rv.type, TensorType)
+            if tensors and self.buffer(then)[0] is self.buffer(other)[0]:
+                self.aliases[rv] = then
 
     # ---- values ----------------------------------------------------------------------------------
 
@@ -210,9 +209,9 @@ class _Builder:
             self.manual_dep.add(var)
         elif name == "tensor.slice" and var is not None and isinstance(call.args[0], Var):
             self.views[var] = (call.args[0], _box(call))
-        elif name in ("tensor.reshape", "tensor.view", "tensor.transpose") and var is not None:
-            if isinstance(call.args[0], Var):
-                self.views[var] = (call.args[0], None)
+        elif name in ("tensor.reshape", "tensor.view", "tensor.transpose") and var is not None \
+                and isinstance(call.args[0], Var):
+            self.views[var] = (call.args[0], None)
 
     def sources(self, expr: Expr | None) -> frozenset[int]:
         """The task sites a TaskId expression (or a TaskId array) may name."""
@@ -262,7 +261,8 @@ class _Builder:
         if self.manual[-1]:
             return site
         directions = list(call.attrs.get("arg_directions") or [])
-        tensors = [(a, d) for a, d in zip(call.args, directions) if isinstance(a, Var) and isinstance(a.type, TensorType)]
+        tensors = [(a, d) for a, d in zip(call.args, directions)
+                   if isinstance(a, Var) and isinstance(a.type, TensorType)]
         for arg, direction in tensors:
             root, box = self.buffer(arg)
             if direction in _READS and root not in self.manual_dep:

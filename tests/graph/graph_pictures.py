@@ -14,7 +14,7 @@ from pypto.graph import draw
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 requires_dot = pytest.mark.skipif(shutil.which("dot") is None,
-                                  reason="Graphviz's dot is not installed (.ci/run installs it: apt-get install graphviz)")
+                                  reason="Graphviz's dot is not installed (.ci/run installs it with apt)")
 
 
 @dataclass(frozen=True)

@@ -192,7 +192,8 @@ def test_a_loop_is_drawn_once_and_its_trips_chain_through_a_carried_edge() -> No
 
 def test_a_loop_of_a_dynamic_trip_count() -> None:
     loop = next(f for f in read(drawn("examples/tensor_dyn_rows.py")).frames if f["kind"] == "loop")
-    assert (loop["label"], loop["trips"], loop["text"]) == ("for i in range(0, N, 32)", "", "for i in range(0, N, 32) × dynamic")
+    assert (loop["label"], loop["trips"]) == ("for i in range(0, N, 32)", "")
+    assert loop["text"] == "for i in range(0, N, 32) × dynamic"
 
 
 def test_the_branches_of_an_if_are_frames_and_both_feed_the_reader() -> None:
