@@ -10,6 +10,8 @@ from a task of an earlier trip is marked carried.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pypto.analysis.loops import const_trip_count
 from pypto.analysis.roots import Roots
 from pypto.codegen.cpp_exprs import INFIX
@@ -30,7 +32,6 @@ from .tensor_map import Box, TensorMap
 
 _READS = (ArgDirection.Input, ArgDirection.InOut)
 _WRITES = (ArgDirection.InOut, ArgDirection.OutputExisting)
-_CORES = {FunctionType.AIV: "AIV", FunctionType.AIC: "AIC"}
 # A loop body's flows settle within a few walks (each walk can only add sites); this bounds a pathological one.
 _MAX_WALKS = 50
 
@@ -99,7 +100,8 @@ class _Builder:
         elif isinstance(getattr(s, "body", None), Stmt):  # other scopes
             self.stmt(s.body)
 
-    def within(self, s: Stmt, kind: FrameKind, label: str, trips: int | None, walk, key: int | None = None) -> None:
+    def within(self, s: Stmt, kind: FrameKind, label: str, trips: int | None, walk: Callable[[], None],
+               key: int | None = None) -> None:
         """Walk ``walk()`` inside the frame of ``s`` (made at the first visit)."""
         key = id(s) if key is None else key
         if key not in self.frames:
@@ -242,7 +244,8 @@ class _Builder:
 
     # ---- tasks -----------------------------------------------------------------------------------
 
-    def site(self, s: Stmt, make) -> int:
+    def site(self, s: Stmt, make: Callable[[int], Task]) -> int:
+        """The task of statement ``s``, made by ``make(id)`` at the first walk."""
         if id(s) not in self.sites:
             task = make(len(self.graph.tasks))
             self.sites[id(s)] = task.id
@@ -295,20 +298,20 @@ class _Builder:
     def describe(self, n: int, call: Call | Submit, s: Stmt) -> Task:
         """The task a kernel call submits: its kernel, core type, block count and predicate."""
         target = self.program.get_function(call.op.name)
+        if target is None:
+            raise PyptoError(f"the orchestration calls '{call.op.name}', which is not a function of the program")
         blocks = call.core_num if isinstance(call, Submit) else call.attrs.get("core_num")
         name = call.op.name
-        if target is not None and target.func_type is FunctionType.Spmd:
+        if target.func_type is FunctionType.Spmd:
             if blocks is None:
                 blocks = target.attrs.get("core_num")
             target = spmd_kernel(self.program, target)[0]
             name = target.name
-        if target is None:
-            core = "?"
-        elif target.func_type is FunctionType.Group:
+        if target.func_type is FunctionType.Group:
             kinds = {k.func_type for k, _ in group_calls(self.program, target)}
             core = "mixed" if kinds == {FunctionType.AIC, FunctionType.AIV} else "Group"
         else:
-            core = _CORES.get(target.func_type, target.func_type.name)
+            core = target.func_type.name  # AIV or AIC
         if isinstance(blocks, ConstInt):
             blocks = blocks.value
         shown = None if blocks is None else (str(blocks) if isinstance(blocks, int) else _text(blocks))

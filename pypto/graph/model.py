@@ -28,7 +28,6 @@ class FrameKind(str, Enum):
     MANUAL = "manual"  # ``pl.manual_scope()``: ``PTO2_SCOPE(PTO2ScopeMode::MANUAL) {``
     LOOP = "loop"
     BRANCH = "branch"  # one side of an ``if``
-    FOLDED = "folded"  # never a frame of a built graph: the kind of a box standing for folded tasks
 
 
 @dataclass
@@ -45,9 +44,9 @@ class Frame:
 @dataclass
 class Task:
     """One task site. ``core`` is ``AIV``, ``AIC``, ``mixed`` (a Group of AIC and AIV kernels),
-    ``Group`` (a Group of one core type) or ``dummy`` (dependency-only); ``blocks`` the spmd block
-    count as text (None for a plain task); ``predicate`` the dispatch predicate as text.
-    ``folded`` counts the task sites a folded box stands for (0 for a real task)."""
+    ``Group`` (a Group of one core type), ``dummy`` (dependency-only) or ``folded`` (a box standing
+    for ``folded`` task sites, :mod:`pypto.graph.fold`); ``blocks`` is the spmd block count as text
+    (None for a plain task), ``predicate`` the dispatch predicate as the scheduler reads it."""
 
     id: int
     kernel: str
