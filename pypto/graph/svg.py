@@ -33,11 +33,12 @@ _EDGE_STYLE: dict[EdgeKind, dict[str, str]] = {
     EdgeKind.FENCE: {"color": "#1f5fbf", "style": "dashed", "penwidth": "1.6"},
     EdgeKind.DERIVED: {"color": "#8e44ad", "style": "dotted", "penwidth": "1.6"},
 }
+# Every attribute is given for every kind: a cluster inherits what its enclosing cluster sets.
 _FRAME_STYLE: dict[FrameKind, dict[str, str]] = {
-    FrameKind.SCOPE: {"color": "#aaaaaa", "style": "dashed"},
-    FrameKind.MANUAL: {"color": "#d9822b", "penwidth": "2"},
-    FrameKind.LOOP: {"color": "#1f5fbf", "style": "rounded"},
-    FrameKind.BRANCH: {"color": "#555555", "style": "dotted"},
+    FrameKind.SCOPE: {"color": "#aaaaaa", "style": "dashed", "penwidth": "1"},
+    FrameKind.MANUAL: {"color": "#d9822b", "style": "solid", "penwidth": "2"},
+    FrameKind.LOOP: {"color": "#1f5fbf", "style": "rounded", "penwidth": "1.4"},
+    FrameKind.BRANCH: {"color": "#555555", "style": "dotted", "penwidth": "1"},
 }
 LEGEND = ("edges: black = deps=,  grey = automatic (a buffer written, then read),",
           "blue dashed = phase fence,  purple dotted = compiler-derived,  ↻ = from the previous trip")
