@@ -178,6 +178,11 @@ def test_predicated_tasks_are_marked_with_the_comparison_the_scheduler_makes() -
         ("expert", "task predicated", "rc[0, 1] > 0"),  # written mirrored: 0 < rc[0, 1]
     ]
     assert picture.tasks[1]["text"] == "expert | AIV | only if rc[0, 0] > 0"
+    # the manual scope inside the automatic one is drawn solid, not with its parent's dashes
+    groups = {g.get("data-kind"): g for g in picture.root.iter("{http://www.w3.org/2000/svg}g")
+              if "frame" in (g.get("class") or "").split()}
+    dashes = {kind: [p.get("stroke-dasharray") for p in g if p.tag.endswith("polygon")] for kind, g in groups.items()}
+    assert dashes == {"scope": ["5,2"], "manual": [None]}
 
 
 def test_a_loop_is_drawn_once_and_its_trips_chain_through_a_carried_edge() -> None:

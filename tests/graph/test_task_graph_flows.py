@@ -5,7 +5,7 @@ compiler's derived edges (docs/graph.md#contents)."""
 from __future__ import annotations
 
 import pypto.language as pl
-from pypto.graph import EdgeKind, TaskGraph, build_task_graph
+from pypto.graph import EdgeKind, TaskGraph, build_task_graph, fold
 
 HEAD = """
 import pypto.language as pl
@@ -114,3 +114,17 @@ with pl.scope():
                                              "compiler_manual_dep_edges": [a]}})
 return y_1""")
     assert [(e.src, e.dst, e.kind) for e in g.edges] == [(0, 1, EdgeKind.DERIVED)]
+
+
+def test_tasks_in_no_frame_fold_from_the_limit_on() -> None:
+    g = graph(f"""
+y_1: pl.Tensor[[64, 64], pl.FP32] = self.k(x, y, {IN_OUT})
+y_2: pl.Tensor[[64, 64], pl.FP32] = self.k(x, y_1, {IN_INOUT})
+y_3: pl.Tensor[[64, 64], pl.FP32] = self.k(x, y_2, {IN_INOUT})
+return y_3""")
+    assert fold(g, 3) is g
+    folded = fold(g, 2)
+    assert [(t.id, t.kernel, t.core, t.folded) for t in folded.tasks] == [
+        (0, "k", "AIV", 0), (1, "the tasks after these: k", "folded", 2)]
+    assert edges(folded) == {(0, 1, "auto", False)}  # 0 -> 1 leads into the box; 1 -> 2 is inside it
+    assert folded.summary() == "2 task sites (folded from 3), 1 edge (1 auto)"
