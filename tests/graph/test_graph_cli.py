@@ -102,3 +102,11 @@ def test_the_compile_option(tmp_path: Path) -> None:
     # a program without orchestration compiles as before, with no graph
     kernels_only = ir.compile(pl.loads_program(str(EXAMPLES / "loop_sum.py")), output_dir=tmp_path / "c", graph=True)
     assert "graph.svg" not in kernels_only.files
+
+
+@pytest.mark.parametrize("value", ["1", "many"])
+def test_a_bad_fold_limit_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["graph", "x.py", "--fold", value])
+    assert exc.value.code == 2
+    assert f"argument --fold: invalid fold limit '{value}': expected a number of boxes >= 2" in capsys.readouterr().err
