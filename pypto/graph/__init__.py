@@ -1,6 +1,6 @@
 """Task-graph pictures of compiled programs (docs/graph.md).
 
-    graph = task_graph(compiled.final_program)      # tasks, edges and frames of the orchestration
+    graph = build_task_graph(compiled.final_program)    # tasks, edges and frames of the orchestration
     Path("graph.svg").write_text(render_svg(fold(graph)))
 
 :func:`draw` does both: the SVG of a compiled (``runtime`` or later) program, folded when large.
