@@ -6,6 +6,7 @@
     pypto passes                                                  # list the pipeline's passes and their options
     pypto run examples/manual_deps.py -o out/md --swimlane 4      # also capture the chip swimlane
     pypto timeline out/md [-o run.svg] [--trace run.json]         # draw the capture (SVG and Perfetto JSON)
+    pypto graph examples/deps_phase_fence.py -o graph.svg         # draw the task graph of the compiled program
     pypto --version
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
@@ -22,6 +23,7 @@ import argparse
 import contextlib
 import logging
 import math
+import os
 import shutil
 import sys
 import tempfile
@@ -52,7 +54,7 @@ def _progress(text: str) -> None:
     print(f"pypto: {text}", file=sys.stderr, flush=True)
 
 
-def _compile(args: argparse.Namespace, output: Path | None = None):
+def _compile(args: argparse.Namespace, output: Path | None = None, dump_passes: bool = True):
     """Compile ``args.file`` (into ``output`` when given, else ``args.output``); with the compile's seconds,
     timed after the modules it imports on first use are loaded (their seconds printed apart)."""
     started = time.perf_counter()
@@ -72,6 +74,8 @@ def _compile(args: argparse.Namespace, output: Path | None = None):
         backend_type=BackendType(BACKENDS[args.backend]),
         verify=args.verify,
         pass_options=options,
+        dump_passes=dump_passes,
+        graph=getattr(args, "graph", False),
     )
     return compiled, time.perf_counter() - start
 
@@ -198,6 +202,43 @@ def _cmd_timeline(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from pypto.graph import FOLD_LIMIT, build_task_graph, check_dot, fold, render_svg
+
+    check_dot()  # before compiling: a missing tool is not worth a compile
+    svg = Path(args.output) if args.output else Path(f"{Path(args.file).stem}.graph.svg")
+    problem = _unwritable(svg)
+    if problem is not None:
+        print(f"pypto graph: error: the output {svg} {problem}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="pypto-graph-") as scratch:
+        compiled, seconds = _compile(args, Path(scratch) / "tree", dump_passes=False)
+    start = time.perf_counter()
+    graph = fold(build_task_graph(compiled.final_program), args.fold or FOLD_LIMIT)
+    text = render_svg(graph)
+    drawn = time.perf_counter() - start
+    try:
+        svg.write_text(text)
+    except OSError as err:
+        print(f"pypto graph: error: cannot write {svg}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    print(f"compiled {compiled.program.name} in {seconds:.2f}s, drew its task graph in {drawn:.2f}s -> {svg}")
+    print(f"  {graph.summary()}")
+    return 0
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why ``path`` cannot take the picture (None when it can); the command then exits with status 2, as for
+    a bad argument, before compiling anything."""
+    if path.is_dir():
+        return "is a folder (hint: give a file name, e.g. -o graph.svg)"
+    if not path.parent.is_dir():
+        return f"is in a folder that does not exist ({path.parent})"
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "cannot be written (no permission)"
+    return None
+
+
 def _run_folder(file: str) -> Path:
     """A new folder for ``pypto run`` without ``-o``: under the kernel cache's ``runs/``, removed when the run
     passes; a failed run's stays, and only the newest :data:`KEPT_RUNS` entries are kept (an entry made in the
@@ -315,6 +356,16 @@ def _cmd_passes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fold(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"invalid fold limit {text!r}: expected a number of boxes >= 2")
+    return value
+
+
 def _compile_options(p: argparse.ArgumentParser, output_help: str) -> None:
     p.add_argument("file", help="a DSL source file holding one @pl.program")
     p.add_argument("-o", "--output", help=output_help)
@@ -408,6 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compile", help="compile a DSL file into kernels, orchestration and pass dumps")
     _compile_options(p, "output folder of the artifact tree (default: a new temporary folder)")
+    p.add_argument("--graph", action="store_true",
+                   help="also draw the task graph into graph.svg of the tree (docs/graph.md; needs Graphviz)")
     p.set_defaults(run=_cmd_compile)
 
     p = sub.add_parser("run", help="compile, run on a2a3sim and compare every output with the interpreter")
@@ -429,6 +482,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", help="the Chrome-trace JSON file for Perfetto (default: the SVG's name, .trace.json)")
     p.add_argument("--width", type=_width, default=1000.0, help="width of the picture in pixels (default 1000)")
     p.set_defaults(run=_cmd_timeline)
+
+    p = sub.add_parser("graph", help="compile a DSL file and draw the task graph of its orchestration as SVG")
+    _compile_options(p, "the SVG file (default: FILE's name ending in .graph.svg, in the current folder)")
+    p.add_argument("--fold", type=_fold, metavar="N",
+                   help="fold a graph of more than N task sites, innermost loops first "
+                        "(default: pypto.graph.FOLD_LIMIT, docs/graph.md#folding)")
+    p.set_defaults(run=_cmd_graph)
 
     p = sub.add_parser("parse", help="parse a DSL file and print its IR")
     p.add_argument("file", help="a DSL source file holding one @pl.program")

@@ -10,6 +10,7 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     kernel_config.py                                      runtime, orchestration and kernel table
     compiled_meta.json                                    the call signature (``CompiledProgram.from_dir``)
     debug/run.py                                          reruns the tree alone (``pypto.runtime.debug_runner``)
+    graph.svg                                             the task graph, with ``graph=True`` (docs/graph.md)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
 (``synced``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
@@ -93,6 +94,7 @@ def compile(
     verify: VerifyLevel | bool | str | None = None,
     memory_planner: MemoryPlanner | str | None = None,
     pass_options: PassOptions | None = None,
+    graph: bool = False,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -108,6 +110,8 @@ def compile(
     own passes); ``DSA_RP``/``PTOAS`` (planning by ptoas) raise :class:`UnsupportedOptionError`.
     ``pass_options``: ``{pass name: {option: value}}``, the options of the pipeline's passes
     (docs/passes.md#options), e.g. ``{"MemoryReuse": {"strategy": "best_fit"}}``.
+    ``graph``: also draw the orchestration's task graph into ``graph.svg`` (docs/graph.md; needs Graphviz's
+    ``dot``); a program without orchestration has no graph.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
     """
@@ -116,6 +120,10 @@ def compile(
     level = verification_level if verification_level is not None else verify
     check_memory_planner(memory_planner)
     chip = platform_for(BackendType(backend_type))
+    if graph:
+        from pypto.graph import check_dot
+
+        check_dot()  # before the passes run: a missing tool is not worth a compile
     run_platform = _run_platform(platform, chip)
     try:
         chosen = OptimizationStrategy.Default if strategy is None else OptimizationStrategy(strategy)
@@ -141,6 +149,8 @@ def compile(
                     check_orchestration_ops(program)
                 final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
+                if graph and generated:
+                    files.update(_graph_file(final))
                 if generated:
                     files.update(_meta_file(program, run_platform, chip))
                     if META_FILE in files:
@@ -172,6 +182,14 @@ def _run_platform(platform: str | None, chip: Platform) -> str:
     if not platform.startswith(chip.name):
         raise PyptoError(f"platform {platform!r} does not run {chip.backend_type.value} programs (use {default!r})")
     return platform
+
+
+def _graph_file(program: Program) -> dict[str, str]:
+    """``graph.svg``, the task graph of the final program, when it has an orchestration to draw."""
+    from pypto.codegen.orchestration import orchestration_function
+    from pypto.graph import GRAPH_FILE, draw
+
+    return {GRAPH_FILE: draw(program)} if orchestration_function(program) is not None else {}
 
 
 def _meta_file(program: Program, platform: str, chip: Platform) -> dict[str, str]:

@@ -211,6 +211,22 @@ def platforms_markdown() -> str:
     return "\n".join(rows) + "\n\n" + "; ".join(cores) + ".\n"
 
 
+def task_graph_markdown() -> str:
+    """The task graph of ``examples/deps_phase_fence.py`` (:func:`pypto.graph.draw`), as inline SVG."""
+    import tempfile
+    from pathlib import Path
+
+    import pypto.language as pl
+    from pypto import ir
+    from pypto.graph import draw
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "deps_phase_fence.py"
+    with tempfile.TemporaryDirectory() as scratch:
+        compiled = ir.compile(pl.loads_program(str(example)), output_dir=Path(scratch) / "tree", dump_passes=False)
+    svg = draw(compiled.final_program).replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
+    return "<figure>\n" + "\n".join(line for line in svg.splitlines() if line.strip()) + "\n</figure>\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "passes": passes_markdown,
     "pipeline": pipeline_markdown,
@@ -224,6 +240,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "system_ops": lambda: _ops_table("system"),
     "array_ops": lambda: _ops_table("array"),
     "platforms": platforms_markdown,
+    "task_graph": task_graph_markdown,
 }
 
 
