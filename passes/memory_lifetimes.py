@@ -58,6 +58,8 @@ class Lifetimes:
     reads: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
     # Each if with an else: (condition, last of the then-branch, last of the else-branch).
     branches: list[tuple[int, int, int]] = field(default_factory=list)
+    # How many numbers the walk gave out: statement numbers run from 1 to this.
+    statements: int = 0
 
     def interval(self, v: Var) -> tuple[int, int]:
         d = self.defs[v]
@@ -76,7 +78,7 @@ def lifetimes(func: Function) -> Lifetimes:
     """The lifetimes of the on-chip tiles of ``func``."""
     walk = _Walk()
     walk.block(func.body, None)
-    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls, {}, walk.branches)
+    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls, {}, walk.branches, walk.n)
     for var, uses in walk.uses.items():
         if var not in walk.defs:
             continue

@@ -10,6 +10,7 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     kernel_config.py                                      runtime, orchestration and kernel table
     compiled_meta.json                                    the call signature (``CompiledProgram.from_dir``)
     debug/run.py                                          reruns the tree alone (``pypto.runtime.debug_runner``)
+    memmap/<kernel>.svg                                   memory maps (``memmap=True``, :mod:`pypto.memmap`)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
 (``synced``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
@@ -38,7 +39,8 @@ from pypto.compiled import RUN_PLATFORMS, CompiledProgram
 from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
-from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
+from pypto.memmap import kernel_map, memmap_files, program_maps
+from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
 from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
@@ -48,6 +50,7 @@ Generator = Callable[[Program, Platform], Mapping[str, str]]
 # Lists the files a compile wrote, so a later compile into the same folder removes exactly those.
 MANIFEST = ".pypto_artifacts"
 DUMP_DIR = "passes_dump"
+MEMMAP_DIR = "memmap"
 
 
 class OutputDirError(PyptoError):
@@ -93,6 +96,7 @@ def compile(
     verify: VerifyLevel | bool | str | None = None,
     memory_planner: MemoryPlanner | str | None = None,
     pass_options: PassOptions | None = None,
+    memmap: bool = False,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -108,6 +112,8 @@ def compile(
     own passes); ``DSA_RP``/``PTOAS`` (planning by ptoas) raise :class:`UnsupportedOptionError`.
     ``pass_options``: ``{pass name: {option: value}}``, the options of the pipeline's passes
     (docs/passes.md#options), e.g. ``{"MemoryReuse": {"strategy": "best_fit"}}``.
+    ``memmap``: also draw each kernel's memory map into ``memmap/<kernel>.svg`` (docs/memmap.md); a
+    capacity error draws the kernel that does not fit into the failed tree before it is raised.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
     """
@@ -139,8 +145,10 @@ def compile(
 
                     check_printable(program, frozenset({"pto"} if skip_ptoas else {"pto", "cce"}))
                     check_orchestration_ops(program)
-                final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+                final = _run_pipeline(manager, program, dump, folder if memmap else None)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
+                if memmap:
+                    files.update(memmap_files(program_maps(final, chip), MEMMAP_DIR))
                 if generated:
                     files.update(_meta_file(program, run_platform, chip))
                     if META_FILE in files:
@@ -161,6 +169,17 @@ def compile(
         generated=generated,
         skip_ptoas=skip_ptoas,
     )
+
+
+def _run_pipeline(manager: PassManager, program: Program, dump: Path | None, memmaps: Path | None) -> Program:
+    """The pipeline's result; with ``memmaps`` (a tree folder), a capacity error first draws its kernel there."""
+    try:
+        return manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+    except CapacityError as err:
+        if memmaps is not None and err.attempt is not None:
+            chip = PassContext.current().platform
+            write_files(memmaps, memmap_files({err.attempt.name: kernel_map(err.attempt, chip)}, MEMMAP_DIR))
+        raise
 
 
 def _run_platform(platform: str | None, chip: Platform) -> str:
