@@ -111,7 +111,9 @@ class AllocateMemoryAddr(RewritePass):
             raise overflow
         return placed
 
-    def _place(self, func: Function, program: Program, addresses: dict[Var, int], bases_of: dict[Call, int]) -> Function:
+    def _place(
+        self, func: Function, program: Program, addresses: dict[Var, int], bases_of: dict[Call, int]
+    ) -> Function:
         """``func`` with every tile's MemRef at its base's address and the resolved ring bases written in."""
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}

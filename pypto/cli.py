@@ -94,6 +94,9 @@ def _cmd_memmap(args: argparse.Namespace) -> int:
         return 2
     started = time.perf_counter()
     planned = plan_maps(_load(args.file), BackendType(BACKENDS[args.backend]), _options(args), args.verify)
+    if not planned.maps:
+        print(f"{args.file} has no AIC or AIV kernel: no memory map to draw")
+        return 0
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in memmap_files(planned.maps).items():
         (folder / name).write_text(text)

@@ -90,9 +90,11 @@ def _lane(svg: ET.Element, kmap: KernelMap, space: MemorySpace, top: float, plot
     _statement_axis(lane, kmap.statements, x, bottom, column)
     for index, buffer in enumerate(b for b in kmap.buffers if b.space is space):
         _box(lane, buffer, kmap.overflows(buffer), x, y, column, _PALETTE[index % len(_PALETTE)])
+    # The capacity's label above its line, the peak's below: apart even when the peak is the capacity.
     if cap is not None:
-        _mark(lane, "capacity", cap, y(cap), plot, _RED, f"capacity {_bytes(cap)}")
-    _mark(lane, "peak", peak, y(peak), plot, "#1f5fa8", f"peak {_bytes(peak)}" + ("" if peak % 1024 == 0 else f" ({peak / 1024:.1f} KiB)"), above=cap is not None and peak < cap)
+        _mark(lane, "capacity", cap, y(cap), plot, _RED, f"capacity {_bytes(cap)}", y(cap) - 3)
+    kib = "" if peak % 1024 == 0 else f" ({peak / 1024:.1f} KiB)"
+    _mark(lane, "peak", peak, y(peak), plot, "#1f5fa8", f"peak {_bytes(peak)}{kib}", y(peak) + 11)
 
 
 def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x, y, column: float, colour: str) -> None:
@@ -128,13 +130,13 @@ def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x, y, column: float, 
 
 
 def _mark(lane: ET.Element, kind: str, value: int, at: float, plot: float, colour: str, text: str,
-          above: bool = False) -> None:
-    """A dashed line across the lane at ``at`` with its label right of the plot."""
+          label_at: float) -> None:
+    """A dashed line across the lane at ``at`` with its label right of the plot, at ``label_at``."""
     ET.SubElement(lane, "line", attrib={"class": kind, "data-bytes": str(value), "stroke-dasharray": "6 3",
                                         "stroke-width": "1.5"},
                   x1=_n(_LEFT), y1=_n(at), x2=_n(_LEFT + plot), y2=_n(at), stroke=colour)
     label = ET.SubElement(lane, "text", attrib={"class": f"{kind}-label"}, x=_n(_LEFT + plot + 6),
-                          y=_n(at - 3 if above else at + 11), fill=colour)
+                          y=_n(label_at), fill=colour)
     label.text = text
 
 

@@ -19,8 +19,8 @@ def test_memmap_writes_one_svg_per_kernel(tmp_path: Path, capsys: pytest.Capture
     assert sorted(p.name for p in out.iterdir()) == ["main_incore_0_aic.svg", "main_incore_0_aiv.svg"]
     lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == [
-        "main_incore_0_aic (AIC): peak bytes Mat 32768 of 524288, Left 16384 of 65536, Right 16384 of 65536, "
-        "Acc 16384 of 131072",
+        ("main_incore_0_aic (AIC): peak bytes Mat 32768 of 524288, Left 16384 of 65536, Right 16384 of 65536, "
+         "Acc 16384 of 131072"),
         "main_incore_0_aiv (AIV): peak bytes Vec 65792 of 188416",
     ]
     assert lines[2].startswith(f"  wrote 2 memory map(s) into {out} in ")
@@ -29,7 +29,9 @@ def test_memmap_writes_one_svg_per_kernel(tmp_path: Path, capsys: pytest.Capture
         "main_incore_0_c2v_slot_buffer", "0", "32768")
 
 
-def test_memmap_of_a_program_that_does_not_fit_draws_and_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_memmap_of_a_program_that_does_not_fit_draws_and_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "big_add.py"
     source.write_text((EXAMPLES / "tile_add.py").read_text().replace("128, 128", "256, 128"))
     assert main(["memmap", str(source), "-o", str(tmp_path / "maps")]) == 1
@@ -41,7 +43,9 @@ def test_memmap_of_a_program_that_does_not_fit_draws_and_fails(tmp_path: Path, c
     assert root.find(f".//{SVG}g[@data-name='tile_b']").get("class") == "buffer overflow"
 
 
-def test_memmap_of_a_program_that_does_not_compile_draws_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_memmap_of_a_program_that_does_not_compile_draws_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "bad.py"
     source.write_text((EXAMPLES / "tile_add.py").read_text().replace("pl.add(", "pl.nonexistent_op("))
     assert main(["memmap", str(source), "-o", str(tmp_path / "maps")]) == 1
@@ -67,3 +71,9 @@ def test_compile_memmap_writes_into_the_artifact_tree(tmp_path: Path, capsys: py
     assert main(["compile", str(EXAMPLES / "row_softmax.py"), "-o", str(out), "--memmap"]) == 0
     assert "memmap/softmax.svg" in capsys.readouterr().out
     assert ET.parse(out / "memmap" / "softmax.svg").getroot().get("data-kernel") == "softmax"
+
+
+def test_memmap_of_a_program_without_kernels_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memmap", str(EXAMPLES / "loop_sum.py"), "-o", str(tmp_path / "maps")]) == 0
+    assert capsys.readouterr().out == f"{EXAMPLES / 'loop_sum.py'} has no AIC or AIV kernel: no memory map to draw\n"
+    assert not (tmp_path / "maps").exists()

@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from pypto.passes import CapacityError
+from pypto.passes.memory_lifetimes import lifetimes
 
 import pypto.language as pl
 from pypto import ir, passes
@@ -18,8 +20,6 @@ from pypto.ir.expr import Call
 from pypto.ir.function import Function
 from pypto.memmap import MemmapError, kernel_map, plan_maps, render_svg
 from pypto.memmap.svg import MIN_HEIGHT
-from pypto.passes import CapacityError
-from pypto.passes.memory_lifetimes import lifetimes
 from pypto.transform.memref_util import KERNELS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -65,7 +65,8 @@ def _check_kernel(func: Function, root: ET.Element) -> None:
         assert box.get("data-space") == lane.get("data-space")
         if "ring" in box.get("class").split():
             call = rings.pop(names[0])
-            assert (int(box.get("data-address")), int(box.get("data-size"))) == (call.kwargs["base"], call.kwargs["size"])
+            placed = (int(box.get("data-address")), int(box.get("data-size")))
+            assert placed == (call.kwargs["base"], call.kwargs["size"])
             assert (box.get("data-first"), box.get("data-last")) == ("1", str(life.statements))
             continue
         named += names
@@ -128,7 +129,8 @@ def test_a_program_that_does_not_fit_is_drawn_with_the_overflow_in_red(tmp_path:
     planned = plan_maps(pl.parse(BIG_ADD))
     assert isinstance(planned.error, CapacityError)
     assert str(planned.error).startswith(
-        "AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)")
+        "AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform limit "
+        "(188416 bytes)")
     root = ET.fromstring(render_svg(planned.maps["tile_add"]))
     _check_kernel(planned.error.attempt, root)
     over = [g for _, g in _boxes(root) if "overflow" in g.get("class").split()]
