@@ -18,12 +18,13 @@ from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassM
 from pypto.pipeline.manager import PassOptions
 from pypto.transform.memref_util import KERNELS
 
-from .model import Buffer, KernelMap, MemmapError, kernel_map
+from .model import Buffer, KernelMap, LoopSpan, MemmapError, kernel_map
 from .svg import render_svg
 
 __all__ = [
     "Buffer",
     "KernelMap",
+    "LoopSpan",
     "MemmapError",
     "Planned",
     "kernel_map",

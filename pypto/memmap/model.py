@@ -6,7 +6,7 @@ statement numbers of :func:`pypto.passes.memory_lifetimes.lifetimes`, the analys
 with, so the picture shows the facts the planner used. The tiles of one buffer whose lifetimes
 overlap or touch (views, in-place updates, loop carries: the same data going on) make one lifetime;
 a later tile in that buffer after a gap is a new one (reuse). A pipe ring (``system.reserve_buffer``)
-is live from the first statement to the last.
+is live from the first statement to the last. The loops' statement ranges come from the same walk.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.errors import PyptoError
 from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function
+from pypto.ir.stmt import ForStmt, Stmt
 from pypto.ir.ops.cross_core_ops import reserved_space
 from pypto.passes.memory_lifetimes import lifetimes
 
@@ -47,6 +48,16 @@ class Buffer:
 
 
 @dataclass(frozen=True)
+class LoopSpan:
+    """A loop of the kernel: its own statement number, the last of its body, and its trip count when
+    constant (None for a ``while`` or bounds known only at run time)."""
+
+    first: int
+    last: int
+    trips: int | None
+
+
+@dataclass(frozen=True)
 class KernelMap:
     """The buffer lifetimes of one kernel and the capacities of the platform it was planned for."""
 
@@ -56,6 +67,7 @@ class KernelMap:
     statements: int
     capacity: dict[MemorySpace, int]
     buffers: tuple[Buffer, ...]
+    loops: tuple[LoopSpan, ...] = ()
 
     def spaces(self) -> list[MemorySpace]:
         """The memory spaces the kernel uses, in the enum's order (Vec, Mat, Left, Right, Acc, ...)."""
@@ -95,7 +107,19 @@ def kernel_map(func: Function, platform: Platform) -> KernelMap:
             buffers.append(Buffer((kw["name"],), space, kw["base"], kw["size"], 1, max(life.statements, 1), ring=True))
     buffers.sort(key=lambda b: (b.space, b.first, b.address))
     core = "AIC" if func.func_type is FunctionType.AIC else "AIV"
-    return KernelMap(func.name, core, platform.name, max(life.statements, 1), dict(platform.capacity), tuple(buffers))
+    loops = tuple(sorted((LoopSpan(lp.start, lp.end, _trips(lp.stmt)) for lp in life.loops),
+                         key=lambda lp: (lp.first, -lp.last)))
+    statements = max(life.statements, 1)
+    return KernelMap(func.name, core, platform.name, statements, dict(platform.capacity), tuple(buffers), loops)
+
+
+def _trips(loop: Stmt) -> int | None:
+    if not isinstance(loop, ForStmt):
+        return None
+    bounds = (loop.start, loop.stop, loop.step)
+    if not all(isinstance(b, ConstInt) for b in bounds) or loop.step.value <= 0:
+        return None
+    return max(0, -(-(loop.stop.value - loop.start.value) // loop.step.value))
 
 
 def _lifetimes(members: list[tuple[int, int, Var]], space: MemorySpace, address: int, size: int) -> list[Buffer]:

@@ -4,11 +4,12 @@ In a lane, x is the statement number (program order, a loop body once) and y the
 the bottom and the platform's capacity (or the peak, when it is higher) at the top. Each buffer
 lifetime is a box from its first to its last statement over its address range, labelled with its
 first tile's name, its size and its address (a ``<title>`` lists every tile and the exact figures);
-boxes at one address at different times are reuse. A dashed line marks the capacity, another the
-peak; a box past the capacity, and the band above it, are red. Elements carry classes (``lane``,
-``buffer``, ``ring``, ``overflow``, ``capacity``, ``peak``) and ``data-*`` attributes (name, space,
-address, size, first and last statement; a lane's pixel geometry) so tools and tests can read the
-picture back.
+boxes at one address at different times are reuse. Pale bands behind the boxes are loops (a box
+across a band lives through every iteration). A dashed line marks the capacity, another the peak;
+a box past the capacity, and the band above it, are red. Elements carry classes (``lane``,
+``buffer``, ``ring``, ``overflow``, ``loop``, ``capacity``, ``peak``) and ``data-*`` attributes
+(name, space, address, size, first and last statement; a lane's pixel geometry) so tools and tests
+can read the picture back.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import xml.etree.ElementTree as ET
 
 from pypto.ir.enums import MemorySpace
 
-from .model import Buffer, KernelMap
+from .model import Buffer, KernelMap, LoopSpan
 
 _LEFT, _RIGHT, _TOP = 110.0, 170.0, 50.0
 _HEADER, _PLOT, _AXIS = 22.0, 240.0, 34.0
@@ -86,6 +87,8 @@ def _lane(svg: ET.Element, kmap: KernelMap, space: MemorySpace, top: float, plot
     if cap is not None and peak > cap:
         ET.SubElement(lane, "rect", attrib={"class": "over-capacity"}, x=_n(_LEFT), y=_n(y(extent)),
                       width=_n(plot), height=_n(y(cap) - y(extent)), fill=_PALE_RED)
+    for depth, loop in enumerate(kmap.loops):
+        _loop(lane, loop, x, bottom, depth)
     _address_axis(lane, extent, y)
     _statement_axis(lane, kmap.statements, x, bottom, column)
     for index, buffer in enumerate(b for b in kmap.buffers if b.space is space):
@@ -95,6 +98,18 @@ def _lane(svg: ET.Element, kmap: KernelMap, space: MemorySpace, top: float, plot
         _mark(lane, "capacity", cap, y(cap), plot, _RED, f"capacity {_bytes(cap)}", y(cap) - 3)
     kib = "" if peak % 1024 == 0 else f" ({peak / 1024:.1f} KiB)"
     _mark(lane, "peak", peak, y(peak), plot, "#1f5fa8", f"peak {_bytes(peak)}{kib}", y(peak) + 11)
+
+
+def _loop(lane: ET.Element, loop: LoopSpan, x, bottom: float, depth: int) -> None:
+    """A pale band behind the boxes over the loop's statements: a tile live across it lives every iteration."""
+    trips = "" if loop.trips is None else f" \u00d7{loop.trips}"
+    band = ET.SubElement(lane, "g", attrib={"class": "loop", "data-first": str(loop.first),
+                                            "data-last": str(loop.last), "data-trips": str(loop.trips or "")})
+    ET.SubElement(band, "title").text = f"loop{trips}: statements {loop.first}-{loop.last}"
+    ET.SubElement(band, "rect", x=_n(x(loop.first)), y=_n(bottom - _PLOT), width=_n(x(loop.last + 1) - x(loop.first)),
+                  height=_n(_PLOT), fill="#dfe8f5", attrib={"fill-opacity": "0.6"})
+    ET.SubElement(band, "text", x=_n(x(loop.first) + 2), y=_n(bottom - _PLOT + 10 + 10 * (depth % 3)), fill="#5a6f8f",
+                  attrib={"font-size": "9"}).text = f"loop{trips}"
 
 
 def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x, y, column: float, colour: str) -> None:

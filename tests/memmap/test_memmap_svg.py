@@ -78,6 +78,10 @@ def _check_kernel(func: Function, root: ET.Element) -> None:
         assert int(box.get("data-last")) == max(life.interval(tiles[n])[1] for n in names)
     assert sorted(named) == sorted(tiles) and not rings
     for lane in (g for g in root.iter(f"{SVG}g") if g.get("class") == "lane"):
+        bands = [(int(g.get("data-first")), int(g.get("data-last"))) for g in lane.iter(f"{SVG}g")
+                 if g.get("class") == "loop"]
+        assert sorted(bands) == sorted((lp.start, lp.end) for lp in life.loops)
+    for lane in (g for g in root.iter(f"{SVG}g") if g.get("class") == "lane"):
         ends = [int(b.get("data-address")) + int(b.get("data-size")) for lane_of, b in _boxes(root) if lane_of is lane]
         assert int(lane.get("data-peak")) == max(ends)
         assert int(lane.get("data-capacity")) == A2A3.capacity[MemorySpace[lane.get("data-space")]]
