@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 
 from pypto.ir.enums import MemorySpace
 
 from .model import Buffer, KernelMap, LoopSpan
 
+# Pixels of an address (y) or of a statement number's column start (x).
+Scale = Callable[[int], float]
 _LEFT, _RIGHT, _TOP = 110.0, 170.0, 50.0
 _HEADER, _PLOT, _AXIS = 22.0, 240.0, 34.0
 _LANE = _HEADER + _PLOT + _AXIS
@@ -100,7 +103,7 @@ def _lane(svg: ET.Element, kmap: KernelMap, space: MemorySpace, top: float, plot
     _mark(lane, "peak", peak, y(peak), plot, "#1f5fa8", f"peak {_bytes(peak)}{kib}", y(peak) + 11)
 
 
-def _loop(lane: ET.Element, loop: LoopSpan, x, bottom: float, depth: int) -> None:
+def _loop(lane: ET.Element, loop: LoopSpan, x: Scale, bottom: float, depth: int) -> None:
     """A pale band behind the boxes over the loop's statements: a tile live across it lives every iteration."""
     trips = "" if loop.trips is None else f" \u00d7{loop.trips}"
     band = ET.SubElement(lane, "g", attrib={"class": "loop", "data-first": str(loop.first),
@@ -112,7 +115,7 @@ def _loop(lane: ET.Element, loop: LoopSpan, x, bottom: float, depth: int) -> Non
                   attrib={"font-size": "9"}).text = f"loop{trips}"
 
 
-def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x, y, column: float, colour: str) -> None:
+def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x: Scale, y: Scale, column: float, colour: str) -> None:
     kind = "ring" if buffer.ring else "buffer"
     classes = kind + (" overflow" if overflow else "")
     group = ET.SubElement(lane, "g", attrib={
@@ -155,7 +158,7 @@ def _mark(lane: ET.Element, kind: str, value: int, at: float, plot: float, colou
     label.text = text
 
 
-def _address_axis(lane: ET.Element, extent: int, y) -> None:
+def _address_axis(lane: ET.Element, extent: int, y: Scale) -> None:
     step = _byte_step(extent)
     for i in range(int(extent // step) + 1):
         value = i * step
@@ -165,7 +168,7 @@ def _address_axis(lane: ET.Element, extent: int, y) -> None:
                       y=_n(y(value) + 4)).text = _bytes(value)
 
 
-def _statement_axis(lane: ET.Element, statements: int, x, bottom: float, column: float) -> None:
+def _statement_axis(lane: ET.Element, statements: int, x: Scale, bottom: float, column: float) -> None:
     step = _count_step(statements)
     for n in sorted({1, *range(step, statements + 1, step)}):
         at = x(n) + column / 2
