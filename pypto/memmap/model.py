@@ -19,8 +19,8 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.errors import PyptoError
 from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function
-from pypto.ir.stmt import ForStmt, Stmt
 from pypto.ir.ops.cross_core_ops import reserved_space
+from pypto.ir.stmt import ForStmt, Stmt
 from pypto.passes.memory_lifetimes import lifetimes
 
 
