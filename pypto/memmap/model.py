@@ -77,11 +77,6 @@ class KernelMap:
         """The highest byte the kernel's buffers reach in ``space`` (what the capacity check compares)."""
         return max((b.end for b in self.buffers if b.space is space), default=0)
 
-    def overflows(self, buffer: Buffer) -> bool:
-        """Whether ``buffer`` reaches past the capacity of its space."""
-        cap = self.capacity.get(buffer.space)
-        return cap is not None and buffer.end > cap
-
 
 def kernel_map(func: Function, platform: Platform) -> KernelMap:
     """The memory map of the AIC or AIV kernel ``func``, whose tiles have planned addresses."""

@@ -6,7 +6,7 @@ lifetime is a box from its first to its last statement over its address range, l
 first tile's name, its size and its address (a ``<title>`` lists every tile and the exact figures);
 boxes at one address at different times are reuse. Pale bands behind the boxes are loops (a box
 across a band lives through every iteration). A dashed line marks the capacity, another the peak;
-a box past the capacity, and the band above it, are red. Elements carry classes (``lane``,
+the part of a box past the capacity, and the band above it, are red. Elements carry classes (``lane``,
 ``buffer``, ``ring``, ``overflow``, ``loop``, ``capacity``, ``peak``) and ``data-*`` attributes
 (name, space, address, size, first and last statement; a lane's pixel geometry) so tools and tests
 can read the picture back.
@@ -95,7 +95,7 @@ def _lane(svg: ET.Element, kmap: KernelMap, space: MemorySpace, top: float, plot
     _address_axis(lane, extent, y)
     _statement_axis(lane, kmap.statements, x, bottom, column)
     for index, buffer in enumerate(b for b in kmap.buffers if b.space is space):
-        _box(lane, buffer, kmap.overflows(buffer), x, y, column, _PALETTE[index % len(_PALETTE)])
+        _box(lane, buffer, cap, x, y, _PALETTE[index % len(_PALETTE)])
     # The capacity's label above its line, the peak's below: apart even when the peak is the capacity.
     if cap is not None:
         _mark(lane, "capacity", cap, y(cap), plot, _RED, f"capacity {_bytes(cap)}", y(cap) - 3)
@@ -115,7 +115,9 @@ def _loop(lane: ET.Element, loop: LoopSpan, x: Scale, bottom: float, depth: int)
                   attrib={"font-size": "9"}).text = f"loop{trips}"
 
 
-def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x: Scale, y: Scale, column: float, colour: str) -> None:
+def _box(lane: ET.Element, buffer: Buffer, cap: int | None, x: Scale, y: Scale, colour: str) -> None:
+    """The box of ``buffer``; the part of it past the capacity ``cap`` is red."""
+    overflow = cap is not None and buffer.end > cap
     kind = "ring" if buffer.ring else "buffer"
     classes = kind + (" overflow" if overflow else "")
     group = ET.SubElement(lane, "g", attrib={
@@ -131,9 +133,12 @@ def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x: Scale, y: Scale, c
     left, right = x(buffer.first), x(buffer.last + 1)
     top, height = y(buffer.end), max(y(buffer.address) - y(buffer.end), MIN_HEIGHT)
     box = {"x": _n(left), "y": _n(top), "width": _n(right - left), "height": _n(height)}
-    fill = _RED if overflow else _RING if buffer.ring else colour
     ET.SubElement(group, "rect", attrib={**box, "stroke-width": "0.6", **(
-        {"stroke-dasharray": "4 2"} if buffer.ring else {})}, fill=fill, stroke="#333")
+        {"stroke-dasharray": "4 2"} if buffer.ring else {})}, fill=_RING if buffer.ring else colour, stroke="#333")
+    if overflow:
+        over = y(max(cap, buffer.address))
+        ET.SubElement(group, "rect", attrib={"class": "overflow-part"}, x=_n(left), y=_n(top), width=_n(right - left),
+                      height=_n(over - top), fill=_RED)
     if height < 12:
         return
     clip_id = f"clip-{buffer.space.name}-{buffer.address}-{buffer.first}"
@@ -143,8 +148,6 @@ def _box(lane: ET.Element, buffer: Buffer, overflow: bool, x: Scale, y: Scale, c
     label = ET.SubElement(group, "text", x=_n(left + 3), y=_n(top + min(height / 2 + 4, 13)),
                           attrib={"clip-path": f"url(#{clip_id})", "font-size": "10"})
     label.text = f"{buffer.names[0]}{more} {_bytes(buffer.size)} @{buffer.address}"
-    if overflow:
-        label.set("fill", "#ffffff")
 
 
 def _mark(lane: ET.Element, kind: str, value: int, at: float, plot: float, colour: str, text: str,

@@ -139,7 +139,12 @@ def test_a_program_that_does_not_fit_is_drawn_with_the_overflow_in_red(tmp_path:
     _check_kernel(planned.error.attempt, root)
     over = [g for _, g in _boxes(root) if "overflow" in g.get("class").split()]
     assert [(g.get("data-name"), g.get("data-address")) for g in over] == [("tile_b", "131072")]
-    assert over[0].find(f"{SVG}rect").get("fill") == "#e0301e"
+    # The part of tile_b past the capacity (from 188416 to its end, 262144) is red.
+    lane = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "lane")
+    bottom, per_byte = float(lane.get("data-bottom")), 240 / 262144
+    part = next(r for r in over[0].iter(f"{SVG}rect") if r.get("class") == "overflow-part")
+    assert part.get("fill") == "#e0301e" and _close(float(part.get("y")), bottom - 262144 * per_byte)
+    assert _close(float(part.get("height")), (262144 - 188416) * per_byte)
     assert any(e.get("class") == "over-capacity" for e in root.iter(f"{SVG}rect"))
     status = next(e for e in root.iter(f"{SVG}text") if e.get("class") == "status")
     assert status.text == "does not fit: Vec needs 262144 of 188416 bytes"
