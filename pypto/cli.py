@@ -107,7 +107,8 @@ def _cmd_memmap(args: argparse.Namespace) -> int:
     print(f"  wrote {len(planned.maps)} memory map(s) into {folder} in {time.perf_counter() - started:.2f}s")
     if planned.error is not None:
         print(planned.error.format_error(), file=sys.stderr)
-        print(f"pypto: the map of '{next(iter(planned.maps))}' shows the overflow in red", file=sys.stderr)
+        over = ", ".join(name for name, kmap in planned.maps.items() if kmap.overflowing())
+        print(f"pypto: the maps show the overflow in red (in {over})", file=sys.stderr)
         return 1
     return 0
 

@@ -39,7 +39,7 @@ from pypto.compiled import RUN_PLATFORMS, CompiledProgram
 from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
-from pypto.memmap import kernel_map, memmap_files, program_maps
+from pypto.memmap import AttemptRecorder, memmap_files, program_maps
 from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
 from pypto.runtime.debug_runner import runner_files
@@ -113,7 +113,7 @@ def compile(
     ``pass_options``: ``{pass name: {option: value}}``, the options of the pipeline's passes
     (docs/passes.md#options), e.g. ``{"MemoryReuse": {"strategy": "best_fit"}}``.
     ``memmap``: also draw each kernel's memory map into ``memmap/<kernel>.svg`` (docs/memmap.md); a
-    capacity error draws the kernel that does not fit into the failed tree before it is raised.
+    capacity error draws the kernels as the planner tried them into the failed tree before it is raised.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
     """
@@ -172,13 +172,17 @@ def compile(
 
 
 def _run_pipeline(manager: PassManager, program: Program, dump: Path | None, memmaps: Path | None) -> Program:
-    """The pipeline's result; with ``memmaps`` (a tree folder), a capacity error first draws its kernel there."""
-    try:
+    """The pipeline's result; with ``memmaps`` (a tree folder), a capacity error first draws the kernels there."""
+    if memmaps is None:
         return manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
-    except CapacityError as err:
-        if memmaps is not None and err.attempt is not None:
-            chip = PassContext.current().platform
-            write_files(memmaps, memmap_files({err.attempt.name: kernel_map(err.attempt, chip)}, MEMMAP_DIR))
+    recorder = AttemptRecorder()
+    try:
+        with recorder.recording():
+            return manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+    except CapacityError:
+        maps = recorder.maps(PassContext.current().platform)
+        if maps is not None:
+            write_files(memmaps, memmap_files(maps, MEMMAP_DIR))
         raise
 
 

@@ -4,7 +4,7 @@
     Path("softmax.svg").write_text(render_svg(maps["softmax"]))
 
 ``pypto memmap FILE.py -o DIR`` and ``pypto compile --memmap`` draw one picture per kernel; a
-program that does not fit still draws, from the layout the planner tried (:func:`plan_maps`).
+program that does not fit still draws, from the layouts the planner tried (:func:`plan_maps`).
 See docs/memmap.md.
 """
 
@@ -18,10 +18,12 @@ from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassM
 from pypto.pipeline.manager import PassOptions
 from pypto.transform.memref_util import KERNELS
 
+from .attempt import AttemptRecorder
 from .model import Buffer, KernelMap, LoopSpan, MemmapError, kernel_map
 from .svg import render_svg
 
 __all__ = [
+    "AttemptRecorder",
     "Buffer",
     "KernelMap",
     "LoopSpan",
@@ -47,8 +49,8 @@ def memmap_files(maps: dict[str, KernelMap], folder: str = "") -> dict[str, str]
 
 @dataclass(frozen=True)
 class Planned:
-    """The maps of a program's kernels after memory planning; ``error`` is the capacity error when it
-    does not fit, and then ``maps`` holds the one kernel that failed, at the addresses tried."""
+    """The maps of a program's kernels after memory planning; ``error`` is the capacity error when one
+    does not fit, and then each kernel is drawn at the addresses the planner tried for it."""
 
     maps: dict[str, KernelMap]
     error: CapacityError | None = None
@@ -62,15 +64,19 @@ def plan_maps(
 ) -> Planned:
     """Run the default pipeline on ``program`` for ``backend_type`` (no code generated) and map its kernels.
 
-    A :class:`CapacityError` gives the map of the kernel that does not fit; every other error is raised.
+    A :class:`CapacityError` from memory planning maps every kernel at the addresses tried
+    (:class:`AttemptRecorder`); every other error is raised.
     """
     chip = platform_for(backend_type)
     manager = PassManager.get_strategy(OptimizationStrategy.Default, verify=verify, pass_options=pass_options)
+    recorder = AttemptRecorder()
     try:
-        with compiling(chip), PassContext.for_platform(chip):
+        with compiling(chip), PassContext.for_platform(chip), recorder.recording():
             final = manager.run_passes(program)
     except CapacityError as err:
-        if err.attempt is None:
+        with compiling(chip):
+            maps = recorder.maps(chip)
+        if maps is None:
             raise
-        return Planned({err.attempt.name: kernel_map(err.attempt, chip)}, err)
+        return Planned(maps, err)
     return Planned(program_maps(final, chip))

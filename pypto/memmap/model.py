@@ -77,6 +77,10 @@ class KernelMap:
         """The highest byte the kernel's buffers reach in ``space`` (what the capacity check compares)."""
         return max((b.end for b in self.buffers if b.space is space), default=0)
 
+    def overflowing(self) -> list[MemorySpace]:
+        """The spaces whose peak is past the platform's capacity (a plan that does not fit)."""
+        return [s for s in self.spaces() if s in self.capacity and self.peak(s) > self.capacity[s]]
+
 
 def kernel_map(func: Function, platform: Platform) -> KernelMap:
     """The memory map of the AIC or AIV kernel ``func``, whose tiles have planned addresses."""

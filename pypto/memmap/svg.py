@@ -50,7 +50,7 @@ def render_svg(kmap: KernelMap, width: float = 1000.0) -> str:
         f"{kmap.kernel} ({kmap.core}) on {kmap.platform}: {kmap.statements} statements, "
         f"{len(kmap.buffers)} buffer lifetimes"
     )
-    over = [s for s in spaces if s in kmap.capacity and kmap.peak(s) > kmap.capacity[s]]
+    over = kmap.overflowing()
     note = ET.SubElement(svg, "text", x=_n(_LEFT), y="36", attrib={"class": "status"},
                          fill=_RED if over else "#444")
     note.text = ("does not fit: " + "; ".join(

@@ -38,7 +38,7 @@ def test_memmap_of_a_program_that_does_not_fit_draws_and_fails(
     captured = capsys.readouterr()
     assert captured.out.startswith("tile_add (AIV): peak bytes Vec 262144 of 188416\n")
     assert "CapacityError: AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes)" in captured.err
-    assert captured.err.endswith("pypto: the map of 'tile_add' shows the overflow in red\n")
+    assert captured.err.endswith("pypto: the maps show the overflow in red (in tile_add)\n")
     root = ET.parse(tmp_path / "maps" / "tile_add.svg").getroot()
     assert root.find(f".//{SVG}g[@data-name='tile_b']").get("class") == "buffer overflow"
 

@@ -150,11 +150,12 @@ def test_a_program_that_does_not_fit_is_drawn_with_the_overflow_in_red(tmp_path:
     assert status.text == "does not fit: Vec needs 262144 of 188416 bytes"
 
 
-def test_compile_with_memmap_keeps_the_overflow_map_in_the_failed_tree(tmp_path: Path) -> None:
-    with pytest.raises(CapacityError, match="exceeds platform limit"):
-        ir.compile(pl.parse(BIG_ADD), output_dir=tmp_path / "out", memmap=True)
-    failed = tmp_path / "out.failed-1" / "memmap" / "tile_add.svg"
-    assert "overflow" in ET.parse(failed).getroot().find(f".//{SVG}g[@data-name='tile_b']").get("class")
+def test_compile_with_memmap_keeps_the_overflow_maps_in_the_failed_tree(tmp_path: Path) -> None:
+    with pytest.raises(CapacityError, match="Function 'big': Vec buffer usage"):
+        ir.compile(pl.parse(TWO_KERNELS), output_dir=tmp_path / "out", memmap=True)
+    failed = tmp_path / "out.failed-1" / "memmap"
+    assert sorted(p.name for p in failed.iterdir()) == ["big.svg", "small.svg"]
+    assert "overflow" in ET.parse(failed / "big.svg").getroot().find(f".//{SVG}g[@data-name='tb']").get("class")
 
 
 def test_a_kernel_without_planned_addresses_is_refused() -> None:
@@ -165,3 +166,45 @@ def test_a_kernel_without_planned_addresses_is_refused() -> None:
     kernel = next(f for f in unplanned.functions.values() if f.func_type in KERNELS)
     with pytest.raises(MemmapError, match="'tile_add' has no planned address for 'tile_a': a memory map needs"):
         kernel_map(kernel, A2A3)
+
+
+TWO_KERNELS = """
+import pypto.language as pl
+
+
+@pl.program
+class TwoKernels:
+    @pl.function(type=pl.FunctionType.InCore)
+    def big(self, a: pl.Tensor[[256, 128], pl.FP32], b: pl.Tensor[[256, 128], pl.FP32],
+            c: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
+        ta: pl.Tile[[256, 128], pl.FP32] = pl.load(a, [0, 0], [256, 128])
+        tb: pl.Tile[[256, 128], pl.FP32] = pl.load(b, [0, 0], [256, 128])
+        c = pl.store(pl.add(ta, tb), [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def small(self, a: pl.Tensor[[64, 64], pl.FP32],
+              c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        ta: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [0, 0], [64, 64])
+        c = pl.store(pl.exp(ta), [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[256, 128], pl.FP32], b: pl.Tensor[[256, 128], pl.FP32],
+             c: pl.Out[pl.Tensor[[256, 128], pl.FP32]], x: pl.Tensor[[64, 64], pl.FP32],
+             y: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+             ) -> tuple[pl.Tensor[[256, 128], pl.FP32], pl.Tensor[[64, 64], pl.FP32]]:
+        c = self.big(a, b, c)
+        y = self.small(x, y)
+        return c, y
+"""
+
+
+def test_a_capacity_error_maps_every_kernel_not_only_the_one_that_failed() -> None:
+    planned = plan_maps(pl.parse(TWO_KERNELS))
+    assert "Function 'big': Vec buffer usage (262144 bytes)" in str(planned.error)
+    assert sorted(planned.maps) == ["big", "small"]
+    big, small = (ET.fromstring(render_svg(planned.maps[k])) for k in ("big", "small"))
+    assert [g.get("data-name") for _, g in _boxes(big) if "overflow" in g.get("class")] == ["tb"]
+    assert [(g.get("data-name"), g.get("class"), g.get("data-address")) for _, g in _boxes(small)] == [
+        ("ta", "buffer", "0")]
