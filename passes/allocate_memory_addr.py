@@ -28,11 +28,16 @@ _ID = re.compile(r"(\d+)$")
 
 
 class CapacityError(PassError):
-    """The buffers of a kernel do not fit a memory space of the platform; ``hint`` says what to do."""
+    """The buffers of a kernel do not fit a memory space of the platform; ``hint`` says what to do.
 
-    def __init__(self, pass_name: str, message: str, span: Span, hint: str) -> None:
+    ``attempt`` is the kernel as the planner laid it out anyway (every tile and ring at the address it
+    tried, some past the capacity), so a memory map can show the overflow (:mod:`pypto.memmap`).
+    """
+
+    def __init__(self, pass_name: str, message: str, span: Span, hint: str, attempt: Function | None = None) -> None:
         super().__init__(pass_name, message, span, hint)
         self.args = (f"{self.args[0]}\n  hint: {hint}",)
+        self.attempt = attempt
 
 
 def _align(n: int, a: int) -> int:
@@ -58,6 +63,9 @@ class AllocateMemoryAddr(RewritePass):
     cross-core space (Mat on AIC, Vec on AIV): explicit bases as written, ``pl.AUTO`` ones one after
     the other from 0 (the resolved base is written back into the call); the space's tiles start at
     the aligned end of the highest reserved range, and the ring counts in its capacity check.
+
+    Every space is laid out before the capacity check fails, and the error's ``attempt`` holds the
+    kernel at the addresses tried: ``pypto memmap`` draws it with the overflow in red.
     """
 
     source = memref
@@ -76,6 +84,7 @@ class AllocateMemoryAddr(RewritePass):
             by_space.setdefault(space, []).append(base)
         if floor:
             by_space.setdefault(reserved, [])
+        overflow: CapacityError | None = None
         for space, bases in by_space.items():
             addr = floor if space is reserved else 0
             end = addr
@@ -84,8 +93,8 @@ class AllocateMemoryAddr(RewritePass):
                 end = addr + slots[base][1]
                 addr = _align(end, platform.address_alignment)
             cap = platform.capacity.get(space)
-            if cap is not None and end > cap:
-                raise CapacityError(
+            if overflow is None and cap is not None and end > cap:
+                overflow = CapacityError(
                     self.name,
                     f"Function '{func.name}': {space.name} buffer usage ({end} bytes) exceeds platform limit "
                     f"({cap} bytes)",
@@ -95,6 +104,17 @@ class AllocateMemoryAddr(RewritePass):
                     + (f"; the reserved pipe rings take the first {floor} bytes: fewer or smaller slots "
                        "(slot_num, slot_size) leave more" if floor and space is reserved else ""),
                 )
+        placed = self._place(func, program, addresses, bases_of)
+        if overflow is not None:
+            # Every space is laid out first, so the attempt shows all of the kernel's overflows.
+            overflow.attempt = placed
+            raise overflow
+        return placed
+
+    def _place(
+        self, func: Function, program: Program, addresses: dict[Var, int], bases_of: dict[Call, int]
+    ) -> Function:
+        """``func`` with every tile's MemRef at its base's address and the resolved ring bases written in."""
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
         for var in defined_vars(func):

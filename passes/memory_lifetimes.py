@@ -58,6 +58,10 @@ class Lifetimes:
     reads: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
     # Each if with an else: (condition, last of the then-branch, last of the else-branch).
     branches: list[tuple[int, int, int]] = field(default_factory=list)
+    # How many numbers the walk gave out: statement numbers run from 1 to this.
+    statements: int = 0
+    # Every loop, with its own number and the last one of its body, in the order the loops end.
+    loops: list[Loop] = field(default_factory=list)
 
     def interval(self, v: Var) -> tuple[int, int]:
         d = self.defs[v]
@@ -76,7 +80,7 @@ def lifetimes(func: Function) -> Lifetimes:
     """The lifetimes of the on-chip tiles of ``func``."""
     walk = _Walk()
     walk.block(func.body, None)
-    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls, {}, walk.branches)
+    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls, {}, walk.branches, walk.n, walk.done)
     for var, uses in walk.uses.items():
         if var not in walk.defs:
             continue
@@ -102,6 +106,7 @@ class _Walk(ForwardWalk[None]):
     def __init__(self) -> None:
         self.n = 0
         self.loops: list[Loop] = []
+        self.done: list[Loop] = []
         self.defs: dict[Var, int] = {}
         self.home: dict[Var, list[Loop]] = {}
         self.uses: dict[Var, list[tuple[int, list[Loop]]]] = {}
@@ -164,6 +169,7 @@ class _Walk(ForwardWalk[None]):
     def exit_loop(self, s: ForStmt | WhileStmt, before: None, end: None) -> None:
         loop = self.loops.pop()
         loop.end = self.n
+        self.done.append(loop)
         for rv in s.return_vars:
             self.define(rv, loop.end, self.loops)
 

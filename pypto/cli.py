@@ -7,6 +7,7 @@
     pypto run examples/manual_deps.py -o out/md --swimlane 4      # also capture the chip swimlane
     pypto timeline out/md [-o run.svg] [--trace run.json]         # draw the capture (SVG and Perfetto JSON)
     pypto graph examples/deps_phase_fence.py -o graph.svg         # draw the task graph of the compiled program
+    pypto memmap examples/row_softmax.py -o maps/                 # one memory-map SVG per kernel
     pypto --version
 
 The input file is read as text and parsed from its syntax tree; it is never executed. Errors in
@@ -65,19 +66,68 @@ def _compile(args: argparse.Namespace, output: Path | None = None, dump_passes: 
     _warm_imports()
     _progress(f"compiling {args.file} (loading pypto and the file took {time.perf_counter() - started:.2f}s) ...")
     start = time.perf_counter()
-    options: dict[str, dict[str, Any]] = {}
-    for pass_name, option, value in args.pass_option:
-        options.setdefault(pass_name, {})[option] = value
     compiled = ir.compile(
         program,
         output_dir=args.output if output is None else output,
         backend_type=BackendType(BACKENDS[args.backend]),
         verify=args.verify,
-        pass_options=options,
+        pass_options=_options(args),
         dump_passes=dump_passes,
         graph=getattr(args, "graph", False),
+        memmap=getattr(args, "memmap", False),
     )
     return compiled, time.perf_counter() - start
+
+
+def _options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    options: dict[str, dict[str, Any]] = {}
+    for pass_name, option, value in args.pass_option:
+        options.setdefault(pass_name, {})[option] = value
+    return options
+
+
+def _cmd_memmap(args: argparse.Namespace) -> int:
+    from pypto.backend import BackendType
+    from pypto.memmap import memmap_files, plan_maps
+
+    folder = Path(args.output or f"{Path(args.file).stem}_memmap")
+    problem = _unwritable_folder(folder)
+    if problem:
+        print(f"pypto memmap: error: {problem}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    planned = plan_maps(_load(args.file), BackendType(BACKENDS[args.backend]), _options(args), args.verify)
+    if not planned.maps:
+        print(f"{args.file} has no AIC or AIV kernel: no memory map to draw")
+        return 0
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in memmap_files(planned.maps).items():
+        (folder / name).write_text(text)
+    for name, kmap in planned.maps.items():
+        spaces = ", ".join(f"{s.name} {kmap.peak(s)}" + (f" of {kmap.capacity[s]}" if s in kmap.capacity else "")
+                           for s in kmap.spaces())
+        print(f"{name} ({kmap.core}): peak bytes {spaces or '(no on-chip buffers)'}")
+    print(f"  wrote {len(planned.maps)} memory map(s) into {folder} in {time.perf_counter() - started:.2f}s")
+    if planned.error is not None:
+        print(planned.error.format_error(), file=sys.stderr)
+        over = ", ".join(name for name, kmap in planned.maps.items() if kmap.overflowing())
+        print(f"pypto: the maps show the overflow in red (in {over})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _unwritable_folder(folder: Path) -> str | None:
+    """Why ``folder`` cannot take the SVGs (it is a file, or its nearest existing parent is not a writable
+    folder), else None."""
+    if folder.exists():
+        return None if folder.is_dir() and os.access(folder, os.W_OK) else (
+            f"the output path {folder} is not a writable folder")
+    parent = folder.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        return f"cannot make the output folder {folder}: {parent} is not a writable folder"
+    return None
 
 
 def _warm_imports() -> None:
@@ -207,7 +257,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
 
     check_dot()  # before compiling: a missing tool is not worth a compile
     svg = Path(args.output) if args.output else Path(f"{Path(args.file).stem}.graph.svg")
-    problem = _unwritable(svg)
+    problem = _unwritable_file(svg)
     if problem is not None:
         print(f"pypto graph: error: the output {svg} {problem}", file=sys.stderr)
         return 2
@@ -227,7 +277,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unwritable(path: Path) -> str | None:
+def _unwritable_file(path: Path) -> str | None:
     """Why ``path`` cannot take the picture (None when it can); the command then exits with status 2, as for
     a bad argument, before compiling anything."""
     if path.is_dir():
@@ -461,7 +511,12 @@ def build_parser() -> argparse.ArgumentParser:
     _compile_options(p, "output folder of the artifact tree (default: a new temporary folder)")
     p.add_argument("--graph", action="store_true",
                    help="also draw the task graph into graph.svg of the tree (docs/graph.md; needs Graphviz)")
+    p.add_argument("--memmap", action="store_true", help="also draw each kernel's memory map into DIR/memmap/")
     p.set_defaults(run=_cmd_compile)
+
+    p = sub.add_parser("memmap", help="draw each kernel's on-chip memory map as SVG (docs/memmap.md)")
+    _compile_options(p, "output folder of the SVGs, one per kernel (default: ./<FILE stem>_memmap)")
+    p.set_defaults(run=_cmd_memmap)
 
     p = sub.add_parser("run", help="compile, run on a2a3sim and compare every output with the interpreter")
     _compile_options(p, "output folder of the artifact tree (default: a folder in the kernel cache's runs/, "

@@ -11,6 +11,7 @@ lazily, so ``from pypto import ir; ir.compile(...)`` works. The tree::
     compiled_meta.json                                    the call signature (``CompiledProgram.from_dir``)
     debug/run.py                                          reruns the tree alone (``pypto.runtime.debug_runner``)
     graph.svg                                             the task graph, with ``graph=True`` (docs/graph.md)
+    memmap/<kernel>.svg                                   memory maps (``memmap=True``, :mod:`pypto.memmap`)
 
 Each code generator is a function ``(program, platform) -> {relative path: text}`` of the final
 (``synced``) program; a pipeline that ends before ``runtime`` (a strategy or plugin that stops
@@ -39,7 +40,8 @@ from pypto.compiled import RUN_PLATFORMS, CompiledProgram
 from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
-from pypto.passes import OptimizationStrategy, PassContext, PassManager, VerifyLevel
+from pypto.memmap import AttemptRecorder, memmap_files, program_maps
+from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
 from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
@@ -49,6 +51,7 @@ Generator = Callable[[Program, Platform], Mapping[str, str]]
 # Lists the files a compile wrote, so a later compile into the same folder removes exactly those.
 MANIFEST = ".pypto_artifacts"
 DUMP_DIR = "passes_dump"
+MEMMAP_DIR = "memmap"
 
 
 class OutputDirError(PyptoError):
@@ -95,6 +98,7 @@ def compile(
     memory_planner: MemoryPlanner | str | None = None,
     pass_options: PassOptions | None = None,
     graph: bool = False,
+    memmap: bool = False,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -112,6 +116,8 @@ def compile(
     (docs/passes.md#options), e.g. ``{"MemoryReuse": {"strategy": "best_fit"}}``.
     ``graph``: also draw the orchestration's task graph into ``graph.svg`` (docs/graph.md; needs Graphviz's
     ``dot``); a program without orchestration has no graph.
+    ``memmap``: also draw each kernel's memory map into ``memmap/<kernel>.svg`` (docs/memmap.md); a
+    capacity error draws the kernels as the planner tried them into the failed tree before it is raised.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
     """
@@ -147,10 +153,12 @@ def compile(
 
                     check_printable(program, frozenset({"pto"} if skip_ptoas else {"pto", "cce"}))
                     check_orchestration_ops(program)
-                final = manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+                final = _run_pipeline(manager, program, dump, folder if memmap else None)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
                 if graph and generated:
                     files.update(_graph_file(final))
+                if memmap:
+                    files.update(memmap_files(program_maps(final, chip), MEMMAP_DIR))
                 if generated:
                     files.update(_meta_file(program, run_platform, chip))
                     if META_FILE in files:
@@ -171,6 +179,21 @@ def compile(
         generated=generated,
         skip_ptoas=skip_ptoas,
     )
+
+
+def _run_pipeline(manager: PassManager, program: Program, dump: Path | None, memmaps: Path | None) -> Program:
+    """The pipeline's result; with ``memmaps`` (a tree folder), a capacity error first draws the kernels there."""
+    if memmaps is None:
+        return manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+    recorder = AttemptRecorder()
+    try:
+        with recorder.recording():
+            return manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+    except CapacityError:
+        maps = recorder.maps(PassContext.current().platform)
+        if maps is not None:
+            write_files(memmaps, memmap_files(maps, MEMMAP_DIR))
+        raise
 
 
 def _run_platform(platform: str | None, chip: Platform) -> str:

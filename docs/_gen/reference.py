@@ -227,6 +227,18 @@ def task_graph_markdown() -> str:
     return "<figure>\n" + "\n".join(line for line in svg.splitlines() if line.strip()) + "\n</figure>\n"
 
 
+def softmax_memmap_markdown() -> str:
+    """The memory map of examples/row_softmax.py (:mod:`pypto.memmap`), inlined as SVG."""
+    from pathlib import Path
+
+    import pypto.language as pl
+    from pypto.memmap import plan_maps, render_svg
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "row_softmax.py"
+    svg = render_svg(plan_maps(pl.loads_program(str(example))).maps["softmax"]).split("?>", 1)[1].strip()
+    return f'<div class="memmap" style="overflow-x: auto">\n{svg}\n</div>\n'
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "passes": passes_markdown,
     "pipeline": pipeline_markdown,
@@ -241,6 +253,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "array_ops": lambda: _ops_table("array"),
     "platforms": platforms_markdown,
     "task_graph": task_graph_markdown,
+    "softmax_memmap": softmax_memmap_markdown,
 }
 
 

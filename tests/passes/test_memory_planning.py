@@ -129,6 +129,17 @@ def test_capacity_error_names_function_space_and_bytes() -> None:
     assert err.value.span.begin_line == 10 and isinstance(err.value, PassError)
 
 
+def test_capacity_error_holds_the_layout_it_tried() -> None:
+    program = passes.memory_reuse()(passes.init_memref()(front(BIG)))
+    with PassContext(platform=A2A3), pytest.raises(passes.CapacityError) as err:
+        passes.allocate_memory_addr()(program)
+    attempt = err.value.attempt
+    assert attempt.name == "tile_add" and plan_extents(attempt) == {VEC: 262144}
+    text = attempt.as_python()
+    assert "pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 131072)" in text
+    assert "pl.MemRef(mem_vec_1, pl.const(131072, pl.INT64), 131072)" in text
+
+
 def test_passes_chain_from_split_core_to_memref_in_a_pass_manager() -> None:
     pm = passes.PassManager(planning(), start=split_core)
     assert pm.final_dialect is memref
