@@ -34,6 +34,9 @@ CASES = {
     "deps_task_array": {},
     "deps_phase_fence": {},
     "deps_no_dep_dump": {},
+    # TaskIds and a TaskId array through a while loop and out of an if: 3 producers in the loop, the
+    # if's branch the fourth.
+    "deps_while_if": {"n": 3},
     "tile_add": {},
     "row_blocks": {},
     "row_softmax": {},
