@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim"))
 
-from test_dropped_edge import CAPTURE, compile_pair, early_consumers, inputs, run  # noqa: E402
+from test_dropped_edge import CAPTURE, compile_pair, early_consumers, inputs, run
 
 
 def main() -> None:
