@@ -244,7 +244,7 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
     """Tasks on the two sides of a manual scope's edge touching one tensor, the earlier one writing it,
     with no explicit edge between them."""
     problems = []
-    writers: dict[int, list[_Task]] = {}
+    writers: dict[tuple[int, bool], list[_Task]] = {}  # (root, in a manual scope) -> the tasks writing it
     for task in walk.tasks:
         directions = list(task.node.attrs.get("arg_directions") or [])
         accessed: list[tuple[int, bool, Var]] = []
@@ -256,10 +256,8 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
                 continue
             accessed.append((id(root), direction in _WRITES, root))
         reached: set[int] | None = None
-        for root_id, writes, root in accessed:
-            for earlier in writers.get(root_id, []):
-                if earlier.manual == task.manual:
-                    continue
+        for root_id, _, root in accessed:
+            for earlier in writers.get((root_id, not task.manual), []):
                 if reached is None:
                     reached = set().union(*(_reach(walk, d) for d in task.deps)) if task.deps else set()
                 if id(earlier.node) in reached:
@@ -268,7 +266,7 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
                 break
         for root_id, writes, _ in accessed:
             if writes:
-                writers.setdefault(root_id, []).append(task)
+                writers.setdefault((root_id, task.manual), []).append(task)
     return problems
 
 
