@@ -452,6 +452,11 @@ class OrchestrationEmitter(Emitter):
         carry = _Carry([], [], [])
         for ia, rv in zip(node.iter_args, node.return_vars, strict=True):
             init = self.expr(ia.initValue)
+            if taskids.in_place_array(self, ia, rv, init):
+                carry.names.append(init)
+                carry.assigned.append(False)
+                carry.types.append("PTO2TaskId")
+                continue
             ct = c_type(ia.type, ia.span)
             name = self.declare(ia)
             self.doc.line(f"{ct} {name} = {init};")
@@ -488,6 +493,8 @@ class OrchestrationEmitter(Emitter):
                 self.alias(rv, carry.texts[0][k])
             else:
                 self.doc.line(f"{c_type(rv.type, node.span)} {carry.names[k]};")
+        if else_doc is not None and not else_doc.lines:
+            else_doc = None  # every line of the else branch was a yield of the name the result took
         with self.doc.block(f"if ({cond}) {{", "}" if else_doc is None else "} else {"):
             self.doc.extend(then_doc)
         if else_doc is not None:

@@ -16,13 +16,17 @@ and a consumer waits for all of them. A sequential loop threading such an array 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pypto.analysis.defuse import base_name
+
 from pypto.ir.enums import ForKind
-from pypto.ir.expr import Call, ConstInt, Expr, Submit
+from pypto.ir.expr import Call, ConstInt, Expr, IterArg, Submit, Var
 from pypto.ir.stmt import ForStmt
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ArrayType
+from pypto.runtime.errors import BOUNDS_MARKER
 
 from .errors import CodegenError
 from .op_table import argument
@@ -51,12 +55,47 @@ def array_op(em: OrchestrationEmitter, call: Call, rule: Array) -> str | None:
     arr = argument(call, "array")
     name = em.expr(arr)
     index = em.expr(argument(call, "index"))
+    _index_guard(em, call, arr, index)
     if rule.access == "read":
         return f"{name}[{index}]"
     em.doc.line(f"{name}[{index}] = {em.expr(argument(call, 'value'))};")
     if em.defining is not None:
         em.alias(em.defining, name)
     return None
+
+
+def _index_guard(em: OrchestrationEmitter, call: Call, arr: Expr, index: str) -> None:
+    """Stop the run, as a kernel window out of bounds does, when a computed index falls outside the
+    array (a C array has no bounds; constant indices are checked when the program is parsed)."""
+    if _within(em, argument(call, "index"), arr.type.extent.value):
+        return
+    from .orchestration import _c_format  # noqa: PLC0415  (orchestration imports this module)
+
+    n = arr.type.extent.value
+    span = call.span
+    where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
+    i = f"(int64_t)({index})"
+    with em.doc.block(f"if ({i} < 0 || {i} >= {n}) {{"):
+        text = (f'"{BOUNDS_MARKER} the array \'{_c_format(base_name(arr.name_hint))}\'{_c_format(where)} '
+                f'is indexed at %lld, outside its {n} slots"')
+        em.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {text}, (long long){i});")
+        em.doc.line("return;")
+
+
+def _within(em: OrchestrationEmitter, index: Expr, n: int) -> bool:
+    """Whether ``index`` is statically in ``[0, n)``: a constant, or the variable of an enclosing
+    ``for`` loop with constant bounds inside it."""
+    if isinstance(index, ConstInt):
+        return True
+    for carry in em.carries:
+        loop = carry.loop
+        if loop is None or loop.loop_var is not index:
+            continue
+        bounds = (loop.start, loop.stop, loop.step)
+        if all(isinstance(b, ConstInt) for b in bounds):
+            start, stop, step = (b.value for b in bounds)
+            return step > 0 and start >= 0 and stop <= n
+    return False
 
 
 def element_type(em: OrchestrationEmitter, t: ArrayType, call: Call) -> str:
@@ -75,15 +114,22 @@ def fill(em: OrchestrationEmitter, dst: str, n: int, src: str) -> None:
     em.taken.discard(k)
 
 
+def in_place_array(em: OrchestrationEmitter, ia: IterArg, rv: Var, init: str) -> bool:
+    """Whether a loop (``for`` or ``while``) carry is an explicit array, which is updated in place: the
+    iter_arg, its updates and the loop's result all name the C array ``init``."""
+    if not isinstance(ia.type, ArrayType):
+        return False
+    em.alias(ia, init)
+    em.alias(rv, init)
+    return True
+
+
 def array_carry(em: OrchestrationEmitter, node: ForStmt, i: int, init: str) -> tuple[str, str | None] | None:
     """The C++ carry of slot ``i`` of a loop when it is an array (None otherwise): the name the
     loop's result takes, and how the yield writes it (``"copy"``, ``"slot"``, or None when the
     array is updated in place)."""
     ia, rv = node.iter_args[i], node.return_vars[i]
-    if isinstance(ia.type, ArrayType):
-        # An explicit array is updated in place: the iter_arg, updates and result share one C array.
-        em.alias(ia, init)
-        em.alias(rv, init)
+    if in_place_array(em, ia, rv, init):
         return init, None
     n = node.attrs.get(f"iter_arg_array_size_{i}")
     if n is None:

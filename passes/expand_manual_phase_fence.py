@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pypto.analysis import walk
 from pypto.analysis.loops import const_trip_count
+from pypto.analysis.task_deps import dependency_problems
 from pypto.languages.invariants import CallDirectionsResolved, NoNestedCalls, NormalizedStmtStructure
 from pypto.languages.memref import memref
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind, FunctionType
 from pypto.ir.expr import Call, Expr, IterArg, Submit, Var
-from pypto.ir.function import Function
+from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.op import system
 from pypto.ir.stmt import AssignStmt, ForStmt, RuntimeScopeStmt, Stmt, YieldStmt
@@ -41,10 +42,20 @@ class ExpandManualPhaseFence(RewritePass):
 
     Anything else (other deps on the consumer, an array updated in the loop, too few edges to gain)
     stays direct.
+
+    First, in every Orchestration function, a dependency the runtime would drop without a word is an
+    error (:mod:`pypto.analysis.task_deps`): a TaskId array slot no task id is written to before, or
+    tasks on the two sides of a manual scope's edge ordered by nothing.
     """
 
     source = memref
     requires = frozenset({NoNestedCalls, NormalizedStmtStructure, CallDirectionsResolved})
+
+    def run_function(self, func: Function, program: Program) -> Function:
+        if func.func_type is FunctionType.Orchestration:
+            for problem in dependency_problems(func, program)[:1]:
+                raise self.error(problem.message, problem.span, problem.hint)
+        return super().run_function(func, program)
 
     def applies(self, func: Function) -> bool:
         return func.func_type is FunctionType.Orchestration and any(

@@ -16,7 +16,7 @@ from pypto import ir
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 DEPS_EXAMPLES = ["manual_deps", "deps_explicit_edge", "deps_at_blocks", "deps_manual_tensor", "deps_fan_in",
-                 "deps_task_array", "deps_phase_fence", "deps_no_dep_dump"]
+                 "deps_task_array", "deps_phase_fence", "deps_no_dep_dump", "deps_while_if"]
 
 KERNEL = """
     @pl.function(type=pl.FunctionType.InCore)
@@ -140,6 +140,26 @@ def test_phase_fence_branches_read_the_previous_phase_and_write_their_own_slot(t
     assert (f"for (uint32_t params_t1_deps_k = 0; params_t1_deps_k < 4; ++params_t1_deps_k) if "
             f"({prev}[params_t1_deps_k].is_valid()) params_t1_deps[params_t1_deps_count++] = "
             f"{prev}[params_t1_deps_k];") in text
+
+
+def test_task_ids_through_a_while_loop_and_out_of_an_if(tmp_path: Path) -> None:
+    text = lines(example("deps_while_if", tmp_path))
+    # the while carries the last TaskId (a rebind) and updates the array in place, bounds-checked
+    assert "PTO2TaskId prev = PTO2TaskId::invalid();" in text
+    assert "if (prev.is_valid()) params_t0_deps[params_t0_deps_count++] = prev;" in text
+    assert "PTO2TaskId prev_next = t;" in text
+    assert "if ((int64_t)(i) < 0 || (int64_t)(i) >= 4) {" in text
+    assert "tids0[i] = t;" in text
+    # the if yields one of two TaskIds, and writes the array in its branch only
+    assert text[text.index("PTO2TaskId fill;"):][:2] == ["PTO2TaskId fill;", "if (i < 4) {"]
+    assert "tids0[3] = t3;" in text
+    assert text[text.index("fill = t3;"):][:4] == ["fill = t3;", "} else {", "fill = prev;", "}"]
+    assert "if (fill.is_valid()) params_t3_deps[params_t3_deps_count++] = fill;" in text
+    # the consumers wait on the whole array after both
+    assert ("for (uint32_t params_phase_fence_barrier_0_deps_k = 0; params_phase_fence_barrier_0_deps_k < 4; "
+            "++params_phase_fence_barrier_0_deps_k) if (tids0[params_phase_fence_barrier_0_deps_k].is_valid()) "
+            "params_phase_fence_barrier_0_deps[params_phase_fence_barrier_0_deps_count++] = "
+            "tids0[params_phase_fence_barrier_0_deps_k];") in text
 
 
 CONSTRUCTS = {

@@ -452,7 +452,8 @@ def test_break_does_not_cross_a_scope() -> None:
 
 def test_tid_is_visible_only_after_the_scope() -> None:
     err = text_error(_body("with pl.at(level=pl.Level.CORE_GROUP, deps=[t]) as t:", "    pass"), UndefinedVariableError)
-    assert err.message == "undefined variable 't'"
+    assert err.message == "deps= names 't', which nothing before this task defines"
+    assert err.hint == "a task waits only for tasks submitted before it: submit the producer first"
 
 
 def test_decorated_rejection_points_at_the_source() -> None:

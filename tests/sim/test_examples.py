@@ -34,6 +34,9 @@ CASES = {
     "deps_task_array": {},
     "deps_phase_fence": {},
     "deps_no_dep_dump": {},
+    # TaskIds and a TaskId array through a while loop and out of an if: 3 producers in the loop, the
+    # if's branch the fourth.
+    "deps_while_if": {"n": 3},
     "tile_add": {},
     "row_blocks": {},
     "row_softmax": {},
@@ -175,3 +178,15 @@ def test_pypto_run_rejects_a_bad_tolerance(value: str, capsys: pytest.CaptureFix
         main(["run", str(EXAMPLES / "matmul_big_k.py"), "--atol", value])
     assert exit_info.value.code == 2
     assert f"argument --atol: invalid tolerance '{value}': expected a non-negative number" in capsys.readouterr().err
+
+
+def test_deps_while_if_takes_the_else_branch_on_the_simulator_as_the_interpreter(tmp_path: Path,
+                                                                                 kernel_cache: Path) -> None:
+    """n = 4: the while loop fills every slot and the if yields the loop's last TaskId (n = 3 above
+    takes the other branch)."""
+    compiled = ir.compile(pl.loads_program(str(EXAMPLES / "deps_while_if.py")), output_dir=tmp_path / "out")
+    x = np.random.default_rng(4).standard_normal((64, 64)).astype(np.float32)
+    got = compiled.run(x, 4, cache_dir=kernel_cache)
+    want = compiled.interpret(x, 4)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

@@ -187,7 +187,14 @@ def parse_deps(p: Any, node: ast.expr) -> list[ir.Expr]:
     else:
         items = _list_items(p, node, "deps=", "deps=[tid]")
     for elt in items:
-        value = p.eval(elt)
+        try:
+            value = p.eval(elt)
+        except UndefinedVariableError:
+            if type(elt) is not ast.Name:
+                raise
+            # A task can wait only for a task submitted before it, so explicit edges form no cycle.
+            p.fail(UndefinedVariableError, f"deps= names '{elt.id}', which nothing before this task defines", elt,
+                   "a task waits only for tasks submitted before it: submit the producer first")
         if value is None:
             continue
         if not isinstance(value, ir.Expr):

@@ -1,0 +1,290 @@
+"""Dependencies of orchestration tasks that the PTO2 runtime would drop without a word
+(docs/tasks.md#dependency-checks).
+
+* A dependency on a TaskId array slot that no statement before it can have written (an ``invalid``
+  id, which the generated code skips): nothing orders the task.
+* An ordering across the edge of a manual scope: a task in a ``pl.manual_scope()`` neither looks up
+  nor registers the tensors it touches, so a task on the other side of the scope's edge (tracked by
+  the runtime) that reads or writes a tensor the first one wrote is not ordered after it unless its
+  ``deps=`` reach that task's TaskId.
+
+Explicit edges themselves need no check: a dependency names a TaskId defined before the task (so
+explicit edges cannot form a cycle), and the runtime honours an edge to a task of any scope, ended
+or not (a task that has already retired is done).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pypto.ir.enums import ArgDirection
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
+from pypto.ir.function import Function, Program
+from pypto.ir.span import Span
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    RuntimeScopeStmt,
+    ScopeStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from pypto.ir.types import ArrayType
+
+from .defuse import base_name
+from .roots import Roots
+
+_WRITES = (ArgDirection.OutputExisting, ArgDirection.InOut, ArgDirection.Output)
+
+
+@dataclass(frozen=True)
+class DepProblem:
+    """One dependency the runtime would drop: what, where, and what to write instead."""
+
+    message: str
+    span: Span
+    hint: str
+
+
+@dataclass
+class _Task:
+    node: Call | Submit
+    span: Span
+    manual: bool
+    deps: list[Expr]
+
+
+@dataclass
+class _Walk:
+    """One program-order walk of an Orchestration body, recording what the checks need."""
+
+    roots: Roots
+    order: int = 0
+    manual: int = 0
+    loops: list[int] = field(default_factory=list)
+    # array root -> (order, enclosing loops, constant slot or None) of each slot write
+    writes: dict[int, list[tuple[int, tuple[int, ...], int | None]]] = field(default_factory=dict)
+    array_root: dict[int, Var] = field(default_factory=dict)
+    slot_reads: dict[int, tuple[Var, int | None]] = field(default_factory=dict)  # var -> (array root, slot)
+    dep_reads: list[tuple[int, tuple[int, ...], Expr, Span]] = field(default_factory=list)
+    sources: dict[int, list[object]] = field(default_factory=dict)  # TaskId var -> vars / Submits it comes from
+    tuples: dict[int, Submit] = field(default_factory=dict)
+    tasks: list[_Task] = field(default_factory=list)
+    untracked: set[int] = field(default_factory=set)  # roots of manual_dep=True tensors
+
+    def stmt(self, s: Stmt) -> None:
+        self.order += 1
+        if isinstance(s, SeqStmts):
+            for child in s.stmts:
+                self.stmt(child)
+        elif isinstance(s, RuntimeScopeStmt):
+            self.manual += s.manual
+            self.stmt(s.body)
+            self.manual -= s.manual
+        elif isinstance(s, ScopeStmt):
+            self.stmt(s.body)
+        elif isinstance(s, (ForStmt, WhileStmt)):
+            self.loops.append(id(s))
+            for ia, rv in zip(s.iter_args, s.return_vars, strict=True):
+                self._alias(ia, ia.initValue)
+                self._alias(rv, ia)
+            self.stmt(s.body)
+            self._yielded(s.body, [*s.iter_args], s.return_vars)
+            self.loops.pop()
+        elif isinstance(s, IfStmt):
+            for body in (s.then_body, s.else_body):
+                if body is not None:
+                    self.stmt(body)
+                    self._yielded(body, [], s.return_vars)
+        elif isinstance(s, AssignStmt):
+            self._value(s.value, s.var, s.span)
+        elif isinstance(s, EvalStmt):
+            self._value(s.expr, None, s.span)
+
+    def _alias(self, var: Var, value: Expr) -> None:
+        if isinstance(value, Var):
+            self.sources.setdefault(id(var), []).append(value)
+            if isinstance(var.type, ArrayType) and id(value) in self.array_root:
+                self.array_root[id(var)] = self.array_root[id(value)]
+
+    def _yielded(self, body: Stmt, iter_args: list[Var], results: list[Var]) -> None:
+        """The values a body's trailing yield gives the loop's iter_args (the next trip) and results,
+        or the if's results."""
+        tail = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body
+        if not isinstance(tail, YieldStmt):
+            return
+        for k, value in enumerate(tail.value):
+            for targets in (iter_args, results):
+                if k < len(targets):
+                    self._alias(targets[k], value)
+
+    def _value(self, value: Expr, var: Var | None, span: Span) -> None:
+        if isinstance(value, Var) and var is not None:
+            self._alias(var, value)
+        elif isinstance(value, TupleGetItemExpr) and var is not None:
+            submit = self.tuples.get(id(value.tuple)) if isinstance(value.tuple, Var) else None
+            if submit is not None and value.index == len(submit.type.types) - 1:  # the trailing TaskId
+                self.sources.setdefault(id(var), []).append(submit)
+        elif isinstance(value, (Call, Submit)):
+            self._call(value, var, span)
+
+    def _call(self, call: Call | Submit, var: Var | None, span: Span) -> None:
+        name = call.op.name
+        if isinstance(call.op, GlobalVar):
+            deps = list(call.deps) if isinstance(call, Submit) else []
+            for dep in deps:
+                self.dep_reads.append((self.order, tuple(self.loops), dep, span))
+            self.tasks.append(_Task(call, span, self.manual > 0, deps))
+            if isinstance(call, Submit) and var is not None:
+                self.tuples[id(var)] = call
+            return
+        if name == "array.create" and var is not None:
+            self.array_root[id(var)] = var
+        elif name == "array.update_element" and var is not None:
+            arr, index, value = call.args[0], call.args[1], call.args[2]
+            root = self.array_root.get(id(arr))
+            if root is not None:
+                self.array_root[id(var)] = root
+                slot = index.value if isinstance(index, ConstInt) else None
+                self.writes.setdefault(id(root), []).append((self.order, tuple(self.loops), slot))
+            self._alias(var, arr)
+            self._alias(var, value)
+        elif name == "array.get_element" and var is not None:
+            arr, index = call.args[0], call.args[1]
+            root = self.array_root.get(id(arr))
+            if root is not None:
+                self.slot_reads[id(var)] = (root, index.value if isinstance(index, ConstInt) else None)
+            self._alias(var, arr)
+        elif name == "system.task_dummy":
+            for dep in call.attrs.get("manual_dep_edges") or []:
+                self.dep_reads.append((self.order, tuple(self.loops), dep, span))
+                if var is not None:
+                    self._alias(var, dep)
+        elif name == "tensor.create" and var is not None and call.kwargs.get("manual_dep"):
+            self.untracked.add(id(var))
+
+
+def dependency_problems(func: Function, program: Program) -> list[DepProblem]:
+    """The dependencies of ``func`` (an Orchestration function with call directions) that the
+    runtime would drop, in program order."""
+    walk = _Walk(Roots(func, program))
+    walk.stmt(func.body)
+    return [*_unwritten_slots(walk), *_scope_edges(walk)]
+
+
+def _reach(walk: _Walk, start: Expr) -> set[int]:
+    """The Submits whose TaskId may flow into ``start`` (through copies, carries, ifs, arrays and
+    dependency-only tasks)."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    stack: list[object] = [start]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Submit):
+            found.add(id(x))
+            continue
+        if not isinstance(x, Var) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        stack.extend(walk.sources.get(id(x), []))
+        if isinstance(x, IterArg):
+            stack.append(x.initValue)
+    return found
+
+
+def _written_before(walk: _Walk, root: Var, slot: int | None, order: int, loops: tuple[int, ...]) -> bool:
+    """Whether a write to ``root`` that can fill ``slot`` (None: any) precedes the read at ``order``:
+    earlier in program order, or in a loop enclosing the read (an earlier trip)."""
+    for w_order, w_loops, w_slot in walk.writes.get(id(root), []):
+        if slot is not None and w_slot is not None and w_slot != slot:
+            continue
+        if w_order < order or any(loop in loops for loop in w_loops):
+            return True
+    return False
+
+
+def _slot_read(walk: _Walk, dep: Expr) -> tuple[Var, int | None] | None:
+    """The array root and constant slot (None: computed) a dependency reads, when it reads one."""
+    if isinstance(dep, Var):
+        return walk.slot_reads.get(id(dep))
+    if isinstance(dep, Call) and dep.op.name == "array.get_element" and id(dep.args[0]) in walk.array_root:
+        index = dep.args[1]
+        return walk.array_root[id(dep.args[0])], index.value if isinstance(index, ConstInt) else None
+    return None
+
+
+def _unwritten_slots(walk: _Walk) -> list[DepProblem]:
+    problems = []
+    for order, loops, dep, span in walk.dep_reads:
+        what = None
+        read = _slot_read(walk, dep)
+        if read is not None:
+            root, slot = read
+            if not _written_before(walk, root, slot, order, loops):
+                what = f"slot {slot} of " if slot is not None else "any slot of "
+        elif isinstance(dep, Var) and isinstance(dep.type, ArrayType) and id(dep) in walk.array_root:
+            root = walk.array_root[id(dep)]
+            if not _written_before(walk, root, None, order, loops):
+                what = ""
+        if what is None:
+            continue
+        name = base_name(root.name_hint)
+        problems.append(DepProblem(
+            f"a dependency on {what}the TaskId array '{name}', to which no task id is written before this task: "
+            "it holds only invalid ids, which the runtime skips, so nothing orders this task",
+            span, f"write the producer's TaskId into it first ({name}[k] = tid), or drop the dependency"))
+    return problems
+
+
+def _scope_edges(walk: _Walk) -> list[DepProblem]:
+    """Tasks on the two sides of a manual scope's edge touching one tensor, the earlier one writing it,
+    with no explicit edge between them."""
+    problems = []
+    writers: dict[tuple[int, bool], list[_Task]] = {}  # (root, in a manual scope) -> the tasks writing it
+    for task in walk.tasks:
+        directions = list(task.node.attrs.get("arg_directions") or [])
+        accessed: list[tuple[int, bool, Var]] = []
+        for arg, direction in zip(task.node.args, directions):
+            if not isinstance(arg, Var) or direction in (ArgDirection.Scalar, ArgDirection.NoDep):
+                continue
+            root = walk.roots.root(arg)
+            if id(root) in walk.untracked:
+                continue
+            accessed.append((id(root), direction in _WRITES, root))
+        reached: set[int] | None = None
+        for root_id, _, root in accessed:
+            for earlier in writers.get((root_id, not task.manual), []):
+                if reached is None:
+                    reached = set().union(*(_reach(walk, d) for d in task.deps)) if task.deps else set()
+                if id(earlier.node) in reached:
+                    continue
+                problems.append(_boundary_problem(task, earlier, root))
+                break
+        for root_id, writes, _ in accessed:
+            if writes:
+                writers.setdefault((root_id, task.manual), []).append(task)
+    return problems
+
+
+def _boundary_problem(task: _Task, earlier: _Task, root: Var) -> DepProblem:
+    where = f"{earlier.span.filename.rsplit('/', 1)[-1]}:{earlier.span.begin_line}"
+    tensor = base_name(root.name_hint)
+    kernel = earlier.node.op.name
+    if task.manual:
+        message = (f"this task in a manual scope touches '{tensor}', which the task '{kernel}' ({where}) "
+                   "outside the scope writes: a task in a manual scope looks up no tensor, so nothing orders it "
+                   "after that task")
+    else:
+        message = (f"this task touches '{tensor}', which the task '{kernel}' ({where}) in a manual scope "
+                   "writes: a task in a manual scope registers no tensor, so nothing orders this one after it")
+    if isinstance(earlier.node, Submit):
+        hint = f"add the TaskId of '{kernel}' ({where}) to this task's deps=[...]"
+    else:
+        hint = f"submit '{kernel}' with pl.submit(...) and add its TaskId to this task's deps=[...]"
+    if not isinstance(task.node, Submit):
+        hint = f"make this call a pl.submit(...) with deps=[...]: {hint}"
+    return DepProblem(message, task.span, hint)

@@ -1,0 +1,239 @@
+"""Dependencies the PTO2 runtime would drop without a word are compile errors (docs/tasks.md#dependency-checks,
+issue 31 item 5): a dependency on a task not submitted before (which is also what a cycle of explicit
+edges would need), a TaskId defined on one path only, a TaskId array slot no task id is written to
+before, and tasks on the two sides of a manual scope's edge that touch one tensor with no edge."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir
+from pypto.language.parser.diagnostics.exceptions import UndefinedVariableError
+from pypto.transform.errors import PassError
+
+KERNEL = """
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        out = pl.store(pl.add(t, 1.0), [0, 0], out)
+        return out
+"""
+
+
+def source(body: str) -> str:
+    """The kernel ``k`` and an orchestration ``main(x, n, out)`` running ``body`` (from line 17)."""
+    return f"""
+import pypto.language as pl
+
+
+@pl.program
+class P:{KERNEL}
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+{textwrap.indent(textwrap.dedent(body).strip(), " " * 8)}
+        return out
+"""
+
+
+def compile_body(body: str, tmp_path: Path) -> None:
+    ir.compile(pl.parse(source(body), filename="deps.py"), output_dir=tmp_path / "out", skip_ptoas=True)
+
+
+@pytest.mark.parametrize("body", [
+    """
+    with pl.manual_scope():
+        out, t1 = pl.submit(self.k, x, out, deps=[t2])
+        out, t2 = pl.submit(self.k, x, out, deps=[t1])
+    """,
+    """
+    with pl.manual_scope():
+        out, t2 = pl.submit(self.k, x, out, deps=[t2])
+    """,
+    """
+    with pl.manual_scope():
+        for i in pl.range(4):
+            out, t2 = pl.submit(self.k, x, out, deps=[t2])
+    """,
+], ids=["two-task-cycle", "self-edge", "loop-without-seed"])
+def test_a_dependency_on_a_later_task_is_refused_so_explicit_edges_form_no_cycle(body: str) -> None:
+    with pytest.raises(UndefinedVariableError) as info:
+        pl.parse(source(body), filename="deps.py")
+    assert "deps= names 't2', which nothing before this task defines" in str(info.value)
+    assert info.value.hint == "a task waits only for tasks submitted before it: submit the producer first"
+
+
+def test_a_task_id_defined_on_one_path_only_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(PassError) as info:
+        compile_body("""
+        with pl.manual_scope():
+            if n > 2:
+                out, t1 = pl.submit(self.k, x, out)
+            out, _ = pl.submit(self.k, x, out, deps=[t1])
+        """, tmp_path)
+    assert str(info.value) == ("ConvertToSSA: 't1' is assigned in only one branch of this if and read after it; "
+                               "assign it before the if or in both branches at deps.py:18:13")
+
+
+UNWRITTEN = "to which no task id is written before this task: it holds only invalid ids, which the runtime skips, " \
+            "so nothing orders this task"
+
+
+@pytest.mark.parametrize(("body", "what", "line"), [
+    ("""
+    with pl.manual_scope():
+        tids = pl.array.create(4, pl.TASK_ID)
+        out, t1 = pl.submit(self.k, x, out)
+        tids[0] = t1
+        out, _ = pl.submit(self.k, x, out, deps=[tids[2]])
+    """, "slot 2 of the TaskId array 'tids'", 21),
+    ("""
+    tids = pl.array.create(4, pl.TASK_ID)
+    out, _ = pl.submit(self.k, x, out, deps=[tids])
+    out, t1 = pl.submit(self.k, x, out)
+    tids[0] = t1
+    """, "the TaskId array 'tids'", 18),
+    ("""
+    with pl.manual_scope():
+        tids = pl.array.create(4, pl.TASK_ID)
+        prev = tids[n]
+        out, _ = pl.submit(self.k, x, out, deps=[prev])
+    """, "any slot of the TaskId array 'tids'", 20),
+], ids=["constant-slot", "whole-array-written-after", "computed-slot"])
+def test_a_dependency_on_an_unwritten_array_slot_is_refused(body: str, what: str, line: int, tmp_path: Path) -> None:
+    with pytest.raises(PassError) as info:
+        compile_body(body, tmp_path)
+    column = 13 if "manual_scope" in body else 9
+    assert str(info.value) == f"ExpandManualPhaseFence: a dependency on {what}, {UNWRITTEN} at deps.py:{line}:{column}"
+    assert info.value.hint == "write the producer's TaskId into it first (tids[k] = tid), or drop the dependency"
+
+
+@pytest.mark.parametrize("body", [
+    # written in a while loop at a computed slot, read after it
+    """
+    with pl.manual_scope():
+        tids = pl.array.create(4, pl.TASK_ID)
+        i: pl.Scalar[pl.INDEX] = 0
+        while i < n:
+            out, t = pl.submit(self.k, x, out)
+            tids[i] = t
+            i = i + 1
+        out, _ = pl.submit(self.k, x, out, deps=[tids[3]])
+    """,
+    # read before the write in a loop body: an earlier trip wrote it
+    """
+    with pl.manual_scope():
+        tids = pl.array.create(4, pl.TASK_ID)
+        for i in pl.range(1, 4):
+            out, t = pl.submit(self.k, x, out, deps=[tids[0]])
+            tids[0] = t
+    """,
+    # written in one branch of an if only: a path writes it
+    """
+    with pl.manual_scope():
+        tids = pl.array.create(4, pl.TASK_ID)
+        if n > 2:
+            out, t = pl.submit(self.k, x, out)
+            tids[1] = t
+        out, _ = pl.submit(self.k, x, out, deps=[tids])
+    """,
+], ids=["while-computed-slot", "earlier-trip", "one-branch"])
+def test_a_slot_some_path_writes_first_is_a_dependency(body: str, tmp_path: Path) -> None:
+    compile_body(body, tmp_path)
+
+
+SCOPED = """
+tmp: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32{manual_dep})
+{body}
+"""
+
+
+@pytest.mark.parametrize(("body", "message", "hint"), [
+    ("""
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    out = self.k(tmp, out)
+    """, ("this task touches 'tmp', which the task 'k' (deps.py:19) in a manual scope writes: a task in a manual "
+         "scope registers no tensor, so nothing orders this one after it at deps.py:20:9"),
+     "make this call a pl.submit(...) with deps=[...]: add the TaskId of 'k' (deps.py:19) to this task's deps=[...]"),
+    ("""
+    with pl.manual_scope():
+        tmp = self.k(x, tmp)
+    out, _ = pl.submit(self.k, tmp, out)
+    """, ("this task touches 'tmp', which the task 'k' (deps.py:19) in a manual scope writes: a task in a manual "
+         "scope registers no tensor, so nothing orders this one after it at deps.py:20:9"),
+     "submit 'k' with pl.submit(...) and add its TaskId to this task's deps=[...]"),
+    ("""
+    tmp = self.k(x, tmp)
+    with pl.manual_scope():
+        out, t1 = pl.submit(self.k, tmp, out)
+    """, ("this task in a manual scope touches 'tmp', which the task 'k' (deps.py:18) outside the scope writes: a "
+         "task in a manual scope looks up no tensor, so nothing orders it after that task at deps.py:20:13"),
+     "submit 'k' with pl.submit(...) and add its TaskId to this task's deps=[...]"),
+], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside"])
+def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str, message: str, hint: str,
+                                                                     tmp_path: Path) -> None:
+    with pytest.raises(PassError) as info:
+        compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
+    assert str(info.value) == f"ExpandManualPhaseFence: {message}"
+    assert info.value.hint == hint
+
+
+@pytest.mark.parametrize("body", [
+    """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    out, _ = pl.submit(self.k, tmp, out, deps=[t1])
+    """,
+    """
+    tmp, t0 = pl.submit(self.k, x, tmp)
+    with pl.manual_scope():
+        out, _ = pl.submit(self.k, tmp, out, deps=[t0])
+    """,
+    # every writer's TaskId reaches the reader through an array written in a loop
+    """
+    tids = pl.array.create(4, pl.TASK_ID)
+    with pl.manual_scope():
+        for i in pl.range(4):
+            tmp, t = pl.submit(self.k, x, tmp)
+            tids[i] = t
+    out, _ = pl.submit(self.k, tmp, out, deps=[tids])
+    """,
+    # through a dependency-only task
+    """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+        bar = pl.system.task_dummy(deps=[t1])
+    out, _ = pl.submit(self.k, tmp, out, deps=[bar])
+    """,
+    # through a TaskId carried by a loop
+    """
+    with pl.manual_scope():
+        prev = None
+        for i in pl.range(3):
+            tmp, prev = pl.submit(self.k, x, tmp, deps=[prev])
+    out, _ = pl.submit(self.k, tmp, out, deps=[prev])
+    """,
+    # a pl.no_dep argument is the user's promise
+    """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    out = self.k(pl.no_dep(tmp), out)
+    """,
+], ids=["edge-out", "edge-in", "array", "task-dummy", "loop-carry", "no-dep"])
+def test_an_edge_across_a_manual_scope_orders_the_tasks(body: str, tmp_path: Path) -> None:
+    compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
+
+
+def test_a_manual_dep_tensor_is_left_to_the_user(tmp_path: Path) -> None:
+    body = """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    out = self.k(tmp, out)
+    """
+    compile_body(SCOPED.format(manual_dep=", manual_dep=True", body=textwrap.dedent(body).strip()), tmp_path)
