@@ -486,6 +486,22 @@ CONVERT_TO_SSA = {
 }
 
 SIMPLIFY = {
+    "division_by_loop_and_branch_bounds": """
+        @pl.program
+        class Bounded:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                acc: pl.Scalar[pl.INDEX] = 0
+                for i in pl.range(8):
+                    row: pl.Scalar[pl.INDEX] = i // 8 + (i + 8) // 8
+                    col: pl.Scalar[pl.INDEX] = i % 8 + pl.min(i, 9) + pl.max(i, 7)
+                    acc = acc + row * 100 + col
+                    if n >= 2:
+                        if n < 6:
+                            acc = acc + n // 8 + n % 8 + pl.max(n, 1)
+                acc = acc + (n + 8) // 8
+                return acc
+    """,
     "while_with_decided_nested_ifs": """
         @pl.program
         class WhileDecided:
