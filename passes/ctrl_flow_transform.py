@@ -185,7 +185,8 @@ def structure_loop(loop: ForStmt | WhileStmt, names: NameSupply) -> list[Stmt]:
         condition = scalar_ops.and_(test, running, span)
     else:
         condition = scalar_ops.and_(loop.condition, running, span)
-    return carry + setup + [WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)]
+    flagged = WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)
+    return carry + setup + [flagged]
 
 
 def _unyield(loop: ForStmt | WhileStmt, names: NameSupply) -> tuple[list[Stmt], ForStmt | WhileStmt]:

@@ -107,7 +107,8 @@ S = ir.Var("s", ir.ScalarType(ir.DataType.FP32))
 @pytest.mark.parametrize(("build", "kind", "text"), [
     (lambda: pl.add(X, X), pl.Tensor, "pl.tensor.add(x, x)"),
     (lambda: pl.tensor.muls(pl.Tensor(expr=X), 2.0), pl.Tensor, "pl.tensor.muls(x, 2.0)"),
-    (lambda: pl.load(X, [0, 0], [16, 64]), pl.Tile, "pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)"),
+    (lambda: pl.load(X, [0, 0], [16, 64]), pl.Tile,
+     "pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)"),
     (lambda: pl.add(T, 1.0), pl.Tile, "pl.tile.adds(t, 1.0)"),
     (lambda: pl.tensor.read(X, [0, 1]), pl.Scalar, "pl.tensor.read(x, [0, 1])"),
     (lambda: pl.add(S, 1.0), pl.Scalar, "s + 1.0"),
