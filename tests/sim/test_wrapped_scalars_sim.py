@@ -71,3 +71,32 @@ def test_wrapped_integer_scalars_run_as_interpreted(tmp_path: Path, kernel_cache
     got = compiled.run(a, b, m, cache_dir=kernel_cache)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+INDEX_WRITES = """
+import pypto.language as pl
+
+
+@pl.program
+class IndexWrites:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8], pl.INT32], out: pl.Out[pl.Tensor[[8], pl.INT32]]) -> pl.Tensor[[8], pl.INT32]:
+        for i in pl.range(8):
+            out = pl.tensor.write(out, [i], i * 2)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8], pl.INT32], out: pl.Out[pl.Tensor[[8], pl.INT32]]) -> pl.Tensor[[8], pl.INT32]:
+        out = self.k(x, out)
+        for j in pl.range(2):
+            out = pl.tensor.write(out, [j], j + 100)
+        return out
+"""
+
+
+def test_index_values_written_in_a_kernel_and_in_orchestration(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(pl.parse(INDEX_WRITES), output_dir=tmp_path, dump_passes=False)
+    x = np.zeros(8, np.int32)
+    want = compiled.interpret(x)
+    assert want.tolist() == [100, 101, 4, 6, 8, 10, 12, 14]
+    np.testing.assert_array_equal(compiled.run(x, cache_dir=kernel_cache), want)
