@@ -18,6 +18,11 @@ tests the step's sign at run time when it is not a constant::
                                                            if not __break_0:
                                                                i = i + 1
 
+A loop that carries values through iter_args and a final ``pl.yield_`` first loses them: its
+return variables take the initial values before it and are re-assigned where it yielded, so a
+``continue`` keeps the values carried so far and a ``break`` leaves with them; ConvertToSSA threads
+them again.
+
 A ``return`` of a kernel function before its last statement goes first: it becomes
 ``__return_<n> = True``, and the statements after the one holding it run under
 ``if not __return_<n>``, as does the body of a for loop holding it (the loop keeps its bounds; its
@@ -65,7 +70,7 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.transforms import flatten_to_stmts, substitute_expr, substitute_stmt
 from pypto.ir.type_base import ScalarType
 
 from pypto.transform.errors import PassError
@@ -153,13 +158,15 @@ def structure_loop(loop: ForStmt | WhileStmt, names: NameSupply) -> list[Stmt]:
 
     ``names`` numbers the ``__break_<n>`` flags.
     """
+    carry: list[Stmt] = []
     body = _branch(loop.body)
     if loop.iter_args and body and isinstance(body[-1], YieldStmt):
-        raise PassError("CtrlFlowTransform", "break/continue in a loop that yields explicitly; write it without pl.yield_", loop.span)
+        carry, loop = _unyield(loop, names)
+        body = _branch(loop.body)
     if any(jumps(s, ContinueStmt) for s in body):
         body = _remove(body, ContinueStmt, [])
     if not any(jumps(s, BreakStmt) for s in body):
-        return [rebuild(loop, body=block_of(body, loop.body.span))]
+        return carry + [rebuild(loop, body=block_of(body, loop.body.span))]
     span = loop.span
     n = names.number("break")
     flag = Var(f"__break_{n}", ScalarType(DataType.BOOL), span)
@@ -178,7 +185,41 @@ def structure_loop(loop: ForStmt | WhileStmt, names: NameSupply) -> list[Stmt]:
         condition = scalar_ops.and_(test, running, span)
     else:
         condition = scalar_ops.and_(loop.condition, running, span)
-    return setup + [WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)]
+    flagged = WhileStmt(condition, list(loop.iter_args), block_of(body, span), list(loop.return_vars), span)
+    return carry + setup + [flagged]
+
+
+def _unyield(loop: ForStmt | WhileStmt, names: NameSupply) -> tuple[list[Stmt], ForStmt | WhileStmt]:
+    """A loop that carries values through iter_args and a final ``pl.yield_`` as a loop without them:
+    its return variables take the initial values before it and are re-assigned where it yielded, so
+    a ``continue`` or ``break`` keeps the values carried so far (what skipping the yield means), and
+    ConvertToSSA threads them again. Yielded values go through ``__carry_<n>_<k>`` temporaries when
+    there are several, since each may read the others' previous values::
+
+        before:  for i, (acc,) in pl.range(8, init_values=(x,)):     after:  r = x
+                     if i > n:                                               for i in pl.range(8):
+                         break                                                   if i > n:
+                     r = pl.yield_(acc + i)                                          break
+                                                                                 r = r + i
+    """
+    span = loop.span
+    body = _branch(loop.body)
+    results = list(loop.return_vars)
+    carried: dict[Var, Expr] = dict(zip(loop.iter_args, results))
+    setup: list[Stmt] = [AssignStmt(r, a.initValue, span) for r, a in zip(results, loop.iter_args)]
+    values = [substitute_expr(v, carried) for v in body[-1].value]
+    if len(values) > 1:
+        n = names.number("carry")
+        temps = [Var(f"__carry_{n}_{k}", r.type, span) for k, r in enumerate(results)]
+        tail = [AssignStmt(t, v, span) for t, v in zip(temps, values)]
+        tail += [AssignStmt(r, t, span) for r, t in zip(results, temps)]
+    else:
+        tail = [AssignStmt(r, v, span) for r, v in zip(results, values)]
+    new_body = block_of([substitute_stmt(s, carried) for s in body[:-1]] + tail, loop.body.span)
+    changes: dict = {"iter_args": [], "return_vars": [], "body": new_body}
+    if isinstance(loop, WhileStmt):
+        changes["condition"] = substitute_expr(loop.condition, carried)
+    return setup, rebuild(loop, **changes)
 
 
 def _holds_return(stmt: Stmt) -> bool:

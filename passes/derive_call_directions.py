@@ -6,7 +6,7 @@ from __future__ import annotations
 from pypto.analysis import callee, calls_functions
 from pypto.analysis.roots import Roots
 from pypto.analysis.wrapper_directions import forwarded_directions
-from pypto.languages.invariants import CallDirectionsResolved
+from pypto.languages.invariants import STRUCTURAL, CallDirectionsResolved, SplitIncoreOrch
 from pypto.languages.memref import memref
 
 from pypto.ir.enums import ArgDirection, ForKind, FunctionType, ParamDirection
@@ -61,6 +61,9 @@ class DeriveCallDirections(ProgramPass):
     """
 
     source = memref
+    # Applied on its own, as the established pass: any program whose kernels are outlined (it reads
+    # only calls and parameter directions), before SSA or memory planning too.
+    accepts = STRUCTURAL | {SplitIncoreOrch}
     produces = frozenset({CallDirectionsResolved})
 
     def run(self, program: Program) -> Program:

@@ -11,8 +11,13 @@ from __future__ import annotations
 import copy
 
 from pypto.languages.invariants import (
+    STRUCTURAL,
     AccToGmStoreValid,
     AivSplitValid,
+    IncoreTileOps,
+    NormalizedStmtStructure,
+    SplitIncoreOrch,
+    SSAForm,
     TileMemoryInferred,
     TileOps2D,
 )
@@ -107,6 +112,9 @@ class InferTileMemorySpace(RewritePass):
     source = tiled
     target = placed
     requires = frozenset({TileOps2D})
+    # Applied on its own, what the established pass requires: SSA kernels of tile ops in flat blocks
+    # (tiles of any rank, nested calls, casts and slices not yet legalised).
+    accepts = STRUCTURAL | {SSAForm, IncoreTileOps, SplitIncoreOrch, NormalizedStmtStructure}
     produces = frozenset({TileMemoryInferred, AivSplitValid, AccToGmStoreValid})
     invalidates = frozenset({AivSplitValid})
 

@@ -4,8 +4,9 @@ then drop dead scalar assignments (docs/passes.md#simplify).
 * Every scalar expression leaf is folded: constant operands (``2 * 16`` -> ``32``, also the INDEX
   arithmetic the printer keeps unfolded inside shapes), identities (``x + 0``, ``x * 1``,
   ``x * 0`` for integers, ``x // 1``, ``x % 1``, ``min(a, a)``, ``a and True``, ...), and
-  comparisons decided by the value ranges of loop variables, bound scalars and enclosing branch
-  conditions. An INDEX / INT64 sum or difference becomes its canonical affine form
+  comparisons, integer ``//`` and ``%`` by a positive constant, ``min`` and ``max`` decided by the
+  value ranges of loop variables, bound scalars and enclosing branch conditions (``i // 8`` -> ``0``,
+  ``i % 8`` -> ``i`` for ``i in pl.range(8)``). An INDEX / INT64 sum or difference becomes its canonical affine form
   (:mod:`pypto.ir.affine`) when that is smaller: ``c + 128 - (c + 64)`` -> ``64``.
   Shape, stride and valid-shape expressions inside types are folded the same way.
 * A scalar variable assigned once is bound: to a constant at the function's top level (then it
@@ -212,7 +213,30 @@ class Simplify(RewritePass):
             decided = self.decide(node)
             if decided is not None:
                 return ConstBool(decided, node.span)
-        return node
+        return self.by_range(node)
+
+    def by_range(self, node: BinaryExpr) -> Expr:
+        """Integer ``x // c`` and ``x % c`` (``c > 0``) and ``min``/``max`` decided by value ranges:
+        ``i // 8`` -> ``0`` and ``i % 8`` -> ``i`` for ``i in pl.range(8)``, ``min(i, n)`` -> ``i``
+        where ``i < n`` always holds."""
+        cls = type(node)
+        if not node.dtype.is_int() or cls not in (E.FloorDiv, E.FloorMod, E.Min, E.Max):
+            return node
+        if cls in (E.Min, E.Max):
+            a, b = self.interval(node.left), self.interval(node.right)
+            if a is None or b is None:
+                return node
+            first = a[1] <= b[0] if cls is E.Min else a[0] >= b[1]
+            second = b[1] <= a[0] if cls is E.Min else b[0] >= a[1]
+            keep = node.left if first else node.right if second else None
+            return keep if keep is not None and _same_dtype(keep, node.dtype) else node
+        c = constant_value(node.right)
+        r = self.interval(node.left) if isinstance(c, int) and not isinstance(c, bool) and c > 0 else None
+        if r is None or r[0] // c != r[1] // c:
+            return node
+        if cls is E.FloorDiv:
+            return ConstInt(r[0] // c, node.dtype, node.span)
+        return node.left if r[0] // c == 0 and _same_dtype(node.left, node.dtype) else node
 
     @on(UnaryExpr)
     def _unary(self, node: UnaryExpr) -> Expr:

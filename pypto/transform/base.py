@@ -111,6 +111,10 @@ class Pass(ABC):
     requires: ClassVar[frozenset[Invariant]] = frozenset()
     produces: ClassVar[frozenset[Invariant]] = frozenset()
     invalidates: ClassVar[frozenset[Invariant]] = frozenset()
+    # The invariants a program must hold for the pass applied on its own (``pass_(program)``, with
+    # its source dialect's grammar), where that is less than its place in the pipeline needs;
+    # None: all of its source dialect's and ``requires``.
+    accepts: ClassVar[frozenset[Invariant] | None] = None
     # Where a plugin pass goes in the default pipeline: after / before the pass of that name.
     after: ClassVar[str | None] = None
     before: ClassVar[str | None] = None

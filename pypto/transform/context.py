@@ -208,12 +208,16 @@ def apply_pass(
 
     ``check_source`` (a pass applied on its own) first validates ``program`` against the pass's
     source dialect and required properties, except the properties the pass establishes itself
-    (NormalizeStmtStructure repairs nested blocks). With verification off (``PassContext(verify=False)``)
+    (NormalizeStmtStructure repairs nested blocks); for a pass with ``accepts``, only those
+    invariants and the source dialect's grammar are checked. With verification off (``PassContext(verify=False)``)
     nothing is checked.
     """
     ctx = PassContext.current()
     verify = ctx.verify is not VerifyLevel.NONE
-    if check_source and verify:
+    if check_source and verify and pass_.accepts is not None:
+        need = sorted(pass_.accepts, key=lambda i: i.name)
+        pass_.source.validate(program, need, f"input of pass {pass_.name}", ctx.platform)
+    elif check_source and verify:
         made = set(pass_.produces) - set(pass_.requires)
         need = [i for i in pass_.source.invariants if i not in made]
         need += sorted(set(pass_.requires) - set(need), key=lambda i: i.name)

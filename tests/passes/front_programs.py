@@ -244,6 +244,26 @@ CTRL_FLOW_TRANSFORM = {
                     acc = acc + 1
                 return acc
     """,
+    "jumps_in_loops_with_explicit_yields": """
+        @pl.program
+        class YieldJumps:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                a0: pl.Scalar[pl.INDEX] = 1
+                b0: pl.Scalar[pl.INDEX] = 2
+                for i, (a, b) in pl.range(10, init_values=(a0, b0)):
+                    if i > n + 3:
+                        break
+                    if i % 3 == 0:
+                        continue
+                    a2, b2 = pl.yield_(b + i, a)
+                for (k, s) in pl.while_(init_values=(a2, b2)):
+                    pl.cond(k < 40)
+                    if s % 5 == 0:
+                        break
+                    k2, s2 = pl.yield_(k + 3, s + k)
+                return s2 + k2
+    """,
     "break_inside_incore_scope": f"""
         @pl.program
         class ScopedBreak:
@@ -466,6 +486,22 @@ CONVERT_TO_SSA = {
 }
 
 SIMPLIFY = {
+    "division_by_loop_and_branch_bounds": """
+        @pl.program
+        class Bounded:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                acc: pl.Scalar[pl.INDEX] = 0
+                for i in pl.range(8):
+                    row: pl.Scalar[pl.INDEX] = i // 8 + (i + 8) // 8
+                    col: pl.Scalar[pl.INDEX] = i % 8 + pl.min(i, 9) + pl.max(i, 7)
+                    acc = acc + row * 100 + col
+                    if n >= 2:
+                        if n < 6:
+                            acc = acc + n // 8 + n % 8 + pl.max(n, 1)
+                acc = acc + (n + 8) // 8
+                return acc
+    """,
     "while_with_decided_nested_ifs": """
         @pl.program
         class WhileDecided:

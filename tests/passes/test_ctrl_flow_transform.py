@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from front_programs import CTRL_FLOW_TRANSFORM, parse
-from pass_helpers import before_after, check_preserves
+from pass_helpers import SCALAR_INPUTS, before_after, check_preserves
 from pypto.languages.invariants import StructuredCtrlFlow
 from pypto.languages.invariants.walk import function_index
 from pypto.passes import PassError
 
 from pypto import ir, passes
+from pypto.interp import run
 from pypto.interp.testing import assert_pass_preserves
 
 
@@ -54,23 +55,19 @@ def test_negative_step_counts_down() -> None:
     assert loop.condition.as_python() == "i > 0 and not __break_0"
 
 
-def test_break_in_a_loop_with_explicit_yield_is_rejected() -> None:
-    program = parse(
-        """
-        @pl.program
-        class P:
-            @pl.function(type=pl.FunctionType.InCore)
-            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-                init: pl.Scalar[pl.INDEX] = 0
-                for i, (s,) in pl.range(n, init_values=(init,)):
-                    if i > 3:
-                        break
-                    s2 = pl.yield_(s + i)
-                return s2
-        """
-    )
-    with pytest.raises(PassError, match="break/continue in a loop that yields explicitly"):
-        passes.ctrl_flow_transform()(program)
+def test_jumps_in_loops_with_explicit_yields_carry_the_values_so_far() -> None:
+    """``continue`` keeps the carried values (the yield is skipped), ``break`` leaves with them; several
+    yielded values go through temporaries, so a swap stays a swap."""
+    program = parse(CTRL_FLOW_TRANSFORM["jumps_in_loops_with_explicit_yields"])
+    after = passes.ctrl_flow_transform()(program)
+    text = after.get_function("main").as_python(concise=True)
+    assert "a2 = a0\n    b2 = b0\n" in text
+    assert "__carry_0_0 = b2 + i\n" in text and "a2 = __carry_0_0\n" in text and "b2 = __carry_0_1\n" in text
+    assert "while k2 < 40 and not __break_1:" in text
+    assert [run(after, n).value for n in range(5)] == [318, 20, 26, 26, 283]
+    front = [passes.inline_functions(), passes.unroll_loops(), passes.ctrl_flow_transform(), passes.convert_to_ssa()]
+    for n in SCALAR_INPUTS:
+        assert_pass_preserves(passes.PassManager(front), program, (n,))
 
 
 def test_an_early_return_becomes_a_flag_and_the_kernel_one_exit() -> None:

@@ -111,12 +111,6 @@ def test_tensor_direction_given_to_a_scalar_is_replaced() -> None:
     assert directions(passes.derive_call_directions()(program)) == [[IN, SC, OE]]
 
 
-def test_requires_the_memref_dialect() -> None:
-    source = DIRECTIONS["first_write_is_output_existing"].replace("pl.MemRef(mem_vec_0, 0, 32768), ", "")
-    with pytest.raises(VerificationError, match="input of pass DeriveCallDirections"):
-        passes.derive_call_directions()(parse(source))
-
-
 def test_overrides_become_no_dep_and_the_rest_is_derived() -> None:
     # pl.no_dep(a) is parsed to the override of argument 0 only; the pass writes every direction
     # and keeps the overrides, exactly as printed.
@@ -163,3 +157,46 @@ def test_a_tensor_written_then_read_in_the_wrapper_stays_out() -> None:
     assert after.get_function("g").param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out,
                                                         ir.ParamDirection.Out]
     assert CallDirectionsResolved.check(after) == []
+
+
+EARLY = """
+    @pl.program
+    class Early:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+              ) -> pl.Tensor[[16, 64], pl.FP32]:
+            t: pl.Tile[[16, 64], pl.FP32] = pl.load(a, [0, 0], [16, 64])
+            out = pl.store(pl.add(t, t), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+                 ) -> pl.Tensor[[16, 64], pl.FP32]:
+            out = self.k(a, out)
+            for i in pl.range(2):
+                out = self.k(out, out)
+            return out
+"""
+
+
+def test_applied_on_its_own_it_takes_a_parsed_program_before_ssa_and_memory_planning() -> None:
+    """As the established pass, it needs only outlined kernels: a freshly parsed program, whose kernel
+    holds unplanned tiles and whose orchestration re-assigns its output, is accepted."""
+    program = parse(EARLY)
+    after = assert_pass_preserves(passes.derive_call_directions(), program, inputs(program))
+    assert directions(after) == [[IN, OE], [IN, IO]]
+    assert CallDirectionsResolved.check(after) == []
+
+
+def test_applied_on_its_own_it_refuses_a_kernel_scope_left_in_orchestration() -> None:
+    source = """
+        @pl.program
+        class Unoutlined:
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    b: pl.Tensor[[16, 64], pl.FP32] = pl.add(a, a)
+                return b
+    """
+    with pytest.raises(VerificationError, match=r"input of pass DeriveCallDirections(.|\n)*SplitIncoreOrch"):
+        passes.derive_call_directions()(parse(source))

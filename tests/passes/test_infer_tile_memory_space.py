@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 from pass_helpers import before_after
 from tile_programs import INFER, PROGRAMS, front, inputs, unplaced
@@ -145,3 +146,33 @@ def test_a_tensor_level_kernel_is_inferred_after_conversion() -> None:
 def pl_program(source: str) -> ir.Program:
     program = pl.parse("import pypto.language as pl\n\n" + textwrap.dedent(source))
     return passes.PassManager(passes.front_passes()).run(program)
+
+
+def test_applied_on_its_own_it_takes_rank_3_tiles_and_nested_calls() -> None:
+    """What the established pass requires (SSA kernels of tile ops in flat blocks), not what the tile
+    stage establishes before it in the pipeline: tiles of rank 3 and calls nested in arguments."""
+    source = """
+        @pl.program
+        class Early:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: pl.Tensor[[2, 16, 64], pl.FP16], c: pl.Tensor[[16, 64], pl.FP16],
+                  b: pl.Tensor[[64, 32], pl.FP16], out: pl.Out[pl.Tensor[[2, 16, 64], pl.FP16]],
+                  mm: pl.Out[pl.Tensor[[16, 32], pl.FP32]]
+                  ) -> tuple[pl.Tensor[[2, 16, 64], pl.FP16], pl.Tensor[[16, 32], pl.FP32]]:
+                x: pl.Tile[[2, 16, 64], pl.FP16] = pl.load(a, [0, 0, 0], [2, 16, 64])
+                out2: pl.Tensor[[2, 16, 64], pl.FP16] = pl.store(pl.add(x, x), [0, 0, 0], out)
+                z: pl.Tile[[16, 32], pl.FP32] = pl.matmul(pl.load(c, [0, 0], [16, 64]),
+                                                          pl.load(b, [0, 0], [64, 32]))
+                mm2: pl.Tensor[[16, 32], pl.FP32] = pl.store(z, [0, 0], mm)
+                return out2, mm2
+    """
+    program = pl.parse("import pypto.language as pl\n\n" + textwrap.dedent(source))
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal(shape).astype(np.float16) for shape in ((2, 16, 64), (16, 64), (64, 32))]
+    args += [np.zeros((2, 16, 64), np.float16), np.zeros((16, 32), np.float32)]
+    after = assert_pass_preserves(passes.infer_tile_memory_space(), program, args, entry="k")
+    text = "\n".join(kernel_text(after))
+    assert "x: pl.Tile[[2, 16, 64], pl.FP16, pl.Mem.Vec] = pl.tile.load(a, [0, 0, 0]" in text
+    assert "pl.tile.store(pl.tile.add(x, x), [0, 0, 0], out)" in text
+    assert "tile_Left: pl.Tile[[16, 64], pl.FP16, pl.Mem.Left] = pl.tile.move(pl.tile.load(c," in text
+    assert "z: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(tile_Left, tile_Right)" in text

@@ -48,6 +48,16 @@ def test_range_decided_conditions_collapse() -> None:
     assert isinstance(decided.then_body, ir.SeqStmts) and isinstance(decided.then_body.stmts[0], ir.AssignStmt)
 
 
+def test_division_and_min_max_fold_with_loop_and_branch_bounds() -> None:
+    main = _main(upto("Simplify", parse(SIMPLIFY["division_by_loop_and_branch_bounds"])))
+    loop = main.body.stmts[0]
+    row, col = (s.value.as_python() for s in loop.body.stmts[:2])
+    assert (row, col) == ("1", "i + i + 7")
+    inner = loop.body.stmts[3].then_body.stmts[0].then_body.stmts[0]
+    assert inner.value.as_python().endswith("+ n + n")  # n // 8 -> 0 (dropped), n % 8 -> n, max(n, 1) -> n
+    assert "(n + 8) // 8" in main.body.stmts[1].value.as_python()  # n is unbounded after the branch
+
+
 def test_zero_and_one_trip_loops_disappear() -> None:
     main = _main(upto("Simplify", parse(SIMPLIFY["zero_and_one_trip_loops"])))
     assert [s.as_python() for s in main.body.stmts] == [

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ..datatype import DataType
 from ..expr import ConstBool, ConstFloat, ConstInt, Expr, MakeTuple
+from ..numpy_dtypes import normalize_scalar
 from ..type_base import ScalarType
 
 Normalizer = Callable[[Any, dict[str, Any]], Any]
@@ -68,9 +69,10 @@ def element_dtype(value: Any) -> DataType | None:
 def retype_scalar(value: Any, dtype: DataType | None, bitwise: bool = False) -> Any:
     """Normalise a scalar operand against the paired element dtype (docs/ops.md#arguments).
 
-    Python ints and INDEX constants take ``dtype``; a Python float is an FP32 constant whatever
-    ``dtype`` is (as in the established API: ``muls(fp16_tensor, 0.088)`` promotes to FP32); typed
-    non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
+    Python ints and INDEX constants take ``dtype``, wrapped to its width when it is an integer type
+    (``adds(int8_tile, 300)`` adds 44, as the target's scalar register would); a Python float is an
+    FP32 constant whatever ``dtype`` is (as in the established API: ``muls(fp16_tensor, 0.088)``
+    promotes to FP32); typed non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
     """
     if isinstance(value, bool):
         return ConstBool(value)
@@ -82,7 +84,7 @@ def retype_scalar(value: Any, dtype: DataType | None, bitwise: bool = False) -> 
         target = dtype if dtype is not None else (DataType.INT32 if bitwise else DataType.FP32)
         if target.is_float():
             return ConstFloat(float(value), target)
-        return ConstInt(int(value), target)
+        return ConstInt(normalize_scalar(value, target) if target.is_int() else int(value), target)
     if isinstance(value, Expr) and isinstance(value.type, ScalarType) and value.type.dtype == DataType.INDEX:
         raise ValueError(
             "Scalar operand has dtype `index`; element-wise ops need a typed scalar. "

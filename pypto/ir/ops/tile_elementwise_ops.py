@@ -10,7 +10,7 @@ import functools
 from typing import Any, Callable
 
 from ..datatype import DataType
-from ..expr import Expr
+from ..expr import ConstFloat, Expr
 from ..op_registry import CallInfo
 from ..type_base import ScalarType, Type
 from ..types import TileType
@@ -283,19 +283,29 @@ def _sel(ci: CallInfo) -> Type:
     return like_tile(lt)
 
 
-def _sels(ci: CallInfo) -> Type:
-    """``mask ? src : scalar`` elementwise: the src type."""
-    check_select(ci, "src")
-    return like_tile(ci["src"].type)
-
-
 SIGNED_TWIN = {D.UINT8: D.INT8, D.UINT16: D.INT16, D.UINT32: D.INT32, D.UINT64: D.INT64}
 
 
+def _sels(ci: CallInfo) -> Type:
+    """``mask ? src : scalar`` elementwise: the src type; the scalar has the src dtype (its signed
+    twin for unsigned src), since pto-isa's TSELS takes it as the src element type."""
+    check_select(ci, "src")
+    src, s = ci["src"].type.dtype, ci["scalar"].type.dtype
+    if s not in (src, SIGNED_TWIN.get(src, src)):
+        ci.fail(f"scalar dtype {s.name} must be the 'src' dtype {src.name}"
+                f" (hint: cast it first, e.g. pl.cast(value, pl.{src.name}))")
+    return like_tile(ci["src"].type)
+
+
 def signed_twin_scalar(value: Any, bound: dict[str, Any]) -> Any:
-    """``sels`` scalar: re-typed to the src dtype, unsigned dtypes to their signed twin."""
+    """``sels`` scalar: a number is re-typed to the src dtype, unsigned dtypes to their signed twin
+    (integers wrap: 255 selects as -1 in an INT8 twin, the same bits); a float number paired with
+    an integer src stays FP32 and is refused by the rule."""
     dtype = element_dtype(bound.get("src"))
-    return retype_scalar(value, SIGNED_TWIN.get(dtype, dtype))
+    target = SIGNED_TWIN.get(dtype, dtype)
+    if isinstance(value, float) and target is not None and target.is_float():
+        return ConstFloat(value, target)
+    return retype_scalar(value, target)
 
 
 define("tile.sel", [tile("mask"), tile("lhs"), tile("rhs"), TMP], _sel, placement=VECTOR, memory=vec(0, 1, 2, 3))

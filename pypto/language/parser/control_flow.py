@@ -248,7 +248,7 @@ class ControlFlowMixin(ParserCore):
             self.vars[n] = v
         self.loops.append(kind)
         try:
-            return self.parse_block(body, "while" if kind is None else "for", carried)
+            return self.parse_block(body, "while" if kind is None else "for", carried, tuple(names))
         finally:
             self.loops.pop()
             for n, v in saved.items():

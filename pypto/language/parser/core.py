@@ -39,7 +39,8 @@ class YieldInfo:
 class Block:
     """The block being parsed: who owns it (``function``, ``if``, ``for``, ``while``, ``scope``,
     ``inline``), how many values its loop carries (None when it is not a carrying loop), the
-    yield (or, in an inline body, the return) that ended it."""
+    yield (or, in an inline body, the return) that ended it, and the names bound in its strict-SSA
+    scope (a ``scope`` block shares its parent's: ``with`` bodies do not open one)."""
 
     owner: str
     carried: int | None = None
@@ -47,6 +48,7 @@ class Block:
     yielded: YieldInfo | None = None
     ended_by: ast.AST | None = None
     returned: list[ir.Expr] | None = None
+    defined: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -105,15 +107,31 @@ class ParserCore:
         """Append ``stmt`` to the current block."""
         self.block.stmts.append(stmt)
 
-    def parse_block(self, body: list[ast.stmt], owner: str, carried: int | None = None) -> tuple[ir.Stmt, Block]:
-        """Parse a nested block; returns the IR body (a single statement is not wrapped) and the block."""
+    def parse_block(
+        self, body: list[ast.stmt], owner: str, carried: int | None = None, bound: tuple[str, ...] = ()
+    ) -> tuple[ir.Stmt, Block]:
+        """Parse a nested block; returns the IR body (a single statement is not wrapped) and the block.
+
+        ``bound`` names the block's own bindings made before its statements (loop variables). In a
+        strict-SSA function a branch or loop body is a scope of its own, as in the established API:
+        it may rebind an outer name (a new variable, as printed pass output does), and its names are
+        out of scope after it (values leave it through ``pl.yield_``).
+        """
         outer = self.block
-        block = Block(owner, carried)
+        scoped = self.state.strict_ssa and owner != "scope"
+        block = Block(owner, carried, defined=outer.defined if owner == "scope" else set(bound))
         self.block = block
+        before = dict(self.vars) if scoped else None
         try:
             self.parse_stmts(body)
         finally:
             self.block = outer
+            if before is not None:
+                for name in block.defined - set(bound):
+                    if name in before:
+                        self.vars[name] = before[name]
+                    else:
+                        self.vars.pop(name, None)
         span = self.span(body[0]) if body else Span.unknown()
         return make_body(block.stmts, span), block
 
@@ -157,13 +175,16 @@ class ParserCore:
         var_type = self.var_type(declared, value, node)
         span = self.span(node)
         existing = self.vars.get(name)
-        if existing is not None and self.state.strict_ssa:
-            self.fail(
-                SSAViolationError,
-                f"variable '{name}' is assigned more than once in strict SSA function '{self.state.name}'",
-                node,
-                hint="use a new name, or carry the value with pl.yield_ / init_values",
-            )
+        if self.state.strict_ssa:
+            if name in self.block.defined:
+                self.fail(
+                    SSAViolationError,
+                    f"variable '{name}' is assigned more than once in strict SSA function '{self.state.name}'",
+                    node,
+                    hint="use a new name, or carry the value with pl.yield_ / init_values",
+                )
+            self.block.defined.add(name)
+            existing = None  # a binding of an enclosing scope is shadowed by a new variable
         if existing is None or existing in self.borrowed:
             var = ir.Var(name, var_type, span)
         elif existing.type is var_type or existing.type == var_type:

@@ -138,6 +138,7 @@ def parse_signature(
         ptype, direction = parser.resolve_param_type(arg.annotation)
         var = ir.Var(arg.arg, ptype, parser.span(arg))
         parser.vars[arg.arg] = var
+        parser.block.defined.add(arg.arg)
         params.append(var)
         directions.append(direction)
     return_types = parser.resolve_return_types(node.returns)

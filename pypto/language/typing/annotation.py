@@ -48,13 +48,23 @@ class UnresolvedAnnotation:
         return f"<unresolved pl.{self.kind} annotation: {self.error}>"
 
 
-class Annotation:
+class _AnnotationMeta(type):
+    """Makes the DSL values of a kind instances of its annotation class, as in the established API:
+    ``isinstance(pl.add(a, b), pl.Tensor)`` holds for the wrapper a ``pl.*`` op returns."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        own = cls.__dict__.get("value_class")  # a subclass such as pl.RUNTIME's has no values of its own
+        return (own is not None and isinstance(obj, own)) or super().__instancecheck__(obj)
+
+
+class Annotation(metaclass=_AnnotationMeta):
     """Base of the subscriptable annotation classes: ``X[items]`` is ``X.from_items(items)``, or an
     :class:`UnresolvedAnnotation` when the items are invalid (``from_items`` raised TypeError/ValueError).
 
     Called as values, the established API's forms: ``pl.Tensor(expr=e)`` wraps an ``ir.Expr`` of that
-    kind as a DSL value (what ``pl.*`` ops return), and the older ``pl.Tensor([64, 128], pl.FP32)``
-    is the type ``pl.Tensor[[64, 128], pl.FP32]`` (bad items raise at once).
+    kind as a DSL value (what ``pl.*`` ops return, also when called outside a function: an instance
+    of ``pl.Tensor``), and the older ``pl.Tensor([64, 128], pl.FP32)`` is the type
+    ``pl.Tensor[[64, 128], pl.FP32]`` (bad items raise at once).
     """
 
     kind = ""
