@@ -5,7 +5,8 @@ measures the pypto that each interpreter imports (``--before``: another checkout
 ``../main/.venv/bin/python``; without it only this one) and prints, side by side:
 
 * ``ir.compile`` of every program of ``examples/`` (parsed once, no dumps, a fresh folder each):
-  the median CPU milliseconds of ``--runs`` compiles after one warm-up, per example and in total;
+  per example the median over ``--procs`` processes of the median CPU milliseconds of ``--runs``
+  compiles after one warm-up, and their total;
 * the first and the second ``ir.compile`` of ``examples/tile_add.py`` in a fresh process, and the
   CPU time of ``import pypto.language`` (medians over ``--procs`` processes). Both with Python's
   bytecode cache (the ``.pyc`` files an installed package has; kept under a temporary
@@ -144,8 +145,12 @@ def _first_env(pycache: Path | None) -> dict[str, str]:
 def measure(pythons: dict[str, str], runs: int, procs: int, scale_runs: int, sizes: tuple[int, ...]) -> dict:
     """Every figure for each labelled interpreter, the interpreters taking turns."""
     results: dict[str, dict] = {label: {"first": {}, "scale": {}} for label in pythons}
-    for label, python in pythons.items():
-        results[label]["examples"] = _call(python, ["examples", str(runs)])
+    rounds: dict[str, list[dict]] = {label: [] for label in pythons}
+    for _ in range(procs):
+        for label, python in pythons.items():
+            rounds[label].append(_call(python, ["examples", str(runs)]))
+    for label, found in rounds.items():
+        results[label]["examples"] = {name: statistics.median(r[name] for r in found) for name in found[0]}
     with tempfile.TemporaryDirectory(prefix="pypto-goals-pyc-") as root:
         caches = {label: Path(root) / label for label in pythons}
         for label, python in pythons.items():
@@ -209,7 +214,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="the interpreter of the checkout to compare with (its venv python)")
     parser.add_argument("--runs", type=int, default=5, help="compiles per example (the median counts)")
-    parser.add_argument("--procs", type=int, default=5, help="fresh processes for the first-compile figures")
+    parser.add_argument(
+        "--procs", type=int, default=5, help="fresh processes (taking turns) for the example and first-compile figures"
+    )
     parser.add_argument("--scale-runs", type=int, default=3, help="pipeline runs per size")
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES), help="generated program sizes")
     args = parser.parse_args()
