@@ -94,7 +94,8 @@ def same_place(result: TileType, operand: TileType) -> bool:
         return False
     if result.tile_view is None and operand.tile_view is None and _same_dims(result.shape, operand.shape):
         # Two implicit views over the same dims differ only in their layouts: no views to build and compare.
-        return implicit_layout(result.shape, result.memory_space) == implicit_layout(operand.shape, operand.memory_space)
+        mine = implicit_layout(result.shape, result.memory_space)
+        return mine == implicit_layout(operand.shape, operand.memory_space)
     return result.get_effective_tile_view() == operand.get_effective_tile_view()
 
 
