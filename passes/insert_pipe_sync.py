@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.gm_alias import GmAliases
-from pypto.analysis.index import walk
+from pypto.analysis.index import function_index
 from pypto.analysis.pipes import op_pipe
 from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
@@ -164,7 +164,7 @@ class InsertPipeSync(FunctionPass):
         if func.func_type not in _KERNELS:
             return func
         stripped, _ = _Strip().block(func.body, None)
-        body, _ = _Run(_user_events(stripped)).block(stripped, {})
+        body, _ = _Run(_user_events(func)).block(stripped, {})
         stmts = flatten_to_stmts(body)
         at = len(stmts) - 1 if stmts and isinstance(stmts[-1], ReturnStmt) else len(stmts)
         stmts.insert(at, _sync_call("system.bar_all", {}, func.body.span))
@@ -189,10 +189,15 @@ def _user_sync(stmt: Stmt) -> Call | None:
     return None
 
 
-def _user_events(body: Stmt) -> dict[tuple[PipeType, PipeType], set[int]]:
+def _user_events(func: Function) -> dict[tuple[PipeType, PipeType], set[int]]:
     """The event ids the kernel's own sync_src/sync_dst take, per (set pipe, wait pipe)."""
     events: dict[tuple[PipeType, PipeType], set[int]] = {}
-    for call in (n for n in walk(body) if isinstance(n, Call)):
+    # The function's cached node index (the boundary check before this pass built it): the calls an
+    # earlier run inserted are skipped below, so the stripped body need not be walked again.
+    index = function_index(func)
+    if index.op_names.isdisjoint(("system.sync_src", "system.sync_dst")):
+        return events
+    for call in index.of(Call):
         if call.op.name in ("system.sync_src", "system.sync_dst") and not call.attrs.get("auto_sync"):
             key = (PipeType(call.kwargs["set_pipe"]), PipeType(call.kwargs["wait_pipe"]))
             events.setdefault(key, set()).add(call.kwargs["event_id"])

@@ -1,6 +1,7 @@
-"""What a compile loads: the passes fold constants without the reference interpreter, and the
+"""What a compile loads: the passes fold constants without the reference interpreter, the
 narrow dtypes of ml_dtypes (a slow import, 0.6 s of CPU) wait until a program or an argument needs
-one — also when a run checks its arguments and the tolerances of its outputs."""
+one (also when a run checks its arguments and the tolerances of its outputs), and the simulator
+side of ``pypto.runtime`` (builder, simulator binding, workers) waits for a run."""
 
 from __future__ import annotations
 
@@ -52,3 +53,28 @@ def test_checking_fp32_arguments_and_tolerances_does_not_load_ml_dtypes() -> Non
                           check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "bf16", "ok"]
+
+
+# The runtime modules a run needs and a compile does not (pypto.runtime exports them lazily).
+RUN_ONLY = ("pypto.runtime.build", "pypto.runtime.simulator", "pypto.runtime.worker", "pypto.runtime.runner")
+
+RUNTIME_SCRIPT = f"""
+import runpy, sys, tempfile
+from pypto import ir
+import pypto.runtime
+program = runpy.run_path(sys.argv[1])["TensorSoftmax"]
+with tempfile.TemporaryDirectory() as out:
+    ir.compile(program, output_dir=out)
+loaded = sorted(m for m in sys.modules if m in {RUN_ONLY!r})
+assert pypto.runtime.RunConfig.__module__ == "pypto.runtime.config"
+print(loaded)
+"""
+
+
+def test_compile_loads_no_simulator_side_of_the_runtime() -> None:
+    example = ROOT / "examples" / "tensor_softmax.py"
+    done = subprocess.run(
+        [sys.executable, "-c", RUNTIME_SCRIPT, str(example)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

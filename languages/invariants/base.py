@@ -128,25 +128,38 @@ ProgramCheck = Callable[[Program, Reporter], None]
 # a loop of compiles does not keep earlier programs alive.
 _FACTS: IdentityCache[Function, dict[str | tuple[str, ...], tuple]] = IdentityCache(20_000)
 _FACT_ENTRIES = _FACTS.entries  # read directly on the hot paths (see IdentityCache)
-# The signature of the program last checked (several checks of one program come in a row).
-_SIGNATURES: IdentityCache[Program, tuple] = IdentityCache(1)
+# The signature of the program last checked (several checks of one program come in a row), and the
+# shared contexts made of it by platform (hashing the signature to find its shared context cost more
+# than a small function's check).
+_SIGNATURES: IdentityCache[Program, tuple[tuple, dict[Platform, tuple]]] = IdentityCache(1)
 _CONTEXTS: dict[tuple, tuple] = {}
 _PLANS: dict[tuple, tuple] = {}
 _CONTEXTS_LIMIT = 1_000
 
 
-def _signature(program: Program) -> tuple:
-    """What a checker may read of the other functions: names, kinds and parameter directions."""
+def _signature(program: Program) -> tuple[tuple, dict[Platform, tuple]]:
+    """What a checker may read of the other functions (names, kinds and parameter directions), and
+    the contexts already made of it."""
     hit = _SIGNATURES.entries.get(id(program))
     if hit is not None:
         return hit[1]
     signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
-    return _SIGNATURES.put(program, signature)
+    return _SIGNATURES.put(program, (signature, {}))
 
 
 def _context(program: Program, platform: Platform, reads_program: bool) -> tuple:
     """The shared context object of :meth:`Invariant.context`."""
-    context = (_signature(program) if reads_program else None, platform)
+    if reads_program:
+        signature, made = _signature(program)
+        found = made.get(platform)
+        if found is None:
+            found = made[platform] = _shared((signature, platform))
+        return found
+    return _shared((None, platform))
+
+
+def _shared(context: tuple) -> tuple:
+    """The one object of the contexts equal to ``context``."""
     if len(_CONTEXTS) > _CONTEXTS_LIMIT:
         _CONTEXTS.clear()
     return _CONTEXTS.setdefault(context, context)

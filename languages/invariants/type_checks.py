@@ -221,6 +221,16 @@ TensorViewCanonical = Invariant.per_function(
 
 _NO_ARRAY = NoNode(ArrayType, through=(TupleType,), at_node=True)
 
+
+def _has_array(t: Type) -> bool:
+    return isinstance(t, ArrayType) or (isinstance(t, TupleType) and any(_has_array(e) for e in t.types))
+
+
+def _no_array_escapes(func: Function) -> bool:
+    """No parameter or return type is (or holds in a tuple) an array: the rules below find nothing."""
+    return not any(_has_array(p.type) for p in func.params) and not any(_has_array(t) for t in func.return_types)
+
+
 ArrayNotEscaped = Invariant.declared(
     "ArrayNotEscaped",
     "no array type (also inside tuples) among parameters or return types",
@@ -238,4 +248,5 @@ ArrayNotEscaped = Invariant.declared(
         code="ARRAY_RETURN",
         message="return value {index} is an array",
     ),
+    holds_if=_no_array_escapes,
 )

@@ -29,7 +29,8 @@ Left out on purpose, with the implementation that rules them out:
 from __future__ import annotations
 
 from pypto.ir.op_registry import all_entries
-from pypto.ir.types import TileType, dims_equal
+from pypto.ir.expr import ConstInt
+from pypto.ir.types import TileType, dims_equal, implicit_layout
 
 _TILE = frozenset({"tile"})
 _LHS = frozenset({"lhs"})
@@ -89,8 +90,18 @@ def in_place_operands(op: str) -> frozenset[str]:
 def same_place(result: TileType, operand: TileType) -> bool:
     """Would ``result`` written over ``operand`` put every element on the one it is computed from:
     the same shape, view (valid region, strides, offset, layout) and element width."""
-    return (
-        result.dtype.get_bit() == operand.dtype.get_bit()
-        and dims_equal(result.shape, operand.shape)
-        and result.get_effective_tile_view() == operand.get_effective_tile_view()
+    if result.dtype.get_bit() != operand.dtype.get_bit() or not dims_equal(result.shape, operand.shape):
+        return False
+    if result.tile_view is None and operand.tile_view is None and _same_dims(result.shape, operand.shape):
+        # Two implicit views over the same dims differ only in their layouts: no views to build and compare.
+        mine = implicit_layout(result.shape, result.memory_space)
+        return mine == implicit_layout(operand.shape, operand.memory_space)
+    return result.get_effective_tile_view() == operand.get_effective_tile_view()
+
+
+def _same_dims(a: list, b: list) -> bool:
+    """The dims are the same objects or constants of one value and dtype (structurally equal)."""
+    return all(
+        x is y or (type(x) is ConstInt and type(y) is ConstInt and x.value == y.value and x.dtype == y.dtype)
+        for x, y in zip(a, b)
     )

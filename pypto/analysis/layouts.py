@@ -22,7 +22,7 @@ from typing import Final
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, TileLayout
 from pypto.ir.expr import Call, GlobalVar
-from pypto.ir.types import TileType
+from pypto.ir.types import TileType, effective_layout
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def col_major(t: object) -> bool:
     return (
         isinstance(t, TileType)
         and t.memory_space is MemorySpace.Vec
-        and t.get_effective_tile_view().blayout is TileLayout.col_major
+        and effective_layout(t)[0] is TileLayout.col_major
     )
 
 

@@ -257,6 +257,15 @@ class TileType(ShapedType):
         return view
 
 
+def effective_layout(tile: TileType) -> tuple[TileLayout, TileLayout, int]:
+    """``(blayout, slayout, fractal)`` of ``tile``'s effective view, without building the view (the
+    checks ask this of every tile of every changed function)."""
+    view = tile.tile_view
+    if view is None:
+        return implicit_layout(tile.shape, tile.memory_space_)
+    return view.blayout, view.slayout, view.fractal
+
+
 def buffer_dims(tile: TileType) -> list[Expr]:
     """The 2-D extents of the buffer a tile is laid out in: its shape, with the major axis widened to
     the view's stride when that says more (a column slice of a row-major tile keeps its source's row

@@ -10,40 +10,71 @@ the runner's helpers (``pypto.runtime.runner``), ``ChipWorker`` with ``DeviceTen
 registration handles.
 """
 
-from .arguments import ScalarParam, TensorParam
-from .artifacts import ArtifactTree, Direction, KernelEntry, OrchestrationEntry, load_artifacts
-from .build import BuildRecord
-from .cache import KernelCache, default_cache_dir
-from .errors import (
-    ArtifactError,
-    CaptureError,
-    SimulatorArgumentError,
-    SimulatorBoundsError,
-    SimulatorBuildError,
-    SimulatorError,
-    SimulatorNotInstalledError,
-    SimulatorRunError,
-    SimulatorUnsupportedError,
-)
-from pypto.compile_options import MemoryPlanner, UnsupportedOptionError
+from __future__ import annotations
 
-from .config import IgnoredOptionWarning, RunConfig
-from .device_tensor import DeviceTensor
-from .install import SimulatorInstall, find_simulator, simulator_missing_reason
-from .runner import (
-    BenchmarkResult,
-    RunResult,
-    ScalarSpec,
-    TensorSpec,
-    benchmark,
-    compile_program,
-    configure_log,
-    execute_compiled,
-    log_level,
-    run,
-)
-from .simulator import SimulatorRun, run_on_simulator
-from .worker import ChipWorker, RegistrationHandle
+import importlib
+from typing import Any
+
+# Where each public name lives. They are imported on first use (PEP 562): a compile reads only a few
+# of these modules (dtypes, config, meta), and the rest (numpy, the builder, the simulator binding)
+# would be most of the first compile's import time.
+_EXPORTS: dict[str, str] = {
+    "ScalarParam": ".arguments",
+    "TensorParam": ".arguments",
+    "ArtifactTree": ".artifacts",
+    "Direction": ".artifacts",
+    "KernelEntry": ".artifacts",
+    "OrchestrationEntry": ".artifacts",
+    "load_artifacts": ".artifacts",
+    "BuildRecord": ".build",
+    "KernelCache": ".cache",
+    "default_cache_dir": ".cache",
+    "ArtifactError": ".errors",
+    "CaptureError": ".errors",
+    "SimulatorArgumentError": ".errors",
+    "SimulatorBoundsError": ".errors",
+    "SimulatorBuildError": ".errors",
+    "SimulatorError": ".errors",
+    "SimulatorNotInstalledError": ".errors",
+    "SimulatorRunError": ".errors",
+    "SimulatorUnsupportedError": ".errors",
+    "MemoryPlanner": "pypto.compile_options",
+    "UnsupportedOptionError": "pypto.compile_options",
+    "IgnoredOptionWarning": ".config",
+    "RunConfig": ".config",
+    "DeviceTensor": ".device_tensor",
+    "SimulatorInstall": ".install",
+    "find_simulator": ".install",
+    "simulator_missing_reason": ".install",
+    "BenchmarkResult": ".runner",
+    "RunResult": ".runner",
+    "ScalarSpec": ".runner",
+    "TensorSpec": ".runner",
+    "benchmark": ".runner",
+    "compile_program": ".runner",
+    "configure_log": ".runner",
+    "execute_compiled": ".runner",
+    "log_level": ".runner",
+    "run": ".runner",
+    "SimulatorRun": ".simulator",
+    "run_on_simulator": ".simulator",
+    "ChipWorker": ".worker",
+    "RegistrationHandle": ".worker",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "ArtifactError",
