@@ -26,6 +26,7 @@ from .common import (
     product,
     valid_shape,
 )
+from .regions import RegionError, written_union
 
 Shaped = TensorType | TileType
 
@@ -68,6 +69,28 @@ def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], li
             dropped.add(axis)
     keep = [i for i in range(rank) if i not in dropped]
     return [dims[i] for i in keep], [valid[i] for i in keep]
+
+
+def written_valid(ci: CallInfo, target: Shaped, offsets: list[Expr], sizes: list[Expr]) -> list[Expr]:
+    """The target's valid region after writing a window of ``sizes`` at ``offsets``: the union of the two
+    (:func:`regions.written_union`). With run-time extents the region is widened axis by axis where the
+    constants allow and kept otherwise; a fully valid target stays fully valid."""
+    valid = valid_shape(target)
+    if is_fully_valid(target):
+        return valid
+    known = [const_value(e) for e in valid + offsets + sizes]
+    if None not in known:
+        rank = len(valid)
+        try:
+            return [index(n) for n in written_union(known[:rank], known[rank:2 * rank], known[2 * rank:])]
+        except RegionError as err:
+            ci.fail(str(err), hint="write the windows in order from the origin, or set the target's valid region "
+                    "with set_validshape first")
+    out = []
+    for v, off, size, dim in zip(valid, offsets, sizes, target.shape):
+        cv, co, cs, cd = const_value(v), const_value(off), const_value(size), const_value(dim)
+        out.append(v if None in (cv, co, cs, cd) else index(min(cd, max(cv, co + cs))))
+    return out
 
 
 def reshape_valid(ci: CallInfo, src: Shaped, dims: list[Expr], drop: bool = False) -> list[Expr] | None:
