@@ -50,7 +50,10 @@ def _slice(ci: CallInfo) -> Type:
     """A window of the tensor: ``shape`` minus dropped axes; valid = requested ∩ source valid."""
     t = ci["tensor"].type
     dims, valid = slice_result(ci, t, ci.kw("clamp"))
-    return tensor_type(dims, t.dtype, valid, pad=ci.kw("pad_value"))
+    pad = ci.kw("pad_value")
+    if pad is None and t.tensor_view is not None:
+        pad = t.tensor_view.pad  # a window keeps its source's padding
+    return tensor_type(dims, t.dtype, valid, pad=pad)
 
 
 define("tensor.slice",
@@ -68,7 +71,7 @@ def _reshape(ci: CallInfo) -> Type:
     dims = elements(ci, "shape")
     given = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
     valid = given if given else reshape_valid(ci, t, dims, drop=True)
-    return tensor_type(dims, t.dtype, valid)
+    return tensor_type(dims, t.dtype, valid, pad=t.tensor_view.pad if t.tensor_view is not None else None)
 
 
 define("tensor.reshape", [tensor("tensor"), shape("shape"), shape("valid_shape", optional=True)], _reshape,

@@ -85,7 +85,9 @@ def _slice(ci: CallInfo) -> Type:
     dims, valid = slice_result(ci, t, clamp=False)
     while len(dims) < 2:
         dims, valid = [index(1)] + dims, [index(1)] + valid
-    return view_of(t, dims, valid, ci.kw("pad_value"), keep_layout=len(dims) == len(t.shape))
+    pad = ci.kw("pad_value")
+    pad = t.get_effective_tile_view().pad if pad is None else pad  # a window keeps its source's padding
+    return view_of(t, dims, valid, pad, keep_layout=len(dims) == len(t.shape))
 
 
 define("tile.slice",
@@ -135,7 +137,7 @@ def _reshape(ci: CallInfo) -> Type:
             and not (_is_line(list(t.shape)) and _is_line(dims))):
         ci.fail(f"a col-major {format_dims(t.shape)} tile reshaped to {format_dims(dims)} would reorder its "
                 "elements (TRESHAPE reinterprets the buffer row-major); tile.move it to row-major first")
-    result = view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
+    result = view_of(t, dims, reshape_valid(ci, t, dims), pad=v.pad, keep_layout=False)
     view, cols = result.get_effective_tile_view(), const_value(dims[-1])
     # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of blocks.
     per_block = block_elements(t.dtype)
