@@ -24,7 +24,8 @@ if (_missing := simulator_missing_reason()) is not None:
 class Regions:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
-          z: pl.Out[pl.Tensor[[1, 1024], pl.FP32]]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[1, 1024], pl.FP32]]:
+          z: pl.Out[pl.Tensor[[1, 1024], pl.FP32]]
+          ) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[1, 1024], pl.FP32]]:
         top: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64], valid_shape=[8, 64])
         bottom: pl.Tile[[8, 64], pl.FP32] = pl.load(x, [8, 0], [8, 64])
         whole = pl.assemble(top, bottom, [8, 0])
