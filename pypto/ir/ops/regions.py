@@ -56,6 +56,8 @@ def reshaped_box(valid: Sequence[int], shape: Sequence[int], dims: Sequence[int]
     >>> reshaped_box([8, 16], [16, 16], [1, 16, 16])
     (1, 8, 16)
     """
+    if math.prod(shape) != math.prod(dims):
+        return None
     if 0 in valid:
         return (0,) * len(dims)
     old = [(v, d) for v, d in zip(valid, shape) if d != 1]
