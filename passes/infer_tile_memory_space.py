@@ -39,7 +39,8 @@ from pypto.transform.util import rebuild
 
 Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
 # Ops whose result space is free when ``target_memory`` is absent (a load never lands in L0).
-_FREE_TARGET = frozenset({"tile.load", "tile.create"})
+_FREE_TARGET = frozenset(e.name for e in op_registry.all_entries()
+                         if e.memory is not None and e.memory.output == op_registry.DEFERRED)
 _LANDING = (Vec, Mat)
 # A loop carry whose space changes makes its body be inferred again; spaces settle in two rounds
 # (the first finds what the body yields), the bound only guards against a cycle.

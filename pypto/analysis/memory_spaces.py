@@ -35,5 +35,7 @@ def operand_spaces(call: Call) -> list[tuple[Expr, list[MemorySpace]]]:
     spec = op_registry.get_op_memory_spec(name) if entry is not None else None
     if spec is None:
         return []
+    allowed = spec["input_constraints"]
     position = {p.name: i for i, p in enumerate(entry.params)}
-    return [(a, spec["input_constraints"][position[p.name]]) for p, a in zip(entry.bind(list(call.args)), call.args)]
+    return [(a, allowed[position[p.name]] if position[p.name] < len(allowed) else [])
+            for p, a in zip(entry.bind(list(call.args)), call.args)]

@@ -60,7 +60,7 @@ def describe_window(kernel: str, where: str, op: str, tensor: str, axes: list[st
     """The message of a window outside its tensor, shared by the run-time guard and the check before a run:
     ``task 'k' (prog.py:27) reads x[64:80, 0:64] outside its shape [64, 64]``."""
     name = _WINDOWS[op][0]
-    writes = any(p.name == name and p.effect == op_registry.Effect.WRITE for p in op_registry.get_entry(op).params)
+    writes = name in op_registry.get_entry(op).written_params()
     verb = "writes" if writes else "reads"
     return f"task '{kernel}'{where} {verb} {tensor}[{', '.join(axes)}] outside its shape [{', '.join(shape)}]"
 

@@ -222,12 +222,14 @@ class Kwarg:
 class MemorySpec:
     """Memory contract of a tile op: allowed spaces per parameter, and the result space rule.
 
-    ``output`` is a MemorySpace (fixed), ``INHERIT`` (first tile input), ``DEFERRED`` (the
-    ``target_memory`` keyword) or None (no tile result).
+    ``output`` is a MemorySpace (fixed), ``INHERIT`` (first tile input), ``DEFERRED`` (decided later,
+    by InferTileMemorySpace from the result's consumers) or None (no tile result). With ``by_target``
+    a given ``target_memory`` keyword places the result instead.
     """
 
     inputs: tuple[tuple[MemorySpace, ...], ...] = ()
     output: MemorySpace | str | None = None
+    by_target: bool = False
 
 
 Deduce = Callable[["CallInfo"], Type]
@@ -534,12 +536,10 @@ def _stamp_memory(entry: OpEntry, ci: CallInfo, result: Type) -> Type:
     if not isinstance(result, TileType) or result.memory_space is not None or entry.memory is None:
         return result
     rule = entry.memory.output
-    space: MemorySpace | None = None
-    if isinstance(rule, MemorySpace):
+    space: MemorySpace | None = ci.kw("target_memory") if entry.memory.by_target else None
+    if space is None and isinstance(rule, MemorySpace):
         space = rule
-    elif rule == DEFERRED:
-        space = ci.kw("target_memory")
-    elif rule == INHERIT:
+    elif space is None and rule == INHERIT:
         for a in ci.args:
             if isinstance(a.type, TileType):
                 space = a.type.memory_space
@@ -658,12 +658,15 @@ def get_op_write_channel(name: str) -> WriteChannel:
 def get_op_memory_spec(name: str) -> dict[str, Any] | None:
     """``{"input_constraints": [[MemorySpace...] per parameter], "output_memory": ...}`` or None.
 
-    Only tile ops carry a memory spec. ``output_memory`` is a MemorySpace, ``"inherit_from_input"``,
-    ``"deferred"`` (decided by ``target_memory``) or None.
+    Only tile ops carry a memory spec. ``input_constraints`` runs up to the last constrained
+    parameter (an empty list: any space). ``output_memory`` is a MemorySpace (fixed, or the default
+    of an op placed by its ``target_memory`` keyword, as ``tile.move``), ``"inherit_from_input"``,
+    ``"deferred"`` (decided later from the result's consumers, as for ``tile.load``) or None.
     """
     entry = get_entry(name)
     if entry.memory is None:
         return None
-    constraints = [list(entry.memory.inputs[i]) if i < len(entry.memory.inputs) else []
-                   for i in range(len(entry.params))]
-    return {"input_constraints": constraints, "output_memory": entry.memory.output}
+    inputs = list(entry.memory.inputs)
+    while inputs and not inputs[-1]:
+        inputs.pop()
+    return {"input_constraints": [list(c) for c in inputs], "output_memory": entry.memory.output}

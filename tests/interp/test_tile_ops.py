@@ -12,6 +12,7 @@ from interp_ir import SP, f32, i32, idx, op_function, scalar_t, tile_t, tup
 import pypto.language as pl
 from pypto import ir
 from pypto.interp import run
+from pypto.interp.errors import InterpreterError
 from pypto.ir import DataType as D
 
 RNG = np.random.default_rng(7)
@@ -515,3 +516,25 @@ class P:
     a, b = rand((4, 8)), rand((4, 8))
     out = run(program, a, b, np.zeros((4, 16), dtype=np.float32)).outputs["out"]
     np.testing.assert_array_equal(np.asarray(out), np.concatenate([a[:, :3], b[:, :5], np.zeros((4, 8), np.float32)], axis=1))
+
+
+L_SHAPED = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], r: pl.Scalar[pl.INDEX],
+          out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 16], valid_shape=[8, 16])
+        s = pl.load(x, [0, 0], [8, 8])
+        u = pl.assemble(t, s, [r, 0])
+        out = pl.store(u, [0, 0], out)
+        return out
+"""
+
+
+def test_assemble_refuses_an_l_shaped_valid_region() -> None:
+    # A run-time offset passes the type rule; the interpreter applies the same union rule.
+    program = pl.program_from_string(L_SHAPED)
+    with pytest.raises(InterpreterError, match=r"<string>:9:9: tile.assemble: writing \[8, 8\] at offsets \[8, 0\] into a target valid in "
+                       r"\[8, 16\] would make the valid region L-shaped"):
+        run(program, rand((16, 16)), 8, np.zeros((16, 16), np.float32))

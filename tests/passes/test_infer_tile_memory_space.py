@@ -176,3 +176,25 @@ def test_applied_on_its_own_it_takes_rank_3_tiles_and_nested_calls() -> None:
     assert "pl.tile.store(pl.tile.add(x, x), [0, 0, 0], out)" in text
     assert "tile_Left: pl.Tile[[16, 64], pl.FP16, pl.Mem.Left] = pl.tile.move(pl.tile.load(c," in text
     assert "z: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(tile_Left, tile_Right)" in text
+
+
+_FILLPAD_OF_MAT = """
+@pl.program
+class F:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP16],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP16]]) -> pl.Tensor[[16, 64], pl.FP16]:
+        t: pl.Tile[[16, 64], pl.FP16] = pl.load(x, [0, 0], [16, 64], [8, 64], target_memory=pl.Mem.Mat)
+        f: pl.Tile[[16, 64], pl.FP16] = pl.tile.fillpad(t)
+        out = pl.store(f, [0, 0], out)
+        return out
+"""
+
+
+def test_a_fillpad_of_a_mat_tile_reads_a_vec_copy() -> None:
+    # TFILLPAD is a vector instruction: the registry puts its operand and result in Vec.
+    lines = kernel_text(passes.infer_tile_memory_space()(pl_program(_FILLPAD_OF_MAT)))
+    assert lines[1].startswith("t_Vec: pl.Tile[[16, 64], pl.FP16, pl.Mem.Vec")
+    assert lines[1].endswith("= pl.tile.move(t, target_memory=pl.Mem.Vec)")
+    assert lines[2].startswith("f: pl.Tile[[16, 64], pl.FP16, pl.Mem.Vec")
+    assert lines[2].endswith("= pl.tile.fillpad(t_Vec, pad_value=pl.PadValue.zero)")

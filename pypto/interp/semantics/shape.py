@@ -21,6 +21,7 @@ from pypto.ir.enums import AtomicType, PadValue
 from pypto.ir.types import ShapedType
 
 from pypto.ir.numpy_dtypes import numpy_dtype
+from pypto.ir.ops.regions import RegionError, written_union
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue, TileValue
 from .common import as_ints, cast_data, check_in_bounds, like, pad_scalar, read, window
@@ -185,7 +186,10 @@ def _assemble(ctx: OpContext, target: ArrayValue, source: ArrayValue, offset: An
         raise OpError(f"assemble of a rank-{src.ndim} source into a rank-{target.data.ndim} target")
     check_in_bounds(offs, src.shape, target.data.shape, "assemble")
     region = window(offs, src.shape)
-    valid = tuple(max(v, o + s) for v, o, s in zip(target.valid, offs, src.shape))
+    try:
+        valid = written_union(target.valid, offs, src.shape)
+    except RegionError as err:
+        raise OpError(str(err)) from None
     atomic = int(ctx.kwarg("atomic", AtomicType.None_)) == AtomicType.Add
     if isinstance(target, TensorValue):
         out = target

@@ -14,7 +14,7 @@ from ..type_base import ScalarType, Type
 from ..types import ArrayType
 from . import kwtypes as K
 from .common import const_value
-from .decl import EVERYWHERE, array, define, index, kw, scalar
+from .decl import EVERYWHERE, RW, array, define, index, kw, scalar
 
 D = DataType
 
@@ -72,5 +72,5 @@ def array_value(value: Any, bound: dict[str, Any]) -> Any:
 
 define("array.create", [index("extent")], _create, placement=EVERYWHERE, kwargs=[kw("dtype", K.DTYPE)])
 define("array.get_element", [array("array"), index("index")], _get_element, placement=EVERYWHERE)
-define("array.update_element", [array("array"), index("index"), scalar("value", norm=array_value)],
+define("array.update_element", [array("array", effect=RW), index("index"), scalar("value", norm=array_value)],
        _update_element, placement=EVERYWHERE)

@@ -101,9 +101,10 @@ def vec(*tile_params: int, n: int | None = None) -> MemorySpec:
     return MemorySpec(tuple((Vec,) if i in tile_params else () for i in range(size)), Vec)
 
 
-def mem(*inputs: Sequence[MemorySpace], out: MemorySpace | str | None = None) -> MemorySpec:
-    """A memory spec: allowed spaces per parameter position (empty = any) and the result rule."""
-    return MemorySpec(tuple(tuple(i) for i in inputs), out)
+def mem(*inputs: Sequence[MemorySpace], out: MemorySpace | str | None = None, by_target: bool = False) -> MemorySpec:
+    """A memory spec: allowed spaces per parameter position (empty = any) and the result rule
+    (``by_target``: a given ``target_memory`` keyword places the result)."""
+    return MemorySpec(tuple(tuple(i) for i in inputs), out, by_target)
 
 
 def define(

@@ -26,6 +26,7 @@ from .common import (
     product,
     valid_shape,
 )
+from .regions import RegionError, reshaped_box, written_union
 
 Shaped = TensorType | TileType
 
@@ -63,6 +64,8 @@ def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], li
             if axis is None:
                 ci.fail("'drop_dims' must hold constant axes")
             axis = normalize_axis(ci, "drop_dims axis", axis, rank)
+            if axis in dropped:
+                ci.fail(f"'drop_dims' names axis {axis} twice")
             if const_value(dims[axis]) != 1:
                 ci.fail(f"can only drop static unit dims; axis {axis} has extent {format_dims([dims[axis]])}")
             dropped.add(axis)
@@ -70,13 +73,36 @@ def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], li
     return [dims[i] for i in keep], [valid[i] for i in keep]
 
 
+def written_valid(ci: CallInfo, target: Shaped, offsets: list[Expr], sizes: list[Expr]) -> list[Expr]:
+    """The target's valid region after writing a window of ``sizes`` at ``offsets``: the union of the two
+    (:func:`regions.written_union`). With run-time extents the region is widened axis by axis where the
+    constants allow and kept otherwise; a fully valid target stays fully valid."""
+    valid = valid_shape(target)
+    if is_fully_valid(target):
+        return valid
+    known = [const_value(e) for e in valid + offsets + sizes]
+    if None not in known:
+        rank = len(valid)
+        try:
+            return [index(n) for n in written_union(known[:rank], known[rank:2 * rank], known[2 * rank:])]
+        except RegionError as err:
+            ci.fail(str(err), hint="write the windows in order from the origin, or set the target's valid region "
+                    "with set_validshape first")
+    out = []
+    for v, off, size, dim in zip(valid, offsets, sizes, target.shape):
+        cv, co, cs, cd = const_value(v), const_value(off), const_value(size), const_value(dim)
+        out.append(v if None in (cv, co, cs, cd) else index(min(cd, max(cv, co + cs))))
+    return out
+
+
 def reshape_valid(ci: CallInfo, src: Shaped, dims: list[Expr], drop: bool = False) -> list[Expr] | None:
     """The valid region carried through a reshape (None = fully valid); static counts must match.
 
-    A row prefix (only the leading axis narrowed) is a prefix of the flat elements, so it lands on
-    the row prefix of the new shape when it ends on one of its row boundaries. A distributed region
-    (narrowing another axis) has no image in another shape: dropped when ``drop`` (tensors, as the
-    established API does), an error otherwise.
+    With static extents the region maps exactly (:func:`regions.reshaped_box`: unit axes added or
+    removed, an empty region, a row prefix that ends on a row of the new shape). With run-time ones a
+    row prefix over the same trailing axes is carried. A distributed region (narrowing more than the
+    leading axis) with no box image is dropped when ``drop`` (tensors, as the established API does);
+    any other region without one is an error.
     """
     old, new = product(list(src.shape)), product(dims)
     if old is not None and new is not None and old != new:
@@ -84,13 +110,15 @@ def reshape_valid(ci: CallInfo, src: Shaped, dims: list[Expr], drop: bool = Fals
     if is_fully_valid(src):
         return None
     valid, shape = valid_shape(src), list(src.shape)
-    if dims_equal(valid[1:], shape[1:]):
-        if len(dims) == len(shape) and dims_equal(dims[1:], shape[1:]):
-            return [valid[0]] + dims[1:]
-        rows, inner, new_inner = const_value(valid[0]), product(shape[1:]), product(dims[1:])
-        if rows is not None and inner is not None and new_inner and rows * inner % new_inner == 0:
-            return [index(rows * inner // new_inner)] + dims[1:]
-    elif drop:
+    known = [const_value(e) for e in valid + shape + dims]
+    if None not in known:
+        rank = len(valid)
+        box = reshaped_box(known[:rank], known[rank:2 * rank], known[2 * rank:])
+        if box is not None:
+            return [index(n) for n in box]
+    elif dims_equal(valid[1:], shape[1:]) and len(dims) == len(shape) and dims_equal(dims[1:], shape[1:]):
+        return [valid[0]] + dims[1:]
+    if drop and is_distributed(src):
         return None
     ci.fail(
         f"cannot carry the valid region {format_dims(valid)} of {format_dims(shape)} "

@@ -40,6 +40,7 @@ from .shape_rules import (
     swapped,
     transpose_axes,
     transposed_view,
+    written_valid,
 )
 
 D = DataType
@@ -49,7 +50,10 @@ def _slice(ci: CallInfo) -> Type:
     """A window of the tensor: ``shape`` minus dropped axes; valid = requested ∩ source valid."""
     t = ci["tensor"].type
     dims, valid = slice_result(ci, t, ci.kw("clamp"))
-    return tensor_type(dims, t.dtype, valid, pad=ci.kw("pad_value"))
+    pad = ci.kw("pad_value")
+    if pad is None and t.tensor_view is not None:
+        pad = t.tensor_view.pad  # a window keeps its source's padding
+    return tensor_type(dims, t.dtype, valid, pad=pad)
 
 
 define("tensor.slice",
@@ -67,7 +71,7 @@ def _reshape(ci: CallInfo) -> Type:
     dims = elements(ci, "shape")
     given = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
     valid = given if given else reshape_valid(ci, t, dims, drop=True)
-    return tensor_type(dims, t.dtype, valid)
+    return tensor_type(dims, t.dtype, valid, pad=t.tensor_view.pad if t.tensor_view is not None else None)
 
 
 define("tensor.reshape", [tensor("tensor"), shape("shape"), shape("valid_shape", optional=True)], _reshape,
@@ -132,21 +136,8 @@ def check_atomic(ci: CallInfo, dtype: DataType) -> None:
         check_dtype(ci, "atomic Add", dtype, ATOMIC_ADD_DTYPES)
 
 
-def widened(target: Type, offsets: list, src_dims: list) -> list | None:
-    """The target's valid region widened to cover a static write window (None = unchanged/full)."""
-    valid = valid_shape(target)
-    out = []
-    for v, off, s, d in zip(valid, offsets, src_dims, target.shape):
-        cv, co, cs, cd = const_value(v), const_value(off), const_value(s), const_value(d)
-        if None in (cv, co, cs, cd):
-            out.append(v)
-        else:
-            out.append(index(min(cd, max(cv, co + cs))))
-    return out
-
-
 def _assemble(ci: CallInfo) -> Type:
-    """The target's type, its valid region widened by the written window."""
+    """The target's type, its valid region joined with the window the source's valid part writes."""
     tgt, src = ci["target"].type, ci["source"].type
     offs = elements(ci, "offset")
     if len(offs) != len(tgt.shape) or len(src.shape) != len(tgt.shape):
@@ -155,8 +146,9 @@ def _assemble(ci: CallInfo) -> Type:
     if src.dtype != tgt.dtype:
         ci.fail(f"source dtype {src.dtype.name} must equal target dtype {tgt.dtype.name}")
     check_atomic(ci, tgt.dtype)
-    check_window(ci, tgt, offs, list(src.shape), "writes", "target", clamp=None)
-    return tensor_type(list(tgt.shape), tgt.dtype, widened(tgt, offs, list(src.shape)))
+    written = valid_shape(src)
+    check_window(ci, tgt, offs, written, "writes", "target", clamp=None)
+    return tensor_type(list(tgt.shape), tgt.dtype, written_valid(ci, tgt, offs, written))
 
 
 ATOMIC = kw("atomic", K.EnumKw(AtomicType, as_int=True), 0, always=False, keyword_only=True)

@@ -92,8 +92,15 @@ def _matmul_bias(ci: CallInfo) -> Type:
     bias = ci["bias"].type
     if len(bias.shape) != 2 or const_value(bias.shape[0]) != 1:
         ci.fail(f"bias must be [1, N], got {format_dims(bias.shape)}")
+    n, cols = const_value(res.shape[-1]), const_value(bias.shape[1])
+    if n is not None and cols is not None and n != cols:
+        ci.fail(f"bias {format_dims(bias.shape)} must have the result's {n} columns (N of rhs "
+                f"{format_dims(ci['rhs'].type.shape)})")
     if bias.dtype != res.dtype:
         ci.fail(f"bias dtype must be {res.dtype.name}, got {bias.dtype.name}")
+    if bias.get_effective_tile_view().blayout != TileLayout.row_major:
+        ci.fail("bias must be a row-major tile (TMATMUL_BIAS reads one row)", hint="tile.move it with "
+                "blayout=pl.TileLayout.row_major")
     return res
 
 

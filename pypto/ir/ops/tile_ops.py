@@ -28,6 +28,7 @@ from .common import (
 from .decl import (
     KERNEL,
     Vec,
+    RW,
     W,
     Acc,
     define,
@@ -49,7 +50,8 @@ from .tensor_ops import (
     check_write_value,
     index_scalar,
 )
-from .tensor_view_ops import ATOMIC, alloc_rule, check_atomic, widened
+from .shape_rules import written_valid
+from .tensor_view_ops import ATOMIC, alloc_rule, check_atomic
 
 D = DataType
 TARGET = kw("target_memory", K.EnumKw(MemorySpace), MemorySpace.Vec)
@@ -78,7 +80,7 @@ def _create(ci: CallInfo) -> Type:
     return tile_type(dims, ci.kw("dtype"), space=space)
 
 
-define("tile.create", [shape("shape")], _create, placement=KERNEL, memory=mem(out=DEFERRED),
+define("tile.create", [shape("shape")], _create, placement=KERNEL, memory=mem(out=DEFERRED, by_target=True),
        kwargs=[kw("dtype", K.DTYPE), TARGET, kw("transpose", K.BOOL, None, always=False),
                kw("flat_layout", K.BOOL, None, always=False, keyword_only=True)])
 
@@ -180,13 +182,13 @@ def _flat_load(ci: CallInfo, window: TileType) -> TileType:
 define("tile.load",
        [tensor("tensor"), shape("offsets"), shape("shapes"), shape("valid_shape", optional=True,
                                                                    default_from="shapes")],
-       _load, placement=KERNEL, memory=mem((), out=DEFERRED),
+       _load, placement=KERNEL, memory=mem(out=DEFERRED, by_target=True),
        kwargs=[TARGET, kw("clamp", K.BOOL, False, always=False),
                kw("flatten", K.BOOL, False, always=False, keyword_only=True)])
 
 
 def _store(ci: CallInfo) -> Type:
-    """The output tensor's type, its valid region widened by what the store writes."""
+    """The output tensor's type, its valid region joined with the window the store writes."""
     src, out = ci["tile"].type, ci["output_tensor"].type
     offs = elements(ci, "offsets")
     if len(offs) != len(out.shape):
@@ -206,7 +208,7 @@ def _store(ci: CallInfo) -> Type:
     if is_fully_valid(out):
         return out
     view = out.tensor_view
-    grown = widened(out, offs, window)
+    grown = written_valid(ci, out, offs, window)
     return TensorType(list(out.shape), out.dtype, out.memref,
                       TensorView(stride=view.stride, layout=view.layout, valid_shape=grown, pad=view.pad))
 
@@ -228,7 +230,7 @@ def _move(ci: CallInfo) -> Type:
                      fractal=fractal, pad=t.get_effective_tile_view().pad, space=space)
 
 
-define("tile.move", [tile("tile")], _move, placement=KERNEL, memory=mem((), out=DEFERRED),
+define("tile.move", [tile("tile")], _move, placement=KERNEL, memory=mem(out=Vec, by_target=True),
        kwargs=[kw("target_memory", K.EnumKw(MemorySpace)), kw("blayout", K.EnumKw(TileLayout), None, always=False),
                kw("slayout", K.EnumKw(TileLayout), None, always=False)])
 
@@ -249,7 +251,7 @@ def _extract(ci: CallInfo) -> Type:
 
 
 define("tile.extract", [tile("src"), index_p("index_row"), index_p("index_col"), shape("shape")], _extract,
-       placement=KERNEL, memory=mem((), out=DEFERRED),
+       placement=KERNEL, memory=mem(out=Vec, by_target=True),
        kwargs=[kw("target_memory", K.EnumKw(MemorySpace), keyword_only=True)])
 
 
@@ -269,7 +271,7 @@ def _write(ci: CallInfo) -> Type:
 # pto-isa's Tile::GetValue/SetValue address Vec tiles only (a static assertion).
 define("tile.read", [tile("tile"), shape("indices", norm=to_tuple_or_single)], _read, placement=KERNEL,
        memory=mem((Vec,)))
-define("tile.write", [tile("tile", effect=W), shape("indices", norm=to_tuple_or_single),
+define("tile.write", [tile("tile", effect=RW), shape("indices", norm=to_tuple_or_single),
                       scalar("value", pair="tile")], _write, placement=KERNEL, memory=mem((Vec,), out=INHERIT))
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     define(f"tile.{_name}", [], index_scalar, placement=KERNEL)

@@ -16,6 +16,7 @@ from . import kwtypes as K
 from .common import (
     block_elements,
     check_dtype,
+    check_window,
     check_int,
     check_rank,
     const_value,
@@ -43,6 +44,7 @@ from .shape_rules import (
     slice_result,
     swapped,
     transpose_axes,
+    written_valid,
 )
 from .tensor_view_ops import (
     COMPARE_KWARGS,
@@ -57,7 +59,6 @@ from .tensor_view_ops import (
     check_mrgsort1,
     sort32_dims,
     sort_struct_width,
-    widened,
 )
 
 D = DataType
@@ -84,7 +85,9 @@ def _slice(ci: CallInfo) -> Type:
     dims, valid = slice_result(ci, t, clamp=False)
     while len(dims) < 2:
         dims, valid = [index(1)] + dims, [index(1)] + valid
-    return view_of(t, dims, valid, ci.kw("pad_value"), keep_layout=len(dims) == len(t.shape))
+    pad = ci.kw("pad_value")
+    pad = t.get_effective_tile_view().pad if pad is None else pad  # a window keeps its source's padding
+    return view_of(t, dims, valid, pad, keep_layout=len(dims) == len(t.shape))
 
 
 define("tile.slice",
@@ -134,7 +137,7 @@ def _reshape(ci: CallInfo) -> Type:
             and not (_is_line(list(t.shape)) and _is_line(dims))):
         ci.fail(f"a col-major {format_dims(t.shape)} tile reshaped to {format_dims(dims)} would reorder its "
                 "elements (TRESHAPE reinterprets the buffer row-major); tile.move it to row-major first")
-    result = view_of(t, dims, reshape_valid(ci, t, dims), keep_layout=False)
+    result = view_of(t, dims, reshape_valid(ci, t, dims), pad=v.pad, keep_layout=False)
     view, cols = result.get_effective_tile_view(), const_value(dims[-1])
     # pto-isa's Tile (pto/common/pto_tile.hpp) needs a row-major row to be a whole number of blocks.
     per_block = block_elements(t.dtype)
@@ -201,7 +204,7 @@ def _check_insert(ci: CallInfo, tgt: TileType, src: TileType) -> None:
 
 
 def _assemble(ci: CallInfo) -> Type:
-    """The target's type, its valid region widened by the written window."""
+    """The target's type, its valid region joined with the window the source's valid part writes."""
     tgt, src = ci["target"].type, ci["source"].type
     offs = elements(ci, "offset")
     if len(offs) != len(tgt.shape):
@@ -213,11 +216,13 @@ def _assemble(ci: CallInfo) -> Type:
         _check_insert(ci, tgt, src)
     if [const_value(d) for d in src.shape] != [1, 1]:  # TINSERT places one element anywhere
         _check_aligned_start(ci, tgt, "assemble at column {start}, or widen the source to start there")
-    valid = widened(tgt, offs, valid_shape(src)) if len(src.shape) == len(tgt.shape) else valid_shape(tgt)
-    return view_of(tgt, list(tgt.shape), valid)
+    if len(src.shape) != len(tgt.shape):
+        return view_of(tgt, list(tgt.shape), valid_shape(tgt))
+    check_window(ci, tgt, offs, valid_shape(src), "writes", "target", clamp=None)
+    return view_of(tgt, list(tgt.shape), written_valid(ci, tgt, offs, valid_shape(src)))
 
 
-define("tile.assemble", [tile("target", effect=W), tile("source"), shape("offset")], _assemble, placement=KERNEL,
+define("tile.assemble", [tile("target", effect=RW), tile("source"), shape("offset")], _assemble, placement=KERNEL,
        memory=VIEW)
 
 
@@ -261,9 +266,11 @@ def _fillpad_expand(ci: CallInfo) -> Type:
 
 
 PAD = kw("pad_value", K.PadValueKw(allow_null=False), PadValue.zero)
-define("tile.fillpad", [tile("tile")], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD])
-define("tile.fillpad_inplace", [tile("tile", effect=RW)], _fillpad, placement=KERNEL, memory=VIEW, kwargs=[PAD])
-define("tile.fillpad_expand", [tile("tile"), shape("shape")], _fillpad_expand, placement=KERNEL, memory=VIEW,
+# TFILLPAD is a vector instruction: Vec in, Vec out.
+FILL_MEM = mem((Vec,), out=Vec)
+define("tile.fillpad", [tile("tile")], _fillpad, placement=KERNEL, memory=FILL_MEM, kwargs=[PAD])
+define("tile.fillpad_inplace", [tile("tile", effect=RW)], _fillpad, placement=KERNEL, memory=FILL_MEM, kwargs=[PAD])
+define("tile.fillpad_expand", [tile("tile"), shape("shape")], _fillpad_expand, placement=KERNEL, memory=FILL_MEM,
        kwargs=[PAD])
 
 
@@ -375,7 +382,7 @@ def _mgather(ci: CallInfo) -> Type:
 define("tile.mgather",
        [tensor("mem"), Param("idx", (TENSOR, TILE)),
         tile("scratch", effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
-       _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED),
+       _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED, by_target=True),
        kwargs=[kw("coalesce", K.StrKw(("row", "elem")), "row"),
                kw("gather_oob", K.StrKw(("undefined", "zero", "clamp")), "undefined", keyword_only=True),
                kw("target_memory", K.EnumKw(MemorySpace), MemorySpace.Vec, keyword_only=True)],
@@ -449,7 +456,7 @@ def _scatter_update(ci: CallInfo) -> Type:
 
 
 SCATTER_MEM = mem((Vec,), (Vec,), (Vec,), out=Vec)
-define("tile.scatter", [tile("dst", effect=W), tile("src"), tile("indexes")], _scatter, placement=VECTOR,
+define("tile.scatter", [tile("dst", effect=RW), tile("src"), tile("indexes")], _scatter, placement=VECTOR,
        memory=SCATTER_MEM)
 define("tile.scatter_mask", [tile("dst", effect=W), tile("src")], _scatter_mask, placement=VECTOR,
        memory=mem((Vec,), (Vec,), out=Vec), kwargs=[MASK], signature=("dst", "src", "mask_pattern"))
