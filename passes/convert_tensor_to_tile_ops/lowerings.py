@@ -307,6 +307,12 @@ def assemble(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.store", [conv.tile(source), conv.value(offset), conv.value(target)], kwargs, call.span)
 
 
+def scatter_mask(conv: Converter, call: Call) -> Expr:
+    """``tensor.scatter_mask(input, dst)`` is ``tile.scatter_mask(dst, src)`` (the tile op names the destination first)."""
+    source, dst = call.args
+    return conv.op("tile.scatter_mask", [conv.tile(dst), conv.tile(source)], dict(call.kwargs), call.span)
+
+
 def _on_target(call: Call, is_tile: Callable[[Expr], bool]) -> bool:
     return is_tile(call.args[0])
 
@@ -465,7 +471,8 @@ _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "s
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
-_register(same_name, "fillpad", "fillpad_expand")
+_register(same_name, "fillpad", "fillpad_expand", "gather_mask")
+_register(scatter_mask, "scatter_mask")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")
 _register(reduction, *_REDUCE)

@@ -58,3 +58,54 @@ def test_scatter_update_dim_first_parses_and_writes_the_indexed_rows() -> None:
     want = x.copy()
     want[i[:, 0]] = s
     np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- gather / scatter with mask_pattern
+
+
+def test_tensor_gather_and_scatter_with_a_mask_pattern_pick_the_mask_ops() -> None:
+    x, d = tensor("x", [16, 64]), tensor("d", [16, 64])
+    g = pl.tensor.gather(x, mask_pattern=ir.MaskPattern.P0100)
+    assert str(g.unwrap()) == "pl.tensor.gather_mask(x, mask_pattern=5)"
+    assert str(g.unwrap().type) == "pl.Tensor[[16, 16], pl.FP32]"
+    s = pl.tensor.scatter(g, mask_pattern=ir.MaskPattern.P0100, dst=d)
+    assert str(s.unwrap().type) == "pl.Tensor[[16, 64], pl.FP32]"
+    as_int = T.gather_mask(x, mask_pattern=5, output_dtype=D.INT32)
+    assert str(as_int.type) == "pl.Tensor[[16, 16], pl.INT32]"
+
+
+def test_mask_ops_check_widths_and_shapes() -> None:
+    x = tensor("x", [16, 64])
+    with pytest.raises(ValueError, match="output_dtype FP16 must have the 32-bit width of the source dtype FP32"):
+        T.gather_mask(x, mask_pattern=1, output_dtype=D.FP16)
+    with pytest.raises(ValueError, match=r"'input' \[16, 16\] must be \[16, 32\]: the rows of 'dst' and its columns "
+                                         "kept by mask pattern P1010"):
+        T.scatter_mask(tensor("s", [16, 16]), x, mask_pattern=2)
+    with pytest.raises(ValueError, match="a mask scatter moves 16- or 32-bit elements, got INT8"):
+        T.scatter_mask(tensor("s", [16, 32], D.INT8), tensor("d", [16, 64], D.INT8), mask_pattern=1)
+    partial = ir.Var("p", ir.TileType([16, 64], D.FP32, None, ir.TileView(valid_shape=[16, 40]), Mem.Vec))
+    with pytest.raises(ValueError, match=r"'src' must be valid over all its \[64\] columns for a mask pattern"):
+        L.gather_mask(partial, 1)
+    with pytest.raises(ValueError, match="a mask scatter writes the whole 'dst'"):
+        L.scatter_mask(partial, tile("s", [16, 32]), 1)
+
+
+MASKS = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[4, 16], pl.INT32], d: pl.InOut[pl.Tensor[[4, 16], pl.INT32]]
+             ) -> tuple[pl.Tensor[[4, 4], pl.INT32], pl.Tensor[[4, 16], pl.INT32]]:
+        g = pl.tensor.gather(x, mask_pattern=pl.MaskPattern.P1000)
+        s = pl.tensor.scatter(g, mask_pattern=pl.MaskPattern.P0010, dst=d)
+        return g, s
+"""
+
+
+def test_mask_gather_keeps_the_pattern_columns_and_mask_scatter_zeroes_the_others() -> None:
+    x = np.arange(64, dtype=np.int32).reshape(4, 16)
+    g, s = run(pl.parse(MASKS), x, np.full((4, 16), 7, np.int32)).returns
+    np.testing.assert_array_equal(g, x[:, 3::4])
+    want = np.zeros((4, 16), np.int32)
+    want[:, 1::4] = x[:, 3::4]
+    np.testing.assert_array_equal(s, want)

@@ -228,10 +228,32 @@ def mask_dims(ci: CallInfo, src: Type) -> list:
     return [src.shape[0], index(cols // stride)]
 
 
+def mask_gather_dtype(ci: CallInfo, src: Type) -> DataType:
+    """The result dtype of a mask gather: ``output_dtype`` reinterprets the bits, so it has the source's width."""
+    out = ci.kw("output_dtype") or src.dtype
+    if out.get_bit() != src.dtype.get_bit():
+        ci.fail(f"output_dtype {out.name} must have the {src.dtype.get_bit()}-bit width of the source dtype "
+                f"{src.dtype.name} (the gather reinterprets the bits)")
+    return out
+
+
+def check_mask_scatter(ci: CallInfo, src: Type, dst: Type, src_name: str) -> None:
+    """``src`` holds the masked columns of ``dst``: equal dtype and rows, ``dst`` columns / stride columns, 16/32-bit."""
+    if src.dtype != dst.dtype:
+        ci.fail(f"{src_name} dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    if src.dtype.get_bit() not in (16, 32):
+        ci.fail(f"a mask scatter moves 16- or 32-bit elements, got {src.dtype.name}")
+    check_rank(ci, "dst", rank=2)
+    want = [dst.shape[0], mask_dims(ci, dst)[1]]
+    if not dims_equal(list(src.shape), want):
+        ci.fail(f"'{src_name}' {format_dims(src.shape)} must be {format_dims(want)}: the rows of 'dst' and its "
+                f"columns kept by mask pattern {MaskPattern(ci.kw('mask_pattern')).name}")
+
+
 def _gather_mask(ci: CallInfo) -> Type:
     """Columns selected by a fixed mask pattern (P0101 ... P1111)."""
     t = ci["input"].type
-    return tensor_type(mask_dims(ci, t), ci.kw("output_dtype") or t.dtype)
+    return tensor_type(mask_dims(ci, t), mask_gather_dtype(ci, t))
 
 
 MASK = kw("mask_pattern", K.EnumKw(MaskPattern, as_int=True))
@@ -280,8 +302,7 @@ define("tensor.scatter", [tensor("input"), tensor("index"), tensor("src")], _sca
 def _scatter_mask(ci: CallInfo) -> Type:
     """``dst`` with ``input``'s columns spread by the mask pattern."""
     t, dst = ci["input"].type, ci["dst"].type
-    if t.dtype != dst.dtype:
-        ci.fail(f"input dtype {t.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_mask_scatter(ci, t, dst, "input")
     return tensor_type(list(dst.shape), dst.dtype)
 
 

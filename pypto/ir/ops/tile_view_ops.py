@@ -53,7 +53,9 @@ from .tensor_view_ops import (
     check_gather_row,
     compare_result,
     mask_dims,
+    mask_gather_dtype,
     merged_dims,
+    check_mask_scatter,
     check_mrgsort1,
     sort32_dims,
     sort_struct_width,
@@ -336,7 +338,19 @@ define("tile.gatherb", [tile("src"), tile("offset")], _gatherb, placement=VECTOR
 def _gather_mask(ci: CallInfo) -> Type:
     """Columns selected by a fixed mask pattern."""
     t = ci["src"].type
-    return tile_type(mask_dims(ci, t), ci.kw("output_dtype") or t.dtype)
+    check_row_major(ci, "src")
+    check_full_cols(ci, "src")
+    return tile_type(mask_dims(ci, t), mask_gather_dtype(ci, t), [valid_shape(t)[0], mask_dims(ci, t)[1]])
+
+
+def check_full_cols(ci: CallInfo, *names: str) -> None:
+    """pto-isa's mask TGATHER/TSCATTER pack the kept columns of every row back to back: each named
+    tile must be valid over its whole width (a partial valid region would shift the rows)."""
+    for name in names:
+        t = ci[name].type
+        if not dim_equal(valid_shape(t)[-1], t.shape[-1]):
+            ci.fail(f"'{name}' must be valid over all its {format_dims(t.shape[-1:])} columns for a mask pattern, "
+                    f"got valid region {format_dims(valid_shape(t))}", hint="fillpad the tile to its full width first")
 
 
 define("tile.gather_mask", [tile("src")], _gather_mask, placement=VECTOR, memory=mem((Vec,), out=Vec),
@@ -418,8 +432,10 @@ def check_same_shape(ci: CallInfo, a: str, b: str) -> None:
 def _scatter_mask(ci: CallInfo) -> Type:
     """``dst`` with ``src`` columns spread by the mask pattern."""
     dst, src = ci["dst"].type, ci["src"].type
-    if src.dtype != dst.dtype:
-        ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_mask_scatter(ci, src, dst, "src")
+    check_row_major(ci, "dst", "src")
+    if not dims_equal(valid_shape(src), list(src.shape)) or not dims_equal(valid_shape(dst), list(dst.shape)):
+        ci.fail("a mask scatter writes the whole 'dst': 'dst' and 'src' must be valid over their whole shapes")
     return view_of(dst, list(dst.shape), None)
 
 
