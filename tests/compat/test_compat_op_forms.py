@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pypto.interp import run
+from pypto.interp.errors import InterpreterError
 
 import pypto.language as pl
 from pypto import ir
@@ -109,3 +110,82 @@ def test_mask_gather_keeps_the_pattern_columns_and_mask_scatter_zeroes_the_other
     want = np.zeros((4, 16), np.int32)
     want[:, 1::4] = x[:, 3::4]
     np.testing.assert_array_equal(s, want)
+
+
+# ---------------------------------------------------------------- tile.mgather
+
+
+def test_mgather_takes_coalesce_and_gather_oob_as_pto_isa_enum_numbers() -> None:
+    mem, idx = tensor("m", [64, 32]), tile("i", [1, 16], D.INT32)
+    got = L.mgather(mem, idx, 1, gather_oob=2)
+    assert str(got) == "pl.tile.mgather(m, i, coalesce='elem', gather_oob='wrap', target_memory=pl.Mem.Vec)"
+    assert str(L.mgather(mem, idx, 0, gather_oob=3)).endswith("coalesce='row', gather_oob='zero', "
+                                                               "target_memory=pl.Mem.Vec)")
+    assert str(L.mgather(mem, idx, "row", gather_oob=1).type) == "pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec]"
+    with pytest.raises(ValueError, match=r"must be one of 'undefined', 'clamp', 'wrap', 'zero' or its number 0-3"):
+        L.mgather(mem, idx, gather_oob=4)
+
+
+def test_mgather_takes_a_gm_scratch_for_an_nz_mat_gather() -> None:
+    mem, idx = tensor("m", [1024, 64], D.FP16), tensor("i", [32], D.INT32)
+    got = L.mgather(mem, idx, target_memory=Mem.Mat, scratch=tensor("ws", [32, 64], D.FP16))
+    assert str(got) == ("pl.tile.mgather(m, i, coalesce='row', gather_oob='undefined', target_memory=pl.Mem.Mat, "
+                        "scratch=ws)")
+    assert str(got.type) == "pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat]"
+
+
+def test_mgather_checks_indices_table_and_destination() -> None:
+    mem = tensor("m", [64, 32])
+    with pytest.raises(ValueError, match="'idx' dtype must be one of INT32, UINT32, got INT16"):
+        L.mgather(mem, tile("i", [1, 16], D.INT16))
+    with pytest.raises(ValueError, match=r"a row gather takes one index per row: 'idx' must be 1-D, \[1, R\] or "
+                                         r"\[R, 1\], got \[4, 4\]"):
+        L.mgather(mem, tile("i", [4, 4], D.INT32))
+    with pytest.raises(ValueError, match=r"an element gather takes a 2-D 'idx'"):
+        L.mgather(mem, tensor("i", [16], D.INT32), "elem")
+    with pytest.raises(ValueError, match="target_memory must be Vec or Mat, got Left"):
+        L.mgather(mem, tile("i", [1, 16], D.INT32), target_memory=Mem.Left)
+    with pytest.raises(ValueError, match=r"an NZ Mat destination needs a multiple of 16 rows .*got \[8, 32\]"):
+        L.mgather(mem, tensor("i", [8], D.INT32), target_memory=Mem.Mat)
+    with pytest.raises(ValueError, match="'mem' dtype must be one of"):
+        L.mgather(tensor("m64", [64, 32], D.INT64), tile("i", [1, 16], D.INT32))
+
+
+MGATHER = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, m: pl.Tensor[[8, 16], pl.FP32], i: pl.Tensor[[1, 4], pl.INT32], e: pl.Tensor[[2, 8], pl.INT32]
+             ) -> tuple[pl.Tensor[[4, 16], pl.FP32], pl.Tensor[[2, 8], pl.FP32]]:
+        it = pl.load(i, [0, 0], [1, 4])
+        et = pl.load(e, [0, 0], [2, 8])
+        r = pl.mgather(m, it, 0, gather_oob=MODE)
+        q = pl.mgather(m, et, 1, gather_oob=MODE)
+        o1 = pl.create_tensor([4, 16], dtype=pl.FP32)
+        o2 = pl.create_tensor([2, 8], dtype=pl.FP32)
+        o1 = pl.store(r, [0, 0], o1)
+        o2 = pl.store(q, [0, 0], o2)
+        return o1, o2
+"""
+ROWS = np.array([[1, 9, -1, 3]], np.int32)
+ELEMS = np.arange(-3, 13, dtype=np.int32).reshape(2, 8) * 9
+
+
+@pytest.mark.parametrize("mode, rows, first", [
+    ("'wrap'", [1, 1, 7, 3], [101, 110, 119]),  # indices as size_t: -1 wraps to the last row
+    ("1", [1, 7, 7, 3], [127, 127, 127]),  # clamp: a negative index is huge, so the last
+    ("'zero'", [1, None, None, 3], [0, 0, 0]),
+])
+def test_mgather_out_of_range_modes_follow_the_cpu_model(mode: str, rows: list, first: list) -> None:
+    m = np.arange(128, dtype=np.float32).reshape(8, 16)
+    r, q = run(pl.parse(MGATHER.replace("MODE", mode)), m, ROWS, ELEMS).returns
+    want = np.stack([m[k] if k is not None else np.zeros(16, np.float32) for k in rows])
+    np.testing.assert_array_equal(r, want)
+    np.testing.assert_array_equal(q.reshape(-1)[:3], first)
+    np.testing.assert_array_equal(q.reshape(-1)[3:], m.reshape(-1)[ELEMS.reshape(-1)[3:]])
+
+
+def test_mgather_undefined_mode_refuses_an_index_out_of_range() -> None:
+    m = np.arange(128, dtype=np.float32).reshape(8, 16)
+    with pytest.raises(InterpreterError, match=r"idx\[1\] = 9 is outside the 8 rows of 'mem'"):
+        run(pl.parse(MGATHER.replace("MODE", "'undefined'")), m, ROWS, ELEMS)

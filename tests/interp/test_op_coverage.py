@@ -15,7 +15,6 @@ WITHOUT_REFERENCE_MEANING = {
     "tile.matmul_mx_bias": "MX scale block layout",
     "tensor.gather_compare": "output packing",
     "tile.gather_compare": "output packing",
-    "tile.mgather": "out-of-bounds modes and coalescing",
     "tensor.gather_row": "accumulator layout",
     "tile.gather_row": "accumulator layout",
     "tensor.paged_gather": "paged block tables",

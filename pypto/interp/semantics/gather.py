@@ -11,20 +11,26 @@ hardware would read or write whatever memory lies there). A mask pattern (``Mask
 ``MaskSelect``) keeps the columns ``c`` with ``c % 2 == 0`` (P0101), ``c % 2 == 1`` (P1010), ``c % 4 == 0 .. 3``
 (P0001, P0010, P0100, P1000) or all of them (P1111): ``gather_mask`` packs the kept columns of each row
 (an ``output_dtype`` of the same width reinterprets the bits, as TGATHER's BitCastOrCast);
-``scatter_mask`` is its inverse into a zeroed ``dst``.
+``scatter_mask`` is its inverse into a zeroed ``dst``. ``tile.mgather`` reads a GM tensor as pto-isa's CPU
+MGATHER: whole rows (``coalesce='row'``, one index per row) or flat elements (``'elem'``), an index taken as
+an unsigned offset (a negative one is huge) that ``gather_oob`` clamps to the last, wraps modulo the extent
+or turns into zeros; ``'undefined'`` makes an index out of range an error.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
 from pypto.ir.ops.common import BLOCK_BYTES, block_elements
 
 from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
-from ..values import ArrayValue, TensorValue
-from .common import cast_data, like, read, result_dtype
+from ..values import ArrayValue, TensorValue, TileValue
+from .common import cast_data, like, read, result_dtype, result_space
 from .table import OpContext, register
 
 
@@ -182,3 +188,38 @@ def _scatter_masked(ctx: OpContext, dst: ArrayValue, src: ArrayValue) -> ArrayVa
     cols = _mask_columns(ctx, out.shape[1])
     out[:, cols] = cast_data(read(src, "src"), dst.dtype)[:, :len(cols)]
     return like(ctx, dst, out, dst.dtype, tuple(out.shape))
+
+
+@register("tile.mgather")
+def _mgather(ctx: OpContext, mem: ArrayValue, idx: ArrayValue, *rest: Any) -> ArrayValue:
+    """MGATHER over the result's valid region (``valid_shape`` when given, else the whole tile)."""
+    table = read(mem, "mem")
+    row = ctx.kwarg("coalesce") == "row"
+    raw = read(idx, "idx")
+    # A row gather sees the table as rows of its last axis; an element gather sees it flat.
+    source = table.reshape(-1, table.shape[-1]) if row else table.reshape(-1)
+    shape = (raw.size, table.shape[-1]) if row else raw.shape
+    valid = next((tuple(int(v) for v in r) for r in rest if isinstance(r, tuple)), shape)
+    picked = raw.reshape(-1)[:valid[0]] if row else raw[:valid[0], :valid[1]]
+    offsets = _oob(ctx, picked, source.shape[0], "rows" if row else "elements")
+    inside = offsets < source.shape[0]
+    values = source[np.where(inside, offsets, 0)]
+    out = np.zeros(shape, dtype=table.dtype)
+    out[:valid[0], :valid[1]] = np.where(inside[:, None], values[:, :valid[1]], 0) if row else \
+        np.where(inside, values, 0)
+    return TileValue(out, mem.dtype, valid, result_space(ctx, MemorySpace.Vec))
+
+
+def _oob(ctx: OpContext, raw: np.ndarray, extent: int, what: str) -> np.ndarray:
+    """Indices as the CPU model's ``size_t`` offsets after ``gather_oob``; ``extent`` and above read zero."""
+    offsets = raw.astype(np.int64).astype(np.uint64)
+    mode = ctx.kwarg("gather_oob")
+    if mode == "clamp":
+        return np.minimum(offsets, np.uint64(extent - 1))
+    if mode == "wrap":
+        return offsets % np.uint64(extent)
+    if mode == "undefined" and offsets.size and offsets.max() >= extent:
+        at = tuple(int(i) for i in np.argwhere(offsets >= extent)[0])
+        raise OpError(f"idx{list(at)} = {raw[at]} is outside the {extent} {what} of 'mem' (gather_oob='undefined' "
+                      "reads whatever lies there; pick 'clamp', 'wrap' or 'zero')")
+    return offsets

@@ -372,26 +372,54 @@ define("tile.gather_compare", [tile("src"), scalar("kvalue", pair="src"), tile("
 
 def _mgather(ci: CallInfo) -> Type:
     """Rows (``coalesce='row'``) or elements of a GM tensor picked by an index tile or GM index tensor,
-    in ``target_memory`` (Mat: the boxed NZ view)."""
+    in ``target_memory`` (Mat: the boxed NZ view). Checks follow pto-isa's a2a3 MGather.hpp."""
     src, idx = ci["mem"].type, ci["idx"].type
     check_int(ci, "'idx'", idx.dtype)
+    check_dtype(ci, "'idx'", idx.dtype, GATHER_INDEX)
+    check_dtype(ci, "'mem'", src.dtype, BYTE_DATA)
+    space = ci.kw("target_memory")
+    if space not in (MemorySpace.Vec, MemorySpace.Mat):
+        ci.fail(f"target_memory must be Vec or Mat, got {space.name}")
     if ci.kw("coalesce") == "row":
-        count = product(list(idx.shape))
-        if count is None:
-            ci.fail(f"row gathers need a static index count, got {format_dims(idx.shape)}")
-        dims = [index(count), src.shape[-1]]
+        dims = _row_gather_dims(ci, src, idx)
     else:
+        if len(idx.shape) != 2:
+            ci.fail(f"an element gather takes a 2-D 'idx' (the result's shape), got {format_dims(idx.shape)}")
         dims = list(idx.shape)
+    _check_mgather_tile(ci, dims, src.dtype, space)
     valid = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
-    return tile_type(dims, src.dtype, valid, space=ci.kw("target_memory"))
+    return tile_type(dims, src.dtype, valid, space=space)
+
+
+def _row_gather_dims(ci: CallInfo, src: Type, idx: Type) -> list[Expr]:
+    """``[rows, mem cols]``: one row per index of a 1-D or ``[1, R]`` / ``[R, 1]`` index."""
+    if len(idx.shape) > 2 or (len(idx.shape) == 2 and 1 not in [const_value(d) for d in idx.shape]):
+        ci.fail(f"a row gather takes one index per row: 'idx' must be 1-D, [1, R] or [R, 1], got "
+                f"{format_dims(idx.shape)}")
+    count = product(list(idx.shape))
+    if count is None:
+        ci.fail(f"row gathers need a static index count, got {format_dims(idx.shape)}")
+    return [index(count), src.shape[-1]]
+
+
+def _check_mgather_tile(ci: CallInfo, dims: list[Expr], dtype: DataType, space: MemorySpace) -> None:
+    """An NZ Mat destination is whole fractals: 16-row multiples of 32-byte rows (a2a3 MGATHER GM->L1)."""
+    if space != MemorySpace.Mat:
+        return
+    rows, cols = (const_value(d) for d in dims)
+    per_block = block_elements(dtype)
+    if (cols is not None and cols % per_block) or (rows is not None and rows % 16):
+        ci.fail(f"an NZ Mat destination needs a multiple of 16 rows of whole 32-byte blocks ({per_block} "
+                f"{dtype.name} elements), got {format_dims(dims)}")
 
 
 define("tile.mgather",
        [tensor("mem"), Param("idx", (TENSOR, TILE)),
-        tile("scratch", effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
+        Param("scratch", (TENSOR, TILE), effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
        _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED),
-       kwargs=[kw("coalesce", K.StrKw(("row", "elem")), "row"),
-               kw("gather_oob", K.StrKw(("undefined", "zero", "clamp")), "undefined", keyword_only=True),
+       kwargs=[kw("coalesce", K.StrKw(("row", "elem"), indexed=True), "row"),
+               kw("gather_oob", K.StrKw(("undefined", "clamp", "wrap", "zero"), indexed=True), "undefined",
+                  keyword_only=True),
                kw("target_memory", K.EnumKw(MemorySpace), MemorySpace.Vec, keyword_only=True)],
        signature=("mem", "idx", "coalesce", "*", "gather_oob", "target_memory", "scratch", "valid_shape"))
 
