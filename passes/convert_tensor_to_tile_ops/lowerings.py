@@ -308,7 +308,8 @@ def assemble(conv: Converter, call: Call) -> Expr:
 
 
 def scatter_mask(conv: Converter, call: Call) -> Expr:
-    """``tensor.scatter_mask(input, dst)`` is ``tile.scatter_mask(dst, src)`` (the tile op names the destination first)."""
+    """``tensor.scatter_mask(input, dst)`` is ``tile.scatter_mask(dst, src)``: the tile op names the
+    destination first."""
     source, dst = call.args
     return conv.op("tile.scatter_mask", [conv.tile(dst), conv.tile(source)], dict(call.kwargs), call.span)
 

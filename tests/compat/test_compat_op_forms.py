@@ -189,3 +189,57 @@ def test_mgather_undefined_mode_refuses_an_index_out_of_range() -> None:
     m = np.arange(128, dtype=np.float32).reshape(8, 16)
     with pytest.raises(InterpreterError, match=r"idx\[1\] = 9 is outside the 8 rows of 'mem'"):
         run(pl.parse(MGATHER.replace("MODE", "'undefined'")), m, ROWS, ELEMS)
+
+
+# ---------------------------------------------------------------- reinterpret_view
+
+
+def _viewed(shape: list[int], view: ir.TensorView) -> ir.Var:
+    return ir.Var("x", ir.TensorType(shape, D.FP32, None, view))
+
+
+def test_reinterpret_view_scales_the_contiguous_axis_with_its_valid_extent_and_the_strides() -> None:
+    nd = _viewed([4, 64], ir.TensorView(stride=[256, 1], layout=ir.TensorLayout.ND, valid_shape=[3, 40],
+                                        pad=ir.PadValue.zero))
+    assert str(T.reinterpret_view(nd, D.INT16).type) == (
+        "pl.Tensor[[4, 128], pl.INT16, pl.TensorView(valid_shape=[3, 80], stride=[512, 1], "
+        "layout=pl.TensorLayout.ND, pad=pl.PadValue.zero)]")
+    dn = _viewed([64, 4], ir.TensorView(stride=[1, 64], layout=ir.TensorLayout.DN, valid_shape=[40, 3],
+                                        pad=ir.PadValue.max))
+    # A max pad means nothing as INT16 bits: it is dropped; the DN layout stays.
+    assert str(T.reinterpret_view(dn, D.INT16).type) == (
+        "pl.Tensor[[128, 4], pl.INT16, pl.TensorView(valid_shape=[80, 3], stride=[1, 128], "
+        "layout=pl.TensorLayout.DN)]")
+    t = ir.Var("t", ir.TileType([4, 64], D.FP32, None, ir.TileView(valid_shape=[4, 40], pad=ir.PadValue.min),
+                                Mem.Vec))
+    assert str(L.reinterpret_view(t, D.INT16).type) == ("pl.Tile[[4, 128], pl.INT16, pl.Mem.Vec, "
+                                                        "pl.TileView(valid_shape=[4, 80])]")
+
+
+def test_reinterpret_view_refuses_a_strided_or_nz_input() -> None:
+    strided = _viewed([4, 64], ir.TensorView(stride=[1, 4], layout=ir.TensorLayout.ND))
+    with pytest.raises(ValueError, match=r"a strided view \(stride \[1, 4\]\) cannot be reinterpreted: its last axis "
+                                         "is not contiguous"):
+        T.reinterpret_view(strided, D.INT16)
+    with pytest.raises(ValueError, match="an NZ tensor cannot be reinterpreted"):
+        T.reinterpret_view(_viewed([16, 16], ir.TensorView(layout=ir.TensorLayout.NZ)), D.INT16)
+    with pytest.raises(ValueError, match="valid extent of 3 FP32 does not divide into INT64 elements"):
+        T.reinterpret_view(_viewed([4, 64], ir.TensorView(layout=ir.TensorLayout.ND, valid_shape=[4, 3])), D.INT64)
+
+
+REINTERPRET_DN = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[4, 2], pl.FP32, pl.DN]) -> pl.Tensor[[8, 2], pl.FP16, pl.DN]:
+        y = pl.tensor.reinterpret_view(x, pl.FP16)
+        return y
+"""
+
+
+def test_reinterpret_view_of_a_dn_tensor_reads_its_bytes_down_the_columns() -> None:
+    x = np.arange(8, dtype=np.float32).reshape(4, 2) + 1
+    (y,) = run(pl.parse(REINTERPRET_DN), x).returns
+    assert y.shape == (8, 2)
+    for c in range(2):
+        np.testing.assert_array_equal(y[:, c], x[:, c].copy().view(np.float16))

@@ -9,6 +9,7 @@ from ..enums import AtomicType, MaskPattern, MemorySpace, PadValue, TensorLayout
 from ..expr import Expr
 from ..op_registry import CallInfo
 from ..type_base import PtrType, TupleType, Type
+from ..types import TensorType, TensorView
 from . import kwtypes as K
 from .common import (
     ATOMIC_ADD_DTYPES,
@@ -33,6 +34,7 @@ from .shape_rules import (
     expand_dims,
     pad_without_effect,
     reinterpret_dims,
+    reinterpret_view,
     reshape_valid,
     set_valid,
     slice_result,
@@ -108,10 +110,20 @@ define("tensor.view", [tensor("tensor"), shape("shape", optional=True), shape("v
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
-    """Same bytes as another dtype: the last (ND) or penultimate (DN) axis scales by the width ratio."""
+    """Same bytes as another dtype: the last (ND) or penultimate (DN) axis scales by the width ratio,
+    and with it the view's valid extent and strides; the layout is kept."""
     t = ci["tensor"].type
-    dn = t.tensor_view is not None and t.tensor_view.layout == TensorLayout.DN
-    return tensor_type(reinterpret_dims(ci, t, dn), ci.kw("dtype"))
+    layout = t.tensor_view.layout if t.tensor_view is not None else TensorLayout.ND
+    if layout == TensorLayout.NZ:
+        ci.fail("an NZ tensor cannot be reinterpreted: its bytes are fractal blocks, not rows")
+    dn = layout == TensorLayout.DN
+    dims = reinterpret_dims(ci, t, dn)
+    valid, strides, pad = reinterpret_view(ci, t, dn, dims)
+    out = tensor_type(dims, ci.kw("dtype"), valid or None, layout if ci["shape"] is None else TensorLayout.ND, pad)
+    if not strides:
+        return out
+    kept = out.tensor_view.valid_shape if out.tensor_view is not None else []
+    return TensorType(out.shape, out.dtype, None, TensorView(stride=strides, layout=layout, valid_shape=kept, pad=pad))
 
 
 define("tensor.reinterpret_view", [tensor("tensor"), shape("shape", optional=True)], _reinterpret_view,
@@ -238,7 +250,8 @@ def mask_gather_dtype(ci: CallInfo, src: Type) -> DataType:
 
 
 def check_mask_scatter(ci: CallInfo, src: Type, dst: Type, src_name: str) -> None:
-    """``src`` holds the masked columns of ``dst``: equal dtype and rows, ``dst`` columns / stride columns, 16/32-bit."""
+    """``src`` holds the masked columns of ``dst``: equal dtype and rows, ``dst`` columns / stride
+    columns, 16- or 32-bit elements."""
     if src.dtype != dst.dtype:
         ci.fail(f"{src_name} dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
     if src.dtype.get_bit() not in (16, 32):

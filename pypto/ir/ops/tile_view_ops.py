@@ -38,6 +38,7 @@ from .shape_rules import (
     expand_dims,
     pad_without_effect,
     reinterpret_dims,
+    reinterpret_view,
     reshape_valid,
     set_valid,
     slice_result,
@@ -152,13 +153,20 @@ define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNE
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
-    """Same bytes as another dtype, for packed row-major flat tiles."""
+    """Same bytes as another dtype, for packed row-major flat tiles: the columns, the valid columns and
+    the row stride scale by the width ratio; a zero pad stays, another is dropped."""
     t = ci["tile"].type
     v = t.get_effective_tile_view()
     if v.blayout != TileLayout.row_major or v.slayout != TileLayout.none_box:
         ci.fail("only packed row-major flat tiles can be reinterpreted")
     dims = reinterpret_dims(ci, t, dn=False)
-    return tile_type(dims, ci.kw("dtype"), blayout=v.blayout, slayout=v.slayout, space=t.memory_space)
+    valid, strides, pad = reinterpret_view(ci, t, False, dims)
+    out = tile_type(dims, ci.kw("dtype"), valid or None, blayout=v.blayout, slayout=v.slayout, pad=pad,
+                    space=t.memory_space)
+    if not strides:
+        return out
+    return TileType(out.shape, out.dtype, None, out.get_effective_tile_view().model_copy(update={"stride": strides}),
+                    out.memory_space)
 
 
 define("tile.reinterpret_view", [tile("tile"), shape("shape", optional=True)], _reinterpret_view,
