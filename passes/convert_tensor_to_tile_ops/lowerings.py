@@ -19,6 +19,7 @@ from pypto.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.op_registry import format_dims
 from pypto.ir.ops.common import dim_equal, promote
 from pypto.ir.ops.reductions import EXPAND_DTYPES
+from pypto.ir.ops.tile_view_ops import FIXPIPE_TARGETS
 from pypto.ir.span import Span
 from pypto.ir.types import TensorType, TileType
 
@@ -299,12 +300,18 @@ def slice_(conv: Converter, call: Call) -> Expr:
 
 def assemble(conv: Converter, call: Call) -> Expr:
     """Writing a tile into a GM tensor at an offset is ``tile.store`` (the result is the tensor);
-    into a tile, ``tile.assemble``."""
+    into a tile, ``tile.assemble``. A source of another dtype is cast first (``tile.cast``, rounding),
+    except an Acc source that the fixpipe converts on its way into a tile."""
     target, source, offset = call.args
+    tile, dtype = conv.tile(source), target.type.dtype
+    fixpipe = (conv.is_tile(target) and isinstance(tile.type, TileType) and tile.type.memory_space == MemorySpace.Acc
+               and dtype in FIXPIPE_TARGETS)
+    if tile.type.dtype != dtype and not fixpipe:
+        tile = conv.temp("assembled", conv.op("tile.cast", [tile], {"target_type": dtype, "mode": 2}, call.span))
     if conv.is_tile(target):
-        return conv.op("tile.assemble", [conv.tile(target), conv.tile(source), conv.value(offset)], {}, call.span)
+        return conv.op("tile.assemble", [conv.tile(target), tile, conv.value(offset)], {}, call.span)
     kwargs = {"atomic": call.kwargs["atomic"]} if call.kwargs.get("atomic") is not None else {}
-    return conv.op("tile.store", [conv.tile(source), conv.value(offset), conv.value(target)], kwargs, call.span)
+    return conv.op("tile.store", [tile, conv.value(offset), conv.value(target)], kwargs, call.span)
 
 
 def scatter_mask(conv: Converter, call: Call) -> Expr:

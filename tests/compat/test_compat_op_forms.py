@@ -243,3 +243,31 @@ def test_reinterpret_view_of_a_dn_tensor_reads_its_bytes_down_the_columns() -> N
     assert y.shape == (8, 2)
     for c in range(2):
         np.testing.assert_array_equal(y[:, c], x[:, c].copy().view(np.float16))
+
+
+# ---------------------------------------------------------------- assemble across dtypes
+
+
+def test_tensor_assemble_of_another_dtype_gives_the_target_type() -> None:
+    target = tensor("o", [32, 64], D.BF16)
+    assert str(T.assemble(target, tensor("s", [16, 64]), [16, 0]).type) == "pl.Tensor[[32, 64], pl.BF16]"
+    with pytest.raises(ValueError, match="a BOOL source cannot be cast to the BF16 target"):
+        T.assemble(target, tensor("m", [16, 64], D.BOOL), [0, 0])
+
+
+ASSEMBLE_CAST = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[2, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 4], pl.INT32]]
+             ) -> pl.Tensor[[4, 4], pl.INT32]:
+        o = pl.assemble(o, x, [2, 0])
+        return o
+"""
+
+
+def test_tensor_assemble_of_another_dtype_casts_as_tensor_cast_does() -> None:
+    x = np.array([[0.5, 1.5, -2.5, 2.7], [-0.4, 3.49, 7.5, -7.5]], np.float32)
+    (o,) = run(pl.parse(ASSEMBLE_CAST), x, np.zeros((4, 4), np.int32)).returns
+    # cast mode 'round' (the default): to nearest, halves away from zero.
+    np.testing.assert_array_equal(o[2:], np.copysign(np.floor(np.abs(x) + 0.5), x).astype(np.int32))

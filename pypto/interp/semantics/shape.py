@@ -24,6 +24,7 @@ from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue, TileValue
 from .common import as_ints, cast_data, check_in_bounds, like, pad_scalar, read, window
+from .elementwise import convert
 from .table import OpContext, register
 
 
@@ -207,7 +208,7 @@ def _assemble(ctx: OpContext, target: ArrayValue, source: ArrayValue, offset: An
             summed = out.data[region].astype(np.float64 if out.dtype.is_float() else np.int64) + src
         out.data[region] = cast_data(summed, out.dtype)
     else:
-        out.data[region] = cast_data(src, out.dtype)
+        out.data[region] = convert(src, source.dtype, out.dtype) if source.dtype != out.dtype else src
     if isinstance(out, TensorValue):
         out.mark_written(region)
     out.valid = valid

@@ -158,14 +158,15 @@ def widened(target: Type, offsets: list, src_dims: list) -> list | None:
 
 
 def _assemble(ci: CallInfo) -> Type:
-    """The target's type, its valid region widened by the written window."""
+    """The target's type, its valid region widened by the written window. A source of another dtype
+    is cast to the target's on the way, as ``tensor.cast`` with its default mode ('round')."""
     tgt, src = ci["target"].type, ci["source"].type
     offs = elements(ci, "offset")
     if len(offs) != len(tgt.shape) or len(src.shape) != len(tgt.shape):
         ci.fail(f"target {format_dims(tgt.shape)}, source {format_dims(src.shape)} and offset "
                 f"{format_dims(offs)} must have equal ranks")
-    if src.dtype != tgt.dtype:
-        ci.fail(f"source dtype {src.dtype.name} must equal target dtype {tgt.dtype.name}")
+    if src.dtype != tgt.dtype and not all(d.is_float() or d.is_int() for d in (src.dtype, tgt.dtype)):
+        ci.fail(f"a {src.dtype.name} source cannot be cast to the {tgt.dtype.name} target")
     check_atomic(ci, tgt.dtype)
     check_window(ci, tgt, offs, list(src.shape), "writes", "target", clamp=None)
     return tensor_type(list(tgt.shape), tgt.dtype, widened(tgt, offs, list(src.shape)))
