@@ -271,3 +271,21 @@ def test_tensor_assemble_of_another_dtype_casts_as_tensor_cast_does() -> None:
     (o,) = run(pl.parse(ASSEMBLE_CAST), x, np.zeros((4, 4), np.int32)).returns
     # cast mode 'round' (the default): to nearest, halves away from zero.
     np.testing.assert_array_equal(o[2:], np.copysign(np.floor(np.abs(x) + 0.5), x).astype(np.int32))
+
+
+# ---------------------------------------------------------------- gemv on a 16-row fractal
+
+
+def test_gemv_family_takes_a_16_row_accumulator_valid_over_one_row() -> None:
+    rhs = tile("r", [64, 32], D.FP16, Mem.Right)
+    tall = ir.Var("l", ir.TileType([16, 64], D.FP16, None, ir.TileView(valid_shape=[1, 64]), Mem.Left))
+    want = "pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 32])]"
+    assert str(L.gemv(tall, rhs).type) == want
+    acc = ir.Var("acc", L.gemv(tall, rhs).type)
+    assert str(L.gemv_acc(acc, tile("l1", [1, 64], D.FP16, Mem.Left), rhs).type) == want
+    assert str(L.gemv_acc(acc, tall, rhs).type) == want
+    with pytest.raises(ValueError, match=r"acc must be \[1, N\] or valid over \[1, N\], got \[16, 32\] valid "
+                                         r"\[16, 32\]"):
+        L.gemv_acc(tile("full", [16, 32], D.FP32, Mem.Acc), tall, rhs)
+    with pytest.raises(ValueError, match=r"lhs must be \[1, K\] or valid over \[1, K\], got \[16, 64\]"):
+        L.gemv(tile("l16", [16, 64], D.FP16, Mem.Left), rhs)
