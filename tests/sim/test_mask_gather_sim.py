@@ -38,6 +38,11 @@ def test_mask_gather_and_scatter_on_the_simulator_equal_the_interpreter(
     (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
     text = (compiled.output_dir / kernel).read_text()
     assert f"MaskPattern::{pattern}>(" in text and f"TSCATTER<MaskPattern::{pattern}>(" in text
+    (pto,) = [f for f in compiled.files if f.endswith(".pto")]
+    pto_text = (compiled.output_dir / pto).read_text()
+    for mnemonic in ("pto.tgather", "pto.tscatter"):
+        assert f"{mnemonic} ins(%" in pto_text
+    assert pto_text.count(f"{{maskPattern = #pto<mask_pattern {pattern}>}}") == 2
     x = np.random.default_rng(5).standard_normal((16, 64)).astype(np.float32)
     d = np.ones((16, 64), np.float32)
     got = compiled.run(x, d, cache_dir=kernel_cache)
