@@ -7,6 +7,7 @@ A builder's Python signature comes from the entry: positional parameters, then k
 
 from __future__ import annotations
 
+import functools
 import inspect
 import keyword
 import sys
@@ -300,6 +301,7 @@ def dim_first_dispatcher(plain: Callable[..., Call]) -> Callable[..., Call]:
     """``scatter_update`` in both established argument orders: ``(input, index, src, dim=-2)`` and
     ``(input, dim, index, src)``, told apart by the second argument being a constant dim."""
 
+    @functools.wraps(plain)
     def scatter_update(input: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Call:  # noqa: A002
         span = span if span is not None else caller_span()
         if len(args) == 3 and _is_const_dim(args[0]):
@@ -310,7 +312,6 @@ def dim_first_dispatcher(plain: Callable[..., Call]) -> Callable[..., Call]:
                          **kwargs)
         return plain(input, *args, span=span, **kwargs)
 
-    scatter_update.__qualname__ = "scatter_update"
     scatter_update.__doc__ = (plain.__doc__ or "") + "\n\nAlso ``scatter_update(input, dim, index, src)``."
     return scatter_update
 
