@@ -530,13 +530,17 @@ class CceEmitter(Emitter):
             else:
                 operands.append(_literal(keyword(call, n), call.span))
         operands += [t for t in (c.text(call) for c in rule.trailing) if t is not None]
-        template = [self._tile_alias(call.type, call.span) if n == DST
-                    else c_type(argument(call, n).type.dtype, call.span) for n in rule.types]
+        template = [self._template_type(call, n) for n in rule.types]
         template += [t for t in (c.text(call) for c in rule.template) if t is not None]
         targs = f"<{', '.join(template)}>" if template else ""
         if rule.zero_dst:
             self.doc.line(f"TEXPANDS({self._dst_name(call)}, 0);")
         self.doc.line(f"{rule.mnemonic}{targs}({', '.join(operands)});")
+
+    def _template_type(self, call: Call, name: str) -> str:
+        """A template type argument: the result's or a tile parameter's tile type, a scalar's C type."""
+        t = call.type if name == DST else argument(call, name).type
+        return self._tile_alias(t, call.span) if isinstance(t, TileType) else c_type(t.dtype, call.span)
 
     @rules.op(Accumulate)
     def _accumulate(self, call: Call, rule: Accumulate) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pypto.ir.enums import MaskPattern
 from pypto.ir.expr import Call
 
 from .errors import no_rule
@@ -77,8 +78,9 @@ class Instr(OpRule):
     parameter expands to its elements; an absent optional one is skipped) or keyword names (their
     value as a constant). None: ``DST`` then every positional argument in IR order. ``template``
     and ``trailing`` are enumerators from keywords, as template arguments or after the arguments;
-    ``types`` are template type arguments printed before them: :data:`DST` (the result tile's type)
-    or a scalar parameter (its C++ element type), as in ``TCI<Tile, int32_t, 0>(dst, start)``.
+    ``types`` are template type arguments printed before them: :data:`DST` (the result tile's type),
+    a tile parameter (its tile type) or a scalar parameter (its C++ element type), as in
+    ``TCI<Tile, int32_t, 0>(dst, start)``.
     ``zero_dst``: print ``TEXPANDS(dst, 0);`` first, where a2a3 zeroes the destination and the CPU
     model does not.
     """
@@ -215,6 +217,7 @@ class SpmdIndex(OpRule):
 
 _ROUND = {i: f"RoundMode::CAST_{m}" for i, m in enumerate(("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"))}
 _CMP = {i: f"CmpMode::{m}" for i, m in enumerate(("EQ", "NE", "LT", "LE", "GT", "GE"))}
+_MASK = {int(m): f"MaskPattern::{m.name}" for m in MaskPattern}
 _CORE = {"aiv_only": "SyncCoreType::AIVOnly", "aic_only": "SyncCoreType::AICOnly", "mix": "SyncCoreType::Mix"}
 
 
@@ -242,6 +245,11 @@ def _instr_table() -> dict[str, OpRule]:
     t["tile.matmul_acc"] = Accumulate("TMATMUL_ACC", fresh="TMATMUL")
     # a2a3 TSCATTER zeroes the whole destination tile before scattering (TScatter.hpp InitUBBuffer).
     t["tile.scatter"] = Instr("TSCATTER", args=(DST, "src", "indexes"), implied=frozenset({"dst"}), zero_dst=True)
+    # TGATHER<Dst, Src, MaskPattern>(dst, src); TSCATTER<MaskPattern>(dst, src) zeroes the unmasked columns.
+    t["tile.gather_mask"] = Instr("TGATHER", args=(DST, "src"), template=(Choice("mask_pattern", _MASK),),
+                                  types=(DST, "src"), implied=frozenset({"output_dtype"}))
+    t["tile.scatter_mask"] = Instr("TSCATTER", args=(DST, "src"), template=(Choice("mask_pattern", _MASK),),
+                                   implied=frozenset({"dst"}))
     t["tile.div"] = Instr("TDIV", template=(_precise("DivAlgorithm"),))
     t["tile.log"] = Instr("TLOG", template=(_precise("LogAlgorithm"),))
     t["tile.recip"] = Instr("TRECIP", template=(_precise("RecipAlgorithm"),))

@@ -15,6 +15,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pypto.ir.enums import MaskPattern
 from pypto.ir.expr import Call
 
 from .errors import no_rule
@@ -285,6 +286,7 @@ _CMP_MODES = {0: "eq", 1: "ne", 2: "lt", 3: "le", 4: "gt", 5: "ge"}
 _ATOMIC = Attr("atomicType", "#pto<atomic_type atomic_add>", inside=False, when="atomic")
 _RMODE = Attr("rmode", "#pto<round_mode {}>", kwarg="mode", spell=_ROUND_MODES)
 _CMP = Attr("cmpMode", "#pto<cmp {}>", kwarg="cmp_type", spell=_CMP_MODES)
+_MASK = Attr("maskPattern", "#pto<mask_pattern {}>", kwarg="mask_pattern", spell={int(m): m.name for m in MaskPattern})
 
 
 def _precision(kind: str) -> Attr:
@@ -336,6 +338,8 @@ def _dps_table() -> dict[str, OpRule]:
                        attrs=(Attr("descending", "{}", kwarg="descending", inside=False),))
     t["tile.gatherb"] = Dps("pto.tgatherb", implied=frozenset({"output_dtype"}))
     t["tile.scatter"] = Dps("pto.tscatter", ins=("src", "indexes"), implied=frozenset({"dst"}))
+    t["tile.gather_mask"] = Dps("pto.tgather", ins=("src",), attrs=(_MASK,), implied=frozenset({"output_dtype"}))
+    t["tile.scatter_mask"] = Dps("pto.tscatter", ins=("src",), attrs=(_MASK,), implied=frozenset({"dst"}))
     t["tile.mrgsort_format1"] = Dps("pto.tmrgsort", ins=("src0", "block_len"), scalar_type="i32")
     t["tile.mrgsort_format2"] = Dps("pto.tmrgsort", attrs=(Attr("exhausted", "{}", kwarg="exhausted"),))
     return t

@@ -19,6 +19,7 @@ from pypto.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.op_registry import format_dims
 from pypto.ir.ops.common import dim_equal, promote
 from pypto.ir.ops.reductions import EXPAND_DTYPES
+from pypto.ir.ops.tile_view_ops import FIXPIPE_TARGETS
 from pypto.ir.span import Span
 from pypto.ir.types import TensorType, TileType
 
@@ -314,12 +315,25 @@ def slice_(conv: Converter, call: Call) -> Expr:
 
 def assemble(conv: Converter, call: Call) -> Expr:
     """Writing a tile into a GM tensor at an offset is ``tile.store`` (the result is the tensor);
-    into a tile, ``tile.assemble``."""
+    into a tile, ``tile.assemble``. A source of another dtype is cast first (``tile.cast``, rounding),
+    except an Acc source that the fixpipe converts on its way into a tile."""
     target, source, offset = call.args
+    tile, dtype = conv.tile(source), target.type.dtype
+    fixpipe = (conv.is_tile(target) and isinstance(tile.type, TileType) and tile.type.memory_space == MemorySpace.Acc
+               and dtype in FIXPIPE_TARGETS)
+    if tile.type.dtype != dtype and not fixpipe:
+        tile = conv.temp("assembled", conv.op("tile.cast", [tile], {"target_type": dtype, "mode": 2}, call.span))
     if conv.is_tile(target):
-        return conv.op("tile.assemble", [conv.tile(target), conv.tile(source), conv.value(offset)], {}, call.span)
+        return conv.op("tile.assemble", [conv.tile(target), tile, conv.value(offset)], {}, call.span)
     kwargs = {"atomic": call.kwargs["atomic"]} if call.kwargs.get("atomic") is not None else {}
-    return conv.op("tile.store", [conv.tile(source), conv.value(offset), conv.value(target)], kwargs, call.span)
+    return conv.op("tile.store", [tile, conv.value(offset), conv.value(target)], kwargs, call.span)
+
+
+def scatter_mask(conv: Converter, call: Call) -> Expr:
+    """``tensor.scatter_mask(input, dst)`` is ``tile.scatter_mask(dst, src)``: the tile op names the
+    destination first."""
+    source, dst = call.args
+    return conv.op("tile.scatter_mask", [conv.tile(dst), conv.tile(source)], dict(call.kwargs), call.span)
 
 
 def _on_target(call: Call, is_tile: Callable[[Expr], bool]) -> bool:
@@ -480,7 +494,8 @@ _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "s
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
-_register(same_name, "fillpad", "fillpad_expand")
+_register(same_name, "fillpad", "fillpad_expand", "gather_mask")
+_register(scatter_mask, "scatter_mask")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")
 _register(compare, "cmp")

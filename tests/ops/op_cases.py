@@ -224,8 +224,9 @@ ok("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64]), [8, 0]), TENSO
 bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64]), [-8, 0]), VE, "offset -8 on axis 0 is negative")
 bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64]), [60, 0]), VE,
     r"window at offsets \[60, 0\] with shape \[8, 64\] writes past the target shape \[64, 64\]")
-bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64], D.FP16), [0, 0]), VE,
-    "source dtype FP16 must equal target dtype FP32")
+ok("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64], D.FP16), [0, 0]), TENSOR_64)
+bad("tensor.assemble", lambda: T.assemble(A, tensor("s", [8, 64], D.BOOL), [0, 0]), VE,
+    "a BOOL source cannot be cast to the FP32 target")
 bad("tensor.assemble", lambda: T.assemble(tensor("u", [64, 64], D.UINT16), tensor("s", [8, 64], D.UINT16), [0, 0],
                                           atomic=ir.AtomicType.Add),
     VE, "atomic Add dtype must be one of")

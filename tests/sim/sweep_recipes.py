@@ -384,6 +384,17 @@ def _gatherb(b: CaseBody) -> str:
     return b.let(call("gatherb", b.aux((R, C)), offsets))
 
 
+def _gather_mask(b: CaseBody) -> str:
+    """Every fourth column from the third (P0100) of a whole-width case operand four times as wide, so the
+    result rows are whole 32-byte blocks for every dtype."""
+    return b.let(call("gather_mask", b.x(shape=(R, 4 * C)), "pl.MaskPattern.P0100"))
+
+
+def _scatter_mask(b: CaseBody) -> str:
+    """The case operand's columns spread to the odd columns (P1010) of a zeroed destination."""
+    return b.let(call("scatter_mask", b.aux((R, 2 * C)), b.x(), "pl.MaskPattern.P1010"))
+
+
 RECIPES: dict[str, Recipe] = {
     **{f"tile.{n}": _binary(n) for n in ("add", "sub", "mul", "maximum", "minimum")},
     "tile.div": _binary("div", NONZERO),
@@ -453,6 +464,9 @@ RECIPES: dict[str, Recipe] = {
     "tile.gather": Recipe(_gather),
     "tile.scatter": Recipe(_scatter),
     "tile.gatherb": Recipe(_gatherb),
+    "tile.gather_mask": Recipe(_gather_mask, layouts=("row",), valids=("full",)),
+    "tile.scatter_mask": Recipe(_scatter_mask, dtypes=tuple(d for d in DTYPES if d.get_bit() > 8), layouts=("row",),
+                                valids=("full",)),
 }
 
 _SYNC = "a synchronisation intrinsic InsertPipeSync places in every kernel; it computes no value to compare"

@@ -428,9 +428,13 @@ def _cast(ctx: OpContext, src: ArrayValue) -> ArrayValue:
     if target is None:
         raise OpError("cast needs the 'target_type' kwarg")
     dst = DataType(target)
-    mode = int(ctx.kwarg("mode", 2))
+    return like(ctx, src, convert(read(src, "operand"), src.dtype, dst, int(ctx.kwarg("mode", 2))), dst)
+
+
+def convert(data: np.ndarray, src: DataType, dst: DataType, mode: int = 2) -> np.ndarray:
+    """``data`` cast from ``src`` to ``dst`` by ``mode`` (default round), as ``tile.cast`` does it."""
     # Each native step rounds, as the chain LegalizeTileCast builds does on the vector unit.
-    out, here = read(src, "operand"), src.dtype
-    for step in cast_steps(src.dtype, dst):
+    out, here = data, src
+    for step in cast_steps(src, dst):
         out, here = cast_array(out, here, step, mode), step
-    return like(ctx, src, out, dst)
+    return out

@@ -1,5 +1,5 @@
 """Index-driven data movement: ``tensor.gather``/``scatter``, ``*.scatter_update``, ``tile.gather``/``gatherb``,
-``tile.scatter``/``mscatter``.
+``tile.scatter``/``mscatter``, and the mask-pattern forms ``gather_mask``/``scatter_mask``.
 
 ``gather(input, index, dim=-1)`` picks ``input`` elements along ``dim`` (``out[i][j] =
 input[i][index[i][j]]`` for ``dim=-1``); ``scatter(input, index, src, dim=-1)`` is its inverse on a
@@ -7,20 +7,30 @@ copy of ``input``; ``scatter_update(input, index, src, dim=-2)`` overwrites the 
 named by ``index`` with the rows of ``src``. The tile forms follow pto-isa's a2a3 kernels: an index
 is a flat row-major element offset into the whole static tile (``mscatter``: the whole tensor), a
 ``gatherb`` offset a byte offset of a 32-byte block in it. Indices out of range are errors (the
-hardware would read or write whatever memory lies there).
+hardware would read or write whatever memory lies there). A mask pattern (``MaskPattern`` 1-7, pto-isa's
+``MaskSelect``) keeps the columns ``c`` with ``c % 2 == 0`` (P0101), ``c % 2 == 1`` (P1010), ``c % 4 == 0 .. 3``
+(P0001, P0010, P0100, P1000) or all of them (P1111): ``gather_mask`` packs the kept columns of each row
+(an ``output_dtype`` of the same width reinterprets the bits, as TGATHER's BitCastOrCast);
+``scatter_mask`` is its inverse into a zeroed ``dst``. ``tile.mgather`` reads a GM tensor as pto-isa's CPU
+MGATHER: whole rows (``coalesce='row'``, one index per row) or flat elements (``'elem'``), an index taken as
+an unsigned offset (a negative one is huge) that ``gather_oob`` clamps to the last, wraps modulo the extent
+or turns into zeros; ``'undefined'`` makes an index out of range an error.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pypto.ir.datatype import DataType
+from pypto.ir.enums import MemorySpace
 from pypto.ir.ops.common import BLOCK_BYTES, block_elements
 
 from pypto.ir.numpy_dtypes import numpy_dtype
 from ..errors import OpError
-from ..values import ArrayValue, TensorValue
-from .common import cast_data, like, read, result_dtype
+from ..values import ArrayValue, TensorValue, TileValue
+from .common import cast_data, like, read, result_dtype, result_space
 from .table import OpContext, register
 
 
@@ -139,3 +149,77 @@ def _tile_gatherb(ctx: OpContext, src: ArrayValue, offset: ArrayValue) -> ArrayV
     data = out.view(numpy_dtype(dtype))
     valid = (rows, blocks * block_elements(dtype))
     return like(ctx, src, data, dtype, valid)
+
+
+# MaskPattern value -> (stride, kept column within each stride).
+_MASK_COLUMNS = {1: (2, 0), 2: (2, 1), 3: (4, 0), 4: (4, 1), 5: (4, 2), 6: (4, 3), 7: (1, 0)}
+
+
+def _mask_columns(ctx: OpContext, cols: int) -> np.ndarray:
+    stride, first = _MASK_COLUMNS[int(ctx.kwarg("mask_pattern"))]
+    return np.arange(first, cols, stride)
+
+
+@register("tensor.gather_mask", "tile.gather_mask")
+def _gather_mask(ctx: OpContext, src: ArrayValue) -> ArrayValue:
+    """TGATHER with a mask pattern: the kept columns of each row, packed."""
+    data = read(src, "src")
+    out = data[:, _mask_columns(ctx, data.shape[1])]
+    dtype = result_dtype(ctx, src.dtype)
+    if dtype != src.dtype:
+        out = np.ascontiguousarray(out).view(numpy_dtype(dtype))
+    rows = src.valid[0]
+    return like(ctx, src, out, dtype, (rows, len(_mask_columns(ctx, src.valid[1]))))
+
+
+@register("tensor.scatter_mask")
+def _scatter_mask(ctx: OpContext, src: ArrayValue, dst: ArrayValue) -> ArrayValue:
+    return _scatter_masked(ctx, dst, src)
+
+
+@register("tile.scatter_mask")
+def _tile_scatter_mask(ctx: OpContext, dst: ArrayValue, src: ArrayValue) -> ArrayValue:
+    return _scatter_masked(ctx, dst, src)
+
+
+def _scatter_masked(ctx: OpContext, dst: ArrayValue, src: ArrayValue) -> ArrayValue:
+    """TSCATTER with a mask pattern: a zeroed ``dst`` whose kept columns are ``src``'s columns in order."""
+    out = np.zeros(dst.data.shape, dtype=numpy_dtype(dst.dtype))
+    cols = _mask_columns(ctx, out.shape[1])
+    out[:, cols] = cast_data(read(src, "src"), dst.dtype)[:, :len(cols)]
+    return like(ctx, dst, out, dst.dtype, tuple(out.shape))
+
+
+@register("tile.mgather")
+def _mgather(ctx: OpContext, mem: ArrayValue, idx: ArrayValue, *rest: Any) -> ArrayValue:
+    """MGATHER over the result's valid region (``valid_shape`` when given, else the whole tile)."""
+    table = read(mem, "mem")
+    row = ctx.kwarg("coalesce") == "row"
+    raw = read(idx, "idx")
+    # A row gather sees the table as rows of its last axis; an element gather sees it flat.
+    source = table.reshape(-1, table.shape[-1]) if row else table.reshape(-1)
+    shape = (raw.size, table.shape[-1]) if row else raw.shape
+    valid = next((tuple(int(v) for v in r) for r in rest if isinstance(r, tuple)), shape)
+    picked = raw.reshape(-1)[:valid[0]] if row else raw[:valid[0], :valid[1]]
+    offsets = _oob(ctx, picked, source.shape[0], "rows" if row else "elements")
+    inside = offsets < source.shape[0]
+    values = source[np.where(inside, offsets, 0)]
+    out = np.zeros(shape, dtype=table.dtype)
+    out[:valid[0], :valid[1]] = np.where(inside[:, None], values[:, :valid[1]], 0) if row else \
+        np.where(inside, values, 0)
+    return TileValue(out, mem.dtype, valid, result_space(ctx, MemorySpace.Vec))
+
+
+def _oob(ctx: OpContext, raw: np.ndarray, extent: int, what: str) -> np.ndarray:
+    """Indices as the CPU model's ``size_t`` offsets after ``gather_oob``; ``extent`` and above read zero."""
+    offsets = raw.astype(np.int64).astype(np.uint64)
+    mode = ctx.kwarg("gather_oob")
+    if mode == "clamp":
+        return np.minimum(offsets, np.uint64(extent - 1))
+    if mode == "wrap":
+        return offsets % np.uint64(extent)
+    if mode == "undefined" and offsets.size and offsets.max() >= extent:
+        at = tuple(int(i) for i in np.argwhere(offsets >= extent)[0])
+        raise OpError(f"idx{list(at)} = {raw[at]} is outside the {extent} {what} of 'mem' (gather_oob='undefined' "
+                      "reads whatever lies there; pick 'clamp', 'wrap' or 'zero')")
+    return offsets

@@ -107,6 +107,9 @@ def _tile_matmul_acc(
     ctx: OpContext, acc: ArrayValue, lhs: ArrayValue, rhs: ArrayValue, init_cond: Any = None
 ) -> ArrayValue:
     prod, _ = _tile_product(lhs, rhs)
+    if ctx.name == "tile.gemv_acc" and prod.shape[-2] < acc.data.shape[-2]:
+        # A [1, K] lhs into a taller accumulator valid over [1, N]: the rows below add nothing.
+        prod = np.pad(prod, [(0, 0)] * (prod.ndim - 2) + [(0, acc.data.shape[-2] - prod.shape[-2]), (0, 0)])
     return _accumulate(ctx, acc, prod, init_cond)
 
 

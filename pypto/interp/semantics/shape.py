@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from pypto.ir.datatype import DataType
-from pypto.ir.enums import AtomicType, PadValue
+from pypto.ir.enums import AtomicType, PadValue, TensorLayout
 from pypto.ir.types import ShapedType
 
 from pypto.ir.numpy_dtypes import numpy_dtype
@@ -25,6 +25,7 @@ from pypto.ir.ops.regions import RegionError, written_union
 from ..errors import OpError
 from ..values import ArrayValue, TensorValue, TileValue
 from .common import as_ints, cast_data, check_in_bounds, like, pad_scalar, read, window
+from .elementwise import convert
 from .table import OpContext, register
 
 
@@ -134,16 +135,25 @@ def _reinterpret(ctx: OpContext, src: ArrayValue, shape: Any = None) -> ArrayVal
     dt = DataType(ctx.kwarg("dtype"))
     data = read(src, "operand")
     target = numpy_dtype(dt)
+    view = getattr(ctx.call.args[0].type, "tensor_view", None)
+    # A DN tensor's bytes run down its columns: reinterpret them in that order.
+    dn = view is not None and view.layout == TensorLayout.DN and shape is None and data.ndim >= 2
+    if dn:
+        data = np.swapaxes(data, -1, -2)
     if data.dtype.itemsize != target.itemsize and data.shape[-1] * data.dtype.itemsize % target.itemsize:
         raise OpError(f"last dim of {list(data.shape)} {src.dtype} is not a whole number of {dt} elements")
     out = np.ascontiguousarray(data).view(target)
+    if dn:
+        data, out = np.swapaxes(data, -1, -2), np.swapaxes(out, -1, -2)
     dims = as_ints(shape, "shape") if shape is not None else _declared_shape(ctx)
     if dims is not None:
         if math.prod(dims) != out.size:
             raise OpError(f"reinterpreted data of {out.size} elements cannot have shape {list(dims)}")
         out = out.reshape(dims)
     scale = data.dtype.itemsize / target.itemsize
-    valid = src.valid[:-1] + (int(src.valid[-1] * scale),) if out.ndim == data.ndim else tuple(out.shape)
+    axis = data.ndim - 2 if dn else data.ndim - 1
+    valid = tuple(int(v * scale) if i == axis else v for i, v in enumerate(src.valid)) \
+        if out.ndim == data.ndim else tuple(out.shape)
     value = like(ctx, src, out, dt, valid)
     if isinstance(value, TensorValue) and isinstance(src, TensorValue) and src.written is not None:
         src.check_written(what="the reinterpreted tensor")
@@ -202,7 +212,7 @@ def _assemble(ctx: OpContext, target: ArrayValue, source: ArrayValue, offset: An
             summed = out.data[region].astype(np.float64 if out.dtype.is_float() else np.int64) + src
         out.data[region] = cast_data(summed, out.dtype)
     else:
-        out.data[region] = cast_data(src, out.dtype)
+        out.data[region] = convert(src, source.dtype, out.dtype) if source.dtype != out.dtype else src
     if isinstance(out, TensorValue):
         out.mark_written(region)
     out.valid = valid

@@ -7,13 +7,14 @@ A builder's Python signature comes from the entry: positional parameters, then k
 
 from __future__ import annotations
 
+import functools
 import inspect
 import keyword
 import sys
 from typing import Any, Callable
 
 from ..errors import NoEffectWarning, PyptoError
-from ..expr import Call, Expr, MakeTuple
+from ..expr import Call, ConstInt, Expr, MakeTuple
 from ..op_registry import REQUIRED, OpEntry, OpTypeError, Param, OpValueError, all_entries, build_call, get_entry
 from ..span import Span
 from ..type_base import ScalarType
@@ -294,3 +295,26 @@ def mrgsort_dispatcher(name: str, format1: Callable[..., Any], format2: Callable
     mrgsort.__qualname__ = "mrgsort"
     mrgsort.__doc__ = f"``{name}``: format 1 with ``block_len``, format 2 with several sorted sources."
     return mrgsort
+
+
+def dim_first_dispatcher(plain: Callable[..., Call]) -> Callable[..., Call]:
+    """``scatter_update`` in both established argument orders: ``(input, index, src, dim=-2)`` and
+    ``(input, dim, index, src)``, told apart by the second argument being a constant dim."""
+
+    @functools.wraps(plain)
+    def scatter_update(input: Any, *args: Any, span: Span | None = None, **kwargs: Any) -> Call:  # noqa: A002
+        span = span if span is not None else caller_span()
+        if len(args) == 3 and _is_const_dim(args[0]):
+            if "dim" in kwargs:
+                raise OpTypeError(f"{plain.__name__}: dim given both positionally and as dim=")
+            dim, index, src = args
+            return plain(input, index, src, dim=int(dim.value if isinstance(dim, ConstInt) else dim), span=span,
+                         **kwargs)
+        return plain(input, *args, span=span, **kwargs)
+
+    scatter_update.__doc__ = (plain.__doc__ or "") + "\n\nAlso ``scatter_update(input, dim, index, src)``."
+    return scatter_update
+
+
+def _is_const_dim(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, ConstInt)

@@ -14,10 +14,11 @@ from ..expr import Call
 from ..op_registry import OpTypeError, OpValueError
 from ..span import Span
 from ..types import TileType
-from .builder import build, caller_span, mrgsort_dispatcher, pick_scalar_forms, populate
+from .builder import build, caller_span, dim_first_dispatcher, mrgsort_dispatcher, pick_scalar_forms, populate
 
 __all__ = populate(globals(), "tile")
 pick_scalar_forms(globals(), ("add", "sub", "mul", "div", "and_", "or_", "shl", "shr"))
+scatter_update = dim_first_dispatcher(globals()["scatter_update"])
 
 
 def _popped(op: str, space: MemorySpace, shape: Any, dtype: DataType | None, span: Span, **kwargs: Any) -> Call:

@@ -58,13 +58,20 @@ class FloatKw(KwType):
 
 
 class StrKw(KwType):
-    """A ``str``, optionally one of ``choices``."""
+    """A ``str``, optionally one of ``choices``; ``indexed``: an int ``i`` names ``choices[i]`` (the
+    value of pto-isa's enum, as in ``coalesce=1`` for ``'elem'``)."""
 
 
-    def __init__(self, choices: tuple[str, ...] | None = None) -> None:
+    def __init__(self, choices: tuple[str, ...] | None = None, indexed: bool = False) -> None:
         self.choices = choices
+        self.indexed = indexed
 
     def convert(self, value: Any) -> Any:
+        if self.indexed and _is_int(value) and self.choices is not None:
+            if not 0 <= int(value) < len(self.choices):
+                raise ValueError(f"must be one of {', '.join(repr(c) for c in self.choices)} or its number "
+                                 f"0-{len(self.choices) - 1}, got {value}")
+            return self.choices[int(value)]
         if not isinstance(value, str):
             raise TypeError(f"expects str, got {type(value).__name__}")
         if self.choices is not None and value not in self.choices:

@@ -249,15 +249,45 @@ def reinterpret_dims(ci: CallInfo, src: Shaped, dn: bool) -> list[Expr]:
             ci.fail(f"shape {format_dims(dims)} of {dtype.name} does not cover the same bytes as the source")
         return dims
     dims = list(src.shape)
-    axis = -2 if dn and len(dims) >= 2 else -1
-    extent = const_value(dims[axis])
-    if extent is None:
-        ci.fail("the scaled axis must be static; pass shape explicitly")
-    total = extent * src.dtype.get_byte()
-    if total % dtype.get_byte():
-        ci.fail(f"axis of {extent} {src.dtype.name} does not divide into {dtype.name} elements")
-    dims[axis] = index(total // dtype.get_byte())
+    axis = scaled_axis(dims, dn)
+    dims[axis] = _scaled(ci, dims[axis], src.dtype, dtype, "axis")
     return dims
+
+
+def scaled_axis(dims: list[Expr], dn: bool) -> int:
+    """The axis a reinterpretation scales: the contiguous one, last (ND) or penultimate (DN)."""
+    return -2 if dn and len(dims) >= 2 else -1
+
+
+def _scaled(ci: CallInfo, extent: Expr, old: DataType, new: DataType, what: str) -> Expr:
+    """``extent`` elements of ``old`` counted as ``new`` elements (static, a whole number of them)."""
+    n = const_value(extent)
+    if n is None:
+        ci.fail(f"the scaled {what} must be static; pass shape explicitly")
+    if n * old.get_byte() % new.get_byte():
+        ci.fail(f"{what} of {n} {old.name} does not divide into {new.name} elements")
+    return index(n * old.get_byte() // new.get_byte())
+
+
+def reinterpret_view(ci: CallInfo, src: Shaped, dn: bool, dims: list[Expr]) -> tuple[list[Expr], list[Expr], PadValue]:
+    """The valid region, strides and pad of a reinterpreted view: the scaled axis's valid extent and the
+    other axes' strides (in elements) scale by the width ratio; a zero pad stays zero, any other pad means
+    nothing in the new dtype and is dropped. The scaled axis must be contiguous (stride 1)."""
+    view = src.tensor_view if isinstance(src, TensorType) else src.tile_view
+    new = ci.kw("dtype")
+    if view is None or ci["shape"] is not None:
+        return [], [], PadValue.null
+    axis = scaled_axis(list(src.shape), dn)
+    strides = list(view.stride)
+    if strides and const_value(strides[axis]) != 1:
+        ci.fail(f"a strided view (stride {format_dims(strides)}) cannot be reinterpreted: its "
+                f"{'penultimate' if dn else 'last'} axis is not contiguous", hint="copy it to a packed tensor first")
+    strides = [d if i == len(strides) + axis else _scaled(ci, d, src.dtype, new, "stride")
+               for i, d in enumerate(strides)]
+    valid = list(view.valid_shape)
+    if valid:
+        valid[axis] = _scaled(ci, valid[axis], src.dtype, new, "valid extent")
+    return valid, strides, view.pad if view.pad == PadValue.zero else PadValue.null
 
 
 def split_dims(ci: CallInfo, dims: list[Expr], gather: bool) -> list[Expr]:

@@ -9,6 +9,7 @@ from ..enums import AtomicType, MaskPattern, MemorySpace, PadValue, TensorLayout
 from ..expr import Expr
 from ..op_registry import CallInfo
 from ..type_base import PtrType, TupleType, Type
+from ..types import TensorType, TensorView
 from . import kwtypes as K
 from .common import (
     ATOMIC_ADD_DTYPES,
@@ -33,6 +34,7 @@ from .shape_rules import (
     expand_dims,
     pad_without_effect,
     reinterpret_dims,
+    reinterpret_view,
     reshape_valid,
     set_valid,
     slice_result,
@@ -112,10 +114,20 @@ define("tensor.view", [tensor("tensor"), shape("shape", optional=True), shape("v
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
-    """Same bytes as another dtype: the last (ND) or penultimate (DN) axis scales by the width ratio."""
+    """Same bytes as another dtype: the last (ND) or penultimate (DN) axis scales by the width ratio,
+    and with it the view's valid extent and strides; the layout is kept."""
     t = ci["tensor"].type
-    dn = t.tensor_view is not None and t.tensor_view.layout == TensorLayout.DN
-    return tensor_type(reinterpret_dims(ci, t, dn), ci.kw("dtype"))
+    layout = t.tensor_view.layout if t.tensor_view is not None else TensorLayout.ND
+    if layout == TensorLayout.NZ:
+        ci.fail("an NZ tensor cannot be reinterpreted: its bytes are fractal blocks, not rows")
+    dn = layout == TensorLayout.DN
+    dims = reinterpret_dims(ci, t, dn)
+    valid, strides, pad = reinterpret_view(ci, t, dn, dims)
+    out = tensor_type(dims, ci.kw("dtype"), valid or None, layout if ci["shape"] is None else TensorLayout.ND, pad)
+    if not strides:
+        return out
+    kept = out.tensor_view.valid_shape if out.tensor_view is not None else []
+    return TensorType(out.shape, out.dtype, None, TensorView(stride=strides, layout=layout, valid_shape=kept, pad=pad))
 
 
 define("tensor.reinterpret_view", [tensor("tensor"), shape("shape", optional=True)], _reinterpret_view,
@@ -137,14 +149,15 @@ def check_atomic(ci: CallInfo, dtype: DataType) -> None:
 
 
 def _assemble(ci: CallInfo) -> Type:
-    """The target's type, its valid region joined with the window the source's valid part writes."""
+    """The target's type, its valid region joined with the window the source's valid part writes. A source
+    of another dtype is cast to the target's on the way, as ``tensor.cast`` with its default mode ('round')."""
     tgt, src = ci["target"].type, ci["source"].type
     offs = elements(ci, "offset")
     if len(offs) != len(tgt.shape) or len(src.shape) != len(tgt.shape):
         ci.fail(f"target {format_dims(tgt.shape)}, source {format_dims(src.shape)} and offset "
                 f"{format_dims(offs)} must have equal ranks")
-    if src.dtype != tgt.dtype:
-        ci.fail(f"source dtype {src.dtype.name} must equal target dtype {tgt.dtype.name}")
+    if src.dtype != tgt.dtype and not all(d.is_float() or d.is_int() for d in (src.dtype, tgt.dtype)):
+        ci.fail(f"a {src.dtype.name} source cannot be cast to the {tgt.dtype.name} target")
     check_atomic(ci, tgt.dtype)
     written = valid_shape(src)
     check_window(ci, tgt, offs, written, "writes", "target", clamp=None)
@@ -220,10 +233,33 @@ def mask_dims(ci: CallInfo, src: Type) -> list:
     return [src.shape[0], index(cols // stride)]
 
 
+def mask_gather_dtype(ci: CallInfo, src: Type) -> DataType:
+    """The result dtype of a mask gather: ``output_dtype`` reinterprets the bits, so it has the source's width."""
+    out = ci.kw("output_dtype") or src.dtype
+    if out.get_bit() != src.dtype.get_bit():
+        ci.fail(f"output_dtype {out.name} must have the {src.dtype.get_bit()}-bit width of the source dtype "
+                f"{src.dtype.name} (the gather reinterprets the bits)")
+    return out
+
+
+def check_mask_scatter(ci: CallInfo, src: Type, dst: Type, src_name: str) -> None:
+    """``src`` holds the masked columns of ``dst``: equal dtype and rows, ``dst`` columns / stride
+    columns, 16- or 32-bit elements."""
+    if src.dtype != dst.dtype:
+        ci.fail(f"{src_name} dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    if src.dtype.get_bit() not in (16, 32):
+        ci.fail(f"a mask scatter moves 16- or 32-bit elements, got {src.dtype.name}")
+    check_rank(ci, "dst", rank=2)
+    want = [dst.shape[0], mask_dims(ci, dst)[1]]
+    if not dims_equal(list(src.shape), want):
+        ci.fail(f"'{src_name}' {format_dims(src.shape)} must be {format_dims(want)}: the rows of 'dst' and its "
+                f"columns kept by mask pattern {MaskPattern(ci.kw('mask_pattern')).name}")
+
+
 def _gather_mask(ci: CallInfo) -> Type:
     """Columns selected by a fixed mask pattern (P0101 ... P1111)."""
     t = ci["input"].type
-    return tensor_type(mask_dims(ci, t), ci.kw("output_dtype") or t.dtype)
+    return tensor_type(mask_dims(ci, t), mask_gather_dtype(ci, t))
 
 
 MASK = kw("mask_pattern", K.EnumKw(MaskPattern, as_int=True))
@@ -272,8 +308,7 @@ define("tensor.scatter", [tensor("input"), tensor("index"), tensor("src")], _sca
 def _scatter_mask(ci: CallInfo) -> Type:
     """``dst`` with ``input``'s columns spread by the mask pattern."""
     t, dst = ci["input"].type, ci["dst"].type
-    if t.dtype != dst.dtype:
-        ci.fail(f"input dtype {t.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_mask_scatter(ci, t, dst, "input")
     return tensor_type(list(dst.shape), dst.dtype)
 
 

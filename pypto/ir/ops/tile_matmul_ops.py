@@ -133,24 +133,31 @@ GEMV_DTYPES = (D.INT8, D.FP16, D.BF16, D.FP32)
 
 
 def gemv_result(ci: CallInfo) -> TileType:
-    """``[1, K] x [K, N] -> [1, N]``; INT8 -> INT32, FP16/BF16/FP32 -> FP32."""
+    """``[1, K] x [K, N] -> [1, N]``; INT8 -> INT32, FP16/BF16/FP32 -> FP32. The lhs may be a taller
+    tile whose valid part is ``[1, K]`` (a whole 16-row fractal): the result is then as tall, valid ``[1, N]``."""
     lt = ci["lhs"].type
-    if len(lt.shape) != 2 or const_value(lt.shape[0]) != 1:
-        ci.fail(f"lhs must be [1, K], got {format_dims(lt.shape)}")
+    if len(lt.shape) != 2 or const_value(valid_shape(lt)[0]) != 1:
+        ci.fail(f"lhs must be [1, K] or valid over [1, K], got {format_dims(lt.shape)}"
+                + (f" valid {format_dims(valid_shape(lt))}" if not dims_equal(valid_shape(lt), list(lt.shape)) else ""))
     check_dtype(ci, "lhs", lt.dtype, GEMV_DTYPES)
     return matmul_result(ci)
 
 
 def _gemv(ci: CallInfo) -> Type:
-    """Matrix-vector product into a ``[1, N]`` accumulator."""
+    """Matrix-vector product into a ``[1, N]`` accumulator (or a taller one valid over ``[1, N]``)."""
     return gemv_result(ci)
 
 
 def _gemv_acc(ci: CallInfo) -> Type:
-    """``acc += lhs @ rhs`` for a ``[1, K]`` lhs: the acc type."""
+    """``acc += lhs @ rhs`` for a ``[1, K]`` lhs: the acc type. The acc is ``[1, N]`` or a taller tile
+    (pto-isa's ``[16, N]`` fractal) whose valid part is ``[1, N]``: only its first row accumulates."""
     acc = ci["acc"].type
     res = gemv_result(ci)
-    check_acc(ci, acc, res.dtype, list(res.shape))
+    check_rank(ci, "acc", rank=2)
+    check_acc(ci, acc, res.dtype, [acc.shape[0], res.shape[-1]])
+    if const_value(valid_shape(acc)[0]) != 1:
+        ci.fail(f"acc must be [1, N] or valid over [1, N], got {format_dims(acc.shape)} valid "
+                f"{format_dims(valid_shape(acc))}")
     return acc
 
 

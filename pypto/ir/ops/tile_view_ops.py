@@ -39,6 +39,7 @@ from .shape_rules import (
     expand_dims,
     pad_without_effect,
     reinterpret_dims,
+    reinterpret_view,
     reshape_valid,
     set_valid,
     slice_result,
@@ -55,7 +56,9 @@ from .tensor_view_ops import (
     check_gather_row,
     compare_result,
     mask_dims,
+    mask_gather_dtype,
     merged_dims,
+    check_mask_scatter,
     check_mrgsort1,
     sort32_dims,
     sort_struct_width,
@@ -153,13 +156,20 @@ define("tile.reshape", [tile("tile"), shape("shape")], _reshape, placement=KERNE
 
 
 def _reinterpret_view(ci: CallInfo) -> Type:
-    """Same bytes as another dtype, for packed row-major flat tiles."""
+    """Same bytes as another dtype, for packed row-major flat tiles: the columns, the valid columns and
+    the row stride scale by the width ratio; a zero pad stays, another is dropped."""
     t = ci["tile"].type
     v = t.get_effective_tile_view()
     if v.blayout != TileLayout.row_major or v.slayout != TileLayout.none_box:
         ci.fail("only packed row-major flat tiles can be reinterpreted")
     dims = reinterpret_dims(ci, t, dn=False)
-    return tile_type(dims, ci.kw("dtype"), blayout=v.blayout, slayout=v.slayout, space=t.memory_space)
+    valid, strides, pad = reinterpret_view(ci, t, False, dims)
+    out = tile_type(dims, ci.kw("dtype"), valid or None, blayout=v.blayout, slayout=v.slayout, pad=pad,
+                    space=t.memory_space)
+    if not strides:
+        return out
+    return TileType(out.shape, out.dtype, None, out.get_effective_tile_view().model_copy(update={"stride": strides}),
+                    out.memory_space)
 
 
 define("tile.reinterpret_view", [tile("tile"), shape("shape", optional=True)], _reinterpret_view,
@@ -343,7 +353,19 @@ define("tile.gatherb", [tile("src"), tile("offset")], _gatherb, placement=VECTOR
 def _gather_mask(ci: CallInfo) -> Type:
     """Columns selected by a fixed mask pattern."""
     t = ci["src"].type
-    return tile_type(mask_dims(ci, t), ci.kw("output_dtype") or t.dtype)
+    check_row_major(ci, "src")
+    check_full_cols(ci, "src")
+    return tile_type(mask_dims(ci, t), mask_gather_dtype(ci, t), [valid_shape(t)[0], mask_dims(ci, t)[1]])
+
+
+def check_full_cols(ci: CallInfo, *names: str) -> None:
+    """pto-isa's mask TGATHER/TSCATTER pack the kept columns of every row back to back: each named
+    tile must be valid over its whole width (a partial valid region would shift the rows)."""
+    for name in names:
+        t = ci[name].type
+        if not dim_equal(valid_shape(t)[-1], t.shape[-1]):
+            ci.fail(f"'{name}' must be valid over all its {format_dims(t.shape[-1:])} columns for a mask pattern, "
+                    f"got valid region {format_dims(valid_shape(t))}", hint="fillpad the tile to its full width first")
 
 
 define("tile.gather_mask", [tile("src")], _gather_mask, placement=VECTOR, memory=mem((Vec,), out=Vec),
@@ -365,26 +387,54 @@ define("tile.gather_compare", [tile("src"), scalar("kvalue", pair="src"), tile("
 
 def _mgather(ci: CallInfo) -> Type:
     """Rows (``coalesce='row'``) or elements of a GM tensor picked by an index tile or GM index tensor,
-    in ``target_memory`` (Mat: the boxed NZ view)."""
+    in ``target_memory`` (Mat: the boxed NZ view). Checks follow pto-isa's a2a3 MGather.hpp."""
     src, idx = ci["mem"].type, ci["idx"].type
     check_int(ci, "'idx'", idx.dtype)
+    check_dtype(ci, "'idx'", idx.dtype, GATHER_INDEX)
+    check_dtype(ci, "'mem'", src.dtype, BYTE_DATA)
+    space = ci.kw("target_memory")
+    if space not in (MemorySpace.Vec, MemorySpace.Mat):
+        ci.fail(f"target_memory must be Vec or Mat, got {space.name}")
     if ci.kw("coalesce") == "row":
-        count = product(list(idx.shape))
-        if count is None:
-            ci.fail(f"row gathers need a static index count, got {format_dims(idx.shape)}")
-        dims = [index(count), src.shape[-1]]
+        dims = _row_gather_dims(ci, src, idx)
     else:
+        if len(idx.shape) != 2:
+            ci.fail(f"an element gather takes a 2-D 'idx' (the result's shape), got {format_dims(idx.shape)}")
         dims = list(idx.shape)
+    _check_mgather_tile(ci, dims, src.dtype, space)
     valid = elements(ci, "valid_shape") if ci["valid_shape"] is not None else None
-    return tile_type(dims, src.dtype, valid, space=ci.kw("target_memory"))
+    return tile_type(dims, src.dtype, valid, space=space)
+
+
+def _row_gather_dims(ci: CallInfo, src: Type, idx: Type) -> list[Expr]:
+    """``[rows, mem cols]``: one row per index of a 1-D or ``[1, R]`` / ``[R, 1]`` index."""
+    if len(idx.shape) > 2 or (len(idx.shape) == 2 and 1 not in [const_value(d) for d in idx.shape]):
+        ci.fail(f"a row gather takes one index per row: 'idx' must be 1-D, [1, R] or [R, 1], got "
+                f"{format_dims(idx.shape)}")
+    count = product(list(idx.shape))
+    if count is None:
+        ci.fail(f"row gathers need a static index count, got {format_dims(idx.shape)}")
+    return [index(count), src.shape[-1]]
+
+
+def _check_mgather_tile(ci: CallInfo, dims: list[Expr], dtype: DataType, space: MemorySpace) -> None:
+    """An NZ Mat destination is whole fractals: 16-row multiples of 32-byte rows (a2a3 MGATHER GM->L1)."""
+    if space != MemorySpace.Mat:
+        return
+    rows, cols = (const_value(d) for d in dims)
+    per_block = block_elements(dtype)
+    if (cols is not None and cols % per_block) or (rows is not None and rows % 16):
+        ci.fail(f"an NZ Mat destination needs a multiple of 16 rows of whole 32-byte blocks ({per_block} "
+                f"{dtype.name} elements), got {format_dims(dims)}")
 
 
 define("tile.mgather",
        [tensor("mem"), Param("idx", (TENSOR, TILE)),
-        tile("scratch", effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
+        Param("scratch", (TENSOR, TILE), effect=SCRATCH, optional=True), shape("valid_shape", optional=True)],
        _mgather, placement=VECTOR, memory=mem((), (Vec,), (Vec,), out=DEFERRED, by_target=True),
-       kwargs=[kw("coalesce", K.StrKw(("row", "elem")), "row"),
-               kw("gather_oob", K.StrKw(("undefined", "zero", "clamp")), "undefined", keyword_only=True),
+       kwargs=[kw("coalesce", K.StrKw(("row", "elem"), indexed=True), "row"),
+               kw("gather_oob", K.StrKw(("undefined", "clamp", "wrap", "zero"), indexed=True), "undefined",
+                  keyword_only=True),
                kw("target_memory", K.EnumKw(MemorySpace), MemorySpace.Vec, keyword_only=True)],
        signature=("mem", "idx", "coalesce", "*", "gather_oob", "target_memory", "scratch", "valid_shape"))
 
@@ -425,8 +475,10 @@ def check_same_shape(ci: CallInfo, a: str, b: str) -> None:
 def _scatter_mask(ci: CallInfo) -> Type:
     """``dst`` with ``src`` columns spread by the mask pattern."""
     dst, src = ci["dst"].type, ci["src"].type
-    if src.dtype != dst.dtype:
-        ci.fail(f"src dtype {src.dtype.name} must equal dst dtype {dst.dtype.name}")
+    check_mask_scatter(ci, src, dst, "src")
+    check_row_major(ci, "dst", "src")
+    if not dims_equal(valid_shape(src), list(src.shape)) or not dims_equal(valid_shape(dst), list(dst.shape)):
+        ci.fail("a mask scatter writes the whole 'dst': 'dst' and 'src' must be valid over their whole shapes")
     return view_of(dst, list(dst.shape), None)
 
 
