@@ -3,7 +3,8 @@
 Which side runs a call is :func:`pypto.languages.invariants.affinity.affinity`, the rule the
 MixedKernelExpanded check uses. A kernel on one side is only retyped. A kernel ``F`` mixing both
 sides (a matmul and vector work in one ``pl.at`` scope) becomes ``F_aic`` and ``F_aiv`` called by a
-Group function ``F`` (callers keep calling ``F``):
+Group function ``F`` (callers keep calling ``F``; a hand-written Group, or a ``pl.cluster()``'s, that
+calls ``F`` calls ``F_aic`` and ``F_aiv`` instead, a Group being one mixed task):
 
 * each side keeps its own statements and the shared scalar ones; loops and branches holding both
   are copied to both sides, and each side drops the carries and statements it does not need;
@@ -68,6 +69,7 @@ from pypto.transform.base import ProgramPass
 from pypto.transform.context import PassContext
 from pypto.transform.dce import eliminate_dead_code
 from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.vector_split import halve
 
 _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "system.tfree_to_aiv"}
@@ -235,6 +237,43 @@ def _slot_sizes(vector: _Side, lanes: int) -> list[int]:
             + [slot_bytes("tile.tpop_from_aiv", _tile_bytes(t), split) for t in vector.v2c])
 
 
+class _GroupCallers(Rewrite):
+    """A hand-written Group's call of a split kernel ``F`` becomes calls of ``F_aic`` and ``F_aiv``:
+    a Group is one mixed task of one AIC and one AIV kernel, so it cannot launch the Group ``F``."""
+
+    def __init__(self, sides: dict[str, tuple[Function, Function]]) -> None:
+        self.sides = sides
+
+    def convert(self, func: Function) -> Function:
+        self.start(func)
+        return self.function(func)
+
+    @on(AssignStmt, EvalStmt)
+    def _call(self, node: AssignStmt | EvalStmt) -> Stmt | list[Stmt]:
+        call = node.value if isinstance(node, AssignStmt) else node.expr
+        name = call.op.name if isinstance(call, Call) and isinstance(call.op, GlobalVar) else None
+        if name not in self.sides:
+            return self.children(node)
+        aic, aiv = self.sides[name]
+        args, span = self.expr(call.args), call.span
+        first = EvalStmt(Call(GlobalVar(aic.name), list(args), TupleType([]), span), span)
+        second = Call(GlobalVar(aiv.name), list(args), _call_type(aiv), span)
+        if isinstance(node, EvalStmt):
+            return [first, EvalStmt(second, node.span)]
+        return [first, AssignStmt(self.define(node.var), second, node.span)]
+
+
+def _into_group_callers(funcs: list[Function], sides: dict[str, tuple[Function, Function]],
+                        written: set[str]) -> list[Function]:
+    """Hand-written Groups (``written``: the functions of the pass's input) launch the kernels of the
+    split kernels they call; the new Group ``F`` stays only for callers that are no Group."""
+    out = [_GroupCallers(sides).convert(f) if f.func_type is FunctionType.Group and f.name in written else f
+           for f in funcs]
+    called = {c.op.name for f in out if f.name not in sides for c in function_index(f).of(Call)
+              if isinstance(c.op, GlobalVar)}
+    return [f for f in out if f.name not in sides or f.name in called or f.func_type is not FunctionType.Group]
+
+
 class ExpandMixedKernel(ProgramPass):
     """Retype each single-side InCore function; split each mixed one into AIC + AIV kernels in a Group.
 
@@ -262,11 +301,18 @@ class ExpandMixedKernel(ProgramPass):
     def run(self, program: Program) -> Program:
         new: list[Function] = []
         changed = False
+        sides: dict[str, tuple[Function, Function]] = {}
         for func in program.functions.values():
             out = self.expand(func)
             changed = changed or len(out) != 1 or out[0] is not func
+            if len(out) == 3:
+                sides[func.name] = (out[0], out[1])
             new.extend(out)
-        return Program(new, program.name, program.span) if changed else program
+        if not changed:
+            return program
+        if sides:
+            new = _into_group_callers(new, sides, {f.name for f in program.functions.values()})
+        return Program(new, program.name, program.span)
 
     def expand(self, func: Function) -> list[Function]:
         """``func`` retyped, or split into ``[F_aic, F_aiv, F]``; other functions unchanged."""

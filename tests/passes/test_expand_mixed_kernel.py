@@ -100,6 +100,17 @@ def test_the_split_is_an_aic_an_aiv_kernel_and_a_group(name: str) -> None:
     assert [c.kwargs for c in inits] == [{"dir_mask": dir_mask, "slot_size": slot_size, "slot_num": slot_num}] * 2
 
 
+@pytest.mark.parametrize(("name", "group", "kernel"), [("group_caller", "grp", "mm"),
+                                                      ("cluster_mm_exp", "main_cluster_0", "main_incore_0")])
+def test_a_group_calling_a_mixed_kernel_launches_its_two_kernels(name: str, group: str, kernel: str) -> None:
+    after = _split(name)[1]
+    kinds = {f.name: f.func_type.name for f in after.functions.values()}
+    # No Group of the split's own: a Group is one mixed task of one AIC and one AIV kernel.
+    assert kinds == {f"{kernel}_aic": "AIC", f"{kernel}_aiv": "AIV", group: "Group", "main": "Orchestration"}
+    called = [c.op.name for c in function_index(after.get_function(group)).of(ir.Call)]
+    assert called == [f"{kernel}_aic", f"{kernel}_aiv"]
+
+
 def _calls(func: ir.Function) -> list[ir.Call]:
     return [c for c in function_index(func).of(ir.Call) if not isinstance(c.op, ir.GlobalVar)]
 

@@ -101,3 +101,57 @@ def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, k
     got = compiled.run(a, b, cache_dir=kernel_cache)
     record_timing("cube_to_vector_split", compiled.last_run)
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class GroupOfMixedKernel:
+    """A hand-written Group calling a mixed InCore kernel: the Group launches the kernel's AIC and AIV halves."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a_mat = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Group)
+    def grp(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.grp(a, b, out)
+        return out
+
+
+@pl.program
+class ClusterOfMixedScope:
+    """A pl.cluster() holding a mixed pl.at scope: the cluster's Group launches the scope's two kernels."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                c = pl.matmul(a, b, out_dtype=pl.FP32)
+                out = pl.assemble(out, pl.exp(c), [0, 0])
+        return out
+
+
+@pytest.mark.parametrize(("program", "kernel"), [(GroupOfMixedKernel, "mm"), (ClusterOfMixedScope, "main_incore_0")])
+def test_a_group_calling_a_mixed_kernel_runs_as_one_mixed_task(program: ir.Program, kernel: str, tmp_path: Path,
+                                                                kernel_cache: Path) -> None:
+    compiled = ir.compile(program, output_dir=tmp_path / "g")
+    orch = (tmp_path / "g" / "orchestration" / "main.cpp").read_text()
+    assert "MixedKernels mixed_0 = {0, 1, INVALID_KERNEL_ID};" in orch and orch.count("rt_submit_task(") == 1
+    assert sorted(p.stem for p in (tmp_path / "g" / "kernels").rglob("*.cpp")) == [f"{kernel}_aic", f"{kernel}_aiv"]
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
