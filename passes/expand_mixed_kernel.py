@@ -95,8 +95,9 @@ class _Side:
         self.pass_name = pass_name
         self.side = side
         self.split = split
-        self.c2v: list[TileType] = []  # tiles the vector side pops from the cube side
-        self.v2c: list[TileType] = []  # tiles the vector side pushes to the cube side
+        # The cube's side of each tile crossing (whole: a split halves only the vector side).
+        self.c2v: list[TileType] = []  # tiles the cube pushes to the vector side
+        self.v2c: list[TileType] = []  # tiles the cube pops from the vector side
 
     def block(self, body: Stmt) -> Stmt:
         out: list[Stmt] = []
@@ -143,10 +144,10 @@ class _Side:
         if to_vector:
             if self.side is Affinity.CUBE:
                 return [EvalStmt(op("tile.tpush_to_aiv", [src], {"split": split}, span), span)]
-            self.c2v.append(s.var.type)
+            self.c2v.append(src.type)
             return [AssignStmt(s.var, op("tile.tpop_from_aic", [], {"split": split}, span), span)]
         if self.side is Affinity.VECTOR:
-            self.v2c.append(src.type)
+            self.v2c.append(s.var.type)
             return [EvalStmt(op("tile.tpush_to_aic", [src], {"split": split}, span), span)]
         t = s.var.type
         if t.memory_space is MemorySpace.Mat:
@@ -228,13 +229,11 @@ def _call_type(func: Function) -> Type:
     return types[0] if len(types) == 1 else TupleType(list(types))
 
 
-def _slot_sizes(vector: _Side, lanes: int) -> list[int]:
-    """The bytes a slot must hold for each crossing tile. Under pl.split (``lanes`` 2) a cube->vector
-    slot holds what one AIV lane pops, half the tile; a vector->cube slot holds both lanes' halves,
-    the whole tile the cube pops (pto-isa's TPipe, as MixedKernelExpanded checks)."""
-    split = int(lanes == 2)
-    return ([slot_bytes("tile.tpush_to_aiv", _tile_bytes(t), split) for t in vector.c2v]
-            + [slot_bytes("tile.tpop_from_aiv", _tile_bytes(t), split) for t in vector.v2c])
+def _slot_sizes(vector: _Side) -> list[int]:
+    """The bytes a slot must hold for each crossing tile: the cube's whole tile, split or not
+    (cross_core_ops.slot_bytes, as MixedKernelExpanded checks)."""
+    return ([slot_bytes("tile.tpush_to_aiv", _tile_bytes(t), 0) for t in vector.c2v]
+            + [slot_bytes("tile.tpop_from_aiv", _tile_bytes(t), 0) for t in vector.v2c])
 
 
 class _GroupCallers(Rewrite):
@@ -342,15 +341,15 @@ class ExpandMixedKernel(ProgramPass):
         self.check_gm_handoff(func, roots)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
         written = [c for c in function_index(func).of(Call) if op_name(c) in _INITS]
-        self.check_slots(written, vector, 2 if mode is not SplitMode.NONE else 1)
+        self.check_slots(written, vector)
         setup = ([], []) if written else self.pipe_setup(func, vector, aic_name, aiv_name)
         aic = self.side_function(func, aic_name, FunctionType.AIC, aic_body, roots, setup[0], lane_split)
         aiv = self.side_function(func, aiv_name, FunctionType.AIV, aiv_body, roots, setup[1], lane_split)
         return [aic, aiv, self.group(func, aic, aiv, roots)]
 
-    def check_slots(self, inits: list[Call], vector: _Side, lanes: int) -> None:
+    def check_slots(self, inits: list[Call], vector: _Side) -> None:
         """The pipes a user set up by hand must hold the tiles the split sends through them."""
-        need = max(_slot_sizes(vector, lanes), default=0)
+        need = max(_slot_sizes(vector), default=0)
         for init in inits:
             if init.kwargs["slot_size"] < need:
                 raise PassError(
@@ -401,8 +400,7 @@ class ExpandMixedKernel(ProgramPass):
 
     def pipe_setup(self, func: Function, vector: _Side, aic: str, aiv: str) -> tuple[list[Stmt], list[Stmt]]:
         """Reserve/import the slot buffers and initialise the pipes on both sides."""
-        lanes = 2 if func.attrs.get("split") not in (None, SplitMode.NONE) else 1
-        sizes = _slot_sizes(vector, lanes)
+        sizes = _slot_sizes(vector)
         if not sizes:
             return [], []
         dir_mask = (1 if vector.c2v else 0) | (2 if vector.v2c else 0)

@@ -94,7 +94,8 @@ def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], repor
     need, size = _slot_bytes(name, call, t), setup.kwargs["slot_size"]
     if need > size:
         shape = "x".join(str(d.value) for d in t.shape)
-        report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({need} bytes) through pipe "
+        held = f"{need} bytes" if need == _tile_bytes(t) else f"a slot holds the cube's whole tile, {need} bytes"
+        report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({held}) through pipe "
                      f"{_pipe_id(call)}, whose slots hold {size} bytes: set slot_size={need} or more in its "
                      "initialize_pipe (and size the reserved buffer slot_size * slot_num)", node)
 

@@ -56,13 +56,13 @@ def default_slot_num(dir_mask: int) -> int:
 def slot_bytes(op: str, held_bytes: int, split: int) -> int:
     """The bytes of one slot that ``op`` (a tpush/tpop) moves for a tile of ``held_bytes`` on its side.
 
-    Under a split (``split`` non-zero) a cube push sends each AIV lane half its tile, and the two lanes'
-    vector pushes fill one slot with the whole tile the cube pops (pto-isa's TPipe); without one a
-    slot holds the tile.
+    A slot holds the cube's whole tile: under a split (``split`` non-zero) each AIV lane's tile is half
+    of it, so a vector push or pop takes twice its tile. On a2a3 the cube writes its whole tile into the
+    slot of the GM ring and each lane reads its half there (pto-isa's TPipe).
     """
-    if not split:
-        return held_bytes
-    return held_bytes // 2 if op == "tile.tpush_to_aiv" else held_bytes * 2 if op == "tile.tpush_to_aic" else held_bytes
+    if split and op in ("tile.tpush_to_aic", "tile.tpop_from_aic"):
+        return held_bytes * 2
+    return held_bytes
 
 
 def default_local_slot_num(slot_num: int) -> int:
