@@ -34,6 +34,7 @@ from pypto.ir.expr import (
     Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
@@ -603,9 +604,12 @@ class PtoEmitter(Emitter):
         elif rule.operands is Operands.VALID_SHAPE and (valid := self._partial_valid(self.fn.target, call.span)):
             text = f"{rule.mnemonic}({valid[0]}, {valid[1]}) {{{', '.join(attrs)}}}"
         elif rule.operands is Operands.BUFFERS:
-            bufs = ", ".join(f"{k} = {self._scalar(argument(call, k), DataType.INT32, call.span)} : i32"
-                             for k in ("c2v_consumer_buf", "v2c_consumer_buf"))
-            text += f" ({bufs})"
+            bufs = [f"{k} = {self._scalar(argument(call, k), DataType.INT32, call.span)} : i32"
+                    for k in ("c2v_consumer_buf", "v2c_consumer_buf")]
+            ring = next((p for p in self.fn.roots.values() if p.name_hint == GM_PIPE_BUFFER), None)
+            if ring is not None:  # a2a3: the GM ring, first
+                bufs.insert(0, f"gm_slot_buffer = {self.fn.pointers[id(ring)]} : !pto.ptr<f32>")
+            text += f" ({', '.join(bufs)})"
         if rule.result is Result.NONE:
             self._line(text, call.span)
             return None

@@ -33,7 +33,7 @@ def test_the_group_is_one_pto_module_with_its_pipes(tmp_path: Path) -> None:
     for line in [
         '%buf0 = pto.import_reserved_buffer {name = "a_slots", peer_func = @multiply} -> i32',
         "pto.aiv_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2} "
-        "(c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
+        "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
         '%buf1 = pto.reserve_buffer {name = "b_slots", size = 16384, location = #pto.address_space<mat>, '
         "auto = false, base = 16384} -> i32",
         "%a_mat = pto.tpop_from_aiv {id = 0, split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=64, cols=64, "
@@ -52,7 +52,11 @@ def test_cce_kernels_use_one_pipe_object_per_id(tmp_path: Path) -> None:
     for lines in (cube, vector):
         assert "using Pipe1 = TPipe<1, 2, 8192, 2, 2>;" in lines
         assert "int32_t buf1 = 16384;" in lines  # the AUTO base memory planning gave the cube's ring
-    assert "Pipe0 pipe_0((__gm__ void*)nullptr, static_cast<uint32_t>(0), static_cast<uint32_t>(buf0));" in cube
+    # Each pipe has its part of the GM ring: pipe 0 two slots of 8 KiB (4096 FP32), pipe 1 after it.
+    assert "Pipe0 pipe_0((__gm__ void*)__gm_pipe_buffer, static_cast<uint32_t>(0), static_cast<uint32_t>(buf0));" \
+        in cube
+    assert ("Pipe1 pipe_1((__gm__ void*)(__gm_pipe_buffer + 4096), static_cast<uint32_t>(0), "
+            "static_cast<uint32_t>(buf1));") in cube
     assert "TPOP<Pipe0, Mat_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_mat);" in cube
     assert "TFREE<Pipe1, TileSplitAxis::TILE_NO_SPLIT>(pipe_1);" in cube
     assert "TPUSH<Pipe0, Vec_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_sq);" in vector
@@ -66,11 +70,13 @@ def test_the_group_call_is_one_mixed_task(tmp_path: Path) -> None:
     files = _compiled(tmp_path)
     orch = _lines(files["orchestration/main.cpp"])
     start = orch.index("// Task 0: square_matmul")
-    assert orch[start + 1:start + 7] == [
+    assert "uint32_t square_matmul_gm_pipe_buffer_0_ci_shapes[1] = {8192};" in orch  # two pipes' 16 KiB rings
+    assert orch[start + 1:start + 8] == [
         "CoreTaskArgs params_t0;",
         "params_t0.add_input(ext_a);",
         "params_t0.add_input(ext_b);",
         "params_t0.add_output(ext_c);",
+        "params_t0.add_output(square_matmul_gm_pipe_buffer_0);",
         "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};",
         "rt_submit_task(mixed_0, params_t0);",
     ]
@@ -116,7 +122,7 @@ class DynamicRows:
 def test_a_pop_of_a_dynamically_valid_tile_passes_its_valid_shape(tmp_path: Path) -> None:
     ir.compile(DynamicRows, output_dir=tmp_path / "dyn")
     pto = _lines((tmp_path / "dyn" / "ptoas" / "mm.pto").read_text())
-    assert ("%t__tmp_v2 = pto.tpop_from_aic(%arg3, %c64_index) {split = 0} -> !pto.tile_buf<loc=vec, dtype=f32, "
+    assert ("%t__tmp_v2 = pto.tpop_from_aic(%arg4, %c64_index) {split = 0} -> !pto.tile_buf<loc=vec, dtype=f32, "
             "rows=64, cols=64, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>") in pto
     vector = _lines((tmp_path / "dyn" / "kernels" / "aiv" / "mm_aiv.cpp").read_text())
     assert "Vec_64x64_fp32 t__tmp_v2(n, 64);" in vector

@@ -213,3 +213,67 @@ def test_a_cluster_of_a_mixed_spmd_runs_on_both_blocks(tmp_path: Path, kernel_ca
     b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
     got = compiled.run(a, b, cache_dir=kernel_cache)
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class VectorToCubeLoop:
+    """Four vector->cube tiles through a pipe of the default 8 slots, of which the cube reserves 2 on
+    chip: the ring lives in GM (InjectGMPipeBuffer), so no slot lands on the cube's other tiles."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+          c: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        for i, (acc_c,) in pl.range(4, init_values=(c,)):
+            av = pl.load(a, [i * 64, 0], [64, 64])
+            a_left = pl.move(pl.mul(av, av), target_memory=pl.Mem.Left)
+            acc = pl.matmul(a_left, pl.move(b_mat, target_memory=pl.Mem.Right))
+            stored = pl.store(acc, [i * 64, 0], acc_c)
+            out = pl.yield_(stored)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+
+
+def test_vector_to_cube_tiles_pass_through_the_gm_ring(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(VectorToCubeLoop, output_dir=tmp_path / "v2c")
+    cube = (tmp_path / "v2c" / "kernels" / "aic" / "k_aic.cpp").read_text()
+    assert "Pipe0 pipe_0((__gm__ void*)__gm_pipe_buffer, static_cast<uint32_t>(0), static_cast<uint32_t>(v2c_buf));" \
+        in cube
+    orch = (tmp_path / "v2c" / "orchestration" / "main.cpp").read_text()
+    assert "uint32_t k_gm_pipe_buffer_0_ci_shapes[1] = {16384};" in orch  # 8 slots of 8 KiB, in FP32
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal((256, 64)) * 0.5).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class MixedSpmdOnRunTimeBlocks:
+    """Mixed work on ``n`` blocks, a run-time count: the orchestration allocates ``n`` GM pipe rings."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[128, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for i in pl.spmd(n):
+            c = pl.matmul(pl.slice(a, [64, 64], [i * 64, 0]), b, out_dtype=pl.FP32)
+            out = pl.assemble(out, pl.exp(c), [i * 64, 0])
+        return out
+
+
+def test_a_mixed_spmd_on_a_run_time_number_of_blocks_has_a_ring_per_block(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(MixedSpmdOnRunTimeBlocks, output_dir=tmp_path / "dyn")
+    orch = (tmp_path / "dyn" / "orchestration" / "main.cpp").read_text()
+    assert "uint32_t main_incore_0_spmd_gm_pipe_buffer_0_ci_shapes[1] = {32768 * n};" in orch
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((128, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    want, got = np.zeros((128, 64), np.float32), np.zeros((128, 64), np.float32)
+    compiled.interpret(a, b, 2, want)
+    compiled.run(a, b, 2, got, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
