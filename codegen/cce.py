@@ -33,7 +33,7 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
-from pypto.ir.ops.cross_core_ops import default_local_slot_num, pipe_slot_num
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, gm_ring_layout, pipe_slot_num
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
@@ -119,6 +119,7 @@ class CceEmitter(Emitter):
         self._aliases: dict[str, str] = {}  # template text -> alias name
         self._tiles: list[Var] = []  # tile variables declared at the top, in definition order
         self._params: set[Var] = set()
+        self._setups: list[Call] = []  # the kernel's *_initialize_pipe calls (its GM ring layout)
         self._dst: Var | None = None
         self._carries: list[list[Var]] = []  # innermost loop's iter_args / if's return vars
         self._declared_scalars: set[Var] = set()
@@ -193,6 +194,7 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
+        self._setups = [c for c in function_index(func).of(Call) if c.op.name in _PIPE_SETUPS]
         for p in func.params:
             if isinstance(p.type, TensorType):
                 for axis, dim in enumerate(p.type.shape):
@@ -214,7 +216,8 @@ class CceEmitter(Emitter):
             doc.extend(body)
         group = self._groups.get(func.name)
         slots = kernel_slots(self._program_node, group, func) if group is not None else None
-        return (header(func.name, bool(identity)) + "\n// --- Kernel function ---\n" + doc.render()
+        launch = bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
+        return (header(func.name, launch) + "\n// --- Kernel function ---\n" + doc.render()
                 + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity,
                                                                       self._entry_slots(func, slots)))
 
@@ -765,7 +768,11 @@ class CceEmitter(Emitter):
         alias = self._alias(f"TPipe<{pipe_id}, {mask}, {size}, {slots}, {local}>", f"Pipe{pipe_id}")
         obj = self._fresh(f"pipe_{pipe_id}")
         self._pipes[pipe_id] = (alias, obj)
-        gm = next((self.name_of(p) for p in self._params if p.name_hint == "__gm_pipe_buffer"), "nullptr")
+        ring = next((p for p in self._params if p.name_hint == GM_PIPE_BUFFER), None)
+        gm = "nullptr"
+        if ring is not None:  # this pipe's part of the kernel's GM ring
+            offset = gm_ring_layout(self._setups)[pipe_id][0] // 4
+            gm = self.name_of(ring) if offset == 0 else f"({self.name_of(ring)} + {offset})"
         bufs = ", ".join(f"static_cast<uint32_t>({self.emit(argument(call, k))})"
                          for k in ("c2v_consumer_buf", "v2c_consumer_buf"))
         self.doc.line(f"{alias} {obj}((__gm__ void*){gm}, {bufs});")
@@ -779,7 +786,12 @@ class CceEmitter(Emitter):
             raise CodegenError(f"{call.op.name} on pipe {pipe_id}, which this kernel does not initialise", call.span,
                                "call pl.aic_initialize_pipe / pl.aiv_initialize_pipe (with the same id=) first")
         alias, obj = self._pipes[pipe_id]
-        split = _SPLITS[keyword(source, "split") or 0]
+        code = keyword(source, "split") or 0
+        if code not in _SPLITS:
+            raise no_rule(f"{call.op.name} with split={code} (an odd-extent split)", "cce", call.span,
+                          "pto-isa's CPU model splits a tile between the AIV lanes in even halves only: give the "
+                          "split axis an even extent and use split=1 (up/down) or split=2 (left/right)")
+        split = _SPLITS[code]
         if not rule.tile:
             self.doc.line(f"{rule.mnemonic}<{alias}, {split}>({obj});")
             return
@@ -798,8 +810,9 @@ class CceEmitter(Emitter):
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
 
 
-_SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(
-    ("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT", "TILE_UP_DOWN_ODD", "TILE_LEFT_RIGHT_ODD"))}
+_PIPE_SETUPS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
+# The split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the NPU ones.
+_SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 
 
 def _literal(value: Any, span: Span | None) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER
+
 from .doc import Doc
 
 _FALLBACKS = """\
@@ -87,6 +89,8 @@ def kernel_entry(
             doc.line(f"__gm__ ChipTensor* {t.name}_tensor = reinterpret_cast<__gm__ ChipTensor*>({where[i]});")
             doc.line(f"__gm__ {t.c_type}* {t.name} = reinterpret_cast<__gm__ {t.c_type}*>({t.name}_tensor->buffer.addr)"
                      f" + {t.name}_tensor->start_offset;")
+            if t.name == GM_PIPE_BUFFER:  # one ring per block of an SPMD launch
+                doc.line(f"{t.name} += get_block_idx(args) * ({t.name}_tensor->shapes[0] / get_block_num(args));")
         for i, s in enumerate(scalars, start=len(tensors)):
             doc.line()
             doc.line(f"// Unpack scalar: {s.name}")

@@ -34,6 +34,7 @@ from pypto.ir.expr import (
     Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
@@ -600,10 +601,15 @@ class PtoEmitter(Emitter):
         if rule.operands is Operands.TILE:
             name, ty = self._operand(argument(call, "tile"), call.span)
             text = f"{rule.mnemonic}({name} : {ty}) {{{', '.join(attrs)}}}"
+        elif rule.operands is Operands.VALID_SHAPE and (valid := self._partial_valid(self.fn.target, call.span)):
+            text = f"{rule.mnemonic}({valid[0]}, {valid[1]}) {{{', '.join(attrs)}}}"
         elif rule.operands is Operands.BUFFERS:
-            bufs = ", ".join(f"{k} = {self._scalar(argument(call, k), DataType.INT32, call.span)} : i32"
-                             for k in ("c2v_consumer_buf", "v2c_consumer_buf"))
-            text += f" ({bufs})"
+            bufs = [f"{k} = {self._scalar(argument(call, k), DataType.INT32, call.span)} : i32"
+                    for k in ("c2v_consumer_buf", "v2c_consumer_buf")]
+            ring = next((p for p in self.fn.roots.values() if p.name_hint == GM_PIPE_BUFFER), None)
+            if ring is not None:  # a2a3: the GM ring, first
+                bufs.insert(0, f"gm_slot_buffer = {self.fn.pointers[id(ring)]} : !pto.ptr<f32>")
+            text += f" ({', '.join(bufs)})"
         if rule.result is Result.NONE:
             self._line(text, call.span)
             return None
@@ -617,6 +623,25 @@ class PtoEmitter(Emitter):
             text += " -> i32"
         self._line(f"{name} = {text}", call.span)
         return name
+
+    def _partial_valid(self, target: Var | None, span: Span) -> tuple[str, str] | None:
+        """The valid rows and columns of a popped tile whose valid shape is partial or dynamic (the pop
+        sets them on the tile it takes from the slot), else None."""
+        assert target is not None and isinstance(target.type, TileType)
+        tile = target.type
+        valid = list(tile.get_effective_tile_view().valid_shape)
+        if all(isinstance(v, ConstInt) and isinstance(d, ConstInt) and v.value == d.value
+               for v, d in zip(valid, tile.shape, strict=True)):
+            return None
+        return self._valid_operands(tile, span)
+
+    def _valid_operands(self, tile: TileType, span: Span) -> tuple[str, str]:
+        """The ``index`` values of a tile's valid rows and columns (a 1-D tile is one row)."""
+        valid = list(tile.get_effective_tile_view().valid_shape)
+        if len(valid) == 1:
+            valid = [ConstInt(1, DataType.INDEX), valid[0]]
+        rows, cols = (self._index(d, span) for d in valid)
+        return rows, cols
 
     @rules.op(SyncAll)
     def _syncall(self, call: Call, rule: SyncAll) -> None:
@@ -962,10 +987,7 @@ class PtoEmitter(Emitter):
                                     ADDRESSES)
         else:
             addr = self._scalar(memref.byte_offset, DataType.INT64, span)
-        valid = list(tile.get_effective_tile_view().valid_shape)
-        if len(valid) == 1:
-            valid = [ConstInt(1, DataType.INDEX), valid[0]]
-        rows, cols = (self._index(d, span) for d in valid)
+        rows, cols = self._valid_operands(tile, span)
         name = self.fn.bind(var, self.fn.fresh(var.name_hint))
         self._line(f"{name} = pto.alloc_tile addr = {addr} valid_row = {rows} valid_col = {cols} : "
                    f"{tile_buf(tile, span)}", span)

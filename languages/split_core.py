@@ -14,6 +14,7 @@ from pypto.ir.stmt import ForStmt, InCoreScopeStmt, SplitAivScopeStmt
 from .dialect import Variant
 from .invariants import (
     AivSplitValid,
+    GMPipeRingPassed,
     HardSyncallOccupancyValid,
     KernelNodes,
     OperandLayoutsResolved,
@@ -36,6 +37,7 @@ split_core = placed.extend(
     },
     guarantees={
         MixedKernelExpanded,
+        GMPipeRingPassed,
         KernelNodes,
         OperandLayoutsResolved,
         HardSyncallOccupancyValid,

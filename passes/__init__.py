@@ -51,6 +51,7 @@ from .derive_call_directions import DeriveCallDirections
 from .expand_manual_phase_fence import ExpandManualPhaseFence
 from .elide_tensor_carries import ElideTensorCarries
 from .expand_mixed_kernel import ExpandMixedKernel
+from .inject_gm_pipe_buffer import InjectGMPipeBuffer
 from .flatten_call_expr import FlattenCallExpr
 from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from .infer_tile_memory_space import InferTileMemorySpace
@@ -92,6 +93,7 @@ insert_pipe_sync = InsertPipeSync
 auto_tile_matmul_l0 = AutoTileMatmulL0
 infer_tile_memory_space = InferTileMemorySpace
 expand_mixed_kernel = ExpandMixedKernel
+inject_gm_pipe_buffer = InjectGMPipeBuffer
 normalize_return_order = NormalizeReturnOrder
 elide_tensor_carries = ElideTensorCarries
 materialize_tensor_strides = MaterializeTensorStrides
@@ -152,6 +154,7 @@ __all__ = [
     "DumpInstrument",
     "ElideTensorCarries",
     "ExpandMixedKernel",
+    "InjectGMPipeBuffer",
     "FlattenCallExpr",
     "FlattenTileNdTo2D",
     "FunctionPass",

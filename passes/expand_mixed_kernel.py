@@ -3,7 +3,8 @@
 Which side runs a call is :func:`pypto.languages.invariants.affinity.affinity`, the rule the
 MixedKernelExpanded check uses. A kernel on one side is only retyped. A kernel ``F`` mixing both
 sides (a matmul and vector work in one ``pl.at`` scope) becomes ``F_aic`` and ``F_aiv`` called by a
-Group function ``F`` (callers keep calling ``F``):
+Group function ``F`` (callers keep calling ``F``; a hand-written Group, or a ``pl.cluster()``'s, that
+calls ``F`` calls ``F_aic`` and ``F_aiv`` instead, a Group being one mixed task):
 
 * each side keeps its own statements and the shared scalar ones; loops and branches holding both
   are copied to both sides, and each side drops the carries and statements it does not need;
@@ -68,6 +69,7 @@ from pypto.transform.base import ProgramPass
 from pypto.transform.context import PassContext
 from pypto.transform.dce import eliminate_dead_code
 from pypto.transform.errors import PassError
+from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.vector_split import halve
 
 _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "system.tfree_to_aiv"}
@@ -93,8 +95,9 @@ class _Side:
         self.pass_name = pass_name
         self.side = side
         self.split = split
-        self.c2v: list[TileType] = []  # tiles the vector side pops from the cube side
-        self.v2c: list[TileType] = []  # tiles the vector side pushes to the cube side
+        # The cube's side of each tile crossing (whole: a split halves only the vector side).
+        self.c2v: list[TileType] = []  # tiles the cube pushes to the vector side
+        self.v2c: list[TileType] = []  # tiles the cube pops from the vector side
 
     def block(self, body: Stmt) -> Stmt:
         out: list[Stmt] = []
@@ -141,10 +144,10 @@ class _Side:
         if to_vector:
             if self.side is Affinity.CUBE:
                 return [EvalStmt(op("tile.tpush_to_aiv", [src], {"split": split}, span), span)]
-            self.c2v.append(s.var.type)
+            self.c2v.append(src.type)
             return [AssignStmt(s.var, op("tile.tpop_from_aic", [], {"split": split}, span), span)]
         if self.side is Affinity.VECTOR:
-            self.v2c.append(src.type)
+            self.v2c.append(s.var.type)
             return [EvalStmt(op("tile.tpush_to_aic", [src], {"split": split}, span), span)]
         t = s.var.type
         if t.memory_space is MemorySpace.Mat:
@@ -226,13 +229,48 @@ def _call_type(func: Function) -> Type:
     return types[0] if len(types) == 1 else TupleType(list(types))
 
 
-def _slot_sizes(vector: _Side, lanes: int) -> list[int]:
-    """The bytes a slot must hold for each crossing tile. Under pl.split (``lanes`` 2) a cube->vector
-    slot holds what one AIV lane pops, half the tile; a vector->cube slot holds both lanes' halves,
-    the whole tile the cube pops (pto-isa's TPipe, as MixedKernelExpanded checks)."""
-    split = int(lanes == 2)
-    return ([slot_bytes("tile.tpush_to_aiv", _tile_bytes(t), split) for t in vector.c2v]
-            + [slot_bytes("tile.tpop_from_aiv", _tile_bytes(t), split) for t in vector.v2c])
+def _slot_sizes(vector: _Side) -> list[int]:
+    """The bytes a slot must hold for each crossing tile: the cube's whole tile, split or not
+    (cross_core_ops.slot_bytes, as MixedKernelExpanded checks)."""
+    return ([slot_bytes("tile.tpush_to_aiv", _tile_bytes(t), 0) for t in vector.c2v]
+            + [slot_bytes("tile.tpop_from_aiv", _tile_bytes(t), 0) for t in vector.v2c])
+
+
+class _GroupCallers(Rewrite):
+    """A hand-written Group's call of a split kernel ``F`` becomes calls of ``F_aic`` and ``F_aiv``:
+    a Group is one mixed task of one AIC and one AIV kernel, so it cannot launch the Group ``F``."""
+
+    def __init__(self, sides: dict[str, tuple[Function, Function]]) -> None:
+        self.sides = sides
+
+    def convert(self, func: Function) -> Function:
+        self.start(func)
+        return self.function(func)
+
+    @on(AssignStmt, EvalStmt)
+    def _call(self, node: AssignStmt | EvalStmt) -> Stmt | list[Stmt]:
+        call = node.value if isinstance(node, AssignStmt) else node.expr
+        name = call.op.name if isinstance(call, Call) and isinstance(call.op, GlobalVar) else None
+        if name not in self.sides:
+            return self.children(node)
+        aic, aiv = self.sides[name]
+        args, span = self.expr(call.args), call.span
+        first = EvalStmt(Call(GlobalVar(aic.name), list(args), TupleType([]), span), span)
+        second = Call(GlobalVar(aiv.name), list(args), _call_type(aiv), span)
+        if isinstance(node, EvalStmt):
+            return [first, EvalStmt(second, node.span)]
+        return [first, AssignStmt(self.define(node.var), second, node.span)]
+
+
+def _into_group_callers(funcs: list[Function], sides: dict[str, tuple[Function, Function]],
+                        written: set[str]) -> list[Function]:
+    """Hand-written Groups (``written``: the functions of the pass's input) launch the kernels of the
+    split kernels they call; the new Group ``F`` stays only for callers that are no Group."""
+    out = [_GroupCallers(sides).convert(f) if f.func_type is FunctionType.Group and f.name in written else f
+           for f in funcs]
+    called = {c.op.name for f in out if f.name not in sides for c in function_index(f).of(Call)
+              if isinstance(c.op, GlobalVar)}
+    return [f for f in out if f.name not in sides or f.name in called or f.func_type is not FunctionType.Group]
 
 
 class ExpandMixedKernel(ProgramPass):
@@ -262,11 +300,18 @@ class ExpandMixedKernel(ProgramPass):
     def run(self, program: Program) -> Program:
         new: list[Function] = []
         changed = False
+        sides: dict[str, tuple[Function, Function]] = {}
         for func in program.functions.values():
             out = self.expand(func)
             changed = changed or len(out) != 1 or out[0] is not func
+            if len(out) == 3:
+                sides[func.name] = (out[0], out[1])
             new.extend(out)
-        return Program(new, program.name, program.span) if changed else program
+        if not changed:
+            return program
+        if sides:
+            new = _into_group_callers(new, sides, {f.name for f in program.functions.values()})
+        return Program(new, program.name, program.span)
 
     def expand(self, func: Function) -> list[Function]:
         """``func`` retyped, or split into ``[F_aic, F_aiv, F]``; other functions unchanged."""
@@ -296,15 +341,15 @@ class ExpandMixedKernel(ProgramPass):
         self.check_gm_handoff(func, roots)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
         written = [c for c in function_index(func).of(Call) if op_name(c) in _INITS]
-        self.check_slots(written, vector, 2 if mode is not SplitMode.NONE else 1)
+        self.check_slots(written, vector)
         setup = ([], []) if written else self.pipe_setup(func, vector, aic_name, aiv_name)
         aic = self.side_function(func, aic_name, FunctionType.AIC, aic_body, roots, setup[0], lane_split)
         aiv = self.side_function(func, aiv_name, FunctionType.AIV, aiv_body, roots, setup[1], lane_split)
         return [aic, aiv, self.group(func, aic, aiv, roots)]
 
-    def check_slots(self, inits: list[Call], vector: _Side, lanes: int) -> None:
+    def check_slots(self, inits: list[Call], vector: _Side) -> None:
         """The pipes a user set up by hand must hold the tiles the split sends through them."""
-        need = max(_slot_sizes(vector, lanes), default=0)
+        need = max(_slot_sizes(vector), default=0)
         for init in inits:
             if init.kwargs["slot_size"] < need:
                 raise PassError(
@@ -355,8 +400,7 @@ class ExpandMixedKernel(ProgramPass):
 
     def pipe_setup(self, func: Function, vector: _Side, aic: str, aiv: str) -> tuple[list[Stmt], list[Stmt]]:
         """Reserve/import the slot buffers and initialise the pipes on both sides."""
-        lanes = 2 if func.attrs.get("split") not in (None, SplitMode.NONE) else 1
-        sizes = _slot_sizes(vector, lanes)
+        sizes = _slot_sizes(vector)
         if not sizes:
             return [], []
         dir_mask = (1 if vector.c2v else 0) | (2 if vector.v2c else 0)

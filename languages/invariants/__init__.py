@@ -23,7 +23,7 @@ from .functions import (
     OutParamNotShadowed,
     ReturnParamsExplicit,
 )
-from .kernels import HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded
+from .kernels import GMPipeRingPassed, HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded
 from .memory import AllocatedMemoryAddr, HasMemRefs
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
 from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
@@ -72,6 +72,7 @@ ALL: dict[str, Invariant] = {
         BreakContinueValid,
         CallDirectionsResolved,
         ClusterOutlined,
+        GMPipeRingPassed,
         HardSyncallOccupancyValid,
         HasMemRefs,
         KernelNodes,
@@ -139,6 +140,7 @@ __all__ = [
     "KernelTensorCarriesElided",
     "ManualDepsOnSubmitOnly",
     "MixedKernelExpanded",
+    "GMPipeRingPassed",
     "NoNestedCalls",
     "NoNestedInCore",
     "NoRedundantBlocks",

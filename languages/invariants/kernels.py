@@ -12,7 +12,7 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
-from pypto.ir.ops.cross_core_ops import slot_bytes
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, slot_bytes
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
@@ -94,7 +94,8 @@ def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], repor
     need, size = _slot_bytes(name, call, t), setup.kwargs["slot_size"]
     if need > size:
         shape = "x".join(str(d.value) for d in t.shape)
-        report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({need} bytes) through pipe "
+        held = f"{need} bytes" if need == _tile_bytes(t) else f"a slot holds the cube's whole tile, {need} bytes"
+        report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({held}) through pipe "
                      f"{_pipe_id(call)}, whose slots hold {size} bytes: set slot_size={need} or more in its "
                      "initialize_pipe (and size the reserved buffer slot_size * slot_num)", node)
 
@@ -181,6 +182,25 @@ MixedKernelExpanded = Invariant.per_function(
     "MixedKernelExpanded",
     "kernels run on one side; cross-core pipes are set up, land in Mat/Vec, are freed and statically shaped",
     _check_mixed,
+    auto_verified=True,
+)
+
+
+
+def _check_gm_ring(func: Function, program: Program, report: Reporter) -> None:
+    if not report.platform.pipe_ring_in_gm or func.func_type not in _INIT:
+        return
+    setup = next((c for c in function_index(func).of(Call) if op_name(c) == _INIT[func.func_type]), None)
+    if setup is not None and not any(p.name_hint == GM_PIPE_BUFFER for p in func.params):
+        report.error("NO_GM_PIPE_RING", f"kernel '{func.name}' sets up a cross-core pipe without a GM ring parameter "
+                     f"'{GM_PIPE_BUFFER}', where {report.platform.target_arch} keeps a pipe's slots (run "
+                     "InjectGMPipeBuffer)", setup)
+
+
+GMPipeRingPassed = Invariant.per_function(
+    "GMPipeRingPassed",
+    "on a chip whose cross-core pipe rings live in GM (a2a3), each kernel setting up a pipe takes its ring",
+    _check_gm_ring,
     auto_verified=True,
 )
 

@@ -29,6 +29,7 @@ from pypto.passes.flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from pypto.passes.infer_tile_memory_space import InferTileMemorySpace
 from pypto.passes.init_memref import InitMemRef
 from pypto.passes.legalize_tile_cast import LegalizeTileCast
+from pypto.passes.inject_gm_pipe_buffer import InjectGMPipeBuffer
 from pypto.passes.inline_functions import InlineFunctions
 from pypto.passes.insert_pipe_sync import InsertPipeSync
 from pypto.passes.materialize_runtime_scopes import MaterializeRuntimeScopes
@@ -80,6 +81,7 @@ def lowering_passes() -> list[Pass]:
         InferTileMemorySpace(),
         ResolveBackendOpLayouts(),
         ExpandMixedKernel(),
+        InjectGMPipeBuffer(),
         NormalizeReturnOrder(),
         MaterializeTensorStrides(),
         InitMemRef(),

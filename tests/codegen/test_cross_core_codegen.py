@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import pypto.language as pl
 from pypto import ir
+from pypto.codegen.errors import CodegenError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py"
 
@@ -30,7 +33,7 @@ def test_the_group_is_one_pto_module_with_its_pipes(tmp_path: Path) -> None:
     for line in [
         '%buf0 = pto.import_reserved_buffer {name = "a_slots", peer_func = @multiply} -> i32',
         "pto.aiv_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2} "
-        "(c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
+        "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
         '%buf1 = pto.reserve_buffer {name = "b_slots", size = 16384, location = #pto.address_space<mat>, '
         "auto = false, base = 16384} -> i32",
         "%a_mat = pto.tpop_from_aiv {id = 0, split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=64, cols=64, "
@@ -49,7 +52,11 @@ def test_cce_kernels_use_one_pipe_object_per_id(tmp_path: Path) -> None:
     for lines in (cube, vector):
         assert "using Pipe1 = TPipe<1, 2, 8192, 2, 2>;" in lines
         assert "int32_t buf1 = 16384;" in lines  # the AUTO base memory planning gave the cube's ring
-    assert "Pipe0 pipe_0((__gm__ void*)nullptr, static_cast<uint32_t>(0), static_cast<uint32_t>(buf0));" in cube
+    # Each pipe has its part of the GM ring: pipe 0 two slots of 8 KiB (4096 FP32), pipe 1 after it.
+    assert "Pipe0 pipe_0((__gm__ void*)__gm_pipe_buffer, static_cast<uint32_t>(0), static_cast<uint32_t>(buf0));" \
+        in cube
+    assert ("Pipe1 pipe_1((__gm__ void*)(__gm_pipe_buffer + 4096), static_cast<uint32_t>(0), "
+            "static_cast<uint32_t>(buf1));") in cube
     assert "TPOP<Pipe0, Mat_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_mat);" in cube
     assert "TFREE<Pipe1, TileSplitAxis::TILE_NO_SPLIT>(pipe_1);" in cube
     assert "TPUSH<Pipe0, Vec_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_sq);" in vector
@@ -63,11 +70,13 @@ def test_the_group_call_is_one_mixed_task(tmp_path: Path) -> None:
     files = _compiled(tmp_path)
     orch = _lines(files["orchestration/main.cpp"])
     start = orch.index("// Task 0: square_matmul")
-    assert orch[start + 1:start + 7] == [
+    assert "uint32_t square_matmul_gm_pipe_buffer_0_ci_shapes[1] = {8192};" in orch  # two pipes' 16 KiB rings
+    assert orch[start + 1:start + 8] == [
         "CoreTaskArgs params_t0;",
         "params_t0.add_input(ext_a);",
         "params_t0.add_input(ext_b);",
         "params_t0.add_output(ext_c);",
+        "params_t0.add_output(square_matmul_gm_pipe_buffer_0);",
         "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};",
         "rt_submit_task(mixed_0, params_t0);",
     ]
@@ -88,3 +97,79 @@ def test_a_cluster_scope_is_a_group_submitted_as_one_mixed_task(tmp_path: Path) 
     orch = _lines((tmp_path / "cluster" / "orchestration" / "main.cpp").read_text())
     assert "// Task 0: main_cluster_0" in orch
     assert "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};" in orch
+
+
+@pl.program
+class DynamicRows:
+    """A mixed kernel whose product is valid on a runtime number of rows ``n``: the popped tile is too."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a_mat = pl.load(a, [0, 0], [64, 64], valid_shape=[n, 64], target_memory=pl.Mem.Mat)
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, n, out)
+        return out
+
+
+def test_a_pop_of_a_dynamically_valid_tile_passes_its_valid_shape(tmp_path: Path) -> None:
+    ir.compile(DynamicRows, output_dir=tmp_path / "dyn")
+    pto = _lines((tmp_path / "dyn" / "ptoas" / "mm.pto").read_text())
+    assert ("%t__tmp_v2 = pto.tpop_from_aic(%arg4, %c64_index) {split = 0} -> !pto.tile_buf<loc=vec, dtype=f32, "
+            "rows=64, cols=64, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>") in pto
+    vector = _lines((tmp_path / "dyn" / "kernels" / "aiv" / "mm_aiv.cpp").read_text())
+    assert "Vec_64x64_fp32 t__tmp_v2(n, 64);" in vector
+    assert "TPOP<Pipe0, Vec_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, t__tmp_v2);" in vector
+
+
+@pl.program
+class OddSplit:
+    """A hand-written pipe with split code 3 (rows split 33 / 32 between the AIV lanes)."""
+
+    @pl.function(type=pl.FunctionType.AIC)
+    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
+        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
+        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
+        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
+        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
+        pl.tpush_to_aiv(acc, split=3)
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
+    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)
+        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
+        c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=3)
+        out = pl.store(c, [0, 0], out)
+        pl.tfree_to_aic(c)
+        return out
+
+    @pl.function(type=pl.FunctionType.Group)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        self.mm_aic(a, b)
+        out = self.mm_aiv(out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, out)
+        return out
+
+
+def test_an_odd_extent_split_is_refused_by_the_cce_target(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError) as err:
+        ir.compile(OddSplit, output_dir=tmp_path / "odd")
+    assert err.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
+    assert err.value.span.begin_line == OddSplit.get_function("mm_aic").body.stmts[-1].span.begin_line
+    assert "split=1 (up/down) or split=2 (left/right)" in err.value.hint

@@ -157,6 +157,44 @@ class LinearReluAt:
             c = pl.store(pl.relu(y), [0, 0], c)
         return c
 """,
+    # A pl.cluster() holding one mixed pl.at scope: the cluster's Group launches the split's kernels.
+    "cluster_mm_exp": """
+@pl.program
+class ClusterMmExp:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP{opts}):
+                x = pl.matmul(a, b, out_dtype=pl.FP32)
+                c = pl.assemble(c, pl.exp(x), [0, 0])
+        return c
+""",
+    # A hand-written Group calling a mixed InCore kernel: the Group launches the split's kernels.
+    "group_caller": """
+@pl.program
+class GroupCaller:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a1 = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b1 = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a1, target_memory=pl.Mem.Left), pl.move(b1, target_memory=pl.Mem.Right))
+        c = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Group)
+    def grp(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+            c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        c = self.mm(a, b, c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        c = self.grp(a, b, c)
+        return c
+""",
     # Attention-like: QK^T to the vector side, exp back to the cube for PV, accumulated on the vector
     # side over a loop, on two SPMD blocks through two-slot pipes both ways.
     "attention": """

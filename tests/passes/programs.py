@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 import pypto.language as pl
+import mixed_programs
 import tile_programs
 import tile_stage_programs
 import valid_shape_programs as vsp
@@ -1311,6 +1312,11 @@ CASES["InferTileMemorySpace"] = [
 ]
 CASES["ExpandMixedKernel"] = [
     _tile_case(n, "infer_tile_memory_space") for n in ("tile_add", "matmul", "loop_carry", "softmax")
+]
+CASES["InjectGMPipeBuffer"] = [  # a Group calling a mixed kernel, a vector->cube pipe, an SPMD two-way pipe
+    Case(program, tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1)),
+         lambda p: passes.expand_mixed_kernel()(p))
+    for program in (mixed_programs.placed(n) for n in ("group_caller", "vec_to_cube", "attention"))
 ]
 CASES["NormalizeReturnOrder"] = [
     _tile_case(n, "infer_tile_memory_space", "expand_mixed_kernel") for n in ("tile_add", "loop_carry", "two_outputs")

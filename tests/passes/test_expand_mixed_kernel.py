@@ -81,7 +81,7 @@ SPLITS = {  # program -> (kernel, directions of its pipe, slot size in bytes, sl
     "loop_c2v": ("k", 1, 16384, 8),
     "mm_softmax": ("main_incore_0", 1, 16384, 8),
     "linear_relu_at": ("main_incore_0", 1, 16384, 8),
-    "split_aiv_exp": ("k", 1, 8192, 8),  # a slot holds one lane's half
+    "split_aiv_exp": ("k", 1, 16384, 8),  # a slot holds the cube's whole tile, both lanes' halves
     "attention": ("main_incore_0", 3, 16384, 2),  # pl.cross_core_slot(slot_num=2)
 }
 
@@ -98,6 +98,17 @@ def test_the_split_is_an_aic_an_aiv_kernel_and_a_group(name: str) -> None:
     inits = [c for f in (f"{kernel}_aic", f"{kernel}_aiv") for c in _calls(after.get_function(f))
              if c.op.name.endswith("_initialize_pipe")]
     assert [c.kwargs for c in inits] == [{"dir_mask": dir_mask, "slot_size": slot_size, "slot_num": slot_num}] * 2
+
+
+@pytest.mark.parametrize(("name", "group", "kernel"), [("group_caller", "grp", "mm"),
+                                                      ("cluster_mm_exp", "main_cluster_0", "main_incore_0")])
+def test_a_group_calling_a_mixed_kernel_launches_its_two_kernels(name: str, group: str, kernel: str) -> None:
+    after = _split(name)[1]
+    kinds = {f.name: f.func_type.name for f in after.functions.values()}
+    # No Group of the split's own: a Group is one mixed task of one AIC and one AIV kernel.
+    assert kinds == {f"{kernel}_aic": "AIC", f"{kernel}_aiv": "AIV", group: "Group", "main": "Orchestration"}
+    called = [c.op.name for c in function_index(after.get_function(group)).of(ir.Call)]
+    assert called == [f"{kernel}_aic", f"{kernel}_aiv"]
 
 
 def _calls(func: ir.Function) -> list[ir.Call]:
@@ -149,8 +160,8 @@ def test_a_split_kernel_keeps_its_results(name: str, mode: ir.SplitMode) -> None
     pops = [c for c in _calls(aiv) if c.op.name in ("tile.tpop_from_aic", "tile.tpush_to_aic")]
     assert [c.kwargs["split"] for c in pops] == [int(mode)] * len(pops)
     init = next(c for c in _calls(aiv) if c.op.name == "system.aiv_initialize_pipe")
-    # a cube->vector slot holds one lane's half; a vector->cube one both halves, the cube's whole tile
-    assert init.kwargs["slot_size"] == (16384 if name == "vec_to_cube" else 8192)
+    # a slot holds the cube's whole tile (a 64x64 FP32 product, a 64x128 FP16 operand), both lanes' halves
+    assert init.kwargs["slot_size"] == 16384
 
 
 def test_a_reduction_across_the_split_axis_is_refused() -> None:
@@ -255,7 +266,7 @@ def test_the_deprecated_split_slot_num_warns_and_still_sets_the_pipe_depth() -> 
         before = placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2)]")
     after = passes.expand_mixed_kernel()(before)
     init = next(c for c in _calls(after.get_function("main_incore_0_aiv")) if c.op.name.endswith("initialize_pipe"))
-    assert init.kwargs == {"dir_mask": 1, "slot_size": 8192, "slot_num": 2}
+    assert init.kwargs == {"dir_mask": 1, "slot_size": 16384, "slot_num": 2}
 
 
 def test_a_loop_with_only_cube_work_stays_on_the_cube_side() -> None:

@@ -39,6 +39,7 @@ LOWERING = [
     "InferTileMemorySpace",
     "ResolveBackendOpLayouts",
     "ExpandMixedKernel",
+    "InjectGMPipeBuffer",
     "NormalizeReturnOrder",
     "MaterializeTensorStrides",
     "InitMemRef",

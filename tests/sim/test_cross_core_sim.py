@@ -101,3 +101,179 @@ def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, k
     got = compiled.run(a, b, cache_dir=kernel_cache)
     record_timing("cube_to_vector_split", compiled.last_run)
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class GroupOfMixedKernel:
+    """A hand-written Group calling a mixed InCore kernel: the Group launches the kernel's AIC and AIV halves."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a_mat = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Group)
+    def grp(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.grp(a, b, out)
+        return out
+
+
+@pl.program
+class ClusterOfMixedScope:
+    """A pl.cluster() holding a mixed pl.at scope: the cluster's Group launches the scope's two kernels."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                c = pl.matmul(a, b, out_dtype=pl.FP32)
+                out = pl.assemble(out, pl.exp(c), [0, 0])
+        return out
+
+
+@pytest.mark.parametrize(("program", "kernel"), [(GroupOfMixedKernel, "mm"), (ClusterOfMixedScope, "main_incore_0")])
+def test_a_group_calling_a_mixed_kernel_runs_as_one_mixed_task(program: ir.Program, kernel: str, tmp_path: Path,
+                                                                kernel_cache: Path) -> None:
+    compiled = ir.compile(program, output_dir=tmp_path / "g")
+    orch = (tmp_path / "g" / "orchestration" / "main.cpp").read_text()
+    assert "MixedKernels mixed_0 = {0, 1, INVALID_KERNEL_ID};" in orch and orch.count("rt_submit_task(") == 1
+    assert sorted(p.stem for p in (tmp_path / "g" / "kernels").rglob("*.cpp")) == [f"{kernel}_aic", f"{kernel}_aiv"]
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class DynamicRowsThroughPipe:
+    """The cube's product is valid on ``n`` rows, a runtime value: the vector side pops and stores that many."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a_mat = pl.load(a, [0, 0], [64, 64], valid_shape=[n, 64], target_memory=pl.Mem.Mat)
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, n, out)
+        return out
+
+
+def test_a_tile_valid_on_a_runtime_row_count_crosses_the_pipe(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(DynamicRowsThroughPipe, output_dir=tmp_path / "dyn")
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    for n in (40, 64):
+        want, got = np.zeros((64, 64), np.float32), np.zeros((64, 64), np.float32)
+        compiled.interpret(a, b, n, want)
+        compiled.run(a, b, n, got, cache_dir=kernel_cache)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        assert not want[n:].any() and want[:n].all()  # only the valid rows are stored
+
+
+@pl.program
+class ClusterOfMixedSpmd:
+    """A pl.cluster() whose body is one pl.spmd of mixed work: a Group launched on two blocks."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[128, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        with pl.cluster():
+            for i in pl.spmd(2):
+                c = pl.matmul(pl.slice(a, [64, 64], [i * 64, 0]), b, out_dtype=pl.FP32)
+                out = pl.assemble(out, pl.exp(c), [i * 64, 0])
+        return out
+
+
+def test_a_cluster_of_a_mixed_spmd_runs_on_both_blocks(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(ClusterOfMixedSpmd, output_dir=tmp_path / "cs")
+    assert sorted(p.stem for p in (tmp_path / "cs" / "kernels").rglob("*.cpp")) == [
+        "main_incore_0_aic", "main_incore_0_aiv"]
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((128, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class VectorToCubeLoop:
+    """Four vector->cube tiles through a pipe of the default 8 slots, of which the cube reserves 2 on
+    chip: the ring lives in GM (InjectGMPipeBuffer), so no slot lands on the cube's other tiles."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+          c: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        for i, (acc_c,) in pl.range(4, init_values=(c,)):
+            av = pl.load(a, [i * 64, 0], [64, 64])
+            a_left = pl.move(pl.mul(av, av), target_memory=pl.Mem.Left)
+            acc = pl.matmul(a_left, pl.move(b_mat, target_memory=pl.Mem.Right))
+            stored = pl.store(acc, [i * 64, 0], acc_c)
+            out = pl.yield_(stored)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+        c = self.k(a, b, c)
+        return c
+
+
+def test_vector_to_cube_tiles_pass_through_the_gm_ring(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(VectorToCubeLoop, output_dir=tmp_path / "v2c")
+    cube = (tmp_path / "v2c" / "kernels" / "aic" / "k_aic.cpp").read_text()
+    assert "Pipe0 pipe_0((__gm__ void*)__gm_pipe_buffer, static_cast<uint32_t>(0), static_cast<uint32_t>(v2c_buf));" \
+        in cube
+    orch = (tmp_path / "v2c" / "orchestration" / "main.cpp").read_text()
+    assert "uint32_t k_gm_pipe_buffer_0_ci_shapes[1] = {16384};" in orch  # 8 slots of 8 KiB, in FP32
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal((256, 64)) * 0.5).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class MixedSpmdOnRunTimeBlocks:
+    """Mixed work on ``n`` blocks, a run-time count: the orchestration allocates ``n`` GM pipe rings."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[128, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for i in pl.spmd(n):
+            c = pl.matmul(pl.slice(a, [64, 64], [i * 64, 0]), b, out_dtype=pl.FP32)
+            out = pl.assemble(out, pl.exp(c), [i * 64, 0])
+        return out
+
+
+def test_a_mixed_spmd_on_a_run_time_number_of_blocks_has_a_ring_per_block(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(MixedSpmdOnRunTimeBlocks, output_dir=tmp_path / "dyn")
+    orch = (tmp_path / "dyn" / "orchestration" / "main.cpp").read_text()
+    assert "uint32_t main_incore_0_spmd_gm_pipe_buffer_0_ci_shapes[1] = {32768 * n};" in orch
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((128, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    want, got = np.zeros((128, 64), np.float32), np.zeros((128, 64), np.float32)
+    compiled.interpret(a, b, 2, want)
+    compiled.run(a, b, 2, got, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -48,6 +48,10 @@ define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, sid
        kwargs=[FREE_SPLIT, ID])
 
 
+# The parameter holding a kernel's a2a3 GM pipe ring (InjectGMPipeBuffer adds it, codegen passes it to TPipe).
+GM_PIPE_BUFFER = "__gm_pipe_buffer"
+
+
 def default_slot_num(dir_mask: int) -> int:
     """The slots of a pipe that does not say: 8 one-way, 4 per direction both ways."""
     return 4 if dir_mask == 3 else 8
@@ -56,13 +60,13 @@ def default_slot_num(dir_mask: int) -> int:
 def slot_bytes(op: str, held_bytes: int, split: int) -> int:
     """The bytes of one slot that ``op`` (a tpush/tpop) moves for a tile of ``held_bytes`` on its side.
 
-    Under a split (``split`` non-zero) a cube push sends each AIV lane half its tile, and the two lanes'
-    vector pushes fill one slot with the whole tile the cube pops (pto-isa's TPipe); without one a
-    slot holds the tile.
+    A slot holds the cube's whole tile: under a split (``split`` non-zero) each AIV lane's tile is half
+    of it, so a vector push or pop takes twice its tile. On a2a3 the cube writes its whole tile into the
+    slot of the GM ring and each lane reads its half there (pto-isa's TPipe).
     """
-    if not split:
-        return held_bytes
-    return held_bytes // 2 if op == "tile.tpush_to_aiv" else held_bytes * 2 if op == "tile.tpush_to_aic" else held_bytes
+    if split and op in ("tile.tpush_to_aic", "tile.tpop_from_aic"):
+        return held_bytes * 2
+    return held_bytes
 
 
 def default_local_slot_num(slot_num: int) -> int:
@@ -74,6 +78,19 @@ def pipe_slot_num(setup: Call) -> int:
     """The slot count of an ``*_initialize_pipe`` call (its ``slot_num``, else the default)."""
     slots = setup.kwargs.get("slot_num")
     return slots if slots is not None else default_slot_num(setup.kwargs["dir_mask"])
+
+
+def gm_ring_layout(setups: list[Call]) -> dict[int, tuple[int, int]]:
+    """Where each pipe of a kernel's ``*_initialize_pipe`` calls lies in its a2a3 GM ring: pipe id ->
+    (byte offset, bytes), in id order; a pipe takes ``slot_num * slot_size`` bytes per direction."""
+    sizes = {setup.kwargs.get("id") or 0: (2 if setup.kwargs["dir_mask"] == 3 else 1) * pipe_slot_num(setup)
+             * setup.kwargs["slot_size"] for setup in setups}
+    layout: dict[int, tuple[int, int]] = {}
+    offset = 0
+    for pipe in sorted(sizes):
+        layout[pipe] = (offset, sizes[pipe])
+        offset += sizes[pipe]
+    return layout
 
 
 def _initialize_pipe(ci: CallInfo) -> Type:
