@@ -37,6 +37,7 @@ from .shape_rules import (
     reinterpret_view,
     reshape_valid,
     set_valid,
+    full_rank_window,
     slice_result,
     split_dims,
     swapped,
@@ -64,7 +65,7 @@ define("tensor.slice",
        _slice, placement=TENSOR_LEVEL,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False),
                kw("clamp", K.BOOL, False, always=False)],
-       lint=pad_without_effect)
+       lint=pad_without_effect, canonical=full_rank_window)
 
 
 def _reshape(ci: CallInfo) -> Type:

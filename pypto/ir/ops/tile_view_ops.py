@@ -42,6 +42,7 @@ from .shape_rules import (
     reinterpret_view,
     reshape_valid,
     set_valid,
+    full_rank_window,
     slice_result,
     swapped,
     transpose_axes,
@@ -98,7 +99,7 @@ define("tile.slice",
         shape("drop_dims", optional=True)],
        _slice, placement=KERNEL, memory=VIEW, view=True,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)],
-       lint=pad_without_effect)
+       lint=pad_without_effect, canonical=full_rank_window)
 
 
 def _check_aligned_start(ci: CallInfo, t: TileType, hint: str = "slice from offset {start} and keep the rest in "
