@@ -241,13 +241,11 @@ class FlattenTileNdTo2D(RewritePass):
         """The merged row offset of ``window`` at ``offsets`` in ``full``, a block of whole merged rows."""
         lead = [_const(d) for d in full.shape[:-1]]
         sizes = [_const(w) for w in window[:-1]]
-        # After the first axis the window takes only part of, every axis must be taken whole.
-        partial = next((i for i, (s, d) in enumerate(zip(sizes, lead)) if s != d), len(lead))
-        whole = all(s == d and _const(o) == 0 for s, d, o in zip(sizes[partial + 1:], lead[partial + 1:],
-                                                                   offsets[partial + 1:len(lead)]))
-        # Whole axes before the partial one are a block only when unit (or when every axis is whole).
-        single = partial == len(lead) or all(s == 1 for s in sizes[:partial])
-        if not whole or not single:
+        # Unit axes, then one axis taken in part (any extent), then axes taken whole from 0.
+        first = next((i for i, s in enumerate(sizes) if s != 1), len(lead))
+        whole = all(s == d and _const(o) == 0 for s, d, o in zip(sizes[first + 1:], lead[first + 1:],
+                                                                   offsets[first + 1:len(lead)]))
+        if not whole:
             raise self.refuse(
                 f"a {_dims(window)} window of a {_dims(full.shape)} tile is not a block of whole merged rows",
                 span,

@@ -50,7 +50,8 @@ D = DataType
 
 
 def _slice(ci: CallInfo) -> Type:
-    """A window of the tensor: ``shape`` minus dropped axes; valid = requested ∩ source valid."""
+    """A window of the tensor: ``shape`` minus dropped axes (a lower-rank ``shape`` covers the trailing axes);
+    valid = requested ∩ source valid."""
     t = ci["tensor"].type
     dims, valid = slice_result(ci, t, ci.kw("clamp"))
     pad = ci.kw("pad_value")

@@ -80,7 +80,8 @@ def view_of(src: TileType, dims: list[Expr], valid: list[Expr] | None, pad: PadV
 
 
 def _slice(ci: CallInfo) -> Type:
-    """A static window: ``shape`` minus dropped axes, at least 2-D; valid = requested ∩ source valid."""
+    """A static window: ``shape`` minus dropped axes (a lower-rank ``shape`` covers the trailing axes), at
+    least 2-D; valid = requested ∩ source valid."""
     t = ci["tile"].type
     for v in elements(ci, "shape"):
         if const_value(v) is None or const_value(v) <= 0:
