@@ -947,11 +947,23 @@ class OrchestrationEmitter(Emitter):
                      for s, o, e in zip(shape, offset, extents, strict=True)]
         if source in self.strided or not _full_rows(argument(call, "shape"), source.type.shape):
             self.strided.add(var)
+        drop = argument(call, "drop_dims")
+        dropped = {e.value % len(shape) for e in drop.elements} if isinstance(drop, MakeTuple) else set()
+        if dropped and var in self.strided:  # the runtime reshapes only a contiguous view
+            raise CodegenError(
+                f"no rule for {call.op.name} dropping axes of a window that is not a block of whole rows in "
+                "orchestration", call.span,
+                "pass the full-rank window to the kernel and slice it there, or take whole trailing axes")
         name = self.declare(var)
+        window = f"{name}_window" if dropped else name
         n = len(shape)
         self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
         self.doc.line(f"uint32_t {name}_shapes[{n}] = {{{', '.join(shape)}}};")
-        self.doc.line(f"ChipTensor {name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {name}_offsets);")
+        self.doc.line(f"ChipTensor {window} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {name}_offsets);")
+        if dropped:
+            kept = [s for axis, s in enumerate(shape) if axis not in dropped]
+            self.doc.line(f"uint32_t {name}_kept[{len(kept)}] = {{{', '.join(kept)}}};")
+            self.doc.line(f"ChipTensor {name} = {window}.{rule.drop}({name}_kept, {len(kept)});")
 
     @rules.op(Reshape)
     def _reshape(self, call: Call, rule: Reshape) -> None:

@@ -61,10 +61,13 @@ class Reshape(OpRule):
 @dataclass(frozen=True)
 class View(OpRule):
     """``uint32_t v_offsets[n] = {...}; uint32_t v_shapes[n] = {...}; ChipTensor v = x.<mnemonic>(v_shapes,
-    v_offsets);`` with the shapes clamped to the source extent; a view with a ``valid_shape`` covers just that."""
+    v_offsets);`` with the shapes clamped to the source extent; a view with a ``valid_shape`` covers just that.
+    Dropped axes (``drop_dims``): the view is ``v_window``, then ``v = v_window.<drop>(v_kept, k)``."""
+
+    drop: str = "reshape"
 
     def spelled(self, op: str) -> frozenset[str]:
-        return self.implied | {"tensor", "shape", "offset", "valid_shape", "clamp"}
+        return self.implied | {"tensor", "shape", "offset", "valid_shape", "drop_dims", "clamp"}
 
 
 @dataclass(frozen=True)

@@ -241,12 +241,11 @@ class FlattenTileNdTo2D(RewritePass):
         """The merged row offset of ``window`` at ``offsets`` in ``full``, a block of whole merged rows."""
         lead = [_const(d) for d in full.shape[:-1]]
         sizes = [_const(w) for w in window[:-1]]
-        # After the first axis the window takes only part of, every axis must be taken whole.
-        partial = next((i for i, (s, d) in enumerate(zip(sizes, lead)) if s != d), len(lead))
-        whole = all(s == d and _const(o) == 0 for s, d, o in zip(sizes[partial + 1:], lead[partial + 1:],
-                                                                   offsets[partial + 1:len(lead)]))
-        single = all(s == 1 for s in sizes[:partial])
-        if not whole or not single:
+        # Unit axes, then one axis taken in part (any extent), then axes taken whole from 0.
+        first = next((i for i, s in enumerate(sizes) if s != 1), len(lead))
+        whole = all(s == d and _const(o) == 0 for s, d, o in zip(sizes[first + 1:], lead[first + 1:],
+                                                                   offsets[first + 1:len(lead)]))
+        if not whole:
             raise self.refuse(
                 f"a {_dims(window)} window of a {_dims(full.shape)} tile is not a block of whole merged rows",
                 span,
@@ -257,19 +256,22 @@ class FlattenTileNdTo2D(RewritePass):
         return row
 
     def _slice(self, old: Call) -> Call:
+        """The window's merged rows; dropping unit axes other than the last leaves them as they are."""
         src = old.args[0].type
         shape, offset = _elements(old.args[1]), _elements(old.args[2])
-        if len(old.args) > 4 or len(shape) != len(src.shape):
-            raise self.refuse("tile.slice of a rank > 2 tile that drops axes has no 2-D form", old.span, 
-                "slice without drop_dims, or write the kernel with 2-D tiles"
-            )
+        dropped = [_const(e) for e in _elements(old.args[4])] if len(old.args) > 4 else []
+        if any(axis is None or axis % len(src.shape) == len(src.shape) - 1 for axis in dropped):
+            raise self.refuse("tile.slice of a rank > 2 tile that drops its last axis has no 2-D form", old.span,
+                              "keep the last axis, or write the kernel with 2-D tiles")
         row = self.rows(src, offset, shape, old.span)
-        args = self.expr(list(old.args))
+        args = self.expr(list(old.args[:4]))
         rtype = self.flat(old.type)
         args[1] = MakeTuple(list(rtype.shape), old.args[1].span)
         args[2] = MakeTuple([self.expr(row), self.expr(offset[-1])], old.args[2].span)
         if len(args) > 3 and isinstance(old.args[3], MakeTuple) and old.args[3].elements:
             args[3] = MakeTuple(list(valid_shape(rtype)), old.args[3].span)
+        elif len(args) > 3:
+            args = args[:3]  # the empty stand-in for a valid shape before drop_dims
         return self.rebuilt(old, args, rtype)
 
     def _assemble(self, old: Call) -> Call:

@@ -17,7 +17,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstBool, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.op_registry import format_dims
-from pypto.ir.ops.common import dim_equal, promote
+from pypto.ir.ops.common import dim_equal, dims_equal, promote
 from pypto.ir.ops.reductions import EXPAND_DTYPES
 from pypto.ir.ops.tile_view_ops import FIXPIPE_TARGETS
 from pypto.ir.span import Span
@@ -294,23 +294,34 @@ def matmul_acc(conv: Converter, call: Call) -> Expr:
 
 
 def slice_(conv: Converter, call: Call) -> Expr:
-    """A slice of a GM tensor is a load at its offset (into Mat when it feeds a matmul); a slice
-    of a tile is ``tile.slice``."""
+    """A slice of a GM tensor is a load of its full-rank window at its offset (into Mat when it feeds
+    a matmul), then a ``tile.slice`` dropping the ``drop_dims`` axes when that changes the tile's
+    shape; a slice of a tile is ``tile.slice``."""
     source, shape, offset = call.args[0], call.args[1], call.args[2]
     valid = call.args[3] if len(call.args) > 3 and call.args[3].elements else None
-    if len(call.args) > 4 and call.args[4].elements:
-        raise conv.error(f"{call.op.name} with drop_dims has no tile lowering yet", call.span)
+    drop = call.args[4] if len(call.args) > 4 and call.args[4].elements else None
     dims = conv.static_dims(shape, "slice shape", call.span)
     if conv.is_tile(source):
-        args = [conv.tile(source), dims, conv.value(offset)] + ([conv.value(valid)] if valid is not None else [])
+        args = [conv.tile(source), dims, conv.value(offset)]
+        if valid is not None or drop is not None:
+            args.append(conv.value(valid) if valid is not None else MakeTuple([], call.span))
+        if drop is not None:
+            args.append(drop)
         return conv.op("tile.slice", args, {}, call.span)
     kwargs = {"target_memory": conv.slice_space(call)}
     if call.kwargs.get("clamp"):
         kwargs["clamp"] = True
-    return conv.op(
+    load = conv.op(
         "tile.load", [conv.value(source), conv.value(offset), dims, conv.value(valid) if valid is not None else dims],
         kwargs, call.span,
     )
+    if drop is None:
+        return load
+    rest = [dims, index_tuple([0] * len(dims.elements), call.span), MakeTuple([], call.span), drop]
+    kept = op_registry.deduce_call_return_type("tile.slice", [load, *rest])
+    if dims_equal(list(kept.shape), list(load.type.shape)):  # only leading unit axes dropped: [1, N] stays
+        return load
+    return conv.op("tile.slice", [conv.temp("window", load), *rest], {}, call.span)
 
 
 def assemble(conv: Converter, call: Call) -> Expr:

@@ -253,6 +253,9 @@ class OpEntry:
     # A check of a call as the user wrote it (not of calls passes rebuild): a warning's text (an
     # argument that has no effect) or None.
     lint: Callable[[Call], str | None] | None = None
+    # The arguments of a call in the IR's one form for what the user wrote (``tensor.slice``'s
+    # lower-rank window as the full-rank one), or None when they already are in it.
+    canonical: Callable[["CallInfo"], list[Expr] | None] | None = None
     _op: Op = field(init=False, repr=False, compare=False)
     # Derived from ``params`` once (every call binds its arguments against them).
     _min_args: int = field(init=False, repr=False, compare=False)
@@ -554,6 +557,9 @@ def deduce_type(entry: OpEntry, args: list[Any], kwargs: dict[str, Any], span: S
     params = _check_args(entry, args, span)
     stored = _check_kwargs(entry, kwargs, span)
     ci = CallInfo(entry, list(args), stored, span, params)
+    if entry.canonical is not None and (canonical := entry.canonical(ci)) is not None:
+        args[:] = canonical  # build_call stores the caller's list
+        ci = CallInfo(entry, list(args), stored, span, _check_args(entry, args, span))
     result = entry.deduce(ci)
     _check_extents(ci, result)
     return _stamp_memory(entry, ci, result), stored

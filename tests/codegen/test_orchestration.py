@@ -107,6 +107,32 @@ def test_a_keyword_the_spelling_cannot_print_is_no_rule() -> None:
         generate_orchestration(program)
 
 
+_X3 = "self, x: pl.Tensor[[4, 64, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 64], pl.FP32]]"
+_CALL_K = '    y = self.k(t, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y'
+
+
+def test_a_lower_rank_window_is_a_view_reshaped_to_its_kept_axes() -> None:
+    program = _orch("with pl.scope():\n    t = pl.slice(x, [64, 64], [2, 0, 0])\n" + _CALL_K, _X3)
+    lines = [line.strip() for line in generate_orchestration(program)["orchestration/main.cpp"].splitlines()]
+    start = lines.index("uint32_t t_offsets[3] = {2, 0, 0};")
+    assert lines[start:start + 5] == [
+        "uint32_t t_offsets[3] = {2, 0, 0};",
+        "uint32_t t_shapes[3] = {1, 64, 64};",
+        "ChipTensor t_window = ext_x.view(t_shapes, t_offsets);",
+        "uint32_t t_kept[2] = {64, 64};",
+        "ChipTensor t = t_window.reshape(t_kept, 2);",
+    ]
+
+
+def test_dropping_axes_of_a_window_that_is_not_whole_rows_has_no_rule() -> None:
+    wide = _X3.replace("64, 64]", "64, 128]", 1)
+    program = _orch("with pl.scope():\n    t = pl.slice(x, [64, 64], [2, 0, 64])\n" + _CALL_K, wide)
+    with pytest.raises(CodegenError, match="no rule for tensor.slice dropping axes of a window that is not a block of "
+                       "whole rows in orchestration") as err:
+        generate_orchestration(program)
+    assert err.value.hint == "pass the full-rank window to the kernel and slice it there, or take whole trailing axes"
+
+
 def test_a_manual_dep_tensor_is_created_with_creator_only_tracking() -> None:
     program = _orch('with pl.scope():\n    t: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32, manual_dep=True)\n'
                     '    y = self.k(t, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y')

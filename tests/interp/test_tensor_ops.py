@@ -112,6 +112,27 @@ def test_a_tail_slice_reads_only_its_valid_rows() -> None:
         run_op("tensor.slice", [tensor_t([4, 6]), tup(4, 6), tup(2, 0), tup(3, 6)], [a])
 
 
+def test_a_lower_rank_window_reads_the_trailing_axes_at_its_offsets() -> None:
+    a = rand((4, 16, 64))
+    src = var("src", tensor_t([4, 16, 64]))
+    for shape, offset, valid, want in (
+        ([64], [2, 5, 0], None, a[2, 5]),
+        ([1, 64], [3, 0, 0], None, a[3, 0:1]),
+        ([8, 32], [1, 4, 32], None, a[1, 4:12, 32:64]),
+        ([64], [0, 15, 0], [40], a[0, 15, :40]),  # only the valid part is compared
+    ):
+        window = ir.op.tensor.slice(src, shape, offset, valid)
+        r = var("r", window.type)
+        got = run(function("f", [src], [r.type], assign(r, window), ret(r)), a).value
+        np.testing.assert_array_equal(got[..., :want.shape[-1]], want)
+
+
+def test_a_slice_not_in_full_rank_form_is_refused() -> None:
+    with pytest.raises(ir.PyptoError, match=r"slice shape \[64\], offset \[2, 5, 0\] and valid shape \[64\] must "
+                       r"each have the source's rank 3"):
+        run_op("tensor.slice", [tensor_t([4, 16, 64]), tup(64), tup(2, 5, 0)], [rand((4, 16, 64))])
+
+
 def test_tensor_creation() -> None:
     full = run_op("tensor.full", [tup(2, 2), f32(3.0)], [], {"dtype": D.FP32})
     np.testing.assert_array_equal(full, np.full((2, 2), 3.0, np.float32))

@@ -147,6 +147,49 @@ def test_drop_dims_removes_unit_axes() -> None:
         "pl.Tensor[[16, 8], pl.FP32]"
 
 
+# ---------------------------------------------------------------- lower-rank windows
+
+I = ir.Var("i", ir.ScalarType(ir.DataType.INDEX))
+
+
+@pytest.mark.parametrize(("shape", "offset", "valid", "call", "result"), [
+    ([64], [I, 3, 0], None, "pl.tensor.slice(t, [1, 1, 64], [i, 3, 0], [], [0, 1])", "pl.Tensor[[64], pl.FP32]"),
+    ([1, 64], [I, 3, 0], None, "pl.tensor.slice(t, [1, 1, 64], [i, 3, 0], [], [0])", "pl.Tensor[[1, 64], pl.FP32]"),
+    ([8, 32], [2, 4, 32], None, "pl.tensor.slice(t, [1, 8, 32], [2, 4, 32], [], [0])", "pl.Tensor[[8, 32], pl.FP32]"),
+    ([64], [I, 3, 0], [N], "pl.tensor.slice(t, [1, 1, 64], [i, 3, 0], [1, 1, n], [0, 1])",
+     "pl.Tensor[[64], pl.FP32, pl.TensorView(valid_shape=[n], stride=[], layout=pl.TensorLayout.ND)]"),
+])
+def test_a_lower_rank_window_is_the_full_rank_one_with_its_leading_axes_dropped(
+        shape: list, offset: list, valid: list | None, call: str, result: str) -> None:
+    window = T.slice(tensor("t", [4, 16, 64]), shape, offset, valid)
+    assert ir.python_print(window) == call
+    assert printed(window) == result
+
+
+def test_a_lower_rank_window_of_a_tile_is_at_least_2d() -> None:
+    window = L.slice(tile("v", [16, 64], [16, 40]), [64], [I, 0])
+    assert ir.python_print(window) == "pl.tile.slice(v, [1, 64], [i, 0], [], [0])"
+    assert printed(window) == "pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 40])]"
+
+
+@pytest.mark.parametrize(("args", "message", "hint"), [
+    (([64], [0]), r"'offset' must have 3 elements \(the source rank\), got 1",
+     "a [64] window covers the source's trailing axis and starts at an offset on every axis, e.g. [0, 0, 0]"),
+    (([8, 64], [2, 0]), r"'offset' must have 3 elements \(the source rank\), got 2",
+     "a [8, 64] window covers the source's trailing 2 axes and starts at an offset on every axis, e.g. [0, 2, 0]"),
+    (([1, 64], [0, 0, 0], None, [0]), r"'drop_dims' needs a 'shape' of the source rank 3, got \[1, 64\]",
+     "write the window as [1, 1, 64] and list every axis to drop"),
+    (([64], [0, 0, 0], [1, 64]), r"'valid_shape' must have 1 elements \(the window rank\), got 2", None),
+    (([64], [0, 0, 8]), r"window at offsets \[0, 0, 8\] with shape \[1, 1, 64\] reads past the source shape",
+     None),
+    (([2, 4, 16, 64], [0, 0, 0, 0]), r"'shape' must have 3 elements \(the source rank\), got 4", None),
+])
+def test_lower_rank_windows_are_checked(args: tuple, message: str, hint: str | None) -> None:
+    with pytest.raises(ir.IRValueError, match=message) as err:
+        T.slice(tensor("t", [4, 16, 64]), *args)
+    assert err.value.hint == hint
+
+
 # ---------------------------------------------------------------- reshape
 
 

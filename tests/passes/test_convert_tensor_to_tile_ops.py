@@ -153,6 +153,23 @@ PROGRAMS = {
                     out[:] = pl.add(z, w)
                 return out
     """,
+    "lower_rank_windows": """
+        @pl.program
+        class LowerRank:
+            @pl.function
+            def main(self, x: pl.Tensor[[4, 16, 64], pl.FP32],
+                     out: pl.Out[pl.Tensor[[24, 64], pl.FP32]]) -> pl.Tensor[[24, 64], pl.FP32]:
+                for i in pl.range(4):
+                    with pl.at(level=pl.Level.CORE_GROUP):
+                        r = pl.slice(x, [1, 64], [i, 3, 0])
+                        out[i : i + 1, :] = pl.exp(r)
+                        w = pl.slice(x, [64], [i, 5, 0], [40])
+                        out[4 + i, :] = pl.neg(w)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    b = pl.slice(x, [16, 64], [2, 0, 0])
+                    out[8:24, :] = pl.add(b, 1.0)
+                return out
+    """,
     "compares_and_scalar_rhs": f"""
         @pl.program
         class Compares:

@@ -216,6 +216,32 @@ def test_a_slice_that_is_not_whole_rows_is_refused() -> None:
         passes.flatten_tile_nd_to_2d()(program)
 
 
+def test_a_slice_dropping_leading_unit_axes_takes_its_merged_rows() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        s = pl.slice(x, [8, 64], [1, 4, 0])
+        out = pl.store(pl.reshape(s, [1, 8, 64]), [1, 4, 0], c)
+        """
+    )
+    lines = kernel_lines(passes.flatten_tile_nd_to_2d()(program))
+    assert "s: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(x, [8, 64], [20, 0])" in lines
+
+
+def test_a_slice_dropping_the_last_axis_is_refused() -> None:
+    program = _bad(
+        """
+        x = pl.load(a, [0, 0, 0], [2, 16, 64])
+        s = pl.slice(x, [2, 16, 1], [0, 0, 0], drop_dims=[2])
+        e = pl.store(s, [0, 0], d)
+        out = pl.store(x, [0, 0, 0], c)
+        """,
+        ", d: pl.Out[pl.Tensor[[2, 16], pl.FP32]]",
+    )
+    with pytest.raises(PassError, match=r"tile.slice of a rank > 2 tile that drops its last axis has no 2-D form"):
+        passes.flatten_tile_nd_to_2d()(program)
+
+
 def test_a_valid_region_that_is_not_a_row_prefix_is_refused() -> None:
     program = _bad(
         """

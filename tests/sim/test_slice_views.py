@@ -173,6 +173,39 @@ class PartialWindows:
         return y, s
 
 
+@pl.program
+class LowerRankWindows:
+    """Windows of fewer axes than a [4, 16, 64] tensor: a [1, 64] and a [64] row (one partly valid), a
+    [16, 64] matrix; each a load of the full-rank window, its leading unit axes dropped."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 16, 64], pl.FP32],
+          y: pl.Out[pl.Tensor[[24, 64], pl.FP32]]) -> pl.Tensor[[24, 64], pl.FP32]:
+        for i in pl.range(4):
+            r = pl.slice(x, [1, 64], [i, 3, 0])
+            y = pl.assemble(y, pl.exp(r), [i, 0])
+            w = pl.slice(x, [64], [i, 5, 0], [40])
+            y = pl.assemble(y, pl.reshape(pl.neg(w), [1, 64]), [4 + i, 0])
+        b = pl.slice(x, [16, 64], [2, 0, 0])
+        y = pl.assemble(y, pl.add(b, 1.0), [8, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def exp2d(self, m: pl.Tensor[[16, 64], pl.FP32],
+              z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(m, [0, 0], [16, 64])
+        z = pl.store(pl.exp(t), [0, 0], z)
+        return z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 16, 64], pl.FP32], y: pl.Out[pl.Tensor[[24, 64], pl.FP32]],
+             z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+             ) -> tuple[pl.Tensor[[24, 64], pl.FP32], pl.Tensor[[16, 64], pl.FP32]]:
+        y = self.k(x, y)
+        z = self.exp2d(pl.slice(x, [16, 64], [3, 0, 0]), z)  # a view of the orchestration, reshaped
+        return y, z
+
+
 def _kernel(compiled) -> str:
     (kernel,) = [f for f in compiled.files if f.startswith("kernels/aiv/")]
     return (compiled.output_dir / kernel).read_text()
@@ -243,3 +276,24 @@ def test_slices_of_a_partially_valid_tile_keep_their_part_of_it(tmp_path: Path, 
     np.testing.assert_allclose(s[:12], want_s[:12], rtol=s_rtol, atol=s_atol)
     want_sum = x[:12, 64:72].astype(np.float64).sum(axis=1)
     np.testing.assert_allclose(s[:12, 0], want_sum, rtol=s_rtol, atol=s_atol)
+
+
+def test_lower_rank_windows_of_a_3d_tensor_equal_the_interpreter(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(LowerRankWindows, output_dir=tmp_path / "lower_rank")
+    text = (compiled.output_dir / "kernels" / "aiv" / "k.cpp").read_text()
+    assert "TSUBVIEW(w_tile, window_1, 0, 0);" in text and "Vec_1x64_fp32 w_tile(1, 40);" in text
+    pto = (compiled.output_dir / "ptoas" / "k.pto").read_text()  # the other target loads the same windows
+    for window in ("1x1x64", "1x1x40", "1x16x64"):  # the partly valid row loads its valid part
+        assert f"-> !pto.partition_tensor_view<{window}xf32>" in pto
+    assert "ChipTensor t__tmp_v0 = t__tmp_v0_window.reshape(t__tmp_v0_kept, 2);" in (
+        compiled.output_dir / "orchestration" / "main.cpp").read_text()
+    x = np.random.default_rng(13).standard_normal((4, 16, 64)).astype(np.float32)
+    (got, got_z), (want, want_z) = compiled.run(x, cache_dir=kernel_cache), compiled.interpret(x)
+    (rtol, atol), (ztol, zatol) = _tolerances(compiled)
+    rows = [*range(4), *range(8, 24)]  # rows 4-7 are valid in their first 40 columns only
+    np.testing.assert_allclose(got[rows], want[rows], rtol=rtol, atol=atol)
+    np.testing.assert_allclose(got[4:8, :40], want[4:8, :40], rtol=rtol, atol=atol)
+    np.testing.assert_allclose(got_z, want_z, rtol=ztol, atol=zatol)
+    np.testing.assert_array_equal(want[4:8, :40], -x[:, 5, :40])
+    np.testing.assert_array_equal(want[8:], x[2] + 1.0)
+    np.testing.assert_allclose(want_z, np.exp(x[3]), rtol=1e-6)

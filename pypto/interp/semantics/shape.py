@@ -68,6 +68,9 @@ def _slice(
     offs = as_ints(offset, "offset")
     valid = as_ints(valid_shape, "valid_shape") if valid_shape not in (None, ()) else dims
     data = src.data
+    if not len(dims) == len(offs) == len(valid) == data.ndim:  # the builders write every window in full rank
+        raise OpError(f"slice shape {list(dims)}, offset {list(offs)} and valid shape {list(valid)} must each have "
+                      f"the source's rank {data.ndim}")
     clamp = bool(ctx.kwarg("clamp", False))
     # Only the valid region is read, so a tail block's window may reach past the source's end.
     overhang = valid != dims and any(o + d > n for o, d, n in zip(offs, dims, data.shape))

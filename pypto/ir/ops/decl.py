@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..enums import MemorySpace
-from ..expr import Call
+from ..expr import Call, Expr
 from ..op_registry import (
     AIC,
     AIV,
@@ -22,6 +22,7 @@ from ..op_registry import (
     TENSOR,
     TILE,
     TUPLE,
+    CallInfo,
     Deduce,
     Effect,
     Kwarg,
@@ -120,9 +121,11 @@ def define(
     doc: str = "",
     view: bool = False,
     lint: Callable[[Call], str | None] | None = None,
+    canonical: Callable[[CallInfo], list[Expr] | None] | None = None,
 ) -> OpEntry:
     """Register one op (``view``: a zero-copy view of argument 0's buffer; ``lint``: a warning about a
-    call the user built, see ``OpEntry.lint``)."""
+    call the user built, see ``OpEntry.lint``; ``canonical``: the arguments' one IR form, see
+    ``OpEntry.canonical``)."""
     return register(
         OpEntry(
             name=name,
@@ -136,5 +139,6 @@ def define(
             doc=doc or deduce.__doc__ or "",
             view=view,
             lint=lint,
+            canonical=canonical,
         )
     )

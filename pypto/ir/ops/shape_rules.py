@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..datatype import DataType
 from ..enums import PadValue, TensorLayout
-from ..expr import Call, Expr
+from ..expr import Call, Expr, MakeTuple
 from ..op_registry import CallInfo
 from ..scalar_ops import mul as scalar_mul
 from ..types import TensorType, TensorView, TileType
@@ -34,6 +34,36 @@ D = DataType
 REINTERPRET_DTYPES = (
     D.INT8, D.INT16, D.INT32, D.INT64, D.UINT8, D.UINT16, D.UINT32, D.UINT64, D.FP16, D.BF16, D.FP32,
 )
+
+
+def full_rank_window(ci: CallInfo) -> list[Expr] | None:
+    """``slice(src, shape, offset[, valid_shape])`` with a ``shape`` of fewer axes than ``src`` as the
+    IR's full-rank form (docs/ops.md#lower-rank-windows), or None when ``shape`` is not of lower rank.
+
+    The window covers the source's trailing axes; each leading axis is a unit axis at its offset,
+    listed in ``drop_dims``: a ``[64]`` window of a ``[4, 16, 64]`` tensor at ``[i, j, 0]`` is
+    ``slice(t, [1, 1, 64], [i, j, 0], [], [0, 1])``.
+    """
+    rank, dims = len(ci.args[0].type.shape), elements(ci, "shape")
+    if not 0 < len(dims) < rank:
+        return None
+    lead = rank - len(dims)
+    offs = elements(ci, "offset")
+    example = format_dims([index(0)] * lead + offs[-len(dims):] if len(offs) >= len(dims) else [index(0)] * rank)
+    if len(offs) != rank:
+        ci.fail(f"'offset' must have {rank} elements (the source rank), got {len(offs)}",
+                hint=f"a {format_dims(dims)} window covers the source's trailing "
+                f"{'axis' if len(dims) == 1 else f'{len(dims)} axes'} and starts at an offset on every axis, "
+                f"e.g. {example}")
+    if ci["drop_dims"] is not None and elements(ci, "drop_dims"):
+        ci.fail(f"'drop_dims' needs a 'shape' of the source rank {rank}, got {format_dims(dims)}",
+                hint=f"write the window as {format_dims([index(1)] * lead + dims)} and list every axis to drop")
+    valid = elements(ci, "valid_shape") if ci["valid_shape"] is not None else []
+    if valid and len(valid) != len(dims):
+        ci.fail(f"'valid_shape' must have {len(dims)} elements (the window rank), got {len(valid)}")
+    units, span = [index(1)] * lead, ci["shape"].span
+    return [ci.args[0], MakeTuple(units + dims, span), ci["offset"], MakeTuple(units + valid if valid else [], span),
+            MakeTuple([index(axis) for axis in range(lead)], span)]
 
 
 def slice_result(ci: CallInfo, src: Shaped, clamp: bool) -> tuple[list[Expr], list[Expr]]:

@@ -32,6 +32,7 @@ from .shape_rules import (
     check_pad,
     concat_dims,
     expand_dims,
+    full_rank_window,
     pad_without_effect,
     reinterpret_dims,
     reinterpret_view,
@@ -49,7 +50,8 @@ D = DataType
 
 
 def _slice(ci: CallInfo) -> Type:
-    """A window of the tensor: ``shape`` minus dropped axes; valid = requested ∩ source valid."""
+    """A window of the tensor: ``shape`` minus dropped axes (a lower-rank ``shape`` covers the trailing axes);
+    valid = requested ∩ source valid."""
     t = ci["tensor"].type
     dims, valid = slice_result(ci, t, ci.kw("clamp"))
     pad = ci.kw("pad_value")
@@ -64,7 +66,7 @@ define("tensor.slice",
        _slice, placement=TENSOR_LEVEL,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False),
                kw("clamp", K.BOOL, False, always=False)],
-       lint=pad_without_effect)
+       lint=pad_without_effect, canonical=full_rank_window)
 
 
 def _reshape(ci: CallInfo) -> Type:

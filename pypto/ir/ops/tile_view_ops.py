@@ -37,6 +37,7 @@ from .shape_rules import (
     check_pad,
     concat_dims,
     expand_dims,
+    full_rank_window,
     pad_without_effect,
     reinterpret_dims,
     reinterpret_view,
@@ -79,7 +80,8 @@ def view_of(src: TileType, dims: list[Expr], valid: list[Expr] | None, pad: PadV
 
 
 def _slice(ci: CallInfo) -> Type:
-    """A static window: ``shape`` minus dropped axes, at least 2-D; valid = requested ∩ source valid."""
+    """A static window: ``shape`` minus dropped axes (a lower-rank ``shape`` covers the trailing axes), at
+    least 2-D; valid = requested ∩ source valid."""
     t = ci["tile"].type
     for v in elements(ci, "shape"):
         if const_value(v) is None or const_value(v) <= 0:
@@ -98,7 +100,7 @@ define("tile.slice",
         shape("drop_dims", optional=True)],
        _slice, placement=KERNEL, memory=VIEW, view=True,
        kwargs=[kw("pad_value", K.PadValueKw(allow_null=True), None, always=False)],
-       lint=pad_without_effect)
+       lint=pad_without_effect, canonical=full_rank_window)
 
 
 def _check_aligned_start(ci: CallInfo, t: TileType, hint: str = "slice from offset {start} and keep the rest in "
