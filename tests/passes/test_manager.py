@@ -45,6 +45,7 @@ LOWERING = [
     "MemoryReuse",
     "AllocateMemoryAddr",
     "DeriveCallDirections",
+    "AutoDeriveTaskDependencies",
     "ExpandManualPhaseFence",
     "MaterializeRuntimeScopes",
     "ClassifyIterArgCarry",
@@ -311,7 +312,8 @@ def test_start_dialect_can_be_chosen() -> None:
 # Passes the pipeline can run without: optimisations whose absence leaves a correct, if slower or
 # larger, program. Every other pass establishes something a later dialect guarantees.
 # Without MaterializeValidShapeSymbols, ConvertTensorToTileOps refuses the parameters it would have served.
-_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse", "MaterializeValidShapeSymbols", "ExpandManualPhaseFence"}
+_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse", "MaterializeValidShapeSymbols", "ExpandManualPhaseFence",
+             "AutoDeriveTaskDependencies"}
 
 
 def _without(name: str) -> list[passes.Pass]:
