@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pypto.analysis.roots import Roots
 from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch
 from pypto.languages.memref import memref
 
+from pypto.analysis.roots import Roots
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ArgDirection, FunctionType
-from pypto.ir.expr import Call, Expr, GlobalVar, Submit, TupleGetItemExpr, Var
+from pypto.ir.expr import Call, GlobalVar, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function
 from pypto.ir.node import replace
 from pypto.ir.span import Span
@@ -19,7 +19,6 @@ from pypto.ir.stmt import AssignStmt, EvalStmt, ReturnStmt, RuntimeScopeStmt, St
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
-
 from pypto.transform.rewrite import RewritePass
 from pypto.transform.util import block_of
 
@@ -27,7 +26,7 @@ _READS = (ArgDirection.Input, ArgDirection.InOut)
 _WRITES = (ArgDirection.InOut, ArgDirection.OutputExisting, ArgDirection.Output)
 # Orchestration ops whose tensor result is a view of their first argument (the same buffer).
 _VIEWS = frozenset({"tensor.slice", "tensor.reshape", "tensor.view", "tensor.transpose"})
-# The name of the manual scope the pass owns (printed as the scope's name).
+# The name of the manual scope the pass owns.
 SCOPE_NAME = "auto_derived_deps"
 _TASK_ID = ScalarType(DataType.TASK_ID)
 
@@ -44,7 +43,7 @@ class _Task:
 class AutoDeriveTaskDependencies(RewritePass):
     """With ``enabled`` (the compile option ``analyze_auto_scopes_for_deps``), derive every
     dependency of an Orchestration function's automatic region at compile time: the body becomes a
-    compiler-owned manual scope (``name="auto_derived_deps"``) whose tasks wait for exactly the
+    compiler-owned manual scope (``name_hint="auto_derived_deps"``) whose tasks wait for exactly the
     TaskIds of the earlier tasks they conflict with.
 
     A conflict is a read after write, write after write or write after read of one buffer (the root
@@ -58,7 +57,7 @@ class AutoDeriveTaskDependencies(RewritePass):
                  tmp = twice(x, tmp)          # arg_directions [input, output_existing]
                  y = half_plus_one(tmp, y)    # arg_directions [input, output_existing]
                  return y
-        after:   with pl.scope(mode=pl.ScopeMode.MANUAL, name="auto_derived_deps"):
+        after:   with pl.scope(mode=pl.ScopeMode.MANUAL, name_hint="auto_derived_deps"):
                      tmp = pl.tensor.create([64, 64], dtype=pl.FP32)
                      s = pl.submit(twice, x, tmp)              # arg_directions [no_dep, output_existing]
                      tmp = s[0]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 _KERNELS = '''
     @pl.function(type=pl.FunctionType.InCore)
-    def scale(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    def scale(self, a: pl.Tensor[[16, 64], pl.FP32],
+              out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         t: pl.Tile[[16, 64], pl.FP32] = pl.load(a, [0, 0], [16, 64])
         out = pl.store(pl.mul(t, 2.0), [0, 0], out)
         return out
 
     @pl.function(type=pl.FunctionType.InCore)
-    def shift(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    def shift(self, a: pl.Tensor[[16, 64], pl.FP32],
+              out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         t: pl.Tile[[16, 64], pl.FP32] = pl.load(a, [0, 0], [16, 64])
         out = pl.store(pl.add(t, 1.0), [0, 0], out)
         return out

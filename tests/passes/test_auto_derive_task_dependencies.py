@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 from auto_deps_programs import DIAMOND, LOOP, USER_MANUAL
 from pass_helpers import before_after
+from pypto.codegen.orchestration import generate_orchestration
+from pypto.languages import memref
+from pypto.passes import AutoDeriveTaskDependencies
 from runtime_programs import inputs
 
 import pypto.language as pl
 from pypto import ir, passes
 from pypto.analysis import walk
-from pypto.codegen.orchestration import generate_orchestration
 from pypto.compile import compile as ir_compile
 from pypto.interp.testing import assert_pass_preserves
 from pypto.ir.enums import ArgDirection as AD
-from pypto.languages import memref
-from pypto.passes import AutoDeriveTaskDependencies
 
 
 def ready(source: str) -> ir.Program:
