@@ -123,11 +123,10 @@ class AutoDeriveTaskDependencies(RewritePass):
         for k, stmt in enumerate(stmts):
             value = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
             if not isinstance(value, (Call, Submit)):
-                if isinstance(stmt, AssignStmt) and not isinstance(value.type if value is not None else None,
-                                                                   (TensorType, TupleType)):
-                    continue  # a scalar value
-                if isinstance(stmt, AssignStmt) and isinstance(value, TupleGetItemExpr):
-                    continue  # a result of a call (Roots follows it)
+                if not isinstance(stmt, AssignStmt):
+                    return None
+                if isinstance(value, (Var, TupleGetItemExpr)) or not isinstance(value.type, (TensorType, TupleType)):
+                    continue  # a copy or a call's result (Roots follows both), or a scalar value
                 return None
             if not isinstance(value.op, GlobalVar):
                 name = value.op.name

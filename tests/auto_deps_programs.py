@@ -67,3 +67,30 @@ class UserManual:{_KERNELS}
             out, _ = pl.submit(self.shift, tmp, out, deps=[tid])
         return out
 '''
+
+# An if: declined like the loop.
+BRANCH = f'''
+@pl.program
+class Branch:{_KERNELS}
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {T}, n: pl.Scalar[pl.INT64], out: pl.Out[{T}]) -> {T}:
+        if n > 0:
+            out = self.scale(x, out)
+        else:
+            out = self.shift(x, out)
+        return out
+'''
+
+# A plain copy of a tensor variable and a tensor argument marked no_dep: followed, and left to the user.
+COPY_AND_NO_DEP = f'''
+@pl.program
+class CopyAndNoDep:{_KERNELS}
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+        t: {T} = pl.create_tensor([16, 64], dtype=pl.FP32)
+        t = self.scale(x, t)
+        u: {T} = t
+        out = self.shift(u, out)
+        out = self.plus(pl.no_dep(t), x, out)
+        return out
+'''

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from auto_deps_programs import DIAMOND, LOOP, USER_MANUAL
+from auto_deps_programs import BRANCH, COPY_AND_NO_DEP, DIAMOND, LOOP, USER_MANUAL
 from pass_helpers import before_after
 from pypto.codegen.orchestration import generate_orchestration
 from pypto.languages import memref
@@ -52,18 +52,27 @@ def test_the_diamond_waits_for_exactly_its_conflicts() -> None:
     assert memref.check(after) == []
 
 
+def test_a_copy_is_followed_and_a_no_dep_argument_is_left_to_the_user() -> None:
+    assert tasks(ON(ready(COPY_AND_NO_DEP))) == [
+        ("scale", [AD.NoDep, AD.OutputExisting], []),
+        ("shift", [AD.NoDep, AD.OutputExisting], ["scale_tid_0"]),  # RAW on t through the copy u
+        ("plus", [AD.NoDep, AD.NoDep, AD.OutputExisting], ["shift_tid_0"]),  # WAW on out; t is no_dep
+    ]
+
+
 def test_snapshot(snapshot) -> None:
     before = ready(DIAMOND)
     assert before_after("AutoDeriveTaskDependencies", before, ON(before)) == snapshot
 
 
-@pytest.mark.parametrize("source", [DIAMOND, LOOP, USER_MANUAL], ids=["diamond", "loop", "user_manual"])
+@pytest.mark.parametrize("source", [DIAMOND, COPY_AND_NO_DEP, LOOP, USER_MANUAL],
+                         ids=["diamond", "copy_and_no_dep", "loop", "user_manual"])
 def test_preserves_results(source: str) -> None:
     program = ready(source)
     assert_pass_preserves(ON, program, inputs(program))
 
 
-@pytest.mark.parametrize("source", [LOOP, USER_MANUAL], ids=["loop", "user_manual"])
+@pytest.mark.parametrize("source", [LOOP, BRANCH, USER_MANUAL], ids=["loop", "branch", "user_manual"])
 def test_a_region_it_cannot_express_keeps_automatic_tracking(source: str) -> None:
     before = ready(source)
     assert ON(before) is before
