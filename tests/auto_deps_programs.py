@@ -42,7 +42,7 @@ class Diamond:{_KERNELS}
         return out
 '''
 
-# A loop: the region is not straight-line, so the runtime keeps tracking it.
+# A loop with a constant trip count: each trip waits for the one before through a carried TaskId.
 LOOP = f'''
 @pl.program
 class Loop:{_KERNELS}
@@ -92,5 +92,18 @@ class CopyAndNoDep:{_KERNELS}
         u: {T} = t
         out = self.shift(u, out)
         out = self.plus(pl.no_dep(t), x, out)
+        return out
+'''
+
+# Every trip of the loop reads x and none writes it; the write after the loop would have to wait for
+# all of them, which one carried TaskId cannot name: declined.
+SEVERAL_READERS = f'''
+@pl.program
+class SeveralReaders:{_KERNELS}
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.InOut[{T}], out: pl.Out[{T}]) -> {T}:
+        for i in pl.range(2):
+            out = self.scale(x, out)
+        x = self.shift(out, x)
         return out
 '''

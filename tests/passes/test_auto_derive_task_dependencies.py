@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from auto_deps_programs import BRANCH, COPY_AND_NO_DEP, DIAMOND, LOOP, USER_MANUAL
+from auto_deps_programs import BRANCH, COPY_AND_NO_DEP, DIAMOND, LOOP, SEVERAL_READERS, USER_MANUAL
 from pass_helpers import before_after
 from pypto.codegen.orchestration import generate_orchestration
 from pypto.languages import memref
@@ -60,19 +60,34 @@ def test_a_copy_is_followed_and_a_no_dep_argument_is_left_to_the_user() -> None:
     ]
 
 
-def test_snapshot(snapshot) -> None:
-    before = ready(DIAMOND)
+def test_a_loop_carries_the_taskid_of_the_trip_before() -> None:
+    after = ON(ready(LOOP))
+    assert tasks(after) == [
+        ("scale", [AD.NoDep, AD.OutputExisting], []),
+        ("shift", [AD.NoDep, AD.OutputExisting], ["scale_tid_0", "shift_tid_iter_0"]),  # first trip, trip before
+        ("scale", [AD.NoDep, AD.OutputExisting], ["shift_tid_rv_0"]),  # the last trip
+    ]
+    [loop] = [n for n in walk(after.get_function("main").body) if isinstance(n, ir.ForStmt)]
+    carry = loop.iter_args[-1]
+    assert carry.name_hint == "shift_tid_iter_0" and carry.initValue.op.name == "system.task_invalid"
+    assert memref.check(after) == []
+
+
+@pytest.mark.parametrize("name", ["DIAMOND", "LOOP"])
+def test_snapshot(name: str, snapshot) -> None:
+    before = ready({"DIAMOND": DIAMOND, "LOOP": LOOP}[name])
     assert before_after("AutoDeriveTaskDependencies", before, ON(before)) == snapshot
 
 
-@pytest.mark.parametrize("source", [DIAMOND, COPY_AND_NO_DEP, LOOP, USER_MANUAL],
-                         ids=["diamond", "copy_and_no_dep", "loop", "user_manual"])
+@pytest.mark.parametrize("source", [DIAMOND, COPY_AND_NO_DEP, LOOP, SEVERAL_READERS, USER_MANUAL],
+                         ids=["diamond", "copy_and_no_dep", "loop", "several_readers", "user_manual"])
 def test_preserves_results(source: str) -> None:
     program = ready(source)
     assert_pass_preserves(ON, program, inputs(program))
 
 
-@pytest.mark.parametrize("source", [LOOP, BRANCH, USER_MANUAL], ids=["loop", "branch", "user_manual"])
+@pytest.mark.parametrize("source", [SEVERAL_READERS, BRANCH, USER_MANUAL],
+                         ids=["several_readers", "branch", "user_manual"])
 def test_a_region_it_cannot_express_keeps_automatic_tracking(source: str) -> None:
     before = ready(source)
     assert ON(before) is before
@@ -84,8 +99,9 @@ def test_off_by_default_it_changes_nothing(source: str) -> None:
     assert AutoDeriveTaskDependencies()(before) is before
 
 
-def test_the_rewritten_program_parses_back_and_is_idempotent() -> None:
-    once = ON(ready(DIAMOND))
+@pytest.mark.parametrize("source", [DIAMOND, LOOP], ids=["diamond", "loop"])
+def test_the_rewritten_program_parses_back_and_is_idempotent(source: str) -> None:
+    once = ON(ready(source))
     ir.assert_structural_equal(pl.parse(once.as_python()), once)
     assert ON(once) is once
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from auto_deps_programs import DIAMOND, LOOP
+from auto_deps_programs import DIAMOND, LOOP, SEVERAL_READERS
 
 import pypto.language as pl
 from pypto import ir
@@ -22,13 +22,13 @@ if (_missing := simulator_missing_reason()) is not None:
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Program -> whether the pass turns its body into a compiler-owned manual scope.
-CASES = {"chained": True, "diamond": True, "loop": False}
+CASES = {"chained": True, "diamond": True, "loop": True, "several_readers": False}
 
 
 def _program(name: str) -> ir.Program:
     if name == "chained":
         return pl.loads_program(str(EXAMPLES / "chained.py"))
-    return pl.parse({"diamond": DIAMOND, "loop": LOOP}[name])
+    return pl.parse({"diamond": DIAMOND, "loop": LOOP, "several_readers": SEVERAL_READERS}[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
