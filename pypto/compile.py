@@ -119,8 +119,8 @@ def compile(
     ``dot``); a program without orchestration has no graph.
     ``memmap``: also draw each kernel's memory map into ``memmap/<kernel>.svg`` (docs/memmap.md); a
     capacity error draws the kernels as the planner tried them into the failed tree before it is raised.
-    ``analyze_auto_scopes_for_deps``: derive the task dependencies of a straight-line orchestration
-    at compile time (AutoDeriveTaskDependencies, docs/tasks.md#auto-derive) instead of leaving them to
+    ``analyze_auto_scopes_for_deps``: derive the task dependencies of an orchestration at compile
+    time (AutoDeriveTaskDependencies, docs/tasks.md#auto-derive) instead of leaving them to
     the runtime; the same as ``pass_options={"AutoDeriveTaskDependencies": {"enabled": True}}``.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
