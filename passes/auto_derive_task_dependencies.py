@@ -98,8 +98,7 @@ class AutoDeriveTaskDependencies(RewritePass):
             return func
         self.tasks = tasks
         self.ids: dict[int, Var] = {}  # site -> the TaskId of its latest instance in the statement being built
-        self.carried: dict[int, tuple[IterArg, Var]] = {}  # loop site -> (its carry, the loop's result)
-        self.loop: ForStmt | None = None
+        self.after: dict[int, Var] = {}  # a carried loop site -> the loop's result: its last trip's TaskId
         out: list[Stmt] = []
         for stmt in stmts:
             out += self._loop(stmt) if isinstance(stmt, ForStmt) else self._stmt(stmt)
@@ -121,21 +120,19 @@ class AutoDeriveTaskDependencies(RewritePass):
             init = create_op_call("system.task_invalid", [], span)
             it = IterArg(self._fresh(f"{kernel}_tid_iter"), _TASK_ID, init, span)
             rv = Var(self._fresh(f"{kernel}_tid_rv"), _TASK_ID, span)
-            self.carried[site] = (it, rv)
+            self.after[site] = rv
             self.ids[site] = it
             iter_args.append(it)
             results.append(rv)
-        self.loop = loop
         out: list[Stmt] = []
         for stmt in _work(body):
             out += self._stmt(stmt)
-        self.loop = None
         tail = body[-1] if body and isinstance(body[-1], YieldStmt) else None
         yielded = [*(tail.value if tail is not None else []), *(self.ids[site] for site in carry)]
         if yielded:
             out.append(YieldStmt(yielded, tail.span if tail is not None else span))
         for site in carry:
-            self.ids[site] = self.carried[site][1]
+            self.ids[site] = self.after[site]
         return [replace(loop, iter_args=iter_args, return_vars=results, body=block_of(out, loop.body.span))]
 
     def _stmt(self, stmt: Stmt) -> list[Stmt]:
