@@ -41,6 +41,7 @@ from pypto.transform.verifier import (
 )
 
 from .allocate_memory_addr import AllocateMemoryAddr, CapacityError
+from .auto_derive_task_dependencies import AutoDeriveTaskDependencies
 from .auto_tile_matmul_l0 import AutoTileMatmulL0
 from .canonicalize_tile_slice import CanonicalizeTileSlice
 from .classify_iter_arg_carry import ClassifyIterArgCarry
@@ -86,6 +87,7 @@ legalize_tile_cast = LegalizeTileCast
 canonicalize_tile_slice = CanonicalizeTileSlice
 resolve_backend_op_layouts = ResolveBackendOpLayouts
 derive_call_directions = DeriveCallDirections
+auto_derive_task_dependencies = AutoDeriveTaskDependencies
 expand_manual_phase_fence = ExpandManualPhaseFence
 materialize_runtime_scopes = MaterializeRuntimeScopes
 classify_iter_arg_carry = ClassifyIterArgCarry
@@ -141,6 +143,7 @@ __all__ = [
     "SAME",
     "AllocateMemoryAddr",
     "CallbackInstrument",
+    "AutoDeriveTaskDependencies",
     "CanonicalizeTileSlice",
     "CapacityError",
     "ClassifyIterArgCarry",
@@ -207,6 +210,7 @@ __all__ = [
     "ctrl_flow_transform",
     "default_passes",
     "derive_call_directions",
+    "auto_derive_task_dependencies",
     "expand_manual_phase_fence",
     "discover_plugins",
     "elide_tensor_carries",

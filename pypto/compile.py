@@ -99,6 +99,7 @@ def compile(
     pass_options: PassOptions | None = None,
     graph: bool = False,
     memmap: bool = False,
+    analyze_auto_scopes_for_deps: bool = False,
 ) -> CompiledProgram:
     """Compile ``program`` into the artifact tree in ``output_dir`` and return a :class:`CompiledProgram`.
 
@@ -118,6 +119,9 @@ def compile(
     ``dot``); a program without orchestration has no graph.
     ``memmap``: also draw each kernel's memory map into ``memmap/<kernel>.svg`` (docs/memmap.md); a
     capacity error draws the kernels as the planner tried them into the failed tree before it is raised.
+    ``analyze_auto_scopes_for_deps``: derive the task dependencies of an orchestration at compile
+    time (AutoDeriveTaskDependencies, docs/tasks.md#auto-derive) instead of leaving them to
+    the runtime; the same as ``pass_options={"AutoDeriveTaskDependencies": {"enabled": True}}``.
     ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
     hold an earlier compile's tree, whose files are replaced.
     """
@@ -136,6 +140,10 @@ def compile(
     except ValueError:
         names = ", ".join(s.value for s in OptimizationStrategy)
         raise PyptoError(f"unknown strategy {strategy!r} (use {names})") from None
+    if analyze_auto_scopes_for_deps:
+        given = dict(pass_options or {})
+        given["AutoDeriveTaskDependencies"] = {**given.get("AutoDeriveTaskDependencies", {}), "enabled": True}
+        pass_options = given
     manager = PassManager.get_strategy(chosen, verify=level, pass_options=pass_options)
     made = output_dir is None
     if output_dir is None:

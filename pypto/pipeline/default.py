@@ -18,6 +18,7 @@ from pypto.passes.convert_to_ssa import ConvertToSSA
 from pypto.passes.convert_tensor_to_tile_ops import ConvertTensorToTileOps
 from pypto.passes.ctrl_flow_transform import CtrlFlowTransform
 from pypto.passes.allocate_memory_addr import AllocateMemoryAddr
+from pypto.passes.auto_derive_task_dependencies import AutoDeriveTaskDependencies
 from pypto.passes.auto_tile_matmul_l0 import AutoTileMatmulL0
 from pypto.passes.classify_iter_arg_carry import ClassifyIterArgCarry
 from pypto.passes.derive_call_directions import DeriveCallDirections
@@ -88,6 +89,7 @@ def lowering_passes() -> list[Pass]:
         MemoryReuse(),
         AllocateMemoryAddr(),
         DeriveCallDirections(),
+        AutoDeriveTaskDependencies(),
         ExpandManualPhaseFence(),
         MaterializeRuntimeScopes(),
         ClassifyIterArgCarry(),

@@ -42,7 +42,6 @@ _UNHONOURED_COMPILE_FIELDS = (
     ("compile_profiling", False, "pypto writes no pipeline profile report"),
     ("diagnostic_phase", None, "pypto has no diagnostic phases"),
     ("disabled_diagnostics", None, "pypto has no silenceable diagnostic checks"),
-    ("analyze_auto_scopes_for_deps", False, "pypto derives dependencies of every scope itself"),
     ("dump_ptoas_passes", False, "pypto does not run the ptoas assembler"),
 )
 
@@ -121,7 +120,6 @@ def compile_program(
         "compile_profiling": profiling,
         "diagnostic_phase": diagnostic_phase,
         "disabled_diagnostics": disabled_diagnostics,
-        "analyze_auto_scopes_for_deps": analyze_auto_scopes_for_deps,
         "dump_ptoas_passes": dump_ptoas_passes,
     }
     for name, default, why in _UNHONOURED_COMPILE_FIELDS:
@@ -137,6 +135,7 @@ def compile_program(
         backend_type=backend_type if backend_type is not None else BackendType.Ascend910B,
         platform=platform,
         memory_planner=memory_planner,
+        analyze_auto_scopes_for_deps=analyze_auto_scopes_for_deps,
     )
 
 

@@ -1211,7 +1211,7 @@ OUTLINE_CLUSTER_SCOPES = [
     Case(OutlineClusterOfSpmd, tuple((rand(64, 16), out(64, 16), n) for n in (1, 4)), _outline_incore),
 ]
 
-# DeriveCallDirections, ExpandManualPhaseFence, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync:
+# DeriveCallDirections, AutoDeriveTaskDependencies, ExpandManualPhaseFence, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync:
 # hand-written memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
 # ------------------------------------------------------------------------------------------------
 
@@ -1243,9 +1243,13 @@ def _runtime_cases() -> dict[str, list[Case]]:
              "RtParallel": rp.DIRECTIONS["inside_parallel_loop"]}
     fences = {"RtPhases": "parallel_carry_phase_fence", "RtArray": "task_id_array_consumers",
               "RtSequential": "array_consumers_in_a_sequential_loop"}
+    derived = {"RtChain": "internal_tensor_chain", "RtInOut": "second_write_is_inout",
+               "RtSubmit": "submit_stays_submit", "RtNoDep": "no_dep_is_kept"}
     kernels = {"SyncTileAdd": "tile_add", "SyncLoop": "loop_carry", "SyncMatmul": "matmul", "SyncBranch": "branch"}
     return {
         "DeriveCallDirections": [_runtime_case(f"{n}Dirs", src, ()) for n, src in orch.items()],
+        "AutoDeriveTaskDependencies": [_runtime_case(f"{n}Derived", rp.DIRECTIONS[k], steps[:1])
+                                       for n, k in derived.items()],
         "ExpandManualPhaseFence": [_runtime_case(f"{n}Fence", rp.PHASE_FENCES[k], steps[:1])
                                    for n, k in fences.items()],
         "MaterializeRuntimeScopes": [_runtime_case(f"{n}Scopes", src, steps[:1]) for n, src in orch.items()],

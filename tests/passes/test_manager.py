@@ -46,6 +46,7 @@ LOWERING = [
     "MemoryReuse",
     "AllocateMemoryAddr",
     "DeriveCallDirections",
+    "AutoDeriveTaskDependencies",
     "ExpandManualPhaseFence",
     "MaterializeRuntimeScopes",
     "ClassifyIterArgCarry",
@@ -312,7 +313,8 @@ def test_start_dialect_can_be_chosen() -> None:
 # Passes the pipeline can run without: optimisations whose absence leaves a correct, if slower or
 # larger, program. Every other pass establishes something a later dialect guarantees.
 # Without MaterializeValidShapeSymbols, ConvertTensorToTileOps refuses the parameters it would have served.
-_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse", "MaterializeValidShapeSymbols", "ExpandManualPhaseFence"}
+_OPTIONAL = {"Simplify", "AutoTileMatmulL0", "MemoryReuse", "MaterializeValidShapeSymbols", "ExpandManualPhaseFence",
+             "AutoDeriveTaskDependencies"}
 
 
 def _without(name: str) -> list[passes.Pass]:

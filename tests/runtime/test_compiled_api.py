@@ -244,6 +244,16 @@ def test_run_warns_once_about_what_it_cannot_honour(tmp_path: Path, monkeypatch:
         run(example("tile_add"), config=dataclasses.replace(config, save_kernels_dir=str(tmp_path / "b")))
 
 
+def test_analyze_auto_scopes_for_deps_is_a_compile_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config_module, "_warned", set())
+    config = RunConfig(analyze_auto_scopes_for_deps=True, codegen_only=True, save_kernels_dir=str(tmp_path / "on"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled = run(example("chained"), config=config)
+    text = (compiled.output_dir / "orchestration" / "main.cpp").read_text()
+    assert "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" in text and text.count(".set_dependencies(") == 1
+
+
 def test_argument_errors_are_type_errors_as_established(tile_add: ir.CompiledProgram) -> None:
     with pytest.raises(TypeError, match=r"'main' takes 3 arguments \(a, b, out\) or 2 without its outputs"):
         tile_add(np.zeros((128, 128), np.float32))
