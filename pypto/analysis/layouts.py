@@ -110,6 +110,9 @@ def _table() -> dict[str, RowMajorNeed]:
     t["tile.gather"] = _need("src", "indices", "tmp", per_element=False)
     t["tile.gatherb"] = _need("src", "offset", per_element=False)
     t["tile.scatter"] = _need("dst", "src", "indexes", per_element=False)
+    # npu and cpu TGATHER / cpu TSCATTER with a MaskPattern: dst and src ("expect row major").
+    t["tile.gather_mask"] = _need("src", per_element=False)
+    t["tile.scatter_mask"] = _need("dst", "src", per_element=False)
     # cpu and npu TSort32: dst, src and idx; cpu TMrgSort: the tile; npu TMrgSort: every list and tmp.
     t["tile.sort32"] = _need("src", "idx", per_element=False)
     t["tile.mrgsort_format1"] = _need("src0", per_element=False)
