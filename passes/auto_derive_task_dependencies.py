@@ -263,6 +263,12 @@ class _Analysis:
         body = flatten_to_stmts(loop.body)
         if loop.kind is not ForKind.Sequential or not trips:
             raise _Decline
+        tail = body[-1] if body and isinstance(body[-1], YieldStmt) else None
+        for it, value in zip(loop.iter_args, tail.value if tail is not None else []):
+            # a carry that swaps buffers (t = u; u = v; v = t): each trip's name is another buffer, which
+            # the roots (a carry is its initial buffer) cannot follow
+            if isinstance(it.type, TensorType) and isinstance(value, Var) and self.buffer(value) is not self.buffer(it):
+                raise _Decline
         body = _work(body)
         self.loop = loop
         head = state

@@ -107,3 +107,21 @@ class SeveralReaders:{_KERNELS}
         x = self.shift(out, x)
         return out
 '''
+
+# A loop whose carries swap two buffers (ping-pong): a trip reads what the trip before wrote under
+# another name, which the roots (a carry is its initial buffer) cannot follow.
+SWAPPED = f'''
+@pl.program
+class Swapped:{_KERNELS}
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, p: pl.InOut[{T}], q: pl.InOut[{T}], out: pl.Out[{T}]) -> {T}:
+        u: {T} = p
+        v: {T} = q
+        for i in pl.range(2):
+            v = self.shift(u, v)
+            t: {T} = u
+            u = v
+            v = t
+        out = self.scale(u, out)
+        return out
+'''

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from auto_deps_programs import BRANCH, COPY_AND_NO_DEP, DIAMOND, LOOP, SEVERAL_READERS, USER_MANUAL
+from auto_deps_programs import BRANCH, COPY_AND_NO_DEP, DIAMOND, LOOP, SEVERAL_READERS, SWAPPED, USER_MANUAL
 from pass_helpers import before_after
 from pypto.codegen.orchestration import generate_orchestration
 from pypto.languages import memref
@@ -86,8 +86,8 @@ def test_preserves_results(source: str) -> None:
     assert_pass_preserves(ON, program, inputs(program))
 
 
-@pytest.mark.parametrize("source", [SEVERAL_READERS, BRANCH, USER_MANUAL],
-                         ids=["several_readers", "branch", "user_manual"])
+@pytest.mark.parametrize("source", [SEVERAL_READERS, BRANCH, USER_MANUAL, SWAPPED],
+                         ids=["several_readers", "branch", "user_manual", "swapped_buffers"])
 def test_a_region_it_cannot_express_keeps_automatic_tracking(source: str) -> None:
     before = ready(source)
     assert ON(before) is before
