@@ -54,8 +54,12 @@ class DepProblem:
 class _Task:
     node: Call | Submit
     span: Span
-    manual: bool
+    scope: int | None  # the outermost manual scope holding the task (its id), None outside every one
     deps: list[Expr]
+
+    @property
+    def manual(self) -> bool:
+        return self.scope is not None
 
 
 @dataclass
@@ -64,7 +68,7 @@ class _Walk:
 
     roots: Roots
     order: int = 0
-    manual: int = 0
+    manual: list[int] = field(default_factory=list)  # the manual scopes entered, outermost first
     loops: list[int] = field(default_factory=list)
     # array root -> (order, enclosing loops, constant slot or None) of each slot write
     writes: dict[int, list[tuple[int, tuple[int, ...], int | None]]] = field(default_factory=dict)
@@ -82,9 +86,11 @@ class _Walk:
             for child in s.stmts:
                 self.stmt(child)
         elif isinstance(s, RuntimeScopeStmt):
-            self.manual += s.manual
+            if s.manual:
+                self.manual.append(id(s))
             self.stmt(s.body)
-            self.manual -= s.manual
+            if s.manual:
+                self.manual.pop()
         elif isinstance(s, ScopeStmt):
             self.stmt(s.body)
         elif isinstance(s, (ForStmt, WhileStmt)):
@@ -138,7 +144,7 @@ class _Walk:
             deps = list(call.deps) if isinstance(call, Submit) else []
             for dep in deps:
                 self.dep_reads.append((self.order, tuple(self.loops), dep, span))
-            self.tasks.append(_Task(call, span, self.manual > 0, deps))
+            self.tasks.append(_Task(call, span, self.manual[0] if self.manual else None, deps))
             if isinstance(call, Submit) and var is not None:
                 self.tuples[id(var)] = call
             return
@@ -242,9 +248,9 @@ def _unwritten_slots(walk: _Walk) -> list[DepProblem]:
 
 def _scope_edges(walk: _Walk) -> list[DepProblem]:
     """Tasks on the two sides of a manual scope's edge touching one tensor, the earlier one writing it,
-    with no explicit edge between them."""
+    with no explicit edge between them (also two different manual scopes: neither side is tracked)."""
     problems = []
-    writers: dict[tuple[int, bool], list[_Task]] = {}  # (root, in a manual scope) -> the tasks writing it
+    writers: dict[int, list[_Task]] = {}  # root -> the tasks writing it
     for task in walk.tasks:
         directions = list(task.node.attrs.get("arg_directions") or [])
         accessed: list[tuple[int, bool, Var]] = []
@@ -257,7 +263,9 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
             accessed.append((id(root), direction in _WRITES, root))
         reached: set[int] | None = None
         for root_id, _, root in accessed:
-            for earlier in writers.get((root_id, not task.manual), []):
+            for earlier in writers.get(root_id, []):
+                if earlier.scope == task.scope:  # both tracked by the runtime, or one manual scope: the user's
+                    continue
                 if reached is None:
                     reached = set().union(*(_reach(walk, d) for d in task.deps)) if task.deps else set()
                 if id(earlier.node) in reached:
@@ -266,7 +274,7 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
                 break
         for root_id, writes, _ in accessed:
             if writes:
-                writers.setdefault((root_id, task.manual), []).append(task)
+                writers.setdefault(root_id, []).append(task)
     return problems
 
 

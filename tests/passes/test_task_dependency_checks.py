@@ -175,7 +175,15 @@ tmp: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32{man
     """, ("this task in a manual scope touches 'tmp', which the task 'k' (deps.py:18) outside the scope writes: a "
          "task in a manual scope looks up no tensor, so nothing orders it after that task at deps.py:20:13"),
      "submit 'k' with pl.submit(...) and add its TaskId to this task's deps=[...]"),
-], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside"])
+    ("""
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    with pl.manual_scope():
+        out, t2 = pl.submit(self.k, tmp, out)
+    """, ("this task in a manual scope touches 'tmp', which the task 'k' (deps.py:19) outside the scope writes: a "
+         "task in a manual scope looks up no tensor, so nothing orders it after that task at deps.py:21:13"),
+     "add the TaskId of 'k' (deps.py:19) to this task's deps=[...]"),
+], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside", "two-manual-scopes"])
 def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str, message: str, hint: str,
                                                                      tmp_path: Path) -> None:
     with pytest.raises(PassError) as info:
@@ -194,6 +202,18 @@ def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str,
     tmp, t0 = pl.submit(self.k, x, tmp)
     with pl.manual_scope():
         out, _ = pl.submit(self.k, tmp, out, deps=[t0])
+    """,
+    """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    with pl.manual_scope():
+        out, _ = pl.submit(self.k, tmp, out, deps=[t1])
+    """,
+    # inside one manual scope the ordering is the user's
+    """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+        out, _ = pl.submit(self.k, tmp, out)
     """,
     # every writer's TaskId reaches the reader through an array written in a loop
     """
@@ -225,7 +245,8 @@ def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str,
         tmp, t1 = pl.submit(self.k, x, tmp)
     out = self.k(pl.no_dep(tmp), out)
     """,
-], ids=["edge-out", "edge-in", "array", "task-dummy", "loop-carry", "no-dep"])
+], ids=["edge-out", "edge-in", "edge-between-manual-scopes", "inside-one-manual-scope", "array", "task-dummy",
+        "loop-carry", "no-dep"])
 def test_an_edge_across_a_manual_scope_orders_the_tasks(body: str, tmp_path: Path) -> None:
     compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
 
