@@ -60,11 +60,12 @@ def _check_call_directions(call: Call | Submit, target: Function, report: Report
 
 
 def _check_wrapper(func: Function, program: Program, report: Reporter) -> None:
-    """A Group/Spmd wrapper's param directions equal those its kernel calls give them."""
+    """A Group/Spmd wrapper's param directions are at least those its kernel calls give them (a declared
+    ``pl.InOut`` the kernels only write is kept: the caller's contents are then merely waited for)."""
     effective = forwarded_directions(func, program)
     for p, d in zip(func.params, func.param_directions):
         want = effective.get(p)
-        if want is not None and want is not d:
+        if want is not None and d < want:
             report.error(
                 "WRAPPER_DIRECTION",
                 f"wrapper parameter '{p.name_hint}' is {d.name} but the kernel uses it as {want.name}",

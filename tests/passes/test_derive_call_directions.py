@@ -200,3 +200,18 @@ def test_applied_on_its_own_it_refuses_a_kernel_scope_left_in_orchestration() ->
     """
     with pytest.raises(VerificationError, match=r"input of pass DeriveCallDirections(.|\n)*SplitIncoreOrch"):
         passes.derive_call_directions()(parse(source))
+
+
+def test_a_declared_inout_the_kernels_only_write_is_kept() -> None:
+    """Directions are raised, never lowered: a wrapper's ``pl.InOut`` stays, and the check accepts it."""
+    source = orch("c = pl.create_tensor([128, 128], dtype=pl.FP32)\nout = self.g(a, c, out)", extra=f"""
+    @pl.function(type=pl.FunctionType.Group)
+    def g(self, a: {T}, c: {T}, out: pl.InOut[{T}]) -> {T}:
+        c = self.k(a, 0, c)
+        out = self.k(c, 0, out)
+        return out
+""")
+    after = passes.derive_call_directions()(parse(source))
+    assert after.get_function("g").param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out,
+                                                        ir.ParamDirection.InOut]
+    assert CallDirectionsResolved.check(after) == []
