@@ -12,7 +12,8 @@ from pypto.languages import split_core, tiled
 from pypto.passes import PassError
 from pypto.passes.materialize_tensor_strides import packed_strides
 
-CHAIN = ("infer_tile_memory_space", "resolve_backend_op_layouts", "expand_mixed_kernel", "normalize_return_order")
+CHAIN = ("infer_tile_memory_space", "resolve_backend_op_layouts", "expand_mixed_kernel", "inject_gm_pipe_buffer",
+         "normalize_return_order")
 
 
 def before_strides(name: str) -> ir.Program:
