@@ -51,3 +51,28 @@ class FourTiles:
         out = self.k(x, out)
         return out
 """
+
+# A mixed kernel whose product is valid on a runtime number of rows ``n``: the tile the vector side
+# pops is valid on ``n`` rows too (tests/codegen/test_cross_core_codegen.py checks the printed pop,
+# tests/sim/test_cross_core_sim.py runs it).
+DYNAMIC_ROWS_MIXED = """
+import pypto.language as pl
+
+
+@pl.program
+class DynamicRows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a_mat = pl.load(a, [0, 0], [64, 64], valid_shape=[n, 64], target_memory=pl.Mem.Mat)
+        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
+        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, n, out)
+        return out
+"""

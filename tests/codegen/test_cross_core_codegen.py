@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from shared_programs import DYNAMIC_ROWS_MIXED
 
 import pypto.language as pl
 from pypto import ir
@@ -99,28 +100,8 @@ def test_a_cluster_scope_is_a_group_submitted_as_one_mixed_task(tmp_path: Path) 
     assert "MixedKernels mixed_0 = {1, 0, INVALID_KERNEL_ID};" in orch
 
 
-@pl.program
-class DynamicRows:
-    """A mixed kernel whose product is valid on a runtime number of rows ``n``: the popped tile is too."""
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
-           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        a_mat = pl.load(a, [0, 0], [64, 64], valid_shape=[n, 64], target_memory=pl.Mem.Mat)
-        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
-        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        out = self.mm(a, b, n, out)
-        return out
-
-
 def test_a_pop_of_a_dynamically_valid_tile_passes_its_valid_shape(tmp_path: Path) -> None:
-    ir.compile(DynamicRows, output_dir=tmp_path / "dyn")
+    ir.compile(pl.parse(DYNAMIC_ROWS_MIXED), output_dir=tmp_path / "dyn")
     pto = _lines((tmp_path / "dyn" / "ptoas" / "mm.pto").read_text())
     assert ("%t__tmp_v2 = pto.tpop_from_aic(%arg4, %c64_index) {split = 0} -> !pto.tile_buf<loc=vec, dtype=f32, "
             "rows=64, cols=64, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>") in pto

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_programs import DYNAMIC_ROWS_MIXED
 
 import pypto.language as pl
 from pypto import ir
@@ -157,28 +158,8 @@ def test_a_group_calling_a_mixed_kernel_runs_as_one_mixed_task(program: ir.Progr
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
 
 
-@pl.program
-class DynamicRowsThroughPipe:
-    """The cube's product is valid on ``n`` rows, a runtime value: the vector side pops and stores that many."""
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
-           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        a_mat = pl.load(a, [0, 0], [64, 64], valid_shape=[n, 64], target_memory=pl.Mem.Mat)
-        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
-        out = pl.store(pl.exp(pl.move(acc, target_memory=pl.Mem.Vec)), [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        out = self.mm(a, b, n, out)
-        return out
-
-
 def test_a_tile_valid_on_a_runtime_row_count_crosses_the_pipe(tmp_path: Path, kernel_cache: Path) -> None:
-    compiled = ir.compile(DynamicRowsThroughPipe, output_dir=tmp_path / "dyn")
+    compiled = ir.compile(pl.parse(DYNAMIC_ROWS_MIXED), output_dir=tmp_path / "dyn")
     rng = np.random.default_rng(6)
     a = rng.standard_normal((64, 64)).astype(np.float16)
     b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
