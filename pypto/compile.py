@@ -40,7 +40,6 @@ from pypto.compiled import RUN_PLATFORMS, CompiledProgram
 from pypto.ir.errors import PyptoError
 from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
-from pypto.memmap import AttemptRecorder, memmap_files, program_maps
 from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
 from pypto.runtime.debug_runner import runner_files
@@ -166,6 +165,8 @@ def compile(
                 if graph and generated:
                     files.update(_graph_file(final))
                 if memmap:
+                    from pypto.memmap import memmap_files, program_maps
+
                     files.update(memmap_files(program_maps(final, chip), MEMMAP_DIR))
                 if generated:
                     files.update(_meta_file(program, run_platform, chip))
@@ -193,6 +194,8 @@ def _run_pipeline(manager: PassManager, program: Program, dump: Path | None, mem
     """The pipeline's result; with ``memmaps`` (a tree folder), a capacity error first draws the kernels there."""
     if memmaps is None:
         return manager.run_passes(program, dump_ir=dump is not None, output_dir=dump)
+    from pypto.memmap import AttemptRecorder, memmap_files  # only for a compile that draws memory maps
+
     recorder = AttemptRecorder()
     try:
         with recorder.recording():

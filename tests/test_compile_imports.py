@@ -1,7 +1,8 @@
 """What a compile loads: the passes fold constants without the reference interpreter, the
 narrow dtypes of ml_dtypes (a slow import, 0.6 s of CPU) wait until a program or an argument needs
 one (also when a run checks its arguments and the tolerances of its outputs), and the simulator
-side of ``pypto.runtime`` (builder, simulator binding, workers) waits for a run."""
+side of ``pypto.runtime`` (builder, simulator binding, workers) waits for a run; the pictures
+(``pypto.memmap``, ``pypto.graph``) load only for a compile that draws them."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ program = runpy.run_path(sys.argv[1])["TensorSoftmax"]
 with tempfile.TemporaryDirectory() as out:
     compiled = ir.compile(program, output_dir=out)
 assert compiled.program.name == "TensorSoftmax"
-print(sorted(m for m in sys.modules if m in ("pypto.interp", "ml_dtypes") or m.startswith("pypto.interp.")))
+print(sorted(m for m in sys.modules if m in ("pypto.interp", "ml_dtypes", "pypto.memmap", "pypto.graph")
+             or m.startswith("pypto.interp.")))
 """
 
 
