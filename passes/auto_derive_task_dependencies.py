@@ -9,7 +9,7 @@ from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch
 from pypto.languages.memref import memref
 
 from pypto.analysis.loops import const_trip_count
-from pypto.analysis.roots import Roots
+from pypto.analysis.roots import VIEW_OPS, Roots
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ArgDirection, ForKind, FunctionType
 from pypto.ir.expr import Call, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
@@ -26,8 +26,6 @@ from pypto.transform.util import block_of
 
 _READS = (ArgDirection.Input, ArgDirection.InOut)
 _WRITES = (ArgDirection.InOut, ArgDirection.OutputExisting, ArgDirection.Output)
-# Orchestration ops whose tensor result is a view of their first argument (the same buffer).
-_VIEWS = frozenset({"tensor.slice", "tensor.reshape", "tensor.view", "tensor.transpose"})
 # The name of the manual scope the pass owns.
 SCOPE_NAME = "auto_derived_deps"
 _TASK_ID = ScalarType(DataType.TASK_ID)
@@ -307,7 +305,7 @@ class _Analysis:
             if name == "tensor.create" and isinstance(stmt, AssignStmt):
                 if value.kwargs.get("manual_dep"):
                     self.untracked.add(stmt.var)
-            elif name in _VIEWS and isinstance(stmt, AssignStmt) and isinstance(value.args[0], Var):
+            elif name in VIEW_OPS and isinstance(stmt, AssignStmt) and isinstance(value.args[0], Var):
                 self.views[stmt.var] = value.args[0]
             elif any(isinstance(a.type, TensorType) for a in value.args) or isinstance(value.type, TensorType):
                 raise _Decline

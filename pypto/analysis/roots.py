@@ -24,6 +24,10 @@ from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, ScopeStmt, SeqStmts, 
 from .callgraph import callee
 from .flow import ForwardWalk
 
+# Tensor ops whose result is a view into their first argument's buffer. The roots do not follow them
+# (a view is a tensor handle of its own); the analyses that need the buffer behind a view do.
+VIEW_OPS = frozenset({"tensor.slice", "tensor.reshape", "tensor.view", "tensor.transpose"})
+
 
 def returned_params(func: Function, root: Callable[[Var], Var] | None = None) -> list[int | None]:
     """For each value ``func`` returns, the index of the parameter it is (None: not a parameter).

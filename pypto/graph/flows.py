@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.loops import const_trip_count
-from pypto.analysis.roots import Roots
+from pypto.analysis.roots import VIEW_OPS, Roots
 from pypto.codegen.op_table import argument, keyword
 from pypto.ir.enums import ArgDirection, ForKind
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
@@ -133,10 +133,8 @@ class _Flow(ForwardWalk[_State]):
             return state.named({var: _sources(state, value.args[0])})
         if name in ("tensor.create", "tensor.full") and keyword(value, "manual_dep"):
             self.manual_dep.add(var)
-        elif name == "tensor.slice" and isinstance(value.args[0], Var):
-            self.views[var] = (value.args[0], _box(value))
-        elif name in ("tensor.reshape", "tensor.view", "tensor.transpose") and isinstance(value.args[0], Var):
-            self.views[var] = (value.args[0], None)
+        elif name in VIEW_OPS and isinstance(value.args[0], Var):
+            self.views[var] = (value.args[0], _box(value) if name == "tensor.slice" else None)
         return state
 
     def submit(self, site: int, call: Call | Submit, state: _State) -> _State:
