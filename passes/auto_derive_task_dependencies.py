@@ -24,8 +24,6 @@ from pypto.ir.types import TensorType
 from pypto.transform.rewrite import RewritePass
 from pypto.transform.util import block_of
 
-_READS = (ArgDirection.Input, ArgDirection.InOut)
-_WRITES = (ArgDirection.InOut, ArgDirection.OutputExisting, ArgDirection.Output)
 # The name of the manual scope the pass owns.
 SCOPE_NAME = "auto_derived_deps"
 _TASK_ID = ScalarType(DataType.TASK_ID)
@@ -321,7 +319,7 @@ class _Analysis:
                 continue
             root = self.buffer(arg)
             if root not in self.untracked:
-                touched.append((root, direction in _READS, direction in _WRITES))
+                touched.append((root, ArgDirection(direction).reads, ArgDirection(direction).writes))
         writers, readers = dict(state.writers), dict(state.readers)
         for root, reads, writes in touched:
             if reads or writes:

@@ -38,7 +38,6 @@ from pypto.ir.types import ArrayType
 from .defuse import base_name
 from .roots import Roots
 
-_WRITES = (ArgDirection.OutputExisting, ArgDirection.InOut, ArgDirection.Output)
 
 
 @dataclass(frozen=True)
@@ -260,7 +259,7 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
             root = walk.roots.root(arg)
             if id(root) in walk.untracked:
                 continue
-            accessed.append((id(root), direction in _WRITES, root))
+            accessed.append((id(root), ArgDirection(direction).writes, root))
         reached: set[int] | None = None
         for root_id, _, root in accessed:
             for earlier in writers.get(root_id, []):

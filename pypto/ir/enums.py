@@ -140,6 +140,16 @@ class ArgDirection(IntEnum):
     NoDep = 4
     Scalar = 5
 
+    @property
+    def reads(self) -> bool:
+        """Whether the task reads the tensor's contents (Input, InOut)."""
+        return self in (ArgDirection.Input, ArgDirection.InOut)
+
+    @property
+    def writes(self) -> bool:
+        """Whether the task writes the tensor (Output, InOut, OutputExisting)."""
+        return self in (ArgDirection.Output, ArgDirection.InOut, ArgDirection.OutputExisting)
+
 
 class ScopeKind(IntEnum):
     InCore = 0
