@@ -54,6 +54,7 @@ def test_an_error_without_a_place_has_an_unknown_span_dict() -> None:
         ("@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", "more than one @pl.program class"),
         ("@pl.program\ndef f():\n    pass\n", "decorated with @pl.function or @pl.inline"),
         ("@pl.function\nclass P:\n    pass\n", "must be decorated with @pl.program"),
+        ("class P:\n    pass\n", "must be decorated with @pl.program"),
         ("@pl.program\nclass P:\n    x = 1\n", "contains only @pl.function definitions"),
     ],
 )

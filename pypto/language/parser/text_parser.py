@@ -135,8 +135,9 @@ class _TextModule:
         return self.consts.eval(node), {}
 
     def _check_decorators(self, node: ast.ClassDef, expected: str) -> None:
-        for deco in node.decorator_list:
-            obj, kwargs = self._decorator(deco)
+        # An undecorated class is no definition of the DSL: the wrong kind, as in the established API.
+        for deco in node.decorator_list or [node]:
+            obj, kwargs = self._decorator(deco) if deco is not node else (None, {})
             if obj is not getattr(self._language, expected, None) or kwargs:
                 self.fail(
                     ParserDefinitionError,
