@@ -576,6 +576,8 @@ class CceEmitter(Emitter):
         strides = self._tensor_strides(ttype)
         tile = self._dst if rule.to_tile else (argument(call, rule.ins[0]) if rule.ins else None)
         window = argument(call, rule.sizes) if rule.sizes is not None else None
+        if rule.whole:
+            window = self._whole_table(call, ttype)
         if rule.clamp is not None and (keyword(call, rule.clamp) or (view is not None and view.valid_shape)):
             window = None  # the tile's valid shape: the window cut at the source's edge or valid region
         if isinstance(window, MakeTuple):
@@ -605,7 +607,10 @@ class CceEmitter(Emitter):
                 operands += f", {alias}::Stride({', '.join(map(str, global_strides(sizes, strides, volume)))})"
             self.doc.line(f"{alias} {g}({operands});")
         if rule.to_tile:
-            self.doc.line(f"{rule.mnemonic}({self._dst_name(call)}, {g});")
+            operands = [self._dst_name(call), g, *(v for n in rule.ins for v in self._values(call, n))]
+            template_args = [t for t in (c.text(call) for c in rule.template) if t is not None]
+            targs = f"<{', '.join(template_args)}>" if template_args else ""
+            self.doc.line(f"{rule.mnemonic}{targs}({', '.join(operands)});")
             return
         ins = [v for n in rule.ins for v in self._values(call, n)]
         template_args = [t for t in (c.text(call) for c in rule.template) if t is not None]
@@ -617,6 +622,20 @@ class CceEmitter(Emitter):
         self.doc.line(f"{rule.mnemonic}{targs}({g}, {', '.join(ins)});")
         if self._dst is not None:
             self._bind(self._dst, self.name_of(tensor))
+
+    def _whole_table(self, call: Call, ttype: TensorType) -> MakeTuple:
+        """A gather table's window: the whole tensor. Its shape must be static; a row gather reads the
+        table's rows as the GlobalTensor's second-last axis, so the table has at most two axes."""
+        if not all(isinstance(d, ConstInt) for d in ttype.shape):
+            raise no_rule(f"{call.op.name} from a table of dynamic shape", self.target.name, call.span,
+                          "give the gathered tensor a static shape")
+        if keyword(call, "coalesce") == "row" and len(ttype.shape) > 2:
+            raise no_rule(f"{call.op.name} of rows of a rank-{len(ttype.shape)} table", self.target.name, call.span,
+                          "reshape the table to [rows, cols] first")
+        if argument(call, "scratch") is not None or not isinstance(argument(call, "idx").type, TileType):
+            raise no_rule(f"{call.op.name} with GM indices and a scratch tensor", self.target.name, call.span,
+                          "load the indices into a Vec tile")
+        return MakeTuple(list(ttype.shape), call.span)
 
     def _window_sizes(self, dims: list[Expr], tile: Expr | None, call: Call) -> tuple[list[int], int | None]:
         """The window's template sizes (``DYNAMIC`` for a run-time extent) and, when one is dynamic, a

@@ -677,7 +677,7 @@ class OrchestrationEmitter(Emitter):
     def _guard(self, call: Call | Submit, kernel: Function, args: list[Expr], window: Window,
                values: dict[Var, Expr], printed: set[str]) -> None:
         param, arg = kernel.params[window.param], args[window.param]
-        if window.op in INDEX_DRIVEN:
+        if window.op in INDEX_DRIVEN and not window.bounded:
             raise CodegenError(
                 f"no rule for a {window.op} of '{param.name_hint}' in kernel '{kernel.name}': it accesses the tensor "
                 "at indices held in a tile, which the orchestration cannot check before the task runs", window.span,

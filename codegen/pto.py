@@ -551,7 +551,7 @@ class PtoEmitter(Emitter):
                        f"sizes = [{', '.join(sizes)}] : {view_type} -> {window_type}", call.span)
         outside = self._outside(call, rule.attrs)
         if rule.to_tile:
-            self._line(f"{rule.mnemonic} ins({self._ins([(window, window_type)], call, rule.attrs)}) "
+            self._line(f"{rule.mnemonic} ins({self._ins([(window, window_type), *tiles], call, rule.attrs)}) "
                        f"outs({tile[0]} : {tile[1]}){outside}", call.span)
             return tile[0]
         self._line(f"{rule.mnemonic} ins({self._ins(tiles, call, rule.attrs)}) outs({window} : {window_type}){outside}",

@@ -33,7 +33,6 @@ REFUSED: dict[str, str] = {
     "tile.gather_row": _NO_SEMANTICS,
     "tile.gather_compare": _NO_SEMANTICS,
     "tile.scatter_update": "",
-    "tile.mgather": "no kernel target prints MGATHER's GM-table operand yet",
     "tile.matmul_mx": _NO_SEMANTICS,
     "tile.matmul_mx_acc": _NO_SEMANTICS,
     "tile.matmul_mx_bias": _NO_SEMANTICS,

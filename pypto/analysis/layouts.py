@@ -110,6 +110,8 @@ def _table() -> dict[str, RowMajorNeed]:
     t["tile.gather"] = _need("src", "indices", "tmp", per_element=False)
     t["tile.gatherb"] = _need("src", "offset", per_element=False)
     t["tile.scatter"] = _need("dst", "src", "indexes", per_element=False)
+    # npu MGATHER: "index tile must be BLayout::RowMajor" (a row gather reads one index per result row).
+    t["tile.mgather"] = _need("idx", per_element=False)
     # npu and cpu TGATHER / cpu TSCATTER with a MaskPattern: dst and src ("expect row major").
     t["tile.gather_mask"] = _need("src", per_element=False)
     t["tile.scatter_mask"] = _need("dst", "src", per_element=False)

@@ -307,6 +307,16 @@ def _indexed(tensor_param: str) -> Callable[[Call], _Region]:
     return region
 
 
+def _mgather(call: Call) -> _Region:
+    """What MGATHER reads: with ``gather_oob`` clamp, wrap or zero every index lands inside the table, so
+    the whole table bounds it; with ``'undefined'`` an index reads wherever it points (unbounded)."""
+    if call.kwargs.get("gather_oob", "undefined") == "undefined":
+        return _indexed("mem")(call)
+    table = argument(call, "mem")
+    shape = list(table.type.shape)
+    return table, [ConstInt(0, DataType.INDEX)] * len(shape), shape
+
+
 # op -> (the tensor parameter it accesses, its window).
 _WINDOWS: dict[str, tuple[str, Callable[[Call], _Region]]] = {
     "tile.load": ("tensor", _load),
@@ -316,11 +326,12 @@ _WINDOWS: dict[str, tuple[str, Callable[[Call], _Region]]] = {
     "tensor.write": ("tensor", _element),
     "system.cacheinvalid": ("tensor", _cacheinvalid),
 }
-# Ops accessing their tensor at indices held in a tile (op -> that tensor parameter): nothing bounds the
-# window before the kernel runs, so the orchestration refuses them (docs/simulator.md#bounds).
+# Ops accessing their tensor at indices held in a tile (op -> that tensor parameter): unless the op bounds
+# them (MGATHER's gather_oob), nothing bounds the window before the kernel runs, so the orchestration
+# refuses them (docs/simulator.md#bounds).
 _INDEXED: dict[str, str] = {"tile.mgather": "mem", "tile.mscatter": "output_tensor"}
 INDEX_DRIVEN = frozenset(_INDEXED)
-_WINDOWS.update({op: (param, _indexed(param)) for op, param in _INDEXED.items()})
+_WINDOWS.update({"tile.mgather": ("mem", _mgather), "tile.mscatter": ("output_tensor", _indexed("output_tensor"))})
 
 # Ops that take a kernel's tensor but access no window of its elements.
 NO_WINDOW: dict[str, str] = {

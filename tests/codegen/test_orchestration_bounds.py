@@ -244,3 +244,35 @@ def test_an_index_driven_scatter_is_refused(tmp_path: Path) -> None:
         # Without the kernel C++: the CCE target has no tile.mscatter rule (a2a3's MSCATTER scatters rows).
         ir.compile(pl.parse(textwrap.dedent(source), filename="prog.py"), output_dir=tmp_path / "out",
                    skip_ptoas=True)
+
+
+MGATHER = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def pick(self, table: pl.Tensor[[32, 16], pl.FP32], idx: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        i: pl.Tile[[1, 8], pl.INT32] = pl.load(idx, [0, 0], [1, 8])
+        t: pl.Tile[[8, 16], pl.FP32] = pl.tile.mgather(table, i, gather_oob={oob!r})
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, table: pl.Tensor[[32, 16], pl.FP32], idx: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        out = self.pick(table, idx, out)
+        return out
+"""
+
+
+def test_an_unbounded_gather_is_refused_and_a_bounded_one_reads_the_whole_table(tmp_path: Path) -> None:
+    with pytest.raises(PyptoError, match=r"no rule for a tile.mgather of 'table' in kernel 'pick': it accesses the "
+                                         r"tensor at indices held in a tile.*\n  --> prog.py:10:40"):
+        ir.compile(pl.parse(MGATHER.format(oob="undefined"), filename="prog.py"), output_dir=tmp_path / "u")
+    for oob in ("clamp", "wrap", "zero"):
+        kernel = pl.parse(MGATHER.format(oob=oob)).get_function("pick")
+        shown = [(w.op, [str(e) for e in w.lo], [str(e) for e in w.hi]) for w in kernel_windows(kernel)]
+        assert shown[1] == ("tile.mgather", ["0", "0"], ["32", "16"])
+        ir.compile(pl.parse(MGATHER.format(oob=oob)), output_dir=tmp_path / oob)
