@@ -276,3 +276,13 @@ def test_an_unbounded_gather_is_refused_and_a_bounded_one_reads_the_whole_table(
         shown = [(w.op, [str(e) for e in w.lo], [str(e) for e in w.hi]) for w in kernel_windows(kernel)]
         assert shown[1] == ("tile.mgather", ["0", "0"], ["32", "16"])
         ir.compile(pl.parse(MGATHER.format(oob=oob)), output_dir=tmp_path / oob)
+
+
+def test_a_gather_of_gm_indices_has_no_kernel_rule(tmp_path: Path) -> None:
+    # The CPU model's MGATHER takes an index tile only; its GM-index form ignores the scratch.
+    source = MGATHER.format(oob="clamp").replace(
+        "i: pl.Tile[[1, 8], pl.INT32] = pl.load(idx, [0, 0], [1, 8])", "i: pl.Tensor[[1, 8], pl.INT32] = idx"
+    ).replace("gather_oob='clamp')", "gather_oob='clamp', scratch=idx)")
+    with pytest.raises(PyptoError, match=r"no rule for tile.mgather with GM indices and a scratch tensor in cce\n"
+                                         r"  --> prog.py:10:40\n  = hint: load the indices into a Vec tile"):
+        ir.compile(pl.parse(source, filename="prog.py"), output_dir=tmp_path / "out")
