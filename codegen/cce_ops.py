@@ -307,6 +307,9 @@ def _other_table() -> dict[str, OpRule]:
                                                                  for m in ("undefined", "clamp", "wrap", "zero")})),
                                  implied=frozenset({"target_memory", "valid_shape", "scratch"})),
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
+        # The same bytes as another dtype: the result is declared on the source's MemRef (a view), so
+        # its Tile object over that address is the whole reinterpretation.
+        "tile.reinterpret_view": Buffer("TASSIGN", implied=frozenset({"tile", "dtype", "shape"})),
         # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
         # a2a3 TINSERT copies Vec -> Vec (ND, 32-byte aligned columns) and Acc -> Mat (TInsert.hpp).

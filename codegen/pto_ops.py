@@ -360,6 +360,8 @@ def _other_table() -> dict[str, OpRule]:
                                         Attr("gatherOob", "#pto<gather_oob {}>", kwarg="gather_oob")),
                                  implied=frozenset({"target_memory", "valid_shape", "scratch"})),
         "tile.create": Buffer("", implied=frozenset({"shape", "dtype", "target_memory", "transpose", "flat_layout"})),
+        # A view: the result's pto.alloc_tile at the source's address, with the new dtype.
+        "tile.reinterpret_view": Buffer("", implied=frozenset({"tile", "dtype", "shape"})),
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
         "tile.slice": Subview("pto.subview", implied=frozenset({"drop_dims", "pad_value"})),
         "tile.assemble": Assemble("pto.tmov"),

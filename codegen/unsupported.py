@@ -36,7 +36,6 @@ REFUSED: dict[str, str] = {
     "tile.matmul_mx": _NO_SEMANTICS,
     "tile.matmul_mx_acc": _NO_SEMANTICS,
     "tile.matmul_mx_bias": _NO_SEMANTICS,
-    "tile.reinterpret_view": "",
     "tile.mrgsort_format2": "a2a3 TMRGSORT of several lists",
     "tile.mscatter": "a2a3's MSCATTER scatters whole rows, not elements",
     "system.sync_set": "pto-isa's CPU backend has no cross-core flag to set or wait on",
