@@ -32,7 +32,7 @@ REFUSED: dict[str, str] = {
     "tile.random": _NO_SEMANTICS,
     "tile.gather_row": _NO_SEMANTICS,
     "tile.gather_compare": _NO_SEMANTICS,
-    "tile.scatter_update": "",
+    "tile.scatter_update": "pto-isa has no row update of a tile (TSCATTER places single elements)",
     "tile.matmul_mx": _NO_SEMANTICS,
     "tile.matmul_mx_acc": _NO_SEMANTICS,
     "tile.matmul_mx_bias": _NO_SEMANTICS,
