@@ -81,6 +81,12 @@ def test_tile_write_takes_an_index_scalar_as_tensor_write_does() -> None:
         L.write(tile(D.FP32), [0, 1], i)
 
 
+
+def test_an_index_scalar_written_into_an_index_tensor_is_not_cast() -> None:
+    i = ir.Var("i", ir.ScalarType(D.INDEX))
+    assert ir.python_print(T.write(tensor(D.INDEX), [0, 1], i)) == "pl.tensor.write(x, [0, 1], i)"
+
+
 @pl.program
 class WriteIndex:
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -113,7 +113,7 @@ def write_value(pair: str) -> Normalizer:
         dtype = element_dtype(bound.get(pair))
         if (isinstance(value, Expr) and not isinstance(value, ConstInt) and isinstance(value.type, ScalarType)
                 and value.type.dtype == DataType.INDEX and dtype is not None and dtype.is_int()):
-            return Cast(value, dtype, value.span)
+            return value if dtype == DataType.INDEX else Cast(value, dtype, value.span)
         return scalar(value, bound)
 
     return norm
