@@ -202,6 +202,17 @@ def type_vars(t: Type, out: set[Var]) -> None:
             todo.extend(t.types)
 
 
+def view_vars(t: Type) -> tuple[Var, ...]:
+    """The variables read by the valid shape and strides of ``t``'s view (tuple members too): the
+    values a definition of that type uses, which UseAfterDef checks are defined before it."""
+    if isinstance(t, TupleType):
+        return tuple(v for member in t.types for v in view_vars(member))
+    view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
+    if view is None or not (view.valid_shape or view.stride):
+        return ()
+    return tuple(n for d in [*view.valid_shape, *view.stride] for n in walk(d) if isinstance(n, Var))
+
+
 def defined_vars(func: Function) -> list[Var]:
     """The parameters and every variable a statement of ``func`` defines, in order."""
     out = list(func.params)
