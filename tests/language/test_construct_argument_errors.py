@@ -74,6 +74,8 @@ CASES = [
      _orch("with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=0)]):", "    pass"),
      "slot_num= must be a positive integer literal, got int 0"),
     ("func-attr-no-dict", _kernel("pl.func_attr()"), 'pl.func_attr takes one dict: pl.func_attr({"key": value})'),
+    ("func-attr-bad-value", _kernel("pl.func_attr({'split': 7})"),
+     "pl.func_attr: field 'attrs.split': 7 is not a value of SplitMode"),
     ("func-attr-int-keys", _kernel("pl.func_attr({1: 2})"), "pl.func_attr takes a dict with string keys, got"),
     ("predicate-float-target", _orch("out, t = pl.submit(self.k, x, out, predicate=(rc[0, 0] > 1.5))"),
      "the target of a predicate must be an integer literal, got float 1.5"),
