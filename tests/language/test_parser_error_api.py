@@ -16,6 +16,7 @@ from pypto.language.parser import (
     ParserError,
     ParserFileError,
     ParserSyntaxError,
+    ParserTypeError,
     PythonSyntaxError,
     UndefinedVariableError,
 )
@@ -85,3 +86,8 @@ def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
     err = info.value
     assert isinstance(err, ParserFileError) and isinstance(err, ParserError)
     assert err.span["filename"] == str(missing) and err.hint == "check the path"
+
+
+def test_an_unknown_function_option_names_the_decorator() -> None:
+    with pytest.raises(ParserTypeError, match=r"@pl.function got an unexpected keyword argument 'foo'"):
+        pl.parse("@pl.function(foo=1)\ndef f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n    return x\n")

@@ -163,7 +163,9 @@ class _TextModule:
             try:
                 options = function_options(**kwargs)
             except TypeError as err:
-                self.fail(ParserTypeError, str(err), deco, FUNCTION_OPTIONS_HINT)
+                # Python names the helper in an unknown-keyword error; the user wrote @pl.function.
+                self.fail(ParserTypeError, str(err).replace("function_options()", "@pl.function"), deco,
+                          FUNCTION_OPTIONS_HINT)
         return options
 
     def _function(self, node: ast.FunctionDef) -> None:
