@@ -81,6 +81,7 @@ CASES = [
      "the target of a predicate must be an integer literal, got float 1.5"),
     ("predicate-whole-tensor", _orch("out, t = pl.submit(self.k, x, out, predicate=(rc > 0))"),
      "the predicate operand must select a single tensor element"),
+    ("range-step-zero", _kernel("for i in pl.range(0, 4, 0):", "    pass"), "pl.range step must not be zero"),
     ("break-in-parallel", _kernel("for i in pl.parallel(4):", "    break"),
      "'break' is not supported inside a pl.parallel loop"),
     ("continue-in-parallel", _kernel("for i in pl.parallel(4):", "    if i == 1:", "        continue"),
