@@ -33,6 +33,7 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
+from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, gm_ring_layout, pipe_slot_num
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
@@ -216,10 +217,11 @@ class CceEmitter(Emitter):
             doc.extend(body)
         group = self._groups.get(func.name)
         slots = kernel_slots(self._program_node, group, func) if group is not None else None
-        launch = bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
+        both = runs_on_both_lanes(func)
+        launch = both or bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
         return (header(func.name, launch) + "\n// --- Kernel function ---\n" + doc.render()
                 + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity,
-                                                                      self._entry_slots(func, slots)))
+                                                                      self._entry_slots(func, slots), both))
 
     def _entry_slots(self, func: Function, slots: list[int | Expr] | None) -> list[str] | None:
         """Where the entry reads each parameter: ``args[<slot>]`` of the Group's task, or a constant."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from math import prod
 
 from pypto.analysis import callee, function_index, op_name
+from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.analysis.pipe_traffic import static_count
 
 from pypto.ir.enums import FunctionType, MemorySpace
@@ -105,7 +106,7 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
-    dual = func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split")
+    dual = runs_on_both_lanes(func)
     split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
     if func.func_type is FunctionType.AIV and split is not None and not dual:
         report.error("SPLIT_ON_ONE_LANE", f"{op_name(split)} with split={split.kwargs['split']} in '{func.name}', "

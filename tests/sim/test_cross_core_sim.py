@@ -104,6 +104,24 @@ def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, k
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
 
 
+def test_an_unsplit_vector_kernel_on_both_lanes_pops_every_tile_on_each(tmp_path: Path, kernel_cache: Path) -> None:
+    """Declared ``dual_aiv_dispatch`` without a split, both lanes pop the whole tile and store it. The
+    kernel entry tells pto-isa's CPU model there are two lanes (simpler reports one): without that the
+    lanes shared one pop cursor and the result was off by up to 12.2."""
+    text = CubeToVector.as_python().replace("@pl.function(type=pl.FunctionType.AIV",
+                                            '@pl.function(attrs={"dual_aiv_dispatch": True}, type=pl.FunctionType.AIV')
+    compiled = ir.compile(pl.parse_program(text), output_dir=tmp_path / "dual")
+    assert "MixedKernels mixed_0 = {0, 1, 1};" in (tmp_path / "dual" / "orchestration" / "main.cpp").read_text()
+    vector = (tmp_path / "dual" / "kernels" / "aiv" / "mm_aiv.cpp").read_text()
+    lanes = "pto::cpu_sim::ScopedExecutionContext __pypto_lanes(get_block_idx(args), get_sub_block_id(args), 2);"
+    assert lanes in vector
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
 @pl.program
 class GroupOfMixedKernel:
     """A hand-written Group calling a mixed InCore kernel: the Group launches the kernel's AIC and AIV halves."""

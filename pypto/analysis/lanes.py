@@ -1,0 +1,17 @@
+"""Which kernels the runtime launches on both vector lanes of a cluster (docs/codegen.md#groups).
+
+A mixed task of a2a3 and a5 has one cube core and two vector cores (lanes, ``get_subblock_idx()`` 0
+and 1). An AIV kernel runs on both when it splits its tiles between them (``split``) or is marked
+``dual_aiv_dispatch`` (by hand, or by ExpandMixedKernel for an unsplit mixed kernel on a2a3, whose
+lane 1 then replays the pipe traffic: SplitVectorKernel); otherwise only lane 0 runs it.
+"""
+
+from __future__ import annotations
+
+from pypto.ir.enums import FunctionType
+from pypto.ir.function import Function
+
+
+def runs_on_both_lanes(func: Function) -> bool:
+    """Whether the runtime launches ``func`` on both vector lanes of its cluster."""
+    return func.func_type is FunctionType.AIV and bool(func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split"))
