@@ -456,6 +456,8 @@ class ExpandMixedKernel(ProgramPass):
             attrs["split"] = SplitMode(lane_split)
             if func.attrs.get("split_aiv"):
                 attrs["split_aiv"] = True
+        elif kind is FunctionType.AIV and PassContext.current().platform.dual_aiv_dispatch:
+            attrs["dual_aiv_dispatch"] = True  # lane 1 replays the pipe traffic (SplitVectorKernel)
         params = [Var(p.name_hint, p.type, p.span) for p in func.params]
         mapping = dict(zip(func.params, params))
         new_body = deep_clone(SeqStmts(stmts, body.span), mapping)

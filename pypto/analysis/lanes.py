@@ -9,9 +9,26 @@ lane 1 then replays the pipe traffic: SplitVectorKernel); otherwise only lane 0 
 from __future__ import annotations
 
 from pypto.ir.enums import FunctionType
+from pypto.ir.expr import Call
 from pypto.ir.function import Function
+
+from .callgraph import op_name
+from .index import function_index
+
+# Ops of a vector kernel's pipe traffic, which both lanes take part in.
+LANE_PIPE_OPS = ("tile.tpop_from_aic", "system.tfree_to_aic", "tile.tpush_to_aic")
+LANE_INDEX = "tile.get_subblock_idx"
 
 
 def runs_on_both_lanes(func: Function) -> bool:
     """Whether the runtime launches ``func`` on both vector lanes of its cluster."""
     return func.func_type is FunctionType.AIV and bool(func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split"))
+
+
+def needs_lane_replay(func: Function) -> bool:
+    """Whether ``func`` runs unsplit on both lanes with pipe traffic and does not read its lane: lane 1
+    must then replay the pipe traffic alone (SplitVectorKernel)."""
+    if not runs_on_both_lanes(func) or func.attrs.get("split"):
+        return False
+    names = {op_name(c) for c in function_index(func).of(Call)}
+    return not names.isdisjoint(LANE_PIPE_OPS) and LANE_INDEX not in names

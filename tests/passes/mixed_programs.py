@@ -234,6 +234,11 @@ def source(name: str, opts: str = "") -> str:
 
 def placed(name: str, opts: str = "") -> ir.Program:
     """Program ``name`` after every pass before ExpandMixedKernel."""
+    return before_pass(name, "ExpandMixedKernel", opts)
+
+
+def before_pass(name: str, pass_name: str, opts: str = "") -> ir.Program:
+    """Program ``name`` after every pass before ``pass_name``."""
     chain = front_passes() + lowering_passes()
-    upto = [p.name for p in chain].index("ExpandMixedKernel")
+    upto = [p.name for p in chain].index(pass_name)
     return passes.PassManager(chain[:upto]).run(pl.parse("import pypto.language as pl\n" + source(name, opts)))
