@@ -27,8 +27,11 @@ def runs_on_both_lanes(func: Function) -> bool:
 
 def needs_lane_replay(func: Function) -> bool:
     """Whether ``func`` runs unsplit on both lanes with pipe traffic and does not read its lane: lane 1
-    must then replay the pipe traffic alone (SplitVectorKernel)."""
+    must then replay the pipe traffic alone (SplitVectorKernel). A pipe op with a ``split`` moves
+    each lane's own half, so a kernel with one is the user's two-lane program."""
     if not runs_on_both_lanes(func) or func.attrs.get("split"):
         return False
-    names = {op_name(c) for c in function_index(func).of(Call)}
-    return not names.isdisjoint(LANE_PIPE_OPS) and LANE_INDEX not in names
+    calls = function_index(func).of(Call)
+    pipe_ops = [c for c in calls if op_name(c) in LANE_PIPE_OPS]
+    return (bool(pipe_ops) and not any(c.kwargs.get("split") for c in pipe_ops)
+            and not any(op_name(c) == LANE_INDEX for c in calls))

@@ -134,6 +134,18 @@ else:
     assert lane1 == ["tile.tpop_from_aic", "tile.read", "system.tfree_to_aic"]
 
 
+def test_a_kernel_whose_pipe_ops_split_is_left_as_written() -> None:
+    text = _HAND_WRITTEN.replace("pl.tpush_to_aiv(acc, split=0)", "pl.tpush_to_aiv(acc, split=1)").replace(
+        "c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)",
+        "c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=1)").replace(
+        "BODY", "pl.tfree_to_aic(c)\n        out = pl.store(c, [0, 0], out)")
+    chain = passes.PassManager.get_strategy(plugins=False).passes
+    upto = [p.name for p in chain].index("SplitVectorKernel")
+    before = passes.PassManager(chain[:upto]).run(pl.parse(text))
+    assert VectorKernelSplit.check(before) == []
+    assert passes.split_vector_kernel()(before) is before
+
+
 def test_a_branch_on_tile_data_cannot_be_replayed() -> None:
     before = _hand_written("""
 e = pl.exp(c)
