@@ -47,7 +47,7 @@ from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.ops.common import tile_type
-from pypto.ir.ops.cross_core_ops import AUTO, default_local_slot_num, default_slot_num, slot_bytes
+from pypto.ir.ops.cross_core_ops import AUTO, PIPE_SETUPS, default_local_slot_num, default_slot_num, slot_bytes
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -73,7 +73,6 @@ from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.vector_split import halve
 
 _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "system.tfree_to_aiv"}
-_INITS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 # Slots per direction when the kernel gives no pl.cross_core_slot: PTOAS's defaults.
 
 
@@ -340,7 +339,7 @@ class ExpandMixedKernel(ProgramPass):
         roots = _roots(func)
         self.check_gm_handoff(func, roots)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
-        written = [c for c in function_index(func).of(Call) if op_name(c) in _INITS]
+        written = [c for c in function_index(func).of(Call) if op_name(c) in PIPE_SETUPS]
         self.check_slots(written, vector)
         setup = ([], []) if written else self.pipe_setup(func, vector, aic_name, aiv_name)
         aic = self.side_function(func, aic_name, FunctionType.AIC, aic_body, roots, setup[0], lane_split)

@@ -33,8 +33,14 @@ def test_the_group_is_one_pto_module_with_its_pipes(tmp_path: Path) -> None:
     assert lines.count("module attributes {pto.target_arch = \"a2a3\"} {") == 1
     for line in [
         '%buf0 = pto.import_reserved_buffer {name = "a_slots", peer_func = @multiply} -> i32',
+        # Each pipe has its part of the GM ring, as in CCE: pipe 1 after pipe 0's two 8 KiB slots.
+        "pto.aiv_initialize_pipe {id = 0, dir_mask = 2, slot_size = 8192, slot_num = 2} "
+        "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf0 : i32)",
+        "%c4096_index = arith.constant 4096 : index",
+        "%gm_pipe_1 = pto.addptr %arg2, %c4096_index : !pto.ptr<f32> -> !pto.ptr<f32>",
         "pto.aiv_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2} "
-        "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
+        "(gm_slot_buffer = %gm_pipe_1 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, "
+        "v2c_consumer_buf = %buf1 : i32)",
         '%buf1 = pto.reserve_buffer {name = "b_slots", size = 16384, location = #pto.address_space<mat>, '
         "auto = false, base = 16384} -> i32",
         "%a_mat = pto.tpop_from_aiv {id = 0, split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=64, cols=64, "
