@@ -20,7 +20,8 @@ calls ``F`` calls ``F_aic`` and ``F_aiv`` instead, a Group being one mixed task)
 * ``pl.split(UP_DOWN | LEFT_RIGHT)``: the AIV kernel runs on both AIV lanes, each on half the rows
   (columns) of the vector work (:mod:`pypto.transform.vector_split`); a vector op that reduces
   across the split axis is an error. A ``pl.split_aiv`` kernel's regions run on both lanes as
-  written.
+  written. Without a split, on a2a3 (whose cube-vector handshakes count both lanes) the AIV kernel
+  is marked ``dual_aiv_dispatch`` too: SplitVectorKernel then has lane 1 replay only its pipe traffic.
 
 Written values that cross sides must be tiles moved as above or tensors written to parameters; a
 scalar computed on one side and used on the other is an error, and so is a tile that is only
