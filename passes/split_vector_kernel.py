@@ -8,7 +8,9 @@ vector->cube push (pto-isa's TPUSH sends lane 0's tile and drops lane 1's). So l
 sequence of pops, frees and pushes in the same loops and branches, and nothing else: it computes no
 tile, writes no tensor (a second store of the same result would race with lane 0's, and a
 read-modify-write would apply twice) and pushes an empty stand-in (valid shape 0 x 0) of each
-tile lane 0 sends. The pipe set-up stays first, on both lanes. A kernel that reads its lane itself
+tile lane 0 sends. It does not read its popped tiles either: pto-isa's CPU TPOP fills lane 1's copy
+of an unsplit tile with zeros. A loop bound or branch condition around pipe ops that lane 1 cannot
+know this way is an error. The pipe set-up stays first, on both lanes. A kernel that reads its lane itself
 (``pl.tile.get_subblock_idx()``), or splits its tiles between the lanes, is left as written.
 """
 
@@ -95,6 +97,7 @@ class _Replay:
         self.pass_name = pass_name
         self.map: dict[Var, Expr] = {}  # a store's result is the tensor it writes
         self.dropped: set[Var] = set()  # tiles lane 1 does not compute, and scalars read from them
+        self.popped: set[Var] = set()  # lane 1's popped tiles: pto-isa gives it zeros, not the data
 
     def block(self, body: Stmt) -> list[Stmt]:
         return [out for s in flatten_to_stmts(body) for out in self.stmt(s)]
@@ -124,9 +127,13 @@ class _Replay:
         self.need(expr_vars(e), s)
         return substitute_expr(e, self.map)
 
+    def unknown(self) -> set[Var]:
+        """The values lane 1 does not have: what it does not compute, and the data of its pops."""
+        return self.dropped | self.popped
+
     def need(self, reads: Iterable[Var], s: Stmt) -> None:
         """A value lane 1 needs but cannot know (it comes from a tile it does not compute) is an error."""
-        used = sorted(self.dropped.intersection(reads), key=lambda v: v.name_hint)
+        used = sorted(self.unknown().intersection(reads), key=lambda v: v.name_hint)
         if used:
             raise PassError(self.pass_name, f"the second vector lane replays this kernel's pipe traffic without its "
                             f"tile work, but this statement needs '{used[0].name_hint}', which comes from that work",
@@ -137,11 +144,12 @@ class _Replay:
     def assign(self, s: AssignStmt) -> list[Stmt]:
         name = op_name(s.value)
         if name == "tile.tpop_from_aic":
+            self.popped.add(s.var)
             return [s]  # defines a fresh tile and reads nothing
         if name == "tile.store":
             self.map[s.var] = substitute_expr(s.value.args[2], self.map)
             return []
-        if isinstance(s.var.type, TileType) or not self.dropped.isdisjoint(stmt_reads(s)):
+        if isinstance(s.var.type, TileType) or not self.unknown().isdisjoint(stmt_reads(s)):
             self.dropped.add(s.var)
             return []
         return [self.sub(s)]
@@ -160,7 +168,7 @@ class _Replay:
                 "tile.create", [MakeTuple(list(t.shape), s.span)],
                 {"dtype": t.dtype, "target_memory": t.memory_space}, s.span)
             return [AssignStmt(stand_in, create, s.span), EvalStmt(replace(s.expr, args=[stand_in]), s.span)]
-        if name is not None and name.startswith("system.") and self.dropped.isdisjoint(stmt_reads(s)):
+        if name is not None and name.startswith("system.") and self.unknown().isdisjoint(stmt_reads(s)):
             return [self.sub(s)]
         return []
 
