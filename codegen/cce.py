@@ -33,7 +33,10 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, gm_ring_layout, pipe_slot_num
+from pypto.analysis.lanes import runs_on_both_lanes
+from pypto.ir.ops.cross_core_ops import (
+    GM_PIPE_BUFFER, PIPE_SETUPS, default_local_slot_num, gm_ring_layout, pipe_slot_num,
+)
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
@@ -194,7 +197,7 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
-        self._setups = [c for c in function_index(func).of(Call) if c.op.name in _PIPE_SETUPS]
+        self._setups = [c for c in function_index(func).of(Call) if c.op.name in PIPE_SETUPS]
         for p in func.params:
             if isinstance(p.type, TensorType):
                 for axis, dim in enumerate(p.type.shape):
@@ -216,10 +219,11 @@ class CceEmitter(Emitter):
             doc.extend(body)
         group = self._groups.get(func.name)
         slots = kernel_slots(self._program_node, group, func) if group is not None else None
-        launch = bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
+        both = runs_on_both_lanes(func)
+        launch = both or bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
         return (header(func.name, launch) + "\n// --- Kernel function ---\n" + doc.render()
                 + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity,
-                                                                      self._entry_slots(func, slots)))
+                                                                      self._entry_slots(func, slots), both))
 
     def _entry_slots(self, func: Function, slots: list[int | Expr] | None) -> list[str] | None:
         """Where the entry reads each parameter: ``args[<slot>]`` of the Group's task, or a constant."""
@@ -829,7 +833,6 @@ class CceEmitter(Emitter):
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
 
 
-_PIPE_SETUPS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 # The split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the NPU ones.
 _SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 

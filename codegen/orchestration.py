@@ -27,6 +27,7 @@ from pathlib import Path
 from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
+from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.analysis.roots import returned_params
 from pypto.analysis.windows import BLOCK_NUM, INDEX_DRIVEN, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
@@ -640,7 +641,7 @@ class OrchestrationEmitter(Emitter):
             lanes[kernel.func_type] = str(self.ids[kernel.name])
         # An AIV kernel dispatched on both vector lanes (dual_aiv_dispatch, or a split) fills the third slot.
         aiv = next((k for k, _ in group_calls(self.program, group) if k.func_type is FunctionType.AIV), None)
-        dual = aiv is not None and (aiv.attrs.get("dual_aiv_dispatch") or aiv.attrs.get("split"))
+        dual = aiv is not None and runs_on_both_lanes(aiv)
         name = self.fresh(f"mixed_{n}")
         second = lanes[FunctionType.AIV] if dual else "INVALID_KERNEL_ID"
         self.doc.line(f"MixedKernels {name} = {{{lanes[FunctionType.AIC]}, {lanes[FunctionType.AIV]}, {second}}};")

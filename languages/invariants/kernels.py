@@ -6,6 +6,7 @@ from __future__ import annotations
 from math import prod
 
 from pypto.analysis import callee, function_index, op_name
+from pypto.analysis.lanes import needs_lane_replay, runs_on_both_lanes
 from pypto.analysis.pipe_traffic import static_count
 
 from pypto.ir.enums import FunctionType, MemorySpace
@@ -105,7 +106,7 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
-    dual = func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split")
+    dual = runs_on_both_lanes(func)
     split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
     if func.func_type is FunctionType.AIV and split is not None and not dual:
         report.error("SPLIT_ON_ONE_LANE", f"{op_name(split)} with split={split.kwargs['split']} in '{func.name}', "
@@ -185,6 +186,21 @@ MixedKernelExpanded = Invariant.per_function(
     auto_verified=True,
 )
 
+
+
+def _check_lane_replay(func: Function, program: Program, report: Reporter) -> None:
+    if needs_lane_replay(func):
+        report.error("NO_LANE_REPLAY", f"vector kernel '{func.name}' runs unsplit on both AIV lanes with pipe traffic "
+                     "but does not branch on its lane: both would compute and store (run SplitVectorKernel, or "
+                     "read pl.tile.get_subblock_idx() to give each lane its work)", func)
+
+
+VectorKernelSplit = Invariant.per_function(
+    "VectorKernelSplit",
+    "an unsplit vector kernel with pipes launched on both AIV lanes does its work on lane 0 only",
+    _check_lane_replay,
+    auto_verified=True,
+)
 
 
 def _check_gm_ring(func: Function, program: Program, report: Reporter) -> None:

@@ -74,6 +74,10 @@ def default_local_slot_num(slot_num: int) -> int:
     return min(2, slot_num)
 
 
+# The ops that set up a pipe, on each side.
+PIPE_SETUPS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
+
+
 def pipe_slot_num(setup: Call) -> int:
     """The slot count of an ``*_initialize_pipe`` call (its ``slot_num``, else the default)."""
     slots = setup.kwargs.get("slot_num")
