@@ -12,7 +12,7 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, IterArg, MakeTuple, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.memref import MemRef
-from pypto.ir.node import replace
+from pypto.ir.parts import replace_parts
 from pypto.ir.stmt import AssignStmt, Stmt
 from pypto.ir.traversal import iter_value
 from pypto.ir.types import TileType
@@ -85,29 +85,27 @@ class Retype(Rewrite):
         if type(value) is Call and not self._exprs and type(value.op) is Op and _flat_call(value):
             args = value.args
             new = [self.use(a) if isinstance(a, Var) else a for a in args]
-            return value if same_list(new, args) else replace(value, args=new)
+            return value if same_list(new, args) else replace_parts(value, args=new)
         return super().expr(value)
 
     def children(self, node: Stmt) -> Stmt:
-        # The common statement, ``var = call``, rebuilt directly (the generic walk over its fields,
-        # the field-dict copy of ``replace``); the variable is defined first, as the generic case does.
+        # The common statement, ``var = call``, rebuilt directly from its validated parts (no generic
+        # walk over its fields); the variable is defined first, as the generic case does.
         if type(node) is not AssignStmt:
             return super().children(node)
         var, value = self.define(node.var), self.expr(node.value)
         if var is node.var and value is node.value:
             return node
-        if node.leading_comments:
-            return replace(node, var=var, value=value)
-        return AssignStmt(var=var, value=value, span=node.span)
+        return replace_parts(node, var=var, value=value)
 
     def define(self, var: Var) -> Var:
         t = self.new_types.get(var)
         if t is None:
             return super().define(var)
         if isinstance(var, IterArg):
-            new: Var = IterArg(var.name_hint, t, self.expr(var.initValue), var.span)
+            new: Var = replace_parts(var, type=t, initValue=self.expr(var.initValue))
         else:
-            new = type(var)(var.name_hint, t, var.span)
+            new = replace_parts(var, type=t)
         self.bind(var, new)
         return new
 
