@@ -33,7 +33,7 @@ from pypto.ir.type_base import TupleType, Type
 from pypto.ir.types import ShapedType
 from pypto.util import IdentityCache
 
-from .index import function_index, push_value, walk
+from .index import PLAIN, function_index, plain_attrs, push_value, walk
 
 
 def block(stmt: Stmt | None) -> list[Stmt]:
@@ -115,9 +115,12 @@ def expr_summary(expr: Expr) -> tuple[tuple[Var, ...], frozenset[type]]:
 
 
 def _leaf_call_summary(call: Call) -> tuple[tuple[Var, ...], frozenset[type]] | None:
-    """The summary of a call of variables and constants only (the common statement), without a
-    walk; None for any other call."""
-    if call.kwargs or call.attrs:
+    """The summary of a call of variables and constants only (the common statement, also with plain
+    keyword or attribute values such as a sync's pipes), without a walk; None for any other call."""
+    kwargs, attrs = call.kwargs, call.attrs
+    if kwargs and not all(isinstance(v, PLAIN) for v in kwargs.values()):
+        return None
+    if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
         return None
     variables = []
     for a in call.args:

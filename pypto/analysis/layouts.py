@@ -140,13 +140,12 @@ def row_major_need(name: str) -> RowMajorNeed | None:
     return ROW_MAJOR_OPERANDS.get(name)
 
 
+_VEC, _COL_MAJOR = MemorySpace.Vec, TileLayout.col_major  # read once (see pypto.ir.types.implicit_layout)
+
+
 def col_major(t: object) -> bool:
     """A col-major vector tile."""
-    return (
-        isinstance(t, TileType)
-        and t.memory_space is MemorySpace.Vec
-        and effective_layout(t)[0] is TileLayout.col_major
-    )
+    return isinstance(t, TileType) and t.memory_space is _VEC and effective_layout(t)[0] is _COL_MAJOR
 
 
 def misplaced_operands(call: Call) -> tuple[RowMajorNeed, list[bool]] | None:
