@@ -179,6 +179,22 @@ PROGRAMS = {
                     out[:] = pl.add(pl.cmp(x, y, cmp_type=2), pl.cmp(pl.maximum(x, 0.0), 0.5, cmp_type=5))
                 return out
     """,
+    # A tensor created in the scope and stored into is a tile the kernel returns (a new Out param).
+    "store_into_a_created_tensor": """
+        @pl.program
+        class StoreCreated:
+            @pl.function
+            def main(self, x: pl.Tensor[[32, 32], pl.FP32],
+                     out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    a = pl.load(x, [0, 0], [16, 32])
+                    tmp = pl.create_tensor([32, 32], dtype=pl.FP32)
+                    tmp = pl.store(pl.exp(a), [0, 0], tmp)
+                    tmp = pl.store(a, [16, 0], tmp)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.store(pl.add(pl.load(tmp, [0, 0], [32, 32]), 1.0), [0, 0], out)
+                return out
+    """,
 }
 
 

@@ -79,6 +79,32 @@ def test_assemble_into_a_kernel_value_on_the_simulator_equals_the_interpreter(
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@pl.program
+class StoredScratch:
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [16, 32])
+            tmp = pl.create_tensor([32, 32], dtype=pl.FP32)
+            tmp = pl.store(pl.exp(a), [0, 0], tmp)
+            tmp = pl.store(a, [16, 0], tmp)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out = pl.store(pl.add(pl.load(tmp, [0, 0], [32, 32]), 1.0), [0, 0], out)
+        return out
+
+
+def test_stores_into_a_tensor_created_in_a_scope_reach_the_next_scope(tmp_path: Path, kernel_cache: Path) -> None:
+    # The created tensor is a tile of the first kernel, returned through a new Out parameter (it
+    # used to stay a store into a tile, which the PTO printer met with an AssertionError).
+    compiled = ir.compile(StoredScratch, output_dir=tmp_path / "scratch")
+    x = np.random.default_rng(6).standard_normal((32, 32)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(x), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[:16], np.exp(x[:16]) + 1, rtol=1e-5)
+    np.testing.assert_array_equal(got[16:], x[:16] + 1)
+
+
 _T3 = pl.Tensor[[4, 8, 16], pl.FP32]
 
 
