@@ -179,6 +179,16 @@ PROGRAMS = {
                     out[:] = pl.add(pl.cmp(x, y, cmp_type=2), pl.cmp(pl.maximum(x, 0.0), 0.5, cmp_type=5))
                 return out
     """,
+    "sort_a_row": """
+        @pl.program
+        class SortRow:
+            @pl.function
+            def main(self, x: pl.Tensor[[1, 128], pl.FP32], idx: pl.Tensor[[1, 128], pl.UINT32],
+                     out: pl.Out[pl.Tensor[[1, 256], pl.FP32]]) -> pl.Tensor[[1, 256], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.mrgsort(pl.sort32(x, idx), block_len=64)
+                return out
+    """,
     # A tensor created in the scope and stored into is a tile the kernel returns (a new Out param).
     "store_into_a_created_tensor": """
         @pl.program
@@ -223,6 +233,9 @@ def inputs(program: ir.Program, scalar: int) -> list[object]:
             args.append(scalar)
             continue
         shape = [d.value for d in p.type.shape]
+        if p.type.dtype == ir.DataType.UINT32:
+            args.append(rng.permutation(int(np.prod(shape))).astype(np.uint32).reshape(shape))
+            continue
         dtype = np.float16 if p.type.dtype == ir.DataType.FP16 else np.float32
         args.append(rng.standard_normal(shape).astype(dtype))
     return args
