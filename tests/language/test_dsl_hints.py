@@ -418,6 +418,20 @@ def test_bad_program_error_has_span_message_and_hint(code: str, cls: type[Parser
     assert f"  = hint: {err.hint}" in str(err)
 
 
+@pytest.mark.parametrize(("body", "hint"), [
+    ("t = pl.load(x, [60, 0], [8, 64])",
+     "signature: pl.load(tensor, offsets, shapes, valid_shape=None, target_memory=pl.MemorySpace.Vec, clamp=False, "
+     "*, flatten=False)"),
+    ("t = pl.exp(x, x)", "check the arguments against the entry of pl.exp in the operator reference (docs/ops.md)"),
+    ("t = pl.mul(x, 'two')", "signature: pl.mul(lhs, rhs, **kwargs)"),
+])
+def test_an_op_call_error_shows_the_parameters_a_user_writes(body: str, hint: str) -> None:
+    # Not the parser's span=, type annotations or enum reprs; a dispatcher taking *args names the reference.
+    with pytest.raises(ParserError) as info:
+        pl.parse(incore(body), filename="bad.py")
+    assert info.value.hint == hint
+
+
 # ----- errors of DSL objects used at Python level ---------------------------------------------------
 T_BAD = pl.Tensor[[64]]  # unresolved: the parser reports it where it is used
 

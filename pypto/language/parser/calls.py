@@ -8,6 +8,7 @@ is. Op functions (``pl.tile.load``, ``pl.add`` ...) are called with the parsed a
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
 from typing import Any
 
@@ -270,7 +271,26 @@ class CallMixin(ParserCore):
 
 
 def _signature_hint(fn: Any) -> str:
+    """The parameters of ``fn`` as a user writes them: no ``span`` (the parser passes it), no annotations."""
+    catalog = f"check the arguments against the entry of {display_name(fn)} in the operator reference (docs/ops.md)"
     try:
-        return f"signature: {display_name(fn)}{inspect.signature(fn)}"
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return f"check the arguments against the operator catalog entry of {display_name(fn)}"
+        return catalog
+    params = [p.replace(annotation=inspect.Parameter.empty, default=_spelled(p.default))
+              for p in sig.parameters.values() if p.name != "span"]
+    if all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return catalog  # a dispatcher taking anything: its signature says nothing
+    shown = sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
+    return f"signature: {display_name(fn)}{shown}"
+
+
+class _Spelled(str):
+    """A default shown as the DSL spells it (``pl.MemorySpace.Vec``, not ``<MemorySpace.Vec: 1>``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _spelled(default: Any) -> Any:
+    return _Spelled(f"pl.{type(default).__name__}.{default.name}") if isinstance(default, enum.Enum) else default
