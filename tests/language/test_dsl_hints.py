@@ -432,6 +432,30 @@ def test_an_op_call_error_shows_the_parameters_a_user_writes(body: str, hint: st
     assert info.value.hint == hint
 
 
+def test_a_call_of_a_function_returning_a_value_it_does_not_declare_is_refused_at_the_call() -> None:
+    # The caller comes first, so its call met the callee's empty return list before the callee's body
+    # said what was wrong ("argument 'tile' must be a Tile, got Tuple[]").
+    code = textwrap.dedent("""
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[16, 64], pl.FP32], z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+                z = pl.store(self.inc(pl.load(x, [0, 0], [16, 64])), [0, 0], z)
+                return z
+
+            @pl.function(type=pl.FunctionType.Inline)
+            def inc(self, t: pl.Tile[[16, 64], pl.FP32]):
+                if True:
+                    return pl.add(t, 1.0)
+    """)
+    with pytest.raises(ParserTypeError) as info:
+        pl.parse(code, filename="bad.py")
+    err = info.value
+    assert err.message == "function 'inc' returns a value (line 12) but declares no return type, so its call gives nothing"
+    assert err.hint == "declare what it returns: def inc(...) -> <its type>:"
+    assert (err.span["begin_line"], err.span["begin_column"]) == (6, 22)
+
+
 # ----- errors of DSL objects used at Python level ---------------------------------------------------
 T_BAD = pl.Tensor[[64]]  # unresolved: the parser reports it where it is used
 

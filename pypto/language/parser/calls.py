@@ -181,6 +181,16 @@ class CallMixin(ParserCore):
                 "define it with @pl.function in the same program (or text), or import the function object",
             )
         sig = self.program.signature(ref.name)
+        returned = _returned_value(sig.node)
+        if sig.node.returns is None and returned is not None:
+            # its body (parsed later) would say so, but the caller would first meet a call of no value
+            self.fail(
+                ParserTypeError,
+                f"function '{ref.name}' returns a value (line {returned.lineno}) but declares no return type, "
+                "so its call gives nothing",
+                node,
+                f"declare what it returns: def {ref.name}(...) -> <its type>:",
+            )
         return self.build_function_call(ref.name, sig.params, sig.return_types, node)
 
     def call_external(self, func: ir.Function, node: ast.Call) -> ir.Expr:
@@ -268,6 +278,18 @@ class CallMixin(ParserCore):
             node,
             f"pass a {expected} as '{param.name_hint}', or change that parameter's annotation in '{name}'",
         )
+
+
+def _returned_value(func: ast.FunctionDef) -> ast.Return | None:
+    """A ``return <value>`` of ``func`` itself (not of a nested definition), if it has one."""
+    todo: list[ast.AST] = list(func.body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Return and node.value is not None:
+            return node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return None
 
 
 def _signature_hint(fn: Any) -> str:
