@@ -82,6 +82,8 @@ LOWERINGS: dict[str, Lowering] = {}
 # What to write instead of a tensor op without a lowering, where the general hint (compute it in
 # the orchestration) does not apply: no target computes these.
 NO_LOWERING_HINTS: dict[str, str] = {
+    "tensor.gather": ("load the tiles and use pl.tile.gather(src, indices, tmp), whose indices count row-major "
+                      "over the whole source tile (row r, column c is r * columns + c)"),
     "tensor.sin": "pto-isa has no sine instruction, so no target computes it; the interpreter runs it",
     "tensor.cos": "pto-isa has no cosine instruction, so no target computes it; the interpreter runs it",
     "tensor.gather_row": "to copy a block of rows, write pl.assemble(acc, pl.slice(src, shapes, src_offset), "

@@ -392,6 +392,21 @@ _ERRORS = {
         "ConvertTensorToTileOps: tensor.part_max has no tile lowering, so it cannot run in kernel 'main_incore_0' "
         "(hint: compute it in the orchestration, or express it with other tensor ops) at <string>:9:13",
     ),
+    "gather_along_rows": (
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, 64], pl.FP32], idx: pl.Tensor[[16, 32], pl.INT32],
+                     out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.gather(x, -1, idx)
+                return out
+        """,
+        "ConvertTensorToTileOps: tensor.gather has no tile lowering, so it cannot run in kernel 'main_incore_0' "
+        "(hint: load the tiles and use pl.tile.gather(src, indices, tmp), whose indices count row-major over the "
+        "whole source tile (row r, column c is r * columns + c)) at <string>:10:22",
+    ),
     "slice_with_a_non_foldable_bound": (
         """
         @pl.program
