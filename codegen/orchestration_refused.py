@@ -1,5 +1,6 @@
 """What the PTO2 orchestration cannot run, refused when a compile starts: data-moving tensor ops,
-tensor ops that compute (``target.is_tensor_compute``), and TaskId parameters (a dependency on a TaskId no task of the program produced).
+tensor ops that compute (``target.is_tensor_compute``), and TaskId parameters (a dependency on a
+TaskId no task of the program produced).
 
 The orchestration C++ creates tensors, views them and submits tasks; moving or computing tensor
 data is a kernel's job. An Orchestration function calling one of ``REFUSED`` outside the scopes
@@ -63,8 +64,9 @@ def check_orchestration_ops(program: Program) -> None:
         for call, in_kernel in calls:
             entry = op_registry.lookup(call.op.name) if not in_kernel and isinstance(call.op, Op) else None
             if entry is not None and is_tensor_compute(entry):
-                raise CodegenError(f"{call.op.name} cannot run in orchestration code: computing on tensors needs a core",
-                                   call.span, f"compute it in a kernel: put the statement in `{_IN_A_KERNEL}`")
+                raise CodegenError(f"{call.op.name} cannot run in orchestration code: computing on tensors needs "
+                                   "a core", call.span,
+                                   f"compute it in a kernel: put the statement in `{_IN_A_KERNEL}`")
 
 
 __all__ = ["REFUSED", "check_orchestration_ops"]

@@ -262,7 +262,9 @@ InputsNotWritten = Invariant.per_function(
 
 def _computes(value: Expr) -> bool:
     """A call of an op that writes none of its arguments: its result is a new value."""
-    entry = op_registry.lookup(value.op.name) if isinstance(value, Call) and not isinstance(value.op, GlobalVar) else None
+    if not isinstance(value, Call) or isinstance(value.op, GlobalVar):
+        return False
+    entry = op_registry.lookup(value.op.name)
     return entry is not None and not entry.written_params()
 
 

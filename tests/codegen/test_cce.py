@@ -458,7 +458,8 @@ N = pl.dynamic("N")
 @pl.program
 class P:
     @pl.function
-    def main(self, x: pl.Tensor[[N, 64], pl.FP32], out: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[N, 64], pl.FP32]:
+    def main(self, x: pl.Tensor[[N, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[N, 64], pl.FP32]:
         n = pl.tensor.dim(x, 0)
         for b in pl.spmd((n + 15) // 16):
             rows = pl.min(16, n - b * 16)
@@ -472,4 +473,4 @@ class P:
     assert info.value.hint.endswith(
         "in a pl.spmd launch (an extent from the block index), launch the whole blocks and run the tail block in a "
         "pl.at scope of its own")
-    assert info.value.span.begin_line == 14
+    assert info.value.span.begin_line == 15

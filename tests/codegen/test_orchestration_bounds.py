@@ -149,7 +149,8 @@ def test_the_counter_of_a_loop_with_a_break_is_bounded_by_the_loop() -> None:
     """
     program = passes.PassManager(passes.front_passes()).run(pl.parse(textwrap.dedent(source)))
     (load, store) = kernel_windows(program.get_function("k"))
-    assert [(ir.python_print(lo), ir.python_print(hi)) for lo, hi in zip(load.lo, load.hi)] == [("0", "64"), ("0", "64")]
+    bounds = [(ir.python_print(lo), ir.python_print(hi)) for lo, hi in zip(load.lo, load.hi)]
+    assert bounds == [("0", "64"), ("0", "64")]
     assert store.bounded
 
 

@@ -1,5 +1,6 @@
 """Tensor ops orchestration code cannot run (data-moving ones, and arithmetic): refused when the
-compile starts, at the call, with what to write instead; the same op inside a scope outlined into a kernel is not refused."""
+compile starts, at the call, with what to write instead; the same op inside a scope outlined into
+a kernel is not refused."""
 
 from __future__ import annotations
 

@@ -439,7 +439,8 @@ def test_a_call_of_a_function_returning_a_value_it_does_not_declare_is_refused_a
         @pl.program
         class P:
             @pl.function(type=pl.FunctionType.InCore)
-            def k(self, x: pl.Tensor[[16, 64], pl.FP32], z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+                  z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
                 z = pl.store(self.inc(pl.load(x, [0, 0], [16, 64])), [0, 0], z)
                 return z
 
@@ -451,9 +452,10 @@ def test_a_call_of_a_function_returning_a_value_it_does_not_declare_is_refused_a
     with pytest.raises(ParserTypeError) as info:
         pl.parse(code, filename="bad.py")
     err = info.value
-    assert err.message == "function 'inc' returns a value (line 12) but declares no return type, so its call gives nothing"
+    assert err.message == ("function 'inc' returns a value (line 13) but declares no return type, so its call "
+                           "gives nothing")
     assert err.hint == "declare what it returns: def inc(...) -> <its type>:"
-    assert (err.span["begin_line"], err.span["begin_column"]) == (6, 22)
+    assert (err.span["begin_line"], err.span["begin_column"]) == (7, 22)
 
 
 # ----- errors of DSL objects used at Python level ---------------------------------------------------
