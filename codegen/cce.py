@@ -253,7 +253,9 @@ class CceEmitter(Emitter):
                 raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
                               self.target.name, var.span,
                               "tiles are declared at the top of the kernel, where only parameters are known: compute "
-                              "the valid extent outside the pl.at block, e.g. rows = pl.min(32, N - i), and use it inside")
+                              "the valid extent outside the pl.at block, e.g. rows = pl.min(32, N - i), and use it "
+                              "inside; in a pl.spmd launch (an extent from the block index), launch the whole blocks "
+                              "and run the tail block in a pl.at scope of its own")
         name = self._names[var]
         doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
         if t.memref is None and var in self._pops:  # a popped tile's bytes are the pipe slot's

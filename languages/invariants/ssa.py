@@ -326,6 +326,9 @@ class _DefUseChecker:
         elif isinstance(stmt, ScopeStmt):
             self.check_uses(stmt, stmt_exprs(stmt))
             self.block(stmt.body)
+            task_id = stmt.attrs.get("task_id_var")  # ``with pl.at(...) as tid``: defined for the code after it
+            if task_id is not None:
+                self.scopes.add(task_id)
         elif isinstance(stmt, IfStmt):
             self.check_uses(stmt, [stmt.condition])
             leak = not stmt.return_vars

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import pypto.language as pl
-from pypto import ir
+from pypto import ir, passes
 from pypto.analysis.windows import kernel_windows
 from pypto.ir.enums import FunctionType
 from pypto.ir.errors import PyptoError
@@ -128,6 +128,30 @@ def test_a_window_clipped_against_its_own_offset_is_bounded_by_the_dimension() -
     kernel = pl.parse(textwrap.dedent(source)).get_function("tail")
     (load, _store) = kernel_windows(kernel)
     assert [ir.python_print(e) for e in load.hi] == ["pl.min((N - 1) // 32 * 32 + 32, N)", "64"]
+
+
+def test_the_counter_of_a_loop_with_a_break_is_bounded_by_the_loop() -> None:
+    # CtrlFlowTransform makes the loop a while loop whose carried counter only grows below 4.
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+              out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            for i in pl.range(4):
+                if i >= n:
+                    break
+                t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16, 0], [16, 64])
+                out = pl.store(t, [i * 16, 0], out)
+            return out
+    """
+    program = passes.PassManager(passes.front_passes()).run(pl.parse(textwrap.dedent(source)))
+    (load, store) = kernel_windows(program.get_function("k"))
+    bounds = [(ir.python_print(lo), ir.python_print(hi)) for lo, hi in zip(load.lo, load.hi)]
+    assert bounds == [("0", "64"), ("0", "64")]
+    assert store.bounded
 
 
 def test_a_window_at_a_loop_carried_offset_cannot_be_guarded(tmp_path: Path) -> None:

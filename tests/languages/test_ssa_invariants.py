@@ -185,3 +185,22 @@ def test_function_attrs_read_parameters_not_body_values() -> None:
                        (n, [])):
         func = ir.Function("main", [n], [], body, _SPAN, attrs={"core_num": attr})
         assert found(UseAfterDef, ir.Program([func], "P", _SPAN)) == want
+
+
+def test_the_task_id_of_a_scope_is_defined_for_the_code_after_it() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+                     ) -> pl.Tensor[[16, 64], pl.FP32]:
+                with pl.manual_scope():
+                    with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                        y = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], y)
+                    first = tid
+                    barrier = pl.system.task_dummy(deps=[first])
+                return y
+        """
+    )
+    assert found(UseAfterDef, program) == []
