@@ -253,10 +253,14 @@ def test_deprecated_split_slot_num_warns() -> None:
     code = _body(
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=4)]):", "    pass"
     )
-    with pytest.warns(ParserWarning, match=r"pl\.split\(MODE, slot_num=N\) is deprecated"):
+    with pytest.warns(ParserWarning, match=r"pl\.split\(MODE, slot_num=N\) is deprecated") as record:
         program = pl.parse_program(code)
     scope = _stmts(program)[0]
     assert scope.split == ir.SplitMode.UP_DOWN and scope.attrs == {"slot_num": 4}
+    # The warning names the user's line, not the parser's.
+    (warning,) = record.list
+    assert warning.lineno == code.splitlines().index(next(ln for ln in code.splitlines() if "slot_num=4" in ln)) + 1
+    assert "pypto" not in warning.filename
 
 
 def test_scope_constructs_raise_outside_dsl() -> None:

@@ -22,12 +22,12 @@
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from pypto import ir
 from pypto.ir import Level, Role, ScopeMode, SplitMode
+from pypto.ir.utils import warn_at
 
 from .. import scopes
 from .core import Block, describe, make_body
@@ -123,10 +123,10 @@ def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
         if construct is scopes.split:
             opts.split = _enum(p, bound["mode"], SplitMode, "pl.split(mode)")
             if slot is not None:
-                warnings.warn(
+                warn_at(
                     "pl.split(MODE, slot_num=N) is deprecated; use pl.cross_core_slot(slot_num=N) in optimizations=",
                     ParserWarning,
-                    stacklevel=2,
+                    p.span(item),
                 )
         if slot is not None:
             value = _positive_int(p, slot, "slot_num=")
