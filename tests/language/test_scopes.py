@@ -249,6 +249,37 @@ def test_split_aiv_forms() -> None:
     assert halves.split == ir.SplitMode.LEFT_RIGHT and halves.name_hint == "halves"
 
 
+_SHARDS = """
+import pypto.language as pl
+
+@pl.program
+class Shards:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[64, 64], pl.FP32]):
+        t = pl.load(x, [0, 0], [64, 64])
+        for lane in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            a = pl.aiv_shard(t)
+            b = pl.tile.aiv_shard(t, split=1)
+            c = pl.aic_gather(a)
+            d = pl.tensor.aiv_shard(x)
+"""
+
+
+def test_a_split_aiv_region_implies_the_split_of_shards_and_gathers() -> None:
+    program = pl.parse_program(_SHARDS)
+    (region,) = [s for s in _stmts(program, "kernel") if isinstance(s, ir.SplitAivScopeStmt)]
+    calls = [s.value for s in ir.flatten_to_stmts(region.body)[1:]]
+    assert [(c.op.name, c.kwargs["split"]) for c in calls] == [
+        ("tile.aiv_shard", 2), ("tile.aiv_shard", 1), ("tile.aic_gather", 2), ("tensor.aiv_shard", 2)
+    ]
+    # The printer leaves out only the split the region implies, so the text parses back the same.
+    text = roundtrip(program)
+    assert "pl.tile.aiv_shard(t)" in text and "pl.tile.aiv_shard(t, split=1)" in text
+    err = text_error(_SHARDS.replace("        for lane in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):\n", "")
+                     .replace("\n            ", "\n        "), ParserTypeError)
+    assert err.message == "aiv_shard() missing 1 required keyword-only argument: 'split'"
+
+
 def test_deprecated_split_slot_num_warns() -> None:
     code = _body(
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=4)]):", "    pass"

@@ -46,3 +46,56 @@ def test_a_left_right_split_keeps_a_run_time_row_count(rows: int, tmp_path: Path
     compiled.interpret(a, b, want)
     compiled.run(a, b, got, cache_dir=kernel_cache)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class SplitAivEpilogue:
+    """A hand-split epilogue at tensor level: each AIV lane exps its half of the product's rows."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            x = pl.matmul(a, b, out_dtype=pl.FP32)
+            for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                h = pl.aiv_shard(x)
+                c = pl.assemble(c, pl.exp(pl.mul(h, 0.1)), [lane * 32, 0])
+        return c
+
+
+@pl.program
+class SplitAivGather:
+    """Each AIV lane squares half the rows of the left operand; aic_gather joins them for the cube."""
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                ah = pl.slice(a, [32, 64], [lane * 32, 0])
+                g = pl.aic_gather(pl.mul(ah, ah))
+            c = pl.assemble(c, pl.matmul(g, b, out_dtype=pl.FP32), [0, 0])
+        return c
+
+
+def _exp_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.exp((a.astype(np.float32) @ b.astype(np.float32)) * 0.1)
+
+
+def _squared_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * a).astype(np.float32) @ b.astype(np.float32)
+
+
+_SPLIT_AIV = [(SplitAivEpilogue, _exp_product), (SplitAivGather, _squared_product)]
+
+
+@pytest.mark.parametrize(("program", "reference"), _SPLIT_AIV, ids=["epilogue", "gather"])
+def test_tensor_level_split_aiv_regions_run(program: ir.Program, reference, tmp_path: Path, kernel_cache: Path) -> None:
+    # pl.aiv_shard / pl.aic_gather of tensors had no tile lowering, and the interpreter no meaning of a gather.
+    compiled = ir.compile(program, output_dir=tmp_path / "k")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    want = compiled.interpret(a, b)
+    np.testing.assert_allclose(want, reference(a, b), rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(compiled.run(a, b, cache_dir=kernel_cache), want, rtol=1e-5, atol=1e-4)
