@@ -12,7 +12,7 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, slot_bytes
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, pipe_slot_num, slot_bytes
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
@@ -75,8 +75,8 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
     first = next(c for c in calls if op_name(c) in _PIPE_OPS | _TFREES)
     spelled = str(init).replace("system.", "pl.")
     if init is not None and (init not in names or not names & _BUFFERS):
-        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe '{func.name}' never sets up: call {spelled} "
-                     "(with its id=) before the first push or pop, on a buffer the consumer reserves "
+        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe that '{func.name}' never sets up: call "
+                     f"{spelled} (with its id=) before the first push or pop, on a buffer the consumer reserves "
                      "(pl.reserve_buffer) and the producer imports (pl.import_peer_buffer)", first)
         return setups
     for call in calls:
@@ -85,6 +85,11 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
                          f"does not initialise (it sets up pipe {', '.join(map(str, sorted(setups)))}): call "
                          f"{spelled} with id={_pipe_id(call)} first", call)
     return setups
+
+
+def _ring_rule(report: Reporter) -> str:
+    """How many bytes a consumer reserves for a pipe's slots on the platform being checked."""
+    return "slot_size * local_slot_num" if report.platform.pipe_ring_in_gm else "slot_size * slot_num"
 
 
 def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], report: Reporter, node: object) -> None:
@@ -97,7 +102,31 @@ def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], repor
         held = f"{need} bytes" if need == _tile_bytes(t) else f"a slot holds the cube's whole tile, {need} bytes"
         report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({held}) through pipe "
                      f"{_pipe_id(call)}, whose slots hold {size} bytes: set slot_size={need} or more in its "
-                     "initialize_pipe (and size the reserved buffer slot_size * slot_num)", node)
+                     f"initialize_pipe (and reserve {_ring_rule(report)} bytes for its slots)", node)
+
+
+# The consumer's buffer operand of an initialize_pipe (c2v on the AIV, v2c on the AIC) and its dir_mask bit.
+_CONSUMES = {FunctionType.AIV: (0, 1), FunctionType.AIC: (1, 2)}
+
+
+def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> None:
+    """Each buffer a consumer reserves for a pipe holds the slots it keeps on chip."""
+    operand, bit = _CONSUMES.get(func.func_type, (None, 0))
+    reserved = {s.var: s.value for s in function_index(func).of(AssignStmt)
+                if op_name(s.value) == "system.reserve_buffer"}
+    for pipe, setup in sorted(setups.items()):
+        reserve = reserved.get(setup.args[operand]) if operand is not None and setup.kwargs["dir_mask"] & bit else None
+        if reserve is None:
+            continue
+        slots = pipe_slot_num(setup)
+        local = setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)
+        on_chip = report.platform.pipe_buffer_slots(slots, local)
+        need, size = on_chip * setup.kwargs["slot_size"], reserve.kwargs["size"]
+        if size < need:
+            report.error("RING_TOO_SMALL", f"pl.reserve_buffer '{reserve.kwargs['name']}' holds {size} bytes, but "
+                         f"pipe {pipe} keeps {on_chip} slot(s) of {setup.kwargs['slot_size']} bytes in it on "
+                         f"{report.platform.target_arch} ({_ring_rule(report)}): reserve size={need} or more, or "
+                         "take fewer slots", reserve)
 
 
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
@@ -105,6 +134,7 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
+    _check_rings(func, setups, report)
     dual = func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split")
     split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
     if func.func_type is FunctionType.AIV and split is not None and not dual:
