@@ -198,6 +198,26 @@ def _check_counts(func: Function, program: Program, calls: list[Call], report: R
                                  "push fills the ring; make the counts equal", first)
 
 
+def _setup_facts(setup: Call) -> dict[str, int]:
+    slots = pipe_slot_num(setup)
+    return {"dir_mask": setup.kwargs["dir_mask"], "slot_size": setup.kwargs["slot_size"], "slot_num": slots,
+            "local_slot_num": setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)}
+
+
+def _check_peer_setups(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
+    """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
+    mine = {_pipe_id(c): c for c in calls if op_name(c) == _INIT[FunctionType.AIV]}
+    for peer in _peers(program, func):
+        theirs = {_pipe_id(c): c for c in function_index(peer).of(Call) if op_name(c) == _INIT[FunctionType.AIC]}
+        for pipe in sorted(mine.keys() & theirs.keys()):
+            here, there = _setup_facts(mine[pipe]), _setup_facts(theirs[pipe])
+            differ = [f"{k}={here[k]} here, {there[k]} in '{peer.name}'" for k in here if here[k] != there[k]]
+            if differ:
+                report.error("PIPE_SETUP_MISMATCH", f"pipe {pipe} is set up differently by the two kernels of a Group "
+                             f"({'; '.join(differ)}): both sides must initialise it with the same dir_mask, "
+                             "slot_size, slot_num and local_slot_num", mine[pipe])
+
+
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
         return
@@ -206,6 +226,8 @@ def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     _check_pipes(func, calls, report)
     if func.func_type in _SIDE_OF:
         _check_counts(func, program, calls, report)
+    if func.func_type is FunctionType.AIV:
+        _check_peer_setups(func, program, calls, report)
 
 
 MixedKernelExpanded = Invariant.per_function(

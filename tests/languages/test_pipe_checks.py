@@ -79,3 +79,13 @@ def test_a_reserved_buffer_smaller_than_the_slots_kept_on_chip(tmp_path: Path) -
     message = _refusal(tmp_path, setup, setup.replace("slot_num=2", "slot_num=4"), BackendType.Ascend950)
     assert ("RING_TOO_SMALL in 'multiply': pl.reserve_buffer 'a_slots' holds 16384 bytes, but pipe 0 keeps 4 "
             "slot(s) of 8192 bytes in it on a5 (slot_size * slot_num): reserve size=32768 or more") in message
+
+
+def test_the_two_kernels_of_a_group_setting_a_pipe_up_differently(tmp_path: Path) -> None:
+    # Each side computes slot addresses from its own setup: with different ones the run hung on a2a3sim.
+    setup = "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)\n        a_vec"
+    message = _refusal(tmp_path, setup, setup.replace("slot_num=2", "slot_num=4"))
+    assert ("PIPE_SETUP_MISMATCH in 'prepare': pipe 1 is set up differently by the two kernels of a Group "
+            "(slot_num=4 here, 2 in 'multiply'): both sides must initialise it with the same dir_mask, slot_size, "
+            "slot_num and local_slot_num") in message
+    assert f"bad.py:{_line('buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)')}:9" in message
