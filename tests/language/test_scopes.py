@@ -504,3 +504,13 @@ def test_decorated_rejection_points_at_the_source() -> None:
     err = parse_error(build, ParserSyntaxError)
     assert err.location.filename.endswith("test_scopes.py")
     assert "with pl.scope():" in str(err)
+
+
+def test_split_aiv_splits_in_two_along_an_axis() -> None:
+    # Four lanes ran the body four times over halves of the tile: the third lane wrote past its end.
+    err = text_error(_body("for lane in pl.split_aiv(4, mode=pl.SplitMode.UP_DOWN):", "    pass"), ParserSyntaxError)
+    assert err.message == "pl.split_aiv(4, ...): a cluster has 2 AIV lanes, so a region splits in 2"
+    assert err.hint == "write pl.split_aiv(2, mode=...); for more parts, loop over them inside each lane"
+    err = text_error(_body("with pl.split_aiv(mode=pl.SplitMode.NONE):", "    pass"), ParserSyntaxError)
+    assert err.message == "pl.split_aiv needs the axis to split: mode=pl.SplitMode.NONE splits nothing"
+    assert err.location.begin_column == len("        with pl.split_aiv(mode=") + 1  # at the mode

@@ -493,6 +493,12 @@ def _split_aiv_args(p: Any, call: ast.Call) -> tuple[dict[str, Any], SplitMode, 
     bound = bind(p, scopes.split_aiv, call)
     mode = _enum(p, bound["mode"], SplitMode, "mode=")
     count = _positive_int(p, bound["count"], "the pl.split_aiv lane count") if "count" in bound else 2
+    if count != 2:
+        p.fail(ParserSyntaxError, f"pl.split_aiv({count}, ...): a cluster has 2 AIV lanes, so a region splits in 2",
+               bound["count"], "write pl.split_aiv(2, mode=...); for more parts, loop over them inside each lane")
+    if mode is SplitMode.NONE:
+        p.fail(ParserSyntaxError, "pl.split_aiv needs the axis to split: mode=pl.SplitMode.NONE splits nothing",
+               bound["mode"], "write mode=pl.SplitMode.UP_DOWN (rows) or mode=pl.SplitMode.LEFT_RIGHT (columns)")
     return bound, mode, count
 
 
