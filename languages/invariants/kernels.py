@@ -172,16 +172,33 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
 _PUSH_OF = {"tile.tpop_from_aic": "tile.tpush_to_aiv", "tile.tpop_from_aiv": "tile.tpush_to_aic"}
 
 
+def _group_kernels(program: Program, group: Function) -> list[tuple[Function, Call]]:
+    """The AIC and AIV kernels ``group`` calls, with the calls."""
+    called = [(callee(program, c), c) for c in function_index(group).of(Call)]
+    return [(k, c) for k, c in called if k is not None and k.func_type in _SIDE_OF]
+
+
 def _peers(program: Program, func: Function) -> list[Function]:
-    """The other kernels of the Groups that launch ``func``."""
+    """The kernels of the other side in the Groups that launch ``func``."""
     peers: list[Function] = []
     for group in program.functions.values():
         if group.func_type is not FunctionType.Group:
             continue
-        kernels = [callee(program, c) for c in function_index(group).of(Call)]
+        kernels = [k for k, _ in _group_kernels(program, group)]
         if any(k is func for k in kernels):
-            peers += [k for k in kernels if k is not None and k is not func and k.func_type in _SIDE_OF]
+            peers += [k for k in kernels if k.func_type is not func.func_type]
     return peers
+
+
+def _check_group(group: Function, program: Program, report: Reporter) -> None:
+    """A Group is one mixed task: at most one AIC and one AIV kernel."""
+    seen: dict[FunctionType, Function] = {}
+    for kernel, call in _group_kernels(program, group):
+        first = seen.setdefault(kernel.func_type, kernel)
+        if first is not kernel:
+            report.error("GROUP_KERNELS", f"Group '{group.name}' launches two {kernel.func_type.name} kernels, "
+                         f"'{first.name}' and '{kernel.name}': a Group (or pl.cluster()) is one mixed task of one "
+                         "cube and one vector kernel; launch the others from the orchestration", call)
 
 
 def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
@@ -219,6 +236,8 @@ def _check_peer_setups(func: Function, program: Program, calls: list[Call], repo
 
 
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type is FunctionType.Group:
+        _check_group(func, program, report)
     if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
         return
     calls = function_index(func).of(Call)

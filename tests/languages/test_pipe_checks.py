@@ -89,3 +89,37 @@ def test_the_two_kernels_of_a_group_setting_a_pipe_up_differently(tmp_path: Path
             "(slot_num=4 here, 2 in 'multiply'): both sides must initialise it with the same dir_mask, slot_size, "
             "slot_num and local_slot_num") in message
     assert f"bad.py:{_line('buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)')}:9" in message
+
+
+CLUSTER_OF_TWO = """
+import pypto.language as pl
+
+
+@pl.program
+class ClusterOfTwo:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.assemble(out, pl.exp(pl.matmul(a, b, out_dtype=pl.FP32)), [0, 0])
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.assemble(out, pl.exp(pl.matmul(b, a, out_dtype=pl.FP32)), [0, 0])
+        return out
+"""
+
+
+def test_a_cluster_of_two_mixed_scopes(tmp_path: Path) -> None:
+    # It became one Group of two cube and two vector kernels, refused as pipe count mismatches between the two
+    # vector kernels (which never talk to each other).
+    path = tmp_path / "two.py"
+    path.write_text(CLUSTER_OF_TWO)
+    with pytest.raises(VerificationError) as err:
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out")
+    message = str(err.value)
+    assert "PIPE_COUNT_MISMATCH" not in message
+    for side in ("AIC", "AIV"):
+        assert (f"GROUP_KERNELS in 'main_cluster_0': Group 'main_cluster_0' launches two {side} kernels, "
+                f"'main_incore_0_{side.lower()}' and 'main_incore_1_{side.lower()}': a Group (or pl.cluster()) is one "
+                "mixed task of one cube and one vector kernel; launch the others from the orchestration") in message
+    assert "two.py:13:13" in message  # the second pl.at
