@@ -190,15 +190,21 @@ def _peers(program: Program, func: Function) -> list[Function]:
     return peers
 
 
+# The cores of one cluster, which runs a Group's kernels as one mixed task.
+_CLUSTER_CORES = {FunctionType.AIC: 1, FunctionType.AIV: 2}
+
+
 def _check_group(group: Function, program: Program, report: Reporter) -> None:
-    """A Group is one mixed task: at most one AIC and one AIV kernel."""
-    seen: dict[FunctionType, Function] = {}
+    """A Group launches no more kernels of a side than a cluster has cores of it."""
+    seen: dict[FunctionType, list[str]] = {}
     for kernel, call in _group_kernels(program, group):
-        first = seen.setdefault(kernel.func_type, kernel)
-        if first is not kernel:
-            report.error("GROUP_KERNELS", f"Group '{group.name}' launches two {kernel.func_type.name} kernels, "
-                         f"'{first.name}' and '{kernel.name}': a Group (or pl.cluster()) is one mixed task of one "
-                         "cube and one vector kernel; launch the others from the orchestration", call)
+        names = seen.setdefault(kernel.func_type, [])
+        names.append(kernel.name)
+        if len(names) == _CLUSTER_CORES[kernel.func_type] + 1:
+            listed = ", ".join(f"'{n}'" for n in names)
+            report.error("GROUP_KERNELS", f"Group '{group.name}' launches {len(names)} {kernel.func_type.name} "
+                         f"kernels ({listed}), but a cluster, which runs a Group (or pl.cluster()) as one mixed task, "
+                         "has one AIC and two AIV cores: launch the others from the orchestration", call)
 
 
 def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
