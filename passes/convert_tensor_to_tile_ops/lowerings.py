@@ -521,6 +521,7 @@ _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "s
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
 _register(same_name, "fillpad", "fillpad_expand", "gather_mask", "sort32", "mrgsort_format1")
+_register(same_name, "aiv_shard", "aic_gather")  # a pl.split_aiv lane's half, both halves for the cube
 _register(scatter_mask, "scatter_mask")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")

@@ -254,6 +254,24 @@ def _aiv_shard(ctx: OpContext, src: ArrayValue) -> ArrayValue:
     return like(ctx, src, part, src.dtype)
 
 
+@register("tile.aic_gather", "tensor.aic_gather")
+def _aic_gather(ctx: OpContext, src: ArrayValue) -> ArrayValue:
+    # The lanes of a pl.split_aiv region run one after the other: each adds its half to the whole,
+    # which is complete once the last lane has run (the cube reads it after the region).
+    axis = _split_axis(int(ctx.kwarg("split", 0)))
+    data = read(src)
+    if axis is None:
+        return like(ctx, src, data.copy(), src.dtype)
+    lane = ctx.state.subblock_idx
+    shape = list(data.shape)
+    shape[axis] *= 2
+    if lane == 0 or id(ctx.call) not in ctx.state.gathers:
+        ctx.state.gathers[id(ctx.call)] = np.zeros(shape, data.dtype)
+    whole = ctx.state.gathers[id(ctx.call)]
+    _half(whole, axis, lane)[...] = data
+    return like(ctx, src, whole.copy(), src.dtype)
+
+
 @register("array.create")
 def _array_create(ctx: OpContext, extent: Any) -> np.ndarray:
     dt = DataType(ctx.kwarg("dtype", DataType.INT32))

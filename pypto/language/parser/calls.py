@@ -122,9 +122,10 @@ class CallMixin(ParserCore):
         except ParserError:
             raise
         except TypeError as err:
-            self.fail(ParserTypeError, str(err), node, _signature_hint(fn))
+            self.fail(ParserTypeError, str(err), node, _untyped_hint(args, kwargs) or _signature_hint(fn))
         except ValueError as err:
-            self.fail(InvalidOperationError, str(err), node, getattr(err, "hint", None) or _signature_hint(fn))
+            hint = _untyped_hint(args, kwargs) or getattr(err, "hint", None) or _signature_hint(fn)
+            self.fail(InvalidOperationError, str(err), node, hint)
         if isinstance(result, Value):
             result = result.unwrap()
         if attrs is not None:
@@ -289,6 +290,19 @@ def _returned_value(func: ast.FunctionDef) -> ast.Return | None:
             return node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def _untyped_hint(args: list[Any], kwargs: dict[str, Any]) -> str | None:
+    """What to do about an operand of unknown type: in DSL code, a pipe pop written without its tile type."""
+    for value in [*args, *kwargs.values()]:
+        value = value.unwrap() if isinstance(value, Value) else value
+        if isinstance(value, ir.Var) and isinstance(value.type, ir.UnknownType):
+            return (
+                f"'{value.name_hint}' has no type: a pl.tpop_from_aic/pl.tpop_from_aiv takes the tile type of its "
+                f"annotation, e.g. {value.name_hint}: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = "
+                "pl.tpop_from_aiv(split=0, id=0), or of its shape= and dtype= arguments"
+            )
     return None
 
 
