@@ -62,3 +62,48 @@ def test_accesses_leave_out_no_dep_arguments_and_manual_dep_tensors() -> None:
     ]
     assert [(a.buffer, a.direction) for a in second] == [(v["y"], ArgDirection.Input)]  # own is untracked
     assert [(a.buffer, a.direction) for a in third] == [(v["y"], ArgDirection.OutputExisting)]
+
+
+ROTATE = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+          y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32],
+             y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.scope():
+            a: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+            b: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+            for i, (t, u, v, w) in pl.range(3, init_values=(a, b, y, x)):
+                t_1: pl.Tensor[[16, 64], pl.FP32] = self.k(x, t, attrs={"arg_directions": [
+                    pl.adir.input, pl.adir.output_existing]})
+                w_1: pl.Tensor[[16, 64], pl.FP32] = self.k(x, w, attrs={"arg_directions": [
+                    pl.adir.input, pl.adir.output_existing]})
+                t_2, u_2, v_2, w_2 = pl.yield_(u, v, t_1, w_1)
+        return y
+"""
+
+
+def test_a_carry_that_rotates_buffers_may_name_each_of_them() -> None:
+    program = pl.parse_program(ROTATE)
+    main = program.get_function("main")
+    scope = next(s for s in ir.flatten_to_stmts(main.body) if isinstance(s, ir.ScopeStmt))
+    loop = next(s for s in ir.flatten_to_stmts(scope.body) if isinstance(s, ir.ForStmt))
+    a, b = (s.var for s in ir.flatten_to_stmts(scope.body) if isinstance(s, ir.AssignStmt))
+    access = TaskAccess(main, program)
+    t, u, v, w = loop.iter_args
+    y, x = main.params[1], main.params[0]
+    # t takes u's buffer on trip 2 and v's (u's before) on trip 3; w only ever names x
+    assert {*access.buffers(t)} == {*access.buffers(u)} == {*access.buffers(v)} == {a, b, y}
+    assert {*access.buffers(loop.return_vars[0])} == {a, b, y}
+    assert access.buffers(w) == (x,)
+    assert access.buffer(t) == (a, None)  # the initial buffer
+    write = next(s.value for s in ir.flatten_to_stmts(loop.body) if isinstance(s, ir.AssignStmt))
+    assert [(r.buffer, r.sure) for r in access.accesses(write)] == [
+        (x, True), *((b_, False) for b_ in access.buffers(t))]

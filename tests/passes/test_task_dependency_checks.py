@@ -267,3 +267,21 @@ def test_a_manual_dep_tensor_is_left_to_the_user(tmp_path: Path) -> None:
     out = self.k(tmp, out)
     """
     compile_body(SCOPED.format(manual_dep=", manual_dep=True", body=textwrap.dedent(body).strip()), tmp_path)
+
+
+def test_a_carry_that_swaps_buffers_touches_every_buffer_it_may_name(tmp_path: Path) -> None:
+    # t is a on the first trip and b on the second: the scope writes both
+    body = """
+    a: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+    b: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+    with pl.manual_scope():
+        for i, (t, u) in pl.range(2, init_values=(a, b)):
+            t_1, t1 = pl.submit(self.k, x, t)
+            t_2, u_2 = pl.yield_(u, t_1)
+    out = self.k(b, out)
+    """
+    with pytest.raises(PassError) as info:
+        compile_body(textwrap.dedent(body).strip(), tmp_path)
+    assert str(info.value) == (
+        "ExpandManualPhaseFence: this task touches 'b', which the task 'k' (deps.py:21) in a manual scope writes: "
+        "a task in a manual scope registers no tensor, so nothing orders this one after it at deps.py:23:9")
