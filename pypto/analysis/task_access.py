@@ -95,9 +95,9 @@ class TaskAccess(Roots):
         while changed:
             changed = False
             for loop in self._loops:
-                carries = [it for it in loop.iter_args if isinstance(it.type, TensorType)]
                 for it, rv, value in zip(loop.iter_args, loop.return_vars, _yielded(loop.body)):
-                    if it not in carries or not isinstance(value, Var) or not isinstance(it.initValue, Var):
+                    if not isinstance(it.type, TensorType) or not isinstance(value, Var) \
+                            or not isinstance(it.initValue, Var):
                         continue
                     now = self.buffers(it)
                     found = _ordered([*now, *self.buffers(it.initValue), *self.buffers(value)])
