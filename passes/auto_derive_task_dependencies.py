@@ -258,13 +258,10 @@ class _Analysis:
         body = flatten_to_stmts(loop.body)
         if loop.kind is not ForKind.Sequential or not trips:
             raise _Decline
-        tail = body[-1] if body and isinstance(body[-1], YieldStmt) else None
-        for it, value in zip(loop.iter_args, tail.value if tail is not None else []):
-            # a carry that swaps buffers (t = u; u = v; v = t): each trip's name is another buffer, and the
-            # flow below takes a carry as its initial buffer
-            if isinstance(it.type, TensorType) and isinstance(value, Var) \
-                    and self.access.buffer(value)[0] is not self.access.buffer(it)[0]:
-                raise _Decline
+        # a carry that swaps buffers (t = u; u = v; v = t) names another buffer on each trip; the flow
+        # below takes a carry as one buffer
+        if any(len(self.access.buffers(it)) > 1 for it in loop.iter_args):
+            raise _Decline
         body = _work(body)
         self.loop = loop
         head = state
