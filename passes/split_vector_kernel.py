@@ -31,6 +31,7 @@ from pypto.ir.expr import Call, ConstInt, Eq, Expr, IterArg, MakeTuple, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.ops.common import index
+from pypto.ir.ops.cross_core_ops import PIPE_SETUPS
 from pypto.ir.ops.tile_view_ops import view_of
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import deep_clone, flatten_to_stmts, substitute_expr, substitute_stmt
@@ -41,7 +42,7 @@ from pypto.transform.base import FunctionPass
 from pypto.transform.errors import PassError
 from pypto.transform.util import block_of
 
-_SETUP = ("system.reserve_buffer", "system.import_peer_buffer", "system.aiv_initialize_pipe")
+_SETUP = ("system.reserve_buffer", "system.import_peer_buffer", *PIPE_SETUPS)
 _KEPT = ("tile.tpop_from_aic", "system.tfree_to_aic")
 
 
@@ -147,7 +148,7 @@ class _Replay:
             self.popped.add(s.var)
             return [s]  # defines a fresh tile and reads nothing
         if name == "tile.store":
-            self.map[s.var] = substitute_expr(s.value.args[2], self.map)
+            self.dropped.add(s.var)  # lane 1 does not store: what it would read back is lane 0's work
             return []
         if isinstance(s.var.type, TileType) or not self.unknown().isdisjoint(stmt_reads(s)):
             self.dropped.add(s.var)

@@ -178,3 +178,29 @@ else:
 """)
     with pytest.raises(PassError, match="this statement needs 's', which comes from that work"):
         passes.split_vector_kernel()(before)
+
+
+def test_lane_one_does_not_read_back_what_lane_zero_stores() -> None:
+    before = _hand_written("""
+pl.tfree_to_aic(c)
+out = pl.store(c, [0, 0], out)
+v = pl.tensor.read(out, [0, 0])
+pl.tensor.write(out, [0, 0], v + 1.0)
+""")
+    after = assert_pass_preserves(passes.split_vector_kernel(), before, inputs(before), entry="main")
+    branch = next(n for n in walk(after.get_function("mm_aiv").body) if isinstance(n, IfStmt))
+    lane1 = [op_name(n) for n in walk(branch.else_body) if isinstance(n, Call)]
+    assert lane1 == ["tile.tpop_from_aic", "system.tfree_to_aic"]
+
+
+def test_a_branch_on_stored_data_cannot_be_replayed() -> None:
+    before = _hand_written("""
+out = pl.store(c, [0, 0], out)
+v = pl.tensor.read(out, [0, 0])
+if v > 0.0:
+    pl.tfree_to_aic(c)
+else:
+    pl.tfree_to_aic(c)
+""")
+    with pytest.raises(PassError, match="this statement needs 'v', which comes from that work"):
+        passes.split_vector_kernel()(before)
