@@ -139,7 +139,7 @@ class _Flow(ForwardWalk[_State]):
         tmap = state.tmap.copy()
         for a in accesses:
             if a.reads:
-                for src in tmap.read(a.buffer, a.box, a.direction is ArgDirection.InOut):
+                for src in tmap.read(a.buffer, a.box, a.direction is ArgDirection.InOut and a.sure):
                     self.edge(src, site, EdgeKind.AUTO, name_of(a.buffer))
         # the runtime registers inout and output_existing tensors, not output ones (tensor_map)
         for a in accesses:
