@@ -105,6 +105,9 @@ def _initialize_pipe(ci: CallInfo) -> Type:
     mask = ci.kw("dir_mask")
     slots = ci.kw("slot_num")
     local = ci.kw("local_slot_num")
+    if ci.kw("slot_size") % 4:
+        # the GM ring is laid out in 4-byte words (codegen and InjectGMPipeBuffer divide by 4)
+        ci.fail(f"slot_size ({ci.kw('slot_size')}) must be a multiple of 4 bytes")
     if local is not None:
         limit = slots if slots is not None else default_slot_num(mask)
         if local > limit:
