@@ -1,8 +1,9 @@
 """A two-way mixed loop on a2a3sim (issue 30): attention's QK^T on the cube, exp on the vector, PV on
 the cube, four round trips through two-slot pipes both ways. The vector kernel runs on both AIV lanes
 (lane 0 computes, lane 1 replays the pipe traffic, SplitVectorKernel). pto-isa's CPU model once handed
-the vector a later cube->vector tile before an earlier one when the shared ring wrapped, about one run
-in two; CCE prints a two-way pipe as one one-way pipe per direction, and every run equals the interpreter."""
+the vector a later cube->vector tile before an earlier one when the shared ring wrapped (a third to a
+half of the runs); CCE prints a two-way pipe as one one-way pipe per direction, and every run equals
+the interpreter."""
 
 from __future__ import annotations
 
