@@ -126,8 +126,8 @@ for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
            kwargs=PIPE_KWARGS)
 
 # The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
-PIPE_OP_DIRECTION = {"tile.tpush_to_aiv": 1, "tile.tpop_from_aic": 1, "system.tfree_to_aic": 1,
-                     "tile.tpush_to_aic": 2, "tile.tpop_from_aiv": 2, "system.tfree_to_aiv": 2}
+PIPE_OP_DIRECTION: dict[str, int] = {"tile.tpush_to_aiv": 1, "tile.tpop_from_aic": 1, "system.tfree_to_aic": 1,
+                                     "tile.tpush_to_aic": 2, "tile.tpop_from_aiv": 2, "system.tfree_to_aiv": 2}
 
 
 def direction_ring_offset(setup: Call, direction: int) -> int:
