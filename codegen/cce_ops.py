@@ -204,7 +204,8 @@ class PipeBuffer(OpRule):
 class PipeSetup(OpRule):
     """``using P = TPipe<id, dir_mask, slot_size, slot_num, local_slot_num>; P pipe((__gm__ void*)gm, c2v, v2c);``:
     the pipe object later TPUSH/TPOP/TFREE of that ``id`` use (``gm``: the ``__gm_pipe_buffer``
-    parameter, else nullptr, which keeps the ring in the consumer's local memory)."""
+    parameter, else nullptr, which keeps the ring in the consumer's local memory). A two-way pipe
+    (``dir_mask`` 3) is two one-way pipes, ``PipeI_c2v`` and ``PipeI_v2c`` (flag ``id + 2``)."""
 
     def spelled(self, op: str) -> frozenset[str]:
         return self.implied | every_parameter(op) | {"id", "dir_mask", "slot_size", "slot_num", "local_slot_num"}
