@@ -11,7 +11,7 @@ from shared_programs import DYNAMIC_ROWS_MIXED
 
 import pypto.language as pl
 from pypto import ir
-from pypto.codegen.errors import CodegenError
+from pypto.codegen.unsupported import UnsupportedOpError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py"
 
@@ -154,12 +154,19 @@ class OddSplit:
         return out
 
 
-def test_an_odd_extent_split_is_refused_by_the_cce_target(tmp_path: Path) -> None:
-    with pytest.raises(CodegenError) as err:
+def test_an_odd_extent_split_is_refused_before_the_first_pass_when_cce_is_printed(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedOpError) as err:
         ir.compile(OddSplit, output_dir=tmp_path / "odd")
-    assert err.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
+    assert err.value.message == ("tile.tpush_to_aiv with split=3 (an odd-extent split) cannot be compiled: the cce "
+                                 "target has no rule for it")
     assert err.value.span.begin_line == OddSplit.get_function("mm_aic").body.stmts[-1].span.begin_line
-    assert "split=1 (up/down) or split=2 (left/right)" in err.value.hint
+    assert err.value.hint == (
+        "pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the split axis "
+        "an even extent and use split=1 (up/down) or split=2 (left/right), or compile with skip_ptoas=True to print "
+        "the PTO module (which has it) only")
+    ir.compile(OddSplit, output_dir=tmp_path / "pto", skip_ptoas=True)  # the PTO module prints it
+    pto = (tmp_path / "pto" / "ptoas" / "mm.pto").read_text()
+    assert "{split = 3}" in pto
 
 
 def test_an_unsplit_mixed_kernel_runs_its_vector_part_on_both_lanes_lane_1_replaying(tmp_path: Path) -> None:
