@@ -56,7 +56,9 @@ def test_push_and_pop_counts_that_differ(tmp_path: Path) -> None:
     message = _refusal(tmp_path, "        pl.tpush_to_aic(a_sq, split=0, id=0)\n",
                        "        for i in pl.range(3):\n            pl.tpush_to_aic(a_sq, split=0, id=0)\n")
     assert ("PIPE_COUNT_MISMATCH in 'multiply': 'multiply' pops 1 tile(s) from pipe 0 but 'prepare' pushes 3: a pop "
-            "without a push waits forever") in message
+            "without a push waits forever and an unpopped push fills the ring; make the counts equal") in message
+    pop = _line("a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv")
+    assert f"bad.py:{pop + 1}:57" in message  # the pop, one line down past the loop header
 
 
 def test_a_split_in_a_vector_kernel_on_one_lane(tmp_path: Path) -> None:
