@@ -151,22 +151,10 @@ def test_a_tile_valid_on_a_runtime_row_count_crosses_the_pipe(tmp_path: Path, ke
         assert not want[n:].any() and want[:n].all()  # only the valid rows are stored
 
 
-@pl.program
-class ClusterOfMixedSpmd:
-    """A pl.cluster() whose body is one pl.spmd of mixed work: a Group launched on two blocks."""
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[128, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        with pl.cluster():
-            for i in pl.spmd(2):
-                c = pl.matmul(pl.slice(a, [64, 64], [i * 64, 0]), b, out_dtype=pl.FP32)
-                out = pl.assemble(out, pl.exp(c), [i * 64, 0])
-        return out
-
-
 def test_a_cluster_of_a_mixed_spmd_runs_on_both_blocks(tmp_path: Path, kernel_cache: Path) -> None:
-    compiled = ir.compile(ClusterOfMixedSpmd, output_dir=tmp_path / "cs")
+    """examples/cross_core_cluster.py: a pl.cluster() whose body is one pl.spmd of mixed work."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "cross_core_cluster.py"
+    compiled = ir.compile(pl.loads_program(str(example)), output_dir=tmp_path / "cs")
     assert sorted(p.stem for p in (tmp_path / "cs" / "kernels").rglob("*.cpp")) == [
         "main_incore_0_aic", "main_incore_0_aiv"]
     rng = np.random.default_rng(7)
