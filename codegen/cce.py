@@ -56,7 +56,7 @@ from .base import Emitter, Rules
 from .cce_entry import DimParam, EntryParam, header, kernel_entry
 from .cce_ops import (
     CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, Pipe, PipeBuffer, PipeSetup, SpmdIndex,
-    Transfer,
+    SPLIT_AXES, Transfer,
 )
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_strides, global_template, static_dims, tile_template
 from .doc import Doc
@@ -834,12 +834,7 @@ class CceEmitter(Emitter):
                                "direction only", call.span, f"initialise pipe {pipe_id} with dir_mask={direction} "
                                "(or 3 for both directions)")
         alias, obj = self._pipes[pipe_id][direction]
-        code = keyword(source, "split") or 0
-        if code not in _SPLITS:
-            raise no_rule(f"{call.op.name} with split={code} (an odd-extent split)", "cce", call.span,
-                          "pto-isa's CPU model splits a tile between the AIV lanes in even halves only: give the "
-                          "split axis an even extent and use split=1 (up/down) or split=2 (left/right)")
-        split = _SPLITS[code]
+        split = SPLIT_AXES[keyword(source, "split") or 0]  # check_printable refused the codes CCE lacks
         if not rule.tile:
             self.doc.line(f"{rule.mnemonic}<{alias}, {split}>({obj});")
             return
@@ -856,10 +851,6 @@ class CceEmitter(Emitter):
     def _flag(self, call: Call, rule: Flag) -> None:
         set_pipe, wait_pipe = (PipeType(keyword(call, k)).name for k in ("set_pipe", "wait_pipe"))
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
-
-
-# The split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the NPU ones.
-_SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 
 
 def _literal(value: Any, span: Span | None) -> str:

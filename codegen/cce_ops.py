@@ -222,6 +222,9 @@ class SpmdIndex(OpRule):
 _ROUND = {i: f"RoundMode::CAST_{m}" for i, m in enumerate(("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"))}
 _CMP = {i: f"CmpMode::{m}" for i, m in enumerate(("EQ", "NE", "LT", "LE", "GT", "GE"))}
 _MASK = {int(m): f"MaskPattern::{m.name}" for m in MaskPattern}
+# The pipe split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the
+# NPU ones (a compile printing CCE refuses them at the call: pypto.codegen.unsupported).
+SPLIT_AXES = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 _CORE = {"aiv_only": "SyncCoreType::AIVOnly", "aic_only": "SyncCoreType::AICOnly", "mix": "SyncCoreType::Mix"}
 
 

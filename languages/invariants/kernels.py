@@ -191,21 +191,20 @@ def _peers(program: Program, func: Function) -> list[Function]:
     return peers
 
 
-# The cores of one cluster, which runs a Group's kernels as one mixed task.
-_CLUSTER_CORES = {FunctionType.AIC: 1, FunctionType.AIV: 2}
-
-
 def _check_group(group: Function, program: Program, report: Reporter) -> None:
-    """A Group launches no more kernels of a side than a cluster has cores of it."""
+    """A Group launches one kernel of each side: the orchestration runs it as one mixed task
+    ``{aic, aiv, aiv}`` whose second vector slot can only be the same AIV kernel on lane 1."""
     seen: dict[FunctionType, list[str]] = {}
     for kernel, call in _group_kernels(program, group):
         names = seen.setdefault(kernel.func_type, [])
         names.append(kernel.name)
-        if len(names) == _CLUSTER_CORES[kernel.func_type] + 1:
+        if len(names) == 2:
             listed = ", ".join(f"'{n}'" for n in names)
-            report.error("GROUP_KERNELS", f"Group '{group.name}' launches {len(names)} {kernel.func_type.name} "
-                         f"kernels ({listed}), but a cluster, which runs a Group (or pl.cluster()) as one mixed task, "
-                         "has one AIC and two AIV cores: launch the others from the orchestration", call)
+            report.error("GROUP_KERNELS", f"Group '{group.name}' launches 2 {kernel.func_type.name} kernels "
+                         f"({listed}), but a Group (or pl.cluster()) runs as one mixed task of one AIC and one AIV "
+                         "kernel (the AIV kernel runs on both vector cores when split or dual_aiv_dispatch): merge "
+                         f"the {kernel.func_type.name} work into one kernel, or launch the other from the "
+                         "orchestration", call)
 
 
 def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_programs import DYNAMIC_ROWS_MIXED, MIXED_ATTENTION
+from shared_programs import DYNAMIC_ROWS_MIXED, MIXED_ATTENTION, cube_to_vector
 
 import pypto.language as pl
 from pypto import ir
 from pypto.codegen.errors import CodegenError
+from pypto.codegen.unsupported import UnsupportedOpError
 from pypto.ir.op_registry import AIC, all_entries, get_entry
 from pypto.ir.ops.cross_core_ops import PIPE_OP_DIRECTION
 
@@ -190,50 +191,24 @@ def test_a_pop_of_a_dynamically_valid_tile_passes_its_valid_shape(tmp_path: Path
     assert "TPOP<Pipe0, Vec_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, t__tmp_v2);" in vector
 
 
-@pl.program
-class OddSplit:
-    """A hand-written pipe with split code 3 (rows split 33 / 32 between the AIV lanes)."""
-
-    @pl.function(type=pl.FunctionType.AIC)
-    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
-        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
-        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
-        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
-        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
-        pl.tpush_to_aiv(acc, split=3)
-
-    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
-    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)
-        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=3)
-        out = pl.store(c, [0, 0], out)
-        pl.tfree_to_aic(c)
-        return out
-
-    @pl.function(type=pl.FunctionType.Group)
-    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        self.mm_aic(a, b)
-        out = self.mm_aiv(out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        out = self.mm(a, b, out)
-        return out
+# A hand-written pipe with split code 3 (rows split 33 / 32 between the AIV lanes).
+ODD_SPLIT = cube_to_vector("out = pl.store(c, [0, 0], out)\npl.tfree_to_aic(c)", split=3, dual=True)
 
 
-def test_an_odd_extent_split_is_refused_by_the_cce_target(tmp_path: Path) -> None:
-    with pytest.raises(CodegenError) as err:
-        ir.compile(OddSplit, output_dir=tmp_path / "odd")
-    assert err.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
-    assert err.value.span.begin_line == OddSplit.get_function("mm_aic").body.stmts[-1].span.begin_line
-    assert "split=1 (up/down) or split=2 (left/right)" in err.value.hint
+def test_an_odd_extent_split_is_refused_before_the_first_pass_when_cce_is_printed(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedOpError) as err:
+        ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "odd")
+    assert err.value.message == ("tile.tpush_to_aiv with split=3 (an odd-extent split) cannot be compiled: the cce "
+                                 "target has no rule for it")
+    assert err.value.span.begin_line == next(
+        k for k, line in enumerate(ODD_SPLIT.splitlines(), start=1) if "pl.tpush_to_aiv(acc, split=3)" in line)
+    assert err.value.hint == (
+        "pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the split axis "
+        "an even extent and use split=1 (up/down) or split=2 (left/right), or compile with skip_ptoas=True to print "
+        "the PTO module (which has it) only")
+    ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "pto", skip_ptoas=True)  # the PTO module prints it
+    pto = (tmp_path / "pto" / "ptoas" / "mm.pto").read_text()
+    assert "{split = 3}" in pto
 
 
 def test_an_unsplit_mixed_kernel_runs_its_vector_part_on_both_lanes_lane_1_replaying(tmp_path: Path) -> None:
