@@ -162,7 +162,8 @@ class FunctionIndex:
         return found
 
 
-_INDEX: weakref.WeakKeyDictionary[Function, FunctionIndex] = weakref.WeakKeyDictionary()
+_INDEX: IdentityCache[Function, FunctionIndex] = IdentityCache(20_000)
+_INDEX_ENTRIES = _INDEX.entries  # read directly: the checkers ask for an index thousands of times a compile
 
 
 # The live index of each function body with the parameters it was made with: a pass that rebuilds only
@@ -173,10 +174,8 @@ _BY_BODY: IdentityCache[Stmt, tuple[tuple[Var, ...], weakref.ref[FunctionIndex]]
 def function_index(func: Function) -> FunctionIndex:
     """The node index of ``func`` (cached while ``func`` lives, shared with a live function of the
     same body and parameters)."""
-    found = _INDEX.get(func)
-    if found is None:
-        found = _INDEX[func] = _index_of(func)
-    return found
+    hit = _INDEX_ENTRIES.get(id(func))
+    return hit[1] if hit is not None else _INDEX.put(func, _index_of(func))
 
 
 def _index_of(func: Function) -> FunctionIndex:
