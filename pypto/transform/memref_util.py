@@ -45,8 +45,8 @@ def tile_nbytes(t: TileType, platform: Platform) -> int | None:
 
 
 def with_memref(t: TileType, memref: MemRef | None) -> TileType:
-    """``t`` with another MemRef (shape, dtype, view and space kept)."""
-    return TileType(list(t.shape), t.dtype, memref, t.tile_view, t.memory_space)
+    """``t`` with another MemRef (shape, dtype, view and space kept; built from its checked parts)."""
+    return replace_parts(t, memref=memref)
 
 
 class TypeMemo:
