@@ -18,6 +18,7 @@ from pypto.ir.expr import Call, Expr, MakeTuple, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
+from pypto.ir.parts import replace_parts
 from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Stmt, WhileStmt
@@ -187,8 +188,7 @@ class _Strip(ForwardWalk[None]):
     """A body without the syncs an earlier run of the pass inserted."""
 
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: None) -> Stmt:
-        kept = [s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call)
-                                         and s.expr.attrs.get("auto_sync"))]
+        kept = [s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call) and _auto_sync(s.expr))]
         # a first run finds none: the body stays the same object, nothing is rebuilt
         return super().exit_block(body, kept, state) if len(kept) == len(stmts) else block_of(kept, body.span)
 
@@ -196,7 +196,7 @@ class _Strip(ForwardWalk[None]):
 def _user_sync(stmt: Stmt) -> Call | None:
     """The user-written sync call of ``stmt`` (not one this pass inserted), or None."""
     call = stmt.expr if isinstance(stmt, EvalStmt) else None
-    if isinstance(call, Call) and call.op.name in _SYNC_OPS and not call.attrs.get("auto_sync"):
+    if isinstance(call, Call) and call.op.name in _SYNC_OPS and not _auto_sync(call):
         return call
     return None
 
@@ -220,11 +220,24 @@ def _user_events(func: Function) -> dict[tuple[PipeType, PipeType], set[int]]:
 # inserted call was a fifth of the pass.
 _AUTO_SYNC = CallAttrs.for_node("Call", {"auto_sync": True})
 _OPS = {name: get_op(name) for name in _SYNC_OPS}
+# One validated statement per distinct sync (op and flags); each inserted one is a copy of it with its
+# own span (pypto.ir.parts): building and validating every call and statement was a sixth of the pass.
+_TEMPLATES: dict[tuple[str, tuple[tuple[str, int], ...]], EvalStmt] = {}
 
 
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
-    call = Call(op=_OPS[op], args=[], kwargs=kwargs, attrs=_AUTO_SYNC, type=UnknownType.get(), span=span)
-    return EvalStmt(expr=call, span=span)
+    key = (op, tuple(kwargs.items()))
+    template = _TEMPLATES.get(key)
+    if template is None:
+        call = Call(op=_OPS[op], args=[], kwargs=kwargs, attrs=_AUTO_SYNC, type=UnknownType.get(), span=span)
+        template = _TEMPLATES[key] = EvalStmt(expr=call, span=span)
+    return replace_parts(template, expr=replace_parts(template.expr, args=[], span=span), span=span)
+
+
+def _auto_sync(call: Call) -> bool:
+    """The call is a sync an earlier run inserted (most calls have no attrs: no mapping lookup)."""
+    attrs = call.attrs
+    return bool(attrs.__pydantic_fields_set__) and bool(attrs.get("auto_sync"))
 
 
 class _Run(ForwardWalk[State]):
@@ -246,6 +259,9 @@ class _Run(ForwardWalk[State]):
         return self.uids.setdefault(id(stmt), len(self.uids))
 
     def _regions(self, e: Expr) -> list[Region]:
+        found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
+        if found is not None:
+            return found
         if isinstance(e, MakeTuple):
             return [r for x in e.elements for r in self._regions(x)]
         if not isinstance(e, Var) or isinstance(e, MemRef):
@@ -253,15 +269,13 @@ class _Run(ForwardWalk[State]):
         t = e.type
         if isinstance(t, TensorType):
             return [("gm", self.gm.root(e))]
-        found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
-        if found is None:
-            found = self.tiles[e] = _tile_regions(t)
+        found = self.tiles[e] = _tile_regions(t)
         return found
 
     def access(self, stmt: Stmt) -> tuple[PipeType, _Access] | None:
         """The pipe and accesses of an op statement (None: not an op issued to a pipe)."""
         call = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
-        if not isinstance(call, Call) or call.attrs.get("auto_sync"):
+        if not isinstance(call, Call) or _auto_sync(call):
             return None
         pipe = op_pipe(call)
         if pipe is None:
