@@ -52,6 +52,19 @@ class _Access:
     writes: frozenset[Region]
 
 
+# Per op name: its entry and the effect of each parameter (an op registered again gets its own).
+_EFFECTS: dict[str, tuple[object, tuple[Effect, ...]]] = {}
+
+
+def _effects(name: str) -> tuple[Effect, ...]:
+    """The effect of each parameter of op ``name`` (none for an unregistered op: its arguments are read)."""
+    entry = lookup(name)
+    found = _EFFECTS.get(name)
+    if found is None or found[0] is not entry:
+        found = _EFFECTS[name] = (entry, tuple(p.effect for p in entry.params) if entry is not None else ())
+    return found[1]
+
+
 def _tile_regions(t: object) -> list[Region]:
     """The buffer of a variable of type ``t`` other than a tensor (none unless an on-chip tile with a MemRef)."""
     if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
@@ -88,11 +101,18 @@ def _hazard(prior: _Access, now: _Access) -> bool:
 # Pending accesses per (producer pipe, consumer pipe): those the consumer pipe is not yet ordered
 # after, each with the index of its statement in the current block (-1: before the block).
 State = dict[tuple[PipeType, PipeType], dict[_Access, int]]
+_NONE: dict[_Access, int] = {}  # read only
+# Per pipe P: the keys of the pipes P may wait for, and of those that may wait for P (P itself when it has a barrier).
+_FROM = {p: [(q, (q, p)) for q in _PIPES if q is not p] for p in PipeType}
+_TO = {p: [(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in PipeType}
 
 
 def _copy(state: State, pos: int | None = None) -> State:
+    """A copy of ``state`` (with every access moved to ``pos`` if given). The pending dicts are
+    shared: none is changed in place once made (an update replaces it), so a snapshot before each
+    statement copies only the table of them."""
     if pos is None:
-        return {k: v.copy() for k, v in state.items()}
+        return dict(state)
     return {k: dict.fromkeys(v, pos) for k, v in state.items()}
 
 
@@ -280,11 +300,11 @@ class _Run(ForwardWalk[State]):
         pipe = op_pipe(call)
         if pipe is None:
             return None
-        entry = lookup(call.op.name)
+        effects = _effects(call.op.name)
         reads: list[Region] = []
         writes: list[Region] = []
         for i, arg in enumerate(call.args):
-            effect = entry.params[i].effect if entry is not None and i < len(entry.params) else Effect.READ
+            effect = effects[i] if i < len(effects) else Effect.READ
             regions = self._regions(arg)
             if effect is not Effect.WRITE:
                 reads += regions
@@ -293,11 +313,11 @@ class _Run(ForwardWalk[State]):
         if isinstance(stmt, AssignStmt):
             self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
             writes += self._regions(stmt.var)
-        now = _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
-        known = self.accesses.get(now.uid)
-        if known is not None and known.reads == now.reads and known.writes == now.writes:
+        uid, read_set, write_set = self._uid(stmt), frozenset(reads), frozenset(writes)
+        known = self.accesses.get(uid)
+        if known is not None and known.reads == read_set and known.writes == write_set:
             return pipe, known
-        self.accesses[now.uid] = now
+        now = self.accesses[uid] = _Access(uid, read_set, write_set)
         return pipe, now
 
     # ---- the walk ------------------------------------------------------------------------------
@@ -381,9 +401,13 @@ class _Run(ForwardWalk[State]):
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
         snaps, last_compound = placed.snaps, placed.last_compound
         while True:
-            hazards = {q: [p for a, p in state.get((q, pipe), {}).items() if _hazard(a, now)]
-                       for q in _PIPES if q is not pipe}
-            hazards = {q: ps for q, ps in hazards.items() if ps}
+            hazards = {}
+            for q, key in _FROM[pipe]:
+                pending = state.get(key)
+                if pending:
+                    ps = [p for a, p in pending.items() if _hazard(a, now)]
+                    if ps:
+                        hazards[q] = ps
             if not hazards:
                 break
             q = max(hazards, key=lambda x: (max(hazards[x]), -_PIPES.index(x)))
@@ -402,9 +426,8 @@ class _Run(ForwardWalk[State]):
         if pipe in _BARRIER and any(_hazard(a, now) for a in state.get((pipe, pipe), {})):
             placed.barriers.setdefault(k, []).append(pipe)
             state[(pipe, pipe)] = {}
-        for r in _PIPES:
-            if r is not pipe or pipe in _BARRIER:
-                state.setdefault((pipe, r), {})[now] = k
+        for key in _TO[pipe]:
+            state[key] = {**state.get(key, _NONE), now: k}  # a new dict: snapshots share the old one
 
     @staticmethod
     def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:
