@@ -15,8 +15,8 @@ from .types import TileType
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_dict = BaseModel.__dict__["__dict__"].__set__  # the descriptor itself: no attribute lookup by name
 _new = object.__new__
-_set_dict = object.__setattr__
 
 # The node classes (exactly) and fields whose constructors only validate those fields: a copy with
 # other values of the same classes needs nothing computed. (Call's kwargs and attrs are checked by
@@ -46,20 +46,24 @@ def replace_parts(node: ModelBase, **changes: Any) -> Any:
     """
     cls = type(node)
     plain = _FIELDS.get(cls)
-    data = node.__dict__
     if plain is None:
         return replace(node, **changes)
+    data = node.__dict__
+    filled = False
     for name, value in changes.items():
-        if name not in plain or (type(value) is not type(data[name]) and not _fills(cls, data, name, value)):
+        if name not in plain:
             return replace(node, **changes)
-    fields = data.copy()
-    fields.update(changes)
+        if type(value) is not type(data[name]):
+            if not _fills(cls, data, name, value):
+                return replace(node, **changes)
+            filled = True
+    fields = {**data, **changes}
     if "unique_id" in fields:
         fields["unique_id"] = next(_var_ids)
     new = _new(cls)
-    _set_dict(new, "__dict__", fields)
+    _set_dict(new, fields)
     given = node.__pydantic_fields_set__
-    if not given.issuperset(changes):
+    if filled:  # a field that was unset is now given
         given = given | changes.keys()
         given = _FIELDS_SETS.setdefault(frozenset(given), given)
     _set_fields_set(new, given)
