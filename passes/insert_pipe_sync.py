@@ -467,7 +467,11 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span) -> list[Stmt]:
     for p in placed.pairs:  # in placement order, which the flags keep
         waits.setdefault(p.w, []).append(p)
         sets.setdefault(p.s, []).append(p)
+    synced = waits.keys() | sets.keys() | placed.barriers.keys()
     for k, s in enumerate(stmts):
+        if k not in synced:  # most statements
+            out.append(s)
+            continue
         out += [flag("system.sync_dst", p) for p in waits.get(k, ()) if p.s < k]
         out += [flag("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
         for p in waits.get(k, ()):
