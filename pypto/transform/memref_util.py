@@ -60,9 +60,10 @@ class TypeMemo:
     def get(self, t: TileType, memref: MemRef) -> TileType:
         """``with_memref(t, memref)``, shared with every earlier equal request."""
         view = t.tile_view
-        # Objects by identity (the memo keeps them alive through the types it holds).
-        dims = tuple((d.value, d.dtype) if type(d) is ConstInt else id(d) for d in t.shape)
-        key = (id(memref), t.dtype, t.memory_space, dims, None if view is None else id(view))
+        # Objects by identity (the memo keeps them alive through the types it holds; dtypes and spaces
+        # are singletons, whose hashes are Python calls).
+        dims = tuple((d.value, id(d.dtype)) if type(d) is ConstInt else id(d) for d in t.shape)
+        key = (id(memref), id(t.dtype), id(t.memory_space), dims, None if view is None else id(view))
         found = self._types.get(key)
         if found is None:
             found = self._types[key] = with_memref(t, memref)
