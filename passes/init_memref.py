@@ -256,6 +256,9 @@ def _written_tile(name: str, args: list) -> object:
     entry = lookup(name)
     if entry is None:
         return None
+    effects = entry.param_effects
+    if Effect.WRITE not in effects and Effect.READ_WRITE not in effects:  # most ops: no bind
+        return None
     for param, arg in zip(entry.bind(list(args)), args):
         if param.effect in (Effect.WRITE, Effect.READ_WRITE) and isinstance(arg, Var) and on_chip(arg.type):
             return arg

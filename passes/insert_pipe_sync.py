@@ -52,19 +52,6 @@ class _Access:
     writes: frozenset[Region]
 
 
-# Per op name: its entry and the effect of each parameter (an op registered again gets its own).
-_EFFECTS: dict[str, tuple[object, tuple[Effect, ...]]] = {}
-
-
-def _effects(name: str) -> tuple[Effect, ...]:
-    """The effect of each parameter of op ``name`` (none for an unregistered op: its arguments are read)."""
-    entry = lookup(name)
-    found = _EFFECTS.get(name)
-    if found is None or found[0] is not entry:
-        found = _EFFECTS[name] = (entry, tuple(p.effect for p in entry.params) if entry is not None else ())
-    return found[1]
-
-
 def _tile_regions(t: object) -> list[Region]:
     """The buffer of a variable of type ``t`` other than a tensor (none unless an on-chip tile with a MemRef)."""
     if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
@@ -300,7 +287,8 @@ class _Run(ForwardWalk[State]):
         pipe = op_pipe(call)
         if pipe is None:
             return None
-        effects = _effects(call.op.name)
+        entry = lookup(call.op.name)
+        effects = entry.param_effects if entry is not None else ()  # an unregistered op reads its arguments
         reads: list[Region] = []
         writes: list[Region] = []
         for i, arg in enumerate(call.args):

@@ -34,19 +34,5 @@ def operand_spaces(call: Call) -> list[tuple[Expr, list[MemorySpace]]]:
     entry = op_registry.lookup(name) if name else None
     if entry is None or entry.memory is None:
         return []
-    allowed = _allowed(entry)
+    allowed = entry.input_spaces
     return [(a, allowed[p.name]) for p, a in zip(entry.bind(list(call.args)), call.args)]
-
-
-# Per op name: its entry and the spaces each parameter allows, worked out once per entry (building
-# the memory spec for every call was most of this function's time).
-_ALLOWED: dict[str, tuple[op_registry.OpEntry, dict[str, list[MemorySpace]]]] = {}
-
-
-def _allowed(entry: op_registry.OpEntry) -> dict[str, list[MemorySpace]]:
-    found = _ALLOWED.get(entry.name)
-    if found is None or found[0] is not entry:  # an op registered again gets its own table
-        inputs = op_registry.get_op_memory_spec(entry.name)["input_constraints"]
-        table = {p.name: inputs[i] if i < len(inputs) else [] for i, p in enumerate(entry.params)}
-        found = _ALLOWED[entry.name] = (entry, table)
-    return found[1]
