@@ -187,7 +187,7 @@ class ParserCore:
             existing = None  # a binding of an enclosing scope is shadowed by a new variable
         if existing is None or existing in self.borrowed:
             var = ir.Var(name, var_type, span)
-        elif existing.type is var_type or existing.type == var_type:
+        elif existing.type is var_type or existing.type == var_type or _adds_placement(existing.type, var_type):
             var = existing
         else:
             self.fail(
@@ -266,6 +266,16 @@ class ParserCore:
             node,
             "DSL values are variables, op results, numbers, booleans, None (no TaskId) and lists / tuples of them",
         )
+
+
+def _adds_placement(a: ir.Type, b: ir.Type) -> bool:
+    """True when ``a`` and ``b`` are tiles of one shape and dtype and one of them has no memory space,
+    view or MemRef (an ``-> pl.Tile[[16, 64], pl.FP32]`` helper result beside an op's Vec tile): the
+    other only adds placement, as an annotation without one does (``var_type``)."""
+    if not (isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.dtype == b.dtype):
+        return False
+    bare = [t for t in (a, b) if t.memory_space is None and t.tile_view is None and t.memref is None]
+    return bool(bare) and dims_equal(a.shape, b.shape)
 
 
 def _reassign_hint(name: str, was: ir.Type, got: ir.Type) -> str:
