@@ -853,7 +853,7 @@ class OrchestrationEmitter(Emitter):
         found = dispatch_predicate(predicate)
         pred = f"{params}_pred"
         doc = self.doc
-        self._predicate_guard(found.tensor, found.indices, predicate.span)
+        self._index_guard(found.tensor, found.indices, predicate.span, "the dispatch predicate", "reads")
         doc.line(f"CoreTaskPredicate {pred};")
         doc.line(f"{pred}.operand.tensor = &{self.name_of(found.tensor)};")
         doc.line(f"{pred}.operand.ndims = {len(found.indices)};")
@@ -864,10 +864,10 @@ class OrchestrationEmitter(Emitter):
         doc.line(f"{pred}.target = {found.target};")
         doc.line(f"{params}.set_predicate({pred});")
 
-    def _predicate_guard(self, tensor: Var, indices: list[Expr], span: Span) -> None:
-        """Stop the run, as a kernel window out of bounds does, when a computed index of the gate element
-        falls outside its tensor: the scheduler would read whatever lies there (constant indices are
-        checked when the program is parsed)."""
+    def _index_guard(self, tensor: Var, indices: list[Expr], span: Span, what: str, verb: str) -> None:
+        """Stop the run, as a kernel window out of bounds does, when a computed index of an element (a
+        predicate's gate element, a ``tensor.read`` / ``tensor.write``) falls outside its tensor: the
+        access would touch whatever lies there (constant indices are checked when the program is parsed)."""
         dims = [d.value if isinstance(d, ConstInt) else f"(int64_t){self.name_of(tensor)}.shapes[{a}]"
                 for a, d in enumerate(tensor.type.shape)]
         where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
@@ -876,7 +876,7 @@ class OrchestrationEmitter(Emitter):
                 continue
             i = f"(int64_t)({self.expr(index)})"
             with self.doc.block(f"if ({i} < 0 || {i} >= {dim}) {{"):
-                text = (f'"{BOUNDS_MARKER} the dispatch predicate{_c_format(where)} reads element %lld of axis {axis} '
+                text = (f'"{BOUNDS_MARKER} {what}{_c_format(where)} {verb} element %lld of axis {axis} '
                         f'of \'{_c_format(base_name(tensor.name_hint))}\', whose extent is %lld"')
                 self.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {text}, (long long){i}, (long long){dim});")
                 self.doc.line("return;")
@@ -1002,7 +1002,10 @@ class OrchestrationEmitter(Emitter):
     @rules.op(ElementAccess)
     def _element(self, call: Call, rule: ElementAccess) -> str | None:
         tensor = argument(call, "tensor")
-        indices = self._list(argument(call, "indices"), call.span)
+        exprs = argument(call, "indices")
+        if isinstance(tensor, Var) and isinstance(exprs, MakeTuple):
+            self._index_guard(tensor, list(exprs.elements), call.span, call.op.name, "writes" if rule.store else "reads")
+        indices = self._list(exprs, call.span)
         base = self.defining.name_hint if self.defining is not None else "elem"
         idx = self.fresh(f"{base}_idx")
         self.doc.line(f"uint32_t {idx}[{len(indices)}] = {{{', '.join(indices)}}};")
