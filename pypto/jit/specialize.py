@@ -387,7 +387,9 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
     """The rewritten copy of ``node``, the environment layer its new names read, and its aliases."""
     env = spec.jf.env()
     overlay: dict[str, Any] = {_PL: pl}
-    overlay.update({name: var for name, var in _local_dynvars(node).items()})
+    # A body's ``R = pl.dynamic("R")`` is the DynVar of the dims it is bound to: one ir.Var in types and body.
+    dims_by_name = {var.name: var for var in dyn.values()}
+    overlay.update({name: dims_by_name.get(var.name, var) for name, var in _local_dynvars(node).items()})
     new = copy.deepcopy(node)
     new.decorator_list = []
     new.args.defaults = []

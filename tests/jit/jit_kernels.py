@@ -60,6 +60,19 @@ def bound_rows(a: pl.Tensor, c: pl.Out[pl.Tensor]):
     return c
 
 
+@pl.jit
+def bound_rows_tail(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    R = pl.dynamic("R")
+    a.bind_dynamic(0, R)
+    c.bind_dynamic(0, R)
+    for i in pl.range(0, R, 32):
+        rows = pl.min(32, R - i)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [i, 0], [32, 64], valid_shape=[rows, 64])
+            pl.store(pl.add(t, t), [i, 0], c)
+    return c
+
+
 @pl.jit.inline
 def double(t: pl.Tile[[32, 64], pl.FP32]) -> pl.Tile[[32, 64], pl.FP32]:
     return pl.add(t, t)

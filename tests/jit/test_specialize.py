@@ -11,6 +11,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
+from pypto.analysis import function_index
 
 
 @pytest.fixture(autouse=True)
@@ -136,3 +137,12 @@ def test_outputs_annotated_alike_keep_the_shapes_of_their_own_arguments() -> Non
         "pl.Tensor[[16, 64], pl.FP32]", "pl.Tensor[[2, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]"
     ]
     assert [str(t) for t in main.return_types] == ["pl.Tensor[[2, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]"]
+
+
+def test_a_dynamic_dim_read_in_the_body_is_the_dim_of_the_parameters() -> None:
+    """``R = pl.dynamic("R")`` bound by ``bind_dynamic`` and read as a loop bound: one ``R`` (it was a
+    second variable of the same name, refused as used before defined)."""
+    program = K.bound_rows_tail.lower(f32(70, 64), f32(70, 64))
+    main = program.get_function("bound_rows_tail")
+    [loop] = function_index(main).of(ir.ForStmt)
+    assert loop.stop is main.params[0].type.shape[0] is main.params[1].type.shape[0]
