@@ -69,7 +69,7 @@ def element_dtype(value: Any) -> DataType | None:
 def retype_scalar(value: Any, dtype: DataType | None, bitwise: bool = False) -> Any:
     """Normalise a scalar operand against the paired element dtype (docs/ops.md#arguments).
 
-    Python numbers and INDEX constants take ``dtype`` (spec/ops.md §2: ``muls(fp16_tensor, 0.5)`` is
+    Python numbers and INDEX constants take ``dtype`` (docs/ops.md#arguments: ``muls(fp16_tensor, 0.5)`` is
     FP16), ints wrapped to its width when it is an integer type (``adds(int8_tile, 300)`` adds 44, as
     the target's scalar register would); a float paired with an integer dtype is an FP32 constant, so
     the result promotes; typed non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
