@@ -73,6 +73,23 @@ def bound_rows_tail(a: pl.Tensor, c: pl.Out[pl.Tensor]):
     return c
 
 
+@pl.jit.incore
+def add_block(x: pl.Tensor, acc: pl.InOut[pl.Tensor], row: pl.Scalar[pl.INDEX]):
+    t = pl.load(x, [row, 0], [16, 64])
+    a = pl.load(acc, [row, 0], [16, 64])
+    pl.store(pl.add(a, t), [row, 0], acc)
+    return acc
+
+
+@pl.jit
+def submitted_chain(x: pl.Tensor, acc: pl.InOut[pl.Tensor]):
+    with pl.manual_scope():
+        prev = None
+        for b in pl.range(4):
+            acc, prev = pl.submit(add_block, x, acc, b * 16, deps=[prev])
+    return acc
+
+
 @pl.jit.inline
 def double(t: pl.Tile[[32, 64], pl.FP32]) -> pl.Tile[[32, 64], pl.FP32]:
     return pl.add(t, t)

@@ -146,3 +146,15 @@ def test_a_dynamic_dim_read_in_the_body_is_the_dim_of_the_parameters() -> None:
     main = program.get_function("bound_rows_tail")
     [loop] = function_index(main).of(ir.ForStmt)
     assert loop.stop is main.params[0].type.shape[0] is main.params[1].type.shape[0]
+
+
+def test_a_submitted_helper_is_a_kernel_of_the_program() -> None:
+    """``pl.submit(add_block, x, acc, row, deps=[prev])`` pulls ``add_block`` in (specialised from the
+    launch's arguments) and launches ``self.add_block`` (it was 'pl.submit launches a function of the
+    program, got JITFunction add_block')."""
+    program = K.submitted_chain.lower(f32(64, 64), f32(64, 64))
+    kernel = program.get_function("add_block")
+    assert kernel.func_type is ir.FunctionType.AIV  # the InCore kernel, lowered
+    assert [str(p.type) for p in kernel.params] == ["pl.Tensor[[64, 64], pl.FP32]"] * 2 + ["pl.Scalar[pl.INDEX]"]
+    [submit] = function_index(program.get_function("submitted_chain")).of(ir.Submit)
+    assert submit.op.name == "add_block" and len(submit.deps) == 1
