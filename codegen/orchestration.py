@@ -20,11 +20,12 @@ its parameters takes the argument's C++ name (§2.4), so no copy of a tensor han
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pypto.analysis.defuse import base_name, expr_calls
+from pypto.analysis.defuse import base_name, expr_calls, use_counts
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
 from pypto.analysis.lanes import runs_on_both_lanes
@@ -238,6 +239,8 @@ class OrchestrationEmitter(Emitter):
         self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
         self.task_arrays: dict[str, int] = {}  # C arrays of TaskIds -> their extent
         self.dummies = 0  # dependency-only tasks printed so far
+        self.reads: Counter[Var] = Counter()  # how often the function body reads each variable
+        self.predeclared: set[Var] = set()  # scalars a manual scope defines for the code after it
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -306,6 +309,7 @@ class OrchestrationEmitter(Emitter):
         doc.line('__attribute__((visibility("default")))')
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
+            self.reads = use_counts(func.body)
             self.emit(func.body)
             if not _always_submits(func.body):
                 # simpler's scheduler ends a run once total_tasks > 0 tasks completed: a run that submits
@@ -366,12 +370,50 @@ class OrchestrationEmitter(Emitter):
         if node.manual:
             # Hoisted in front of the manual scope so later readers outside it see the tensors.
             self._allocate(creates)
+        leaving = self._predeclare(node) if node.manual else {}
         with self.doc.block("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" if node.manual else "PTO2_SCOPE() {"):
             if not node.manual:
                 self._allocate(creates)
             self.emit(node.body)
             if tail is not None:
                 self.emit(tail)
+            for var, outside in leaving.items():  # a loop's or an if's result: copied out
+                inside = self.name_of(var)
+                if inside in self.task_arrays:
+                    raise CodegenError(f"no rule for the TaskId array '{base_name(var.name_hint)}' leaving a manual scope in "
+                                       "orchestration", var.span, "submit the tasks that wait for it inside the scope")
+                self.doc.line(f"{outside} = {inside};")
+                self.alias(var, outside)
+
+    def _predeclare(self, node: RuntimeScopeStmt) -> dict[Var, str]:
+        """Declare in front of a manual scope the scalars (TaskIds above all) its body defines and the
+        code after it reads: the scope is a C++ block, the IR scope is transparent. An assignment then
+        assigns the declared variable; a loop's or an if's result is copied into it at the scope's end
+        (returned: result -> the declared name)."""
+        inside = use_counts(node.body)
+        copied: dict[Var, str] = {}
+        for stmt in _block(node.body):
+            assigned = isinstance(stmt, AssignStmt)
+            results = [stmt.var] if assigned else list(getattr(stmt, "return_vars", []))
+            for var in results:
+                if not (isinstance(var.type, ScalarType) and self.reads[var] > inside[var]):
+                    continue
+                ct = c_type(var.type, var.span)
+                initial = "PTO2TaskId::invalid()" if var.type.dtype.is_task_id() else f"{ct}{{}}"
+                name = self.declare(var) if assigned else self.fresh(var.name_hint)
+                self.doc.line(f"{ct} {name} = {initial};")
+                if assigned:
+                    self.predeclared.add(var)
+                else:
+                    copied[var] = name
+        return copied
+
+    def define(self, var: Var, text: str, span: Span) -> str:
+        """The statement giving ``var`` the value ``text``: a declaration, or an assignment of a variable
+        declared in front of its manual scope."""
+        if var in self.predeclared:
+            return f"{self.name_of(var)} = {text};"
+        return f"{c_type(var.type, span)} {self.declare(var)} = {text};"
 
     @rules.register(ReturnStmt)
     def _return(self, node: ReturnStmt) -> None:
@@ -406,10 +448,9 @@ class OrchestrationEmitter(Emitter):
         self.defining = None
         if text is None:  # the rule declared the variable itself (a task, a view, a tensor creation)
             return
-        name = self.declare(var)
-        self.doc.line(f"{c_type(var.type, node.span)} {name} = {text};")
+        self.doc.line(self.define(var, text, node.span))
         if isinstance(value, TupleGetItemExpr) and value.tuple in self.task_outs:
-            self.fresh_ids.add(name)
+            self.fresh_ids.add(self.name_of(var))
 
     @rules.register(ForStmt)
     def _for(self, node: ForStmt) -> None:
