@@ -279,8 +279,12 @@ def _adds_placement(a: ir.Type, b: ir.Type) -> bool:
 
 
 def _reassign_hint(name: str, was: ir.Type, got: ir.Type) -> str:
-    """Cast when only the dtype differs (``3 * n`` is INDEX: a bare int literal is), else rename."""
+    """Cast when only the dtype differs (``3 * n`` is INDEX: a bare int literal is), unpack a launch's
+    (results, TaskId) tuple, else rename."""
     new_name = f"bind the new value to a new name ({name}_2 = ...)"
+    last = got.types[-1] if isinstance(got, ir.TupleType) and got.types else None
+    if isinstance(last, ir.ScalarType) and last.dtype.is_task_id():
+        return f"a launch gives the kernel's results and its TaskId: unpack them, {name}, tid = pl.submit(...)"
     was_dtype, got_dtype = getattr(was, "dtype", None), getattr(got, "dtype", None)
     if (
         type(was) is type(got)
