@@ -380,8 +380,9 @@ class OrchestrationEmitter(Emitter):
             for var, outside in leaving.items():  # a loop's or an if's result: copied out
                 inside = self.name_of(var)
                 if inside in self.task_arrays:
-                    raise CodegenError(f"no rule for the TaskId array '{base_name(var.name_hint)}' leaving a manual scope in "
-                                       "orchestration", var.span, "submit the tasks that wait for it inside the scope")
+                    name = base_name(var.name_hint)
+                    raise CodegenError(f"no rule for the TaskId array '{name}' leaving a manual scope in orchestration",
+                                       var.span, "submit the tasks that wait for it inside the scope")
                 self.doc.line(f"{outside} = {inside};")
                 self.alias(var, outside)
 
@@ -1045,7 +1046,8 @@ class OrchestrationEmitter(Emitter):
         tensor = argument(call, "tensor")
         exprs = argument(call, "indices")
         if isinstance(tensor, Var) and isinstance(exprs, MakeTuple):
-            self._index_guard(tensor, list(exprs.elements), call.span, call.op.name, "writes" if rule.store else "reads")
+            verb = "writes" if rule.store else "reads"
+            self._index_guard(tensor, list(exprs.elements), call.span, call.op.name, verb)
         indices = self._list(exprs, call.span)
         base = self.defining.name_hint if self.defining is not None else "elem"
         idx = self.fresh(f"{base}_idx")
