@@ -171,7 +171,8 @@ def test_a_submit_bound_to_one_name_says_to_unpack_its_task_id() -> None:
     ).replace(
         "    @pl.function(type=pl.FunctionType.Orchestration)",
         """    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         out = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], out)
         return out
 
@@ -179,4 +180,6 @@ def test_a_submit_bound_to_one_name_says_to_unpack_its_task_id() -> None:
     )
     with pytest.raises(ParserTypeError) as info:
         pl.parse(source)
-    assert info.value.hint == "a launch gives the kernel's results and its TaskId: unpack them, out, tid = pl.submit(...)"
+    assert info.value.hint == (
+        "a launch gives the kernel's results and its TaskId: unpack them, out, tid = pl.submit(...)"
+    )

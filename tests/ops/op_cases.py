@@ -337,7 +337,8 @@ ok("tile.read", lambda: L.read(V, [1, 2]), "pl.Scalar[pl.FP32]")
 bad("tile.read", lambda: L.read(V, [1, 2, 3]), VE, "needs one index per dimension")
 ok("tile.write", lambda: L.write(V, [1, 2], 0), TILE_64)
 bad("tile.write", lambda: L.write(V, [1, 2], I32), VE, "value dtype INT32 must equal the element dtype FP32")
-bad("tile.write", lambda: L.write(V, [1, 64], 0), VE, re.escape("index [1, 64] is outside the shape [64, 64] (dimension 1)"))
+bad("tile.write", lambda: L.write(V, [1, 64], 0), VE,
+    re.escape("index [1, 64] is outside the shape [64, 64] (dimension 1)"))
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     ok(f"tile.{_name}", getattr(L, _name), "pl.Scalar[pl.INDEX]")
     bad(f"tile.{_name}", lambda _f=getattr(L, _name): _f(V), TE, "too many positional arguments; signature")

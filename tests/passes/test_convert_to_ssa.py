@@ -145,7 +145,8 @@ def test_task_id_of_a_scope_carried_across_loop_trips() -> None:
         @pl.program
         class P:
             @pl.function(type=pl.FunctionType.Orchestration)
-            def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
                 with pl.manual_scope():
                     prev = None
                     for i in pl.range(4):
@@ -161,7 +162,8 @@ def test_task_id_of_a_scope_carried_across_loop_trips() -> None:
         @pl.program
         class P:
             @pl.function(type=pl.FunctionType.Orchestration)
-            def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
                 with pl.manual_scope():
                     prev0: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
                     for i, (prev1,) in pl.range(4, init_values=(prev0,)):
@@ -182,7 +184,8 @@ def test_scopes_binding_one_task_id_name_get_versions() -> None:
         @pl.program
         class P:
             @pl.function(type=pl.FunctionType.Orchestration)
-            def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
                 with pl.manual_scope():
                     with pl.at(level=pl.Level.CORE_GROUP) as tid:
                         pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], out)
@@ -193,5 +196,6 @@ def test_scopes_binding_one_task_id_name_get_versions() -> None:
     )
     main = passes.convert_to_ssa()(program).get_function("main")
     first, second = main.body.stmts[0].body.stmts
-    assert [first.attrs["task_id_var"].name_hint, second.attrs["task_id_var"].name_hint] == ["tid__ssa_v0", "tid__ssa_v1"]
+    names = [first.attrs["task_id_var"].name_hint, second.attrs["task_id_var"].name_hint]
+    assert names == ["tid__ssa_v0", "tid__ssa_v1"]
     assert second.attrs["manual_dep_edges"][0] is first.attrs["task_id_var"]
