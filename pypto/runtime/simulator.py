@@ -123,9 +123,10 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
         _discard_worker(built.tree.runtime)
     else:
         chip.restart_after_failure()
-    guard = _bounds_failure(text)
-    if guard is not None:
-        raise SimulatorBoundsError(guard[1], guard[0].hint) from failure
+    stopped = _bounds_failure(text)
+    if stopped is not None:
+        guard, message = stopped
+        raise SimulatorBoundsError(message, guard.hint) from failure
     sys.stderr.write(text)
     raise SimulatorRunError(
         f"running {built.tree.root} on {PLATFORM} failed: {type(failure).__name__}: {failure}",
