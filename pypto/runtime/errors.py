@@ -72,16 +72,17 @@ class BoundsGuard(Enum):
     marker opens the guard's message in the runtime's log; the runner finds it and raises
     SimulatorBoundsError with the rest of the line and the kind's hint."""
 
-    WINDOW = ("pypto bounds:", "a scalar argument or a dynamic dimension puts this window outside the tensor; "
-              f"the orchestration stopped before submitting the task, {_UNCHANGED}")
-    GATE = ("pypto bounds (predicate):", f"the gate element's index {_COMPUTED}: keep it within the tensor's "
-            f"extent; the orchestration stopped before submitting the task, {_UNCHANGED}")
-    READ = ("pypto bounds (read):", f"the index {_COMPUTED}: keep it within the tensor's extent; the orchestration "
-            f"stopped before reading the element, {_UNCHANGED}")
-    WRITE = ("pypto bounds (write):", f"the index {_COMPUTED}: keep it within the tensor's extent; the "
-             f"orchestration stopped before writing the element, {_UNCHANGED}")
-    SLOT = ("pypto bounds (array):", f"the index {_COMPUTED}: keep it within the array's slots; the orchestration "
-            f"stopped before using the slot, {_UNCHANGED}")
+    WINDOW = ("pypto bounds:", ("a scalar argument or a dynamic dimension puts this window outside the tensor; "
+                                f"the orchestration stopped before submitting the task, {_UNCHANGED}"))
+    GATE = ("pypto bounds (predicate):", (f"the gate element's index {_COMPUTED}: keep it within the tensor's "
+                                          "extent; the orchestration stopped before submitting the task, "
+                                          f"{_UNCHANGED}"))
+    READ = ("pypto bounds (read):", (f"the index {_COMPUTED}: keep it within the tensor's extent; the orchestration "
+                                     f"stopped before reading the element, {_UNCHANGED}"))
+    WRITE = ("pypto bounds (write):", (f"the index {_COMPUTED}: keep it within the tensor's extent; the "
+                                       f"orchestration stopped before writing the element, {_UNCHANGED}"))
+    SLOT = ("pypto bounds (array):", (f"the index {_COMPUTED}: keep it within the array's slots; the orchestration "
+                                      f"stopped before using the slot, {_UNCHANGED}"))
 
     def __init__(self, marker: str, hint: str) -> None:
         self.marker = marker

@@ -201,8 +201,8 @@ tmp: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32{man
         out = pl.assemble(out, pl.add(tmp, 1.0), [0, 0])
     """, ("this task touches 'tmp', which the block at deps.py:19 in a manual scope writes: a task in a manual "
          "scope registers no tensor, so nothing orders this one after it at deps.py:21:9"),
-     "name the TaskId of the block at deps.py:19 ('as tid' on its 'with' line) and add it to the deps=[...] of "
-     "this block's 'with' line"),
+     ("name the TaskId of the block at deps.py:19 ('as tid' on its 'with' line) and add it to the deps=[...] of "
+      "this block's 'with' line")),
     ("""
     with pl.manual_scope():
         with pl.at(level=pl.Level.CORE_GROUP) as t1:
@@ -210,8 +210,8 @@ tmp: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32{man
     out = self.k(tmp, out)
     """, ("this task touches 'tmp', which the block at deps.py:19 in a manual scope writes: a task in a manual "
          "scope registers no tensor, so nothing orders this one after it at deps.py:21:9"),
-     "make this call a pl.submit(...) with deps=[...]: add the TaskId of the block at deps.py:19 to this task's "
-     "deps=[...]"),
+     ("make this call a pl.submit(...) with deps=[...]: add the TaskId of the block at deps.py:19 to this "
+      "task's deps=[...]")),
 ], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside", "two-manual-scopes", "reader-of-a-view",
         "blocks", "block-writer-inside"])
 def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str, message: str, hint: str,
