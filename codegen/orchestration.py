@@ -79,7 +79,7 @@ from pypto.ir.stmt import (
 from pypto.ir.type_base import ScalarType, TupleType, Type
 from pypto.ir.types import TensorType
 from pypto.runtime.dtypes import SIMPLER_DTYPES
-from pypto.runtime.errors import BOUNDS_MARKER
+from pypto.runtime.errors import BoundsGuard
 
 from .base import Emitter, Rules
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
@@ -768,7 +768,7 @@ class OrchestrationEmitter(Emitter):
             return
         printed.add(cond)
         with self.doc.block(f"if ({cond}) {{"):
-            text = f'"{BOUNDS_MARKER} {message(_c_format)}"'
+            text = f'"{BoundsGuard.WINDOW.marker} {message(_c_format)}"'
             self.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {', '.join([text, *shown])});")
             self.doc.line("return;")
 
@@ -894,7 +894,7 @@ class OrchestrationEmitter(Emitter):
         found = dispatch_predicate(predicate)
         pred = f"{params}_pred"
         doc = self.doc
-        self._index_guard(found.tensor, found.indices, predicate.span, "the dispatch predicate", "reads")
+        self._index_guard(found.tensor, found.indices, predicate.span, "the dispatch predicate", BoundsGuard.GATE)
         doc.line(f"CoreTaskPredicate {pred};")
         doc.line(f"{pred}.operand.tensor = &{self.name_of(found.tensor)};")
         doc.line(f"{pred}.operand.ndims = {len(found.indices)};")
@@ -905,19 +905,20 @@ class OrchestrationEmitter(Emitter):
         doc.line(f"{pred}.target = {found.target};")
         doc.line(f"{params}.set_predicate({pred});")
 
-    def _index_guard(self, tensor: Var, indices: list[Expr], span: Span, what: str, verb: str) -> None:
+    def _index_guard(self, tensor: Var, indices: list[Expr], span: Span, what: str, guard: BoundsGuard) -> None:
         """Stop the run, as a kernel window out of bounds does, when a computed index of an element (a
         predicate's gate element, a ``tensor.read`` / ``tensor.write``) falls outside its tensor: the
         access would touch whatever lies there (constant indices are checked when the program is parsed)."""
         dims = [d.value if isinstance(d, ConstInt) else f"(int64_t){self.name_of(tensor)}.shapes[{a}]"
                 for a, d in enumerate(tensor.type.shape)]
         where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
+        verb = "writes" if guard is BoundsGuard.WRITE else "reads"
         for axis, (index, dim) in enumerate(zip(indices, dims, strict=True)):
             if isinstance(index, ConstInt):
                 continue
             i = f"(int64_t)({self.expr(index)})"
             with self.doc.block(f"if ({i} < 0 || {i} >= {dim}) {{"):
-                text = (f'"{BOUNDS_MARKER} {what}{_c_format(where)} {verb} element %lld of axis {axis} '
+                text = (f'"{guard.marker} {what}{_c_format(where)} {verb} element %lld of axis {axis} '
                         f'of \'{_c_format(base_name(tensor.name_hint))}\', whose extent is %lld"')
                 self.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {text}, (long long){i}, (long long){dim});")
                 self.doc.line("return;")
@@ -1045,8 +1046,8 @@ class OrchestrationEmitter(Emitter):
         tensor = argument(call, "tensor")
         exprs = argument(call, "indices")
         if isinstance(tensor, Var) and isinstance(exprs, MakeTuple):
-            verb = "writes" if rule.store else "reads"
-            self._index_guard(tensor, list(exprs.elements), call.span, call.op.name, verb)
+            guard = BoundsGuard.WRITE if rule.store else BoundsGuard.READ
+            self._index_guard(tensor, list(exprs.elements), call.span, call.op.name, guard)
         indices = self._list(exprs, call.span)
         base = self.defining.name_hint if self.defining is not None else "elem"
         idx = self.fresh(f"{base}_idx")

@@ -26,7 +26,7 @@ from pypto.ir.expr import Call, ConstInt, Expr, IterArg, Submit, Var
 from pypto.ir.stmt import ForStmt
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ArrayType
-from pypto.runtime.errors import BOUNDS_MARKER
+from pypto.runtime.errors import BoundsGuard
 
 from .errors import CodegenError
 from .op_table import argument
@@ -76,7 +76,7 @@ def _index_guard(em: OrchestrationEmitter, call: Call, arr: Expr, index: str) ->
     where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
     i = f"(int64_t)({index})"
     with em.doc.block(f"if ({i} < 0 || {i} >= {n}) {{"):
-        text = (f'"{BOUNDS_MARKER} the array \'{_c_format(base_name(arr.name_hint))}\'{_c_format(where)} '
+        text = (f'"{BoundsGuard.SLOT.marker} the array \'{_c_format(base_name(arr.name_hint))}\'{_c_format(where)} '
                 f'is indexed at %lld, outside its {n} slots"')
         em.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {text}, (long long){i});")
         em.doc.line("return;")

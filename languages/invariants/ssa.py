@@ -22,11 +22,13 @@ from pypto.analysis import (
     stmt_exprs,
     type_vars,
     view_vars,
+    walk,
     walk_values,
 )
 
-from pypto.ir.expr import Var
+from pypto.ir.expr import Expr, Var
 from pypto.ir.function import Function, Program
+from pypto.ir.span import Span
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -274,6 +276,7 @@ class _DefUseChecker:
         self.scopes = _Scopes()
         self.dynamic: set[Var] | None = None
         self.local: set[Var] | None = None
+        self.enclosing: list[Stmt] = []  # the compound statements around the one being checked
 
     def check_uses(self, stmt: Stmt, exprs: list) -> None:
         for expr in exprs:
@@ -283,15 +286,28 @@ class _DefUseChecker:
                 if self.dynamic is None:
                     self.dynamic = _dynamic_vars(self.func)
                 if var not in self.dynamic:
-                    self.report.error("401", f"'{var.name_hint}' is used before it is defined", stmt)
+                    where = self.use_span(stmt, exprs, var)
+                    self.report.error("401", f"'{var.name_hint}' is used before it is defined", stmt, where)
+
+    def use_span(self, stmt: Stmt, exprs: list[Expr], var: Var) -> Span:
+        """Where a use of ``var`` in ``stmt`` is reported: the statement; when a pass made it without a
+        span, the innermost expression reading ``var`` that has one, else the nearest enclosing statement
+        (or the function) that has one. A Var's own span is its definition, not this use."""
+        if stmt.span.is_valid():
+            return stmt.span
+        for expr in exprs:
+            reading = [n for n in walk(expr) if isinstance(n, Expr) and not isinstance(n, Var)
+                       and n.span.is_valid() and var in expr_vars(n)]
+            if reading:
+                return reading[-1].span  # pre-order: the last one holding the use is the innermost
+        return next((s.span for s in reversed(self.enclosing) if s.span.is_valid()), self.func.span)
 
     def check_view(self, stmt: AssignStmt) -> None:
         """The valid shape and strides of the assigned variable's type read defined values."""
         for var in view_vars(stmt.var.type):
             if not self.scopes.visible(var) and var in self.body_vars():
-                self.report.error(
-                    "401", f"'{var.name_hint}' is used in the type of '{stmt.var.name_hint}' before it is defined", stmt
-                )
+                message = f"'{var.name_hint}' is used in the type of '{stmt.var.name_hint}' before it is defined"
+                self.report.error("401", message, stmt, self.use_span(stmt, [], var))
 
     def body_vars(self) -> set[Var]:
         if self.local is None:
@@ -321,9 +337,21 @@ class _DefUseChecker:
         return [v for v in frame if v not in bound] if leak else []
 
     def stmt(self, stmt: Stmt) -> None:
-        if isinstance(stmt, SeqStmts):
+        if isinstance(stmt, (ScopeStmt, IfStmt, ForStmt, WhileStmt)):
+            self.enclosing.append(stmt)
+            self.compound(stmt)
+            self.enclosing.pop()
+        elif isinstance(stmt, SeqStmts):
             self.block(stmt)
-        elif isinstance(stmt, ScopeStmt):
+        else:
+            self.check_uses(stmt, stmt_exprs(stmt))
+            if isinstance(stmt, AssignStmt):
+                self.check_view(stmt)
+            for var in stmt_defs(stmt):
+                self.scopes.add(var)
+
+    def compound(self, stmt: ScopeStmt | IfStmt | ForStmt | WhileStmt) -> None:
+        if isinstance(stmt, ScopeStmt):
             self.check_uses(stmt, stmt_exprs(stmt))
             self.block(stmt.body)
             task_id = stmt.attrs.get("task_id_var")  # ``with pl.at(...) as tid``: defined for the code after it
@@ -348,12 +376,6 @@ class _DefUseChecker:
             bound = set(binders)
             leaked = [v for v in frame if v not in bound] if not stmt.return_vars else []
             for var in leaked + list(stmt.return_vars):
-                self.scopes.add(var)
-        else:
-            self.check_uses(stmt, stmt_exprs(stmt))
-            if isinstance(stmt, AssignStmt):
-                self.check_view(stmt)
-            for var in stmt_defs(stmt):
                 self.scopes.add(var)
 
 

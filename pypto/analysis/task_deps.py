@@ -53,6 +53,7 @@ class _Task:
     span: Span
     scope: int | None  # the outermost manual scope holding the task (its id), None outside every one
     deps: list[Expr]
+    block: bool  # launches a kernel outlined from a ``with pl.at(...)`` (pl.spmd, pl.cluster) block
 
     @property
     def manual(self) -> bool:
@@ -64,6 +65,10 @@ class _Walk:
     """One program-order walk of an Orchestration body, recording what the checks need."""
 
     access: TaskAccess
+    program: Program
+    # the span of each statement being walked, outermost first: a statement a pass made without a span
+    # takes the nearest enclosing one (the function's at the bottom)
+    where: list[Span]
     order: int = 0
     manual: list[int] = field(default_factory=list)  # the manual scopes entered, outermost first
     loops: list[int] = field(default_factory=list)
@@ -78,6 +83,11 @@ class _Walk:
 
     def stmt(self, s: Stmt) -> None:
         self.order += 1
+        self.where.append(s.span if s.span.is_valid() else self.where[-1])
+        self._stmt(s)
+        self.where.pop()
+
+    def _stmt(self, s: Stmt) -> None:
         if isinstance(s, SeqStmts):
             for child in s.stmts:
                 self.stmt(child)
@@ -103,9 +113,9 @@ class _Walk:
                     self.stmt(body)
                     self._yielded(body, [], s.return_vars)
         elif isinstance(s, AssignStmt):
-            self._value(s.value, s.var, s.span)
+            self._value(s.value, s.var, self.where[-1])
         elif isinstance(s, EvalStmt):
-            self._value(s.expr, None, s.span)
+            self._value(s.expr, None, self.where[-1])
 
     def _alias(self, var: Var, value: Expr) -> None:
         if isinstance(value, Var):
@@ -140,7 +150,9 @@ class _Walk:
             deps = list(call.deps) if isinstance(call, Submit) else []
             for dep in deps:
                 self.dep_reads.append((self.order, tuple(self.loops), dep, span))
-            self.tasks.append(_Task(call, span, self.manual[0] if self.manual else None, deps))
+            callee = self.program.get_function(call.op.name)
+            block = callee is not None and callee.span == call.span  # outlining gives both the block's span
+            self.tasks.append(_Task(call, span, self.manual[0] if self.manual else None, deps, block))
             if isinstance(call, Submit) and var is not None:
                 self.tuples[id(var)] = call
             return
@@ -171,7 +183,7 @@ class _Walk:
 def dependency_problems(func: Function, program: Program) -> list[DepProblem]:
     """The dependencies of ``func`` (an Orchestration function with call directions) that the
     runtime would drop, in program order."""
-    walk = _Walk(TaskAccess(func, program))
+    walk = _Walk(TaskAccess(func, program), program, [func.span])
     walk.stmt(func.body)
     return [*_unwritten_slots(walk), *_scope_edges(walk)]
 
@@ -268,17 +280,22 @@ def _boundary_problem(task: _Task, earlier: _Task, root: Var) -> DepProblem:
     where = f"{earlier.span.filename.rsplit('/', 1)[-1]}:{earlier.span.begin_line}"
     tensor = base_name(root.name_hint)
     kernel = earlier.node.op.name
+    # a block's kernel has a name the user never wrote: name the block by its line instead
+    named = f"the block at {where}" if earlier.block else f"'{kernel}' ({where})"
+    writer = named if earlier.block else f"the task {named}"
     if task.manual:
-        message = (f"this task in a manual scope touches '{tensor}', which the task '{kernel}' ({where}) "
-                   "outside the scope writes: a task in a manual scope looks up no tensor, so nothing orders it "
-                   "after that task")
+        message = (f"this task in a manual scope touches '{tensor}', which {writer} outside the scope writes: "
+                   "a task in a manual scope looks up no tensor, so nothing orders it after that task")
     else:
-        message = (f"this task touches '{tensor}', which the task '{kernel}' ({where}) in a manual scope "
-                   "writes: a task in a manual scope registers no tensor, so nothing orders this one after it")
+        message = (f"this task touches '{tensor}', which {writer} in a manual scope writes: a task in a "
+                   "manual scope registers no tensor, so nothing orders this one after it")
+    deps = "the deps=[...] of this block's 'with' line" if task.block else "this task's deps=[...]"
     if isinstance(earlier.node, Submit):
-        hint = f"add the TaskId of '{kernel}' ({where}) to this task's deps=[...]"
+        hint = f"add the TaskId of {named} to {deps}"
+    elif earlier.block:
+        hint = f"name the TaskId of {named} ('as tid' on its 'with' line) and add it to {deps}"
     else:
-        hint = f"submit '{kernel}' with pl.submit(...) and add its TaskId to this task's deps=[...]"
-    if not isinstance(task.node, Submit):
+        hint = f"submit '{kernel}' with pl.submit(...) and add its TaskId to {deps}"
+    if not isinstance(task.node, Submit) and not task.block:
         hint = f"make this call a pl.submit(...) with deps=[...]: {hint}"
     return DepProblem(message, task.span, hint)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 from pypto.ir.errors import PyptoError
@@ -62,11 +63,32 @@ class SimulatorRunError(SimulatorError):
     """The runtime rejected or failed the run; the caller's arrays are left unchanged."""
 
 
-# Opens the message of a run-time bounds guard in the generated orchestration (docs/simulator.md#bounds);
-# the runner finds it in the runtime's log and raises SimulatorBoundsError with the rest of the line.
-BOUNDS_MARKER = "pypto bounds:"
+_UNCHANGED = "and the caller's arrays are unchanged"
+_COMPUTED = "is computed at run time (from a scalar argument, a loop variable or a value read from a tensor)"
+
+
+class BoundsGuard(Enum):
+    """A kind of run-time bounds guard in the generated orchestration (docs/simulator.md#bounds): its
+    marker opens the guard's message in the runtime's log; the runner finds it and raises
+    SimulatorBoundsError with the rest of the line and the kind's hint."""
+
+    WINDOW = ("pypto bounds:", ("a scalar argument or a dynamic dimension puts this window outside the tensor; "
+                                f"the orchestration stopped before submitting the task, {_UNCHANGED}"))
+    GATE = ("pypto bounds (predicate):", (f"the gate element's index {_COMPUTED}: keep it within the tensor's "
+                                          "extent; the orchestration stopped before submitting the task, "
+                                          f"{_UNCHANGED}"))
+    READ = ("pypto bounds (read):", (f"the index {_COMPUTED}: keep it within the tensor's extent; the orchestration "
+                                     f"stopped before reading the element, {_UNCHANGED}"))
+    WRITE = ("pypto bounds (write):", (f"the index {_COMPUTED}: keep it within the tensor's extent; the "
+                                       f"orchestration stopped before writing the element, {_UNCHANGED}"))
+    SLOT = ("pypto bounds (array):", (f"the index {_COMPUTED}: keep it within the array's slots; the orchestration "
+                                      f"stopped before using the slot, {_UNCHANGED}"))
+
+    def __init__(self, marker: str, hint: str) -> None:
+        self.marker = marker
+        self.hint = hint
 
 
 class SimulatorBoundsError(SimulatorRunError):
-    """A task would have read or written outside a tensor: the orchestration's guard stopped the run
-    before submitting it. The caller's arrays are left unchanged."""
+    """A task, or the orchestration itself, would have read or written outside a tensor or array: the
+    orchestration's guard stopped the run there (``hint`` says where). The caller's arrays are left unchanged."""

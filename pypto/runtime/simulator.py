@@ -26,7 +26,7 @@ from .artifacts import Direction, load_artifacts
 from .build import PLATFORM, BuildRecord, BuiltProgram, build_artifacts
 from .call_options import DFX_DIR, CallOptions, call_config
 from .cache import KernelCache
-from .errors import BOUNDS_MARKER, CaptureError, SimulatorBoundsError, SimulatorRunError
+from .errors import BoundsGuard, CaptureError, SimulatorBoundsError, SimulatorRunError
 from .install import find_simulator
 from .sim_limits import check_simulable
 from .thread_keys import reclaimed_keys
@@ -123,12 +123,10 @@ def _run(built: BuiltProgram, bound: BoundArguments, options: CallOptions | None
         _discard_worker(built.tree.runtime)
     else:
         chip.restart_after_failure()
-    guard = _bounds_failure(text)
-    if guard is not None:
-        raise SimulatorBoundsError(
-            guard, "a scalar argument or a dynamic dimension puts this window outside the tensor; the orchestration "
-            "stopped before submitting the task, and the caller's arrays are unchanged"
-        ) from failure
+    stopped = _bounds_failure(text)
+    if stopped is not None:
+        guard, message = stopped
+        raise SimulatorBoundsError(message, guard.hint) from failure
     sys.stderr.write(text)
     raise SimulatorRunError(
         f"running {built.tree.root} on {PLATFORM} failed: {type(failure).__name__}: {failure}",
@@ -188,12 +186,13 @@ def _stderr_captured() -> Iterator[list[str]]:
             captured.append(sink.read().decode(errors="replace"))
 
 
-def _bounds_failure(log: str) -> str | None:
-    """The message of the bounds guard that stopped a run (docs/simulator.md#bounds), if one did."""
+def _bounds_failure(log: str) -> tuple[BoundsGuard, str] | None:
+    """The kind and message of the bounds guard that stopped a run (docs/simulator.md#bounds), if one did."""
     for line in log.splitlines():
-        _, marker, rest = line.partition(BOUNDS_MARKER)
-        if marker:
-            return rest.strip()
+        for guard in BoundsGuard:
+            _, marker, rest = line.partition(guard.marker)
+            if marker:
+                return guard, rest.strip()
     return None
 
 

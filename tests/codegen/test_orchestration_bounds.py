@@ -310,3 +310,25 @@ def test_a_gather_of_gm_indices_has_no_kernel_rule(tmp_path: Path) -> None:
     with pytest.raises(PyptoError, match=r"no rule for tile.mgather with GM indices and a scratch tensor in cce\n"
                                          r"  --> prog.py:10:40\n  = hint: load the indices into a Vec tile"):
         ir.compile(pl.parse(source, filename="prog.py"), output_dir=tmp_path / "out")
+
+
+def test_an_element_the_orchestration_reads_or_writes_at_a_computed_index_is_guarded(tmp_path: Path) -> None:
+    body = """
+        v = x[n, 0]
+        out = self.block_copy(x, out, 0)
+        out = pl.tensor.write(out, [0, n], v)
+        with pl.manual_scope():
+            tids = pl.array.create(4, pl.TASK_ID)
+            out, t = pl.submit(self.block_copy, x, out, 16)
+            tids[n] = t"""
+    assert guards(orchestration(KERNEL.format(body=body), tmp_path)) == [
+        "if ((int64_t)(n) < 0 || (int64_t)(n) >= 64) {",
+        'rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds (read): tensor.read (prog.py:25) reads element %lld '
+        'of axis 0 of \'x\', whose extent is %lld", (long long)(int64_t)(n), (long long)64);',
+        "if ((int64_t)(n) < 0 || (int64_t)(n) >= 64) {",
+        'rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds (write): tensor.write (prog.py:27) writes element '
+        '%lld of axis 1 of \'out\', whose extent is %lld", (long long)(int64_t)(n), (long long)64);',
+        "if ((int64_t)(n) < 0 || (int64_t)(n) >= 4) {",
+        'rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds (array): the array \'tids\' (prog.py:31) is indexed '
+        'at %lld, outside its 4 slots", (long long)(int64_t)(n));',
+    ]

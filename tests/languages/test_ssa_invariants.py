@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from inv_helpers import INDEX, found, prog, single
+import textwrap
+
+from inv_helpers import INDEX, found, prog, single, with_body
 from pypto.languages.invariants import SSAForm, UseAfterDef
 
+import pypto.language as pl
 from pypto import ir, passes
 
 _SPAN = ir.Span.unknown()
@@ -204,3 +207,36 @@ def test_the_task_id_of_a_scope_is_defined_for_the_code_after_it() -> None:
         """
     )
     assert found(UseAfterDef, program) == []
+
+
+def test_a_use_in_a_statement_without_a_span_is_reported_at_the_nearest_node_with_one() -> None:
+    # A pass dropped x's definition and rebuilt the statement reading it without a span.
+    program = pl.parse(textwrap.dedent("""
+        import pypto.language as pl
+
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x: pl.Scalar[pl.INDEX] = n
+                for i in pl.range(4):
+                    y: pl.Scalar[pl.INDEX] = n * (x + 1)
+                return n
+        """), filename="prog.py")
+    main = program.get_function("main")
+    _, loop, ret = main.body.stmts
+    use = loop.body
+
+    def report(stmt: ir.Stmt) -> str:
+        body = ir.SeqStmts([ir.replace(loop, body=stmt), ret], main.body.span)
+        [violation] = UseAfterDef.check(with_body(program, "main", body))
+        return violation.render()
+
+    message = "UseAfterDef 401 in 'main': 'x' is used before it is defined\n    y: pl.Scalar[pl.INDEX] = n * (x + 1)\n"
+    assert report(use) == message + "    at prog.py:10:13"
+    # The statement has no span: the innermost expression reading x that has one (x + 1).
+    assert report(ir.replace(use, span=_SPAN)) == message + "    at prog.py:10:43"
+    # Nor have n * (x + 1) and x + 1: the enclosing loop.
+    value = ir.replace(use.value, span=_SPAN, right=ir.replace(use.value.right, span=_SPAN))
+    bare = ir.AssignStmt(use.var, value, _SPAN)
+    assert report(bare) == message + "    at prog.py:9:9"

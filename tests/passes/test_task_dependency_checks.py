@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import pypto.language as pl
-from pypto import ir
+from pypto import ir, passes
 from pypto.language.parser.diagnostics.exceptions import UndefinedVariableError
 from pypto.transform.errors import PassError
 
@@ -192,7 +192,28 @@ tmp: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32{man
     """, ("this task touches 'tmp', which the task 'k' (deps.py:19) in a manual scope writes: a task in a manual "
          "scope registers no tensor, so nothing orders this one after it at deps.py:21:9"),
      "make this call a pl.submit(...) with deps=[...]: add the TaskId of 'k' (deps.py:19) to this task's deps=[...]"),
-], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside", "two-manual-scopes", "reader-of-a-view"])
+    # pl.at blocks: named by their line (their kernel's name is the compiler's), deps=[...] on the 'with' line
+    ("""
+    with pl.manual_scope():
+        with pl.at(level=pl.Level.CORE_GROUP):
+            tmp = pl.assemble(tmp, pl.add(x, 1.0), [0, 0])
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out = pl.assemble(out, pl.add(tmp, 1.0), [0, 0])
+    """, ("this task touches 'tmp', which the block at deps.py:19 in a manual scope writes: a task in a manual "
+         "scope registers no tensor, so nothing orders this one after it at deps.py:21:9"),
+     ("name the TaskId of the block at deps.py:19 ('as tid' on its 'with' line) and add it to the deps=[...] of "
+      "this block's 'with' line")),
+    ("""
+    with pl.manual_scope():
+        with pl.at(level=pl.Level.CORE_GROUP) as t1:
+            tmp = pl.assemble(tmp, pl.add(x, 1.0), [0, 0])
+    out = self.k(tmp, out)
+    """, ("this task touches 'tmp', which the block at deps.py:19 in a manual scope writes: a task in a manual "
+         "scope registers no tensor, so nothing orders this one after it at deps.py:21:9"),
+     ("make this call a pl.submit(...) with deps=[...]: add the TaskId of the block at deps.py:19 to this "
+      "task's deps=[...]")),
+], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside", "two-manual-scopes", "reader-of-a-view",
+        "blocks", "block-writer-inside"])
 def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str, message: str, hint: str,
                                                                      tmp_path: Path) -> None:
     with pytest.raises(PassError) as info:
@@ -285,3 +306,26 @@ def test_a_carry_that_swaps_buffers_touches_every_buffer_it_may_name(tmp_path: P
     assert str(info.value) == (
         "ExpandManualPhaseFence: this task touches 'b', which the task 'k' (deps.py:21) in a manual scope writes: "
         "a task in a manual scope registers no tensor, so nothing orders this one after it at deps.py:23:9")
+
+
+def test_a_task_a_pass_built_without_a_span_is_reported_at_the_nearest_statement_with_one() -> None:
+    program = pl.parse(source("""
+    with pl.manual_scope():
+        out, t1 = pl.submit(self.k, x, out)
+    for i in pl.range(2):
+        out, t2 = pl.submit(self.k, x, out)
+    """), filename="deps.py")
+    lowering = passes.default_passes()
+    for p in lowering[:[q.name for q in lowering].index("ExpandManualPhaseFence")]:
+        program = p(program)
+    main = program.get_function("main")
+    scope, loop, ret = main.body.stmts
+    bare = ir.SeqStmts([ir.replace(s, span=ir.Span.unknown()) for s in loop.body.stmts], ir.Span.unknown())
+    body = ir.SeqStmts([scope, ir.replace(loop, body=bare), ret], main.body.span)
+    program = ir.Program([ir.replace(main, body=body), program.get_function("k")], program.name, program.span)
+    with pytest.raises(PassError) as info:
+        passes.expand_manual_phase_fence()(program)
+    assert str(info.value) == (
+        "ExpandManualPhaseFence: this task touches 'out', which the task 'k' (deps.py:18) in a manual scope writes: a "
+        "task in a manual scope registers no tensor, so nothing orders this one after it at deps.py:19:9")
+    assert info.value.hint == "add the TaskId of 'k' (deps.py:18) to this task's deps=[...]"

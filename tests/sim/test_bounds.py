@@ -16,6 +16,7 @@ from pypto import ir
 from pypto.cli import main
 from pypto.compiled import CompiledProgram, parameters
 from pypto.runtime import SimulatorBoundsError, run_on_simulator, simulator_missing_reason
+from pypto.runtime.errors import BoundsGuard
 
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
@@ -162,3 +163,5 @@ def test_an_element_read_outside_its_tensor_stops_the_run(tmp_path: Path, kernel
     with pytest.raises(SimulatorBoundsError) as info:
         compiled.run(x, 70, out, cache_dir=kernel_cache)
     assert info.value.message == "tensor.read (read.py:7) reads element 70 of axis 0 of 'x', whose extent is 64"
+    assert info.value.hint == BoundsGuard.READ.hint
+    assert "stopped before reading the element" in info.value.hint

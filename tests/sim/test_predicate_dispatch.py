@@ -118,5 +118,8 @@ def test_a_gate_index_outside_its_tensor_stops_the_run(tmp_path: Path, kernel_ca
     out = np.zeros((16, 64), np.float32)
     compiled.run(x, counts, out, 8, cache_dir=kernel_cache)
     np.testing.assert_array_equal(out, np.full((16, 64), 5.0, np.float32))
-    with pytest.raises(SimulatorBoundsError, match=r"the dispatch predicate .*reads element 8 of axis 1 of 'counts'"):
+    gate = r"the dispatch predicate .*reads element 8 of axis 1 of 'counts'"
+    with pytest.raises(SimulatorBoundsError, match=gate) as info:
         compiled.run(x, counts, np.zeros((16, 64), np.float32), 9, cache_dir=kernel_cache)
+    assert "the gate element's index is computed at run time" in info.value.hint
+    assert "stopped before submitting the task" in info.value.hint
