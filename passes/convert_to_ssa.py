@@ -1,7 +1,15 @@
 """ConvertToSSA: give every variable exactly one definition (docs/passes.md#converttossa).
 
-In the surface dialect a variable is a Var object that may be assigned many times. This pass walks
-each function in order with an environment mapping every such variable to its current SSA value:
+In the surface dialect a variable is a Var object that may be assigned many times. Which
+re-assignments are one variable is decided where only the source can tell: the parser makes a new
+Var for a straight-line re-assignment (so such code is SSA as parsed, as in the established
+parser), and re-defines the Var when a body re-assigns a name another block bound (an enclosing
+one, or an earlier branch or loop body), except in ``strict_ssa`` functions, whose bodies are scopes
+of their own. Var identity is therefore what this pass threads through phis and iter_args; names
+only join a variable read after the block defining it with the one its name was bound to before
+(code a pass moved into a branch, :func:`pypto.analysis.source_vars.source_variables`), and order
+the carried values by their names' first assignment. The pass walks each function in order with an
+environment mapping every variable to its current SSA value:
 
 * a variable defined more than once (or sharing its name with another) gets a version per
   definition, ``x__ssa_vN``; a variable defined once keeps its object and name;
@@ -29,6 +37,7 @@ from __future__ import annotations
 from collections import Counter
 
 from pypto.analysis import Liveness, base_name, defined_vars, expr_vars, function_index, stmt_defs
+from pypto.analysis.source_vars import origins, source_variables
 from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
 from pypto.languages.ssa import ssa
 from pypto.languages.surface import surface
@@ -48,7 +57,7 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.transforms import flatten_to_stmts, substitute_stmt
 
 from .ctrl_flow_transform import jumps, structure_loop
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, RewritePass, on
@@ -109,6 +118,9 @@ class ConvertToSSA(RewritePass):
     def function(self, func: Function) -> Function:
         if _already_ssa(func):
             return func
+        first = source_variables(func)
+        if first:
+            func = rebuild(func, body=substitute_stmt(func.body, first))
         self.live = Liveness()
         if function_index(func).has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))
@@ -118,6 +130,7 @@ class ConvertToSSA(RewritePass):
         for var in self.count:
             self.names_of.setdefault(var.name_hint, set()).add(var)
         self.order = {var: i for i, var in enumerate(self.count)}
+        self.origin = origins(func)
         return super().function(func)
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
@@ -144,7 +157,9 @@ class ConvertToSSA(RewritePass):
         return new
 
     def sorted(self, vars_: frozenset[Var] | set[Var]) -> list[Var]:
-        return sorted(vars_, key=lambda v: self.order.get(v, len(self.order)))
+        """``vars_`` in the order their names were first assigned (then their own)."""
+        last = len(self.order)
+        return sorted(vars_, key=lambda v: (self.order.get(self.origin.get(v, v), last), self.order.get(v, last)))
 
     @on(AssignStmt)
     def _assign(self, s: AssignStmt) -> Result:

@@ -137,7 +137,7 @@ def parse_signature(
             )
         ptype, direction = parser.resolve_param_type(arg.annotation)
         var = ir.Var(arg.arg, ptype, parser.span(arg))
-        parser.vars[arg.arg] = var
+        parser.bind(arg.arg, var)
         parser.block.defined.add(arg.arg)
         params.append(var)
         directions.append(direction)

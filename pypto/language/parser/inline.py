@@ -107,6 +107,9 @@ class InlineMixin(ParserCore):
         self.src, self.env, self.vars = fn.src, Env([constants, *fn.env.layers], fn.env.is_text), bound
         self.borrowed = borrowed
         self.block = Block("inline")
+        for var in bound.values():
+            if var not in borrowed:
+                self.homes[id(var)] = self.block
         self.loops = []
         self.state = FunctionState(
             fn.name, self.state.func_type, self.state.strict_ssa, None, self.state.memref_bases, self.state.auto_scope
