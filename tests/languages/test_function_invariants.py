@@ -76,7 +76,7 @@ def test_return_params_explicit() -> None:
         )
     )
     assert found(ReturnParamsExplicit, rebound) == [
-        ("IMPLICIT_PARAM_RETURN", "'out' writes back parameter 'out'; return the parameter itself", "return out_1"),
+        ("IMPLICIT_PARAM_RETURN", "'out' writes back parameter 'out'; return the parameter itself", "return out"),
     ]
     explicit = passes.normalize_return_order().run(rebound)
     assert found(ReturnParamsExplicit, explicit) == []
