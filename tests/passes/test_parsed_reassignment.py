@@ -18,7 +18,9 @@ class P:
 
 KERNEL = HEAD + """
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def k(
+        self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]
+    ) -> pl.Tensor[[16, 16], pl.FP32]:
         t = pl.load(a, [0, 0], [16, 16])
         t = pl.add(t, t)
         out = pl.store(t, [0, 0], out)
@@ -27,8 +29,12 @@ KERNEL = HEAD + """
 
 KERNEL_PLACED = HEAD + """
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+    def k(
+        self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]
+    ) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(
+            a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec
+        )
         t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(t, t)
         out: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(t, [0, 0], out)
         return out
