@@ -56,6 +56,9 @@ class Rules:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        # The rule of each argument-class signature, resolved once: the generic Dispatcher call
+        # (its type tuple, cache probe and fallthrough loop) was most of codegen's per-node cost.
+        self.table: dict[tuple[type, ...], Handler] = {}
         self.dispatcher = Dispatcher(name)
         self.dispatcher.add((object, object), _no_node_rule)
         self.dispatcher.add((object, Call, object), _no_form_rule)
@@ -67,6 +70,7 @@ class Rules:
         def deco(fn: Handler) -> Handler:
             for cls in classes:
                 self.dispatcher.add((object, cls), fn)
+            self.table.clear()
             return fn
 
         return deco
@@ -77,9 +81,17 @@ class Rules:
         def deco(fn: Handler) -> Handler:
             for form in forms:
                 self.dispatcher.add((object, Call, form), fn)
+            self.table.clear()
             return fn
 
         return deco
+
+    def rule(self, *classes: type) -> Handler:
+        """The rule for arguments of ``classes`` (the owner's class first)."""
+        found = self.table.get(classes)
+        if found is None:
+            found = self.table[classes] = self.dispatcher.dispatch(*classes)
+        return found
 
     def extend(self, name: str) -> Rules:
         """New rules that start with all of these (a target variant adds or overrides some)."""
@@ -158,7 +170,7 @@ class Emitter:
 
     def emit(self, node: Any) -> Any:
         """Dispatch ``node`` to its rule."""
-        return self.rules.dispatcher(self, node)
+        return self.rules.rule(type(self), type(node))(self, node)
 
     def op_call(self, call: Call) -> Any:
         """Dispatch an op call on the class of its table entry, after checking that the entry can
@@ -172,7 +184,7 @@ class Emitter:
             what = f"{call.op.name} with {', '.join(dropped)}"
             raise no_rule(what, self.target.name, call.span,
                           f"the {self.target.name} spelling of '{call.op.name}' cannot print {', '.join(dropped)}")
-        return self.rules.dispatcher(self, call, rule)
+        return self.rules.rule(type(self), type(call), type(rule))(self, call, rule)
 
     @contextmanager
     def capture(self) -> Iterator[Doc]:

@@ -33,7 +33,10 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, gm_ring_layout, pipe_slot_num
+from pypto.analysis.lanes import runs_on_both_lanes
+from pypto.ir.ops.cross_core_ops import (
+    GM_PIPE_BUFFER, PIPE_SETUPS, default_local_slot_num, gm_ring_layout, pipe_slot_num,
+)
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, PipeType, TensorLayout
@@ -194,7 +197,7 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
-        self._setups = [c for c in function_index(func).of(Call) if c.op.name in _PIPE_SETUPS]
+        self._setups = [c for c in function_index(func).of(Call) if c.op.name in PIPE_SETUPS]
         for p in func.params:
             if isinstance(p.type, TensorType):
                 for axis, dim in enumerate(p.type.shape):
@@ -216,10 +219,11 @@ class CceEmitter(Emitter):
             doc.extend(body)
         group = self._groups.get(func.name)
         slots = kernel_slots(self._program_node, group, func) if group is not None else None
-        launch = bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
+        both = runs_on_both_lanes(func)
+        launch = both or bool(identity) or any(t.name == GM_PIPE_BUFFER for t in tensors)  # the entry reads the block
         return (header(func.name, launch) + "\n// --- Kernel function ---\n" + doc.render()
                 + "\n// --- Kernel entry point ---\n" + kernel_entry(name, tensors, scalars, self._dims, identity,
-                                                                      self._entry_slots(func, slots)))
+                                                                      self._entry_slots(func, slots), both))
 
     def _entry_slots(self, func: Function, slots: list[int | Expr] | None) -> list[str] | None:
         """Where the entry reads each parameter: ``args[<slot>]`` of the Group's task, or a constant."""
@@ -249,7 +253,9 @@ class CceEmitter(Emitter):
                 raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
                               self.target.name, var.span,
                               "tiles are declared at the top of the kernel, where only parameters are known: compute "
-                              "the valid extent outside the pl.at block, e.g. rows = pl.min(32, N - i), and use it inside")
+                              "the valid extent outside the pl.at block, e.g. rows = pl.min(32, N - i), and use it "
+                              "inside; in a pl.spmd launch (an extent from the block index), launch the whole blocks "
+                              "and run the tail block in a pl.at scope of its own")
         name = self._names[var]
         doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
         if t.memref is None and var in self._pops:  # a popped tile's bytes are the pipe slot's
@@ -576,6 +582,8 @@ class CceEmitter(Emitter):
         strides = self._tensor_strides(ttype)
         tile = self._dst if rule.to_tile else (argument(call, rule.ins[0]) if rule.ins else None)
         window = argument(call, rule.sizes) if rule.sizes is not None else None
+        if rule.whole:
+            window = self._whole_table(call, ttype)
         if rule.clamp is not None and (keyword(call, rule.clamp) or (view is not None and view.valid_shape)):
             window = None  # the tile's valid shape: the window cut at the source's edge or valid region
         if isinstance(window, MakeTuple):
@@ -605,7 +613,10 @@ class CceEmitter(Emitter):
                 operands += f", {alias}::Stride({', '.join(map(str, global_strides(sizes, strides, volume)))})"
             self.doc.line(f"{alias} {g}({operands});")
         if rule.to_tile:
-            self.doc.line(f"{rule.mnemonic}({self._dst_name(call)}, {g});")
+            operands = [self._dst_name(call), g, *(v for n in rule.ins for v in self._values(call, n))]
+            template_args = [t for t in (c.text(call) for c in rule.template) if t is not None]
+            targs = f"<{', '.join(template_args)}>" if template_args else ""
+            self.doc.line(f"{rule.mnemonic}{targs}({', '.join(operands)});")
             return
         ins = [v for n in rule.ins for v in self._values(call, n)]
         template_args = [t for t in (c.text(call) for c in rule.template) if t is not None]
@@ -617,6 +628,20 @@ class CceEmitter(Emitter):
         self.doc.line(f"{rule.mnemonic}{targs}({g}, {', '.join(ins)});")
         if self._dst is not None:
             self._bind(self._dst, self.name_of(tensor))
+
+    def _whole_table(self, call: Call, ttype: TensorType) -> MakeTuple:
+        """A gather table's window: the whole tensor. Its shape must be static; a row gather reads the
+        table's rows as the GlobalTensor's second-last axis, so the table has at most two axes."""
+        if not all(isinstance(d, ConstInt) for d in ttype.shape):
+            raise no_rule(f"{call.op.name} from a table of dynamic shape", self.target.name, call.span,
+                          "give the gathered tensor a static shape")
+        if keyword(call, "coalesce") == "row" and len(ttype.shape) > 2:
+            raise no_rule(f"{call.op.name} of rows of a rank-{len(ttype.shape)} table", self.target.name, call.span,
+                          "reshape the table to [rows, cols] first")
+        if argument(call, "scratch") is not None or not isinstance(argument(call, "idx").type, TileType):
+            raise no_rule(f"{call.op.name} with GM indices and a scratch tensor", self.target.name, call.span,
+                          "load the indices into a Vec tile")
+        return MakeTuple(list(ttype.shape), call.span)
 
     def _window_sizes(self, dims: list[Expr], tile: Expr | None, call: Call) -> tuple[list[int], int | None]:
         """The window's template sizes (``DYNAMIC`` for a run-time extent) and, when one is dynamic, a
@@ -810,7 +835,6 @@ class CceEmitter(Emitter):
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
 
 
-_PIPE_SETUPS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 # The split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the NPU ones.
 _SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 

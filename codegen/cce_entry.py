@@ -65,12 +65,13 @@ def header(func: str, intrinsics: bool) -> str:
 
 def kernel_entry(
     func: str, tensors: list[EntryParam], scalars: list[EntryParam], dims: list[DimParam],
-    identity: list[tuple[str, str]], slots: list[str] | None = None,
+    identity: list[tuple[str, str]], slots: list[str] | None = None, both_lanes: bool = False,
 ) -> str:
     """The ``extern "C"`` entry: unpack ``tensors`` then ``scalars`` from ``args``, read ``dims`` off the
     tensors and each ``(param, reader)`` launch identity, call ``func`` with all of them in that order.
     ``slots`` (a kernel of a Group) gives where each tensor and scalar is read instead of ``args[i]``:
-    the Group's task slot, or a constant the Group passes."""
+    the Group's task slot, or a constant the Group passes. A kernel launched on ``both_lanes`` tells
+    pto-isa's CPU model so (simpler does not): its unsplit cube->vector pops then serve both lanes."""
     where = slots if slots is not None else [f"args[{i}]" for i in range(len(tensors) + len(scalars))]
     doc = Doc("    ")
     doc.line('extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args)')
@@ -80,6 +81,12 @@ def kernel_entry(
         doc.line("// Reset AI Core atomic mode inherited from a prior kernel.")
         doc.line("set_atomic_none();")
         doc.line("#endif")
+        if both_lanes:
+            doc.line("#ifdef __CPU_SIM")
+            doc.line("// Both vector lanes run this kernel: each pops every unsplit cube->vector tile.")
+            doc.line("pto::cpu_sim::ScopedExecutionContext __pypto_lanes(get_block_idx(args), "
+                     "get_sub_block_id(args), 2);")
+            doc.line("#endif")
         for param, reader in identity:
             doc.line()
             doc.line(f"int32_t {param} = {reader}(args);")

@@ -109,6 +109,8 @@ class Transfer(OpRule):
     (``AtomicType::AtomicAdd``). ``clamp`` names a keyword which, when set, sizes the window by the
     tile's valid shape instead (a clamped load's, cut at the source's edge by its type rule); so does a
     source with a valid region (``pl.TensorView(valid_shape=...)``), which the type rule cuts it to.
+    ``whole``: the window is the whole (static) tensor, a gather's table: ``MGATHER<...>(dst, g, idx)``
+    passes the ``ins`` after the GlobalTensor.
     """
 
     tensor: str
@@ -118,6 +120,7 @@ class Transfer(OpRule):
     to_tile: bool = False
     template: tuple[Choice, ...] = ()
     clamp: str | None = None
+    whole: bool = False
 
     def spelled(self, op: str) -> frozenset[str]:
         window = frozenset(n for n in (self.tensor, self.offsets, self.sizes, self.clamp) if n is not None)
@@ -296,7 +299,17 @@ def _other_table() -> dict[str, OpRule]:
                               clamp="clamp", implied=frozenset({"shapes", "target_memory", "flatten"})),
         "tile.store": Transfer("TSTORE", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                template=(Choice("atomic", {1: "AtomicType::AtomicAdd"}, when="atomic"),)),
+        # The CPU model's MGATHER (cpu/MGather.hpp); the GlobalTensor spans the whole table, whose rows
+        # (Coalesce::Row) or flat elements (Coalesce::Elem) the index tile picks.
+        "tile.mgather": Transfer("MGATHER", tensor="mem", ins=("idx",), to_tile=True, whole=True,
+                                 template=(Choice("coalesce", {"row": "Coalesce::Row", "elem": "Coalesce::Elem"}),
+                                           Choice("gather_oob", {m: f"GatherOOB::{m.capitalize()}"
+                                                                 for m in ("undefined", "clamp", "wrap", "zero")})),
+                                 implied=frozenset({"target_memory", "valid_shape", "scratch"})),
         "tile.create": Buffer("TASSIGN", implied=_CREATE_IMPLIED),
+        # The same bytes as another dtype: the result is declared on the source's MemRef (a view), so
+        # its Tile object over that address is the whole reinterpretation.
+        "tile.reinterpret_view": Buffer("TASSIGN", implied=frozenset({"tile", "dtype", "shape"})),
         # The allocation's pointer prints nothing: the tiles placed in it are TASSIGNed to their addresses.
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
         # a2a3 TINSERT copies Vec -> Vec (ND, 32-byte aligned columns) and Acc -> Mat (TInsert.hpp).

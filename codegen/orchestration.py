@@ -27,6 +27,7 @@ from pathlib import Path
 from pypto.analysis.defuse import base_name, expr_calls
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
+from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.analysis.roots import returned_params
 from pypto.analysis.windows import BLOCK_NUM, INDEX_DRIVEN, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
@@ -640,7 +641,7 @@ class OrchestrationEmitter(Emitter):
             lanes[kernel.func_type] = str(self.ids[kernel.name])
         # An AIV kernel dispatched on both vector lanes (dual_aiv_dispatch, or a split) fills the third slot.
         aiv = next((k for k, _ in group_calls(self.program, group) if k.func_type is FunctionType.AIV), None)
-        dual = aiv is not None and (aiv.attrs.get("dual_aiv_dispatch") or aiv.attrs.get("split"))
+        dual = aiv is not None and runs_on_both_lanes(aiv)
         name = self.fresh(f"mixed_{n}")
         second = lanes[FunctionType.AIV] if dual else "INVALID_KERNEL_ID"
         self.doc.line(f"MixedKernels {name} = {{{lanes[FunctionType.AIC]}, {lanes[FunctionType.AIV]}, {second}}};")
@@ -677,7 +678,7 @@ class OrchestrationEmitter(Emitter):
     def _guard(self, call: Call | Submit, kernel: Function, args: list[Expr], window: Window,
                values: dict[Var, Expr], printed: set[str]) -> None:
         param, arg = kernel.params[window.param], args[window.param]
-        if window.op in INDEX_DRIVEN:
+        if window.op in INDEX_DRIVEN and not window.bounded:
             raise CodegenError(
                 f"no rule for a {window.op} of '{param.name_hint}' in kernel '{kernel.name}': it accesses the tensor "
                 "at indices held in a tile, which the orchestration cannot check before the task runs", window.span,

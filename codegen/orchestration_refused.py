@@ -1,5 +1,6 @@
 """What the PTO2 orchestration cannot run, refused when a compile starts: data-moving tensor ops,
-and TaskId parameters (a dependency on a TaskId no task of the program produced).
+tensor ops that compute (``target.is_tensor_compute``), and TaskId parameters (a dependency on a
+TaskId no task of the program produced).
 
 The orchestration C++ creates tensors, views them and submits tasks; moving or computing tensor
 data is a kernel's job. An Orchestration function calling one of ``REFUSED`` outside the scopes
@@ -14,14 +15,18 @@ would be a dependency edge to a task that was never submitted.
 from __future__ import annotations
 
 from pypto.analysis.kernel_code import placed_calls
+from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
 from pypto.ir.type_base import ScalarType
 
 from .errors import CodegenError
+from .target import is_tensor_compute
 
 _IN_A_KERNEL = "with pl.at(level=pl.Level.CORE_GROUP): ..."
+# Functions whose code outside kernel scopes is orchestration code (an Opaque one once it holds a scope).
+_ORCHESTRATING = frozenset({FunctionType.Orchestration, FunctionType.Opaque})
 
 # Op -> what to write instead (the reason is the same for all: it needs a core).
 REFUSED: dict[str, str] = {
@@ -52,6 +57,16 @@ def check_orchestration_ops(program: Program) -> None:
             if not in_kernel and isinstance(call.op, Op) and call.op.name in REFUSED:
                 raise CodegenError(f"{call.op.name} cannot run in orchestration code: moving tensor data needs a core",
                                    call.span, REFUSED[call.op.name])
+    for func in program.functions.values():
+        calls = list(placed_calls(func)) if func.func_type in _ORCHESTRATING else []
+        if func.func_type is FunctionType.Opaque and not any(in_kernel for _, in_kernel in calls):
+            continue  # no kernel scope: not the orchestration
+        for call, in_kernel in calls:
+            entry = op_registry.lookup(call.op.name) if not in_kernel and isinstance(call.op, Op) else None
+            if entry is not None and is_tensor_compute(entry):
+                raise CodegenError(f"{call.op.name} cannot run in orchestration code: computing on tensors needs "
+                                   "a core", call.span,
+                                   f"compute it in a kernel: put the statement in `{_IN_A_KERNEL}`")
 
 
 __all__ = ["REFUSED", "check_orchestration_ops"]

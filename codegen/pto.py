@@ -24,6 +24,7 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
+from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
@@ -34,7 +35,7 @@ from pypto.ir.expr import (
     Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, PIPE_SETUPS, gm_ring_layout
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
@@ -157,6 +158,8 @@ class PtoEmitter(Emitter):
     def _function(self, node: Function) -> None:
         fn = self.fn = FunctionState(self.indent_unit)
         fn.kind = node.func_type
+        setups = [c for c in function_index(node).of(Call) if c.op.name in PIPE_SETUPS]
+        fn.ring_offsets = {pipe: offset // 4 for pipe, (offset, _) in gm_ring_layout(setups).items()}
         tensors = [p for p in node.params if isinstance(p.type, TensorType)]
         scalars = [p for p in node.params if isinstance(p.type, ScalarType)]
         for p in node.params:
@@ -551,7 +554,7 @@ class PtoEmitter(Emitter):
                        f"sizes = [{', '.join(sizes)}] : {view_type} -> {window_type}", call.span)
         outside = self._outside(call, rule.attrs)
         if rule.to_tile:
-            self._line(f"{rule.mnemonic} ins({self._ins([(window, window_type)], call, rule.attrs)}) "
+            self._line(f"{rule.mnemonic} ins({self._ins([(window, window_type), *tiles], call, rule.attrs)}) "
                        f"outs({tile[0]} : {tile[1]}){outside}", call.span)
             return tile[0]
         self._line(f"{rule.mnemonic} ins({self._ins(tiles, call, rule.attrs)}) outs({window} : {window_type}){outside}",
@@ -587,6 +590,18 @@ class PtoEmitter(Emitter):
         operands = ", ".join([*(f'"PIPE_{p}"' for p in pipes), f'"EVENT_ID{keyword(call, "event_id")}"'])
         self._line(f"{rule.mnemonic}[{operands}]", call.span)
 
+    def _ring_part(self, ring: Var, setup: Call) -> str:
+        """The pointer to the part of the GM ring the pipe ``setup`` initialises (gm_ring_layout), one
+        ``pto.addptr`` past the start for every pipe but the first."""
+        offset = self.fn.ring_offsets[keyword(setup, "id") or 0]
+        pointer = self.fn.pointers[id(ring)]
+        if offset == 0:
+            return pointer
+        part = self.fn.fresh(f"gm_pipe_{keyword(setup, 'id')}")
+        self._line(f"{part} = pto.addptr {pointer}, {self._index_const(offset)} : !pto.ptr<f32> -> !pto.ptr<f32>",
+                   setup.span)
+        return part
+
     @rules.op(CrossCore)
     def _cross_core(self, call: Call, rule: CrossCore) -> str | None:
         """Cross-core pipe ops (docs/codegen.md#cross-core-ops); a free copies split/id from its pop."""
@@ -607,8 +622,8 @@ class PtoEmitter(Emitter):
             bufs = [f"{k} = {self._scalar(argument(call, k), DataType.INT32, call.span)} : i32"
                     for k in ("c2v_consumer_buf", "v2c_consumer_buf")]
             ring = next((p for p in self.fn.roots.values() if p.name_hint == GM_PIPE_BUFFER), None)
-            if ring is not None:  # a2a3: the GM ring, first
-                bufs.insert(0, f"gm_slot_buffer = {self.fn.pointers[id(ring)]} : !pto.ptr<f32>")
+            if ring is not None:  # a2a3: this pipe's part of the GM ring, first
+                bufs.insert(0, f"gm_slot_buffer = {self._ring_part(ring, call)} : !pto.ptr<f32>")
             text += f" ({', '.join(bufs)})"
         if rule.result is Result.NONE:
             self._line(text, call.span)

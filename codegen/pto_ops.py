@@ -91,7 +91,7 @@ class Transfer(OpRule):
     """A copy between a tile and a GM window, through ``pto.partition_view`` of a tensor view::
 
         %a_pview = pto.partition_view %a_view, offsets = [...], sizes = [...] : TV -> PV
-        pto.tload ins(%a_pview : PV) outs(%t : T)              # to_tile
+        pto.tload ins(%a_pview : PV) outs(%t : T)              # to_tile (then any ins: a gather's indices)
         pto.tstore ins(%t : T) outs(%c_pview : PV)             # otherwise; ins = tile operands
 
     ``tensor`` is the parameter holding the GM tensor, ``offsets`` the one holding the window
@@ -354,7 +354,14 @@ def _other_table() -> dict[str, OpRule]:
         "tile.store": Transfer("pto.tstore", tensor="output_tensor", offsets="offsets", sizes="shapes", ins=("tile",),
                                attrs=(_ATOMIC,)),
         "tile.mscatter": Transfer("pto.mscatter", tensor="output_tensor", ins=("src", "idx")),
+        # The table's whole view, then the index tile (mscatter's operands in the other direction).
+        "tile.mgather": Transfer("pto.mgather", tensor="mem", ins=("idx",), to_tile=True,
+                                 attrs=(Attr("coalesce", "#pto<coalesce {}>", kwarg="coalesce"),
+                                        Attr("gatherOob", "#pto<gather_oob {}>", kwarg="gather_oob")),
+                                 implied=frozenset({"target_memory", "valid_shape", "scratch"})),
         "tile.create": Buffer("", implied=frozenset({"shape", "dtype", "target_memory", "transpose", "flat_layout"})),
+        # A view: the result's pto.alloc_tile at the source's address, with the new dtype.
+        "tile.reinterpret_view": Buffer("", implied=frozenset({"tile", "dtype", "shape"})),
         "tile.alloc": Buffer("", implied=frozenset({"memory_space", "size", "pinned"})),
         "tile.slice": Subview("pto.subview", implied=frozenset({"drop_dims", "pad_value"})),
         "tile.assemble": Assemble("pto.tmov"),

@@ -52,6 +52,7 @@ class FunctionState:
     spmd: set[str] = field(default_factory=set)  # hidden SPMD identity parameters the body reads
     kind: FunctionType | None = None  # AIC or AIV
     pops: dict[int, Call] = field(default_factory=dict)  # id(tile a tpop defines) -> the tpop (its free copies it)
+    ring_offsets: dict[int, int] = field(default_factory=dict)  # pipe id -> its part of the GM ring, in f32 elements
     head: Doc = field(init=False)
 
     def __post_init__(self) -> None:

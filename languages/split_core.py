@@ -22,6 +22,7 @@ from .invariants import (
     PipelineResolved,
     ReturnParamsExplicit,
     TensorViewCanonical,
+    VectorKernelSplit,
 )
 from .placed import placed
 
@@ -43,6 +44,7 @@ split_core = placed.extend(
         HardSyncallOccupancyValid,
         ReturnParamsExplicit,
         TensorViewCanonical,
+        VectorKernelSplit,
     },
     drop={AivSplitValid},
 )

@@ -71,6 +71,7 @@ from .outline_hierarchy_scopes import OutlineHierarchyScopes
 from .outline_incore_scopes import OutlineIncoreScopes
 from .resolve_backend_op_layouts import ResolveBackendOpLayouts
 from .simplify import Simplify
+from .split_vector_kernel import SplitVectorKernel
 from .unroll_loops import UnrollLoops
 
 # The factories of docs/passes.md: a pass class called with its options is the pass object.
@@ -97,6 +98,7 @@ infer_tile_memory_space = InferTileMemorySpace
 expand_mixed_kernel = ExpandMixedKernel
 inject_gm_pipe_buffer = InjectGMPipeBuffer
 normalize_return_order = NormalizeReturnOrder
+split_vector_kernel = SplitVectorKernel
 elide_tensor_carries = ElideTensorCarries
 materialize_tensor_strides = MaterializeTensorStrides
 materialize_valid_shape_symbols = MaterializeValidShapeSymbols
@@ -193,6 +195,7 @@ __all__ = [
     "ResolveBackendOpLayouts",
     "PropertyVerifierRegistry",
     "Simplify",
+    "SplitVectorKernel",
     "TimingInstrument",
     "UnrollLoops",
     "VerificationInstrument",
@@ -237,6 +240,7 @@ __all__ = [
     "resolve_backend_op_layouts",
     "run_verifier",
     "simplify",
+    "split_vector_kernel",
     "unroll_loops",
     "verify_properties",
 ]

@@ -21,7 +21,7 @@ from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from pypto.transform.errors import PassError
-from pypto.transform.memref_util import KERNELS, Retype, on_chip, with_memref
+from pypto.transform.memref_util import KERNELS, Retype, TypeMemo, on_chip
 from pypto.transform.rewrite import Result, RewritePass, on
 
 _ID = re.compile(r"(\d+)$")
@@ -117,6 +117,7 @@ class AllocateMemoryAddr(RewritePass):
         """``func`` with every tile's MemRef at its base's address and the resolved ring bases written in."""
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
+        memo = TypeMemo()
         for var in defined_vars(func):
             t = var.type
             if not on_chip(t) or t.memref is None:
@@ -126,7 +127,7 @@ class AllocateMemoryAddr(RewritePass):
             if ref is None:
                 offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
                 ref = refs[id(m)] = MemRef(m.base_, offset, m.size_, m.span)
-            new_types[var] = with_memref(t, ref)
+            new_types[var] = memo.get(t, ref)
         if not new_types and not bases_of:
             return func
         run = _Place(new_types, bases_of)

@@ -9,7 +9,8 @@ from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch
 from pypto.languages.memref import memref
 
 from pypto.analysis.loops import const_trip_count
-from pypto.analysis.roots import VIEW_OPS, Roots
+from pypto.analysis.roots import VIEW_OPS
+from pypto.analysis.task_access import TaskAccess
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import ArgDirection, ForKind, FunctionType
 from pypto.ir.expr import Call, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
@@ -89,7 +90,7 @@ class AutoDeriveTaskDependencies(RewritePass):
     def function(self, func: Function) -> Function:
         stmts = flatten_to_stmts(func.body)
         tail = [stmts.pop()] if stmts and isinstance(stmts[-1], ReturnStmt) else []
-        tasks = _Analysis(Roots(func, self.program)).run(stmts)
+        tasks = _Analysis(TaskAccess(func, self.program)).run(stmts)
         if not tasks:
             return func
         self.tasks = tasks
@@ -236,10 +237,8 @@ class _Decline(Exception):
 class _Analysis:
     """The conflicts between the task sites of a region, or None when it cannot be followed."""
 
-    def __init__(self, roots: Roots) -> None:
-        self.roots = roots
-        self.views: dict[Var, Var] = {}
-        self.untracked: set[Var] = set()  # manual_dep=True tensors: ordered by their user
+    def __init__(self, access: TaskAccess) -> None:
+        self.access = access
         self.tasks: dict[int, _Task] = {}  # id(statement) -> its task
         self.site_of: dict[int, _Task] = {}
         self.loop: ForStmt | None = None
@@ -259,12 +258,10 @@ class _Analysis:
         body = flatten_to_stmts(loop.body)
         if loop.kind is not ForKind.Sequential or not trips:
             raise _Decline
-        tail = body[-1] if body and isinstance(body[-1], YieldStmt) else None
-        for it, value in zip(loop.iter_args, tail.value if tail is not None else []):
-            # a carry that swaps buffers (t = u; u = v; v = t): each trip's name is another buffer, which
-            # the roots (a carry is its initial buffer) cannot follow
-            if isinstance(it.type, TensorType) and isinstance(value, Var) and self.buffer(value) is not self.buffer(it):
-                raise _Decline
+        # a carry that swaps buffers (t = u; u = v; v = t) names another buffer on each trip; the flow
+        # below takes a carry as one buffer
+        if any(len(self.access.buffers(it)) > 1 for it in loop.iter_args):
+            raise _Decline
         body = _work(body)
         self.loop = loop
         head = state
@@ -284,12 +281,6 @@ class _Analysis:
                     self.several[root] = self.several.get(root, frozenset()) | (readers & sites)
         return end
 
-    def buffer(self, var: Var) -> Var:
-        var = self.roots.root(var)
-        while var in self.views:
-            var = self.roots.root(self.views[var])
-        return var
-
     def stmt(self, stmt: Stmt, state: _State) -> _State:
         value = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
         if not isinstance(value, (Call, Submit)):
@@ -300,12 +291,11 @@ class _Analysis:
             raise _Decline
         if not isinstance(value.op, GlobalVar):
             name = value.op.name
-            if name == "tensor.create" and isinstance(stmt, AssignStmt):
-                if value.kwargs.get("manual_dep"):
-                    self.untracked.add(stmt.var)
-            elif name in VIEW_OPS and isinstance(stmt, AssignStmt) and isinstance(value.args[0], Var):
-                self.views[stmt.var] = value.args[0]
-            elif any(isinstance(a.type, TensorType) for a in value.args) or isinstance(value.type, TensorType):
+            # creations and views: the task access analysis follows them
+            if isinstance(stmt, AssignStmt) and (name == "tensor.create"
+                                                 or name in VIEW_OPS and isinstance(value.args[0], Var)):
+                return state
+            if any(isinstance(a.type, TensorType) for a in value.args) or isinstance(value.type, TensorType):
                 raise _Decline
             return state
         if isinstance(value, Submit) and value.predicate is not None:
@@ -313,13 +303,7 @@ class _Analysis:
         task = self.tasks.get(id(stmt))
         if task is None:
             task = self.tasks[id(stmt)] = _Task(len(self.tasks), value, self.loop)
-        touched: list[tuple[Var, bool, bool]] = []
-        for arg, direction in zip(value.args, list(value.attrs.get("arg_directions") or [])):
-            if not isinstance(arg, Var) or not isinstance(arg.type, TensorType) or direction is ArgDirection.NoDep:
-                continue
-            root = self.buffer(arg)
-            if root not in self.untracked:
-                touched.append((root, ArgDirection(direction).reads, ArgDirection(direction).writes))
+        touched = [(a.buffer, a.reads, a.writes) for a in self.access.accesses(value)]
         writers, readers = dict(state.writers), dict(state.readers)
         for root, reads, writes in touched:
             if reads or writes:

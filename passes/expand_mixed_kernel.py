@@ -20,7 +20,8 @@ calls ``F`` calls ``F_aic`` and ``F_aiv`` instead, a Group being one mixed task)
 * ``pl.split(UP_DOWN | LEFT_RIGHT)``: the AIV kernel runs on both AIV lanes, each on half the rows
   (columns) of the vector work (:mod:`pypto.transform.vector_split`); a vector op that reduces
   across the split axis is an error. A ``pl.split_aiv`` kernel's regions run on both lanes as
-  written.
+  written. Without a split, on a2a3 (whose cube-vector handshakes count both lanes) the AIV kernel
+  is marked ``dual_aiv_dispatch`` too: SplitVectorKernel then has lane 1 replay only its pipe traffic.
 
 Written values that cross sides must be tiles moved as above or tensors written to parameters; a
 scalar computed on one side and used on the other is an error, and so is a tile that is only
@@ -47,7 +48,7 @@ from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.ops.common import tile_type
-from pypto.ir.ops.cross_core_ops import AUTO, default_local_slot_num, default_slot_num, slot_bytes
+from pypto.ir.ops.cross_core_ops import AUTO, PIPE_SETUPS, default_local_slot_num, default_slot_num, slot_bytes
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -73,7 +74,6 @@ from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.vector_split import halve
 
 _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "system.tfree_to_aiv"}
-_INITS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 # Slots per direction when the kernel gives no pl.cross_core_slot: PTOAS's defaults.
 
 
@@ -340,7 +340,7 @@ class ExpandMixedKernel(ProgramPass):
         roots = _roots(func)
         self.check_gm_handoff(func, roots)
         aic_name, aiv_name = f"{func.name}_aic", f"{func.name}_aiv"
-        written = [c for c in function_index(func).of(Call) if op_name(c) in _INITS]
+        written = [c for c in function_index(func).of(Call) if op_name(c) in PIPE_SETUPS]
         self.check_slots(written, vector)
         setup = ([], []) if written else self.pipe_setup(func, vector, aic_name, aiv_name)
         aic = self.side_function(func, aic_name, FunctionType.AIC, aic_body, roots, setup[0], lane_split)
@@ -456,6 +456,8 @@ class ExpandMixedKernel(ProgramPass):
             attrs["split"] = SplitMode(lane_split)
             if func.attrs.get("split_aiv"):
                 attrs["split_aiv"] = True
+        elif kind is FunctionType.AIV and PassContext.current().platform.dual_aiv_dispatch:
+            attrs["dual_aiv_dispatch"] = True  # lane 1 replays the pipe traffic (SplitVectorKernel)
         params = [Var(p.name_hint, p.type, p.span) for p in func.params]
         mapping = dict(zip(func.params, params))
         new_body = deep_clone(SeqStmts(stmts, body.span), mapping)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from pypto.languages.invariants import (
     HasMemRefs,
     SSAForm,
@@ -39,11 +41,17 @@ def unassigned(span: Span) -> ConstInt:
     return ConstInt(UNASSIGNED, DataType.INT64, span)
 
 
+@functools.cache
+def _index(n: int) -> ConstInt:
+    """One shared INDEX constant per value: constants are immutable, and two per allocation were a
+    fifth of this pass's time."""
+    return ConstInt(n, DataType.INDEX, _NO_SPAN)
+
+
 def alloc_call(space: MemorySpace, size: int, span: Span) -> Call:
     """``pl.tile.alloc(space, size)``, the Call its builder makes, built directly: the builder's
     argument binding was a third of this pass's time (the result type is always ``Ptr``)."""
-    args = [ConstInt(int(space), DataType.INDEX, _NO_SPAN), ConstInt(size, DataType.INDEX, _NO_SPAN)]
-    return Call(op=_ALLOC, args=args, type=PtrType.get(), span=span)
+    return Call(op=_ALLOC, args=[_index(int(space)), _index(size)], type=PtrType.get(), span=span)
 
 
 class InitMemRef(RewritePass):
@@ -111,6 +119,7 @@ class _Plan:
         self.allocs: list[Stmt] = []
         self.piped: set[Var] = set()
         self.count = 0
+        self.offset = unassigned(func.span)  # one shared constant for every MemRef of the kernel
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
         # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
@@ -160,7 +169,8 @@ class _Plan:
         base = Var(f"mem_{space.name.lower()}_{self.count}", PtrType.get(), var.span)
         self.count += 1
         self.allocs.append(AssignStmt(base, alloc_call(space, size, var.span), var.span))
-        self.types[var] = with_memref(t, MemRef(base, unassigned(var.span), size, var.span))
+        ref = MemRef(name_hint=base.name_hint, base_=base, byte_offset_=self.offset, size_=size, span=var.span)
+        self.types[var] = with_memref(t, ref)
 
     def stmts(self, stmt: Stmt) -> None:
         if isinstance(stmt, SeqStmts):

@@ -25,7 +25,7 @@ from pypto.ir.enums import FunctionType, ParamDirection
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Mul, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, gm_ring_layout
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, PIPE_SETUPS, gm_ring_layout
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType
@@ -35,13 +35,12 @@ from pypto.transform.context import PassContext
 from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.util import rebuild
 
-_INITS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 
 
 def ring_bytes(func: Function) -> int:
     """The bytes of the GM ring a kernel's pipes use (cross_core_ops.gm_ring_layout)."""
-    layout = gm_ring_layout([c for c in function_index(func).of(Call) if op_name(c) in _INITS])
+    layout = gm_ring_layout([c for c in function_index(func).of(Call) if op_name(c) in PIPE_SETUPS])
     return sum(size for _, size in layout.values())
 
 

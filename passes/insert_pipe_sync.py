@@ -12,6 +12,7 @@ from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
 from pypto.languages.synced import synced
 
+from pypto.ir.attrs import CallAttrs
 from pypto.ir.enums import FunctionType, MemorySpace, PipeType
 from pypto.ir.expr import Call, Expr, MakeTuple, Var
 from pypto.ir.function import Function, Program
@@ -48,6 +49,17 @@ class _Access:
     uid: int
     reads: frozenset[Region]
     writes: frozenset[Region]
+
+
+def _tile_regions(t: object) -> list[Region]:
+    """The buffer of a variable of type ``t`` other than a tensor (none unless an on-chip tile with a MemRef)."""
+    if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
+        ref, off = t.memref, t.memref.byte_offset
+        value = getattr(off, "value", None)
+        if isinstance(value, int) and value >= 0:
+            return [("chip", t.memory_space, value, value + ref.size)]
+        return [("base", t.memory_space, ref.base_)]
+    return []
 
 
 def _overlap(a: Region, b: Region) -> bool:
@@ -204,8 +216,15 @@ def _user_events(func: Function) -> dict[tuple[PipeType, PipeType], set[int]]:
     return events
 
 
+# The attrs and ops of the inserted calls, made once: validating ``{"auto_sync": True}`` for every
+# inserted call was a fifth of the pass.
+_AUTO_SYNC = CallAttrs.for_node("Call", {"auto_sync": True})
+_OPS = {name: get_op(name) for name in _SYNC_OPS}
+
+
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
-    return EvalStmt(Call(get_op(op), [], kwargs, attrs={"auto_sync": True}, type=UnknownType.get(), span=span), span)
+    call = Call(op=_OPS[op], args=[], kwargs=kwargs, attrs=_AUTO_SYNC, type=UnknownType.get(), span=span)
+    return EvalStmt(expr=call, span=span)
 
 
 class _Run(ForwardWalk[State]):
@@ -218,6 +237,7 @@ class _Run(ForwardWalk[State]):
         self.span: Span | None = None  # the statement being synchronised
         self.uids: dict[int, int] = {}
         self.accesses: dict[int, _Access] = {}  # by uid: the one object of each distinct access
+        self.tiles: dict[Var, list[Region]] = {}  # the buffer of each tile variable seen
         self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
         self.blocks: list[_Block] = []  # the blocks being walked, innermost last
 
@@ -233,13 +253,10 @@ class _Run(ForwardWalk[State]):
         t = e.type
         if isinstance(t, TensorType):
             return [("gm", self.gm.root(e))]
-        if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
-            ref, off = t.memref, t.memref.byte_offset
-            value = getattr(off, "value", None)
-            if isinstance(value, int) and value >= 0:
-                return [("chip", t.memory_space, value, value + ref.size)]
-            return [("base", t.memory_space, ref.base_)]
-        return []
+        found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
+        if found is None:
+            found = self.tiles[e] = _tile_regions(t)
+        return found
 
     def access(self, stmt: Stmt) -> tuple[PipeType, _Access] | None:
         """The pipe and accesses of an op statement (None: not an op issued to a pipe)."""

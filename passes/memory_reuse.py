@@ -17,7 +17,7 @@ from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.types import TileType
 
 from .memory_lifetimes import Lifetimes, lifetimes
-from pypto.transform.memref_util import KERNELS, Retype, with_memref
+from pypto.transform.memref_util import KERNELS, Retype, TypeMemo, with_memref
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import rebuild
 
@@ -206,6 +206,7 @@ class _Packing:
         size_of = {root: size for root, _, size in buffers}
         refs: dict[Var, MemRef] = {}
         new_types: dict[Var, TileType] = {}
+        memo = TypeMemo()
         for var in self.life.defs:
             m = var.type.memref
             root = placed[self.find(m.base_)]
@@ -214,7 +215,7 @@ class _Packing:
             ref = refs.get(root)
             if ref is None:
                 ref = refs[root] = MemRef(root, m.byte_offset_, size_of[root], m.span)
-            new_types[var] = with_memref(var.type, ref)
+            new_types[var] = memo.get(var.type, ref)
         if not new_types and all(size_of.get(b) == self.sizes[b] for b in self.members):
             return {}, None
         return new_types, size_of

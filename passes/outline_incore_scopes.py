@@ -61,9 +61,9 @@ class OutlineIncoreScopes(Outliner):
         if regions:
             if node.split is not SplitMode.NONE:
                 raise self.error(
-                    f"pl.split({node.split.name}) on a pl.at scope that also holds pl.split_aiv regions; "
-                    "hint: split the vector work either automatically (pl.split) or by hand (pl.split_aiv), not both",
+                    f"pl.split({node.split.name}) on a pl.at scope that also holds pl.split_aiv regions",
                     regions[0].span,
+                    "split the vector work either automatically (pl.split) or by hand (pl.split_aiv), not both",
                 )
             attrs["split_aiv"] = True
         if "slot_num" in node.attrs:

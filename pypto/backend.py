@@ -69,6 +69,9 @@ class Platform(BaseModel):
     # A cross-core pipe's ring lives in GM and its consumer keeps local_slot_num slots on chip (a2a3);
     # else the whole ring is on chip (a5).
     pipe_ring_in_gm: bool = False
+    # A mixed kernel without pl.split runs its vector part on both AIV lanes, lane 1 replaying the pipe
+    # traffic (ExpandMixedKernel, SplitVectorKernel), as a2a3's cube-vector handshakes count both lanes.
+    dual_aiv_dispatch: bool = False
 
     @property
     def aic_cores(self) -> int:
@@ -176,6 +179,7 @@ A2A3 = Platform(
     assembler_arch="a3",
     launch="set_block_num",
     pipe_ring_in_gm=True,
+    dual_aiv_dispatch=True,
     native_casts=_A2A3_CASTS,
 )
 

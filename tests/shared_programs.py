@@ -76,3 +76,26 @@ class DynamicRows:
         out = self.mm(a, b, n, out)
         return out
 """
+
+
+# A mixed kernel like attention: QK^T to the vector side, exp back to the cube for PV, accumulated on
+# the vector side over four trips, on two SPMD blocks through two-slot pipes both ways (no import
+# line: the pass tests add it).
+MIXED_ATTENTION = """
+@pl.program
+class Attention:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[256, 64], pl.FP16],
+             v: pl.Tensor[[256, 64], pl.FP16],
+             o: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for blk in pl.spmd(2, optimizations=[pl.cross_core_slot(slot_num=2)]):
+            acc = pl.full([64, 64], dtype=pl.FP32, value=0.0)
+            for i in pl.range(4):
+                kt = pl.slice(k, [64, 64], [i * 64, 0])
+                vt = pl.slice(v, [64, 64], [i * 64, 0])
+                s = pl.matmul(q, kt, b_trans=True, out_dtype=pl.FP32)
+                p = pl.cast(pl.exp(pl.mul(s, 0.125)), pl.FP16)
+                acc = pl.add(acc, pl.matmul(p, vt, out_dtype=pl.FP32))
+            o = pl.assemble(o, acc, [blk * 64, 0])
+        return o
+"""

@@ -182,7 +182,7 @@ def kernel_tensor_ops_markdown() -> str:
     """The tensor ops ConvertTensorToTileOps lowers to tile ops inside kernels (its LOWERINGS table)."""
     from pypto.passes.convert_tensor_to_tile_ops.lowerings import LOWERINGS
 
-    return ", ".join(f"`{name}`" for name in sorted(LOWERINGS)) + ".\n"
+    return ", ".join(f"`{name}`" for name in sorted(LOWERINGS) if name.startswith("tensor.")) + ".\n"
 
 
 def unsupported_ops_markdown() -> str:

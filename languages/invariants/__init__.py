@@ -23,7 +23,7 @@ from .functions import (
     OutParamNotShadowed,
     ReturnParamsExplicit,
 )
-from .kernels import GMPipeRingPassed, HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded
+from .kernels import GMPipeRingPassed, HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded, VectorKernelSplit
 from .memory import AllocatedMemoryAddr, HasMemRefs
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
 from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
@@ -110,6 +110,7 @@ ALL: dict[str, Invariant] = {
         TypeChecked,
         UnrollResolved,
         UseAfterDef,
+        VectorKernelSplit,
     )
 }
 
@@ -169,6 +170,7 @@ __all__ = [
     "TypeChecked",
     "UnrollResolved",
     "UseAfterDef",
+    "VectorKernelSplit",
     "Violation",
     "current_platform",
     "target_platform",

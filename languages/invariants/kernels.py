@@ -6,13 +6,14 @@ from __future__ import annotations
 from math import prod
 
 from pypto.analysis import callee, function_index, op_name
+from pypto.analysis.lanes import needs_lane_replay, runs_on_both_lanes
 from pypto.analysis.pipe_traffic import static_count
 
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, slot_bytes
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, pipe_slot_num, slot_bytes
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
@@ -75,8 +76,8 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
     first = next(c for c in calls if op_name(c) in _PIPE_OPS | _TFREES)
     spelled = str(init).replace("system.", "pl.")
     if init is not None and (init not in names or not names & _BUFFERS):
-        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe '{func.name}' never sets up: call {spelled} "
-                     "(with its id=) before the first push or pop, on a buffer the consumer reserves "
+        report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe that '{func.name}' never sets up: call "
+                     f"{spelled} (with its id=) before the first push or pop, on a buffer the consumer reserves "
                      "(pl.reserve_buffer) and the producer imports (pl.import_peer_buffer)", first)
         return setups
     for call in calls:
@@ -85,6 +86,11 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
                          f"does not initialise (it sets up pipe {', '.join(map(str, sorted(setups)))}): call "
                          f"{spelled} with id={_pipe_id(call)} first", call)
     return setups
+
+
+def _ring_rule(report: Reporter) -> str:
+    """How many bytes a consumer reserves for a pipe's slots on the platform being checked."""
+    return "slot_size * local_slot_num" if report.platform.pipe_ring_in_gm else "slot_size * slot_num"
 
 
 def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], report: Reporter, node: object) -> None:
@@ -97,7 +103,31 @@ def _check_slot(name: str, call: Call, t: object, setups: dict[int, Call], repor
         held = f"{need} bytes" if need == _tile_bytes(t) else f"a slot holds the cube's whole tile, {need} bytes"
         report.error("SLOT_TOO_SMALL", f"{name} moves a {shape} {t.dtype.name} tile ({held}) through pipe "
                      f"{_pipe_id(call)}, whose slots hold {size} bytes: set slot_size={need} or more in its "
-                     "initialize_pipe (and size the reserved buffer slot_size * slot_num)", node)
+                     f"initialize_pipe (and reserve {_ring_rule(report)} bytes for its slots)", node)
+
+
+# The consumer's buffer operand of an initialize_pipe (c2v on the AIV, v2c on the AIC) and its dir_mask bit.
+_CONSUMES = {FunctionType.AIV: (0, 1), FunctionType.AIC: (1, 2)}
+
+
+def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> None:
+    """Each buffer a consumer reserves for a pipe holds the slots it keeps on chip."""
+    operand, bit = _CONSUMES.get(func.func_type, (None, 0))
+    reserved = {s.var: s.value for s in function_index(func).of(AssignStmt)
+                if op_name(s.value) == "system.reserve_buffer"}
+    for pipe, setup in sorted(setups.items()):
+        reserve = reserved.get(setup.args[operand]) if operand is not None and setup.kwargs["dir_mask"] & bit else None
+        if reserve is None:
+            continue
+        slots = pipe_slot_num(setup)
+        local = setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)
+        on_chip = report.platform.pipe_buffer_slots(slots, local)
+        need, size = on_chip * setup.kwargs["slot_size"], reserve.kwargs["size"]
+        if size < need:
+            report.error("RING_TOO_SMALL", f"pl.reserve_buffer '{reserve.kwargs['name']}' holds {size} bytes, but "
+                         f"pipe {pipe} keeps {on_chip} slot(s) of {setup.kwargs['slot_size']} bytes in it on "
+                         f"{report.platform.target_arch} ({_ring_rule(report)}): reserve size={need} or more, or "
+                         "take fewer slots", reserve)
 
 
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
@@ -105,7 +135,8 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
-    dual = func.attrs.get("dual_aiv_dispatch") or func.attrs.get("split")
+    _check_rings(func, setups, report)
+    dual = runs_on_both_lanes(func)
     split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
     if func.func_type is FunctionType.AIV and split is not None and not dual:
         report.error("SPLIT_ON_ONE_LANE", f"{op_name(split)} with split={split.kwargs['split']} in '{func.name}', "
@@ -142,16 +173,39 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
 _PUSH_OF = {"tile.tpop_from_aic": "tile.tpush_to_aiv", "tile.tpop_from_aiv": "tile.tpush_to_aic"}
 
 
+def _group_kernels(program: Program, group: Function) -> list[tuple[Function, Call]]:
+    """The AIC and AIV kernels ``group`` calls, with the calls."""
+    called = [(callee(program, c), c) for c in function_index(group).of(Call)]
+    return [(k, c) for k, c in called if k is not None and k.func_type in _SIDE_OF]
+
+
 def _peers(program: Program, func: Function) -> list[Function]:
-    """The other kernels of the Groups that launch ``func``."""
+    """The kernels of the other side in the Groups that launch ``func``."""
     peers: list[Function] = []
     for group in program.functions.values():
         if group.func_type is not FunctionType.Group:
             continue
-        kernels = [callee(program, c) for c in function_index(group).of(Call)]
+        kernels = [k for k, _ in _group_kernels(program, group)]
         if any(k is func for k in kernels):
-            peers += [k for k in kernels if k is not None and k is not func and k.func_type in _SIDE_OF]
+            peers += [k for k in kernels if k.func_type is not func.func_type]
     return peers
+
+
+# The cores of one cluster, which runs a Group's kernels as one mixed task.
+_CLUSTER_CORES = {FunctionType.AIC: 1, FunctionType.AIV: 2}
+
+
+def _check_group(group: Function, program: Program, report: Reporter) -> None:
+    """A Group launches no more kernels of a side than a cluster has cores of it."""
+    seen: dict[FunctionType, list[str]] = {}
+    for kernel, call in _group_kernels(program, group):
+        names = seen.setdefault(kernel.func_type, [])
+        names.append(kernel.name)
+        if len(names) == _CLUSTER_CORES[kernel.func_type] + 1:
+            listed = ", ".join(f"'{n}'" for n in names)
+            report.error("GROUP_KERNELS", f"Group '{group.name}' launches {len(names)} {kernel.func_type.name} "
+                         f"kernels ({listed}), but a cluster, which runs a Group (or pl.cluster()) as one mixed task, "
+                         "has one AIC and two AIV cores: launch the others from the orchestration", call)
 
 
 def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
@@ -168,7 +222,29 @@ def _check_counts(func: Function, program: Program, calls: list[Call], report: R
                                  "push fills the ring; make the counts equal", first)
 
 
+def _setup_facts(setup: Call) -> dict[str, int]:
+    slots = pipe_slot_num(setup)
+    return {"dir_mask": setup.kwargs["dir_mask"], "slot_size": setup.kwargs["slot_size"], "slot_num": slots,
+            "local_slot_num": setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)}
+
+
+def _check_peer_setups(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
+    """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
+    mine = {_pipe_id(c): c for c in calls if op_name(c) == _INIT[FunctionType.AIV]}
+    for peer in _peers(program, func):
+        theirs = {_pipe_id(c): c for c in function_index(peer).of(Call) if op_name(c) == _INIT[FunctionType.AIC]}
+        for pipe in sorted(mine.keys() & theirs.keys()):
+            here, there = _setup_facts(mine[pipe]), _setup_facts(theirs[pipe])
+            differ = [f"{k}={here[k]} here, {there[k]} in '{peer.name}'" for k in here if here[k] != there[k]]
+            if differ:
+                report.error("PIPE_SETUP_MISMATCH", f"pipe {pipe} is set up differently by the two kernels of a Group "
+                             f"({'; '.join(differ)}): both sides must initialise it with the same dir_mask, "
+                             "slot_size, slot_num and local_slot_num", mine[pipe])
+
+
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type is FunctionType.Group:
+        _check_group(func, program, report)
     if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
         return
     calls = function_index(func).of(Call)
@@ -176,6 +252,8 @@ def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     _check_pipes(func, calls, report)
     if func.func_type in _SIDE_OF:
         _check_counts(func, program, calls, report)
+    if func.func_type is FunctionType.AIV:
+        _check_peer_setups(func, program, calls, report)
 
 
 MixedKernelExpanded = Invariant.per_function(
@@ -185,6 +263,21 @@ MixedKernelExpanded = Invariant.per_function(
     auto_verified=True,
 )
 
+
+
+def _check_lane_replay(func: Function, program: Program, report: Reporter) -> None:
+    if needs_lane_replay(func):
+        report.error("NO_LANE_REPLAY", f"vector kernel '{func.name}' runs unsplit on both AIV lanes with pipe traffic "
+                     "but does not branch on its lane: both would compute and store (run SplitVectorKernel, or "
+                     "read pl.tile.get_subblock_idx() to give each lane its work)", func)
+
+
+VectorKernelSplit = Invariant.per_function(
+    "VectorKernelSplit",
+    "an unsplit vector kernel with pipes launched on both AIV lanes does its work on lane 0 only",
+    _check_lane_replay,
+    auto_verified=True,
+)
 
 
 def _check_gm_ring(func: Function, program: Program, report: Reporter) -> None:

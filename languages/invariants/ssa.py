@@ -2,7 +2,9 @@
 
 Both walk a function's statements keeping the set of visible variables. Scope statements are
 transparent. A branch or loop body opens a scope; for UseAfterDef a body without return vars
-(pre-SSA form) leaks its definitions to the code after it, for SSAForm nothing leaks.
+(pre-SSA form) leaks its definitions to the code after it, for SSAForm nothing leaks. UseAfterDef
+also reads the valid shape and strides of an assigned variable's type (a value of the body used
+there must be defined before) and the function's attrs (parameters and dynamic dimensions only).
 
 Most functions (kernels) are one flat block of assignments: one shared scan of such a function
 (:func:`_flat_scan`) tells whether either property holds, and only a function where one may fail is
@@ -11,7 +13,17 @@ walked by that property's full checker, which words the diagnostics.
 
 from __future__ import annotations
 
-from pypto.analysis import block, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars
+from pypto.analysis import (
+    block,
+    defined_vars,
+    expr_vars,
+    function_index,
+    stmt_defs,
+    stmt_exprs,
+    type_vars,
+    view_vars,
+    walk_values,
+)
 
 from pypto.ir.expr import Var
 from pypto.ir.function import Function, Program
@@ -46,6 +58,8 @@ def _flat_scan(func: Function) -> tuple[bool, bool] | None:
 def _scan(func: Function) -> tuple[bool, bool] | None:
     body = func.body
     stmts = body.stmts if type(body) is SeqStmts else [body]
+    if func.attrs and not set(func.params).issuperset(_attr_vars(func)):
+        return None
     seen: set[Var] = set()
     uses_ok = ssa_ok = True
     for p in func.params:
@@ -61,6 +75,8 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
             elif uses_ok and not seen.issuperset(expr_vars(value)):
                 uses_ok = False
             var = stmt.var
+            if uses_ok and not seen.issuperset(view_vars(var.type)):
+                uses_ok = False
             if var in seen:
                 ssa_ok = False
             seen.add(var)
@@ -83,7 +99,17 @@ def _dynamic_vars(func: Function) -> set[Var]:
     for stmt in function_index(func).of(Stmt):
         for v in stmt_defs(stmt):
             type_vars(v.type, found)
-    return found
+    return found - _body_vars(func)
+
+
+def _body_vars(func: Function) -> set[Var]:
+    """The variables the body of ``func`` defines (not its parameters)."""
+    return set(defined_vars(func)) - set(func.params)
+
+
+def _attr_vars(func: Function) -> list[Var]:
+    """The variables the function's attrs hold (a block count, a dynamic extent)."""
+    return [n for n in walk_values(list(func.attrs.values())) if isinstance(n, Var)]
 
 
 class _Scopes:
@@ -245,6 +271,7 @@ class _DefUseChecker:
         self.report = report
         self.scopes = _Scopes()
         self.dynamic: set[Var] | None = None
+        self.local: set[Var] | None = None
 
     def check_uses(self, stmt: Stmt, exprs: list) -> None:
         for expr in exprs:
@@ -255,6 +282,27 @@ class _DefUseChecker:
                     self.dynamic = _dynamic_vars(self.func)
                 if var not in self.dynamic:
                     self.report.error("401", f"'{var.name_hint}' is used before it is defined", stmt)
+
+    def check_view(self, stmt: AssignStmt) -> None:
+        """The valid shape and strides of the assigned variable's type read defined values."""
+        for var in view_vars(stmt.var.type):
+            if not self.scopes.visible(var) and var in self.body_vars():
+                self.report.error(
+                    "401", f"'{var.name_hint}' is used in the type of '{stmt.var.name_hint}' before it is defined", stmt
+                )
+
+    def body_vars(self) -> set[Var]:
+        if self.local is None:
+            self.local = _body_vars(self.func)
+        return self.local
+
+    def check_attrs(self) -> None:
+        """A function attribute reads parameters or dynamic dimensions, never a value of the body."""
+        for var in _attr_vars(self.func):
+            if var in self.body_vars():
+                self.report.error(
+                    "401", f"function attribute uses '{var.name_hint}', which only the body defines", self.func
+                )
 
     def block(self, stmt: Stmt | None) -> None:
         for item in block(stmt):
@@ -276,6 +324,9 @@ class _DefUseChecker:
         elif isinstance(stmt, ScopeStmt):
             self.check_uses(stmt, stmt_exprs(stmt))
             self.block(stmt.body)
+            task_id = stmt.attrs.get("task_id_var")  # ``with pl.at(...) as tid``: defined for the code after it
+            if task_id is not None:
+                self.scopes.add(task_id)
         elif isinstance(stmt, IfStmt):
             self.check_uses(stmt, [stmt.condition])
             leak = not stmt.return_vars
@@ -298,6 +349,8 @@ class _DefUseChecker:
                 self.scopes.add(var)
         else:
             self.check_uses(stmt, stmt_exprs(stmt))
+            if isinstance(stmt, AssignStmt):
+                self.check_view(stmt)
             for var in stmt_defs(stmt):
                 self.scopes.add(var)
 
@@ -309,6 +362,7 @@ def _check_use_after_def(func: Function, program: Program, report: Reporter) -> 
     checker = _DefUseChecker(func, report)
     for p in func.params:
         checker.scopes.add(p)
+    checker.check_attrs()
     checker.block(func.body)
 
 

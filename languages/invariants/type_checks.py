@@ -44,6 +44,15 @@ def _static(e: Expr) -> int | None:
     return e.value if isinstance(e, ConstInt) else None
 
 
+def _same_shaped(expected: Type, actual: Type) -> bool:
+    """True when both are shaped types of one class, dtype and dimension objects: :meth:`_Compare.types`
+    would find no difference (a MemRef a pass added to the variable's type is not compared)."""
+    if type(expected) is not type(actual) or not isinstance(expected, ShapedType):
+        return False
+    a, b = expected.shape, actual.shape
+    return expected.dtype == actual.dtype and len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
 class _Compare:
     def __init__(self, report: Reporter) -> None:
         self.report = report
@@ -124,8 +133,8 @@ def _check_types(func: Function, program: Program, report: Reporter) -> None:
     cmp = _Compare(report)
     for stmt in function_index(func).of(Stmt):
         if isinstance(stmt, AssignStmt):
-            if stmt.var.type is stmt.value.type:
-                continue  # one type object (the parser and passes share it): nothing can differ
+            if stmt.var.type is stmt.value.type or _same_shaped(stmt.var.type, stmt.value.type):
+                continue  # one type object (the parser and passes share it), or one of the same shape
             literal = isinstance(stmt.value, (ConstInt, ConstFloat))
             cmp.types(stmt.var.type, stmt.value.type, stmt, f"assignment to '{stmt.var.name_hint}'", False, literal)
         elif isinstance(stmt, IfStmt):

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pypto.analysis import callee
+from pypto.analysis.index import function_index
 from pypto.analysis.roots import returned_params
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
@@ -259,6 +260,14 @@ InputsNotWritten = Invariant.per_function(
 )
 
 
+def _computes(value: Expr) -> bool:
+    """A call of an op that writes none of its arguments: its result is a new value."""
+    if not isinstance(value, Call) or isinstance(value.op, GlobalVar):
+        return False
+    entry = op_registry.lookup(value.op.name)
+    return entry is not None and not entry.written_params()
+
+
 class _Paths:
     """The Out parameters written on every path: a walk that joins branches and loop trips."""
 
@@ -280,11 +289,16 @@ class _Paths:
         for param in self.outs:
             if param not in written and param not in self.missing:
                 self.missing.add(param)
+                rebound = any(s.var.name_hint == param.name_hint and _computes(s.value)
+                              for s in function_index(self.func).of(AssignStmt))
+                hint = (f"; '{param.name_hint} = ...' binds the name to a new value and leaves the parameter "
+                        f"unwritten: write into it with {param.name_hint}[...] = value or "
+                        f"pl.store(tile, offsets, {param.name_hint})") if rebound else ""
                 self.report.error(
                     "OUT_NOT_WRITTEN",
                     f"Out parameter '{param.name_hint}' is not written on every path ({where}); write it on "
                     f"every path (an if needs it in both branches) or declare it pl.InOut[...], whose "
-                    f"contents the caller provides",
+                    f"contents the caller provides{hint}",
                     at,
                 )
 

@@ -1,8 +1,9 @@
 """The tile lowering of each ``tensor.*`` op, for ConvertTensorToTileOps (docs/passes.md#converttensortotileops).
 
-``LOWERINGS`` maps a tensor op name to a :class:`Lowering`: a function that builds the tile form of
-one call through a :class:`Converter` (the pass's per-kernel state), and whether the result is a
-tile (a store into a GM tensor yields the tensor). Adding an op is one entry; most are one of the
+``LOWERINGS`` maps a tensor op name (and ``tile.store``, whose target may be a tensor the kernel
+created) to a :class:`Lowering`: a function that builds the tile form of one call through a
+:class:`Converter` (the pass's per-kernel state), and whether the result is a tile (a store into a
+GM tensor yields the tensor). Adding an op is one entry; most are one of the
 uniform families registered at the bottom (same-named tile op on the operands' tiles).
 """
 
@@ -81,6 +82,8 @@ LOWERINGS: dict[str, Lowering] = {}
 # What to write instead of a tensor op without a lowering, where the general hint (compute it in
 # the orchestration) does not apply: no target computes these.
 NO_LOWERING_HINTS: dict[str, str] = {
+    "tensor.gather": ("load the tiles and use pl.tile.gather(src, indices, tmp), whose indices count row-major "
+                      "over the whole source tile (row r, column c is r * columns + c)"),
     "tensor.sin": "pto-isa has no sine instruction, so no target computes it; the interpreter runs it",
     "tensor.cos": "pto-isa has no cosine instruction, so no target computes it; the interpreter runs it",
     "tensor.gather_row": "to copy a block of rows, write pl.assemble(acc, pl.slice(src, shapes, src_offset), "
@@ -340,6 +343,18 @@ def assemble(conv: Converter, call: Call) -> Expr:
     return conv.op("tile.store", [tile, conv.value(offset), conv.value(target)], kwargs, call.span)
 
 
+def store(conv: Converter, call: Call) -> Expr:
+    """``pl.store`` into a tensor the kernel created (now a tile) writes the window into that tile,
+    ``tile.assemble``; a store into a GM tensor stays."""
+    tile, offset, target = call.args[:3]
+    if not conv.is_tile(target):
+        return conv.keep(call)
+    if len(call.args) > 3 or call.kwargs.get("atomic") is not None:
+        raise conv.error("a store with 'shapes' or 'atomic' into a tensor created in the kernel is not supported "
+                         "(hint: create the tensor before the pl.at scope and pass it in)", call.span)
+    return conv.op("tile.assemble", [conv.tile(target), conv.value(tile), conv.value(offset)], {}, call.span)
+
+
 def scatter_mask(conv: Converter, call: Call) -> Expr:
     """``tensor.scatter_mask(input, dst)`` is ``tile.scatter_mask(dst, src)``: the tile op names the
     destination first."""
@@ -505,7 +520,8 @@ _REDUCE = [f"{axis}_{op}" for axis in ("row", "col") for op in ("max", "min", "s
 
 _register(binary, *_BINARY)
 _register(same_name, "ands", "ors", "xors", "shls", "shrs", "expands", *_UNARY, *_EXPAND)
-_register(same_name, "fillpad", "fillpad_expand", "gather_mask")
+_register(same_name, "fillpad", "fillpad_expand", "gather_mask", "sort32", "mrgsort_format1")
+_register(same_name, "aiv_shard", "aic_gather")  # a pl.split_aiv lane's half, both halves for the cube
 _register(scatter_mask, "scatter_mask")
 _register(scalar_op, *_SCALAR)
 _register(sqrt, "sqrt")
@@ -524,4 +540,5 @@ _register(expand_clone, "expand_clone")
 _register(transpose, "transpose")
 _register(concat, "concat")
 _register(dim, "dim", tile_result=_scalar)
+LOWERINGS["tile.store"] = Lowering(store, tile_result=lambda call, is_tile: is_tile(call.args[2]))
 _register(same_name, "get_block_idx", "get_subblock_idx", "get_block_num", tile_result=_scalar)

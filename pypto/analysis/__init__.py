@@ -30,6 +30,7 @@ from .defuse import (
     sub_blocks,
     type_vars,
     use_counts,
+    view_vars,
     walk_values,
 )
 from .index import FunctionIndex, clear_function_indexes, function_index, walk
@@ -62,6 +63,7 @@ __all__ = [
     "sub_blocks",
     "type_vars",
     "use_counts",
+    "view_vars",
     "walk",
     "walk_values",
 ]

@@ -33,7 +33,7 @@ from pypto.ir.type_base import TupleType, Type
 from pypto.ir.types import ShapedType
 from pypto.util import IdentityCache
 
-from .index import function_index, push_value, walk
+from .index import PLAIN, function_index, plain_attrs, push_value, walk
 
 
 def block(stmt: Stmt | None) -> list[Stmt]:
@@ -115,9 +115,12 @@ def expr_summary(expr: Expr) -> tuple[tuple[Var, ...], frozenset[type]]:
 
 
 def _leaf_call_summary(call: Call) -> tuple[tuple[Var, ...], frozenset[type]] | None:
-    """The summary of a call of variables and constants only (the common statement), without a
-    walk; None for any other call."""
-    if call.kwargs or call.attrs:
+    """The summary of a call of variables and constants only (the common statement, also with plain
+    keyword or attribute values such as a sync's pipes), without a walk; None for any other call."""
+    kwargs, attrs = call.kwargs, call.attrs
+    if kwargs and not all(isinstance(v, PLAIN) for v in kwargs.values()):
+        return None
+    if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
         return None
     variables = []
     for a in call.args:
@@ -200,6 +203,17 @@ def type_vars(t: Type, out: set[Var]) -> None:
                 out.update(n for n in walk(d) if isinstance(n, Var))
         elif isinstance(t, TupleType):
             todo.extend(t.types)
+
+
+def view_vars(t: Type) -> tuple[Var, ...]:
+    """The variables read by the valid shape and strides of ``t``'s view (tuple members too): the
+    values a definition of that type uses, which UseAfterDef checks are defined before it."""
+    if isinstance(t, TupleType):
+        return tuple(v for member in t.types for v in view_vars(member))
+    view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
+    if view is None or not (view.valid_shape or view.stride):
+        return ()
+    return tuple(n for d in [*view.valid_shape, *view.stride] for n in walk(d) if isinstance(n, Var))
 
 
 def defined_vars(func: Function) -> list[Var]:

@@ -3,11 +3,13 @@
 ``function_index(func)`` lists every IR node of a function once (types are not entered; variables
 are leaves, and a loop's iter_args contribute their init values). The index is cached per Function
 object, weakly: nodes are immutable and passes share untouched functions, so a function that
-several boundary checks and passes look at is walked once, and dropped with the function.
+several boundary checks and passes look at is walked once, and dropped with the function; a new
+function with the body and parameters of a live one shares its index.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import itertools
 import weakref
@@ -16,8 +18,9 @@ from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
-from pypto.ir.stmt import ForStmt, WhileStmt
+from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
+from pypto.util import IdentityCache
 
 
 @functools.cache
@@ -38,6 +41,20 @@ def push_value(value: object, out: list[IRNode]) -> None:
     elif isinstance(value, (dict, AttrsBase)):
         for item in value.values():
             push_value(item, out)
+
+
+# Values that hold no IR node (most keyword arguments and attributes).
+PLAIN = (bool, int, float, str, enum.Enum, type(None))
+
+
+def plain_attrs(attrs: AttrsBase) -> bool:
+    """True when no value ``attrs`` holds (its given keys, see ``AttrsBase.__getitem__``) can hold an IR node."""
+    extra = attrs.__pydantic_extra__ or {}
+    values = attrs.__dict__
+    for key in attrs.__pydantic_fields_set__:
+        if not isinstance(extra[key] if key in extra else values[key], PLAIN):
+            return False
+    return True
 
 
 def walk(root: IRNode) -> list[IRNode]:
@@ -69,8 +86,13 @@ def walk(root: IRNode) -> list[IRNode]:
             elif isinstance(value, IRNode):
                 children.append(value)
             elif isinstance(value, AttrsBase):
-                if value.__pydantic_fields_set__:  # most nodes' attrs are empty: skip the mapping view
+                # Most attrs are empty or plain (flags, names): the mapping view is slow, skip it then.
+                if value.__pydantic_fields_set__ and not plain_attrs(value):
                     push_value(value, children)
+            elif kind is dict:
+                for item in value.values():
+                    if not isinstance(item, PLAIN):  # keyword arguments are mostly enums and numbers
+                        push_value(item, children)
             elif value:
                 push_value(value, children)
         if cls is ForStmt or cls is WhileStmt:
@@ -89,9 +111,14 @@ class FunctionIndex:
 
     def __init__(self, func: Function) -> None:
         self.nodes = walk(func)[1:]
-        self._positions: dict[type, list[int]] = {}
+        positions: dict[type, list[int]] = {}
         for i, node in enumerate(self.nodes):
-            self._positions.setdefault(type(node), []).append(i)
+            found = positions.get(type(node))
+            if found is None:
+                positions[type(node)] = [i]
+            else:
+                found.append(i)
+        self._positions = positions
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
         self._has: dict[tuple[type, ...], bool] = {}
@@ -122,14 +149,36 @@ class FunctionIndex:
 _INDEX: weakref.WeakKeyDictionary[Function, FunctionIndex] = weakref.WeakKeyDictionary()
 
 
+# The live index of each function body with the parameters it was made with: a pass that rebuilds only
+# a function's header (its kind, role or name) keeps the body and parameters, so every node below it.
+_BY_BODY: IdentityCache[Stmt, tuple[tuple[Var, ...], weakref.ref[FunctionIndex]]] = IdentityCache(20_000)
+
+
 def function_index(func: Function) -> FunctionIndex:
-    """The node index of ``func`` (cached while ``func`` lives)."""
+    """The node index of ``func`` (cached while ``func`` lives, shared with a live function of the
+    same body and parameters)."""
     found = _INDEX.get(func)
     if found is None:
-        found = _INDEX[func] = FunctionIndex(func)
+        found = _INDEX[func] = _index_of(func)
     return found
+
+
+def _index_of(func: Function) -> FunctionIndex:
+    params = tuple(func.params)
+    attrs = func.attrs
+    if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):  # its nodes are in the index too
+        return FunctionIndex(func)
+    hit = _BY_BODY.get(func.body)
+    if hit is not None and len(hit[0]) == len(params) and all(a is b for a, b in zip(hit[0], params)):
+        shared = hit[1]()
+        if shared is not None:
+            return shared
+    index = FunctionIndex(func)
+    _BY_BODY.put(func.body, (params, weakref.ref(index)))
+    return index
 
 
 def clear_function_indexes() -> None:
     """Forget every cached index (benchmarks measure cold checks)."""
     _INDEX.clear()
+    _BY_BODY.clear()

@@ -110,6 +110,8 @@ def _table() -> dict[str, RowMajorNeed]:
     t["tile.gather"] = _need("src", "indices", "tmp", per_element=False)
     t["tile.gatherb"] = _need("src", "offset", per_element=False)
     t["tile.scatter"] = _need("dst", "src", "indexes", per_element=False)
+    # npu MGATHER: "index tile must be BLayout::RowMajor" (a row gather reads one index per result row).
+    t["tile.mgather"] = _need("idx", per_element=False)
     # npu and cpu TGATHER / cpu TSCATTER with a MaskPattern: dst and src ("expect row major").
     t["tile.gather_mask"] = _need("src", per_element=False)
     t["tile.scatter_mask"] = _need("dst", "src", per_element=False)
@@ -138,13 +140,12 @@ def row_major_need(name: str) -> RowMajorNeed | None:
     return ROW_MAJOR_OPERANDS.get(name)
 
 
+_VEC, _COL_MAJOR = MemorySpace.Vec, TileLayout.col_major  # read once (see pypto.ir.types.implicit_layout)
+
+
 def col_major(t: object) -> bool:
     """A col-major vector tile."""
-    return (
-        isinstance(t, TileType)
-        and t.memory_space is MemorySpace.Vec
-        and effective_layout(t)[0] is TileLayout.col_major
-    )
+    return isinstance(t, TileType) and t.memory_space is _VEC and effective_layout(t)[0] is _COL_MAJOR
 
 
 def misplaced_operands(call: Call) -> tuple[RowMajorNeed, list[bool]] | None:

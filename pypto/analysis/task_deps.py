@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pypto.ir.enums import ArgDirection
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
@@ -36,8 +35,7 @@ from pypto.ir.stmt import (
 from pypto.ir.types import ArrayType
 
 from .defuse import base_name
-from .roots import Roots
-
+from .task_access import TaskAccess
 
 
 @dataclass(frozen=True)
@@ -65,7 +63,7 @@ class _Task:
 class _Walk:
     """One program-order walk of an Orchestration body, recording what the checks need."""
 
-    roots: Roots
+    access: TaskAccess
     order: int = 0
     manual: list[int] = field(default_factory=list)  # the manual scopes entered, outermost first
     loops: list[int] = field(default_factory=list)
@@ -77,7 +75,6 @@ class _Walk:
     sources: dict[int, list[object]] = field(default_factory=dict)  # TaskId var -> vars / Submits it comes from
     tuples: dict[int, Submit] = field(default_factory=dict)
     tasks: list[_Task] = field(default_factory=list)
-    untracked: set[int] = field(default_factory=set)  # roots of manual_dep=True tensors
 
     def stmt(self, s: Stmt) -> None:
         self.order += 1
@@ -169,14 +166,12 @@ class _Walk:
                 self.dep_reads.append((self.order, tuple(self.loops), dep, span))
                 if var is not None:
                     self._alias(var, dep)
-        elif name == "tensor.create" and var is not None and call.kwargs.get("manual_dep"):
-            self.untracked.add(id(var))
 
 
 def dependency_problems(func: Function, program: Program) -> list[DepProblem]:
     """The dependencies of ``func`` (an Orchestration function with call directions) that the
     runtime would drop, in program order."""
-    walk = _Walk(Roots(func, program))
+    walk = _Walk(TaskAccess(func, program))
     walk.stmt(func.body)
     return [*_unwritten_slots(walk), *_scope_edges(walk)]
 
@@ -251,29 +246,21 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
     problems = []
     writers: dict[int, list[_Task]] = {}  # root -> the tasks writing it
     for task in walk.tasks:
-        directions = list(task.node.attrs.get("arg_directions") or [])
-        accessed: list[tuple[int, bool, Var]] = []
-        for arg, direction in zip(task.node.args, directions):
-            if not isinstance(arg, Var) or direction in (ArgDirection.Scalar, ArgDirection.NoDep):
-                continue
-            root = walk.roots.root(arg)
-            if id(root) in walk.untracked:
-                continue
-            accessed.append((id(root), ArgDirection(direction).writes, root))
+        accessed = walk.access.accesses(task.node)
         reached: set[int] | None = None
-        for root_id, _, root in accessed:
-            for earlier in writers.get(root_id, []):
+        for a in accessed:
+            for earlier in writers.get(id(a.buffer), []):
                 if earlier.scope == task.scope:  # both tracked by the runtime, or one manual scope: the user's
                     continue
                 if reached is None:
                     reached = set().union(*(_reach(walk, d) for d in task.deps)) if task.deps else set()
                 if id(earlier.node) in reached:
                     continue
-                problems.append(_boundary_problem(task, earlier, root))
+                problems.append(_boundary_problem(task, earlier, a.buffer))
                 break
-        for root_id, writes, _ in accessed:
-            if writes:
-                writers.setdefault(root_id, []).append(task)
+        for a in accessed:
+            if a.writes:
+                writers.setdefault(id(a.buffer), []).append(task)
     return problems
 
 

@@ -7,8 +7,9 @@ its tensor parameters and :data:`BLOCK_NUM`. The orchestration substitutes the v
 and checks each window against the tensor before it submits the task.
 
 Bounds come from interval arithmetic: a loop variable spans its first to its last value, a scalar
-assignment its value's bounds, ``get_block_idx`` spans ``[0, BLOCK_NUM)``. Anything else (a value
-read from a tile, a while-loop carry, a symbolic step) leaves the window unbounded
+assignment its value's bounds, ``get_block_idx`` spans ``[0, BLOCK_NUM)``, a while-loop counter
+that only grows and that the condition keeps below a bound spans its start to that bound. Anything
+else (a value read from a tile, another while-loop carry, a symbolic step) leaves the window unbounded
 (``Window.bounded`` is False). A window inside loops and ifs whose conditions are expressible in
 the parameters carries them in ``when``: it is only checked when the access can happen.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pypto.ir import op_registry
 from pypto.ir import scalar_ops as ops
 from pypto.ir.datatype import DataType
-from pypto.ir.expr import Call, Cast, ConstInt, Expr, IterArg, MakeTuple, Neg, Var
+from pypto.ir.expr import Add, And, Call, Cast, ConstInt, Expr, IterArg, Le, Lt, MakeTuple, Neg, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
@@ -109,6 +110,7 @@ class _Walker:
             self.branch(s, when)
         elif isinstance(s, WhileStmt):
             self.carries(s.iter_args, s.return_vars)
+            self.counters(s)
             self.stmt(s.body, when)
         elif isinstance(getattr(s, "body", None), Stmt):  # scopes
             self.stmt(s.body, when)
@@ -190,6 +192,23 @@ class _Walker:
             init = ia.initValue
             if isinstance(ia.type, TensorType) and isinstance(init, Var) and init in self.tensors:
                 self.tensors[ia] = self.tensors[rv] = self.tensors[init]
+
+    def counters(self, s: WhileStmt) -> None:
+        """A scalar carry that never decreases and that the condition keeps below a bound (a conjunct
+        ``c < e`` or ``c <= e``) spans its initial value to that bound in the body: the counter of a
+        ``for`` loop with a ``break``, which CtrlFlowTransform turns into such a while loop."""
+        definitions = _definitions(s.body)
+        guards = [c for c in _conjuncts(s.condition) if isinstance(c, (Lt, Le))]
+        for k, ia in enumerate(s.iter_args):
+            start = self.bounds(ia.initValue) if isinstance(ia.type, ScalarType) else None
+            if start is None or not _grows(ia, _yielded(s.body, k), definitions):
+                continue
+            for guard in (g for g in guards if g.left is ia):
+                stop = self.bounds(guard.right)
+                if stop is not None:
+                    last = stop[1] if isinstance(guard, Le) else subtract(stop[1], ConstInt(1, DataType.INDEX))
+                    self.env[ia] = (start[0], last)
+                    break
 
     # ---- expressions -----------------------------------------------------------------------------
 
@@ -307,6 +326,16 @@ def _indexed(tensor_param: str) -> Callable[[Call], _Region]:
     return region
 
 
+def _mgather(call: Call) -> _Region:
+    """What MGATHER reads: with ``gather_oob`` clamp, wrap or zero every index lands inside the table, so
+    the whole table bounds it; with ``'undefined'`` an index reads wherever it points (unbounded)."""
+    if call.kwargs.get("gather_oob", "undefined") == "undefined":
+        return _indexed("mem")(call)
+    table = argument(call, "mem")
+    shape = list(table.type.shape)
+    return table, [ConstInt(0, DataType.INDEX)] * len(shape), shape
+
+
 # op -> (the tensor parameter it accesses, its window).
 _WINDOWS: dict[str, tuple[str, Callable[[Call], _Region]]] = {
     "tile.load": ("tensor", _load),
@@ -316,11 +345,12 @@ _WINDOWS: dict[str, tuple[str, Callable[[Call], _Region]]] = {
     "tensor.write": ("tensor", _element),
     "system.cacheinvalid": ("tensor", _cacheinvalid),
 }
-# Ops accessing their tensor at indices held in a tile (op -> that tensor parameter): nothing bounds the
-# window before the kernel runs, so the orchestration refuses them (docs/simulator.md#bounds).
+# Ops accessing their tensor at indices held in a tile (op -> that tensor parameter): unless the op bounds
+# them (MGATHER's gather_oob), nothing bounds the window before the kernel runs, so the orchestration
+# refuses them (docs/simulator.md#bounds).
 _INDEXED: dict[str, str] = {"tile.mgather": "mem", "tile.mscatter": "output_tensor"}
 INDEX_DRIVEN = frozenset(_INDEXED)
-_WINDOWS.update({op: (param, _indexed(param)) for op, param in _INDEXED.items()})
+_WINDOWS.update({"tile.mgather": ("mem", _mgather), "tile.mscatter": ("output_tensor", _indexed("output_tensor"))})
 
 # Ops that take a kernel's tensor but access no window of its elements.
 NO_WINDOW: dict[str, str] = {
@@ -328,6 +358,44 @@ NO_WINDOW: dict[str, str] = {
     "system.set_ffts": "its type check requires the 256 elements the FFTS workspace uses",
     "system.syncall": "a2a3sim's CPU model of a soft syncall leaves the workspace alone",
 }
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    return [*_conjuncts(e.left), *_conjuncts(e.right)] if isinstance(e, And) else [e]
+
+
+def _definitions(body: Stmt) -> dict[Var, AssignStmt | tuple[IfStmt, int]]:
+    """Where each scalar of a loop body (outside nested loops) gets its value: an assignment, or
+    the ``k``-th result of an if."""
+    found: dict[Var, AssignStmt | tuple[IfStmt, int]] = {}
+    todo = [body]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, SeqStmts):
+            todo.extend(s.stmts)
+        elif isinstance(s, AssignStmt):
+            found[s.var] = s
+        elif isinstance(s, IfStmt):
+            found.update({rv: (s, k) for k, rv in enumerate(s.return_vars)})
+            todo.extend(b for b in (s.then_body, s.else_body) if b is not None)
+    return found
+
+
+def _grows(counter: IterArg, value: Expr | None, definitions: dict[Var, AssignStmt | tuple[IfStmt, int]]) -> bool:
+    """True when ``value`` is ``counter`` plus a constant >= 0, through assignments and if results."""
+    if value is counter:
+        return True
+    if isinstance(value, Add):
+        step = value.right if value.left is counter else value.left if value.right is counter else None
+        return isinstance(step, ConstInt) and step.value >= 0
+    where = definitions.get(value) if isinstance(value, Var) else None
+    if isinstance(where, AssignStmt):
+        return _grows(counter, where.value, definitions)
+    if isinstance(where, tuple):
+        branch, k = where
+        return all(b is not None and _grows(counter, _yielded(b, k), definitions)
+                   for b in (branch.then_body, branch.else_body))
+    return False
+
 
 def _yielded(body: Stmt, k: int) -> Expr | None:
     last = body.stmts[-1] if isinstance(body, SeqStmts) and body.stmts else body

@@ -15,21 +15,17 @@ from dataclasses import dataclass, replace
 
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.loops import const_trip_count
-from pypto.analysis.roots import VIEW_OPS, Roots
-from pypto.codegen.op_table import argument, keyword
+from pypto.analysis.task_access import TaskAccess
 from pypto.ir.enums import ArgDirection, ForKind
-from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
+from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, RuntimeScopeStmt, ScopeStmt, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
-from pypto.ir.types import TensorType
 
 from .model import Edge, EdgeKind, Task
 from .sites import name_of, task_call
-from .tensor_map import Box, TensorMap
+from .tensor_map import TensorMap
 
-_READS = (ArgDirection.Input, ArgDirection.InOut)
-_WRITES = (ArgDirection.InOut, ArgDirection.OutputExisting)
 Sources = frozenset[int]
 
 
@@ -63,12 +59,8 @@ class _Flow(ForwardWalk[_State]):
 
     def __init__(self, program: Program, func: Function, tasks: list[Task], task: dict[int, int]) -> None:
         self.tasks, self.task = tasks, task
-        self.roots = Roots(func, program)
-        # Facts of the statements that define them, the same on every walk:
-        self.tuples: dict[Var, int] = {}  # a submit's result tuple -> its site
-        self.views: dict[Var, tuple[Var, Box | None]] = {}  # a slice or reshape -> (its base, its box in it)
-        self.manual_dep: set[Var] = set()  # tensors created with manual_dep=True
-        self.aliases: dict[Var, Var] = {}  # an if's tensor result -> the tensor both branches yield
+        self.access = TaskAccess(func, program)
+        self.tuples: dict[Var, int] = {}  # a submit's result tuple -> its site (the same on every walk)
         self.edges: dict[tuple[int, int, EdgeKind], str | None] = {}
 
     # ---- structure -------------------------------------------------------------------------------
@@ -102,9 +94,6 @@ class _Flow(ForwardWalk[_State]):
         results: dict[Var, Sources] = {}
         for rv, then, other in zip(s.return_vars, _yielded(s.then_body), _yielded(s.else_body)):
             results[rv] = _sources(then_end, then) | _sources(else_end, other)
-            tensors = isinstance(then, Var) and isinstance(other, Var) and isinstance(rv.type, TensorType)
-            if tensors and self.buffer(then)[0] is self.buffer(other)[0]:
-                self.aliases[rv] = then
         return then_end.union(else_end).named(results)
 
     # ---- statements ------------------------------------------------------------------------------
@@ -131,10 +120,6 @@ class _Flow(ForwardWalk[_State]):
             return state.named({var: _sources(state, value.args[0]) | _sources(state, value.args[2])})
         if name == "array.get_element":
             return state.named({var: _sources(state, value.args[0])})
-        if name in ("tensor.create", "tensor.full") and keyword(value, "manual_dep"):
-            self.manual_dep.add(var)
-        elif name in VIEW_OPS and isinstance(value.args[0], Var):
-            self.views[var] = (value.args[0], _box(value) if name == "tensor.slice" else None)
         return state
 
     def submit(self, site: int, call: Call | Submit, state: _State) -> _State:
@@ -148,20 +133,18 @@ class _Flow(ForwardWalk[_State]):
         for dep in call.attrs.get("compiler_manual_dep_edges") or []:
             for src in _sources(state, dep):
                 self.edge(src, site, EdgeKind.DERIVED)
-        directions = list(call.attrs.get("arg_directions") or [])
-        tensors = [(self.buffer(a), d) for a, d in zip(call.args, directions)
-                   if isinstance(a, Var) and isinstance(a.type, TensorType)]
-        tracked = [((root, box), d) for (root, box), d in tensors if root not in self.manual_dep]
-        if state.manual or not tracked:
+        accesses = self.access.accesses(call)
+        if state.manual or not accesses:
             return state
         tmap = state.tmap.copy()
-        for (root, box), direction in tracked:
-            if direction in _READS:
-                for src in tmap.read(root, box, direction is ArgDirection.InOut):
-                    self.edge(src, site, EdgeKind.AUTO, name_of(root))
-        for (root, box), direction in tracked:
-            if direction in _WRITES:
-                tmap.write(root, box, site)
+        for a in accesses:
+            if a.reads:
+                for src in tmap.read(a.buffer, a.box, a.direction is ArgDirection.InOut and a.sure):
+                    self.edge(src, site, EdgeKind.AUTO, name_of(a.buffer))
+        # the runtime registers inout and output_existing tensors, not output ones (tensor_map)
+        for a in accesses:
+            if a.writes and a.direction is not ArgDirection.Output:
+                tmap.write(a.buffer, a.box, site)
         return replace(state, tmap=tmap)
 
     def edge(self, src: int, dst: int, kind: EdgeKind, buffer: str | None = None) -> None:
@@ -169,23 +152,6 @@ class _Flow(ForwardWalk[_State]):
             kind = EdgeKind.FENCE
         if self.edges.get((src, dst, kind)) is None:
             self.edges[(src, dst, kind)] = buffer
-
-    def buffer(self, var: Var) -> tuple[Var, Box | None]:
-        """The root buffer a tensor variable names and the box of it (None: all, or not known)."""
-        box: Box | None = None
-        known = True
-        while True:
-            var = self.roots.root(self.aliases.get(var, var))
-            if var not in self.views:
-                return var, box if known else None
-            base, inner = self.views[var]
-            if inner is None:
-                known = False
-            elif box is None:
-                box = inner
-            else:
-                box = tuple((lo + b_lo, lo + b_hi) for (lo, _), (b_lo, b_hi) in zip(inner, box))
-            var = base
 
 
 def _sources(state: _State, expr: Expr | None) -> Sources:
@@ -208,14 +174,3 @@ def _yielded(body: Stmt | None) -> list[Expr | None]:
 def _is_task_id(var: Var) -> bool:
     dtype = getattr(var.type, "dtype", None)
     return dtype is not None and dtype.is_task_id()
-
-
-def _box(call: Call) -> Box | None:
-    """The box a ``tensor.slice`` selects in its source, when its offsets and extents are constants."""
-    valid, shape, offset = argument(call, "valid_shape"), argument(call, "shape"), argument(call, "offset")
-    extents = valid if isinstance(valid, MakeTuple) and valid.elements else shape
-    if not isinstance(extents, MakeTuple) or not isinstance(offset, MakeTuple):
-        return None
-    dims = [(o.value, o.value + n.value) for o, n in zip(offset.elements, extents.elements)
-            if isinstance(o, ConstInt) and isinstance(n, ConstInt)]
-    return tuple(dims) if len(dims) == len(extents.elements) == len(offset.elements) else None

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pypto.analysis.task_access import Box
 from pypto.ir.expr import Var
-
-Box = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)

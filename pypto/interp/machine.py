@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.analysis.roots import WrittenRoots
 from pypto.ir import expr as E
 from pypto.ir import stmt as S
@@ -494,12 +495,7 @@ class Machine:
             if core_num is not None
             else None
         )
-        split = func.attrs.get("split", 0)
-        lanes = (
-            2
-            if func.func_type == FunctionType.AIV and (int(split or 0) != 0 or func.attrs.get("dual_aiv_dispatch"))
-            else None
-        )
+        lanes = 2 if runs_on_both_lanes(func) else None
         st = self.state
         saved = (st.block_idx, st.block_num, st.subblock_idx, st.subblock_num)
         results: list[Any] = []

@@ -115,17 +115,24 @@ _FIXED_LAYOUTS: dict[MemorySpace, tuple[TileLayout, TileLayout, int]] = {
 }
 
 
+# The members implicit_layout returns, read once: on Python 3.11 ``TileLayout.row_major`` goes through
+# ``EnumType.__getattr__``'s slow attribute path (~10x a plain class attribute), and the checks ask
+# this of every tile of every changed function.
+_ROW_MAJOR, _COL_MAJOR, _NONE_BOX = TileLayout.row_major, TileLayout.col_major, TileLayout.none_box
+_RIGHT = MemorySpace.Right
+
+
 def implicit_layout(shape: list[Expr], memory_space: MemorySpace | None) -> tuple[TileLayout, TileLayout, int]:
     """``(blayout, slayout, fractal)`` of the implicit view of a tile of this shape and space."""
     fixed = _FIXED_LAYOUTS.get(memory_space)  # type: ignore[arg-type]
     if fixed is not None:
         return fixed
-    blayout = TileLayout.row_major
+    blayout = _ROW_MAJOR
     if len(shape) == 2:  # a static column vector [n, 1], n > 1, is col-major
         rows, cols = shape
         if isinstance(cols, ConstInt) and cols.value == 1 and isinstance(rows, ConstInt) and rows.value > 1:
-            blayout = TileLayout.col_major
-    slayout = TileLayout.col_major if memory_space is MemorySpace.Right else TileLayout.none_box
+            blayout = _COL_MAJOR
+    slayout = _COL_MAJOR if memory_space is _RIGHT else _NONE_BOX
     return blayout, slayout, 512
 
 

@@ -50,6 +50,13 @@ class Aliases(ast.NodeTransformer):
         return alias
 
     def _store(self, target: ast.expr) -> None:
+        if isinstance(target, (ast.Subscript, ast.Attribute)):
+            self.visit(target)  # ``t[i] = v`` writes into t's current value: its names are reads
+            return
+        if isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
+            for elt in target.elts if not isinstance(target, ast.Starred) else [target.value]:
+                self._store(elt)
+            return
         for n in ast.walk(target):
             if isinstance(n, ast.Name):
                 name = n.id

@@ -247,6 +247,11 @@ class JITFunction:
             if len(dims) != len(meta.shape):
                 raise TypeError(f"@pl.jit function '{self.__name__}': parameter '{arg.arg}' ({where}) is declared "
                                 f"with rank {len(dims)}, got a tensor of shape {list(meta.shape)}")
+            declared = [_static_dim(d, env) for d in dims]
+            if any(d is not None and d != got for d, got in zip(declared, meta.shape)):
+                shown = ", ".join(ast.unparse(d) for d in dims)
+                raise TypeError(f"@pl.jit function '{self.__name__}': parameter '{arg.arg}' ({where}) is declared "
+                                f"with shape [{shown}], got a tensor of shape {list(meta.shape)}")
             dtype = _declared_dtype(arg.annotation, env)
             if dtype is not None and dtype != meta.dtype:
                 raise TypeError(f"@pl.jit function '{self.__name__}': parameter '{arg.arg}' ({where}) is declared "
@@ -330,6 +335,14 @@ def _check_config(config: Any) -> None:
 
     if config is not None and not isinstance(config, RunConfig):
         raise TypeError(f"config must be a pypto.runtime.RunConfig, got {type(config).__name__}")
+
+
+def _static_dim(node: ast.expr, env: Env) -> int | None:
+    """A dim of an annotation written as an int literal or an int constant (a dynamic one is None)."""
+    from .specialize import _safe_eval
+
+    value = node.value if isinstance(node, ast.Constant) else _safe_eval(node, env)
+    return value if type(value) is int else None
 
 
 def _declared_dtype(annotation: ast.expr | None, env: Env) -> DataType | None:

@@ -44,6 +44,7 @@ from pypto.passes.outline_hierarchy_scopes import OutlineHierarchyScopes
 from pypto.passes.outline_incore_scopes import OutlineIncoreScopes
 from pypto.passes.resolve_backend_op_layouts import ResolveBackendOpLayouts
 from pypto.passes.simplify import Simplify
+from pypto.passes.split_vector_kernel import SplitVectorKernel
 from pypto.passes.unroll_loops import UnrollLoops
 
 
@@ -84,6 +85,7 @@ def lowering_passes() -> list[Pass]:
         ExpandMixedKernel(),
         InjectGMPipeBuffer(),
         NormalizeReturnOrder(),
+        SplitVectorKernel(),
         MaterializeTensorStrides(),
         InitMemRef(),
         MemoryReuse(),

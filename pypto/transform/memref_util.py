@@ -12,8 +12,8 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, IterArg, MakeTuple, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.memref import MemRef
-from pypto.ir.node import replace
-from pypto.ir.stmt import Stmt
+from pypto.ir.parts import replace_parts
+from pypto.ir.stmt import AssignStmt, Stmt
 from pypto.ir.traversal import iter_value
 from pypto.ir.types import TileType
 
@@ -49,6 +49,26 @@ def with_memref(t: TileType, memref: MemRef | None) -> TileType:
     return TileType(list(t.shape), t.dtype, memref, t.tile_view, t.memory_space)
 
 
+class TypeMemo:
+    """:func:`with_memref` once per distinct type and MemRef: the tiles of one buffer that have one
+    shape, dtype, view and space share one new type object (types are immutable and compare
+    structurally), so a pass re-pointing a kernel's tiles builds a type per buffer, not per tile."""
+
+    def __init__(self) -> None:
+        self._types: dict[tuple, TileType] = {}
+
+    def get(self, t: TileType, memref: MemRef) -> TileType:
+        """``with_memref(t, memref)``, shared with every earlier equal request."""
+        view = t.tile_view
+        # Objects by identity (the memo keeps them alive through the types it holds).
+        dims = tuple((d.value, d.dtype) if type(d) is ConstInt else id(d) for d in t.shape)
+        key = (id(memref), t.dtype, t.memory_space, dims, None if view is None else id(view))
+        found = self._types.get(key)
+        if found is None:
+            found = self._types[key] = with_memref(t, memref)
+        return found
+
+
 _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
 
 
@@ -65,17 +85,27 @@ class Retype(Rewrite):
         if type(value) is Call and not self._exprs and type(value.op) is Op and _flat_call(value):
             args = value.args
             new = [self.use(a) if isinstance(a, Var) else a for a in args]
-            return value if same_list(new, args) else replace(value, args=new)
+            return value if same_list(new, args) else replace_parts(value, args=new)
         return super().expr(value)
+
+    def children(self, node: Stmt) -> Stmt:
+        # The common statement, ``var = call``, rebuilt directly from its validated parts (no generic
+        # walk over its fields); the variable is defined first, as the generic case does.
+        if type(node) is not AssignStmt:
+            return super().children(node)
+        var, value = self.define(node.var), self.expr(node.value)
+        if var is node.var and value is node.value:
+            return node
+        return replace_parts(node, var=var, value=value)
 
     def define(self, var: Var) -> Var:
         t = self.new_types.get(var)
         if t is None:
             return super().define(var)
         if isinstance(var, IterArg):
-            new: Var = IterArg(var.name_hint, t, self.expr(var.initValue), var.span)
+            new: Var = replace_parts(var, type=t, initValue=self.expr(var.initValue))
         else:
-            new = type(var)(var.name_hint, t, var.span)
+            new = replace_parts(var, type=t)
         self.bind(var, new)
         return new
 
@@ -87,7 +117,10 @@ def _flat_call(call: Call) -> bool:
         if not (isinstance(a, (Var, *_CONSTANTS)) or (type(a) is MakeTuple and all(
                 isinstance(e, _CONSTANTS) for e in a.elements))):
             return False
-    return next(iter_value(call.kwargs), None) is None and next(iter_value(call.attrs), None) is None
+    if call.kwargs and next(iter_value(call.kwargs), None) is not None:
+        return False
+    attrs = call.attrs  # most calls' attrs are empty: no mapping view to build
+    return not attrs.__pydantic_fields_set__ or next(iter_value(attrs), None) is None
 
 
 def prepend(func: Function, stmts: list[Stmt]) -> Function:

@@ -9,7 +9,8 @@ from pypto.analysis import expr_summary, function_index, op_name
 from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.function import Function
-from pypto.ir.node import IRNode, replace
+from pypto.ir.node import IRNode
+from pypto.ir.parts import replace_parts
 from pypto.ir.type_base import TupleType, Type
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ReturnStmt, SeqStmts, Stmt, YieldStmt
@@ -37,10 +38,11 @@ def keep_list(new: list, old: list) -> list:
 
 
 def rebuild(node: IRNode, **changes: object) -> IRNode:
-    """``node`` with ``changes`` applied, or ``node`` itself when every change is the same object."""
+    """``node`` with ``changes`` applied, or ``node`` itself when every change is the same object
+    (a pass's changes are parts it built or kept: :func:`~pypto.ir.parts.replace_parts`)."""
     for k, v in changes.items():
         if getattr(node, k) is not v:
-            return replace(node, **changes)
+            return replace_parts(node, **changes)
     return node
 
 

@@ -14,6 +14,7 @@ from pypto.ir import op_registry
 from pypto.ir.enums import SplitMode
 from pypto.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, Var
 from pypto.ir.node import replace
+from pypto.ir.ops.common import tile_type
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType
@@ -99,10 +100,14 @@ class VectorHalver:
         return value.type if isinstance(value.type, TileType) else s.var.type
 
     def halve_type(self, t: TileType) -> TileType:
+        """``t`` with its split axis halved; a valid extent on the other axis (a run-time row count under
+        LEFT_RIGHT) is kept, since each lane holds all of it."""
         shape = list(t.shape)
         shape[self.axis] = ConstInt(self.half, shape[self.axis].type.dtype, shape[self.axis].span)
-        return op_registry.create_op_call("tile.create", [MakeTuple(shape)],
-                                          {"dtype": t.dtype, "target_memory": t.memory_space}).type
+        valid = list(t.get_effective_tile_view().valid_shape or [])
+        if valid:
+            valid[self.axis] = shape[self.axis]
+        return tile_type(shape, t.dtype, valid or None, space=t.memory_space)
 
     def call(self, call: Call, declared: object) -> Expr:
         name = op_name(call)

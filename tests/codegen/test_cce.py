@@ -446,3 +446,31 @@ def test_a_pad_value_is_the_tile_template_argument_and_half_infinities_are_their
         dtype: DataType, pad: PadValue, text: str) -> None:
     tile = TileType(shape=[16, 32], dtype=dtype, memory_space_=MemorySpace.Vec, tile_view=TileView(pad=pad))
     assert tile_template(tile).endswith(f", SLayout::NoneBox, 512, {text}>")
+
+
+def test_a_valid_extent_from_the_block_index_says_how_to_launch_a_tail(tmp_path: Path) -> None:
+    source = """
+import pypto.language as pl
+
+N = pl.dynamic("N")
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[N, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[N, 64], pl.FP32]:
+        n = pl.tensor.dim(x, 0)
+        for b in pl.spmd((n + 15) // 16):
+            rows = pl.min(16, n - b * 16)
+            t = pl.load(x, [b * 16, 0], [16, 64], valid_shape=[rows, 64])
+            out = pl.store(pl.exp(t), [b * 16, 0], out)
+        return out
+"""
+    with pytest.raises(CodegenError) as info:
+        ir.compile(pl.parse(source, filename="k.py"), output_dir=tmp_path / "out", dump_passes=False)
+    assert info.value.message == "no rule for tile 't' with a valid shape computed in the kernel body in cce"
+    assert info.value.hint.endswith(
+        "in a pl.spmd launch (an extent from the block index), launch the whole blocks and run the tail block in a "
+        "pl.at scope of its own")
+    assert info.value.span.begin_line == 15

@@ -33,8 +33,14 @@ def test_the_group_is_one_pto_module_with_its_pipes(tmp_path: Path) -> None:
     assert lines.count("module attributes {pto.target_arch = \"a2a3\"} {") == 1
     for line in [
         '%buf0 = pto.import_reserved_buffer {name = "a_slots", peer_func = @multiply} -> i32',
+        # Each pipe has its part of the GM ring, as in CCE: pipe 1 after pipe 0's two 8 KiB slots.
+        "pto.aiv_initialize_pipe {id = 0, dir_mask = 2, slot_size = 8192, slot_num = 2} "
+        "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf0 : i32)",
+        "%c4096_index = arith.constant 4096 : index",
+        "%gm_pipe_1 = pto.addptr %arg2, %c4096_index : !pto.ptr<f32> -> !pto.ptr<f32>",
         "pto.aiv_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2} "
-        "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf1 : i32)",
+        "(gm_slot_buffer = %gm_pipe_1 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, "
+        "v2c_consumer_buf = %buf1 : i32)",
         '%buf1 = pto.reserve_buffer {name = "b_slots", size = 16384, location = #pto.address_space<mat>, '
         "auto = false, base = 16384} -> i32",
         "%a_mat = pto.tpop_from_aiv {id = 0, split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=64, cols=64, "
@@ -154,3 +160,21 @@ def test_an_odd_extent_split_is_refused_by_the_cce_target(tmp_path: Path) -> Non
     assert err.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
     assert err.value.span.begin_line == OddSplit.get_function("mm_aic").body.stmts[-1].span.begin_line
     assert "split=1 (up/down) or split=2 (left/right)" in err.value.hint
+
+
+def test_an_unsplit_mixed_kernel_runs_its_vector_part_on_both_lanes_lane_1_replaying(tmp_path: Path) -> None:
+    example = EXAMPLE.parent / "mixed_linear_relu.py"
+    compiled = ir.compile(pl.loads_program(str(example)), output_dir=tmp_path / "mlr")
+    assert "MixedKernels mixed_0 = {0, 1, 1};" in (tmp_path / "mlr" / "orchestration" / "main.cpp").read_text()
+    pto = _lines((tmp_path / "mlr" / "ptoas" / "main_incore_0.pto").read_text())
+    signature = next(line for line in pto if line.startswith("func.func @main_incore_0_aiv("))
+    assert signature.split(") attributes")[0].endswith("%__pypto_spmd_subblock_idx: i32")
+    lane_1 = pto[pto.index("} else {") + 1:]
+    assert [line.split(" {")[0].split(" = ")[-1] for line in lane_1[:3]] == [
+        "pto.tpop_from_aic", "pto.tfree_from_aic", "}"]
+    assert "kernels/aiv/main_incore_0_aiv.cpp" in compiled.files
+    vector = _lines((tmp_path / "mlr" / "kernels" / "aiv" / "main_incore_0_aiv.cpp").read_text())
+    assert "int64_t lane = __pypto_spmd_subblock_idx;" in vector
+    # One store (lane 0's); each lane pops the tile.
+    assert sum(line.startswith("TSTORE(") for line in vector) == 1
+    assert sum(line.startswith("TPOP<") for line in vector) == 2

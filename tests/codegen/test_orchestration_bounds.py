@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import pypto.language as pl
-from pypto import ir
+from pypto import ir, passes
 from pypto.analysis.windows import kernel_windows
 from pypto.ir.enums import FunctionType
 from pypto.ir.errors import PyptoError
@@ -130,6 +130,30 @@ def test_a_window_clipped_against_its_own_offset_is_bounded_by_the_dimension() -
     assert [ir.python_print(e) for e in load.hi] == ["pl.min((N - 1) // 32 * 32 + 32, N)", "64"]
 
 
+def test_the_counter_of_a_loop_with_a_break_is_bounded_by_the_loop() -> None:
+    # CtrlFlowTransform makes the loop a while loop whose carried counter only grows below 4.
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+              out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            for i in pl.range(4):
+                if i >= n:
+                    break
+                t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16, 0], [16, 64])
+                out = pl.store(t, [i * 16, 0], out)
+            return out
+    """
+    program = passes.PassManager(passes.front_passes()).run(pl.parse(textwrap.dedent(source)))
+    (load, store) = kernel_windows(program.get_function("k"))
+    bounds = [(ir.python_print(lo), ir.python_print(hi)) for lo, hi in zip(load.lo, load.hi)]
+    assert bounds == [("0", "64"), ("0", "64")]
+    assert store.bounded
+
+
 def test_a_window_at_a_loop_carried_offset_cannot_be_guarded(tmp_path: Path) -> None:
     source = """
     import pypto.language as pl
@@ -244,3 +268,45 @@ def test_an_index_driven_scatter_is_refused(tmp_path: Path) -> None:
         # Without the kernel C++: the CCE target has no tile.mscatter rule (a2a3's MSCATTER scatters rows).
         ir.compile(pl.parse(textwrap.dedent(source), filename="prog.py"), output_dir=tmp_path / "out",
                    skip_ptoas=True)
+
+
+MGATHER = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def pick(self, table: pl.Tensor[[32, 16], pl.FP32], idx: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        i: pl.Tile[[1, 8], pl.INT32] = pl.load(idx, [0, 0], [1, 8])
+        t: pl.Tile[[8, 16], pl.FP32] = pl.tile.mgather(table, i, gather_oob={oob!r})
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, table: pl.Tensor[[32, 16], pl.FP32], idx: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        out = self.pick(table, idx, out)
+        return out
+"""
+
+
+def test_an_unbounded_gather_is_refused_and_a_bounded_one_reads_the_whole_table(tmp_path: Path) -> None:
+    with pytest.raises(PyptoError, match=r"no rule for a tile.mgather of 'table' in kernel 'pick': it accesses the "
+                                         r"tensor at indices held in a tile.*\n  --> prog.py:10:40"):
+        ir.compile(pl.parse(MGATHER.format(oob="undefined"), filename="prog.py"), output_dir=tmp_path / "u")
+    for oob in ("clamp", "wrap", "zero"):
+        kernel = pl.parse(MGATHER.format(oob=oob)).get_function("pick")
+        shown = [(w.op, [str(e) for e in w.lo], [str(e) for e in w.hi]) for w in kernel_windows(kernel)]
+        assert shown[1] == ("tile.mgather", ["0", "0"], ["32", "16"])
+        ir.compile(pl.parse(MGATHER.format(oob=oob)), output_dir=tmp_path / oob)
+
+
+def test_a_gather_of_gm_indices_has_no_kernel_rule(tmp_path: Path) -> None:
+    # The CPU model's MGATHER takes an index tile only; its GM-index form ignores the scratch.
+    source = MGATHER.format(oob="clamp").replace(
+        "i: pl.Tile[[1, 8], pl.INT32] = pl.load(idx, [0, 0], [1, 8])", "i: pl.Tensor[[1, 8], pl.INT32] = idx"
+    ).replace("gather_oob='clamp')", "gather_oob='clamp', scratch=idx)")
+    with pytest.raises(PyptoError, match=r"no rule for tile.mgather with GM indices and a scratch tensor in cce\n"
+                                         r"  --> prog.py:10:40\n  = hint: load the indices into a Vec tile"):
+        ir.compile(pl.parse(source, filename="prog.py"), output_dir=tmp_path / "out")

@@ -1,5 +1,6 @@
-"""Tensor ops orchestration code cannot run: refused when the compile starts, at the call, with
-what to write instead; the same op inside a scope outlined into a kernel is not refused."""
+"""Tensor ops orchestration code cannot run (data-moving ones, and arithmetic): refused when the
+compile starts, at the call, with what to write instead; the same op inside a scope outlined into
+a kernel is not refused."""
 
 from __future__ import annotations
 
@@ -56,6 +57,29 @@ def test_an_assemble_in_orchestration_code_is_refused_before_the_passes(tmp_path
     assert err.value.span.begin_line == line
     assert err.value.hint == REFUSED["tensor.assemble"]
     assert not (tmp_path / "out.failed-1" / "passes_dump").exists()  # no pass ran
+
+
+@pytest.mark.parametrize("head", ["@pl.function", "@pl.function(type=pl.FunctionType.Orchestration)"])
+def test_tensor_arithmetic_outside_a_kernel_scope_is_refused_before_the_passes(head: str, tmp_path: Path) -> None:
+    # It used to reach orchestration code generation: "no rule for tensor.adds in orchestration".
+    source = f"""
+import pypto.language as pl
+
+@pl.program
+class P:
+    {head}
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y = pl.add(x, 1.0)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out = pl.store(pl.load(y, [0, 0], [16, 64]), [0, 0], out)
+        return out
+"""
+    with pytest.raises(CodegenError) as err:
+        ir.compile(pl.parse(source, filename="prog.py"), output_dir=tmp_path / "out", dump_passes=False)
+    assert err.value.message == "tensor.adds cannot run in orchestration code: computing on tensors needs a core"
+    assert err.value.hint == "compute it in a kernel: put the statement in `with pl.at(level=pl.Level.CORE_GROUP): ...`"
+    assert (err.value.span.begin_line, err.value.span.begin_column) == (9, 13)
 
 
 def test_the_write_the_hint_suggests_compiles(tmp_path: Path) -> None:

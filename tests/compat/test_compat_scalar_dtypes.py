@@ -1,5 +1,5 @@
 """Scalar operands take the source's dtype (issue 33 item 5): integer constants wrap to its width,
-``sels`` checks its scalar against the src dtype, and ``tensor.write`` takes an INDEX scalar."""
+``sels`` checks its scalar against the src dtype, and ``tensor.write`` / ``tile.write`` take an INDEX scalar."""
 
 from __future__ import annotations
 
@@ -70,6 +70,21 @@ def test_tensor_write_casts_an_index_scalar_to_an_integer_element_dtype() -> Non
     assert ir.python_print(call) == "pl.tensor.write(x, [0, 1], pl.cast(i, pl.INT32))"
     with pytest.raises(ir.IRValueError, match="Scalar operand has dtype `index`"):
         T.write(tensor(D.FP32), [0, 1], i)
+
+
+def test_tile_write_takes_an_index_scalar_as_tensor_write_does() -> None:
+    i = ir.Var("i", ir.ScalarType(D.INDEX))
+    call = L.write(tile(D.INT16), [0, 1], i)
+    assert ir.python_print(call) == "pl.tile.write(t, [0, 1], pl.cast(i, pl.INT16))"
+    assert call.type == tile(D.INT16).type
+    with pytest.raises(ir.IRValueError, match="Scalar operand has dtype `index`"):
+        L.write(tile(D.FP32), [0, 1], i)
+
+
+
+def test_an_index_scalar_written_into_an_index_tensor_is_not_cast() -> None:
+    i = ir.Var("i", ir.ScalarType(D.INDEX))
+    assert ir.python_print(T.write(tensor(D.INDEX), [0, 1], i)) == "pl.tensor.write(x, [0, 1], i)"
 
 
 @pl.program

@@ -128,3 +128,17 @@ return y_3""")
         (0, "k", "AIV", 0), (1, "the tasks after these: k", "folded", 2)]
     assert edges(folded) == {(0, 1, "auto", False)}  # 0 -> 1 leads into the box; 1 -> 2 is inside it
     assert folded.summary() == "2 task sites (folded from 3), 1 edge (1 auto)"
+
+
+def test_a_carry_that_swaps_buffers_is_every_buffer_it_may_name() -> None:
+    # trip 2's t is b: the reader of u (a on trip 2) waits for trip 1's writer of t (a)
+    g = graph(f"""
+with pl.scope():
+    a: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32)
+    b: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32)
+    for i, (t, u) in pl.range(3, init_values=(a, b)):
+        t_1: pl.Tensor[[64, 64], pl.FP32] = self.k(x, t, {IN_OUT})
+        y_1: pl.Tensor[[64, 64], pl.FP32] = self.k(u, y, {IN_OUT})
+        t_2, u_2 = pl.yield_(u, t_1)
+return y""")
+    assert edges(g) == {(0, 1, "auto", False)}

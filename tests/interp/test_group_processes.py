@@ -73,6 +73,20 @@ def test_kernels_take_turns_through_one_slot_pipes() -> None:
     np.testing.assert_allclose(result.outputs["c"], expected, rtol=1e-4)
 
 
+def test_on_two_lanes_each_pops_every_unsplit_tile_and_the_cube_takes_lane_0s_pushes() -> None:
+    """pto-isa's TPUSH drops an unsplit vector->cube push of lane 1: the cube sees each tile once (a
+    lane 1 push filling its own queue deadlocked on the second round trip)."""
+    a, b, c = _args()
+    text = _program(_PING_AIC, _PING_AIV, slot_num=1).replace(
+        "@pl.function(type=pl.FunctionType.AIV)",
+        '@pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})')
+    result = run(pl.parse(text), a, b, c, entry="g")
+    expected = a.astype(np.float64)
+    for _ in range(3):
+        expected = 2 * (expected @ b)
+    np.testing.assert_allclose(result.outputs["c"], expected, rtol=1e-4)
+
+
 def test_a_pop_without_a_matching_push_is_a_deadlock_naming_both_kernels() -> None:
     aic = "        pl.system.bar_all()"
     aiv = "        y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)\n        pl.tfree_to_aic(y)"

@@ -21,9 +21,6 @@ WITHOUT_REFERENCE_MEANING = {
     "tensor.create_l1": "on-chip accumulator for paged gather",
     "tensor.random": "counter-based generator rounds",
     "tile.random": "counter-based generator rounds",
-    # joins both AIV lanes, which run one after the other here
-    "tensor.aic_gather": "needs both AIV lanes at once",
-    "tile.aic_gather": "needs both AIV lanes at once",
 }
 
 

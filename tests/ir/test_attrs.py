@@ -23,7 +23,7 @@ from pypto.ir.attrs import (
 from pypto.ir.op import system
 from pypto.ir.transforms import transform
 from pypto.ir.traversal import iter_children, map_children
-from pypto.language.parser.diagnostics import ParserTypeError
+from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError
 from pypto.language.parser.text_parser import parse, parse_program
 
 S = ir.Span.unknown()
@@ -350,18 +350,22 @@ def test_the_scope_task_id_is_a_definition_for_structural_equality() -> None:
 
 
 @pytest.mark.parametrize(
-    "body, message",
+    "body, message, error",
     [
-        ('y = pl.add(x, x, attrs={"arg_directions": "bad"})', "Call: field 'attrs.arg_directions'"),
-        ('for i in pl.range(4, attrs={"pipeline_stages": "x"}):\n    pass', "ForStmt: field 'attrs.pipeline_stages'"),
-        ('for i in pl.range(4, attrs={"task_id_var": 1}):\n    pass', "not an attrs key of a for loop"),
-        ('pl.func_attr({"split": "x"})\npass', "Function 'f': field 'attrs.split'"),
-        ('with pl.cluster(attrs={"slot_num": 2}):\n    pass', "ClusterScopeStmt: field 'attrs.slot_num'"),
+        ('y = pl.add(x, x, attrs={"arg_directions": "bad"})', "Call: field 'attrs.arg_directions'", ParserTypeError),
+        ('for i in pl.range(4, attrs={"pipeline_stages": "x"}):\n    pass', "ForStmt: field 'attrs.pipeline_stages'",
+         ParserTypeError),
+        ('for i in pl.range(4, attrs={"task_id_var": 1}):\n    pass', "not an attrs key of a for loop",
+         ParserTypeError),
+        # A malformed pl.func_attr argument is a syntax error, as in the established API (issue 33 item 1).
+        ('pl.func_attr({"split": "x"})\npass', "pl.func_attr: field 'attrs.split'", ParserSyntaxError),
+        ('with pl.cluster(attrs={"slot_num": 2}):\n    pass', "ClusterScopeStmt: field 'attrs.slot_num'",
+         ParserTypeError),
     ],
 )
-def test_bad_attrs_in_the_dsl_are_parser_errors_with_a_span(body: str, message: str) -> None:
+def test_bad_attrs_in_the_dsl_are_parser_errors_with_a_span(body: str, message: str, error: type) -> None:
     src = "@pl.function\ndef f(x: pl.Tensor[[64], pl.FP32]):\n" + "".join(f"    {ln}\n" for ln in body.splitlines())
-    with pytest.raises(ParserTypeError) as err:
+    with pytest.raises(error) as err:
         parse(src)
     assert message in str(err.value) and err.value.span is not None and err.value.hint
 

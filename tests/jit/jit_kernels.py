@@ -247,3 +247,12 @@ def loop_scratch(a: pl.Tensor, b: pl.Out[pl.Tensor], c: pl.Out[pl.Tensor]):
             t = pl.load(a, [i * 16, 0], [16, 64])  # a new shape: a fresh local of the loop
             pl.store(pl.mul(t, 3.0), [i * 16, 0], c)
     return c
+
+
+@pl.jit
+def two_outputs(x: pl.Tensor, partial: pl.Out[pl.Tensor], out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [16, 64])
+        pl.store(pl.col_sum(t), [0, 0], partial)
+        pl.store(pl.col_max(t), [0, 0], out)
+    return partial, out

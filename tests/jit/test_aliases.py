@@ -129,3 +129,14 @@ def test_an_augmented_store_into_a_name_reads_it_first() -> None:
                 t = h(i)
             return a
     """)
+
+
+def test_a_subscript_store_writes_into_the_current_name() -> None:
+    assert renamed("""
+        def f(a):
+            t = z(a)
+            t[0:4, :] = a[i]
+            t = g(t)
+            t[i] = a
+            return t
+    """) == "def f(a):\n    t = z(a)\n    t[0:4, :] = a[i]\n    t_v1 = g(t)\n    t_v1[i] = a\n    return t_v1"

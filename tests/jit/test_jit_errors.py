@@ -47,6 +47,9 @@ def f32(*shape: int) -> np.ndarray:
         (lambda: K.typed(f32(32, 64, 1), f32(32, 64)),
          f"@pl.jit function 'typed': parameter 'a' ({TYPED}) is declared with rank 2, got a tensor of "
          "shape [32, 64, 1]"),
+        (lambda: K.typed(f32(16, 32), f32(16, 32)),
+         f"@pl.jit function 'typed': parameter 'a' ({TYPED}) is declared with shape [32, 64], got a tensor of "
+         "shape [16, 32]"),
         (lambda: K.typed(np.zeros((32, 64), np.float16), f32(32, 64)),
          f"@pl.jit function 'typed': parameter 'a' ({TYPED}) is declared FP32, got a FP16 tensor"),
         (lambda: K.scaled_add(torch.zeros(32, 64, dtype=torch.float64), f32(32, 64), f32(32, 64), 1.0),

@@ -125,3 +125,14 @@ def test_a_helper_takes_metadata_through_views_and_tuple_returns(kernel: pl.JITF
     program = kernel.lower(*args)
     helper = program.get_function("add_rows")
     assert ir.python_print(helper).splitlines()[1] == HELPER_SIGNATURE
+
+
+def test_outputs_annotated_alike_keep_the_shapes_of_their_own_arguments() -> None:
+    # Both annotations read "pl.Out[pl.Tensor]"; the parser's annotation cache, keyed by that text,
+    # gave 'out' the [2, 64] of 'partial'.
+    program = K.two_outputs.lower(f32(16, 64), f32(2, 64), np.zeros((1, 64), np.float32))
+    main = program.get_function("two_outputs")
+    assert [str(p.type) for p in main.params] == [
+        "pl.Tensor[[16, 64], pl.FP32]", "pl.Tensor[[2, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]"
+    ]
+    assert [str(t) for t in main.return_types] == ["pl.Tensor[[2, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]"]

@@ -418,6 +418,46 @@ def test_bad_program_error_has_span_message_and_hint(code: str, cls: type[Parser
     assert f"  = hint: {err.hint}" in str(err)
 
 
+@pytest.mark.parametrize(("body", "hint"), [
+    ("t = pl.load(x, [60, 0], [8, 64])",
+     "signature: pl.load(tensor, offsets, shapes, valid_shape=None, target_memory=pl.MemorySpace.Vec, clamp=False, "
+     "*, flatten=False)"),
+    ("t = pl.exp(x, x)", "check the arguments against the entry of pl.exp in the operator reference (docs/ops.md)"),
+    ("t = pl.mul(x, 'two')", "signature: pl.mul(lhs, rhs, **kwargs)"),
+])
+def test_an_op_call_error_shows_the_parameters_a_user_writes(body: str, hint: str) -> None:
+    # Not the parser's span=, type annotations or enum reprs; a dispatcher taking *args names the reference.
+    with pytest.raises(ParserError) as info:
+        pl.parse(incore(body), filename="bad.py")
+    assert info.value.hint == hint
+
+
+def test_a_call_of_a_function_returning_a_value_it_does_not_declare_is_refused_at_the_call() -> None:
+    # The caller comes first, so its call met the callee's empty return list before the callee's body
+    # said what was wrong ("argument 'tile' must be a Tile, got Tuple[]").
+    code = textwrap.dedent("""
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+                  z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+                z = pl.store(self.inc(pl.load(x, [0, 0], [16, 64])), [0, 0], z)
+                return z
+
+            @pl.function(type=pl.FunctionType.Inline)
+            def inc(self, t: pl.Tile[[16, 64], pl.FP32]):
+                if True:
+                    return pl.add(t, 1.0)
+    """)
+    with pytest.raises(ParserTypeError) as info:
+        pl.parse(code, filename="bad.py")
+    err = info.value
+    assert err.message == ("function 'inc' returns a value (line 13) but declares no return type, so its call "
+                           "gives nothing")
+    assert err.hint == "declare what it returns: def inc(...) -> <its type>:"
+    assert (err.span["begin_line"], err.span["begin_column"]) == (7, 22)
+
+
 # ----- errors of DSL objects used at Python level ---------------------------------------------------
 T_BAD = pl.Tensor[[64]]  # unresolved: the parser reports it where it is used
 

@@ -325,6 +325,30 @@ def test_cross_core_operations() -> None:
     assert_roundtrip(cube_pop, concise=False)  # tpop results are typed by their annotation
 
 
+def test_a_pop_used_without_its_tile_type_says_to_annotate_it() -> None:
+    code = """
+import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.AIC)
+def cube_pop(t: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+    buf = pl.reserve_buffer(name="slot_buf", size=4096, base=pl.AUTO)
+    pl.aic_initialize_pipe(pl.const(0, pl.INT32), buf, dir_mask=2, slot_size=512, id=0)
+    tile0 = pl.tpop_from_aiv(split=0, id=0)
+    left = pl.move(tile0, target_memory=pl.Mem.Left)
+    return t
+"""
+    with pytest.raises(ParserTypeError) as info:
+        pl.parse(code)
+    err = info.value
+    assert err.message == "Operator 'tile.move': argument 'tile' must be a Tile, got UnknownType"
+    assert err.hint == (
+        "'tile0' has no type: a pl.tpop_from_aic/pl.tpop_from_aiv takes the tile type of its annotation, e.g. "
+        "tile0: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv(split=0, id=0), or of its shape= and "
+        "dtype= arguments"
+    )
+    assert err.location.begin_line == 9
+
+
 # ----- 语句 (statements) ---------------------------------------------------------------------------
 
 

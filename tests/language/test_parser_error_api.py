@@ -16,6 +16,7 @@ from pypto.language.parser import (
     ParserError,
     ParserFileError,
     ParserSyntaxError,
+    ParserTypeError,
     PythonSyntaxError,
     UndefinedVariableError,
 )
@@ -54,6 +55,7 @@ def test_an_error_without_a_place_has_an_unknown_span_dict() -> None:
         ("@pl.program\nclass A:\n    pass\n\n@pl.program\nclass B:\n    pass\n", "more than one @pl.program class"),
         ("@pl.program\ndef f():\n    pass\n", "decorated with @pl.function or @pl.inline"),
         ("@pl.function\nclass P:\n    pass\n", "must be decorated with @pl.program"),
+        ("class P:\n    pass\n", "must be decorated with @pl.program"),
         ("@pl.program\nclass P:\n    x = 1\n", "contains only @pl.function definitions"),
     ],
 )
@@ -84,3 +86,8 @@ def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
     err = info.value
     assert isinstance(err, ParserFileError) and isinstance(err, ParserError)
     assert err.span["filename"] == str(missing) and err.hint == "check the path"
+
+
+def test_an_unknown_function_option_names_the_decorator() -> None:
+    with pytest.raises(ParserTypeError, match=r"@pl.function got an unexpected keyword argument 'foo'"):
+        pl.parse("@pl.function(foo=1)\ndef f(x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n    return x\n")

@@ -249,14 +249,49 @@ def test_split_aiv_forms() -> None:
     assert halves.split == ir.SplitMode.LEFT_RIGHT and halves.name_hint == "halves"
 
 
+_SHARDS = """
+import pypto.language as pl
+
+@pl.program
+class Shards:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[64, 64], pl.FP32]):
+        t = pl.load(x, [0, 0], [64, 64])
+        for lane in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            a = pl.aiv_shard(t)
+            b = pl.tile.aiv_shard(t, split=1)
+            c = pl.aic_gather(a)
+            d = pl.tensor.aiv_shard(x)
+"""
+
+
+def test_a_split_aiv_region_implies_the_split_of_shards_and_gathers() -> None:
+    program = pl.parse_program(_SHARDS)
+    (region,) = [s for s in _stmts(program, "kernel") if isinstance(s, ir.SplitAivScopeStmt)]
+    calls = [s.value for s in ir.flatten_to_stmts(region.body)[1:]]
+    assert [(c.op.name, c.kwargs["split"]) for c in calls] == [
+        ("tile.aiv_shard", 2), ("tile.aiv_shard", 1), ("tile.aic_gather", 2), ("tensor.aiv_shard", 2)
+    ]
+    # The printer leaves out only the split the region implies, so the text parses back the same.
+    text = roundtrip(program)
+    assert "pl.tile.aiv_shard(t)" in text and "pl.tile.aiv_shard(t, split=1)" in text
+    err = text_error(_SHARDS.replace("        for lane in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):\n", "")
+                     .replace("\n            ", "\n        "), ParserTypeError)
+    assert err.message == "aiv_shard() missing 1 required keyword-only argument: 'split'"
+
+
 def test_deprecated_split_slot_num_warns() -> None:
     code = _body(
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=4)]):", "    pass"
     )
-    with pytest.warns(ParserWarning, match=r"pl\.split\(MODE, slot_num=N\) is deprecated"):
+    with pytest.warns(ParserWarning, match=r"pl\.split\(MODE, slot_num=N\) is deprecated") as record:
         program = pl.parse_program(code)
     scope = _stmts(program)[0]
     assert scope.split == ir.SplitMode.UP_DOWN and scope.attrs == {"slot_num": 4}
+    # The warning names the user's line, not the parser's.
+    (warning,) = record.list
+    assert warning.lineno == code.splitlines().index(next(ln for ln in code.splitlines() if "slot_num=4" in ln)) + 1
+    assert "pypto" not in warning.filename
 
 
 def test_scope_constructs_raise_outside_dsl() -> None:
@@ -469,3 +504,13 @@ def test_decorated_rejection_points_at_the_source() -> None:
     err = parse_error(build, ParserSyntaxError)
     assert err.location.filename.endswith("test_scopes.py")
     assert "with pl.scope():" in str(err)
+
+
+def test_split_aiv_splits_in_two_along_an_axis() -> None:
+    # Four lanes ran the body four times over halves of the tile: the third lane wrote past its end.
+    err = text_error(_body("for lane in pl.split_aiv(4, mode=pl.SplitMode.UP_DOWN):", "    pass"), ParserSyntaxError)
+    assert err.message == "pl.split_aiv(4, ...): a cluster has 2 AIV lanes, so a region splits in 2"
+    assert err.hint == "write pl.split_aiv(2, mode=...); for more parts, loop over them inside each lane"
+    err = text_error(_body("with pl.split_aiv(mode=pl.SplitMode.NONE):", "    pass"), ParserSyntaxError)
+    assert err.message == "pl.split_aiv needs the axis to split: mode=pl.SplitMode.NONE splits nothing"
+    assert err.location.begin_column == len("        with pl.split_aiv(mode=") + 1  # at the mode

@@ -53,8 +53,8 @@ def test_cross_core_pipes() -> None:
     push = ir.EvalStmt(ir.Call(ir.get_op("tile.tpush_to_aic"), [ragged], {"split": 0}, _SPAN), _SPAN)
     bad = _func("bad", [n, ragged], [_pop(popped), push], _FT.AIV)
     assert [(c, m) for c, m, _ in found(MixedKernelExpanded, _program(bad))] == [
-        ("MISSING_PIPE_SETUP", "tile.tpop_from_aic on a pipe 'bad' never sets up: call pl.aiv_initialize_pipe (with "
-         "its id=) before the first push or pop, on a buffer the consumer reserves (pl.reserve_buffer) and the "
+        ("MISSING_PIPE_SETUP", "tile.tpop_from_aic on a pipe that 'bad' never sets up: call pl.aiv_initialize_pipe "
+         "(with its id=) before the first push or pop, on a buffer the consumer reserves (pl.reserve_buffer) and the "
          "producer imports (pl.import_peer_buffer)"),
         ("DYNAMIC_PIPE_TILE", "tile.tpush_to_aic sends a tile without a static shape"),
         ("TPOP_SPACE", "tile.tpop_from_aic lands in Mat, needs Vec"),

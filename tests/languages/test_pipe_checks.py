@@ -9,17 +9,18 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
+from pypto.backend import BackendType
 from pypto.ir.errors import VerificationError
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py").read_text()
 
 
-def _refusal(tmp_path: Path, old: str, new: str) -> str:
+def _refusal(tmp_path: Path, old: str, new: str, backend: BackendType = BackendType.Ascend910B) -> str:
     assert old in EXAMPLE
     path = tmp_path / "bad.py"
     path.write_text(EXAMPLE.replace(old, new))
     with pytest.raises(VerificationError) as err:
-        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out")
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out", backend_type=backend)
     return str(err.value)
 
 
@@ -31,7 +32,7 @@ def test_a_pipe_without_setup(tmp_path: Path) -> None:
     setup = "".join(f"        pl.aiv_initialize_pipe(pl.const(0, pl.INT32), buf{i}, dir_mask=2, slot_size=8192, "
                     f"slot_num=2, id={i})\n" for i in (0, 1))
     message = _refusal(tmp_path, setup, "")
-    assert ("MISSING_PIPE_SETUP in 'prepare': tile.tpush_to_aic on a pipe 'prepare' never sets up: call "
+    assert ("MISSING_PIPE_SETUP in 'prepare': tile.tpush_to_aic on a pipe that 'prepare' never sets up: call "
             "pl.aiv_initialize_pipe (with its id=) before the first push or pop") in message
     assert f"bad.py:{_line('pl.tpush_to_aic(a_sq') - 2}:9" in message
 
@@ -46,7 +47,8 @@ def test_slots_too_small_for_the_tile(tmp_path: Path) -> None:
     message = _refusal(tmp_path, "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)\n        a_mat",
                        "buf1, dir_mask=2, slot_size=4096, slot_num=2, id=1)\n        a_mat")
     assert ("SLOT_TOO_SMALL in 'multiply': tile.tpop_from_aiv moves a 64x64 FP16 tile (8192 bytes) through pipe 1, "
-            "whose slots hold 4096 bytes: set slot_size=8192 or more") in message
+            "whose slots hold 4096 bytes: set slot_size=8192 or more in its initialize_pipe (and reserve "
+            "slot_size * local_slot_num bytes for its slots)") in message
     assert f"bad.py:{_line('b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv')}:9" in message
 
 
@@ -62,3 +64,61 @@ def test_a_split_in_a_vector_kernel_on_one_lane(tmp_path: Path) -> None:
     assert ("SPLIT_ON_ONE_LANE in 'prepare': tile.tpush_to_aic with split=1 in 'prepare', which runs on one vector "
             'lane: each lane moves half of the tile, so declare the kernel @pl.function(type=pl.FunctionType.AIV, '
             'attrs={"dual_aiv_dispatch": True}) to run it on both') in message
+
+
+def test_a_reserved_buffer_smaller_than_the_slots_kept_on_chip(tmp_path: Path) -> None:
+    # The consumer keeps local_slot_num slots on chip on a2a3 (slot_num on a5) in the buffer it reserves: a smaller
+    # one let the second slot overwrite the tile planned above it.
+    reserve = 'buf0 = pl.reserve_buffer(name="a_slots", size=16384, base=pl.AUTO)'
+    message = _refusal(tmp_path, reserve, reserve.replace("16384", "8192"))
+    assert ("RING_TOO_SMALL in 'multiply': pl.reserve_buffer 'a_slots' holds 8192 bytes, but pipe 0 keeps 2 slot(s) "
+            "of 8192 bytes in it on a2a3 (slot_size * local_slot_num): reserve size=16384 or more, or take fewer "
+            "slots") in message
+    assert f"bad.py:{_line(reserve)}:" in message
+    setup = "buf0, dir_mask=2, slot_size=8192, slot_num=2, id=0)\n        pl.aic"
+    message = _refusal(tmp_path, setup, setup.replace("slot_num=2", "slot_num=4"), BackendType.Ascend950)
+    assert ("RING_TOO_SMALL in 'multiply': pl.reserve_buffer 'a_slots' holds 16384 bytes, but pipe 0 keeps 4 "
+            "slot(s) of 8192 bytes in it on a5 (slot_size * slot_num): reserve size=32768 or more") in message
+
+
+def test_the_two_kernels_of_a_group_setting_a_pipe_up_differently(tmp_path: Path) -> None:
+    # Each side computes slot addresses from its own setup: with different ones the run hung on a2a3sim.
+    setup = "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)\n        a_vec"
+    message = _refusal(tmp_path, setup, setup.replace("slot_num=2", "slot_num=4"))
+    assert ("PIPE_SETUP_MISMATCH in 'prepare': pipe 1 is set up differently by the two kernels of a Group "
+            "(slot_num=4 here, 2 in 'multiply'): both sides must initialise it with the same dir_mask, slot_size, "
+            "slot_num and local_slot_num") in message
+    assert f"bad.py:{_line('buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)')}:9" in message
+
+
+CLUSTER_OF_TWO = """
+import pypto.language as pl
+
+
+@pl.program
+class ClusterOfTwo:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.assemble(out, pl.exp(pl.matmul(a, b, out_dtype=pl.FP32)), [0, 0])
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.assemble(out, pl.exp(pl.matmul(b, a, out_dtype=pl.FP32)), [0, 0])
+        return out
+"""
+
+
+def test_a_cluster_of_two_mixed_scopes(tmp_path: Path) -> None:
+    # It became one Group of two cube and two vector kernels, refused as pipe count mismatches between the two
+    # vector kernels (which never talk to each other); a cluster has one cube core.
+    path = tmp_path / "two.py"
+    path.write_text(CLUSTER_OF_TWO)
+    with pytest.raises(VerificationError) as err:
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out")
+    message = str(err.value)
+    assert "PIPE_COUNT_MISMATCH" not in message
+    assert ("GROUP_KERNELS in 'main_cluster_0': Group 'main_cluster_0' launches 2 AIC kernels ('main_incore_0_aic', "
+            "'main_incore_1_aic'), but a cluster, which runs a Group (or pl.cluster()) as one mixed task, has one AIC "
+            "and two AIV cores: launch the others from the orchestration") in message
+    assert "two.py:13:13" in message  # the second pl.at

@@ -165,3 +165,59 @@ def test_pre_ssa_code_may_read_branch_and_loop_definitions_later() -> None:
         """
     )
     assert found(UseAfterDef, program) == []
+
+
+_SIXTEEN = ir.ConstInt(16, ir.INDEX, _SPAN)
+
+
+def _viewed(n: ir.Var, *, stride: bool) -> ir.TensorType:
+    view = ir.TensorView([n, 1], ir.TensorLayout.ND) if stride else ir.TensorView([], ir.TensorLayout.ND, [n, 64])
+    return ir.TensorType([16, 64], ir.FP32, None, view)
+
+
+def test_a_view_reads_its_valid_shape_and_strides_before_the_definition() -> None:
+    x, n = ir.Var("x", ir.TensorType([16, 64], ir.FP32)), ir.Var("n", INDEX)
+    for stride, text in ((False, "valid_shape=[n, 64], stride=[]"), (True, "stride=[n, 1]")):
+        y = ir.Var("y", _viewed(n, stride=stride))
+        late = ir.SeqStmts([ir.AssignStmt(y, x), ir.AssignStmt(n, _SIXTEEN), ir.ReturnStmt([])], _SPAN)
+        assert found(UseAfterDef, single("main", [x], late)) == [
+            ("401", "'n' is used in the type of 'y' before it is defined",
+             f"y: pl.Tensor[[16, 64], pl.FP32, pl.TensorView({text}, layout=pl.TensorLayout.ND)] = x"),
+        ]
+        early = ir.SeqStmts([ir.AssignStmt(n, _SIXTEEN), ir.AssignStmt(y, x), ir.ReturnStmt([])], _SPAN)
+        assert found(UseAfterDef, single("main", [x], early)) == []
+
+
+def test_a_dynamic_dimension_in_a_view_is_defined_at_entry() -> None:
+    x, n = ir.Var("x", ir.TensorType([16, 64], ir.FP32)), ir.Var("n", INDEX)
+    y = ir.Var("y", _viewed(n, stride=False))
+    body = ir.SeqStmts([ir.AssignStmt(y, x), ir.ReturnStmt([])], _SPAN)
+    assert found(UseAfterDef, single("main", [x], body)) == []
+
+
+def test_function_attrs_read_parameters_not_body_values() -> None:
+    n, m = ir.Var("n", INDEX), ir.Var("m", INDEX)
+    body = ir.SeqStmts([ir.AssignStmt(m, n + 1), ir.ReturnStmt([])], _SPAN)
+    for attr, want in ((m, [("401", "function attribute uses 'm', which only the body defines", "function main")]),
+                       (n, [])):
+        func = ir.Function("main", [n], [], body, _SPAN, attrs={"core_num": attr})
+        assert found(UseAfterDef, ir.Program([func], "P", _SPAN)) == want
+
+
+def test_the_task_id_of_a_scope_is_defined_for_the_code_after_it() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]
+                     ) -> pl.Tensor[[16, 64], pl.FP32]:
+                with pl.manual_scope():
+                    with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                        y = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], y)
+                    first = tid
+                    barrier = pl.system.task_dummy(deps=[first])
+                return y
+        """
+    )
+    assert found(UseAfterDef, program) == []

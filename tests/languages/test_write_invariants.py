@@ -138,6 +138,16 @@ def test_an_out_parameter_missing_on_some_path_is_an_error(body: str) -> None:
     assert node == "return y"
 
 
+def test_an_out_parameter_rebound_to_a_computed_value_says_how_to_write_it() -> None:
+    program = _program(f"        def main(self, x: {_T}, n: pl.Scalar[pl.INDEX], y: pl.Out[{_T}]) -> {_T}:"
+                       "\n            y = pl.add(x, 1.0)\n            return y\n")
+    [(code, message, node)] = found(OutParamsWritten, program)
+    assert (code, node) == ("OUT_NOT_WRITTEN", "return y")
+    assert message == (f"Out parameter 'y' is not written on every path (at this return); {_NOT_WRITTEN}; "
+                       "'y = ...' binds the name to a new value and leaves the parameter unwritten: write into it "
+                       "with y[...] = value or pl.store(tile, offsets, y)")
+
+
 @pytest.mark.parametrize(
     "body",
     [

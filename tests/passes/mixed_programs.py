@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+from shared_programs import MIXED_ATTENTION
+
 import pypto.language as pl
 from pypto import ir, passes
 from pypto.pipeline.default import front_passes, lowering_passes
@@ -197,24 +199,7 @@ class GroupCaller:
 """,
     # Attention-like: QK^T to the vector side, exp back to the cube for PV, accumulated on the vector
     # side over a loop, on two SPMD blocks through two-slot pipes both ways.
-    "attention": """
-@pl.program
-class Attention:
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[256, 64], pl.FP16],
-             v: pl.Tensor[[256, 64], pl.FP16],
-             o: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        for blk in pl.spmd(2, optimizations=[pl.cross_core_slot(slot_num=2)]):
-            acc = pl.full([64, 64], dtype=pl.FP32, value=0.0)
-            for i in pl.range(4):
-                kt = pl.slice(k, [64, 64], [i * 64, 0])
-                vt = pl.slice(v, [64, 64], [i * 64, 0])
-                s = pl.matmul(q, kt, b_trans=True, out_dtype=pl.FP32)
-                p = pl.cast(pl.exp(pl.mul(s, 0.125)), pl.FP16)
-                acc = pl.add(acc, pl.matmul(p, vt, out_dtype=pl.FP32))
-            o = pl.assemble(o, acc, [blk * 64, 0])
-        return o
-""",
+    "attention": MIXED_ATTENTION,
 }
 
 NAMES = sorted([*_KERNELS, *_PROGRAMS])
@@ -234,6 +219,11 @@ def source(name: str, opts: str = "") -> str:
 
 def placed(name: str, opts: str = "") -> ir.Program:
     """Program ``name`` after every pass before ExpandMixedKernel."""
+    return before_pass(name, "ExpandMixedKernel", opts)
+
+
+def before_pass(name: str, pass_name: str, opts: str = "") -> ir.Program:
+    """Program ``name`` after every pass before ``pass_name``."""
     chain = front_passes() + lowering_passes()
-    upto = [p.name for p in chain].index("ExpandMixedKernel")
+    upto = [p.name for p in chain].index(pass_name)
     return passes.PassManager(chain[:upto]).run(pl.parse("import pypto.language as pl\n" + source(name, opts)))

@@ -1322,6 +1322,11 @@ CASES["InjectGMPipeBuffer"] = [  # a Group calling a mixed kernel, a vector->cub
          lambda p: passes.expand_mixed_kernel()(p))
     for program in (mixed_programs.placed(n) for n in ("group_caller", "vec_to_cube", "attention"))
 ]
+CASES["SplitVectorKernel"] = [  # cube->vector, vector->cube, a two-way loop on two SPMD blocks
+    Case(program, tuple(tuple(tile_programs.inputs(program, seed)) for seed in (0, 1)),
+         lambda p: passes.normalize_return_order()(passes.inject_gm_pipe_buffer()(passes.expand_mixed_kernel()(p))))
+    for program in (mixed_programs.placed(n) for n in ("mm_bias_relu", "vec_to_cube", "attention"))
+]
 CASES["NormalizeReturnOrder"] = [
     _tile_case(n, "infer_tile_memory_space", "expand_mixed_kernel") for n in ("tile_add", "loop_carry", "two_outputs")
 ]

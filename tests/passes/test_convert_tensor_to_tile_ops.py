@@ -179,6 +179,32 @@ PROGRAMS = {
                     out[:] = pl.add(pl.cmp(x, y, cmp_type=2), pl.cmp(pl.maximum(x, 0.0), 0.5, cmp_type=5))
                 return out
     """,
+    "sort_a_row": """
+        @pl.program
+        class SortRow:
+            @pl.function
+            def main(self, x: pl.Tensor[[1, 128], pl.FP32], idx: pl.Tensor[[1, 128], pl.UINT32],
+                     out: pl.Out[pl.Tensor[[1, 256], pl.FP32]]) -> pl.Tensor[[1, 256], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.mrgsort(pl.sort32(x, idx), block_len=64)
+                return out
+    """,
+    # A tensor created in the scope and stored into is a tile the kernel returns (a new Out param).
+    "store_into_a_created_tensor": """
+        @pl.program
+        class StoreCreated:
+            @pl.function
+            def main(self, x: pl.Tensor[[32, 32], pl.FP32],
+                     out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    a = pl.load(x, [0, 0], [16, 32])
+                    tmp = pl.create_tensor([32, 32], dtype=pl.FP32)
+                    tmp = pl.store(pl.exp(a), [0, 0], tmp)
+                    tmp = pl.store(a, [16, 0], tmp)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.store(pl.add(pl.load(tmp, [0, 0], [32, 32]), 1.0), [0, 0], out)
+                return out
+    """,
 }
 
 
@@ -207,6 +233,9 @@ def inputs(program: ir.Program, scalar: int) -> list[object]:
             args.append(scalar)
             continue
         shape = [d.value for d in p.type.shape]
+        if p.type.dtype == ir.DataType.UINT32:
+            args.append(rng.permutation(int(np.prod(shape))).astype(np.uint32).reshape(shape))
+            continue
         dtype = np.float16 if p.type.dtype == ir.DataType.FP16 else np.float32
         args.append(rng.standard_normal(shape).astype(dtype))
     return args
@@ -362,6 +391,21 @@ _ERRORS = {
         """,
         "ConvertTensorToTileOps: tensor.part_max has no tile lowering, so it cannot run in kernel 'main_incore_0' "
         "(hint: compute it in the orchestration, or express it with other tensor ops) at <string>:9:13",
+    ),
+    "gather_along_rows": (
+        """
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, x: pl.Tensor[[16, 64], pl.FP32], idx: pl.Tensor[[16, 32], pl.INT32],
+                     out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out[:] = pl.gather(x, -1, idx)
+                return out
+        """,
+        "ConvertTensorToTileOps: tensor.gather has no tile lowering, so it cannot run in kernel 'main_incore_0' "
+        "(hint: load the tiles and use pl.tile.gather(src, indices, tmp), whose indices count row-major over the "
+        "whole source tile (row r, column c is r * columns + c)) at <string>:10:22",
     ),
     "slice_with_a_non_foldable_bound": (
         """

@@ -41,6 +41,7 @@ LOWERING = [
     "ExpandMixedKernel",
     "InjectGMPipeBuffer",
     "NormalizeReturnOrder",
+    "SplitVectorKernel",
     "MaterializeTensorStrides",
     "InitMemRef",
     "MemoryReuse",

@@ -13,7 +13,7 @@ from pypto.passes import PassError
 from pypto.passes.materialize_tensor_strides import packed_strides
 
 CHAIN = ("infer_tile_memory_space", "resolve_backend_op_layouts", "expand_mixed_kernel", "inject_gm_pipe_buffer",
-         "normalize_return_order")
+         "normalize_return_order", "split_vector_kernel")
 
 
 def before_strides(name: str) -> ir.Program:

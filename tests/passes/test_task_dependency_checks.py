@@ -183,7 +183,16 @@ tmp: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32{man
     """, ("this task in a manual scope touches 'tmp', which the task 'k' (deps.py:19) outside the scope writes: a "
          "task in a manual scope looks up no tensor, so nothing orders it after that task at deps.py:21:13"),
      "add the TaskId of 'k' (deps.py:19) to this task's deps=[...]"),
-], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside", "two-manual-scopes"])
+    # a view of the written tensor is that tensor's buffer
+    ("""
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    v: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.reshape(tmp, [16, 64])
+    out = self.k(v, out)
+    """, ("this task touches 'tmp', which the task 'k' (deps.py:19) in a manual scope writes: a task in a manual "
+         "scope registers no tensor, so nothing orders this one after it at deps.py:21:9"),
+     "make this call a pl.submit(...) with deps=[...]: add the TaskId of 'k' (deps.py:19) to this task's deps=[...]"),
+], ids=["auto-reader-after", "plain-writer-inside", "manual-reader-inside", "two-manual-scopes", "reader-of-a-view"])
 def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str, message: str, hint: str,
                                                                      tmp_path: Path) -> None:
     with pytest.raises(PassError) as info:
@@ -258,3 +267,21 @@ def test_a_manual_dep_tensor_is_left_to_the_user(tmp_path: Path) -> None:
     out = self.k(tmp, out)
     """
     compile_body(SCOPED.format(manual_dep=", manual_dep=True", body=textwrap.dedent(body).strip()), tmp_path)
+
+
+def test_a_carry_that_swaps_buffers_touches_every_buffer_it_may_name(tmp_path: Path) -> None:
+    # t is a on the first trip and b on the second: the scope writes both
+    body = """
+    a: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+    b: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+    with pl.manual_scope():
+        for i, (t, u) in pl.range(2, init_values=(a, b)):
+            t_1, t1 = pl.submit(self.k, x, t)
+            t_2, u_2 = pl.yield_(u, t_1)
+    out = self.k(b, out)
+    """
+    with pytest.raises(PassError) as info:
+        compile_body(textwrap.dedent(body).strip(), tmp_path)
+    assert str(info.value) == (
+        "ExpandManualPhaseFence: this task touches 'b', which the task 'k' (deps.py:21) in a manual scope writes: "
+        "a task in a manual scope registers no tensor, so nothing orders this one after it at deps.py:23:9")

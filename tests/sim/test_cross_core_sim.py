@@ -104,6 +104,24 @@ def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, k
     np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
 
 
+def test_an_unsplit_vector_kernel_on_both_lanes_pops_every_tile_on_each(tmp_path: Path, kernel_cache: Path) -> None:
+    """Declared ``dual_aiv_dispatch`` without a split, both lanes pop the whole tile; lane 0 stores it
+    (SplitVectorKernel). The kernel entry tells pto-isa's CPU model there are two lanes (simpler reports
+    one): without that the lanes shared one pop cursor and the result was off by up to 12.2."""
+    text = CubeToVector.as_python().replace("@pl.function(type=pl.FunctionType.AIV",
+                                            '@pl.function(attrs={"dual_aiv_dispatch": True}, type=pl.FunctionType.AIV')
+    compiled = ir.compile(pl.parse_program(text), output_dir=tmp_path / "dual")
+    assert "MixedKernels mixed_0 = {0, 1, 1};" in (tmp_path / "dual" / "orchestration" / "main.cpp").read_text()
+    vector = (tmp_path / "dual" / "kernels" / "aiv" / "mm_aiv.cpp").read_text()
+    lanes = "pto::cpu_sim::ScopedExecutionContext __pypto_lanes(get_block_idx(args), get_sub_block_id(args), 2);"
+    assert lanes in vector
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = (rng.standard_normal((64, 64)) * 0.1).astype(np.float16)
+    got = compiled.run(a, b, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(a, b), rtol=1e-5, atol=1e-5)
+
+
 @pl.program
 class GroupOfMixedKernel:
     """A hand-written Group calling a mixed InCore kernel: the Group launches the kernel's AIC and AIV halves."""
@@ -149,7 +167,7 @@ def test_a_group_calling_a_mixed_kernel_runs_as_one_mixed_task(program: ir.Progr
                                                                 kernel_cache: Path) -> None:
     compiled = ir.compile(program, output_dir=tmp_path / "g")
     orch = (tmp_path / "g" / "orchestration" / "main.cpp").read_text()
-    assert "MixedKernels mixed_0 = {0, 1, INVALID_KERNEL_ID};" in orch and orch.count("rt_submit_task(") == 1
+    assert "MixedKernels mixed_0 = {0, 1, 1};" in orch and orch.count("rt_submit_task(") == 1
     assert sorted(p.stem for p in (tmp_path / "g" / "kernels").rglob("*.cpp")) == [f"{kernel}_aic", f"{kernel}_aiv"]
     rng = np.random.default_rng(5)
     a = rng.standard_normal((64, 64)).astype(np.float16)

@@ -1,6 +1,6 @@
 """Control flow over tensors inside a kernel, and single elements, run on a2a3sim and equal the
 interpreter (issue 29, item 1): a loop storing into its output each iteration, a return inside that
-loop, an if/else whose branches store into the output, unbound tile.read/tile.write and a
+loop, a break at a run-time count, an if/else whose branches store into the output, unbound tile.read/tile.write and a
 tensor.read of a scalar. The tensor carries become the output's buffer (ElideTensorCarries); the
 early return becomes a flag (CtrlFlowTransform).
 """
@@ -39,6 +39,25 @@ class RowLoop:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: T64, out: pl.Out[T64]) -> T64:
         out = self.k(x, out)
+        return out
+
+
+@pl.program
+class BreakLoop:
+    """A break at a run-time row count: the loop becomes a while loop whose counter bounds the windows."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: T64, n: pl.Scalar[pl.INDEX], out: pl.Out[T64]) -> T64:
+        for i in pl.range(4):
+            if i >= n:
+                break
+            t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [i * 16, 0], [16, 16])
+            out = pl.store(pl.exp(t), [i * 16, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: T64, n: pl.Scalar[pl.INDEX], out: pl.Out[T64]) -> T64:
+        out = self.k(x, n, out)
         return out
 
 
@@ -111,6 +130,15 @@ def test_a_loop_storing_each_block_with_a_return_inside(tmp_path: Path, kernel_c
     got = compiled.run(x, cache_dir=kernel_cache)
     np.testing.assert_array_equal(got, compiled.interpret(x))
     np.testing.assert_array_equal(got[:48], x[:48] + np.float32(1.0))
+    np.testing.assert_array_equal(got[48:], 0.0)
+
+
+def test_a_loop_with_a_break_stores_the_blocks_before_it(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(BreakLoop, output_dir=tmp_path / "break")
+    x = np.random.default_rng(3).standard_normal((64, 16)).astype(np.float32)
+    got = compiled.run(x, 3, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(x, 3), rtol=1e-6)
+    np.testing.assert_allclose(got[:48], np.exp(x[:48]), rtol=1e-5)
     np.testing.assert_array_equal(got[48:], 0.0)
 
 

@@ -1,7 +1,7 @@
 """Tensor ops that ConvertTensorToTileOps lowers to tile ops run on a2a3sim and equal the interpreter:
 ``arange`` (TCI, ascending and descending), ``fillpad_expand`` (TFILLPAD_EXPAND with a min pad) and
 ``assemble`` into a kernel value (TINSERT), ``expand_clone`` along each axis, and a clamped slice
-(a load of the window's part inside the source)."""
+(a load of the window's part inside the source), ``sort32`` and ``mrgsort``."""
 
 from __future__ import annotations
 
@@ -77,6 +77,53 @@ def test_assemble_into_a_kernel_value_on_the_simulator_equals_the_interpreter(
     expected[:16, 8:40] = np.exp(a) + 1
     expected[16:, 48:] = b + 1
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class StoredScratch:
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 32], pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [16, 32])
+            tmp = pl.create_tensor([32, 32], dtype=pl.FP32)
+            tmp = pl.store(pl.exp(a), [0, 0], tmp)
+            tmp = pl.store(a, [16, 0], tmp)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out = pl.store(pl.add(pl.load(tmp, [0, 0], [32, 32]), 1.0), [0, 0], out)
+        return out
+
+
+def test_stores_into_a_tensor_created_in_a_scope_reach_the_next_scope(tmp_path: Path, kernel_cache: Path) -> None:
+    # The created tensor is a tile of the first kernel, returned through a new Out parameter (it
+    # used to stay a store into a tile, which the PTO printer met with an AssertionError).
+    compiled = ir.compile(StoredScratch, output_dir=tmp_path / "scratch")
+    x = np.random.default_rng(6).standard_normal((32, 32)).astype(np.float32)
+    got = compiled.run(x, cache_dir=kernel_cache)
+    np.testing.assert_allclose(got, compiled.interpret(x), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[:16], np.exp(x[:16]) + 1, rtol=1e-5)
+    np.testing.assert_array_equal(got[16:], x[:16] + 1)
+
+
+@pl.program
+class Sorted:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 128], pl.FP32], idx: pl.Tensor[[1, 128], pl.UINT32],
+             out: pl.Out[pl.Tensor[[1, 256], pl.FP32]]) -> pl.Tensor[[1, 256], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.mrgsort(pl.sort32(x, idx), block_len=64)
+        return out
+
+
+def test_tensor_sort32_and_mrgsort_in_a_scope_sort_a_row(tmp_path: Path, kernel_cache: Path) -> None:
+    # tensor.sort32 / tensor.mrgsort_format1 lower to their tile ops (they had no lowering).
+    compiled = ir.compile(Sorted, output_dir=tmp_path / "sorted")
+    x = np.random.default_rng(7).permutation(128).astype(np.float32)[None, :]
+    idx = np.arange(128, dtype=np.uint32)[None, :]
+    got = compiled.run(x, idx, cache_dir=kernel_cache)
+    np.testing.assert_array_equal(got, compiled.interpret(x, idx))
+    np.testing.assert_array_equal(got[0, 0::2], np.arange(127, -1, -1, dtype=np.float32))
+    np.testing.assert_array_equal(got[0, 1::2].view(np.uint32), np.argsort(-x[0]).astype(np.uint32))
 
 
 _T3 = pl.Tensor[[4, 8, 16], pl.FP32]

@@ -1,6 +1,7 @@
 """Integer scalar operands take the tile's dtype and wrap to its width (docs/ops.md#arguments): an
 INT16 ``adds`` of 70000 adds 4464, and a UINT16 ``sels`` of 65535 selects through its INT16 twin
-(-1, the same bits). a2a3sim agrees with the interpreter."""
+(-1, the same bits); an INDEX value written into an INT32 tensor or tile is cast to it. a2a3sim
+agrees with the interpreter."""
 
 from __future__ import annotations
 
@@ -99,4 +100,41 @@ def test_index_values_written_in_a_kernel_and_in_orchestration(tmp_path: Path, k
     x = np.zeros(8, np.int32)
     want = compiled.interpret(x)
     assert want.tolist() == [100, 101, 4, 6, 8, 10, 12, 14]
+    np.testing.assert_array_equal(compiled.run(x, cache_dir=kernel_cache), want)
+
+
+TILE_INDEX_WRITES = """
+import pypto.language as pl
+
+
+@pl.program
+class TileIndexWrites:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(
+        self, x: pl.Tensor[[8, 8], pl.INT32], out: pl.Out[pl.Tensor[[8, 8], pl.INT32]]
+    ) -> pl.Tensor[[8, 8], pl.INT32]:
+        t: pl.Tile[[8, 8], pl.INT32] = pl.load(x, [0, 0], [8, 8])
+        for i in pl.range(8):
+            t = pl.tile.write(t, [i, 7 - i], i * 3 + 1)
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self, x: pl.Tensor[[8, 8], pl.INT32], out: pl.Out[pl.Tensor[[8, 8], pl.INT32]]
+    ) -> pl.Tensor[[8, 8], pl.INT32]:
+        out = self.k(x, out)
+        return out
+"""
+
+
+def test_index_values_written_into_a_tile(tmp_path: Path, kernel_cache: Path) -> None:
+    program = pl.parse(TILE_INDEX_WRITES)
+    assert "pl.tile.write(t, [i, 7 - i], pl.cast(i * 3 + 1, pl.INT32))" in program.as_python()
+    compiled = ir.compile(program, output_dir=tmp_path, dump_passes=False)
+    x = np.arange(64, dtype=np.int32).reshape(8, 8)
+    want = compiled.interpret(x)
+    expected = x.copy()
+    expected[np.arange(8), 7 - np.arange(8)] = np.arange(8) * 3 + 1
+    np.testing.assert_array_equal(want, expected)
     np.testing.assert_array_equal(compiled.run(x, cache_dir=kernel_cache), want)

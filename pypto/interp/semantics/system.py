@@ -7,12 +7,12 @@ block / AIV lane. Task ids are opaque positive integers (``task_invalid`` is 0).
 Cross-core pipes are FIFOs per (direction, pipe id, AIV lane). ``tpush_to_aiv`` with a split puts
 each lane's half (rows for UP_DOWN, columns for LEFT_RIGHT; lane 0 takes the larger half of an odd
 extent) on that lane's queue, without a split the whole tile on both; ``tpop_from_aic`` takes the
-running lane's entry. ``tpush_to_aic`` queues the lane's tile and ``tpop_from_aiv`` joins the lanes'
-halves. Outside a Group, a pop from an empty pipe is an error: producers must run before consumers
-in program order. Inside a Group (pypto.interp.group) the kernels run as processes: a pop from an
-empty pipe waits for the producer, and a push waits while the pipe's ``slot_num`` slots hold tiles
-pushed and not yet freed by the consumer's ``tfree``; a pushed tile larger than ``slot_size`` is an
-error.
+running lane's entry. ``tpush_to_aic`` queues the lane's tile (an unsplit push of lane 1 sends
+nothing, as in pto-isa: the cube takes lane 0's) and ``tpop_from_aiv`` joins the lanes' halves.
+Outside a Group, a pop from an empty pipe is an error: producers must run before consumers in
+program order. Inside a Group (pypto.interp.group) the kernels run as processes: a pop from an empty
+pipe waits for the producer, and a push waits while the pipe's ``slot_num`` slots hold tiles pushed
+and not yet freed by the consumer's ``tfree``; a pushed tile larger than ``slot_size`` is an error.
 """
 
 from __future__ import annotations
@@ -219,8 +219,11 @@ def _aiv_lanes(ctx: OpContext) -> tuple[int, ...]:
 
 @register("tile.tpush_to_aic")
 def _tpush_to_aic(ctx: OpContext, tile: ArrayValue) -> None:
+    split = int(ctx.kwarg("split", 0) or 0)
+    if split == 0 and ctx.state.subblock_idx != 0:
+        return  # an unsplit push of lane 1 sends nothing: the cube takes lane 0's tile (pto-isa's TPUSH)
     data = read(tile).copy()
-    nbytes = slot_bytes("tile.tpush_to_aic", data.size * tile.dtype.get_bit() // 8, int(ctx.kwarg("split", 0) or 0))
+    nbytes = slot_bytes("tile.tpush_to_aic", data.size * tile.dtype.get_bit() // 8, split)
     _push(ctx, "v2c", ctx.state.subblock_idx, TileValue(data, tile.dtype), nbytes)
 
 
@@ -249,6 +252,24 @@ def _aiv_shard(ctx: OpContext, src: ArrayValue) -> ArrayValue:
     data = read(src)
     part = data if axis is None else _half(data, axis, ctx.state.subblock_idx).copy()
     return like(ctx, src, part, src.dtype)
+
+
+@register("tile.aic_gather", "tensor.aic_gather")
+def _aic_gather(ctx: OpContext, src: ArrayValue) -> ArrayValue:
+    # The lanes of a pl.split_aiv region run one after the other: each adds its half to the whole,
+    # which is complete once the last lane has run (the cube reads it after the region).
+    axis = _split_axis(int(ctx.kwarg("split", 0)))
+    data = read(src)
+    if axis is None:
+        return like(ctx, src, data.copy(), src.dtype)
+    lane = ctx.state.subblock_idx
+    shape = list(data.shape)
+    shape[axis] *= 2
+    if lane == 0 or id(ctx.call) not in ctx.state.gathers:
+        ctx.state.gathers[id(ctx.call)] = np.zeros(shape, data.dtype)
+    whole = ctx.state.gathers[id(ctx.call)]
+    _half(whole, axis, lane)[...] = data
+    return like(ctx, src, whole.copy(), src.dtype)
 
 
 @register("array.create")

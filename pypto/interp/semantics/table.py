@@ -34,6 +34,8 @@ class RunState:
     pipe_slots: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     # Popped tiles not yet freed, per (direction, pipe id, lane): they still occupy their slot.
     held: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    # The whole tile each aic_gather call (by id) is joining from the lanes of a pl.split_aiv region.
+    gathers: dict[int, Any] = field(default_factory=dict)
     group: Any = None  # the running pypto.interp.group.GroupRun, inside a Group
     cluster_count: int = 24
     aiv_count: int = 48

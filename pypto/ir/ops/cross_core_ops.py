@@ -74,6 +74,10 @@ def default_local_slot_num(slot_num: int) -> int:
     return min(2, slot_num)
 
 
+# The ops that set up a pipe, on each side.
+PIPE_SETUPS = ("system.aic_initialize_pipe", "system.aiv_initialize_pipe")
+
+
 def pipe_slot_num(setup: Call) -> int:
     """The slot count of an ``*_initialize_pipe`` call (its ``slot_num``, else the default)."""
     slots = setup.kwargs.get("slot_num")
@@ -101,6 +105,9 @@ def _initialize_pipe(ci: CallInfo) -> Type:
     mask = ci.kw("dir_mask")
     slots = ci.kw("slot_num")
     local = ci.kw("local_slot_num")
+    if ci.kw("slot_size") % 4:
+        # the GM ring is laid out in 4-byte words (codegen and InjectGMPipeBuffer divide by 4)
+        ci.fail(f"slot_size ({ci.kw('slot_size')}) must be a multiple of 4 bytes")
     if local is not None:
         limit = slots if slots is not None else default_slot_num(mask)
         if local > limit:

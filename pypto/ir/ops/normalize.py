@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..datatype import DataType
-from ..expr import ConstBool, ConstFloat, ConstInt, Expr, MakeTuple
+from ..expr import Cast, ConstBool, ConstFloat, ConstInt, Expr, MakeTuple
 from ..numpy_dtypes import normalize_scalar
 from ..type_base import ScalarType
 
@@ -99,6 +99,22 @@ def scalar_for(pair: str | None, bitwise: bool = False) -> Normalizer:
     def norm(value: Any, bound: dict[str, Any]) -> Any:
         dtype = element_dtype(bound.get(pair)) if pair is not None else None
         return retype_scalar(value, dtype, bitwise)
+
+    return norm
+
+
+def write_value(pair: str) -> Normalizer:
+    """``write``'s value: an INDEX scalar (a loop variable, ``dim``) written into an integer tensor or
+    tile ``pair`` is cast to its dtype, as the established API accepts it; anything else is normalised
+    as a scalar operand."""
+    scalar = scalar_for(pair)
+
+    def norm(value: Any, bound: dict[str, Any]) -> Any:
+        dtype = element_dtype(bound.get(pair))
+        if (isinstance(value, Expr) and not isinstance(value, ConstInt) and isinstance(value.type, ScalarType)
+                and value.type.dtype == DataType.INDEX and dtype is not None and dtype.is_int()):
+            return value if dtype == DataType.INDEX else Cast(value, dtype, value.span)
+        return scalar(value, bound)
 
     return norm
 

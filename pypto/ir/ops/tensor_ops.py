@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
 
 from ..datatype import DataType
 from ..enums import TensorLayout
-from ..expr import Cast, ConstFloat, ConstInt, Expr
+from ..expr import ConstFloat, ConstInt
 from ..op_registry import CallInfo
 from ..op_registry import Deduce as Rule
 from ..type_base import ScalarType, Type
@@ -45,7 +44,7 @@ from .common import (
 )
 from .decl import EVERYWHERE, KERNEL, TENSOR_LEVEL, W, define, kw, scalar, shape, tensor, tensor_or_scalar
 from .decl import index as index_p
-from .normalize import const_of, element_dtype, scalar_for, to_bool, to_tuple_or_single, value_of_kwarg_dtype
+from .normalize import const_of, to_bool, to_tuple_or_single, value_of_kwarg_dtype, write_value
 from .reductions import EXPAND_DTYPES, REDUCE_DTYPES, expand_rule, reduce_rule
 
 D = DataType
@@ -177,18 +176,8 @@ define("tensor.random",
 define("tensor.create_l1", [shape("shape")], _create_l1, placement=TENSOR_LEVEL,
        kwargs=[kw("dtype", K.DTYPE), kw("transpose", K.BOOL, False)])
 define("tensor.read", [tensor("tensor"), shape("indices", norm=to_tuple_or_single)], _read, placement=EVERYWHERE)
-def index_value_cast(value: Any, bound: dict[str, Any]) -> Any:
-    """``write``'s value: an INDEX scalar (a loop variable, ``dim``) written into an integer tensor is
-    cast to its dtype, as the established API accepts it; anything else is normalised as a scalar operand."""
-    dtype = element_dtype(bound.get("tensor"))
-    if (isinstance(value, Expr) and not isinstance(value, ConstInt) and isinstance(value.type, ScalarType)
-            and value.type.dtype == D.INDEX and dtype is not None and dtype.is_int()):
-        return Cast(value, dtype, value.span)
-    return scalar_for("tensor")(value, bound)
-
-
 define("tensor.write", [tensor("tensor", effect=W), shape("indices", norm=to_tuple_or_single),
-                        scalar("value", norm=index_value_cast)], _write, placement=EVERYWHERE)
+                        scalar("value", norm=write_value("tensor"))], _write, placement=EVERYWHERE)
 define("tensor.dim", [tensor("tensor"), index_p("axis")], _dim, placement=EVERYWHERE)
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     define(f"tensor.{_name}", [], index_scalar, placement=KERNEL)

@@ -40,7 +40,7 @@ from .decl import (
     tensor,
     tile,
 )
-from .normalize import const_of, to_tuple_or_single, value_of_kwarg_dtype
+from .normalize import const_of, to_tuple_or_single, value_of_kwarg_dtype, write_value
 from .tensor_ops import (
     RANDOM_SEEDS,
     check_ci,
@@ -272,7 +272,8 @@ def _write(ci: CallInfo) -> Type:
 define("tile.read", [tile("tile"), shape("indices", norm=to_tuple_or_single)], _read, placement=KERNEL,
        memory=mem((Vec,)))
 define("tile.write", [tile("tile", effect=RW), shape("indices", norm=to_tuple_or_single),
-                      scalar("value", pair="tile")], _write, placement=KERNEL, memory=mem((Vec,), out=INHERIT))
+                      scalar("value", norm=write_value("tile"))], _write, placement=KERNEL,
+       memory=mem((Vec,), out=INHERIT))
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     define(f"tile.{_name}", [], index_scalar, placement=KERNEL)
 define("tile.alloc", [index_p("memory_space"), index_p("size")], alloc_rule, placement=KERNEL,

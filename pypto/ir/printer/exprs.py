@@ -131,8 +131,8 @@ class ExprPrinter:
         self.typed = False
         # Calls of program functions print as ``self.f(...)``.
         self.in_program = False
-        # Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied.
-        self.in_split_aiv = False
+        # Inside ``pl.split_aiv`` its mode, the ``split=`` aiv_shard/aic_gather imply (the parser restores it).
+        self.split_aiv_mode: int | None = None
         # A Var printed by its hint because ``names`` lacks it (see ProgramPrinter.optimistic_lines).
         self.missed = False
         # Names of the program functions called (GlobalVar callees), for callee-first ordering.

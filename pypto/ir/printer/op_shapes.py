@@ -129,8 +129,9 @@ def _task_dummy(pr: ExprPrinter, call: Call) -> list[str]:
 
 
 def _split_implied(pr: ExprPrinter, call: Call) -> list[str]:
-    """Inside ``pl.split_aiv`` the ``split=`` of aiv_shard/aic_gather is implied by the region."""
-    return pr.call_args(call, _SPLIT if pr.in_split_aiv else frozenset())
+    """Inside ``pl.split_aiv`` a ``split=`` of aiv_shard/aic_gather equal to the region's mode is implied."""
+    implied = pr.split_aiv_mode is not None and call.kwargs.get("split") == pr.split_aiv_mode
+    return pr.call_args(call, _SPLIT if implied else frozenset())
 
 
 def _tpop(space: MemorySpace) -> Callable[..., list[str]]:

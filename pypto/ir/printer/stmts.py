@@ -428,14 +428,14 @@ class StmtPrinter(TypePrinter):
         parts = [str(s.count), f"mode={enum_text(self.p, s.split)}"] + self.scope_items(s)
         call = f"{self.p}.split_aiv({', '.join(parts)})"
         found = _leading_index_assign(s.body, "tile.get_subblock_idx")
-        saved, self.in_split_aiv = self.in_split_aiv, True
+        saved, self.split_aiv_mode = self.split_aiv_mode, int(s.split)
         if found is not None and "task_id_var" not in s.attrs:
             self.emit(f"for {self.var(found[0])} in {call}:")
             self.block(found[1])
         else:
             self.emit(self.with_header(call, s))
             self.block(flatten_to_stmts(s.body))
-        self.in_split_aiv = saved
+        self.split_aiv_mode = saved
 
     def comm_domain_scope(self, s: CommDomainScopeStmt) -> None:
         """Distributed only: a marker comment, the body at the same indentation."""

@@ -78,6 +78,8 @@ class AnnotationMixin(ParserCore):
         return result
 
     def _cache_key(self, node: ast.expr) -> str | None:
+        if type(node) is ast.Name:  # @pl.jit puts its names (__jit_t_a) at the place of the annotation they replace
+            return node.id
         if node.end_lineno != node.lineno:
             return None
         line = self.src.lines[node.lineno - 1]

@@ -8,6 +8,7 @@ is. Op functions (``pl.tile.load``, ``pl.add`` ...) are called with the parsed a
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
 from typing import Any
 
@@ -121,9 +122,10 @@ class CallMixin(ParserCore):
         except ParserError:
             raise
         except TypeError as err:
-            self.fail(ParserTypeError, str(err), node, _signature_hint(fn))
+            self.fail(ParserTypeError, str(err), node, _untyped_hint(args, kwargs) or _signature_hint(fn))
         except ValueError as err:
-            self.fail(InvalidOperationError, str(err), node, getattr(err, "hint", None) or _signature_hint(fn))
+            hint = _untyped_hint(args, kwargs) or getattr(err, "hint", None) or _signature_hint(fn)
+            self.fail(InvalidOperationError, str(err), node, hint)
         if isinstance(result, Value):
             result = result.unwrap()
         if attrs is not None:
@@ -180,6 +182,16 @@ class CallMixin(ParserCore):
                 "define it with @pl.function in the same program (or text), or import the function object",
             )
         sig = self.program.signature(ref.name)
+        returned = _returned_value(sig.node)
+        if sig.node.returns is None and returned is not None:
+            # its body (parsed later) would say so, but the caller would first meet a call of no value
+            self.fail(
+                ParserTypeError,
+                f"function '{ref.name}' returns a value (line {returned.lineno}) but declares no return type, "
+                "so its call gives nothing",
+                node,
+                f"declare what it returns: def {ref.name}(...) -> <its type>:",
+            )
         return self.build_function_call(ref.name, sig.params, sig.return_types, node)
 
     def call_external(self, func: ir.Function, node: ast.Call) -> ir.Expr:
@@ -269,8 +281,52 @@ class CallMixin(ParserCore):
         )
 
 
+def _returned_value(func: ast.FunctionDef) -> ast.Return | None:
+    """A ``return <value>`` of ``func`` itself (not of a nested definition), if it has one."""
+    todo: list[ast.AST] = list(func.body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Return and node.value is not None:
+            return node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def _untyped_hint(args: list[Any], kwargs: dict[str, Any]) -> str | None:
+    """What to do about an operand of unknown type: in DSL code, a pipe pop written without its tile type."""
+    for value in [*args, *kwargs.values()]:
+        value = value.unwrap() if isinstance(value, Value) else value
+        if isinstance(value, ir.Var) and isinstance(value.type, ir.UnknownType):
+            return (
+                f"'{value.name_hint}' has no type: a pl.tpop_from_aic/pl.tpop_from_aiv takes the tile type of its "
+                f"annotation, e.g. {value.name_hint}: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = "
+                "pl.tpop_from_aiv(split=0, id=0), or of its shape= and dtype= arguments"
+            )
+    return None
+
+
 def _signature_hint(fn: Any) -> str:
+    """The parameters of ``fn`` as a user writes them: no ``span`` (the parser passes it), no annotations."""
+    catalog = f"check the arguments against the entry of {display_name(fn)} in the operator reference (docs/ops.md)"
     try:
-        return f"signature: {display_name(fn)}{inspect.signature(fn)}"
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return f"check the arguments against the operator catalog entry of {display_name(fn)}"
+        return catalog
+    params = [p.replace(annotation=inspect.Parameter.empty, default=_spelled(p.default))
+              for p in sig.parameters.values() if p.name != "span"]
+    if all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return catalog  # a dispatcher taking anything: its signature says nothing
+    shown = sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
+    return f"signature: {display_name(fn)}{shown}"
+
+
+class _Spelled(str):
+    """A default shown as the DSL spells it (``pl.MemorySpace.Vec``, not ``<MemorySpace.Vec: 1>``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _spelled(default: Any) -> Any:
+    return _Spelled(f"pl.{type(default).__name__}.{default.name}") if isinstance(default, enum.Enum) else default

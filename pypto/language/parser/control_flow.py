@@ -119,6 +119,13 @@ class ControlFlowMixin(ParserCore):
             start, stop, step = bounds[0], bounds[1], ir.ConstInt(1, DataType.INDEX, span)
         else:
             start, stop, step = bounds
+            if isinstance(step, ir.ConstInt) and step.value == 0:
+                self.fail(
+                    ParserSyntaxError,
+                    f"pl.{construct} step must not be zero",
+                    call.args[2] if len(call.args) > 2 else call,
+                    f"a loop counts up with a positive step, down with a negative one: pl.{construct}(0, n, 2)",
+                )
         attrs = self._loop_attrs(kwargs, call)
         if kind is ForKind.Pipeline:
             stage = kwargs.get("stage", 1)

@@ -11,6 +11,7 @@ from typing import Any
 
 from pypto import ir
 from pypto.ir import ForKind
+from pypto.ir.attrs import FunctionAttrs
 
 from .. import constructs
 from ..typing.shaped import TileViewSpec
@@ -285,6 +286,11 @@ def func_attrs(p: Any, call: ast.Call) -> dict[str, Any]:
             call.args[0],
             'write the attrs as a dict literal with string keys: pl.func_attr({"key": value})',
         )
+    try:
+        FunctionAttrs.for_node("pl.func_attr", attrs)
+    except (TypeError, ValueError) as err:
+        p.fail(ParserSyntaxError, str(err), call.args[0],
+               'give each reserved attr (split, core_num, ...) a value of its kind: {"split": pl.SplitMode.UP_DOWN}')
     return attrs
 
 

@@ -29,10 +29,11 @@ OUTLINED = frozenset({"incore", "spmd", "cluster", "hierarchy"})
 @dataclass
 class ScopeFrame:
     """An enclosing scope: its kind (``incore``, ``spmd``, ``cluster``, ``hierarchy``, ``runtime``,
-    ``split_aiv``) and the tensors ``pl.dump_tag`` attached to it."""
+    ``split_aiv``), the tensors ``pl.dump_tag`` attached to it and a ``split_aiv`` region's mode."""
 
     kind: str
     dump_vars: list[ir.Var] = field(default_factory=list)
+    split: ir.SplitMode | None = None
 
 
 @dataclass

@@ -22,14 +22,16 @@
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from pypto import ir
 from pypto.ir import Level, Role, ScopeMode, SplitMode
+from pypto.ir.utils import warn_at
 
 from .. import scopes
+from ..op import tensor as tensor_ops
+from ..op import tile as tile_ops
 from .core import Block, describe, make_body
 from .diagnostics import ParserSyntaxError, ParserTypeError
 from .diagnostics.exceptions import ParserWarning
@@ -123,10 +125,10 @@ def parse_optimizations(p: Any, node: ast.expr) -> Optimizations:
         if construct is scopes.split:
             opts.split = _enum(p, bound["mode"], SplitMode, "pl.split(mode)")
             if slot is not None:
-                warnings.warn(
+                warn_at(
                     "pl.split(MODE, slot_num=N) is deprecated; use pl.cross_core_slot(slot_num=N) in optimizations=",
                     ParserWarning,
-                    stacklevel=2,
+                    p.span(item),
                 )
         if slot is not None:
             value = _positive_int(p, slot, "slot_num=")
@@ -163,10 +165,12 @@ def _tid_target(p: Any, node: ast.With, construct: str, allowed: bool) -> str | 
     return target.id  # type: ignore[union-attr]
 
 
-def _scope_body(p: Any, body: list[ast.stmt], kind: str) -> tuple[ir.Stmt, Block, ScopeFrame]:
+def _scope_body(
+    p: Any, body: list[ast.stmt], kind: str, split: SplitMode | None = None
+) -> tuple[ir.Stmt, Block, ScopeFrame]:
     """Parse a scope body. Loops outside the scope are not loops of the body (no break/continue)."""
     state = state_of(p)
-    frame = ScopeFrame(kind)
+    frame = ScopeFrame(kind, split=split)
     state.scopes.append(frame)
     saved_loops, p.loops = p.loops, []
     try:
@@ -401,7 +405,9 @@ def _spmd_with(p: Any, node: ast.With, call: ast.Call) -> None:
         p.vars[tid_name] = tid
 
 
-def _indexed_body(p: Any, node: ast.For, index_op: str, kind: str) -> tuple[ir.Stmt, ScopeFrame]:
+def _indexed_body(
+    p: Any, node: ast.For, index_op: str, kind: str, split: SplitMode | None = None
+) -> tuple[ir.Stmt, ScopeFrame]:
     """The body of ``for i in pl.spmd(N)`` / ``pl.split_aiv(...)``: ``i = <index_op>()`` first, then
     the statements, with ``i`` bound only inside the loop."""
     name = node.target.id
@@ -411,7 +417,7 @@ def _indexed_body(p: Any, node: ast.For, index_op: str, kind: str) -> tuple[ir.S
     saved = p.vars.get(name)
     p.vars[name] = index
     try:
-        _, block, frame = _scope_body(p, node.body, kind)
+        _, block, frame = _scope_body(p, node.body, kind, split)
     finally:
         if saved is None:
             p.vars.pop(name, None)
@@ -487,6 +493,12 @@ def _split_aiv_args(p: Any, call: ast.Call) -> tuple[dict[str, Any], SplitMode, 
     bound = bind(p, scopes.split_aiv, call)
     mode = _enum(p, bound["mode"], SplitMode, "mode=")
     count = _positive_int(p, bound["count"], "the pl.split_aiv lane count") if "count" in bound else 2
+    if count != 2:
+        p.fail(ParserSyntaxError, f"pl.split_aiv({count}, ...): a cluster has 2 AIV lanes, so a region splits in 2",
+               bound["count"], "write pl.split_aiv(2, mode=...); for more parts, loop over them inside each lane")
+    if mode is SplitMode.NONE:
+        p.fail(ParserSyntaxError, "pl.split_aiv needs the axis to split: mode=pl.SplitMode.NONE splits nothing",
+               bound["mode"], "write mode=pl.SplitMode.UP_DOWN (rows) or mode=pl.SplitMode.LEFT_RIGHT (columns)")
     return bound, mode, count
 
 
@@ -500,7 +512,7 @@ def _split_aiv_for(p: Any, node: ast.For, call: ast.Call) -> None:
             "for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):",
         )
     bound, mode, count = _split_aiv_args(p, call)
-    body, frame = _indexed_body(p, node, "tile.get_subblock_idx", "split_aiv")
+    body, frame = _indexed_body(p, node, "tile.get_subblock_idx", "split_aiv", mode)
     _emit(p, ir.SplitAivScopeStmt, (mode, count, _name_hint(p, bound)), body, node, _common_attrs(p, bound, frame))
 
 
@@ -509,8 +521,23 @@ def _split_aiv_with(p: Any, node: ast.With, call: ast.Call) -> None:
     bound, mode, count = _split_aiv_args(p, call)
     _tid_target(p, node, "pl.split_aiv", False)
     name_hint = _name_hint(p, bound)
-    body, _, frame = _scope_body(p, node.body, "split_aiv")
+    body, _, frame = _scope_body(p, node.body, "split_aiv", mode)
     _emit(p, ir.SplitAivScopeStmt, (mode, count, name_hint), body, node, _common_attrs(p, bound, frame))
+
+
+def _split_from_region(fn: Any) -> None:
+    # Inside a region ``split=`` may be left out (the printer leaves it out): it is the region's mode.
+    @register_expr(fn)
+    def _call(p: Any, call: ast.Call) -> Any:
+        args, kwargs = p.call_arguments(call)
+        region = state_of(p).enclosing("split_aiv")
+        if region is not None and "split" not in kwargs:
+            kwargs["split"] = int(region.split)
+        return p.call_op(fn, call, args, kwargs)
+
+
+for _fn in (tile_ops.aiv_shard, tile_ops.aic_gather, tensor_ops.aiv_shard, tensor_ops.aic_gather):
+    _split_from_region(_fn)
 
 
 # ----- misplaced option constructs --------------------------------------------------------------

@@ -293,6 +293,15 @@ def build_submit(p: Any, call: ast.Call, spmd: bool) -> ir.Submit:
             call,
             f"pass the function first, then its arguments: out, tid = {construct}(self.kernel, x, out)",
         )
+    if not spmd:
+        for kw in call.keywords:
+            if kw.arg in _SPMD_SUBMIT_OPTIONS - _SUBMIT_OPTIONS:
+                p.fail(
+                    ParserSyntaxError,
+                    f"pl.submit takes no {kw.arg}=: a launch on several blocks is pl.spmd_submit",
+                    kw.value,
+                    "out, tid = pl.spmd_submit(self.kernel, x, out, core_num=8, sync_start=True)",
+                )
     kernel_node = call.args[0]
     callee, return_types = _kernel(p, kernel_node, construct)
     given = {kw.arg: kw.value for kw in call.keywords if kw.arg in options}

@@ -135,8 +135,9 @@ class _TextModule:
         return self.consts.eval(node), {}
 
     def _check_decorators(self, node: ast.ClassDef, expected: str) -> None:
-        for deco in node.decorator_list:
-            obj, kwargs = self._decorator(deco)
+        # An undecorated class is no definition of the DSL: the wrong kind, as in the established API.
+        for deco in node.decorator_list or [node]:
+            obj, kwargs = self._decorator(deco) if deco is not node else (None, {})
             if obj is not getattr(self._language, expected, None) or kwargs:
                 self.fail(
                     ParserDefinitionError,
@@ -162,7 +163,9 @@ class _TextModule:
             try:
                 options = function_options(**kwargs)
             except TypeError as err:
-                self.fail(ParserTypeError, str(err), deco, FUNCTION_OPTIONS_HINT)
+                # Python names the helper in an unknown-keyword error; the user wrote @pl.function.
+                self.fail(ParserTypeError, str(err).replace("function_options()", "@pl.function"), deco,
+                          FUNCTION_OPTIONS_HINT)
         return options
 
     def _function(self, node: ast.FunctionDef) -> None:

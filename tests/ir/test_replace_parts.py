@@ -1,0 +1,103 @@
+"""replace_parts: the unvalidated copy a pass makes from validated parts, its fallback to the
+validated replace, and the boundary check refusing a malformed program built through it."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto import ir, passes
+from pypto.ir.errors import IRTypeError, VerificationError
+from pypto.ir.expr import Call, Var
+from pypto.ir.node import replace
+from pypto.ir.parts import replace_parts
+from pypto.ir.stmt import AssignStmt
+from pypto.ir.transforms import flatten_to_stmts
+from pypto.ir.types import TileType
+from pypto.language.parser.text_parser import parse_program
+from pypto.languages import memref
+from pypto.transform.util import block_of
+
+SRC = '''import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        ta: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+        tb: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.add(ta, ta)
+        r: pl.Tensor[[64, 64], pl.FP32] = pl.store(tb, [0, 0], out)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.k(a, out)
+        return out
+'''
+
+
+def planned() -> ir.Program:
+    """The program in the memref dialect (every tile has a MemRef with an address)."""
+    program = passes.PassManager(passes.front_passes()).run(parse_program(SRC))
+    for p in (passes.init_memref(), passes.memory_reuse(), passes.allocate_memory_addr()):
+        program = p(program)
+    return memref.validate(program)
+
+
+def with_stmt(program: ir.Program, old: AssignStmt, new: AssignStmt) -> ir.Program:
+    """``program`` with kernel statement ``old`` replaced by ``new``."""
+    func = kernel(program)
+    stmts = [new if s is old else s for s in flatten_to_stmts(func.body)]
+    funcs = [replace(func, body=block_of(stmts, func.body.span)) if f is func else f
+             for f in program.functions.values()]
+    return ir.Program(funcs, program.name, program.span)
+
+
+def kernel(program: ir.Program) -> ir.Function:
+    return next(f for f in program.functions.values() if f.func_type == ir.FunctionType.AIV)
+
+
+def add_stmt(program: ir.Program) -> AssignStmt:
+    return next(s for s in flatten_to_stmts(kernel(program).body)
+                if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op.name == "tile.add")
+
+
+def test_copies_without_validation_and_a_var_copy_is_a_new_variable() -> None:
+    stmt = add_stmt(planned())
+    var = stmt.var
+    copy = replace_parts(var, name_hint="renamed")
+    assert type(copy) is Var and copy is not var
+    assert copy.name_hint == "renamed" and copy.type is var.type and copy.span is var.span
+    assert copy.unique_id != var.unique_id
+    call = replace_parts(stmt.value, args=[var, var])
+    assert call.args == [var, var] and call.op is stmt.value.op and call.attrs is stmt.value.attrs
+    assert ir.structural_equal(replace_parts(stmt, var=copy), AssignStmt(copy, stmt.value, stmt.span))
+
+
+def test_other_changes_are_validated() -> None:
+    call = add_stmt(planned()).value
+    with pytest.raises(IRTypeError, match="args"):
+        replace_parts(call, args="not a list")  # another class: the validated replace refuses it
+    with pytest.raises(IRTypeError, match="kwarg"):
+        replace_parts(call, kwargs={"bad": object()})  # not a plain field: the constructor checks it
+
+
+def test_the_boundary_check_refuses_an_undefined_operand() -> None:
+    program = planned()
+    stmt = add_stmt(program)
+    stray = replace_parts(stmt.value.args[0], name_hint="stray")  # a variable no statement defines
+    bad = with_stmt(program, stmt, replace_parts(stmt, value=replace_parts(stmt.value, args=[stray, stray])))
+    with pytest.raises(VerificationError, match="'stray' is used before it is defined"):
+        memref.validate(bad)
+
+
+def test_the_boundary_check_refuses_a_tile_without_memref() -> None:
+    program = planned()
+    stmt = add_stmt(program)
+    t = stmt.var.type
+    bare = TileType(list(t.shape), t.dtype, None, t.tile_view, t.memory_space)
+    bad = with_stmt(program, stmt, replace_parts(stmt, var=replace_parts(stmt.var, type=bare)))
+    with pytest.raises(VerificationError, match="tile 'tb' has no MemRef"):
+        memref.validate(bad)
