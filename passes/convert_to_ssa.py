@@ -1,15 +1,31 @@
 """ConvertToSSA: give every variable exactly one definition (docs/passes.md#converttossa).
 
 In the surface dialect a variable is a Var object that may be assigned many times. Which
-re-assignments are one variable is decided where only the source can tell: the parser makes a new
-Var for a straight-line re-assignment (so such code is SSA as parsed, as in the established
-parser), and re-defines the Var when a body re-assigns a name another block bound (an enclosing
-one, or an earlier branch or loop body), except in ``strict_ssa`` functions, whose bodies are scopes
-of their own. Var identity is therefore what this pass threads through phis and iter_args; names
-only join a variable read after the block defining it with the one its name was bound to before
-(code a pass moved into a branch, :func:`pypto.analysis.source_vars.source_variables`), and order
-the carried values by their names' first assignment. The pass walks each function in order with an
-environment mapping every variable to its current SSA value:
+assignments are one source variable is decided by the parser, the only place that knows Python's
+scoping (pypto/language/parser/core.py), and recorded in Var identity alone: this pass never joins
+two Vars because they share a name. The parser makes a new Var for a straight-line re-assignment
+(so such code is SSA as parsed, as in the established parser) and re-defines the Var where one
+variable has several assignments that a later read may see: a body re-assigning a name another
+block bound (an enclosing one, or an earlier branch or loop body; not in ``strict_ssa`` functions,
+whose bodies are scopes of their own), and every re-assignment in a function that leaves a block
+early (break, continue, a return before its last statement), whose code after the jump
+CtrlFlowTransform moves into a branch. An ``@pl.inline`` helper's variables are its own Vars.
+Passes before this one keep that identity: InlineFunctions and UnrollLoops copy variables
+consistently (UnrollLoops gives a copied straight-line re-assignment a new Var only in functions
+that do not leave early, as the parser would), CtrlFlowTransform moves statements unchanged::
+
+    parsed:  t = n * 10            # the caller's t  after:  t__ssa_v0 = n * 10
+             if n > 2:                                       if n > 2:
+                 t_1 = n + 100     # an inlined helper's t       t__ssa_v1 = n + 100
+             else:                                               t__phi_v3 = pl.yield_(t__ssa_v1)
+                 t_1 = n + 200                               else:
+             u = t_1                                             t__ssa_v2 = n + 200
+             return t + u                                        t__phi_v3 = pl.yield_(t__ssa_v2)
+                                                             u = t__phi_v3
+                                                             return t__ssa_v0 + u
+
+The pass walks each function in order with an environment mapping every variable to its current
+SSA value:
 
 * a variable defined more than once (or sharing its name with another) gets a version per
   definition, ``x__ssa_vN``; a variable defined once keeps its object and name;
@@ -37,7 +53,6 @@ from __future__ import annotations
 from collections import Counter
 
 from pypto.analysis import Liveness, base_name, defined_vars, expr_vars, function_index, stmt_defs
-from pypto.analysis.source_vars import origins, source_variables
 from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
 from pypto.languages.ssa import ssa
 from pypto.languages.surface import surface
@@ -57,7 +72,7 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from pypto.ir.transforms import flatten_to_stmts, substitute_stmt
+from pypto.ir.transforms import flatten_to_stmts
 
 from .ctrl_flow_transform import jumps, structure_loop
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, RewritePass, on
@@ -118,9 +133,6 @@ class ConvertToSSA(RewritePass):
     def function(self, func: Function) -> Function:
         if _already_ssa(func):
             return func
-        first = source_variables(func)
-        if first:
-            func = rebuild(func, body=substitute_stmt(func.body, first))
         self.live = Liveness()
         if function_index(func).has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))
@@ -130,7 +142,6 @@ class ConvertToSSA(RewritePass):
         for var in self.count:
             self.names_of.setdefault(var.name_hint, set()).add(var)
         self.order = {var: i for i, var in enumerate(self.count)}
-        self.origin = origins(func)
         return super().function(func)
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
@@ -157,9 +168,7 @@ class ConvertToSSA(RewritePass):
         return new
 
     def sorted(self, vars_: frozenset[Var] | set[Var]) -> list[Var]:
-        """``vars_`` in the order their names were first assigned (then their own)."""
-        last = len(self.order)
-        return sorted(vars_, key=lambda v: (self.order.get(self.origin.get(v, v), last), self.order.get(v, last)))
+        return sorted(vars_, key=lambda v: self.order.get(v, len(self.order)))
 
     @on(AssignStmt)
     def _assign(self, s: AssignStmt) -> Result:

@@ -4,15 +4,27 @@ The parser makes a new ``Var`` when a name is assigned again in the block that b
 re-defines the ``Var`` when another block bound it (pypto/language/parser/core.py). A pass that
 splices copies of a body into a block (UnrollLoops) re-defines variables in their own block; this
 rewrite gives each such re-definition a new variable and points the later uses at it, so the
-program prints and parses back to a structurally equal one.
+program prints and parses back to a structurally equal one. A function that leaves a block early
+(:func:`leaves_early`) keeps its re-definitions, as the parser does for such a function.
 """
 
 from __future__ import annotations
 
-from pypto.analysis import block
+from pypto.analysis import block, function_index
 from pypto.ir.expr import Var
 from pypto.ir.function import Function
-from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import (
+    AssignStmt,
+    BreakStmt,
+    ContinueStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    ScopeStmt,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
 from pypto.ir.transforms import substitute_stmt
 
 from .util import block_of, rebuild
@@ -68,8 +80,21 @@ class _Versions:
         return substitute_stmt(new, header) if header else new
 
 
+def leaves_early(func: Function) -> bool:
+    """Whether ``func`` leaves a block early: a break or continue, or a return that is not the
+    body's last statement (pypto.language.parser.core.leaves_early on the source)."""
+    index = function_index(func)
+    if index.has(BreakStmt, ContinueStmt):
+        return True
+    returns = list(index.of(ReturnStmt))
+    return bool(returns) and (len(returns) > 1 or returns[0] is not block(func.body)[-1])
+
+
 def fresh_reassignments(func: Function) -> Function:
     """``func`` with every re-definition of a variable in the block that first bound it a new
-    variable, later uses reading it (see the module docstring)."""
+    variable, later uses reading it (see the module docstring); ``func`` itself when it leaves a
+    block early."""
+    if leaves_early(func):
+        return func
     body = _Versions(func).block(func.body, id(func.body))
     return rebuild(func, body=body)

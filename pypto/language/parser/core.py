@@ -1,15 +1,25 @@
 """The state of the body parser: variables, the statement block being built, loops and yields.
 
 Variables follow Python scoping: a name assigned in a branch or a loop body stays visible after
-it, a loop variable and iter_args only inside their loop. Each assignment makes a new ``ir.Var``
-(as the established parser does), so straight-line code is in SSA form as parsed, except where
-only the parser can tell what a re-assignment means: re-assigning a name that another block bound
-(an enclosing block, or a branch or loop body before, whose names stay bound after it) re-defines
-*that* ``ir.Var`` (pre-SSA form: ``ConvertToSSA`` threads it through phis and iter_args), unless
-``strict_ssa`` makes each body a scope of its own. A loop
-body without a ``pl.yield_`` (pre-SSA) re-defines its iter_args; a body that yields re-binds their
-names as new variables. Re-assigning a name with a value of another type is a ``ParserTypeError``
-at the assignment: the new value would be lost in a loop or a branch.
+it, a loop variable and iter_args only inside their loop. The parser's ``ir.Var`` objects are the
+only record of which assignments are one source variable (no pass joins variables by name). Each
+assignment makes a new ``ir.Var`` (as the established parser does), so straight-line code is in
+SSA form as parsed, except where only the parser can tell what a re-assignment means:
+
+* re-assigning a name that another block bound (an enclosing block, or a branch or loop body
+  before, whose names stay bound after it) re-defines *that* ``ir.Var`` (pre-SSA form:
+  ``ConvertToSSA`` threads it through phis and iter_args), unless ``strict_ssa`` makes each body a
+  scope of its own;
+* in a function that leaves a block early (``break``, ``continue``, a ``return`` before its last
+  statement: :func:`leaves_early`) every re-assignment re-defines the ``ir.Var``: CtrlFlowTransform
+  moves the code after such a jump into a branch, and a read after that branch means whichever
+  assignment ran last;
+* a loop body without a ``pl.yield_`` (pre-SSA) re-defines its iter_args; a body that yields
+  re-binds their names as new variables;
+* an ``@pl.inline`` helper's variables are its own, whatever their names.
+
+Re-assigning a name with a value of another type is a ``ParserTypeError`` at the assignment: the new
+value would be lost in a loop or a branch.
 """
 
 from __future__ import annotations
@@ -76,6 +86,18 @@ class FunctionState:
     memref_bases: dict[str, ir.Var] = field(default_factory=dict)
     auto_scope: bool = True  # False: the function places its runtime scopes (pl.scope()) itself
     submit_tmps: int = 0  # pl.submit tuple temporaries so far: _submit_tmp, _submit_tmp_1, ...
+    leaves_early: bool = False  # the body jumps (see leaves_early): re-assignments re-define their Var
+
+
+def leaves_early(body: list[ast.stmt]) -> bool:
+    """Whether a function body leaves a block early: a ``break`` or ``continue``, or a ``return``
+    that is not the body's last statement (pypto.transform.reassign.leaves_early on the IR)."""
+    last = body[-1] if body else None
+    return any(
+        type(n) in (ast.Break, ast.Continue) or (type(n) is ast.Return and n is not last)
+        for stmt in body
+        for n in ast.walk(stmt)
+    )
 
 
 def describe(value: Any) -> str:
@@ -201,12 +223,13 @@ class ParserCore:
 
     def redefines(self, name: str) -> bool:
         """Whether assigning ``name`` here re-defines its variable (pre-SSA form) instead of making
-        a new one: outside ``strict_ssa``, a variable the current block did not bind (an enclosing
-        block's, or one left bound by an earlier body) that is not the caller's (``@pl.inline``)."""
+        a new one: outside ``strict_ssa``, a variable that is not the caller's (``@pl.inline``) and
+        that the current block did not bind (an enclosing block's, or one left bound by an earlier
+        body), or any variable of a function that leaves a block early (see the module docstring)."""
         var = self.vars.get(name)
         if var is None or self.state.strict_ssa or var in self.borrowed:
             return False
-        return self.homes.get(id(var)) is not self.block.scope()
+        return self.state.leaves_early or self.homes.get(id(var)) is not self.block.scope()
 
     def assign(self, name: str, value: ir.Expr, declared: ir.Type | None, node: ast.AST) -> ir.Var:
         """Emit ``name = value`` (typed ``declared`` when annotated) and bind the name."""

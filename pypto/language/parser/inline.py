@@ -15,7 +15,7 @@ from typing import Any
 from pypto import ir
 from pypto.ir import Span
 
-from .core import Block, FunctionState, ParserCore
+from .core import Block, FunctionState, ParserCore, leaves_early
 from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from .env import Env
 from .source import SourceFile, frame_span
@@ -114,6 +114,7 @@ class InlineMixin(ParserCore):
         self.state = FunctionState(
             fn.name, self.state.func_type, self.state.strict_ssa, None, self.state.memref_bases, self.state.auto_scope
         )
+        self.state.leaves_early = leaves_early(fn.node.body)
         self.inline_depth += 1
         try:
             self.check_inline_arguments(fn, values, arg_spans, caller_lines)
