@@ -227,10 +227,9 @@ def _holds_return(stmt: Stmt) -> bool:
 
 
 def _same_values(early: ReturnStmt, last: ReturnStmt | None) -> bool:
-    """Both return the same variables (by name: before SSA a name is one variable)."""
+    """Both return the same variables (the parser keeps one Var per name in a function that returns early)."""
     values = last.value if last is not None else []
-    return len(early.value) == len(values) and all(
-        isinstance(a, Var) and isinstance(b, Var) and a.name_hint == b.name_hint for a, b in zip(early.value, values))
+    return len(early.value) == len(values) and all(isinstance(a, Var) and a is b for a, b in zip(early.value, values))
 
 
 class _EarlyReturns:

@@ -112,8 +112,9 @@ class Roots(ForwardWalk[None]):
             if isinstance(s.value, (Call, Submit)) and isinstance(s.value.op, GlobalVar):
                 self._calls[s.var] = s.value
             alias = self.value_alias(s.value)
-            # a reassigned variable (out = self.k(a, out)) already owns the buffer: no cycle
-            if alias is not None and self.root(alias) is not s.var:
+            # a variable re-defined from its own buffer (out = self.k(a, out), pre-SSA) keeps its edge:
+            # an edge into its own chain would be a cycle
+            if alias is not None and self.root(alias) is not self.root(s.var):
                 self.edges[s.var] = alias
 
     def join(self, s: IfStmt, before: None, then_end: None, else_end: None) -> None:
