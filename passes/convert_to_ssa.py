@@ -11,8 +11,9 @@ whose bodies are scopes of their own), and every re-assignment in a function tha
 early (break, continue, a return before its last statement), whose code after the jump
 CtrlFlowTransform moves into a branch. An ``@pl.inline`` helper's variables are its own Vars.
 Passes before this one keep that identity: InlineFunctions and UnrollLoops copy variables
-consistently (UnrollLoops gives a copied straight-line re-assignment a new Var only in functions
-that do not leave early, as the parser would), CtrlFlowTransform moves statements unchanged::
+consistently, CtrlFlowTransform moves statements unchanged, and where the result reads as
+straight-line code without jumps, UnrollLoops and CtrlFlowTransform give re-definitions in the
+block that bound the variable new Vars (pypto.transform.reassign), as the parser would::
 
     parsed:  t = n * 10            # the caller's t  after:  t__ssa_v0 = n * 10
              if n > 2:                                       if n > 2:

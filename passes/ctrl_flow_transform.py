@@ -74,6 +74,7 @@ from pypto.ir.transforms import flatten_to_stmts, substitute_expr, substitute_st
 from pypto.ir.type_base import ScalarType
 
 from pypto.transform.errors import PassError
+from pypto.transform.reassign import fresh_reassignments
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import block_of, rebuild, straight_line
 
@@ -344,9 +345,11 @@ class CtrlFlowTransform(RewritePass):
         return index.has(BreakStmt, ContinueStmt) and (is_incore_type(func.func_type) or index.has(InCoreScopeStmt))
 
     def function(self, func: Function) -> Function:
-        if is_incore_type(func.func_type):
-            func = remove_early_returns(func, self.names)
-        return super().function(func)
+        new = remove_early_returns(func, self.names) if is_incore_type(func.func_type) else func
+        new = super().function(new)
+        # Without its jumps the function reads as straight-line code: re-definitions in the block
+        # that bound the variable become new variables, as the parser makes them.
+        return new if new is func else fresh_reassignments(new)
 
     @on(InCoreScopeStmt)
     def _incore(self, node: InCoreScopeStmt) -> Result:

@@ -2,9 +2,10 @@
 
 The parser makes a new ``Var`` when a name is assigned again in the block that bound it, and
 re-defines the ``Var`` when another block bound it (pypto/language/parser/core.py). A pass that
-splices copies of a body into a block (UnrollLoops) re-defines variables in their own block; this
-rewrite gives each such re-definition a new variable and points the later uses at it, so the
-program prints and parses back to a structurally equal one. A function that leaves a block early
+splices copies of a body into a block (UnrollLoops), or that removes the jumps of a function the
+parser read with one Var per name (CtrlFlowTransform), leaves variables re-defined in their own
+block; this rewrite gives each such re-definition a new variable and points the later uses at it,
+so the program prints and parses back to a structurally equal one. A function that leaves a block early
 (:func:`leaves_early`) keeps its re-definitions, as the parser does for such a function.
 """
 
