@@ -35,7 +35,8 @@ from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.ir.ops.cross_core_ops import (
-    GM_PIPE_BUFFER, PIPE_SETUPS, default_local_slot_num, gm_ring_layout, pipe_slot_num,
+    GM_PIPE_BUFFER, PIPE_OP_DIRECTION, PIPE_SETUPS, default_local_slot_num, direction_ring_offset, gm_ring_layout,
+    pipe_slot_num,
 )
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
@@ -55,7 +56,7 @@ from .base import Emitter, Rules
 from .cce_entry import DimParam, EntryParam, header, kernel_entry
 from .cce_ops import (
     CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, Pipe, PipeBuffer, PipeSetup, SpmdIndex,
-    Transfer,
+    SPLIT_AXES, Transfer,
 )
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_strides, global_template, static_dims, tile_template
 from .doc import Doc
@@ -129,7 +130,9 @@ class CceEmitter(Emitter):
         self._identity: dict[str, str] = {}  # launch-identity parameter -> its reader in kernel_entry
         self._dim_sources: dict[Var, tuple[str, int]] = {}  # dynamic dim -> (tensor parameter, axis) giving it
         self._dims: list[DimParam] = []  # the dynamic dims the kernel reads, in first-use order
-        self._pipes: dict[int, tuple[str, str]] = {}  # pipe id -> (TPipe alias, pipe object)
+        # pipe id -> {direction (dir_mask bit) -> (TPipe alias, pipe object)}
+        self._pipes: dict[int, dict[int, tuple[str, str]]] = {}
+        self._pipe_templates: dict[str, int] = {}  # TPipe template -> the pipe id printed as it
         self._pops: dict[Var, Call] = {}  # tile a TPOP defines -> the pop (its free reuses the split)
 
     def _fresh(self, base: str) -> str:
@@ -790,17 +793,31 @@ class CceEmitter(Emitter):
         mask, size = keyword(call, "dir_mask"), keyword(call, "slot_size")
         slots = pipe_slot_num(call)
         local = keyword(call, "local_slot_num") or default_local_slot_num(slots)
-        alias = self._alias(f"TPipe<{pipe_id}, {mask}, {size}, {slots}, {local}>", f"Pipe{pipe_id}")
-        obj = self._fresh(f"pipe_{pipe_id}")
-        self._pipes[pipe_id] = (alias, obj)
         ring = next((p for p in self._params if p.name_hint == GM_PIPE_BUFFER), None)
-        gm = "nullptr"
-        if ring is not None:  # this pipe's part of the kernel's GM ring
-            offset = gm_ring_layout(self._setups)[pipe_id][0] // 4
-            gm = self.name_of(ring) if offset == 0 else f"({self.name_of(ring)} + {offset})"
         bufs = ", ".join(f"static_cast<uint32_t>({self.emit(argument(call, k))})"
                          for k in ("c2v_consumer_buf", "v2c_consumer_buf"))
-        self.doc.line(f"{alias} {obj}((__gm__ void*){gm}, {bufs});")
+        self._pipes[pipe_id] = {}
+        # A two-way pipe prints as two one-way pipes: pto-isa's CPU model shares a two-way TPipe's slots
+        # between the directions and, once the ring wraps, pops a later C->V tile before an earlier one
+        # (docs/codegen.md#cross-core-ops). Each half keeps the flags (V->C: id + 2) and the GM slots
+        # (V->C after C->V) that a2a3's two-way TPipe gives that direction.
+        for direction in (1, 2) if mask == 3 else (mask,):
+            flag = pipe_id + 2 if mask == 3 and direction == 2 else pipe_id
+            template = f"TPipe<{flag}, {direction}, {size}, {slots}, {local}>"
+            other = self._pipe_templates.setdefault(template, pipe_id)
+            if other != pipe_id:
+                raise CodegenError(f"pipes {other} and {pipe_id} both print as {template}, which pto-isa runs as one "
+                                   "pipe", call.span, "the vector->cube half of a two-way pipe takes the flags of "
+                                   "id + 2: give the other pipe an id that is not 2 more than the two-way pipe's")
+            half = "" if mask != 3 else ("_c2v", "_v2c")[direction - 1]
+            alias = self._alias(template, f"Pipe{pipe_id}{half}")
+            obj = self._fresh(f"pipe_{pipe_id}{half}")
+            self._pipes[pipe_id][direction] = (alias, obj)
+            gm = "nullptr"
+            if ring is not None:  # this direction's part of the kernel's GM ring
+                offset = (gm_ring_layout(self._setups)[pipe_id][0] + direction_ring_offset(call, direction)) // 4
+                gm = self.name_of(ring) if offset == 0 else f"({self.name_of(ring)} + {offset})"
+            self.doc.line(f"{alias} {obj}((__gm__ void*){gm}, {bufs});")
 
     @rules.op(Pipe)
     def _pipe_op(self, call: Call, rule: Pipe) -> None:
@@ -810,13 +827,14 @@ class CceEmitter(Emitter):
         if pipe_id not in self._pipes:
             raise CodegenError(f"{call.op.name} on pipe {pipe_id}, which this kernel does not initialise", call.span,
                                "call pl.aic_initialize_pipe / pl.aiv_initialize_pipe (with the same id=) first")
-        alias, obj = self._pipes[pipe_id]
-        code = keyword(source, "split") or 0
-        if code not in _SPLITS:
-            raise no_rule(f"{call.op.name} with split={code} (an odd-extent split)", "cce", call.span,
-                          "pto-isa's CPU model splits a tile between the AIV lanes in even halves only: give the "
-                          "split axis an even extent and use split=1 (up/down) or split=2 (left/right)")
-        split = _SPLITS[code]
+        direction = PIPE_OP_DIRECTION[call.op.name]
+        if direction not in self._pipes[pipe_id]:
+            way = ("cube to vector", "vector to cube")[direction - 1]
+            raise CodegenError(f"{call.op.name} moves a tile {way} on pipe {pipe_id}, which is set up for the other "
+                               "direction only", call.span, f"initialise pipe {pipe_id} with dir_mask={direction} "
+                               "(or 3 for both directions)")
+        alias, obj = self._pipes[pipe_id][direction]
+        split = SPLIT_AXES[keyword(source, "split") or 0]  # check_printable refused the codes CCE lacks
         if not rule.tile:
             self.doc.line(f"{rule.mnemonic}<{alias}, {split}>({obj});")
             return
@@ -833,10 +851,6 @@ class CceEmitter(Emitter):
     def _flag(self, call: Call, rule: Flag) -> None:
         set_pipe, wait_pipe = (PipeType(keyword(call, k)).name for k in ("set_pipe", "wait_pipe"))
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
-
-
-# The split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the NPU ones.
-_SPLITS = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 
 
 def _literal(value: Any, span: Span | None) -> str:

@@ -204,7 +204,8 @@ class PipeBuffer(OpRule):
 class PipeSetup(OpRule):
     """``using P = TPipe<id, dir_mask, slot_size, slot_num, local_slot_num>; P pipe((__gm__ void*)gm, c2v, v2c);``:
     the pipe object later TPUSH/TPOP/TFREE of that ``id`` use (``gm``: the ``__gm_pipe_buffer``
-    parameter, else nullptr, which keeps the ring in the consumer's local memory)."""
+    parameter, else nullptr, which keeps the ring in the consumer's local memory). A two-way pipe
+    (``dir_mask`` 3) is two one-way pipes, ``PipeI_c2v`` and ``PipeI_v2c`` (flag ``id + 2``)."""
 
     def spelled(self, op: str) -> frozenset[str]:
         return self.implied | every_parameter(op) | {"id", "dir_mask", "slot_size", "slot_num", "local_slot_num"}
@@ -221,6 +222,9 @@ class SpmdIndex(OpRule):
 _ROUND = {i: f"RoundMode::CAST_{m}" for i, m in enumerate(("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"))}
 _CMP = {i: f"CmpMode::{m}" for i, m in enumerate(("EQ", "NE", "LT", "LE", "GT", "GE"))}
 _MASK = {int(m): f"MaskPattern::{m.name}" for m in MaskPattern}
+# The pipe split codes pto-isa's CPU TPUSH/TPOP implement; 3/4 (TILE_UP_DOWN_ODD, TILE_LEFT_RIGHT_ODD) only the
+# NPU ones (a compile printing CCE refuses them at the call: pypto.codegen.unsupported).
+SPLIT_AXES = {k: f"TileSplitAxis::{n}" for k, n in enumerate(("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"))}
 _CORE = {"aiv_only": "SyncCoreType::AIVOnly", "aic_only": "SyncCoreType::AICOnly", "mix": "SyncCoreType::Mix"}
 
 

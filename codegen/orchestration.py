@@ -20,11 +20,12 @@ its parameters takes the argument's C++ name (§2.4), so no copy of a tensor han
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pypto.analysis.defuse import base_name, expr_calls
+from pypto.analysis.defuse import base_name, expr_calls, use_counts
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
 from pypto.analysis.lanes import runs_on_both_lanes
@@ -238,6 +239,8 @@ class OrchestrationEmitter(Emitter):
         self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
         self.task_arrays: dict[str, int] = {}  # C arrays of TaskIds -> their extent
         self.dummies = 0  # dependency-only tasks printed so far
+        self.reads: Counter[Var] = Counter()  # how often the function body reads each variable
+        self.predeclared: set[Var] = set()  # scalars a manual scope defines for the code after it
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -306,6 +309,7 @@ class OrchestrationEmitter(Emitter):
         doc.line('__attribute__((visibility("default")))')
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
+            self.reads = use_counts(func.body)
             self.emit(func.body)
             if not _always_submits(func.body):
                 # simpler's scheduler ends a run once total_tasks > 0 tasks completed: a run that submits
@@ -366,12 +370,51 @@ class OrchestrationEmitter(Emitter):
         if node.manual:
             # Hoisted in front of the manual scope so later readers outside it see the tensors.
             self._allocate(creates)
+        leaving = self._predeclare(node) if node.manual else {}
         with self.doc.block("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" if node.manual else "PTO2_SCOPE() {"):
             if not node.manual:
                 self._allocate(creates)
             self.emit(node.body)
             if tail is not None:
                 self.emit(tail)
+            for var, outside in leaving.items():  # a loop's or an if's result: copied out
+                inside = self.name_of(var)
+                if inside in self.task_arrays:
+                    name = base_name(var.name_hint)
+                    raise CodegenError(f"no rule for the TaskId array '{name}' leaving a manual scope in orchestration",
+                                       var.span, "submit the tasks that wait for it inside the scope")
+                self.doc.line(f"{outside} = {inside};")
+                self.alias(var, outside)
+
+    def _predeclare(self, node: RuntimeScopeStmt) -> dict[Var, str]:
+        """Declare in front of a manual scope the scalars (TaskIds above all) its body defines and the
+        code after it reads: the scope is a C++ block, the IR scope is transparent. An assignment then
+        assigns the declared variable; a loop's or an if's result is copied into it at the scope's end
+        (returned: result -> the declared name)."""
+        inside = use_counts(node.body)
+        copied: dict[Var, str] = {}
+        for stmt in _block(node.body):
+            assigned = isinstance(stmt, AssignStmt)
+            results = [stmt.var] if assigned else list(getattr(stmt, "return_vars", []))
+            for var in results:
+                if not (isinstance(var.type, ScalarType) and self.reads[var] > inside[var]):
+                    continue
+                ct = c_type(var.type, var.span)
+                initial = "PTO2TaskId::invalid()" if var.type.dtype.is_task_id() else f"{ct}{{}}"
+                name = self.declare(var) if assigned else self.fresh(var.name_hint)
+                self.doc.line(f"{ct} {name} = {initial};")
+                if assigned:
+                    self.predeclared.add(var)
+                else:
+                    copied[var] = name
+        return copied
+
+    def define(self, var: Var, text: str, span: Span) -> str:
+        """The statement giving ``var`` the value ``text``: a declaration, or an assignment of a variable
+        declared in front of its manual scope."""
+        if var in self.predeclared:
+            return f"{self.name_of(var)} = {text};"
+        return f"{c_type(var.type, span)} {self.declare(var)} = {text};"
 
     @rules.register(ReturnStmt)
     def _return(self, node: ReturnStmt) -> None:
@@ -406,10 +449,9 @@ class OrchestrationEmitter(Emitter):
         self.defining = None
         if text is None:  # the rule declared the variable itself (a task, a view, a tensor creation)
             return
-        name = self.declare(var)
-        self.doc.line(f"{c_type(var.type, node.span)} {name} = {text};")
+        self.doc.line(self.define(var, text, node.span))
         if isinstance(value, TupleGetItemExpr) and value.tuple in self.task_outs:
-            self.fresh_ids.add(name)
+            self.fresh_ids.add(self.name_of(var))
 
     @rules.register(ForStmt)
     def _for(self, node: ForStmt) -> None:
@@ -634,10 +676,9 @@ class OrchestrationEmitter(Emitter):
         """``MixedKernels mixed_N = {aic, aiv, INVALID_KERNEL_ID};``: the Group's kernels as one task."""
         assert self.program is not None
         lanes = {FunctionType.AIC: "INVALID_KERNEL_ID", FunctionType.AIV: "INVALID_KERNEL_ID"}
-        for kernel, inner in group_calls(self.program, group):
-            if lanes[kernel.func_type] != "INVALID_KERNEL_ID":
-                raise CodegenError(f"no rule for Group '{group.name}' with two {kernel.func_type.name} kernels in "
-                                   "orchestration", inner.span, "a mixed task runs one AIC and one AIV kernel")
+        for kernel, _ in group_calls(self.program, group):
+            # MixedKernelExpanded's GROUP_KERNELS refuses a second kernel of a side.
+            assert lanes[kernel.func_type] == "INVALID_KERNEL_ID", f"Group '{group.name}': two {kernel.func_type}"
             lanes[kernel.func_type] = str(self.ids[kernel.name])
         # An AIV kernel dispatched on both vector lanes (dual_aiv_dispatch, or a split) fills the third slot.
         aiv = next((k for k, _ in group_calls(self.program, group) if k.func_type is FunctionType.AIV), None)
@@ -853,7 +894,7 @@ class OrchestrationEmitter(Emitter):
         found = dispatch_predicate(predicate)
         pred = f"{params}_pred"
         doc = self.doc
-        self._predicate_guard(found.tensor, found.indices, predicate.span)
+        self._index_guard(found.tensor, found.indices, predicate.span, "the dispatch predicate", "reads")
         doc.line(f"CoreTaskPredicate {pred};")
         doc.line(f"{pred}.operand.tensor = &{self.name_of(found.tensor)};")
         doc.line(f"{pred}.operand.ndims = {len(found.indices)};")
@@ -864,10 +905,10 @@ class OrchestrationEmitter(Emitter):
         doc.line(f"{pred}.target = {found.target};")
         doc.line(f"{params}.set_predicate({pred});")
 
-    def _predicate_guard(self, tensor: Var, indices: list[Expr], span: Span) -> None:
-        """Stop the run, as a kernel window out of bounds does, when a computed index of the gate element
-        falls outside its tensor: the scheduler would read whatever lies there (constant indices are
-        checked when the program is parsed)."""
+    def _index_guard(self, tensor: Var, indices: list[Expr], span: Span, what: str, verb: str) -> None:
+        """Stop the run, as a kernel window out of bounds does, when a computed index of an element (a
+        predicate's gate element, a ``tensor.read`` / ``tensor.write``) falls outside its tensor: the
+        access would touch whatever lies there (constant indices are checked when the program is parsed)."""
         dims = [d.value if isinstance(d, ConstInt) else f"(int64_t){self.name_of(tensor)}.shapes[{a}]"
                 for a, d in enumerate(tensor.type.shape)]
         where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
@@ -876,7 +917,7 @@ class OrchestrationEmitter(Emitter):
                 continue
             i = f"(int64_t)({self.expr(index)})"
             with self.doc.block(f"if ({i} < 0 || {i} >= {dim}) {{"):
-                text = (f'"{BOUNDS_MARKER} the dispatch predicate{_c_format(where)} reads element %lld of axis {axis} '
+                text = (f'"{BOUNDS_MARKER} {what}{_c_format(where)} {verb} element %lld of axis {axis} '
                         f'of \'{_c_format(base_name(tensor.name_hint))}\', whose extent is %lld"')
                 self.doc.line(f"rt_report_fatal(PTO2_ERROR_INVALID_ARGS, {text}, (long long){i}, (long long){dim});")
                 self.doc.line("return;")
@@ -1002,7 +1043,11 @@ class OrchestrationEmitter(Emitter):
     @rules.op(ElementAccess)
     def _element(self, call: Call, rule: ElementAccess) -> str | None:
         tensor = argument(call, "tensor")
-        indices = self._list(argument(call, "indices"), call.span)
+        exprs = argument(call, "indices")
+        if isinstance(tensor, Var) and isinstance(exprs, MakeTuple):
+            verb = "writes" if rule.store else "reads"
+            self._index_guard(tensor, list(exprs.elements), call.span, call.op.name, verb)
+        indices = self._list(exprs, call.span)
         base = self.defining.name_hint if self.defining is not None else "elem"
         idx = self.fresh(f"{base}_idx")
         self.doc.line(f"uint32_t {idx}[{len(indices)}] = {{{', '.join(indices)}}};")

@@ -209,14 +209,14 @@ def dummy_task(em: OrchestrationEmitter, call: Call, rule: DummyTask) -> None:
         for line in dep_lines(em, deps, f"{params}_deps", count):
             doc.line(line)
         doc.line(f"{params}.set_dependencies({params}_deps, {count});")
-    name = em.declare(var)
     submit = f"TaskOutputTensors {outs} = {rule.mnemonic}({params});"
     if all(d in em.fresh_ids for d in deps):
         doc.line(submit)
-        doc.line(f"PTO2TaskId {name} = {outs}.task_id();")
-        em.fresh_ids.add(name)
+        doc.line(em.define(var, f"{outs}.task_id()", call.span))
+        em.fresh_ids.add(em.name_of(var))
         return None
-    doc.line(f"PTO2TaskId {name} = PTO2TaskId::invalid();")
+    doc.line(em.define(var, "PTO2TaskId::invalid()", call.span))
+    name = em.name_of(var)
     with doc.block(f"if ({count} > 0) {{"):
         doc.line(submit)
         doc.line(f"{name} = {outs}.task_id();")

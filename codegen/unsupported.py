@@ -45,6 +45,16 @@ REFUSED: dict[str, str] = {
     "system.fence": "",
 }
 _HINT = "write the computation with ops the kernel targets print (docs/codegen.md#unsupported)"
+# Refused ops whose alternative is more specific than _HINT.
+_HINTS: dict[str, str] = {
+    **dict.fromkeys(("system.sync_set", "system.sync_wait", "system.set_ffts"),
+                    "order the cube and vector kernels through a pipe instead: a pl.tpush_to_aiv / pl.tpop_from_aic "
+                    "(or pl.tpush_to_aic / pl.tpop_from_aiv) pair waits as a flag would "
+                    "(docs/codegen.md#cross-core-flags)"),
+}
+_ODD_SPLIT_HINT = ("pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the "
+                   "split axis an even extent and use split=1 (up/down) or split=2 (left/right), or compile with "
+                   "skip_ptoas=True to print the PTO module (which has it) only")
 
 # Ops only the orchestration prints: refused in kernel code (kernel functions, and the pl.at /
 # pl.spmd / pl.cluster bodies outlined into kernels).
@@ -114,5 +124,17 @@ def check_printable(program: Program, targets: frozenset[str]) -> None:
             if isinstance(node.op, Op) and node.op.name in REFUSED:
                 message = refusal_message(node.op.name, targets)
                 if message is not None:
-                    raise UnsupportedOpError(message, node.span, _HINT)
+                    raise UnsupportedOpError(message, node.span, _HINTS.get(node.op.name, _HINT))
+            if "cce" in targets and isinstance(node.op, Op):
+                _check_split(node)
+
+
+def _check_split(call: Call) -> None:
+    """A pipe split code the CCE target cannot print (3/4: an odd split extent) is refused at the call."""
+    from .cce_ops import SPLIT_AXES
+
+    code = call.kwargs.get("split")
+    if isinstance(code, int) and code not in SPLIT_AXES:
+        raise UnsupportedOpError(f"{call.op.name} with split={code} (an odd-extent split) cannot be compiled: the cce "
+                                 "target has no rule for it", call.span, _ODD_SPLIT_HINT)
 

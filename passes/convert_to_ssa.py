@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pypto.analysis import Liveness, base_name, defined_vars, expr_vars, function_index, stmt_defs
+from pypto.analysis import Liveness, base_name, defined_vars, expr_vars, function_index, scope_task_id, stmt_defs
 from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
 from pypto.languages.ssa import ssa
 from pypto.languages.surface import surface
@@ -138,7 +138,8 @@ class ConvertToSSA(RewritePass):
         if function_index(func).has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))
         self.remap.update((p, p) for p in func.params)  # "defined before" for the phi checks
-        self.count = Counter(defined_vars(func))
+        task_ids = [scope_task_id(s) for s in function_index(func).of(ScopeStmt)]
+        self.count = Counter(defined_vars(func) + [t for t in task_ids if t is not None])
         self.names_of: dict[str, set[Var]] = {}
         for var in self.count:
             self.names_of.setdefault(var.name_hint, set()).add(var)
@@ -178,8 +179,14 @@ class ConvertToSSA(RewritePass):
 
     @on(ScopeStmt)
     def _scope(self, s: ScopeStmt) -> Result:
+        attrs = {k: v if k == "task_id_var" else self.expr(v) for k, v in s.attrs.items()}  # deps=[...] etc.
         with self.scope({"live_out": self.after}, remap=False):  # scopes are transparent
-            return rebuild(s, body=self.reblock(s.body, self.block(flatten_to_stmts(s.body))))
+            body = self.reblock(s.body, self.block(flatten_to_stmts(s.body)))
+        tid = scope_task_id(s)
+        if tid is not None:  # ``as tid`` is defined when the scope ends
+            attrs["task_id_var"] = self.fresh(tid)
+        changed = any(attrs[k] is not v for k, v in s.attrs.items())
+        return rebuild(s, body=body, attrs=attrs) if changed else rebuild(s, body=body)
 
     @on(IfStmt)
     def _if(self, s: IfStmt) -> Result:

@@ -392,7 +392,8 @@ class ExpandMixedKernel(ProgramPass):
                 f"pl.split({mode.name}) of kernel '{func.name}' needs the tiles crossing between cube and vector "
                 f"to share one even {'row' if axis == -2 else 'column'} count, got {sorted(map(str, extents))}",
                 func.span,
-                "split the other way, or make the transferred tiles the same size",
+                "make the tiles crossing between the sides one even size along the split axis, or split the other "
+                "way",
             )
         lane = Var("subblock_idx", ScalarType(DataType.INDEX), func.span)
         index = AssignStmt(lane, op_registry.create_op_call("tile.get_subblock_idx", [], {}, func.span), func.span)

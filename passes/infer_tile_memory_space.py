@@ -76,8 +76,8 @@ def demands(func: Function) -> dict[Var, MemorySpace]:
         for arg, allowed in bound:
             if allowed and isinstance(arg.type, TileType):
                 want(arg, allowed[0])
-        spec = op_registry.get_op_memory_spec(op_name(call)) if bound else None
-        if spec is not None and spec["output_memory"] == op_registry.INHERIT and var in out:
+        entry = op_registry.lookup(op_name(call)) if bound else None  # bound: a registered op with a memory spec
+        if entry is not None and entry.memory.output == op_registry.INHERIT and var in out:
             first = next((a for a, _ in bound if isinstance(a.type, TileType)), None)
             if first is not None:
                 want(first, out[var])

@@ -20,6 +20,7 @@ from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.op_registry import Effect, get_entry, is_view_op, lookup
+from pypto.ir.parts import replace_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import PtrType
@@ -120,6 +121,9 @@ class _Plan:
         self.piped: set[Var] = set()
         self.count = 0
         self.offset = unassigned(func.span)  # one shared constant for every MemRef of the kernel
+        # The kernel's first allocation and its MemRef: the later ones are copies of them with other
+        # parts (pypto.ir.parts), each part built here from checked values.
+        self.first: tuple[AssignStmt, MemRef] | None = None
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
         # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
@@ -165,11 +169,21 @@ class _Plan:
                 "memory planning needs static tile shapes (give the tile a constant shape and a valid_shape)",
                 var.span,
             )
-        space = t.memory_space
-        base = Var(f"mem_{space.name.lower()}_{self.count}", PtrType.get(), var.span)
+        space, span = t.memory_space, var.span
+        name = f"mem_{space.name.lower()}_{self.count}"
         self.count += 1
-        self.allocs.append(AssignStmt(base, alloc_call(space, size, var.span), var.span))
-        ref = MemRef(name_hint=base.name_hint, base_=base, byte_offset_=self.offset, size_=size, span=var.span)
+        if self.first is None:  # built and validated once per kernel; the others are copies of it
+            base = Var(name, PtrType.get(), span)
+            alloc = AssignStmt(base, alloc_call(space, size, span), span)
+            ref = MemRef(name_hint=name, base_=base, byte_offset_=self.offset, size_=size, span=span)
+            self.first = alloc, ref
+        else:
+            alloc, ref = self.first
+            base = replace_parts(alloc.var, name_hint=name, span=span)
+            call = replace_parts(alloc.value, args=[_index(int(space)), _index(size)], span=span)
+            alloc = replace_parts(alloc, var=base, value=call, span=span)
+            ref = replace_parts(ref, name_hint=name, base_=base, size_=size, span=span)
+        self.allocs.append(alloc)
         self.types[var] = with_memref(t, ref)
 
     def stmts(self, stmt: Stmt) -> None:
@@ -241,6 +255,9 @@ def _written_tile(name: str, args: list) -> object:
     """The tile argument an op updates in place (its result is that buffer), if any."""
     entry = lookup(name)
     if entry is None:
+        return None
+    effects = entry.param_effects
+    if Effect.WRITE not in effects and Effect.READ_WRITE not in effects:  # most ops: no bind
         return None
     for param, arg in zip(entry.bind(list(args)), args):
         if param.effect in (Effect.WRITE, Effect.READ_WRITE) and isinstance(arg, Var) and on_chip(arg.type):

@@ -18,6 +18,7 @@ from pypto.ir.expr import Call, Expr, MakeTuple, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
+from pypto.ir.parts import replace_parts
 from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Stmt, WhileStmt
@@ -87,11 +88,18 @@ def _hazard(prior: _Access, now: _Access) -> bool:
 # Pending accesses per (producer pipe, consumer pipe): those the consumer pipe is not yet ordered
 # after, each with the index of its statement in the current block (-1: before the block).
 State = dict[tuple[PipeType, PipeType], dict[_Access, int]]
+_NONE: dict[_Access, int] = {}  # read only
+# Per pipe P: the keys of the pipes P may wait for, and of those that may wait for P (P itself when it has a barrier).
+_FROM = {p: [(q, (q, p)) for q in _PIPES if q is not p] for p in PipeType}
+_TO = {p: [(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in PipeType}
 
 
 def _copy(state: State, pos: int | None = None) -> State:
+    """A copy of ``state`` (with every access moved to ``pos`` if given). The pending dicts are
+    shared: none is changed in place once made (an update replaces it), so a snapshot before each
+    statement copies only the table of them."""
     if pos is None:
-        return {k: v.copy() for k, v in state.items()}
+        return dict(state)
     return {k: dict.fromkeys(v, pos) for k, v in state.items()}
 
 
@@ -187,8 +195,7 @@ class _Strip(ForwardWalk[None]):
     """A body without the syncs an earlier run of the pass inserted."""
 
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: None) -> Stmt:
-        kept = [s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call)
-                                         and s.expr.attrs.get("auto_sync"))]
+        kept = [s for s in stmts if not (isinstance(s, EvalStmt) and isinstance(s.expr, Call) and _auto_sync(s.expr))]
         # a first run finds none: the body stays the same object, nothing is rebuilt
         return super().exit_block(body, kept, state) if len(kept) == len(stmts) else block_of(kept, body.span)
 
@@ -196,7 +203,7 @@ class _Strip(ForwardWalk[None]):
 def _user_sync(stmt: Stmt) -> Call | None:
     """The user-written sync call of ``stmt`` (not one this pass inserted), or None."""
     call = stmt.expr if isinstance(stmt, EvalStmt) else None
-    if isinstance(call, Call) and call.op.name in _SYNC_OPS and not call.attrs.get("auto_sync"):
+    if isinstance(call, Call) and call.op.name in _SYNC_OPS and not _auto_sync(call):
         return call
     return None
 
@@ -220,11 +227,24 @@ def _user_events(func: Function) -> dict[tuple[PipeType, PipeType], set[int]]:
 # inserted call was a fifth of the pass.
 _AUTO_SYNC = CallAttrs.for_node("Call", {"auto_sync": True})
 _OPS = {name: get_op(name) for name in _SYNC_OPS}
+# One validated statement per distinct sync (op and flags); each inserted one is a copy of it with its
+# own span (pypto.ir.parts): building and validating every call and statement was a sixth of the pass.
+_TEMPLATES: dict[tuple[str, tuple[tuple[str, int], ...]], EvalStmt] = {}
 
 
 def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
-    call = Call(op=_OPS[op], args=[], kwargs=kwargs, attrs=_AUTO_SYNC, type=UnknownType.get(), span=span)
-    return EvalStmt(expr=call, span=span)
+    key = (op, tuple(kwargs.items()))
+    template = _TEMPLATES.get(key)
+    if template is None:
+        call = Call(op=_OPS[op], args=[], kwargs=kwargs, attrs=_AUTO_SYNC, type=UnknownType.get(), span=span)
+        template = _TEMPLATES[key] = EvalStmt(expr=call, span=span)
+    return replace_parts(template, expr=replace_parts(template.expr, args=[], span=span), span=span)
+
+
+def _auto_sync(call: Call) -> bool:
+    """The call is a sync an earlier run inserted (most calls have no attrs: no mapping lookup)."""
+    attrs = call.attrs
+    return bool(attrs.__pydantic_fields_set__) and bool(attrs.get("auto_sync"))
 
 
 class _Run(ForwardWalk[State]):
@@ -246,6 +266,9 @@ class _Run(ForwardWalk[State]):
         return self.uids.setdefault(id(stmt), len(self.uids))
 
     def _regions(self, e: Expr) -> list[Region]:
+        found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
+        if found is not None:
+            return found
         if isinstance(e, MakeTuple):
             return [r for x in e.elements for r in self._regions(x)]
         if not isinstance(e, Var) or isinstance(e, MemRef):
@@ -253,24 +276,23 @@ class _Run(ForwardWalk[State]):
         t = e.type
         if isinstance(t, TensorType):
             return [("gm", self.gm.root(e))]
-        found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
-        if found is None:
-            found = self.tiles[e] = _tile_regions(t)
+        found = self.tiles[e] = _tile_regions(t)
         return found
 
     def access(self, stmt: Stmt) -> tuple[PipeType, _Access] | None:
         """The pipe and accesses of an op statement (None: not an op issued to a pipe)."""
         call = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
-        if not isinstance(call, Call) or call.attrs.get("auto_sync"):
+        if not isinstance(call, Call) or _auto_sync(call):
             return None
         pipe = op_pipe(call)
         if pipe is None:
             return None
         entry = lookup(call.op.name)
+        effects = entry.param_effects if entry is not None else ()  # an unregistered op reads its arguments
         reads: list[Region] = []
         writes: list[Region] = []
         for i, arg in enumerate(call.args):
-            effect = entry.params[i].effect if entry is not None and i < len(entry.params) else Effect.READ
+            effect = effects[i] if i < len(effects) else Effect.READ
             regions = self._regions(arg)
             if effect is not Effect.WRITE:
                 reads += regions
@@ -279,11 +301,11 @@ class _Run(ForwardWalk[State]):
         if isinstance(stmt, AssignStmt):
             self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
             writes += self._regions(stmt.var)
-        now = _Access(self._uid(stmt), frozenset(reads), frozenset(writes))
-        known = self.accesses.get(now.uid)
-        if known is not None and known.reads == now.reads and known.writes == now.writes:
+        uid, read_set, write_set = self._uid(stmt), frozenset(reads), frozenset(writes)
+        known = self.accesses.get(uid)
+        if known is not None and known.reads == read_set and known.writes == write_set:
             return pipe, known
-        self.accesses[now.uid] = now
+        now = self.accesses[uid] = _Access(uid, read_set, write_set)
         return pipe, now
 
     # ---- the walk ------------------------------------------------------------------------------
@@ -367,9 +389,13 @@ class _Run(ForwardWalk[State]):
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
         snaps, last_compound = placed.snaps, placed.last_compound
         while True:
-            hazards = {q: [p for a, p in state.get((q, pipe), {}).items() if _hazard(a, now)]
-                       for q in _PIPES if q is not pipe}
-            hazards = {q: ps for q, ps in hazards.items() if ps}
+            hazards = {}
+            for q, key in _FROM[pipe]:
+                pending = state.get(key)
+                if pending:
+                    ps = [p for a, p in pending.items() if _hazard(a, now)]
+                    if ps:
+                        hazards[q] = ps
             if not hazards:
                 break
             q = max(hazards, key=lambda x: (max(hazards[x]), -_PIPES.index(x)))
@@ -388,9 +414,8 @@ class _Run(ForwardWalk[State]):
         if pipe in _BARRIER and any(_hazard(a, now) for a in state.get((pipe, pipe), {})):
             placed.barriers.setdefault(k, []).append(pipe)
             state[(pipe, pipe)] = {}
-        for r in _PIPES:
-            if r is not pipe or pipe in _BARRIER:
-                state.setdefault((pipe, r), {})[now] = k
+        for key in _TO[pipe]:
+            state[key] = {**state.get(key, _NONE), now: k}  # a new dict: snapshots share the old one
 
     @staticmethod
     def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:
@@ -430,7 +455,11 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span) -> list[Stmt]:
     for p in placed.pairs:  # in placement order, which the flags keep
         waits.setdefault(p.w, []).append(p)
         sets.setdefault(p.s, []).append(p)
+    synced = waits.keys() | sets.keys() | placed.barriers.keys()
     for k, s in enumerate(stmts):
+        if k not in synced:  # most statements
+            out.append(s)
+            continue
         out += [flag("system.sync_dst", p) for p in waits.get(k, ()) if p.s < k]
         out += [flag("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
         for p in waits.get(k, ()):

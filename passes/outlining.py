@@ -379,8 +379,9 @@ class Outliner(RewritePass):
         if exported:
             body = _NameStores(set(exported)).run(body)
         returned += exported
-        versions = [Var(self.names.name(v.name_hint, lambda n, b=v.name_hint: f"{b}_{n + 1}"), v.type, node.span)
-                    for v in exported]
+        bases = [self._version_of.get(v, v).name_hint for v in exported]  # out, not out_1, names out_2
+        versions = [Var(self.names.name(b, lambda n, b=b: f"{b}_{n + 1}"), v.type, node.span)
+                    for v, b in zip(exported, bases)]
         stmts = flatten_to_stmts(body) + ([ReturnStmt(returned, node.span)] if returned else [])
         func = self._function(name, ins, dirs, [r.type for r in returned], stmts, node.span, func_type,
                               level, role, dict(func_attrs or {}), self._version_of)
@@ -388,9 +389,10 @@ class Outliner(RewritePass):
         self.outlined += 1
         dispatch = self.dispatch(node, name, ins, outs + versions, [r.type for r in returned], launch or {},
                                  no_dep or [])
-        # Later reads of V in this block (and blocks nested in it) read the new version.
+        # Later reads of V in this block (and blocks nested in it) read the new version. V may be an
+        # earlier scope's version of a source variable, whose later reads are remapped from that variable.
         for v, version in [*zip(exported, versions), *covered.items()]:
-            self.remap.maps[0][v] = version
+            self.remap.maps[0][self._version_of.get(v, v)] = version
         self._version_of.update({version: self._version_of.get(v, v) for v, version in zip(exported, versions)})
         return dispatch
 

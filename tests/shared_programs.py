@@ -99,3 +99,71 @@ class Attention:
             o = pl.assemble(o, acc, [blk * 64, 0])
         return o
 """
+
+
+_CUBE_TO_VECTOR = """
+import pypto.language as pl
+
+
+@pl.program
+class CubeToVector:
+    @pl.function(type=pl.FunctionType.AIC)
+    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
+        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
+        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
+        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
+        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
+        pl.tpush_to_aiv(acc, split=SPLIT)
+
+    @pl.function(ATTRStype=pl.FunctionType.AIV)
+    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+RESERVE
+        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
+        c: pl.Tile[[ROWS, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=SPLIT)
+BODY
+        return out
+
+    @pl.function(type=pl.FunctionType.Group)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        self.mm_aic(a, b)
+        out = self.mm_aiv(out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        out = self.mm(a, b, out)
+        return out
+"""
+
+# cube_to_vector's default vector work: exp of the popped tile, the slot freed, the result stored.
+EXP_BODY = """
+e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(c)
+pl.tfree_to_aic(c)
+out = pl.store(e, [0, 0], out)
+"""
+RING = 'buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)'
+
+
+def cube_to_vector(body: str = EXP_BODY, *, split: int = 0, dual: bool = False, reserve: str = RING) -> str:
+    """The text of a Group ``mm`` of two hand-written kernels over one cube->vector pipe (two 16 KiB slots;
+    tests/passes/test_split_vector_kernel.py, test_pipe_buffer_planning.py, tests/codegen/test_cross_core_codegen.py
+    and tests/sim/test_cross_core_sim.py vary it):
+    ``mm_aic`` multiplies two 64x64 FP16 tensors and pushes the FP32 product with split code ``split``;
+    ``mm_aiv`` reserves the ring with the lines ``reserve`` (binding ``buf``), pops the product into ``c``
+    (its 32-row half under a split) and runs ``body`` (unindented lines that free ``c`` and write ``out``).
+    ``dual`` launches ``mm_aiv`` on both vector lanes (``dual_aiv_dispatch``)."""
+
+    def indent(text: str) -> str:
+        return "\n".join("        " + line for line in text.strip().splitlines())
+
+    fill = {"SPLIT": str(split), "ATTRS": 'attrs={"dual_aiv_dispatch": True}, ' if dual else "",
+            "ROWS": "32" if split else "64", "RESERVE": indent(reserve), "BODY": indent(body)}
+    text = _CUBE_TO_VECTOR
+    for key, value in fill.items():
+        text = text.replace(key, value)
+    return text

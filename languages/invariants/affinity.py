@@ -93,6 +93,15 @@ def _by_name(name: str) -> AffinityRule:
 _NAMED: dict[str, AffinityRule] = {}
 
 
+def named_affinity(name: str) -> AffinityRule:
+    """The side of a call of op ``name`` when the name alone decides it, else ``BY_OPERANDS``."""
+    try:
+        return _NAMED[name]
+    except KeyError:
+        side = _NAMED[name] = _by_name(name)
+        return side
+
+
 def affinity(expr: Expr) -> Affinity:
     """The side of a mixed kernel that executes ``expr`` (a call; anything else is SHARED)."""
     if not isinstance(expr, (Call, Submit)) or isinstance(expr.op, GlobalVar):  # not an op call (op_name)
@@ -102,7 +111,7 @@ def affinity(expr: Expr) -> Affinity:
     name = expr.op.name
     try:
         side = _NAMED[name]
-    except KeyError:
+    except KeyError:  # named_affinity(), inlined: this runs for every call of every kernel check
         side = _NAMED[name] = _by_name(name)
     if side != BY_OPERANDS:
         return side

@@ -17,7 +17,7 @@ from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, 
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
-from .affinity import Affinity, affinity
+from .affinity import BY_OPERANDS, Affinity, affinity, named_affinity
 from .base import Invariant, Reporter, cached
 from .grammar import Field, Forbid, NoNode, Ops, inside
 
@@ -34,9 +34,23 @@ def _static_tile(t: object) -> bool:
     return isinstance(t, TileType) and all(isinstance(d, ConstInt) for d in t.shape)
 
 
+def _named_sides(func: Function) -> frozenset[Affinity] | None:
+    """The sides of the calls of ``func`` when their op names decide them all, else None (an op whose
+    side follows its operands, or a call of a function, which may be placed on the vector side)."""
+    index = function_index(func)
+    if index.has(GlobalVar):
+        return None
+    sides = frozenset(map(named_affinity, index.op_names))
+    return None if BY_OPERANDS in sides else sides  # type: ignore[return-value]
+
+
 def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
     kind = func.func_type
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
+    # Most kernels call only ops whose names give their side: the names tell what every call would.
+    named = _named_sides(func)
+    if named is not None and (forbidden not in named if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= named):
+        return
     if forbidden is None:  # an InCore function: only whether it mixes both sides
         sides = set(map(affinity, calls))
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
@@ -131,7 +145,7 @@ def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> N
 
 
 def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
-    names = set(map(op_name, calls))
+    names = function_index(func).op_names
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
@@ -191,26 +205,28 @@ def _peers(program: Program, func: Function) -> list[Function]:
     return peers
 
 
-# The cores of one cluster, which runs a Group's kernels as one mixed task.
-_CLUSTER_CORES = {FunctionType.AIC: 1, FunctionType.AIV: 2}
-
-
 def _check_group(group: Function, program: Program, report: Reporter) -> None:
-    """A Group launches no more kernels of a side than a cluster has cores of it."""
+    """A Group launches one kernel of each side: the orchestration runs it as one mixed task
+    ``{aic, aiv, aiv}`` whose second vector slot can only be the same AIV kernel on lane 1."""
     seen: dict[FunctionType, list[str]] = {}
     for kernel, call in _group_kernels(program, group):
         names = seen.setdefault(kernel.func_type, [])
         names.append(kernel.name)
-        if len(names) == _CLUSTER_CORES[kernel.func_type] + 1:
+        if len(names) == 2:
             listed = ", ".join(f"'{n}'" for n in names)
-            report.error("GROUP_KERNELS", f"Group '{group.name}' launches {len(names)} {kernel.func_type.name} "
-                         f"kernels ({listed}), but a cluster, which runs a Group (or pl.cluster()) as one mixed task, "
-                         "has one AIC and two AIV cores: launch the others from the orchestration", call)
+            report.error("GROUP_KERNELS", f"Group '{group.name}' launches 2 {kernel.func_type.name} kernels "
+                         f"({listed}), but a Group (or pl.cluster()) runs as one mixed task of one AIC and one AIV "
+                         "kernel (the AIV kernel runs on both vector cores when split or dual_aiv_dispatch): merge "
+                         f"the {kernel.func_type.name} work into one kernel, or launch the other from the "
+                         "orchestration", call)
 
 
 def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
     """In a Group, each pipe's pops equal the peer's pushes when both counts are known at compile time."""
+    called = function_index(func).op_names
     for pop, push in _PUSH_OF.items():
+        if pop not in called:
+            continue
         for pipe in sorted({_pipe_id(c) for c in calls if op_name(c) == pop}):
             popped = static_count(func.body, lambda c, n=pop, i=pipe: op_name(c) == n and _pipe_id(c) == i)
             for peer in _peers(program, func):
@@ -230,6 +246,8 @@ def _setup_facts(setup: Call) -> dict[str, int]:
 
 def _check_peer_setups(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
     """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
+    if _INIT[FunctionType.AIV] not in function_index(func).op_names:
+        return
     mine = {_pipe_id(c): c for c in calls if op_name(c) == _INIT[FunctionType.AIV]}
     for peer in _peers(program, func):
         theirs = {_pipe_id(c): c for c in function_index(peer).of(Call) if op_name(c) == _INIT[FunctionType.AIC]}
@@ -283,7 +301,7 @@ VectorKernelSplit = Invariant.per_function(
 def _check_gm_ring(func: Function, program: Program, report: Reporter) -> None:
     if not report.platform.pipe_ring_in_gm or func.func_type not in _INIT:
         return
-    setup = next((c for c in function_index(func).of(Call) if op_name(c) == _INIT[func.func_type]), None)
+    setup = next(iter(function_index(func).calls_to(_INIT[func.func_type])), None)
     if setup is not None and not any(p.name_hint == GM_PIPE_BUFFER for p in func.params):
         report.error("NO_GM_PIPE_RING", f"kernel '{func.name}' sets up a cross-core pipe without a GM ring parameter "
                      f"'{GM_PIPE_BUFFER}', where {report.platform.target_arch} keeps a pipe's slots (run "
@@ -328,11 +346,7 @@ def _hard_syncalls(func: Function) -> list[Call]:
     sees the whole program at every boundary, and most functions are unchanged between two."""
 
     def find() -> list[Call]:
-        return [
-            c
-            for c in function_index(func).of(Call)
-            if not isinstance(c.op, GlobalVar) and c.op.name == "system.syncall" and c.kwargs.get("mode", "hard") == "hard"
-        ]
+        return [c for c in function_index(func).calls_to("system.syncall") if c.kwargs.get("mode", "hard") == "hard"]
 
     return cached("<hard syncalls>", func, None, find)
 

@@ -206,9 +206,8 @@ def _first_tensor(call: Call) -> TensorType | None:
 
 
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
-    for call in function_index(func).of(Call):
-        callee_op = call.op  # op_name(call) == "tile.store", inlined: this looks at every call
-        if isinstance(callee_op, GlobalVar) or callee_op.name != "tile.store" or not call.args:
+    for call in function_index(func).calls_to("tile.store"):
+        if not call.args:
             continue
         source, target = call.args[0].type, _first_tensor(call)
         from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
@@ -249,10 +248,10 @@ AtomicAddDtypeValid = Invariant.per_function(
 
 
 def _check_casts(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type) or "tile.cast" not in function_index(func).op_names:
+    if not is_incore_type(func.func_type):
         return
-    for call in function_index(func).of(Call):
-        if isinstance(call.op, GlobalVar) or call.op.name != "tile.cast" or not isinstance(call.args[0].type, TileType):
+    for call in function_index(func).calls_to("tile.cast"):
+        if not isinstance(call.args[0].type, TileType):
             continue
         src, dst = call.args[0].type.dtype, call.kwargs["target_type"]
         if src != dst and dst not in report.platform.native_casts.get(src, ()):

@@ -12,8 +12,9 @@
   loop variable picks) are run-time matters, and what a run leaves unwritten keeps the caller's
   values (docs/simulator.md#outputs). ``InOut`` parameters need not be written.
 
-A write reaches the parameter through copies (``y = x``), in-place results (``r = pl.store(t, o,
-x)``), results of calls that return the parameter they were passed, and loop carries. An InCore
+A write reaches the parameter through copies (``y = x``), views (``o = x[0:32, :]``, a reshape), in-place
+results (``r = pl.store(t, o, x)``), results of calls that return the parameter they were passed, and
+loop carries. An InCore
 function's tensor ops may write its In parameters: ConvertTensorToTileOps derives Out/InOut for them
 (:func:`derived_writes`), so its callers count them as written. Group and Spmd wrappers are
 exempt: they forward their parameters, and their directions are derived from the kernels they
@@ -29,7 +30,7 @@ from collections.abc import Callable
 
 from pypto.analysis import callee
 from pypto.analysis.index import function_index
-from pypto.analysis.roots import returned_params
+from pypto.analysis.roots import VIEW_OPS, returned_params
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
 from pypto.ir.expr import (
@@ -88,7 +89,9 @@ class _Buffers:
         self.derived: dict[str, set[Var]] = {}
 
     def of(self, e: Expr) -> Var | None:
-        """The parameter whose buffer ``e`` names, or None."""
+        """The parameter whose buffer ``e`` names (a slice or reshape of x is x's buffer), or None."""
+        while isinstance(e, Call) and not isinstance(e.op, GlobalVar) and e.op.name in VIEW_OPS and e.args:
+            e = e.args[0]
         return self.param.get(e) if isinstance(e, Var) else None
 
     def writes(self, e: Expr) -> list[tuple[Var, Call | Submit]]:
@@ -130,6 +133,8 @@ class _Buffers:
             if isinstance(value.op, GlobalVar):
                 self.calls[s.var] = value
                 found = self._returned(value, 0)
+            elif value.op.name in VIEW_OPS:
+                found = self.of(value)
             else:
                 written = self._written_positions(value)
                 found = self.of(value.args[written[0]]) if written else None

@@ -80,6 +80,19 @@ def stmt_defs(stmt: Stmt) -> list[Var]:
     return def_vars(stmt)
 
 
+def scope_attr_reads(stmt: ScopeStmt) -> list[Var]:
+    """The variables a scope's attrs read (deps, predicate, dumps, no_dep args), in order; not the
+    ``as tid`` TaskId it defines, which :func:`scope_task_id` gives."""
+    values = [v for k, v in stmt.attrs.items() if k != "task_id_var"]
+    return [n for n in walk_values(values) if isinstance(n, Var)]
+
+
+def scope_task_id(stmt: Stmt) -> Var | None:
+    """The TaskId a ``with pl.at(...) as tid`` / ``pl.spmd(...) as tid`` scope defines, else None."""
+    tid = stmt.attrs.get("task_id_var") if isinstance(stmt, ScopeStmt) else None
+    return tid if isinstance(tid, Var) else None
+
+
 def walk_values(value: object) -> list[IRNode]:
     """Every IR node inside a field value (a node, or lists/tuples/dicts of them)."""
     roots: list[IRNode] = []

@@ -93,7 +93,10 @@ def same_place(result: TileType, operand: TileType) -> bool:
     if result.dtype.get_bit() != operand.dtype.get_bit() or not dims_equal(result.shape, operand.shape):
         return False
     if result.tile_view is None and operand.tile_view is None and _same_dims(result.shape, operand.shape):
-        # Two implicit views over the same dims differ only in their layouts: no views to build and compare.
+        # Two implicit views over the same dims differ only in their layouts: no views to build and compare
+        # (and none to work out in one space).
+        if result.memory_space is operand.memory_space:
+            return True
         mine = implicit_layout(result.shape, result.memory_space)
         return mine == implicit_layout(operand.shape, operand.memory_space)
     return result.get_effective_tile_view() == operand.get_effective_tile_view()

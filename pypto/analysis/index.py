@@ -15,7 +15,7 @@ import itertools
 import weakref
 
 from pypto.ir.attrs import AttrsBase
-from pypto.ir.expr import Call, Op, Var
+from pypto.ir.expr import Call, GlobalVar, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
@@ -103,6 +103,9 @@ def walk(root: IRNode) -> list[IRNode]:
     return out
 
 
+_NO_CALLS: list[Call] = []
+
+
 class FunctionIndex:
     """All nodes below one function, with per-class lookups (in pre-order).
 
@@ -138,6 +141,19 @@ class FunctionIndex:
         """The names of the ops the function calls (not program functions)."""
         return frozenset(c.op.name for c in self.of(Call) if isinstance(c.op, Op))
 
+    @functools.cached_property
+    def _op_calls(self) -> dict[str, list[Call]]:
+        out: dict[str, list[Call]] = {}
+        for call in self.of(Call):
+            if not isinstance(call.op, GlobalVar):
+                out.setdefault(call.op.name, []).append(call)
+        return out
+
+    def calls_to(self, name: str) -> list[Call]:
+        """The calls of op ``name`` (not of program functions), in pre-order; callers must not change
+        the list. One grouping of the calls serves every op a check looks for."""
+        return self._op_calls.get(name, _NO_CALLS)
+
     def has(self, *classes: type) -> bool:
         """True when some node is an instance of one of ``classes``."""
         found = self._has.get(classes)
@@ -146,7 +162,8 @@ class FunctionIndex:
         return found
 
 
-_INDEX: weakref.WeakKeyDictionary[Function, FunctionIndex] = weakref.WeakKeyDictionary()
+_INDEX: IdentityCache[Function, FunctionIndex] = IdentityCache(20_000)
+_INDEX_ENTRIES = _INDEX.entries  # read directly: the checkers ask for an index thousands of times a compile
 
 
 # The live index of each function body with the parameters it was made with: a pass that rebuilds only
@@ -157,10 +174,8 @@ _BY_BODY: IdentityCache[Stmt, tuple[tuple[Var, ...], weakref.ref[FunctionIndex]]
 def function_index(func: Function) -> FunctionIndex:
     """The node index of ``func`` (cached while ``func`` lives, shared with a live function of the
     same body and parameters)."""
-    found = _INDEX.get(func)
-    if found is None:
-        found = _INDEX[func] = _index_of(func)
-    return found
+    hit = _INDEX_ENTRIES.get(id(func))
+    return hit[1] if hit is not None else _INDEX.put(func, _index_of(func))
 
 
 def _index_of(func: Function) -> FunctionIndex:

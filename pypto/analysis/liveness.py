@@ -25,7 +25,7 @@ from pypto.ir.stmt import (
     WhileStmt,
 )
 
-from .defuse import block, expr_vars, stmt_defs, stmt_exprs
+from .defuse import block, expr_vars, scope_attr_reads, scope_task_id, stmt_defs, stmt_exprs
 
 _EMPTY: frozenset[Var] = frozenset()
 
@@ -80,9 +80,11 @@ class Liveness:
             binders = frozenset(stmt_defs(stmt)) - frozenset(stmt.return_vars)
             reads = body.gen | (frozenset(expr_vars(stmt.condition)) if isinstance(stmt, WhileStmt) else _EMPTY)
             return Summary(uses | (reads - binders), frozenset(stmt.return_vars), False)
-        if isinstance(stmt, ScopeStmt):
+        if isinstance(stmt, ScopeStmt):  # its attrs read deps (before the body), ``as tid`` is defined after it
             body = self.block(stmt.body)
-            return Summary(uses | body.gen, body.kill, body.exits)
+            tid = scope_task_id(stmt)
+            kill = body.kill | {tid} if tid is not None else body.kill
+            return Summary(uses | frozenset(scope_attr_reads(stmt)) | body.gen, kill, body.exits)
         if isinstance(stmt, AssignStmt):
             return Summary(uses, frozenset([stmt.var]), False)
         return Summary(uses, frozenset(stmt_defs(stmt)), False)
@@ -110,8 +112,13 @@ class Liveness:
                 found |= set(s.return_vars) | self.modified(s.then_body)
                 if s.else_body is not None:
                     found |= self.modified(s.else_body)
-            elif isinstance(s, (ScopeStmt, SeqStmts)):
-                found |= self.modified(s.body if isinstance(s, ScopeStmt) else s)
+            elif isinstance(s, ScopeStmt):
+                found |= self.modified(s.body)
+                tid = scope_task_id(s)
+                if tid is not None:
+                    found.add(tid)
+            elif isinstance(s, SeqStmts):
+                found |= self.modified(s)
             else:
                 found |= set(stmt_defs(s))
         result = frozenset(found)

@@ -29,13 +29,10 @@ def call_statements(stmts: list[Stmt]) -> Iterator[tuple[Var | None, Call]]:
 
 def operand_spaces(call: Call) -> list[tuple[Expr, list[MemorySpace]]]:
     """Each argument of a registered tile op with the spaces its parameter allows (empty: any);
-    no entries for a call without a memory spec."""
+    no entries for a call without a memory spec. The lists are shared: callers must not change them."""
     name = op_name(call)
     entry = op_registry.lookup(name) if name else None
-    spec = op_registry.get_op_memory_spec(name) if entry is not None else None
-    if spec is None:
+    if entry is None or entry.memory is None:
         return []
-    allowed = spec["input_constraints"]
-    position = {p.name: i for i, p in enumerate(entry.params)}
-    return [(a, allowed[position[p.name]] if position[p.name] < len(allowed) else [])
-            for p, a in zip(entry.bind(list(call.args)), call.args)]
+    allowed = entry.input_spaces
+    return [(a, allowed[p.name]) for p, a in zip(entry.bind(list(call.args)), call.args)]

@@ -260,11 +260,17 @@ class OpEntry:
     # Derived from ``params`` once (every call binds its arguments against them).
     _min_args: int = field(init=False, repr=False, compare=False)
     _kwarg_index: dict[str, Kwarg] = field(init=False, repr=False, compare=False)
+    _param_effects: tuple[Effect, ...] = field(init=False, repr=False, compare=False)
+    _input_spaces: dict[str, list[MemorySpace]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_op", Op(self.name))
         object.__setattr__(self, "_min_args", sum(1 for p in self.params if not p.optional))
         object.__setattr__(self, "_kwarg_index", {k.name: k for k in self.kwargs})
+        object.__setattr__(self, "_param_effects", tuple(p.effect for p in self.params))
+        inputs = self.memory.inputs if self.memory is not None else ()
+        object.__setattr__(self, "_input_spaces", {
+            p.name: list(inputs[i]) if i < len(inputs) else [] for i, p in enumerate(self.params)})
 
     @property
     def op(self) -> Op:
@@ -295,6 +301,17 @@ class OpEntry:
     def effects(self) -> dict[str, Effect]:
         """Parameter name -> effect, in parameter order."""
         return {p.name: p.effect for p in self.params}
+
+    @property
+    def param_effects(self) -> tuple[Effect, ...]:
+        """The effect of each parameter, in parameter order (made once: passes ask it of every call)."""
+        return self._param_effects
+
+    @property
+    def input_spaces(self) -> dict[str, list[MemorySpace]]:
+        """Parameter name -> the memory spaces its tile may be in (empty: any, or no memory spec);
+        made once, callers must not change the lists."""
+        return self._input_spaces
 
     def written_params(self) -> list[str]:
         """Parameters whose buffers the op writes (the result aliases the first of them)."""

@@ -7,7 +7,8 @@ cites the user's file and line. Rewrites: tensor parameters get their full type;
 ``x.shape[i]`` and ``x.dtype`` fold (a dynamic dim becomes ``pl.tensor.dim(x, i)``); ``M, N =
 x.shape`` / ``K = x.shape[1]`` of static dims are dropped and the names inlined; specialised scalar
 parameters fold to their literal; ``x.bind_dynamic(k, M)`` and ``M = pl.dynamic("M")`` statements
-go; ``helper(a, out=o)`` becomes ``self.helper(a, o)``. Module and closure constants need no
+go; ``helper(a, out=o)`` becomes ``self.helper(a, o)``, ``pl.submit(helper, ...)`` launches
+``self.helper``. Module and closure constants need no
 rewrite: the parser reads them from the function's environment.
 """
 
@@ -70,14 +71,33 @@ def discover(entry: JITFunction) -> list[JITFunction]:
     return order
 
 
+# The launches that take a kernel as their first argument, and their own keywords.
+_LAUNCHES = (pl.submit, pl.spmd_submit)
+_LAUNCH_KEYWORDS = frozenset({"deps", "predicate", "allow_early_resolve", "dumps", "core_num", "sync_start"})
+
+
+def _launched(call: ast.Call, env: Env) -> ast.Call | None:
+    """``helper(args)`` for ``pl.submit(helper, args, deps=...)`` (at the launch's position), else None."""
+    if not (isinstance(call.func, ast.Attribute) and call.args and isinstance(call.args[0], ast.Name)):
+        return None
+    if not any(_safe_eval(call.func, env) is launch for launch in _LAUNCHES):
+        return None
+    keywords = [k for k in call.keywords if k.arg not in _LAUNCH_KEYWORDS]
+    return ast.copy_location(ast.Call(call.args[0], call.args[1:], keywords), call)
+
+
 def called_helpers(jf: JITFunction) -> Iterator[tuple[ast.Call, JITFunction]]:
-    """Calls of a bare name in ``jf``'s body that resolve to a helper JITFunction, in source order."""
+    """Calls of a bare name in ``jf``'s body that resolve to a helper JITFunction, in source order;
+    ``pl.submit(helper, ...)`` / ``pl.spmd_submit(helper, ...)`` count as ``helper(...)``."""
     from .function import HELPER_KINDS, JITFunction
 
     _, node = jf.source()
     env = jf.env()
-    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+        call = call if isinstance(call.func, ast.Name) else _launched(call, env)  # type: ignore[assignment]
+        if call is None:
+            continue
         target = env.lookup(call.func.id)  # type: ignore[attr-defined]
         if isinstance(target, JITFunction) and target.func_type in HELPER_KINDS:
             yield call, target
@@ -288,6 +308,10 @@ class _Rewriter(ast.NodeTransformer):
         node = self.generic_visit(node)  # type: ignore[assignment]
         if helper is None:
             return node
+        if not isinstance(node.func, ast.Name):  # pl.submit(helper, ...): launch self.helper
+            kernel = ast.Attribute(self._here(ast.Name("self", ast.Load()), node), helper.__name__, ast.Load())
+            node.args[0] = self._here(kernel, node.args[0])
+            return node
         args = list(node.args)
         names = helper.param_names()
         by_name = {k.arg: k.value for k in node.keywords if k.arg is not None}
@@ -387,7 +411,9 @@ def _rewrite(spec: _FunctionSpec, node: ast.FunctionDef,
     """The rewritten copy of ``node``, the environment layer its new names read, and its aliases."""
     env = spec.jf.env()
     overlay: dict[str, Any] = {_PL: pl}
-    overlay.update({name: var for name, var in _local_dynvars(node).items()})
+    # A body's ``R = pl.dynamic("R")`` is the DynVar of the dims it is bound to: one ir.Var in types and body.
+    dims_by_name = {var.name: var for var in dyn.values()}
+    overlay.update({name: dims_by_name.get(var.name, var) for name, var in _local_dynvars(node).items()})
     new = copy.deepcopy(node)
     new.decorator_list = []
     new.args.defaults = []

@@ -45,8 +45,8 @@ def tile_nbytes(t: TileType, platform: Platform) -> int | None:
 
 
 def with_memref(t: TileType, memref: MemRef | None) -> TileType:
-    """``t`` with another MemRef (shape, dtype, view and space kept)."""
-    return TileType(list(t.shape), t.dtype, memref, t.tile_view, t.memory_space)
+    """``t`` with another MemRef (shape, dtype, view and space kept; built from its checked parts)."""
+    return replace_parts(t, memref=memref)
 
 
 class TypeMemo:
@@ -60,9 +60,10 @@ class TypeMemo:
     def get(self, t: TileType, memref: MemRef) -> TileType:
         """``with_memref(t, memref)``, shared with every earlier equal request."""
         view = t.tile_view
-        # Objects by identity (the memo keeps them alive through the types it holds).
-        dims = tuple((d.value, d.dtype) if type(d) is ConstInt else id(d) for d in t.shape)
-        key = (id(memref), t.dtype, t.memory_space, dims, None if view is None else id(view))
+        # Objects by identity (the memo keeps them alive through the types it holds; dtypes and spaces
+        # are singletons, whose hashes are Python calls).
+        dims = tuple((d.value, id(d.dtype)) if type(d) is ConstInt else id(d) for d in t.shape)
+        key = (id(memref), id(t.dtype), id(t.memory_space), dims, None if view is None else id(view))
         found = self._types.get(key)
         if found is None:
             found = self._types[key] = with_memref(t, memref)

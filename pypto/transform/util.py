@@ -23,7 +23,12 @@ def block_of(stmts: Iterable[Stmt], span: Span) -> Stmt:
     Passes build bodies with it so that every program they produce prints and parses back to a
     structurally equal program (a one-statement SeqStmts would print exactly like the statement).
     """
-    flat = [s for item in stmts for s in flatten_to_stmts(item)]
+    flat: list[Stmt] = []
+    for item in stmts:
+        if isinstance(item, SeqStmts):
+            flat += flatten_to_stmts(item)
+        else:
+            flat.append(item)  # most items: no call
     return flat[0] if len(flat) == 1 else SeqStmts(flat, span)
 
 

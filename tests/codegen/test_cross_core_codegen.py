@@ -7,11 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_programs import DYNAMIC_ROWS_MIXED
+from shared_programs import DYNAMIC_ROWS_MIXED, MIXED_ATTENTION, cube_to_vector
 
 import pypto.language as pl
 from pypto import ir
 from pypto.codegen.errors import CodegenError
+from pypto.codegen.unsupported import UnsupportedOpError
+from pypto.ir.op_registry import AIC, all_entries, get_entry
+from pypto.ir.ops.cross_core_ops import PIPE_OP_DIRECTION
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py"
 
@@ -73,6 +76,78 @@ def test_cce_kernels_use_one_pipe_object_per_id(tmp_path: Path) -> None:
     assert "__gm__ ChipTensor* c_tensor = reinterpret_cast<__gm__ ChipTensor*>(args[2]);" in cube
 
 
+def test_a_two_way_pipe_prints_as_one_one_way_pipe_per_direction(tmp_path: Path) -> None:
+    # pto-isa's CPU model shares a two-way TPipe's slots between the directions and, once the ring
+    # wraps, hands the vector a later cube->vector tile before an earlier one: each direction gets its
+    # own one-way TPipe, with the flags (V->C: id + 2) and GM slots (V->C after C->V) of a2a3's two-way pipe.
+    ir.compile(pl.parse("import pypto.language as pl\n" + MIXED_ATTENTION), output_dir=tmp_path / "att")
+    kernels = tmp_path / "att" / "kernels"
+    cube = _lines((kernels / "aic" / "main_incore_0_aic.cpp").read_text())
+    vector = _lines((kernels / "aiv" / "main_incore_0_aiv.cpp").read_text())
+    for lines in (cube, vector):
+        assert [line for line in lines if "TPipe" in line or line.startswith("Pipe0")] == [
+            "using Pipe0_c2v = TPipe<0, 1, 16384, 2, 2>;",
+            "using Pipe0_v2c = TPipe<2, 2, 16384, 2, 2>;",
+            "Pipe0_c2v pipe_0_c2v((__gm__ void*)__gm_pipe_buffer, static_cast<uint32_t>(c2v_buf), "
+            "static_cast<uint32_t>(v2c_buf));",
+            # two slots of 16 KiB (8192 FP32) past the C->V slots
+            "Pipe0_v2c pipe_0_v2c((__gm__ void*)(__gm_pipe_buffer + 8192), static_cast<uint32_t>(c2v_buf), "
+            "static_cast<uint32_t>(v2c_buf));",
+        ]
+    assert [line for line in cube if line.startswith(("TPUSH", "TPOP", "TFREE"))] == [
+        "TPUSH<Pipe0_c2v, Acc_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_c2v, s_tile);",
+        "TPOP<Pipe0_v2c, Mat_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_v2c, p_tile_Left_mat);",
+        "TFREE<Pipe0_v2c, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_v2c);",
+        "TPUSH<Pipe0_c2v, Acc_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_c2v, t__tmp_v2_tile);",
+    ]
+    assert [line for line in vector if line.startswith(("TPUSH", "TPOP", "TFREE"))][:5] == [
+        "TPOP<Pipe0_c2v, Vec_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_c2v, s_tile_Vec);",
+        "TFREE<Pipe0_c2v, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_c2v);",
+        "TPUSH<Pipe0_v2c, Vec_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_v2c, p_tile);",
+        "TPOP<Pipe0_c2v, Vec_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_c2v, t__tmp_v2_tile_Vec);",
+        "TFREE<Pipe0_c2v, TileSplitAxis::TILE_NO_SPLIT>(pipe_0_c2v);",
+    ]
+    # The PTO module keeps the two-way pipe: a2a3's TPipe gives each direction its own ring.
+    pto = (tmp_path / "att" / "ptoas" / "main_incore_0.pto").read_text()
+    assert pto.count("_initialize_pipe {dir_mask = 3, slot_size = 16384, slot_num = 2}") == 2
+
+
+def _explicit(tmp_path: Path, *edits: tuple[str, str]) -> CodegenError:
+    source = EXAMPLE.read_text()
+    for old, new in edits:
+        assert old in source
+        source = source.replace(old, new)
+    with pytest.raises(CodegenError) as err:
+        ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+    return err.value
+
+
+def test_a_pipe_printing_as_the_v2c_half_of_a_two_way_pipe_is_refused(tmp_path: Path) -> None:
+    two_way = ("dir_mask=2, slot_size=8192, slot_num=2, id=0", "dir_mask=3, slot_size=8192, slot_num=2, id=0")
+    err = _explicit(tmp_path, two_way, ("id=1", "id=2"))
+    assert err.message == "pipes 0 and 2 both print as TPipe<2, 2, 8192, 2, 2>, which pto-isa runs as one pipe"
+    assert err.hint == ("the vector->cube half of a two-way pipe takes the flags of id + 2: give the other pipe an "
+                        "id that is not 2 more than the two-way pipe's")
+    assert err.span.begin_line > 0
+
+
+def test_a_pipe_op_against_its_pipes_direction_is_refused(tmp_path: Path) -> None:
+    cube_to_vector = ("dir_mask=2, slot_size=8192, slot_num=2, id=1", "dir_mask=1, slot_size=8192, slot_num=2, id=1")
+    err = _explicit(tmp_path, cube_to_vector)
+    assert err.message.endswith("moves a tile vector to cube on pipe 1, which is set up for the other direction only")
+    assert err.hint == "initialise pipe 1 with dir_mask=2 (or 3 for both directions)"
+    assert err.span.begin_line > 0
+
+
+def test_every_pipe_op_of_the_registry_has_its_direction() -> None:
+    pipe_ops = {e.name for e in all_entries() if e.name.split(".")[1].startswith(("tpush_", "tpop_", "tfree_"))}
+    assert set(PIPE_OP_DIRECTION) == pipe_ops and len(pipe_ops) == 6
+    # The cube (AIC) pushes C->V and pops and frees V->C; the vector the other way round.
+    for name, direction in PIPE_OP_DIRECTION.items():
+        cube = get_entry(name).core_side == AIC
+        assert direction == (1 if cube == ("push" in name) else 2), name
+
+
 def test_the_group_call_is_one_mixed_task(tmp_path: Path) -> None:
     files = _compiled(tmp_path)
     orch = _lines(files["orchestration/main.cpp"])
@@ -116,50 +191,24 @@ def test_a_pop_of_a_dynamically_valid_tile_passes_its_valid_shape(tmp_path: Path
     assert "TPOP<Pipe0, Vec_64x64_fp32, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, t__tmp_v2);" in vector
 
 
-@pl.program
-class OddSplit:
-    """A hand-written pipe with split code 3 (rows split 33 / 32 between the AIV lanes)."""
-
-    @pl.function(type=pl.FunctionType.AIC)
-    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
-        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
-        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
-        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
-        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
-        pl.tpush_to_aiv(acc, split=3)
-
-    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
-    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)
-        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=3)
-        out = pl.store(c, [0, 0], out)
-        pl.tfree_to_aic(c)
-        return out
-
-    @pl.function(type=pl.FunctionType.Group)
-    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        self.mm_aic(a, b)
-        out = self.mm_aiv(out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        out = self.mm(a, b, out)
-        return out
+# A hand-written pipe with split code 3 (rows split 33 / 32 between the AIV lanes).
+ODD_SPLIT = cube_to_vector("out = pl.store(c, [0, 0], out)\npl.tfree_to_aic(c)", split=3, dual=True)
 
 
-def test_an_odd_extent_split_is_refused_by_the_cce_target(tmp_path: Path) -> None:
-    with pytest.raises(CodegenError) as err:
-        ir.compile(OddSplit, output_dir=tmp_path / "odd")
-    assert err.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
-    assert err.value.span.begin_line == OddSplit.get_function("mm_aic").body.stmts[-1].span.begin_line
-    assert "split=1 (up/down) or split=2 (left/right)" in err.value.hint
+def test_an_odd_extent_split_is_refused_before_the_first_pass_when_cce_is_printed(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedOpError) as err:
+        ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "odd")
+    assert err.value.message == ("tile.tpush_to_aiv with split=3 (an odd-extent split) cannot be compiled: the cce "
+                                 "target has no rule for it")
+    assert err.value.span.begin_line == next(
+        k for k, line in enumerate(ODD_SPLIT.splitlines(), start=1) if "pl.tpush_to_aiv(acc, split=3)" in line)
+    assert err.value.hint == (
+        "pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the split axis "
+        "an even extent and use split=1 (up/down) or split=2 (left/right), or compile with skip_ptoas=True to print "
+        "the PTO module (which has it) only")
+    ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "pto", skip_ptoas=True)  # the PTO module prints it
+    pto = (tmp_path / "pto" / "ptoas" / "mm.pto").read_text()
+    assert "{split = 3}" in pto
 
 
 def test_an_unsplit_mixed_kernel_runs_its_vector_part_on_both_lanes_lane_1_replaying(tmp_path: Path) -> None:

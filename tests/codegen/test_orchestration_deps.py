@@ -199,3 +199,36 @@ def test_each_submit_flag_reaches_its_runtime_call(name: str, tmp_path: Path) ->
         assert line in text
     if name == "none_dep":
         assert not any("set_dependencies" in line for line in text)
+
+
+def test_task_ids_leaving_a_manual_scope_are_declared_in_front_of_it(tmp_path: Path) -> None:
+    """The manual scope is a C++ block: a TaskId its body defines (a submit's, a loop's, an if's) that
+    a task after it waits for is declared before it (the C++ did not build: 'a' was not declared)."""
+    text = lines(orchestration(program("""
+        with pl.manual_scope():
+            out, a = pl.submit(self.k, x, out)
+            prev = a
+            for i in pl.range(2):
+                out, prev = pl.submit(self.k, x, out, deps=[prev])
+        out, _ = pl.submit(self.k, x, out, deps=[a, prev])
+    """), tmp_path))
+    scope = text.index("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {")
+    assert text[scope - 2:scope] == ["PTO2TaskId a = PTO2TaskId::invalid();",
+                                     "PTO2TaskId prev__rv_v3 = PTO2TaskId::invalid();"]
+    assert "a = task_0_outs.task_id();" in text and "prev__rv_v3 = prev__iter_v1;" in text
+    copy = text.index("prev__rv_v3 = prev__iter_v1;")
+    assert text[copy + 1] == "}" and copy < text.index("// Task 2: k")  # at the scope's end
+
+
+def test_a_task_id_array_leaving_a_manual_scope_is_refused(tmp_path: Path) -> None:
+    from pypto.codegen.errors import CodegenError
+
+    with pytest.raises(CodegenError) as info:
+        orchestration(program("""
+            with pl.manual_scope():
+                prev = None
+                for i in pl.parallel(2):
+                    out, prev = pl.submit(self.k, x, out, deps=[prev])
+            out, _ = pl.submit(self.k, x, out, deps=[prev])
+        """), tmp_path)
+    assert info.value.message == "no rule for the TaskId array 'prev' leaving a manual scope in orchestration"

@@ -110,3 +110,25 @@ def test_an_array_in_kernel_code_is_refused_at_the_call(tmp_path: Path) -> None:
 def test_an_array_in_the_orchestration_is_not_refused(tmp_path: Path) -> None:
     source = _ARRAY.format(outside="a = pl.array.create(4, pl.INT32)", inside="n = 1")
     ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+
+
+_PIPES = (Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py").read_text()
+
+
+@pytest.mark.parametrize("op", ["sync_set", "sync_wait"])
+def test_a_cross_core_flag_is_refused_at_its_call_with_the_pipe_to_use_instead(tmp_path: Path, op: str) -> None:
+    # pto-isa's CPU model has no cross-core flag (cpu/TSync.hpp is empty, cpu_stub.hpp defines no
+    # ffts_cross_core_sync / wait_flag_dev): a2a3sim cannot run one (docs/codegen.md#cross-core-flags).
+    anchor = "        c = pl.store(acc, [0, 0], c)\n"
+    path = tmp_path / "flags.py"
+    path.write_text(_PIPES.replace(anchor, anchor + f"        pl.system.{op}(0, pipe=pl.PipeType.FIX)\n"))
+    with pytest.raises(UnsupportedOpError) as err:
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out")
+    assert err.value.message == (f"system.{op} cannot be compiled: the cce target has no rule for it (pto-isa's CPU "
+                                 "backend has no cross-core flag to set or wait on)")
+    assert err.value.hint == (
+        "order the cube and vector kernels through a pipe instead: a pl.tpush_to_aiv / pl.tpop_from_aic (or "
+        "pl.tpush_to_aic / pl.tpop_from_aiv) pair waits as a flag would (docs/codegen.md#cross-core-flags)")
+    lines = path.read_text().splitlines()
+    assert lines[err.value.span.begin_line - 1].strip().startswith(f"pl.system.{op}(0")
+    ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "pto", skip_ptoas=True)  # the PTO module has it

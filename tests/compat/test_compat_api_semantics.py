@@ -1,5 +1,5 @@
-"""Issue 13: tile.cast needs mode=, float literals are FP32, ``_spmd`` names, pl.no_dep as
-arg_direction_overrides."""
+"""Issue 13: tile.cast needs mode=, a float literal takes a float operand's dtype (spec/ops.md §2) and an
+FP32 scalar promotes an FP16 tensor, ``_spmd`` names, pl.no_dep as arg_direction_overrides."""
 
 from __future__ import annotations
 
@@ -100,20 +100,24 @@ class Scale:
     @pl.function
     def main(self, x: pl.Tensor[[16, 64], pl.FP16], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
-            y = pl.mul(x, 0.088)
+            y = pl.mul(x, pl.const(0.088, pl.FP32))
             z = pl.add(y, 1)
             out[:] = z
         return out
 """
 
 
-def test_a_float_literal_is_an_fp32_constant_and_promotes_an_fp16_tensor() -> None:
+def test_a_float_literal_takes_the_fp16_dtype_and_an_fp32_scalar_promotes() -> None:
+    """spec/ops.md §2: a literal is re-typed to a float operand's dtype (the reference API's FP32
+    literal, which promoted ``muls(fp16_tensor, 0.088)``, disagrees with the spec; the spec wins)."""
     x = ir.Var("x", ir.TensorType([16, 64], ir.FP16))
-    scaled = pl.mul(x, 0.088).unwrap()
-    assert scaled.op.name == "tensor.muls" and str(scaled.type) == "pl.Tensor[[16, 64], pl.FP32]"
-    assert scaled.args[1].dtype == ir.FP32
-    plus = pl.add(x, 2).unwrap()  # an int literal still takes the tensor's dtype
-    assert str(plus.type) == "pl.Tensor[[16, 64], pl.FP16]" and plus.args[1].dtype == ir.FP16
+    scaled = pl.mul(x, 0.5).unwrap()
+    assert scaled.op.name == "tensor.muls" and str(scaled.type) == "pl.Tensor[[16, 64], pl.FP16]"
+    assert scaled.args[1].dtype == ir.FP16
+    n = ir.Var("n", ir.TensorType([16, 64], ir.INT32))
+    assert str(pl.mul(n, 0.5).type) == "pl.Tensor[[16, 64], pl.FP32]"  # a float with an integer operand is FP32
+    promoted = pl.mul(x, pl.const(0.088, pl.FP32)).unwrap()
+    assert str(promoted.type) == "pl.Tensor[[16, 64], pl.FP32]"
     program = pl.program_from_string(SCALE_FP16)
     assert "pl.tensor.muls(x, 0.087999999999999995)" in program.as_python()  # FP32 prints bare
 

@@ -101,3 +101,24 @@ def test_the_boundary_check_refuses_a_tile_without_memref() -> None:
     bad = with_stmt(program, stmt, replace_parts(stmt, var=replace_parts(stmt.var, type=bare)))
     with pytest.raises(VerificationError, match="tile 'tb' has no MemRef"):
         memref.validate(bad)
+
+
+def test_a_tile_type_given_a_memref_is_the_one_the_constructor_makes() -> None:
+    stmt = add_stmt(planned())
+    t, ref = stmt.var.type, stmt.var.type.memref
+    bare = TileType(list(t.shape), t.dtype, None, t.tile_view, t.memory_space)
+    copy = replace_parts(bare, memref=ref)
+    assert type(copy) is TileType and copy.memref is ref and "memref" in copy.model_fields_set
+    assert ir.structural_equal(copy, TileType(list(t.shape), t.dtype, ref, t.tile_view, t.memory_space))
+    # without a memory space the constructor derives it from the MemRef: the validated replace runs
+    derived = replace_parts(TileType(list(t.shape), t.dtype), memref=ref)
+    assert derived.memory_space == t.memory_space
+
+
+def test_a_memref_copy_is_a_new_variable() -> None:
+    ref = add_stmt(planned()).var.type.memref
+    copy = replace_parts(ref, name_hint="mem_vec_9", size_=64)
+    assert type(copy) is type(ref) and copy.unique_id != ref.unique_id
+    assert (copy.name_hint, copy.size, copy.base_, copy.type) == ("mem_vec_9", 64, ref.base_, ref.type)
+    with pytest.raises(IRTypeError, match="size_"):
+        replace_parts(ref, size_="64")  # another class: the validated replace refuses it

@@ -60,6 +60,36 @@ def bound_rows(a: pl.Tensor, c: pl.Out[pl.Tensor]):
     return c
 
 
+@pl.jit
+def bound_rows_tail(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    R = pl.dynamic("R")
+    a.bind_dynamic(0, R)
+    c.bind_dynamic(0, R)
+    for i in pl.range(0, R, 32):
+        rows = pl.min(32, R - i)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [i, 0], [32, 64], valid_shape=[rows, 64])
+            pl.store(pl.add(t, t), [i, 0], c)
+    return c
+
+
+@pl.jit.incore
+def add_block(x: pl.Tensor, acc: pl.InOut[pl.Tensor], row: pl.Scalar[pl.INDEX]):
+    t = pl.load(x, [row, 0], [16, 64])
+    a = pl.load(acc, [row, 0], [16, 64])
+    pl.store(pl.add(a, t), [row, 0], acc)
+    return acc
+
+
+@pl.jit
+def submitted_chain(x: pl.Tensor, acc: pl.InOut[pl.Tensor]):
+    with pl.manual_scope():
+        prev = None
+        for b in pl.range(4):
+            acc, prev = pl.submit(add_block, x, acc, b * 16, deps=[prev])
+    return acc
+
+
 @pl.jit.inline
 def double(t: pl.Tile[[32, 64], pl.FP32]) -> pl.Tile[[32, 64], pl.FP32]:
     return pl.add(t, t)

@@ -11,6 +11,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir
+from pypto.analysis import function_index
 
 
 @pytest.fixture(autouse=True)
@@ -136,3 +137,24 @@ def test_outputs_annotated_alike_keep_the_shapes_of_their_own_arguments() -> Non
         "pl.Tensor[[16, 64], pl.FP32]", "pl.Tensor[[2, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]"
     ]
     assert [str(t) for t in main.return_types] == ["pl.Tensor[[2, 64], pl.FP32]", "pl.Tensor[[1, 64], pl.FP32]"]
+
+
+def test_a_dynamic_dim_read_in_the_body_is_the_dim_of_the_parameters() -> None:
+    """``R = pl.dynamic("R")`` bound by ``bind_dynamic`` and read as a loop bound: one ``R`` (it was a
+    second variable of the same name, refused as used before defined)."""
+    program = K.bound_rows_tail.lower(f32(70, 64), f32(70, 64))
+    main = program.get_function("bound_rows_tail")
+    [loop] = function_index(main).of(ir.ForStmt)
+    assert loop.stop is main.params[0].type.shape[0] is main.params[1].type.shape[0]
+
+
+def test_a_submitted_helper_is_a_kernel_of_the_program() -> None:
+    """``pl.submit(add_block, x, acc, row, deps=[prev])`` pulls ``add_block`` in (specialised from the
+    launch's arguments) and launches ``self.add_block`` (it was 'pl.submit launches a function of the
+    program, got JITFunction add_block')."""
+    program = K.submitted_chain.lower(f32(64, 64), f32(64, 64))
+    kernel = program.get_function("add_block")
+    assert kernel.func_type is ir.FunctionType.AIV  # the InCore kernel, lowered
+    assert [str(p.type) for p in kernel.params] == ["pl.Tensor[[64, 64], pl.FP32]"] * 2 + ["pl.Scalar[pl.INDEX]"]
+    [submit] = function_index(program.get_function("submitted_chain")).of(ir.Submit)
+    assert submit.op.name == "add_block" and len(submit.deps) == 1

@@ -119,3 +119,67 @@ def test_the_decorator_route_refuses_the_reassignment_too() -> None:
         def g(n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
             n = 3 * n + 1
             return n
+
+
+PLACED_AND_UNPLACED = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def twice(self, t: pl.Tile[[16, 64], pl.FP32]) -> pl.Tile[[16, 64], pl.FP32]:
+        return pl.add(t, t)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], k: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [16, 64])
+            if k == 0:
+                u = self.twice(t)
+            else:
+                u = pl.mul(t, 3.0)
+            out = pl.store(u, [0, 0], out)
+        return out
+"""
+
+
+def test_a_helper_tile_without_memory_space_and_an_op_tile_are_one_variable() -> None:
+    """``u = self.twice(t)`` (the helper's ``-> pl.Tile[[16, 64], pl.FP32]``) and ``u = pl.mul(t, 3.0)``
+    (a Vec tile) differ only in placement: one variable, carried out of the if."""
+    from pypto.pipeline.default import builtin_passes
+
+    program = pl.parse(PLACED_AND_UNPLACED)
+    x = np.arange(16 * 64, dtype=np.float32).reshape(16, 64)
+    for p in builtin_passes():
+        program = p(program)
+    for k, factor in [(0, 2), (1, 3)]:
+        out = interp.run(program, x, k, np.zeros_like(x)).outputs["out"]
+        np.testing.assert_array_equal(out, x * factor)
+
+
+def test_a_submit_bound_to_one_name_says_to_unpack_its_task_id() -> None:
+    source = PLACED_AND_UNPLACED.replace(
+        """        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [16, 64])
+            if k == 0:
+                u = self.twice(t)
+            else:
+                u = pl.mul(t, 3.0)
+            out = pl.store(u, [0, 0], out)
+""",
+        """        out = pl.submit(self.k, x, out)
+""",
+    ).replace(
+        "    @pl.function(type=pl.FunctionType.Orchestration)",
+        """    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out = pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)""",
+    )
+    with pytest.raises(ParserTypeError) as info:
+        pl.parse(source)
+    assert info.value.hint == (
+        "a launch gives the kernel's results and its TaskId: unpack them, out, tid = pl.submit(...)"
+    )

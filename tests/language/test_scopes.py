@@ -5,6 +5,7 @@ every rejection."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 from orchestration_helpers import parse_error, roundtrip, text_error
@@ -514,3 +515,27 @@ def test_split_aiv_splits_in_two_along_an_axis() -> None:
     err = text_error(_body("with pl.split_aiv(mode=pl.SplitMode.NONE):", "    pass"), ParserSyntaxError)
     assert err.message == "pl.split_aiv needs the axis to split: mode=pl.SplitMode.NONE splits nothing"
     assert err.location.begin_column == len("        with pl.split_aiv(mode=") + 1  # at the mode
+
+
+_CLUSTER_EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "cross_core_cluster.py").read_text()
+_UNWRAPPED = ("is not accepted on a pl.spmd inside pl.cluster(): the cluster unwraps it into its Group function, so it "
+              "never becomes a Submit and the option would be lost")
+
+
+@pytest.mark.parametrize(("spmd", "message", "hint"), [
+    ("for i in pl.spmd(2, allow_early_resolve=True):", f"allow_early_resolve= {_UNWRAPPED}",
+     "move the pl.spmd out of the pl.cluster() or drop allow_early_resolve="),
+    ("for i in pl.spmd(2, predicate=(a[0, 0] > 0)):", f"predicate= {_UNWRAPPED}",
+     "move the pl.spmd out of the pl.cluster() or drop predicate="),
+    ("for i in pl.spmd(2, deps=[None]):", f"deps= {_UNWRAPPED}",
+     "move the pl.spmd out of the pl.cluster() or drop deps="),
+    ("with pl.spmd(2) as i:", "a pl.spmd inside pl.cluster() cannot bind a TaskId: the cluster unwraps it into its "
+     "Group function", "move the pl.spmd out of the pl.cluster() to capture its TaskId"),
+])
+def test_the_cluster_example_refuses_the_task_forms_of_its_spmd(spmd: str, message: str, hint: str) -> None:
+    # The seed: a pl.spmd inside pl.cluster() becomes part of the cluster's Group, never a task of its own.
+    assert "for i in pl.spmd(2):" in _CLUSTER_EXAMPLE
+    err = text_error(_CLUSTER_EXAMPLE.replace("for i in pl.spmd(2):", spmd), ParserSyntaxError)
+    assert (err.message, err.hint) == (message, hint)
+    assert err.span["begin_line"] == next(k for k, line in enumerate(_CLUSTER_EXAMPLE.splitlines(), start=1)
+                                          if "pl.spmd(2)" in line)

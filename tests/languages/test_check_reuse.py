@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from inv_helpers import INDEX, found, prog
 from pypto.analysis import expr_vars, function_index
-from pypto.languages.invariants import SplitIncoreOrch, TypeChecked, UseAfterDef
+from pypto.languages.invariants import MixedKernelExpanded, SplitIncoreOrch, TypeChecked, UseAfterDef
 from pypto.languages.tiled import tiled
 
 from pypto import ir
+from pypto.ir.op_registry import create_op_call
 
 _SPAN = ir.Span.unknown()
 _TILE = "pl.Tile[[64, 64], pl.FP32]"
@@ -88,3 +89,25 @@ def test_keyword_arguments_holding_variables_are_read() -> None:
     holding = ir.Call(ir.get_op("system.bar_v"), [], {"count": n}, ir.UnknownType(), _SPAN)
     assert expr_vars(plain) == ()
     assert expr_vars(holding) == (n,)
+
+
+_LEFT = ir.Var("l", ir.TileType([16, 16], ir.FP16, None, None, ir.Mem.Left))
+_RIGHT = ir.Var("r", ir.TileType([16, 16], ir.FP16, None, None, ir.Mem.Right))
+_V = ir.Var("v", ir.TileType([16, 16], ir.FP16, None, None, ir.Mem.Vec))
+
+
+def test_a_cube_op_added_to_a_checked_vector_kernel_is_caught() -> None:
+    # An AIV kernel of vector ops only (their names give their side), checked.
+    exp = ir.AssignStmt(ir.Var("e", _V.type), create_op_call("tile.exp", [_V], {}, _SPAN), _SPAN)
+    kernel = ir.Function("k", [_V, _LEFT, _RIGHT], [], ir.SeqStmts([exp], _SPAN), _SPAN, type=ir.FunctionType.AIV)
+    assert found(MixedKernelExpanded, ir.Program([kernel], "K", _SPAN)) == []
+    # A cube op whose side its name gives, and a move whose side its spaces give (Left to Mat is cube
+    # work), each added to the checked statement.
+    matmul = create_op_call("tile.matmul", [_LEFT, _RIGHT], {}, _SPAN)
+    move = create_op_call("tile.move", [_LEFT], {"target_memory": ir.Mem.Mat}, _SPAN)
+    for call, text in ((matmul, "cube op tile.matmul"), (move, "cube op tile.move")):
+        body = ir.SeqStmts([exp, ir.AssignStmt(ir.Var("x", call.type), call, _SPAN)], _SPAN)
+        broken = ir.Program([ir.replace(kernel, body=body)], "K", _SPAN)
+        assert [(code, message) for code, message, _ in found(MixedKernelExpanded, broken)] == [
+            ("WRONG_SIDE", f"{text} in an AIV kernel")
+        ]

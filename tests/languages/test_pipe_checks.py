@@ -56,7 +56,9 @@ def test_push_and_pop_counts_that_differ(tmp_path: Path) -> None:
     message = _refusal(tmp_path, "        pl.tpush_to_aic(a_sq, split=0, id=0)\n",
                        "        for i in pl.range(3):\n            pl.tpush_to_aic(a_sq, split=0, id=0)\n")
     assert ("PIPE_COUNT_MISMATCH in 'multiply': 'multiply' pops 1 tile(s) from pipe 0 but 'prepare' pushes 3: a pop "
-            "without a push waits forever") in message
+            "without a push waits forever and an unpopped push fills the ring; make the counts equal") in message
+    pop = _line("a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv")
+    assert f"bad.py:{pop + 1}:57" in message  # the pop, one line down past the loop header
 
 
 def test_a_split_in_a_vector_kernel_on_one_lane(tmp_path: Path) -> None:
@@ -119,6 +121,23 @@ def test_a_cluster_of_two_mixed_scopes(tmp_path: Path) -> None:
     message = str(err.value)
     assert "PIPE_COUNT_MISMATCH" not in message
     assert ("GROUP_KERNELS in 'main_cluster_0': Group 'main_cluster_0' launches 2 AIC kernels ('main_incore_0_aic', "
-            "'main_incore_1_aic'), but a cluster, which runs a Group (or pl.cluster()) as one mixed task, has one AIC "
-            "and two AIV cores: launch the others from the orchestration") in message
+            "'main_incore_1_aic'), but a Group (or pl.cluster()) runs as one mixed task of one AIC and one AIV kernel "
+            "(the AIV kernel runs on both vector cores when split or dual_aiv_dispatch): merge the AIC work into one "
+            "kernel, or launch the other from the orchestration") in message
     assert "two.py:13:13" in message  # the second pl.at
+
+
+def test_a_group_of_two_vector_kernels(tmp_path: Path) -> None:
+    # The orchestration runs a Group as {aic, aiv, aiv} whose second vector slot is the first's lane 1: a second
+    # AIV kernel reached orchestration codegen and failed there with "no rule".
+    second = EXAMPLE.replace("def prepare(", "def prepare_b(").split("    @pl.function(type=pl.FunctionType.AIC)")[0]
+    second = second[second.index("    @pl.function(type=pl.FunctionType.AIV)"):]
+    source = EXAMPLE.replace("    @pl.function(type=pl.FunctionType.AIC)", second + "    @pl.function(type=pl.FunctionType.AIC)")
+    source = source.replace("        self.prepare(a, b)\n", "        self.prepare(a, b)\n        self.prepare_b(a, b)\n")
+    message = _refusal(tmp_path, EXAMPLE, source)
+    assert ("GROUP_KERNELS in 'square_matmul': Group 'square_matmul' launches 2 AIV kernels ('prepare', 'prepare_b'), "
+            "but a Group (or pl.cluster()) runs as one mixed task of one AIC and one AIV kernel (the AIV kernel runs on "
+            "both vector cores when split or dual_aiv_dispatch): merge the AIV work into one kernel, or launch the "
+            "other from the orchestration") in message
+    line = next(k for k, text in enumerate(source.splitlines(), start=1) if "self.prepare_b(a, b)" in text)
+    assert f"bad.py:{line}:9" in message

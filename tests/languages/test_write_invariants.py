@@ -301,3 +301,31 @@ def test_an_inline_helper_writes_the_callers_tensor_whatever_its_parameter_says(
         ("WRITE_TO_INPUT", f"input parameter 'y' is passed as an Out/InOut argument to 'put'; {_TO_INPUT}",
          "put(t, y)"),
     ]
+
+
+_T2 = "pl.Tensor[[32, 16], pl.FP32]"
+
+
+def test_an_out_parameter_written_through_row_views_passes() -> None:
+    """``o = y[0:16, :]`` passed as the kernel's Out writes ``y`` (the runtime writes the view's rows)."""
+    program = _program(f"""
+        def main(self, x: {_T}, y: pl.Out[{_T2}]) -> {_T2}:
+            top = y[0:16, :]
+            top = self.k(x, top)
+            rest = pl.slice(y, [16, 16], [16, 0])
+            rest = self.k(x, rest)
+            return y
+""")
+    assert found(OutParamsWritten, program) == []
+
+
+def test_passing_a_view_of_an_input_as_an_out_argument_is_an_error() -> None:
+    program = _program(f"""
+        def main(self, x: {_T}, y: {_T2}) -> {_T2}:
+            v = pl.reshape(pl.slice(y, [16, 16], [16, 0]), [16, 16])
+            v = self.k(x, v)
+            return y
+""")
+    assert found(InputsNotWritten, program) == [
+        ("WRITE_TO_INPUT", f"input parameter 'y' is passed as an Out/InOut argument to 'k'; {_TO_INPUT}", "k(x, v)"),
+    ]

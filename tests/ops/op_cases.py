@@ -7,6 +7,7 @@ message regex). ``test_op_cases.py`` runs them; ``test_coverage.py`` checks ever
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, NamedTuple
 
 from ops_helpers import scalar, tensor, tile
@@ -93,6 +94,8 @@ ok("tensor.create_l1", lambda: T.create_l1([16, 16], D.FP16), "pl.Tensor[[16, 16
 bad("tensor.create_l1", lambda: T.create_l1(5, D.FP16), TE, "argument 'shape' must be a list of scalars, got Python int")
 ok("tensor.read", lambda: T.read(A, [0, IDX]), "pl.Scalar[pl.FP32]")
 bad("tensor.read", lambda: T.read(A, 0), VE, "needs one index per dimension: 2 expected, got 1")
+bad("tensor.read", lambda: T.read(A, [70, IDX]), VE,
+    re.escape("index [70, n] is outside the shape [64, 64] (dimension 0)"))
 ok("tensor.write", lambda: T.write(A, [0, 1], 1.0), TENSOR_64)
 bad("tensor.write", lambda: T.write(A, [0, 1], I32), VE, "value dtype INT32 must equal the element dtype FP32")
 ok("tensor.dim", lambda: T.dim(A, -1), "pl.Scalar[pl.INDEX]")
@@ -334,6 +337,8 @@ ok("tile.read", lambda: L.read(V, [1, 2]), "pl.Scalar[pl.FP32]")
 bad("tile.read", lambda: L.read(V, [1, 2, 3]), VE, "needs one index per dimension")
 ok("tile.write", lambda: L.write(V, [1, 2], 0), TILE_64)
 bad("tile.write", lambda: L.write(V, [1, 2], I32), VE, "value dtype INT32 must equal the element dtype FP32")
+bad("tile.write", lambda: L.write(V, [1, 64], 0), VE,
+    re.escape("index [1, 64] is outside the shape [64, 64] (dimension 1)"))
 for _name in ("get_block_idx", "get_subblock_idx", "get_block_num"):
     ok(f"tile.{_name}", getattr(L, _name), "pl.Scalar[pl.INDEX]")
     bad(f"tile.{_name}", lambda _f=getattr(L, _name): _f(V), TE, "too many positional arguments; signature")

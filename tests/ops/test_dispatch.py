@@ -61,13 +61,13 @@ def test_namespaced_div_high_precision_with_a_scalar_stays_a_type_error() -> Non
         ir.op.tensor.div(A, 2.0, high_precision=True)
 
 
-def test_tile_scalar_keeps_the_tile_dtype_and_a_float_literal_is_fp32() -> None:
+def test_tile_scalar_keeps_the_tile_dtype_and_a_float_literal_takes_it() -> None:
     r = P["mul"](tile("h", [16, 16], ir.FP16), 2)
     assert str(r.type) == "pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec]"
     assert r.unwrap().args[1].dtype == ir.FP16
     f = P["mul"](tile("h", [16, 16], ir.FP16), 2.0)
     assert str(f.type) == "pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec]"  # tile *s ops keep the tile's dtype
-    assert f.unwrap().args[1].dtype == ir.FP32
+    assert f.unwrap().args[1].dtype == ir.FP16  # spec/ops.md §2
 
 
 @pytest.mark.parametrize(("name", "node"), [("add", ir.Add), ("sub", ir.Sub), ("mul", ir.Mul), ("div", ir.FloatDiv)])

@@ -151,6 +151,18 @@ def test_get_op_memory_spec():
     assert ir.get_op_memory_spec("tensor.add") is None
 
 
+
+def test_each_entry_derives_its_parameter_effects_and_spaces_from_its_declaration():
+    # What passes read of every call (made once per entry) says what the parameters and memory spec say.
+    for entry in op_registry.all_entries():
+        assert entry.param_effects == tuple(entry.effects().values()), entry.name
+        spec = ir.get_op_memory_spec(entry.name)
+        constraints = spec["input_constraints"] if spec is not None else []
+        assert list(entry.input_spaces) == [p.name for p in entry.params], entry.name
+        assert [entry.input_spaces[p.name] for p in entry.params][:len(constraints)] == constraints, entry.name
+        assert not any(list(entry.input_spaces.values())[len(constraints):]), entry.name
+    assert op_registry.get_entry("tile.matmul").input_spaces == {"lhs": [ir.Mem.Left], "rhs": [ir.Mem.Right]}
+
 def test_op_attr_keys_come_from_the_schema():
     op = ir.get_op("tile.load")
     assert op.get_attr_keys() == ["target_memory", "clamp", "flatten"]

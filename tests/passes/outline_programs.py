@@ -53,6 +53,21 @@ INCORE = {
                     pl.store(pl.add(u, 1.0), [0, 0], y)
                 return y
     """,
+    "bare_stores_into_one_tensor_in_three_scopes": f"""
+        @pl.program
+        class ThreeStores:
+            @pl.function
+            def main(self, x: {_T}, acc: pl.InOut[{_T}]) -> {_T}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    pl.store(pl.load(x, [0, 0], [64, 64]), [0, 0], acc)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    a = pl.load(acc, [0, 0], [64, 64])
+                    pl.store(pl.add(a, a), [0, 0], acc)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    b = pl.load(acc, [0, 0], [64, 64])
+                    pl.store(pl.mul(b, 3.0), [0, 0], acc)
+                return acc
+    """,
     "bare_store_read_back": f"""
         @pl.program
         class StoreReadBack:

@@ -107,13 +107,12 @@ PROGRAMS = {
         @pl.program
         class ClusterPair:
             @pl.function
-            def main(self, a: {_T}, b: {_T}) -> {_T}:
+            def main(self, a: {_T}, b: {_T}) -> tuple[{_T}, {_T}]:
                 with pl.cluster():
                     with pl.at(level=pl.Level.CORE_GROUP):
                         c = pl.add(a, b)
-                    with pl.at(level=pl.Level.CORE_GROUP):
                         d = pl.mul(c, a)
-                return d
+                return c, d
     """,
     "if_and_cast_in_a_kernel": f"""
         @pl.program

@@ -135,3 +135,67 @@ def test_promotion_uses_the_out_parameter_as_init() -> None:
     loop = main.body.stmts[0]
     assert loop.iter_args[0].initValue is main.params[1]
     assert main.body.stmts[1].value[0] is loop.return_vars[0]
+
+
+def test_task_id_of_a_scope_carried_across_loop_trips() -> None:
+    """``prev = tid`` of a ``pl.at ... as tid`` read by the next trip's ``deps=[prev]``: the scope's
+    deps are a use (prev is carried) and its TaskId a definition."""
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                with pl.manual_scope():
+                    prev = None
+                    for i in pl.range(4):
+                        with pl.at(level=pl.Level.CORE_GROUP, deps=[prev]) as tid:
+                            t = pl.load(x, [i * 16, 0], [16, 64])
+                            pl.store(t, [i * 16, 0], out)
+                        prev = tid
+                return out
+        """
+    )
+    expected = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                with pl.manual_scope():
+                    prev0: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
+                    for i, (prev1,) in pl.range(4, init_values=(prev0,)):
+                        with pl.at(level=pl.Level.CORE_GROUP, deps=[prev1]) as tid:
+                            t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [i * 16, 0], [16, 64])
+                            pl.store(t, [i * 16, 0], out)
+                        prev2: pl.Scalar[pl.TASK_ID] = tid
+                        prev3 = pl.yield_(prev2)
+                return out
+        """
+    )
+    ir.assert_structural_equal(passes.convert_to_ssa()(program), expected)
+
+
+def test_scopes_binding_one_task_id_name_get_versions() -> None:
+    program = parse(
+        """
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+                     out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+                with pl.manual_scope():
+                    with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                        pl.store(pl.load(x, [0, 0], [16, 64]), [0, 0], out)
+                    with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]) as tid:
+                        pl.store(pl.load(out, [0, 0], [16, 64]), [16, 0], out)
+                return out
+        """
+    )
+    main = passes.convert_to_ssa()(program).get_function("main")
+    first, second = main.body.stmts[0].body.stmts
+    names = [first.attrs["task_id_var"].name_hint, second.attrs["task_id_var"].name_hint]
+    assert names == ["tid__ssa_v0", "tid__ssa_v1"]
+    assert second.attrs["manual_dep_edges"][0] is first.attrs["task_id_var"]

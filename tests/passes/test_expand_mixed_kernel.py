@@ -172,6 +172,27 @@ def test_a_reduction_across_the_split_axis_is_refused() -> None:
     assert err.value.hint.startswith("reduce along the other axis, or split the other way")
 
 
+def test_an_odd_extent_along_the_split_axis_is_refused(tmp_path) -> None:
+    # pl.split halves the crossing tiles between the two AIV lanes: an odd row count has no even halves.
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[63, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             c: pl.Out[pl.Tensor[[63, 64], pl.FP32]]) -> pl.Tensor[[63, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            c = pl.assemble(c, pl.exp(pl.matmul(a, b, out_dtype=pl.FP32)), [0, 0])
+        return c
+""")
+    with pytest.raises(PassError) as err:
+        ir.compile(program, output_dir=tmp_path / "out")
+    assert str(err.value) == ("ExpandMixedKernel: pl.split(UP_DOWN) of kernel 'main_incore_0' needs the tiles crossing "
+                              "between cube and vector to share one even row count, got ['63'] at <string>:8:9")
+    assert err.value.hint == ("make the tiles crossing between the sides one even size along the split axis, or "
+                              "split the other way")
+
+
 def test_a_scalar_computed_on_one_side_and_used_on_the_other_is_an_error() -> None:
     program = pl.parse("""
 import pypto.language as pl

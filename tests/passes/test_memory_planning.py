@@ -424,6 +424,27 @@ def test_init_memref_builds_the_alloc_call_of_the_op_builder(space: ir.MemorySpa
         expected.as_python(), expected.span, expected.kwargs, expected.attrs)
 
 
+
+def test_every_allocation_of_a_kernel_is_what_the_op_builder_makes() -> None:
+    # The first allocation of a kernel is built and validated, the others are copies of it with
+    # other parts (pypto.ir.parts): each must still be the builder's call, with its own variable and MemRef.
+    stmts = [s for s in walk(kernel(passes.init_memref()(front(PROGRAMS["matmul"][0]))).body)
+             if isinstance(s, ir.AssignStmt)]
+    allocs = [s for s in stmts if isinstance(s.value, ir.Call) and s.value.op.name == "tile.alloc"]
+    refs = {s.var.type.memref.base_: s.var.type.memref for s in stmts
+            if isinstance(s.var.type, ir.TileType) and s.var.type.memref is not None}
+    assert len(allocs) >= 3 and len({a.var.unique_id for a in allocs}) == len(allocs)
+    for n, a in enumerate(allocs):
+        space, size = (arg.value for arg in a.value.args)
+        expected = ir.op.tile.alloc(ir.MemorySpace(space), size, span=a.span)
+        assert_structural_equal(a.value, expected)
+        assert (a.value.kwargs, a.value.attrs) == (expected.kwargs, expected.attrs)
+        assert a.var.name_hint == f"mem_{ir.MemorySpace(space).name.lower()}_{n}"
+        ref = refs[a.var]
+        assert (ref.name_hint, ref.size, ref.byte_offset.value, ref.span) == (a.var.name_hint, size, -1, a.span)
+        assert ref.unique_id not in {b.var.unique_id for b in allocs}
+
+
 # Issue 26: an op may write its result over an operand only where it computes that operand in place.
 OPERAND_FRAME = """
 import pypto.language as pl

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from mixed_programs import NAMES, before_pass
 from pass_helpers import before_after
+from shared_programs import cube_to_vector
 from tile_programs import inputs
 
 import pypto.language as pl
@@ -50,45 +51,9 @@ def test_lane_one_pushes_an_empty_stand_in() -> None:
     assert [d.value for d in pushed.get_effective_tile_view().valid_shape] == [0, 0]
 
 
-_HAND_WRITTEN = """
-import pypto.language as pl
-
-@pl.program
-class DualByHand:
-    @pl.function(type=pl.FunctionType.AIC)
-    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
-        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
-        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        a_mat = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        b_mat = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        acc = pl.matmul(pl.move(a_mat, target_memory=pl.Mem.Left), pl.move(b_mat, target_memory=pl.Mem.Right))
-        pl.tpush_to_aiv(acc, split=0)
-
-    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
-    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)
-        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)
-        BODY
-        return out
-
-    @pl.function(type=pl.FunctionType.Group)
-    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        self.mm_aic(a, b)
-        out = self.mm_aiv(out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        out = self.mm(a, b, out)
-        return out
-"""
-
-
-def _hand_written(body: str) -> ir.Program:
-    text = _HAND_WRITTEN.replace("BODY", body.strip().replace("\n", "\n        "))
+def _hand_written(body: str, split: int = 0) -> ir.Program:
+    """``cube_to_vector``'s program with ``body`` on both vector lanes, before SplitVectorKernel."""
+    text = cube_to_vector(body, split=split, dual=True)
     chain = passes.PassManager.get_strategy(plugins=False).passes
     upto = [p.name for p in chain].index("SplitVectorKernel")
     return passes.PassManager(chain[:upto]).run(pl.parse(text))
@@ -136,19 +101,13 @@ else:
 
 
 def test_a_kernel_whose_pipe_ops_split_is_left_as_written() -> None:
-    text = _HAND_WRITTEN.replace("pl.tpush_to_aiv(acc, split=0)", "pl.tpush_to_aiv(acc, split=1)").replace(
-        "c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)",
-        "c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=1)").replace(
-        "BODY", "pl.tfree_to_aic(c)\n        out = pl.store(c, [0, 0], out)")
-    chain = passes.PassManager.get_strategy(plugins=False).passes
-    upto = [p.name for p in chain].index("SplitVectorKernel")
-    before = passes.PassManager(chain[:upto]).run(pl.parse(text))
+    before = _hand_written("pl.tfree_to_aic(c)\nout = pl.store(c, [0, 0], out)", split=1)
     assert VectorKernelSplit.check(before) == []
     assert passes.split_vector_kernel()(before) is before
 
 
 def test_a_branch_on_tile_data_cannot_be_replayed() -> None:
-    before = _hand_written("""
+    body = """
 e = pl.exp(c)
 s = pl.tile.read(e, [0, 0])
 if s > 0.0:
@@ -157,12 +116,14 @@ if s > 0.0:
 else:
     pl.tfree_to_aic(c)
     out = pl.store(e, [0, 0], out)
-""")
+"""
+    before = _hand_written(body)
     with pytest.raises(PassError) as err:
         passes.split_vector_kernel()(before)
+    line = next(k for k, text in enumerate(cube_to_vector(body).splitlines(), start=1) if "if s > 0.0" in text)
     assert str(err.value) == (
         "SplitVectorKernel: the second vector lane replays this kernel's pipe traffic without its tile work, but "
-        "this statement needs 's', which comes from that work at <string>:22:9")
+        f"this statement needs 's', which comes from that work at <string>:{line}:9")
     assert err.value.hint.startswith("compute the loop bounds and branch conditions of a kernel with pipes")
 
 

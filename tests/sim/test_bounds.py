@@ -135,3 +135,30 @@ def test_pypto_run_prints_the_guard_and_exits_1(tmp_path: Path, kernel_cache: Pa
     np.savez(inputs, n=np.int64(4))
     assert main(["run", str(source), "--inputs", str(inputs), "-o", str(tmp_path / "out")]) == 0
     assert "  out: max error 0 ok" in capsys.readouterr().out
+
+
+# An element read at an index the caller passes: the orchestration reads x[k, 0] itself.
+READ = """
+@pl.program
+class ReadAt:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], k: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        v = x[k, 0]
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [64, 64])
+            pl.store(pl.mul(t, v), [0, 0], out)
+        return out
+"""
+
+
+def test_an_element_read_outside_its_tensor_stops_the_run(tmp_path: Path, kernel_cache: Path) -> None:
+    """get_tensor_data would read past x (a2a3sim returned whatever lay there); the guard stops the run."""
+    compiled = ir.compile(pl.parse(READ, filename="read.py"), output_dir=tmp_path / "out", dump_passes=False)
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64) / 4096
+    out = np.zeros((64, 64), np.float32)
+    compiled.run(x, 3, out, cache_dir=kernel_cache)
+    np.testing.assert_array_equal(out, compiled.interpret(x, 3))
+    with pytest.raises(SimulatorBoundsError) as info:
+        compiled.run(x, 70, out, cache_dir=kernel_cache)
+    assert info.value.message == "tensor.read (read.py:7) reads element 70 of axis 0 of 'x', whose extent is 64"

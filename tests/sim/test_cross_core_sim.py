@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from shared_programs import DYNAMIC_ROWS_MIXED
+from shared_programs import DYNAMIC_ROWS_MIXED, cube_to_vector
 
 import pypto.language as pl
 from pypto import ir
@@ -19,43 +19,18 @@ if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
 
 
-@pl.program
-class CubeToVector:
-    @pl.function(type=pl.FunctionType.AIC)
-    def mm_aic(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]):
-        peer = pl.import_peer_buffer(name="c2v_buf", peer_func="mm_aiv")
-        pl.aic_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        a_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
-        a_left: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(a_mat, target_memory=pl.Mem.Left)
-        b_right: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(b_mat, target_memory=pl.Mem.Right)
-        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(a_left, b_right)
-        pl.tpush_to_aiv(acc, split=0)
+def _exp_with_flags(rows: int = 64, first_row: str = "0") -> str:
+    """The vector kernel's exp of its ``rows`` popped rows, with its own V -> MTE3 flags around the store."""
+    return f"""
+e: pl.Tile[[{rows}, 64], pl.FP32, pl.Mem.Vec] = pl.exp(c)
+pl.tfree_to_aic(c)
+pl.system.sync_src(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=3)
+pl.system.sync_dst(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=3)
+out = pl.store(e, [{first_row}, 0], out)
+"""
 
-    @pl.function(type=pl.FunctionType.AIV)
-    def mm_aiv(self, out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        buf = pl.reserve_buffer(name="c2v_buf", size=32768, base=pl.AUTO)
-        pl.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=16384, slot_num=2)
-        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)
-        e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(c)
-        pl.tfree_to_aic(c)
-        pl.system.sync_src(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=3)
-        pl.system.sync_dst(set_pipe=pl.PipeType.V, wait_pipe=pl.PipeType.MTE3, event_id=3)
-        out = pl.store(e, [0, 0], out)
-        return out
 
-    @pl.function(type=pl.FunctionType.Group)
-    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        self.mm_aic(a, b)
-        out = self.mm_aiv(out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        out = self.mm(a, b, out)
-        return out
+CubeToVector = pl.parse(cube_to_vector(_exp_with_flags()))
 
 
 def test_cube_to_vector_pipe_equals_the_interpreter(tmp_path: Path, kernel_cache: Path, record_timing) -> None:
@@ -75,20 +50,8 @@ def test_cube_to_vector_pipe_equals_the_interpreter(tmp_path: Path, kernel_cache
 
 
 def _split_program() -> ir.Program:
-    text = CubeToVector.as_python()
-    for old, new in [
-        ("pl.tile.tpush_to_aiv(acc, split=0)", "pl.tile.tpush_to_aiv(acc, split=1)"),
-        ("@pl.function(type=pl.FunctionType.AIV",
-         '@pl.function(attrs={"dual_aiv_dispatch": True}, type=pl.FunctionType.AIV'),
-        ("c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)",
-         "c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)"),
-        ("e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)",
-         "e: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)"),
-        ("pl.tile.store(e, [0, 0], out)", "pl.tile.store(e, [pl.tile.get_subblock_idx() * 32, 0], out)"),
-    ]:
-        assert old in text, old
-        text = text.replace(old, new)
-    return pl.parse_program(text)
+    """Each lane pops, computes and stores its 32 rows."""
+    return pl.parse(cube_to_vector(_exp_with_flags(32, "pl.tile.get_subblock_idx() * 32"), split=1, dual=True))
 
 
 def test_an_up_down_split_runs_the_vector_kernel_on_both_lanes(tmp_path: Path, kernel_cache: Path,
@@ -108,9 +71,8 @@ def test_an_unsplit_vector_kernel_on_both_lanes_pops_every_tile_on_each(tmp_path
     """Declared ``dual_aiv_dispatch`` without a split, both lanes pop the whole tile; lane 0 stores it
     (SplitVectorKernel). The kernel entry tells pto-isa's CPU model there are two lanes (simpler reports
     one): without that the lanes shared one pop cursor and the result was off by up to 12.2."""
-    text = CubeToVector.as_python().replace("@pl.function(type=pl.FunctionType.AIV",
-                                            '@pl.function(attrs={"dual_aiv_dispatch": True}, type=pl.FunctionType.AIV')
-    compiled = ir.compile(pl.parse_program(text), output_dir=tmp_path / "dual")
+    dual = pl.parse(cube_to_vector(_exp_with_flags(), dual=True))
+    compiled = ir.compile(dual, output_dir=tmp_path / "dual")
     assert "MixedKernels mixed_0 = {0, 1, 1};" in (tmp_path / "dual" / "orchestration" / "main.cpp").read_text()
     vector = (tmp_path / "dual" / "kernels" / "aiv" / "mm_aiv.cpp").read_text()
     lanes = "pto::cpu_sim::ScopedExecutionContext __pypto_lanes(get_block_idx(args), get_sub_block_id(args), 2);"
@@ -189,22 +151,10 @@ def test_a_tile_valid_on_a_runtime_row_count_crosses_the_pipe(tmp_path: Path, ke
         assert not want[n:].any() and want[:n].all()  # only the valid rows are stored
 
 
-@pl.program
-class ClusterOfMixedSpmd:
-    """A pl.cluster() whose body is one pl.spmd of mixed work: a Group launched on two blocks."""
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[128, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
-             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        with pl.cluster():
-            for i in pl.spmd(2):
-                c = pl.matmul(pl.slice(a, [64, 64], [i * 64, 0]), b, out_dtype=pl.FP32)
-                out = pl.assemble(out, pl.exp(c), [i * 64, 0])
-        return out
-
-
 def test_a_cluster_of_a_mixed_spmd_runs_on_both_blocks(tmp_path: Path, kernel_cache: Path) -> None:
-    compiled = ir.compile(ClusterOfMixedSpmd, output_dir=tmp_path / "cs")
+    """examples/cross_core_cluster.py: a pl.cluster() whose body is one pl.spmd of mixed work."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "cross_core_cluster.py"
+    compiled = ir.compile(pl.loads_program(str(example)), output_dir=tmp_path / "cs")
     assert sorted(p.stem for p in (tmp_path / "cs" / "kernels").rglob("*.cpp")) == [
         "main_incore_0_aic", "main_incore_0_aiv"]
     rng = np.random.default_rng(7)

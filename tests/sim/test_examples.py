@@ -60,6 +60,8 @@ CASES = {
     # Explicit cross-core program (issue 30): an AIV and an AIC kernel joined by two pipes in a Group.
     "cross_core_pipes": {},
     "cross_core_spmd": {},
+    # pl.cluster() around a pl.spmd of mixed work: one Group on two blocks.
+    "cross_core_cluster": {},
     # Mixed cube + vector scopes (issue 30): ExpandMixedKernel splits each into AIC + AIV + Group.
     "mixed_linear_relu": {},
     "mixed_matmul_softmax": {},

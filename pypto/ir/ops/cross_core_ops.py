@@ -125,6 +125,19 @@ for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
            _initialize_pipe, placement=_where, side_effect=True,
            kwargs=PIPE_KWARGS)
 
+# The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
+PIPE_OP_DIRECTION: dict[str, int] = {"tile.tpush_to_aiv": 1, "tile.tpop_from_aic": 1, "system.tfree_to_aic": 1,
+                                     "tile.tpush_to_aic": 2, "tile.tpop_from_aiv": 2, "system.tfree_to_aiv": 2}
+
+
+def direction_ring_offset(setup: Call, direction: int) -> int:
+    """The byte offset of one direction's slots in its pipe's part of the GM ring (``gm_ring_layout``):
+    a two-way pipe keeps its C->V slots first and its V->C slots after them, as pto-isa's a2a3 TPipe does."""
+    if setup.kwargs["dir_mask"] == 3 and direction == 2:
+        return pipe_slot_num(setup) * setup.kwargs["slot_size"]
+    return 0
+
+
 AUTO = -1
 
 

@@ -69,19 +69,19 @@ def element_dtype(value: Any) -> DataType | None:
 def retype_scalar(value: Any, dtype: DataType | None, bitwise: bool = False) -> Any:
     """Normalise a scalar operand against the paired element dtype (docs/ops.md#arguments).
 
-    Python ints and INDEX constants take ``dtype``, wrapped to its width when it is an integer type
-    (``adds(int8_tile, 300)`` adds 44, as the target's scalar register would); a Python float is an
-    FP32 constant whatever ``dtype`` is (as in the established API: ``muls(fp16_tensor, 0.088)``
-    promotes to FP32); typed non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
+    Python numbers and INDEX constants take ``dtype`` (docs/ops.md#arguments: ``muls(fp16_tensor, 0.5)`` is
+    FP16), ints wrapped to its width when it is an integer type (``adds(int8_tile, 300)`` adds 44, as
+    the target's scalar register would); a float paired with an integer dtype is an FP32 constant, so
+    the result promotes; typed non-INDEX expressions are kept; a non-constant INDEX scalar is rejected.
     """
     if isinstance(value, bool):
         return ConstBool(value)
     if isinstance(value, ConstInt) and value.dtype == DataType.INDEX:
         value = value.value
     if isinstance(value, (int, float)):
-        if isinstance(value, float):
-            return ConstFloat(value, DataType.FP32)
         target = dtype if dtype is not None else (DataType.INT32 if bitwise else DataType.FP32)
+        if isinstance(value, float) and not target.is_float():
+            return ConstFloat(value, DataType.FP32)
         if target.is_float():
             return ConstFloat(float(value), target)
         return ConstInt(normalize_scalar(value, target) if target.is_int() else int(value), target)

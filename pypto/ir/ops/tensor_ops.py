@@ -127,10 +127,16 @@ def _create_l1(ci: CallInfo) -> Type:
 
 
 def check_indices(ci: CallInfo, src: str) -> None:
+    """One index per dimension; a constant index must lie inside a static dimension (the run would
+    read or write another element without a word)."""
     idx = elements(ci, "indices")
-    rank = len(ci[src].type.shape)
-    if len(idx) != rank:
-        ci.fail(f"needs one index per dimension: {rank} expected, got {len(idx)}")
+    shape = ci[src].type.shape
+    if len(idx) != len(shape):
+        ci.fail(f"needs one index per dimension: {len(shape)} expected, got {len(idx)}")
+    for axis, (i, d) in enumerate(zip(idx, shape)):
+        k, n = const_value(i), const_value(d)
+        if k is not None and (k < 0 or (n is not None and k >= n)):
+            ci.fail(f"index {format_dims(idx)} is outside the shape {format_dims(list(shape))} (dimension {axis})")
 
 
 def _read(ci: CallInfo) -> Type:

@@ -248,7 +248,7 @@ class ParserCore:
             existing = None  # a binding of an enclosing scope is shadowed by a new variable
         if existing is None or existing in self.borrowed:
             var = ir.Var(name, var_type, span)
-        elif existing.type is var_type or existing.type == var_type:
+        elif existing.type is var_type or existing.type == var_type or _adds_placement(existing.type, var_type):
             var = existing if self.redefines(name) else ir.Var(name, var_type, span)
         else:
             self.fail(
@@ -332,9 +332,23 @@ class ParserCore:
         )
 
 
+def _adds_placement(a: ir.Type, b: ir.Type) -> bool:
+    """True when ``a`` and ``b`` are tiles of one shape and dtype and one of them has no memory space,
+    view or MemRef (an ``-> pl.Tile[[16, 64], pl.FP32]`` helper result beside an op's Vec tile): the
+    other only adds placement, as an annotation without one does (``var_type``)."""
+    if not (isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.dtype == b.dtype):
+        return False
+    bare = [t for t in (a, b) if t.memory_space is None and t.tile_view is None and t.memref is None]
+    return bool(bare) and dims_equal(a.shape, b.shape)
+
+
 def _reassign_hint(name: str, was: ir.Type, got: ir.Type) -> str:
-    """Cast when only the dtype differs (``3 * n`` is INDEX: a bare int literal is), else rename."""
+    """Cast when only the dtype differs (``3 * n`` is INDEX: a bare int literal is), unpack a launch's
+    (results, TaskId) tuple, else rename."""
     new_name = f"bind the new value to a new name ({name}_2 = ...)"
+    last = got.types[-1] if isinstance(got, ir.TupleType) and got.types else None
+    if isinstance(last, ir.ScalarType) and last.dtype.is_task_id():
+        return f"a launch gives the kernel's results and its TaskId: unpack them, {name}, tid = pl.submit(...)"
     was_dtype, got_dtype = getattr(was, "dtype", None), getattr(got, "dtype", None)
     if (
         type(was) is type(got)
