@@ -1,7 +1,32 @@
 """ConvertToSSA: give every variable exactly one definition (docs/passes.md#converttossa).
 
-In the surface dialect a variable is a Var object that may be assigned many times. This pass walks
-each function in order with an environment mapping every such variable to its current SSA value:
+In the surface dialect a variable is a Var object that may be assigned many times. Which
+assignments are one source variable is decided by the parser, the only place that knows Python's
+scoping (pypto/language/parser/core.py), and recorded in Var identity alone: this pass never joins
+two Vars because they share a name. The parser makes a new Var for a straight-line re-assignment
+(so such code is SSA as parsed, as in the established parser) and re-defines the Var where one
+variable has several assignments that a later read may see: a body re-assigning a name another
+block bound (an enclosing one, or an earlier branch or loop body; not in ``strict_ssa`` functions,
+whose bodies are scopes of their own), and every re-assignment in a function that leaves a block
+early (break, continue, a return before its last statement), whose code after the jump
+CtrlFlowTransform moves into a branch. An ``@pl.inline`` helper's variables are its own Vars.
+Passes before this one keep that identity: InlineFunctions and UnrollLoops copy variables
+consistently, CtrlFlowTransform moves statements unchanged, and where the result reads as
+straight-line code without jumps, UnrollLoops and CtrlFlowTransform give re-definitions in the
+block that bound the variable new Vars (pypto.transform.reassign), as the parser would::
+
+    parsed:  t = n * 10            # the caller's t  after:  t__ssa_v0 = n * 10
+             if n > 2:                                       if n > 2:
+                 t_1 = n + 100     # an inlined helper's t       t__ssa_v1 = n + 100
+             else:                                               t__phi_v3 = pl.yield_(t__ssa_v1)
+                 t_1 = n + 200                               else:
+             u = t_1                                             t__ssa_v2 = n + 200
+             return t + u                                        t__phi_v3 = pl.yield_(t__ssa_v2)
+                                                             u = t__phi_v3
+                                                             return t__ssa_v0 + u
+
+The pass walks each function in order with an environment mapping every variable to its current
+SSA value:
 
 * a variable defined more than once (or sharing its name with another) gets a version per
   definition, ``x__ssa_vN``; a variable defined once keeps its object and name;

@@ -74,6 +74,7 @@ from pypto.ir.transforms import flatten_to_stmts, substitute_expr, substitute_st
 from pypto.ir.type_base import ScalarType
 
 from pypto.transform.errors import PassError
+from pypto.transform.reassign import fresh_reassignments
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import block_of, rebuild, straight_line
 
@@ -227,10 +228,9 @@ def _holds_return(stmt: Stmt) -> bool:
 
 
 def _same_values(early: ReturnStmt, last: ReturnStmt | None) -> bool:
-    """Both return the same variables (by name: before SSA a name is one variable)."""
+    """Both return the same variables (the parser keeps one Var per name in a function that returns early)."""
     values = last.value if last is not None else []
-    return len(early.value) == len(values) and all(
-        isinstance(a, Var) and isinstance(b, Var) and a.name_hint == b.name_hint for a, b in zip(early.value, values))
+    return len(early.value) == len(values) and all(isinstance(a, Var) and a is b for a, b in zip(early.value, values))
 
 
 class _EarlyReturns:
@@ -345,9 +345,11 @@ class CtrlFlowTransform(RewritePass):
         return index.has(BreakStmt, ContinueStmt) and (is_incore_type(func.func_type) or index.has(InCoreScopeStmt))
 
     def function(self, func: Function) -> Function:
-        if is_incore_type(func.func_type):
-            func = remove_early_returns(func, self.names)
-        return super().function(func)
+        new = remove_early_returns(func, self.names) if is_incore_type(func.func_type) else func
+        new = super().function(new)
+        # Without its jumps the function reads as straight-line code: re-definitions in the block
+        # that bound the variable become new variables, as the parser makes them.
+        return new if new is func else fresh_reassignments(new)
 
     @on(InCoreScopeStmt)
     def _incore(self, node: InCoreScopeStmt) -> Result:

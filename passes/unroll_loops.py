@@ -18,6 +18,7 @@ from pypto.ir.stmt import AssignStmt, ForStmt, Stmt
 from pypto.ir.transforms import copy_binders
 from pypto.ir.type_base import ScalarType
 
+from pypto.transform.reassign import fresh_reassignments
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import straight_line
 
@@ -47,6 +48,11 @@ class UnrollLoops(RewritePass):
         if straight_line(func) is not None:
             return False
         return any(loop.kind is ForKind.Unroll for loop in function_index(func).of(ForStmt))
+
+    def function(self, func: Function) -> Function:
+        new = super().function(func)
+        # The copies re-assign variables in the block that bound them: new variables, as parsed.
+        return new if new is func else fresh_reassignments(new)
 
     def constant(self, e: Expr, what: str, loop: ForStmt) -> int:
         if not isinstance(e, ConstInt):

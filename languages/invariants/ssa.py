@@ -51,8 +51,8 @@ def _flat_scan(func: Function) -> tuple[bool, bool] | None:
 
     In such a block every definition stays visible to the end, so a use is defined exactly when
     an earlier statement or a parameter defines it (else the full checker decides: a dynamic
-    dimension is defined at entry), and SSA fails exactly when a definition repeats a variable or
-    a name already defined.
+    dimension is defined at entry), and SSA fails exactly when a definition repeats a variable (a
+    new variable of an earlier name is a re-assignment in SSA form, not shadowing: one scope).
     """
     return cached("<flat scopes>", func, None, lambda: _scan(func))
 
@@ -63,13 +63,11 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     if func.attrs and not set(func.params).issuperset(_attr_vars(func)):
         return None
     seen: set[Var] = set()
-    names: set[str] = set()
     uses_ok = ssa_ok = True
     for p in func.params:
-        if p in seen or p.name_hint in names:
+        if p in seen:
             ssa_ok = False
         seen.add(p)
-        names.add(p.name_hint)
     for stmt in stmts:
         cls = type(stmt)
         if cls is AssignStmt:
@@ -81,11 +79,9 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
             var = stmt.var
             if uses_ok and not seen.issuperset(view_vars(var.type)):
                 uses_ok = False
-            name = var.name_hint
-            if var in seen or name in names:
+            if var in seen:
                 ssa_ok = False
             seen.add(var)
-            names.add(name)
         elif cls is ReturnStmt or cls is EvalStmt:
             for expr in stmt.value if cls is ReturnStmt else [stmt.expr]:
                 if not seen.issuperset(expr_vars(expr)):
@@ -124,18 +120,20 @@ class _Scopes:
     def __init__(self) -> None:
         self.frames: list[list[Var]] = [[]]
         self.count: dict[Var, int] = {}
-        self.by_name: dict[str, list[Var]] = {}
+        self.by_name: dict[str, list[tuple[Var, int]]] = {}
 
     def add(self, var: Var) -> None:
         self.frames[-1].append(var)
         self.count[var] = self.count.get(var, 0) + 1
-        self.by_name.setdefault(var.name_hint, []).append(var)
+        self.by_name.setdefault(var.name_hint, []).append((var, len(self.frames)))
 
     def visible(self, var: Var) -> bool:
         return self.count.get(var, 0) > 0
 
-    def visible_named(self, name: str) -> list[Var]:
-        return self.by_name.get(name, [])
+    def outer_named(self, name: str) -> list[Var]:
+        """The visible variables called ``name`` that enclosing scopes define."""
+        depth = len(self.frames)
+        return [v for v, d in self.by_name.get(name, ()) if d < depth]
 
     def push(self) -> None:
         self.frames.append([])
@@ -145,7 +143,7 @@ class _Scopes:
         for var in frame:
             self.count[var] -= 1
             same = self.by_name[var.name_hint]
-            same[:] = [v for v in same if v is not var]
+            same[:] = [(v, d) for v, d in same if v is not var]
         return frame
 
 
@@ -159,8 +157,8 @@ class _SSAChecker:
         if var in self.defined:
             self.report.error("MULTIPLE_ASSIGNMENT", f"variable '{var.name_hint}' is defined more than once", node)
         else:
-            others = [v for v in self.scopes.visible_named(var.name_hint) if v is not var]
-            if others:
+            # A new variable of a name defined earlier in the same scope is a re-assignment.
+            if any(v is not var for v in self.scopes.outer_named(var.name_hint)):
                 self.report.error(
                     "NAME_SHADOWING", f"'{var.name_hint}' shadows another variable of the same name", node
                 )

@@ -53,6 +53,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 
 from .callgraph import callee
+from .roots import Roots
 from .pipes import cube_ops
 
 
@@ -300,6 +301,10 @@ class _Run:
                        and p.effect in _WRITES]
             if written:
                 self.alias(s.var, written[0])
+        elif isinstance(value, (E.Call, E.Submit)):
+            arg = Roots(s, self.program).call_alias(value, 0)
+            if arg is not None:  # out_1 = self.k(x, out): later calls writing out_1 write out's buffer
+                self.alias(s.var, arg)
         value_int = self.int_value(value)
         if value_int is not None:
             self.ints[s.var] = value_int

@@ -5,11 +5,12 @@ or any value with no alias edge). Alias edges
 (docs/passes.md#derivecalldirections, docs/passes.md#classifyiterargcarry):
 
 * ``a = b``: a -> b;
-* ``r = self.k(..., out, ...)`` where ``k`` returns its parameter ``out``: r -> the argument
+* ``r = self.k(..., out, ...)`` where ``k`` returns its parameter ``out`` (or a store into it): r -> the argument
   passed for ``out``; ``t = self.k(...)`` returning a tuple of parameters and ``r = t[i]``: r ->
   the argument of the i-th returned parameter;
 * ``r = tensor.assemble(target, ...)``: r -> target;
-* a loop iter_arg and its return var -> the iter_arg's init.
+* a loop iter_arg and its return var -> the iter_arg's init;
+* an if's return var -> the values its branches yield, when they have one root.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pypto.ir import op_registry
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
+from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 
 from .callgraph import callee
 from .flow import ForwardWalk
@@ -54,6 +55,13 @@ def returned_params(func: Function, root: Callable[[Var], Var] | None = None) ->
     return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in values]
 
 
+def _yielded(body: Stmt | None, i: int) -> Expr | None:
+    """The ``i``-th value a branch body yields last, if any."""
+    stmts = body.stmts if isinstance(body, SeqStmts) else [body]
+    last = stmts[-1] if stmts else None
+    return last.value[i] if isinstance(last, YieldStmt) and i < len(last.value) else None
+
+
 class Roots(ForwardWalk[None]):
     """The alias edges of one function (recorded in one walk in program order), resolved to roots on demand."""
 
@@ -71,11 +79,15 @@ class Roots(ForwardWalk[None]):
         return var
 
     def call_alias(self, call: Call | Submit, position: int) -> Var | None:
-        """The argument variable that the ``position``-th result of a function call aliases."""
+        """The argument variable that the ``position``-th result of a function call aliases: the
+        argument of the parameter the callee returns there, itself (as NormalizeReturnOrder makes
+        it) or written in place (``out = pl.store(t, [0, 0], out); return out`` as parsed)."""
         target = callee(self.program, call)
         if target is None:
             return None
         returned = returned_params(target)
+        if position < len(returned) and returned[position] is None:
+            returned = returned_params(target, WrittenRoots(target, self.program).root)
         if position >= len(returned) or returned[position] is None:
             return None
         arg = call.args[returned[position]]  # type: ignore[index]
@@ -100,9 +112,16 @@ class Roots(ForwardWalk[None]):
             if isinstance(s.value, (Call, Submit)) and isinstance(s.value.op, GlobalVar):
                 self._calls[s.var] = s.value
             alias = self.value_alias(s.value)
-            # a reassigned variable (out = self.k(a, out)) already owns the buffer: no cycle
-            if alias is not None and self.root(alias) is not s.var:
+            # a variable re-defined from its own buffer (out = self.k(a, out), pre-SSA) keeps its edge:
+            # an edge into its own chain would be a cycle
+            if alias is not None and self.root(alias) is not self.root(s.var):
                 self.edges[s.var] = alias
+
+    def join(self, s: IfStmt, before: None, then_end: None, else_end: None) -> None:
+        for i, rv in enumerate(s.return_vars):
+            values = [_yielded(body, i) for body in (s.then_body, s.else_body)]
+            if all(isinstance(v, Var) for v in values) and self.root(values[0]) is self.root(values[1]) is not rv:
+                self.edges[rv] = values[0]
 
     def enter_loop(self, s: ForStmt | WhileStmt, state: None) -> None:
         for it, rv in zip(s.iter_args, s.return_vars):
@@ -126,13 +145,3 @@ class WrittenRoots(Roots):
                 arg = value.args[k] if k < len(value.args) else None
                 return arg if isinstance(arg, Var) else None
         return super().value_alias(value)
-
-    def call_alias(self, call: Call | Submit, position: int) -> Var | None:
-        target = callee(self.program, call)
-        if target is None:
-            return None
-        returned = returned_params(target, WrittenRoots(target, self.program).root)
-        if position >= len(returned) or returned[position] is None:
-            return None
-        arg = call.args[returned[position]]  # type: ignore[index]
-        return arg if isinstance(arg, Var) else None

@@ -487,7 +487,7 @@ class Machine:
             raise OpError(f"calls unknown function '{e.op.name}'")
         args = [self.eval(a, frame) for a in e.args]
         if predicate is not None and not self.eval(predicate, frame):
-            return _skipped_results(func, args)
+            return _skipped_results(func, args, self.program)
         if core_num is None and func.func_type == FunctionType.Spmd:
             core_num = func.attrs.get("core_num")
         blocks = (
@@ -551,16 +551,19 @@ def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
-def _skipped_results(func: Function, args: list[Any]) -> list[Any]:
-    """Results of a task skipped by its predicate: the parameters the callee returns, unchanged."""
+def _skipped_results(func: Function, args: list[Any], program: Program) -> list[Any]:
+    """Results of a task skipped by its predicate: the parameters the callee returns (itself, or
+    written in place: ``out = pl.store(t, [0], out); return out``), unchanged."""
     body = func.body
     last = body.stmts[-1] if isinstance(body, S.SeqStmts) and body.stmts else body
     if not isinstance(last, (S.ReturnStmt, S.YieldStmt)):
         return []
+    root = WrittenRoots(func, program).root
+    index = {p: i for i, p in enumerate(func.params)}
     results = []
     for value in last.value:
-        index = next((i for i, p in enumerate(func.params) if p is value), None)
-        if index is None:
+        i = index.get(root(value)) if isinstance(value, E.Var) else None
+        if i is None:
             raise OpError(f"a false predicate skips '{func.name}', whose result is not one of its parameters")
-        results.append(args[index])
+        results.append(args[i])
     return results

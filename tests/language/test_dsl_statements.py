@@ -20,16 +20,66 @@ def body_lines(func: ir.Function) -> list[str]:
     return [line[4:] for line in func.as_python().splitlines()[2:]]
 
 
-def test_reassignment_with_the_same_type_redefines_the_same_variable() -> None:
+def test_a_straight_line_reassignment_makes_a_new_variable() -> None:
     func = parse("y = n + 1\ny = y * 2\nreturn y")
     first, second, ret = func.body.stmts
-    assert first.var is second.var is ret.value[0]
+    assert first.var is not second.var and first.var.name_hint == second.var.name_hint == "y"
+    assert second.value.left is first.var and ret.value[0] is second.var
     assert body_lines(func) == [
         "y: pl.Scalar[pl.INDEX] = n + 1",
-        "y: pl.Scalar[pl.INDEX] = y * 2",
-        "return y",
+        "y_1: pl.Scalar[pl.INDEX] = y * 2",
+        "return y_1",
     ]
     assert_roundtrip(func)
+
+
+def test_a_body_reassigning_an_outer_name_redefines_its_variable() -> None:
+    func = parse(
+        """
+        y = n + 1
+        for i in pl.range(4):
+            y = y + i
+            y = y * 2
+            t = y + 1
+            t = t * 3
+        if n > 2:
+            y = y + 1
+        else:
+            y = y - 1
+        return y
+        """
+    )
+    first, loop, branch, ret = func.body.stmts
+    body = loop.body.stmts
+    assert body[0].var is body[1].var is first.var  # pre-SSA: ConvertToSSA carries it
+    assert body[2].var is not body[3].var  # a name of the body itself: a new variable
+    assert branch.then_body.var is branch.else_body.var is first.var is ret.value[0]
+    assert_roundtrip(func)
+
+
+def test_a_loop_that_yields_rebinds_its_iter_args_as_new_variables() -> None:
+    yielding = parse(
+        """
+        for i, (acc,) in pl.range(4, init_values=(n,)):
+            acc = acc + i
+            r = pl.yield_(acc)
+        return r
+        """
+    )
+    loop = yielding.body.stmts[0]
+    assert loop.body.stmts[0].var is not loop.iter_args[0]
+    pre_ssa = parse(
+        """
+        for (x,) in pl.while_(init_values=(n,)):
+            pl.cond(x < 10)
+            x = x + 1
+        return n
+        """
+    )
+    loop = pre_ssa.body.stmts[0]
+    assert loop.body.var is loop.iter_args[0]  # no yield: ConvertToSSA yields the re-defined iter_arg
+    for func in (yielding, pre_ssa):
+        assert_roundtrip(func)
 
 
 def test_annotated_literals_take_the_annotated_dtype() -> None:
@@ -95,7 +145,9 @@ def test_unpacking_a_tuple_value_goes_through_a_temporary() -> None:
 def test_augmented_assignment() -> None:
     func = parse("y = n\ny += 2\ny <<= 1\nreturn y")
     assert [type(s.value).__name__ for s in func.body.stmts[1:3]] == ["Add", "BitShiftLeft"]
-    assert func.body.stmts[1].var is func.body.stmts[0].var
+    first, second, third = (s.var for s in func.body.stmts[:3])
+    assert func.body.stmts[1].value.left is first and func.body.stmts[2].value.left is second
+    assert len({id(first), id(second), id(third)}) == 3
     assert_roundtrip(func)
 
 
@@ -262,12 +314,17 @@ def test_parallel_assignment_reads_values_from_before_the_statement() -> None:
     assert body_lines(func) == [
         "p: pl.Scalar[pl.INDEX] = n",
         "q: pl.Scalar[pl.INDEX] = n + 1",
-        "_unpack_tmp: pl.Scalar[pl.INDEX] = p + q",
-        "p: pl.Scalar[pl.INDEX] = q",
-        "q: pl.Scalar[pl.INDEX] = _unpack_tmp",
-        "return q",
+        "p_1: pl.Scalar[pl.INDEX] = q",
+        "q_1: pl.Scalar[pl.INDEX] = p + q",
+        "return q_1",
     ]
     assert_roundtrip(func)
+    in_loop = parse("p = n\nq = n + 1\nfor i in pl.range(4):\n    p, q = q, p + q\nreturn q")
+    assert [line.strip() for line in body_lines(in_loop)[3:6]] == [
+        "_unpack_tmp: pl.Scalar[pl.INDEX] = p + q",  # the body re-defines p before q's value reads it
+        "p: pl.Scalar[pl.INDEX] = q",
+        "q: pl.Scalar[pl.INDEX] = _unpack_tmp",
+    ]
 
 
 def test_parallel_assignment_without_overlap_needs_no_temporary() -> None:

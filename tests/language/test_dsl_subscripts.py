@@ -94,7 +94,8 @@ def test_tuple_and_array_subscripts() -> None:
     func = pl.parse(text)
     stmts = func.body.stmts
     assert isinstance(stmts[1].value, ir.TupleGetItemExpr) and stmts[1].value.index == 1
-    assert stmts[3].value.op.name == "array.update_element" and stmts[3].var is stmts[2].var
+    assert stmts[3].value.op.name == "array.update_element" and stmts[3].value.args[0] is stmts[2].var
+    assert stmts[3].var is not stmts[2].var and stmts[4].value.args[0] is stmts[3].var  # a new version of ids
     assert stmts[4].value.op.name == "array.get_element"
     assert_roundtrip(func)
 
@@ -109,7 +110,8 @@ def test_subscript_writes() -> None:
         """
     )
     reshape_assemble, assemble, write = func.body.stmts[1:4]
-    assert reshape_assemble.var is func.params[1] and reshape_assemble.value.op.name == "tensor.assemble"
+    assert reshape_assemble.value.op.name == "tensor.assemble" and reshape_assemble.value.args[0] is func.params[1]
+    assert reshape_assemble.var is not func.params[1] and reshape_assemble.var.name_hint == "c"
     assert reshape_assemble.value.args[1].op.name == "tensor.reshape"
     assert [d.value for d in reshape_assemble.value.args[1].type.shape] == [1, 16, 32]
     assert assemble.value.op.name == "tensor.assemble" and assemble.value.args[1] is func.body.stmts[0].var

@@ -67,12 +67,18 @@ def test_return_params_explicit() -> None:
     assert found(ReturnParamsExplicit, program) == [
         ("IMPLICIT_PARAM_RETURN", "'r' writes back parameter 'out'; return the parameter itself", "return r"),
     ]
-    explicit = prog(
+    # Re-binding the parameter's name makes a new variable (SSA as parsed): the return is implicit
+    # until NormalizeReturnOrder returns the parameter itself.
+    rebound = prog(
         KERNEL.replace(
             f"r: {_T} = pl.store(t, [0], out)\n            return r",
             "out = pl.store(t, [0], out)\n            return out",
         )
     )
+    assert found(ReturnParamsExplicit, rebound) == [
+        ("IMPLICIT_PARAM_RETURN", "'out' writes back parameter 'out'; return the parameter itself", "return out"),
+    ]
+    explicit = passes.normalize_return_order().run(rebound)
     assert found(ReturnParamsExplicit, explicit) == []
 
 

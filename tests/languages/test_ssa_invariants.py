@@ -25,7 +25,8 @@ def test_multiple_assignment_and_missing_yield() -> None:
             @pl.function
             def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
                 x: pl.Scalar[pl.INDEX] = 1
-                x = x + n
+                if n > 0:
+                    x = x + n
                 for (k,) in pl.while_(init_values=(x,)):
                     pl.cond(k < 10)
                     k = k + 1
@@ -43,7 +44,23 @@ def test_multiple_assignment_and_missing_yield() -> None:
         ("MISSING_YIELD", "a loop body does not end with a yield", "for (k,) in pl.while_(init_values=(x,)): ..."),
     ]
     (first, *_) = SSAForm.check(program)
-    assert (first.rule, first.function, first.span.begin_line, first.span.begin_column) == ("SSAForm", "main", 8, 9)
+    assert (first.rule, first.function, first.span.begin_line, first.span.begin_column) == ("SSAForm", "main", 9, 13)
+
+
+def test_a_straight_line_reassignment_is_a_new_variable_in_ssa_form() -> None:
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                x: pl.Scalar[pl.INDEX] = 1
+                x = x + n
+                n = n * x
+                return n
+        """
+    )
+    assert found(SSAForm, program) == []
 
 
 def test_name_shadowing() -> None:

@@ -16,7 +16,7 @@ from pypto.ir.traversal import iter_children
 
 from .. import constructs
 from .core import Block, ParserCore, YieldInfo, describe, make_body
-from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
+from .diagnostics import ParserError, ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 
 _INDEX = ir.ScalarType(DataType.INDEX)
 _LOOP_KEYWORDS = {
@@ -88,7 +88,7 @@ class ControlFlowMixin(ParserCore):
     def _bind_yielded(self, names: list[str], return_vars: list[ir.Var]) -> None:
         for name, var in zip(names, return_vars):
             if name != "_":
-                self.vars[name] = var
+                self.bind(name, var)
 
     # ----- for loops -------------------------------------------------------------------------
     def range_loop(self, node: ast.For, call: ast.Call, kind: ForKind, construct: str) -> None:
@@ -249,13 +249,19 @@ class ControlFlowMixin(ParserCore):
     def _loop_body(
         self, body: list[ast.stmt], names: list[str], values: list[ir.Var], kind: ForKind | None, carried: int | None
     ) -> tuple[ir.Stmt, Block]:
-        """Parse a loop body with ``names`` bound to the loop variable / iter_args only inside it."""
+        """Parse a loop body with ``names`` bound to the loop variable / iter_args only inside it.
+
+        A body ending in ``pl.yield_`` is in SSA form: the binders are its own variables. In a body
+        without one (pre-SSA form) re-assigning a binder re-defines it, for ConvertToSSA to carry.
+        """
         saved = {n: self.vars.get(n) for n in names}
         for n, v in zip(names, values):
             self.vars[n] = v
+            self.homes[id(v)] = self.block.scope()
+        own = tuple(values) if self._ends_in_yield(body) else ()
         self.loops.append(kind)
         try:
-            return self.parse_block(body, "while" if kind is None else "for", carried, tuple(names))
+            return self.parse_block(body, "while" if kind is None else "for", carried, tuple(names), own)
         finally:
             self.loops.pop()
             for n, v in saved.items():
@@ -351,6 +357,21 @@ class ControlFlowMixin(ParserCore):
         self.emit(ir.WhileStmt(cond, iter_args, body, return_vars, self.span(node)))
         if block.yielded is not None:
             self._bind_yielded(block.yielded.names, return_vars)
+
+    def _ends_in_yield(self, body: list[ast.stmt]) -> bool:
+        """Whether ``body`` ends in ``pl.yield_`` (or a Python ``yield``), read before parsing it."""
+        last = body[-1] if body else None
+        if type(last) not in (ast.Assign, ast.AnnAssign, ast.Expr):
+            return False
+        value = last.value  # type: ignore[union-attr]
+        if type(value) is ast.Yield:
+            return True
+        if type(value) is not ast.Call:
+            return False
+        try:
+            return self.eval(value.func) is constructs.yield_
+        except ParserError:  # reported where the statement is parsed
+            return False
 
     def _is_cond(self, stmt: ast.stmt) -> bool:
         if type(stmt) is not ast.Expr or type(stmt.value) is not ast.Call:

@@ -1,10 +1,25 @@
 """The state of the body parser: variables, the statement block being built, loops and yields.
 
 Variables follow Python scoping: a name assigned in a branch or a loop body stays visible after
-it, a loop variable and iter_args only inside their loop. Re-assigning a name with a value of the
-same type re-defines the *same* ``ir.Var`` (pre-SSA form: ``ConvertToSSA`` versions it later);
-a value of a different type is a ``ParserTypeError`` at the assignment: a fresh variable of the same
-name would silently lose the update in a loop or a branch.
+it, a loop variable and iter_args only inside their loop. The parser's ``ir.Var`` objects are the
+only record of which assignments are one source variable (no pass joins variables by name). Each
+assignment makes a new ``ir.Var`` (as the established parser does), so straight-line code is in
+SSA form as parsed, except where only the parser can tell what a re-assignment means:
+
+* re-assigning a name that another block bound (an enclosing block, or a branch or loop body
+  before, whose names stay bound after it) re-defines *that* ``ir.Var`` (pre-SSA form:
+  ``ConvertToSSA`` threads it through phis and iter_args), unless ``strict_ssa`` makes each body a
+  scope of its own;
+* in a function that leaves a block early (``break``, ``continue``, a ``return`` before its last
+  statement: :func:`leaves_early`) every re-assignment re-defines the ``ir.Var``: CtrlFlowTransform
+  moves the code after such a jump into a branch, and a read after that branch means whichever
+  assignment ran last;
+* a loop body without a ``pl.yield_`` (pre-SSA) re-defines its iter_args; a body that yields
+  re-binds their names as new variables;
+* an ``@pl.inline`` helper's variables are its own, whatever their names.
+
+Re-assigning a name with a value of another type is a ``ParserTypeError`` at the assignment: the new
+value would be lost in a loop or a branch.
 """
 
 from __future__ import annotations
@@ -49,6 +64,15 @@ class Block:
     ended_by: ast.AST | None = None
     returned: list[ir.Expr] | None = None
     defined: set[str] = field(default_factory=set)
+    parent: Block | None = None
+
+    def scope(self) -> Block:
+        """The block whose variables this block's assignments see as their own (``with`` bodies
+        are transparent)."""
+        block = self
+        while block.owner == "scope" and block.parent is not None:
+            block = block.parent
+        return block
 
 
 @dataclass
@@ -62,6 +86,18 @@ class FunctionState:
     memref_bases: dict[str, ir.Var] = field(default_factory=dict)
     auto_scope: bool = True  # False: the function places its runtime scopes (pl.scope()) itself
     submit_tmps: int = 0  # pl.submit tuple temporaries so far: _submit_tmp, _submit_tmp_1, ...
+    leaves_early: bool = False  # the body jumps (see leaves_early): re-assignments re-define their Var
+
+
+def leaves_early(body: list[ast.stmt]) -> bool:
+    """Whether a function body leaves a block early: a ``break`` or ``continue``, or a ``return``
+    that is not the body's last statement (pypto.transform.reassign.leaves_early on the IR)."""
+    last = body[-1] if body else None
+    return any(
+        type(n) in (ast.Break, ast.Continue) or (type(n) is ast.Return and n is not last)
+        for stmt in body
+        for n in ast.walk(stmt)
+    )
 
 
 def describe(value: Any) -> str:
@@ -85,6 +121,8 @@ class ParserCore:
         self.state = state
         self.program = program  # ProgramContext or None
         self.vars: dict[str, ir.Var] = {}
+        # id(var) -> the block binding it: a re-assignment re-defines a Var of an enclosing block.
+        self.homes: dict[int, Block] = {}
         # Variables of the caller bound to @pl.inline parameters: re-assigning them makes a new Var.
         self.borrowed: set[ir.Var] = set()
         self.block = Block("function")
@@ -108,18 +146,26 @@ class ParserCore:
         self.block.stmts.append(stmt)
 
     def parse_block(
-        self, body: list[ast.stmt], owner: str, carried: int | None = None, bound: tuple[str, ...] = ()
+        self,
+        body: list[ast.stmt],
+        owner: str,
+        carried: int | None = None,
+        bound: tuple[str, ...] = (),
+        own: tuple[ir.Var, ...] = (),
     ) -> tuple[ir.Stmt, Block]:
         """Parse a nested block; returns the IR body (a single statement is not wrapped) and the block.
 
-        ``bound`` names the block's own bindings made before its statements (loop variables). In a
+        ``bound`` names the block's own bindings made before its statements (loop variables), ``own``
+        the variables bound in it (re-assigning them in it makes new variables). In a
         strict-SSA function a branch or loop body is a scope of its own, as in the established API:
         it may rebind an outer name (a new variable, as printed pass output does), and its names are
         out of scope after it (values leave it through ``pl.yield_``).
         """
         outer = self.block
         scoped = self.state.strict_ssa and owner != "scope"
-        block = Block(owner, carried, defined=outer.defined if owner == "scope" else set(bound))
+        block = Block(owner, carried, defined=outer.defined if owner == "scope" else set(bound), parent=outer)
+        for var in own:
+            self.homes[id(var)] = block
         self.block = block
         before = dict(self.vars) if scoped else None
         try:
@@ -170,6 +216,21 @@ class ParserCore:
         """The DSL variable bound to ``name``, if any."""
         return self.vars.get(name)
 
+    def bind(self, name: str, var: ir.Var) -> None:
+        """Bind ``name`` to ``var``, a variable of the current block."""
+        self.vars[name] = var
+        self.homes[id(var)] = self.block.scope()
+
+    def redefines(self, name: str) -> bool:
+        """Whether assigning ``name`` here re-defines its variable (pre-SSA form) instead of making
+        a new one: outside ``strict_ssa``, a variable that is not the caller's (``@pl.inline``) and
+        that the current block did not bind (an enclosing block's, or one left bound by an earlier
+        body), or any variable of a function that leaves a block early (see the module docstring)."""
+        var = self.vars.get(name)
+        if var is None or self.state.strict_ssa or var in self.borrowed:
+            return False
+        return self.state.leaves_early or self.homes.get(id(var)) is not self.block.scope()
+
     def assign(self, name: str, value: ir.Expr, declared: ir.Type | None, node: ast.AST) -> ir.Var:
         """Emit ``name = value`` (typed ``declared`` when annotated) and bind the name."""
         var_type = self.var_type(declared, value, node)
@@ -188,7 +249,7 @@ class ParserCore:
         if existing is None or existing in self.borrowed:
             var = ir.Var(name, var_type, span)
         elif existing.type is var_type or existing.type == var_type or _adds_placement(existing.type, var_type):
-            var = existing
+            var = existing if self.redefines(name) else ir.Var(name, var_type, span)
         else:
             self.fail(
                 ParserTypeError,
@@ -199,7 +260,10 @@ class ParserCore:
             )
         # An explicit empty list: pydantic deep-copies a mutable field default for every node.
         self.emit(ir.AssignStmt(var, value, span, leading_comments=[]))
-        self.vars[name] = var
+        if var is existing:
+            self.vars[name] = var
+        else:
+            self.bind(name, var)
         return var
 
     def var_type(self, declared: ir.Type | None, value: ir.Expr, node: ast.AST) -> ir.Type:

@@ -17,7 +17,7 @@ from pypto.ir.errors import IRTypeError, IRValueError
 
 from .. import constructs
 from .body import BodyParser
-from .core import FunctionState, make_body
+from .core import FunctionState, leaves_early, make_body
 from .diagnostics import ParserError, ParserTypeError, UnsupportedFeatureError
 from .env import Env
 from .handlers import func_attrs
@@ -95,6 +95,7 @@ def parse_signature(
 ) -> Signature:
     """Parse the parameters and return annotation of ``node`` (``self`` is skipped in programs)."""
     state = FunctionState(node.name, options.func_type, options.strict_ssa, None)
+    state.leaves_early = leaves_early(node.body)
     state.auto_scope = options.attrs.get("auto_scope", True)
     parser = BodyParser(src, env, state, program)
     args = node.args
@@ -137,7 +138,7 @@ def parse_signature(
             )
         ptype, direction = parser.resolve_param_type(arg.annotation)
         var = ir.Var(arg.arg, ptype, parser.span(arg))
-        parser.vars[arg.arg] = var
+        parser.bind(arg.arg, var)
         parser.block.defined.add(arg.arg)
         params.append(var)
         directions.append(direction)

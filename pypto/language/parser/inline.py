@@ -15,7 +15,7 @@ from typing import Any
 from pypto import ir
 from pypto.ir import Span
 
-from .core import Block, FunctionState, ParserCore
+from .core import Block, FunctionState, ParserCore, leaves_early
 from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from .env import Env
 from .source import SourceFile, frame_span
@@ -107,10 +107,14 @@ class InlineMixin(ParserCore):
         self.src, self.env, self.vars = fn.src, Env([constants, *fn.env.layers], fn.env.is_text), bound
         self.borrowed = borrowed
         self.block = Block("inline")
+        for var in bound.values():
+            if var not in borrowed:
+                self.homes[id(var)] = self.block
         self.loops = []
         self.state = FunctionState(
             fn.name, self.state.func_type, self.state.strict_ssa, None, self.state.memref_bases, self.state.auto_scope
         )
+        self.state.leaves_early = leaves_early(fn.node.body)
         self.inline_depth += 1
         try:
             self.check_inline_arguments(fn, values, arg_spans, caller_lines)

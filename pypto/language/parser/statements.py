@@ -195,8 +195,9 @@ class StmtMixin(ParserCore):
 
     def save_overwritten_reads(self, names: list[ast.Name], values: Any, node: ast.stmt) -> list[Any]:
         """``a, b = b, a + b``: Python evaluates every value before binding any name, but the names
-        are bound one by one (a re-assigned name may keep its Var). A value reading a name bound
-        before it in the same statement is therefore first saved in a temporary."""
+        are bound one by one (a body re-assigning an enclosing block's name keeps its Var). A value
+        reading such a name bound before it in the same statement is therefore first saved in a
+        temporary."""
         out, bound = [], set()
         for elt, v in zip(names, values):
             if bound and isinstance(v, ir.Expr) and _reads_any(v, bound):
@@ -205,9 +206,8 @@ class StmtMixin(ParserCore):
                 self.emit(ir.AssignStmt(tmp, v, span))
                 v = tmp
             out.append(v)
-            var = self.lookup_var(elt.id)
-            if var is not None:
-                bound.add(id(var))
+            if self.redefines(elt.id):
+                bound.add(id(self.vars[elt.id]))
         return out
 
     def stmt_augassign(self, node: ast.AugAssign) -> None:
