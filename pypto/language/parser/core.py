@@ -331,12 +331,16 @@ class ParserCore:
 
 
 def _adds_placement(a: ir.Type, b: ir.Type) -> bool:
-    """True when ``a`` and ``b`` are tiles of one shape and dtype and one of them has no memory space,
-    view or MemRef (an ``-> pl.Tile[[16, 64], pl.FP32]`` helper result beside an op's Vec tile): the
-    other only adds placement, as an annotation without one does (``var_type``)."""
+    """True when ``a`` and ``b`` are tiles of one shape and dtype, both with the implicit view (valid
+    region = shape; TileType stores that as no view), and one of them has no memory space or MemRef
+    (an ``-> pl.Tile[[16, 64], pl.FP32]`` helper result beside an op's Vec tile): the other only adds
+    placement, as an annotation without one does (``var_type``). A smaller valid region is more than
+    placement: a loop or branch could not carry both."""
     if not (isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.dtype == b.dtype):
         return False
-    bare = [t for t in (a, b) if t.memory_space is None and t.tile_view is None and t.memref is None]
+    if a.tile_view is not None or b.tile_view is not None:
+        return False
+    bare = [t for t in (a, b) if t.memory_space is None and t.memref is None]
     return bool(bare) and dims_equal(a.shape, b.shape)
 
 
