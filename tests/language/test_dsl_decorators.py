@@ -7,7 +7,7 @@ import pytest
 from dsl_helpers import assert_roundtrip
 
 import pypto.language as pl
-from pypto import ir
+from pypto import interp, ir
 from pypto.language.decorators import DeferredFunction
 from pypto.language.parser.diagnostics import ParserSyntaxError, ParserTypeError, UndefinedVariableError
 
@@ -153,9 +153,12 @@ def test_inline_parameters_do_not_leak_into_the_caller() -> None:
         m = bump(n)
         return n + m
 
-    assign_v, _, ret = f.body.stmts
-    assert assign_v.var is not f.params[0]
+    copy_v, assign_v, _, ret = f.body.stmts
+    # the helper re-assigns a variable of its own, which starts as the argument
+    assert copy_v.var.name_hint == "v" and copy_v.value is f.params[0]
+    assert assign_v.var is not f.params[0] and assign_v.value.left is copy_v.var
     assert ret.value[0].left is f.params[0]
+    assert interp.run(f, 4).returns == (9,)
 
 
 def test_inline_with_constant_arguments_and_no_return() -> None:

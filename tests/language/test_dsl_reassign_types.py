@@ -183,3 +183,21 @@ def test_a_submit_bound_to_one_name_says_to_unpack_its_task_id() -> None:
     assert info.value.hint == (
         "a launch gives the kernel's results and its TaskId: unpack them, out, tid = pl.submit(...)"
     )
+
+
+def test_a_helper_tile_and_a_tile_with_a_smaller_valid_region_are_refused_at_the_assignment() -> None:
+    """A valid region smaller than the shape is more than placement: no loop or branch can carry both
+    (later, ConvertToSSA's phi failed the type check with internal names and no hint)."""
+    source = PLACED_AND_UNPLACED.replace("k: pl.Scalar[pl.INDEX],", "k: pl.Scalar[pl.INDEX], n: pl.Scalar[pl.INDEX],")
+    source = source.replace("u = pl.mul(t, 3.0)", "u = pl.load(x, [0, 0], [16, 64], [n, 64])")
+    with pytest.raises(ParserTypeError) as info:
+        pl.parse(source, filename="prog.py")
+    assert str(info.value) == (
+        "ParserTypeError: Cannot reassign 'u' with a different type: was pl.Tile[[16, 64], pl.FP32], "
+        "got pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]\n"
+        "  --> prog.py:16:17\n"
+        "   |\n"
+        "16 |                 u = pl.load(x, [0, 0], [16, 64], [n, 64])\n"
+        "   |                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "  = hint: bind the new value to a new name (u_2 = ...)"
+    )

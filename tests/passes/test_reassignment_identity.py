@@ -3,7 +3,8 @@
 Each program runs on the interpreter as parsed and after the front passes up to ConvertToSSA
 (InlineFunctions, UnrollLoops, CtrlFlowTransform, ConvertToSSA); both must give Python's value. An
 ``@pl.inline`` helper's variables are its own even where they share a caller's name (a join by
-name once made ``f(5)`` below 210 instead of 155, silently).
+name once made ``f(5)`` below 210 instead of 155, silently), and so is a parameter it re-assigns
+(borrowing the caller's variable once gave 4001 instead of 7001 for ``bump(1)``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,27 @@ def grow(a: pl.INDEX) -> pl.INDEX:
     return t
 
 
+@pl.inline
+def bump(a: pl.INDEX) -> pl.INDEX:
+    for i in pl.range(3):
+        a = a + i + 1
+    return a
+
+
+@pl.inline
+def bump_if(a: pl.INDEX) -> pl.INDEX:
+    if a > 2:
+        a = a + 100
+    return a
+
+
+@pl.inline
+def twice(a: pl.INDEX) -> pl.INDEX:
+    a = a * 2
+    a = a + 1
+    return a
+
+
 @pl.program
 class Helpers:
     @pl.function
@@ -80,6 +102,34 @@ class Helpers:
         for i in pl.range(2):
             t = t + grow(i + t)
         return t
+
+    @pl.function
+    def loop_reassigning_a_parameter(self, n: pl.INDEX) -> pl.INDEX:
+        u = bump(n)
+        return u * 1000 + n
+
+    @pl.function
+    def branch_reassigning_a_parameter(self, n: pl.INDEX) -> pl.INDEX:
+        u = bump_if(n)
+        return u * 1000 + n
+
+    @pl.function
+    def straight_line_reassigning_a_parameter(self, n: pl.INDEX) -> pl.INDEX:
+        u = twice(n)
+        return u * 1000 + n
+
+    @pl.function
+    def looping_helper_in_a_loop(self, n: pl.INDEX) -> pl.INDEX:
+        t = n
+        for i in pl.range(2):
+            t = bump(t)
+        return t
+
+    @pl.function
+    def looping_helper_given_numbers(self, n: pl.INDEX) -> pl.INDEX:
+        u = bump(3)
+        v = bump(n + 1)
+        return u * 1000 + v
 
 
 @pl.program
@@ -139,6 +189,14 @@ def _front(program: Program) -> Program:
     ("straight_and_loop_helper", (5,), 65),
     ("loop_carrying_the_name", (5,), 5 + 202 + 103 + 104),
     ("loop_calling_a_looping_helper", (5,), 67),
+    # a helper re-assigning its parameter re-assigns a variable of its own, copied from the argument
+    ("loop_reassigning_a_parameter", (1,), 7001),
+    ("loop_reassigning_a_parameter", (5,), 11005),
+    ("branch_reassigning_a_parameter", (1,), 1001),
+    ("branch_reassigning_a_parameter", (5,), 105005),
+    ("straight_line_reassigning_a_parameter", (5,), 11005),
+    ("looping_helper_in_a_loop", (5,), 17),
+    ("looping_helper_given_numbers", (5,), 9012),
 ])
 def test_an_inlined_helper_keeps_its_own_variables(entry: str, args: tuple[Any, ...], expected: int) -> None:
     assert run(Helpers, *args, entry=entry).value == expected

@@ -123,8 +123,6 @@ class ParserCore:
         self.vars: dict[str, ir.Var] = {}
         # id(var) -> the block binding it: a re-assignment re-defines a Var of an enclosing block.
         self.homes: dict[int, Block] = {}
-        # Variables of the caller bound to @pl.inline parameters: re-assigning them makes a new Var.
-        self.borrowed: set[ir.Var] = set()
         self.block = Block("function")
         self.loops: list[ir.ForKind | None] = []  # None = while loop
         # Loop variables of the enclosing pl.unroll loops: constants once UnrollLoops expands them.
@@ -223,11 +221,11 @@ class ParserCore:
 
     def redefines(self, name: str) -> bool:
         """Whether assigning ``name`` here re-defines its variable (pre-SSA form) instead of making
-        a new one: outside ``strict_ssa``, a variable that is not the caller's (``@pl.inline``) and
-        that the current block did not bind (an enclosing block's, or one left bound by an earlier
-        body), or any variable of a function that leaves a block early (see the module docstring)."""
+        a new one: outside ``strict_ssa``, a variable that the current block did not bind (an
+        enclosing block's, or one left bound by an earlier body), or any variable of a function that
+        leaves a block early (see the module docstring)."""
         var = self.vars.get(name)
-        if var is None or self.state.strict_ssa or var in self.borrowed:
+        if var is None or self.state.strict_ssa:
             return False
         return self.state.leaves_early or self.homes.get(id(var)) is not self.block.scope()
 
@@ -246,7 +244,7 @@ class ParserCore:
                 )
             self.block.defined.add(name)
             existing = None  # a binding of an enclosing scope is shadowed by a new variable
-        if existing is None or existing in self.borrowed:
+        if existing is None:
             var = ir.Var(name, var_type, span)
         elif existing.type is var_type or existing.type == var_type or _adds_placement(existing.type, var_type):
             var = existing if self.redefines(name) else ir.Var(name, var_type, span)
@@ -333,12 +331,16 @@ class ParserCore:
 
 
 def _adds_placement(a: ir.Type, b: ir.Type) -> bool:
-    """True when ``a`` and ``b`` are tiles of one shape and dtype and one of them has no memory space,
-    view or MemRef (an ``-> pl.Tile[[16, 64], pl.FP32]`` helper result beside an op's Vec tile): the
-    other only adds placement, as an annotation without one does (``var_type``)."""
+    """True when ``a`` and ``b`` are tiles of one shape and dtype, both with the implicit view (valid
+    region = shape; TileType stores that as no view), and one of them has no memory space or MemRef
+    (an ``-> pl.Tile[[16, 64], pl.FP32]`` helper result beside an op's Vec tile): the other only adds
+    placement, as an annotation without one does (``var_type``). A smaller valid region is more than
+    placement: a loop or branch could not carry both."""
     if not (isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.dtype == b.dtype):
         return False
-    bare = [t for t in (a, b) if t.memory_space is None and t.tile_view is None and t.memref is None]
+    if a.tile_view is not None or b.tile_view is not None:
+        return False
+    bare = [t for t in (a, b) if t.memory_space is None and t.memref is None]
     return bool(bare) and dims_equal(a.shape, b.shape)
 
 

@@ -2,8 +2,11 @@
 
 The body is parsed at each call with only its parameters and its own closure in scope (so each
 expansion creates its own variables); its statements go into the caller's block and the value of
-its final ``return`` is the value of the call. A Var argument is bound directly, another IR
-expression through an assignment to the parameter name, and a Python constant stays a constant.
+its final ``return`` is the value of the call. A parameter is bound to a Var argument directly; to
+another IR expression, or to any argument when the body assigns the parameter, through an
+assignment to a variable of the expansion, so a loop or a branch re-assigning it carries it like a
+local and the caller's variable keeps its value. A Python constant stays a constant, unless it is a
+number re-assigned inside a loop or a branch (which must carry it as a variable).
 """
 
 from __future__ import annotations
@@ -15,13 +18,20 @@ from typing import Any
 from pypto import ir
 from pypto.ir import Span
 
-from .core import Block, FunctionState, ParserCore, leaves_early
+from .core import Block, FunctionState, ParserCore, leaves_early, retype_literal
 from .diagnostics import ParserSyntaxError, ParserTypeError, UnsupportedFeatureError
 from .env import Env
 from .source import SourceFile, frame_span
 from .type_match import show_type, type_mismatch
 
 _MAX_DEPTH = 32
+# Statements without a nested block.
+_SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
+
+
+def _stores(body: list[ast.stmt]) -> set[str]:
+    """The names the statements assign (targets of assignments, loops, ``with ... as``)."""
+    return {n.id for stmt in body for n in ast.walk(stmt) if type(n) is ast.Name and type(n.ctx) is ast.Store}
 
 
 class InlineFunction:
@@ -41,6 +51,12 @@ class InlineFunction:
                 source_lines=src.lines,
             )
         self.params = [a.arg for a in args.args]
+        # Parameters the body assigns: they get a variable of their own (a copy of the argument), so a
+        # loop or a branch re-assigning one carries it like any local, and the caller's stays untouched.
+        self.assigned = _stores(node.body) & set(self.params)
+        # Of those, the ones assigned inside a compound statement: given a number, they need a variable
+        # from the start (a straight-line re-assignment reads the constant, then makes a variable).
+        self.assigned_in_blocks = _stores([s for s in node.body if type(s) not in _SIMPLE]) & self.assigned
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise ParserSyntaxError(
@@ -85,14 +101,15 @@ class InlineMixin(ParserCore):
         values = dict(zip(fn.params, args))
         values.update(kwargs)
         bound: dict[str, ir.Var] = {}
-        borrowed: set[ir.Var] = set()
         constants: dict[str, Any] = {}
+        literals: dict[str, ir.Expr] = {}  # numbers given to parameters the body assigns
         span = self.span(call)
         for name in fn.params:
             value = values[name]
-            if isinstance(value, ir.Var):
+            if name in fn.assigned_in_blocks and type(value) in (bool, int, float):
+                literals[name] = self.to_expr(value, call)
+            elif isinstance(value, ir.Var) and name not in fn.assigned:
                 bound[name] = value
-                borrowed.add(value)
             elif isinstance(value, ir.Expr):
                 var = ir.Var(name, value.type, span)
                 self.emit(ir.AssignStmt(var, value, span))
@@ -103,12 +120,11 @@ class InlineMixin(ParserCore):
         arg_nodes.update((kw.arg, kw.value) for kw in call.keywords if kw.arg is not None)
         arg_spans = {name: self.span(n) for name, n in arg_nodes.items()}
         caller_lines = self.src.lines
-        saved = (self.src, self.env, self.vars, self.block, self.loops, self.state, self.borrowed)
+        saved = (self.src, self.env, self.vars, self.block, self.loops, self.state)
         self.src, self.env, self.vars = fn.src, Env([constants, *fn.env.layers], fn.env.is_text), bound
-        self.borrowed = borrowed
         self.block = Block("inline")
-        for var in bound.values():
-            if var not in borrowed:
+        for name, var in bound.items():
+            if name in fn.assigned:
                 self.homes[id(var)] = self.block
         self.loops = []
         self.state = FunctionState(
@@ -118,6 +134,8 @@ class InlineMixin(ParserCore):
         self.inline_depth += 1
         try:
             self.check_inline_arguments(fn, values, arg_spans, caller_lines)
+            for name, literal in literals.items():
+                self.bind_literal_parameter(fn, name, literal)
             self.state.return_types = self.inline_return_types(fn)
             self.parse_stmts(fn.node.body)
             block = self.block
@@ -131,12 +149,23 @@ class InlineMixin(ParserCore):
                 )
         finally:
             self.inline_depth -= 1
-            self.src, self.env, self.vars, self.block, self.loops, self.state, self.borrowed = saved
+            self.src, self.env, self.vars, self.block, self.loops, self.state = saved
         self.block.stmts.extend(block.stmts)
         returned = block.returned
         if returned is None or not returned:
             return None
         return returned[0] if len(returned) == 1 else tuple(returned)
+
+    def bind_literal_parameter(self, fn: InlineFunction, name: str, literal: ir.Expr) -> None:
+        """Bind parameter ``name``, which ``fn``'s body assigns, to a variable of the expansion holding
+        the number ``literal`` (typed by a scalar annotation), as ``name: T = literal`` would."""
+        annotation = fn.node.args.args[fn.params.index(name)].annotation
+        declared = self.resolve_type(annotation) if self._dsl_annotation(annotation) else None  # type: ignore[arg-type]
+        if isinstance(declared, ir.ScalarType):
+            literal = retype_literal(literal, declared.dtype, literal.span)
+        var = ir.Var(name, literal.type, literal.span)
+        self.emit(ir.AssignStmt(var, literal, literal.span))
+        self.bind(name, var)
 
     def _dsl_annotation(self, node: ast.expr | None) -> bool:
         """An annotation the parser checks: present and not a plain Python type (``times: int``
