@@ -11,6 +11,7 @@ from shared_programs import DYNAMIC_ROWS_MIXED, MIXED_ATTENTION, cube_to_vector
 
 import pypto.language as pl
 from pypto import ir
+from pypto.codegen.cce import generate_cce
 from pypto.codegen.errors import CodegenError
 from pypto.codegen.unsupported import UnsupportedOpError
 from pypto.ir.op_registry import AIC, all_entries, get_entry
@@ -206,9 +207,13 @@ def test_an_odd_extent_split_is_refused_before_the_first_pass_when_cce_is_printe
         "pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the split axis "
         "an even extent and use split=1 (up/down) or split=2 (left/right), or compile with skip_ptoas=True to print "
         "the PTO module (which has it) only")
-    ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "pto", skip_ptoas=True)  # the PTO module prints it
+    compiled = ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "pto", skip_ptoas=True)  # PTO prints it
     pto = (tmp_path / "pto" / "ptoas" / "mm.pto").read_text()
     assert "{split = 3}" in pto
+    with pytest.raises(CodegenError) as direct:  # generate_cce called alone refuses it too
+        generate_cce(compiled.final_program)
+    assert direct.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
+    assert (direct.value.span.begin_line, direct.value.hint) == (err.value.span.begin_line, err.value.hint)
 
 
 def test_an_unsplit_mixed_kernel_runs_its_vector_part_on_both_lanes_lane_1_replaying(tmp_path: Path) -> None:
