@@ -11,7 +11,7 @@ import re
 from ..datatype import DataType
 from ..enums import FunctionType, MemorySpace
 from ..expr import Call
-from ..op_registry import CallInfo
+from ..op_registry import AIC, CallInfo, OpEntry
 from ..type_base import ScalarType, Type, UnknownType
 from . import kwtypes as K
 from .common import tile_type
@@ -31,22 +31,35 @@ def popped(ci: CallInfo) -> Type:
     return UnknownType.get()
 
 
-define("tile.tpush_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
-       memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID])
-define("tile.tpush_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
-       memory=mem(()), kwargs=[SPLIT, ID])
-define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True,
-       memory=mem(out=Vec),
-       kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), LANE_STRIDE, ID])
-define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True,
-       memory=mem(out=Mat), kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), ID])
+_PIPE_OPS: list[OpEntry] = [
+    define("tile.tpush_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
+           memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID]),
+    define("tile.tpush_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
+           memory=mem(()), kwargs=[SPLIT, ID]),
+    define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True,
+           memory=mem(out=Vec),
+           kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), LANE_STRIDE, ID]),
+    define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True,
+           memory=mem(out=Mat), kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), ID]),
+]
 
 FREE_SPLIT = kw("split", SPLIT_CODE, None, always=False, keyword_only=True)
-define("system.tfree_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
-       kwargs=[FREE_SPLIT, ID])
-define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
-       kwargs=[FREE_SPLIT, ID])
+_PIPE_OPS += [
+    define("system.tfree_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
+           kwargs=[FREE_SPLIT, ID]),
+    define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
+           kwargs=[FREE_SPLIT, ID]),
+]
 
+
+def _direction(entry: OpEntry) -> int:
+    """A pipe op's dir_mask bit: the side that runs it pushes from itself and pops and frees into itself."""
+    cube = entry.core_side == AIC
+    return 1 if cube == entry.name.startswith("tile.tpush_") else 2
+
+
+# The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
+PIPE_OP_DIRECTION: dict[str, int] = {entry.name: _direction(entry) for entry in _PIPE_OPS}
 
 # The parameter holding a kernel's a2a3 GM pipe ring (InjectGMPipeBuffer adds it, codegen passes it to TPipe).
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
@@ -124,11 +137,6 @@ for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
            [scalar("c2v_consumer_buf", **PIPE_BUF), scalar("v2c_consumer_buf", **PIPE_BUF)],
            _initialize_pipe, placement=_where, side_effect=True,
            kwargs=PIPE_KWARGS)
-
-# The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
-PIPE_OP_DIRECTION: dict[str, int] = {"tile.tpush_to_aiv": 1, "tile.tpop_from_aic": 1, "system.tfree_to_aic": 1,
-                                     "tile.tpush_to_aic": 2, "tile.tpop_from_aiv": 2, "system.tfree_to_aiv": 2}
-
 
 def direction_ring_offset(setup: Call, direction: int) -> int:
     """The byte offset of one direction's slots in its pipe's part of the GM ring (``gm_ring_layout``):
