@@ -829,11 +829,7 @@ class CceEmitter(Emitter):
             raise CodegenError(f"{call.op.name} on pipe {pipe_id}, which this kernel does not initialise", call.span,
                                "call pl.aic_initialize_pipe / pl.aiv_initialize_pipe (with the same id=) first")
         direction = PIPE_OP_DIRECTION[call.op.name]
-        if direction not in self._pipes[pipe_id]:
-            way = ("cube to vector", "vector to cube")[direction - 1]
-            raise CodegenError(f"{call.op.name} moves a tile {way} on pipe {pipe_id}, which is set up for the other "
-                               "direction only", call.span, f"initialise pipe {pipe_id} with dir_mask={direction} "
-                               "(or 3 for both directions)")
+        assert direction in self._pipes[pipe_id], "MixedKernelExpanded refuses a pipe op against its pipe's direction"
         alias, obj = self._pipes[pipe_id][direction]
         code = keyword(source, "split") or 0
         if code not in SPLIT_AXES:  # ir.compile refuses it before the first pass; generate_cce may be called alone

@@ -132,14 +132,6 @@ def test_a_pipe_printing_as_the_v2c_half_of_a_two_way_pipe_is_refused(tmp_path: 
     assert err.span.begin_line > 0
 
 
-def test_a_pipe_op_against_its_pipes_direction_is_refused(tmp_path: Path) -> None:
-    cube_to_vector = ("dir_mask=2, slot_size=8192, slot_num=2, id=1", "dir_mask=1, slot_size=8192, slot_num=2, id=1")
-    err = _explicit(tmp_path, cube_to_vector)
-    assert err.message.endswith("moves a tile vector to cube on pipe 1, which is set up for the other direction only")
-    assert err.hint == "initialise pipe 1 with dir_mask=2 (or 3 for both directions)"
-    assert err.span.begin_line > 0
-
-
 def test_every_pipe_op_of_the_registry_has_its_direction() -> None:
     pipe_ops = {e.name for e in all_entries() if e.name.split(".")[1].startswith(("tpush_", "tpop_", "tfree_"))}
     assert set(PIPE_OP_DIRECTION) == pipe_ops

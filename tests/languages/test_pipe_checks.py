@@ -43,6 +43,22 @@ def test_a_pipe_id_without_setup(tmp_path: Path) -> None:
             "sets up pipe 0, 1): call pl.aiv_initialize_pipe with id=2 first") in message
 
 
+def test_a_pipe_op_against_its_pipes_direction(tmp_path: Path) -> None:
+    # Refused before codegen, so a compile printing only the PTO module (skip_ptoas=True) refuses it too.
+    one_way = "dir_mask=1, slot_size=8192, slot_num=2, id=1"
+    path = tmp_path / "bad.py"
+    path.write_text(EXAMPLE.replace("dir_mask=2, slot_size=8192, slot_num=2, id=1", one_way))
+    with pytest.raises(VerificationError) as err:
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out", skip_ptoas=True)
+    message = str(err.value)
+    assert ("PIPE_DIRECTION in 'multiply': tile.tpop_from_aiv moves a tile vector to cube on pipe 1, which 'multiply' "
+            "sets up for the other direction only (dir_mask=1): initialise pipe 1 with dir_mask=2 (or 3 for both "
+            "directions) in both kernels") in message
+    assert f"bad.py:{_line('b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv')}:57" in message
+    assert ("PIPE_DIRECTION in 'prepare': tile.tpush_to_aic moves a tile vector to cube on pipe 1, which 'prepare' "
+            "sets up for the other direction only (dir_mask=1)") in message
+
+
 def test_slots_too_small_for_the_tile(tmp_path: Path) -> None:
     message = _refusal(tmp_path, "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)\n        a_mat",
                        "buf1, dir_mask=2, slot_size=4096, slot_num=2, id=1)\n        a_mat")
