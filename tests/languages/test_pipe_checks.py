@@ -11,6 +11,7 @@ import pypto.language as pl
 from pypto import ir
 from pypto.backend import BackendType
 from pypto.ir.errors import VerificationError
+from pypto.language.parser.diagnostics.exceptions import ParserError
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py").read_text()
 
@@ -57,6 +58,20 @@ def test_a_pipe_op_against_its_pipes_direction(tmp_path: Path) -> None:
     assert f"bad.py:{_line('b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv')}:57" in message
     assert ("PIPE_DIRECTION in 'prepare': tile.tpush_to_aic moves a tile vector to cube on pipe 1, which 'prepare' "
             "sets up for the other direction only (dir_mask=1)") in message
+
+
+def test_a_pipe_id_past_the_cross_core_flags(tmp_path: Path) -> None:
+    # A two-way pipe 254 printed TPipe<256, ...> for its V->C half, which g++ refused (FlagID is a uint8_t).
+    setup = "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)"
+    path = tmp_path / "bad.py"
+    path.write_text(EXAMPLE.replace(setup, setup.replace("dir_mask=2", "dir_mask=3").replace("id=1", "id=13")))
+    with pytest.raises(ParserError) as err:
+        pl.loads_program(str(path))
+    assert err.value.message == ("Operator 'system.aiv_initialize_pipe': id (13) must be <= 12 for a two-way pipe "
+                                 "(dir_mask=3)")
+    assert err.value.hint == ("a pipe takes the cross-core flags id to id + 3 and a core has 16 (0 to 15): number "
+                              "the pipes of a kernel from 0")
+    assert err.value.span["begin_line"] == _line(setup)
 
 
 def test_slots_too_small_for_the_tile(tmp_path: Path) -> None:

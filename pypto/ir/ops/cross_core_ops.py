@@ -110,12 +110,29 @@ def gm_ring_layout(setups: list[Call]) -> dict[int, tuple[int, int]]:
     return layout
 
 
+# The cross-core flags of a core (0..15); a pipe ``id`` takes flags id..id + 1 one-way and id..id + 3 two-way
+# (the static_asserts of pto-isa's TPipe, a2a3 and a5).
+CROSS_CORE_FLAGS = 16
+
+
+def max_pipe_id(dir_mask: int) -> int:
+    """The largest pipe id whose flags fit in ``CROSS_CORE_FLAGS``: 12 two-way, 14 one-way."""
+    return CROSS_CORE_FLAGS - (4 if dir_mask == 3 else 2)
+
+
 def _initialize_pipe(ci: CallInfo) -> Type:
-    """Set up the pipe: ``dir_mask`` 1/2/3, ``local_slot_num <= slot_num`` (default 8 one-way, 4 two-way)."""
+    """Set up the pipe: ``dir_mask`` 1/2/3, ``local_slot_num <= slot_num`` (default 8 one-way, 4 two-way),
+    ``id <= max_pipe_id(dir_mask)``."""
     for name in ("c2v_consumer_buf", "v2c_consumer_buf"):
         if ci[name].type.dtype != D.INT32:
             ci.fail(f"argument '{name}' must be an INT32 scalar, got {ci[name].type.dtype.name}")
     mask = ci.kw("dir_mask")
+    pipe_id = ci.kw("id") or 0
+    if pipe_id > max_pipe_id(mask):
+        way, flags = ("two-way", "id to id + 3") if mask == 3 else ("one-way", "id and id + 1")
+        ci.fail(f"id ({pipe_id}) must be <= {max_pipe_id(mask)} for a {way} pipe (dir_mask={mask})",
+                f"a pipe takes the cross-core flags {flags} and a core has {CROSS_CORE_FLAGS} (0 to "
+                f"{CROSS_CORE_FLAGS - 1}): number the pipes of a kernel from 0")
     slots = ci.kw("slot_num")
     local = ci.kw("local_slot_num")
     if ci.kw("slot_size") % 4:
