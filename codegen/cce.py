@@ -66,6 +66,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .groups import group_members, kernel_slots
 from .target import CCE
+from .unsupported import ODD_SPLIT_HINT
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
 # Names the kernel file itself defines or takes, and the functions its rules call (a local of that
@@ -828,13 +829,12 @@ class CceEmitter(Emitter):
             raise CodegenError(f"{call.op.name} on pipe {pipe_id}, which this kernel does not initialise", call.span,
                                "call pl.aic_initialize_pipe / pl.aiv_initialize_pipe (with the same id=) first")
         direction = PIPE_OP_DIRECTION[call.op.name]
-        if direction not in self._pipes[pipe_id]:
-            way = ("cube to vector", "vector to cube")[direction - 1]
-            raise CodegenError(f"{call.op.name} moves a tile {way} on pipe {pipe_id}, which is set up for the other "
-                               "direction only", call.span, f"initialise pipe {pipe_id} with dir_mask={direction} "
-                               "(or 3 for both directions)")
+        assert direction in self._pipes[pipe_id], "MixedKernelExpanded refuses a pipe op against its pipe's direction"
         alias, obj = self._pipes[pipe_id][direction]
-        split = SPLIT_AXES[keyword(source, "split") or 0]  # check_printable refused the codes CCE lacks
+        code = keyword(source, "split") or 0
+        if code not in SPLIT_AXES:  # ir.compile refuses it before the first pass; generate_cce may be called alone
+            raise no_rule(f"{call.op.name} with split={code} (an odd-extent split)", "cce", call.span, ODD_SPLIT_HINT)
+        split = SPLIT_AXES[code]
         if not rule.tile:
             self.doc.line(f"{rule.mnemonic}<{alias}, {split}>({obj});")
             return

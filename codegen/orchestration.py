@@ -240,7 +240,7 @@ class OrchestrationEmitter(Emitter):
         self.task_arrays: dict[str, int] = {}  # C arrays of TaskIds -> their extent
         self.dummies = 0  # dependency-only tasks printed so far
         self.reads: Counter[Var] = Counter()  # how often the function body reads each variable
-        self.predeclared: set[Var] = set()  # scalars a manual scope defines for the code after it
+        self.predeclared: set[Var] = set()  # scalars and views a manual scope defines for the code after it
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -387,14 +387,19 @@ class OrchestrationEmitter(Emitter):
                 self.alias(var, outside)
 
     def _predeclare(self, node: RuntimeScopeStmt) -> dict[Var, str]:
-        """Declare in front of a manual scope the scalars (TaskIds above all) its body defines and the
-        code after it reads: the scope is a C++ block, the IR scope is transparent. An assignment then
-        assigns the declared variable; a loop's or an if's result is copied into it at the scope's end
-        (returned: result -> the declared name)."""
+        """Declare in front of a manual scope the scalars (TaskIds above all) and tensor views its body
+        defines and the code after it reads: the scope is a C++ block, the IR scope is transparent. An
+        assignment then assigns the declared variable; a loop's or an if's scalar result is copied into
+        it at the scope's end (returned: result -> the declared name)."""
         inside = use_counts(node.body)
         copied: dict[Var, str] = {}
         for stmt in _block(node.body):
             assigned = isinstance(stmt, AssignStmt)
+            if assigned and isinstance(stmt.var.type, TensorType) and self.reads[stmt.var] > inside[stmt.var]:
+                if id(stmt) not in self.hoisted and not isinstance(stmt.value, (Var, TupleGetItemExpr)):
+                    self.doc.line(f"ChipTensor {self.declare(stmt.var)};")  # a view: assigned in the scope
+                    self.predeclared.add(stmt.var)
+                continue
             results = [stmt.var] if assigned else list(getattr(stmt, "return_vars", []))
             for var in results:
                 if not (isinstance(var.type, ScalarType) and self.reads[var] > inside[var]):
@@ -997,16 +1002,25 @@ class OrchestrationEmitter(Emitter):
                 f"no rule for {call.op.name} dropping axes of a window that is not a block of whole rows in "
                 "orchestration", call.span,
                 "pass the full-rank window to the kernel and slice it there, or take whole trailing axes")
-        name = self.declare(var)
-        window = f"{name}_window" if dropped else name
+        name, declared = self._tensor_name(var)
         n = len(shape)
         self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
         self.doc.line(f"uint32_t {name}_shapes[{n}] = {{{', '.join(shape)}}};")
-        self.doc.line(f"ChipTensor {window} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {name}_offsets);")
-        if dropped:
-            kept = [s for axis, s in enumerate(shape) if axis not in dropped]
-            self.doc.line(f"uint32_t {name}_kept[{len(kept)}] = {{{', '.join(kept)}}};")
-            self.doc.line(f"ChipTensor {name} = {window}.{rule.drop}({name}_kept, {len(kept)});")
+        view = f"{self.expr(source)}.{rule.mnemonic}({name}_shapes, {name}_offsets)"
+        if not dropped:
+            self.doc.line(f"{declared}{name} = {view};")
+            return
+        kept = [s for axis, s in enumerate(shape) if axis not in dropped]
+        self.doc.line(f"ChipTensor {name}_window = {view};")
+        self.doc.line(f"uint32_t {name}_kept[{len(kept)}] = {{{', '.join(kept)}}};")
+        self.doc.line(f"{declared}{name} = {name}_window.{rule.drop}({name}_kept, {len(kept)});")
+
+    def _tensor_name(self, var: Var) -> tuple[str, str]:
+        """The name of the tensor ``var`` a rule defines and the type to print in front of it (none
+        when it was declared in front of its manual scope)."""
+        if var in self.predeclared:
+            return self.name_of(var), ""
+        return self.declare(var), "ChipTensor "
 
     @rules.op(Reshape)
     def _reshape(self, call: Call, rule: Reshape) -> None:
@@ -1019,9 +1033,9 @@ class OrchestrationEmitter(Emitter):
             raise CodegenError(f"no rule for {call.op.name} of the strided view '{source.name_hint}' in orchestration",
                                call.span, "reshape the whole tensor, or a view of whole rows of it")
         dims = self._list(shape, call.span)
-        name = self.declare(var)
+        name, declared = self._tensor_name(var)
         self.doc.line(f"uint32_t {name}_shapes[{len(dims)}] = {{{', '.join(dims)}}};")
-        self.doc.line(f"ChipTensor {name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {len(dims)});")
+        self.doc.line(f"{declared}{name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {len(dims)});")
 
     @rules.op(MethodCall)
     def _method(self, call: Call, rule: MethodCall) -> str:

@@ -52,7 +52,7 @@ _HINTS: dict[str, str] = {
                     "(or pl.tpush_to_aic / pl.tpop_from_aiv) pair waits as a flag would "
                     "(docs/codegen.md#cross-core-flags)"),
 }
-_ODD_SPLIT_HINT = ("pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the "
+ODD_SPLIT_HINT = ("pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the "
                    "split axis an even extent and use split=1 (up/down) or split=2 (left/right), or compile with "
                    "skip_ptoas=True to print the PTO module (which has it) only")
 
@@ -136,5 +136,5 @@ def _check_split(call: Call) -> None:
     code = call.kwargs.get("split")
     if isinstance(code, int) and code not in SPLIT_AXES:
         raise UnsupportedOpError(f"{call.op.name} with split={code} (an odd-extent split) cannot be compiled: the cce "
-                                 "target has no rule for it", call.span, _ODD_SPLIT_HINT)
+                                 "target has no rule for it", call.span, ODD_SPLIT_HINT)
 

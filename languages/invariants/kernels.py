@@ -13,7 +13,9 @@ from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, default_local_slot_num, pipe_slot_num, slot_bytes
+from pypto.ir.ops.cross_core_ops import (
+    GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, pipe_slot_num, slot_bytes,
+)
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
@@ -95,10 +97,20 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
                      "(pl.reserve_buffer) and the producer imports (pl.import_peer_buffer)", first)
         return setups
     for call in calls:
-        if op_name(call) in _PIPE_OPS | _TFREES and setups and _pipe_id(call) not in setups:
+        if op_name(call) not in _PIPE_OPS | _TFREES or not setups:
+            continue
+        setup = setups.get(_pipe_id(call))
+        if setup is None:
             report.error("PIPE_NOT_INITIALISED", f"{op_name(call)} on pipe {_pipe_id(call)}, which '{func.name}' "
                          f"does not initialise (it sets up pipe {', '.join(map(str, sorted(setups)))}): call "
                          f"{spelled} with id={_pipe_id(call)} first", call)
+        elif not PIPE_OP_DIRECTION[op_name(call)] & setup.kwargs["dir_mask"]:
+            direction = PIPE_OP_DIRECTION[op_name(call)]
+            way = ("cube to vector", "vector to cube")[direction - 1]
+            report.error("PIPE_DIRECTION", f"{op_name(call)} moves a tile {way} on pipe {_pipe_id(call)}, which "
+                         f"'{func.name}' sets up for the other direction only (dir_mask={setup.kwargs['dir_mask']}): "
+                         f"initialise pipe {_pipe_id(call)} with dir_mask={direction} (or 3 for both directions) "
+                         "in both kernels", call)
     return setups
 
 

@@ -11,9 +11,10 @@ from shared_programs import DYNAMIC_ROWS_MIXED, MIXED_ATTENTION, cube_to_vector
 
 import pypto.language as pl
 from pypto import ir
+from pypto.codegen.cce import generate_cce
 from pypto.codegen.errors import CodegenError
 from pypto.codegen.unsupported import UnsupportedOpError
-from pypto.ir.op_registry import AIC, all_entries, get_entry
+from pypto.ir.op_registry import all_entries
 from pypto.ir.ops.cross_core_ops import PIPE_OP_DIRECTION
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py"
@@ -131,21 +132,12 @@ def test_a_pipe_printing_as_the_v2c_half_of_a_two_way_pipe_is_refused(tmp_path: 
     assert err.span.begin_line > 0
 
 
-def test_a_pipe_op_against_its_pipes_direction_is_refused(tmp_path: Path) -> None:
-    cube_to_vector = ("dir_mask=2, slot_size=8192, slot_num=2, id=1", "dir_mask=1, slot_size=8192, slot_num=2, id=1")
-    err = _explicit(tmp_path, cube_to_vector)
-    assert err.message.endswith("moves a tile vector to cube on pipe 1, which is set up for the other direction only")
-    assert err.hint == "initialise pipe 1 with dir_mask=2 (or 3 for both directions)"
-    assert err.span.begin_line > 0
-
-
 def test_every_pipe_op_of_the_registry_has_its_direction() -> None:
     pipe_ops = {e.name for e in all_entries() if e.name.split(".")[1].startswith(("tpush_", "tpop_", "tfree_"))}
-    assert set(PIPE_OP_DIRECTION) == pipe_ops and len(pipe_ops) == 6
-    # The cube (AIC) pushes C->V and pops and frees V->C; the vector the other way round.
-    for name, direction in PIPE_OP_DIRECTION.items():
-        cube = get_entry(name).core_side == AIC
-        assert direction == (1 if cube == ("push" in name) else 2), name
+    assert set(PIPE_OP_DIRECTION) == pipe_ops
+    # Derived from each op's core side: the cube (AIC) pushes C->V (1) and pops and frees V->C (2).
+    assert PIPE_OP_DIRECTION == {"tile.tpush_to_aiv": 1, "tile.tpop_from_aic": 1, "system.tfree_to_aic": 1,
+                                 "tile.tpush_to_aic": 2, "tile.tpop_from_aiv": 2, "system.tfree_to_aiv": 2}
 
 
 def test_the_group_call_is_one_mixed_task(tmp_path: Path) -> None:
@@ -206,9 +198,13 @@ def test_an_odd_extent_split_is_refused_before_the_first_pass_when_cce_is_printe
         "pto-isa's CPU model (a2a3sim) splits a tile between the AIV lanes in even halves only: give the split axis "
         "an even extent and use split=1 (up/down) or split=2 (left/right), or compile with skip_ptoas=True to print "
         "the PTO module (which has it) only")
-    ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "pto", skip_ptoas=True)  # the PTO module prints it
+    compiled = ir.compile(pl.parse(ODD_SPLIT), output_dir=tmp_path / "pto", skip_ptoas=True)  # PTO prints it
     pto = (tmp_path / "pto" / "ptoas" / "mm.pto").read_text()
     assert "{split = 3}" in pto
+    with pytest.raises(CodegenError) as direct:  # generate_cce called alone refuses it too
+        generate_cce(compiled.final_program)
+    assert direct.value.message == "no rule for tile.tpush_to_aiv with split=3 (an odd-extent split) in cce"
+    assert (direct.value.span.begin_line, direct.value.hint) == (err.value.span.begin_line, err.value.hint)
 
 
 def test_an_unsplit_mixed_kernel_runs_its_vector_part_on_both_lanes_lane_1_replaying(tmp_path: Path) -> None:

@@ -220,6 +220,37 @@ def test_task_ids_leaving_a_manual_scope_are_declared_in_front_of_it(tmp_path: P
     assert text[copy + 1] == "}" and copy < text.index("// Task 2: k")  # at the scope's end
 
 
+def test_views_leaving_a_manual_scope_are_declared_in_front_of_it(tmp_path: Path) -> None:
+    """A view (slice, reshape, transpose) made in a manual scope and passed to a task after it is declared
+    before the scope and assigned in it (the C++ did not build: 'v' was not declared after the scope)."""
+    text = lines(orchestration(program("""
+        with pl.manual_scope():
+            v = pl.slice(x, [16, 64], [0, 0])
+            r = pl.reshape(v, [16, 64])
+            w = pl.transpose(r, 0, 1)
+            out, t = pl.submit(self.k, x, out)
+        out, _ = pl.submit(self.k, v, out, deps=[t])
+        out, _ = pl.submit(self.k, r, out, deps=[t])
+        out, _ = pl.submit(self.k, pl.transpose(w, 0, 1), out, deps=[t])
+    """), tmp_path))
+    scope = text.index("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {")
+    assert text[scope - 4:scope + 8] == [
+        "ChipTensor v;",
+        "ChipTensor r;",
+        "ChipTensor w;",
+        "PTO2TaskId t = PTO2TaskId::invalid();",
+        "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {",
+        "uint32_t v_offsets[2] = {0, 0};",
+        "uint32_t v_shapes[2] = {16, 64};",
+        "v = ext_x.view(v_shapes, v_offsets);",
+        "uint32_t r_shapes[2] = {16, 64};",
+        "r = v.reshape(r_shapes, 2);",
+        "w = r.transpose(0, 1);",
+        "",
+    ]
+    assert "params_t1.add_input(v);" in text[text.index("// Task 1: k"):]
+
+
 def test_a_task_id_array_leaving_a_manual_scope_is_refused(tmp_path: Path) -> None:
     from pypto.codegen.errors import CodegenError
 

@@ -11,6 +11,7 @@ import pypto.language as pl
 from pypto import ir
 from pypto.backend import BackendType
 from pypto.ir.errors import VerificationError
+from pypto.language.parser.diagnostics.exceptions import ParserError
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py").read_text()
 
@@ -41,6 +42,36 @@ def test_a_pipe_id_without_setup(tmp_path: Path) -> None:
     message = _refusal(tmp_path, "pl.tpush_to_aic(b_vec, split=0, id=1)", "pl.tpush_to_aic(b_vec, split=0, id=2)")
     assert ("PIPE_NOT_INITIALISED in 'prepare': tile.tpush_to_aic on pipe 2, which 'prepare' does not initialise (it "
             "sets up pipe 0, 1): call pl.aiv_initialize_pipe with id=2 first") in message
+
+
+def test_a_pipe_op_against_its_pipes_direction(tmp_path: Path) -> None:
+    # Refused before codegen, so a compile printing only the PTO module (skip_ptoas=True) refuses it too.
+    one_way = "dir_mask=1, slot_size=8192, slot_num=2, id=1"
+    path = tmp_path / "bad.py"
+    path.write_text(EXAMPLE.replace("dir_mask=2, slot_size=8192, slot_num=2, id=1", one_way))
+    with pytest.raises(VerificationError) as err:
+        ir.compile(pl.loads_program(str(path)), output_dir=tmp_path / "out", skip_ptoas=True)
+    message = str(err.value)
+    assert ("PIPE_DIRECTION in 'multiply': tile.tpop_from_aiv moves a tile vector to cube on pipe 1, which 'multiply' "
+            "sets up for the other direction only (dir_mask=1): initialise pipe 1 with dir_mask=2 (or 3 for both "
+            "directions) in both kernels") in message
+    assert f"bad.py:{_line('b_mat: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tpop_from_aiv')}:57" in message
+    assert ("PIPE_DIRECTION in 'prepare': tile.tpush_to_aic moves a tile vector to cube on pipe 1, which 'prepare' "
+            "sets up for the other direction only (dir_mask=1)") in message
+
+
+def test_a_pipe_id_past_the_cross_core_flags(tmp_path: Path) -> None:
+    # A two-way pipe 254 printed TPipe<256, ...> for its V->C half, which g++ refused (FlagID is a uint8_t).
+    setup = "buf1, dir_mask=2, slot_size=8192, slot_num=2, id=1)"
+    path = tmp_path / "bad.py"
+    path.write_text(EXAMPLE.replace(setup, setup.replace("dir_mask=2", "dir_mask=3").replace("id=1", "id=13")))
+    with pytest.raises(ParserError) as err:
+        pl.loads_program(str(path))
+    assert err.value.message == ("Operator 'system.aiv_initialize_pipe': id (13) must be <= 12 for a two-way pipe "
+                                 "(dir_mask=3)")
+    assert err.value.hint == ("a pipe takes the cross-core flags id to id + 3 and a core has 16 (0 to 15): number "
+                              "the pipes of a kernel from 0")
+    assert err.value.span["begin_line"] == _line(setup)
 
 
 def test_slots_too_small_for_the_tile(tmp_path: Path) -> None:

@@ -740,6 +740,12 @@ for _name in ("aic_initialize_pipe", "aiv_initialize_pipe"):
         r"local_slot_num \(8\) must be <= slot_num \(4\)")
     bad(f"system.{_name}", lambda _f=_f: _f(0, 0, dir_mask=1, slot_size=510), VE,
         r"slot_size \(510\) must be a multiple of 4 bytes")
+    ok(f"system.{_name}", lambda _f=_f: _f(0, 0, dir_mask=3, slot_size=512, id=12), UNKNOWN)
+    bad(f"system.{_name}", lambda _f=_f: _f(0, 0, dir_mask=3, slot_size=512, id=13), VE,
+        r"id \(13\) must be <= 12 for a two-way pipe \(dir_mask=3\)$")
+    ok(f"system.{_name}", lambda _f=_f: _f(0, 0, dir_mask=2, slot_size=512, id=14), UNKNOWN)
+    bad(f"system.{_name}", lambda _f=_f: _f(0, 0, dir_mask=1, slot_size=512, id=15), VE,
+        r"id \(15\) must be <= 14 for a one-way pipe \(dir_mask=1\)$")
 ok("system.reserve_buffer", lambda: S.reserve_buffer(name="slot_buf", size=4096, base=-1), "pl.Scalar[pl.INT32]")
 bad("system.reserve_buffer", lambda: S.reserve_buffer(name="slot-buf", size=4096), VE, r"name must match")
 ok("system.import_peer_buffer", lambda: S.import_peer_buffer(name="slot_buf", peer_func="other"), "pl.Scalar[pl.INT32]")

@@ -58,3 +58,33 @@ def test_task_ids_carried_in_and_out_of_a_manual_scope(n: int, tmp_path: Path, k
     compiled.run(x, n, acc, got, cache_dir=kernel_cache)
     np.testing.assert_allclose(acc, want_acc, rtol=1e-6)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+VIEW_SOURCE = """
+@pl.program
+class ViewOut:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.manual_scope():
+            v = pl.slice(x, [16, 64], [16, 0])
+            with pl.at(level=pl.Level.CORE_GROUP) as first:
+                a = pl.load(v, [0, 0], [16, 64])
+                pl.store(pl.add(a, 1.0), [0, 0], out)
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[first]):
+            a = pl.load(v, [0, 0], [16, 64])
+            b = pl.load(out, [0, 0], [16, 64])
+            pl.store(pl.mul(a, b), [0, 0], out)
+        return out
+"""
+
+
+def test_a_view_made_in_a_manual_scope_and_read_after_it(tmp_path: Path, kernel_cache: Path) -> None:
+    # The view was declared inside the scope's C++ block and read after it: the orchestration did not build.
+    compiled = ir.compile(pl.parse(VIEW_SOURCE), output_dir=tmp_path / "out", dump_passes=False)
+    x = np.random.default_rng(0).random((64, 64), np.float32)
+    want = compiled.interpret(x)
+    got = np.zeros((16, 64), np.float32)
+    compiled.run(x, got, cache_dir=kernel_cache)
+    np.testing.assert_allclose(want, (x[16:32] + 1.0) * x[16:32], rtol=1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

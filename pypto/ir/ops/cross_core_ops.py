@@ -11,7 +11,7 @@ import re
 from ..datatype import DataType
 from ..enums import FunctionType, MemorySpace
 from ..expr import Call
-from ..op_registry import CallInfo
+from ..op_registry import AIC, CallInfo, OpEntry
 from ..type_base import ScalarType, Type, UnknownType
 from . import kwtypes as K
 from .common import tile_type
@@ -31,22 +31,35 @@ def popped(ci: CallInfo) -> Type:
     return UnknownType.get()
 
 
-define("tile.tpush_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
-       memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID])
-define("tile.tpush_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
-       memory=mem(()), kwargs=[SPLIT, ID])
-define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True,
-       memory=mem(out=Vec),
-       kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), LANE_STRIDE, ID])
-define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True,
-       memory=mem(out=Mat), kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), ID])
+_PIPE_OPS: list[OpEntry] = [
+    define("tile.tpush_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
+           memory=mem(()), kwargs=[SPLIT, LANE_STRIDE, ID]),
+    define("tile.tpush_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
+           memory=mem(()), kwargs=[SPLIT, ID]),
+    define("tile.tpop_from_aic", [], popped, placement=AIV_ONLY, side_effect=True,
+           memory=mem(out=Vec),
+           kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), LANE_STRIDE, ID]),
+    define("tile.tpop_from_aiv", [], popped, placement=AIC_ONLY, side_effect=True,
+           memory=mem(out=Mat), kwargs=[kw("split", SPLIT_CODE, 0, keyword_only=True), ID]),
+]
 
 FREE_SPLIT = kw("split", SPLIT_CODE, None, always=False, keyword_only=True)
-define("system.tfree_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
-       kwargs=[FREE_SPLIT, ID])
-define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
-       kwargs=[FREE_SPLIT, ID])
+_PIPE_OPS += [
+    define("system.tfree_to_aic", [tile("tile")], statement, placement=AIV_ONLY, side_effect=True,
+           kwargs=[FREE_SPLIT, ID]),
+    define("system.tfree_to_aiv", [tile("tile")], statement, placement=AIC_ONLY, side_effect=True,
+           kwargs=[FREE_SPLIT, ID]),
+]
 
+
+def _direction(entry: OpEntry) -> int:
+    """A pipe op's dir_mask bit: the side that runs it pushes from itself and pops and frees into itself."""
+    cube = entry.core_side == AIC
+    return 1 if cube == entry.name.startswith("tile.tpush_") else 2
+
+
+# The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
+PIPE_OP_DIRECTION: dict[str, int] = {entry.name: _direction(entry) for entry in _PIPE_OPS}
 
 # The parameter holding a kernel's a2a3 GM pipe ring (InjectGMPipeBuffer adds it, codegen passes it to TPipe).
 GM_PIPE_BUFFER = "__gm_pipe_buffer"
@@ -97,12 +110,29 @@ def gm_ring_layout(setups: list[Call]) -> dict[int, tuple[int, int]]:
     return layout
 
 
+# The cross-core flags of a core (0..15); a pipe ``id`` takes flags id..id + 1 one-way and id..id + 3 two-way
+# (the static_asserts of pto-isa's TPipe, a2a3 and a5).
+CROSS_CORE_FLAGS = 16
+
+
+def max_pipe_id(dir_mask: int) -> int:
+    """The largest pipe id whose flags fit in ``CROSS_CORE_FLAGS``: 12 two-way, 14 one-way."""
+    return CROSS_CORE_FLAGS - (4 if dir_mask == 3 else 2)
+
+
 def _initialize_pipe(ci: CallInfo) -> Type:
-    """Set up the pipe: ``dir_mask`` 1/2/3, ``local_slot_num <= slot_num`` (default 8 one-way, 4 two-way)."""
+    """Set up the pipe: ``dir_mask`` 1/2/3, ``local_slot_num <= slot_num`` (default 8 one-way, 4 two-way),
+    ``id <= max_pipe_id(dir_mask)``."""
     for name in ("c2v_consumer_buf", "v2c_consumer_buf"):
         if ci[name].type.dtype != D.INT32:
             ci.fail(f"argument '{name}' must be an INT32 scalar, got {ci[name].type.dtype.name}")
     mask = ci.kw("dir_mask")
+    pipe_id = ci.kw("id") or 0
+    if pipe_id > max_pipe_id(mask):
+        way, flags = ("two-way", "id to id + 3") if mask == 3 else ("one-way", "id and id + 1")
+        ci.fail(f"id ({pipe_id}) must be <= {max_pipe_id(mask)} for a {way} pipe (dir_mask={mask})",
+                f"a pipe takes the cross-core flags {flags} and a core has {CROSS_CORE_FLAGS} (0 to "
+                f"{CROSS_CORE_FLAGS - 1}): number the pipes of a kernel from 0")
     slots = ci.kw("slot_num")
     local = ci.kw("local_slot_num")
     if ci.kw("slot_size") % 4:
@@ -124,11 +154,6 @@ for _side, _where in (("aic", AIC_ONLY), ("aiv", AIV_ONLY)):
            [scalar("c2v_consumer_buf", **PIPE_BUF), scalar("v2c_consumer_buf", **PIPE_BUF)],
            _initialize_pipe, placement=_where, side_effect=True,
            kwargs=PIPE_KWARGS)
-
-# The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
-PIPE_OP_DIRECTION: dict[str, int] = {"tile.tpush_to_aiv": 1, "tile.tpop_from_aic": 1, "system.tfree_to_aic": 1,
-                                     "tile.tpush_to_aic": 2, "tile.tpop_from_aiv": 2, "system.tfree_to_aiv": 2}
-
 
 def direction_ring_offset(setup: Call, direction: int) -> int:
     """The byte offset of one direction's slots in its pipe's part of the GM ring (``gm_ring_layout``):
