@@ -22,7 +22,7 @@ class TileAdd:
         ta: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 65536), pl.Mem.Vec] = pl.load(a, [0, 0], [128, 128])
         tb: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_1, 0, 65536), pl.Mem.Vec] = pl.load(b, [0, 0], [128, 128])
         tc: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 65536), pl.Mem.Vec] = pl.add(ta, tb)
-        c: pl.Tensor[[128, 128], pl.FP32] = pl.store(tc, [0, 0], c)
+        c_stored: pl.Tensor[[128, 128], pl.FP32] = pl.store(tc, [0, 0], c)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
@@ -45,7 +45,7 @@ class RowBlocks:
         tb: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_1, 0, 32768), pl.Mem.Vec] = pl.load(b, [row, 0], [64, 128])
         tc: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 32768), pl.Mem.Vec] = pl.add(ta, tb)
         td: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 32768), pl.Mem.Vec] = pl.mul(tc, alpha)
-        c: pl.Tensor[[128, 128], pl.FP32] = pl.store(td, [row, 0], c)
+        c_stored: pl.Tensor[[128, 128], pl.FP32] = pl.store(td, [row, 0], c)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
@@ -74,7 +74,7 @@ class Chain:
         ta: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 65536), pl.Mem.Vec] = pl.load(a, [0, 0], [128, 128])
         tb: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_1, 0, 65536), pl.Mem.Vec] = pl.load(b, [0, 0], [128, 128])
         tc: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 65536), pl.Mem.Vec] = pl.add(ta, tb)
-        c: pl.Tensor[[128, 128], pl.FP32] = pl.store(tc, [0, 0], c)
+        c_stored: pl.Tensor[[128, 128], pl.FP32] = pl.store(tc, [0, 0], c)
         return c
 
     @pl.function(type=pl.FunctionType.AIV)
@@ -83,7 +83,7 @@ class Chain:
         mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 65536)
         tx: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 65536), pl.Mem.Vec] = pl.load(x, [0, 0], [128, 128])
         ty: pl.Tile[[128, 128], pl.FP32, pl.MemRef(mem_vec_0, 0, 65536), pl.Mem.Vec] = pl.mul(tx, s)
-        y: pl.Tensor[[128, 128], pl.FP32] = pl.store(ty, [0, 0], y)
+        y_stored: pl.Tensor[[128, 128], pl.FP32] = pl.store(ty, [0, 0], y)
         return y
 
     @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)

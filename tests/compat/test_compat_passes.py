@@ -19,7 +19,8 @@ class P:
     @pl.function
     def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
         x: pl.Scalar[pl.INDEX] = n + 1
-        x = x + 2
+        for i in pl.range(2):
+            x = x + 2  # re-defines the outer x: not SSA until ConvertToSSA carries it
         return x
 """
 

@@ -28,7 +28,7 @@ def test_no_blank_line_between_functions() -> None:
     lines = pl.parse(PROGRAM).as_python().splitlines()
     second = next(i for i, line in enumerate(lines) if "def main" in line) - 1
     assert lines[second].strip().startswith("@pl.function(type=pl.FunctionType.Orchestration")
-    assert lines[second - 1] == "        return out"
+    assert lines[second - 1] == "        return out_1"  # the store result: a re-assignment is a new variable
 
 
 def test_submit_temporaries_and_discarded_task_ids() -> None:
