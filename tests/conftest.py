@@ -5,7 +5,6 @@ temporary folder, which pytest prunes, never straight into the system's."""
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
