@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import logging
 import math
 import os
@@ -29,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,14 +59,14 @@ def _progress(text: str) -> None:
 
 def _compile(args: argparse.Namespace, output: Path | None = None, dump_passes: bool = True):
     """Compile ``args.file`` (into ``output`` when given, else ``args.output``); with the compile's seconds,
-    timed after the modules it imports on first use are loaded (their seconds printed apart)."""
-    started = time.perf_counter()
+    timed after the modules it imports on first use are loaded (the seconds since the command started printed
+    apart)."""
     from pypto import ir
     from pypto.backend import BackendType
 
     program = _load(args.file)
     _warm_imports()
-    _progress(f"compiling {args.file} (loading pypto and the file took {time.perf_counter() - started:.2f}s) ...")
+    _progress(f"compiling {args.file} (loading pypto and the file took {time.perf_counter() - args.started:.2f}s) ...")
     start = time.perf_counter()
     compiled = ir.compile(
         program,
@@ -167,13 +169,18 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    given = _npz(args.inputs) if args.inputs else {}
+    with contextlib.nullcontext(None) if args.output else _run_folder(args.file) as scratch:
+        return _run(args, given, scratch)
+
+
+def _run(args: argparse.Namespace, given: dict[str, Any], scratch: Path | None) -> int:
+    """``pypto run`` into ``scratch`` (None: into ``args.output``), which is removed when the run passes."""
     import numpy as np
 
     from pypto.compiled import dynamic_dims
     from pypto.interp.tolerance import output_tolerances
 
-    given = _npz(args.inputs) if args.inputs else {}
-    scratch = None if args.output else _run_folder(args.file)
     compiled, seconds = _compile(args, scratch)
     print("\n".join(_summary(compiled, seconds)))
     entry = compiled.entry_function()
@@ -219,7 +226,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if not ok:
             status = 1
     if scratch is not None and status == 0 and not args.swimlane:  # a capture is what the user asked to keep
-        shutil.rmtree(scratch)
+        shutil.rmtree(scratch.parent)
     return status
 
 
@@ -289,19 +296,43 @@ def _unwritable_file(path: Path) -> str | None:
     return None
 
 
-def _run_folder(file: str) -> Path:
-    """A new folder for ``pypto run`` without ``-o``: under the kernel cache's ``runs/``, removed when the run
-    passes; a failed run's stays, and only the newest :data:`KEPT_RUNS` entries are kept (an entry made in the
-    last hour is never removed: it may be a concurrent run still building)."""
+@contextlib.contextmanager
+def _run_folder(file: str) -> Iterator[Path]:
+    """The tree folder for ``pypto run`` without ``-o``: ``<stem>`` inside a new entry of the kernel cache's
+    ``runs/`` (a failed compile's ``<stem>.failed-1`` lands beside it, in the same entry). The entry is locked
+    while the run lasts; the caller removes it when the run passes. Before the run, the entries of earlier
+    runs beyond the newest :data:`KEPT_RUNS` are removed, except those another run still holds."""
     from pypto.runtime.cache import default_cache_dir
 
     runs = default_cache_dir() / "runs"
     runs.mkdir(parents=True, exist_ok=True)
-    entries = sorted(runs.iterdir(), key=_mtime)
+    entry = Path(tempfile.mkdtemp(prefix=f"{Path(file).stem}-", dir=runs))
+    held = os.open(entry, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        _prune_runs(runs, entry)
+        yield entry / Path(file).stem
+    finally:
+        os.close(held)
+
+
+def _prune_runs(runs: Path, new: Path) -> None:
+    """Remove the oldest entries of ``runs`` so that :data:`KEPT_RUNS` stay with ``new``; an entry another
+    run holds (its lock is taken) is left alone."""
+    entries = sorted((p for p in runs.iterdir() if p != new), key=_mtime)
     for stale in entries[: max(0, len(entries) + 1 - KEPT_RUNS)]:
-        if time.time() - _mtime(stale) > 3600:
+        try:
+            fd = os.open(stale, os.O_RDONLY)
+        except FileNotFoundError:  # removed by a concurrent run
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a run in another process is using it
+        else:
             shutil.rmtree(stale, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"{Path(file).stem}-", dir=runs))
+        finally:
+            os.close(fd)
 
 
 def _mtime(path: Path) -> float:
@@ -557,7 +588,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pypto`` command; returns the exit status."""
+    started = time.perf_counter()
     args = build_parser().parse_args(argv)
+    args.started = started  # the compile's progress line tells loading apart from compiling
     from pypto.ir.errors import PyptoError
 
     try:

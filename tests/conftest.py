@@ -1,8 +1,12 @@
 """Shared test fixtures: snapshots live in the top-level ``snapshots/`` folder as plain text; the
-demo plugin is discoverable in the tests that ask for ``demo_plugin`` (never installed)."""
+demo plugin is discoverable in the tests that ask for ``demo_plugin`` (never installed); temporary
+folders (``ir.compile`` without an output folder, compilers run by the tests) go under pytest's own
+temporary folder, which pytest prunes, never straight into the system's."""
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,4 +37,14 @@ def snapshot(snapshot):  # noqa: F811 - deliberately overrides syrupy's fixture
 def demo_plugin(tmp_path_factory: pytest.TempPathFactory):
     """The demo plugin of tests/plugin_pkg, on a temporary path for this test only."""
     with demo_plugin_on_path(tmp_path_factory.mktemp("demo_plugin")):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_folders_under_pytest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test run used to leave one ``/tmp/pypto-<Program>-*`` folder per output-less compile."""
+    folder = str(tmp_path_factory.mktemp("tmp"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", folder)
+        patch.setenv("TMPDIR", folder)
         yield

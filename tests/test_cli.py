@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -186,26 +187,57 @@ def test_run_needs_an_array_for_each_dynamic_dimension(tmp_path: Path, capsys: p
 
 
 def test_run_folders_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However recent, only the newest entries of ``runs/`` stay: an edit-run loop of failing runs is bounded."""
     from pypto import cli
 
     monkeypatch.setenv("PYPTO_CACHE_DIR", str(tmp_path))
     runs = tmp_path / "runs"
     for n in range(cli.KEPT_RUNS + 2):
-        (runs / f"old-{n}").mkdir(parents=True)
-        os.utime(runs / f"old-{n}", (n, n))
-    made = cli._run_folder("examples/tile_add.py")
-    assert made.parent == runs and made.name.startswith("tile_add-")
-    kept = sorted(p.name for p in runs.iterdir() if p != made)
+        (runs / f"old-{n}" / "old.failed-1").mkdir(parents=True)
+        os.utime(runs / f"old-{n}", (time.time() - 10 + n, time.time() - 10 + n))
+    with cli._run_folder("examples/tile_add.py") as made:
+        assert made.parent.parent == runs and made.parent.name.startswith("tile_add-") and made.name == "tile_add"
+        kept = sorted(p.name for p in runs.iterdir() if p != made.parent)
     assert kept == [f"old-{n}" for n in range(3, cli.KEPT_RUNS + 2)]
 
 
-def test_a_recent_run_folder_is_never_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A folder made in the last hour may belong to a run still building in another process."""
+def test_a_run_folder_in_use_is_never_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry held by a run still going on (in another process, here an outer run) stays."""
     from pypto import cli
 
     monkeypatch.setenv("PYPTO_CACHE_DIR", str(tmp_path))
     runs = tmp_path / "runs"
-    for n in range(cli.KEPT_RUNS + 2):
-        (runs / f"busy-{n}").mkdir(parents=True)
-    cli._run_folder("examples/tile_add.py")
-    assert len(list(runs.iterdir())) == cli.KEPT_RUNS + 3
+    with cli._run_folder("busy.py") as busy:
+        os.utime(busy.parent, (0, 0))  # the oldest entry
+        for n in range(cli.KEPT_RUNS + 2):
+            with cli._run_folder(f"next-{n}.py"):
+                pass
+        assert busy.parent.is_dir()
+    assert len(list(runs.iterdir())) == cli.KEPT_RUNS + 1  # the held one stays beside the newest
+
+
+def test_a_failed_compile_of_a_run_leaves_one_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The failed tree is kept inside the run's entry, with no empty folder beside it."""
+    monkeypatch.setenv("PYPTO_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "big_add.py"
+    source.write_text((EXAMPLES / "tile_add.py").read_text().replace("128, 128", "256, 256"))
+    assert main(["run", str(source)]) == 1
+    [entry] = (tmp_path / "cache" / "runs").iterdir()
+    assert [p.name for p in entry.iterdir()] == ["big_add.failed-1"]
+    assert f"what it wrote is kept in {entry / 'big_add.failed-1'}" in capsys.readouterr().err
+
+
+def test_run_reports_loading_apart_from_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``pypto run`` does before compiling (reading --inputs, importing numpy) counts as loading."""
+    from pypto import cli
+
+    def slow_npz(path: str) -> dict[str, np.ndarray]:
+        time.sleep(0.3)
+        return {}
+
+    monkeypatch.setattr(cli, "_npz", slow_npz)
+    assert main(["run", str(EXAMPLES / "loop_sum.py"), "-o", str(tmp_path / "out"), "--inputs", "x.npz"]) == 1
+    loaded = re.search(r"\(loading pypto and the file took (\d+\.\d\d)s\)", capsys.readouterr().err)
+    assert loaded is not None and float(loaded[1]) >= 0.3

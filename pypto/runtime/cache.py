@@ -12,11 +12,20 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import SimulatorError
+
 
 def default_cache_dir() -> Path:
-    """``$PYPTO_CACHE_DIR`` when set, else ``~/.cache/pypto/kernels``."""
+    """``$PYPTO_CACHE_DIR`` when set, else ``~/.cache/pypto/kernels``; a :class:`SimulatorError` when that names
+    a file (a mistyped variable would otherwise end a run with a bare "Not a directory")."""
     env = os.environ.get("PYPTO_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "pypto" / "kernels"
+    folder = Path(env) if env else Path.home() / ".cache" / "pypto" / "kernels"
+    if folder.exists() and not folder.is_dir():
+        raise SimulatorError(
+            f"the kernel cache {folder} is a file, not a folder",
+            "set PYPTO_CACHE_DIR to a folder (made when missing), or unset it to use ~/.cache/pypto/kernels",
+        )
+    return folder
 
 
 def cache_key(inputs: dict[str, object]) -> str:

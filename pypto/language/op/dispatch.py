@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from pypto import ir
 from pypto.ir.op_registry import OpTypeError
-from pypto.language.typing.values import wrap
+from pypto.language.typing.values import unwrap, wrap
 
 from . import tensor as T
 from . import tile as L
@@ -212,6 +212,13 @@ def batch_matmul(lhs: Any, rhs: Any, *, span: ir.Span | None = None) -> Any:
     return L.batch_matmul(lhs, rhs, span=span)
 
 
+def _scratch_tile(x: Any) -> str:
+    """The ``pl.create_tile`` call making a scratch tile shaped like the Tile ``x``."""
+    t = unwrap(x).type
+    shape = ", ".join(str(d) for d in t.shape)
+    return f"pl.create_tile([{shape}], dtype=pl.{t.dtype.name}, target_memory=pl.Mem.Vec)"
+
+
 def _reduction(name: str, tmp_rule: str) -> Fn:
     """Reductions: Tile inputs take ``tmp_tile`` (``required``/``optional``), Tensor inputs reject it."""
 
@@ -223,7 +230,8 @@ def _reduction(name: str, tmp_rule: str) -> Fn:
             return getattr(T, name)(x, span=span)
         if k == "Tile":
             if tmp_tile is None and tmp_rule == "required":
-                raise _fail(name, "Tile inputs require tmp_tile (a scratch tile of the input's shape)")
+                raise _fail(name, f"Tile inputs require tmp_tile, a scratch tile of the input's shape: "
+                                  f"pl.{name}(x, {_scratch_tile(x)})")
             if tmp_tile is None:
                 return getattr(L, name)(x, span=span)
             return getattr(L, name)(x, tmp_tile, span=span)
