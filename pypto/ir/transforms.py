@@ -18,7 +18,7 @@ from .errors import IRTypeError
 from .expr import Expr, IterArg, Var
 from .function import Function, Program
 from .memref import MemRef
-from .node import ModelBase, replace
+from .node import ModelBase, copy_node, replace
 from .stmt import ForStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from .traversal import child_fields, iter_children, iter_value, map_children
 from .type_base import Type
@@ -204,8 +204,11 @@ class _Substitution:
         return None
 
     def leave(self, old: Any, new: Any) -> Any:
-        if new is old and self.copy_all and isinstance(old, (Stmt, Expr, Function, Program)):
-            return replace(old)
+        if new is old and self.copy_all:
+            if isinstance(old, (Stmt, Expr)):  # no variable: enter() handles those
+                return copy_node(old)  # the same fields, already validated
+            if isinstance(old, (Function, Program)):
+                return replace(old)
         return new
 
     def var(self, v: Var) -> Expr:
