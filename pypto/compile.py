@@ -42,6 +42,7 @@ from pypto.ir.function import Program
 from pypto.languages.runtime import runtime
 from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
+from pypto.transform.plugins import installed_entry_points
 from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
 
@@ -143,7 +144,7 @@ def compile(
         given = dict(pass_options or {})
         given["AutoDeriveTaskDependencies"] = {**given.get("AutoDeriveTaskDependencies", {}), "enabled": True}
         pass_options = given
-    manager = PassManager.get_strategy(chosen, verify=level, pass_options=pass_options)
+    manager = _manager(chosen, level, pass_options)
     made = output_dir is None
     if output_dir is None:
         output_dir = tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-")
@@ -188,6 +189,24 @@ def compile(
         generated=generated,
         skip_ptoas=skip_ptoas,
     )
+
+
+def _manager(
+    strategy: OptimizationStrategy, level: VerifyLevel | bool | str | None, options: PassOptions | None
+) -> PassManager:
+    """The pass manager of a compile; without pass options, shared by the compiles asking for the same
+    strategy and checks (building and order-checking the pipeline was 3% of a small compile).
+    Passes are immutable; another set of installed plugin entry points gives a new one."""
+    if options:
+        return PassManager.get_strategy(strategy, verify=level, pass_options=options)
+    return _default_manager(strategy, level, installed_entry_points())
+
+
+@functools.lru_cache(maxsize=16)
+def _default_manager(
+    strategy: OptimizationStrategy, level: VerifyLevel | bool | str | None, plugins: tuple[object, ...]
+) -> PassManager:
+    return PassManager.get_strategy(strategy, verify=level)
 
 
 def _run_pipeline(manager: PassManager, program: Program, dump: Path | None, memmaps: Path | None) -> Program:
