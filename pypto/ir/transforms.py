@@ -78,7 +78,14 @@ def collect_def_vars(node: ModelBase) -> list[Var]:
         visited.add(id(n))
         defs = type(n)._defs
         for name in reversed(child_fields(type(n))):
-            todo.extend((c, name in defs) for c in reversed(list(iter_value(getattr(n, name)))))
+            value = getattr(n, name)
+            if isinstance(value, ModelBase) and not value._mapping:  # the common shapes without a generator
+                todo.append((value, name in defs))
+            elif type(value) is list and all(isinstance(c, ModelBase) and not c._mapping for c in value):
+                flag = name in defs
+                todo.extend((c, flag) for c in reversed(value))
+            elif value is not None:
+                todo.extend((c, name in defs) for c in reversed(list(iter_value(value))))
     return out
 
 
