@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pypto.analysis.defuse import base_name, expr_calls, use_counts
 from pypto.analysis.index import function_index, walk
@@ -753,7 +752,7 @@ class OrchestrationEmitter(Emitter):
         if not outside:
             return
         tensor = base_name(arg.name_hint) if isinstance(arg, Var) else param.name_hint
-        where = f" ({Path(call.span.filename).name}:{call.span.begin_line})" if call.span.begin_line > 0 else ""
+        where = f" ({call.span.file_name}:{call.span.begin_line})" if call.span.begin_line > 0 else ""
         axes = [f"{self._shown(lo)}:{self._shown(hi)}" for lo, hi in zip(los, his, strict=True)]
         shape = [str(d) if isinstance(d, int) else "%lld" for d in dims]
 
@@ -916,7 +915,7 @@ class OrchestrationEmitter(Emitter):
         access would touch whatever lies there (constant indices are checked when the program is parsed)."""
         dims = [d.value if isinstance(d, ConstInt) else f"(int64_t){self.name_of(tensor)}.shapes[{a}]"
                 for a, d in enumerate(tensor.type.shape)]
-        where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
+        where = f" ({span.file_name}:{span.begin_line})" if span.begin_line > 0 else ""
         verb = "writes" if guard is BoundsGuard.WRITE else "reads"
         for axis, (index, dim) in enumerate(zip(indices, dims, strict=True)):
             if isinstance(index, ConstInt):

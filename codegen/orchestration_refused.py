@@ -14,11 +14,12 @@ would be a dependency edge to a task that was never submitted.
 
 from __future__ import annotations
 
+from pypto.analysis import function_index
 from pypto.analysis.kernel_code import placed_calls
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Op
-from pypto.ir.function import Program
+from pypto.ir.function import Function, Program
 from pypto.ir.type_base import ScalarType
 
 from .errors import CodegenError
@@ -53,12 +54,14 @@ def check_orchestration_ops(program: Program) -> None:
                     "the host passes tensors and numbers, never a submitted task", param.span,
                     "depend on a task this function submits (`out, tid = pl.submit(...)`, then deps=[tid]), or "
                     "write None for no dependency")
+        if not _calls_refusable(func):
+            continue
         for call, in_kernel in placed_calls(func):
             if not in_kernel and isinstance(call.op, Op) and call.op.name in REFUSED:
                 raise CodegenError(f"{call.op.name} cannot run in orchestration code: moving tensor data needs a core",
                                    call.span, REFUSED[call.op.name])
     for func in program.functions.values():
-        calls = list(placed_calls(func)) if func.func_type in _ORCHESTRATING else []
+        calls = list(placed_calls(func)) if func.func_type in _ORCHESTRATING and _calls_refusable(func) else []
         if func.func_type is FunctionType.Opaque and not any(in_kernel for _, in_kernel in calls):
             continue  # no kernel scope: not the orchestration
         for call, in_kernel in calls:
@@ -67,6 +70,16 @@ def check_orchestration_ops(program: Program) -> None:
                 raise CodegenError(f"{call.op.name} cannot run in orchestration code: computing on tensors needs "
                                    "a core", call.span,
                                    f"compute it in a kernel: put the statement in `{_IN_A_KERNEL}`")
+
+
+def _calls_refusable(func: Function) -> bool:
+    """Whether ``func`` calls an op of ``REFUSED`` or a tensor compute op anywhere (most functions do
+    not: their calls need not be placed)."""
+    for name in function_index(func).op_names:
+        entry = op_registry.lookup(name)
+        if name in REFUSED or (entry is not None and is_tensor_compute(entry)):
+            return True
+    return False
 
 
 __all__ = ["REFUSED", "check_orchestration_ops"]

@@ -16,7 +16,6 @@ and a consumer waits for all of them. A sequential loop threading such an array 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pypto.analysis.defuse import base_name
@@ -73,7 +72,7 @@ def _index_guard(em: OrchestrationEmitter, call: Call, arr: Expr, index: str) ->
 
     n = arr.type.extent.value
     span = call.span
-    where = f" ({Path(span.filename).name}:{span.begin_line})" if span.begin_line > 0 else ""
+    where = f" ({span.file_name}:{span.begin_line})" if span.begin_line > 0 else ""
     i = f"(int64_t)({index})"
     with em.doc.block(f"if ({i} < 0 || {i} >= {n}) {{"):
         text = (f'"{BoundsGuard.SLOT.marker} the array \'{_c_format(base_name(arr.name_hint))}\'{_c_format(where)} '

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 from math import prod
-from pathlib import Path
 from typing import Any
 
 from pypto.analysis import function_index
@@ -848,7 +847,7 @@ class PtoEmitter(Emitter):
     def _line(self, text: str, span: Span | None) -> None:
         """An op line, with its source location when locations are on."""
         if self.locations and span is not None and span.is_valid():
-            text += f' loc("{Path(span.filename).name}":{span.begin_line}:{span.begin_column})'
+            text += f' loc("{span.file_name}":{span.begin_line}:{span.begin_column})'
         self.doc.line(text)
 
     def _line_value(self, text: str, span: Span | None) -> str:

@@ -79,8 +79,11 @@ class _NodeMeta(type(BaseModel)):  # type: ignore[misc]
 # instances given the same names share one set (pydantic adds to it only on attribute assignment,
 # which frozen models reject).
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-# The slot's own setter: half the cost of ``object.__setattr__`` (no name lookup).
+# The slots' own setters: half the cost of ``object.__setattr__`` (no name lookup).
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
 
 
 class ModelBase(BaseModel, metaclass=_NodeMeta):
@@ -197,6 +200,18 @@ def replace(node: ModelBase, **changes: Any) -> Any:
             data.pop(name + "_", None)
     data.update(changes)
     return type(node)(**data)
+
+
+def copy_node(node: ModelBase) -> Any:
+    """A new object equal to ``node`` field for field (a copy with a new identity), not validated
+    again: its fields are those of a node that was validated when it was built. Not for variables
+    (a copied variable needs a new unique id: :func:`replace`)."""
+    new = object.__new__(type(node))
+    _set_dict(new, dict(node.__dict__))
+    _set_fields_set(new, node.__pydantic_fields_set__)
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
 
 
 def _strict_number(v: Any) -> Any:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import PurePath
+
 
 class Span:
     """A source range ``filename:begin_line:begin_column`` (end fields -1 when unknown).
@@ -41,6 +44,11 @@ class Span:
             return True
         return self.end_line > 0 and (self.end_column > 0 or self.end_column == -1)
 
+    @property
+    def file_name(self) -> str:
+        """The last component of ``filename`` (``kernel.py``), as printed in generated code."""
+        return _last_component(self.filename)
+
     def to_string(self) -> str:
         """``filename:begin_line:begin_column``."""
         return f"{self.filename}:{self.begin_line}:{self.begin_column}"
@@ -67,6 +75,11 @@ class Span:
 
     def __reduce__(self) -> tuple:
         return (Span, (self.filename, self.begin_line, self.begin_column, self.end_line, self.end_column))
+
+
+@functools.lru_cache(maxsize=256)
+def _last_component(filename: str) -> str:
+    return PurePath(filename).name  # a generated file prints it per line: parsed once per file
 
 
 # The slots' own setters (``__setattr__`` refuses): half the cost of ``object.__setattr__``.

@@ -18,7 +18,7 @@ from .errors import IRTypeError
 from .expr import Expr, IterArg, Var
 from .function import Function, Program
 from .memref import MemRef
-from .node import ModelBase, replace
+from .node import ModelBase, copy_node, replace
 from .stmt import ForStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from .traversal import child_fields, iter_children, iter_value, map_children
 from .type_base import Type
@@ -78,7 +78,14 @@ def collect_def_vars(node: ModelBase) -> list[Var]:
         visited.add(id(n))
         defs = type(n)._defs
         for name in reversed(child_fields(type(n))):
-            todo.extend((c, name in defs) for c in reversed(list(iter_value(getattr(n, name)))))
+            value = getattr(n, name)
+            if isinstance(value, ModelBase) and not value._mapping:  # the common shapes without a generator
+                todo.append((value, name in defs))
+            elif type(value) is list and all(isinstance(c, ModelBase) and not c._mapping for c in value):
+                flag = name in defs
+                todo.extend((c, flag) for c in reversed(value))
+            elif value is not None:
+                todo.extend((c, name in defs) for c in reversed(list(iter_value(value))))
     return out
 
 
@@ -204,8 +211,11 @@ class _Substitution:
         return None
 
     def leave(self, old: Any, new: Any) -> Any:
-        if new is old and self.copy_all and isinstance(old, (Stmt, Expr, Function, Program)):
-            return replace(old)
+        if new is old and self.copy_all:
+            if isinstance(old, (Stmt, Expr)):  # no variable: enter() handles those
+                return copy_node(old)  # the same fields, already validated
+            if isinstance(old, (Function, Program)):
+                return replace(old)
         return new
 
     def var(self, v: Var) -> Expr:

@@ -64,8 +64,8 @@ def iter_value(value: Any) -> Iterator[ModelBase]:
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from iter_value(item)
-    elif isinstance(value, (dict, ModelBase)):
-        for item in value.values():
+    elif isinstance(value, dict) or isinstance(value, ModelBase) and value.__pydantic_fields_set__:
+        for item in value.values():  # an empty attrs model (most) is skipped: its mapping view is slow
             yield from iter_value(item)
 
 
@@ -89,6 +89,8 @@ def _map_value(value: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(value, tuple):
         new_t = tuple(_map_value(v, fn) for v in value)
         return value if all(a is b for a, b in zip(new_t, value)) else new_t
+    if isinstance(value, ModelBase) and not value.__pydantic_fields_set__:
+        return value  # an empty attrs model (most): nothing to map
     if isinstance(value, (dict, ModelBase)):  # a dict or an attrs model (rebuilt as a dict)
         new_d = {k: _map_value(v, fn) for k, v in value.items()}
         return value if all(new_d[k] is v for k, v in value.items()) else new_d
