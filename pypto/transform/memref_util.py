@@ -71,6 +71,7 @@ class TypeMemo:
 
 
 _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
+_LEAVES = (Var, *_CONSTANTS)
 
 
 class Retype(Rewrite):
@@ -85,7 +86,12 @@ class Retype(Rewrite):
         # third of each memory-planning pass.
         if type(value) is Call and not self._exprs and type(value.op) is Op and _flat_call(value):
             args = value.args
-            new = [self.use(a) if isinstance(a, Var) else a for a in args]
+            maps = self.remap.maps
+            if len(maps) == 1:  # a straight-line kernel: one scope, the lookup inlined
+                get = maps[0].get
+                new = [get(a, a) if isinstance(a, Var) else a for a in args]
+            else:
+                new = [self.use(a) if isinstance(a, Var) else a for a in args]
             return value if same_list(new, args) else replace_parts(value, args=new)
         return super().expr(value)
 
@@ -107,7 +113,7 @@ class Retype(Rewrite):
             new: Var = replace_parts(var, type=t, initValue=self.expr(var.initValue))
         else:
             new = replace_parts(var, type=t)
-        self.bind(var, new)
+        self.remap.maps[-1][var] = new  # bind, inlined
         return new
 
 
@@ -115,7 +121,7 @@ def _flat_call(call: Call) -> bool:
     """Every argument a variable or a constant (or a tuple of constants), and no IR node in the
     keywords or attributes: the only children a rewrite may change are the argument variables."""
     for a in call.args:
-        if not (isinstance(a, (Var, *_CONSTANTS)) or (type(a) is MakeTuple and all(
+        if not (isinstance(a, _LEAVES) or (type(a) is MakeTuple and all(
                 isinstance(e, _CONSTANTS) for e in a.elements))):
             return False
     if call.kwargs and next(iter_value(call.kwargs), None) is not None:
