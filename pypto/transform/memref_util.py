@@ -24,9 +24,14 @@ from .util import block_of, rebuild, same_list
 KERNELS = frozenset({FunctionType.AIV, FunctionType.AIC})
 
 
+# Read once: Enum members go through the slow class attribute path on Python 3.11 (these run per tile).
+_OFF_CHIP = (None, MemorySpace.DDR)
+_ACC = MemorySpace.Acc
+
+
 def on_chip(t: object) -> bool:
     """A tile type in an on-chip memory space (DDR tiles get no buffer)."""
-    return isinstance(t, TileType) and t.memory_space not in (None, MemorySpace.DDR)
+    return isinstance(t, TileType) and t.memory_space not in _OFF_CHIP
 
 
 def tile_nbytes(t: TileType, platform: Platform) -> int | None:
@@ -38,7 +43,7 @@ def tile_nbytes(t: TileType, platform: Platform) -> int | None:
     dims = [d.value if isinstance(d, ConstInt) else None for d in t.shape]
     if None in dims:
         return None
-    if t.memory_space == MemorySpace.Acc and len(dims) >= 2:
+    if t.memory_space is _ACC and len(dims) >= 2:
         align = 32 if t.dtype == DataType.INT32 and platform.name == "a2a3" else 16
         dims[-2] = -(-dims[-2] // align) * align
     return -(-math.prod(dims) * t.dtype.get_bit() // 8)
