@@ -75,7 +75,8 @@ class AllocateMemoryAddr(RewritePass):
         if func.func_type not in KERNELS:
             return func
         platform = PassContext.current().platform
-        slots = _slots(func)
+        tiles = _tiles(func)
+        slots = _slots(func, tiles)
         addresses: dict[Var, int] = {}
         reserved = reserved_space(func.func_type)
         bases_of, floor = self._reserve(func, reserved, platform.address_alignment)
@@ -104,7 +105,7 @@ class AllocateMemoryAddr(RewritePass):
                     + (f"; the reserved pipe rings take the first {floor} bytes: fewer or smaller slots "
                        "(slot_num, slot_size) leave more" if floor and space is reserved else ""),
                 )
-        placed = self._place(func, program, addresses, bases_of)
+        placed = self._place(func, program, tiles, addresses, bases_of)
         if overflow is not None:
             # Every space is laid out first, so the attempt shows all of the kernel's overflows.
             overflow.attempt = placed
@@ -112,22 +113,25 @@ class AllocateMemoryAddr(RewritePass):
         return placed
 
     def _place(
-        self, func: Function, program: Program, addresses: dict[Var, int], bases_of: dict[Call, int]
+        self, func: Function, program: Program, tiles: list[Var], addresses: dict[Var, int],
+        bases_of: dict[Call, int],
     ) -> Function:
         """``func`` with every tile's MemRef at its base's address and the resolved ring bases written in."""
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
         memo = TypeMemo()
-        for var in defined_vars(func):
+        placed: dict[int, TileType] = {}  # by type object: MemoryReuse gave the tiles of a buffer one type
+        for var in tiles:
             t = var.type
-            if not on_chip(t) or t.memref is None:
-                continue
-            m = t.memref
-            ref = refs.get(id(m))
-            if ref is None:
-                offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
-                ref = refs[id(m)] = MemRef(m.base_, offset, m.size_, m.span)
-            new_types[var] = memo.get(t, ref)
+            new = placed.get(id(t))
+            if new is None:
+                m = t.memref
+                ref = refs.get(id(m))
+                if ref is None:
+                    offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
+                    ref = refs[id(m)] = MemRef(m.base_, offset, m.size_, m.span)
+                new = placed[id(t)] = memo.get(t, ref)
+            new_types[var] = new
         if not new_types and not bases_of:
             return func
         run = _Place(new_types, bases_of)
@@ -177,8 +181,13 @@ class _Place(Retype):
         return replace(node, var=self.define(node.var), value=call)
 
 
-def _slots(func: Function) -> dict[Var, tuple[MemorySpace, int, Var]]:
-    """Each allocation of ``func``: its space, size (the largest of its alloc and its tiles) and a
+def _tiles(func: Function) -> list[Var]:
+    """The variables of ``func`` that are on-chip tiles with a MemRef, in definition order."""
+    return [v for v in defined_vars(func) if on_chip(v.type) and v.type.memref is not None]
+
+
+def _slots(func: Function, tiles: list[Var]) -> dict[Var, tuple[MemorySpace, int, Var]]:
+    """Each allocation of ``func``: its space, size (the largest of its alloc and its ``tiles``) and a
     variable to point an error at (the first tile using it)."""
     slots: dict[Var, tuple[MemorySpace, int, Var]] = {}
     for stmt in function_index(func).of(AssignStmt):
@@ -187,10 +196,8 @@ def _slots(func: Function) -> dict[Var, tuple[MemorySpace, int, Var]]:
             if isinstance(space, ConstInt) and isinstance(size, ConstInt):
                 slots[stmt.var] = (MemorySpace(space.value), size.value, stmt.var)
     users: set[Var] = set()
-    for var in defined_vars(func):
+    for var in tiles:
         t = var.type
-        if not on_chip(t) or t.memref is None:
-            continue
         base = t.memref.base_
         space, size, first = slots.get(base, (t.memory_space, 0, var))
         if base not in users:

@@ -62,9 +62,10 @@ def _space(e: Expr) -> MemorySpace | None:
     return e.type.memory_space if isinstance(e.type, TileType) else None
 
 
-def demands(func: Function) -> dict[Var, MemorySpace]:
+def demands(func: Function, spaces: dict[int, list] | None = None) -> dict[Var, MemorySpace]:
     """Backward demand: the first space a constrained consumer allows, carried back through ops
-    whose result inherits its input's space, in one reverse sweep; a non-Vec demand beats Vec."""
+    whose result inherits its input's space, in one reverse sweep; a non-Vec demand beats Vec.
+    ``spaces`` (if given) receives each call's :func:`operand_spaces`, by call identity."""
     out: dict[Var, MemorySpace] = {}
 
     def want(var: Expr, space: MemorySpace) -> None:
@@ -73,6 +74,8 @@ def demands(func: Function) -> dict[Var, MemorySpace]:
 
     for var, call in reversed(list(call_statements(flatten_to_stmts(func.body)))):
         bound = operand_spaces(call)
+        if spaces is not None:
+            spaces[id(call)] = bound
         for arg, allowed in bound:
             if allowed and isinstance(arg.type, TileType):
                 want(arg, allowed[0])
@@ -123,7 +126,8 @@ class InferTileMemorySpace(RewritePass):
         return is_incore_type(func.func_type)
 
     def function(self, func: Function) -> Function:
-        self.demand = demands(func)
+        self.spaces: dict[int, list] = {}  # the function's calls are alive for the whole rewrite
+        self.demand = demands(func, self.spaces)
         self.current: Var | None = None
         for p in func.params:
             if isinstance(p.type, TileType) and p.type.memory_space is None:
@@ -154,7 +158,8 @@ class InferTileMemorySpace(RewritePass):
         if entry is None or entry.memory is None:
             return new
         args = list(new.args)
-        for i, (arg, allowed) in enumerate(operand_spaces(new)):
+        bound = self.spaces.get(id(new)) if new is old else None  # worked out by demands()
+        for i, (arg, allowed) in enumerate(operand_spaces(new) if bound is None else bound):
             space = _space(arg)
             if allowed and space is not None and space not in allowed:
                 args[i] = self.moved(arg, allowed[0], new.span)
@@ -174,7 +179,7 @@ class InferTileMemorySpace(RewritePass):
         self.current = node.var
         value = self.call(node.value) if isinstance(node.value, Call) else self.expr(node.value)
         var = node.var
-        if isinstance(value.type, TileType) and value.type != var.type:
+        if isinstance(value.type, TileType) and value.type is not var.type and value.type != var.type:
             var = Var(var.name_hint, value.type, var.span)
             self.bind(node.var, var)
         return rebuild(node, var=var, value=value)

@@ -35,6 +35,9 @@ from pypto.transform.rewrite import RewritePass
 UNASSIGNED = -1
 _ALLOC = get_entry("tile.alloc").op
 _NO_SPAN = Span.unknown()
+# Read once: Enum members (and their names) go through Python-level lookups on 3.11, once per tile here.
+_WRITE, _READ_WRITE = Effect.WRITE, Effect.READ_WRITE
+_PREFIX = {space: f"mem_{space.name.lower()}_" for space in MemorySpace}
 
 
 def unassigned(span: Span) -> ConstInt:
@@ -170,7 +173,7 @@ class _Plan:
                 var.span,
             )
         space, span = t.memory_space, var.span
-        name = f"mem_{space.name.lower()}_{self.count}"
+        name = f"{_PREFIX[space]}{self.count}"
         self.count += 1
         if self.first is None:  # built and validated once per kernel; the others are copies of it
             base = Var(name, PtrType.get(), span)
@@ -257,10 +260,10 @@ def _written_tile(name: str, args: list) -> object:
     if entry is None:
         return None
     effects = entry.param_effects
-    if Effect.WRITE not in effects and Effect.READ_WRITE not in effects:  # most ops: no bind
+    if _WRITE not in effects and _READ_WRITE not in effects:  # most ops: no bind
         return None
     for param, arg in zip(entry.bind(list(args)), args):
-        if param.effect in (Effect.WRITE, Effect.READ_WRITE) and isinstance(arg, Var) and on_chip(arg.type):
+        if param.effect in (_WRITE, _READ_WRITE) and isinstance(arg, Var) and on_chip(arg.type):
             return arg
     return None
 

@@ -35,6 +35,8 @@ _EVENTS = 8  # event ids 0-7 per pipe pair
 _BARRIER = {PipeType.V: "system.bar_v", PipeType.M: "system.bar_m"}  # pipes that need one inside themselves
 _PIPES = (PipeType.MTE2, PipeType.MTE1, PipeType.M, PipeType.V, PipeType.S, PipeType.FIX, PipeType.MTE3)
 _SYNC_OPS = frozenset({"system.sync_src", "system.sync_dst", "system.bar_v", "system.bar_m", "system.bar_all"})
+# Read once: Enum members go through the slow class attribute path on Python 3.11 (per operand here).
+_READ, _WRITE = Effect.READ, Effect.WRITE
 
 # A buffer an op touches: ("chip", space, lo, hi) for a placed tile (any on-chip space), ("base",
 # space, base var) for an unplaced one, ("gm", root var) for a GM tensor.
@@ -292,11 +294,11 @@ class _Run(ForwardWalk[State]):
         reads: list[Region] = []
         writes: list[Region] = []
         for i, arg in enumerate(call.args):
-            effect = effects[i] if i < len(effects) else Effect.READ
+            effect = effects[i] if i < len(effects) else _READ
             regions = self._regions(arg)
-            if effect is not Effect.WRITE:
+            if effect is not _WRITE:
                 reads += regions
-            if effect is not Effect.READ:
+            if effect is not _READ:
                 writes += regions
         if isinstance(stmt, AssignStmt):
             self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
@@ -414,8 +416,15 @@ class _Run(ForwardWalk[State]):
         if pipe in _BARRIER and any(_hazard(a, now) for a in state.get((pipe, pipe), {})):
             placed.barriers.setdefault(k, []).append(pipe)
             state[(pipe, pipe)] = {}
+        # A new dict per old one (snapshots share the old): keys that held one dict hold one again (the
+        # pipes a pipe has not synchronised with yet share theirs), so it is copied once, not per key.
+        made: dict[int, dict[_Access, int]] = {}
         for key in _TO[pipe]:
-            state[key] = {**state.get(key, _NONE), now: k}  # a new dict: snapshots share the old one
+            old = state.get(key, _NONE)
+            new = made.get(id(old))
+            if new is None:
+                new = made[id(old)] = {**old, now: k}
+            state[key] = new
 
     @staticmethod
     def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:

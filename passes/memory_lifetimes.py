@@ -19,7 +19,7 @@ from pypto.analysis import expr_vars, op_name
 from pypto.analysis import walk as walk_nodes
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
-from pypto.ir.expr import Call, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Var
 from pypto.ir.function import Function
 from pypto.ir.op_registry import Effect, lookup
 from pypto.ir.stmt import (
@@ -35,6 +35,12 @@ from pypto.ir.stmt import (
 from pypto.ir.types import TileType
 
 from pypto.transform.memref_util import on_chip
+
+# Read once: Enum members go through the slow class attribute path on Python 3.11.
+_WRITTEN = (Effect.WRITE, Effect.READ_WRITE)
+_READ = Effect.READ
+_CONSTANTS = (ConstInt, ConstFloat, ConstBool)
+
 
 @dataclass
 class Loop:
@@ -87,6 +93,9 @@ def lifetimes(func: Function) -> Lifetimes:
         home = walk.home[var]
         reads = out.reads[var] = []
         for n, loops in uses:
+            if loops is home:  # the use in the definition's loops (most uses)
+                reads.append((n, n))
+                continue
             # The outermost loop around the use that does not also hold the definition.
             outside = [lp for lp in loops if not any(lp is h for h in home)]
             reads.append((n, outside[0].end if outside else n))
@@ -106,10 +115,12 @@ class _Walk(ForwardWalk[None]):
     def __init__(self) -> None:
         self.n = 0
         self.loops: list[Loop] = []
+        # The loops around the current statement, as one shared tuple (each use and def keeps it).
+        self.around: tuple[Loop, ...] = ()
         self.done: list[Loop] = []
         self.defs: dict[Var, int] = {}
-        self.home: dict[Var, list[Loop]] = {}
-        self.uses: dict[Var, list[tuple[int, list[Loop]]]] = {}
+        self.home: dict[Var, tuple[Loop, ...]] = {}
+        self.uses: dict[Var, list[tuple[int, tuple[Loop, ...]]]] = {}
         self.guards: list[tuple[Var, Var]] = []
         self.controls: list[Stmt] = []
         self.branches: list[tuple[int, int, int]] = []
@@ -121,25 +132,26 @@ class _Walk(ForwardWalk[None]):
         self.n += 1
         return self.n
 
-    def define(self, var: Var, n: int, loops: list[Loop] | None = None) -> None:
+    def define(self, var: Var, n: int) -> None:
         if on_chip(var.type) and var.type.memref is not None:
             self.defs[var] = n
-            self.home[var] = list(self.loops if loops is None else loops)
+            self.home[var] = self.around
 
     def read(self, exprs: list, n: int) -> None:
         for e in exprs:
             for v in expr_vars(e):
                 if isinstance(v.type, TileType):
-                    self.uses.setdefault(v, []).append((n, list(self.loops)))
+                    self.uses.setdefault(v, []).append((n, self.around))
 
     def leaf(self, s: Stmt, state: None) -> None:
         if isinstance(s, AssignStmt):
             n = self.tick()
-            if op_name(s.value) == "tile.alloc":  # half the statements: reads constants, defines no tile
+            name = op_name(s.value)
+            if name == "tile.alloc":  # half the statements: reads constants, defines no tile
                 return
             self.read([s.value], n)
             self.define(s.var, n)
-            self.guard(s)
+            self.guard(s, name)
         elif isinstance(s, (EvalStmt, YieldStmt, ReturnStmt)):
             n = self.tick()
             self.read([s.expr] if isinstance(s, EvalStmt) else list(s.value), n)
@@ -163,6 +175,7 @@ class _Walk(ForwardWalk[None]):
         bounds = [s.start, s.stop, s.step] if isinstance(s, ForStmt) else []
         self.read(bounds + [ia.initValue for ia in s.iter_args], n)
         self.loops.append(Loop(s, n))
+        self.around = tuple(self.loops)
         for ia in s.iter_args:
             self.define(ia, n)
         if isinstance(s, WhileStmt):
@@ -170,30 +183,33 @@ class _Walk(ForwardWalk[None]):
 
     def exit_loop(self, s: ForStmt | WhileStmt, before: None, end: None) -> None:
         loop = self.loops.pop()
+        self.around = tuple(self.loops)
         loop.end = self.n
         self.done.append(loop)
         for rv in s.return_vars:
-            self.define(rv, loop.end, self.loops)
+            self.define(rv, loop.end)
 
-    def guard(self, stmt: AssignStmt) -> None:
+    def guard(self, stmt: AssignStmt, name: str | None) -> None:
         """§4.23 step 4, safe by default: the result may not share a buffer with a tile operand unless
         the op computes that operand in place (:mod:`pypto.analysis.in_place`) at the same shape, view
         and element width. A written operand is the result's own buffer already."""
         out, value = stmt.var, stmt.value
-        name = op_name(value)
         if out not in self.defs or not isinstance(value, Call) or name is None:
             return
-        args = list(value.args)
+        args = value.args
         if name == "tile.slice":
             self.windows.add(out)
         entry = lookup(name)
         params = entry.bind(args) if entry is not None else [None] * len(args)
         safe = in_place_operands(name)
         for p, a in zip(params, args):
-            if p is not None and p.effect in (Effect.WRITE, Effect.READ_WRITE):
+            if isinstance(a, _CONSTANTS):  # reads no tile (a scalar operand)
                 continue
-            in_place = p is not None and p.effect is Effect.READ and p.name in safe
-            for v in expr_vars(a):
+            effect = p.effect if p is not None else None
+            if effect in _WRITTEN:
+                continue
+            in_place = effect is _READ and p.name in safe
+            for v in (a,) if isinstance(a, Var) else expr_vars(a):
                 if v is out or not isinstance(v.type, TileType):
                     continue
                 # Written over its source's buffer, a result would overwrite lines of a window it still reads.

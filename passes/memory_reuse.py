@@ -3,6 +3,7 @@ PYPTO planner)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Literal
 
 from pypto.languages.memref import memref
@@ -185,23 +186,25 @@ class _Packing:
             group_size[r] = max(group_size.get(r, 0), self.sizes[b])
         defs = self.life.defs
         roots = sorted(groups, key=lambda r: (-group_size[r], min(defs[v] for v in groups[r])))
-        buffers: list[tuple[Var, list[Var], int]] = []  # (root, members, size)
+        buffers: list[tuple[Var, _Occupancy, int]] = []  # (root, members, size)
         placed: dict[Var, Var] = {}
         for r in roots:
             vars_r, size = groups[r], group_size[r]
-            chosen: tuple[Var, list[Var], int] | None = None
-            for root, vs, buf_size in buffers if strategy != "none" else []:
+            chosen: tuple[Var, _Occupancy, int] | None = None
+            for root, occupied, buf_size in buffers if strategy != "none" else []:
                 if chosen is not None and buf_size >= chosen[2]:  # best fit: only a smaller one is better
                     continue
-                if self.space[root] is self.space[r] and self.may_share(vs, vars_r):
-                    chosen = (root, vs, buf_size)
+                if self.space[root] is self.space[r] and occupied.admits(vars_r, self.intervals, self.banned):
+                    chosen = (root, occupied, buf_size)
                     if strategy == "first_fit":
                         break
             if chosen is None:
-                buffers.append((r, list(vars_r), size))
+                occupied = _Occupancy()
+                occupied.add(vars_r, self.intervals)
+                buffers.append((r, occupied, size))
                 placed[r] = r
             else:
-                chosen[1].extend(vars_r)
+                chosen[1].add(vars_r, self.intervals)
                 placed[r] = chosen[0]
         size_of = {root: size for root, _, size in buffers}
         refs: dict[Var, MemRef] = {}
@@ -219,6 +222,44 @@ class _Packing:
         if not new_types and all(size_of.get(b) == self.sizes[b] for b in self.members):
             return {}, None
         return new_types, size_of
+
+
+class _Occupancy:
+    """The lifetimes of the tiles packed into one buffer, sorted by definition with a running maximum
+    of their last uses: whether a new tile overlaps any of them is one bisection (a pairwise test
+    against every member made packing quadratic in a kernel's tiles)."""
+
+    def __init__(self) -> None:
+        self.defs: list[int] = []
+        self.lasts: list[int] = []  # in the order of ``defs``
+        self.reach: list[int] = []  # reach[i]: the largest of lasts[0..i]
+        self.members: set[Var] = set()
+
+    def admits(self, tiles: list[Var], intervals: dict[Var, tuple[int, int]], banned: dict[Var, set[Var]]) -> bool:
+        """No tile overlaps a member's lifetime (``last(x) <= def(y)`` or ``last(y) <= def(x)``) and
+        no no-alias guard pairs a tile with a member."""
+        for y in tiles:
+            yd, yl = intervals[y]
+            k = bisect_left(self.defs, yl)  # the members defined before y's last use ...
+            if k and self.reach[k - 1] > yd:  # ... one of which is used after y's definition
+                return False
+            if not self.members.isdisjoint(banned.get(y, ())):
+                return False
+        return True
+
+    def add(self, tiles: list[Var], intervals: dict[Var, tuple[int, int]]) -> None:
+        """Pack ``tiles`` into the buffer."""
+        for v in tiles:
+            d, last = intervals[v]
+            k = bisect_right(self.defs, d)
+            self.defs.insert(k, d)
+            self.lasts.insert(k, last)
+            self.reach.insert(k, 0)
+            top = self.reach[k - 1] if k else last
+            for i in range(k, len(self.defs)):  # a tile defined last (the common case) updates one entry
+                top = max(top, self.lasts[i])
+                self.reach[i] = top
+        self.members.update(tiles)
 
 
 def _trailing_yield(body: Stmt) -> YieldStmt | None:

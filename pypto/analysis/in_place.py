@@ -90,7 +90,10 @@ def in_place_operands(op: str) -> frozenset[str]:
 def same_place(result: TileType, operand: TileType) -> bool:
     """Would ``result`` written over ``operand`` put every element on the one it is computed from:
     the same shape, view (valid region, strides, offset, layout) and element width."""
-    if result.dtype.get_bit() != operand.dtype.get_bit() or not dims_equal(result.shape, operand.shape):
+    # Dtypes are singletons: one dtype has one width (most pairs), without two method calls.
+    if result.dtype is not operand.dtype and result.dtype.get_bit() != operand.dtype.get_bit():
+        return False
+    if not dims_equal(result.shape, operand.shape):
         return False
     if result.tile_view is None and operand.tile_view is None and _same_dims(result.shape, operand.shape):
         # Two implicit views over the same dims differ only in their layouts: no views to build and compare

@@ -24,9 +24,14 @@ from .util import block_of, rebuild, same_list
 KERNELS = frozenset({FunctionType.AIV, FunctionType.AIC})
 
 
+# Read once: Enum members go through the slow class attribute path on Python 3.11 (these run per tile).
+_OFF_CHIP = (None, MemorySpace.DDR)
+_ACC = MemorySpace.Acc
+
+
 def on_chip(t: object) -> bool:
     """A tile type in an on-chip memory space (DDR tiles get no buffer)."""
-    return isinstance(t, TileType) and t.memory_space not in (None, MemorySpace.DDR)
+    return isinstance(t, TileType) and t.memory_space not in _OFF_CHIP
 
 
 def tile_nbytes(t: TileType, platform: Platform) -> int | None:
@@ -38,7 +43,7 @@ def tile_nbytes(t: TileType, platform: Platform) -> int | None:
     dims = [d.value if isinstance(d, ConstInt) else None for d in t.shape]
     if None in dims:
         return None
-    if t.memory_space == MemorySpace.Acc and len(dims) >= 2:
+    if t.memory_space is _ACC and len(dims) >= 2:
         align = 32 if t.dtype == DataType.INT32 and platform.name == "a2a3" else 16
         dims[-2] = -(-dims[-2] // align) * align
     return -(-math.prod(dims) * t.dtype.get_bit() // 8)
@@ -71,6 +76,7 @@ class TypeMemo:
 
 
 _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
+_LEAVES = (Var, *_CONSTANTS)
 
 
 class Retype(Rewrite):
@@ -85,7 +91,12 @@ class Retype(Rewrite):
         # third of each memory-planning pass.
         if type(value) is Call and not self._exprs and type(value.op) is Op and _flat_call(value):
             args = value.args
-            new = [self.use(a) if isinstance(a, Var) else a for a in args]
+            maps = self.remap.maps
+            if len(maps) == 1:  # a straight-line kernel: one scope, the lookup inlined
+                get = maps[0].get
+                new = [get(a, a) if isinstance(a, Var) else a for a in args]
+            else:
+                new = [self.use(a) if isinstance(a, Var) else a for a in args]
             return value if same_list(new, args) else replace_parts(value, args=new)
         return super().expr(value)
 
@@ -107,7 +118,7 @@ class Retype(Rewrite):
             new: Var = replace_parts(var, type=t, initValue=self.expr(var.initValue))
         else:
             new = replace_parts(var, type=t)
-        self.bind(var, new)
+        self.remap.maps[-1][var] = new  # bind, inlined
         return new
 
 
@@ -115,7 +126,7 @@ def _flat_call(call: Call) -> bool:
     """Every argument a variable or a constant (or a tuple of constants), and no IR node in the
     keywords or attributes: the only children a rewrite may change are the argument variables."""
     for a in call.args:
-        if not (isinstance(a, (Var, *_CONSTANTS)) or (type(a) is MakeTuple and all(
+        if not (isinstance(a, _LEAVES) or (type(a) is MakeTuple and all(
                 isinstance(e, _CONSTANTS) for e in a.elements))):
             return False
     if call.kwargs and next(iter_value(call.kwargs), None) is not None:
