@@ -29,6 +29,7 @@ LOWERING = [
     "OutlineHierarchyScopes",
     "OutlineIncoreScopes",
     "OutlineClusterScopes",
+    "ExportEntryResults",
     "MaterializeValidShapeSymbols",
     "ConvertTensorToTileOps",
     "ElideTensorCarries",
