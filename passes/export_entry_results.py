@@ -16,7 +16,7 @@ computed at run time, one of two tensors chosen by an ``if``) is an error naming
 from __future__ import annotations
 
 from pypto.languages.invariants import EntryResultsExported
-from pypto.languages.outlined import outlined
+from pypto.languages.memref import memref
 
 from pypto.analysis import function_index
 from pypto.analysis.roots import VIEW_OPS, WrittenRoots, final_return, is_entry, returned_values
@@ -37,7 +37,7 @@ class ExportEntryResults(RewritePass):
     """Turn the ``tensor.create`` behind each returned value of the entry orchestration into an Out
     parameter; record in the entry's attrs which parameters a call returns."""
 
-    source = outlined
+    source = memref
     produces = frozenset({EntryResultsExported})
 
     def run_function(self, func: Function, program: Program) -> Function:
