@@ -4,7 +4,7 @@ Out params not shadowed, entry results exported."""
 from __future__ import annotations
 
 from pypto.analysis import base_name, block, function_index, op_name
-from pypto.analysis.roots import WrittenRoots, final_return, is_entry, returned_values
+from pypto.analysis.roots import WrittenRoots, computed_in_place, final_return, is_entry, returned_values
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
@@ -162,9 +162,10 @@ def _check_entry_results(func: Function, program: Program, report: Reporter) -> 
         return
     roots = WrittenRoots(func, program)  # tensor.write writes its tensor in place
     directions = dict(zip(func.params, func.param_directions))
+    defines = {s.var: s for s in function_index(func).of(AssignStmt)}
     for value in returned_values(ret):
         root = roots.root(value) if isinstance(value, Var) else None
-        if directions.get(root, ParamDirection.In) == ParamDirection.In:
+        if directions.get(root, ParamDirection.In) == ParamDirection.In and not computed_in_place(defines.get(root)):
             what = f"'{value.name_hint}'" if isinstance(value, Var) else "a value"
             report.error(
                 "ENTRY_RESULT_LOST",

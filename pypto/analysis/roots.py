@@ -73,6 +73,19 @@ def returned_values(ret: ReturnStmt) -> list[Expr]:
     return values
 
 
+def computed_in_place(define: AssignStmt | None) -> bool:
+    """True when ``define`` computes its tensor with an op of its own (not ``tensor.create``, not a
+    view, not a function call): in an orchestration, ``check_orchestration_ops`` refuses such an op
+    when a compile starts, so the passes leave its result alone."""
+    value = define.value if define is not None else None
+    return (
+        isinstance(value, Call)
+        and not isinstance(value.op, GlobalVar)
+        and value.op.name != "tensor.create"
+        and value.op.name not in VIEW_OPS
+    )
+
+
 def is_entry(func: Function, program: Program) -> bool:
     """True for an Orchestration function no other function of ``program`` calls: what a call runs."""
     if func.func_type != FunctionType.Orchestration:
