@@ -153,7 +153,9 @@ def test_returning_a_view_of_a_created_tensor_is_refused(tmp_path: Path) -> None
             return v
 
     err = _refused(ReturnsView, tmp_path)
-    assert err.message == "ExportEntryResults: 'main' returns 'v', a view of another tensor, which a call cannot give back"
+    assert err.message == (
+        "ExportEntryResults: 'main' returns 'v', a view of another tensor, which a call cannot give back"
+    )
     assert err.hint.startswith("return the whole tensor")
 
 

@@ -55,8 +55,8 @@ def run(
     Tensor parameters take numpy arrays (copied, then converted to the parameter's dtype: integers
     must convert exactly, floats are rounded); an Out parameter's contents count as unwritten, so
     reading it before writing is an error. The parameters of tensors an entry creates and returns
-    (``attrs["created_results"]``, ExportEntryResults) may be left out, as a call leaves them out. Scalar parameters take Python numbers. ``entry`` names
-    the function of a Program to run; by default the only function, else ``main``, else the only
+    (``attrs["created_results"]``, ExportEntryResults) may be left out, as a call leaves them out.
+    Scalar parameters take Python numbers. ``entry`` names the function of a Program to run; by default the only function, else ``main``, else the only
     function that no other function calls. ``memory`` selects tile storage: ``"auto"`` (address-
     backed for functions whose tiles all have allocated addresses), ``"values"`` or ``"addresses"``
     (see :mod:`pypto.interp.memory`). ``max_steps`` bounds the loop iterations of the whole run
