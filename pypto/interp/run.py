@@ -56,9 +56,10 @@ def run(
     must convert exactly, floats are rounded); an Out parameter's contents count as unwritten, so
     reading it before writing is an error. The parameters of tensors an entry creates and returns
     (``attrs["created_results"]``, ExportEntryResults) may be left out, as a call leaves them out.
-    Scalar parameters take Python numbers. ``entry`` names the function of a Program to run; by default the only function, else ``main``, else the only
-    function that no other function calls. ``memory`` selects tile storage: ``"auto"`` (address-
-    backed for functions whose tiles all have allocated addresses), ``"values"`` or ``"addresses"``
+    Scalar parameters take Python numbers. ``entry`` names the function of a Program to run; by
+    default the only function, else ``main``, else the only function that no other function calls.
+    ``memory`` selects tile storage: ``"auto"`` (address-backed for functions whose tiles all have
+    allocated addresses), ``"values"`` or ``"addresses"``
     (see :mod:`pypto.interp.memory`). ``max_steps`` bounds the loop iterations of the whole run
     (for and while loops, every function): the iteration beyond it is an InterpreterError at that
     loop's span, so a program that does not terminate fails instead of hanging.
