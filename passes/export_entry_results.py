@@ -102,13 +102,23 @@ class ExportEntryResults(RewritePass):
             if create is None or not _is_op(create.value, "tensor.create"):
                 raise self._refuse(func, ret, f"'{_name(value)}', whose buffer is neither a parameter nor one "
                                    f"tensor '{func.name}' creates", _HINT.format(name=_name(value)))
-            self._check_shape(func, create)
+            self._check_allocatable(func, create)
             if create not in creates:
                 creates.append(create)
             results.append(len(func.params) + creates.index(create))
         return creates, results
 
-    def _check_shape(self, func: Function, create: AssignStmt) -> None:
+    def _check_allocatable(self, func: Function, create: AssignStmt) -> None:
+        """A call allocates the tensor zero-filled, from a shape its arguments give."""
+        init = create.value.kwargs.get("init_value") if isinstance(create.value, E.Call) else None
+        if init:
+            raise self.error(
+                f"'{func.name}' returns '{_name(create.var)}', created with the initial value {init}, "
+                "which a call, allocating it zero-filled, cannot give",
+                create.span,
+                f"take it as a parameter instead: `{_name(create.var)}: pl.InOut[pl.Tensor[...]]`, filled by the "
+                "caller, and return that",
+            )
         known = {d for p in func.params if isinstance(p.type, TensorType) for d in p.type.shape if isinstance(d, E.Var)}
         t = create.var.type
         assert isinstance(t, TensorType)  # tensor.create makes a tensor

@@ -208,3 +208,35 @@ def test_one_of_two_created_tensors_chosen_by_an_if_is_refused(tmp_path: Path) -
 
     err = _refused(ChosenByIf, tmp_path)
     assert err.message.startswith("ExportEntryResults: 'main' returns 'r', whose buffer is neither a parameter")
+
+
+def _accumulating(init: float) -> ir.Program:
+    @pl.program
+    class Accumulates:
+        @pl.function(type=pl.FunctionType.InCore)
+        def accumulate(self, a: T16, acc: pl.InOut[T16]) -> T16:
+            acc = pl.store(pl.add(pl.load(a, [0, 0], [16, 16]), pl.load(acc, [0, 0], [16, 16])), [0, 0], acc)
+            return acc
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: T16) -> T16:
+            acc = pl.create_tensor([16, 16], dtype=pl.FP32, init_value=init)
+            acc = self.accumulate(a, acc)
+            return acc
+
+    return Accumulates
+
+
+def test_a_zero_initialised_created_tensor_is_what_the_call_allocates(tmp_path: Path) -> None:
+    compiled = ir.compile(_accumulating(0.0), output_dir=tmp_path / "out")
+    assert compiled.final_program.get_function("main").attrs.results == [1]
+    np.testing.assert_array_equal(compiled.interpret(_a()), _a())
+
+
+def test_another_initial_value_is_refused(tmp_path: Path) -> None:
+    err = _refused(_accumulating(1.0), tmp_path)
+    assert err.message == (
+        "ExportEntryResults: 'main' returns 'acc', created with the initial value 1.0, "
+        "which a call, allocating it zero-filled, cannot give"
+    )
+    assert err.hint.startswith("take it as a parameter instead: `acc: pl.InOut[")
