@@ -28,7 +28,7 @@ from pypto.analysis.defuse import base_name, expr_calls, use_counts
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
 from pypto.analysis.lanes import runs_on_both_lanes
-from pypto.analysis.roots import returned_params
+from pypto.analysis.roots import Roots, returned_params
 from pypto.analysis.windows import BLOCK_NUM, INDEX_DRIVEN, Window, describe_window, kernel_windows
 from pypto.backend import Platform, current_platform
 from pypto.ir.enums import ArgDirection, FunctionType
@@ -76,7 +76,7 @@ from pypto.ir.stmt import (
     YieldStmt,
 )
 from pypto.ir.type_base import ScalarType, TupleType, Type
-from pypto.ir.types import TensorType
+from pypto.ir.types import ArrayType, TensorType
 from pypto.runtime.dtypes import SIMPLER_DTYPES
 from pypto.runtime.errors import BoundsGuard
 
@@ -240,6 +240,7 @@ class OrchestrationEmitter(Emitter):
         self.dummies = 0  # dependency-only tasks printed so far
         self.reads: Counter[Var] = Counter()  # how often the function body reads each variable
         self.predeclared: set[Var] = set()  # scalars and views a manual scope defines for the code after it
+        self.roots: Roots | None = None  # the buffer roots of the function being printed
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -309,6 +310,8 @@ class OrchestrationEmitter(Emitter):
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
             self.reads = use_counts(func.body)
+            assert self.program is not None  # set by the Program rule
+            self.roots = Roots(func, self.program)
             self.emit(func.body)
             if not _always_submits(func.body):
                 # simpler's scheduler ends a run once total_tasks > 0 tasks completed: a run that submits
@@ -386,12 +389,16 @@ class OrchestrationEmitter(Emitter):
                 self.alias(var, outside)
 
     def _predeclare(self, node: RuntimeScopeStmt) -> dict[Var, str]:
-        """Declare in front of a manual scope the scalars (TaskIds above all) and tensor views its body
-        defines and the code after it reads: the scope is a C++ block, the IR scope is transparent. An
-        assignment then assigns the declared variable; a loop's or an if's scalar result is copied into
-        it at the scope's end (returned: result -> the declared name)."""
+        """Declare in front of a manual scope the scalars (TaskIds above all), tensor views and arrays its
+        body defines and the code after it reads: the scope is a C++ block, the IR scope is transparent.
+        An assignment then assigns the declared variable (an ``array.create`` is printed there whole); a
+        loop's or an if's result is copied into it at the scope's end (returned: result -> the declared
+        name)."""
         inside = use_counts(node.body)
         copied: dict[Var, str] = {}
+        for create in self._arrays_leaving(node.body, inside):
+            self.emit(create)  # its extent and dtype are constants: nothing of the scope is needed
+            self.hoisted.add(id(create))
         for stmt in _block(node.body):
             assigned = isinstance(stmt, AssignStmt)
             if assigned and isinstance(stmt.var.type, TensorType) and self.reads[stmt.var] > inside[stmt.var]:
@@ -401,7 +408,12 @@ class OrchestrationEmitter(Emitter):
                 continue
             results = [stmt.var] if assigned else list(getattr(stmt, "return_vars", []))
             for var in results:
-                if not (isinstance(var.type, ScalarType) and self.reads[var] > inside[var]):
+                if not (isinstance(var.type, ScalarType | TensorType) and self.reads[var] > inside[var]):
+                    continue
+                if isinstance(var.type, TensorType):  # a loop's or an if's tensor (a view): copied out
+                    if self._declared_by(stmt, var):
+                        copied[var] = self.fresh(var.name_hint)
+                        self.doc.line(f"ChipTensor {copied[var]};")
                     continue
                 ct = c_type(var.type, var.span)
                 initial = "PTO2TaskId::invalid()" if var.type.dtype.is_task_id() else f"{ct}{{}}"
@@ -413,12 +425,44 @@ class OrchestrationEmitter(Emitter):
                     copied[var] = name
         return copied
 
+    def _declared_by(self, stmt: Stmt, result: Var) -> bool:
+        """Whether a loop or an if declares a C++ variable of its own for the tensor ``result``: a
+        rebind carry, a while carry, an if whose branches yield different buffers (otherwise the result
+        is the buffer's name, visible after the scope)."""
+        if isinstance(stmt, ForStmt):
+            return bool(stmt.attrs.get(f"iter_arg_rebind_{stmt.return_vars.index(result)}", True))
+        if isinstance(stmt, IfStmt):
+            assert self.roots is not None  # set for the function being printed
+            return self.roots.root(result) is result
+        return True
+
+    def _arrays_leaving(self, body: Stmt, inside: Counter[Var]) -> list[AssignStmt]:
+        """The ``array.create`` statements of a scope body whose array (the created variable or an
+        ``array.update_element`` result, which names the same C array) the code after the scope reads."""
+        creates: dict[Var, AssignStmt] = {}
+        for stmt in _block(body):
+            if not (isinstance(stmt, AssignStmt) and isinstance(stmt.var.type, ArrayType)):
+                continue
+            source = argument(stmt.value, "array") if isinstance(stmt.value, Call) else None
+            if isinstance(source, Var) and source in creates:
+                creates[stmt.var] = creates[source]  # an update: the same array
+            elif isinstance(stmt.value, Call) and stmt.value.op.name == "array.create":
+                creates[stmt.var] = stmt
+        leaving = {id(c): c for var, c in creates.items() if self.reads[var] > inside[var]}
+        return list(leaving.values())
+
     def define(self, var: Var, text: str, span: Span) -> str:
         """The statement giving ``var`` the value ``text``: a declaration, or an assignment of a variable
         declared in front of its manual scope."""
+        name, declared = self.defined_name(var, c_type(var.type, span))
+        return f"{declared}{name} = {text};"
+
+    def defined_name(self, var: Var, ctype: str) -> tuple[str, str]:
+        """The C++ name of ``var`` where a statement defines it, and the type to print in front of it:
+        none when it was declared in front of its manual scope (the scope is a C++ block)."""
         if var in self.predeclared:
-            return f"{self.name_of(var)} = {text};"
-        return f"{c_type(var.type, span)} {self.declare(var)} = {text};"
+            return self.name_of(var), ""
+        return self.declare(var), f"{ctype} "
 
     @rules.register(ReturnStmt)
     def _return(self, node: ReturnStmt) -> None:
@@ -1001,7 +1045,7 @@ class OrchestrationEmitter(Emitter):
                 f"no rule for {call.op.name} dropping axes of a window that is not a block of whole rows in "
                 "orchestration", call.span,
                 "pass the full-rank window to the kernel and slice it there, or take whole trailing axes")
-        name, declared = self._tensor_name(var)
+        name, declared = self.defined_name(var, "ChipTensor")
         n = len(shape)
         self.doc.line(f"uint32_t {name}_offsets[{n}] = {{{', '.join(offset)}}};")
         self.doc.line(f"uint32_t {name}_shapes[{n}] = {{{', '.join(shape)}}};")
@@ -1014,13 +1058,6 @@ class OrchestrationEmitter(Emitter):
         self.doc.line(f"uint32_t {name}_kept[{len(kept)}] = {{{', '.join(kept)}}};")
         self.doc.line(f"{declared}{name} = {name}_window.{rule.drop}({name}_kept, {len(kept)});")
 
-    def _tensor_name(self, var: Var) -> tuple[str, str]:
-        """The name of the tensor ``var`` a rule defines and the type to print in front of it (none
-        when it was declared in front of its manual scope)."""
-        if var in self.predeclared:
-            return self.name_of(var), ""
-        return self.declare(var), "ChipTensor "
-
     @rules.op(Reshape)
     def _reshape(self, call: Call, rule: Reshape) -> None:
         var = self._defined(call)
@@ -1032,7 +1069,7 @@ class OrchestrationEmitter(Emitter):
             raise CodegenError(f"no rule for {call.op.name} of the strided view '{source.name_hint}' in orchestration",
                                call.span, "reshape the whole tensor, or a view of whole rows of it")
         dims = self._list(shape, call.span)
-        name, declared = self._tensor_name(var)
+        name, declared = self.defined_name(var, "ChipTensor")
         self.doc.line(f"uint32_t {name}_shapes[{len(dims)}] = {{{', '.join(dims)}}};")
         self.doc.line(f"{declared}{name} = {self.expr(source)}.{rule.mnemonic}({name}_shapes, {len(dims)});")
 

@@ -52,6 +52,7 @@ from .derive_call_directions import DeriveCallDirections
 from .expand_manual_phase_fence import ExpandManualPhaseFence
 from .elide_tensor_carries import ElideTensorCarries
 from .expand_mixed_kernel import ExpandMixedKernel
+from .export_entry_results import ExportEntryResults
 from .inject_gm_pipe_buffer import InjectGMPipeBuffer
 from .flatten_call_expr import FlattenCallExpr
 from .flatten_tile_nd_to_2d import FlattenTileNdTo2D
@@ -108,6 +109,7 @@ allocate_memory_addr = AllocateMemoryAddr
 outline_hierarchy_scopes = OutlineHierarchyScopes
 outline_incore_scopes = OutlineIncoreScopes
 outline_cluster_scopes = OutlineClusterScopes
+export_entry_results = ExportEntryResults
 
 
 # Names of pypto.pipeline, which imports the pass modules: looked up on first use.
@@ -159,6 +161,7 @@ __all__ = [
     "DumpInstrument",
     "ElideTensorCarries",
     "ExpandMixedKernel",
+    "ExportEntryResults",
     "InjectGMPipeBuffer",
     "FlattenCallExpr",
     "FlattenTileNdTo2D",
@@ -218,6 +221,7 @@ __all__ = [
     "discover_plugins",
     "elide_tensor_carries",
     "expand_mixed_kernel",
+    "export_entry_results",
     "flatten_call_expr",
     "flatten_tile_nd_to_2d",
     "front_passes",

@@ -170,7 +170,7 @@ def compile(
 
                     files.update(memmap_files(program_maps(final, chip), MEMMAP_DIR))
                 if generated:
-                    files.update(_meta_file(program, run_platform, chip))
+                    files.update(_meta_file(program, final, run_platform, chip))
                     if META_FILE in files:
                         files.update(runner_files())
             write_files(folder, files)
@@ -245,10 +245,10 @@ def _graph_file(program: Program) -> dict[str, str]:
     return {GRAPH_FILE: draw(program)} if orchestration_function(program) is not None else {}
 
 
-def _meta_file(program: Program, platform: str, chip: Platform) -> dict[str, str]:
+def _meta_file(program: Program, final: Program, platform: str, chip: Platform) -> dict[str, str]:
     """``compiled_meta.json`` (the call signature, for ``CompiledProgram.from_dir``), when there is one."""
     try:
-        text = meta_text(program, platform, chip.backend_type.value)
+        text = meta_text(program, platform, chip.backend_type.value, final)
     except ValueError:  # no orchestration function: nothing a runtime calls
         return {}
     return {META_FILE: text}

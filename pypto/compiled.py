@@ -35,6 +35,7 @@ from pypto.ir import stmt as S
 from pypto.ir.enums import FunctionType, MemorySpace, ParamDirection
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
+from pypto.ir.node import replace as node_replace
 from pypto.ir.ops.cross_core_ops import reserved_space
 from pypto.ir.traversal import iter_children
 from pypto.ir.type_base import ScalarType
@@ -168,14 +169,16 @@ class CompiledProgram:
         options = call_options(config, self.platform, rings=worker is not None)
         self._check_runnable(options.platform)
         entry = self._orchestration()
-        args = tuple(positional(entry, args, kwargs))
-        params = parameters(entry, dynamic_dims(entry, args))
-        full, returned = _complete(entry, params, args)
+        caller = caller_view(entry)
+        args = tuple(positional(caller, args, kwargs))
+        dims = dynamic_dims(caller, args)
+        params = parameters(entry, dims)
+        full, returned = _complete(caller, params[: len(caller.params)], args, params[len(caller.params) :])
         self._check_windows(entry, params, full)
         self.last_run = run_on_simulator(
             self.output_dir, full, params, cache_dir=cache_dir, options=options, worker=_worker(worker, options)
         )
-        return _result(full, returned)
+        return _result(full, returned, entry.attrs.results)
 
     def build_orch_args(self, *args: Any, worker: Any = None, **kwargs: Any) -> Any:
         """simpler's ``TaskArgs`` of one call, for ``chip_callable`` and ``build_call_config``.
@@ -240,6 +243,7 @@ class CompiledProgram:
         args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
+        results = _created_results(self.final_program)
         inputs = [
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
@@ -252,6 +256,10 @@ class CompiledProgram:
         for p, array in zip(params, inputs):
             if p.name in result.outputs:
                 np.copyto(array, result.outputs[p.name])
+        if results is not None:  # what the simulator call returns: the created tensors too
+            like = _torch_like(args)
+            values = [full[i] if i < len(full) else _like(like, np.asarray(v)) for i, v in zip(results, result.returns)]
+            return values[0] if len(values) == 1 else tuple(values)
         if not any(isinstance(p, TensorParam) for p in params):
             return result.value if len(result.returns) == 1 else result.returns
         return _result(full, returned)
@@ -508,10 +516,29 @@ def dynamic_dims(func: Function, args: Sequence[Any]) -> dict[str, int]:
     return dims
 
 
-def _complete(func: Function, params: list[Param], args: Sequence[Any]) -> tuple[list[Any], list[int]]:
-    """All arguments of the call, and the indices of the Out tensors allocated for it (none if all were given)."""
+def caller_view(entry: Function) -> Function:
+    """``entry`` with the parameters its caller passes: without those ExportEntryResults added for the
+    tensors it creates and returns (a call allocates them)."""
+    k = entry.attrs.created_results
+    if not k:
+        return entry
+    return node_replace(entry, params=entry.params[:-k], param_directions=entry.param_directions[:-k])
+
+
+def _created_results(program: Program) -> list[int] | None:
+    """The parameter behind each returned value when the entry returns tensors it creates, else None."""
+    found = [f for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
+    return found[0].attrs.results if len(found) == 1 and found[0].attrs.created_results else None
+
+
+def _complete(
+    func: Function, params: list[Param], args: Sequence[Any], created: Sequence[Param] = ()
+) -> tuple[list[Any], list[int]]:
+    """All arguments of the call, and the indices of the Out tensors allocated for it (none if all were given);
+    ``created`` are the parameters of returned created tensors, always allocated (after the others)."""
+    allocated = [_like(_torch_like(args), _zeros(p)) for p in created]
     if len(args) == len(params):
-        return list(args), []
+        return [*args, *allocated], []
     outs = [i for i, d in enumerate(func.param_directions) if d == ParamDirection.Out]
     if not outs or len(args) != len(params) - len(outs):
         names = ", ".join(p.name for p in params)
@@ -520,17 +547,22 @@ def _complete(func: Function, params: list[Param], args: Sequence[Any]) -> tuple
         raise SimulatorArgumentError(
             f"'{func.name}' takes {len(params)} arguments ({names}){short}, got {len(args)}"
         )
-    torch_like = next((a for a in args if type(a).__module__.startswith("torch")), None)
+    torch_like = _torch_like(args)
     given = iter(args)
     full: list[Any] = []
     for i, p in enumerate(params):
-        if i in outs:
-            assert isinstance(p, TensorParam)  # Out parameters are tensors (the parser checks)
-            array = np.zeros(p.shape, dtype=numpy_dtype(p.dtype))
-            full.append(_like(torch_like, array))
-        else:
-            full.append(next(given))
-    return full, outs
+        full.append(_like(torch_like, _zeros(p)) if i in outs else next(given))
+    return [*full, *allocated], outs
+
+
+def _zeros(param: Param) -> np.ndarray:
+    assert isinstance(param, TensorParam)  # Out parameters are tensors (the parser checks)
+    return np.zeros(param.shape, dtype=numpy_dtype(param.dtype))
+
+
+def _torch_like(args: Sequence[Any]) -> Any:
+    """A torch tensor among ``args``, if any: outputs are allocated as torch tensors then."""
+    return next((a for a in args if type(a).__module__.startswith("torch")), None)
 
 
 def _like(example: Any, array: np.ndarray) -> Any:
@@ -556,7 +588,11 @@ def _worker(given: Any, options: Any) -> Any:
     return ChipWorker.current(platform=options.platform, device_id=options.device_id)
 
 
-def _result(full: list[Any], returned: list[int]) -> Any:
+def _result(full: list[Any], returned: list[int], results: list[int] | None = None) -> Any:
+    """What a call returns: the allocated Out tensors, or (``results``: the entry returns tensors it
+    creates) the arguments behind its returned values, in return order."""
+    if results is not None:
+        returned = results
     if not returned:
         return None
     values = [full[i] for i in returned]

@@ -18,6 +18,7 @@ from .control_flow import (
     UnrollResolved,
 )
 from .functions import (
+    EntryResultsExported,
     InlineFunctionsEliminated,
     OrchestrationReferencesResolved,
     OutParamNotShadowed,
@@ -72,6 +73,7 @@ ALL: dict[str, Invariant] = {
         BreakContinueValid,
         CallDirectionsResolved,
         ClusterOutlined,
+        EntryResultsExported,
         GMPipeRingPassed,
         HardSyncallOccupancyValid,
         HasMemRefs,
@@ -128,6 +130,7 @@ __all__ = [
     "BreakContinueValid",
     "CallDirectionsResolved",
     "ClusterOutlined",
+    "EntryResultsExported",
     "HardSyncallOccupancyValid",
     "HasMemRefs",
     "KernelNodes",

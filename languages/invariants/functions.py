@@ -1,9 +1,10 @@
 """Function-level invariants: inline functions gone, resolved callees, explicit param returns,
-Out params not shadowed."""
+Out params not shadowed, entry results exported."""
 
 from __future__ import annotations
 
 from pypto.analysis import base_name, block, function_index, op_name
+from pypto.analysis.roots import WrittenRoots, computed_in_place, final_return, is_entry, returned_values
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
@@ -150,4 +151,33 @@ OutParamNotShadowed = Invariant.per_function(
     "OutParamNotShadowed",
     "an Out/InOut parameter is never re-assigned from tensor.create or tensor.full",
     _check_out_params,
+)
+
+
+def _check_entry_results(func: Function, program: Program, report: Reporter) -> None:
+    if not is_entry(func, program):
+        return
+    ret = final_return(func.body)
+    if ret is None:
+        return
+    roots = WrittenRoots(func, program)  # tensor.write writes its tensor in place
+    directions = dict(zip(func.params, func.param_directions))
+    defines = {s.var: s for s in function_index(func).of(AssignStmt)}
+    for value in returned_values(ret):
+        root = roots.root(value) if isinstance(value, Var) else None
+        if directions.get(root, ParamDirection.In) == ParamDirection.In and not computed_in_place(defines.get(root)):
+            what = f"'{value.name_hint}'" if isinstance(value, Var) else "a value"
+            report.error(
+                "ENTRY_RESULT_LOST",
+                f"entry '{func.name}' returns {what}, which is none of its Out/InOut parameters: a call cannot "
+                "give it back (ExportEntryResults makes a returned created tensor one)",
+                ret,
+            )
+
+
+EntryResultsExported = Invariant.per_function(
+    "EntryResultsExported",
+    "every value an entry Orchestration function returns is (the buffer of) one of its Out/InOut parameters",
+    _check_entry_results,
+    reads_program=True,
 )

@@ -18,12 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pypto.ir import op_registry
+from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 
 from .callgraph import callee
 from .flow import ForwardWalk
+from .index import function_index
 
 # Tensor ops whose result is a view into their first argument's buffer. The roots do not follow them
 # (a view is a tensor handle of its own); the analyses that need the buffer behind a view do.
@@ -53,6 +55,47 @@ def returned_params(func: Function, root: Callable[[Var], Var] | None = None) ->
         values = list(values[0].elements)
     index = {p: i for i, p in enumerate(func.params)}
     return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in values]
+
+
+def final_return(body: Stmt) -> ReturnStmt | None:
+    """The return that ends ``body`` (outside loops and ifs) with values, if any."""
+    last: Stmt | None = body
+    while isinstance(last, SeqStmts | ScopeStmt):
+        last = last.body if isinstance(last, ScopeStmt) else (last.stmts[-1] if last.stmts else None)
+    return last if isinstance(last, ReturnStmt) and last.value else None
+
+
+def returned_values(ret: ReturnStmt) -> list[Expr]:
+    """The values ``ret`` returns, a returned tuple element by element."""
+    values = list(ret.value)
+    if len(values) == 1 and isinstance(values[0], MakeTuple):
+        return list(values[0].elements)
+    return values
+
+
+def computed_in_place(define: AssignStmt | None) -> bool:
+    """True when ``define`` computes its tensor with an op of its own (not ``tensor.create``, not a
+    view, not a function call): in an orchestration, ``check_orchestration_ops`` refuses such an op
+    when a compile starts, so the passes leave its result alone."""
+    value = define.value if define is not None else None
+    return (
+        isinstance(value, Call)
+        and not isinstance(value.op, GlobalVar)
+        and value.op.name != "tensor.create"
+        and value.op.name not in VIEW_OPS
+    )
+
+
+def is_entry(func: Function, program: Program) -> bool:
+    """True for an Orchestration function no other function of ``program`` calls: what a call runs."""
+    if func.func_type != FunctionType.Orchestration:
+        return False
+    return not any(
+        isinstance(call.op, GlobalVar) and call.op.name == func.name
+        for other in program.functions.values()
+        if other is not func
+        for call in function_index(other).of(Call, Submit)
+    )
 
 
 def _yielded(body: Stmt | None, i: int) -> Expr | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -53,10 +54,12 @@ def run(
 
     Tensor parameters take numpy arrays (copied, then converted to the parameter's dtype: integers
     must convert exactly, floats are rounded); an Out parameter's contents count as unwritten, so
-    reading it before writing is an error. Scalar parameters take Python numbers. ``entry`` names
-    the function of a Program to run; by default the only function, else ``main``, else the only
-    function that no other function calls. ``memory`` selects tile storage: ``"auto"`` (address-
-    backed for functions whose tiles all have allocated addresses), ``"values"`` or ``"addresses"``
+    reading it before writing is an error. The parameters of tensors an entry creates and returns
+    (``attrs["created_results"]``, ExportEntryResults) may be left out, as a call leaves them out.
+    Scalar parameters take Python numbers. ``entry`` names the function of a Program to run; by
+    default the only function, else ``main``, else the only function that no other function calls.
+    ``memory`` selects tile storage: ``"auto"`` (address-backed for functions whose tiles all have
+    allocated addresses), ``"values"`` or ``"addresses"``
     (see :mod:`pypto.interp.memory`). ``max_steps`` bounds the loop iterations of the whole run
     (for and while loops, every function): the iteration beyond it is an InterpreterError at that
     loop's span, so a program that does not terminate fails instead of hanging.
@@ -70,6 +73,9 @@ def run(
         program, func = None, program_or_function
     else:
         raise InterpreterError(f"run expects an ir.Program or ir.Function, got {type(program_or_function).__name__}")
+    created = func.attrs.created_results or 0
+    if created and len(inputs) == len(func.params) - created:
+        inputs = (*inputs, *_created_inputs(func, inputs))
     if len(inputs) != len(func.params):
         raise InterpreterError(
             f"function '{func.name}' takes {len(func.params)} inputs "
@@ -82,12 +88,28 @@ def run(
         returns = machine.call_function(func, args)
     except OpError as err:
         raise InterpreterError(str(err), func.span) from err
+    callers = len(func.params) - created  # the created results are returned, not the caller's outputs
     outputs = {
         p.name_hint: arg.data
-        for p, d, arg in zip(func.params, func.param_directions, args)
+        for p, d, arg in zip(func.params[:callers], func.param_directions, args)
         if d != ParamDirection.In and isinstance(arg, TensorValue)
     }
     return RunResult(tuple(to_python(v) for v in returns), outputs)
+
+
+def _created_inputs(func: Function, inputs: Sequence[Any]) -> list[np.ndarray]:
+    """Arrays for the trailing parameters of the tensors ``func`` creates and returns
+    (ExportEntryResults): the caller does not pass them; a dynamic dim is read off the given arrays."""
+    dims: dict[E.Var, int] = {}
+    for p, x in zip(func.params, inputs):
+        if isinstance(p.type, TensorType) and hasattr(x, "shape"):
+            dims.update((d, int(n)) for d, n in zip(p.type.shape, x.shape) if isinstance(d, E.Var))
+    arrays = []
+    for p in func.params[len(inputs) :]:
+        assert isinstance(p.type, TensorType)  # ExportEntryResults adds tensor parameters
+        shape = [d.value if isinstance(d, E.ConstInt) else dims[d] for d in p.type.shape]
+        arrays.append(np.zeros(shape, dtype=numpy_dtype(p.type.dtype)))
+    return arrays
 
 
 def _entry(program: Program, name: str | None) -> Function:

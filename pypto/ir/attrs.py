@@ -321,6 +321,9 @@ class FunctionAttrs(AttrsBase):
     sync_start: StrictBool | None = None
     dual_aiv_dispatch: StrictBool | None = None  # an AIV kernel dispatched on both AIV lanes
     spmd_unwrapped: StrictBool | None = None  # a Group whose single spmd moved its launch spec to the call
+    # ExportEntryResults: the last N params are tensors the entry created and returns (a call allocates them)
+    created_results: PosInt | None = None
+    results: list[ArgIndex] | None = None  # the param behind each value the entry returns, in return order
 
 
 _MODELS: tuple[type[AttrsBase], ...] = (

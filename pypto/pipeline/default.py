@@ -25,6 +25,7 @@ from pypto.passes.derive_call_directions import DeriveCallDirections
 from pypto.passes.elide_tensor_carries import ElideTensorCarries
 from pypto.passes.expand_manual_phase_fence import ExpandManualPhaseFence
 from pypto.passes.expand_mixed_kernel import ExpandMixedKernel
+from pypto.passes.export_entry_results import ExportEntryResults
 from pypto.passes.flatten_call_expr import FlattenCallExpr
 from pypto.passes.flatten_tile_nd_to_2d import FlattenTileNdTo2D
 from pypto.passes.infer_tile_memory_space import InferTileMemorySpace
@@ -90,6 +91,7 @@ def lowering_passes() -> list[Pass]:
         InitMemRef(),
         MemoryReuse(),
         AllocateMemoryAddr(),
+        ExportEntryResults(),
         DeriveCallDirections(),
         AutoDeriveTaskDependencies(),
         ExpandManualPhaseFence(),

@@ -3,7 +3,8 @@ can call an artifact tree without the program that made it.
 
 Schema 1 (the established one): ``params`` [{``name``, ``direction`` (``In``/``Out``/``InOut``),
 ``shape`` (-1 for a dynamic dim; ``null`` for a scalar), ``dtype``}], ``num_return_types``,
-``platform``, ``backend_type``.
+``platform``, ``backend_type``; pypto adds ``created_results`` and ``results`` when the entry
+returns tensors it creates (docs/passes.md#exportentryresults).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pypto.ir import expr as E
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, ParamDirection
 from pypto.ir.function import Function, Program
+from pypto.ir.node import replace
 from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 from pypto.ir.type_base import ScalarType
@@ -35,9 +37,12 @@ def signature_function(program: Program) -> Function:
     return found[0]
 
 
-def meta_text(program: Program, platform: str, backend_type: str) -> str:
-    """The ``compiled_meta.json`` text of ``program`` (its signature function's parameters)."""
+def meta_text(program: Program, platform: str, backend_type: str, final: Program | None = None) -> str:
+    """The ``compiled_meta.json`` text of ``program`` (its signature function's parameters); the
+    ``final`` program's entry instead when it returns tensors it creates (it has their parameters)."""
     func = signature_function(program)
+    if final is not None and signature_function(final).attrs.created_results:
+        func = signature_function(final)
     params = []
     for p, direction in zip(func.params, func.param_directions):
         t = p.type
@@ -51,10 +56,19 @@ def meta_text(program: Program, platform: str, backend_type: str) -> str:
         "function": func.name,
         "params": params,
         "num_return_types": len(func.return_types),
+        **_results(func),
         "platform": platform,
         "backend_type": backend_type,
     }
     return json.dumps(meta, indent=2)
+
+
+def _results(func: Function) -> dict[str, Any]:
+    """The pypto keys of a function that returns tensors it creates (ExportEntryResults): how many
+    trailing parameters a call allocates, and the parameter behind each returned value."""
+    if not func.attrs.created_results:
+        return {}
+    return {"created_results": func.attrs.created_results, "results": list(func.attrs.results or [])}
 
 
 def read_meta(output_dir: Path) -> tuple[Program, dict[str, Any]]:
@@ -68,6 +82,9 @@ def read_meta(output_dir: Path) -> tuple[Program, dict[str, Any]]:
         if meta.get("schema", SCHEMA) != SCHEMA:
             raise ValueError(f"schema {meta['schema']} (this pypto reads {SCHEMA})")
         func = _function(meta.get("function", "main"), meta["params"], int(meta["num_return_types"]))
+        if "created_results" in meta:
+            attrs = {"created_results": int(meta["created_results"]), "results": [int(i) for i in meta["results"]]}
+            func = replace(func, attrs=attrs)
         str(meta["platform"]), str(meta["backend_type"])
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise ValueError(f"{path} is malformed: {err}") from None

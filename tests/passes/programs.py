@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 import pypto.language as pl
+import entry_result_programs as erp
 import mixed_programs
 import tile_programs
 import tile_stage_programs
@@ -1211,6 +1212,24 @@ OUTLINE_CLUSTER_SCOPES = [
     Case(OutlineClusterOfSpmd, tuple((rand(64, 16), out(64, 16), n) for n in (1, 4)), _outline_incore),
 ]
 
+
+def _lowered_to_memref(program: ir.Program) -> ir.Program:
+    """The lowering passes before ExportEntryResults."""
+    from pypto import passes
+
+    for p in passes.lowering_passes():
+        if p.name == "ExportEntryResults":
+            return program
+        program = p(program)
+    raise AssertionError("ExportEntryResults is not in the lowering pipeline")
+
+
+EXPORT_ENTRY_RESULTS = [
+    Case(erp.CreatedResult, ((rand(16, 16),),), _lowered_to_memref),
+    Case(erp.CreatedInline, ((rand(16, 16),),), _lowered_to_memref),
+    Case(erp.CreatedMixed, ((rand(16, 16), out(16, 16)),), _lowered_to_memref),
+]
+
 # DeriveCallDirections, AutoDeriveTaskDependencies, ExpandManualPhaseFence, MaterializeRuntimeScopes, ClassifyIterArgCarry, InsertPipeSync:
 # hand-written memref-form programs of runtime_programs.py, prepared by the runtime passes before the one tested.
 # ------------------------------------------------------------------------------------------------
@@ -1273,6 +1292,7 @@ CASES: dict[str, list[Case]] = {
     "OutlineHierarchyScopes": OUTLINE_HIERARCHY_SCOPES,
     "OutlineIncoreScopes": OUTLINE_INCORE_SCOPES,
     "OutlineClusterScopes": OUTLINE_CLUSTER_SCOPES,
+    "ExportEntryResults": EXPORT_ENTRY_RESULTS,
     "MaterializeValidShapeSymbols": [
         Case(vsp.ValidRowsKernel, ((rand(80, 64), out(80, 64)), (rand(64, 64), out(64, 64)))),
         Case(vsp.ValidColsKernel, ((rand(16, 200), out(16, 200)),)),

@@ -46,6 +46,7 @@ LOWERING = [
     "InitMemRef",
     "MemoryReuse",
     "AllocateMemoryAddr",
+    "ExportEntryResults",
     "DeriveCallDirections",
     "AutoDeriveTaskDependencies",
     "ExpandManualPhaseFence",

@@ -1,0 +1,35 @@
+"""An entry that returns tensors it creates, on a2a3sim: the call allocates them and returns them in
+return order beside its Out parameter, equal to the interpreter, in both call forms and from the
+artifact folder alone (ExportEntryResults; the compile side is tests/test_compiled_results.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from entry_result_programs import CreatedMixed
+
+from pypto import ir
+from pypto.compiled import CompiledProgram
+from pypto.runtime import simulator_missing_reason
+
+if (_missing := simulator_missing_reason()) is not None:
+    pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
+
+
+def test_created_results_come_back_from_the_simulator(tmp_path: Path, kernel_cache: Path, record_timing) -> None:
+    """y is made in a manual scope, z after a loop; o is the Out parameter between them."""
+    compiled = ir.compile(CreatedMixed, output_dir=tmp_path / "out")
+    a = np.random.default_rng(7).standard_normal((16, 16)).astype(np.float32)
+    expected = compiled.interpret(a)
+    y, o, z = compiled.run(a, cache_dir=kernel_cache)
+    record_timing("created results", compiled.last_run)
+    for got, want, factor in zip((y, o, z), expected, (2, 4, 5)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        np.testing.assert_allclose(got, factor * a, rtol=1e-5)
+    given = np.zeros((16, 16), np.float32)
+    y2, o2, z2 = CompiledProgram.from_dir(tmp_path / "out").run(a, given, cache_dir=kernel_cache)
+    assert o2 is given
+    for got, want in zip((y2, o2, z2), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
