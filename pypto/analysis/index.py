@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 
 from pypto.ir.attrs import AttrsBase
-from pypto.ir.expr import Call, GlobalVar, Op, Var
+from pypto.ir.expr import Call, GlobalVar, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
@@ -152,7 +152,7 @@ class FunctionIndex:
     @functools.cached_property
     def op_names(self) -> frozenset[str]:
         """The names of the ops the function calls (not program functions)."""
-        return frozenset(c.op.name for c in self.of(Call) if isinstance(c.op, Op))
+        return frozenset(self._op_calls)
 
     @functools.cached_property
     def _op_calls(self) -> dict[str, list[Call]]:
