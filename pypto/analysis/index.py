@@ -61,6 +61,8 @@ def plain_attrs(attrs: AttrsBase) -> bool:
 # The child fields of each node class, last first (the walk pushes them onto its stack in that
 # order); () for leaves. A dict, not functools.cache: it is read for every node.
 _REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+# The attrs classes met so far (AttrsBase subclasses).
+_ATTRS_KINDS: set[type] = set()
 
 
 def _push_reversed(value: object, push: Callable[[IRNode], None]) -> None:
@@ -75,7 +77,7 @@ def walk(root: IRNode) -> list[IRNode]:
     """Every IR node under ``root`` (itself included) in pre-order, without recursion."""
     out: list[IRNode] = []
     stack: list[IRNode] = [root]
-    fields = _REVERSED_FIELDS
+    fields, attrs_kinds = _REVERSED_FIELDS, _ATTRS_KINDS
     pop, emit, push = stack.pop, out.append, stack.append
     while stack:
         node = pop()
@@ -93,19 +95,27 @@ def walk(root: IRNode) -> list[IRNode]:
         for name in names:
             value = getattr(node, name)
             # push_value, inlined for the common shapes: a node, a list of nodes, empty attrs or dicts.
+            # ``type(x) in fields`` tells a node of a class met before: isinstance against a pydantic
+            # class of another type than the object's own runs the metaclass's Python-level check.
             kind = type(value)
-            if kind is list:
+            if kind in fields:
+                push(value)
+            elif kind is list:
                 for item in reversed(value):
-                    if isinstance(item, IRNode):
+                    if type(item) in fields or isinstance(item, IRNode):
                         push(item)
                     else:
                         _push_reversed(item, push)
             elif value is None:
                 continue
+            elif kind in attrs_kinds:
+                # Most attrs are empty or plain (flags, names): the mapping view is slow, skip it then.
+                if value.__pydantic_fields_set__ and not plain_attrs(value):
+                    _push_reversed(value, push)
             elif isinstance(value, IRNode):
                 push(value)
             elif isinstance(value, AttrsBase):
-                # Most attrs are empty or plain (flags, names): the mapping view is slow, skip it then.
+                attrs_kinds.add(kind)
                 if value.__pydantic_fields_set__ and not plain_attrs(value):
                     _push_reversed(value, push)
             elif kind is dict:
