@@ -10,7 +10,7 @@ from pypto.analysis.layouts import ROW_MAJOR_OPERANDS, col_major, misplaced_oper
 from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call, GlobalVar, IterArg, Var
+from pypto.ir.expr import Call, GlobalVar, IterArg, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import TupleType
 from pypto.ir.stmt import AssignStmt, ReturnStmt, YieldStmt
@@ -152,7 +152,7 @@ def _check_space_constraints(func: Function, program: Program, report: Reporter)
     lookup, known = op_registry.lookup, _CONSTRAINTS
     for call in function_index(func).of(Call):
         callee_op = call.op
-        if isinstance(callee_op, GlobalVar):
+        if type(callee_op) is not Op and isinstance(callee_op, GlobalVar):  # exact class first: see index.py
             continue
         name = callee_op.name
         entry = lookup(name)

@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 
 from pypto.ir.attrs import AttrsBase
-from pypto.ir.expr import Call, GlobalVar, Var
+from pypto.ir.expr import Call, GlobalVar, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
@@ -168,8 +168,9 @@ class FunctionIndex:
     def _op_calls(self) -> dict[str, list[Call]]:
         out: dict[str, list[Call]] = {}
         for call in self.of(Call):
-            if not isinstance(call.op, GlobalVar):
-                out.setdefault(call.op.name, []).append(call)
+            op = call.op  # the exact class first: isinstance against another pydantic class is slow
+            if type(op) is Op or not isinstance(op, GlobalVar):
+                out.setdefault(op.name, []).append(call)
         return out
 
     def calls_to(self, name: str) -> list[Call]:
