@@ -6,7 +6,7 @@ from __future__ import annotations
 from pypto.analysis import function_index, op_name
 
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Call, ConstInt, GlobalVar, Var
+from pypto.ir.expr import Call, ConstInt, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import is_view_op
 from pypto.ir.stmt import AssignStmt
@@ -22,7 +22,7 @@ def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
     piped: set[Var] = set()
     for stmt in function_index(func).of(AssignStmt):
         value = stmt.value  # op_name(value), inlined: this looks at every assignment
-        name = value.op.name if type(value) is Call and not isinstance(value.op, GlobalVar) else op_name(value)
+        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
         if name in TPOPS or (is_view_op(name) and stmt.value.args and stmt.value.args[0] in piped):
             piped.add(stmt.var)
             continue

@@ -3,7 +3,6 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 from pypto.analysis import function_index
@@ -11,7 +10,7 @@ from pypto.analysis.layouts import ROW_MAJOR_OPERANDS, col_major, misplaced_oper
 from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call, GlobalVar, IterArg, Var
+from pypto.ir.expr import Call, GlobalVar, IterArg, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import TupleType
 from pypto.ir.stmt import AssignStmt, ReturnStmt, YieldStmt
@@ -24,24 +23,12 @@ from .scopes import TENSOR_COMPUTE
 _TENSOR_IO = frozenset({"tensor.read", "tensor.write"})
 
 
-def _kernel_op_calls(func: Function) -> Iterator[tuple[str, Call]]:
-    """``(op name, call)`` for each op call of a kernel (none outside kernels): the one pass over
-    the calls that the ``holds_if`` tests below make."""
-    if func.func_type not in KERNELS:
-        return
-    for call in function_index(func).of(Call):
-        callee_op = call.op
-        if not isinstance(callee_op, GlobalVar):
-            yield callee_op.name, call
-
-
 def _no_tensor_compute(func: Function) -> bool:
     """True when ``func`` is not a kernel or calls no tensor op but tensor.read/write: then
     IncoreTileOps' rule cannot fail."""
-    for name, _ in _kernel_op_calls(func):
-        if name.startswith("tensor.") and name not in _TENSOR_IO:
-            return False
-    return True
+    if func.func_type not in KERNELS:
+        return True
+    return not any(n.startswith("tensor.") and n not in _TENSOR_IO for n in function_index(func).op_names)
 
 
 IncoreTileOps = Invariant.declared(
@@ -69,13 +56,18 @@ _BATCHED = frozenset({"tile.batch_matmul", "tile.batch_matmul_acc"})
 def _tiles_2d(func: Function) -> bool:
     """True when no rule of TileOps2D can fail in ``func``: it is not a kernel, or none of its tile
     ops is a transpose, an assemble or a batched matmul or produces a tile of rank above 2."""
-    for name, call in _kernel_op_calls(func):
+    if func.func_type not in KERNELS:
+        return True
+    index = function_index(func)
+    names = index.op_names  # each op once: the rank test below looks at their calls
+    if "tile.transpose" in names or "tile.assemble" in names or not _BATCHED.isdisjoint(names):
+        return False
+    for name in names:
         if name.startswith("tile."):
-            if name in ("tile.transpose", "tile.assemble") or name in _BATCHED:
-                return False
-            t = call.type
-            if isinstance(t, TileType) and len(t.shape) > 2:
-                return False
+            for call in index.calls_to(name):
+                t = call.type
+                if isinstance(t, TileType) and len(t.shape) > 2:
+                    return False
     return True
 
 
@@ -160,7 +152,7 @@ def _check_space_constraints(func: Function, program: Program, report: Reporter)
     lookup, known = op_registry.lookup, _CONSTRAINTS
     for call in function_index(func).of(Call):
         callee_op = call.op
-        if isinstance(callee_op, GlobalVar):
+        if type(callee_op) is not Op and isinstance(callee_op, GlobalVar):  # exact class first: see index.py
             continue
         name = callee_op.name
         entry = lookup(name)

@@ -100,7 +100,8 @@ class _Buffers:
         stack = [e]
         while stack:
             node = stack.pop()
-            if not isinstance(node, (Call, Submit)):
+            kind = type(node)  # the exact class first: isinstance against an IR class is slow
+            if kind is Var or (kind is not Call and kind is not Submit and not isinstance(node, (Call, Submit))):
                 continue
             stack.extend(node.args)
             for position in self._written_positions(node):
@@ -119,9 +120,14 @@ class _Buffers:
                 derived = self.derived[target.name] = derived_writes(target, self.program)
             return [i for i, (p, d) in enumerate(zip(target.params, target.param_directions))
                     if (d is not ParamDirection.In or p in derived) and i < len(call.args)]
-        entry = op_registry.lookup(call.op.name)
-        params = entry.params[: len(call.args)] if entry is not None else []
-        return [i for i, param in enumerate(params) if param.effect in _WRITTEN]
+        name = call.op.name
+        entry = op_registry.lookup(name)
+        hit = _OP_WRITES.get(name)
+        if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
+            written = [i for i, param in enumerate(entry.params) if param.effect in _WRITTEN] if entry else []
+            hit = _OP_WRITES[name] = (entry, written)
+        count = len(call.args)
+        return [i for i in hit[1] if i < count]
 
     def assign(self, s: AssignStmt) -> None:
         """Record the parameter ``s.var`` names after ``s``, if any."""
@@ -165,12 +171,16 @@ class _Buffers:
                 self.param[it] = self.param[rv] = param
 
 
+# Per op name: its registry entry and the positions of the parameters it writes.
+_OP_WRITES: dict[str, tuple[object, list[int]]] = {}
+
+
 def derived_writes(func: Function, program: Program) -> set[Var]:
     """The In parameters a function writes without it being an error: those of an InCore function its
     tensor ops write (ConvertTensorToTileOps makes them Out/InOut, docs/passes.md), and every one an
     Inline function writes (its parameters are the caller's variables: directions mean nothing there)."""
     inline = func.func_type is FunctionType.Inline
-    if not inline and (func.func_type is not FunctionType.InCore or not _declared(func)):
+    if not inline and (func.func_type is not FunctionType.InCore or not _declared(func) or _no_tensor_writes(func)):
         return set()
     inputs = {p for p, d in zip(func.params, func.param_directions) if d is ParamDirection.In}
     found: set[Var] = set()
@@ -184,13 +194,30 @@ def derived_writes(func: Function, program: Program) -> set[Var]:
     return found
 
 
+def _no_tensor_writes(func: Function) -> bool:
+    """True when no call in ``func`` is of a tensor op that writes an operand (then an InCore function
+    derives no write), told from the op names alone: most kernels are not scanned."""
+    index = function_index(func)
+    if index.has(Submit):
+        return False
+    for name in index.op_names:
+        if name.startswith("tensor."):
+            entry = op_registry.lookup(name)
+            if entry is None or entry.written_params():
+                return False
+    return True
+
+
 def _tensor_op(call: Call | Submit) -> bool:
     return not isinstance(call.op, GlobalVar) and call.op.name.startswith("tensor.")
 
 
 def _scan(stmt: Stmt, buffers: _Buffers, visit: Callable[[Stmt], None]) -> None:
     """Every simple statement under ``stmt`` in program order, with the buffer map kept up to date."""
-    if isinstance(stmt, SeqStmts):
+    if type(stmt) is AssignStmt:  # the common case first: isinstance against an IR class is slow
+        visit(stmt)
+        buffers.assign(stmt)
+    elif isinstance(stmt, SeqStmts):
         for s in stmt.stmts:
             _scan(s, buffers, visit)
     elif isinstance(stmt, ScopeStmt):
@@ -211,7 +238,7 @@ def _scan(stmt: Stmt, buffers: _Buffers, visit: Callable[[Stmt], None]) -> None:
 
 
 def _exprs(stmt: Stmt) -> list[Expr]:
-    if isinstance(stmt, AssignStmt):
+    if type(stmt) is AssignStmt or isinstance(stmt, AssignStmt):
         return [stmt.value]
     if isinstance(stmt, EvalStmt):
         return [stmt.expr]
@@ -238,23 +265,26 @@ def _check_inputs(func: Function, program: Program, report: Reporter) -> None:
     if not any(isinstance(p.type, TensorType) for p in inputs):
         return
     buffers = _Buffers(func, program)
-    reported = derived_writes(func, program)
+    writes: list[tuple[Var, Call | Submit]] = []
 
     def visit(stmt: Stmt) -> None:
-        for e in _exprs(stmt):
-            for param, call in buffers.writes(e):
-                if param in inputs and param not in reported:
-                    reported.add(param)
-                    how = (f"passed as an Out/InOut argument to '{call.op.name}'" if isinstance(call.op, GlobalVar)
-                           else f"written by {call.op.name}")
-                    report.error(
-                        "WRITE_TO_INPUT",
-                        f"input parameter '{param.name_hint}' is {how}; declare it "
-                        f"pl.Out[...] (written only) or pl.InOut[...] (read and written) to write it",
-                        call,
-                    )
+        writes.extend((param, call) for e in _exprs(stmt) for param, call in buffers.writes(e) if param in inputs)
 
     _scan(func.body, buffers, visit)
+    # derived_writes(func) from the same scan: the inputs an InCore function's tensor ops write are fine.
+    derived = func.func_type is FunctionType.InCore
+    reported = {param for param, call in writes if _tensor_op(call)} if derived else set()
+    for param, call in writes:
+        if param not in reported:
+            reported.add(param)
+            how = (f"passed as an Out/InOut argument to '{call.op.name}'" if isinstance(call.op, GlobalVar)
+                   else f"written by {call.op.name}")
+            report.error(
+                "WRITE_TO_INPUT",
+                f"input parameter '{param.name_hint}' is {how}; declare it "
+                f"pl.Out[...] (written only) or pl.InOut[...] (read and written) to write it",
+                call,
+            )
 
 
 InputsNotWritten = Invariant.per_function(
@@ -309,30 +339,31 @@ class _Paths:
 
     def block(self, stmt: Stmt, written: frozenset[Var]) -> frozenset[Var] | None:
         """What is written after ``stmt``; None when no path falls through it."""
-        if isinstance(stmt, SeqStmts):
-            state: frozenset[Var] | None = written
-            for s in stmt.stmts:
-                if state is None:
-                    return None
-                state = self.block(s, state)
-            return state
-        if isinstance(stmt, ScopeStmt):
-            return self.block(stmt.body, written)
-        if isinstance(stmt, IfStmt):
-            taken = self.known.truth(stmt.condition)
-            then = self.block(stmt.then_body, written) if taken is not False else None
-            other = None if taken is True else (self.block(stmt.else_body, written) if stmt.else_body else written)
-            falling = [e for e in (then, other) if e is not None]
-            return frozenset.intersection(*falling) if falling else None
-        if isinstance(stmt, (ForStmt, WhileStmt)):
-            return self.loop(stmt, written)
-        if isinstance(stmt, (BreakStmt, ContinueStmt)):
-            return None
+        if type(stmt) is not AssignStmt:  # the common case skips the tests (isinstance against IR classes is slow)
+            if isinstance(stmt, SeqStmts):
+                state: frozenset[Var] | None = written
+                for s in stmt.stmts:
+                    if state is None:
+                        return None
+                    state = self.block(s, state)
+                return state
+            if isinstance(stmt, ScopeStmt):
+                return self.block(stmt.body, written)
+            if isinstance(stmt, IfStmt):
+                taken = self.known.truth(stmt.condition)
+                then = self.block(stmt.then_body, written) if taken is not False else None
+                other = None if taken is True else (self.block(stmt.else_body, written) if stmt.else_body else written)
+                falling = [e for e in (then, other) if e is not None]
+                return frozenset.intersection(*falling) if falling else None
+            if isinstance(stmt, (ForStmt, WhileStmt)):
+                return self.loop(stmt, written)
+            if isinstance(stmt, (BreakStmt, ContinueStmt)):
+                return None
         written = written | {p for e in _exprs(stmt) for p, _ in self.buffers.writes(e)}
-        if isinstance(stmt, AssignStmt):
+        if type(stmt) is AssignStmt or isinstance(stmt, AssignStmt):
             self.buffers.assign(stmt)
             self.known.assign(stmt)
-        if isinstance(stmt, ReturnStmt):
+        elif isinstance(stmt, ReturnStmt):
             self.check(written, stmt, "at this return")
             return None
         return written

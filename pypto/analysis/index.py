@@ -13,6 +13,7 @@ import enum
 import functools
 import itertools
 import weakref
+from collections.abc import Callable
 
 from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, GlobalVar, Op, Var
@@ -57,49 +58,71 @@ def plain_attrs(attrs: AttrsBase) -> bool:
     return True
 
 
+# The child fields of each node class, last first (the walk pushes them onto its stack in that
+# order); () for leaves. A dict, not functools.cache: it is read for every node.
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+# The attrs classes met so far (AttrsBase subclasses).
+_ATTRS_KINDS: set[type] = set()
+
+
+def _push_reversed(value: object, push: Callable[[IRNode], None]) -> None:
+    """Push the IR nodes of a field value onto the walk's stack, last first."""
+    found: list[IRNode] = []
+    push_value(value, found)
+    for node in reversed(found):
+        push(node)
+
+
 def walk(root: IRNode) -> list[IRNode]:
     """Every IR node under ``root`` (itself included) in pre-order, without recursion."""
     out: list[IRNode] = []
     stack: list[IRNode] = [root]
-    fields_of = _node_fields
-    pop, emit = stack.pop, out.append
+    fields, attrs_kinds = _REVERSED_FIELDS, _ATTRS_KINDS
+    pop, emit, push = stack.pop, out.append, stack.append
     while stack:
         node = pop()
         emit(node)
         cls = type(node)
-        names = fields_of(cls)
+        names = fields.get(cls)
+        if names is None:
+            names = fields[cls] = tuple(reversed(_node_fields(cls)))
         if not names:  # variables, constants, ops
             continue
-        children: list[IRNode] = []
+        # Children go onto the stack last first, so they come off it in field order.
+        if cls is ForStmt or cls is WhileStmt:  # a loop's init values follow its fields
+            for ia in reversed(node.iter_args):
+                push(ia.initValue)
         for name in names:
             value = getattr(node, name)
             # push_value, inlined for the common shapes: a node, a list of nodes, empty attrs or dicts.
+            # ``type(x) in fields`` tells a node of a class met before: isinstance against a pydantic
+            # class of another type than the object's own runs the metaclass's Python-level check.
             kind = type(value)
-            if kind is list:
-                for item in value:
-                    if isinstance(item, IRNode):
-                        children.append(item)
+            if kind in fields:
+                push(value)
+            elif kind is list:
+                for item in reversed(value):
+                    if type(item) in fields or isinstance(item, IRNode):
+                        push(item)
                     else:
-                        push_value(item, children)
+                        _push_reversed(item, push)
             elif value is None:
                 continue
-            elif isinstance(value, IRNode):
-                children.append(value)
-            elif isinstance(value, AttrsBase):
+            elif kind in attrs_kinds:
                 # Most attrs are empty or plain (flags, names): the mapping view is slow, skip it then.
                 if value.__pydantic_fields_set__ and not plain_attrs(value):
-                    push_value(value, children)
+                    _push_reversed(value, push)
+            elif isinstance(value, IRNode):
+                push(value)
+            elif isinstance(value, AttrsBase):
+                attrs_kinds.add(kind)
+                if value.__pydantic_fields_set__ and not plain_attrs(value):
+                    _push_reversed(value, push)
             elif kind is dict:
-                for item in value.values():
-                    if not isinstance(item, PLAIN):  # keyword arguments are mostly enums and numbers
-                        push_value(item, children)
+                if value and not all(isinstance(item, PLAIN) for item in value.values()):
+                    _push_reversed(value, push)  # keyword arguments are mostly enums and numbers
             elif value:
-                push_value(value, children)
-        if cls is ForStmt or cls is WhileStmt:
-            children.extend(ia.initValue for ia in node.iter_args)
-        if len(children) > 1:
-            children.reverse()
-        stack.extend(children)
+                _push_reversed(value, push)
     return out
 
 
@@ -139,14 +162,15 @@ class FunctionIndex:
     @functools.cached_property
     def op_names(self) -> frozenset[str]:
         """The names of the ops the function calls (not program functions)."""
-        return frozenset(c.op.name for c in self.of(Call) if isinstance(c.op, Op))
+        return frozenset(self._op_calls)
 
     @functools.cached_property
     def _op_calls(self) -> dict[str, list[Call]]:
         out: dict[str, list[Call]] = {}
         for call in self.of(Call):
-            if not isinstance(call.op, GlobalVar):
-                out.setdefault(call.op.name, []).append(call)
+            op = call.op  # the exact class first: isinstance against another pydantic class is slow
+            if type(op) is Op or not isinstance(op, GlobalVar):
+                out.setdefault(op.name, []).append(call)
         return out
 
     def calls_to(self, name: str) -> list[Call]:

@@ -329,3 +329,26 @@ def test_passing_a_view_of_an_input_as_an_out_argument_is_an_error() -> None:
     assert found(InputsNotWritten, program) == [
         ("WRITE_TO_INPUT", f"input parameter 'y' is passed as an Out/InOut argument to 'k'; {_TO_INPUT}", "k(x, v)"),
     ]
+
+
+def test_an_incore_kernels_tensor_write_into_its_input_is_derived_and_its_caller_passing_an_input_is_an_error() -> None:
+    # The kernel may write x (ConvertTensorToTileOps makes it Out); main may not pass its input a for it.
+    program = prog(f"""
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: {_T}, y: pl.Out[{_T}]) -> {_T}:
+            x[0:16, :] = pl.exp(x)
+            t: {_TILE} = pl.load(x, [0, 0], [16, 16])
+            y = pl.store(t, [0, 0], y)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: {_T}, y: pl.Out[{_T}]) -> {_T}:
+            y = self.k(a, y)
+            return y
+    """)
+    assert found(InputsNotWritten, program) == [
+        ("WRITE_TO_INPUT", f"input parameter 'a' is passed as an Out/InOut argument to 'k'; {_TO_INPUT}",
+         "k(a, y)"),
+    ]
