@@ -35,8 +35,8 @@ from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.ir.ops.cross_core_ops import (
-    GM_PIPE_BUFFER, PIPE_OP_DIRECTION, PIPE_SETUPS, default_local_slot_num, direction_ring_offset, gm_ring_layout,
-    pipe_slot_num,
+    DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, PIPE_SETUPS, default_local_slot_num, direction_flag,
+    direction_ring_offset, gm_ring_layout, pipe_slot_num,
 )
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
@@ -133,7 +133,6 @@ class CceEmitter(Emitter):
         self._dims: list[DimParam] = []  # the dynamic dims the kernel reads, in first-use order
         # pipe id -> {direction (dir_mask bit) -> (TPipe alias, pipe object)}
         self._pipes: dict[int, dict[int, tuple[str, str]]] = {}
-        self._pipe_templates: dict[str, int] = {}  # TPipe template -> the pipe id printed as it
         self._pops: dict[Var, Call] = {}  # tile a TPOP defines -> the pop (its free reuses the split)
 
     def _fresh(self, base: str) -> str:
@@ -800,17 +799,11 @@ class CceEmitter(Emitter):
         self._pipes[pipe_id] = {}
         # A two-way pipe prints as two one-way pipes: pto-isa's CPU model shares a two-way TPipe's slots
         # between the directions and, once the ring wraps, pops a later C->V tile before an earlier one
-        # (docs/codegen.md#cross-core-ops). Each half keeps the flags (V->C: id + 2) and the GM slots
-        # (V->C after C->V) that a2a3's two-way TPipe gives that direction.
-        for direction in (1, 2) if mask == 3 else (mask,):
-            flag = pipe_id + 2 if mask == 3 and direction == 2 else pipe_id
-            template = f"TPipe<{flag}, {direction}, {size}, {slots}, {local}>"
-            other = self._pipe_templates.setdefault(template, pipe_id)
-            if other != pipe_id:
-                raise CodegenError(f"pipes {other} and {pipe_id} both print as {template}, which pto-isa runs as one "
-                                   "pipe", call.span, "the vector->cube half of a two-way pipe takes the flags of "
-                                   "id + 2: give the other pipe an id that is not 2 more than the two-way pipe's")
-            half = "" if mask != 3 else ("_c2v", "_v2c")[direction - 1]
+        # (docs/codegen.md#cross-core-ops). Each half keeps the flags and the GM slots (V->C after C->V)
+        # that a2a3's two-way TPipe gives that direction; MixedKernelExpanded keeps pipes' flags apart.
+        for direction in DIRECTION_NAMES if mask == 3 else (mask,):
+            template = f"TPipe<{direction_flag(mask, pipe_id, direction)}, {direction}, {size}, {slots}, {local}>"
+            half = "" if mask != 3 else f"_{DIRECTION_NAMES[direction]}"
             alias = self._alias(template, f"Pipe{pipe_id}{half}")
             obj = self._fresh(f"pipe_{pipe_id}{half}")
             self._pipes[pipe_id][direction] = (alias, obj)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import linecache
-
 from pypto.ir.errors import PyptoError, render_diagnostic
-from pypto.ir.span import Span
+from pypto.ir.span import Span, source_lines_of
 
 
 class CodegenError(PyptoError):
@@ -15,11 +13,11 @@ class CodegenError(PyptoError):
     line with a caret when the file is readable, and the hint::
 
         CodegenError: no rule for tile.sin in pto
-          --> kernels.py:12:13
+           --> kernels.py:12:13
            |
         12 |         y = pl.tile.sin(x)
            |             ^^^^^^^^^^^^^^
-          = hint: the pto op table has no entry for 'tile.sin'
+           = hint: the pto op table has no entry for 'tile.sin'
     """
 
     def __init__(self, message: str, span: Span | None = None, hint: str | None = None) -> None:
@@ -29,8 +27,8 @@ class CodegenError(PyptoError):
         super().__init__(message)
 
     def __str__(self) -> str:
-        lines = linecache.getlines(self.span.filename) if self.span.is_valid() else []
-        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines or None)
+        lines = source_lines_of(self.span) if self.span.is_valid() else None
+        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines)
 
 
 def no_rule(what: str, target: str, span: Span | None = None, hint: str | None = None) -> CodegenError:

@@ -11,14 +11,13 @@ runs those it has semantics for.
 from __future__ import annotations
 
 import functools
-import linecache
 
 from pypto.analysis.index import function_index
 from pypto.analysis.kernel_code import placed_calls
 from pypto.ir.errors import PyptoError, render_diagnostic
 from pypto.ir.expr import Call, Op
 from pypto.ir.function import Program
-from pypto.ir.span import Span
+from pypto.ir.span import Span, source_lines_of
 
 _NO_SEMANTICS = "pypto defines no reference semantics for it either"
 
@@ -74,8 +73,8 @@ class UnsupportedOpError(PyptoError):
         super().__init__(message)
 
     def __str__(self) -> str:
-        lines = linecache.getlines(self.span.filename) if self.span.is_valid() else []
-        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines or None)
+        lines = source_lines_of(self.span) if self.span.is_valid() else None
+        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines)
 
 
 @functools.cache

@@ -36,7 +36,6 @@ class CapacityError(PassError):
 
     def __init__(self, pass_name: str, message: str, span: Span, hint: str, attempt: Function | None = None) -> None:
         super().__init__(pass_name, message, span, hint)
-        self.args = (f"{self.args[0]}\n  hint: {hint}",)
         self.attempt = attempt
 
 

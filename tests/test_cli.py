@@ -108,7 +108,7 @@ def test_pass_options_reach_the_passes(tmp_path: Path, capsys: pytest.CaptureFix
     assert "pl.range(1, 2, init_values=" in dump.read_text()
     assert main(["compile", str(EXAMPLES / "tile_add.py"), "--pass-option", "MemoryReuse.strategy=first"]) == 1
     assert capsys.readouterr().err.endswith(
-        "error: MemoryReuse: option 'strategy' must be one of 'first_fit', 'best_fit', 'none', got 'first'\n"
+        "PassError: MemoryReuse: option 'strategy' must be one of 'first_fit', 'best_fit', 'none', got 'first'\n"
     )
 
 

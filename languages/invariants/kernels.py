@@ -14,7 +14,7 @@ from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, Tu
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
 from pypto.ir.ops.cross_core_ops import (
-    GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, pipe_slot_num, slot_bytes,
+    GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, free_pipe_id, pipe_flags, pipe_slot_num, slot_bytes,
 )
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
@@ -114,6 +114,31 @@ def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[in
     return setups
 
 
+def _flag_text(setup: Call) -> str:
+    flags = pipe_flags(setup.kwargs["dir_mask"], _pipe_id(setup))
+    return f"{flags[0]} to {flags[-1]}" if len(flags) > 2 else f"{flags[0]} and {flags[-1]}"
+
+
+def _check_flags(setups: dict[int, Call], report: Reporter) -> None:
+    """No two pipes of a kernel share a cross-core flag: on a2a3 one would take the other's signals."""
+    taken: dict[int, int] = {}  # flag -> the pipe (lower id first) that takes it
+    for pipe, setup in sorted(setups.items()):
+        mask = setup.kwargs["dir_mask"]
+        other = next((taken[f] for f in pipe_flags(mask, pipe) if f in taken), None)
+        if other is None:
+            taken.update(dict.fromkeys(pipe_flags(mask, pipe), pipe))
+            continue
+        others = {f for p, c in setups.items() if p != pipe for f in pipe_flags(c.kwargs["dir_mask"], p)}
+        free = free_pipe_id(mask, others)
+        fix = (f"give pipe {pipe} id={free}" if free is not None else
+               "a core has 16 flags: at most 8 one-way or 4 two-way pipes a kernel")
+        report.error("PIPE_FLAGS_OVERLAP", f"pipes {other} and {pipe} share cross-core flags: pipe {other} takes "
+                     f"flags {_flag_text(setups[other])}, pipe {pipe} flags {_flag_text(setup)} (on a2a3 a pipe "
+                     "signals its filled and freed slots through flags id and id + 1, and a two-way pipe id + 2 and "
+                     f"id + 3 too, so the pipes would take each other's signals): {fix} (number one-way pipes 2 "
+                     "apart and two-way pipes 4 apart)", setup)
+
+
 def _ring_rule(report: Reporter) -> str:
     """How many bytes a consumer reserves for a pipe's slots on the platform being checked."""
     return "slot_size * local_slot_num" if report.platform.pipe_ring_in_gm else "slot_size * slot_num"
@@ -161,6 +186,7 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     setups = _check_setup(func, calls, report)
+    _check_flags(setups, report)
     _check_rings(func, setups, report)
     dual = runs_on_both_lanes(func)
     split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)

@@ -305,8 +305,8 @@ class AutoTileMatmulL0(RewritePass):
         if others:
             raise self.error(
                 f"the loop carrying the accumulator '{init.name_hint}', which exceeds L0C, runs once per output "
-                f"block, but it also carries {', '.join(others)}, read after it\n"
-                f"  hint: compute {', '.join(others)} in a loop of its own", node.span)
+                f"block, but it also carries {', '.join(others)}, read after it", node.span,
+                f"compute {', '.join(others)} in a loop of its own")
         self._block_acc(node, init, result)
         return None
 
@@ -340,8 +340,8 @@ class AutoTileMatmulL0(RewritePass):
         create = self.acc_inits[init]
         m, n = _static(list(init.type.shape))
         web = acc_web(root, init, lambda message, span: self.error(
-            f"{message}\n  hint: keep the loop to loads and tile.matmul_acc into the accumulator, or split M or N "
-            f"in the program (a loop over row or column blocks of the output)", span))
+            message, span, "keep the loop to loads and tile.matmul_acc into the accumulator, or split M or N "
+            "in the program (a loop over row or column blocks of the output)"))
         if not web.products:
             raise self.error(f"the [{m}, {n}] accumulator '{init.name_hint}' exceeds L0C and no tile.matmul_acc "
                              f"adds to it", create.span)
@@ -352,8 +352,8 @@ class AutoTileMatmulL0(RewritePass):
             if a is None or b is None:
                 raise self.error(
                     f"tile.matmul_acc into the [{m}, {n}] accumulator '{init.name_hint}', which exceeds L0C, needs "
-                    f"whole static 2-D Mat operands to split into output blocks\n"
-                    f"  hint: load the operands with target_memory=pl.Mem.Mat", stmt.span)
+                    f"whole static 2-D Mat operands to split into output blocks", stmt.span,
+                    "load the operands with target_memory=pl.Mem.Mat")
             self._check_dtype(stmt.value)
             ks.append(a[1])
         dtype = web.products[0].value.args[1].type.dtype
@@ -371,9 +371,9 @@ class AutoTileMatmulL0(RewritePass):
             listed = ", ".join(sorted(d.name for d in dtypes))
             raise self.error(
                 f"{op_name(call)} on {dtype.name} operands has no cube form on {self.platform.name} "
-                f"(the cube unit multiplies {listed})\n  hint: cast the operands first, e.g. "
-                f"'pl.cast(x, target_type=pl.FP16)', or compute the product with vector ops",
-                call.span,
+                f"(the cube unit multiplies {listed})", call.span,
+                "cast the operands first, e.g. 'pl.cast(x, target_type=pl.FP16)', or compute the product with "
+                "vector ops",
             )
 
     def _too_big(self, call: Call, m: int, k: int, n: int, result: bool) -> Exception:
@@ -385,9 +385,8 @@ class AutoTileMatmulL0(RewritePass):
         else:
             what = f"K={k} has no slab of whole 32-byte fractal rows small enough for L0A/L0B on {p.name}"
         return self.error(
-            f"{op_name(call)} of [{m}, {k}] x [{k}, {n}] does not fit in L0: {what}\n"
-            f"  hint: split M or N in the program (a loop over row or column blocks of the output)",
-            call.span,
+            f"{op_name(call)} of [{m}, {k}] x [{k}, {n}] does not fit in L0: {what}", call.span,
+            "split M or N in the program (a loop over row or column blocks of the output)",
         )
 
     def _check_mat(self, call: Call, m: int, k: int, n: int) -> None:
@@ -397,9 +396,8 @@ class AutoTileMatmulL0(RewritePass):
         if mat > p.capacity[Mat]:
             raise self.error(
                 f"{op_name(call)} of [{m}, {k}] x [{k}, {n}]: the operands take {mat} bytes of Mat, more than its "
-                f"{p.capacity[Mat]} bytes on {p.name}\n"
-                f"  hint: split M or N in the program (a loop over row or column blocks of the output)",
-                call.span,
+                f"{p.capacity[Mat]} bytes on {p.name}", call.span,
+                "split M or N in the program (a loop over row or column blocks of the output)",
             )
 
     def _check_blockable(self, product: Var, op: str, m: int, k: int, n: int) -> list[Var]:
@@ -423,11 +421,11 @@ class AutoTileMatmulL0(RewritePass):
             raise self.error(
                 f"{op} of {shape} is split into output blocks (its [{m}, {n}] result exceeds "
                 f"L0C, {p.capacity[Acc]} bytes on {p.name}), so its result can only go to one store, through "
-                f"elementwise ops ({', '.join(sorted(o.split('.')[1] for o in BLOCKWISE))}) at most; {what}\n"
-                f"  hint: split M or N in the program (e.g. a loop over row blocks of the output, each "
-                f"multiplied and consumed whole), or store '{value.name_hint}' into a tensor with pl.store and "
-                f"read the blocks you need from there",
+                f"elementwise ops ({', '.join(sorted(o.split('.')[1] for o in BLOCKWISE))}) at most; {what}",
                 product.span if reader is None else readers[0].span,
+                f"split M or N in the program (e.g. a loop over row blocks of the output, each multiplied and "
+                f"consumed whole), or store '{value.name_hint}' into a tensor with pl.store and read the blocks "
+                "you need from there",
             )
 
     def _fresh(self, base: str) -> str:
@@ -561,9 +559,8 @@ class AutoTileMatmulL0(RewritePass):
         window = store.args[3] if len(store.args) > 3 else None
         if window is not None and (_static(list(window.elements)) or [])[-2:] != [m, n]:
             raise self.error(
-                f"tile.store of a blocked [{m}, {n}] matmul result stores a window other than the whole result\n"
-                f"  hint: store the whole product, then slice the tensor it was stored into",
-                span,
+                f"tile.store of a blocked [{m}, {n}] matmul result stores a window other than the whole result",
+                span, "store the whole product, then slice the tensor it was stored into",
             )
         count = (m // bm) * (n // bn)
         for i, (r, c) in enumerate((r, c) for r in range(0, m, bm) for c in range(0, n, bn)):

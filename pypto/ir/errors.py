@@ -15,9 +15,7 @@ codegen, interpreter) renders through :func:`render_diagnostic` (``PyptoError.fo
 
 from __future__ import annotations
 
-import linecache
-
-from .span import Span
+from .span import Span, source_lines_of
 
 
 class PyptoError(Exception):
@@ -41,9 +39,7 @@ class PyptoError(Exception):
         span = self.span
         if self.message is None or span is None or not span.is_valid():
             return f"error: {Exception.__str__(self)}"
-        lines = self.source_lines
-        if lines is None:
-            lines = linecache.getlines(span.filename) or None
+        lines = self.source_lines if self.source_lines is not None else source_lines_of(span)
         return render_diagnostic(type(self).__name__, self.message, span, self.hint, self.note, lines, self.line_offset)
 
 
@@ -140,18 +136,19 @@ def render_diagnostic(
     number of ``source_lines[0]`` minus one (0 when the lines are the whole file).
     """
     out = [f"{kind}: {message}"]
-    if span.begin_line > 0:
-        out.append(f"  --> {span.filename}:{span.begin_line}:{span.begin_column}")
+    gutter = str(span.begin_line) if span.begin_line > 0 else ""
+    # The arrow, the bars and the hint's "=" stand in the column after the line number, however wide it is.
+    pad = " " * max(len(gutter), 1)
+    if gutter:
+        out.append(f"{pad} --> {span.filename}:{span.begin_line}:{span.begin_column}")
         index = span.begin_line - 1 - line_offset
         if source_lines is not None and 0 <= index < len(source_lines):
             line, caret = _caret_line(source_lines[index], span)
-            gutter = str(span.begin_line)
-            pad = " " * len(gutter)
             out.append(f"{pad} |")
             out.append(f"{gutter} | {line}")
             out.append(f"{pad} | {caret}")
     if hint:
-        out.append(f"  = hint: {hint}")
+        out.append(f"{pad} = hint: {hint}")
     if note:
-        out.append(f"  = note: {note}")
+        out.append(f"{pad} = note: {note}")
     return "\n".join(out)

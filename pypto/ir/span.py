@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import linecache
 from pathlib import PurePath
+from typing import Self
 
 
 class Span:
@@ -90,3 +92,29 @@ _set_end_line = Span.__dict__["end_line"].__set__
 _set_end_column = Span.__dict__["end_column"].__set__
 
 _UNKNOWN = Span("", -1, -1, -1, -1)
+
+
+class SourceName(str):
+    """The name of parsed DSL text that also carries the text's lines, so that an error raised later
+    (by a pass, by codegen) on a span of it can show the source line and caret. It compares, hashes
+    and prints as the plain name; a pickled or copied span keeps only the name."""
+
+    __slots__ = ("lines",)
+    lines: list[str]
+
+    def __new__(cls, name: str, lines: list[str]) -> Self:
+        self = super().__new__(cls, name)
+        self.lines = lines
+        return self
+
+    def __reduce__(self) -> tuple:
+        return (str, (str(self),))
+
+
+def source_lines_of(span: Span) -> list[str] | None:
+    """The lines of the text ``span`` points into: the parsed text its file name carries, else the file's
+    lines as ``linecache`` reads them; None when neither is known."""
+    carried = getattr(span.filename, "lines", None)
+    if carried is not None:
+        return carried
+    return (linecache.getlines(span.filename) or None) if span.filename else None

@@ -5,15 +5,16 @@ from __future__ import annotations
 # One error class for pass and dialect plugins (dialect plugins are discovered in languages/).
 from pypto.languages.plugins import PluginError  # noqa: F401
 
-from pypto.ir.errors import PyptoError
-from pypto.ir.span import Span
+from pypto.ir.errors import PyptoError, render_diagnostic
+from pypto.ir.span import Span, source_lines_of
 
 
 class PassError(PyptoError):
     """A pass cannot transform its input (e.g. a recursive inline function). ``span`` locates it.
 
-    ``str(err)`` is one line (``Pass: message at file:line:col``); ``err.format_error()`` is the
-    diagnostic the command line prints, rendered like a parser error (source line, caret, hint).
+    ``str(err)`` and ``err.format_error()`` are the diagnostic, rendered like a parser error:
+    ``PassError: Pass: message``, `` --> file:line:col``, the source line and caret (when the file or
+    the parsed text is known) and the hint.
     """
 
     def __init__(self, pass_name: str, message: str, span: Span | None = None, hint: str | None = None) -> None:
@@ -21,8 +22,15 @@ class PassError(PyptoError):
         self.span = span if span is not None else Span.unknown()
         self.message = f"{pass_name}: {message}"
         self.hint = hint
-        where = f" at {self.span}" if self.span.is_valid() else ""
-        super().__init__(f"{self.message}{where}")
+        super().__init__(self.message)
+
+    def format_error(self) -> str:
+        """The diagnostic (also ``str(err)``): message, location, source line with caret, hint."""
+        lines = source_lines_of(self.span)
+        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines)
+
+    def __str__(self) -> str:
+        return self.format_error()
 
 
 class PassOrderError(PyptoError):

@@ -14,6 +14,7 @@ from pypto import ir
 from pypto.codegen.cce import generate_cce
 from pypto.codegen.errors import CodegenError
 from pypto.codegen.unsupported import UnsupportedOpError
+from pypto.ir.errors import VerificationError
 from pypto.ir.op_registry import all_entries
 from pypto.ir.ops.cross_core_ops import PIPE_OP_DIRECTION
 
@@ -37,19 +38,19 @@ def test_the_group_is_one_pto_module_with_its_pipes(tmp_path: Path) -> None:
     assert lines.count("module attributes {pto.target_arch = \"a2a3\"} {") == 1
     for line in [
         '%buf0 = pto.import_reserved_buffer {name = "a_slots", peer_func = @multiply} -> i32',
-        # Each pipe has its part of the GM ring, as in CCE: pipe 1 after pipe 0's two 8 KiB slots.
+        # Each pipe has its part of the GM ring, as in CCE: pipe 2 after pipe 0's two 8 KiB slots.
         "pto.aiv_initialize_pipe {id = 0, dir_mask = 2, slot_size = 8192, slot_num = 2} "
         "(gm_slot_buffer = %arg2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %buf0 : i32)",
         "%c4096_index = arith.constant 4096 : index",
-        "%gm_pipe_1 = pto.addptr %arg2, %c4096_index : !pto.ptr<f32> -> !pto.ptr<f32>",
-        "pto.aiv_initialize_pipe {id = 1, dir_mask = 2, slot_size = 8192, slot_num = 2} "
-        "(gm_slot_buffer = %gm_pipe_1 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, "
+        "%gm_pipe_2 = pto.addptr %arg2, %c4096_index : !pto.ptr<f32> -> !pto.ptr<f32>",
+        "pto.aiv_initialize_pipe {id = 2, dir_mask = 2, slot_size = 8192, slot_num = 2} "
+        "(gm_slot_buffer = %gm_pipe_2 : !pto.ptr<f32>, c2v_consumer_buf = %c0_i32 : i32, "
         "v2c_consumer_buf = %buf1 : i32)",
         '%buf1 = pto.reserve_buffer {name = "b_slots", size = 16384, location = #pto.address_space<mat>, '
         "auto = false, base = 16384} -> i32",
         "%a_mat = pto.tpop_from_aiv {id = 0, split = 0} -> !pto.tile_buf<loc=mat, dtype=f16, rows=64, cols=64, "
         "v_row=?, v_col=?, blayout=col_major, slayout=row_major, fractal=512, pad=0>",
-        "pto.tfree_from_aiv {id = 1, split = 0}",
+        "pto.tfree_from_aiv {id = 2, split = 0}",
     ]:
         assert line in lines
     assert any(line.startswith("pto.tpush_to_aic(%a_sq : !pto.tile_buf<loc=vec") and line.endswith(
@@ -61,15 +62,15 @@ def test_cce_kernels_use_one_pipe_object_per_id(tmp_path: Path) -> None:
     cube = _lines(files["kernels/aic/multiply.cpp"])
     vector = _lines(files["kernels/aiv/prepare.cpp"])
     for lines in (cube, vector):
-        assert "using Pipe1 = TPipe<1, 2, 8192, 2, 2>;" in lines
+        assert "using Pipe2 = TPipe<2, 2, 8192, 2, 2>;" in lines
         assert "int32_t buf1 = 16384;" in lines  # the AUTO base memory planning gave the cube's ring
-    # Each pipe has its part of the GM ring: pipe 0 two slots of 8 KiB (4096 FP32), pipe 1 after it.
+    # Each pipe has its part of the GM ring: pipe 0 two slots of 8 KiB (4096 FP32), pipe 2 after it.
     assert "Pipe0 pipe_0((__gm__ void*)__gm_pipe_buffer, static_cast<uint32_t>(0), static_cast<uint32_t>(buf0));" \
         in cube
-    assert ("Pipe1 pipe_1((__gm__ void*)(__gm_pipe_buffer + 4096), static_cast<uint32_t>(0), "
+    assert ("Pipe2 pipe_2((__gm__ void*)(__gm_pipe_buffer + 4096), static_cast<uint32_t>(0), "
             "static_cast<uint32_t>(buf1));") in cube
     assert "TPOP<Pipe0, Mat_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_mat);" in cube
-    assert "TFREE<Pipe1, TileSplitAxis::TILE_NO_SPLIT>(pipe_1);" in cube
+    assert "TFREE<Pipe2, TileSplitAxis::TILE_NO_SPLIT>(pipe_2);" in cube
     assert "TPUSH<Pipe0, Vec_64x64_fp16, TileSplitAxis::TILE_NO_SPLIT>(pipe_0, a_sq);" in vector
     # A popped tile lives in the pipe slot: declared, never placed.
     assert "Mat_64x64_fp16 a_mat(64, 64);" in cube and not any(line.startswith("TASSIGN(a_mat") for line in cube)
@@ -113,23 +114,34 @@ def test_a_two_way_pipe_prints_as_one_one_way_pipe_per_direction(tmp_path: Path)
     assert pto.count("_initialize_pipe {dir_mask = 3, slot_size = 16384, slot_num = 2}") == 2
 
 
-def _explicit(tmp_path: Path, *edits: tuple[str, str]) -> CodegenError:
+def _pipe_lines(tmp_path: Path, *edits: tuple[str, str]) -> list[list[str]]:
     source = EXAMPLE.read_text()
     for old, new in edits:
         assert old in source
         source = source.replace(old, new)
-    with pytest.raises(CodegenError) as err:
-        ir.compile(pl.parse(source), output_dir=tmp_path / "out")
-    return err.value
+    ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+    return [[line for line in _lines((tmp_path / "out" / "kernels" / side).read_text()) if "TPipe<" in line]
+            for side in ("aic/multiply.cpp", "aiv/prepare.cpp")]
 
 
-def test_a_pipe_printing_as_the_v2c_half_of_a_two_way_pipe_is_refused(tmp_path: Path) -> None:
+def test_pipes_print_disjoint_cross_core_flags(tmp_path: Path) -> None:
+    # A one-way TPipe<F, ...> takes the flags F and F + 1 (docs/codegen.md#cross-core-flags).
+    for lines in _pipe_lines(tmp_path / "one_way"):
+        assert lines == ["using Pipe0 = TPipe<0, 2, 8192, 2, 2>;", "using Pipe2 = TPipe<2, 2, 8192, 2, 2>;"]
+    # A two-way pipe 0 takes 0 to 3 (its V->C half prints at 2), so the next pipe is 4.
     two_way = ("dir_mask=2, slot_size=8192, slot_num=2, id=0", "dir_mask=3, slot_size=8192, slot_num=2, id=0")
-    err = _explicit(tmp_path, two_way, ("id=1", "id=2"))
-    assert err.message == "pipes 0 and 2 both print as TPipe<2, 2, 8192, 2, 2>, which pto-isa runs as one pipe"
-    assert err.hint == ("the vector->cube half of a two-way pipe takes the flags of id + 2: give the other pipe an "
-                        "id that is not 2 more than the two-way pipe's")
-    assert err.span.begin_line > 0
+    for lines in _pipe_lines(tmp_path / "two_way", two_way, ("id=2)", "id=4)")):
+        assert lines == ["using Pipe0_c2v = TPipe<0, 1, 8192, 2, 2>;", "using Pipe0_v2c = TPipe<2, 2, 8192, 2, 2>;",
+                         "using Pipe4 = TPipe<4, 2, 8192, 2, 2>;"]
+
+
+def test_a_pipe_within_the_flags_of_a_two_way_pipe_is_refused_before_codegen(tmp_path: Path) -> None:
+    # It printed TPipe<2, 2, ...> twice, which pto-isa runs as one pipe.
+    source = EXAMPLE.read_text().replace("dir_mask=2, slot_size=8192, slot_num=2, id=0",
+                                         "dir_mask=3, slot_size=8192, slot_num=2, id=0")
+    with pytest.raises(VerificationError) as err:
+        ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+    assert "PIPE_FLAGS_OVERLAP in 'multiply': pipes 0 and 2 share cross-core flags" in str(err.value)
 
 
 def test_every_pipe_op_of_the_registry_has_its_direction() -> None:

@@ -69,6 +69,22 @@ def test_error_without_source() -> None:
     assert str(ParserError("plain")) == "ParserError: plain"
 
 
+@pytest.mark.parametrize("line_no", [10, 123])
+def test_arrow_bars_and_hint_align_after_a_wide_line_number(line_no: int) -> None:
+    lines = ["\n"] * (line_no - 1) + ["    y = nn + 1\n"]
+    e = ParserError("boom", Span("k.py", line_no, 9, line_no, 11), hint="try again", note="n", source_lines=lines)
+    pad = " " * len(str(line_no))
+    assert str(e) == (
+        "ParserError: boom\n"
+        f"{pad} --> k.py:{line_no}:9\n"
+        f"{pad} |\n"
+        f"{line_no} |     y = nn + 1\n"
+        f"{pad} |         ^^\n"
+        f"{pad} = hint: try again\n"
+        f"{pad} = note: n"
+    )
+
+
 def test_caret_counts_characters_on_non_ascii_lines() -> None:
     text = '@pl.function\ndef f(n: pl.INDEX) -> pl.INDEX:\n    pl.static_print("输入", nn)\n    return n\n'
     with pytest.raises(UndefinedVariableError) as err:

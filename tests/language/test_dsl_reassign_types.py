@@ -195,9 +195,9 @@ def test_a_helper_tile_and_a_tile_with_a_smaller_valid_region_are_refused_at_the
     assert str(info.value) == (
         "ParserTypeError: Cannot reassign 'u' with a different type: was pl.Tile[[16, 64], pl.FP32], "
         "got pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]\n"
-        "  --> prog.py:16:17\n"
+        "   --> prog.py:16:17\n"
         "   |\n"
         "16 |                 u = pl.load(x, [0, 0], [16, 64], [n, 64])\n"
         "   |                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
-        "  = hint: bind the new value to a new name (u_2 = ...)"
+        "   = hint: bind the new value to a new name (u_2 = ...)"
     )

@@ -121,12 +121,17 @@ def test_capacity_error_names_function_space_and_bytes() -> None:
     program = passes.memory_reuse()(passes.init_memref()(front(BIG)))
     with PassContext(platform=A2A3), pytest.raises(passes.CapacityError) as err:
         passes.allocate_memory_addr()(program)
-    message = str(err.value)
-    assert message.startswith(
-        "AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)"
-    )
-    assert "hint: the Vec tiles of 'tile_add' that are live at the same time do not fit a2a3" in message
-    assert err.value.span.begin_line == 10 and isinstance(err.value, PassError)
+    assert str(err.value).splitlines() == [
+        "CapacityError: AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform "
+        "limit (188416 bytes)",
+        "   --> <string>:10:9",
+        "   |",
+        "10 |         ta: pl.Tile[[256, 128], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [256, 128])",
+        "   |         " + "^" * 77,
+        "   = hint: the Vec tiles of 'tile_add' that are live at the same time do not fit a2a3: use smaller tiles "
+        "(process the data in more blocks)",
+    ]
+    assert isinstance(err.value, PassError)
 
 
 def test_capacity_error_holds_the_layout_it_tried() -> None:
@@ -311,15 +316,15 @@ def test_buffer_taken_over_while_still_read_is_refused(name: str) -> None:
     body, message = REFUSED[name]
     with pytest.raises(PassError) as err:
         whole_pipeline(KERNEL_FRAME % body)
-    assert str(err.value).startswith(message)
-    assert err.value.span.is_valid() and "hint: " in str(err.value)
+    assert str(err.value).startswith(f"PassError: {message}")
+    assert str(err.value).splitlines()[1].lstrip().startswith("--> <string>:") and "hint: " in str(err.value)
 
 
 def test_in_place_update_of_a_tile_read_later_is_refused() -> None:
     with pytest.raises(PassError) as err:
         whole_pipeline(MATMUL_ACC_INPUT_READ_LATER)
     assert str(err.value).startswith(
-        "InitMemRef: function 'k': tile 'acc0' is updated in place by tile.matmul_acc (result 'acc1'), which takes "
+        "PassError: InitMemRef: function 'k': tile 'acc0' is updated in place by tile.matmul_acc (result 'acc1'), which takes "
         "over its buffer, but 'acc0' is still read afterwards; hint: Acc -> Acc copies do not exist"
     )
     assert err.value.span.begin_line == 12
@@ -358,7 +363,7 @@ def test_a_product_yielded_into_an_acc_carry_is_refused_with_the_init_cond_form(
     with pytest.raises(PassError) as err:
         whole_pipeline(PRODUCT_YIELDED_INTO_AN_ACC_CARRY)
     assert str(err.value).startswith(
-        "MemoryReuse: function 'k': the Acc value yielded for 'acc__iter_v1' is not in the carried buffer and "
+        "PassError: MemoryReuse: function 'k': the Acc value yielded for 'acc__iter_v1' is not in the carried buffer and "
         "Acc -> Acc moves do not exist; hint: accumulate into the iter_arg (pl.matmul_acc(acc__iter_v1, ...)) "
         "instead, the first product too: pl.matmul_acc(acc__iter_v1, a, b, init_cond=k == 0) ignores the old "
         "value when k == 0"

@@ -102,10 +102,13 @@ class ColumnMax:
 ''')))
     with pytest.raises(PassError) as err:
         passes.resolve_backend_op_layouts()(program)
-    assert err.value.format_error().splitlines() == [
+    assert str(err.value).splitlines() == [
         "PassError: ResolveBackendOpLayouts: tile.col_max runs only on row-major tiles, and its operand [64, 1] is "
         "a column, which is col-major (a row-major row must fill whole 32-byte blocks)",
-        "  --> <string>:11:9",
-        "  = hint: compute on the column's [1, N] reshape (pl.reshape), where a row reduction of the row stands for "
+        "   --> <string>:11:9",
+        "   |",
+        "11 |         m = pl.col_max(s)",
+        "   |         ^^^^^^^^^^^^^^^^^",
+        "   = hint: compute on the column's [1, N] reshape (pl.reshape), where a row reduction of the row stands for "
         "a column reduction of the column, or on a wider tile",
     ]

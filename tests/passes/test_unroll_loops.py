@@ -82,9 +82,9 @@ def test_bound_from_an_inline_parameter_given_a_variable_is_a_rendered_pass_erro
     source = tmp_path / "b16.py"
     source.write_text(INLINE_UNROLL)
     program = passes.inline_functions()(pl.loads_program(str(source)))
-    with pytest.raises(PassError, match=r"^UnrollLoops: pl.unroll needs a constant stop at .*b16.py:9:9$") as info:
+    with pytest.raises(PassError) as info:
         passes.unroll_loops()(program)
-    assert info.value.format_error() == (
+    assert str(info.value) == info.value.format_error() == (
         "PassError: UnrollLoops: pl.unroll needs a constant stop\n"
         f"  --> {source}:9:9\n"
         "  |\n"

@@ -23,7 +23,7 @@ import numpy as np
 
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
-from pypto.ir.ops.cross_core_ops import default_slot_num, slot_bytes
+from pypto.ir.ops.cross_core_ops import C2V, DIRECTION_NAMES, PIPE_OP_DIRECTION, default_slot_num, slot_bytes
 
 from ..errors import OpError
 from ..values import ArrayValue, TileValue
@@ -124,7 +124,7 @@ def _pipe_id(ctx: OpContext) -> int:
     return int(ctx.kwarg("id", 0) or 0)
 
 
-def _queue(ctx: OpContext, direction: str, lane: int) -> list[TileValue]:
+def _queue(ctx: OpContext, direction: int, lane: int) -> list[TileValue]:
     return ctx.state.pipes.setdefault((direction, _pipe_id(ctx), lane), [])
 
 
@@ -133,23 +133,23 @@ def _initialize_pipe(ctx: OpContext, c2v_buf: Any, v2c_buf: Any) -> None:
     mask = int(ctx.kwarg("dir_mask"))
     default = default_slot_num(mask)
     slots = ctx.kwarg("slot_num", None)
-    for bit, direction in ((1, "c2v"), (2, "v2c")):
-        if mask & bit:
+    for direction in DIRECTION_NAMES:
+        if mask & direction:
             ctx.state.pipe_slots[(direction, _pipe_id(ctx))] = (
                 int(slots) if slots is not None else default, int(ctx.kwarg("slot_size")))
 
 
-def _limits(ctx: OpContext, direction: str) -> tuple[int, int] | None:
+def _limits(ctx: OpContext, direction: int) -> tuple[int, int] | None:
     """(slot_num, slot_size) of the pipe; inside a Group a pipe must be initialised before use."""
     st, pipe = ctx.state, _pipe_id(ctx)
     limits = st.pipe_slots.get((direction, pipe))
     if limits is None and st.group is not None:
-        raise OpError(f"{direction} pipe {pipe} is used before aic_initialize_pipe/aiv_initialize_pipe set it up "
-                      f"(dir_mask {1 if direction == 'c2v' else 2} or 3, id={pipe})")
+        raise OpError(f"{DIRECTION_NAMES[direction]} pipe {pipe} is used before aic_initialize_pipe/"
+                      f"aiv_initialize_pipe set it up (dir_mask {direction} or 3, id={pipe})")
     return limits
 
 
-def _push(ctx: OpContext, direction: str, lane: int, value: TileValue, nbytes: int) -> None:
+def _push(ctx: OpContext, direction: int, lane: int, value: TileValue, nbytes: int) -> None:
     """Queue ``value`` on the pipe; ``nbytes`` is what it takes of a slot (cross_core_ops.slot_bytes)."""
     st, pipe = ctx.state, _pipe_id(ctx)
     queue = _queue(ctx, direction, lane)
@@ -157,16 +157,18 @@ def _push(ctx: OpContext, direction: str, lane: int, value: TileValue, nbytes: i
     if limits is not None:
         slots, size = limits
         if nbytes > size:
-            raise OpError(f"a {nbytes}-byte tile does not fit the {size}-byte slots of {direction} pipe {pipe}")
+            raise OpError(f"a {nbytes}-byte tile does not fit the {size}-byte slots of "
+                          f"{DIRECTION_NAMES[direction]} pipe {pipe}")
         if st.group is not None:
             key = (direction, pipe, lane)
-            consumer = "AIV" if direction == "c2v" else "AIC"
+            consumer = "AIV" if direction == C2V else "AIC"
             st.group.block(lambda: len(queue) + st.held.get(key, 0) < slots,
-                           f"push into the full {direction} pipe {pipe} (lane {lane}, {slots} slots)", consumer)
+                           f"push into the full {DIRECTION_NAMES[direction]} pipe {pipe} (lane {lane}, {slots} slots)",
+                           consumer)
     queue.append(value)
 
 
-def _pop(ctx: OpContext, direction: str, lane: int) -> TileValue:
+def _pop(ctx: OpContext, direction: int, lane: int) -> TileValue:
     st, pipe = ctx.state, _pipe_id(ctx)
     queue = _queue(ctx, direction, lane)
     _limits(ctx, direction)
@@ -174,14 +176,15 @@ def _pop(ctx: OpContext, direction: str, lane: int) -> TileValue:
         if st.group is None:
             raise OpError("the pipe is empty (outside a Group the interpreter runs producers before consumers "
                           "in program order)")
-        producer = "AIC" if direction == "c2v" else "AIV"
-        st.group.block(lambda: bool(queue), f"pop from the empty {direction} pipe {pipe} (lane {lane})", producer)
+        producer = "AIC" if direction == C2V else "AIV"
+        waiting = f"pop from the empty {DIRECTION_NAMES[direction]} pipe {pipe} (lane {lane})"
+        st.group.block(lambda: bool(queue), waiting, producer)
     key = (direction, pipe, lane)
     st.held[key] = st.held.get(key, 0) + 1
     return queue.pop(0)
 
 
-def _free(ctx: OpContext, direction: str, lanes: tuple[int, ...]) -> None:
+def _free(ctx: OpContext, direction: int, lanes: tuple[int, ...]) -> None:
     for lane in lanes:
         key = (direction, _pipe_id(ctx), lane)
         if ctx.state.held.get(key, 0) > 0:
@@ -190,12 +193,13 @@ def _free(ctx: OpContext, direction: str, lanes: tuple[int, ...]) -> None:
 
 @register("system.tfree_to_aic")
 def _tfree_to_aic(ctx: OpContext, tile: Any) -> None:
-    _free(ctx, "c2v", (ctx.state.subblock_idx,))
+    _free(ctx, PIPE_OP_DIRECTION[ctx.name], (ctx.state.subblock_idx,))
 
 
 @register("system.tfree_to_aiv")
 def _tfree_to_aiv(ctx: OpContext, tile: Any) -> None:
-    _free(ctx, "v2c", (0, 1) if _split_axis(int(ctx.kwarg("split", 0) or 0)) is not None else (0,))
+    lanes = (0, 1) if _split_axis(int(ctx.kwarg("split", 0) or 0)) is not None else (0,)
+    _free(ctx, PIPE_OP_DIRECTION[ctx.name], lanes)
 
 
 @register("tile.tpush_to_aiv")
@@ -206,7 +210,7 @@ def _tpush_to_aiv(ctx: OpContext, tile: ArrayValue) -> None:
     nbytes = slot_bytes("tile.tpush_to_aiv", data.size * tile.dtype.get_bit() // 8, split)
     for lane in _aiv_lanes(ctx):
         part = data if axis is None else _half(data, axis, lane)
-        _push(ctx, "c2v", lane, TileValue(part, tile.dtype), nbytes)
+        _push(ctx, PIPE_OP_DIRECTION[ctx.name], lane, TileValue(part, tile.dtype), nbytes)
 
 
 def _aiv_lanes(ctx: OpContext) -> tuple[int, ...]:
@@ -224,12 +228,12 @@ def _tpush_to_aic(ctx: OpContext, tile: ArrayValue) -> None:
         return  # an unsplit push of lane 1 sends nothing: the cube takes lane 0's tile (pto-isa's TPUSH)
     data = read(tile).copy()
     nbytes = slot_bytes("tile.tpush_to_aic", data.size * tile.dtype.get_bit() // 8, split)
-    _push(ctx, "v2c", ctx.state.subblock_idx, TileValue(data, tile.dtype), nbytes)
+    _push(ctx, PIPE_OP_DIRECTION[ctx.name], ctx.state.subblock_idx, TileValue(data, tile.dtype), nbytes)
 
 
 @register("tile.tpop_from_aic")
 def _tpop_from_aic(ctx: OpContext) -> TileValue:
-    got = _pop(ctx, "c2v", ctx.state.subblock_idx)
+    got = _pop(ctx, PIPE_OP_DIRECTION[ctx.name], ctx.state.subblock_idx)
     dt = result_dtype(ctx, got.dtype)
     return TileValue(got.data, dt, None, MemorySpace.Vec)
 
@@ -237,10 +241,10 @@ def _tpop_from_aic(ctx: OpContext) -> TileValue:
 @register("tile.tpop_from_aiv")
 def _tpop_from_aiv(ctx: OpContext) -> TileValue:
     axis = _split_axis(int(ctx.kwarg("split", 0)))
-    first = _pop(ctx, "v2c", 0)
+    first = _pop(ctx, PIPE_OP_DIRECTION[ctx.name], 0)
     data = first.data
     if axis is not None:
-        second = _pop(ctx, "v2c", 1)
+        second = _pop(ctx, PIPE_OP_DIRECTION[ctx.name], 1)
         data = np.concatenate([first.data, second.data], axis=axis)
     dt = result_dtype(ctx, first.dtype)
     return TileValue(data, dt, None, MemorySpace.Mat)

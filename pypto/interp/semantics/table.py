@@ -28,12 +28,12 @@ class RunState:
     subblock_idx: int = 0
     subblock_num: int = 1
     next_task_id: int = 0
-    # (direction, pipe id, lane) -> FIFO of tiles; direction is "c2v" or "v2c".
-    pipes: dict[tuple[str, int, int], list[TileValue]] = field(default_factory=dict)
+    # (direction, pipe id, lane) -> FIFO of tiles; a direction is its dir_mask bit (cross_core_ops.C2V / V2C).
+    pipes: dict[tuple[int, int, int], list[TileValue]] = field(default_factory=dict)
     # Slot count and slot size of each initialised pipe, keyed by (direction, pipe id).
-    pipe_slots: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    pipe_slots: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
     # Popped tiles not yet freed, per (direction, pipe id, lane): they still occupy their slot.
-    held: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    held: dict[tuple[int, int, int], int] = field(default_factory=dict)
     # The whole tile each aic_gather call (by id) is joining from the lanes of a pl.split_aiv region.
     gathers: dict[int, Any] = field(default_factory=dict)
     group: Any = None  # the running pypto.interp.group.GroupRun, inside a Group

@@ -52,13 +52,19 @@ _PIPE_OPS += [
 ]
 
 
+# A pipe direction is its dir_mask bit: cube -> vector (C->V) and vector -> cube (V->C); a two-way pipe has both.
+C2V, V2C = 1, 2
+# The short name of each direction (pto-isa's TPipe buffers and our printed pipe halves are named so).
+DIRECTION_NAMES: dict[int, str] = {C2V: "c2v", V2C: "v2c"}
+
+
 def _direction(entry: OpEntry) -> int:
     """A pipe op's dir_mask bit: the side that runs it pushes from itself and pops and frees into itself."""
     cube = entry.core_side == AIC
-    return 1 if cube == entry.name.startswith("tile.tpush_") else 2
+    return C2V if cube == entry.name.startswith("tile.tpush_") else V2C
 
 
-# The direction each pipe op moves tiles in, as its dir_mask bit: 1 cube -> vector (C->V), 2 vector -> cube (V->C).
+# The direction each pipe op moves tiles in, as its dir_mask bit.
 PIPE_OP_DIRECTION: dict[str, int] = {entry.name: _direction(entry) for entry in _PIPE_OPS}
 
 # The parameter holding a kernel's a2a3 GM pipe ring (InjectGMPipeBuffer adds it, codegen passes it to TPipe).
@@ -110,14 +116,31 @@ def gm_ring_layout(setups: list[Call]) -> dict[int, tuple[int, int]]:
     return layout
 
 
-# The cross-core flags of a core (0..15); a pipe ``id`` takes flags id..id + 1 one-way and id..id + 3 two-way
-# (the static_asserts of pto-isa's TPipe, a2a3 and a5).
+# pto-isa's a2a3 TPipe<id, dir_mask, ...> (npu/a2a3/TPush.hpp) signals between the cores through cross-core
+# flags: a one-way pipe's consumer waits on flag id for a filled slot and its producer on id + 1 for a freed
+# one; a two-way pipe adds the V->C direction on id + 2 (filled) and id + 3 (freed). A core has 16 flags.
 CROSS_CORE_FLAGS = 16
+
+
+def pipe_flags(dir_mask: int, pipe_id: int) -> range:
+    """The cross-core flags pipe ``pipe_id`` takes: id, id + 1 one-way; id to id + 3 two-way."""
+    return range(pipe_id, pipe_id + (4 if dir_mask == 3 else 2))
+
+
+def direction_flag(dir_mask: int, pipe_id: int, direction: int) -> int:
+    """The FlagID of the one-way TPipe carrying ``direction`` of the pipe (CCE prints a two-way pipe as two
+    one-way TPipes): the V->C half of a two-way pipe starts at id + 2, as in the two-way TPipe."""
+    return pipe_id + 2 if dir_mask == 3 and direction == V2C else pipe_id
 
 
 def max_pipe_id(dir_mask: int) -> int:
     """The largest pipe id whose flags fit in ``CROSS_CORE_FLAGS``: 12 two-way, 14 one-way."""
-    return CROSS_CORE_FLAGS - (4 if dir_mask == 3 else 2)
+    return CROSS_CORE_FLAGS - len(pipe_flags(dir_mask, 0))
+
+
+def free_pipe_id(dir_mask: int, taken: set[int]) -> int | None:
+    """The smallest id whose flags (for a pipe of ``dir_mask``) miss every flag in ``taken``, or None."""
+    return next((i for i in range(max_pipe_id(dir_mask) + 1) if taken.isdisjoint(pipe_flags(dir_mask, i))), None)
 
 
 def _initialize_pipe(ci: CallInfo) -> Type:
@@ -132,7 +155,8 @@ def _initialize_pipe(ci: CallInfo) -> Type:
         way, flags = ("two-way", "id to id + 3") if mask == 3 else ("one-way", "id and id + 1")
         ci.fail(f"id ({pipe_id}) must be <= {max_pipe_id(mask)} for a {way} pipe (dir_mask={mask})",
                 f"a pipe takes the cross-core flags {flags} and a core has {CROSS_CORE_FLAGS} (0 to "
-                f"{CROSS_CORE_FLAGS - 1}): number the pipes of a kernel from 0")
+                f"{CROSS_CORE_FLAGS - 1}): number the pipes of a kernel from 0, one-way pipes 2 apart and "
+                "two-way pipes 4 apart")
     slots = ci.kw("slot_num")
     local = ci.kw("local_slot_num")
     if ci.kw("slot_size") % 4:

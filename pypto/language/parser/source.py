@@ -16,6 +16,7 @@ from types import FrameType
 from typing import Any
 
 from pypto.ir import Span
+from pypto.ir.span import SourceName
 
 from .diagnostics import ParserError, PythonSyntaxError
 
@@ -93,7 +94,8 @@ class SourceFile:
             raise PythonSyntaxError(
                 _TOO_DEEP, _largest_statement(text, lines, filename), _SPLIT_HINT, source_lines=lines
             ) from None
-        return cls(filename, lines, tree)
+        # Spans name the text with its lines: an error a pass raises later shows the line and caret.
+        return cls(SourceName(filename, lines), lines, tree)
 
     def span(self, node: ast.AST) -> Span:
         """The span of ``node`` (1-based columns)."""
