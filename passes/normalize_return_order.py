@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pypto.analysis import function_index
 from pypto.languages.invariants import ReturnParamsExplicit
 from pypto.languages.invariants.functions import _param_aliases as param_aliases
@@ -12,13 +14,13 @@ from pypto.ir.enums import FunctionType, ParamDirection, is_incore_type
 from pypto.ir.expr import Call, Expr, GlobalVar, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
-from pypto.ir.stmt import AssignStmt, ReturnStmt
+from pypto.ir.stmt import AssignStmt, ReturnStmt, Stmt
 from pypto.ir.type_base import TupleType
 from pypto.ir.types import TensorType
 
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
-from pypto.transform.rewrite import Result, Rewrite, on
+from pypto.transform.rewrite import BODILESS, Result, Rewrite, on
 from pypto.transform.util import rebuild
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
@@ -30,16 +32,27 @@ class _Returns(Rewrite):
     def __init__(self, alias: dict[Var, Var], order: list[int] | None) -> None:
         self.alias, self.order = alias, order
 
+    def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
+        # Only returns and the bodies that may hold one change: other statements are kept unvisited.
+        if not any(type(s) is ReturnStmt or type(s) not in BODILESS for s in stmts):
+            return list(stmts)
+        return super().block(stmts)
+
+    def stmt(self, node: Stmt) -> Result:
+        return node if type(node) in BODILESS and type(node) is not ReturnStmt else super().stmt(node)
+
     @on(ReturnStmt)
     def _return(self, node: ReturnStmt) -> Result:
-        values = [self._param(self.expr(v)) for v in node.value]
+        values = [self.param(self.alias, self.expr(v)) for v in node.value]
         if self.order is not None:
             values = [values[i] for i in self.order]
         return rebuild(node, value=values if any(a is not b for a, b in zip(values, node.value)) else node.value)
 
-    def _param(self, value: Expr) -> Expr:
+    @staticmethod
+    def param(alias: dict[Var, Var], value: Expr) -> Expr:
+        """The parameter a returned tensor variable is (``value`` itself otherwise)."""
         if isinstance(value, Var) and isinstance(value.type, TensorType):
-            return self.alias.get(value, value)
+            return alias.get(value, value)
         return value
 
 
@@ -135,6 +148,8 @@ class NormalizeReturnOrder(ProgramPass):
         final = [s for s in function_index(func).of(ReturnStmt)]
         values = [alias.get(v, v) for v in final[-1].value] if final else []
         order = _order(func, values) if is_incore_type(func.func_type) and len(values) > 1 else None
+        if order is None and not any(_Returns.param(alias, v) is not v for r in final for v in r.value):
+            return func  # already returns its parameters in order: the same object, so checks stay cached
         rewrite = _Returns(alias, order)
         rewrite.start(func)
         new = rewrite.function(func)

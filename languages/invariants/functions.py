@@ -51,17 +51,27 @@ OrchestrationReferencesResolved = Invariant.per_function(
 )
 
 
+_WRITTEN_POSITION: dict[str, int | None] = {}  # op name -> position; the alias walk asks it of every call
+
+
+def _written_position(name: str) -> int | None:
+    """The position of the parameter op ``name`` writes (its result aliases it), or None."""
+    found = _WRITTEN_POSITION.get(name, -1)
+    if found != -1:
+        return found
+    entry = op_registry.lookup(name)
+    if entry is None:
+        return None  # not cached: the op may be registered later
+    written = entry.written_params()
+    found = _WRITTEN_POSITION[name] = [p.name for p in entry.params].index(written[0]) if written else None
+    return found
+
+
 def _written_arg(value: Expr) -> Expr | None:
     """The argument an op call writes (its result aliases it), or None."""
     name = op_name(value)
-    entry = op_registry.lookup(name) if name is not None else None
-    if entry is None:
-        return None
-    written = entry.written_params()
-    if not written:
-        return None
-    position = [p.name for p in entry.params].index(written[0])
-    return value.args[position] if position < len(value.args) else None
+    position = _written_position(name) if name is not None else None
+    return value.args[position] if position is not None and position < len(value.args) else None
 
 
 def _param_aliases(func: Function) -> dict[Var, Var]:
