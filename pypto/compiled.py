@@ -178,7 +178,7 @@ class CompiledProgram:
         self.last_run = run_on_simulator(
             self.output_dir, full, params, cache_dir=cache_dir, options=options, worker=_worker(worker, options)
         )
-        return _result(full, returned, entry.attrs.results)
+        return _result(full, returned, self.call_results())
 
     def build_orch_args(self, *args: Any, worker: Any = None, **kwargs: Any) -> Any:
         """simpler's ``TaskArgs`` of one call, for ``chip_callable`` and ``build_call_config``.
@@ -243,7 +243,7 @@ class CompiledProgram:
         args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
-        results = _created_results(self.final_program)
+        results = self.call_results()
         inputs = [
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
@@ -308,8 +308,18 @@ class CompiledProgram:
             )
         self._orchestration()
 
+    def call_results(self) -> list[int] | None:
+        """The final entry's parameter behind each value a call returns, in return order, when the entry
+        returns tensors it creates (docs/passes.md#exportentryresults); None when a call returns the Out
+        tensors it allocated."""
+        found = self._orchestrations()
+        return found[0].attrs.results if len(found) == 1 and found[0].attrs.created_results else None
+
+    def _orchestrations(self) -> list[Function]:
+        return [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
+
     def _orchestration(self) -> Function:
-        found = [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
+        found = self._orchestrations()
         if len(found) != 1:
             what = "no orchestration function" if not found else f"{len(found)} orchestration functions"
             raise SimulatorError(
@@ -523,12 +533,6 @@ def caller_view(entry: Function) -> Function:
     if not k:
         return entry
     return node_replace(entry, params=entry.params[:-k], param_directions=entry.param_directions[:-k])
-
-
-def _created_results(program: Program) -> list[int] | None:
-    """The parameter behind each returned value when the entry returns tensors it creates, else None."""
-    found = [f for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
-    return found[0].attrs.results if len(found) == 1 and found[0].attrs.created_results else None
 
 
 def _complete(
