@@ -77,7 +77,8 @@ class CompiledProgram:
     ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
     ``final_dialect`` the dialect the pipeline ended in, ``generated`` whether it reached ``runtime``
     so that the code generators ran, ``platform`` where a call runs.
-    ``last_run`` holds the build and run times of the latest simulator call.
+    ``last_run`` holds the build and run times of the latest simulator call, ``last_result`` what it
+    returned (``pypto.runtime.run`` returns the program, not the call's value).
     As a path (``os.fspath``, ``str``, equality and hash) it is its ``output_dir``.
     """
 
@@ -91,6 +92,7 @@ class CompiledProgram:
     generated: bool = True
     skip_ptoas: bool = False
     last_run: Any = field(default=None, compare=False)
+    last_result: Any = field(default=None, compare=False)
 
     @property
     def source(self) -> Program | None:
@@ -178,7 +180,8 @@ class CompiledProgram:
         self.last_run = run_on_simulator(
             self.output_dir, full, params, cache_dir=cache_dir, options=options, worker=_worker(worker, options)
         )
-        return _result(full, returned, self.call_results())
+        self.last_result = _result(full, returned, self.call_results())
+        return self.last_result
 
     def build_orch_args(self, *args: Any, worker: Any = None, **kwargs: Any) -> Any:
         """simpler's ``TaskArgs`` of one call, for ``chip_callable`` and ``build_call_config``.

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from entry_result_programs import CreatedMixed
+from entry_result_programs import CreatedMixed, CreatedResult
 
 from pypto import ir
 from pypto.cli import main
 from pypto.compiled import CompiledProgram
-from pypto.runtime import simulator_missing_reason
+from pypto.runtime import RunConfig, run, simulator_missing_reason
 
 if (_missing := simulator_missing_reason()) is not None:
     pytest.skip(f"simulator tier: {_missing} (scripts/install-simulator.sh installs it)", allow_module_level=True)
@@ -68,3 +68,13 @@ def test_pypto_run_compares_the_created_results(
     assert main(["run", str(source), "-o", str(tmp_path / "out")]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "max error" in line]
     assert lines == ["  o: max error 0 ok", "  y: max error 0 ok"]
+
+
+def test_runtime_run_keeps_what_the_call_returns(
+    tmp_path: Path, kernel_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pypto.runtime.run returns the program: the created tensor the call returned is its last_result."""
+    monkeypatch.setenv("PYPTO_CACHE_DIR", str(kernel_cache))
+    a = np.arange(256, dtype=np.float32).reshape(16, 16)
+    compiled = run(CreatedResult, a, config=RunConfig(save_kernels_dir=str(tmp_path / "out")))
+    np.testing.assert_array_equal(compiled.last_result, 2 * a)
