@@ -186,7 +186,9 @@ class CompiledProgram:
     def build_orch_args(self, *args: Any, worker: Any = None, **kwargs: Any) -> Any:
         """simpler's ``TaskArgs`` of one call, for ``chip_callable`` and ``build_call_config``.
 
-        Every argument is given (outputs too, by position or name) and checked as a call checks it;
+        Every argument is given (outputs too, by position or name, and a zero-filled tensor for each
+        tensor the entry creates and returns: the parameters ExportEntryResults adds, after the others,
+        which a call allocates) and checked as a call checks it;
         host tensors must be contiguous, because the arguments refer to their memory (nothing is
         copied: a run with them writes the outputs straight into the caller's tensors, which must
         outlive it). ``worker`` is the ``ChipWorker`` to run on (default: the active one, else the
@@ -203,9 +205,11 @@ class CompiledProgram:
         params = parameters(entry, dynamic_dims(entry, args))
         if len(args) != len(params):
             names = ", ".join(p.name for p in params)
+            created = [p.name for p in params[len(caller_view(entry).params) :]]
+            also = f" (and {', '.join(created)}, which '{entry.name}' creates and returns)" if created else ""
             raise SimulatorArgumentError(
                 f"build_orch_args takes every argument of '{entry.name}' ({names}), got {len(args)}",
-                "pass the output tensors too: the arguments refer to the memory the run writes",
+                f"pass the output tensors too{also}: the arguments refer to the memory the run writes",
             )
         self._check_windows(entry, params, list(args))
         tree = load_artifacts(self.output_dir)
