@@ -9,8 +9,9 @@ from pypto.ir.span import Span, source_lines_of
 class CodegenError(PyptoError):
     """A node or op a target has no rule for (or cannot spell). ``span`` locates it in the source.
 
-    ``str(err)`` renders like a parser diagnostic: the message, `` --> file:line:col``, the source
-    line with a caret when the file is readable, and the hint::
+    ``err.format_error()`` renders like a parser diagnostic: the message, `` --> file:line:col``, the
+    source line with a caret when the file is readable, and the hint (``str(err)`` is the same without
+    the class name, which a traceback prints in front of it)::
 
         CodegenError: no rule for tile.sin in pto
            --> kernels.py:12:13
@@ -28,7 +29,7 @@ class CodegenError(PyptoError):
 
     def __str__(self) -> str:
         lines = source_lines_of(self.span) if self.span.is_valid() else None
-        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines)
+        return render_diagnostic(None, self.message, self.span, self.hint, None, lines)
 
 
 def no_rule(what: str, target: str, span: Span | None = None, hint: str | None = None) -> CodegenError:

@@ -399,9 +399,14 @@ class OrchestrationEmitter(Emitter):
         for create in self._arrays_leaving(node.body, inside):
             self.emit(create)  # its extent and dtype are constants: nothing of the scope is needed
             self.hoisted.add(id(create))
+        named_after = self._buffers_named_after(node.body, inside)
         for stmt in _block(node.body):
             assigned = isinstance(stmt, AssignStmt)
-            if assigned and isinstance(stmt.var.type, TensorType) and self.reads[stmt.var] > inside[stmt.var]:
+            if (
+                assigned
+                and isinstance(stmt.var.type, TensorType)
+                and (self.reads[stmt.var] > inside[stmt.var] or stmt.var in named_after)
+            ):
                 if id(stmt) not in self.hoisted and not isinstance(stmt.value, (Var, TupleGetItemExpr)):
                     self.doc.line(f"ChipTensor {self.declare(stmt.var)};")  # a view: assigned in the scope
                     self.predeclared.add(stmt.var)
@@ -425,6 +430,18 @@ class OrchestrationEmitter(Emitter):
                     copied[var] = name
         return copied
 
+    def _buffers_named_after(self, body: Stmt, inside: Counter[Var]) -> set[Var]:
+        """The tensors whose C++ name the code after the scope uses for a loop's or an if's result read
+        there that declares no variable of its own (the buffer it carries, e.g. a view made in the scope)."""
+        assert self.roots is not None  # set for the function being printed
+        return {
+            self.roots.root(var)
+            for stmt in _block(body)
+            if not isinstance(stmt, AssignStmt)
+            for var in getattr(stmt, "return_vars", [])
+            if isinstance(var.type, TensorType) and self.reads[var] > inside[var] and not self._declared_by(stmt, var)
+        }
+
     def _declared_by(self, stmt: Stmt, result: Var) -> bool:
         """Whether a loop or an if declares a C++ variable of its own for the tensor ``result``: a
         rebind carry, a while carry, an if whose branches yield different buffers (otherwise the result
@@ -437,10 +454,16 @@ class OrchestrationEmitter(Emitter):
         return True
 
     def _arrays_leaving(self, body: Stmt, inside: Counter[Var]) -> list[AssignStmt]:
-        """The ``array.create`` statements of a scope body whose array (the created variable or an
-        ``array.update_element`` result, which names the same C array) the code after the scope reads."""
+        """The ``array.create`` statements of a scope body whose array (the created variable, an
+        ``array.update_element`` result or a loop's array result, which all name the same C array: a
+        loop updates an array carry in place) the code after the scope reads."""
         creates: dict[Var, AssignStmt] = {}
         for stmt in _block(body):
+            if isinstance(stmt, ForStmt | WhileStmt):
+                for ia, rv in zip(stmt.iter_args, stmt.return_vars):
+                    if isinstance(ia.initValue, Var) and ia.initValue in creates:
+                        creates[rv] = creates[ia.initValue]
+                continue
             if not (isinstance(stmt, AssignStmt) and isinstance(stmt.var.type, ArrayType)):
                 continue
             source = argument(stmt.value, "array") if isinstance(stmt.value, Call) else None

@@ -5,7 +5,8 @@ A runtime-created tensor dies with the orchestration's scope, so the caller coul
 The entry's attrs say what a call returns: ``results`` (the parameter behind each returned value, in
 return order) and ``created_results`` (how many trailing parameters the pass added). A returned
 value that no call can give back (an In parameter, a scalar, a view, a tensor whose shape is
-computed at run time, one of two tensors chosen by an ``if``) is an error naming it.
+computed at run time, one of two tensors chosen by an ``if``, a loop result its iterations rebind to
+another tensor) is an error naming it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from pypto.languages.invariants import EntryResultsExported
 from pypto.languages.memref import memref
 
 from pypto.analysis import function_index
-from pypto.analysis.roots import VIEW_OPS, WrittenRoots, computed_in_place, final_return, is_entry, returned_values
+from pypto.analysis.roots import (
+    VIEW_OPS,
+    WrittenRoots,
+    computed_in_place,
+    final_return,
+    is_entry,
+    rebinding_loop,
+    returned_values,
+)
 from pypto.ir import expr as E
 from pypto.ir.enums import ParamDirection
 from pypto.ir.function import Function, Program
@@ -82,26 +91,50 @@ class ExportEntryResults(RewritePass):
         results: list[int] = []
         for value in values:
             root = roots.root(value) if isinstance(value, E.Var) else None
+            if isinstance(value, E.Var) and rebinding_loop(roots, func, value) is not None:
+                raise self._refuse(
+                    func,
+                    ret,
+                    f"'{_name(value)}', a loop result rebound to another tensor in the loop",
+                    "have the loop write into the tensor it starts from and yield that "
+                    f"(`{_name(value)} = self.kernel(..., {_name(value)})`)",
+                )
             if root in index:
                 if func.param_directions[index[root]] == ParamDirection.In:
-                    raise self._refuse(func, ret, f"its In parameter '{root.name_hint}'",
-                                       f"the caller already has '{root.name_hint}'; return a tensor "
-                                       f"'{func.name}' writes (mark the parameter pl.InOut if a kernel writes it)")
+                    raise self._refuse(
+                        func,
+                        ret,
+                        f"its In parameter '{root.name_hint}'",
+                        f"the caller already has '{root.name_hint}'; return a tensor "
+                        f"'{func.name}' writes (mark the parameter pl.InOut if a kernel writes it)",
+                    )
                 results.append(index[root])
                 continue
             create = defs.get(root) if root is not None else None
             if computed_in_place(create):
                 continue  # the compile refuses the op before the passes (this runs on such programs in tests)
             if not isinstance(value.type, TensorType):
-                raise self._refuse(func, ret, f"the scalar '{_name(value)}'",
-                                   "a call returns tensors: have a kernel write the value into a pl.Out tensor")
+                raise self._refuse(
+                    func,
+                    ret,
+                    f"the scalar '{_name(value)}'",
+                    "a call returns tensors: have a kernel write the value into a pl.Out tensor",
+                )
             if create is not None and _is_op(create.value, *VIEW_OPS):
-                raise self._refuse(func, ret, f"'{_name(value)}', a view of another tensor",
-                                   "return the whole tensor, or take a pl.Out parameter of the view's shape "
-                                   "and have a kernel write it")
+                raise self._refuse(
+                    func,
+                    ret,
+                    f"'{_name(value)}', a view of another tensor",
+                    "return the whole tensor, or take a pl.Out parameter of the view's shape "
+                    "and have a kernel write it",
+                )
             if create is None or not _is_op(create.value, "tensor.create"):
-                raise self._refuse(func, ret, f"'{_name(value)}', whose buffer is neither a parameter nor one "
-                                   f"tensor '{func.name}' creates", _HINT.format(name=_name(value)))
+                raise self._refuse(
+                    func,
+                    ret,
+                    f"'{_name(value)}', whose buffer is neither a parameter nor one tensor '{func.name}' creates",
+                    _HINT.format(name=_name(value)),
+                )
             self._check_allocatable(func, create)
             if create not in creates:
                 creates.append(create)

@@ -195,7 +195,7 @@ def _run(args: argparse.Namespace, given: dict[str, Any], scratch: Path | None) 
     level = build_log.level
     build_log.setLevel(logging.INFO)  # setLevel, not .level =: it clears the logger's isEnabledFor cache
     try:
-        compiled(*sim_args, config=_capture_config(args.swimlane))
+        got_returned = compiled(*sim_args, config=_capture_config(args.swimlane))
     finally:
         build_log.removeHandler(handler)
         build_log.setLevel(level)
@@ -209,25 +209,47 @@ def _run(args: argparse.Namespace, given: dict[str, Any], scratch: Path | None) 
               f"(draw with: pypto timeline {compiled.output_dir}"
               f"{'' if args.output else '; kept until newer runs replace it, -o DIR keeps it for good'})")
     _progress("running the reference interpreter ...")
-    compiled.interpret(*ref_args)
+    want_returned = compiled.interpret(*ref_args)
     known = {p.name_hint: x for p, x in zip(entry.params, inputs) if isinstance(x, int) and not isinstance(x, bool)}
     tolerances = output_tolerances(compiled.program, entry, {**known, **dynamic_dims(entry, inputs)})
+    compared = [
+        (param.name_hint, tolerances[param.name_hint], got, want)
+        for param, direction, got, want in zip(entry.params, entry.param_directions, sim_args, ref_args)
+        if direction.name != "In" and isinstance(got, np.ndarray)
+    ]
+    compared += _created_results(compiled, len(entry.params), got_returned, want_returned)
     status = 0
-    for param, direction, got, want in zip(entry.params, entry.param_directions, sim_args, ref_args):
-        if direction.name == "In" or not isinstance(got, np.ndarray):
-            continue
-        rtol, atol = tolerances[param.name_hint]
+    for name, (rtol, atol), got, want in compared:
         rtol = rtol if args.rtol is None else args.rtol
         atol = atol if args.atol is None else args.atol
         error = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)), initial=0.0))
         ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
         verdict = "ok" if ok else f"MISMATCH (rtol={rtol:.3g}, atol={atol:.3g})"
-        print(f"  {param.name_hint}: max error {error:.3g} {verdict}")
+        print(f"  {name}: max error {error:.3g} {verdict}")
         if not ok:
             status = 1
     if scratch is not None and status == 0 and not args.swimlane:  # a capture is what the user asked to keep
         shutil.rmtree(scratch.parent)
     return status
+
+
+def _created_results(
+    compiled: Any, given: int, got: Any, want: Any
+) -> list[tuple[str, tuple[float, float], Any, Any]]:
+    """The tensors the entry creates and a call returns (named by the parameter ExportEntryResults made
+    for each, with its dtype's tolerance), as the simulator and the interpreter returned them."""
+    from pypto.interp.tolerance import tolerance
+
+    results = compiled.call_results()
+    if results is None:
+        return []
+    params = compiled.final_program.get_function(compiled.entry_function().name).params
+    got, want = (list(v) if len(results) > 1 else [v] for v in (got, want))
+    return [
+        (params[r].name_hint, tolerance(params[r].type.dtype), g, w)
+        for r, g, w in zip(results, got, want)
+        if r >= given
+    ]
 
 
 def _capture_config(level: int) -> Any:

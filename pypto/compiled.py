@@ -77,7 +77,8 @@ class CompiledProgram:
     ``files`` are the generated files (relative paths; the pass dumps are in ``passes_dump/``),
     ``final_dialect`` the dialect the pipeline ended in, ``generated`` whether it reached ``runtime``
     so that the code generators ran, ``platform`` where a call runs.
-    ``last_run`` holds the build and run times of the latest simulator call.
+    ``last_run`` holds the build and run times of the latest simulator call, ``last_result`` what it
+    returned (``pypto.runtime.run`` returns the program, not the call's value).
     As a path (``os.fspath``, ``str``, equality and hash) it is its ``output_dir``.
     """
 
@@ -91,6 +92,7 @@ class CompiledProgram:
     generated: bool = True
     skip_ptoas: bool = False
     last_run: Any = field(default=None, compare=False)
+    last_result: Any = field(default=None, compare=False)
 
     @property
     def source(self) -> Program | None:
@@ -178,12 +180,15 @@ class CompiledProgram:
         self.last_run = run_on_simulator(
             self.output_dir, full, params, cache_dir=cache_dir, options=options, worker=_worker(worker, options)
         )
-        return _result(full, returned, entry.attrs.results)
+        self.last_result = _result(full, returned, self.call_results())
+        return self.last_result
 
     def build_orch_args(self, *args: Any, worker: Any = None, **kwargs: Any) -> Any:
         """simpler's ``TaskArgs`` of one call, for ``chip_callable`` and ``build_call_config``.
 
-        Every argument is given (outputs too, by position or name) and checked as a call checks it;
+        Every argument is given (outputs too, by position or name, and a zero-filled tensor for each
+        tensor the entry creates and returns: the parameters ExportEntryResults adds, after the others,
+        which a call allocates) and checked as a call checks it;
         host tensors must be contiguous, because the arguments refer to their memory (nothing is
         copied: a run with them writes the outputs straight into the caller's tensors, which must
         outlive it). ``worker`` is the ``ChipWorker`` to run on (default: the active one, else the
@@ -200,9 +205,11 @@ class CompiledProgram:
         params = parameters(entry, dynamic_dims(entry, args))
         if len(args) != len(params):
             names = ", ".join(p.name for p in params)
+            created = [p.name for p in params[len(caller_view(entry).params) :]]
+            also = f" (and {', '.join(created)}, which '{entry.name}' creates and returns)" if created else ""
             raise SimulatorArgumentError(
                 f"build_orch_args takes every argument of '{entry.name}' ({names}), got {len(args)}",
-                "pass the output tensors too: the arguments refer to the memory the run writes",
+                f"pass the output tensors too{also}: the arguments refer to the memory the run writes",
             )
         self._check_windows(entry, params, list(args))
         tree = load_artifacts(self.output_dir)
@@ -243,7 +250,7 @@ class CompiledProgram:
         args = tuple(positional(entry, args, kwargs))
         params = parameters(entry, dynamic_dims(entry, args))
         full, returned = _complete(entry, params, args)
-        results = _created_results(self.final_program)
+        results = self.call_results()
         inputs = [
             check_tensor(p, a, d != ParamDirection.In) if isinstance(p, TensorParam) else _scalar(p, a)
             for p, d, a in zip(params, entry.param_directions, full)
@@ -308,8 +315,18 @@ class CompiledProgram:
             )
         self._orchestration()
 
+    def call_results(self) -> list[int] | None:
+        """The final entry's parameter behind each value a call returns, in return order, when the entry
+        returns tensors it creates (docs/passes.md#exportentryresults); None when a call returns the Out
+        tensors it allocated."""
+        found = self._orchestrations()
+        return found[0].attrs.results if len(found) == 1 and found[0].attrs.created_results else None
+
+    def _orchestrations(self) -> list[Function]:
+        return [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
+
     def _orchestration(self) -> Function:
-        found = [f for f in self.final_program.functions.values() if f.func_type == FunctionType.Orchestration]
+        found = self._orchestrations()
         if len(found) != 1:
             what = "no orchestration function" if not found else f"{len(found)} orchestration functions"
             raise SimulatorError(
@@ -523,12 +540,6 @@ def caller_view(entry: Function) -> Function:
     if not k:
         return entry
     return node_replace(entry, params=entry.params[:-k], param_directions=entry.param_directions[:-k])
-
-
-def _created_results(program: Program) -> list[int] | None:
-    """The parameter behind each returned value when the entry returns tensors it creates, else None."""
-    found = [f for f in program.functions.values() if f.func_type == FunctionType.Orchestration]
-    return found[0].attrs.results if len(found) == 1 and found[0].attrs.created_results else None
 
 
 def _complete(

@@ -53,7 +53,7 @@ def test_a5_compiles_through_codegen_what_only_fits_a5(tmp_path: Path) -> None:
 
 def test_the_same_kernel_is_refused_on_a2a3_with_the_capacity_message(tmp_path: Path) -> None:
     with pytest.raises(CapacityError, match=(
-        r"^CapacityError: AllocateMemoryAddr: Function 'kexp': Vec buffer usage \(196608 bytes\) exceeds platform limit "
+        r"^AllocateMemoryAddr: Function 'kexp': Vec buffer usage \(196608 bytes\) exceeds platform limit "
         r"\(188416 bytes\)"
     )):
         ir.compile(pl.parse(EXP_128x384), output_dir=tmp_path / "a2a3")

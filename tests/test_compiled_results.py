@@ -210,6 +210,36 @@ def test_one_of_two_created_tensors_chosen_by_an_if_is_refused(tmp_path: Path) -
     assert err.message.startswith("ExportEntryResults: 'main' returns 'r', whose buffer is neither a parameter")
 
 
+def test_a_loop_result_rebound_to_a_tensor_created_in_the_loop_is_refused(tmp_path: Path) -> None:
+    """Only the last iteration's tensor holds the value; the loop's initial tensor is never written."""
+
+    @pl.program
+    class Rebound:
+        @pl.function(type=pl.FunctionType.InCore)
+        def double(self, a: T16, out: pl.Out[T16]) -> T16:
+            out = pl.store(pl.mul(pl.load(a, [0, 0], [16, 16]), 2.0), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: T16) -> T16:
+            out = pl.create_tensor([16, 16], dtype=pl.FP32)
+            for i in pl.range(2):
+                t = pl.create_tensor([16, 16], dtype=pl.FP32)
+                t = self.double(a, t)
+                out = t
+            return out
+
+    err = _refused(Rebound, tmp_path)
+    assert err.message == (
+        "ExportEntryResults: 'main' returns 'out', a loop result rebound to another tensor in the loop, "
+        "which a call cannot give back"
+    )
+    assert (
+        err.hint == "have the loop write into the tensor it starts from and yield that (`out = self.kernel(..., out)`)"
+    )
+    assert err.span is not None and err.span.begin_line == Rebound.get_function("main").span.begin_line + 6
+
+
 def _accumulating(init: float) -> ir.Program:
     @pl.program
     class Accumulates:

@@ -4,7 +4,14 @@ Out params not shadowed, entry results exported."""
 from __future__ import annotations
 
 from pypto.analysis import base_name, block, function_index, op_name
-from pypto.analysis.roots import WrittenRoots, computed_in_place, final_return, is_entry, returned_values
+from pypto.analysis.roots import (
+    WrittenRoots,
+    computed_in_place,
+    final_return,
+    is_entry,
+    rebinding_loop,
+    returned_values,
+)
 
 from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
@@ -175,6 +182,14 @@ def _check_entry_results(func: Function, program: Program, report: Reporter) -> 
     defines = {s.var: s for s in function_index(func).of(AssignStmt)}
     for value in returned_values(ret):
         root = roots.root(value) if isinstance(value, Var) else None
+        if isinstance(value, Var) and rebinding_loop(roots, func, value) is not None:
+            report.error(
+                "ENTRY_RESULT_LOST",
+                f"entry '{func.name}' returns '{value.name_hint}', a loop result its iterations rebind to another "
+                "tensor than the Out/InOut parameter it starts from",
+                ret,
+            )
+            continue
         if directions.get(root, ParamDirection.In) == ParamDirection.In and not computed_in_place(defines.get(root)):
             what = f"'{value.name_hint}'" if isinstance(value, Var) else "a value"
             report.error(

@@ -174,6 +174,22 @@ class Roots(ForwardWalk[None]):
                         self.edges[v] = it.initValue
 
 
+def rebinding_loop(roots: Roots, func: Function, var: Var) -> Var | None:
+    """The first loop result on ``var``'s alias chain whose loop yields a tensor of another buffer than
+    its initial one (None: there is none). The roots follow a carry to its init only, so such a
+    result is not the init's buffer after the loop: only the last iteration's tensor is."""
+    loops = {rv: (s, i) for s in function_index(func).of(ForStmt, WhileStmt) for i, rv in enumerate(s.return_vars)}
+    while var in roots.edges:
+        if var in loops:
+            s, i = loops[var]
+            init = s.iter_args[i].initValue
+            y = _yielded(s.body, i)
+            if not (isinstance(y, Var) and isinstance(init, Var) and roots.root(y) is roots.root(init)):
+                return var
+        var = roots.edges[var]
+    return None
+
+
 class WrittenRoots(Roots):
     """Roots through every op that writes an argument in place (``r = pl.store(t, offs, out)``: r ->
     out; the op registry's written parameter) and through callees that return a parameter so

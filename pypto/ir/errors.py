@@ -122,7 +122,7 @@ def _window(line: str, start: int, width: int) -> tuple[str, str]:
 
 
 def render_diagnostic(
-    kind: str,
+    kind: str | None,
     message: str,
     span: Span,
     hint: str | None,
@@ -130,12 +130,13 @@ def render_diagnostic(
     source_lines: list[str] | None,
     line_offset: int = 0,
 ) -> str:
-    """Format ``kind: message`` followed by `` --> file:line:col``, the source line and caret.
+    """Format ``kind: message`` (``message`` without a kind) followed by `` --> file:line:col``, the
+    source line and caret.
 
     ``source_lines`` are the lines of the file the span refers to; ``line_offset`` is the line
     number of ``source_lines[0]`` minus one (0 when the lines are the whole file).
     """
-    out = [f"{kind}: {message}"]
+    out = [f"{kind}: {message}" if kind else message]
     gutter = str(span.begin_line) if span.begin_line > 0 else ""
     # The arrow, the bars and the hint's "=" stand in the column after the line number, however wide it is.
     pad = " " * max(len(gutter), 1)

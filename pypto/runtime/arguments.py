@@ -116,8 +116,10 @@ def bind_arguments(tree: ArtifactTree, args: Sequence[object], params: Sequence[
     tensor_params = [p for p in params if isinstance(p, TensorParam)]
     if len(tensor_params) != len(signature):
         raise SimulatorArgumentError(
-            f"the orchestration takes {len(signature)} tensors, got {len(tensor_params)}",
-            "pass one array per tensor parameter, in parameter order",
+            f"the orchestration takes {len(signature)} tensors ({', '.join(d.name for d in signature)}), "
+            f"got {len(tensor_params)}",
+            "pass one array per tensor parameter, in parameter order, outputs included (a tensor the entry "
+            "creates and returns is an Out tensor after the others)",
         )
     tensors: list[StagedTensor | ResidentTensor] = []
     scalars: list[int] = []

@@ -20,11 +20,14 @@ def default_cache_dir() -> Path:
     a file (a mistyped variable would otherwise end a run with a bare "Not a directory")."""
     env = os.environ.get("PYPTO_CACHE_DIR")
     folder = Path(env) if env else Path.home() / ".cache" / "pypto" / "kernels"
+    hint = "set PYPTO_CACHE_DIR to a folder (made when missing), or unset it to use ~/.cache/pypto/kernels"
+    return _folder(folder, hint)
+
+
+def _folder(folder: Path, hint: str) -> Path:
+    """``folder``, checked not to be a file (which would end a run with a bare "Not a directory")."""
     if folder.exists() and not folder.is_dir():
-        raise SimulatorError(
-            f"the kernel cache {folder} is a file, not a folder",
-            "set PYPTO_CACHE_DIR to a folder (made when missing), or unset it to use ~/.cache/pypto/kernels",
-        )
+        raise SimulatorError(f"the kernel cache {folder} is a file, not a folder", hint)
     return folder
 
 
@@ -37,7 +40,11 @@ class KernelCache:
     """Compiled objects stored as ``<directory>/<key>.so``; writes are atomic (rename into place)."""
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        """``directory`` (a :class:`SimulatorError` when it is a file), else :func:`default_cache_dir`."""
+        if directory is None:
+            self.directory = default_cache_dir()
+        else:
+            self.directory = _folder(Path(directory), "give a folder (made when missing) as the kernel cache")
 
     def get(self, key: str) -> bytes | None:
         """The cached bytes for ``key``, or ``None``."""

@@ -49,7 +49,8 @@ _UNHONOURED_COMPILE_FIELDS = (
 def run(program: Any, *tensors: Any, config: RunConfig | None = None) -> Any:
     """Compile ``program`` (a ``@pl.program`` class or ``ir.Program``) and run it with ``tensors``.
 
-    Returns the ``CompiledProgram``. Nothing runs without tensors or with ``config.codegen_only``;
+    Returns the ``CompiledProgram``; what the call returned (the tensors the entry creates and
+    returns, the Out tensors it allocated) is its ``last_result``. Nothing runs without tensors or with ``config.codegen_only``;
     otherwise the platform must be ``a2a3sim`` (checked before compiling). A DFX capture (swimlane,
     dependencies, dumps, scope stats) on a run that only compiles is a ``CaptureError``.
     """

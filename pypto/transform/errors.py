@@ -12,9 +12,9 @@ from pypto.ir.span import Span, source_lines_of
 class PassError(PyptoError):
     """A pass cannot transform its input (e.g. a recursive inline function). ``span`` locates it.
 
-    ``str(err)`` and ``err.format_error()`` are the diagnostic, rendered like a parser error:
-    ``PassError: Pass: message``, `` --> file:line:col``, the source line and caret (when the file or
-    the parsed text is known) and the hint.
+    ``err.format_error()`` is the diagnostic, rendered like a parser error: ``PassError: Pass: message``,
+    `` --> file:line:col``, the source line and caret (when the file or the parsed text is known) and
+    the hint; ``str(err)`` is the same without the class name, which a traceback prints in front of it.
     """
 
     def __init__(self, pass_name: str, message: str, span: Span | None = None, hint: str | None = None) -> None:
@@ -25,12 +25,14 @@ class PassError(PyptoError):
         super().__init__(self.message)
 
     def format_error(self) -> str:
-        """The diagnostic (also ``str(err)``): message, location, source line with caret, hint."""
-        lines = source_lines_of(self.span)
-        return render_diagnostic(type(self).__name__, self.message, self.span, self.hint, None, lines)
+        """The diagnostic: class name, message, location, source line with caret, hint."""
+        return self._render(type(self).__name__)
 
     def __str__(self) -> str:
-        return self.format_error()
+        return self._render(None)
+
+    def _render(self, kind: str | None) -> str:
+        return render_diagnostic(kind, self.message, self.span, self.hint, None, source_lines_of(self.span))
 
 
 class PassOrderError(PyptoError):

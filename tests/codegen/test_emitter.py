@@ -125,7 +125,7 @@ def test_a_node_without_a_rule_is_an_error_with_its_span(tmp_path: Path) -> None
         MulEmitter(A2A3)(program)
     path = tmp_path / "toy.py"
     assert str(err.value) == (
-        "CodegenError: no rule for Mul in toy\n"
+        "no rule for Mul in toy\n"
         f"  --> {path}:8:13\n"
         "  |\n"
         "8 |         y = x * 2\n"
@@ -251,4 +251,4 @@ def test_doc_depth_is_restored_after_an_error() -> None:
 
 def test_an_error_without_a_known_span_renders_the_message_and_hint() -> None:
     assert str(CodegenError("no rule for X in toy", hint="add one")) == (
-        "CodegenError: no rule for X in toy\n  = hint: add one")
+        "no rule for X in toy\n  = hint: add one")

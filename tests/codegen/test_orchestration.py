@@ -95,7 +95,7 @@ def _orch(body: str, params: str = "self, x: pl.Tensor[[64, 64], pl.FP32], y: pl
 def test_an_op_without_a_rule_names_the_op_and_the_target() -> None:
     program = _orch('with pl.scope():\n    t: pl.Tensor[[64, 64], pl.FP32] = pl.tensor.assemble(x, x, [0, 0])\n'
                     '    y = self.k(t, y, attrs={"arg_directions": [pl.adir.input, pl.adir.output_existing]})\nreturn y')
-    with pytest.raises(CodegenError, match=r"^CodegenError: no rule for tensor.assemble in orchestration") as err:
+    with pytest.raises(CodegenError, match=r"^no rule for tensor.assemble in orchestration") as err:
         generate_orchestration(program)
     assert err.value.span.is_valid()
 
@@ -283,7 +283,7 @@ def test_a_block_of_whole_rows_is_passed_to_a_kernel_as_a_view() -> None:
 
 def test_a_view_narrower_than_its_parent_rows_is_not_passed_to_a_kernel() -> None:
     # The kernel reads its tensor packed from the view's start: a column window would read the wrong elements.
-    with pytest.raises(CodegenError, match="^CodegenError: no rule for passing the strided view 'v' to kernel 'k' "
+    with pytest.raises(CodegenError, match="^no rule for passing the strided view 'v' to kernel 'k' "
                                            "in orchestration") as err:
         generate_orchestration(_sliced_task("[64, 128]", "[64, 64], [0, 64]"))
     assert err.value.span.begin_line == 13  # the call

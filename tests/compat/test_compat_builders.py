@@ -26,14 +26,14 @@ def _parse_error() -> ParserError:
 
 def test_error_renderer_renders_the_diagnostic() -> None:
     err = _parse_error()
-    assert ErrorRenderer(use_color=False).render(err) == err.format_error() == str(err)
+    assert ErrorRenderer(use_color=False).render(err) == err.format_error() == f"{type(err).__name__}: {err}"
     coloured = ErrorRenderer(use_color=True).render(err)
-    assert coloured != str(err)
+    assert coloured != err.format_error()
     assert "\033[" in coloured
     plain = coloured
     for code in ("\033[31m", "\033[34m", "\033[1m", "\033[0m"):
         plain = plain.replace(code, "")
-    assert plain == str(err)
+    assert plain == err.format_error()
 
 
 def test_error_renderer_of_other_errors_and_concise_message() -> None:

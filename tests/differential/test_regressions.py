@@ -170,7 +170,7 @@ def test_a_broadcast_of_both_operands_is_refused_with_a_hint(tmp_path: Path) -> 
     with pytest.raises(PassError) as err:
         ir.compile(pl.parse(text), output_dir=tmp_path / "out", dump_passes=False)
     assert str(err.value).splitlines() == [
-        "PassError: ConvertTensorToTileOps: tensor.add broadcasts [16, 1] and [1, 32]; the vector units broadcast "
+        "ConvertTensorToTileOps: tensor.add broadcasts [16, 1] and [1, 32]; the vector units broadcast "
         "only an [M, 1] row vector or a [1, N] column vector against a tile of the result's shape (hint: broadcast "
         "an operand first with pl.row_expand(target, vec) or pl.col_expand(target, vec), or reshape it)",
         "   --> <string>:10:47",
@@ -187,7 +187,7 @@ def test_a_tile_op_broadcasting_a_col_major_column_is_refused_with_a_hint(tmp_pa
     with pytest.raises(PassError) as err:
         ir.compile(pl.parse(text), output_dir=tmp_path / "out", dump_passes=False)
     assert str(err.value).splitlines() == [
-        "PassError: ResolveBackendOpLayouts: tile.sub broadcasts the column [64, 1] over [64, 64], but the vector "
+        "ResolveBackendOpLayouts: tile.sub broadcasts the column [64, 1] over [64, 64], but the vector "
         "unit runs it only on operands of one shape",
         "   --> <string>:17:9",
         "   |",

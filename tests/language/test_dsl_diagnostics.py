@@ -34,7 +34,7 @@ def test_rendered_error_has_location_source_line_caret_and_hint() -> None:
     e = err.value
     assert (e.location.filename, e.location.begin_line, e.location.begin_column) == ("kernel.py", 3, 9)
     assert str(e) == (
-        "UndefinedVariableError: undefined variable 'nn'\n"
+        "undefined variable 'nn'\n"
         "  --> kernel.py:3:9\n"
         "  |\n"
         "3 |     y = nn + 1\n"
@@ -65,8 +65,8 @@ def test_python_syntax_errors() -> None:
 
 def test_error_without_source() -> None:
     e = ParserError("boom", Span("x.py", 2, 3), hint="try again")
-    assert str(e) == "ParserError: boom\n  --> x.py:2:3\n  = hint: try again"
-    assert str(ParserError("plain")) == "ParserError: plain"
+    assert str(e) == "boom\n  --> x.py:2:3\n  = hint: try again"
+    assert str(ParserError("plain")) == "plain"
 
 
 @pytest.mark.parametrize("line_no", [10, 123])
@@ -75,7 +75,7 @@ def test_arrow_bars_and_hint_align_after_a_wide_line_number(line_no: int) -> Non
     e = ParserError("boom", Span("k.py", line_no, 9, line_no, 11), hint="try again", note="n", source_lines=lines)
     pad = " " * len(str(line_no))
     assert str(e) == (
-        "ParserError: boom\n"
+        "boom\n"
         f"{pad} --> k.py:{line_no}:9\n"
         f"{pad} |\n"
         f"{line_no} |     y = nn + 1\n"

@@ -37,7 +37,7 @@ def reassign_error(body: str, ret: str = "pl.Scalar[pl.INT64]") -> ParserTypeErr
 def test_straight_line_scalar_reassignment_with_another_dtype_is_refused_with_the_full_diagnostic() -> None:
     err = reassign_error("n = 3 * n + 1\nreturn n")
     assert str(err) == (
-        "ParserTypeError: Cannot reassign 'n' with a different type: was pl.Scalar[pl.INT64], got pl.Scalar[pl.INDEX]\n"
+        "Cannot reassign 'n' with a different type: was pl.Scalar[pl.INT64], got pl.Scalar[pl.INDEX]\n"
         "  --> prog.py:3:5\n"
         "  |\n"
         "3 |     n = 3 * n + 1\n"
@@ -193,7 +193,7 @@ def test_a_helper_tile_and_a_tile_with_a_smaller_valid_region_are_refused_at_the
     with pytest.raises(ParserTypeError) as info:
         pl.parse(source, filename="prog.py")
     assert str(info.value) == (
-        "ParserTypeError: Cannot reassign 'u' with a different type: was pl.Tile[[16, 64], pl.FP32], "
+        "Cannot reassign 'u' with a different type: was pl.Tile[[16, 64], pl.FP32], "
         "got pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])]\n"
         "   --> prog.py:16:17\n"
         "   |\n"

@@ -133,7 +133,7 @@ def test_a_program_that_does_not_fit_is_drawn_with_the_overflow_in_red(tmp_path:
     planned = plan_maps(pl.parse(BIG_ADD))
     assert isinstance(planned.error, CapacityError)
     assert str(planned.error).startswith(
-        "CapacityError: AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform limit "
+        "AllocateMemoryAddr: Function 'tile_add': Vec buffer usage (262144 bytes) exceeds platform limit "
         "(188416 bytes)")
     root = ET.fromstring(render_svg(planned.maps["tile_add"]))
     _check_kernel(planned.error.attempt, root)

@@ -284,7 +284,7 @@ def test_a_blocked_product_read_whole_is_an_error_naming_the_reader() -> None:
     with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(program)
     assert str(err.value).splitlines() == [
-        "PassError: AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its "
+        "AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its "
         "[256, 256] result exceeds L0C, 131072 bytes on a2a3), so its result can only go to one store, through "
         "elementwise ops (abs, adds, cast, divs, exp, log, maximums, minimums, muls, neg, recip, relu, rsqrt, sqrt, "
         "subs) at most; tile.row_sum reads it whole",
@@ -318,7 +318,7 @@ def test_blocked_operands_beyond_mat_are_an_error_with_a_hint() -> None:
     with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(program)
     assert str(err.value).splitlines() == [
-        "PassError: AutoTileMatmulL0: tile.matmul of [256, 1024] x [1024, 256]: the operands take 1048576 bytes of "
+        "AutoTileMatmulL0: tile.matmul of [256, 1024] x [1024, 256]: the operands take 1048576 bytes of "
         "Mat, more than its 524288 bytes on a2a3",
         "   --> <string>:10:13",
         "   |",
@@ -350,7 +350,7 @@ def test_a_k_that_cannot_be_split_is_an_error_with_a_hint() -> None:
     with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(program)
     assert str(err.value).splitlines() == [
-        "PassError: AutoTileMatmulL0: tile.matmul of [16, 2056] x [2056, 16] does not fit in L0: K=2056 has no slab "
+        "AutoTileMatmulL0: tile.matmul of [16, 2056] x [2056, 16] does not fit in L0: K=2056 has no slab "
         "of whole 32-byte fractal rows small enough for L0A/L0B on a2a3",
         "   --> <string>:10:13",
         "   |",
@@ -365,7 +365,7 @@ def test_a_result_too_big_for_l0c_that_is_not_stored_is_an_error_with_a_hint() -
     with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(program)
     assert str(err.value).splitlines()[:2] == [
-        "PassError: AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its "
+        "AutoTileMatmulL0: tile.matmul of [256, 64] x [64, 256] is split into output blocks (its "
         "[256, 256] result exceeds L0C, 131072 bytes on a2a3), so its result can only go to one store, through "
         "elementwise ops (abs, adds, cast, divs, exp, log, maximums, minimums, muls, neg, recip, relu, rsqrt, sqrt, "
         "subs) at most; 'z' is read 0 times",
@@ -383,7 +383,7 @@ def test_a_matmul_without_a_cube_form_is_an_error_with_span_and_hint(dtype: str)
         passes.auto_tile_matmul_l0()(program)
     name = dtype.removeprefix("pl.")
     assert str(err.value).splitlines() == [
-        f"PassError: AutoTileMatmulL0: tile.matmul on {name} operands has no cube form on a2a3 "
+        f"AutoTileMatmulL0: tile.matmul on {name} operands has no cube form on a2a3 "
         "(the cube unit multiplies BF16, FP16, FP32, INT8)",
         "   --> <string>:10:13",
         "   |",
@@ -505,7 +505,7 @@ def acc_kernel(inside: str, after: str = "out = pl.store(acc, [0, 0], c)") -> ir
 def test_a_blocked_accumulator_loop_doing_more_is_an_error_with_a_hint(inside: str, message: str) -> None:
     with pytest.raises(PassError) as err:
         passes.auto_tile_matmul_l0()(acc_kernel(inside))
-    assert str(err.value).splitlines()[:2] == [f"PassError: AutoTileMatmulL0: {message}", "   --> <string>:14:13"]
+    assert str(err.value).splitlines()[:2] == [f"AutoTileMatmulL0: {message}", "   --> <string>:14:13"]
     assert str(err.value).splitlines()[-1] == (
         "   = hint: keep the loop to loads and tile.matmul_acc into the accumulator, or split M or N in the program "
         "(a loop over row or column blocks of the output)")

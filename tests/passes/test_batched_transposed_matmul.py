@@ -162,7 +162,7 @@ def test_a_rank_3_view_read_by_another_op_is_refused_with_a_hint() -> None:
     with pytest.raises(PassError) as err:
         passes.flatten_tile_nd_to_2d()(program)
     assert str(err.value).startswith(
-        "PassError: FlattenTileNdTo2D: the transposed view t of a rank-3 tile is read by something other than a batched matmul "
+        "FlattenTileNdTo2D: the transposed view t of a rank-3 tile is read by something other than a batched matmul "
         "operand; merged rows have no transposed 2-D form (hint: use it only as an operand of pl.matmul "
         "(a_trans/b_trans), or transpose 2-D tiles)")
     assert err.value.span.is_valid() and err.value.span.begin_line == 8  # the view
@@ -196,5 +196,5 @@ def test_a_batched_accumulation_with_init_cond_is_refused_with_a_hint() -> None:
     with pytest.raises(PassError) as err:
         passes.convert_tensor_to_tile_ops()(outlined(text))
     assert str(err.value).startswith(
-        "PassError: ConvertTensorToTileOps: tensor.matmul_acc of rank > 2 operands with init_cond has no tile lowering "
+        "ConvertTensorToTileOps: tensor.matmul_acc of rank > 2 operands with init_cond has no tile lowering "
         "(hint: start the sum with pl.matmul instead of an init_cond)")

@@ -156,7 +156,7 @@ def test_a_subscript_picking_one_column_is_refused_with_a_hint() -> None:
     with pytest.raises(passes.PassError) as err:
         passes.canonicalize_tile_slice()(program)
     assert str(err.value).splitlines() == [
-        "PassError: CanonicalizeTileSlice: a tile subscript that picks one column of a tile gives a [1, 16] row "
+        "CanonicalizeTileSlice: a tile subscript that picks one column of a tile gives a [1, 16] row "
         "whose elements are a row pitch apart in the source tile; no tile view has that layout",
         "   --> <string>:14:29",
         "   |",

@@ -448,4 +448,4 @@ def test_error(name: str) -> None:
         passes.convert_tensor_to_tile_ops()(program)
     text, _, where = message.rpartition(" at ")
     lines = str(err.value).splitlines()
-    assert (lines[0], lines[1].lstrip()) == (f"PassError: {text}", f"--> {where}")
+    assert (lines[0], lines[1].lstrip()) == (f"{text}", f"--> {where}")

@@ -107,7 +107,7 @@ def test_one_branch_definition_read_after_is_an_error() -> None:
     with pytest.raises(PassError) as err:
         passes.convert_to_ssa()(program)
     assert str(err.value).splitlines() == [
-        "PassError: ConvertToSSA: 'y' is assigned in only one branch of this if and read after it; "
+        "ConvertToSSA: 'y' is assigned in only one branch of this if and read after it; "
         "assign it before the if or in both branches",
         "  --> <string>:8:9",
         "  |",

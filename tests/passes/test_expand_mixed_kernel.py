@@ -168,7 +168,7 @@ def test_a_reduction_across_the_split_axis_is_refused() -> None:
     with pytest.raises(PassError) as err:
         passes.expand_mixed_kernel()(placed("mm_softmax", ", optimizations=[pl.split(pl.SplitMode.LEFT_RIGHT)]"))
     assert str(err.value).splitlines() == [
-        "PassError: ExpandMixedKernel: tile.row_max folds the split axis: under pl.split each AIV lane holds half of it",
+        "ExpandMixedKernel: tile.row_max folds the split axis: under pl.split each AIV lane holds half of it",
         "   --> <string>:10:17",
         "   |",
         "10 |             m = pl.row_max(x)",
@@ -194,7 +194,7 @@ class P:
     with pytest.raises(PassError) as err:
         ir.compile(program, output_dir=tmp_path / "out")
     assert str(err.value) == (
-        "PassError: ExpandMixedKernel: pl.split(UP_DOWN) of kernel 'main_incore_0' needs the tiles crossing between "
+        "ExpandMixedKernel: pl.split(UP_DOWN) of kernel 'main_incore_0' needs the tiles crossing between "
         "cube and vector to share one even row count, got ['63']\n"
         "  --> <string>:8:9\n"
         "  |\n"
@@ -277,7 +277,7 @@ class P:
     with pytest.raises(PassError) as err:
         passes.expand_mixed_kernel()(program)
     assert str(err.value).splitlines()[:2] == [
-        "PassError: ExpandMixedKernel: system.aic_initialize_pipe gives slot_size=512, but the split sends 1024-byte "
+        "ExpandMixedKernel: system.aic_initialize_pipe gives slot_size=512, but the split sends 1024-byte "
         "tiles through the pipe", "  --> <string>:8:9"]
     assert str(err.value).splitlines()[-1] == (
         "  = hint: give slot_size=1024 or more, or leave the pipe set-up to ExpandMixedKernel")

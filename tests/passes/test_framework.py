@@ -41,7 +41,7 @@ def test_pass_must_return_a_program() -> None:
         def run(self, program: ir.Program) -> ir.Program:
             return program.get_function("main")  # type: ignore[return-value]
 
-    with pytest.raises(PassError, match="^PassError: Wrong: returned Function instead of a Program$"):
+    with pytest.raises(PassError, match="^Wrong: returned Function instead of a Program$"):
         Wrong()(parse(CONVERT_TO_SSA["accumulate"]))
 
 

@@ -73,7 +73,7 @@ def test_recursion_names_the_cycle() -> None:
                 return r
         """
     )
-    with pytest.raises(PassError, match=r"^PassError: InlineFunctions: recursive inline functions: f -> g -> f\n  --> <string>:7:5\n"):
+    with pytest.raises(PassError, match=r"^InlineFunctions: recursive inline functions: f -> g -> f\n  --> <string>:7:5\n"):
         passes.inline_functions()(program)
 
 
@@ -95,7 +95,7 @@ def test_call_nested_in_an_expression_is_rejected() -> None:
     with pytest.raises(PassError) as err:
         passes.inline_functions()(program)
     assert str(err.value).startswith(
-        "PassError: InlineFunctions: call to inline function 'one' inside an expression; assign its result to a "
+        "InlineFunctions: call to inline function 'one' inside an expression; assign its result to a "
         "variable first\n   --> <string>:12:13\n"
     )
     assert (err.value.span.begin_line, err.value.span.begin_column) == (12, 13)

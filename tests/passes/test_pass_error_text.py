@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import traceback
 
 import pytest
 from shared_programs import INLINE_UNROLL
@@ -13,6 +14,7 @@ import pypto.language as pl
 from pypto import ir, passes
 from pypto.ir import Span
 from pypto.ir.span import SourceName, source_lines_of
+from pypto.language.parser.diagnostics import ParserError
 from pypto.transform.errors import PassError
 
 
@@ -24,7 +26,7 @@ def _unrolled(program: ir.Program) -> ir.Program:
 def test_a_pass_error_on_parsed_text_prints_the_line_the_caret_and_the_hint() -> None:
     with pytest.raises(PassError) as err:
         _unrolled(pl.parse(INLINE_UNROLL, filename="text.py"))
-    assert str(err.value) == err.value.format_error() == (
+    assert err.value.format_error() == "PassError: " + str(err.value) == (
         "PassError: UnrollLoops: pl.unroll needs a constant stop\n"
         "  --> text.py:9:9\n"
         "  |\n"
@@ -36,8 +38,9 @@ def test_a_pass_error_on_parsed_text_prints_the_line_the_caret_and_the_hint() ->
 
 def test_a_pass_error_without_a_place_keeps_its_hint() -> None:
     err = PassError("Mine", "cannot do it", hint="do something else")
-    assert str(err) == err.format_error() == "PassError: Mine: cannot do it\n  = hint: do something else"
-    assert str(PassError("Mine", "plain")) == "PassError: Mine: plain"
+    assert err.format_error() == "PassError: " + str(err)
+    assert str(err) == "Mine: cannot do it\n  = hint: do something else"
+    assert str(PassError("Mine", "plain")) == "Mine: plain"
 
 
 def test_parsed_text_travels_with_the_span_name_only() -> None:
@@ -56,8 +59,20 @@ def test_a_pass_error_on_a_pickled_program_shows_no_caret() -> None:
     with pytest.raises(PassError) as err:
         _unrolled(program)
     assert str(err.value).splitlines() == [
-        "PassError: UnrollLoops: pl.unroll needs a constant stop",
+        "UnrollLoops: pl.unroll needs a constant stop",
         "  --> text.py:9:9",
         "  = hint: give pl.unroll int literals or closure ints (a loop over a runtime bound is pl.range)",
     ]
     assert source_lines_of(Span("", 1, 1)) is None
+
+
+def test_a_traceback_names_the_class_once() -> None:
+    """Python prints ``module.Class: str(err)`` as a traceback's last line: str leaves the class out."""
+    assert traceback.format_exception_only(PassError("Mine", "plain")) == [
+        "pypto.transform.errors.PassError: Mine: plain\n"
+    ]
+    with pytest.raises(ParserError) as err:
+        pl.parse("import pypto.language as pl\n\n@pl.program\nclass P:\n    x = pl.nothing\n", filename="p.py")
+    first = traceback.format_exception_only(err.value)[0]
+    assert first.startswith(f"{type(err.value).__module__}.{type(err.value).__name__}: ")
+    assert f"{type(err.value).__name__}:" not in first.split(": ", 1)[1]

@@ -103,7 +103,7 @@ class ColumnMax:
     with pytest.raises(PassError) as err:
         passes.resolve_backend_op_layouts()(program)
     assert str(err.value).splitlines() == [
-        "PassError: ResolveBackendOpLayouts: tile.col_max runs only on row-major tiles, and its operand [64, 1] is "
+        "ResolveBackendOpLayouts: tile.col_max runs only on row-major tiles, and its operand [64, 1] is "
         "a column, which is col-major (a row-major row must fill whole 32-byte blocks)",
         "   --> <string>:11:9",
         "   |",

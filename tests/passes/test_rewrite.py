@@ -235,7 +235,7 @@ def test_an_op_error_without_a_span_is_located_at_the_statement_being_rewritten(
     with pytest.raises(passes.PassError) as err:
         BadOp()(program)
     assert str(err.value) == (
-        "PassError: BadOp: Operator 'tile.exp': argument 'tile' must be a Tile, got Scalar[index]\n"
+        "BadOp: Operator 'tile.exp': argument 'tile' must be a Tile, got Scalar[index]\n"
         "  --> <string>:8:9\n"
         "  |\n"
         "8 |         acc: pl.Scalar[pl.INDEX] = n + 1\n"
@@ -263,7 +263,7 @@ def test_an_op_error_escaping_a_pass_becomes_a_pass_error_naming_the_pass_and_th
     with pytest.raises(passes.PassError) as err:
         BadProgram()(program)
     assert str(err.value) == (
-        "PassError: BadProgram: Operator 'tile.sub': requires compatible shapes\n"
+        "BadProgram: Operator 'tile.sub': requires compatible shapes\n"
         f"  --> {program.span}\n"
         "  |\n"
         "5 | class P:\n"

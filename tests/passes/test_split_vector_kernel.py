@@ -122,7 +122,7 @@ else:
         passes.split_vector_kernel()(before)
     line = next(k for k, text in enumerate(cube_to_vector(body).splitlines(), start=1) if "if s > 0.0" in text)
     assert str(err.value).splitlines() == [
-        "PassError: SplitVectorKernel: the second vector lane replays this kernel's pipe traffic without its tile "
+        "SplitVectorKernel: the second vector lane replays this kernel's pipe traffic without its tile "
         "work, but this statement needs 's', which comes from that work",
         f"   --> <string>:{line}:9",
         "   |",

@@ -77,7 +77,7 @@ def test_a_task_id_defined_on_one_path_only_is_refused(tmp_path: Path) -> None:
             out, _ = pl.submit(self.k, x, out, deps=[t1])
         """, tmp_path)
     assert str(info.value).splitlines()[:2] == [
-        "PassError: ConvertToSSA: 't1' is assigned in only one branch of this if and read after it; assign it before "
+        "ConvertToSSA: 't1' is assigned in only one branch of this if and read after it; assign it before "
         "the if or in both branches", "   --> deps.py:18:13"]
 
 
@@ -111,7 +111,7 @@ def test_a_dependency_on_an_unwritten_array_slot_is_refused(body: str, what: str
         compile_body(body, tmp_path)
     column = 13 if "manual_scope" in body else 9
     text = str(info.value).splitlines()
-    assert text[:2] == [f"PassError: ExpandManualPhaseFence: a dependency on {what}, {UNWRITTEN}",
+    assert text[:2] == [f"ExpandManualPhaseFence: a dependency on {what}, {UNWRITTEN}",
                         f"   --> deps.py:{line}:{column}"]
     assert text[-1] == "   = hint: write the producer's TaskId into it first (tids[k] = tid), or drop the dependency"
 
@@ -222,7 +222,7 @@ def test_tasks_across_a_manual_scope_edge_without_an_edge_are_refused(body: str,
     with pytest.raises(PassError) as info:
         compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
     text, _, where = message.rpartition(" at ")
-    assert str(info.value).splitlines()[:2] == [f"PassError: ExpandManualPhaseFence: {text}", f"   --> {where}"]
+    assert str(info.value).splitlines()[:2] == [f"ExpandManualPhaseFence: {text}", f"   --> {where}"]
     assert str(info.value).splitlines()[-1] == f"   = hint: {hint}"
 
 
@@ -308,7 +308,7 @@ def test_a_carry_that_swaps_buffers_touches_every_buffer_it_may_name(tmp_path: P
     with pytest.raises(PassError) as info:
         compile_body(textwrap.dedent(body).strip(), tmp_path)
     assert str(info.value).splitlines()[:2] == [
-        "PassError: ExpandManualPhaseFence: this task touches 'b', which the task 'k' (deps.py:21) in a manual scope "
+        "ExpandManualPhaseFence: this task touches 'b', which the task 'k' (deps.py:21) in a manual scope "
         "writes: a task in a manual scope registers no tensor, so nothing orders this one after it",
         "   --> deps.py:23:9"]
 
@@ -331,7 +331,7 @@ def test_a_task_a_pass_built_without_a_span_is_reported_at_the_nearest_statement
     with pytest.raises(PassError) as info:
         passes.expand_manual_phase_fence()(program)
     assert str(info.value).splitlines() == [
-        "PassError: ExpandManualPhaseFence: this task touches 'out', which the task 'k' (deps.py:18) in a manual "
+        "ExpandManualPhaseFence: this task touches 'out', which the task 'k' (deps.py:18) in a manual "
         "scope writes: a task in a manual scope registers no tensor, so nothing orders this one after it",
         "   --> deps.py:19:9",
         "   |",

@@ -84,7 +84,7 @@ def test_bound_from_an_inline_parameter_given_a_variable_is_a_rendered_pass_erro
     program = passes.inline_functions()(pl.loads_program(str(source)))
     with pytest.raises(PassError) as info:
         passes.unroll_loops()(program)
-    assert str(info.value) == info.value.format_error() == (
+    assert info.value.format_error() == "PassError: " + str(info.value) == (
         "PassError: UnrollLoops: pl.unroll needs a constant stop\n"
         f"  --> {source}:9:9\n"
         "  |\n"

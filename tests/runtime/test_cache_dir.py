@@ -34,6 +34,17 @@ def test_a_file_as_the_cache_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
     )
 
 
+def test_a_file_given_as_the_cache_is_refused(tmp_path: Path) -> None:
+    file = tmp_path / "notes.txt"
+    file.write_text("")
+    with pytest.raises(SimulatorError) as err:
+        KernelCache(file)
+    assert str(err.value) == (
+        f"the kernel cache {file} is a file, not a folder\n"
+        "  hint: give a folder (made when missing) as the kernel cache"
+    )
+
+
 def test_pypto_run_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     file = tmp_path / "notes.txt"
     file.write_text("")

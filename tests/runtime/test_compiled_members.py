@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from entry_result_programs import CreatedResult
 
 import pypto.language as pl
 from pypto import ir
@@ -43,6 +44,17 @@ def test_build_orch_args_needs_every_argument_in_contiguous_memory(tile_add: ir.
     strided = np.zeros((128, 256), np.float32)[:, ::2]
     with pytest.raises(ValueError, match="build_orch_args: b must be a contiguous tensor"):
         tile_add.build_orch_args(a, strided, a)
+
+
+def test_build_orch_args_names_the_tensor_the_entry_creates_and_returns(tmp_path: Path) -> None:
+    compiled = ir.compile(CreatedResult, output_dir=tmp_path / "out")
+    with pytest.raises(SimulatorArgumentError) as info:
+        compiled.build_orch_args(np.zeros((16, 16), np.float32))
+    assert info.value.message == "build_orch_args takes every argument of 'main' (a, out), got 1"
+    assert info.value.hint == (
+        "pass the output tensors too (and out, which 'main' creates and returns): "
+        "the arguments refer to the memory the run writes"
+    )
 
 
 def test_benchmark_refuses_bad_rounds_and_platforms(tile_add: ir.CompiledProgram) -> None:

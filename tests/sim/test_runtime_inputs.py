@@ -132,7 +132,7 @@ def test_a_read_only_output_and_a_tensor_count_mismatch_are_argument_errors(tmp_
     assert info.value.message == "y is written by the program but the array is read-only"
     with pytest.raises(SimulatorArgumentError) as info:
         bind_arguments(tree, [np.zeros(2, np.float32)], None)
-    assert info.value.message == "the orchestration takes 2 tensors, got 1"
+    assert info.value.message == "the orchestration takes 2 tensors (IN, OUT), got 1"
 
 
 def test_kernel_cache_round_trip(tmp_path: Path) -> None:

@@ -60,18 +60,16 @@ class ParserError(PyptoError):
 
     def format_error(self) -> str:
         """The full diagnostic: class, message, location, source line with caret, hint and note."""
-        return render_diagnostic(
-            type(self).__name__,
-            self.message,
-            self.location,
-            self.hint,
-            self.note,
-            self.source_lines,
-            self.line_offset,
-        )
+        return self._render(type(self).__name__)
 
     def __str__(self) -> str:
-        return self.format_error()
+        """The diagnostic without the class name, which a traceback prints in front of it."""
+        return self._render(None)
+
+    def _render(self, kind: str | None) -> str:
+        return render_diagnostic(
+            kind, self.message, self.location, self.hint, self.note, self.source_lines, self.line_offset
+        )
 
 
 class ParserSyntaxError(ParserError):
