@@ -6,7 +6,9 @@
 * An ordering across the edge of a manual scope: a task in a ``pl.manual_scope()`` neither looks up
   nor registers the tensors it touches, so a task on the other side of the scope's edge (tracked by
   the runtime) that reads or writes a tensor the first one wrote is not ordered after it unless its
-  ``deps=`` reach that task's TaskId.
+  ``deps=`` reach that task's TaskId. The orchestration's own element accesses (``pl.tensor.read``,
+  ``pl.tensor.write``) wait only for writers the runtime tracks, so one after a manual-scope task
+  that writes the tensor is never ordered after it.
 
 Explicit edges themselves need no check: a dependency names a TaskId defined before the task (so
 explicit edges cannot form a cycle), and the runtime honours an edge to a task of any scope, ended
@@ -54,6 +56,7 @@ class _Task:
     scope: int | None  # the outermost manual scope holding the task (its id), None outside every one
     deps: list[Expr]
     block: bool  # launches a kernel outlined from a ``with pl.at(...)`` (pl.spmd, pl.cluster) block
+    host: bool = False  # the orchestration's own element access (``tensor.read``/``tensor.write``), no task
 
     @property
     def manual(self) -> bool:
@@ -156,7 +159,9 @@ class _Walk:
             if isinstance(call, Submit) and var is not None:
                 self.tuples[id(var)] = call
             return
-        if name == "array.create" and var is not None:
+        if name in _HOST_ACCESSES and isinstance(call.args[0], Var):
+            self.tasks.append(_Task(call, span, self.manual[0] if self.manual else None, [], False, host=True))
+        elif name == "array.create" and var is not None:
             self.array_root[id(var)] = var
         elif name == "array.update_element" and var is not None:
             arr, index, value = call.args[0], call.args[1], call.args[2]
@@ -178,6 +183,11 @@ class _Walk:
                 self.dep_reads.append((self.order, tuple(self.loops), dep, span))
                 if var is not None:
                     self._alias(var, dep)
+
+
+# Element accesses the orchestration makes itself: get_tensor_data / set_tensor_data wait for the
+# writers the runtime's tensor map knows of, which a manual-scope task never registers.
+_HOST_ACCESSES = ("tensor.read", "tensor.write")
 
 
 def dependency_problems(func: Function, program: Program) -> list[DepProblem]:
@@ -258,6 +268,14 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
     problems = []
     writers: dict[int, list[_Task]] = {}  # root -> the tasks writing it
     for task in walk.tasks:
+        if task.host:
+            for buffer in walk.access.buffers(task.node.args[0]):
+                # the access waits for the last writer the runtime tracks, which waited for those before it
+                last = writers.get(id(walk.access.buffer(buffer)[0]), [None])[-1]
+                if last is not None and last.manual:
+                    problems.append(_host_problem(task, last, buffer))
+                    break
+            continue  # an element access is done when the orchestration goes on: no later task waits for it
         accessed = walk.access.accesses(task.node)
         reached: set[int] | None = None
         for a in accessed:
@@ -299,3 +317,16 @@ def _boundary_problem(task: _Task, earlier: _Task, root: Var) -> DepProblem:
     if not isinstance(task.node, Submit) and not task.block:
         hint = f"make this call a pl.submit(...) with deps=[...]: {hint}"
     return DepProblem(message, task.span, hint)
+
+
+def _host_problem(access: _Task, earlier: _Task, root: Var) -> DepProblem:
+    where = f"{earlier.span.filename.rsplit('/', 1)[-1]}:{earlier.span.begin_line}"
+    tensor = base_name(root.name_hint)
+    named = f"the block at {where}" if earlier.block else f"the task '{earlier.node.op.name}' ({where})"
+    what = "reads" if access.node.op.name == "tensor.read" else "writes"
+    message = (f"this {access.node.op.name} {what} '{tensor}', which {named} in a manual scope writes: the "
+               "orchestration waits only for writers the runtime tracks, and a task in a manual scope registers "
+               "no tensor, so the element may be accessed before that task has finished")
+    hint = ("write the tensor outside the manual scope (an automatically tracked task), or pass it to a kernel "
+            "submitted with deps=[...] on the writer's TaskId and read the element there")
+    return DepProblem(message, access.span, hint)

@@ -28,7 +28,8 @@ CARRIES = {
             t: {T} = pl.create_tensor([128, 128], dtype=pl.FP32)
             t2: {T} = self.k(a, i * 64, t)
             o3 = pl.yield_(t2)
-    """, ret="o3"),
+        out = self.k(o3, 64, out)
+    """),
     "nested_loop_return_var": orch(f"""
         for j, (o,) in pl.range(2, init_values=(out,)):
             for i, (p,) in pl.range(2, init_values=(o,)):

@@ -285,6 +285,46 @@ def test_an_edge_across_a_manual_scope_orders_the_tasks(body: str, tmp_path: Pat
     compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
 
 
+HOST_READ = ("this tensor.read reads 'tmp', which the task 'k' (deps.py:19) in a manual scope writes: the "
+             "orchestration waits only for writers the runtime tracks, and a task in a manual scope registers no "
+             "tensor, so the element may be accessed before that task has finished")
+HOST_HINT = ("write the tensor outside the manual scope (an automatically tracked task), or pass it to a kernel "
+             "submitted with deps=[...] on the writer's TaskId and read the element there")
+
+
+@pytest.mark.parametrize(("body", "where"), [
+    ("""
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    v = pl.tensor.read(tmp, [0, 0])
+    out = self.k(x, out)
+    """, "20:9"),
+    # in the writer's own scope too: the element access looks up the runtime's tracking, which has no writer
+    ("""
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+        v = pl.tensor.read(tmp, [0, 0])
+    out = self.k(x, out)
+    """, "20:13"),
+], ids=["after-the-scope", "inside-the-scope"])
+def test_an_element_read_after_a_manual_scope_writer_is_refused(body: str, where: str, tmp_path: Path) -> None:
+    with pytest.raises(PassError) as info:
+        compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
+    lines = str(info.value).splitlines()
+    assert lines[:2] == [f"ExpandManualPhaseFence: {HOST_READ}", f"   --> deps.py:{where}"]
+    assert lines[-1] == f"   = hint: {HOST_HINT}"
+
+
+def test_an_element_read_waits_for_a_tracked_writer_ordered_after_the_scope(tmp_path: Path) -> None:
+    body = """
+    with pl.manual_scope():
+        tmp, t1 = pl.submit(self.k, x, tmp)
+    out, _ = pl.submit(self.k, tmp, out, deps=[t1])
+    v = pl.tensor.read(out, [0, 0])
+    """
+    compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
+
+
 def test_a_manual_dep_tensor_is_left_to_the_user(tmp_path: Path) -> None:
     body = """
     with pl.manual_scope():
