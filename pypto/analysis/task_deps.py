@@ -7,8 +7,8 @@
   nor registers the tensors it touches, so a task on the other side of the scope's edge (tracked by
   the runtime) that reads or writes a tensor the first one wrote is not ordered after it unless its
   ``deps=`` reach that task's TaskId. The orchestration's own element accesses (``pl.tensor.read``,
-  ``pl.tensor.write``) wait only for writers the runtime tracks, so one after a manual-scope task
-  that writes the tensor is never ordered after it.
+  ``pl.tensor.write``) wait only for the tasks the runtime tracks (a read for the last writer, a write
+  also for the last reader), so one whose last such task is in a manual scope is never ordered after it.
 
 Explicit edges themselves need no check: a dependency names a TaskId defined before the task (so
 explicit edges cannot form a cycle), and the runtime honours an edge to a task of any scope, ended
@@ -267,11 +267,14 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
     with no explicit edge between them (also two different manual scopes: neither side is tracked)."""
     problems = []
     writers: dict[int, list[_Task]] = {}  # root -> the tasks writing it
+    touching: dict[int, _Task] = {}  # root -> the last task reading or writing it
     for task in walk.tasks:
         if task.host:
+            # a read waits for the last tracked writer, a write also for the last tracked reader; each of
+            # those waited for the tasks before it, so only the last one's scope matters
+            last_of = touching if task.node.op.name == "tensor.write" else {k: v[-1] for k, v in writers.items()}
             for buffer in walk.access.buffers(task.node.args[0]):
-                # the access waits for the last writer the runtime tracks, which waited for those before it
-                last = writers.get(id(walk.access.buffer(buffer)[0]), [None])[-1]
+                last = last_of.get(id(walk.access.buffer(buffer)[0]))
                 if last is not None and last.manual:
                     problems.append(_host_problem(task, last, buffer))
                     break
@@ -289,6 +292,7 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
                 problems.append(_boundary_problem(task, earlier, a.buffer))
                 break
         for a in accessed:
+            touching[id(a.buffer)] = task
             if a.writes:
                 writers.setdefault(id(a.buffer), []).append(task)
     return problems
@@ -323,10 +327,12 @@ def _host_problem(access: _Task, earlier: _Task, root: Var) -> DepProblem:
     where = f"{earlier.span.filename.rsplit('/', 1)[-1]}:{earlier.span.begin_line}"
     tensor = base_name(root.name_hint)
     named = f"the block at {where}" if earlier.block else f"the task '{earlier.node.op.name}' ({where})"
-    what = "reads" if access.node.op.name == "tensor.read" else "writes"
-    message = (f"this {access.node.op.name} {what} '{tensor}', which {named} in a manual scope writes: the "
-               "orchestration waits only for writers the runtime tracks, and a task in a manual scope registers "
-               "no tensor, so the element may be accessed before that task has finished")
+    reads = access.node.op.name == "tensor.read"
+    what, tracked = ("reads", "writers") if reads else ("writes", "tasks")
+    message = (f"this {access.node.op.name} {what} '{tensor}', which {named} in a manual scope "
+               f"{'writes' if reads else 'touches'}: the orchestration waits only for {tracked} the runtime tracks, "
+               "and a task in a manual scope registers no tensor, so the element may be accessed before that task "
+               "has finished")
     hint = ("write the tensor outside the manual scope (an automatically tracked task), or pass it to a kernel "
             "submitted with deps=[...] on the writer's TaskId and read the element there")
     return DepProblem(message, access.span, hint)

@@ -315,6 +315,24 @@ def test_an_element_read_after_a_manual_scope_writer_is_refused(body: str, where
     assert lines[-1] == f"   = hint: {HOST_HINT}"
 
 
+def test_an_element_write_after_a_manual_scope_reader_is_refused(tmp_path: Path) -> None:
+    body = """
+    tmp, t0 = pl.submit(self.k, x, tmp)
+    with pl.manual_scope():
+        out, t1 = pl.submit(self.k, tmp, out, deps=[t0])
+    tmp = pl.tensor.write(tmp, [0, 0], 1.0)
+    """
+    with pytest.raises(PassError) as info:
+        compile_body(SCOPED.format(manual_dep="", body=textwrap.dedent(body).strip()), tmp_path)
+    lines = str(info.value).splitlines()
+    assert lines[:2] == [
+        "ExpandManualPhaseFence: this tensor.write writes 'tmp', which the task 'k' (deps.py:20) in a manual scope "
+        "touches: the orchestration waits only for tasks the runtime tracks, and a task in a manual scope registers "
+        "no tensor, so the element may be accessed before that task has finished",
+        "   --> deps.py:21:9"]
+    assert lines[-1] == f"   = hint: {HOST_HINT}"
+
+
 def test_an_element_read_waits_for_a_tracked_writer_ordered_after_the_scope(tmp_path: Path) -> None:
     body = """
     with pl.manual_scope():
