@@ -4,11 +4,14 @@
 are leaves, and a loop's iter_args contribute their init values). The index is cached per Function
 object, weakly: nodes are immutable and passes share untouched functions, so a function that
 several boundary checks and passes look at is walked once, and dropped with the function; a new
-function with the body and parameters of a live one shares its index.
+function with the body and parameters of a live one shares its index. A pass that rebuilds a
+function keeping most of its statements can have the new index copied from the old one
+(:func:`derive_index`) instead of walked.
 """
 
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import itertools
@@ -19,7 +22,7 @@ from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, GlobalVar, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
-from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
+from pypto.ir.stmt import ForStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
 from pypto.util import IdentityCache
 
@@ -135,8 +138,8 @@ class FunctionIndex:
     The function itself is counted in ``classes`` but not held (the cache is weak on it).
     """
 
-    def __init__(self, func: Function) -> None:
-        self.nodes = walk(func)[1:]
+    def __init__(self, func: Function, nodes: list[IRNode] | None = None) -> None:
+        self.nodes = walk(func)[1:] if nodes is None else nodes  # given: walk(func)[1:] (see derive_index)
         positions: dict[type, list[int]] = {}
         for i, node in enumerate(self.nodes):
             found = positions.get(type(node))
@@ -202,19 +205,88 @@ def function_index(func: Function) -> FunctionIndex:
     return hit[1] if hit is not None else _INDEX.put(func, _index_of(func))
 
 
-def _index_of(func: Function) -> FunctionIndex:
+def _index_of(func: Function, make: Callable[[Function], FunctionIndex] = FunctionIndex) -> FunctionIndex:
     params = tuple(func.params)
     attrs = func.attrs
     if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):  # its nodes are in the index too
-        return FunctionIndex(func)
+        return make(func)
     hit = _BY_BODY.get(func.body)
     if hit is not None and len(hit[0]) == len(params) and all(a is b for a, b in zip(hit[0], params)):
         shared = hit[1]()
         if shared is not None:
             return shared
-    index = FunctionIndex(func)
+    index = make(func)
     _BY_BODY.put(func.body, (params, weakref.ref(index)))
     return index
+
+
+def derive_index(func: Function, old: Function) -> FunctionIndex:
+    """The index of ``func``, a rebuild of ``old`` that keeps most of its statements (a pass that
+    inserts a few), cached as :func:`function_index` would: the nodes below a kept statement are
+    copied from ``old``'s index, not walked again.
+    """
+    hit = _INDEX_ENTRIES.get(id(func))
+    if hit is not None:
+        return hit[1]
+    return _INDEX.put(func, _index_of(func, lambda f: FunctionIndex(f, _nodes_reusing(f, function_index(old)))))
+
+
+def _nodes_reusing(func: Function, base: FunctionIndex) -> list[IRNode]:
+    """``walk(func)[1:]``, copying the nodes of the statements ``func`` shares with ``base``'s function.
+
+    A statement's nodes are a contiguous run of the pre-order that ends where its next sibling in
+    a block starts; a statement held more than once, and the last of each block, are walked.
+    """
+    nodes = base.nodes
+    at: dict[int, int] = {}  # statement id -> its position (the last one of a repeated statement)
+    held: list[int] = []
+    for cls, found in base._positions.items():
+        if issubclass(cls, Stmt):
+            ids = list(map(id, map(nodes.__getitem__, found)))
+            at.update(zip(ids, found))
+            held += ids
+    twice = set() if len(at) == len(held) else {k for k, n in collections.Counter(held).items() if n > 1}
+    known: dict[int, list[IRNode]] = {}  # statement id -> its nodes
+    for i in base._positions.get(SeqStmts, ()):
+        keys = list(map(id, nodes[i].stmts))
+        starts = list(map(at.__getitem__, keys))
+        for key, after, start, end in zip(keys, keys[1:], starts, starts[1:]):
+            if not twice or (key not in twice and after not in twice):
+                known[key] = nodes[start:end]
+    out: list[IRNode] = []
+    _copy_walk(func, known, out)
+    return out[1:]
+
+
+def _copy_walk(node: IRNode, known: dict[int, list[IRNode]], out: list[IRNode]) -> None:
+    """Append ``walk(node)`` to ``out``, the nodes of a statement in ``known`` copied from there (a
+    statement of a block walked here is added to it: a repeated one is walked once)."""
+    cls = type(node)
+    if not issubclass(cls, Stmt) and cls is not Function:  # an expression or a type: no statement below
+        out += walk(node)
+        return
+    out.append(node)
+    if cls is SeqStmts:  # the common parent: most of its statements are copied
+        stmts = node.stmts
+        for stmt in stmts:
+            if id(stmt) not in known:
+                sub: list[IRNode] = []
+                _copy_walk(stmt, known, sub)
+                known[id(stmt)] = sub
+        out += itertools.chain.from_iterable(map(known.__getitem__, map(id, stmts)))
+        return
+    for name in _node_fields(cls):
+        children: list[IRNode] = []
+        push_value(getattr(node, name), children)
+        for child in children:
+            found = known.get(id(child))
+            if found is not None:
+                out += found
+            else:
+                _copy_walk(child, known, out)
+    if cls is ForStmt or cls is WhileStmt:  # a loop's init values follow its fields (see walk)
+        for ia in node.iter_args:
+            out += walk(ia.initValue)
 
 
 def clear_function_indexes() -> None:
