@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.gm_alias import GmAliases
-from pypto.analysis.index import function_index
+from pypto.analysis.index import FunctionIndex, derive_index, function_index
 from pypto.analysis.pipes import op_pipe
 from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
@@ -39,19 +39,20 @@ _SYNC_OPS = frozenset({"system.sync_src", "system.sync_dst", "system.bar_v", "sy
 _READ, _WRITE = Effect.READ, Effect.WRITE
 
 # A buffer an op touches: ("chip", space, lo, hi) for a placed tile (any on-chip space), ("base",
-# space, base var) for an unplaced one, ("gm", root var) for a GM tensor.
+# space, base var) for an unplaced one, ("gm", root var) for a GM tensor. The walk numbers each
+# distinct one (:class:`_Buffers`) and compares the numbers.
 Region = tuple[object, ...]
 
 
-@dataclass(frozen=True, eq=False)
 class _Access:
-    """What one op (statement ``uid``) reads and writes. Compared by identity: ``_Run.access``
-    returns the same object for equal accesses (the generated hash of the region sets was most of
-    the pass's time)."""
+    """What one op reads and writes (buffer numbers of :class:`_Buffers`). Compared by identity:
+    ``_Run.access`` returns the same object for equal accesses of one statement."""
 
-    uid: int
-    reads: frozenset[Region]
-    writes: frozenset[Region]
+    __slots__ = ("reads", "writes")
+
+    def __init__(self, reads: frozenset[int], writes: frozenset[int]) -> None:
+        self.reads = reads
+        self.writes = writes
 
 
 def _tile_regions(t: object) -> list[Region]:
@@ -77,14 +78,49 @@ def _overlap(a: Region, b: Region) -> bool:
     return a[1] is b[1]
 
 
-def _any_overlap(xs: frozenset[Region], ys: frozenset[Region]) -> bool:
-    return any(_overlap(x, y) for x in xs for y in ys)
+class _Buffers:
+    """The distinct buffers of one kernel, numbered in the order met, each with the numbers of those
+    it overlaps. A hazard test is then two set intersections in C instead of a Python comparison
+    of every pair of regions (most of the pass's time)."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[object, ...], int] = {}  # by region, its variables by id (see _overlap)
+        self.regions: list[Region] = []  # by number (holding the variables the keys name by id)
+        self.overlaps: list[set[int]] = []  # by number: the buffers it overlaps (itself unless empty)
+        self.chips: dict[object, list[int]] = {}  # by memory space: its placed ranges (the only partial overlaps)
+
+    def number(self, region: Region) -> int:
+        """The number of ``region`` (a new one the first time)."""
+        key = region if region[0] == "chip" else (*region[:-1], id(region[-1]))
+        found = self.numbers.get(key)
+        if found is not None:
+            return found
+        found = self.numbers[key] = len(self.regions)
+        self.regions.append(region)
+        # Regions of other kinds never overlap; a base or GM region only overlaps itself.
+        clash = {found} if _overlap(region, region) else set()
+        if region[0] == "chip":
+            same_space = self.chips.setdefault(region[1], [])
+            for other in same_space:
+                if _overlap(region, self.regions[other]):
+                    clash.add(other)
+                    self.overlaps[other].add(found)
+            same_space.append(found)
+        self.overlaps.append(clash)
+        return found
+
+    def hits(self, numbers: frozenset[int]) -> set[int]:
+        """The buffers that overlap any of ``numbers``."""
+        out: set[int] = set()
+        for n in numbers:
+            out |= self.overlaps[n]
+        return out
 
 
-def _hazard(prior: _Access, now: _Access) -> bool:
-    """RAW, WAR or WAW between an earlier access and ``now``."""
-    return (_any_overlap(prior.writes, now.reads) or _any_overlap(prior.reads, now.writes)
-            or _any_overlap(prior.writes, now.writes))
+def _hazard(prior: _Access, hit_any: set[int], hit_written: set[int]) -> bool:
+    """RAW, WAR or WAW between an earlier access and one whose reads or writes overlap ``hit_any``
+    and whose writes overlap ``hit_written``."""
+    return not prior.writes.isdisjoint(hit_any) or not prior.reads.isdisjoint(hit_written)
 
 
 # Pending accesses per (producer pipe, consumer pipe): those the consumer pipe is not yet ordered
@@ -94,6 +130,7 @@ _NONE: dict[_Access, int] = {}  # read only
 # Per pipe P: the keys of the pipes P may wait for, and of those that may wait for P (P itself when it has a barrier).
 _FROM = {p: [(q, (q, p)) for q in _PIPES if q is not p] for p in PipeType}
 _TO = {p: [(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in PipeType}
+_PIPE_ORDER = {p: i for i, p in enumerate(_PIPES)}  # of two pipes with hazards equally late, the earlier waits first
 
 
 def _copy(state: State, pos: int | None = None) -> State:
@@ -185,12 +222,16 @@ class InsertPipeSync(FunctionPass):
     def run_function(self, func: Function, program: Program) -> Function:
         if func.func_type not in _KERNELS:
             return func
-        stripped, _ = _Strip().block(func.body, None)
-        body, _ = _Run(_user_events(func)).block(stripped, {})
-        stmts = flatten_to_stmts(body)
-        at = len(stmts) - 1 if stmts and isinstance(stmts[-1], ReturnStmt) else len(stmts)
-        stmts.insert(at, _sync_call("system.bar_all", {}, func.body.span))
-        return replace(func, body=block_of(stmts, func.body.span))
+        # The function's cached node index (the boundary check before this pass built it) tells a
+        # body that holds no sync of an earlier run: most kernels, which need no strip walk.
+        index = function_index(func)
+        body = func.body
+        if any(isinstance(s.expr, Call) and _auto_sync(s.expr) for s in index.of(EvalStmt)):
+            body, _ = _Strip().block(body, None)
+        body, _ = _Run(_user_events(index)).block(body, {})
+        synced_func = replace(func, body=body)
+        derive_index(synced_func, func)  # the boundary check and codegen read it; most statements are kept
+        return synced_func
 
 
 class _Strip(ForwardWalk[None]):
@@ -202,20 +243,10 @@ class _Strip(ForwardWalk[None]):
         return super().exit_block(body, kept, state) if len(kept) == len(stmts) else block_of(kept, body.span)
 
 
-def _user_sync(stmt: Stmt) -> Call | None:
-    """The user-written sync call of ``stmt`` (not one this pass inserted), or None."""
-    call = stmt.expr if isinstance(stmt, EvalStmt) else None
-    if isinstance(call, Call) and call.op.name in _SYNC_OPS and not _auto_sync(call):
-        return call
-    return None
-
-
-def _user_events(func: Function) -> dict[tuple[PipeType, PipeType], set[int]]:
-    """The event ids the kernel's own sync_src/sync_dst take, per (set pipe, wait pipe)."""
+def _user_events(index: FunctionIndex) -> dict[tuple[PipeType, PipeType], set[int]]:
+    """The event ids the kernel (``index`` of its nodes) takes with its own sync_src/sync_dst, per
+    (set pipe, wait pipe). The calls an earlier run inserted are skipped, as a strip would drop them."""
     events: dict[tuple[PipeType, PipeType], set[int]] = {}
-    # The function's cached node index (the boundary check before this pass built it): the calls an
-    # earlier run inserted are skipped below, so the stripped body need not be walked again.
-    index = function_index(func)
     if index.op_names.isdisjoint(("system.sync_src", "system.sync_dst")):
         return events
     for call in index.of(Call):
@@ -257,17 +288,15 @@ class _Run(ForwardWalk[State]):
     def __init__(self, user_events: dict[tuple[PipeType, PipeType], set[int]]) -> None:
         self.user_events = user_events  # event ids the user's own flags take, per pipe pair
         self.span: Span | None = None  # the statement being synchronised
-        self.uids: dict[int, int] = {}
-        self.accesses: dict[int, _Access] = {}  # by uid: the one object of each distinct access
-        self.tiles: dict[Var, list[Region]] = {}  # the buffer of each tile variable seen
+        self.accesses: dict[int, _Access] = {}  # by statement id: the one object of each distinct access
+        self.buffers = _Buffers()
+        self.tiles: dict[Var, list[int]] = {}  # the buffer of each tile variable seen
+        self.effects: dict[str, tuple[Effect, ...]] = {}  # the parameter effects of each op seen
         self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
         self.blocks: list[_Block] = []  # the blocks being walked, innermost last
 
     # ---- accesses ------------------------------------------------------------------------------
-    def _uid(self, stmt: Stmt) -> int:
-        return self.uids.setdefault(id(stmt), len(self.uids))
-
-    def _regions(self, e: Expr) -> list[Region]:
+    def _regions(self, e: Expr) -> list[int]:
         found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
         if found is not None:
             return found
@@ -277,22 +306,22 @@ class _Run(ForwardWalk[State]):
             return []
         t = e.type
         if isinstance(t, TensorType):
-            return [("gm", self.gm.root(e))]
-        found = self.tiles[e] = _tile_regions(t)
+            return [self.buffers.number(("gm", self.gm.root(e)))]
+        found = self.tiles[e] = [self.buffers.number(r) for r in _tile_regions(t)]
         return found
 
-    def access(self, stmt: Stmt) -> tuple[PipeType, _Access] | None:
-        """The pipe and accesses of an op statement (None: not an op issued to a pipe)."""
-        call = stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
-        if not isinstance(call, Call) or _auto_sync(call):
-            return None
+    def access(self, stmt: Stmt, call: Call) -> tuple[PipeType, _Access] | None:
+        """The pipe and accesses of op ``call``, the value of ``stmt`` (None: not issued to a pipe)."""
         pipe = op_pipe(call)
         if pipe is None:
             return None
-        entry = lookup(call.op.name)
-        effects = entry.param_effects if entry is not None else ()  # an unregistered op reads its arguments
-        reads: list[Region] = []
-        writes: list[Region] = []
+        name = call.op.name
+        effects = self.effects.get(name)
+        if effects is None:
+            entry = lookup(name)
+            effects = self.effects[name] = entry.param_effects if entry is not None else ()  # unregistered: reads
+        reads: list[int] = []
+        writes: list[int] = []
         for i, arg in enumerate(call.args):
             effect = effects[i] if i < len(effects) else _READ
             regions = self._regions(arg)
@@ -300,14 +329,14 @@ class _Run(ForwardWalk[State]):
                 reads += regions
             if effect is not _READ:
                 writes += regions
-        if isinstance(stmt, AssignStmt):
+        if type(stmt) is AssignStmt:
             self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
             writes += self._regions(stmt.var)
-        uid, read_set, write_set = self._uid(stmt), frozenset(reads), frozenset(writes)
-        known = self.accesses.get(uid)
+        read_set, write_set = frozenset(reads), frozenset(writes)
+        known = self.accesses.get(id(stmt))
         if known is not None and known.reads == read_set and known.writes == write_set:
             return pipe, known
-        now = self.accesses[uid] = _Access(uid, read_set, write_set)
+        now = self.accesses[id(stmt)] = _Access(read_set, write_set)
         return pipe, now
 
     # ---- the walk ------------------------------------------------------------------------------
@@ -318,7 +347,9 @@ class _Run(ForwardWalk[State]):
         return _copy(state, -1)
 
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: State) -> Stmt:
-        return block_of(_materialize(stmts, self.blocks.pop(), body.span), body.span)
+        placed = self.blocks.pop()
+        # The function's body (the outermost block) ends with a barrier on every pipe.
+        return block_of(_materialize(stmts, placed, body.span, at_end=not self.blocks), body.span)
 
     # Each statement first records the state before it (where a set before it would see it); a
     # loop, if or scope then becomes the block's latest compound statement.
@@ -334,13 +365,16 @@ class _Run(ForwardWalk[State]):
 
     def leaf(self, s: Stmt, state: State) -> State:
         placed = self._before(state)
-        call = _user_sync(s)
-        if call is not None:
+        cls = type(s)
+        call = s.value if cls is AssignStmt else s.expr if cls is EvalStmt else None
+        if not isinstance(call, Call) or _auto_sync(call):
+            return state
+        if call.op.name in _SYNC_OPS:
             self._user(call, len(placed.snaps) - 1, state, placed)
             return state
-        got = self.access(s)
-        self.span = s.span
+        got = self.access(s, call)
         if got is not None:
+            self.span = s.span
             self._consume(len(placed.snaps) - 1, *got, state, placed)
         return state
 
@@ -389,31 +423,26 @@ class _Run(ForwardWalk[State]):
 
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
-        snaps, last_compound = placed.snaps, placed.last_compound
-        while True:
-            hazards = {}
+        hits = self.buffers.hits
+        hit_written = hits(now.writes)
+        hit_any = hit_written | hits(now.reads)
+        while hit_any:
+            # Per pipe with a hazard: the latest position of a conflicting pending access.
+            latest: dict[PipeType, int] = {}
             for q, key in _FROM[pipe]:
                 pending = state.get(key)
                 if pending:
-                    ps = [p for a, p in pending.items() if _hazard(a, now)]
-                    if ps:
-                        hazards[q] = ps
-            if not hazards:
+                    top = -2
+                    for a, at in pending.items():
+                        if at > top and _hazard(a, hit_any, hit_written):
+                            top = at
+                    if top > -2:
+                        latest[q] = top
+            if not latest:
                 break
-            q = max(hazards, key=lambda x: (max(hazards[x]), -_PIPES.index(x)))
-            latest = max(hazards[q])
-            s = max(latest + 1, last_compound + 1) if latest >= 0 else k
-            pair = _Pair(q, pipe, s, k)
-            taken = self.user_events.get((q, pipe), set())
-            if not _allocate(pair, placed.pairs, taken):
-                pair.s = k
-                if not _allocate(pair, placed.pairs, taken):
-                    raise PassError("InsertPipeSync", f"no free event id for a {q.name} -> {pipe.name} flag: the "
-                                    f"kernel's own flags take {sorted(taken)}", self.span,
-                                    "leave some of event ids 0-7 of this pipe pair to the automatic synchronisation")
-            placed.pairs.append(pair)
-            self._covered(state, snaps[pair.s] if pair.s < k else _copy(state), q, pipe, pair.s)
-        if pipe in _BARRIER and any(_hazard(a, now) for a in state.get((pipe, pipe), {})):
+            q = max(latest, key=lambda x: (latest[x], -_PIPE_ORDER[x]))
+            self._pair(q, pipe, latest[q], k, state, placed)
+        if pipe in _BARRIER and any(_hazard(a, hit_any, hit_written) for a in state.get((pipe, pipe), _NONE)):
             placed.barriers.setdefault(k, []).append(pipe)
             state[(pipe, pipe)] = {}
         # A new dict per old one (snapshots share the old): keys that held one dict hold one again (the
@@ -425,6 +454,20 @@ class _Run(ForwardWalk[State]):
             if new is None:
                 new = made[id(old)] = {**old, now: k}
             state[key] = new
+
+    def _pair(self, q: PipeType, pipe: PipeType, latest: int, k: int, state: State, placed: _Block) -> None:
+        """Place a ``q`` -> ``pipe`` pair for op ``k`` whose latest hazard on ``q`` is at ``latest``."""
+        s = max(latest + 1, placed.last_compound + 1) if latest >= 0 else k
+        pair = _Pair(q, pipe, s, k)
+        taken = self.user_events.get((q, pipe), set())
+        if not _allocate(pair, placed.pairs, taken):
+            pair.s = k
+            if not _allocate(pair, placed.pairs, taken):
+                raise PassError("InsertPipeSync", f"no free event id for a {q.name} -> {pipe.name} flag: the "
+                                f"kernel's own flags take {sorted(taken)}", self.span,
+                                "leave some of event ids 0-7 of this pipe pair to the automatic synchronisation")
+        placed.pairs.append(pair)
+        self._covered(state, placed.snaps[pair.s] if pair.s < k else _copy(state), q, pipe, pair.s)
 
     @staticmethod
     def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:
@@ -452,13 +495,21 @@ def _allocate(pair: _Pair, pairs: list[_Pair], taken: set[int]) -> bool:
     return True
 
 
-def _materialize(stmts: list[Stmt], placed: _Block, span: Span) -> list[Stmt]:
+def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) -> list[Stmt]:
+    """The statements of a block with its syncs placed (and, ``at_end``, the final ``bar_all`` before
+    a trailing return or last). Equal syncs of one block are one statement object (immutable,
+    like any node): made and checked once, not once per place."""
+    made: dict[tuple[str, int, int, int], EvalStmt] = {}
+
+    def sync(op: str, p: _Pair | None = None) -> EvalStmt:
+        key = (op, -1, -1, -1) if p is None else (op, int(p.src), int(p.dst), p.event)
+        found = made.get(key)
+        if found is None:
+            kwargs = {} if p is None else {"set_pipe": key[1], "wait_pipe": key[2], "event_id": key[3]}
+            found = made[key] = _sync_call(op, kwargs, span)
+        return found
+
     out: list[Stmt] = []
-
-    def flag(op: str, p: _Pair) -> EvalStmt:
-        kwargs = {"set_pipe": int(p.src), "wait_pipe": int(p.dst), "event_id": p.event}
-        return _sync_call(op, kwargs, span)
-
     waits: dict[int, list[_Pair]] = {}
     sets: dict[int, list[_Pair]] = {}
     for p in placed.pairs:  # in placement order, which the flags keep
@@ -469,11 +520,13 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span) -> list[Stmt]:
         if k not in synced:  # most statements
             out.append(s)
             continue
-        out += [flag("system.sync_dst", p) for p in waits.get(k, ()) if p.s < k]
-        out += [flag("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
+        out += [sync("system.sync_dst", p) for p in waits.get(k, ()) if p.s < k]
+        out += [sync("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
         for p in waits.get(k, ()):
             if p.s == k:
-                out += [flag("system.sync_src", p), flag("system.sync_dst", p)]
-        out += [_sync_call(_BARRIER[pipe], {}, span) for pipe in placed.barriers.get(k, [])]
+                out += [sync("system.sync_src", p), sync("system.sync_dst", p)]
+        out += [sync(_BARRIER[pipe]) for pipe in placed.barriers.get(k, [])]
         out.append(s)
+    if at_end:
+        out.insert(len(out) - 1 if out and isinstance(out[-1], ReturnStmt) else len(out), sync("system.bar_all"))
     return out

@@ -7,7 +7,7 @@ from pass_helpers import before_after
 from runtime_programs import DIRECTIONS, KERNELS, kernel_inputs, parse
 
 from pypto import ir, passes
-from pypto.analysis import walk
+from pypto.analysis import function_index, walk
 from pypto.analysis.pipes import op_pipe
 from pypto.interp.testing import assert_pass_preserves
 from pypto.ir.errors import IRTypeError, VerificationError
@@ -244,3 +244,26 @@ def test_a_transpose_view_issues_nothing_to_a_pipe() -> None:
         "wait MTE2->MTE1 #1", "move", "set MTE1->M #0", "wait MTE1->M #0", "matmul", "set M->FIX #0",
         "wait M->FIX #0", "store", "bar_all", "ReturnStmt",
     ]
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_the_index_of_a_synced_kernel_lists_the_nodes_of_a_walk(name: str) -> None:
+    """The pass derives each kernel's node index from the one it rebuilt (pypto.analysis.index.derive_index),
+    after a first run and after a run on its own output (whose equal syncs are one statement object)."""
+    program = parse(KERNELS[name])
+    for _ in range(2):
+        program = passes.insert_pipe_sync()(program)
+        for func in program.functions.values():
+            walked, listed = walk(func)[1:], function_index(func).nodes
+            assert len(walked) == len(listed) and all(a is b for a, b in zip(walked, listed))
+
+
+def test_equal_syncs_of_a_block_are_one_statement() -> None:
+    """Statements are immutable: the two bar_v and the two waits on MTE2 -> V #0 of early_sets are one object each."""
+    body = synced("early_sets").get_function("kern").body.stmts
+    assert trace(synced("early_sets").get_function("kern").body).count("bar_v") == 2
+    bars = [s for s in body if isinstance(s, ir.EvalStmt) and s.expr.op.name == "system.bar_v"]
+    waits = [s for s in body if isinstance(s, ir.EvalStmt) and s.expr.op.name == "system.sync_dst"
+             and s.expr.kwargs["event_id"] == 0]
+    assert len(bars) == 2 and bars[0] is bars[1]
+    assert len(waits) == 3 and waits[0] is waits[1] is not waits[2]  # MTE2 -> V #0 twice, V -> MTE3 #0
