@@ -23,7 +23,7 @@ from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Stmt, WhileStmt
 from pypto.ir.transforms import flatten_to_stmts
-from pypto.ir.type_base import UnknownType
+from pypto.ir.type_base import Type, UnknownType
 from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import FunctionPass
@@ -109,15 +109,11 @@ class _Buffers:
         self.overlaps.append(clash)
         return found
 
-    def hits(self, numbers: frozenset[int]) -> set[int]:
-        """The buffers that overlap any of ``numbers``."""
-        out: set[int] = set()
-        for n in numbers:
-            out |= self.overlaps[n]
-        return out
+
+_NO_BUFFERS: frozenset[int] = frozenset()
 
 
-def _hazard(prior: _Access, hit_any: set[int], hit_written: set[int]) -> bool:
+def _hazard(prior: _Access, hit_any: frozenset[int], hit_written: frozenset[int]) -> bool:
     """RAW, WAR or WAW between an earlier access and one whose reads or writes overlap ``hit_any``
     and whose writes overlap ``hit_written``."""
     return not prior.writes.isdisjoint(hit_any) or not prior.reads.isdisjoint(hit_written)
@@ -290,24 +286,30 @@ class _Run(ForwardWalk[State]):
         self.span: Span | None = None  # the statement being synchronised
         self.accesses: dict[int, _Access] = {}  # by statement id: the one object of each distinct access
         self.buffers = _Buffers()
-        self.tiles: dict[Var, list[int]] = {}  # the buffer of each tile variable seen
+        self.tiles: dict[Expr, list[int]] = {}  # the buffers of each tile variable (or constant) seen
+        self.by_type: dict[int, tuple[Type, list[int]]] = {}  # by tile type (held): its buffers
         self.effects: dict[str, tuple[Effect, ...]] = {}  # the parameter effects of each op seen
         self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
         self.blocks: list[_Block] = []  # the blocks being walked, innermost last
 
     # ---- accesses ------------------------------------------------------------------------------
     def _regions(self, e: Expr) -> list[int]:
-        found = self.tiles.get(e)  # a tile's buffer never changes: worked out once per variable
+        found = self.tiles.get(e)  # a tile's (or a constant's) buffers never change: worked out once
         if found is not None:
             return found
         if isinstance(e, MakeTuple):
             return [r for x in e.elements for r in self._regions(x)]
         if not isinstance(e, Var) or isinstance(e, MemRef):
-            return []
+            found = self.tiles[e] = []
+            return found
         t = e.type
         if isinstance(t, TensorType):
             return [self.buffers.number(("gm", self.gm.root(e)))]
-        found = self.tiles[e] = [self.buffers.number(r) for r in _tile_regions(t)]
+        # Tile variables of one buffer share their type object (most of a kernel's tiles are a few buffers).
+        typed = self.by_type.get(id(t))
+        if typed is None:
+            typed = self.by_type[id(t)] = (t, [self.buffers.number(r) for r in _tile_regions(t)])
+        found = self.tiles[e] = typed[1]
         return found
 
     def access(self, stmt: Stmt, call: Call) -> tuple[PipeType, _Access] | None:
@@ -364,7 +366,8 @@ class _Run(ForwardWalk[State]):
         return placed.last_compound
 
     def leaf(self, s: Stmt, state: State) -> State:
-        placed = self._before(state)
+        placed = self.blocks[-1]
+        placed.snaps.append(dict(state))  # _before, inlined: this runs for every statement
         cls = type(s)
         call = s.value if cls is AssignStmt else s.expr if cls is EvalStmt else None
         if not isinstance(call, Call) or _auto_sync(call):
@@ -423,9 +426,9 @@ class _Run(ForwardWalk[State]):
 
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
-        hits = self.buffers.hits
-        hit_written = hits(now.writes)
-        hit_any = hit_written | hits(now.reads)
+        overlap = self.buffers.overlaps.__getitem__
+        hit_written = _NO_BUFFERS.union(*map(overlap, now.writes))  # the buffers that overlap what it writes
+        hit_any = hit_written.union(*map(overlap, now.reads))  # ... or reads
         while hit_any:
             # Per pipe with a hazard: the latest position of a conflicting pending access.
             latest: dict[PipeType, int] = {}
@@ -442,17 +445,24 @@ class _Run(ForwardWalk[State]):
                 break
             q = max(latest, key=lambda x: (latest[x], -_PIPE_ORDER[x]))
             self._pair(q, pipe, latest[q], k, state, placed)
-        if pipe in _BARRIER and any(_hazard(a, hit_any, hit_written) for a in state.get((pipe, pipe), _NONE)):
-            placed.barriers.setdefault(k, []).append(pipe)
-            state[(pipe, pipe)] = {}
+        if pipe in _BARRIER and hit_any:
+            for a in state.get((pipe, pipe), _NONE):
+                if _hazard(a, hit_any, hit_written):
+                    placed.barriers.setdefault(k, []).append(pipe)
+                    state[(pipe, pipe)] = {}
+                    break
         # A new dict per old one (snapshots share the old): keys that held one dict hold one again (the
-        # pipes a pipe has not synchronised with yet share theirs), so it is copied once, not per key.
+        # pipes a pipe has not synchronised with yet share theirs, mostly in a row), so it is copied
+        # once, not per key.
         made: dict[int, dict[_Access, int]] = {}
+        old = new = None
         for key in _TO[pipe]:
-            old = state.get(key, _NONE)
-            new = made.get(id(old))
-            if new is None:
-                new = made[id(old)] = {**old, now: k}
+            pending = state.get(key, _NONE)
+            if pending is not old:
+                old = pending
+                new = made.get(id(old))
+                if new is None:
+                    new = made[id(old)] = {**old, now: k}
             state[key] = new
 
     def _pair(self, q: PipeType, pipe: PipeType, latest: int, k: int, state: State, placed: _Block) -> None:
