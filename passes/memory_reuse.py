@@ -11,7 +11,7 @@ from pypto.languages.memref import memref
 from pypto.analysis import op_name
 from pypto.ir import op as ir_op
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Var
+from pypto.ir.expr import Call, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
@@ -86,20 +86,28 @@ class _Packing:
         self.sizes: dict[Var, int] = {}
         self.space: dict[Var, MemorySpace] = {}
         self.parent: dict[Var, Var] = {}
+        members, sizes, space = self.members, self.sizes, self.space
         for var in life.defs:
-            m = var.type.memref
+            t = var.type
+            m = t.memref
             base = m.base_
-            self.members.setdefault(base, []).append(var)
-            self.sizes[base] = max(self.sizes.get(base, 0), m.size_)
-            self.space[base] = var.type.memory_space
-            self.parent[base] = base
+            found = members.get(base)
+            if found is None:
+                members[base] = [var]
+                self.parent[base] = base
+            else:
+                found.append(var)
+            sizes[base] = max(sizes.get(base, 0), m.size_)
+            space[base] = t.memory_space
+        defs = life.defs
         banned: dict[Var, set[Var]] = {}
         for a, b in life.guards:
-            if a in life.defs and b in life.defs:
+            if a in defs and b in defs:
                 banned.setdefault(a, set()).add(b)
                 banned.setdefault(b, set()).add(a)
         self.banned = banned
-        self.intervals = {v: life.interval(v) for v in life.defs}
+        interval = life.interval
+        self.intervals = {v: interval(v) for v in defs}
 
     def find(self, base: Var) -> Var:
         while self.parent[base] is not base:
@@ -352,7 +360,10 @@ class _Rebase(Retype):
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
-        if self.keep is None or op_name(node.value) != "tile.alloc":
+        value = node.value
+        # op_name, inlined for the common op call: isinstance against other IR classes is slow.
+        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
+        if self.keep is None or name != "tile.alloc":
             return self.children(node)
         size = self.keep.get(node.var)
         if size is None:
