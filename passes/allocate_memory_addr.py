@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from pypto.languages.invariants import AllocatedMemoryAddr
+from pypto.languages.invariants.walk import checked_defs
 from pypto.languages.memref import memref
 
-from pypto.analysis import defined_vars, function_index, op_name
+from pypto.analysis import function_index, op_name
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Call, ConstInt, Var
+from pypto.ir.expr import Call, ConstInt, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
@@ -139,7 +140,7 @@ class AllocateMemoryAddr(RewritePass):
 
     def _reserve(self, func: Function, space: MemorySpace, alignment: int) -> tuple[dict[Call, int], int]:
         """The base of each ``reserve_buffer`` call of ``func`` and the aligned end of the reserved ranges."""
-        calls = [c for c in function_index(func).of(Call) if op_name(c) == "system.reserve_buffer"]
+        calls = function_index(func).calls_to("system.reserve_buffer")
         bases: dict[Call, int] = {}
         ranges: list[tuple[int, int, Call]] = []
         auto = 0
@@ -182,7 +183,8 @@ class _Place(Retype):
 
 def _tiles(func: Function) -> list[Var]:
     """The variables of ``func`` that are on-chip tiles with a MemRef, in definition order."""
-    return [v for v in defined_vars(func) if on_chip(v.type) and v.type.memref is not None]
+    # The defined variables the boundary checks of the input listed already (cached per function).
+    return [v for v in checked_defs(func) if on_chip(v.type) and v.type.memref is not None]
 
 
 def _slots(func: Function, tiles: list[Var]) -> dict[Var, tuple[MemorySpace, int, Var]]:
@@ -190,8 +192,11 @@ def _slots(func: Function, tiles: list[Var]) -> dict[Var, tuple[MemorySpace, int
     variable to point an error at (the first tile using it)."""
     slots: dict[Var, tuple[MemorySpace, int, Var]] = {}
     for stmt in function_index(func).of(AssignStmt):
-        if op_name(stmt.value) == "tile.alloc":
-            space, size = stmt.value.args
+        value = stmt.value
+        # op_name, inlined for the common op call: isinstance against other IR classes is slow.
+        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
+        if name == "tile.alloc":
+            space, size = value.args
             if isinstance(space, ConstInt) and isinstance(size, ConstInt):
                 slots[stmt.var] = (MemorySpace(space.value), size.value, stmt.var)
     users: set[Var] = set()

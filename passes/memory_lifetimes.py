@@ -19,7 +19,7 @@ from pypto.analysis import expr_vars, op_name
 from pypto.analysis import walk as walk_nodes
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
-from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.op_registry import Effect, lookup
 from pypto.ir.stmt import (
@@ -60,8 +60,9 @@ class Lifetimes:
     guards: list[tuple[Var, Var]] = field(default_factory=list)
     # Control statements in walk order (outer before inner), for the carry realignment.
     controls: list[Stmt] = field(default_factory=list)
-    # Each read of a tile: its own number, and the number it keeps the tile live to (a loop's end).
-    reads: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
+    # Each read of a tile: its number and the loops around it; and the loops around each definition.
+    uses: dict[Var, list[tuple[int, tuple[Loop, ...]]]] = field(default_factory=dict)
+    home: dict[Var, tuple[Loop, ...]] = field(default_factory=dict)
     # Each if with an else: (condition, last of the then-branch, last of the else-branch).
     branches: list[tuple[int, int, int]] = field(default_factory=list)
     # How many numbers the walk gave out: statement numbers run from 1 to this.
@@ -79,28 +80,36 @@ class Lifetimes:
         def exclusive(n: int) -> bool:
             return any(c < min(n, at) <= split < max(n, at) <= end for c, split, end in self.branches)
 
-        return max((live for n, live in self.reads.get(v, []) if not (live == n and exclusive(n))), default=0)
+        return max((live for n, live in self.reads(v) if not (live == n and exclusive(n))), default=0)
+
+    def reads(self, v: Var) -> list[tuple[int, int]]:
+        """Each read of the tile ``v``: its own number, and the number it keeps ``v`` live to (the end of
+        the outermost loop around the read that does not also hold the definition)."""
+        if v not in self.defs:
+            return []
+        home = self.home[v]
+        out = []
+        for n, loops in self.uses.get(v, []):
+            if loops is home:  # the use in the definition's loops (most uses)
+                out.append((n, n))
+                continue
+            outside = [lp for lp in loops if not any(lp is h for h in home)]
+            out.append((n, outside[0].end if outside else n))
+        return out
 
 
 def lifetimes(func: Function) -> Lifetimes:
     """The lifetimes of the on-chip tiles of ``func``."""
     walk = _Walk()
     walk.block(func.body, None)
-    out = Lifetimes(walk.defs, {}, walk.guards, walk.controls, {}, walk.branches, walk.n, walk.done)
-    for var, uses in walk.uses.items():
-        if var not in walk.defs:
-            continue
-        home = walk.home[var]
-        reads = out.reads[var] = []
-        for n, loops in uses:
-            if loops is home:  # the use in the definition's loops (most uses)
-                reads.append((n, n))
-                continue
-            # The outermost loop around the use that does not also hold the definition.
-            outside = [lp for lp in loops if not any(lp is h for h in home)]
-            reads.append((n, outside[0].end if outside else n))
-        out.last[var] = max(live for _, live in reads)
-    return out
+    defs, uses = walk.defs, walk.uses
+    if walk.done:
+        out = Lifetimes(defs, {}, walk.guards, walk.controls, uses, walk.home, walk.branches, walk.n, walk.done)
+        out.last = {v: max(live for _, live in out.reads(v)) for v in uses if v in defs}
+        return out
+    # No loop: a read keeps its tile live to itself only, and reads are recorded in statement order.
+    last = {v: reads[-1][0] for v, reads in uses.items() if v in defs}
+    return Lifetimes(defs, last, walk.guards, walk.controls, uses, walk.home, walk.branches, walk.n, walk.done)
 
 
 def _ticks(body: Stmt | None) -> int:
@@ -139,17 +148,27 @@ class _Walk(ForwardWalk[None]):
 
     def read(self, exprs: list, n: int) -> None:
         for e in exprs:
-            for v in expr_vars(e):
-                if isinstance(v.type, TileType):
-                    self.uses.setdefault(v, []).append((n, self.around))
+            self.use(expr_vars(e), n)
+
+    def use(self, variables: tuple[Var, ...], n: int) -> None:
+        uses, around = self.uses, self.around
+        for v in variables:
+            if isinstance(v.type, TileType):
+                found = uses.get(v)
+                if found is None:
+                    uses[v] = [(n, around)]
+                else:
+                    found.append((n, around))
 
     def leaf(self, s: Stmt, state: None) -> None:
         if isinstance(s, AssignStmt):
             n = self.tick()
-            name = op_name(s.value)
+            value = s.value
+            # op_name, inlined for the common op call: isinstance against other IR classes is slow.
+            name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
             if name == "tile.alloc":  # half the statements: reads constants, defines no tile
                 return
-            self.read([s.value], n)
+            self.use(expr_vars(value), n)
             self.define(s.var, n)
             self.guard(s, name)
         elif isinstance(s, (EvalStmt, YieldStmt, ReturnStmt)):
@@ -199,20 +218,44 @@ class _Walk(ForwardWalk[None]):
         args = value.args
         if name == "tile.slice":
             self.windows.add(out)
-        entry = lookup(name)
-        params = entry.bind(args) if entry is not None else [None] * len(args)
-        safe = in_place_operands(name)
-        for p, a in zip(params, args):
-            if isinstance(a, _CONSTANTS):  # reads no tile (a scalar operand)
+        windows = self.windows and name != "tile.slice"
+        for in_place, a in zip(_operand_plan(name, args), args):
+            if in_place is None:  # a written operand
                 continue
-            effect = p.effect if p is not None else None
-            if effect in _WRITTEN:
+            # The Var test first: isinstance of a variable against the constant classes is slow.
+            if isinstance(a, Var):
+                operands: tuple[Var, ...] = (a,)
+            elif isinstance(a, _CONSTANTS):  # reads no tile (a scalar operand)
                 continue
-            in_place = effect is _READ and p.name in safe
-            for v in (a,) if isinstance(a, Var) else expr_vars(a):
+            else:
+                operands = expr_vars(a)
+            for v in operands:
                 if v is out or not isinstance(v.type, TileType):
                     continue
                 # Written over its source's buffer, a result would overwrite lines of a window it still reads.
-                window = v in self.windows and name != "tile.slice"
+                window = windows and v in self.windows
                 if window or not (in_place and same_place(out.type, v.type)):
                     self.guards.append((out, v))
+
+
+# Per operand of an op: None for one it writes (the result's own buffer), else whether the op may compute
+# it in place. Cached per op and operand count where that fixes the binding (see _operand_plan).
+_Plan = tuple[bool | None, ...]
+_PLANS: dict[tuple[str, int], _Plan] = {}
+
+
+def _operand_plan(name: str, args: list) -> _Plan:
+    """What the no-alias guard does with each operand of a call of ``name`` with ``args`` (zipped with
+    the operands: an operand past the bound parameters is not looked at)."""
+    plan = _PLANS.get((name, len(args)))
+    if plan is not None:
+        return plan
+    entry = lookup(name)
+    if entry is None:
+        return _PLANS.setdefault((name, len(args)), (False,) * len(args))
+    safe = in_place_operands(name)
+    plan = tuple(None if p.effect in _WRITTEN else (p.effect is _READ and p.name in safe) for p in entry.bind(args))
+    # The binding looks at the operands' kinds only to place surplus operands among optional parameters.
+    if len(args) <= entry.min_args() or not any(p.optional for p in entry.params):
+        _PLANS[(name, len(args))] = plan
+    return plan

@@ -11,7 +11,7 @@ from pypto.languages.memref import memref
 from pypto.analysis import op_name
 from pypto.ir import op as ir_op
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Var
+from pypto.ir.expr import Call, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
@@ -86,20 +86,28 @@ class _Packing:
         self.sizes: dict[Var, int] = {}
         self.space: dict[Var, MemorySpace] = {}
         self.parent: dict[Var, Var] = {}
+        members, sizes, space = self.members, self.sizes, self.space
         for var in life.defs:
-            m = var.type.memref
+            t = var.type
+            m = t.memref
             base = m.base_
-            self.members.setdefault(base, []).append(var)
-            self.sizes[base] = max(self.sizes.get(base, 0), m.size_)
-            self.space[base] = var.type.memory_space
-            self.parent[base] = base
+            found = members.get(base)
+            if found is None:
+                members[base] = [var]
+                self.parent[base] = base
+            else:
+                found.append(var)
+            sizes[base] = max(sizes.get(base, 0), m.size_)
+            space[base] = t.memory_space
+        defs = life.defs
         banned: dict[Var, set[Var]] = {}
         for a, b in life.guards:
-            if a in life.defs and b in life.defs:
+            if a in defs and b in defs:
                 banned.setdefault(a, set()).add(b)
                 banned.setdefault(b, set()).add(a)
         self.banned = banned
-        self.intervals = {v: life.interval(v) for v in life.defs}
+        interval = life.interval
+        self.intervals = {v: interval(v) for v in defs}
 
     def find(self, base: Var) -> Var:
         while self.parent[base] is not base:
@@ -182,10 +190,15 @@ class _Packing:
         group_size: dict[Var, int] = {}
         for b, vs in self.members.items():
             r = self.find(b)
-            groups.setdefault(r, []).extend(vs)
-            group_size[r] = max(group_size.get(r, 0), self.sizes[b])
-        defs = self.life.defs
-        roots = sorted(groups, key=lambda r: (-group_size[r], min(defs[v] for v in groups[r])))
+            group = groups.get(r)
+            if group is None:
+                groups[r] = list(vs)
+                group_size[r] = self.sizes[b]
+            else:
+                group.extend(vs)
+                group_size[r] = max(group_size[r], self.sizes[b])
+        first_def = self.life.defs.__getitem__
+        roots = sorted(groups, key=lambda r: (-group_size[r], min(map(first_def, groups[r]))))
         buffers: list[tuple[Var, _Occupancy, int]] = []  # (root, members, size)
         placed: dict[Var, Var] = {}
         for r in roots:
@@ -210,15 +223,23 @@ class _Packing:
         refs: dict[Var, MemRef] = {}
         new_types: dict[Var, TileType] = {}
         memo = TypeMemo()
+        # The memo's answer per buffer and type parts by identity: the tiles of a kernel mostly share their
+        # dims list, dtype and view objects, so most tiles need no key built from their dims.
+        seen: dict[tuple[int, int, int, int, int], TileType] = {}
         for var in self.life.defs:
-            m = var.type.memref
+            t = var.type
+            m = t.memref
             root = placed[self.find(m.base_)]
             if root is m.base_ and size_of[root] == m.size_:
                 continue
             ref = refs.get(root)
             if ref is None:
                 ref = refs[root] = MemRef(root, m.byte_offset_, size_of[root], m.span)
-            new_types[var] = memo.get(var.type, ref)
+            key = (id(ref), id(t.shape), id(t.dtype), id(t.memory_space_), id(t.tile_view))
+            new = seen.get(key)
+            if new is None:
+                new = seen[key] = memo.get(t, ref)
+            new_types[var] = new
         if not new_types and all(size_of.get(b) == self.sizes[b] for b in self.members):
             return {}, None
         return new_types, size_of
@@ -251,6 +272,11 @@ class _Occupancy:
         """Pack ``tiles`` into the buffer."""
         for v in tiles:
             d, last = intervals[v]
+            if not self.defs or d >= self.defs[-1]:  # defined after every member (most tiles): append
+                self.reach.append(max(self.reach[-1], last) if self.reach else last)
+                self.defs.append(d)
+                self.lasts.append(last)
+                continue
             k = bisect_right(self.defs, d)
             self.defs.insert(k, d)
             self.lasts.insert(k, last)
@@ -334,7 +360,10 @@ class _Rebase(Retype):
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
-        if self.keep is None or op_name(node.value) != "tile.alloc":
+        value = node.value
+        # op_name, inlined for the common op call: isinstance against other IR classes is slow.
+        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
+        if self.keep is None or name != "tile.alloc":
             return self.children(node)
         size = self.keep.get(node.var)
         if size is None:

@@ -93,9 +93,11 @@ def same_place(result: TileType, operand: TileType) -> bool:
     # Dtypes are singletons: one dtype has one width (most pairs), without two method calls.
     if result.dtype is not operand.dtype and result.dtype.get_bit() != operand.dtype.get_bit():
         return False
-    if not dims_equal(result.shape, operand.shape):
+    # One dims list (a type derived from the other's, the common case) holds the same dims.
+    shared = result.shape is operand.shape
+    if not shared and not dims_equal(result.shape, operand.shape):
         return False
-    if result.tile_view is None and operand.tile_view is None and _same_dims(result.shape, operand.shape):
+    if result.tile_view is None and operand.tile_view is None and (shared or _same_dims(result.shape, operand.shape)):
         # Two implicit views over the same dims differ only in their layouts: no views to build and compare
         # (and none to work out in one space).
         if result.memory_space is operand.memory_space:

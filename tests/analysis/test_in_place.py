@@ -71,3 +71,19 @@ def test_same_place_needs_shape_view_and_element_width() -> None:
     assert not same_place(full, _tile([16, 64], DataType.FP16))
     assert not same_place(full, _tile([16, 32], DataType.FP32))
     assert not same_place(full, _tile([16, 64], DataType.FP32, [8, 64]))
+
+
+def test_same_place_with_one_dims_list_still_compares_views_spaces_and_widths() -> None:
+    full = _tile([16, 64], DataType.FP32)
+    dims = full.shape  # a type derived from another shares its dims list
+    assert same_place(full, ir.TileType(dims, DataType.INT32, None, None, ir.MemorySpace.Vec))
+    assert not same_place(full, ir.TileType(dims, DataType.FP16, None, None, ir.MemorySpace.Vec))
+    valid = ir.TileView(valid_shape=[ir.ConstInt(8, DataType.INDEX, ir.Span.unknown()), dims[1]])
+    assert not same_place(full, ir.TileType(dims, DataType.FP32, None, valid, ir.MemorySpace.Vec))
+    # Other spaces: the same implicit layout (Mat and Left) or not (Vec and Mat, Mat and Right).
+    def in_space(space: ir.MemorySpace) -> ir.TileType:
+        return ir.TileType(dims, DataType.FP32, None, None, space)
+
+    assert same_place(in_space(ir.MemorySpace.Mat), in_space(ir.MemorySpace.Left))
+    assert not same_place(full, in_space(ir.MemorySpace.Mat))
+    assert not same_place(in_space(ir.MemorySpace.Mat), in_space(ir.MemorySpace.Right))
