@@ -570,14 +570,26 @@ def _rules_for(rules: tuple[Rule, ...], cache: dict[type, tuple[Rule, ...]], cls
     return found
 
 
+# Active rules by (the identity of a rule tuple, function kind, whether the function names a
+# function); an entry holds its rules, so no other object can take their id.
+_ACTIVE: dict[tuple[int, FunctionType, bool], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
+
+
 def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -> tuple[Rule, ...]:
     """The rules that can apply in ``func``: its kind is one they apply in, and a rule about calls of
-    functions needs a GlobalVar among the function's node ``classes``."""
-    return tuple(
-        r
-        for r in rules
-        if (r.where is None or r.where.holds(func)) and (type(r.subject) is not FunctionCalls or GlobalVar in classes)
-    )
+    functions needs a GlobalVar among the function's node ``classes``. Both depend only on the
+    function's kind and that one class, so the choice is made once per pair."""
+    names_functions = GlobalVar in classes
+    key = (id(rules), func.func_type, names_functions)
+    hit = _ACTIVE.get(key)
+    if hit is None:
+        active = tuple(
+            r
+            for r in rules
+            if (r.where is None or r.where.holds(func)) and (type(r.subject) is not FunctionCalls or names_functions)
+        )
+        hit = _ACTIVE[key] = (rules, active)
+    return hit[1]
 
 
 def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:

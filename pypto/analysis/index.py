@@ -132,6 +132,12 @@ def walk(root: IRNode) -> list[IRNode]:
 _NO_CALLS: list[Call] = []
 
 
+def _leaves(classes: tuple[type, ...]) -> bool:
+    """True when none of ``classes`` has a subclass: a node is then an instance of one exactly when
+    its class is one of them (asked again on every miss, so a subclass made later is seen)."""
+    return not any(map(type.__subclasses__, classes))
+
+
 class FunctionIndex:
     """All nodes below one function, with per-class lookups (in pre-order).
 
@@ -156,7 +162,10 @@ class FunctionIndex:
         """The nodes that are instances of any of ``classes``, in pre-order."""
         found = self._by_class.get(classes)
         if found is None:
-            groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
+            if _leaves(classes):  # the usual ask: no issubclass test of every class the function holds
+                groups = [self._positions[c] for c in dict.fromkeys(classes) if c in self._positions]
+            else:
+                groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
             positions = groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
             found = list(map(self.nodes.__getitem__, positions))
             self._by_class[classes] = found
@@ -185,7 +194,10 @@ class FunctionIndex:
         """True when some node is an instance of one of ``classes``."""
         found = self._has.get(classes)
         if found is None:
-            found = self._has[classes] = any(issubclass(c, classes) for c in self.classes)
+            if _leaves(classes):
+                found = self._has[classes] = any(c in self.classes for c in classes)
+            else:
+                found = self._has[classes] = any(issubclass(c, classes) for c in self.classes)
         return found
 
 

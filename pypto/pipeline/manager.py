@@ -206,6 +206,32 @@ class PassManager:
 
     __call__ = run
 
+    def _schedule(self, level: VerifyLevel) -> list[tuple[Step, list, bool]]:
+        """Per step: the produced properties checked right after the pass (those not verified yet;
+        none when it enters a dialect, which is checked whole) and whether the whole dialect is
+        validated after it. Fixed by the pipeline and the level, so worked out once per level."""
+        cache = self.__dict__.setdefault("_schedules", {})
+        hit = cache.get(level)
+        if hit is not None and hit[0] is self.steps:
+            return hit[1]
+        check = level is not VerifyLevel.NONE
+        verified = set(self.start.properties)
+        schedule = []
+        for step in self.steps:
+            p = step.pass_
+            entering = step.after is not step.before
+            verified -= _names(p.invalidates)
+            todo = (
+                [] if entering else [i for i in sorted(p.produces, key=lambda i: i.name) if i.name not in verified]
+            )
+            validate = check and (entering or level in (VerifyLevel.STRICT, VerifyLevel.ROUNDTRIP))
+            if validate:
+                verified |= set(step.after.properties)
+            verified |= _names(p.produces)
+            schedule.append((step, todo, validate))
+        cache[level] = (self.steps, schedule)
+        return schedule
+
     def _run(self, program: Program, extra: list[PassInstrument]) -> Program:
         outer = PassContext.current()
         level = self.verify if self.verify is not None else outer.verify
@@ -220,19 +246,11 @@ class PassManager:
                 self.start.validate(program, context="pipeline input", platform=ctx.platform)
             if level is VerifyLevel.ROUNDTRIP:
                 check_round_trip(program, self.start.name, "pipeline input")
-            verified = set(self.start.properties)
-            for step in self.steps:
+            for step, todo, validate in self._schedule(level):
                 p = step.pass_
-                entering = step.after is not step.before
-                verified -= _names(p.invalidates)
-                todo = (
-                    [] if entering else [i for i in sorted(p.produces, key=lambda i: i.name) if i.name not in verified]
-                )
                 program = apply_pass(p, program, checks=todo, dialect=step.after.name)
-                if check and (entering or level in (VerifyLevel.STRICT, VerifyLevel.ROUNDTRIP)):
+                if validate:
                     step.after.validate(program, context=f"after pass {p.name}", platform=ctx.platform)
-                    verified |= set(step.after.properties)
                 if level is VerifyLevel.ROUNDTRIP:
                     check_round_trip(program, step.after.name, f"after pass {p.name}")
-                verified |= _names(p.produces)
         return program

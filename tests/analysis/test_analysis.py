@@ -16,7 +16,7 @@ from pypto.analysis import (
     stmt_defs,
     use_counts,
 )
-from pypto.analysis.index import _INDEX
+from pypto.analysis.index import _INDEX, _leaves
 
 INDEX = ir.ScalarType(ir.INDEX)
 
@@ -80,3 +80,28 @@ def test_the_function_index_is_cached_weakly() -> None:
     del func
     gc.collect()
     assert len(_INDEX) == before - 1
+
+
+def test_the_function_index_finds_nodes_by_their_class_or_a_base_class() -> None:
+    v, loop = _loop()
+    assign, yield_ = loop.body.stmts
+    index = function_index(ir.Function("f", [], [], loop))
+    assert index.of(ir.YieldStmt) == [yield_]
+    assert index.of(ir.YieldStmt, ir.AssignStmt, ir.YieldStmt) == [assign, yield_]  # pre-order, once each
+    assert index.of(ir.Stmt) == [loop, loop.body, assign, yield_]
+    assert index.of(ir.Var) == index.of(ir.Var, ir.IterArg)  # an IterArg is a Var
+    assert v["acc"] in index.of(ir.Var) and index.of(ir.IterArg) == [v["acc"]] * index.of(ir.Var).count(v["acc"])
+    assert index.has(ir.IterArg) and index.has(ir.Stmt) and not index.has(ir.IfStmt, ir.WhileStmt)
+
+
+def test_a_class_is_a_leaf_until_a_subclass_is_made() -> None:
+    # The index looks an exact class up directly only while no subclass of it exists.
+    class Base:
+        pass
+
+    assert _leaves((Base, ir.YieldStmt)) and not _leaves((ir.Stmt,))
+
+    class Derived(Base):
+        pass
+
+    assert not _leaves((Base,)) and _leaves((Derived,))
