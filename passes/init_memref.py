@@ -20,7 +20,7 @@ from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.op_registry import Effect, get_entry, is_view_op, lookup
-from pypto.ir.parts import replace_parts
+from pypto.ir.parts import copy_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import PtrType
@@ -181,11 +181,11 @@ class _Plan:
             ref = MemRef(name_hint=name, base_=base, byte_offset_=self.offset, size_=size, span=span)
             self.first = alloc, ref
         else:
-            alloc, ref = self.first
-            base = replace_parts(alloc.var, name_hint=name, span=span)
-            call = replace_parts(alloc.value, args=[_index(int(space)), _index(size)], span=span)
-            alloc = replace_parts(alloc, var=base, value=call, span=span)
-            ref = replace_parts(ref, name_hint=name, base_=base, size_=size, span=span)
+            alloc, ref = self.first  # each part below has the class of the one it replaces
+            base = copy_parts(alloc.var, {"name_hint": name, "span": span})
+            call = copy_parts(alloc.value, {"args": [_index(int(space)), _index(size)], "span": span})
+            alloc = copy_parts(alloc, {"var": base, "value": call, "span": span})
+            ref = copy_parts(ref, {"name_hint": name, "base_": base, "size_": size, "span": span})
         self.allocs.append(alloc)
         self.types[var] = with_memref(t, ref)
 
