@@ -20,16 +20,18 @@ from pypto.ir.expr import Call, ConstInt, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.op_registry import Effect, get_entry, is_view_op, lookup
-from pypto.ir.parts import replace_parts
+from pypto.ir.parts import copy_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import PtrType
 from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from .memory_lifetimes import lifetimes
-from pypto.transform.memref_util import KERNELS, Retype, on_chip, prepend, tile_nbytes, with_memref
+from pypto.transform.memref_util import KERNELS, Retype, on_chip, tile_nbytes, with_memref
 from pypto.transform.rewrite import RewritePass
+from pypto.transform.util import block_of, rebuild
 
 # The offset of a MemRef whose allocation has no address yet.
 UNASSIGNED = -1
@@ -95,9 +97,12 @@ class InitMemRef(RewritePass):
             return func
         run = _Apply(plan.types)
         run.start(func, program)
-        out = run.function(func)
+        # The body only: parameters and return types keep their types. One rebuild with the
+        # allocations in front (the lifetimes then count them too: every number moves alike).
+        stmts = run.block(flatten_to_stmts(func.body))
+        out = rebuild(func, body=block_of([*plan.allocs, *stmts], func.body.span))
         _check_shares(out, plan.shares, run.renamed, plan.aliases())
-        return prepend(out, plan.allocs)
+        return out
 
 
 class _Apply(Retype):
@@ -181,11 +186,11 @@ class _Plan:
             ref = MemRef(name_hint=name, base_=base, byte_offset_=self.offset, size_=size, span=span)
             self.first = alloc, ref
         else:
-            alloc, ref = self.first
-            base = replace_parts(alloc.var, name_hint=name, span=span)
-            call = replace_parts(alloc.value, args=[_index(int(space)), _index(size)], span=span)
-            alloc = replace_parts(alloc, var=base, value=call, span=span)
-            ref = replace_parts(ref, name_hint=name, base_=base, size_=size, span=span)
+            alloc, ref = self.first  # each part below has the class of the one it replaces
+            base = copy_parts(alloc.var, {"name_hint": name, "span": span})
+            call = copy_parts(alloc.value, {"args": [_index(int(space)), _index(size)], "span": span})
+            alloc = copy_parts(alloc, {"var": base, "value": call, "span": span})
+            ref = copy_parts(ref, {"name_hint": name, "base_": base, "size_": size, "span": span})
         self.allocs.append(alloc)
         self.types[var] = with_memref(t, ref)
 

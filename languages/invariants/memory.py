@@ -23,7 +23,7 @@ def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
     for stmt in function_index(func).of(AssignStmt):
         value = stmt.value  # op_name(value), inlined: this looks at every assignment
         name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
-        if name in TPOPS or (is_view_op(name) and stmt.value.args and stmt.value.args[0] in piped):
+        if name in TPOPS or (piped and is_view_op(name) and value.args and value.args[0] in piped):
             piped.add(stmt.var)
             continue
         if isinstance(stmt.var.type, TileType) and stmt.var.type.memref is None:

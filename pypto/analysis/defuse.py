@@ -135,13 +135,28 @@ def _leaf_call_summary(call: Call) -> tuple[tuple[Var, ...], frozenset[type]] | 
         return None
     if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
         return None
-    variables = []
-    for a in call.args:
-        if isinstance(a, Var):
-            variables.append(a)
-        elif not isinstance(a, _LEAVES):
-            return None
-    return tuple(variables), frozenset([Call, type(call.op), *map(type, call.args)])
+    args = call.args
+    key = (type(call.op), *map(type, args))
+    shape = _LEAF_CALL_SHAPES.get(key)
+    if shape is None:
+        shape = _LEAF_CALL_SHAPES[key] = _leaf_call_shape(key)
+    if shape is False:
+        return None
+    positions, classes = shape
+    return tuple([args[i] for i in positions]), classes
+
+
+def _leaf_call_shape(key: tuple[type, ...]) -> tuple[tuple[int, ...], frozenset[type]] | bool:
+    """For a call of op class ``key[0]`` on arguments of classes ``key[1:]``: the positions of its
+    variable arguments and the classes of its nodes, or False when an argument is not a leaf."""
+    kinds = key[1:]
+    if not all(issubclass(k, _LEAVES) for k in kinds):
+        return False
+    return tuple(i for i, k in enumerate(kinds) if issubclass(k, Var)), frozenset([Call, *key])
+
+
+# _leaf_call_shape by op and argument classes: a handful of shapes serve every statement.
+_LEAF_CALL_SHAPES: dict[tuple[type, ...], tuple[tuple[int, ...], frozenset[type]] | bool] = {}
 
 
 # expr_summary results by expression identity, each dropped when its expression is freed.

@@ -22,7 +22,7 @@ from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, GlobalVar, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
-from pypto.ir.stmt import ForStmt, SeqStmts, Stmt, WhileStmt
+from pypto.ir.stmt import AssignStmt, ForStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
 from pypto.util import IdentityCache
 
@@ -91,6 +91,12 @@ def walk(root: IRNode) -> list[IRNode]:
             names = fields[cls] = tuple(reversed(_node_fields(cls)))
         if not names:  # variables, constants, ops
             continue
+        if cls is AssignStmt:  # the common statement: its variable is a leaf, emitted at once
+            emit(node.var)
+            node = node.value
+            if type(node) is not Call or not _emit_leaf_call(node, emit, fields):
+                push(node)
+            continue
         # Children go onto the stack last first, so they come off it in field order.
         if cls is ForStmt or cls is WhileStmt:  # a loop's init values follow its fields
             for ia in reversed(node.iter_args):
@@ -127,6 +133,24 @@ def walk(root: IRNode) -> list[IRNode]:
             elif value:
                 _push_reversed(value, push)
     return out
+
+
+def _emit_leaf_call(call: Call, emit: Callable[[IRNode], None], fields: dict[type, tuple[str, ...]]) -> bool:
+    """Emit ``call`` and its children in pre-order when they are all leaves (its op and arguments
+    of classes met before without child fields; no IR node in its keywords or attrs), without the
+    stack; False (nothing emitted) for any other call."""
+    op, args, kwargs, attrs = call.op, call.args, call.kwargs, call.attrs
+    if fields.get(type(op)) != () or any(fields.get(type(a)) != () for a in args):
+        return False
+    if kwargs and not all(isinstance(item, PLAIN) for item in kwargs.values()):
+        return False
+    if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
+        return False
+    emit(call)
+    emit(op)
+    for a in args:
+        emit(a)
+    return True
 
 
 _NO_CALLS: list[Call] = []

@@ -57,15 +57,27 @@ def replace_parts(node: ModelBase, **changes: Any) -> Any:
             if not _fills(cls, data, name, value):
                 return replace(node, **changes)
             filled = True
-    fields = {**data, **changes}
-    if "unique_id" in fields:
-        fields["unique_id"] = next(_var_ids)
-    new = _new(cls)
-    _set_dict(new, fields)
     given = node.__pydantic_fields_set__
     if filled:  # a field that was unset is now given
         given = given | changes.keys()
         given = _FIELDS_SETS.setdefault(frozenset(given), given)
+    return _made(cls, {**data, **changes}, given)
+
+
+def copy_parts(node: ModelBase, changes: dict[str, Any]) -> Any:
+    """``node`` with ``changes``, unchecked: for a pass's hot path that makes many copies of one node
+    it built with the validated constructor, each change a value of the class the field already
+    holds (what :func:`replace_parts` checks) and every field it changes already given. A
+    variable's copy is a new variable."""
+    return _made(type(node), {**node.__dict__, **changes}, node.__pydantic_fields_set__)
+
+
+def _made(cls: type, fields: dict[str, Any], given: set[str]) -> Any:
+    """A node of ``cls`` holding ``fields`` (a variable gets a new unique id)."""
+    if "unique_id" in fields:
+        fields["unique_id"] = next(_var_ids)
+    new = _new(cls)
+    _set_dict(new, fields)
     _set_fields_set(new, given)
     _set_extra(new, None)
     _set_private(new, None)

@@ -6,19 +6,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from pypto.analysis.index import PLAIN
 from pypto.backend import Platform
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, IterArg, MakeTuple, Op, Var
-from pypto.ir.function import Function
 from pypto.ir.memref import MemRef
-from pypto.ir.parts import replace_parts
+from pypto.ir.parts import copy_parts, replace_parts
 from pypto.ir.stmt import AssignStmt, Stmt
 from pypto.ir.traversal import iter_value
 from pypto.ir.types import TileType
 
 from .rewrite import Rewrite
-from .util import block_of, rebuild, same_list
+from .util import same_list
 
 # Functions whose tiles live in on-chip memory (split_core has no InCore function left).
 KERNELS = frozenset({FunctionType.AIV, FunctionType.AIC})
@@ -97,7 +97,7 @@ class Retype(Rewrite):
                 new = [get(a, a) if isinstance(a, Var) else a for a in args]
             else:
                 new = [self.use(a) if isinstance(a, Var) else a for a in args]
-            return value if same_list(new, args) else replace_parts(value, args=new)
+            return value if same_list(new, args) else copy_parts(value, {"args": new})  # a list for a list
         return super().expr(value)
 
     def children(self, node: Stmt) -> Stmt:
@@ -129,14 +129,8 @@ def _flat_call(call: Call) -> bool:
         if not (isinstance(a, _LEAVES) or (type(a) is MakeTuple and all(
                 isinstance(e, _CONSTANTS) for e in a.elements))):
             return False
-    if call.kwargs and next(iter_value(call.kwargs), None) is not None:
+    kwargs = call.kwargs  # mostly enums and numbers: no generic look into them then
+    if kwargs and not all(isinstance(v, PLAIN) for v in kwargs.values()) and next(iter_value(kwargs), None) is not None:
         return False
     attrs = call.attrs  # most calls' attrs are empty: no mapping view to build
     return not attrs.__pydantic_fields_set__ or next(iter_value(attrs), None) is None
-
-
-def prepend(func: Function, stmts: list[Stmt]) -> Function:
-    """``func`` with ``stmts`` put at the top of its body."""
-    if not stmts:
-        return func
-    return rebuild(func, body=block_of([*stmts, func.body], func.body.span))

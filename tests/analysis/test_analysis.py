@@ -105,3 +105,44 @@ def test_a_class_is_a_leaf_until_a_subclass_is_made() -> None:
         pass
 
     assert not _leaves((Base,)) and _leaves((Derived,))
+
+
+def _reference_walk(node: object) -> list:
+    """Pre-order of the nodes below ``node`` as ``walk`` documents it: child fields in order (types
+    skipped, variables leaves), then a loop's iter_arg init values."""
+    from pypto.analysis.index import _node_fields
+    from pypto.ir.traversal import iter_value
+    from pypto.ir.type_base import Type
+
+    out = [node]
+    for name in _node_fields(type(node)):
+        for child in iter_value(getattr(node, name)):
+            if not isinstance(child, Type):  # a function's return types
+                out += _reference_walk(child)
+    if isinstance(node, (ir.ForStmt, ir.WhileStmt)):
+        for ia in node.iter_args:
+            out += _reference_walk(ia.initValue)
+    return out
+
+
+def test_walk_lists_every_node_in_pre_order() -> None:
+    # Leaf calls (walked without the stack), nested calls, keyword values and loops, before and
+    # after memory planning.
+    from pathlib import Path
+
+    import pypto.language as pl
+    from pypto import passes
+    from pypto.analysis import walk
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    names = ("tile_add", "mixed_matmul_softmax", "deps_while_if", "tensor_dyn_rows", "cross_core_pipes")
+    upto = []
+    for p in passes.builtin_passes():
+        upto.append(p)
+        if p.name == "InitMemRef":
+            break
+    for name in names:
+        program = pl.loads_program(str(examples / f"{name}.py"))
+        for stage in (program, passes.PassManager(upto).run(program)):
+            for func in stage.functions.values():
+                assert [id(n) for n in walk(func)] == [id(n) for n in _reference_walk(func)]
