@@ -22,7 +22,6 @@ from pypto.ir.parts import replace_parts
 from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Stmt, WhileStmt
-from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import Type, UnknownType
 from pypto.ir.types import TensorType, TileType
 
