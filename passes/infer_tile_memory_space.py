@@ -35,7 +35,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, TileView, implicit_layout
 
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import rebuild
+from pypto.transform.util import node_types, rebuild, straight_line
 
 Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
 # Ops whose result space is free when ``target_memory`` is absent (a load never lands in L0).
@@ -91,6 +91,33 @@ def _landing(demand: MemorySpace | None) -> MemorySpace:
     return demand if demand in _LANDING else Vec
 
 
+def _settled(func: Function) -> bool:
+    """True when the rewrite would return ``func`` as it is (the kernels of a program written with
+    spaces, or inferred before): straight-line, every tile with a space and every tile variable
+    typed as its value, every operand in a space its op allows, every op of a free result space
+    with an explicit ``target_memory``. Loops and ifs are left to the rewrite."""
+    stmts = straight_line(func)
+    if stmts is None or any(isinstance(t, TileType) and t.memory_space is None for t in node_types(func)):
+        return False
+    for stmt in stmts:
+        if type(stmt) is AssignStmt:
+            value, var = stmt.value, stmt.var
+            if isinstance(value.type, TileType) and value.type is not var.type and value.type != var.type:
+                return False  # _assign would retype the variable
+        elif type(stmt) is EvalStmt:
+            value = stmt.expr
+        else:
+            continue
+        name = op_name(value) if isinstance(value, Call) else None
+        if name in _FREE_TARGET and "target_memory" not in value.kwargs:
+            return False
+        for arg, allowed in operand_spaces(value) if name else ():
+            space = _space(arg)
+            if allowed and space is not None and space not in allowed:
+                return False
+    return True
+
+
 class InferTileMemorySpace(RewritePass):
     """Give every kernel tile a memory space and move operands into the spaces their ops accept.
 
@@ -123,7 +150,7 @@ class InferTileMemorySpace(RewritePass):
     invalidates = frozenset({AivSplitValid})
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and not _settled(func)
 
     def function(self, func: Function) -> Function:
         self.spaces: dict[int, list] = {}  # the function's calls are alive for the whole rewrite

@@ -8,7 +8,7 @@ pto-isa's static_asserts in its a2a3 and CPU implementations).
 from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
-from pypto.analysis.layouts import misplaced_operands
+from pypto.analysis.layouts import col_major, misplaced_operands
 from pypto.languages.invariants import OperandLayoutsResolved
 from pypto.languages.placed import placed
 
@@ -23,7 +23,7 @@ from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import rebuild
+from pypto.transform.util import node_types, rebuild
 
 
 def _column(t: TileType) -> bool:
@@ -60,9 +60,12 @@ class ResolveBackendOpLayouts(RewritePass):
     produces = frozenset({OperandLayoutsResolved})
 
     def applies(self, func: Function) -> bool:
-        # Only a row-major-only op with a col-major operand is rewritten.
-        return is_incore_type(func.func_type) and any(
-            misplaced_operands(call) is not None for call in function_index(func).of(Call))
+        # Only a row-major-only op with a col-major operand is rewritten: none without a col-major tile.
+        return (
+            is_incore_type(func.func_type)
+            and any(map(col_major, node_types(func)))
+            and any(misplaced_operands(call) is not None for call in function_index(func).of(Call))
+        )
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:
