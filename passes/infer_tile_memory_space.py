@@ -24,7 +24,7 @@ from pypto.languages.invariants import (
 from pypto.languages.placed import placed
 from pypto.languages.tiled import tiled
 
-from pypto.analysis import op_name
+from pypto.analysis import function_index, op_name
 from pypto.analysis.memory_spaces import call_statements, operand_spaces
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
@@ -35,7 +35,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, TileView, implicit_layout
 
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import node_types, rebuild, straight_line
+from pypto.transform.util import rebuild, straight_line
 
 Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
 # Ops whose result space is free when ``target_memory`` is absent (a load never lands in L0).
@@ -97,7 +97,9 @@ def _settled(func: Function) -> bool:
     typed as its value, every operand in a space its op allows, every op of a free result space
     with an explicit ``target_memory``. Loops and ifs are left to the rewrite."""
     stmts = straight_line(func)
-    if stmts is None or any(isinstance(t, TileType) and t.memory_space is None for t in node_types(func)):
+    if stmts is None:
+        return False
+    if any(isinstance(t, TileType) and t.memory_space is None for t in function_index(func).types):
         return False
     for stmt in stmts:
         if type(stmt) is AssignStmt:

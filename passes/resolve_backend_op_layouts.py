@@ -23,7 +23,7 @@ from pypto.ir.stmt import AssignStmt
 from pypto.ir.types import TileType
 
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import node_types, rebuild
+from pypto.transform.util import rebuild
 
 
 def _column(t: TileType) -> bool:
@@ -63,8 +63,8 @@ class ResolveBackendOpLayouts(RewritePass):
         # Only a row-major-only op with a col-major operand is rewritten: none without a col-major tile.
         return (
             is_incore_type(func.func_type)
-            and any(map(col_major, node_types(func)))
-            and any(misplaced_operands(call) is not None for call in function_index(func).of(Call))
+            and any(map(col_major, (index := function_index(func)).types))
+            and any(misplaced_operands(call) is not None for call in index.of(Call))
         )
 
     @on(AssignStmt)

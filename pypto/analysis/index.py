@@ -21,6 +21,7 @@ from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
+from pypto.ir.type_base import Type
 from pypto.util import IdentityCache
 
 
@@ -158,6 +159,17 @@ class FunctionIndex:
             found = list(map(self.nodes.__getitem__, positions))
             self._by_class[classes] = found
         return found
+
+    @functools.cached_property
+    def types(self) -> tuple[Type, ...]:
+        """The type objects of the nodes, each once, in node order (nodes share their types: a kernel
+        of 300 nodes has about 15), so a test of every type looks at each once."""
+        found: dict[int, Type] = {}
+        for node in self.nodes:
+            t = getattr(node, "type", None)
+            if t is not None and id(t) not in found:
+                found[id(t)] = t
+        return tuple(found.values())
 
     @functools.cached_property
     def op_names(self) -> frozenset[str]:

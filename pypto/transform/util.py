@@ -6,7 +6,6 @@ import operator
 from collections.abc import Callable, Collection, Iterable
 
 from pypto.analysis import expr_summary, function_index
-from pypto.analysis.index import FunctionIndex
 from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.function import Function
@@ -16,7 +15,6 @@ from pypto.ir.type_base import TupleType, Type
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ReturnStmt, SeqStmts, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
-from pypto.util import IdentityCache
 
 
 def block_of(stmts: Iterable[Stmt], span: Span) -> Stmt:
@@ -62,26 +60,6 @@ def calls_any(func: Function, names: Collection[str]) -> bool:
     return not function_index(func).op_names.isdisjoint(names)
 
 
-# The distinct type objects of the nodes of each node index (nodes share their types: a kernel of
-# 300 nodes has about 15), so a type precheck tests each type once.
-_NODE_TYPES: IdentityCache[FunctionIndex, tuple[Type, ...]] = IdentityCache(20_000)
-
-
-def node_types(func: Function) -> tuple[Type, ...]:
-    """The type objects of the nodes of ``func`` (its returns' not included), each once, in node order;
-    cached per node index."""
-    index = function_index(func)
-    hit = _NODE_TYPES.get(index)
-    if hit is None:
-        found: dict[int, Type] = {}
-        for node in index.nodes:
-            t = getattr(node, "type", None)
-            if t is not None and id(t) not in found:
-                found[id(t)] = t
-        hit = _NODE_TYPES.put(index, tuple(found.values()))
-    return hit
-
-
 def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
     """True when ``pred`` holds for the type of a node of ``func`` or of its returns (tuples entered)."""
 
@@ -90,7 +68,7 @@ def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
             return any(holds(e) for e in t.types)
         return isinstance(t, Type) and pred(t)
 
-    return any(holds(t) for t in func.return_types) or any(holds(t) for t in node_types(func))
+    return any(holds(t) for t in func.return_types) or any(holds(t) for t in function_index(func).types)
 
 
 # Straight-line functions (most kernels): the prechecks decide them from their statements, without
