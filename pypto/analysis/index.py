@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
+import operator
 import weakref
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, GlobalVar, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
-from pypto.ir.stmt import ForStmt, Stmt, WhileStmt
+from pypto.ir.stmt import ForStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
 from pypto.ir.type_base import Type
 from pypto.util import IdentityCache
@@ -136,8 +137,9 @@ class FunctionIndex:
     The function itself is counted in ``classes`` but not held (the cache is weak on it).
     """
 
-    def __init__(self, func: Function) -> None:
-        self.nodes = walk(func)[1:]
+    def __init__(self, func: Function, nodes: list[IRNode] | None = None) -> None:
+        """The index of ``func``; ``nodes``: its nodes in pre-order when the caller has them already."""
+        self.nodes = walk(func)[1:] if nodes is None else nodes
         positions: dict[type, list[int]] = {}
         for i, node in enumerate(self.nodes):
             found = positions.get(type(node))
@@ -227,6 +229,47 @@ def _index_of(func: Function) -> FunctionIndex:
     index = FunctionIndex(func)
     _BY_BODY.put(func.body, (params, weakref.ref(index)))
     return index
+
+
+def share_index(func: Function, old: Function) -> None:
+    """Index ``func``, a rebuild of ``old`` that keeps its parameters and the first statements of its
+    body, from the index of ``old`` when that is cached: only the statements after the common ones
+    are walked (a pass that rewrites a kernel's return keeps every other statement)."""
+    hit = _INDEX_ENTRIES.get(id(old))
+    body, old_body = func.body, old.body
+    if (
+        hit is None
+        or id(func) in _INDEX_ENTRIES
+        or type(body) is not SeqStmts
+        or type(old_body) is not SeqStmts
+        or len(func.params) != len(old.params)
+        or not all(map(operator.is_, func.params, old.params))
+        or not _plain(func)
+        or not _plain(old)
+    ):
+        return
+    stmts, old_stmts = body.stmts, old_body.stmts
+    common = 0
+    for a, b in zip(stmts, old_stmts):
+        if a is not b:
+            break
+        common += 1
+    # Pre-order: the parameters, the body, each statement's nodes in turn, and nothing after them
+    # (plain attrs hold no node), so the kept statements' nodes are a prefix of the old index.
+    dropped = sum(len(walk(s)) for s in old_stmts[common:])
+    kept = hit[1].nodes[: len(hit[1].nodes) - dropped]
+    kept[len(func.params)] = body
+    for stmt in stmts[common:]:
+        kept += walk(stmt)
+    index = FunctionIndex(func, kept)
+    _INDEX.put(func, index)
+    _BY_BODY.put(body, (tuple(func.params), weakref.ref(index)))
+
+
+def _plain(func: Function) -> bool:
+    """True when the attrs of ``func`` hold no IR node (its index holds only parameters and body)."""
+    attrs = func.attrs
+    return not attrs.__pydantic_fields_set__ or plain_attrs(attrs)
 
 
 def clear_function_indexes() -> None:
