@@ -95,28 +95,38 @@ def _settled(func: Function) -> bool:
     """True when the rewrite would return ``func`` as it is (the kernels of a program written with
     spaces, or inferred before): straight-line, every tile with a space and every tile variable
     typed as its value, every operand in a space its op allows, every op of a free result space
-    with an explicit ``target_memory``. Loops and ifs are left to the rewrite."""
+    with an explicit ``target_memory``. Loops and ifs are left to the rewrite. The ops are judged by
+    name (calls nested in arguments too, which the rewrite leaves alone: a stricter test)."""
     stmts = straight_line(func)
     if stmts is None:
         return False
-    if any(isinstance(t, TileType) and t.memory_space is None for t in function_index(func).types):
-        return False
+    index = function_index(func)
+    spaces = set()
+    for t in index.types:  # the few distinct types: every operand's is one of them
+        if isinstance(t, TileType):
+            if t.memory_space is None:
+                return False
+            spaces.add(t.memory_space)
     for stmt in stmts:
         if type(stmt) is AssignStmt:
             value, var = stmt.value, stmt.var
             if isinstance(value.type, TileType) and value.type is not var.type and value.type != var.type:
                 return False  # _assign would retype the variable
-        elif type(stmt) is EvalStmt:
-            value = stmt.expr
-        else:
+    for name in index.op_names:
+        entry = op_registry.lookup(name)
+        if entry is None or entry.memory is None:
             continue
-        name = op_name(value) if isinstance(value, Call) else None
-        if name in _FREE_TARGET and "target_memory" not in value.kwargs:
+        calls = index.calls_to(name)
+        if name in _FREE_TARGET and any("target_memory" not in c.kwargs for c in calls):
             return False
-        for arg, allowed in operand_spaces(value) if name else ():
-            space = _space(arg)
-            if allowed and space is not None and space not in allowed:
-                return False
+        # An op whose every constrained parameter allows every space in use moves no operand.
+        if all(spaces.issubset(allowed) for allowed in entry.input_spaces.values() if allowed):
+            continue
+        for call in calls:
+            for arg, allowed in operand_spaces(call):
+                space = _space(arg)
+                if allowed and space is not None and space not in allowed:
+                    return False
     return True
 
 

@@ -9,6 +9,7 @@ function with the body and parameters of a live one shares its index.
 
 from __future__ import annotations
 
+import bisect
 import enum
 import functools
 import itertools
@@ -137,16 +138,19 @@ class FunctionIndex:
     The function itself is counted in ``classes`` but not held (the cache is weak on it).
     """
 
-    def __init__(self, func: Function, nodes: list[IRNode] | None = None) -> None:
-        """The index of ``func``; ``nodes``: its nodes in pre-order when the caller has them already."""
+    def __init__(self, func: Function, nodes: list[IRNode] | None = None,
+                 positions: dict[type, list[int]] | None = None) -> None:
+        """The index of ``func``; ``nodes`` and ``positions`` (the positions of each node class in
+        ``nodes``, none empty): what the caller has already."""
         self.nodes = walk(func)[1:] if nodes is None else nodes
-        positions: dict[type, list[int]] = {}
-        for i, node in enumerate(self.nodes):
-            found = positions.get(type(node))
-            if found is None:
-                positions[type(node)] = [i]
-            else:
-                found.append(i)
+        if positions is None:
+            positions = {}
+            for i, node in enumerate(self.nodes):
+                found = positions.get(type(node))
+                if found is None:
+                    positions[type(node)] = [i]
+                else:
+                    found.append(i)
         self._positions = positions
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
@@ -257,11 +261,15 @@ def share_index(func: Function, old: Function) -> None:
     # Pre-order: the parameters, the body, each statement's nodes in turn, and nothing after them
     # (plain attrs hold no node), so the kept statements' nodes are a prefix of the old index.
     dropped = sum(len(walk(s)) for s in old_stmts[common:])
-    kept = hit[1].nodes[: len(hit[1].nodes) - dropped]
-    kept[len(func.params)] = body
+    cut = len(hit[1].nodes) - dropped
+    nodes = hit[1].nodes[:cut]
+    nodes[len(func.params)] = body  # a SeqStmts for a SeqStmts: the class positions stay
+    positions = {cls: pos[: bisect.bisect_left(pos, cut)] for cls, pos in hit[1]._positions.items()}
     for stmt in stmts[common:]:
-        kept += walk(stmt)
-    index = FunctionIndex(func, kept)
+        for node in walk(stmt):
+            positions.setdefault(type(node), []).append(len(nodes))
+            nodes.append(node)
+    index = FunctionIndex(func, nodes, {cls: pos for cls, pos in positions.items() if pos})
     _INDEX.put(func, index)
     _BY_BODY.put(body, (tuple(func.params), weakref.ref(index)))
 

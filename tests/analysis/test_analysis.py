@@ -17,7 +17,7 @@ from pypto.analysis import (
     stmt_defs,
     use_counts,
 )
-from pypto.analysis.index import _INDEX, share_index, walk
+from pypto.analysis.index import _INDEX, FunctionIndex, share_index, walk
 
 INDEX = ir.ScalarType(ir.INDEX)
 
@@ -98,6 +98,8 @@ def test_a_rebuild_keeping_the_first_statements_shares_their_nodes_in_its_index(
         share_index(new, old)
         nodes = function_index(new).nodes
         assert len(nodes) == len(_nodes(new)) and all(map(operator.is_, nodes, _nodes(new)))
+        walked = FunctionIndex(new)
+        assert function_index(new)._positions == walked._positions and function_index(new).classes == walked.classes
         # The loop and the assignment: the same node objects as the old index (a copy of its list).
         assert nodes[2] is new.body and all(map(operator.is_, nodes[3:len(kept) - 2], kept[3:len(kept) - 2]))
     # Another statement first: every node is walked again, still the function's own.
