@@ -129,6 +129,16 @@ def walk(root: IRNode) -> list[IRNode]:
     return out
 
 
+def _first_types(nodes: list[IRNode], start: int, found: dict[int, tuple[Type, int]]
+                 ) -> tuple[tuple[Type, ...], tuple[int, ...]]:
+    """``found`` (type id -> type, first position) completed with the types of ``nodes[start:]``."""
+    for i in range(start, len(nodes)):
+        t = getattr(nodes[i], "type", None)
+        if t is not None and id(t) not in found:
+            found[id(t)] = (t, i)
+    return tuple(t for t, _ in found.values()), tuple(i for _, i in found.values())
+
+
 _NO_CALLS: list[Call] = []
 
 
@@ -166,16 +176,16 @@ class FunctionIndex:
             self._by_class[classes] = found
         return found
 
-    @functools.cached_property
+    @property
     def types(self) -> tuple[Type, ...]:
         """The type objects of the nodes, each once, in node order (nodes share their types: a kernel
         of 300 nodes has about 15), so a test of every type looks at each once."""
-        found: dict[int, Type] = {}
-        for node in self.nodes:
-            t = getattr(node, "type", None)
-            if t is not None and id(t) not in found:
-                found[id(t)] = t
-        return tuple(found.values())
+        return self._typed[0]
+
+    @functools.cached_property
+    def _typed(self) -> tuple[tuple[Type, ...], tuple[int, ...]]:
+        """``types`` and the position of each one's first node."""
+        return _first_types(self.nodes, 0, {})
 
     @functools.cached_property
     def op_names(self) -> frozenset[str]:
@@ -270,6 +280,10 @@ def share_index(func: Function, old: Function) -> None:
             positions.setdefault(type(node), []).append(len(nodes))
             nodes.append(node)
     index = FunctionIndex(func, nodes, {cls: pos for cls, pos in positions.items() if pos})
+    typed = hit[1].__dict__.get("_typed")
+    if typed is not None:  # the kept nodes' types are those first met before the cut
+        kept_types = {id(t): (t, i) for t, i in zip(*typed) if i < cut}
+        index.__dict__["_typed"] = _first_types(nodes, cut, kept_types)
     _INDEX.put(func, index)
     _BY_BODY.put(body, (tuple(func.params), weakref.ref(index)))
 

@@ -93,6 +93,7 @@ def test_a_rebuild_keeping_the_first_statements_shares_their_nodes_in_its_index(
     body = ir.SeqStmts([loop, ir.AssignStmt(y, v["out"] + 1), ir.ReturnStmt([y])])
     old = ir.Function("f", [v["n"], v["x"]], [INDEX], body)
     kept = function_index(old).nodes
+    assert function_index(old).types  # computed before sharing: the shared index derives its own
     for tail in ([ir.ReturnStmt([v["out"]])], [ir.AssignStmt(z, y * 2), ir.ReturnStmt([z])], []):
         new = ir.replace(old, body=ir.SeqStmts(list(old.body.stmts[:2]) + tail))
         share_index(new, old)
@@ -100,6 +101,7 @@ def test_a_rebuild_keeping_the_first_statements_shares_their_nodes_in_its_index(
         assert len(nodes) == len(_nodes(new)) and all(map(operator.is_, nodes, _nodes(new)))
         walked = FunctionIndex(new)
         assert function_index(new)._positions == walked._positions and function_index(new).classes == walked.classes
+        assert list(map(id, function_index(new).types)) == list(map(id, walked.types))
         # The loop and the assignment: the same node objects as the old index (a copy of its list).
         assert nodes[2] is new.body and all(map(operator.is_, nodes[3:len(kept) - 2], kept[3:len(kept) - 2]))
     # Another statement first: every node is walked again, still the function's own.
