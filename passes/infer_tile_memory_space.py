@@ -24,7 +24,7 @@ from pypto.languages.invariants import (
 from pypto.languages.placed import placed
 from pypto.languages.tiled import tiled
 
-from pypto.analysis import op_name
+from pypto.analysis import function_index, op_name
 from pypto.analysis.memory_spaces import call_statements, operand_spaces
 from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
@@ -35,7 +35,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, TileView, implicit_layout
 
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import rebuild
+from pypto.transform.util import rebuild, straight_line
 
 Vec, Mat = MemorySpace.Vec, MemorySpace.Mat
 # Ops whose result space is free when ``target_memory`` is absent (a load never lands in L0).
@@ -91,6 +91,45 @@ def _landing(demand: MemorySpace | None) -> MemorySpace:
     return demand if demand in _LANDING else Vec
 
 
+def _settled(func: Function) -> bool:
+    """True when the rewrite would return ``func`` as it is (the kernels of a program written with
+    spaces, or inferred before): straight-line, every tile with a space and every tile variable
+    typed as its value, every operand in a space its op allows, every op of a free result space
+    with an explicit ``target_memory``. Loops and ifs are left to the rewrite. The ops are judged by
+    name (calls nested in arguments too, which the rewrite leaves alone: a stricter test)."""
+    stmts = straight_line(func)
+    if stmts is None:
+        return False
+    index = function_index(func)
+    spaces = set()
+    for t in index.types:  # the few distinct types: every operand's is one of them
+        if isinstance(t, TileType):
+            if t.memory_space is None:
+                return False
+            spaces.add(t.memory_space)
+    for stmt in stmts:
+        if type(stmt) is AssignStmt:
+            value, var = stmt.value, stmt.var
+            if isinstance(value.type, TileType) and value.type is not var.type and value.type != var.type:
+                return False  # _assign would retype the variable
+    for name in index.op_names:
+        entry = op_registry.lookup(name)
+        if entry is None or entry.memory is None:
+            continue
+        calls = index.calls_to(name)
+        if name in _FREE_TARGET and any("target_memory" not in c.kwargs for c in calls):
+            return False
+        # An op whose every constrained parameter allows every space in use moves no operand.
+        if all(spaces.issubset(allowed) for allowed in entry.input_spaces.values() if allowed):
+            continue
+        for call in calls:
+            for arg, allowed in operand_spaces(call):
+                space = _space(arg)
+                if allowed and space is not None and space not in allowed:
+                    return False
+    return True
+
+
 class InferTileMemorySpace(RewritePass):
     """Give every kernel tile a memory space and move operands into the spaces their ops accept.
 
@@ -123,7 +162,7 @@ class InferTileMemorySpace(RewritePass):
     invalidates = frozenset({AivSplitValid})
 
     def applies(self, func: Function) -> bool:
-        return is_incore_type(func.func_type)
+        return is_incore_type(func.func_type) and not _settled(func)
 
     def function(self, func: Function) -> Function:
         self.spaces: dict[int, list] = {}  # the function's calls are alive for the whole rewrite

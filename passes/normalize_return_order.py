@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pypto.analysis import function_index
+from pypto.analysis.index import derive_index
 from pypto.languages.invariants import ReturnParamsExplicit
 from pypto.languages.invariants.functions import _param_aliases as param_aliases
 from pypto.languages.placed import placed
@@ -153,6 +154,7 @@ class NormalizeReturnOrder(ProgramPass):
         rewrite = _Returns(alias, order)
         rewrite.start(func)
         new = rewrite.function(func)
+        derive_index(new, func)  # every statement but the returns is kept: the checks walk only those
         if order is None:
             return new
         inverse[func.name] = [order.index(i) for i in range(len(order))]

@@ -8,7 +8,7 @@ pto-isa's static_asserts in its a2a3 and CPU implementations).
 from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
-from pypto.analysis.layouts import misplaced_operands
+from pypto.analysis.layouts import col_major, misplaced_operands
 from pypto.languages.invariants import OperandLayoutsResolved
 from pypto.languages.placed import placed
 
@@ -60,9 +60,12 @@ class ResolveBackendOpLayouts(RewritePass):
     produces = frozenset({OperandLayoutsResolved})
 
     def applies(self, func: Function) -> bool:
-        # Only a row-major-only op with a col-major operand is rewritten.
-        return is_incore_type(func.func_type) and any(
-            misplaced_operands(call) is not None for call in function_index(func).of(Call))
+        # Only a row-major-only op with a col-major operand is rewritten: none without a col-major tile.
+        return (
+            is_incore_type(func.func_type)
+            and any(map(col_major, (index := function_index(func)).types))
+            and any(misplaced_operands(call) is not None for call in index.of(Call))
+        )
 
     @on(AssignStmt)
     def _assign(self, node: AssignStmt) -> Result:

@@ -6,7 +6,7 @@ from pypto.analysis import block, callee, calls_functions, expr_calls, function_
 from pypto.analysis.wrapper_directions import forwarded_directions
 
 from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
-from pypto.ir.expr import Call, Submit, Var
+from pypto.ir.expr import Call, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
 from pypto.ir.types import TensorType
@@ -75,7 +75,9 @@ def _check_wrapper(func: Function, program: Program, report: Reporter) -> None:
 
 
 def _check_directions(func: Function, program: Program, report: Reporter) -> None:
-    for call in function_index(func).of(Call, Submit):
+    index = function_index(func)
+    # Only calls of program functions have directions: a kernel of ops has no GlobalVar at all.
+    for call in index.of(Call, Submit) if index.has(GlobalVar) else ():
         target = callee(program, call)
         if target is not None:
             _check_call_directions(call, target, report)

@@ -148,9 +148,11 @@ def _check_out_params(func: Function, program: Program, report: Reporter) -> Non
         for p, d in zip(func.params, func.param_directions)
         if d in (ParamDirection.Out, ParamDirection.InOut)
     }
-    if not written:
+    index = function_index(func)
+    # Only a call of a creator op can shadow: most kernels call none (a submission is no op call).
+    if not written or (index.op_names.isdisjoint(_CREATORS) and not index.has(Submit)):
         return
-    for stmt in function_index(func).of(AssignStmt):
+    for stmt in index.of(AssignStmt):
         value = stmt.value  # op_name(value), inlined: this runs for every assignment of a kernel
         if not isinstance(value, (Call, Submit)) or value.op.name not in _CREATORS or isinstance(value.op, GlobalVar):
             continue

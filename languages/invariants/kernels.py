@@ -10,7 +10,7 @@ from pypto.analysis.lanes import needs_lane_replay, runs_on_both_lanes
 from pypto.analysis.pipe_traffic import static_count
 
 from pypto.ir.enums import FunctionType, MemorySpace
-from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
+from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Op, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
 from pypto.ir.ops.cross_core_ops import (
@@ -58,7 +58,11 @@ def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
+    # A call of an op whose name gives an allowed side is fine: only the others are looked at.
+    suspects = {n for n in function_index(func).op_names if named_affinity(n) in (forbidden, BY_OPERANDS)}
     for call in calls:
+        if type(call.op) is Op and call.op.name not in suspects:
+            continue
         if affinity(call) is forbidden:
             report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
 

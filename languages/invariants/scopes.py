@@ -133,7 +133,7 @@ def _check_aiv_split(func: Function, program: Program, report: Reporter) -> None
     index = function_index(func)
     regions = index.of(SplitAivScopeStmt)
     calls = index.of(Call)
-    if not regions and not any(op_name(c) in (_SHARD, _GATHER) for c in calls):
+    if not regions and _SHARD not in index.op_names and _GATHER not in index.op_names:
         return
     inside: set[int] = set()
     for region in regions:

@@ -25,6 +25,7 @@ from pypto.analysis import (
     walk,
     walk_values,
 )
+from pypto.analysis.index import FunctionIndex
 
 from pypto.ir.expr import Expr, Var
 from pypto.ir.function import Function, Program
@@ -41,8 +42,9 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
+from pypto.util import IdentityCache
 
-from .base import Invariant, Reporter, cached
+from .base import Invariant, Reporter
 
 
 def _flat_scan(func: Function) -> tuple[bool, bool] | None:
@@ -54,7 +56,14 @@ def _flat_scan(func: Function) -> tuple[bool, bool] | None:
     dimension is defined at entry), and SSA fails exactly when a definition repeats a variable (a
     new variable of an earlier name is a re-assignment in SSA form, not shadowing: one scope).
     """
-    return cached("<flat scopes>", func, None, lambda: _scan(func))
+    index = function_index(func)
+    hit = _SCANS.get(index)
+    return hit if hit is not None else _SCANS.put(index, _scan(func))
+
+
+# _scan of the functions that share a node index (a function rebuilt as another kind around the same
+# body and parameters, which has no attrs holding nodes): it reads only the body and the parameters.
+_SCANS: IdentityCache[FunctionIndex, tuple[bool, bool] | None] = IdentityCache(20_000)
 
 
 def _scan(func: Function) -> tuple[bool, bool] | None:

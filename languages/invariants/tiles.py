@@ -62,6 +62,9 @@ def _tiles_2d(func: Function) -> bool:
     names = index.op_names  # each op once: the rank test below looks at their calls
     if "tile.transpose" in names or "tile.assemble" in names or not _BATCHED.isdisjoint(names):
         return False
+    # The calls' types are among the node types, which are few: most kernels hold no tile above 2-D.
+    if not any(isinstance(t, TileType) and len(t.shape) > 2 for t in index.types):
+        return True
     for name in names:
         if name.startswith("tile."):
             for call in index.calls_to(name):
@@ -114,14 +117,17 @@ def _spaces_known(func: Function) -> bool:
     not a kernel: then the NO_MEMORY_SPACE rule cannot fail (one pass over the variables)."""
     if func.func_type not in KERNELS:
         return True
-    for var in function_index(func).of(Var):
-        t = var.type
-        if isinstance(t, TileType):
-            if t.memory_space_ is None:
-                return False
-        elif isinstance(t, TupleType) and not _tuple_spaces_known(t):
-            return False
-    return True
+    index = function_index(func)
+    # The variables' types are among the node types, which are few: every tile there has a space.
+    if all(_type_space_known(t) for t in index.types):
+        return True
+    return all(_type_space_known(var.type) for var in index.of(Var))
+
+
+def _type_space_known(t: object) -> bool:
+    if isinstance(t, TileType):
+        return t.memory_space_ is not None
+    return not isinstance(t, TupleType) or _tuple_spaces_known(t)
 
 
 def _tuple_spaces_known(t: TupleType) -> bool:
@@ -146,11 +152,26 @@ def _constrain(name: str, entry: object) -> tuple[object, tuple[tuple[int, tuple
     return hit
 
 
+def _constraints(name: str) -> tuple[tuple[int, tuple[MemorySpace, ...]], ...]:
+    """The constrained (argument position, allowed spaces) pairs of op ``name`` (``_CONSTRAINTS``)."""
+    entry = op_registry.lookup(name)
+    hit = _CONSTRAINTS.get(name)
+    if hit is None or hit[0] is not entry:
+        hit = _constrain(name, entry)
+    return hit[1]
+
+
 def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     lookup, known = op_registry.lookup, _CONSTRAINTS
-    for call in function_index(func).of(Call):
+    index = function_index(func)
+    # The operands' types are among the node types, which are few: when every space a tile of the
+    # function is in is allowed at every constrained position of every op it calls, no call breaks one.
+    spaces = {t.memory_space_ for t in index.types if isinstance(t, TileType)} - {None}
+    if all(spaces.issubset(allowed) for name in index.op_names for _, allowed in _constraints(name)):
+        return
+    for call in index.of(Call):
         callee_op = call.op
         if type(callee_op) is not Op and isinstance(callee_op, GlobalVar):  # exact class first: see index.py
             continue
@@ -198,7 +219,11 @@ def _first_tensor(call: Call) -> TensorType | None:
 
 
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
-    for call in function_index(func).calls_to("tile.store"):
+    index = function_index(func)
+    # The stored tiles' types are among the node types, which are few: most kernels hold no Acc tile.
+    if not any(isinstance(t, TileType) and t.memory_space is MemorySpace.Acc for t in index.types):
+        return
+    for call in index.calls_to("tile.store"):
         if not call.args:
             continue
         source, target = call.args[0].type, _first_tensor(call)
@@ -271,13 +296,18 @@ def _has_stride(value: Var) -> bool:
     return view is not None and bool(view.stride)
 
 
+def _strided_type(t: object) -> bool:
+    return isinstance(t, TileType) and t.tile_view is not None and bool(t.tile_view.stride)
+
+
 def _check_slices(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     index = function_index(func)
-    # Only a tile with an explicit stride can be strided, and a slice's result is typed with one.
-    if "tile.slice" not in index.op_names and not any(map(_has_stride, func.params)) and not any(
-            _has_stride(s.var) for s in index.of(AssignStmt)):
+    # Only a tile with an explicit stride can be strided, and a slice's result is typed with one (the
+    # variables' types are among the node types, which are few).
+    if "tile.slice" not in index.op_names and (not any(map(_strided_type, index.types)) or (
+            not any(map(_has_stride, func.params)) and not any(_has_stride(s.var) for s in index.of(AssignStmt)))):
         return
     for stmt in index.of(AssignStmt):
         call, var = stmt.value, stmt.var
@@ -336,8 +366,8 @@ def _check_layouts(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     index = function_index(func)
-    # Only a col-major vector tile can be misplaced: most kernels hold none.
-    if index.op_names.isdisjoint(ROW_MAJOR_OPERANDS) or not any(
+    # Only a col-major vector tile can be misplaced: most kernels hold none (no node type is one).
+    if index.op_names.isdisjoint(ROW_MAJOR_OPERANDS) or not any(map(col_major, index.types)) or not any(
             col_major(v.type) for v in (*func.params, *(s.var for s in index.of(AssignStmt)), *index.of(IterArg))):
         return
     for call in index.of(Call):

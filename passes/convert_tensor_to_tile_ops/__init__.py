@@ -128,9 +128,9 @@ def _compute(name: str) -> bool:
 
 def _convertible(func: Function) -> bool:
     return any(
-        (name := op_name(c)) is not None and (_compute(name) or name in LOWERINGS) and name not in _ELEMENT_ACCESS
+        (_compute(name) or name in LOWERINGS) and name not in _ELEMENT_ACCESS
         and name.startswith("tensor.")  # a tile op alone (a store) leaves the kernel as it is
-        for c in function_index(func).of(Call)
+        for name in function_index(func).op_names  # each op called once
     )
 
 

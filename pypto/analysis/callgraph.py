@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit
 from pypto.ir.function import Function, Program
+from pypto.util import IdentityCache
 
 from .index import function_index
 
@@ -13,8 +14,15 @@ from .index import function_index
 def callee(program: Program, expr: Expr) -> Function | None:
     """The program function a Call/Submit invokes, or None for op calls."""
     if isinstance(expr, (Call, Submit)) and isinstance(expr.op, GlobalVar):
-        return program.get_function(expr.op.name)
+        by_name = _BY_NAME.get(program)
+        if by_name is None:  # program.get_function builds a GlobalVar key per lookup
+            by_name = _BY_NAME.put(program, {f.name: f for f in program.functions.values()})
+        return by_name.get(expr.op.name)
     return None
+
+
+# Each program's functions by name (programs are immutable; an orchestration asks once per call).
+_BY_NAME: IdentityCache[Program, dict[str, Function]] = IdentityCache(1_000)
 
 
 def calls_functions(func: Function) -> bool:

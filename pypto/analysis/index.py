@@ -24,6 +24,7 @@ from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import AssignStmt, ForStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
+from pypto.ir.type_base import Type
 from pypto.util import IdentityCache
 
 
@@ -153,6 +154,16 @@ def _emit_leaf_call(call: Call, emit: Callable[[IRNode], None], fields: dict[typ
     return True
 
 
+def _first_types(nodes: list[IRNode], start: int, found: dict[int, tuple[Type, int]]
+                 ) -> tuple[tuple[Type, ...], tuple[int, ...]]:
+    """``found`` (type id -> type, first position) completed with the types of ``nodes[start:]``."""
+    for i in range(start, len(nodes)):
+        t = getattr(nodes[i], "type", None)
+        if t is not None and id(t) not in found:
+            found[id(t)] = (t, i)
+    return tuple(t for t, _ in found.values()), tuple(i for _, i in found.values())
+
+
 _NO_CALLS: list[Call] = []
 
 
@@ -168,15 +179,19 @@ class FunctionIndex:
     The function itself is counted in ``classes`` but not held (the cache is weak on it).
     """
 
-    def __init__(self, func: Function, nodes: list[IRNode] | None = None) -> None:
-        self.nodes = walk(func)[1:] if nodes is None else nodes  # given: walk(func)[1:] (see derive_index)
-        positions: dict[type, list[int]] = {}
-        for i, node in enumerate(self.nodes):
-            found = positions.get(type(node))
-            if found is None:
-                positions[type(node)] = [i]
-            else:
-                found.append(i)
+    def __init__(self, func: Function, nodes: list[IRNode] | None = None,
+                 positions: dict[type, list[int]] | None = None) -> None:
+        """The index of ``func``; ``nodes`` and ``positions`` (the positions of each node class in
+        ``nodes``, none empty): what the caller has already."""
+        self.nodes = walk(func)[1:] if nodes is None else nodes
+        if positions is None:
+            positions = {}
+            for i, node in enumerate(self.nodes):
+                found = positions.get(type(node))
+                if found is None:
+                    positions[type(node)] = [i]
+                else:
+                    found.append(i)
         self._positions = positions
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
@@ -194,6 +209,17 @@ class FunctionIndex:
             found = list(map(self.nodes.__getitem__, positions))
             self._by_class[classes] = found
         return found
+
+    @property
+    def types(self) -> tuple[Type, ...]:
+        """The type objects of the nodes, each once, in node order (nodes share their types: a kernel
+        of 300 nodes has about 15), so a test of every type looks at each once."""
+        return self._typed[0]
+
+    @functools.cached_property
+    def _typed(self) -> tuple[tuple[Type, ...], tuple[int, ...]]:
+        """``types`` and the position of each one's first node."""
+        return _first_types(self.nodes, 0, {})
 
     @functools.cached_property
     def op_names(self) -> frozenset[str]:

@@ -22,6 +22,7 @@ from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.util import IdentityCache
 
 from .callgraph import callee
 from .flow import ForwardWalk
@@ -39,6 +40,19 @@ def returned_params(func: Function, root: Callable[[Var], Var] | None = None) ->
     by element. With ``root``, a returned variable counts as the parameter it maps to (the buffer
     it names, e.g. a store into the parameter).
     """
+    if root is None:  # what every call of a kernel asks: cached per function
+        hit = _RETURNED.get(func)
+        if hit is None:
+            hit = _RETURNED.put(func, tuple(_returned_params(func, None)))
+        return list(hit)
+    return _returned_params(func, root)
+
+
+# returned_params(func) without a root, by function object.
+_RETURNED: IdentityCache[Function, tuple[int | None, ...]] = IdentityCache(20_000)
+
+
+def _returned_params(func: Function, root: Callable[[Var], Var] | None) -> list[int | None]:
     values: list[Expr] | None = None
     stack: list[Stmt] = [func.body]
     while stack:
@@ -90,10 +104,11 @@ def is_entry(func: Function, program: Program) -> bool:
     """True for an Orchestration function no other function of ``program`` calls: what a call runs."""
     if func.func_type != FunctionType.Orchestration:
         return False
+    # A function with no GlobalVar node (every kernel of ops) calls nothing: its calls are not looked at.
     return not any(
         isinstance(call.op, GlobalVar) and call.op.name == func.name
         for other in program.functions.values()
-        if other is not func
+        if other is not func and function_index(other).has(GlobalVar)
         for call in function_index(other).of(Call, Submit)
     )
 

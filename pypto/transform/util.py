@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Collection, Iterable
 
-from pypto.analysis import expr_summary, function_index, op_name
+from pypto.analysis import expr_summary, function_index
 from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, MakeTuple, Var
 from pypto.ir.function import Function
@@ -57,7 +57,7 @@ def rebuild(node: IRNode, **changes: object) -> IRNode:
 
 def calls_any(func: Function, names: Collection[str]) -> bool:
     """True when ``func`` calls an op named in ``names`` (anywhere in its body)."""
-    return any(op_name(call) in names for call in function_index(func).of(Call))
+    return not function_index(func).op_names.isdisjoint(names)
 
 
 def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
@@ -68,9 +68,7 @@ def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
             return any(holds(e) for e in t.types)
         return isinstance(t, Type) and pred(t)
 
-    if any(holds(t) for t in func.return_types):
-        return True
-    return any(holds(getattr(node, "type", None)) for node in function_index(func).nodes)
+    return any(holds(t) for t in func.return_types) or any(holds(t) for t in function_index(func).types)
 
 
 # Straight-line functions (most kernels): the prechecks decide them from their statements, without

@@ -4,6 +4,7 @@ and the weak per-function cache."""
 from __future__ import annotations
 
 import gc
+import operator
 
 from pypto import ir
 from pypto.analysis import (
@@ -16,7 +17,7 @@ from pypto.analysis import (
     stmt_defs,
     use_counts,
 )
-from pypto.analysis.index import _INDEX, _leaves
+from pypto.analysis.index import _INDEX, FunctionIndex, _leaves, derive_index, walk
 
 INDEX = ir.ScalarType(ir.INDEX)
 
@@ -146,3 +147,35 @@ def test_walk_lists_every_node_in_pre_order() -> None:
         for stage in (program, passes.PassManager(upto).run(program)):
             for func in stage.functions.values():
                 assert [id(n) for n in walk(func)] == [id(n) for n in _reference_walk(func)]
+
+
+def _nodes(func: ir.Function) -> list:
+    return walk(func)[1:]
+
+
+def test_a_rebuild_keeping_the_first_statements_shares_their_nodes_in_its_index() -> None:
+    v, loop = _loop()
+    y, z = ir.Var("y", INDEX), ir.Var("z", INDEX)
+    body = ir.SeqStmts([loop, ir.AssignStmt(y, v["out"] + 1), ir.ReturnStmt([y])])
+    old = ir.Function("f", [v["n"], v["x"]], [INDEX], body)
+    kept = function_index(old).nodes
+    assert function_index(old).types  # computed before sharing: the shared index derives its own
+    for tail in ([ir.ReturnStmt([v["out"]])], [ir.AssignStmt(z, y * 2), ir.ReturnStmt([z])], []):
+        new = ir.replace(old, body=ir.SeqStmts(list(old.body.stmts[:2]) + tail))
+        derive_index(new, old)
+        nodes = function_index(new).nodes
+        assert len(nodes) == len(_nodes(new)) and all(map(operator.is_, nodes, _nodes(new)))
+        walked = FunctionIndex(new)
+        assert function_index(new)._positions == walked._positions and function_index(new).classes == walked.classes
+        assert list(map(id, function_index(new).types)) == list(map(id, walked.types))
+        # The loop and the assignment: the same node objects as the old index (a copy of its list).
+        assert nodes[2] is new.body and all(map(operator.is_, nodes[3:len(kept) - 2], kept[3:len(kept) - 2]))
+    # Another statement first: every node is walked again, still the function's own.
+    other = ir.replace(old, body=ir.SeqStmts([ir.AssignStmt(y, v["x"] + 1), ir.ReturnStmt([y])]))
+    derive_index(other, old)
+    assert all(map(operator.is_, function_index(other).nodes, _nodes(other)))
+    # Other parameters: no sharing (the index is built by a walk when asked).
+    params = ir.replace(old, params=[v["n"]], param_directions=[ir.ParamDirection.In])
+    derive_index(params, old)
+    assert function_index(params) is not function_index(old)
+    assert all(map(operator.is_, function_index(params).nodes, _nodes(params)))

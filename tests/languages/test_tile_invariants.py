@@ -8,6 +8,7 @@ from pypto.languages.invariants import (
     AccToGmStoreValid,
     AtomicAddDtypeValid,
     IncoreTileOps,
+    OperandLayoutsResolved,
     TileMemoryInferred,
     TileOps2D,
     target_platform,
@@ -156,3 +157,51 @@ def test_atomic_add_dtypes_depend_on_the_platform() -> None:
             "atomic add into a bfloat16 tensor is not supported on a5",
             "atomic add into a int64 tensor is not supported on a5",
         ]
+
+
+# The rules below skip a kernel when its few distinct node types show nothing to report; a kernel
+# whose only flaw is the one a skip could hide still gets it reported.
+
+
+def test_a_rank_3_tile_alone_is_found() -> None:
+    g3 = ir.Var("g3", ir.TensorType([2, 16, 16], ir.FP32))
+    zero = ir.ConstInt(0, ir.INDEX)
+    shape = ir.MakeTuple([ir.ConstInt(v, ir.INDEX) for v in (2, 16, 16)], _SPAN)
+    cube = ir.Var("cube", ir.TileType([2, 16, 16], ir.FP32, None, None, ir.Mem.Vec))
+    load = _call("tile.load", [g3, ir.MakeTuple([zero] * 3, _SPAN), shape, shape], target_memory=ir.Mem.Vec)
+    program = single("main", [g3], ir.SeqStmts([ir.AssignStmt(cube, load)], _SPAN), func_type=_FT.AIV)
+    assert [(c, m) for c, m, _ in found(TileOps2D, program)] == [("RANK_ABOVE_2", "tile.load produces a rank-3 tile")]
+
+
+def test_an_operand_in_a_space_its_op_refuses_is_found_when_every_tile_has_a_space() -> None:
+    left, vec = _tile(ir.Mem.Left, ir.FP16, "l"), _tile(ir.Mem.Vec, ir.FP16, "v")
+    m = ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc))
+    program = single("main", [left, vec], ir.AssignStmt(m, _call("tile.matmul", [left, vec])), func_type=_FT.AIC)
+    assert [(c, m) for c, m, _ in found(TileMemoryInferred, program)] == [
+        ("SPACE_CONSTRAINT", "tile.matmul argument 1 is in Vec, needs Right"),
+    ]
+    both_left = single("main", [left, vec], ir.AssignStmt(m, _call("tile.matmul", [left, left])), func_type=_FT.AIC)
+    assert [(c, m) for c, m, _ in found(TileMemoryInferred, both_left)] == [
+        ("SPACE_CONSTRAINT", "tile.matmul argument 1 is in Left, needs Right"),
+    ]
+
+
+def test_a_tile_without_a_space_in_a_tuple_is_found() -> None:
+    pair = ir.Var("pair", ir.TupleType([ir.TileType([16, 16], ir.FP32)]))
+    t = _tile(ir.Mem.Vec)
+    program = single("main", [t, pair], ir.AssignStmt(ir.Var("e", t.type), _call("tile.exp", [t])), func_type=_FT.AIV)
+    assert [c for c, _, _ in found(TileMemoryInferred, program)] == ["NO_MEMORY_SPACE"]
+
+
+def test_a_col_major_operand_of_a_row_major_only_op_is_found() -> None:
+    column = ir.Var("c", ir.TileType([16, 1], ir.FP32, None, None, ir.Mem.Vec))
+    row = ir.Var("r", ir.TileType([1, 16], ir.FP32, None, None, ir.Mem.Vec))
+    stmts = [ir.AssignStmt(ir.Var("e", column.type), _raw("tile.exp", [column], column.type)),
+             ir.AssignStmt(ir.Var("f", row.type), _call("tile.exp", [row]))]
+    program = single("main", [column, row], ir.SeqStmts(stmts, _SPAN), func_type=_FT.AIV)
+    assert [(c, m) for c, m, _ in found(OperandLayoutsResolved, program)] == [
+        ("COL_MAJOR_OPERAND", "tile.exp runs only on row-major tiles, but its operand(s) c are col-major "
+         "(ResolveBackendOpLayouts gives it row-major copies)"),
+    ]
+    fine = single("main", [row], ir.SeqStmts(stmts[1:], _SPAN), func_type=_FT.AIV)
+    assert found(OperandLayoutsResolved, fine) == []

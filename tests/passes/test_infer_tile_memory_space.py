@@ -198,3 +198,27 @@ def test_a_fillpad_of_a_mat_tile_reads_a_vec_copy() -> None:
     assert lines[1].endswith("= pl.tile.move(t, target_memory=pl.Mem.Vec)")
     assert lines[2].startswith("f: pl.Tile[[16, 64], pl.FP16, pl.Mem.Vec")
     assert lines[2].endswith("= pl.tile.fillpad(t_Vec, pad_value=pl.PadValue.zero)")
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_kernel_the_precheck_calls_settled_is_one_the_rewrite_leaves_alone(name: str) -> None:
+    # The precheck skips the rewrite: it may say "settled" only where the rewrite changes nothing.
+    from pypto.passes.infer_tile_memory_space import _settled
+
+    for program in (front(name), unplaced(front(name), UNPLACED.get(name, ()))):
+        for func in program.functions.values():
+            if not ir.is_incore_type(func.func_type):
+                continue
+            run = passes.infer_tile_memory_space()._copy()
+            run.start(func, program)
+            rewritten = run.function(func)
+            if _settled(func):
+                assert rewritten is func
+            else:
+                assert rewritten is not func or not _straight(func)
+
+
+def _straight(func: ir.Function) -> bool:
+    from pypto.transform.util import straight_line
+
+    return straight_line(func) is not None
