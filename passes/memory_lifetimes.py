@@ -251,8 +251,8 @@ def _operand_plan(name: str, args: list) -> _Plan:
     if plan is not None:
         return plan
     entry = lookup(name)
-    if entry is None:
-        return _PLANS.setdefault((name, len(args)), (False,) * len(args))
+    if entry is None:  # not cached: an op registered later (a plugin's) binds its own parameters
+        return (False,) * len(args)
     safe = in_place_operands(name)
     plan = tuple(None if p.effect in _WRITTEN else (p.effect is _READ and p.name in safe) for p in entry.bind(args))
     # The binding looks at the operands' kinds only to place surplus operands among optional parameters.
