@@ -171,12 +171,13 @@ def test_a_broadcast_of_both_operands_is_refused_with_a_hint(tmp_path: Path) -> 
         ir.compile(pl.parse(text), output_dir=tmp_path / "out", dump_passes=False)
     assert str(err.value).splitlines() == [
         "ConvertTensorToTileOps: tensor.add broadcasts [16, 1] and [1, 32]; the vector units broadcast "
-        "only an [M, 1] row vector or a [1, N] column vector against a tile of the result's shape (hint: broadcast "
-        "an operand first with pl.row_expand(target, vec) or pl.col_expand(target, vec), or reshape it)",
+        "only an [M, 1] row vector or a [1, N] column vector against a tile of the result's shape",
         "   --> <string>:10:47",
         "   |",
         "10 |             r: pl.Tensor[[16, 32], pl.FP32] = pl.add(w, v)",
         "   |                                               ^^^^^^^^^^^^",
+        "   = hint: broadcast an operand first with pl.row_expand(target, vec) or pl.col_expand(target, vec), or "
+        "reshape it",
     ]
 
 
