@@ -44,8 +44,9 @@ class ExpandManualPhaseFence(RewritePass):
     stays direct.
 
     First, in every Orchestration function, a dependency the runtime would drop without a word is an
-    error (:mod:`pypto.analysis.task_deps`): a TaskId array slot no task id is written to before, or
-    tasks on the two sides of a manual scope's edge ordered by nothing.
+    error (:mod:`pypto.analysis.task_deps`): a TaskId array slot no task id is written to before,
+    tasks on the two sides of a manual scope's edge ordered by nothing, an element access after a
+    manual-scope task, or a dispatch predicate nothing orders after its gate's writer.
     """
 
     source = memref

@@ -112,7 +112,7 @@ class FlattenTileNdTo2D(RewritePass):
 
     def refuse(self, message: str, span: Span, hint: str) -> PassError:
         """The PassError for an input with no 2-D form, with what to do instead."""
-        return self.error(f"{message} (hint: {hint})", span)
+        return self.error(message, span, hint)
 
     def function(self, func: Function) -> Function:
         self.span: Span = func.span

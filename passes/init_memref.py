@@ -299,10 +299,10 @@ def _check_shares(func: Function, shares: list[tuple[Var, Var, str, Span]], rena
             if other is not var:
                 raise InitMemRef().error(
                     f"function '{func.name}': tile '{source.name_hint}' is the init of two loop carries "
-                    f"('{other.name_hint}' and '{var.name_hint}'), which would share one buffer; "
-                    f"hint: give one carry its own copy, e.g. '{source.name_hint}_copy = pl.move({source.name_hint}, "
-                    "target_memory=...)', and use it as that carry's init",
+                    f"('{other.name_hint}' and '{var.name_hint}'), which would share one buffer",
                     span,
+                    f"give one carry its own copy, e.g. '{source.name_hint}_copy = pl.move({source.name_hint}, "
+                    "target_memory=...)', and use it as that carry's init",
                 )
         if why in ("iter_arg", "if"):
             if old[1] <= new[0]:
@@ -325,6 +325,7 @@ def _check_shares(func: Function, shares: list[tuple[Var, Var, str, Span]], rena
             )
         raise InitMemRef().error(
             f"function '{func.name}': tile '{name}' is {what}, which takes over its buffer, "
-            f"but '{name}' is still read afterwards; hint: {hint}",
+            f"but '{name}' is still read afterwards",
             span,
+            hint,
         )

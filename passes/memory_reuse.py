@@ -175,10 +175,10 @@ class _Packing:
         if carried.type.memory_space == MemorySpace.Acc:
             raise MemoryReuse().error(
                 f"function '{self.func.name}': the Acc value yielded for '{carried.name_hint}' is not in the "
-                "carried buffer and Acc -> Acc moves do not exist; hint: accumulate into the iter_arg "
-                f"(pl.matmul_acc({carried.name_hint}, ...)) instead, the first product too: "
-                f"pl.matmul_acc({carried.name_hint}, a, b, init_cond=k == 0) ignores the old value when k == 0",
+                "carried buffer and Acc -> Acc moves do not exist",
                 y.span,
+                f"accumulate into the iter_arg (pl.matmul_acc({carried.name_hint}, ...)) instead, the first product "
+                f"too: pl.matmul_acc({carried.name_hint}, a, b, init_cond=k == 0) ignores the old value when k == 0",
             )
         moves.setdefault(id(y), []).append((k, carried.type.memref, rv))
 
@@ -342,9 +342,10 @@ def _move_order(fixes: list, values: list, node: YieldStmt) -> list:
             names = ", ".join(f"'{values[k].name_hint}'" for k, _, _ in pending)
             raise MemoryReuse().error(
                 f"the yield moves {names} into each other's carried buffers (a cycle, e.g. swapped carries); "
-                "copying through a temporary buffer is not implemented; hint: yield copies made in the loop "
-                "body (e.g. 'q2 = pl.move(q, target_memory=...)') instead of the carried values themselves",
+                "copying through a temporary buffer is not implemented",
                 node.span,
+                "yield copies made in the loop body (e.g. 'q2 = pl.move(q, target_memory=...)') instead of the "
+                "carried values themselves",
             )
         pending.remove(ready)
         done.append(ready)

@@ -67,17 +67,26 @@ def _compile(args: argparse.Namespace, output: Path | None = None, dump_passes: 
     program = _load(args.file)
     _warm_imports()
     _progress(f"compiling {args.file} (loading pypto and the file took {time.perf_counter() - args.started:.2f}s) ...")
+    # pypto compile without -o writes into a new temporary folder (docs/cli.md), not ir.compile's build_output/
+    temporary = output is None and not args.output
+    if temporary:
+        output = Path(tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-"))
     start = time.perf_counter()
-    compiled = ir.compile(
-        program,
-        output_dir=args.output if output is None else output,
-        backend_type=BackendType(BACKENDS[args.backend]),
-        verify=args.verify,
-        pass_options=_options(args),
-        dump_passes=dump_passes,
-        graph=getattr(args, "graph", False),
-        memmap=getattr(args, "memmap", False),
-    )
+    try:
+        compiled = ir.compile(
+            program,
+            output_dir=args.output if output is None else output,
+            backend_type=BackendType(BACKENDS[args.backend]),
+            verify=args.verify,
+            pass_options=_options(args),
+            dump_passes=dump_passes,
+            graph=getattr(args, "graph", False),
+            memmap=getattr(args, "memmap", False),
+        )
+    except BaseException:
+        if temporary:
+            output.rmdir()  # made empty above; the failed tree is kept beside it
+        raise
     return compiled, time.perf_counter() - start
 
 

@@ -28,7 +28,7 @@ import functools
 import os
 import shutil
 import sys
-import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -52,6 +52,9 @@ Generator = Callable[[Program, Platform], Mapping[str, str]]
 MANIFEST = ".pypto_artifacts"
 DUMP_DIR = "passes_dump"
 MEMMAP_DIR = "memmap"
+# where a compile without an output folder writes: the variable when set, else this folder of the current one
+BUILD_DIR_VARIABLE = "PYPTO_PROG_BUILD_DIR"
+DEFAULT_BUILD_DIR = "build_output"
 
 
 class OutputDirError(PyptoError):
@@ -122,8 +125,9 @@ def compile(
     ``analyze_auto_scopes_for_deps``: derive the task dependencies of an orchestration at compile
     time (AutoDeriveTaskDependencies, docs/tasks.md#auto-derive) instead of leaving them to
     the runtime; the same as ``pass_options={"AutoDeriveTaskDependencies": {"enabled": True}}``.
-    ``output_dir`` None writes into a fresh temporary folder; an existing folder must be empty or
-    hold an earlier compile's tree, whose files are replaced.
+    ``output_dir`` None writes into a new folder ``<$PYPTO_PROG_BUILD_DIR or build_output>/<name>_<YYYYmmdd_HHMMSS>``
+    (:func:`new_build_folder`); an existing folder must be empty or hold an earlier compile's tree, whose
+    files are replaced.
     """
     if verify is not None and verification_level is not None and verify != verification_level:
         raise PyptoError("compile(): verification_level and its alias verify disagree; pass one of them")
@@ -147,7 +151,7 @@ def compile(
     manager = _manager(chosen, level, pass_options)
     made = output_dir is None
     if output_dir is None:
-        output_dir = tempfile.mkdtemp(prefix=f"pypto-{program.name or 'program'}-")
+        output_dir = new_build_folder(program.name or "program")
     destination = Path(output_dir).resolve()
     try:
         with artifact_folder(destination) as folder:
@@ -293,6 +297,24 @@ def _relative_parts(name: str) -> tuple[str, ...]:
     if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts[0] == MANIFEST:
         raise PyptoError(f"a code generator produced the path {name!r}, which is not inside the artifact tree")
     return rel.parts
+
+
+def new_build_folder(name: str) -> Path:
+    """A new folder ``<$PYPTO_PROG_BUILD_DIR or build_output>/<name>_<YYYYmmdd_HHMMSS>``, the established
+    default of a compile without an output folder (relative to the current folder). It is created here, so
+    compiles in the same second, in one process or several, each get their own: ``_1``, ``_2``, ... follow."""
+    root = Path(os.environ.get(BUILD_DIR_VARIABLE) or DEFAULT_BUILD_DIR)
+    root.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d_%H%M%S")
+    n = 0
+    while True:
+        folder = root / (f"{name}_{stamp}_{n}" if n else f"{name}_{stamp}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            n += 1
+            continue
+        return folder
 
 
 @contextmanager

@@ -42,9 +42,11 @@ def demo_plugin(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session", autouse=True)
 def _temporary_folders_under_pytest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Every test run used to leave one ``/tmp/pypto-<Program>-*`` folder per output-less compile."""
+    """Temporary folders, and the ``build_output/<Program>_<time>`` folder of each compile without an output
+    folder, go under pytest's temporary folder: not into /tmp or the repository."""
     folder = str(tmp_path_factory.mktemp("tmp"))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", folder)
         patch.setenv("TMPDIR", folder)
+        patch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path_factory.mktemp("build_output")))
         yield

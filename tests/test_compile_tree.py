@@ -3,7 +3,8 @@ compile keeps what it wrote under a ``.failed-<n>`` name; files pypto did not wr
 
 from __future__ import annotations
 
-import tempfile
+import re
+import time
 import textwrap
 from pathlib import Path
 
@@ -45,9 +46,9 @@ def tree(root: Path) -> dict[str, str]:
 
 
 @pytest.fixture(autouse=True)
-def _temporary_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Compiles without an output folder write into tmp_path, not the system's temporary folder."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+def _build_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiles without an output folder write into tmp_path."""
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
 
 
 def test_a_tree_moves_into_a_new_folder_with_its_manifest(tmp_path: Path) -> None:
@@ -152,10 +153,26 @@ def test_generated_paths_stay_inside_the_tree(tmp_path: Path, path: str) -> None
     assert list(tmp_path.iterdir()) == []
 
 
-def test_without_an_output_dir_the_tree_goes_to_a_temporary_folder() -> None:
+def test_without_an_output_dir_the_tree_goes_to_a_new_build_folder(tmp_path: Path) -> None:
     compiled = ir.compile(pl.parse(SOURCE))
-    assert compiled.output_dir.name.startswith("pypto-Loop-")
+    assert compiled.output_dir.parent == tmp_path
+    assert re.fullmatch(r"Loop_\d{8}_\d{6}", compiled.output_dir.name)
     assert (compiled.output_dir / "passes_dump" / "00_frontend.py").is_file()
+
+
+def test_compiles_in_the_same_second_get_folders_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(time, "strftime", lambda fmt: "20260101_120000")
+    folders = [ir.compile(pl.parse(SOURCE), dump_passes=False).output_dir.name for _ in range(3)]
+    assert folders == ["Loop_20260101_120000", "Loop_20260101_120000_1", "Loop_20260101_120000_2"]
+
+
+def test_without_the_variable_the_build_folder_is_build_output_of_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PYPTO_PROG_BUILD_DIR")
+    monkeypatch.chdir(tmp_path)
+    compiled = ir.compile(pl.parse(SOURCE), dump_passes=False)
+    assert compiled.output_dir.parent == tmp_path / "build_output"
 
 
 def test_a_failed_compile_without_an_output_dir_leaves_only_the_failed_tree(tmp_path: Path) -> None:
@@ -163,4 +180,4 @@ def test_a_failed_compile_without_an_output_dir_leaves_only_the_failed_tree(tmp_
     with pytest.raises(VerificationError):
         ir.compile(broken)
     [kept] = tmp_path.iterdir()
-    assert kept.name.startswith("pypto-Loop-") and kept.name.endswith(".failed-1")
+    assert re.fullmatch(r"Loop_\d{8}_\d{6}\.failed-1", kept.name)

@@ -27,7 +27,14 @@ from .functions import (
 from .kernels import GMPipeRingPassed, HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded, VectorKernelSplit
 from .memory import AllocatedMemoryAddr, HasMemRefs
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
-from .scopes import AivSplitValid, ClusterOutlined, HierarchyOutlined, NoNestedInCore, SplitIncoreOrch
+from .scopes import (
+    AivSplitValid,
+    ClusterOutlined,
+    HierarchyOutlined,
+    NoNestedInCore,
+    SplitIncoreOrch,
+    TileOpsInKernels,
+)
 from .ssa import SSAForm, UseAfterDef
 from .sync import PipeSyncPlaced
 from .structure import NoNestedCalls, NoRedundantBlocks, NormalizedStmtStructure
@@ -58,6 +65,7 @@ STRUCTURAL: frozenset[Invariant] = frozenset(
         ArrayNotEscaped,
         ManualDepsOnSubmitOnly,
         AtomicAddDtypeValid,
+        TileOpsInKernels,
     }
 )
 
@@ -107,6 +115,7 @@ ALL: dict[str, Invariant] = {
         TileCastsNative,
         TileMemoryInferred,
         TileOps2D,
+        TileOpsInKernels,
         TileSlicesPitched,
         TileTypeCoherence,
         TypeChecked,
@@ -168,6 +177,7 @@ __all__ = [
     "TileCastsNative",
     "TileMemoryInferred",
     "TileOps2D",
+    "TileOpsInKernels",
     "TileSlicesPitched",
     "TileTypeCoherence",
     "TypeChecked",

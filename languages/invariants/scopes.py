@@ -50,7 +50,7 @@ TENSOR_COMPUTE = Ops("tensor ops with a tile counterpart", prefix="tensor.", kee
 
 SplitIncoreOrch = Invariant.declared(
     "SplitIncoreOrch",
-    "InCore scopes only in InCore functions; no tile ops in orchestration or Opaque functions (compute tensor ops in orchestration are warned about)",
+    "InCore scopes only in InCore functions; no tile ops in orchestration functions (compute tensor ops in orchestration are warned about)",
     Forbid(
         what=InCoreScopeStmt,
         where=outside(FunctionType.InCore),
@@ -65,19 +65,47 @@ SplitIncoreOrch = Invariant.declared(
                 "pl.at(level=pl.Level.CORE_GROUP) block or an InCore function)",
     ),
     Forbid(
-        what=Ops("tile ops", prefix="tile."),
-        where=inside(FunctionType.Opaque),
-        code="TILE_OP_IN_OPAQUE",
-        message="tile op {op} in Opaque function '{func}' (tile ops run in kernels: declare it"
-        " @pl.function(type=pl.FunctionType.InCore) or put them in a pl.at(level=pl.Level.CORE_GROUP) scope)",
-    ),
-    Forbid(
         what=replace(TENSOR_COMPUTE, exclude=_ORCHESTRATION_TENSOR_OPS),
         where=inside(FunctionType.Orchestration),
         warning=True,
         code="COMPUTE_IN_ORCHESTRATION",
         message="compute op {op} left in an Orchestration function",
     ),
+)
+
+# The scopes outlining turns into functions of their own (kernels, or an Opaque function holding them).
+_OUTLINED_SCOPES = (InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt, HierarchyScopeStmt)
+
+
+def _check_tile_ops_in_opaque(func: Function, program: Program, report: Reporter) -> None:
+    """Tile ops of an Opaque function outside every scope outlining makes a kernel of: no pass turns the
+    function into a kernel, so this holds from the parser's output on. One error per function, at the
+    first such op: the fix (a kernel function type, or a pl.at scope) is one for all of them."""
+    if func.func_type is not FunctionType.Opaque:
+        return
+    index = function_index(func)
+    if not any(name.startswith("tile.") for name in index.op_names):
+        return
+    calls = [c for c in index.of(Call) if (op_name(c) or "").startswith("tile.")]
+    scoped = {id(n) for scope in index.of(*_OUTLINED_SCOPES) for n in walk(scope.body)}
+    loose = [c for c in calls if id(c) not in scoped]
+    if not loose:
+        return
+    ops = list(dict.fromkeys(op_name(c) for c in loose))
+    what = f"tile op {ops[0]}" if len(ops) == 1 else f"tile ops {', '.join(ops)}"
+    if index.has(*_OUTLINED_SCOPES):  # outlined, its scopes become kernels and the function stays host code
+        message = (f"{what} in Opaque function '{func.name}', host code around its kernel scopes (tile ops run "
+                   "in kernels: put them in a pl.at(level=pl.Level.CORE_GROUP) scope)")
+    else:
+        message = (f"{what} in Opaque function '{func.name}' (tile ops run in kernels: declare it"
+                   " @pl.function(type=pl.FunctionType.InCore) or put them in a pl.at(level=pl.Level.CORE_GROUP) scope)")
+    report.error("TILE_OP_IN_OPAQUE", message, loose[0])
+
+
+TileOpsInKernels = Invariant.per_function(
+    "TileOpsInKernels",
+    "no tile op in an Opaque function outside a scope that outlining makes a kernel of",
+    _check_tile_ops_in_opaque,
 )
 
 HierarchyOutlined = Invariant.declared(

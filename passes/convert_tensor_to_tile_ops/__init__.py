@@ -140,8 +140,8 @@ class _Kernel(Rewrite):
     def __init__(self, pass_name: str) -> None:
         self.pass_name = pass_name
 
-    def error(self, message: str, span: Span) -> PassError:
-        return PassError(self.pass_name, message, span)
+    def error(self, message: str, span: Span, hint: str | None = None) -> PassError:
+        return PassError(self.pass_name, message, span, hint)
 
     # ---- setup ------------------------------------------------------------------------------------
 
@@ -187,8 +187,9 @@ class _Kernel(Rewrite):
         if param in both:
             raise self.error(
                 f"'{param.name_hint}' is written both by a bulk store and by tensor.write in one kernel; the "
-                "two writes are not ordered on the device (hint: write the element into the tile before storing it)",
+                "two writes are not ordered on the device",
                 self.element_written[param],
+                "write the element into the tile before storing it",
             )
         if given is not ParamDirection.In or (param not in self.stored and param not in self.element_written):
             return given
@@ -238,10 +239,10 @@ class _Kernel(Rewrite):
         for d in dims.elements if isinstance(dims, MakeTuple) else []:
             v = affine_form(self.expr(d)).constant_value()
             if v is None:
-                hint = _STATIC_HINTS.get(what, _STATIC_HINTS["slice shape"])
                 raise self.error(
-                    f"the {what} {d.as_python()} is not a constant, but a tile needs a static shape (hint: {hint})",
+                    f"the {what} {d.as_python()} is not a constant, but a tile needs a static shape",
                     span,
+                    _STATIC_HINTS.get(what, _STATIC_HINTS["slice shape"]),
                 )
             values.append(v)
         return index_tuple(values, span)
@@ -282,9 +283,9 @@ class _Kernel(Rewrite):
         low = LOWERINGS.get(name)
         if low is None:
             raise self.error(
-                f"{name} has no tile lowering, so it cannot run in kernel '{self.func.name}' "
-                f"(hint: {NO_LOWERING_HINTS.get(name, _NO_LOWERING_HINT)})",
+                f"{name} has no tile lowering, so it cannot run in kernel '{self.func.name}'",
                 node.span,
+                NO_LOWERING_HINTS.get(name, _NO_LOWERING_HINT),
             )
         self.assigning = node.var
         value = low.lower(self, call)
@@ -349,8 +350,7 @@ class _Kernel(Rewrite):
     @on(WhileStmt)
     def _while(self, node: WhileStmt) -> Result:
         if any(ia in self.tiles for ia in node.iter_args):
-            raise self.error("a while loop carrying a converted tile is not supported yet (hint: use pl.range)",
-                             node.span)
+            raise self.error("a while loop carrying a converted tile is not supported yet", node.span, "use pl.range")
         return self.children(node)
 
     @on(IfStmt)

@@ -64,7 +64,7 @@ class Converter(Protocol):
     def keep(self, call: Call) -> Call:
         """``call`` itself, its operands remapped (an op that stays a tensor op)."""
 
-    def error(self, message: str, span: Span) -> Exception:
+    def error(self, message: str, span: Span, hint: str | None = None) -> Exception:
         """A PassError of the pass, to raise."""
 
 
@@ -162,10 +162,9 @@ def binary(conv: Converter, call: Call) -> Expr:
     if kind is None:
         raise conv.error(
             f"{call.op.name} broadcasts {format_dims(ls)} and {format_dims(rs)}; the vector units broadcast only "
-            "an [M, 1] row vector or a [1, N] column vector against a tile of the result's shape (hint: "
-            "broadcast an operand first with pl.row_expand(target, vec) or pl.col_expand(target, vec), or "
-            "reshape it)",
+            "an [M, 1] row vector or a [1, N] column vector against a tile of the result's shape",
             call.span,
+            "broadcast an operand first with pl.row_expand(target, vec) or pl.col_expand(target, vec), or reshape it",
         )
     full, vec = (rhs, lhs) if vec_first else (lhs, rhs)
     full_tile, vec_tile = _widened(conv, full, dtype, call.span), _widened(conv, vec, dtype, call.span)
@@ -236,9 +235,9 @@ def _cube_operands(conv: Converter, call: Call, lhs: Expr, rhs: Expr) -> tuple[E
     if da != db or da not in CUBE_DTYPES:
         raise conv.error(
             f"{call.op.name} of {da.name} x {db.name} operands has no cube form: the cube multiplies two "
-            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)} "
-            "(hint: pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul)",
+            f"operands of one dtype among {', '.join(d.name for d in CUBE_DTYPES)}",
             call.span,
+            "pl.cast the operands to a common cube dtype, e.g. FP16, before the matmul",
         )
     a = _cube_operand(conv, lhs, bool(call.kwargs.get("a_trans")), call.span)
     return a, _cube_operand(conv, rhs, bool(call.kwargs.get("b_trans")), call.span)
@@ -250,9 +249,9 @@ def matmul(conv: Converter, call: Call) -> Expr:
     other than the product's becomes a ``tile.cast``."""
     if call.kwargs.get("c_matrix_nz"):
         raise conv.error(
-            f"{call.op.name} with c_matrix_nz has no tile lowering yet "
-            "(hint: drop c_matrix_nz: the product is stored in ND order)",
+            f"{call.op.name} with c_matrix_nz has no tile lowering yet",
             call.span,
+            "drop c_matrix_nz: the product is stored in ND order",
         )
     a, b = _cube_operands(conv, call, call.args[0], call.args[1])
     product = conv.op(_matmul_op(a, b), [a, b], {}, call.span)
@@ -282,16 +281,17 @@ def matmul_acc(conv: Converter, call: Call) -> Expr:
     if not conv.is_tile(acc):
         raise conv.error(
             f"{call.op.name} accumulating into a GM tensor has no tile lowering: the accumulator lives in "
-            "L0C, which nothing loads from GM (hint: start the sum with pl.matmul in the same pl.at block, "
-            "e.g. 'acc = pl.matmul(a0, b0, out_dtype=pl.FP32)', then 'acc = pl.matmul_acc(acc, a1, b1)')",
+            "L0C, which nothing loads from GM",
             call.span,
+            "start the sum with pl.matmul in the same pl.at block, e.g. 'acc = pl.matmul(a0, b0, "
+            "out_dtype=pl.FP32)', then 'acc = pl.matmul_acc(acc, a1, b1)'",
         )
     a, b = _cube_operands(conv, call, lhs, rhs)
     extra = [conv.value(c) for c in call.args[3:]]
     if _matmul_op(a, b) == "tile.batch_matmul":
         if extra:
-            raise conv.error(f"{call.op.name} of rank > 2 operands with init_cond has no tile lowering "
-                             "(hint: start the sum with pl.matmul instead of an init_cond)", call.span)
+            raise conv.error(f"{call.op.name} of rank > 2 operands with init_cond has no tile lowering", call.span,
+                             "start the sum with pl.matmul instead of an init_cond")
         return conv.op("tile.batch_matmul_acc", [conv.tile(acc), a, b], {}, call.span)
     return conv.op("tile.matmul_acc", [conv.tile(acc), a, b, *extra], {}, call.span)
 
@@ -350,8 +350,8 @@ def store(conv: Converter, call: Call) -> Expr:
     if not conv.is_tile(target):
         return conv.keep(call)
     if len(call.args) > 3 or call.kwargs.get("atomic") is not None:
-        raise conv.error("a store with 'shapes' or 'atomic' into a tensor created in the kernel is not supported "
-                         "(hint: create the tensor before the pl.at scope and pass it in)", call.span)
+        raise conv.error("a store with 'shapes' or 'atomic' into a tensor created in the kernel is not supported",
+                         call.span, "create the tensor before the pl.at scope and pass it in")
     return conv.op("tile.assemble", [conv.tile(target), conv.value(tile), conv.value(offset)], {}, call.span)
 
 
@@ -467,15 +467,15 @@ def transpose(conv: Converter, call: Call) -> Expr:
     if rank != 2:
         raise conv.error(
             f"{call.op.name} of axes {call.args[1].as_python()}, {call.args[2].as_python()} of a rank-{rank} tensor "
-            "has no tile lowering: tile transposes swap the last two axes (hint: reshape the tensor first, or "
-            "slice out a 2-D block and transpose it)",
+            "has no tile lowering: tile transposes swap the last two axes",
             call.span,
+            "reshape the tensor first, or slice out a 2-D block and transpose it",
         )
     if len(call.args) > 3 and call.args[3].elements:
         raise conv.error(
-            f"{call.op.name} with a valid_shape has no tile lowering yet "
-            "(hint: transpose the whole tensor, then slice the valid block)",
+            f"{call.op.name} with a valid_shape has no tile lowering yet",
             call.span,
+            "transpose the whole tensor, then slice the valid block",
         )
     shape = MakeTuple([x.type.shape[1], x.type.shape[0]], call.span)
     tmp = conv.temp("tmp_tile", conv.op("tile.create", [shape], {"dtype": x.type.dtype}, call.span))
@@ -498,8 +498,9 @@ def dim(conv: Converter, call: Call) -> Expr:
                 else f"axis {axis.value}, whose extent {extent.as_python()} is dynamic")
         raise conv.error(
             f"tensor.dim({tensor.as_python()}, {axis.as_python()}) in a kernel: the kernel knows the extent of "
-            f"static axes only, and this is {what} (hint: compute 'n = pl.tensor.dim(...)' before the pl.at "
-            f"block and use n inside it: it reaches the kernel as a scalar parameter)", call.span)
+            f"static axes only, and this is {what}", call.span,
+            "compute 'n = pl.tensor.dim(...)' before the pl.at block and use n inside it: it reaches the kernel as "
+            "a scalar parameter")
     return extent
 
 

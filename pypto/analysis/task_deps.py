@@ -9,6 +9,10 @@
   ``deps=`` reach that task's TaskId. The orchestration's own element accesses (``pl.tensor.read``,
   ``pl.tensor.write``) wait only for the tasks the runtime tracks (a read for the last writer, a write
   also for the last reader), so one whose last such task is in a manual scope is never ordered after it.
+* A dispatch predicate read before its gate is written: the scheduler reads the gate element when the
+  task is ready, which it is once its own dependencies are done; the gate tensor is not looked up. So
+  the gate's last writer must be reached by the task's ``deps=``, or be a tracked task whose tensor
+  the (tracked) task itself reads as an argument.
 
 Explicit edges themselves need no check: a dependency names a TaskId defined before the task (so
 explicit edges cannot form a cycle), and the runtime honours an edge to a task of any scope, ended
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
+from pypto.ir.expr import BinaryExpr, Call, Cast, ConstInt, Expr, GlobalVar, IterArg, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
 from pypto.ir.stmt import (
@@ -37,7 +41,7 @@ from pypto.ir.stmt import (
 from pypto.ir.types import ArrayType
 
 from .defuse import base_name
-from .task_access import TaskAccess
+from .task_access import Access, TaskAccess
 
 
 @dataclass(frozen=True)
@@ -264,15 +268,17 @@ def _unwritten_slots(walk: _Walk) -> list[DepProblem]:
 
 def _scope_edges(walk: _Walk) -> list[DepProblem]:
     """Tasks on the two sides of a manual scope's edge touching one tensor, the earlier one writing it,
-    with no explicit edge between them (also two different manual scopes: neither side is tracked)."""
+    with no explicit edge between them (also two different manual scopes: neither side is tracked);
+    element accesses and dispatch predicates reading what nothing orders them after."""
     problems = []
     writers: dict[int, list[_Task]] = {}  # root -> the tasks writing it
+    last_writer: dict[int, _Task] = {}  # root -> the last task writing it
     touching: dict[int, _Task] = {}  # root -> the last task reading or writing it
     for task in walk.tasks:
         if task.host:
             # a read waits for the last tracked writer, a write also for the last tracked reader; each of
             # those waited for the tasks before it, so only the last one's scope matters
-            last_of = touching if task.node.op.name == "tensor.write" else {k: v[-1] for k, v in writers.items()}
+            last_of = touching if task.node.op.name == "tensor.write" else last_writer
             for buffer in walk.access.buffers(task.node.args[0]):
                 last = last_of.get(id(walk.access.buffer(buffer)[0]))
                 if last is not None and last.manual:
@@ -281,21 +287,58 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
             continue  # an element access is done when the orchestration goes on: no later task waits for it
         accessed = walk.access.accesses(task.node)
         reached: set[int] | None = None
+        found = len(problems)
         for a in accessed:
             for earlier in writers.get(id(a.buffer), []):
                 if earlier.scope == task.scope:  # both tracked by the runtime, or one manual scope: the user's
                     continue
                 if reached is None:
-                    reached = set().union(*(_reach(walk, d) for d in task.deps)) if task.deps else set()
+                    reached = _reached(walk, task)
                 if id(earlier.node) in reached:
                     continue
                 problems.append(_boundary_problem(task, earlier, a.buffer))
                 break
+        gate = _gate(task.node)
+        if gate is not None and len(problems) == found:  # one problem per task
+            for buffer in walk.access.buffers(gate):
+                root = walk.access.buffer(buffer)[0]
+                last = last_writer.get(id(root))
+                if last is None or _looked_up(task, last, root, accessed):
+                    continue
+                if reached is None:
+                    reached = _reached(walk, task)
+                if id(last.node) not in reached:
+                    problems.append(_gate_problem(task, last, root))
+                    break
         for a in accessed:
             touching[id(a.buffer)] = task
             if a.writes:
                 writers.setdefault(id(a.buffer), []).append(task)
+                last_writer[id(a.buffer)] = task
     return problems
+
+
+def _reached(walk: _Walk, task: _Task) -> set[int]:
+    """The Submits whose TaskId may flow into the task's ``deps=``."""
+    return set().union(*(_reach(walk, d) for d in task.deps)) if task.deps else set()
+
+
+def _looked_up(task: _Task, writer: _Task, root: Var, accessed: list[Access]) -> bool:
+    """Whether the runtime's tensor map orders ``task`` after ``writer`` of ``root``: both tracked, and the
+    task reads ``root`` as an argument (a pure output is not looked up)."""
+    return not task.manual and not writer.manual and any(a.reads and a.buffer is root for a in accessed)
+
+
+def _gate(node: Call | Submit) -> Var | None:
+    """The tensor a Submit's dispatch predicate reads an element of (``Gt(Cast(tensor.read(t, ...)), 0)``)."""
+    predicate = node.predicate if isinstance(node, Submit) else None
+    if not isinstance(predicate, BinaryExpr):
+        return None
+    for side in (predicate.left, predicate.right):
+        read = side.operand if isinstance(side, Cast) else side
+        if isinstance(read, Call) and read.op.name == "tensor.read" and isinstance(read.args[0], Var):
+            return read.args[0]
+    return None
 
 
 def _boundary_problem(task: _Task, earlier: _Task, root: Var) -> DepProblem:
@@ -311,6 +354,14 @@ def _boundary_problem(task: _Task, earlier: _Task, root: Var) -> DepProblem:
     else:
         message = (f"this task touches '{tensor}', which {writer} in a manual scope writes: a task in a "
                    "manual scope registers no tensor, so nothing orders this one after it")
+    return DepProblem(message, task.span, _edge_hint(task, earlier))
+
+
+def _edge_hint(task: _Task, earlier: _Task) -> str:
+    """What to write so that ``task`` waits for ``earlier``: its TaskId in the task's ``deps=``."""
+    where = f"{earlier.span.filename.rsplit('/', 1)[-1]}:{earlier.span.begin_line}"
+    kernel = earlier.node.op.name
+    named = f"the block at {where}" if earlier.block else f"'{kernel}' ({where})"
     deps = "the deps=[...] of this block's 'with' line" if task.block else "this task's deps=[...]"
     if isinstance(earlier.node, Submit):
         hint = f"add the TaskId of {named} to {deps}"
@@ -320,7 +371,7 @@ def _boundary_problem(task: _Task, earlier: _Task, root: Var) -> DepProblem:
         hint = f"submit '{kernel}' with pl.submit(...) and add its TaskId to {deps}"
     if not isinstance(task.node, Submit) and not task.block:
         hint = f"make this call a pl.submit(...) with deps=[...]: {hint}"
-    return DepProblem(message, task.span, hint)
+    return hint
 
 
 def _host_problem(access: _Task, earlier: _Task, root: Var) -> DepProblem:
@@ -336,3 +387,14 @@ def _host_problem(access: _Task, earlier: _Task, root: Var) -> DepProblem:
     hint = ("write the tensor outside the manual scope (an automatically tracked task), or pass it to a kernel "
             "submitted with deps=[...] on the writer's TaskId and read the element there")
     return DepProblem(message, access.span, hint)
+
+
+def _gate_problem(task: _Task, writer: _Task, root: Var) -> DepProblem:
+    where = f"{writer.span.filename.rsplit('/', 1)[-1]}:{writer.span.begin_line}"
+    tensor = base_name(root.name_hint)
+    named = f"the block at {where}" if writer.block else f"the task '{writer.node.op.name}' ({where})"
+    scope = " in a manual scope" if writer.manual else ""
+    message = (f"this task's predicate reads '{tensor}', which {named}{scope} writes: the scheduler reads the gate "
+               "element once the task's own dependencies are done, and nothing orders this task after that writer, "
+               "so the predicate may read the element before it is written")
+    return DepProblem(message, task.span, _edge_hint(task, writer))

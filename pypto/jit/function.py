@@ -7,8 +7,6 @@ import ast
 import ctypes
 import hashlib
 import inspect
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -301,29 +299,24 @@ class JITFunction:
         if found is not None:
             return found
         from pypto.compile import compile as ir_compile
+        from pypto.compile import new_build_folder
         from pypto.runtime.runner import compile_with_config
 
         program, renamed = self._program(values, config)
-        with errors_in_user_names(renamed):
-            if config is None:
-                compiled = ir_compile(program, output_dir=self._output_dir(None))
-            else:  # as pypto.runtime.run compiles: backend_type too, checked against the platform
-                compiled = compile_with_config(program, config, self._output_dir(config))
+        chosen = getattr(config, "save_kernels_dir", None)
+        folder = Path(chosen) if chosen else new_build_folder(f"_jit_{self.__name__}")
+        try:
+            with errors_in_user_names(renamed):
+                if config is None:
+                    compiled = ir_compile(program, output_dir=folder)
+                else:  # as pypto.runtime.run compiles: backend_type too, checked against the platform
+                    compiled = compile_with_config(program, config, folder)
+        except BaseException:
+            if not chosen:
+                folder.rmdir()  # made empty above; the failed tree is kept beside it
+            raise
         self._cache[key] = compiled
         return compiled
-
-    def _output_dir(self, config: Any) -> Path:
-        chosen = getattr(config, "save_kernels_dir", None)
-        if chosen:
-            return Path(chosen)
-        root = Path(os.environ.get("PYPTO_PROG_BUILD_DIR") or "build_output")
-        stamp = time.strftime("%Y%m%d_%H%M%S")
-        folder = root / f"_jit_{self.__name__}_{stamp}"
-        n = 1
-        while folder.exists():
-            folder = root / f"_jit_{self.__name__}_{stamp}_{n}"
-            n += 1
-        return folder
 
     def cache_size(self) -> int:
         """How many compiled programs this function holds."""

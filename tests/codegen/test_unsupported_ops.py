@@ -77,9 +77,9 @@ def test_a_tensor_sin_in_a_kernel_is_refused_by_the_conversion(tmp_path: Path) -
     source = _SIN.replace("t = pl.load(x, [0, 0], [16, 64])", "pass").replace(
         "out = pl.store(pl.sin(t), [0, 0], out)", "out[:] = pl.sin(x)")
     with pytest.raises(ir.PyptoError, match="tensor.sin has no tile lowering, so it cannot run in kernel "
-                       r"'main_incore_0' \(hint: pto-isa has no sine instruction, so no target computes it; the "
-                       r"interpreter runs it\)"):
+                       r"'main_incore_0'\n") as err:
         ir.compile(pl.parse(source), output_dir=tmp_path / "out")
+    assert err.value.hint == "pto-isa has no sine instruction, so no target computes it; the interpreter runs it"
 
 
 _ARRAY = textwrap.dedent("""

@@ -162,7 +162,7 @@ def test_range_form_reassigned_twice_per_iteration(n: int) -> None:
 
 @pl.program
 class TileCarry:
-    @pl.function
+    @pl.function(type=pl.FunctionType.InCore)  # tile ops run in kernels (an Opaque one is no pipeline input)
     def main(self, x: T16, out: pl.Out[T16]) -> T16:
         t0: V16 = pl.load(x, [0, 0], [16, 16])
         xt: V16 = pl.load(x, [0, 0], [16, 16])

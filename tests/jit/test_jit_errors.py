@@ -153,3 +153,16 @@ def test_the_config_compiles_as_pypto_runtime_run_does(monkeypatch: pytest.Monke
     monkeypatch.setattr(config_module, "_warned", set())
     with pytest.warns(IgnoredOptionWarning, match="RunConfig.compile_profiling has no effect on a2a3sim"):
         K.scaled_add.compile(*args, config=RunConfig(compile_profiling=True))
+
+
+def test_a_failed_compile_leaves_no_empty_build_folder(build_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pypto.compile
+
+    def fail(program: object, output_dir: Path) -> None:
+        assert output_dir.parent == build_dir and output_dir.name.startswith("_jit_scaled_add_")
+        raise RuntimeError("the compile failed")
+
+    monkeypatch.setattr(pypto.compile, "compile", fail)
+    with pytest.raises(RuntimeError, match="the compile failed"):
+        K.scaled_add.compile(f32(8, 64), f32(8, 64), f32(8, 64), 7.0)  # a key no other test compiles
+    assert not any(build_dir.iterdir())

@@ -389,7 +389,8 @@ _ERRORS = {
                 return out
         """,
         "ConvertTensorToTileOps: tensor.part_max has no tile lowering, so it cannot run in kernel 'main_incore_0' "
-        "(hint: compute it in the orchestration, or express it with other tensor ops) at <string>:9:13",
+        "at <string>:9:13",
+        "compute it in the orchestration, or express it with other tensor ops",
     ),
     "gather_along_rows": (
         """
@@ -403,8 +404,9 @@ _ERRORS = {
                 return out
         """,
         "ConvertTensorToTileOps: tensor.gather has no tile lowering, so it cannot run in kernel 'main_incore_0' "
-        "(hint: load the tiles and use pl.tile.gather(src, indices, tmp), whose indices count row-major over the "
-        "whole source tile (row r, column c is r * columns + c)) at <string>:10:22",
+        "at <string>:10:22",
+        "load the tiles and use pl.tile.gather(src, indices, tmp), whose indices count row-major over the "
+        "whole source tile (row r, column c is r * columns + c)",
     ),
     "slice_with_a_non_foldable_bound": (
         """
@@ -419,8 +421,9 @@ _ERRORS = {
                 return out
         """,
         "ConvertTensorToTileOps: the slice shape 64 - n is not a constant, but a tile needs a static shape "
-        "(hint: give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]; a tail block keeps the static "
-        "shape and narrows valid_shape, e.g. pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64])) at <string>:10:17",
+        "at <string>:10:17",
+        "give the slice bounds a constant difference, e.g. x[i * 32 : i * 32 + 32]; a tail block keeps the static "
+        "shape and narrows valid_shape, e.g. pl.slice(x, [32, 64], [i, 0], valid_shape=[rows, 64])",
     ),
     "bulk_store_and_element_write_into_one_tensor": (
         """
@@ -434,18 +437,18 @@ _ERRORS = {
                 return out
         """,
         "ConvertTensorToTileOps: 'out' is written both by a bulk store and by tensor.write in one kernel; the two "
-        "writes are not ordered on the device (hint: write the element into the tile before storing it) "
-        "at <string>:10:13",
+        "writes are not ordered on the device at <string>:10:13",
+        "write the element into the tile before storing it",
     ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(_ERRORS))
 def test_error(name: str) -> None:
-    text, message = _ERRORS[name]
+    text, message, hint = _ERRORS[name]
     program = outlined(text)
     with pytest.raises(PassError) as err:
         passes.convert_tensor_to_tile_ops()(program)
     text, _, where = message.rpartition(" at ")
     lines = str(err.value).splitlines()
-    assert (lines[0], lines[1].lstrip()) == (f"{text}", f"--> {where}")
+    assert (lines[0], lines[1].lstrip(), lines[-1].lstrip()) == (f"{text}", f"--> {where}", f"= hint: {hint}")

@@ -173,8 +173,9 @@ def test_a_column_op_broadcasting_a_batch_axis_is_refused() -> None:
         """
     )
     with pytest.raises(PassError, match=r"tile\.col_expand_sub on rank > 2 tiles needs operands with the "
-                                        r"result's static batch axes \(hint: broadcast the operands first"):
+                                        r"result's static batch axes\n") as err:
         passes.flatten_tile_nd_to_2d()(program)
+    assert err.value.hint.startswith("broadcast the operands first")
 
 
 def test_a_column_op_on_a_partially_valid_tile_is_refused() -> None:
@@ -186,9 +187,10 @@ def test_a_column_op_on_a_partially_valid_tile_is_refused() -> None:
         out = pl.store(y, [0, 0, 0], c)
         """
     )
-    with pytest.raises(PassError, match=r"tile\.col_max of a partially valid rank > 2 tile has no per-batch form "
-                                        r"\(hint: fill the padding first"):
+    with pytest.raises(PassError, match=r"tile\.col_max of a partially valid rank > 2 tile has no per-batch "
+                                        r"form\n") as err:
         passes.flatten_tile_nd_to_2d()(program)
+    assert err.value.hint.startswith("fill the padding first")
 
 
 def test_a_broadcast_along_a_leading_axis_is_refused() -> None:
@@ -419,9 +421,10 @@ def test_a_transpose_of_a_leading_axis_is_refused() -> None:
         out = pl.store(x, [0, 0, 0], c)
         """
     )
-    with pytest.raises(PassError, match=r"tile\.transpose of a leading axis of a rank-3 tile mixes the merged rows "
-                                        r"\(hint: transpose the last two axes"):
+    with pytest.raises(PassError, match=r"tile\.transpose of a leading axis of a rank-3 tile mixes the merged "
+                                        r"rows\n") as err:
         passes.flatten_tile_nd_to_2d()(program)
+    assert err.value.hint.startswith("transpose the last two axes")
 
 
 _BMM_2D = """

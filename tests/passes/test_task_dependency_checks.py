@@ -1,7 +1,8 @@
 """Dependencies the PTO2 runtime would drop without a word are compile errors (docs/tasks.md#dependency-checks,
 issue 31 item 5): a dependency on a task not submitted before (which is also what a cycle of explicit
 edges would need), a TaskId defined on one path only, a TaskId array slot no task id is written to
-before, and tasks on the two sides of a manual scope's edge that touch one tensor with no edge."""
+before, tasks on the two sides of a manual scope's edge that touch one tensor with no edge, element
+accesses after a manual-scope task, and a dispatch predicate whose gate's writer nothing orders it after."""
 
 from __future__ import annotations
 
@@ -396,3 +397,100 @@ def test_a_task_a_pass_built_without_a_span_is_reported_at_the_nearest_statement
         "19 |         for i in pl.range(2):",
         "   |         ^^^^^^^^^^^^^^^^^^^^^",
         "   = hint: add the TaskId of 'k' (deps.py:18) to this task's deps=[...]"]
+
+
+GATED = """
+import pypto.language as pl
+
+
+@pl.program
+class P:{kernel}
+    @pl.function(type=pl.FunctionType.InCore)
+    def gate(self, counts: pl.Tensor[[1, 8], pl.INT32],
+             rc: pl.Out[pl.Tensor[[1, 8], pl.INT32]]) -> pl.Tensor[[1, 8], pl.INT32]:
+        t: pl.Tile[[1, 8], pl.INT32] = pl.load(counts, [0, 0], [1, 8])
+        rc = pl.store(t, [0, 0], rc)
+        return rc
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], counts: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        rc: pl.Tensor[[1, 8], pl.INT32] = pl.create_tensor([1, 8], dtype=pl.INT32)
+{body}
+        return out
+"""
+
+
+def gated(body: str) -> str:
+    """The kernels ``k`` and ``gate`` and an orchestration ``main(x, counts, out)`` with a gate tensor
+    ``rc`` (line 24) running ``body`` (from line 25)."""
+    return GATED.format(kernel=KERNEL, body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8))
+
+
+GATE_READ = ("this task's predicate reads 'rc', which {writer} writes: the scheduler reads the gate element once "
+             "the task's own dependencies are done, and nothing orders this task after that writer, so the "
+             "predicate may read the element before it is written")
+
+
+@pytest.mark.parametrize(("body", "writer", "where", "hint"), [
+    # a2a3sim: the expert ran on the previous run's gate (8 of 8 runs differed from the interpreter)
+    ("""
+    rc = self.gate(counts, rc)
+    out, _ = pl.submit(self.k, x, out, predicate=(rc[0, 0] > 0))
+    """, "the task 'gate' (deps.py:25)", "26:9", "submit 'gate' with pl.submit(...) and add its TaskId to this "
+     "task's deps=[...]"),
+    ("""
+    with pl.manual_scope():
+        rc = self.gate(counts, rc)
+    out, _ = pl.submit(self.k, x, out, predicate=(rc[0, 0] > 0))
+    """, "the task 'gate' (deps.py:26) in a manual scope", "27:9",
+     "submit 'gate' with pl.submit(...) and add its TaskId to this task's deps=[...]"),
+    ("""
+    with pl.at(level=pl.Level.CORE_GROUP):
+        rc = pl.assemble(rc, pl.add(counts, 1), [0, 0])
+    with pl.spmd(1, predicate=(rc[0, 0] > 0)):
+        b = pl.tile.get_block_idx()
+        out = pl.assemble(out, pl.add(x, 1.0), [b * 16, 0])
+    """, "the block at deps.py:25", "27:9",
+     "name the TaskId of the block at deps.py:25 ('as tid' on its 'with' line) and add it to the deps=[...] of "
+     "this block's 'with' line"),
+], ids=["tracked-writer", "manual-scope-writer", "blocks"])
+def test_a_predicate_whose_gate_writer_is_not_a_dependency_is_refused(
+    body: str, writer: str, where: str, hint: str, tmp_path: Path
+) -> None:
+    with pytest.raises(PassError) as info:
+        ir.compile(pl.parse(gated(body), filename="deps.py"), output_dir=tmp_path / "out", skip_ptoas=True)
+    lines = str(info.value).splitlines()
+    assert lines[:2] == [f"ExpandManualPhaseFence: {GATE_READ.format(writer=writer)}", f"   --> deps.py:{where}"]
+    assert lines[-1] == f"   = hint: {hint}"
+
+
+@pytest.mark.parametrize("body", [
+    """
+    rc, g = pl.submit(self.gate, counts, rc)
+    out, _ = pl.submit(self.k, x, out, deps=[g], predicate=(rc[0, 0] > 0))
+    """,
+    # a tracked task reading the gate tensor waits for its tracked writer (a2a3sim: equal to the interpreter)
+    """
+    rc = self.gate(counts, rc)
+    rc, _ = pl.submit(self.gate, rc, rc, predicate=(rc[0, 0] > 0))
+    out = self.k(x, out)
+    """,
+    # an Out of a predicated task is passed inout (a skipped task leaves it as it was): looked up as well
+    """
+    rc = self.gate(counts, rc)
+    rc, _ = pl.submit(self.gate, counts, rc, predicate=(rc[0, 0] > 0))
+    out = self.k(x, out)
+    """,
+    """
+    with pl.manual_scope():
+        rc, g = pl.submit(self.gate, counts, rc)
+        out, _ = pl.submit(self.k, x, out, deps=[g], predicate=(rc[0, 0] > 0))
+    """,
+    # the gate is a parameter no task writes
+    """
+    out, _ = pl.submit(self.k, x, out, predicate=(counts[0, 0] > 0))
+    """,
+], ids=["dependency", "tracked-reader", "tracked-out", "in-the-writer-scope", "parameter"])
+def test_a_predicate_ordered_after_its_gate_writer_is_accepted(body: str, tmp_path: Path) -> None:
+    ir.compile(pl.parse(gated(body), filename="deps.py"), output_dir=tmp_path / "out", skip_ptoas=True)

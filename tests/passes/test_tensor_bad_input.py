@@ -88,16 +88,17 @@ def test_a_tensor_op_without_a_tile_form_is_refused_by_the_conversion() -> None:
     _line(9, err)
 
 
-def test_a_tile_op_in_orchestration_is_refused_when_the_function_becomes_orchestration() -> None:
+def test_a_tile_op_beside_kernel_scopes_is_refused_at_the_pipeline_input() -> None:
     program = _program("""
         t: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [0, 0], [64, 64])
         with pl.at(level=pl.Level.CORE_GROUP):
             y = pl.exp(a)
             out[:] = y
     """)
-    err = _raises(program, VerificationError, "(after pass OutlineIncoreScopes)",
-                  "SplitIncoreOrch TILE_OP_IN_ORCHESTRATION in 'main': tile op tile.load in Orchestration function",
-                  "hint: it belongs in a kernel")
+    err = _raises(program, VerificationError, "(input of pass InlineFunctions)",
+                  "TileOpsInKernels TILE_OP_IN_OPAQUE in 'main': tile op tile.load in Opaque function 'main', host "
+                  "code around its kernel scopes (tile ops run in kernels: put them in a "
+                  "pl.at(level=pl.Level.CORE_GROUP) scope)")
     [violation] = err.violations
     assert violation.span.is_valid() and violation.span.begin_line == 8
 
@@ -171,9 +172,9 @@ def test_a_whole_kernel_tensor_with_a_dynamic_inner_dimension_is_refused_at_the_
     """))
     err = _raises(program, PassError)
     assert err.message == (
-        "ConvertTensorToTileOps: the tensor shape K is not a constant, but a tile needs a static shape "
-        "(hint: work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :])"
+        "ConvertTensorToTileOps: the tensor shape K is not a constant, but a tile needs a static shape"
     )
+    assert err.hint == "work on static blocks of a dynamic tensor, e.g. x[i * 32 : i * 32 + 32, :]"
     _line(10, err)
 
 

@@ -123,3 +123,57 @@ def test_a_gate_index_outside_its_tensor_stops_the_run(tmp_path: Path, kernel_ca
         compiled.run(x, counts, np.zeros((16, 64), np.float32), 9, cache_dir=kernel_cache)
     assert "the gate element's index is computed at run time" in info.value.hint
     assert "stopped before submitting the task" in info.value.hint
+
+
+# The gate's writer waits for a long matmul block; the predicated task has no deps= but reads the gate
+# tensor as an argument, so the runtime's tensor map orders it after the (tracked) writer. Without that
+# edge (the gate not an argument, a compile error now) the task ran on the previous run's gate.
+GATE_ARGUMENT = """
+import pypto.language as pl
+
+@pl.program
+class GateArgument:
+    @pl.function(type=pl.FunctionType.InCore)
+    def gate(self, scratch: pl.Tensor[[64, 64], pl.FP32], counts: pl.Tensor[[1, 8], pl.INT32],
+             rc: pl.Out[pl.Tensor[[1, 8], pl.INT32]]) -> pl.Tensor[[1, 8], pl.INT32]:
+        s: pl.Tile[[1, 8], pl.FP32] = pl.load(scratch, [0, 0], [1, 8])
+        t: pl.Tile[[1, 8], pl.INT32] = pl.load(counts, [0, 0], [1, 8])
+        rc = pl.store(t, [0, 0], rc)
+        return rc
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def expert(self, x: pl.Tensor[[16, 64], pl.FP32], g: pl.Tensor[[1, 8], pl.INT32],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        out = pl.store(pl.mul(t, 2.0), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+             x: pl.Tensor[[16, 64], pl.FP32], counts: pl.Tensor[[1, 8], pl.INT32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        scratch: pl.Tensor[[64, 64], pl.FP32] = pl.create_tensor([64, 64], dtype=pl.FP32)
+        rc: pl.Tensor[[1, 8], pl.INT32] = pl.create_tensor([1, 8], dtype=pl.INT32)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            acc: pl.Tensor[[64, 64], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+            for k in pl.range(1, 4):
+                acc = pl.matmul_acc(acc, a, b)
+            scratch = pl.assemble(scratch, acc, [0, 0])
+        rc = self.gate(scratch, counts, rc)
+        out, _ = pl.submit(self.expert, x, rc, out, predicate=(rc[0, 0] > 0))
+        return out
+"""
+
+
+def test_a_tracked_task_reading_its_gate_tensor_waits_for_the_gate_writer(tmp_path: Path, kernel_cache: Path) -> None:
+    compiled = ir.compile(pl.parse(GATE_ARGUMENT), output_dir=tmp_path / "out", dump_passes=False)
+    rng = np.random.default_rng(5)
+    a, b = (rng.integers(-2, 3, (64, 64)).astype(np.float16) for _ in range(2))
+    x = np.ones((16, 64), np.float32)
+    for first in (3, 0, 3):  # a run that read the gate early would see the run before's
+        counts = np.array([[first, 0, 0, 0, 0, 0, 0, 0]], np.int32)
+        sim = [a.copy(), b.copy(), x.copy(), counts.copy(), np.full((16, 64), 5.0, np.float32)]
+        ref = [a.copy(), b.copy(), x.copy(), counts.copy(), np.full((16, 64), 5.0, np.float32)]
+        compiled.run(*sim, cache_dir=kernel_cache)
+        compiled.interpret(*ref)
+        np.testing.assert_array_equal(sim[4], ref[4], err_msg=f"counts[0, 0] = {first}")
