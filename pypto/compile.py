@@ -180,7 +180,7 @@ def compile(
             write_files(folder, files)
     except BaseException:
         if made:
-            destination.rmdir()  # the empty temporary folder made above; the failed tree is beside it
+            destination.rmdir()  # the empty build folder claimed above; the failed tree is beside it
         raise
     return CompiledProgram(
         program=program,

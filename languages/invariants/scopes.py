@@ -73,8 +73,9 @@ SplitIncoreOrch = Invariant.declared(
     ),
 )
 
-# The scopes outlining turns into functions of their own (kernels, or an Opaque function holding them).
-_OUTLINED_SCOPES = (InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt, HierarchyScopeStmt)
+# The scopes outlining turns into kernels (or a wrapper launching them); a hierarchy scope becomes an
+# Opaque function, so a tile op directly in one is host code too.
+_KERNEL_SCOPES = (InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt)
 
 
 def _check_tile_ops_in_opaque(func: Function, program: Program, report: Reporter) -> None:
@@ -87,13 +88,13 @@ def _check_tile_ops_in_opaque(func: Function, program: Program, report: Reporter
     if not any(name.startswith("tile.") for name in index.op_names):
         return
     calls = [c for c in index.of(Call) if (op_name(c) or "").startswith("tile.")]
-    scoped = {id(n) for scope in index.of(*_OUTLINED_SCOPES) for n in walk(scope.body)}
+    scoped = {id(n) for scope in index.of(*_KERNEL_SCOPES) for n in walk(scope.body)}
     loose = [c for c in calls if id(c) not in scoped]
     if not loose:
         return
     ops = list(dict.fromkeys(op_name(c) for c in loose))
     what = f"tile op {ops[0]}" if len(ops) == 1 else f"tile ops {', '.join(ops)}"
-    if index.has(*_OUTLINED_SCOPES):  # outlined, its scopes become kernels and the function stays host code
+    if index.has(*_KERNEL_SCOPES, HierarchyScopeStmt):  # outlined: its scopes become functions, it stays host code
         message = (f"{what} in Opaque function '{func.name}', host code around its kernel scopes (tile ops run "
                    "in kernels: put them in a pl.at(level=pl.Level.CORE_GROUP) scope)")
     else:

@@ -154,16 +154,6 @@ def _emit_leaf_call(call: Call, emit: Callable[[IRNode], None], fields: dict[typ
     return True
 
 
-def _first_types(nodes: list[IRNode], start: int, found: dict[int, tuple[Type, int]]
-                 ) -> tuple[tuple[Type, ...], tuple[int, ...]]:
-    """``found`` (type id -> type, first position) completed with the types of ``nodes[start:]``."""
-    for i in range(start, len(nodes)):
-        t = getattr(nodes[i], "type", None)
-        if t is not None and id(t) not in found:
-            found[id(t)] = (t, i)
-    return tuple(t for t, _ in found.values()), tuple(i for _, i in found.values())
-
-
 _NO_CALLS: list[Call] = []
 
 
@@ -210,16 +200,16 @@ class FunctionIndex:
             self._by_class[classes] = found
         return found
 
-    @property
+    @functools.cached_property
     def types(self) -> tuple[Type, ...]:
         """The type objects of the nodes, each once, in node order (nodes share their types: a kernel
         of 300 nodes has about 15), so a test of every type looks at each once."""
-        return self._typed[0]
-
-    @functools.cached_property
-    def _typed(self) -> tuple[tuple[Type, ...], tuple[int, ...]]:
-        """``types`` and the position of each one's first node."""
-        return _first_types(self.nodes, 0, {})
+        found: dict[int, Type] = {}
+        for node in self.nodes:
+            t = getattr(node, "type", None)
+            if t is not None and id(t) not in found:
+                found[id(t)] = t
+        return tuple(found.values())
 
     @functools.cached_property
     def op_names(self) -> frozenset[str]:

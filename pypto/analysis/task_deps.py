@@ -61,6 +61,7 @@ class _Task:
     deps: list[Expr]
     block: bool  # launches a kernel outlined from a ``with pl.at(...)`` (pl.spmd, pl.cluster) block
     host: bool = False  # the orchestration's own element access (``tensor.read``/``tensor.write``), no task
+    loops: tuple[int, ...] = ()  # the loops around the task (ids), outermost first
 
     @property
     def manual(self) -> bool:
@@ -159,7 +160,9 @@ class _Walk:
                 self.dep_reads.append((self.order, tuple(self.loops), dep, span))
             callee = self.program.get_function(call.op.name)
             block = callee is not None and callee.span == call.span  # outlining gives both the block's span
-            self.tasks.append(_Task(call, span, self.manual[0] if self.manual else None, deps, block))
+            self.tasks.append(
+                _Task(call, span, self.manual[0] if self.manual else None, deps, block, loops=tuple(self.loops))
+            )
             if isinstance(call, Submit) and var is not None:
                 self.tuples[id(var)] = call
             return
@@ -274,7 +277,7 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
     writers: dict[int, list[_Task]] = {}  # root -> the tasks writing it
     last_writer: dict[int, _Task] = {}  # root -> the last task writing it
     touching: dict[int, _Task] = {}  # root -> the last task reading or writing it
-    for task in walk.tasks:
+    for i, task in enumerate(walk.tasks):
         if task.host:
             # a read waits for the last tracked writer, a write also for the last tracked reader; each of
             # those waited for the tasks before it, so only the last one's scope matters
@@ -302,13 +305,18 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
         if gate is not None and len(problems) == found:  # one problem per task
             for buffer in walk.access.buffers(gate):
                 root = walk.access.buffer(buffer)[0]
-                last = last_writer.get(id(root))
-                if last is None or _looked_up(task, last, root, accessed):
-                    continue
-                if reached is None:
-                    reached = _reached(walk, task)
-                if id(last.node) not in reached:
-                    problems.append(_gate_problem(task, last, root))
+                # the last writer before the task, and in a loop a later one of the same body (the
+                # last writer when the next trip reads the gate)
+                candidates = [last_writer.get(id(root)), *_carried_writers(walk, i, root)]
+                for last in candidates:
+                    if last is None or _looked_up(task, last, root, accessed):
+                        continue
+                    if reached is None:
+                        reached = _reached(walk, task)
+                    if id(last.node) not in reached:
+                        problems.append(_gate_problem(task, last, root, carried=last is not candidates[0]))
+                        break
+                if len(problems) > found:
                     break
         for a in accessed:
             touching[id(a.buffer)] = task
@@ -316,6 +324,16 @@ def _scope_edges(walk: _Walk) -> list[DepProblem]:
                 writers.setdefault(id(a.buffer), []).append(task)
                 last_writer[id(a.buffer)] = task
     return problems
+
+
+def _carried_writers(walk: _Walk, at: int, root: Var) -> list[_Task]:
+    """The tasks after ``walk.tasks[at]`` in a loop around it that write ``root``: on the loop's next
+    trip they wrote last before the task."""
+    loops = set(walk.tasks[at].loops)
+    if not loops:
+        return []
+    return [t for t in walk.tasks[at + 1:] if not t.host and loops.intersection(t.loops)
+            and any(a.writes and a.buffer is root for a in walk.access.accesses(t.node))]
 
 
 def _reached(walk: _Walk, task: _Task) -> set[int]:
@@ -389,12 +407,13 @@ def _host_problem(access: _Task, earlier: _Task, root: Var) -> DepProblem:
     return DepProblem(message, access.span, hint)
 
 
-def _gate_problem(task: _Task, writer: _Task, root: Var) -> DepProblem:
+def _gate_problem(task: _Task, writer: _Task, root: Var, carried: bool = False) -> DepProblem:
     where = f"{writer.span.filename.rsplit('/', 1)[-1]}:{writer.span.begin_line}"
     tensor = base_name(root.name_hint)
     named = f"the block at {where}" if writer.block else f"the task '{writer.node.op.name}' ({where})"
     scope = " in a manual scope" if writer.manual else ""
-    message = (f"this task's predicate reads '{tensor}', which {named}{scope} writes: the scheduler reads the gate "
+    trip = " on the loop's previous trip" if carried else ""
+    message = (f"this task's predicate reads '{tensor}', which {named}{scope} writes{trip}: the scheduler reads the gate "
                "element once the task's own dependencies are done, and nothing orders this task after that writer, "
                "so the predicate may read the element before it is written")
     return DepProblem(message, task.span, _edge_hint(task, writer))

@@ -104,7 +104,7 @@ def compile_program(
     platform: str | None = None,
     distributed_config: Any = None,
 ) -> Any:
-    """``ir.compile`` of ``program`` into ``work_dir`` (None: a temporary folder); returns the ``CompiledProgram``.
+    """``ir.compile`` of ``program`` into ``work_dir`` (None: ``ir.compile``'s default, ``build_output/<Program>_<time>``); returns the ``CompiledProgram``.
 
     Options pypto does not implement are accepted with an :class:`IgnoredOptionWarning`;
     ``distributed_config`` (multi-chip) is refused.

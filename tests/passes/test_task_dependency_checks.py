@@ -465,6 +465,23 @@ def test_a_predicate_whose_gate_writer_is_not_a_dependency_is_refused(
     assert lines[-1] == f"   = hint: {hint}"
 
 
+def test_a_predicate_whose_gate_a_later_task_of_its_loop_writes_is_refused(tmp_path: Path) -> None:
+    # on the second trip the gate's last writer is the task after it in the body, which deps=[g] misses
+    body = """
+    rc, g = pl.submit(self.gate, counts, rc)
+    for i in pl.range(2):
+        out, _ = pl.submit(self.k, x, out, deps=[g], predicate=(rc[0, 0] > 0))
+        rc = self.gate(counts, rc)
+    """
+    with pytest.raises(PassError) as info:
+        ir.compile(pl.parse(gated(body), filename="deps.py"), output_dir=tmp_path / "out", skip_ptoas=True)
+    lines = str(info.value).splitlines()
+    message = GATE_READ.format(writer="the task 'gate' (deps.py:28)").replace(
+        " writes:", " writes on the loop's previous trip:")
+    assert lines[:2] == [f"ExpandManualPhaseFence: {message}", "   --> deps.py:27:13"]
+    assert lines[-1] == "   = hint: submit 'gate' with pl.submit(...) and add its TaskId to this task's deps=[...]"
+
+
 @pytest.mark.parametrize("body", [
     """
     rc, g = pl.submit(self.gate, counts, rc)
@@ -491,6 +508,13 @@ def test_a_predicate_whose_gate_writer_is_not_a_dependency_is_refused(
     """
     out, _ = pl.submit(self.k, x, out, predicate=(counts[0, 0] > 0))
     """,
-], ids=["dependency", "tracked-reader", "tracked-out", "in-the-writer-scope", "parameter"])
+    # in a loop, the TaskId of the gate's writer carried to the next trip
+    """
+    rc, g = pl.submit(self.gate, counts, rc)
+    for i in pl.range(2):
+        out, _ = pl.submit(self.k, x, out, deps=[g], predicate=(rc[0, 0] > 0))
+        rc, g = pl.submit(self.gate, counts, rc)
+    """,
+], ids=["dependency", "tracked-reader", "tracked-out", "in-the-writer-scope", "parameter", "loop-carried-dependency"])
 def test_a_predicate_ordered_after_its_gate_writer_is_accepted(body: str, tmp_path: Path) -> None:
     ir.compile(pl.parse(gated(body), filename="deps.py"), output_dir=tmp_path / "out", skip_ptoas=True)

@@ -103,6 +103,20 @@ def test_a_tile_op_beside_kernel_scopes_is_refused_at_the_pipeline_input() -> No
     assert violation.span.is_valid() and violation.span.begin_line == 8
 
 
+def test_a_tile_op_directly_in_a_hierarchy_scope_is_refused_at_the_pipeline_input() -> None:
+    # A hierarchy scope is outlined into host code, not a kernel: the op is reported in the user's function.
+    program = _program("""
+        with pl.at(level=pl.Level.HOST):
+            t: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [0, 0], [64, 64])
+            out = pl.store(t, [0, 0], out)
+    """)
+    err = _raises(program, VerificationError, "(input of pass InlineFunctions)",
+                  "TileOpsInKernels TILE_OP_IN_OPAQUE in 'main': tile ops tile.load, tile.store in Opaque function "
+                  "'main', host code around its kernel scopes")
+    [violation] = err.violations
+    assert violation.span.begin_line == 9
+
+
 def test_a_slice_of_a_tile_with_a_non_foldable_lower_bound_is_refused() -> None:
     program = _program("""
         with pl.at(level=pl.Level.CORE_GROUP):
