@@ -306,15 +306,7 @@ def new_build_folder(name: str) -> Path:
     root = Path(os.environ.get(BUILD_DIR_VARIABLE) or DEFAULT_BUILD_DIR)
     root.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d_%H%M%S")
-    n = 0
-    while True:
-        folder = root / (f"{name}_{stamp}_{n}" if n else f"{name}_{stamp}")
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            n += 1
-            continue
-        return folder
+    return _claim_folder(lambda n: root / (f"{name}_{stamp}_{n}" if n else f"{name}_{stamp}"))
 
 
 @contextmanager
@@ -343,9 +335,15 @@ def artifact_folder(destination: Path) -> Iterator[Path]:
 
 def _fresh_folder(destination: Path) -> Path:
     """A new hidden folder beside ``destination`` (created with the usual permissions, unlike mkdtemp)."""
+    return _claim_folder(lambda n: destination.with_name(f".{destination.name}.partial-{os.getpid()}-{n}"))
+
+
+def _claim_folder(named: Callable[[int], Path]) -> Path:
+    """The first of ``named(0)``, ``named(1)``, ... that ``mkdir`` creates: creating it is what claims it,
+    so two compiles (in one process or several) never get the same folder."""
     n = 0
     while True:
-        folder = destination.with_name(f".{destination.name}.partial-{os.getpid()}-{n}")
+        folder = named(n)
         try:
             folder.mkdir()
         except FileExistsError:
