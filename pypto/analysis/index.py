@@ -169,19 +169,16 @@ class FunctionIndex:
     The function itself is counted in ``classes`` but not held (the cache is weak on it).
     """
 
-    def __init__(self, func: Function, nodes: list[IRNode] | None = None,
-                 positions: dict[type, list[int]] | None = None) -> None:
-        """The index of ``func``; ``nodes`` and ``positions`` (the positions of each node class in
-        ``nodes``, none empty): what the caller has already."""
+    def __init__(self, func: Function, nodes: list[IRNode] | None = None) -> None:
+        """The index of ``func``; ``nodes``: ``walk(func)[1:]`` when the caller has it (:func:`derive_index`)."""
         self.nodes = walk(func)[1:] if nodes is None else nodes
-        if positions is None:
-            positions = {}
-            for i, node in enumerate(self.nodes):
-                found = positions.get(type(node))
-                if found is None:
-                    positions[type(node)] = [i]
-                else:
-                    found.append(i)
+        positions: dict[type, list[int]] = {}
+        for i, node in enumerate(self.nodes):
+            found = positions.get(type(node))
+            if found is None:
+                positions[type(node)] = [i]
+            else:
+                found.append(i)
         self._positions = positions
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
