@@ -13,6 +13,11 @@ walked by that property's full checker, which words the diagnostics.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import operator
+
 from pypto.analysis import (
     block,
     defined_vars,
@@ -66,37 +71,52 @@ def _flat_scan(func: Function) -> tuple[bool, bool] | None:
 _SCANS: IdentityCache[FunctionIndex, tuple[bool, bool] | None] = IdentityCache(20_000)
 
 
+_FLAT = (AssignStmt, EvalStmt, ReturnStmt)
+_VAR = operator.attrgetter("var")
+_TYPE = operator.attrgetter("type")
+
+
 def _scan(func: Function) -> tuple[bool, bool] | None:
-    body = func.body
-    stmts = body.stmts if type(body) is SeqStmts else [body]
+    """See :func:`_flat_scan`. Read off the node index with C-level maps, not a loop over the
+    statements: in the pre-order, an assignment is followed by its variable and then by the nodes
+    of its value, and every other variable node after the first statement is a use, which holds
+    when the variable is a parameter or an earlier statement defines it."""
     if func.attrs and not set(func.params).issuperset(_attr_vars(func)):
         return None
-    seen: set[Var] = set()
-    uses_ok = ssa_ok = True
-    for p in func.params:
-        if p in seen:
-            ssa_ok = False
-        seen.add(p)
-    for stmt in stmts:
-        cls = type(stmt)
-        if cls is AssignStmt:
-            value = stmt.value
-            if type(value) is Var:
-                uses_ok = uses_ok and value in seen
-            elif uses_ok and not seen.issuperset(expr_vars(value)):
-                uses_ok = False
-            var = stmt.var
-            if uses_ok and not seen.issuperset(view_vars(var.type)):
-                uses_ok = False
-            if var in seen:
-                ssa_ok = False
-            seen.add(var)
-        elif cls is ReturnStmt or cls is EvalStmt:
-            for expr in stmt.value if cls is ReturnStmt else [stmt.expr]:
-                if not seen.issuperset(expr_vars(expr)):
+    index = function_index(func)
+    blocks = index.of(SeqStmts)
+    if blocks and (len(blocks) > 1 or blocks[0] is not func.body):
+        return None
+    if any(c not in _FLAT and c is not SeqStmts and issubclass(c, Stmt) for c in index.classes):
+        return None
+    assigns = index.of(AssignStmt)
+    defs = [*func.params, *map(_VAR, assigns)]
+    ssa_ok = len(set(defs)) == len(defs)
+    # Statement ordinals: the k-th statement (from 1) in the block; a node's is its statement's.
+    stmt_at = index.positions(*_FLAT)
+    ordinal_of = functools.partial(bisect.bisect_right, stmt_at)
+    assign_at = index.positions(AssignStmt)
+    assign_ordinals = list(map(ordinal_of, assign_at))
+    # Each variable's first definition: a parameter at 0, a variable at its statement.
+    first = dict(zip(reversed(defs), itertools.chain(reversed(assign_ordinals), itertools.repeat(0))))
+    never = len(stmt_at) + 1
+    var_at = index.positions(Var)
+    start = bisect.bisect_left(var_at, stmt_at[0]) if stmt_at else len(var_at)  # parameters come first
+    var_at = var_at[start:]
+    defined_at = set(map(operator.add, assign_at, itertools.repeat(1)))  # an assignment's variable node
+    uses = list(map(operator.not_, map(defined_at.__contains__, var_at)))
+    use_vars = itertools.compress(index.of(Var)[start:], uses)
+    use_ordinals = itertools.compress(map(ordinal_of, var_at), uses)
+    uses_ok = all(map(operator.lt, map(first.get, use_vars, itertools.repeat(never)), use_ordinals))
+    if uses_ok:
+        # The valid shape and strides of an assigned variable's type read values defined before it.
+        types = list(map(_TYPE, map(_VAR, assigns)))
+        reads = {key: view_vars(t) for key, t in dict(zip(map(id, types), types)).items()}  # few types
+        if any(reads.values()):
+            for stmt, k in zip(assigns, assign_ordinals):
+                if not all(first.get(v, never) < k for v in reads[id(stmt.var.type)]):
                     uses_ok = False
-        else:
-            return None
+                    break
     return uses_ok, ssa_ok
 
 

@@ -22,7 +22,7 @@ from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, GlobalVar, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.node import IRNode
-from pypto.ir.stmt import AssignStmt, ForStmt, SeqStmts, Stmt, WhileStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
 from pypto.ir.type_base import Type
 from pypto.util import IdentityCache
@@ -95,6 +95,11 @@ def walk(root: IRNode) -> list[IRNode]:
         if cls is AssignStmt:  # the common statement: its variable is a leaf, emitted at once
             emit(node.var)
             node = node.value
+            if type(node) is not Call or not _emit_leaf_call(node, emit, fields):
+                push(node)
+            continue
+        if cls is EvalStmt:  # the next most common (stores, syncs): one call, mostly of leaves
+            node = node.expr
             if type(node) is not Call or not _emit_leaf_call(node, emit, fields):
                 push(node)
             continue
@@ -188,14 +193,17 @@ class FunctionIndex:
         """The nodes that are instances of any of ``classes``, in pre-order."""
         found = self._by_class.get(classes)
         if found is None:
-            if _leaves(classes):  # the usual ask: no issubclass test of every class the function holds
-                groups = [self._positions[c] for c in dict.fromkeys(classes) if c in self._positions]
-            else:
-                groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
-            positions = groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
-            found = list(map(self.nodes.__getitem__, positions))
-            self._by_class[classes] = found
+            found = self._by_class[classes] = list(map(self.nodes.__getitem__, self.positions(*classes)))
         return found
+
+    def positions(self, *classes: type) -> list[int]:
+        """The positions in ``nodes`` of the instances of any of ``classes``, ascending (callers must
+        not change the list)."""
+        if _leaves(classes):  # the usual ask: no issubclass test of every class the function holds
+            groups = [self._positions[c] for c in dict.fromkeys(classes) if c in self._positions]
+        else:
+            groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
+        return groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
 
     @functools.cached_property
     def types(self) -> tuple[Type, ...]:

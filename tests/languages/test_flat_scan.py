@@ -1,0 +1,70 @@
+"""The flat-function scan that UseAfterDef and SSAForm share (read off the node index) gives the
+verdicts of their full checkers: self-uses, later definitions, re-definitions, valid-shape reads."""
+
+from __future__ import annotations
+
+import pytest
+from inv_helpers import INDEX
+from pypto.languages.invariants import SSAForm, UseAfterDef, ssa
+from pypto.languages.invariants.base import clear_caches
+
+from pypto import ir
+
+P, X, Y, Z = (ir.Var(name, INDEX) for name in "pxyz")
+
+
+def _call(*args: ir.Expr, result: ir.Type = INDEX) -> ir.Call:
+    return ir.Call(ir.GlobalVar("g"), list(args), result)
+
+
+def _tile(valid: ir.Expr) -> ir.TileType:
+    return ir.TileType([16, 16], ir.DataType.FP32, tile_view=ir.TileView(valid_shape=[valid, 16]))
+
+
+T_Y, T_P = ir.Var("ty", _tile(Y)), ir.Var("tp", _tile(P))
+
+
+def _func(*stmts: ir.Stmt, params: tuple[ir.Var, ...] = (P,)) -> ir.Function:
+    body = stmts[0] if len(stmts) == 1 else ir.SeqStmts(list(stmts))
+    return ir.Function("f", list(params), [INDEX], body)
+
+
+_CASES = {
+    "defined": (_func(ir.AssignStmt(X, _call(P)), ir.ReturnStmt([X])), (True, True)),
+    "self use": (_func(ir.AssignStmt(X, _call(X)), ir.ReturnStmt([X])), (False, True)),
+    "later definition": (
+        _func(ir.AssignStmt(X, _call(Y)), ir.AssignStmt(Y, _call(P)), ir.ReturnStmt([X])), (False, True)),
+    "later definition, a variable value": (
+        _func(ir.AssignStmt(X, Y), ir.AssignStmt(Y, P), ir.ReturnStmt([X])), (False, True)),
+    "later definition, nested": (
+        _func(ir.AssignStmt(X, _call(_call(_call(Y)))), ir.AssignStmt(Y, P), ir.ReturnStmt([X])), (False, True)),
+    "redefinition": (
+        _func(ir.AssignStmt(X, _call(P)), ir.AssignStmt(X, _call(X)), ir.ReturnStmt([X])), (True, False)),
+    "parameter redefined": (_func(ir.AssignStmt(P, _call(P)), ir.ReturnStmt([P])), (True, False)),
+    "parameter twice": (_func(ir.ReturnStmt([P]), params=(P, P)), (True, False)),
+    "evaluation of an undefined": (_func(ir.EvalStmt(_call(Z)), ir.ReturnStmt([P])), (False, True)),
+    "one statement": (_func(ir.ReturnStmt([Z])), (False, True)),
+    "empty": (_func(), (True, True)),
+    "valid shape defined later": (
+        _func(ir.AssignStmt(T_Y, _call(P, result=T_Y.type)), ir.AssignStmt(Y, P), ir.ReturnStmt([P])),
+        (False, True)),
+    "valid shape defined before": (
+        _func(ir.AssignStmt(Y, P), ir.AssignStmt(T_Y, _call(P, result=T_Y.type)), ir.ReturnStmt([P])),
+        (True, True)),
+    "valid shape of a parameter": (_func(ir.AssignStmt(T_P, _call(P, result=T_P.type)), ir.ReturnStmt([P])),
+                                   (True, True)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_the_flat_scan_agrees_with_the_full_checkers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    func, verdict = _CASES[name]
+    program = ir.Program([func], "p")
+    assert ssa._scan(func) == verdict
+    monkeypatch.setattr(ssa, "_flat_scan", lambda f: None)
+    clear_caches()
+    assert (not UseAfterDef.check(program), not SSAForm.check(program)) == verdict
+
+
+def test_a_nested_block_is_not_flat() -> None:
+    assert ssa._scan(_func(ir.SeqStmts([ir.AssignStmt(X, _call(P))]), ir.ReturnStmt([X]))) is None
