@@ -131,10 +131,20 @@ class _Compare:
 
 def _check_types(func: Function, program: Program, report: Reporter) -> None:
     cmp = _Compare(report)
-    for stmt in function_index(func).of(Stmt):
+    same: set[tuple[int, int]] = set()  # (variable type, value type) identities found the same shape
+    # Only these statements are checked: asking the index for them skips the rest (mostly
+    # evaluations) without an isinstance test, which is slow against another pydantic class.
+    for stmt in function_index(func).of(AssignStmt, IfStmt, ForStmt, WhileStmt):
         if isinstance(stmt, AssignStmt):
-            if stmt.var.type is stmt.value.type or _same_shaped(stmt.var.type, stmt.value.type):
-                continue  # one type object (the parser and passes share it), or one of the same shape
+            expected, actual = stmt.var.type, stmt.value.type
+            if expected is actual:
+                continue  # one type object (the parser and passes share it)
+            key = (id(expected), id(actual))  # the types are few: each pair is compared once
+            if key in same:
+                continue
+            if _same_shaped(expected, actual):
+                same.add(key)
+                continue
             literal = isinstance(stmt.value, (ConstInt, ConstFloat))
             cmp.types(stmt.var.type, stmt.value.type, stmt, f"assignment to '{stmt.var.name_hint}'", False, literal)
         elif isinstance(stmt, IfStmt):
