@@ -3,6 +3,7 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 
 from pypto.analysis import function_index
@@ -240,10 +241,17 @@ AccToGmStoreValid = Invariant.per_function(
 )
 
 
+_KWARGS = operator.attrgetter("kwargs")
+_ATOMIC = operator.methodcaller("get", "atomic")
+
+
 def _check_atomic(func: Function, program: Program, report: Reporter) -> None:
     allowed = report.platform.atomic_add_dtypes
     add = AtomicType.Add
-    for call in function_index(func).of(Call):
+    calls = function_index(func).of(Call)
+    if add not in map(_ATOMIC, filter(None, map(_KWARGS, calls))):  # C-level: most calls have no keyword
+        return
+    for call in calls:
         kwargs = call.kwargs
         if not kwargs or kwargs.get("atomic") != add:  # most calls have no keyword at all
             continue

@@ -9,6 +9,7 @@ walks with explicit stacks, so deep expressions cost no recursion.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 
@@ -244,10 +245,17 @@ def view_vars(t: Type) -> tuple[Var, ...]:
     return tuple(n for d in [*view.valid_shape, *view.stride] for n in walk(d) if isinstance(n, Var))
 
 
+_VAR = operator.attrgetter("var")
+
+
 def defined_vars(func: Function) -> list[Var]:
     """The parameters and every variable a statement of ``func`` defines, in order."""
     out = list(func.params)
-    for stmt in function_index(func).of(Stmt):
+    index = function_index(func)
+    if all(cls is AssignStmt or not cls._defs for cls in index.classes if issubclass(cls, Stmt)):
+        out += map(_VAR, index.of(AssignStmt))  # only assignments define (most kernels): no look at the rest
+        return out
+    for stmt in index.of(Stmt):
         out.extend(stmt_defs(stmt))
     return out
 
