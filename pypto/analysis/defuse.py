@@ -31,7 +31,7 @@ from pypto.ir.stmt import (
 )
 from pypto.ir.transforms import def_vars
 from pypto.ir.type_base import TupleType, Type
-from pypto.ir.types import ShapedType
+from pypto.ir.types import ShapedType, TensorType, TileType
 from pypto.util import IdentityCache
 
 from .index import PLAIN, function_index, plain_attrs, push_value, walk
@@ -237,9 +237,15 @@ def type_vars(t: Type, out: set[Var]) -> None:
 def view_vars(t: Type) -> tuple[Var, ...]:
     """The variables read by the valid shape and strides of ``t``'s view (tuple members too): the
     values a definition of that type uses, which UseAfterDef checks are defined before it."""
-    if isinstance(t, TupleType):
+    kind = type(t)  # the exact classes first: after memory planning each tile variable has its own type
+    if kind is TileType:
+        view = t.tile_view
+    elif kind is TensorType:
+        view = t.tensor_view
+    elif isinstance(t, TupleType):
         return tuple(v for member in t.types for v in view_vars(member))
-    view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
+    else:
+        view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
     if view is None or not (view.valid_shape or view.stride):
         return ()
     return tuple(n for d in [*view.valid_shape, *view.stride] for n in walk(d) if isinstance(n, Var))
