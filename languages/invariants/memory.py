@@ -3,6 +3,9 @@ each memory space fits the chip."""
 
 from __future__ import annotations
 
+import itertools
+import operator
+
 from pypto.analysis import function_index, op_name
 
 from pypto.ir.enums import MemorySpace
@@ -18,11 +21,14 @@ from .walk import checked_defs
 
 
 
+_MEMREF = operator.attrgetter("memref")
+
+
 def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)
-    # The assigned variables' types are among the node types, which are few: when every tile there
-    # has a MemRef, no assignment breaks the rule.
-    if not any(isinstance(t, TileType) and t.memref is None for t in index.types):
+    # The assigned variables' types are among the node types: when every tile type there has a
+    # MemRef, no assignment breaks the rule.
+    if not any(map(operator.is_, map(_MEMREF, index.types_of(TileType)), itertools.repeat(None))):
         return
     piped: set[Var] = set()
     for stmt in index.of(AssignStmt):

@@ -3,6 +3,7 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import replace
 
@@ -64,7 +65,7 @@ def _tiles_2d(func: Function) -> bool:
     if "tile.transpose" in names or "tile.assemble" in names or not _BATCHED.isdisjoint(names):
         return False
     # The calls' types are among the node types, which are few: most kernels hold no tile above 2-D.
-    if not any(isinstance(t, TileType) and len(t.shape) > 2 for t in index.types):
+    if not any(len(t.shape) > 2 for t in index.types_of(TileType)):
         return True
     for name in names:
         if name.startswith("tile."):
@@ -119,8 +120,9 @@ def _spaces_known(func: Function) -> bool:
     if func.func_type not in KERNELS:
         return True
     index = function_index(func)
-    # The variables' types are among the node types, which are few: every tile there has a space.
-    if all(_type_space_known(t) for t in index.types):
+    # The variables' types are among the node types: every tile and tuple there has a space.
+    if not any(map(operator.is_, map(_SPACE, index.types_of(TileType)), itertools.repeat(None))) and all(
+            map(_tuple_spaces_known, index.types_of(TupleType))):
         return True
     return all(_type_space_known(var.type) for var in index.of(Var))
 
@@ -162,6 +164,9 @@ def _constraints(name: str) -> tuple[tuple[int, tuple[MemorySpace, ...]], ...]:
     return hit[1]
 
 
+_SPACE = operator.attrgetter("memory_space_")
+
+
 def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
@@ -169,7 +174,7 @@ def _check_space_constraints(func: Function, program: Program, report: Reporter)
     index = function_index(func)
     # The operands' types are among the node types, which are few: when every space a tile of the
     # function is in is allowed at every constrained position of every op it calls, no call breaks one.
-    spaces = {t.memory_space_ for t in index.types if isinstance(t, TileType)} - {None}
+    spaces = set(map(_SPACE, index.types_of(TileType))) - {None}
     if all(spaces.issubset(allowed) for name in index.op_names for _, allowed in _constraints(name)):
         return
     for call in index.of(Call):
@@ -222,7 +227,7 @@ def _first_tensor(call: Call) -> TensorType | None:
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)
     # The stored tiles' types are among the node types, which are few: most kernels hold no Acc tile.
-    if not any(isinstance(t, TileType) and t.memory_space is MemorySpace.Acc for t in index.types):
+    if not any(t.memory_space is MemorySpace.Acc for t in index.types_of(TileType)):
         return
     for call in index.calls_to("tile.store"):
         if not call.args:

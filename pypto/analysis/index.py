@@ -188,6 +188,7 @@ class FunctionIndex:
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
         self._has: dict[tuple[type, ...], bool] = {}
+        self._types_of: dict[tuple[type, ...], tuple[Type, ...]] = {}
 
     def of(self, *classes: type) -> list:
         """The nodes that are instances of any of ``classes``, in pre-order."""
@@ -215,6 +216,15 @@ class FunctionIndex:
             if t is not None and id(t) not in found:
                 found[id(t)] = t
         return tuple(found.values())
+
+    def types_of(self, *classes: type) -> tuple[Type, ...]:
+        """The :attr:`types` that are instances of any of ``classes``, in order. After memory planning
+        each tile variable has its own type: the checks that look for a kind of tile scan this once
+        for all of them."""
+        found = self._types_of.get(classes)
+        if found is None:
+            found = self._types_of[classes] = tuple(t for t in self.types if isinstance(t, classes))
+        return found
 
     @functools.cached_property
     def op_names(self) -> frozenset[str]:

@@ -179,3 +179,17 @@ def test_a_rebuild_keeping_the_first_statements_shares_their_nodes_in_its_index(
     derive_index(params, old)
     assert function_index(params) is not function_index(old)
     assert all(map(operator.is_, function_index(params).nodes, _nodes(params)))
+
+
+def test_types_of_lists_the_types_of_some_classes_in_order() -> None:
+    from pathlib import Path
+
+    import pypto.language as pl
+    from pypto.analysis import function_index
+
+    program = pl.loads_program(str(Path(__file__).resolve().parents[2] / "examples" / "tile_add.py"))
+    for func in program.functions.values():
+        index = function_index(func)
+        for classes in ((ir.TileType,), (ir.TensorType, ir.ScalarType)):
+            assert index.types_of(*classes) == tuple(t for t in index.types if isinstance(t, classes))
+        assert index.types_of(ir.TileType) or func.func_type is not ir.FunctionType.InCore
