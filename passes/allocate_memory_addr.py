@@ -172,11 +172,10 @@ class _Place(Retype):
         super().__init__(new_types)
         self.bases = bases
 
-    @on(AssignStmt)
-    def _assign(self, node: AssignStmt) -> Result:
+    def assign(self, node: AssignStmt) -> Result:
         base = self.bases.get(node.value) if isinstance(node.value, Call) else None
         if base is None or node.value.kwargs["base"] == base:
-            return self.children(node)
+            return super().assign(node)
         call = replace(node.value, kwargs={**node.value.kwargs, "base": base})
         return replace(node, var=self.define(node.var), value=call)
 
