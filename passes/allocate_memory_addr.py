@@ -8,7 +8,7 @@ from pypto.languages.invariants import AllocatedMemoryAddr
 from pypto.languages.invariants.walk import checked_defs
 from pypto.languages.memref import memref
 
-from pypto.analysis import function_index, op_name
+from pypto.analysis import function_index, op_name, stmt_exprs
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
 from pypto.ir.expr import Call, ConstInt, Op, Var
@@ -23,7 +23,8 @@ from pypto.ir.types import TileType
 from pypto.transform.context import PassContext
 from pypto.transform.errors import PassError
 from pypto.transform.memref_util import KERNELS, Retype, TypeMemo, on_chip
-from pypto.transform.rewrite import Result, RewritePass, on
+from pypto.transform.rewrite import Result, RewritePass
+from pypto.transform.util import straight_line
 
 _ID = re.compile(r"(\d+)$")
 
@@ -75,11 +76,12 @@ class AllocateMemoryAddr(RewritePass):
         if func.func_type not in KERNELS:
             return func
         platform = PassContext.current().platform
-        tiles = _tiles(func)
-        slots = _slots(func, tiles)
+        assigns, defs, reserves = _contents(func)
+        tiles = [v for v in defs if on_chip(v.type) and v.type.memref is not None]
+        slots = _slots(assigns, tiles)
         addresses: dict[Var, int] = {}
         reserved = reserved_space(func.func_type)
-        bases_of, floor = self._reserve(func, reserved, platform.address_alignment)
+        bases_of, floor = self._reserve(func, reserves, reserved, platform.address_alignment)
         by_space: dict[MemorySpace, list[Var]] = {}
         for base, (space, _, _) in slots.items():
             by_space.setdefault(space, []).append(base)
@@ -138,9 +140,11 @@ class AllocateMemoryAddr(RewritePass):
         run.start(func, program)
         return run.function(func)
 
-    def _reserve(self, func: Function, space: MemorySpace, alignment: int) -> tuple[dict[Call, int], int]:
-        """The base of each ``reserve_buffer`` call of ``func`` and the aligned end of the reserved ranges."""
-        calls = function_index(func).calls_to("system.reserve_buffer")
+    def _reserve(
+        self, func: Function, calls: list[Call], space: MemorySpace, alignment: int,
+    ) -> tuple[dict[Call, int], int]:
+        """The base of each ``reserve_buffer`` call of ``func`` (``calls``) and the aligned end of the
+        reserved ranges."""
         bases: dict[Call, int] = {}
         ranges: list[tuple[int, int, Call]] = []
         auto = 0
@@ -172,26 +176,45 @@ class _Place(Retype):
         super().__init__(new_types)
         self.bases = bases
 
-    @on(AssignStmt)
-    def _assign(self, node: AssignStmt) -> Result:
+    def assign(self, node: AssignStmt) -> Result:
         base = self.bases.get(node.value) if isinstance(node.value, Call) else None
         if base is None or node.value.kwargs["base"] == base:
-            return self.children(node)
+            return super().assign(node)
         call = replace(node.value, kwargs={**node.value.kwargs, "base": base})
         return replace(node, var=self.define(node.var), value=call)
 
 
-def _tiles(func: Function) -> list[Var]:
-    """The variables of ``func`` that are on-chip tiles with a MemRef, in definition order."""
-    # The defined variables the boundary checks of the input listed already (cached per function).
-    return [v for v in checked_defs(func) if on_chip(v.type) and v.type.memref is not None]
+_RESERVE = "system.reserve_buffer"
 
 
-def _slots(func: Function, tiles: list[Var]) -> dict[Var, tuple[MemorySpace, int, Var]]:
-    """Each allocation of ``func``: its space, size (the largest of its alloc and its ``tiles``) and a
-    variable to point an error at (the first tile using it)."""
+def _contents(func: Function) -> tuple[list[AssignStmt], list[Var], list[Call]]:
+    """The assignments of ``func``, the variables it defines (parameters first) and its
+    ``reserve_buffer`` calls, each in program order. A straight-line function (most kernels) has
+    them in its statements (calls are not nested in this dialect): the node index, a walk of every
+    node, is not built for them."""
+    stmts = straight_line(func)
+    if stmts is None:
+        index = function_index(func)
+        # The defined variables the boundary checks of the input listed already (cached per function).
+        return index.of(AssignStmt), checked_defs(func), index.calls_to(_RESERVE)
+    assigns = [s for s in stmts if isinstance(s, AssignStmt)]
+    reserves = [e for s in stmts for e in ((s.value,) if type(s) is AssignStmt else stmt_exprs(s)) if _reserves(e)]
+    return assigns, [*func.params, *(s.var for s in assigns)], reserves
+
+
+def _reserves(e: object) -> bool:
+    """True for a ``reserve_buffer`` call (the ones ``FunctionIndex.calls_to`` lists)."""
+    # The exact classes first: isinstance against other IR classes is slow.
+    if type(e) is Call and type(e.op) is Op:
+        return e.op.name == _RESERVE
+    return isinstance(e, Call) and op_name(e) == _RESERVE
+
+
+def _slots(assigns: list[AssignStmt], tiles: list[Var]) -> dict[Var, tuple[MemorySpace, int, Var]]:
+    """Each allocation (``tile.alloc`` among ``assigns``): its space, size (the largest of its alloc
+    and its ``tiles``) and a variable to point an error at (the first tile using it)."""
     slots: dict[Var, tuple[MemorySpace, int, Var]] = {}
-    for stmt in function_index(func).of(AssignStmt):
+    for stmt in assigns:
         value = stmt.value
         # op_name, inlined for the common op call: isinstance against other IR classes is slow.
         name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)

@@ -16,10 +16,10 @@ from pypto.languages.split_core import split_core
 from pypto.analysis import op_name
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace
-from pypto.ir.expr import Call, ConstInt, Var
+from pypto.ir.expr import Call, ConstInt, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
-from pypto.ir.op_registry import Effect, get_entry, is_view_op, lookup
+from pypto.ir.op_registry import Effect, get_entry, lookup
 from pypto.ir.parts import copy_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
@@ -29,7 +29,7 @@ from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from .memory_lifetimes import lifetimes
-from pypto.transform.memref_util import KERNELS, Retype, on_chip, tile_nbytes, with_memref
+from pypto.transform.memref_util import KERNELS, MemRefMemo, Retype, on_chip, tile_nbytes
 from pypto.transform.rewrite import RewritePass
 from pypto.transform.util import block_of, rebuild
 
@@ -40,6 +40,7 @@ _NO_SPAN = Span.unknown()
 # Read once: Enum members (and their names) go through Python-level lookups on 3.11, once per tile here.
 _WRITE, _READ_WRITE = Effect.WRITE, Effect.READ_WRITE
 _PREFIX = {space: f"mem_{space.name.lower()}_" for space in MemorySpace}
+_UNKNOWN = object()
 
 
 def unassigned(span: Span) -> ConstInt:
@@ -95,27 +96,15 @@ class InitMemRef(RewritePass):
         plan.stmts(func.body)
         if not plan.types:
             return func
-        run = _Apply(plan.types)
+        run = Retype(plan.types)
         run.start(func, program)
         # The body only: parameters and return types keep their types. One rebuild with the
         # allocations in front (the lifetimes then count them too: every number moves alike).
         stmts = run.block(flatten_to_stmts(func.body))
         out = rebuild(func, body=block_of([*plan.allocs, *stmts], func.body.span))
-        _check_shares(out, plan.shares, run.renamed, plan.aliases())
+        # The remap holds each retyped variable's new one (every tile the checks look at is retyped).
+        _check_shares(out, plan.shares, run.remap.maps[-1], plan.aliases())
         return out
-
-
-class _Apply(Retype):
-    """Retype the planned variables (and remember the new var of each, for the checks)."""
-
-    def __init__(self, new_types: dict[Var, TileType]) -> None:
-        super().__init__(new_types)
-        self.renamed: dict[Var, Var] = {}
-
-    def define(self, var: Var) -> Var:
-        new = super().define(var)
-        self.renamed[var] = new
-        return new
 
 
 class _Plan:
@@ -137,6 +126,8 @@ class _Plan:
         # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
         # they both read.
         self.viewed: dict[Var, Var] = {}
+        self.sizes: dict[int, int | None] = {}  # tile bytes by type object
+        self.retyped = MemRefMemo()
 
     def take_over(self, var: Var, source: object, why: str, span: Span) -> None:
         """``var`` reuses ``source``'s buffer: ``source``, and every view of that buffer, must be dead
@@ -166,11 +157,13 @@ class _Plan:
         if memref is None:
             self.fresh(var)
         else:
-            self.types[var] = with_memref(var.type, memref)
+            self.types[var] = self.retyped.get(var.type, memref)
 
     def fresh(self, var: Var) -> None:
         t = var.type
-        size = tile_nbytes(t, self.platform)
+        size = self.sizes.get(id(t), _UNKNOWN)  # the kernel's tiles share a few type objects
+        if size is _UNKNOWN:
+            size = self.sizes[id(t)] = tile_nbytes(t, self.platform)
         if size is None:
             raise InitMemRef().error(
                 f"tile '{var.name_hint}' of function '{self.func.name}' has a dynamic shape {t}; "
@@ -192,7 +185,7 @@ class _Plan:
             alloc = copy_parts(alloc, {"var": base, "value": call, "span": span})
             ref = copy_parts(ref, {"name_hint": name, "base_": base, "size_": size, "span": span})
         self.allocs.append(alloc)
-        self.types[var] = with_memref(t, ref)
+        self.types[var] = self.retyped.get(t, ref)
 
     def stmts(self, stmt: Stmt) -> None:
         if isinstance(stmt, SeqStmts):
@@ -234,19 +227,24 @@ class _Plan:
                 "declared allocations (pl.MemRef(...) in a tile annotation) are not planned yet",
                 stmt.span,
             )
-        name = op_name(value)
-        if name in TPOPS:  # a pipe-slot tile: its data stays in the pipe buffer, no MemRef (nor its views)
+        # op_name, inlined for the common op call: isinstance against other IR classes is slow.
+        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
+        kind = _op_kind(name)
+        if kind is _PIPED:  # a pipe-slot tile: its data stays in the pipe buffer, no MemRef (nor its views)
             self.piped.add(var)
             return
         if isinstance(value, Var):
             self.share(var, self.memref_of(value))
             self.viewed[var] = value
             return
+        if kind is _FRESH and type(value) is Call:  # most ops: no buffer of an argument is taken over
+            self.fresh(var)
+            return
         if not isinstance(value, Call) or name is None:
             self.fresh(var)
             return
         args = value.args
-        if is_view_op(name) and args:
+        if kind is _VIEW and args:
             if args[0] in self.piped:
                 self.piped.add(var)
                 return
@@ -257,6 +255,32 @@ class _Plan:
         written = _written_tile(name, args)
         self.share(var, self.memref_of(written))
         self.take_over(var, written, name, stmt.span)
+
+
+# What InitMemRef gives the result of an op, by op name (registered ops only: an entry never changes).
+_PIPED, _VIEW, _WRITES, _FRESH = "piped", "view", "writes", "fresh"
+_KINDS: dict[str | None, str] = {}
+
+
+def _op_kind(name: str | None) -> str:
+    """``_PIPED`` for a pipe pop, ``_VIEW`` for a view op, ``_WRITES`` for an op that may update a tile
+    argument in place, else ``_FRESH`` (its result gets a buffer of its own)."""
+    kind = _KINDS.get(name)
+    if kind is not None:
+        return kind
+    entry = lookup(name) if name is not None else None
+    if name in TPOPS:
+        kind = _PIPED
+    elif entry is None:
+        return _FRESH
+    elif entry.view:
+        kind = _VIEW
+    elif _WRITE in entry.param_effects or _READ_WRITE in entry.param_effects:
+        kind = _WRITES
+    else:
+        kind = _FRESH
+    _KINDS[name] = kind
+    return kind
 
 
 def _written_tile(name: str, args: list) -> object:

@@ -19,6 +19,7 @@ from pypto.analysis import expr_vars, op_name
 from pypto.analysis import walk as walk_nodes
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
+from pypto.analysis.index import PLAIN, plain_attrs
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.op_registry import Effect, lookup
@@ -40,6 +41,7 @@ from pypto.transform.memref_util import on_chip
 _WRITTEN = (Effect.WRITE, Effect.READ_WRITE)
 _READ = Effect.READ
 _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
+_LEAF_CLASSES = frozenset({Var, *_CONSTANTS})
 
 
 @dataclass
@@ -150,7 +152,7 @@ class _Walk(ForwardWalk[None]):
         for e in exprs:
             self.use(expr_vars(e), n)
 
-    def use(self, variables: tuple[Var, ...], n: int) -> None:
+    def use(self, variables: tuple[Var, ...] | list[Var], n: int) -> None:
         uses, around = self.uses, self.around
         for v in variables:
             if isinstance(v.type, TileType):
@@ -160,6 +162,9 @@ class _Walk(ForwardWalk[None]):
                 else:
                     found.append((n, around))
 
+    def exit_block(self, body: Stmt, stmts: list[Stmt], state: None) -> Stmt:
+        return body  # the walk reads, never rewrites
+
     def leaf(self, s: Stmt, state: None) -> None:
         if isinstance(s, AssignStmt):
             n = self.tick()
@@ -168,7 +173,8 @@ class _Walk(ForwardWalk[None]):
             name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
             if name == "tile.alloc":  # half the statements: reads constants, defines no tile
                 return
-            self.use(expr_vars(value), n)
+            variables = _leaf_call_vars(value) if type(value) is Call else None
+            self.use(expr_vars(value) if variables is None else variables, n)
             self.define(s.var, n)
             self.guard(s, name)
         elif isinstance(s, (EvalStmt, YieldStmt, ReturnStmt)):
@@ -236,6 +242,21 @@ class _Walk(ForwardWalk[None]):
                 window = windows and v in self.windows
                 if window or not (in_place and same_place(out.type, v.type)):
                     self.guards.append((out, v))
+
+
+def _leaf_call_vars(call: Call) -> list[Var] | None:
+    """:func:`expr_vars` of a call of variables and constants with plain keywords and attributes
+    (most statements), found without the summary cache (each rebuilt call is read once here); None
+    for another call."""
+    args = call.args
+    if not _LEAF_CLASSES.issuperset(map(type, args)):  # exact classes: a set test per argument
+        return None
+    kwargs, attrs = call.kwargs, call.attrs
+    if kwargs and not all(isinstance(v, PLAIN) for v in kwargs.values()):
+        return None
+    if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
+        return None
+    return [a for a in args if type(a) is Var]
 
 
 # Per operand of an op: None for one it writes (the result's own buffer), else whether the op may compute

@@ -359,13 +359,12 @@ class _Rebase(Retype):
         super().__init__(new_types)
         self.keep = keep
 
-    @on(AssignStmt)
-    def _assign(self, node: AssignStmt) -> Result:
+    def assign(self, node: AssignStmt) -> Result:
         value = node.value
         # op_name, inlined for the common op call: isinstance against other IR classes is slow.
         name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
         if self.keep is None or name != "tile.alloc":
-            return self.children(node)
+            return super().assign(node)
         size = self.keep.get(node.var)
         if size is None:
             return None

@@ -4,12 +4,14 @@ which functions are planned, tile buffer sizes, and a rewrite that gives variabl
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from pypto.analysis.index import PLAIN
 from pypto.backend import Platform
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace
+from pypto.ir.errors import IRTypeError, IRValueError
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, IterArg, MakeTuple, Op, Var
 from pypto.ir.memref import MemRef
 from pypto.ir.parts import copy_parts, replace_parts
@@ -17,7 +19,7 @@ from pypto.ir.stmt import AssignStmt, Stmt
 from pypto.ir.traversal import iter_value
 from pypto.ir.types import TileType
 
-from .rewrite import Rewrite
+from .rewrite import Result, Rewrite
 from .util import same_list
 
 # Functions whose tiles live in on-chip memory (split_core has no InCore function left).
@@ -54,6 +56,24 @@ def with_memref(t: TileType, memref: MemRef | None) -> TileType:
     return replace_parts(t, memref=memref)
 
 
+class MemRefMemo:
+    """:func:`with_memref` for many MemRefs given to a few type objects (a kernel's tiles share a
+    handful): the first request per type object builds the new type, the others copy that one with
+    their MemRef (a MemRef for a MemRef: nothing to validate or derive again)."""
+
+    def __init__(self) -> None:
+        self._first: dict[int, tuple[TileType, TileType]] = {}  # id(old type) -> (old type, its first copy)
+
+    def get(self, t: TileType, memref: MemRef) -> TileType:
+        """``with_memref(t, memref)``."""
+        found = self._first.get(id(t))
+        if found is None:
+            new = with_memref(t, memref)
+            self._first[id(t)] = (t, new)  # the old type kept alive with its id
+            return new
+        return copy_parts(found[1], {"memref": memref})
+
+
 class TypeMemo:
     """:func:`with_memref` once per distinct type and MemRef: the tiles of one buffer that have one
     shape, dtype, view and space share one new type object (types are immutable and compare
@@ -77,13 +97,73 @@ class TypeMemo:
 
 _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
 _LEAVES = (Var, *_CONSTANTS)
+_CONSTANT_CLASSES = frozenset(_CONSTANTS)
+_LEAF_CLASSES = frozenset(_LEAVES)
 
 
 class Retype(Rewrite):
-    """A rewrite that redefines the variables of ``new_types`` with those types (uses follow)."""
+    """A rewrite that redefines the variables of ``new_types`` with those types (uses follow).
+
+    Assignments, most statements of a kernel, go to :meth:`assign` straight from the block loop (a
+    subclass special-cases some by overriding it, not with an ``@on(AssignStmt)`` handler); the
+    other statements take the generic path.
+    """
 
     def __init__(self, new_types: dict[Var, Any]) -> None:
         self.new_types = new_types
+
+    def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
+        # Rewrite.block without the per-statement dispatch (handler lookup, generic children) for
+        # assignments: that was about half of each memory-planning pass's rewrite.
+        out: list[Stmt] = []
+        outer = self._out
+        self._out = out  # a nested block restores it when it is left
+        assign, stmt = self.assign, self.stmt
+        try:
+            for s in stmts:
+                if type(s) is AssignStmt:
+                    try:
+                        new = assign(s)
+                    except (IRTypeError, IRValueError) as err:  # as Rewrite.stmt does for a handler
+                        if err.span is None or not err.span.is_valid():
+                            err.span = s.span
+                        raise
+                else:
+                    new = stmt(s)
+                if isinstance(new, Stmt):
+                    out.append(new)
+                elif new is not None:
+                    out.extend(new)
+        finally:
+            self._out = outer
+        return out
+
+    def assign(self, node: AssignStmt) -> Result:
+        """``var = value`` rebuilt directly from its validated parts: for the common statement, a
+        tile variable defined by an op call on variables and constants, :meth:`define` and
+        :meth:`expr` inlined (this is most of each memory-planning pass's rewrite). The variable is
+        defined first, as the generic case does."""
+        var, value = node.var, node.value
+        maps = self.remap.maps
+        t = self.new_types.get(var)
+        if type(var) is not Var:
+            new_var = self.define(var)
+        elif t is None:
+            new_var = var  # what define gives a plain variable keeping its type
+        elif type(t) is type(var.type):  # replace_parts' test: a tile type for a tile type
+            new_var = maps[-1][var] = copy_parts(var, {"type": t})
+        else:
+            new_var = self.define(var)
+        if len(maps) == 1 and type(value) is Call and not self._exprs and type(value.op) is Op and _flat_call(value):
+            remap = maps[0]  # a straight-line kernel: one scope
+            args = value.args
+            if any(map(remap.__contains__, args)):  # only variables are keys
+                value = copy_parts(value, {"args": [remap.get(a, a) for a in args]})
+        else:
+            value = self.expr(value)
+        if new_var is var and value is node.value:
+            return node
+        return copy_parts(node, {"var": new_var, "value": value})  # a variable for one, an expression for one
 
     def expr(self, value: Any) -> Any:
         # The common statement value, an op call on variables and constants, rebuilt directly: the
@@ -92,23 +172,17 @@ class Retype(Rewrite):
         if type(value) is Call and not self._exprs and type(value.op) is Op and _flat_call(value):
             args = value.args
             maps = self.remap.maps
-            if len(maps) == 1:  # a straight-line kernel: one scope, the lookup inlined
-                get = maps[0].get
-                new = [get(a, a) if isinstance(a, Var) else a for a in args]
+            if len(maps) == 1:  # a straight-line kernel: one scope, the lookups inlined
+                remap = maps[0]
+                if not any(map(remap.__contains__, args)):  # no argument renamed (only variables are keys)
+                    return value
+                new = [remap.get(a, a) for a in args]
             else:
                 new = [self.use(a) if isinstance(a, Var) else a for a in args]
-            return value if same_list(new, args) else copy_parts(value, {"args": new})  # a list for a list
+                if same_list(new, args):
+                    return value
+            return copy_parts(value, {"args": new})  # a list for a list
         return super().expr(value)
-
-    def children(self, node: Stmt) -> Stmt:
-        # The common statement, ``var = call``, rebuilt directly from its validated parts (no generic
-        # walk over its fields); the variable is defined first, as the generic case does.
-        if type(node) is not AssignStmt:
-            return super().children(node)
-        var, value = self.define(node.var), self.expr(node.value)
-        if var is node.var and value is node.value:
-            return node
-        return replace_parts(node, var=var, value=value)
 
     def define(self, var: Var) -> Var:
         t = self.new_types.get(var)
@@ -116,6 +190,8 @@ class Retype(Rewrite):
             return super().define(var)
         if isinstance(var, IterArg):
             new: Var = replace_parts(var, type=t, initValue=self.expr(var.initValue))
+        elif type(t) is type(var.type):  # replace_parts' test, inlined for the common tile variable
+            new = copy_parts(var, {"type": t})
         else:
             new = replace_parts(var, type=t)
         self.remap.maps[-1][var] = new  # bind, inlined
@@ -126,7 +202,11 @@ def _flat_call(call: Call) -> bool:
     """Every argument a variable or a constant (or a tuple of constants), and no IR node in the
     keywords or attributes: the only children a rewrite may change are the argument variables."""
     for a in call.args:
-        if not (isinstance(a, _LEAVES) or (type(a) is MakeTuple and all(
+        kind = type(a)
+        # The exact classes first (set tests): isinstance against the IR classes is slow.
+        if kind in _LEAF_CLASSES or (kind is MakeTuple and _CONSTANT_CLASSES.issuperset(map(type, a.elements))):
+            continue
+        if not (isinstance(a, _LEAVES) or (kind is MakeTuple and all(
                 isinstance(e, _CONSTANTS) for e in a.elements))):
             return False
     kwargs = call.kwargs  # mostly enums and numbers: no generic look into them then
