@@ -381,9 +381,12 @@ class _Run(ForwardWalk[State]):
                 writes += regions
         if type(stmt) is AssignStmt:
             var = stmt.var
-            if _kind(type(var.type)) == _TENSOR:
-                self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
-            writes += self._regions(var)
+            regions = tiles.get(var)  # a tile variable met before (a loop's next pass)
+            if regions is None:
+                if _kind(type(var.type)) == _TENSOR:
+                    self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
+                regions = self._regions(var)
+            writes += regions
         read_set, write_set = frozenset(reads), frozenset(writes)
         known = self.accesses.get(id(stmt))
         if known is not None and known.reads == read_set and known.writes == write_set:
