@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.gm_alias import GmAliases
 from pypto.analysis.index import FunctionIndex, derive_index, function_index
-from pypto.analysis.pipes import op_pipe
+from pypto.analysis.pipes import BY_SOURCE, op_pipe, op_rule
 from pypto.languages.invariants import PipeSyncPlaced
 from pypto.languages.runtime import runtime
 from pypto.languages.synced import synced
@@ -21,13 +21,13 @@ from pypto.ir.node import replace
 from pypto.ir.parts import replace_parts
 from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, Stmt, WhileStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.type_base import Type, UnknownType
 from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import FunctionPass
 from pypto.transform.errors import PassError
-from pypto.transform.util import block_of
+from pypto.transform.util import block_of, same_list
 
 _KERNELS = (FunctionType.AIV, FunctionType.AIC)
 _EVENTS = 8  # event ids 0-7 per pipe pair
@@ -118,14 +118,26 @@ def _hazard(prior: _Access, hit_any: frozenset[int], hit_written: frozenset[int]
     return not prior.writes.isdisjoint(hit_any) or not prior.reads.isdisjoint(hit_written)
 
 
-# Pending accesses per (producer pipe, consumer pipe): those the consumer pipe is not yet ordered
-# after, each with the index of its statement in the current block (-1: before the block).
-State = dict[tuple[PipeType, PipeType], dict[_Access, int]]
+# Pending accesses per (producer pipe, consumer pipe) (its :func:`_key`): those the consumer pipe is
+# not yet ordered after, each with the index of its statement in the current block (-1: before the block).
+State = dict[int, dict[_Access, int]]
 _NONE: dict[_Access, int] = {}  # read only
-# Per pipe P: the keys of the pipes P may wait for, and of those that may wait for P (P itself when it has a barrier).
-_FROM = {p: [(q, (q, p)) for q in _PIPES if q is not p] for p in PipeType}
-_TO = {p: [(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in PipeType}
-_PIPE_ORDER = {p: i for i, p in enumerate(_PIPES)}  # of two pipes with hazards equally late, the earlier waits first
+
+
+def _key(q: PipeType, p: PipeType) -> int:
+    """The state key of producer pipe ``q`` and consumer pipe ``p``: an int, not a tuple of pipes (a
+    tuple is built and hashed anew at each lookup, about a dozen per op)."""
+    return int(q) * 8 + int(p)
+
+
+# Per pipe P (lists indexed by the pipe's value): the pipes P may wait for with their keys, in
+# _PIPES order (of two pipes with hazards equally late, the earlier waits first); the keys of
+# those that may wait for P (P itself when it has a barrier); the key of P's barrier, if any.
+_FROM = [[(q, _key(q, p)) for q in _PIPES if q is not p] for p in sorted(PipeType)]
+_TO = [[_key(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in sorted(PipeType)]
+_BARRIER_KEY = [_key(p, p) if p in _BARRIER else None for p in sorted(PipeType)]
+# Per key of (q, p): the keys of (r, p) and (r, q) for every other pipe r (what a wait of p for q orders).
+_THIRD = {_key(q, p): [(_key(r, p), _key(r, q)) for r in _PIPES if r not in (q, p)] for q in PipeType for p in PipeType}
 
 
 def _copy(state: State, pos: int | None = None) -> State:
@@ -269,6 +281,36 @@ def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
     return replace_parts(template, expr=replace_parts(template.expr, args=[], span=span), span=span)
 
 
+# What an expression or type class is to the walk, asked once per class: isinstance against a node
+# class other than the object's own runs a slower check, and the walk asks it of every operand.
+_OTHER, _TUPLE, _VAR, _TENSOR = 0, 1, 2, 3
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    found = _KINDS.get(cls)
+    if found is None:
+        if issubclass(cls, MakeTuple):
+            found = _TUPLE
+        elif issubclass(cls, TensorType):
+            found = _TENSOR
+        else:
+            found = _VAR if issubclass(cls, Var) and not issubclass(cls, MemRef) else _OTHER
+        _KINDS[cls] = found
+    return found
+
+
+_BY_SOURCE = object()  # a plan's pipe for an op whose pipe follows its operands' memory spaces
+
+
+def _plan(name: str) -> tuple[PipeType | object | None, tuple[Effect, ...]]:
+    """What the walk needs of op ``name``, looked up once per op: its pipe (None: not issued to a
+    pipe; ``_BY_SOURCE``: see :func:`op_pipe`) and its parameter effects (unregistered: all reads)."""
+    rule = op_rule(name)
+    entry = lookup(name)
+    return (_BY_SOURCE if rule == BY_SOURCE else rule), (entry.param_effects if entry is not None else ())
+
+
 def _auto_sync(call: Call) -> bool:
     """The call is a sync an earlier run inserted (most calls have no attrs: no mapping lookup)."""
     attrs = call.attrs
@@ -287,7 +329,7 @@ class _Run(ForwardWalk[State]):
         self.buffers = _Buffers()
         self.tiles: dict[Expr, list[int]] = {}  # the buffers of each tile variable (or constant) seen
         self.by_type: dict[int, tuple[Type, list[int]]] = {}  # by tile type (held): its buffers
-        self.effects: dict[str, tuple[Effect, ...]] = {}  # the parameter effects of each op seen
+        self.plans: dict[str, tuple[PipeType | object | None, tuple[Effect, ...]]] = {}  # _plan per op name seen
         self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
         self.blocks: list[_Block] = []  # the blocks being walked, innermost last
 
@@ -296,13 +338,14 @@ class _Run(ForwardWalk[State]):
         found = self.tiles.get(e)  # a tile's (or a constant's) buffers never change: worked out once
         if found is not None:
             return found
-        if isinstance(e, MakeTuple):
+        kind = _kind(type(e))
+        if kind == _TUPLE:
             return [r for x in e.elements for r in self._regions(x)]
-        if not isinstance(e, Var) or isinstance(e, MemRef):
+        if kind == _OTHER:
             found = self.tiles[e] = []
             return found
         t = e.type
-        if isinstance(t, TensorType):
+        if _kind(type(t)) == _TENSOR:
             return [self.buffers.number(("gm", self.gm.root(e)))]
         # Tile variables of one buffer share their type object (most of a kernel's tiles are a few buffers).
         typed = self.by_type.get(id(t))
@@ -313,26 +356,37 @@ class _Run(ForwardWalk[State]):
 
     def access(self, stmt: Stmt, call: Call) -> tuple[PipeType, _Access] | None:
         """The pipe and accesses of op ``call``, the value of ``stmt`` (None: not issued to a pipe)."""
-        pipe = op_pipe(call)
+        name = call.op.name
+        plan = self.plans.get(name)
+        if plan is None:
+            plan = self.plans[name] = _plan(name)
+        pipe, effects = plan
         if pipe is None:
             return None
-        name = call.op.name
-        effects = self.effects.get(name)
-        if effects is None:
-            entry = lookup(name)
-            effects = self.effects[name] = entry.param_effects if entry is not None else ()  # unregistered: reads
+        if pipe is _BY_SOURCE:
+            pipe = op_pipe(call)
+        tiles = self.tiles
         reads: list[int] = []
         writes: list[int] = []
         for i, arg in enumerate(call.args):
+            regions = tiles.get(arg)
+            if regions is None:
+                regions = self._regions(arg)
+            if not regions:  # a scalar or a constant
+                continue
             effect = effects[i] if i < len(effects) else _READ
-            regions = self._regions(arg)
             if effect is not _WRITE:
                 reads += regions
             if effect is not _READ:
                 writes += regions
         if type(stmt) is AssignStmt:
-            self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
-            writes += self._regions(stmt.var)
+            var = stmt.var
+            regions = tiles.get(var)  # a tile variable met before (a loop's next pass)
+            if regions is None:
+                if _kind(type(var.type)) == _TENSOR:
+                    self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
+                regions = self._regions(var)
+            writes += regions
         read_set, write_set = frozenset(reads), frozenset(writes)
         known = self.accesses.get(id(stmt))
         if known is not None and known.reads == read_set and known.writes == write_set:
@@ -349,8 +403,15 @@ class _Run(ForwardWalk[State]):
 
     def exit_block(self, body: Stmt, stmts: list[Stmt], state: State) -> Stmt:
         placed = self.blocks.pop()
-        # The function's body (the outermost block) ends with a barrier on every pipe.
-        return block_of(_materialize(stmts, placed, body.span, at_end=not self.blocks), body.span)
+        at_end = not self.blocks  # the function's body (the outermost block) ends with a barrier on every pipe
+        out = stmts if not (at_end or placed.pairs or placed.barriers) else _materialize(stmts, placed, body.span, at_end)
+        # block_of(out), knowing that no walked statement is a block (the walk flattens them); a block
+        # left as it was stays the same object.
+        if len(out) == 1:
+            return out[0]
+        if type(body) is SeqStmts and same_list(out, body.stmts):
+            return body
+        return SeqStmts(out, body.span)
 
     # Each statement first records the state before it (where a set before it would see it); a
     # loop, if or scope then becomes the block's latest compound statement.
@@ -369,7 +430,7 @@ class _Run(ForwardWalk[State]):
         placed.snaps.append(dict(state))  # _before, inlined: this runs for every statement
         cls = type(s)
         call = s.value if cls is AssignStmt else s.expr if cls is EvalStmt else None
-        if not isinstance(call, Call) or _auto_sync(call):
+        if call is None or (type(call) is not Call and not isinstance(call, Call)) or _auto_sync(call):
             return state
         if call.op.name in _SYNC_OPS:
             self._user(call, len(placed.snaps) - 1, state, placed)
@@ -414,7 +475,7 @@ class _Run(ForwardWalk[State]):
         if name == "system.bar_all":
             state.clear()
         elif name in ("system.bar_v", "system.bar_m"):
-            state.pop((PipeType.V, PipeType.V) if name == "system.bar_v" else (PipeType.M, PipeType.M), None)
+            state.pop(_BARRIER_KEY[PipeType.V] if name == "system.bar_v" else _BARRIER_KEY[PipeType.M], None)
         else:
             key = (call.kwargs["set_pipe"], call.kwargs["wait_pipe"], call.kwargs["event_id"])
             if name == "system.sync_src":
@@ -425,30 +486,28 @@ class _Run(ForwardWalk[State]):
 
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
-        overlap = self.buffers.overlaps.__getitem__
-        hit_written = _NO_BUFFERS.union(*map(overlap, now.writes))  # the buffers that overlap what it writes
-        hit_any = hit_written.union(*map(overlap, now.reads))  # ... or reads
+        overlaps = self.buffers.overlaps
+        hit_written = _NO_BUFFERS.union(*[overlaps[b] for b in now.writes])  # the buffers that overlap what it writes
+        hit_any = hit_written.union(*[overlaps[b] for b in now.reads])  # ... or reads
+        get = state.get
         while hit_any:
-            # Per pipe with a hazard: the latest position of a conflicting pending access.
-            latest: dict[PipeType, int] = {}
+            # The pipe with the latest conflicting pending access (its position), the earliest pipe on a tie.
+            top = -2
             for q, key in _FROM[pipe]:
-                pending = state.get(key)
+                pending = get(key)
                 if pending:
-                    top = -2
-                    for a, at in pending.items():
-                        if at > top and _hazard(a, hit_any, hit_written):
-                            top = at
-                    if top > -2:
-                        latest[q] = top
-            if not latest:
+                    for a, at in pending.items():  # _hazard, inlined: this runs for every pending access
+                        if at > top and (not a.writes.isdisjoint(hit_any) or not a.reads.isdisjoint(hit_written)):
+                            top, waits_for = at, q
+            if top == -2:
                 break
-            q = max(latest, key=lambda x: (latest[x], -_PIPE_ORDER[x]))
-            self._pair(q, pipe, latest[q], k, state, placed)
-        if pipe in _BARRIER and hit_any:
-            for a in state.get((pipe, pipe), _NONE):
+            self._pair(waits_for, pipe, top, k, state, placed)
+        bar = _BARRIER_KEY[pipe]
+        if bar is not None and hit_any:
+            for a in get(bar, _NONE):
                 if _hazard(a, hit_any, hit_written):
                     placed.barriers.setdefault(k, []).append(pipe)
-                    state[(pipe, pipe)] = {}
+                    state[bar] = {}
                     break
         # A new dict per old one (snapshots share the old): keys that held one dict hold one again (the
         # pipes a pipe has not synchronised with yet share theirs, mostly in a row), so it is copied
@@ -456,7 +515,7 @@ class _Run(ForwardWalk[State]):
         made: dict[int, dict[_Access, int]] = {}
         old = new = None
         for key in _TO[pipe]:
-            pending = state.get(key, _NONE)
+            pending = get(key, _NONE)
             if pending is not old:
                 old = pending
                 new = made.get(id(old))
@@ -481,15 +540,16 @@ class _Run(ForwardWalk[State]):
     @staticmethod
     def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:
         """After ``p`` waits for a set on ``q`` placed before statement ``s``: what ``p`` is ordered after."""
-        state[(q, p)] = {a: pos for a, pos in state.get((q, p), {}).items() if pos >= s}
-        for r in _PIPES:
-            if r in (q, p):
+        qp = _key(q, p)
+        state[qp] = {a: pos for a, pos in state.get(qp, _NONE).items() if pos >= s}
+        for rp, rq in _THIRD[qp]:
+            pending = state.get(rp)
+            if not pending:  # nothing to filter (an empty or missing entry means the same)
                 continue
-            issued = at_set.get((r, p), {})
-            known_to_q = at_set.get((r, q), {})
+            issued = at_set.get(rp, _NONE)
+            known_to_q = at_set.get(rq, _NONE)
             # an access re-issued after the set (pos >= s, a later loop iteration) stays pending
-            state[(r, p)] = {a: pos for a, pos in state.get((r, p), {}).items()
-                             if pos >= s or a not in issued or a in known_to_q}
+            state[rp] = {a: pos for a, pos in pending.items() if pos >= s or a not in issued or a in known_to_q}
 
 
 def _allocate(pair: _Pair, pairs: list[_Pair], taken: set[int]) -> bool:
@@ -524,18 +584,20 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) ->
     for p in placed.pairs:  # in placement order, which the flags keep
         waits.setdefault(p.w, []).append(p)
         sets.setdefault(p.s, []).append(p)
-    synced = waits.keys() | sets.keys() | placed.barriers.keys()
+    barriers = placed.barriers
+    synced = waits.keys() | sets.keys() | barriers.keys()
     for k, s in enumerate(stmts):
         if k not in synced:  # most statements
             out.append(s)
             continue
-        out += [sync("system.sync_dst", p) for p in waits.get(k, ()) if p.s < k]
+        wait = waits.get(k, ())
+        out += [sync("system.sync_dst", p) for p in wait if p.s < k]
         out += [sync("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
-        for p in waits.get(k, ()):
+        for p in wait:
             if p.s == k:
                 out += [sync("system.sync_src", p), sync("system.sync_dst", p)]
-        out += [sync(_BARRIER[pipe]) for pipe in placed.barriers.get(k, [])]
+        out += [sync(_BARRIER[pipe]) for pipe in barriers.get(k, ())]
         out.append(s)
     if at_end:
-        out.insert(len(out) - 1 if out and isinstance(out[-1], ReturnStmt) else len(out), sync("system.bar_all"))
+        out.insert(len(out) - 1 if out and type(out[-1]) is ReturnStmt else len(out), sync("system.bar_all"))
     return out

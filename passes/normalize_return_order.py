@@ -34,9 +34,10 @@ class _Returns(Rewrite):
         self.alias, self.order = alias, order
 
     def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
-        # Only returns and the bodies that may hold one change: other statements are kept unvisited.
-        if not any(type(s) is ReturnStmt or type(s) not in BODILESS for s in stmts):
-            return list(stmts)
+        # Only returns and the bodies that may hold one change: other statements are kept unvisited
+        # (a block of statements without bodies, most kernels, is not walked statement by statement).
+        if all(type(s) in BODILESS for s in stmts):
+            return [self._return(s) if type(s) is ReturnStmt else s for s in stmts]
         return super().block(stmts)
 
     def stmt(self, node: Stmt) -> Result:

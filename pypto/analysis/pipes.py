@@ -78,7 +78,7 @@ def pipe_rule(name: str) -> PipeRule:
     return PipeType.V if rule == _UNDECIDED else rule
 
 
-_RULES: dict[str, PipeRule] = {}  # pipe_rule per op name seen
+_RULES: dict[str, PipeRule] = {}  # op_rule per op name seen
 
 
 def cube_ops() -> frozenset[str]:
@@ -101,15 +101,20 @@ def transfer_pipe(source: MemorySpace | None, target: MemorySpace | None) -> Pip
     return PipeType.MTE3
 
 
+def op_rule(name: str) -> PipeRule:
+    """The pipe rule of any op ``name`` (None for an op outside the tile namespace), cached per name:
+    a pass asks it of every call."""
+    try:
+        return _RULES[name]
+    except KeyError:
+        rule = _RULES[name] = pipe_rule(name) if name.startswith("tile.") else None
+        return rule
+
+
 def op_pipe(call: Call) -> PipeType | None:
     """The pipe ``call`` runs on, or None for an op that is not issued to a pipe."""
     name = call.op.name
-    if not name.startswith("tile."):
-        return None
-    try:
-        rule = _RULES[name]
-    except KeyError:
-        rule = _RULES[name] = pipe_rule(name)
+    rule = op_rule(name)
     if rule == BY_SOURCE:
         target = _space(call) if name in ("tile.move", "tile.extract") else None
         return transfer_pipe(_space(call.args[0]), target)
