@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pypto.analysis import walk
+from pypto.analysis import function_index, walk
 from pypto.analysis.loops import const_trip_count
 from pypto.analysis.task_deps import dependency_problems
 from pypto.languages.invariants import CallDirectionsResolved, NoNestedCalls, NormalizedStmtStructure
@@ -60,7 +60,7 @@ class ExpandManualPhaseFence(RewritePass):
 
     def applies(self, func: Function) -> bool:
         return func.func_type is FunctionType.Orchestration and any(
-            isinstance(n, RuntimeScopeStmt) and n.manual for n in walk(func.body))
+            n.manual for n in function_index(func).of(RuntimeScopeStmt))
 
     def function(self, func: Function) -> Function:
         self.manual = 0

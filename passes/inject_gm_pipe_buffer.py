@@ -40,7 +40,10 @@ _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 
 def ring_bytes(func: Function) -> int:
     """The bytes of the GM ring a kernel's pipes use (cross_core_ops.gm_ring_layout)."""
-    layout = gm_ring_layout([c for c in function_index(func).of(Call) if op_name(c) in PIPE_SETUPS])
+    index = function_index(func)
+    if index.op_names.isdisjoint(PIPE_SETUPS):
+        return 0  # no pipe (most kernels)
+    layout = gm_ring_layout([c for c in index.of(Call) if op_name(c) in PIPE_SETUPS])
     return sum(size for _, size in layout.values())
 
 
@@ -151,6 +154,9 @@ class InjectGMPipeBuffer(ProgramPass):
                        program.span)
 
     def _inject(self, func: Function, program: Program, rings: dict[str, _Ring]) -> Function:
+        if func.name not in rings and func.func_type in (*_WRAPPERS, FunctionType.AIC, FunctionType.AIV):
+            return func
+        calls = any(isinstance(c.op, GlobalVar) and c.op.name in rings for c in function_index(func).of(Call, Submit))
         own = None
         if func.name in rings:
             ring = rings[func.name]
@@ -159,8 +165,8 @@ class InjectGMPipeBuffer(ProgramPass):
             own = Var(GM_PIPE_BUFFER, TensorType([extent], DataType.FP32), func.span)
             func = replace(func, params=[*func.params, own],
                            param_directions=[*func.param_directions, ParamDirection.Out])
-        elif func.func_type in (*_WRAPPERS, FunctionType.AIC, FunctionType.AIV):
-            return func
+        if not calls:
+            return func  # no call to pass a ring to (a kernel, most often)
         callers = _Callers(rings, own)
         callers.start(func, program)
         return callers.function(func)

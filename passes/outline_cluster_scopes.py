@@ -7,7 +7,7 @@ from pypto.languages.invariants import ClusterOutlined
 from pypto.languages.outlined import outlined
 from pypto.languages.ssa import ssa
 
-from pypto.analysis import walk
+from pypto.analysis import function_index, walk
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, GlobalVar, Submit
 from pypto.ir.function import Function
@@ -44,7 +44,8 @@ class OutlineClusterScopes(Outliner):
     orchestrates = True
 
     def applies(self, func: Function) -> bool:
-        return func.func_type not in (FunctionType.Group, FunctionType.Spmd)
+        return func.func_type not in (FunctionType.Group, FunctionType.Spmd) and function_index(func).has(
+            ClusterScopeStmt, SpmdScopeStmt)
 
     @on(ClusterScopeStmt)
     def _cluster(self, node: ClusterScopeStmt) -> Result:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pypto.languages.invariants import AivSplitValid, SplitIncoreOrch
 from pypto.languages.ssa import ssa
 
-from pypto.analysis import walk
+from pypto.analysis import function_index, walk
 from pypto.ir.enums import FunctionType, SplitMode
 from pypto.ir.function import Function
 from pypto.ir.stmt import InCoreScopeStmt, SplitAivScopeStmt
@@ -48,7 +48,7 @@ class OutlineIncoreScopes(Outliner):
     orchestrates = True
 
     def applies(self, func: Function) -> bool:
-        return func.func_type not in _KERNELS
+        return func.func_type not in _KERNELS and function_index(func).has(InCoreScopeStmt)
 
     @on(InCoreScopeStmt)
     def _scope(self, node: InCoreScopeStmt) -> Result:

@@ -191,6 +191,8 @@ class Simplify(RewritePass):
         self.once = {v for v, n in Counter(defined_vars(func)).items() if n == 1}
         self.affine: Memo = {}
         new = super().function(func)
+        if not any(map(_removable, function_index(new).of(AssignStmt))):
+            return new  # the sweep would remove nothing (most functions: no scalar temporaries left)
         return rebuild(new, body=_DeadCode().sweep(new, new.body))
 
     # ---- expressions -------------------------------------------------------------------------
@@ -418,9 +420,14 @@ class _DeadCode(Rewrite):
 
     @on(AssignStmt)
     def _assign(self, s: AssignStmt) -> Result:
-        t = s.var.type
-        dead = s.var not in self.used and isinstance(t, ScalarType) and t.dtype != DataType.TASK_ID
-        return None if dead and not expr_calls(s.value) else s
+        return None if s.var not in self.used and _removable(s) else s
+
+
+def _removable(s: AssignStmt) -> bool:
+    """True when the sweep removes ``s`` if its variable is unused: a scalar (not a TaskId) whose
+    value has no call."""
+    t = s.var.type
+    return isinstance(t, ScalarType) and t.dtype != DataType.TASK_ID and not expr_calls(s.value)
 
 
 def _used(func: Function, body: Stmt) -> set[Var]:

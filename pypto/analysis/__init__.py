@@ -1,7 +1,7 @@
 """Analyses of IR shared by passes and invariant checkers (imports ``pypto.ir`` and ``pypto.util`` only).
 
 * :mod:`.index`: ``walk`` and the per-function node index (cached weakly per Function object);
-* :mod:`.defuse`: what a statement reads, evaluates and defines, blocks, free variables;
+* :mod:`.defuse`: what a statement reads, evaluates and defines, blocks, free variables, expression summaries;
 * :mod:`.liveness`: gen/kill summaries and live-after sets for pre-SSA code;
 * :mod:`.callgraph`: callees, the call graph of a program and its cycles;
 * :mod:`.names`: the supply of fresh compiler names;
@@ -19,6 +19,7 @@ from .defuse import (
     base_name,
     block,
     clear_expr_vars,
+    deep_summary,
     defined_vars,
     expr_calls,
     expr_summary,
@@ -49,6 +50,7 @@ __all__ = [
     "call_graph",
     "clear_expr_vars",
     "clear_function_indexes",
+    "deep_summary",
     "callee",
     "calls_functions",
     "defined_vars",

@@ -15,7 +15,7 @@ from collections import Counter
 
 from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, Submit, Var
 from pypto.ir.function import Function
-from pypto.ir.node import IRNode
+from pypto.ir.node import IRNode, ModelBase
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -30,6 +30,7 @@ from pypto.ir.stmt import (
     YieldStmt,
 )
 from pypto.ir.transforms import def_vars
+from pypto.ir.transforms import walk as walk_all  # types entered (index.walk skips them)
 from pypto.ir.type_base import TupleType, Type
 from pypto.ir.types import ShapedType, TensorType, TileType
 from pypto.util import IdentityCache
@@ -165,9 +166,25 @@ _SUMMARIES: IdentityCache[Expr, tuple[tuple[Var, ...], frozenset[type]]] = Ident
 _SUMMARY_ENTRIES = _SUMMARIES.entries  # read directly on the hot paths (see IdentityCache)
 
 
+def deep_summary(value: ModelBase) -> tuple[tuple[Var, ...], frozenset[type]]:
+    """``(variables, node classes)`` of an expression or type with types entered: every object the
+    traversal kernel (:func:`pypto.ir.transforms.transform` with ``types=True``) visits in ``value``,
+    ``value`` included (variables are leaves). Cached per object, as :func:`expr_summary`."""
+    hit = _DEEP_SUMMARY_ENTRIES.get(id(value))
+    if hit is not None:
+        return hit[1]
+    nodes = list(walk_all(value))
+    return _DEEP_SUMMARIES.put(value, (tuple(n for n in nodes if isinstance(n, Var)), frozenset(map(type, nodes))))
+
+
+_DEEP_SUMMARIES: IdentityCache[ModelBase, tuple[tuple[Var, ...], frozenset[type]]] = IdentityCache(100_000)
+_DEEP_SUMMARY_ENTRIES = _DEEP_SUMMARIES.entries  # read directly on the hot paths (see IdentityCache)
+
+
 def clear_expr_vars() -> None:
-    """Forget cached :func:`expr_summary` results."""
+    """Forget cached :func:`expr_summary` and :func:`deep_summary` results."""
     _SUMMARIES.clear()
+    _DEEP_SUMMARIES.clear()
 
 
 _LEAVES = (Var, ConstInt, ConstFloat, ConstBool)

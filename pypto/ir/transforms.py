@@ -65,11 +65,11 @@ def collect_def_vars(node: ModelBase) -> list[Var]:
     out: list[Var] = []
     seen: set[int] = set()
     visited: set[int] = set()
-    todo: list[tuple[ModelBase, bool]] = [(node, False)]
+    todo: list[ModelBase] = [node]
     while todo:
-        n, is_def = todo.pop()
-        if isinstance(n, Var):
-            if is_def and id(n) not in seen:
+        n = todo.pop()
+        if isinstance(n, Var):  # a def position's variable (only those are pushed)
+            if id(n) not in seen:
                 seen.add(id(n))
                 out.append(n)
             continue
@@ -77,16 +77,21 @@ def collect_def_vars(node: ModelBase) -> list[Var]:
             continue
         visited.add(id(n))
         defs = type(n)._defs
+        # Only statements, functions and programs bind variables: expressions, types and attrs
+        # below them hold no def position, so the walk does not enter them.
         for name in reversed(child_fields(type(n))):
             value = getattr(n, name)
-            if isinstance(value, ModelBase) and not value._mapping:  # the common shapes without a generator
-                todo.append((value, name in defs))
-            elif type(value) is list and all(isinstance(c, ModelBase) and not c._mapping for c in value):
-                flag = name in defs
-                todo.extend((c, flag) for c in reversed(value))
-            elif value is not None:
-                todo.extend((c, name in defs) for c in reversed(list(iter_value(value))))
+            if name in defs:
+                todo.extend(v for v in reversed(list(iter_value(value))) if isinstance(v, Var))
+            elif isinstance(value, _BINDERS):
+                todo.append(value)
+            elif type(value) is list or type(value) is dict:
+                todo.extend(c for c in reversed(list(iter_value(value))) if isinstance(c, _BINDERS))
     return out
+
+
+# The node classes that may bind variables below them.
+_BINDERS = (Stmt, Function, Program)
 
 
 def _block_items(stmt: Stmt) -> list[Stmt]:

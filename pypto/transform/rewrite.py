@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
 
-from pypto.analysis import NameSupply, defined_vars, expr_summary
+from pypto.analysis import NameSupply, deep_summary, defined_vars, expr_summary
 from pypto.ir.errors import IRTypeError, IRValueError
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function, Program
@@ -255,9 +255,13 @@ class Rewrite:
         if isinstance(value, Var):
             return self.use(value)
         if isinstance(value, ModelBase):
-            if not self.types and isinstance(value, Expr) and self._untouched(value):
-                return value  # the common operand or statement value, without the traversal kernel
-            return transform(value, self._enter, self._leave, types=self.types, memo={})
+            if not self.types:
+                if isinstance(value, Expr) and self._untouched(value):
+                    return value  # the common operand or statement value, without the traversal kernel
+                return transform(value, self._enter, self._leave, types=False, memo={})
+            if self._untouched_typed(value):
+                return value  # most types and values: the kernel would rebuild nothing
+            return transform(value, self._enter_typed, self._leave, types=True, memo={})
         if isinstance(value, list):
             new = [self.expr(v) for v in value]
             return value if same_list(new, value) else new
@@ -282,8 +286,23 @@ class Rewrite:
             ok = free[classes] = all(self.handler(c) is None for c in classes)
         return ok
 
+    def _untouched_typed(self, value: ModelBase) -> bool:
+        """``_untouched`` with types entered (``types = True``): no node of ``value`` or of the types
+        in it has a handler, and none of the variables in them is remapped or retyped."""
+        variables, classes = deep_summary(value)
+        if not self._no_handler(classes):
+            return False
+        use = self.use
+        return all(use(var) is var for var in variables)
+
     def _enter(self, node: Any) -> Any:
         return self.use(node) if isinstance(node, Var) else None
+
+    def _enter_typed(self, node: Any) -> Any:
+        """``_enter`` with types entered: an untouched type is kept without its walk."""
+        if isinstance(node, Var):
+            return self.use(node)
+        return node if isinstance(node, Type) and self._untouched_typed(node) else None
 
     def _leave(self, old: Any, new: Any) -> Any:
         fn = self.handler(type(new))

@@ -128,6 +128,39 @@ def test_the_remap_reaches_uses_and_types() -> None:
     assert new.stmts[1].value is t2 and new.stmts[2].value[0] is u2
 
 
+class TypesKept(Rewrite):
+    """No cases, types entered."""
+
+    types = True
+
+
+class Widen(Rewrite):
+    """Every constant 4 becomes 5, inside types too."""
+
+    types = True
+
+    @on(ir.ConstInt)
+    def _const(self, node: ir.ConstInt) -> ir.Expr:
+        return c(5) if node.value == 4 else node
+
+
+def test_values_and_types_left_untouched_are_rewritten_by_a_later_rewrite() -> None:
+    # The first rewrite changes nothing (each value and type is kept as it is, without its walk);
+    # rewrites with a handler or a remap meeting the same objects afterwards still reach inside them.
+    n = ir.Var("n", INDEX)
+    t = ir.Var("t", ir.TensorType([n, 4], ir.FP32))
+    create = ir.Call(ir.Op("tensor.create"), [ir.MakeTuple([n, c(4)])], t.type)
+    body = ir.SeqStmts([ir.AssignStmt(t, create), ir.ReturnStmt([t])])
+    assert run(TypesKept(), body) is body
+    widened = run(Widen(), body)
+    assert widened.stmts[0].var.type == ir.TensorType([n, 5], ir.FP32)
+    assert widened.stmts[0].value.type == ir.TensorType([n, 5], ir.FP32)
+    assert widened.stmts[0].value.args[0].elements[1].value == 5
+    renamed = run(Rename(), ir.SeqStmts([ir.AssignStmt(n, c(3)), *body.stmts]))
+    assert renamed.stmts[0].var.type == ir.TensorType([8, 4], ir.FP32)
+    assert renamed.stmts[0].value.type == ir.TensorType([8, 4], ir.FP32)
+
+
 class Keep(RewritePass):
     """A pass with no cases."""
 
