@@ -163,6 +163,8 @@ class Emitter:
     def __init__(self, platform: Platform) -> None:
         self.platform = platform
         self.doc = Doc(self.indent_unit)
+        # node class -> its rule for this emitter, resolved once per emitter (emit runs for every node)
+        self._node_rules: dict[type, Handler] = {}
 
     def __call__(self, program: Program) -> Any:
         validate_once(self.target.dialect, program, f"{self.target.name} code generation", self.platform)
@@ -170,7 +172,10 @@ class Emitter:
 
     def emit(self, node: Any) -> Any:
         """Dispatch ``node`` to its rule."""
-        return self.rules.rule(type(self), type(node))(self, node)
+        rule = self._node_rules.get(type(node))
+        if rule is None:
+            rule = self._node_rules[type(node)] = self.rules.rule(type(self), type(node))
+        return rule(self, node)
 
     def op_call(self, call: Call) -> Any:
         """Dispatch an op call on the class of its table entry, after checking that the entry can

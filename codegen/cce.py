@@ -134,6 +134,15 @@ class CceEmitter(Emitter):
         # pipe id -> {direction (dir_mask bit) -> (TPipe alias, pipe object)}
         self._pipes: dict[int, dict[int, tuple[str, str]]] = {}
         self._pops: dict[Var, Call] = {}  # tile a TPOP defines -> the pop (its free reuses the split)
+        # id of a TileType -> (the type, kept alive so the id stays its own; its Tile template): a tile's
+        # template is asked for at its definition, its declaration and its copies
+        self._templates: dict[int, tuple[TileType, str]] = {}
+
+    def _template(self, t: TileType, span: Span | None) -> str:
+        known = self._templates.get(id(t))
+        if known is None:
+            known = self._templates[id(t)] = (t, tile_template(t, span))
+        return known[1]
 
     def _fresh(self, base: str) -> str:
         name = cpp_identifier(base, _RESERVED)
@@ -247,7 +256,7 @@ class CceEmitter(Emitter):
 
     def _tile_declaration(self, doc: Doc, var: Var) -> None:
         t: TileType = var.type
-        alias = self._aliases[tile_template(t, var.span)]  # made where the body defines the tile
+        alias = self._aliases[self._template(t, var.span)]  # made where the body defines the tile
         valid = t.get_effective_tile_view().valid_shape
         if len(valid) == 1:
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
@@ -272,7 +281,7 @@ class CceEmitter(Emitter):
     def _tile_alias(self, t: TileType, span: Span | None) -> str:
         dims = "x".join(str(d) for d in static_dims(buffer_dims(t), "a tile shape", span))
         space = t.memory_space.name if t.memory_space is not None else "NoSpace"
-        return self._alias(tile_template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
+        return self._alias(self._template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
 
     # -- statements ---------------------------------------------------------------------------------------
 
@@ -311,7 +320,7 @@ class CceEmitter(Emitter):
         """``r = acc``: on the same buffer with the same tile type, ``r`` names ``acc``'s handle (no
         copy); otherwise ``r`` is its own tile filled by TMOV."""
         if _same_address(var.type.memref, value.type.memref) and (
-                tile_template(var.type, var.span) == tile_template(value.type, value.span)):
+                self._template(var.type, var.span) == self._template(value.type, value.span)):
             self._bind(var, self.name_of(value))
             return
         self._tile_alias(var.type, var.span)

@@ -52,7 +52,9 @@ class Doc:
 
     def render(self) -> str:
         """The text: one line per entry, blank lines without indentation, a final newline."""
-        return "".join((self.unit * depth + text if text else "") + "\n" for depth, text in self.lines)
+        unit = self.unit
+        # A list, not a generator, for join; one f-string, not two concatenations, per line.
+        return "".join([f"{unit * depth}{text}\n" if text else "\n" for depth, text in self.lines])
 
     def __len__(self) -> int:
         return len(self.lines)

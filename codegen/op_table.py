@@ -35,6 +35,9 @@ class OpRule:
 
     mnemonic: str
     implied: frozenset[str] = field(default=frozenset(), kw_only=True)
+    # spelled() by op name, filled on first use: the sets are rebuilt from the registry on every call,
+    # and each op call of a kernel asks (once per emitter).
+    _spelled: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def spelled(self, op: str) -> frozenset[str]:
         """Parameters and keywords this rule prints or whose meaning the printed types carry."""
@@ -42,15 +45,11 @@ class OpRule:
 
     def unspelled(self, call: Call) -> list[str]:
         """Passed parameters and non-default keywords of ``call`` that this rule cannot print."""
-        entry = op_registry.get_entry(call.op.name)
-        spelled = self.spelled(call.op.name)
-        out = [name for name in _bound(call)[1] if name not in spelled]
-        for name, value in call.kwargs.items():
-            spec = entry.kwarg(name)
-            default = None if spec is None or spec.required else spec.default
-            if name not in spelled and not (type(value) is type(default) and value == default):
-                out.append(name)
-        return out
+        op = call.op.name
+        spelled = self._spelled.get(op)
+        if spelled is None:
+            spelled = self._spelled[op] = self.spelled(op)
+        return [name for name in _bound(call)[2] if name not in spelled]
 
 
 def every_parameter(op: str) -> frozenset[str]:
@@ -100,18 +99,30 @@ class OpTable(Mapping[str, OpRule]):
 
 # The emitters ask about the same call several times in a row (its parameters, then each keyword
 # and argument): binding it once per call was 8k of a small compile's 60k codegen bytecodes.
-_BOUND: IdentityCache[Call, tuple[op_registry.CallInfo, list[str]]] = IdentityCache(256)
+# Entry: (its CallInfo, the parameters its arguments fill, those plus its non-default keywords).
+# Sized for every call of a small program's kernels: the PTO and then the CCE emitter ask about each.
+_BOUND: IdentityCache[Call, tuple[op_registry.CallInfo, list[str], list[str]]] = IdentityCache(4096)
 _BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache): a method call here was 1k bytecodes
 
 
-def _bound(call: Call) -> tuple[op_registry.CallInfo, list[str]]:
-    """``(the CallInfo of call, the names of the parameters its arguments fill)``."""
+def _bound(call: Call) -> tuple[op_registry.CallInfo, list[str], list[str]]:
+    """``(the CallInfo of call, the names of the parameters its arguments fill, those names and the
+    keywords it sets to a value other than their default)``."""
     hit = _BOUND_ENTRIES.get(id(call))
     if hit is not None:
         return hit[1]
     entry = op_registry.get_entry(call.op.name)
-    info = op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)
-    return _BOUND.put(call, (info, [p.name for p in entry.bind(list(call.args))]))
+    args = list(call.args)
+    bound = entry.bind(args)
+    info = op_registry.CallInfo(entry, args, dict(call.kwargs), call.span, bound)
+    params = [p.name for p in bound]
+    given = list(params)
+    for name, value in call.kwargs.items():
+        spec = entry.kwarg(name)
+        default = None if spec is None or spec.required else spec.default
+        if not (type(value) is type(default) and value == default):
+            given.append(name)
+    return _BOUND.put(call, (info, params, given))
 
 
 def _info(call: Call) -> op_registry.CallInfo:

@@ -130,6 +130,16 @@ class PtoEmitter(Emitter):
         super().__init__(platform)
         self.locations = _locations_default() if locations is None else locations
         self.fn = FunctionState(self.indent_unit)
+        # id of a TileType -> (the type, kept alive so the id stays its own; its tile_buf type): a tile's
+        # type is printed at its alloc_tile and at every op that reads or writes it
+        self._tile_bufs: dict[int, tuple[TileType, str]] = {}
+
+    def _tile_buf(self, tile: TileType, span: Span) -> str:
+        """``tile_buf(tile, span)``, made once per tile type."""
+        known = self._tile_bufs.get(id(tile))
+        if known is None:
+            known = self._tile_bufs[id(tile)] = (tile, tile_buf(tile, span))
+        return known[1]
 
     # --- program and function -------------------------------------------------------------------
 
@@ -632,7 +642,7 @@ class PtoEmitter(Emitter):
         name = self.fn.bind(target, self.fn.fresh(target.name_hint))
         if rule.result is Result.TILE:
             self.fn.pops[id(target)] = call
-            text += f" -> {tile_buf(target.type, call.span)}"
+            text += f" -> {self._tile_buf(target.type, call.span)}"
         else:
             text += " -> i32"
         self._line(f"{name} = {text}", call.span)
@@ -867,14 +877,20 @@ class PtoEmitter(Emitter):
         return fn.names[id(var)]
 
     def _int_const(self, value: int, dtype: DataType, span: Span | None) -> str:
-        ty = mlir_dtype(dtype, span)
-        body = f"c{value}" if value >= 0 else f"cn{-value}"
-        if not dtype.is_unsigned_int():
-            return self.fn.constant(f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
-        # arith constants are signless: bridge to the unsigned type
-        raw = self._int_const(value, _signed(dtype), span)
-        return self.fn.constant(f"%{body}_{ty}",
-                                f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
+        fn = self.fn
+        if dtype.is_unsigned_int():
+            # arith constants are signless: bridge to the unsigned type
+            raw = self._int_const(value, _signed(dtype), span)
+            ty = mlir_dtype(dtype, span)
+            body = f"c{value}" if value >= 0 else f"cn{-value}"
+            return fn.constant(f"%{body}_{ty}",
+                               f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
+        known = fn.ints.get((value, dtype))  # the texts of a constant asked for again (most are)
+        if known is None:
+            ty = mlir_dtype(dtype, span)
+            body = f"c{value}" if value >= 0 else f"cn{-value}"
+            known = fn.ints[(value, dtype)] = (f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
+        return fn.constant(*known)
 
     def _bool_const(self, value: bool) -> str:
         word = "true" if value else "false"
@@ -955,7 +971,7 @@ class PtoEmitter(Emitter):
         (cast to ``scalar_type`` when the op wants one)."""
         assert expr is not None
         if isinstance(expr.type, TileType):
-            return self._name(expr), tile_buf(expr.type, span)
+            return self._name(expr), self._tile_buf(expr.type, span)
         if isinstance(expr.type, TensorType):
             return self._name(expr), tensor_view(len(expr.type.shape), expr.type.dtype, span)
         dtype = scalar_dtype(expr)
@@ -985,7 +1001,7 @@ class PtoEmitter(Emitter):
     def _dst(self, call: Call) -> tuple[str, str]:
         """The buffer the call writes: the ``pto.alloc_tile`` of the variable it defines."""
         target = self._tile_target(call)
-        return self._alloc(target, call.span), tile_buf(target.type, call.span)
+        return self._alloc(target, call.span), self._tile_buf(target.type, call.span)
 
     def _alloc(self, var: Var, span: Span) -> str:
         """``%v = pto.alloc_tile addr = ... valid_row = ... valid_col = ... : T`` for tile ``var``."""
@@ -1004,7 +1020,7 @@ class PtoEmitter(Emitter):
         rows, cols = self._valid_operands(tile, span)
         name = self.fn.bind(var, self.fn.fresh(var.name_hint))
         self._line(f"{name} = pto.alloc_tile addr = {addr} valid_row = {rows} valid_col = {cols} : "
-                   f"{tile_buf(tile, span)}", span)
+                   f"{self._tile_buf(tile, span)}", span)
         return name
 
 

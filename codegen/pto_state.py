@@ -45,7 +45,10 @@ class FunctionState:
     floats: int = 0
     constants: dict[str, str] = field(default_factory=dict)  # SSA name -> defining line
     float_names: dict[tuple[str, str], str] = field(default_factory=dict)
-    groups: tuple[list[str], list[str], list[str]] = field(default_factory=lambda: ([], [], []))
+    # per group, the constants it used in first-use order (a dict: ordered, and a constant asked for
+    # again is found without a scan)
+    groups: tuple[dict[str, None], dict[str, None], dict[str, None]] = field(default_factory=lambda: ({}, {}, {}))
+    ints: dict[tuple[int, object], tuple[str, str]] = field(default_factory=dict)  # (value, dtype) -> name, line
     group: int = BODY
     target: Var | None = None  # the variable the op call being printed defines
     pointers: dict[int, str] = field(default_factory=dict)  # id(tensor parameter) -> its %argK
@@ -80,9 +83,7 @@ class FunctionState:
         """Register constant ``name`` (defined by ``line``) as used by ``group`` (default: the
         current one); returns the name."""
         self.constants.setdefault(name, line)
-        members = self.groups[self.group if group is None else group]
-        if name not in members:
-            members.append(name)
+        self.groups[self.group if group is None else group].setdefault(name)
         return name
 
     def float_constant(self, text: str, mlir_type: str) -> str:

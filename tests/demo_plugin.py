@@ -41,15 +41,15 @@ def demo_plugin_on_path(root: Path) -> Iterator[None]:
     """The demo plugin is discoverable inside the ``with`` block only."""
     write_distribution(root)
     sys.path.insert(0, str(root))
-    _forget()
+    forget()
     try:
         yield
     finally:
         sys.path.remove(str(root))
-        _forget()
+        forget()
 
 
-def _forget() -> None:
+def forget() -> None:
     """Drop what earlier look-ups cached: path finders, the dialect registry, the plugin module."""
     # Imported here: conftest loads this module before typeguard instruments pypto.
     from pypto.languages.plugins import installed_dialects

@@ -1,8 +1,11 @@
 """ir.compile reuses its pass pipeline between compiles that ask for the same one: a plugin pass
-installed between two compiles still runs in the second, and pass options still build their own."""
+installed between two compiles still runs in the second, and pass options still build their own.
+The installed entry points are read again when a distribution appears, not when a compile writes
+its output into a folder on ``sys.path``."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto.passes import PassError
+from pypto.transform import plugins
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -29,6 +33,39 @@ def test_a_plugin_installed_after_a_compile_runs_in_the_next(tmp_path: Path) -> 
     assert "MarkVisited" in _dumped_passes(tmp_path / "with")
     ir.compile(program, output_dir=tmp_path / "after")
     assert _dumped_passes(tmp_path / "after") == _dumped_passes(tmp_path / "before")
+
+
+def test_a_plugin_installed_into_a_folder_already_on_sys_path_runs_in_the_next(tmp_path: Path) -> None:
+    from demo_plugin import forget, write_distribution
+
+    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
+    site = tmp_path / "site"
+    site.mkdir()
+    sys.path.insert(0, str(site))
+    try:
+        ir.compile(program, output_dir=tmp_path / "before")
+        write_distribution(site)
+        forget()
+        ir.compile(program, output_dir=tmp_path / "with")
+    finally:
+        sys.path.remove(str(site))
+        forget()
+    assert "MarkVisited" not in _dumped_passes(tmp_path / "before")
+    assert "MarkVisited" in _dumped_passes(tmp_path / "with")
+
+
+def test_compiling_into_a_folder_on_sys_path_does_not_read_the_entry_points_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ir.compile(program, output_dir=tmp_path / "first", dump_passes=False)
+    reads: list[str] = []
+    real = plugins.entry_points
+    monkeypatch.setattr(plugins, "entry_points", lambda group: reads.append(group) or real(group=group))
+    ir.compile(program, output_dir=tmp_path / "second", dump_passes=False)
+    ir.compile(program, output_dir=tmp_path / "third", dump_passes=False)
+    assert reads == []
 
 
 def test_pass_options_are_checked_in_every_compile(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -44,22 +45,53 @@ def _origin(ep: EntryPoint) -> str:
 
 
 _INSTALLED: tuple[tuple, tuple[EntryPoint, ...]] | None = None
+# Metadata folder names: what an install or uninstall adds to or removes from a sys.path folder.
+_METADATA = (".dist-info", ".egg-info")
+# A folder changed this recently (ns) may change again within its mtime's granularity unseen.
+_SETTLING_NS = 2_000_000_000
+# sys.path folder -> (its mtime, its metadata signature) when last listed.
+_LISTED: dict[str, tuple[int, object]] = {}
+
+
+def _metadata_signature(entry: str) -> object:
+    """What identifies the distributions in one ``sys.path`` entry: its metadata folders with their
+    times (a reinstall of the same version makes a new folder), or a zip archive's own time.
+
+    The folder is listed again only when its own time changed (or is too recent to trust), and a
+    listing that finds the same metadata gives the same signature: a compile writing its output into
+    a folder on ``sys.path`` (a script's folder, ``/tmp``) then costs a listing, not a re-read of
+    every distribution's entry points.
+    """
+    path = entry or os.getcwd()
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    listed = _LISTED.get(path)
+    if listed is not None and listed[0] == mtime:
+        return listed[1]
+    try:
+        with os.scandir(path) as found:
+            signature: object = tuple(
+                sorted((e.name, e.stat().st_mtime_ns) for e in found if e.name.endswith(_METADATA))
+            )
+    except NotADirectoryError:
+        signature = mtime
+    except OSError:
+        return None
+    if time.time_ns() - mtime >= _SETTLING_NS:
+        _LISTED[path] = (mtime, signature)
+    return signature
 
 
 def _path_state() -> tuple:
-    """``sys.path`` with each folder's modification time: installing or removing a distribution
-    adds or deletes a metadata folder in one of them, which changes that folder's time."""
-    state = []
-    for entry in sys.path:
-        try:
-            state.append((entry, os.stat(entry or ".").st_mtime_ns))
-        except OSError:
-            state.append((entry, None))
-    return tuple(state)
+    """``sys.path`` with each entry's metadata signature (:func:`_metadata_signature`)."""
+    return tuple((entry, _metadata_signature(entry)) for entry in sys.path)
 
 
 def installed_entry_points() -> tuple[EntryPoint, ...]:
-    """The installed ``pypto.passes`` entry points, read again only when ``sys.path`` changes.
+    """The installed ``pypto.passes`` entry points, read again only when ``sys.path`` or the
+    distributions installed in its folders change.
 
     Reading every distribution's metadata costs more than compiling a small kernel program, and
     each ``ir.compile`` asks for the pipeline.
