@@ -111,9 +111,12 @@ class Dialect:
         return [Violation(GRAMMAR, "NODE_KIND", message, program, program.span)]
 
     def _function_grammar(self, func: Function) -> list[Violation]:
-        # Cached per function object: a pass that leaves a function alone shares it.
-        context = (self, self.kinds, self.excluded)
-        return cached_result(f"<grammar of {self.name}>", func, context, lambda: self._grammar_of(func))
+        # Cached per function object: a pass that leaves a function alone shares it. Asked of every
+        # function at every boundary: the cache key and context are made once per (kinds, forms).
+        key = self.__dict__.get("_grammar_key")
+        if key is None or key[1][1] is not self.kinds or key[1][2] is not self.excluded:
+            key = self._grammar_key = (f"<grammar of {self.name}>", (self, self.kinds, self.excluded))
+        return cached_result(key[0], func, key[1], lambda: self._grammar_of(func))
 
     def _excluded_in_order(self) -> list[Variant]:
         """The removed forms sorted by their text, computed once per set (``str`` of a form is slow)."""

@@ -544,41 +544,42 @@ class RankAtMost(Refinement):
 # ---- the walker ---------------------------------------------------------------------------------
 
 
-Plan = tuple[tuple[type, ...], bool, dict[type, tuple[Rule, ...]]]
+# A plan: the node classes to visit, whether types are entered, the rules, and their rules by class.
+Plan = tuple[tuple[type, ...], bool, tuple[Rule, ...], dict[type, tuple[Rule, ...]]]
 # Plans by the identities of their rules (hashing a tuple of rules hashes every field of every rule,
 # once per function checked); an entry holds its rules, so no other object can take their ids.
 _PLANS: dict[tuple[int, ...], tuple[tuple[Rule, ...], Plan]] = {}
 
 
 def _plan(rules: tuple[Rule, ...]) -> Plan:
-    """The node classes to visit, whether types are entered, and a per-class rule cache."""
+    """The plan of ``rules`` (see ``Plan``; the rules by class are filled in as classes are met)."""
     key = tuple(map(id, rules))
     hit = _PLANS.get(key)
     if hit is None:
         classes = {c for r in rules for c in r.subject.classes}
         types = any(issubclass(c, Type) for c in classes)
         node_classes = tuple(c for c in classes if not issubclass(c, Type)) + ((Var,) if types else ())
-        hit = _PLANS[key] = (rules, (node_classes, types, {}))
+        hit = _PLANS[key] = (rules, (node_classes, types, rules, {}))
     return hit[1]
 
 
 def _rules_for(rules: tuple[Rule, ...], cache: dict[type, tuple[Rule, ...]], cls: type) -> tuple[Rule, ...]:
     found = cache.get(cls)
     if found is None:
-        found = tuple(r for r in rules if issubclass(cls, r.subject.classes))
-        cache[cls] = found
+        found = cache[cls] = tuple(r for r in rules if issubclass(cls, r.subject.classes))
     return found
 
 
-# Active rules by (the identity of a rule tuple, function kind, whether the function names a
-# function); an entry holds its rules, so no other object can take their id.
-_ACTIVE: dict[tuple[int, FunctionType, bool], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
+# The plan of the active rules (None when no rule applies or none visits a node) by (the identity of
+# a rule tuple, function kind, whether the function names a function); an entry holds its rules, so
+# no other object can take their id.
+_ACTIVE: dict[tuple[int, FunctionType, bool], tuple[tuple[Rule, ...], Plan | None]] = {}
 
 
-def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -> tuple[Rule, ...]:
-    """The rules that can apply in ``func``: its kind is one they apply in, and a rule about calls of
-    functions needs a GlobalVar among the function's node ``classes``. Both depend only on the
-    function's kind and that one class, so the choice is made once per pair."""
+def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -> Plan | None:
+    """The plan of the rules that can apply in ``func``: its kind is one they apply in, and a rule
+    about calls of functions needs a GlobalVar among the function's node ``classes``. Both depend
+    only on the function's kind and that one class, so the choice is made once per pair."""
     names_functions = GlobalVar in classes
     key = (id(rules), func.func_type, names_functions)
     hit = _ACTIVE.get(key)
@@ -588,24 +589,28 @@ def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -
             for r in rules
             if (r.where is None or r.where.holds(func)) and (type(r.subject) is not FunctionCalls or names_functions)
         )
-        hit = _ACTIVE[key] = (rules, active)
+        plan = _plan(active) if active else None
+        hit = _ACTIVE[key] = (rules, plan if plan is not None and plan[0] else None)
     return hit[1]
 
 
 def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
     """Apply ``rules`` to every node of ``func`` in pre-order, and to every type a variable has."""
-    rules = _active(rules, func, function_index(func).classes)
-    if not rules:
+    index = function_index(func)
+    plan = _active(rules, func, index.classes)
+    if plan is None:
         return
-    node_classes, types, cache = _plan(rules)
-    if not node_classes:
+    node_classes, types, active, cache = plan
+    # The index holds what is below the function; rules about the function itself see it first.
+    nodes = index.of(*node_classes)
+    if isinstance(func, node_classes):
+        nodes = [func, *nodes]
+    elif not nodes:
         return
     ctx = Context(func, report)
     seen: set[int] = set()
-    # The index holds what is below the function; rules about the function itself see it first.
-    own = [func] if isinstance(func, node_classes) else []
-    for node in own + function_index(func).of(*node_classes):
-        for rule in _rules_for(rules, cache, type(node)):
+    for node in nodes:
+        for rule in _rules_for(active, cache, type(node)):
             if rule.applies(node, ctx):
                 rule.check(node, ctx)
         if types and isinstance(node, Var) and id(node) not in seen:
@@ -613,7 +618,7 @@ def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
             stack: list[Any] = [node.type]
             while stack:
                 t = stack.pop()
-                for rule in _rules_for(rules, cache, type(t)):
+                for rule in _rules_for(active, cache, type(t)):
                     if rule.applies(t, ctx):
                         rule.check(t, _TypeContext(ctx, node))
                 if isinstance(t, TupleType):

@@ -29,7 +29,19 @@ _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
 _PIPE_OPS = TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
+_INITS = frozenset(_INIT.values())
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
+
+
+def _calls_of(func: Function, names: frozenset[str]) -> list[Call]:
+    """The calls of the ops ``names`` in ``func``, in pre-order (from the index's calls by op name:
+    no op name is read per call)."""
+    index = function_index(func)
+    present = [n for n in names if n in index.op_names]
+    if len(present) <= 1:
+        return index.calls_to(present[0]) if present else []
+    wanted = {id(c) for n in present for c in index.calls_to(n)}
+    return [c for c in index.of(Call) if id(c) in wanted]
 
 
 def _static_tile(t: object) -> bool:
@@ -54,7 +66,11 @@ def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
     if named is not None and (forbidden not in named if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= named):
         return
     if forbidden is None:  # an InCore function: only whether it mixes both sides
-        sides = set(map(affinity, calls))
+        # A call's side is its op name's when that decides it (affinity reads the same table).
+        index = function_index(func)
+        sides = {named_affinity(n) for n in index.op_names} - {BY_OPERANDS}
+        by_name = {n for n in index.op_names if named_affinity(n) == BY_OPERANDS}
+        sides.update(affinity(c) for c in calls if type(c.op) is not Op or c.op.name in by_name)
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
@@ -88,21 +104,20 @@ def _slot_bytes(name: str, call: Call, t: TileType) -> int:
     return slot_bytes(name, _tile_bytes(t), int(call.kwargs.get("split") or 0))
 
 
-def _check_setup(func: Function, calls: list[Call], report: Reporter) -> dict[int, Call]:
-    """Each pipe op runs on a pipe the kernel initialises; returns the setups by pipe id."""
-    names = set(map(op_name, calls))
+def _check_setup(func: Function, pipe_calls: list[Call], report: Reporter) -> dict[int, Call]:
+    """Each pipe op (``pipe_calls``, in pre-order) runs on a pipe the kernel initialises; returns the
+    setups by pipe id."""
+    names = function_index(func).op_names
     init = _INIT.get(func.func_type)
-    setups = {_pipe_id(c): c for c in calls if op_name(c) in _INIT.values()}
-    first = next(c for c in calls if op_name(c) in _PIPE_OPS | _TFREES)
+    setups = {_pipe_id(c): c for c in _calls_of(func, _INITS)}
+    first = pipe_calls[0]
     spelled = str(init).replace("system.", "pl.")
     if init is not None and (init not in names or not names & _BUFFERS):
         report.error("MISSING_PIPE_SETUP", f"{op_name(first)} on a pipe that '{func.name}' never sets up: call "
                      f"{spelled} (with its id=) before the first push or pop, on a buffer the consumer reserves "
                      "(pl.reserve_buffer) and the producer imports (pl.import_peer_buffer)", first)
         return setups
-    for call in calls:
-        if op_name(call) not in _PIPE_OPS | _TFREES or not setups:
-            continue
+    for call in pipe_calls if setups else ():
         setup = setups.get(_pipe_id(call))
         if setup is None:
             report.error("PIPE_NOT_INITIALISED", f"{op_name(call)} on pipe {_pipe_id(call)}, which '{func.name}' "
@@ -189,18 +204,19 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
     names = function_index(func).op_names
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
-    setups = _check_setup(func, calls, report)
+    pipe_calls = _calls_of(func, _PIPE_OPS | _TFREES)
+    setups = _check_setup(func, pipe_calls, report)
     _check_flags(setups, report)
     _check_rings(func, setups, report)
     dual = runs_on_both_lanes(func)
-    split = next((c for c in calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
+    split = next((c for c in pipe_calls if op_name(c) in _PIPE_OPS and c.kwargs.get("split")), None)
     if func.func_type is FunctionType.AIV and split is not None and not dual:
         report.error("SPLIT_ON_ONE_LANE", f"{op_name(split)} with split={split.kwargs['split']} in '{func.name}', "
                      "which runs on one vector lane: each lane moves half of the tile, so declare the kernel "
                      "@pl.function(type=pl.FunctionType.AIV, attrs={\"dual_aiv_dispatch\": True}) to run it on both",
                      split)
     freed: set[Var] = set()
-    for call in calls:
+    for call in pipe_calls:
         name = op_name(call)
         if name in _TFREES:
             freed.update(a for a in call.args if isinstance(a, Var))
@@ -208,10 +224,11 @@ def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
             report.error("DYNAMIC_PIPE_TILE", f"{name} sends a tile without a static shape", call)
         elif name in _TPUSHES and call.args:
             _check_slot(name, call, call.args[0].type, setups, report, call)
-    for stmt in function_index(func).of(AssignStmt):
-        name = op_name(stmt.value)
-        if name not in TPOPS:
+    pops = {id(c) for c in _calls_of(func, TPOPS)}
+    for stmt in function_index(func).of(AssignStmt) if pops else ():
+        if id(stmt.value) not in pops:
             continue
+        name = op_name(stmt.value)
         want = _tpop_space(name, func.func_type)
         space = stmt.var.type.memory_space if isinstance(stmt.var.type, TileType) else None
         if want is not None and space is not want:
@@ -269,12 +286,13 @@ def _check_counts(func: Function, program: Program, calls: list[Call], report: R
     for pop, push in _PUSH_OF.items():
         if pop not in called:
             continue
-        for pipe in sorted({_pipe_id(c) for c in calls if op_name(c) == pop}):
+        popping = function_index(func).calls_to(pop)
+        for pipe in sorted({_pipe_id(c) for c in popping}):
             popped = static_count(func.body, lambda c, n=pop, i=pipe: op_name(c) == n and _pipe_id(c) == i)
             for peer in _peers(program, func):
                 pushed = static_count(peer.body, lambda c, n=push, i=pipe: op_name(c) == n and _pipe_id(c) == i)
                 if popped is not None and pushed is not None and popped != pushed:
-                    first = next(c for c in calls if op_name(c) == pop and _pipe_id(c) == pipe)
+                    first = next(c for c in popping if _pipe_id(c) == pipe)
                     report.error("PIPE_COUNT_MISMATCH", f"'{func.name}' pops {popped} tile(s) from pipe {pipe} but "
                                  f"'{peer.name}' pushes {pushed}: a pop without a push waits forever and an unpopped "
                                  "push fills the ring; make the counts equal", first)
@@ -290,9 +308,9 @@ def _check_peer_setups(func: Function, program: Program, calls: list[Call], repo
     """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
     if _INIT[FunctionType.AIV] not in function_index(func).op_names:
         return
-    mine = {_pipe_id(c): c for c in calls if op_name(c) == _INIT[FunctionType.AIV]}
+    mine = {_pipe_id(c): c for c in function_index(func).calls_to(_INIT[FunctionType.AIV])}
     for peer in _peers(program, func):
-        theirs = {_pipe_id(c): c for c in function_index(peer).of(Call) if op_name(c) == _INIT[FunctionType.AIC]}
+        theirs = {_pipe_id(c): c for c in function_index(peer).calls_to(_INIT[FunctionType.AIC])}
         for pipe in sorted(mine.keys() & theirs.keys()):
             here, there = _setup_facts(mine[pipe]), _setup_facts(theirs[pipe])
             differ = [f"{k}={here[k]} here, {there[k]} in '{peer.name}'" for k in here if here[k] != there[k]]

@@ -46,6 +46,21 @@ def test_kernels_stay_on_one_side() -> None:
     ]
 
 
+def test_an_incore_function_whose_operands_decide_a_side() -> None:
+    """A tile.load's side is its target space's: into Mat it is cube work, beside a vector tile.exp."""
+    a = ir.Var("a", ir.TensorType([16, 16], ir.FP16))
+    vec = _tile(ir.Mem.Vec, "v")
+    window = [ir.MakeTuple([ir.ConstInt(0, ir.INDEX)] * 2), ir.MakeTuple([ir.ConstInt(16, ir.INDEX)] * 2)]
+    load = ir.AssignStmt(_tile(ir.Mem.Mat, "m"), _call("tile.load", [a, *window], target_memory=ir.Mem.Mat))
+    exp = ir.AssignStmt(_tile(ir.Mem.Vec, "e"), _call("tile.exp", [vec]))
+    mixed = _func("mixed", [a, vec], [load, exp], _FT.InCore)
+    to_vec = _call("tile.load", [a, *window], target_memory=ir.Mem.Vec)
+    vector = _func("vector", [a, vec], [ir.AssignStmt(_tile(ir.Mem.Vec, "w"), to_vec), exp], _FT.InCore)
+    assert found(MixedKernelExpanded, _program(mixed, vector)) == [
+        ("MIXED_KERNEL", "an InCore function mixes cube and vector work", "function mixed"),
+    ]
+
+
 def test_cross_core_pipes() -> None:
     n = ir.Var("n", ir.ScalarType(ir.INDEX))
     popped = _tile(ir.Mem.Mat, "p")
