@@ -12,6 +12,7 @@ from __future__ import annotations
 from pypto.analysis import clear_expr_vars, clear_function_indexes
 
 import enum
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -137,7 +138,7 @@ _PLANS: dict[tuple, tuple] = {}
 _CONTEXTS_LIMIT = 1_000
 
 
-def _signature(program: Program) -> tuple[tuple, dict[Platform, tuple]]:
+def _signature(program: Program) -> tuple[tuple, dict[tuple[Platform, int], tuple]]:
     """What a checker may read of the other functions (names, kinds and parameter directions), and
     the contexts already made of it."""
     hit = _SIGNATURES.entries.get(id(program))
@@ -147,15 +148,33 @@ def _signature(program: Program) -> tuple[tuple, dict[Platform, tuple]]:
     return _SIGNATURES.put(program, (signature, {}))
 
 
-def _context(program: Program, platform: Platform, reads_program: bool) -> tuple:
+# A number per function object, never reused (an id can be, once its object is freed): a context
+# holding numbers keeps no function alive.
+_SERIALS: IdentityCache[Function, int] = IdentityCache(20_000)
+_next_serial = itertools.count().__next__
+
+
+def _serial(func: Function) -> int:
+    entry = _SERIALS.entries.get(id(func))
+    return entry[1] if entry is not None else _SERIALS.put(func, _next_serial())
+
+
+# What a per-function checker reads of the other functions: nothing, their signatures, or also their
+# bodies (a checker that reads a callee's writes or a peer kernel's pipes must run again when only that
+# function changed: its context also says which function objects the program holds).
+READS_NOTHING, READS_SIGNATURES, READS_BODIES = 0, 1, 2
+
+
+def _context(program: Program, platform: Platform, reads: int) -> tuple:
     """The shared context object of :meth:`Invariant.context`."""
-    if reads_program:
+    if reads:
         signature, made = _signature(program)
-        found = made.get(platform)
+        found = made.get((platform, reads))
         if found is None:
-            found = made[platform] = _shared((signature, platform))
+            bodies = tuple(_serial(f) for f in program.functions.values()) if reads == READS_BODIES else None
+            found = made[(platform, reads)] = _shared((signature, platform, bodies))
         return found
-    return _shared((None, platform))
+    return _shared((None, platform, None))
 
 
 def _shared(context: tuple) -> tuple:
@@ -247,14 +266,14 @@ class Invariant:
         check: ProgramCheck,
         auto_verified: bool = False,
         function_check: FunctionCheck | None = None,
-        reads_program: bool = False,
+        reads: int = READS_NOTHING,
     ) -> None:
         self.name = name
         self.summary = summary
         self.auto_verified = auto_verified
         self._check = check
         self._function_check = function_check
-        self._reads_program = reads_program
+        self._reads = reads
         # The grammar rules of a declared invariant and their shortcut (see :meth:`declared`).
         self.rules: tuple[Rule, ...] = ()
         self.holds_if: Callable[[Function], bool] | None = None
@@ -262,18 +281,27 @@ class Invariant:
 
     @classmethod
     def per_function(
-        cls, name: str, summary: str, check: FunctionCheck, auto_verified: bool = False, reads_program: bool = False
+        cls,
+        name: str,
+        summary: str,
+        check: FunctionCheck,
+        auto_verified: bool = False,
+        reads_program: bool = False,
+        reads_signatures: bool = False,
     ) -> Invariant:
         """An invariant whose checker runs on each function of the program in name order.
 
-        ``reads_program``: the checker also looks at other functions' signatures (callee
-        directions), so a cached result is reused only while those are unchanged.
+        ``reads_program``: the checker also looks into other functions (a callee's writes or returns, a
+        peer kernel's pipes), so a cached result is reused only while every function of the program is
+        the same object. ``reads_signatures``: it reads only their names, kinds and parameter
+        directions, so a cached result is reused while those are unchanged.
         """
 
         def run(program: Program, report: Reporter) -> None:
             report.violations.extend(check_all(program, [inv], platform=report.platform))
 
-        inv = cls(name, summary, run, auto_verified, function_check=check, reads_program=reads_program)
+        reads = READS_BODIES if reads_program else READS_SIGNATURES if reads_signatures else READS_NOTHING
+        inv = cls(name, summary, run, auto_verified, function_check=check, reads=reads)
         return inv
 
     @classmethod
@@ -285,6 +313,7 @@ class Invariant:
         auto_verified: bool = False,
         check: FunctionCheck | None = None,
         reads_program: bool = False,
+        reads_signatures: bool = False,
         holds_if: Callable[[Function], bool] | None = None,
     ) -> Invariant:
         """An invariant stated as grammar rules (:mod:`.grammar`), checked by the generic walker.
@@ -300,7 +329,7 @@ class Invariant:
             if check is not None:
                 check(func, program, report)
 
-        inv = cls.per_function(name, summary, run, auto_verified, reads_program)
+        inv = cls.per_function(name, summary, run, auto_verified, reads_program, reads_signatures)
         inv.rules = tuple(rules)
         inv.holds_if = holds_if
         inv.is_checked_by_hand = check is not None
@@ -344,7 +373,7 @@ class Invariant:
         Equal contexts are one shared object, so a cache hit compares them by identity instead
         of comparing the signatures of every function again for every function.
         """
-        return _context(program, platform if platform is not None else current_platform(), self._reads_program)
+        return _context(program, platform if platform is not None else current_platform(), self._reads)
 
     def check(self, program: Program, platform: Platform | None = None) -> list[Violation]:
         """Every violation of this invariant in ``program`` (errors and warnings) on ``platform``.
@@ -380,9 +409,9 @@ def check_all(
     invariants = tuple(invariants)
     platform = platform if platform is not None else current_platform()
     local, names, reads, whole = _plan(invariants)
-    # A context depends only on whether the checker reads the program: build each kind once.
+    # A context depends only on what the checker reads of the other functions: build each kind once.
     shared = {flag: _context(program, platform, flag) for flag in set(reads)}
-    context_key = (shared.get(False), shared.get(True))
+    context_key = tuple(shared.get(flag) for flag in (READS_NOTHING, READS_SIGNATURES, READS_BODIES))
     found: dict[int, list[Violation]] = {}
     first: list[Violation] = []
     # One cache entry per function for the whole set: a function every check passed before costs one
@@ -411,14 +440,14 @@ def check_all(
     return first
 
 
-def _plan(invariants: tuple[Invariant, ...]) -> tuple[list[int], tuple[str, ...], list[bool], frozenset[int]]:
-    """For a set of invariants (cached): the positions of the per-function ones, their names, whether
-    each reads the program, and the positions of the whole-program ones."""
+def _plan(invariants: tuple[Invariant, ...]) -> tuple[list[int], tuple[str, ...], list[int], frozenset[int]]:
+    """For a set of invariants (cached): the positions of the per-function ones, their names, what
+    each reads of the other functions, and the positions of the whole-program ones."""
     plan = _PLANS.get(invariants)
     if plan is None:
         local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
         whole = frozenset(i for i in range(len(invariants)) if i not in local)
-        plan = (local, tuple(invariants[i].name for i in local), [invariants[i]._reads_program for i in local], whole)
+        plan = (local, tuple(invariants[i].name for i in local), [invariants[i]._reads for i in local], whole)
         if len(_PLANS) > _CONTEXTS_LIMIT:
             _PLANS.clear()
         _PLANS[invariants] = plan

@@ -149,5 +149,5 @@ InOutUseValid = Invariant.per_function(
     "a variable passed as Out/InOut to a function is not read after that call in the same block",
     _check_inout_use,
     auto_verified=True,
-    reads_program=True,
+    reads_signatures=True,  # callee parameter directions only
 )

@@ -54,7 +54,7 @@ OrchestrationReferencesResolved = Invariant.per_function(
     "OrchestrationReferencesResolved",
     "every function an Orchestration function calls exists in the program",
     _check_references,
-    reads_program=True,
+    reads_signatures=True,  # callee names only
 )
 
 

@@ -48,12 +48,16 @@ def _cold() -> Iterator[None]:
     clear_caches()
 
 
-def _recording(name: str, calls: list[tuple[str, str]], reads_program: bool = False) -> Invariant:
+def _recording(
+    name: str, calls: list[tuple[str, str]], reads_program: bool = False, reads_signatures: bool = False
+) -> Invariant:
     def check(func: ir.Function, program: ir.Program, report: Reporter) -> None:
         calls.append((name, func.name))
         report.error("X", f"{name} dislikes {func.name}", func)
 
-    return Invariant.per_function(name, "test", check, reads_program=reads_program)
+    return Invariant.per_function(
+        name, "test", check, reads_program=reads_program, reads_signatures=reads_signatures
+    )
 
 
 def _whole(name: str, calls: list[tuple[str, str]]) -> Invariant:
@@ -146,6 +150,32 @@ def test_a_kept_function_is_checked_again_when_a_signature_it_may_read_changed()
     found = check_all(changed, [reads, local])
     assert calls == [("R", "f"), ("L", "f"), ("R", "g")]
     assert [v.message for v in found] == ["R dislikes f", "R dislikes g", "L dislikes f", "L dislikes g"]
+
+
+OTHER_F_BODY = """
+@pl.program
+class P:
+    @pl.function
+    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        b: pl.Scalar[pl.INT64] = a + 1
+        return b
+"""
+
+
+def test_a_kept_function_is_checked_again_when_a_body_it_may_read_changed() -> None:
+    # f gets another body under the same signature: a checker reading other functions' bodies runs
+    # again on the kept caller g, one reading only signatures (and one reading nothing) does not.
+    calls: list[tuple[str, str]] = []
+    bodies = _recording("B", calls, reads_program=True)
+    signatures = _recording("S", calls, reads_signatures=True)
+    local = _recording("L", calls)
+    program = prog(CALLS)
+    check_all(program, [bodies, signatures, local])
+    calls.clear()
+    (new_f,) = prog(OTHER_F_BODY).functions.values()
+    changed = ir.Program([new_f, list(program.functions.values())[1]], program.name, program.span)
+    check_all(changed, [bodies, signatures, local])
+    assert calls == [("B", "f"), ("S", "f"), ("L", "f"), ("B", "g")]
 
 
 class _BreakKernel(passes.FunctionPass):

@@ -201,3 +201,22 @@ def test_a_group_of_two_vector_kernels(tmp_path: Path) -> None:
             "other from the orchestration") in message
     line = next(k for k, text in enumerate(source.splitlines(), start=1) if "self.prepare_b(a, b)" in text)
     assert f"bad.py:{line}:9" in message
+
+
+def test_a_count_mismatch_made_by_changing_only_the_pushing_kernel(tmp_path: Path) -> None:
+    # The popping kernel is the same object in both programs: its cached result must not hide that
+    # its peer now pushes three tiles (a check reads the peer's body, not only its own).
+    from pypto.ir.function import Program
+    from pypto.languages.invariants.kernels import MixedKernelExpanded
+
+    good = pl.loads_program(str(Path(__file__).resolve().parents[2] / "examples" / "cross_core_pipes.py"))
+    path = tmp_path / "bad.py"
+    path.write_text(EXAMPLE.replace("        pl.tpush_to_aic(a_sq, split=0, id=0)\n",
+                                    "        for i in pl.range(3):\n            pl.tpush_to_aic(a_sq, split=0, id=0)\n"))
+    bad = pl.loads_program(str(path))
+    assert MixedKernelExpanded.errors(good) == []
+    kept = good.get_function("multiply")
+    mixed = Program([bad.get_function("prepare") if f.name == "prepare" else f for f in good.functions.values()],
+                    good.name, good.span)
+    assert mixed.get_function("multiply") is kept
+    assert [(v.code, v.function) for v in MixedKernelExpanded.errors(mixed)] == [("PIPE_COUNT_MISMATCH", "multiply")]
