@@ -109,6 +109,12 @@ class Retype(Rewrite):
     other statements take the generic path.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A handler that would match an assignment is never asked (the block loop calls assign).
+        if any(issubclass(AssignStmt, sig[0]) for sig in cls._dispatcher.funcs):
+            raise TypeError(f"{cls.__name__}: a Retype special-cases assignments by overriding assign, not with @on")
+
     def __init__(self, new_types: dict[Var, Any]) -> None:
         self.new_types = new_types
 

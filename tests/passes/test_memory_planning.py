@@ -566,3 +566,17 @@ def test_set_validshape_is_a_view_of_its_source_buffer() -> None:
     refs = {s.var.name_hint: s.var.type.memref for s in walk(kernel(program).body)
             if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType)}
     assert refs["v"] == refs["t"]
+
+
+def test_retype_refuses_an_assignment_handler() -> None:
+    """The planning rewrites send assignments straight to ``Retype.assign``: a handler that would
+    match one (it would never be asked) is refused when the class is made."""
+    from pypto.transform.memref_util import Retype
+    from pypto.transform.rewrite import on
+
+    with pytest.raises(TypeError, match="^Late: a Retype special-cases assignments by overriding assign, not with @on$"):
+
+        class Late(Retype):
+            @on(ir.AssignStmt)
+            def _assign(self, node: ir.AssignStmt) -> ir.AssignStmt:
+                return node
