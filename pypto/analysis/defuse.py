@@ -9,6 +9,7 @@ walks with explicit stacks, so deep expressions cost no recursion.
 
 from __future__ import annotations
 
+import atexit
 import operator
 import re
 from collections import Counter
@@ -179,6 +180,9 @@ def deep_summary(value: ModelBase) -> tuple[tuple[Var, ...], frozenset[type]]:
 
 _DEEP_SUMMARIES: IdentityCache[ModelBase, tuple[tuple[Var, ...], frozenset[type]]] = IdentityCache(100_000)
 _DEEP_SUMMARY_ENTRIES = _DEEP_SUMMARIES.entries  # read directly on the hot paths (see IdentityCache)
+# Its keys include module-level types (op signatures, constants) that are freed only while the
+# interpreter tears its modules down, when the entries' drop callbacks can no longer run: empty it first.
+atexit.register(_DEEP_SUMMARIES.clear)
 
 
 def clear_expr_vars() -> None:
