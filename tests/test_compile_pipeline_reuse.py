@@ -5,7 +5,9 @@ its output into a folder on ``sys.path``."""
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,8 @@ def test_a_plugin_installed_into_a_folder_already_on_sys_path_runs_in_the_next(t
     program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
     site = tmp_path / "site"
     site.mkdir()
+    settled = time.time() - 100  # an old folder: its listing is kept until its time changes
+    os.utime(site, (settled, settled))
     sys.path.insert(0, str(site))
     try:
         ir.compile(program, output_dir=tmp_path / "before")

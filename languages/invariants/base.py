@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from pypto.backend import Platform, current_platform
+from pypto.ir.errors import InternalError
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
 from pypto.ir.span import Span
@@ -286,12 +287,12 @@ class Invariant:
         summary: str,
         check: FunctionCheck,
         auto_verified: bool = False,
-        reads_program: bool = False,
+        reads_bodies: bool = False,
         reads_signatures: bool = False,
     ) -> Invariant:
         """An invariant whose checker runs on each function of the program in name order.
 
-        ``reads_program``: the checker also looks into other functions (a callee's writes or returns, a
+        ``reads_bodies``: the checker also looks into other functions (a callee's writes or returns, a
         peer kernel's pipes), so a cached result is reused only while every function of the program is
         the same object. ``reads_signatures``: it reads only their names, kinds and parameter
         directions, so a cached result is reused while those are unchanged.
@@ -300,7 +301,9 @@ class Invariant:
         def run(program: Program, report: Reporter) -> None:
             report.violations.extend(check_all(program, [inv], platform=report.platform))
 
-        reads = READS_BODIES if reads_program else READS_SIGNATURES if reads_signatures else READS_NOTHING
+        if reads_bodies and reads_signatures:
+            raise InternalError(f"invariant {name}: reads_bodies already covers reads_signatures; give one")
+        reads = READS_BODIES if reads_bodies else READS_SIGNATURES if reads_signatures else READS_NOTHING
         inv = cls(name, summary, run, auto_verified, function_check=check, reads=reads)
         return inv
 
@@ -312,7 +315,7 @@ class Invariant:
         *rules: Rule,
         auto_verified: bool = False,
         check: FunctionCheck | None = None,
-        reads_program: bool = False,
+        reads_bodies: bool = False,
         reads_signatures: bool = False,
         holds_if: Callable[[Function], bool] | None = None,
     ) -> Invariant:
@@ -321,6 +324,8 @@ class Invariant:
         ``check`` adds a hand-written per-function part for what is not grammar (call direction
         compatibility after the directions are required to exist, for instance). ``holds_if`` is a
         cheap sufficient condition for the rules: a function it accepts is not walked.
+        ``reads_bodies`` / ``reads_signatures``: what ``check`` reads of the other functions (see
+        :meth:`per_function`).
         """
 
         def run(func: Function, program: Program, report: Reporter) -> None:
@@ -329,7 +334,7 @@ class Invariant:
             if check is not None:
                 check(func, program, report)
 
-        inv = cls.per_function(name, summary, run, auto_verified, reads_program, reads_signatures)
+        inv = cls.per_function(name, summary, run, auto_verified, reads_bodies, reads_signatures)
         inv.rules = tuple(rules)
         inv.holds_if = holds_if
         inv.is_checked_by_hand = check is not None

@@ -96,7 +96,7 @@ CallDirectionsResolved = Invariant.declared(
     ),
     check=_check_directions,
     auto_verified=True,
-    reads_program=True,
+    reads_bodies=True,
 )
 
 

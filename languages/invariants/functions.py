@@ -206,5 +206,5 @@ EntryResultsExported = Invariant.per_function(
     "EntryResultsExported",
     "every value an entry Orchestration function returns is (the buffer of) one of its Out/InOut parameters",
     _check_entry_results,
-    reads_program=True,
+    reads_bodies=True,
 )

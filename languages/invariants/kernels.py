@@ -339,7 +339,7 @@ MixedKernelExpanded = Invariant.per_function(
     "kernels run on one side; cross-core pipes are set up, land in Mat/Vec, are freed and statically shaped",
     _check_mixed,
     auto_verified=True,
-    reads_program=True,  # a Group's kernels, and the peer kernel's pushes and pipe set-ups
+    reads_bodies=True,  # a Group's kernels, and the peer kernel's pushes and pipe set-ups
 )
 
 

@@ -291,7 +291,7 @@ InputsNotWritten = Invariant.per_function(
     "InputsNotWritten",
     "no tensor parameter declared In is written (in place, or as an Out/InOut argument of a call)",
     _check_inputs,
-    reads_program=True,
+    reads_bodies=True,
 )
 
 
@@ -489,5 +489,5 @@ OutParamsWritten = Invariant.per_function(
     "OutParamsWritten",
     "every Out tensor parameter is written on every path through its function",
     _check_outs,
-    reads_program=True,
+    reads_bodies=True,
 )

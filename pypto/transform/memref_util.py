@@ -114,6 +114,8 @@ class Retype(Rewrite):
         # A handler that would match an assignment is never asked (the block loop calls assign).
         if any(issubclass(AssignStmt, sig[0]) for sig in cls._dispatcher.funcs):
             raise TypeError(f"{cls.__name__}: a Retype special-cases assignments by overriding assign, not with @on")
+        if cls.types:  # assign keeps a variable without a new type as it is, not retyped by the walk
+            raise TypeError(f"{cls.__name__}: a Retype gives new types through new_types, not with types = True")
 
     def __init__(self, new_types: dict[Var, Any]) -> None:
         self.new_types = new_types

@@ -45,7 +45,8 @@ def _origin(ep: EntryPoint) -> str:
 
 
 _INSTALLED: tuple[tuple, tuple[EntryPoint, ...]] | None = None
-# Metadata folder names: what an install or uninstall adds to or removes from a sys.path folder.
+# Metadata folder names (matched lowercased, as importlib.metadata does): what an install or
+# uninstall adds to or removes from a sys.path folder.
 _METADATA = (".dist-info", ".egg-info")
 # A folder changed this recently (ns) may change again within its mtime's granularity unseen.
 _SETTLING_NS = 2_000_000_000
@@ -73,7 +74,7 @@ def _metadata_signature(entry: str) -> object:
     try:
         with os.scandir(path) as found:
             signature: object = tuple(
-                sorted((e.name, e.stat().st_mtime_ns) for e in found if e.name.endswith(_METADATA))
+                sorted((e.name, e.stat().st_mtime_ns) for e in found if e.name.lower().endswith(_METADATA))
             )
     except NotADirectoryError:
         signature = mtime

@@ -49,14 +49,14 @@ def _cold() -> Iterator[None]:
 
 
 def _recording(
-    name: str, calls: list[tuple[str, str]], reads_program: bool = False, reads_signatures: bool = False
+    name: str, calls: list[tuple[str, str]], reads_bodies: bool = False, reads_signatures: bool = False
 ) -> Invariant:
     def check(func: ir.Function, program: ir.Program, report: Reporter) -> None:
         calls.append((name, func.name))
         report.error("X", f"{name} dislikes {func.name}", func)
 
     return Invariant.per_function(
-        name, "test", check, reads_program=reads_program, reads_signatures=reads_signatures
+        name, "test", check, reads_bodies=reads_bodies, reads_signatures=reads_signatures
     )
 
 
@@ -101,7 +101,7 @@ def test_dialect_check_lists_grammar_first_then_each_invariant() -> None:
 
 def test_results_are_reused_for_an_equal_program_signature() -> None:
     calls: list[tuple[str, str]] = []
-    inv = _recording("A", calls, reads_program=True)
+    inv = _recording("A", calls, reads_bodies=True)
     program = prog(SOURCE)
     again = ir.Program(list(program.functions.values()), program.name, program.span)
     assert inv.context(program) is inv.context(again)
@@ -141,7 +141,7 @@ def test_a_kept_function_is_checked_again_when_a_signature_it_may_read_changed()
     # One check_all mixes checkers that read other functions' signatures with ones that do not: a
     # kept caller is re-checked by the first kind only, and a changed function by both.
     calls: list[tuple[str, str]] = []
-    reads, local = _recording("R", calls, reads_program=True), _recording("L", calls)
+    reads, local = _recording("R", calls, reads_bodies=True), _recording("L", calls)
     program = prog(CALLS)
     check_all(program, [reads, local])
     calls.clear()
@@ -166,7 +166,7 @@ def test_a_kept_function_is_checked_again_when_a_body_it_may_read_changed() -> N
     # f gets another body under the same signature: a checker reading other functions' bodies runs
     # again on the kept caller g, one reading only signatures (and one reading nothing) does not.
     calls: list[tuple[str, str]] = []
-    bodies = _recording("B", calls, reads_program=True)
+    bodies = _recording("B", calls, reads_bodies=True)
     signatures = _recording("S", calls, reads_signatures=True)
     local = _recording("L", calls)
     program = prog(CALLS)
