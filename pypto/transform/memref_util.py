@@ -4,7 +4,6 @@ which functions are planned, tile buffer sizes, and a rewrite that gives variabl
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from pypto.analysis.index import PLAIN
@@ -104,14 +103,14 @@ _LEAF_CLASSES = frozenset(_LEAVES)
 class Retype(Rewrite):
     """A rewrite that redefines the variables of ``new_types`` with those types (uses follow).
 
-    Assignments, most statements of a kernel, go to :meth:`assign` straight from the block loop (a
+    Assignments, most statements of a kernel, go to :meth:`assign` straight from :meth:`stmt` (a
     subclass special-cases some by overriding it, not with an ``@on(AssignStmt)`` handler); the
     other statements take the generic path.
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # A handler that would match an assignment is never asked (the block loop calls assign).
+        # A handler that would match an assignment is never asked (stmt calls assign).
         if any(issubclass(AssignStmt, sig[0]) for sig in cls._dispatcher.funcs):
             raise TypeError(f"{cls.__name__}: a Retype special-cases assignments by overriding assign, not with @on")
         if cls.types:  # assign keeps a variable without a new type as it is, not retyped by the walk
@@ -120,31 +119,17 @@ class Retype(Rewrite):
     def __init__(self, new_types: dict[Var, Any]) -> None:
         self.new_types = new_types
 
-    def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
-        # Rewrite.block without the per-statement dispatch (handler lookup, generic children) for
-        # assignments: that was about half of each memory-planning pass's rewrite.
-        out: list[Stmt] = []
-        outer = self._out
-        self._out = out  # a nested block restores it when it is left
-        assign, stmt = self.assign, self.stmt
+    def stmt(self, node: Stmt) -> Result:
+        # Assignments skip the per-statement dispatch (handler lookup, generic children): that was
+        # about half of each memory-planning pass's rewrite.
+        if type(node) is not AssignStmt:
+            return super().stmt(node)
         try:
-            for s in stmts:
-                if type(s) is AssignStmt:
-                    try:
-                        new = assign(s)
-                    except (IRTypeError, IRValueError) as err:  # as Rewrite.stmt does for a handler
-                        if err.span is None or not err.span.is_valid():
-                            err.span = s.span
-                        raise
-                else:
-                    new = stmt(s)
-                if isinstance(new, Stmt):
-                    out.append(new)
-                elif new is not None:
-                    out.extend(new)
-        finally:
-            self._out = outer
-        return out
+            return self.assign(node)
+        except (IRTypeError, IRValueError) as err:  # as Rewrite.stmt does for a handler
+            if err.span is None or not err.span.is_valid():
+                err.span = node.span
+            raise
 
     def assign(self, node: AssignStmt) -> Result:
         """``var = value`` rebuilt directly from its validated parts: for the common statement, a

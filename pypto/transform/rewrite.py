@@ -94,7 +94,7 @@ class Rewrite:
     _table: ClassVar[dict[type, Any]] = {}
     _exprs: ClassVar[bool] = False  # some handler rewrites expressions or types
     _handler_free: ClassVar[dict[frozenset[type], bool]] = {}  # node class sets no handler matches
-    _plain: ClassVar[bool] = True  # no expression handlers and the generic def/use/children cases
+    _plain: ClassVar[bool] = True  # no expression handlers and the generic stmt/def/use/children cases
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -107,7 +107,7 @@ class Rewrite:
         cls._handler_free = {}
         cls._exprs = cls.types or any(issubclass(sig[0], (Expr, Type)) for sig in cls._dispatcher.funcs)
         cls._plain = not cls._exprs and all(
-            getattr(cls, m) is getattr(Rewrite, m) for m in ("children", "define", "expr", "use")
+            getattr(cls, m) is getattr(Rewrite, m) for m in ("stmt", "children", "define", "expr", "use")
         )
 
     def handler(self, node_class: type) -> Handler | None:
