@@ -17,7 +17,7 @@ from typing import Annotated
 
 from annotated_types import Ge
 
-from pypto.analysis import op_name, use_counts, walk
+from pypto.analysis import function_index, op_name, use_counts, walk
 from pypto.languages.invariants import TileOps2D
 from pypto.languages.tiled import tiled
 
@@ -227,6 +227,8 @@ class AutoTileMatmulL0(RewritePass):
 
     def function(self, func: Function) -> Function:
         self.platform = PassContext.current().platform
+        if self._fits(func):
+            return func
         self.uses = use_counts(func.body)
         # The first operand of every tile.store: a blocked matmul result must be read by one store.
         self.readers: dict[Var, list[AssignStmt]] = {}
@@ -309,6 +311,35 @@ class AutoTileMatmulL0(RewritePass):
                 f"compute {', '.join(others)} in a loop of its own")
         self._block_acc(node, init, result)
         return None
+
+    def _fits(self, func: Function) -> bool:
+        """True when the rewrite would leave ``func`` as it is: no ``tile.create`` accumulator too big
+        for L0C, and no cube op assignment that ``_assign`` splits (a matmul or matmul_acc of whole
+        Mat operands whose result exceeds L0C or an operand its L0 buffer). The operand dtypes of
+        its cube ops are checked as the rewrite checks them, in statement order."""
+        p = self.platform
+        cubes: list[Call] = []
+        for s in function_index(func).of(AssignStmt):
+            call = s.value
+            name = op_name(call) if isinstance(call, Call) else None
+            if name == "tile.create":
+                t = s.var.type
+                if isinstance(t, TileType) and t.memory_space == Acc and tile_nbytes(t, p) > p.capacity[Acc]:
+                    return False  # a possible accumulator to split into blocks
+            elif name in _CUBE_OPS:
+                cubes.append(call)
+                if name not in ("tile.matmul", "tile.matmul_acc"):
+                    continue
+                lhs, rhs = call.args[:2] if name == "tile.matmul" else call.args[1:3]
+                if _whole_mat(lhs) is None or _whole_mat(rhs) is None:
+                    continue
+                t = s.var.type
+                if (isinstance(t, TileType) and tile_nbytes(t, p) > p.capacity[Acc]
+                        or tile_nbytes(lhs.type, p) > p.capacity[Left] or tile_nbytes(rhs.type, p) > p.capacity[Right]):
+                    return False
+        for call in cubes:
+            self._check_dtype(call)
+        return True
 
     def _acc_inits(self, func: Function) -> dict[Var, AssignStmt]:
         """The ``tile.create`` accumulators too big for L0C whose one use is the accumulator of a

@@ -533,3 +533,22 @@ def test_a_matmul_acc_with_a_run_time_init_cond_splits_k_from_it() -> None:
         "acc__ssa_v2: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = "
         "pl.tile.matmul_acc(acc__ssa_v2_grouped, x_k_2, y_k_2)",
     ]
+
+
+def test_a_kernel_with_a_fitting_matmul_still_splits_the_one_that_does_not_fit() -> None:
+    # The pass leaves a kernel whose cube ops all fit as it is without rewriting it; one split
+    # product among fitting ones is still found.
+    program = kernel("u = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)\n"
+                     "                v = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)\n"
+                     "                w = pl.matmul(u, v)\n"
+                     "                z = pl.matmul(x, y)", m=128, k=512, n=128)
+    lines = kernel_lines(passes.auto_tile_matmul_l0()(program))
+    assert lines[4:9] == [
+        "w: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(u, v)",
+        "x_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(x, 0, 0, [128, 128], "
+        "target_memory=pl.Mem.Left)",
+        "y_k0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 0, 0, [128, 128], "
+        "target_memory=pl.Mem.Right)",
+        "z_k0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_k0, y_k0)",
+        "for ko, (z_acc,) in pl.range(1, 3, 2, init_values=(z_k0,)):",
+    ]
