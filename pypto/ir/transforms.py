@@ -15,15 +15,28 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from .errors import IRTypeError
-from .expr import Expr, IterArg, Var
+from .expr import BinaryExpr, Call, Expr, IterArg, UnaryExpr, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import ModelBase, copy_node, replace
-from .stmt import ForStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
-from .traversal import child_fields, iter_children, iter_value, map_children
+from .parts import copy_parts
+from .stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from .traversal import _map_value, child_fields, iter_children, iter_value, map_children
 from .type_base import Type
 
 T = TypeVar("T", bound=ModelBase)
+
+
+def _leaf_classes(base: type) -> list[type]:
+    """The classes below ``base`` that have no subclass (the concrete node classes)."""
+    out, todo = [], [base]
+    while todo:
+        cls = todo.pop()
+        subs = cls.__subclasses__()
+        todo.extend(subs)
+        if not subs:
+            out.append(cls)
+    return out
 
 
 def flatten_to_stmts(stmt: Stmt) -> list[Stmt]:
@@ -138,6 +151,7 @@ def transform(
     *,
     types: bool = True,
     memo: dict[int, Any] | None = None,
+    rebuild: Callable[[Any, Callable[[Any], Any]], Any] = map_children,
 ) -> Any:
     """The traversal kernel: ``root`` rewritten bottom-up, without recursion.
 
@@ -147,7 +161,8 @@ def transform(
     are rewritten, the node is rebuilt from them only if one changed (:func:`map_children`, so an
     untouched subtree comes back as the same object), and ``leave(node, rebuilt)`` gives the final
     result. Variables are leaves (``enter`` decides about them); ``types=False`` keeps types as
-    they are. An explicit stack replaces recursion, so depth costs no Python frames.
+    they are. ``rebuild`` is :func:`map_children` or a variant of it (see :func:`deep_clone`). An
+    explicit stack replaces recursion, so depth costs no Python frames.
     """
     done: dict[int, Any] = {} if memo is None else memo
     lookup = lambda child: done.get(id(child), child)  # noqa: E731
@@ -171,7 +186,7 @@ def transform(
                 stack.append((node, True))
                 stack.extend((c, False) for c in reversed(kids))
                 continue
-        new = map_children(node, lookup)
+        new = rebuild(node, lookup)
         done[key] = new if leave is None else leave(node, new)
     return done[id(root)]
 
@@ -192,7 +207,8 @@ def def_vars(node: ModelBase) -> list[Var]:
 class _Substitution:
     """Variable substitution on the kernel; ``fresh`` vars get new copies wherever they occur."""
 
-    def __init__(self, mapping: Mapping[Var, Expr], copy_all: bool, types: bool = True) -> None:
+    def __init__(self, mapping: Mapping[Var, Expr], copy_all: bool, types: bool = True,
+                 rebuild: Callable[[Any, Callable[[Any], Any]], Any] = map_children) -> None:
         for key, value in mapping.items():
             if not isinstance(key, Var) or not isinstance(value, Expr):
                 raise IRTypeError(
@@ -203,9 +219,10 @@ class _Substitution:
         self.types = types
         self.fresh: dict[int, Callable[[Var], str]] = {}
         self.memo: dict[int, Any] = {}
+        self.rebuild = rebuild
 
     def __call__(self, node: Any) -> Any:
-        return transform(node, self.enter, self.leave, types=self.types, memo=self.memo)
+        return transform(node, self.enter, self.leave, types=self.types, memo=self.memo, rebuild=self.rebuild)
 
     def enter(self, node: Any) -> Any:
         if isinstance(node, Var):
@@ -287,13 +304,50 @@ def _same_name(v: Var) -> str:
     return v.name_hint
 
 
+# Node classes whose constructor only validates the fields and derives nothing from a child: a copy
+# whose changed children are each of the class of the child they replace needs no validation.
+_PLAIN_COPIES = frozenset({
+    AssignStmt, EvalStmt, SeqStmts, IfStmt, ForStmt, WhileStmt, YieldStmt, ReturnStmt, Call,
+    *_leaf_classes(BinaryExpr), *_leaf_classes(UnaryExpr), *_leaf_classes(ScopeStmt),
+})
+
+
+def _renamed(node: Any, lookup: Callable[[Any], Any]) -> Any:
+    """:func:`map_children` for a renaming copy (:func:`deep_clone` without ``var_map``): every
+    rebuilt child is a copy of the old one, its variables fresh ones of the same types, so a node of
+    ``_PLAIN_COPIES`` whose changed children keep their classes (lists their lengths), with its
+    keywords and attrs unchanged, is copied without validating it again (the old one was valid)."""
+    cls = type(node)
+    if cls not in _PLAIN_COPIES:
+        return map_children(node, lookup)
+    changes: dict[str, Any] = {}
+    for name in child_fields(cls):
+        old = getattr(node, name)
+        if type(old) is list:
+            new = [lookup(x) for x in old]
+            if any(a is not b for a, b in zip(new, old)):
+                if any(type(a) is not type(b) or not isinstance(b, ModelBase) for a, b in zip(new, old)):
+                    return map_children(node, lookup)
+                changes[name] = new
+        elif isinstance(old, ModelBase) and not old._mapping:
+            new = lookup(old)
+            if new is not old:
+                if type(new) is not type(old):
+                    return map_children(node, lookup)
+                changes[name] = new
+        elif old is not None and not (isinstance(old, ModelBase) and not old.__pydantic_fields_set__):
+            if _map_value(old, lookup) is not old:  # keywords, attrs: validated again when changed
+                return map_children(node, lookup)
+    return copy_parts(node, changes) if changes else node
+
+
 def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
     """A copy of ``node`` sharing no expression or statement with it, in which every variable
     defined inside ``node`` (see :func:`collect_def_vars`) is a fresh variable with the same name,
     used consistently at all its occurrences. Variables in ``var_map`` are replaced by their
     values (e.g. parameters by call arguments); other free variables, ops and unchanged types are
     kept. Sharing inside ``node`` is preserved in the copy."""
-    sub = _Substitution(var_map or {}, copy_all=True)
+    sub = _Substitution(var_map or {}, copy_all=True, rebuild=map_children if var_map else _renamed)
     for var in collect_def_vars(node):
         if id(var) not in sub.map:
             sub.fresh[id(var)] = _same_name

@@ -195,6 +195,19 @@ def test_deep_clone_preserves_internal_sharing_and_reassignment() -> None:
     assert clone[2].expr is clone[1].value
 
 
+def test_deep_clone_copies_every_node_field_for_field() -> None:
+    # Nodes whose children were copied are rebuilt without validating them again: every plain field
+    # (spans, dtypes, loop kinds, derived types) still comes over.
+    f = build()["f"]
+    g = ir.deep_clone(f)
+    pairs = list(zip(ir_objects(f), ir_objects(g)))
+    assert len(pairs) == len(list(ir_objects(f))) == len(list(ir_objects(g)))
+    for old, new in pairs:
+        assert type(old) is type(new) and old.__dict__.keys() == new.__dict__.keys()
+        plain = {k for k, v in old.__dict__.items() if not isinstance(v, (ModelBase, list)) and k != "unique_id"}
+        assert {k: new.__dict__[k] for k in plain} == {k: old.__dict__[k] for k in plain}
+
+
 def test_deep_clone_of_a_program() -> None:
     p = build()
     prog = ir.Program([p["f"]], "prog")
