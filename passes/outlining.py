@@ -216,32 +216,41 @@ class _Buffers(_Statements):
                 return var
         return var
 
-    def direction(self, param: Var) -> ParamDirection:
-        """``In``, ``Out`` or ``InOut`` from the uses of ``param``'s buffer in the body."""
-        written = read = False
+    def directions(self, params: Sequence[Var]) -> list[ParamDirection]:
+        """For each of ``params``: ``In``, ``Out`` or ``InOut`` from the uses of its buffer in the
+        body (one sweep over the statements for all of them)."""
+        wanted = set(params)
+        written: set[Var] = set()
+        read: set[Var] = set()
         for s in self.stmts:
-            for kind in self._uses(s, param):
-                written |= kind is not Effect.READ
-                read |= kind is not Effect.WRITE
-        return ParamDirection.InOut if written and read else ParamDirection.Out if written else ParamDirection.In
+            for root, kind in self._uses(s, wanted):
+                if kind is not Effect.READ:
+                    written.add(root)
+                if kind is not Effect.WRITE:
+                    read.add(root)
+        return [ParamDirection.InOut if p in written and p in read else ParamDirection.Out if p in written
+                else ParamDirection.In for p in params]
 
-    def _uses(self, s: Stmt, param: Var) -> list[Effect]:
+    def _uses(self, s: Stmt, wanted: set[Var]) -> list[tuple[Var, Effect]]:
+        """The uses ``s`` makes of the buffers of ``wanted``: (buffer, effect) pairs."""
         if isinstance(s, YieldStmt | ReturnStmt) or (isinstance(s, AssignStmt) and isinstance(s.value, Var)):
             return []  # copies and carries pass the buffer on
         exprs = _read_exprs(s)
         if isinstance(s, ForStmt | WhileStmt):
             exprs = [e for e in exprs if not any(e is ia.initValue for ia in s.iter_args)]
-        out: list[Effect] = []
+        out: list[tuple[Var, Effect]] = []
         for e in exprs:
-            mine = Counter(v for v in _vars_of(e) if self.root(v) is param)
+            # Each read of a variable whose buffer is wanted; an argument of a call inside takes
+            # the call's effect on it, the other reads are reads.
+            mine = Counter(v for v in _vars_of(e) if self.root(v) in wanted)
             if not mine:
                 continue
             for call in expr_calls(e) if isinstance(e, Expr) else []:
                 for k, arg in enumerate(call.args):
                     if isinstance(arg, Var) and mine[arg] > 0:
                         mine[arg] -= 1
-                        out.append(self._effect(call, k))
-            out += [Effect.READ] * sum(mine.values())
+                        out.append((self.root(arg), self._effect(call, k)))
+            out += [(self.root(v), Effect.READ) for v, n in mine.items() for _ in range(n)]
         return out
 
     def _effect(self, call: Call | Submit, k: int) -> Effect:
@@ -368,7 +377,9 @@ class Outliner(RewritePass):
         inside = reads(node)
         outs = [v for v in inside_defs if self._uses[v] > inside[v]]
         buffers = _Buffers(body, self.callee)
-        dirs = [buffers.direction(v) if isinstance(v.type, TensorType) else ParamDirection.In for v in ins]
+        tensors = [v for v in ins if isinstance(v.type, TensorType)]
+        found = dict(zip(tensors, buffers.directions(tensors)))
+        dirs = [found.get(v, ParamDirection.In) for v in ins]
         # Param-explicit returns in kernels and wrappers (an outlined Opaque function may have its
         # writes outlined later, and then reading the param after the kernel call breaks
         # InOutUseValid; a kernel does not look through calls for the same reason).
