@@ -459,6 +459,10 @@ class ExpandMixedKernel(ProgramPass):
                 attrs["split_aiv"] = True
         elif kind is FunctionType.AIV and PassContext.current().platform.dual_aiv_dispatch:
             attrs["dual_aiv_dispatch"] = True  # lane 1 replays the pipe traffic (SplitVectorKernel)
+        if kind is FunctionType.AIC:
+            # The sides share the statements and variables they both keep; ``func`` itself leaves the
+            # program (the Group has parameters of its own), so a copy for the AIV side is enough.
+            return replace(side, body=SeqStmts(stmts, body.span), attrs=attrs)
         params = [Var(p.name_hint, p.type, p.span) for p in func.params]
         mapping = dict(zip(func.params, params))
         new_body = deep_clone(SeqStmts(stmts, body.span), mapping)
