@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pypto.analysis import callee, calls_functions
+from pypto.analysis import callee, calls_functions, function_index
 from pypto.analysis.roots import Roots
 from pypto.analysis.wrapper_directions import forwarded_directions
 from pypto.languages.invariants import STRUCTURAL, CallDirectionsResolved, SplitIncoreOrch
@@ -13,7 +13,8 @@ from pypto.ir.enums import ArgDirection, ForKind, FunctionType, ParamDirection
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
-from pypto.ir.stmt import ForStmt, IfStmt, WhileStmt
+from pypto.ir.parts import copy_parts
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, WhileStmt
 from pypto.ir.types import TensorType
 
 from pypto.transform.base import ProgramPass
@@ -96,6 +97,20 @@ def _effective(func: Function, program: Program) -> list[ParamDirection]:
     return [max(d, uses.get(p, d)) for p, d in zip(func.params, func.param_directions)]
 
 
+def _calls_function(value: Expr) -> bool:
+    return isinstance(value, (Call, Submit)) and isinstance(value.op, GlobalVar)
+
+
+def _calls_are_statements(func: Function) -> bool:
+    """True when each call of a program function in ``func`` is the value of an assignment or an
+    evaluation statement (after FlattenCallExpr, always): the node index lists every occurrence, so
+    as many such statements as calls leaves none nested."""
+    index = function_index(func)
+    calls = sum(map(_calls_function, index.of(Call, Submit)))
+    direct = sum(_calls_function(s.value) for s in index.of(AssignStmt))
+    return calls == direct + sum(_calls_function(s.expr) for s in index.of(EvalStmt))
+
+
 class _Directions(Rewrite):
     """One function's calls, scanned in order with the set of written roots."""
 
@@ -106,7 +121,22 @@ class _Directions(Rewrite):
         self.loops: list[bool] = []  # per enclosing loop: does it order its iterations?
         self.inout = {self.roots.root(p) for p, d in zip(func.params, func.param_directions)
                       if d is ParamDirection.InOut}
+        self.flat = _calls_are_statements(func)
         return self.function(func)
+
+    @on(AssignStmt, EvalStmt)
+    def _stmt(self, node: AssignStmt | EvalStmt) -> Result:
+        if not self.flat:
+            return self.children(node)
+        # Every call of a function is a statement's value: the others hold none, and a call's
+        # arguments hold none either (no walk of their expressions).
+        value = node.value if isinstance(node, AssignStmt) else node.expr
+        if not _calls_function(value):
+            return node
+        new = self._call(value)
+        if new is value:
+            return node
+        return rebuild(node, value=new) if isinstance(node, AssignStmt) else rebuild(node, expr=new)
 
     def _unit(self, node: ForStmt | WhileStmt, ordered: bool) -> Result:
         outer = self.written
@@ -164,7 +194,12 @@ class _Directions(Rewrite):
         self.written.update(writes)
         if given is not None and list(given) == dirs:
             return node
-        return replace(node, attrs={**node.attrs, "arg_directions": dirs})
+        attrs = {**node.attrs, "arg_directions": dirs}
+        if "attrs" not in node.__pydantic_fields_set__:
+            return replace(node, attrs=attrs)
+        # Only the given attrs change, validated here by the model the constructor chose for them
+        # (the op is kept): the call's other fields need no second validation.
+        return copy_parts(node, {"attrs": type(node.attrs).for_node(type(node).__name__, attrs)})
 
     def _direction(self, arg: Expr, pd: ParamDirection) -> ArgDirection:
         if not isinstance(arg.type, TensorType):

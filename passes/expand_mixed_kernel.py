@@ -77,8 +77,14 @@ _POPS = {"tile.tpop_from_aic": "system.tfree_to_aic", "tile.tpop_from_aiv": "sys
 # Slots per direction when the kernel gives no pl.cross_core_slot: PTOAS's defaults.
 
 
-def _first(calls: list[Call], side: Affinity) -> Call | None:
-    return next((c for c in calls if affinity(c) is side), None)
+def _sides(calls: list[Call]) -> set[Affinity]:
+    """The affinities of ``calls``, each call's worked out once, read until they decide a split."""
+    found: set[Affinity] = set()
+    for call in calls:
+        found.add(affinity(call))
+        if Affinity.BOUNDARY in found or (Affinity.CUBE in found and Affinity.VECTOR in found):
+            break
+    return found
 
 
 def _tile_bytes(t: TileType) -> int:
@@ -317,11 +323,9 @@ class ExpandMixedKernel(ProgramPass):
         """``func`` retyped, or split into ``[F_aic, F_aiv, F]``; other functions unchanged."""
         if func.func_type is not FunctionType.InCore:
             return [func]
-        calls = function_index(func).of(Call)  # in program order
-        cube, vector = _first(calls, Affinity.CUBE), _first(calls, Affinity.VECTOR)
-        boundary = _first(calls, Affinity.BOUNDARY)
-        if boundary is None and (cube is None or vector is None):
-            kind = FunctionType.AIC if cube is not None else FunctionType.AIV
+        found = _sides(function_index(func).of(Call))
+        if Affinity.BOUNDARY not in found and not (Affinity.CUBE in found and Affinity.VECTOR in found):
+            kind = FunctionType.AIC if Affinity.CUBE in found else FunctionType.AIV
             # The level and role follow from the new type.
             return [replace(func, func_type=kind, level=None, role=None)]
         return self.split(func)
@@ -459,6 +463,10 @@ class ExpandMixedKernel(ProgramPass):
                 attrs["split_aiv"] = True
         elif kind is FunctionType.AIV and PassContext.current().platform.dual_aiv_dispatch:
             attrs["dual_aiv_dispatch"] = True  # lane 1 replays the pipe traffic (SplitVectorKernel)
+        if kind is FunctionType.AIC:
+            # The sides share the statements and variables they both keep; ``func`` itself leaves the
+            # program (the Group has parameters of its own), so a copy for the AIV side is enough.
+            return replace(side, body=SeqStmts(stmts, body.span), attrs=attrs)
         params = [Var(p.name_hint, p.type, p.span) for p in func.params]
         mapping = dict(zip(func.params, params))
         new_body = deep_clone(SeqStmts(stmts, body.span), mapping)

@@ -41,6 +41,7 @@ from pypto.ir.stmt import (
 from pypto.ir.types import ArrayType
 
 from .defuse import base_name
+from .index import function_index
 from .task_access import Access, TaskAccess
 
 
@@ -200,9 +201,21 @@ _HOST_ACCESSES = ("tensor.read", "tensor.write")
 def dependency_problems(func: Function, program: Program) -> list[DepProblem]:
     """The dependencies of ``func`` (an Orchestration function with call directions) that the
     runtime would drop, in program order."""
+    if nothing_to_drop(func):
+        return []
     walk = _Walk(TaskAccess(func, program), program, [func.span])
     walk.stmt(func.body)
     return [*_unwritten_slots(walk), *_scope_edges(walk)]
+
+
+def nothing_to_drop(func: Function) -> bool:
+    """True when ``func`` can have no dependency problem, read off its node index: each one needs a
+    dependency (a Submit's ``deps=``, a dependency-only task's edges), a manual scope (a boundary
+    crossed, an element access after a manual task) or a dispatch predicate (a gate)."""
+    index = function_index(func)
+    if "system.task_dummy" in index.op_names or any(s.manual for s in index.of(RuntimeScopeStmt)):
+        return False
+    return not any(s.deps or s.predicate is not None for s in index.of(Submit))
 
 
 def _reach(walk: _Walk, start: Expr) -> set[int]:

@@ -188,6 +188,14 @@ def test_applied_on_its_own_it_takes_a_parsed_program_before_ssa_and_memory_plan
     assert CallDirectionsResolved.check(after) == []
 
 
+def test_applied_on_its_own_a_call_nested_in_another_gets_its_directions_too() -> None:
+    """Before FlattenCallExpr a call of a function may be another call's argument: the pass then walks
+    every expression (after it, only the statements' values)."""
+    nested = EARLY.replace("out = self.k(a, out)\n", "out = self.k(self.k(a, out), out)\n", 1)
+    after = passes.derive_call_directions()(parse(nested))
+    assert directions(after) == [[IN, IO], [IN, OE], [IN, IO]]
+
+
 def test_applied_on_its_own_it_refuses_a_kernel_scope_left_in_orchestration() -> None:
     source = """
         @pl.program

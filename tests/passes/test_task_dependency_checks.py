@@ -13,6 +13,7 @@ import pytest
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto.analysis.task_deps import nothing_to_drop
 from pypto.language.parser.diagnostics.exceptions import UndefinedVariableError
 from pypto.transform.errors import PassError
 
@@ -518,3 +519,16 @@ def test_a_predicate_whose_gate_a_later_task_of_its_loop_writes_is_refused(tmp_p
 ], ids=["dependency", "tracked-reader", "tracked-out", "in-the-writer-scope", "parameter", "loop-carried-dependency"])
 def test_a_predicate_ordered_after_its_gate_writer_is_accepted(body: str, tmp_path: Path) -> None:
     ir.compile(pl.parse(gated(body), filename="deps.py"), output_dir=tmp_path / "out", skip_ptoas=True)
+
+
+@pytest.mark.parametrize(("body", "plain"), [
+    ("out = self.k(x, out)\nout, t = pl.submit(self.k, x, out)", True),
+    ("out, t = pl.submit(self.k, x, out)\nout, u = pl.submit(self.k, x, out, deps=[t])", False),
+    ("with pl.manual_scope():\n    out = self.k(x, out)", False),
+    ("out, t = pl.submit(self.k, x, out, predicate=(counts[0, 0] > 0))", False),
+], ids=["tracked-only", "dependency", "manual-scope", "predicate"])
+def test_only_an_orchestration_without_deps_manual_scopes_or_predicates_skips_the_dependency_walk(
+        body: str, plain: bool) -> None:
+    # The shortcut of dependency_problems: every problem the tests above refuse needs one of the three.
+    main = pl.parse(gated(body), filename="deps.py").get_function("main")
+    assert nothing_to_drop(main) is plain
