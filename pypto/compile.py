@@ -166,6 +166,11 @@ def compile(
                     check_printable(program, frozenset({"pto"} if skip_ptoas else {"pto", "cce"}))
                     check_orchestration_ops(program)
                 final = _run_pipeline(manager, program, dump, folder if memmap else None)
+                if generated and manager.validates_result():
+                    from pypto.codegen.base import note_validated
+
+                    # the pipeline has just validated this very program: the generators need not again
+                    note_validated(manager.final_dialect, final, chip)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
                 if graph and generated:
                     files.update(_graph_file(final))
