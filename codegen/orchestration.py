@@ -238,9 +238,17 @@ class OrchestrationEmitter(Emitter):
         self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
         self.task_arrays: dict[str, int] = {}  # C arrays of TaskIds -> their extent
         self.dummies = 0  # dependency-only tasks printed so far
-        self.reads: Counter[Var] = Counter()  # how often the function body reads each variable
+        self.body: Stmt | None = None  # the body of the function being printed
+        self._reads: Counter[Var] | None = None
         self.predeclared: set[Var] = set()  # scalars and views a manual scope defines for the code after it
         self.roots: Roots | None = None  # the buffer roots of the function being printed
+
+    @property
+    def reads(self) -> Counter[Var]:
+        """How often the function body reads each variable (counted when a manual scope first asks)."""
+        if self._reads is None:
+            self._reads = use_counts(self.body) if self.body is not None else Counter()
+        return self._reads
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -309,7 +317,7 @@ class OrchestrationEmitter(Emitter):
         doc.line('__attribute__((visibility("default")))')
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
-            self.reads = use_counts(func.body)
+            self.body, self._reads = func.body, None
             assert self.program is not None  # set by the Program rule
             self.roots = Roots(func, self.program)
             self.emit(func.body)
@@ -336,13 +344,14 @@ class OrchestrationEmitter(Emitter):
             for j, p in enumerate(scalars):
                 ct = c_type(p.type, p.span)
                 doc.line(f"{ct} {self.declare(p)} = from_u64<{ct}>(orch_args.scalar({j}));")
-        used = {id(n) for n in walk(func.body) if isinstance(n, Var)}
+        dims = [(p, axis, dim) for p in tensors for axis, dim in enumerate(p.type.shape) if isinstance(dim, Var)]
+        # the variables the body reads, walked for only a function with dynamic dimensions
+        used = {id(n) for n in walk(func.body) if isinstance(n, Var)} if dims else set()
         symbols: list[tuple[Var, int, int]] = []
-        for p in tensors:
-            for axis, dim in enumerate(p.type.shape):
-                if isinstance(dim, Var) and id(dim) in used and dim not in self.names:
-                    self.declare(dim)
-                    symbols.append((dim, self.tensor_params[p], axis))
+        for p, axis, dim in dims:
+            if id(dim) in used and dim not in self.names:
+                self.declare(dim)
+                symbols.append((dim, self.tensor_params[p], axis))
         if symbols:
             doc.line()
             doc.line("// Dynamic-dim symbols")
