@@ -85,7 +85,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
-from .groups import group_calls
+from .groups import function_named, group_calls
 from .op_table import argument, keyword
 from . import orchestration_taskids as taskids
 from .orchestration_ops import (
@@ -147,7 +147,7 @@ def kernel_ids(program: Program) -> dict[str, int]:
     for call in function_index(orch).of(Call, Submit):
         if not isinstance(call.op, GlobalVar):
             continue
-        target = program.get_function(call.op.name)
+        target = function_named(program, call.op.name)
         if target is not None and target.func_type is FunctionType.Spmd:
             target = spmd_kernel(program, target)[0]
         kernels = [target] if target is not None and target.func_type in _KERNEL_TYPES else []
@@ -174,7 +174,7 @@ def spmd_kernel(program: Program, wrapper: Function) -> tuple[Function, Call, Va
             break
     kernel = None
     if len(found) == 1 and isinstance(found[0][0].op, GlobalVar):
-        kernel = program.get_function(found[0][0].op.name)
+        kernel = function_named(program, found[0][0].op.name)
     if kernel is None or kernel.func_type not in (*_KERNEL_TYPES, FunctionType.Group):
         raise CodegenError(f"no rule for a Spmd function '{wrapper.name}' whose body is not one kernel call in "
                            "orchestration", wrapper.span,
@@ -674,7 +674,7 @@ class OrchestrationEmitter(Emitter):
         callee returns (§2.4)."""
         assert self.program is not None
         var, self.defining = self.defining, None
-        target = self.program.get_function(call.op.name)
+        target = function_named(self.program, call.op.name)
         wrapper = None
         if target is not None and target.func_type is FunctionType.Spmd:
             wrapper = target
@@ -865,7 +865,7 @@ class OrchestrationEmitter(Emitter):
         assert self.program is not None
         results: dict[Var, Expr] = {}
         for stmt in function_index(target).of(AssignStmt):
-            kernel = self.program.get_function(stmt.value.op.name) if (
+            kernel = function_named(self.program, stmt.value.op.name) if (
                 isinstance(stmt.value, Call) and isinstance(stmt.value.op, GlobalVar)) else None
             if kernel is not None and kernel.func_type in _KERNEL_TYPES:
                 returned = _returned_params(stmt.value, kernel)
