@@ -129,18 +129,35 @@ def _call(owner: Emitter, call: Call) -> Any:
     return owner.op_call(call)
 
 
-# Programs already validated, with the (dialect, platform) pairs: nodes are immutable, so the
-# generators of one compile, which read the same final program, check it once.
+# Programs known to be valid, with the (dialect, platform) pairs they were validated in: nodes are
+# immutable, so the generators of one compile, which read the same final program, check it once, and
+# not at all when the pipeline that made it validated it in full (``note_validated``).
 _VALIDATED: weakref.WeakKeyDictionary[Program, list[tuple[Dialect, Platform]]] = weakref.WeakKeyDictionary()
 
 
+def note_validated(dialect: Dialect, program: Program, platform: Platform) -> None:
+    """Record that ``program`` passed ``dialect.validate`` (grammar and every invariant) on ``platform``."""
+    _VALIDATED.setdefault(program, []).append((dialect, platform))
+
+
 def validate_once(dialect: Dialect, program: Program, context: str, platform: Platform) -> None:
-    """``dialect.validate(program)`` on ``platform``, unless it passed before."""
+    """``dialect.validate(program)`` on ``platform``, unless it passed before in a dialect that implies it."""
     seen = _VALIDATED.setdefault(program, [])
-    if any(d is dialect and p is platform for d, p in seen):
+    if any(p is platform and implies(d, dialect) for d, p in seen):
         return
     dialect.validate(program, context=context, platform=platform)
     seen.append((dialect, platform))
+
+
+def implies(checked: Dialect, wanted: Dialect) -> bool:
+    """True when a program valid in ``checked`` is valid in ``wanted``: every node kind ``checked``
+    allows is one of ``wanted``'s, every form ``wanted`` removes ``checked`` removes too, and every
+    invariant of ``wanted`` is one of ``checked``'s (``synced`` implies ``runtime``)."""
+    return checked is wanted or (
+        checked.kinds <= wanted.kinds
+        and wanted.excluded <= checked.excluded
+        and set(wanted.invariants) <= set(checked.invariants)
+    )
 
 
 def _span_of(node: Any) -> Span | None:
@@ -152,7 +169,8 @@ class Emitter:
     """Base of every code generator: a target, its rules, the platform and the document being written.
 
     ``emitter(program)`` checks that ``program`` is in the target's dialect on the emitter's
-    platform (the compile's, given by ``ir.compile``), then returns what the rule for ``Program``
+    platform (the compile's, given by ``ir.compile``; skipped when :func:`note_validated` recorded
+    that it passed that check or a stricter one), then returns what the rule for ``Program``
     returns (the text of one file, or a mapping of files to texts).
     """
 

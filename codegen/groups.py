@@ -14,16 +14,29 @@ from pypto.ir.function import Function, Program
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType
 
+from pypto.util import IdentityCache
+
 from .errors import CodegenError
 
 _KERNELS = (FunctionType.AIC, FunctionType.AIV)
+
+_BY_NAME: IdentityCache[Program, dict[str, Function]] = IdentityCache(64)
+
+
+def function_named(program: Program, name: str) -> Function | None:
+    """``program.get_function(name)``, from a table made once per program: that method builds a
+    GlobalVar node per lookup, and the emitters look up every kernel a call or a Group names."""
+    table = _BY_NAME.get(program)
+    if table is None:
+        table = _BY_NAME.put(program, {gv.name: f for gv, f in program.functions.items() if isinstance(gv, GlobalVar)})
+    return table.get(name)
 
 
 def group_calls(program: Program, group: Function) -> list[tuple[Function, Call]]:
     """The kernels ``group`` calls, with the calls, in body order."""
     found = []
     for call in function_index(group).of(Call):
-        target = program.get_function(call.op.name) if isinstance(call.op, GlobalVar) else None
+        target = function_named(program, call.op.name) if isinstance(call.op, GlobalVar) else None
         if target is not None and target.func_type in _KERNELS:
             found.append((target, call))
     return found

@@ -18,6 +18,7 @@ from pypto.ir.function import Function, Program
 from pypto.ir.types import TensorType
 
 from .errors import CodegenError
+from .groups import function_named
 from .orchestration import kernel_ids, orchestration_function
 
 RUNTIMES = ("tensormap_and_ringbuffer", "host_build_graph")
@@ -55,7 +56,7 @@ def generate_kernel_config(program: Program, runtime: str = "tensormap_and_ringb
     if orch is None:
         raise CodegenError(f"no rule for program '{program.name}' without an Orchestration function in kernel_config",
                            program.span, "kernel_config.py names the orchestration the runtime runs")
-    kernels = [program.get_function(name) for name in kernel_ids(program)]
+    kernels = [function_named(program, name) for name in kernel_ids(program)]
     lines = [
         "# Kernel and Orchestration Configuration",
         "",

@@ -87,6 +87,10 @@ class OpTable(Mapping[str, OpRule]):
     def __getitem__(self, name: str) -> OpRule:
         return self._rules[name]
 
+    def get(self, name: str, default: OpRule | None = None) -> OpRule | None:  # type: ignore[override]
+        # the dict's own get: Mapping.get goes through __getitem__ (and a KeyError per miss); asked per op call
+        return self._rules.get(name, default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._rules)
 

@@ -85,7 +85,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
-from .groups import group_calls
+from .groups import function_named, group_calls
 from .op_table import argument, keyword
 from . import orchestration_taskids as taskids
 from .orchestration_ops import (
@@ -147,7 +147,7 @@ def kernel_ids(program: Program) -> dict[str, int]:
     for call in function_index(orch).of(Call, Submit):
         if not isinstance(call.op, GlobalVar):
             continue
-        target = program.get_function(call.op.name)
+        target = function_named(program, call.op.name)
         if target is not None and target.func_type is FunctionType.Spmd:
             target = spmd_kernel(program, target)[0]
         kernels = [target] if target is not None and target.func_type in _KERNEL_TYPES else []
@@ -174,7 +174,7 @@ def spmd_kernel(program: Program, wrapper: Function) -> tuple[Function, Call, Va
             break
     kernel = None
     if len(found) == 1 and isinstance(found[0][0].op, GlobalVar):
-        kernel = program.get_function(found[0][0].op.name)
+        kernel = function_named(program, found[0][0].op.name)
     if kernel is None or kernel.func_type not in (*_KERNEL_TYPES, FunctionType.Group):
         raise CodegenError(f"no rule for a Spmd function '{wrapper.name}' whose body is not one kernel call in "
                            "orchestration", wrapper.span,
@@ -238,9 +238,17 @@ class OrchestrationEmitter(Emitter):
         self.strided: set[Var] = set()  # views whose elements are not one contiguous block of the parent
         self.task_arrays: dict[str, int] = {}  # C arrays of TaskIds -> their extent
         self.dummies = 0  # dependency-only tasks printed so far
-        self.reads: Counter[Var] = Counter()  # how often the function body reads each variable
+        self.body: Stmt | None = None  # the body of the function being printed
+        self._reads: Counter[Var] | None = None
         self.predeclared: set[Var] = set()  # scalars and views a manual scope defines for the code after it
         self.roots: Roots | None = None  # the buffer roots of the function being printed
+
+    @property
+    def reads(self) -> Counter[Var]:
+        """How often the function body reads each variable (counted when a manual scope first asks)."""
+        if self._reads is None:
+            self._reads = use_counts(self.body) if self.body is not None else Counter()
+        return self._reads
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -309,7 +317,7 @@ class OrchestrationEmitter(Emitter):
         doc.line('__attribute__((visibility("default")))')
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
-            self.reads = use_counts(func.body)
+            self.body, self._reads = func.body, None
             assert self.program is not None  # set by the Program rule
             self.roots = Roots(func, self.program)
             self.emit(func.body)
@@ -336,13 +344,14 @@ class OrchestrationEmitter(Emitter):
             for j, p in enumerate(scalars):
                 ct = c_type(p.type, p.span)
                 doc.line(f"{ct} {self.declare(p)} = from_u64<{ct}>(orch_args.scalar({j}));")
-        used = {id(n) for n in walk(func.body) if isinstance(n, Var)}
+        dims = [(p, axis, dim) for p in tensors for axis, dim in enumerate(p.type.shape) if isinstance(dim, Var)]
+        # the variables the body reads, walked for only a function with dynamic dimensions
+        used = {id(n) for n in walk(func.body) if isinstance(n, Var)} if dims else set()
         symbols: list[tuple[Var, int, int]] = []
-        for p in tensors:
-            for axis, dim in enumerate(p.type.shape):
-                if isinstance(dim, Var) and id(dim) in used and dim not in self.names:
-                    self.declare(dim)
-                    symbols.append((dim, self.tensor_params[p], axis))
+        for p, axis, dim in dims:
+            if id(dim) in used and dim not in self.names:
+                self.declare(dim)
+                symbols.append((dim, self.tensor_params[p], axis))
         if symbols:
             doc.line()
             doc.line("// Dynamic-dim symbols")
@@ -665,7 +674,7 @@ class OrchestrationEmitter(Emitter):
         callee returns (§2.4)."""
         assert self.program is not None
         var, self.defining = self.defining, None
-        target = self.program.get_function(call.op.name)
+        target = function_named(self.program, call.op.name)
         wrapper = None
         if target is not None and target.func_type is FunctionType.Spmd:
             wrapper = target
@@ -856,7 +865,7 @@ class OrchestrationEmitter(Emitter):
         assert self.program is not None
         results: dict[Var, Expr] = {}
         for stmt in function_index(target).of(AssignStmt):
-            kernel = self.program.get_function(stmt.value.op.name) if (
+            kernel = function_named(self.program, stmt.value.op.name) if (
                 isinstance(stmt.value, Call) and isinstance(stmt.value.op, GlobalVar)) else None
             if kernel is not None and kernel.func_type in _KERNEL_TYPES:
                 returned = _returned_params(stmt.value, kernel)

@@ -44,6 +44,11 @@ REFUSED: dict[str, str] = {
 def check_orchestration_ops(program: Program) -> None:
     """Raise a :class:`CodegenError` at the first call of an op of ``REFUSED`` that an Orchestration
     function runs itself (outside the scopes outlined into kernels), or at a TaskId parameter."""
+    # The placed calls of each function that may call a refused op, walked once for both loops below.
+    placed: dict[str, list[tuple[Call, bool]]] = {}
+    for func in program.functions.values():
+        if func.func_type in _ORCHESTRATING and _calls_refusable(func):
+            placed[func.name] = list(placed_calls(func))
     for func in program.functions.values():
         if func.func_type is not FunctionType.Orchestration:
             continue
@@ -54,14 +59,12 @@ def check_orchestration_ops(program: Program) -> None:
                     "the host passes tensors and numbers, never a submitted task", param.span,
                     "depend on a task this function submits (`out, tid = pl.submit(...)`, then deps=[tid]), or "
                     "write None for no dependency")
-        if not _calls_refusable(func):
-            continue
-        for call, in_kernel in placed_calls(func):
+        for call, in_kernel in placed.get(func.name, ()):
             if not in_kernel and isinstance(call.op, Op) and call.op.name in REFUSED:
                 raise CodegenError(f"{call.op.name} cannot run in orchestration code: moving tensor data needs a core",
                                    call.span, REFUSED[call.op.name])
     for func in program.functions.values():
-        calls = list(placed_calls(func)) if func.func_type in _ORCHESTRATING and _calls_refusable(func) else []
+        calls = placed.get(func.name, ())
         if func.func_type is FunctionType.Opaque and not any(in_kernel for _, in_kernel in calls):
             continue  # no kernel scope: not the orchestration
         for call, in_kernel in calls:

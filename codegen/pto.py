@@ -43,7 +43,7 @@ from pypto.ir.types import TensorType, TileType, element_strides
 from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
-from .groups import group_members
+from .groups import function_named, group_members
 from .op_table import Accumulate, argument, keyword
 from .pto_ops import (
     Assemble, Buffer, CrossCore, Dps, Fixed, Flag, Operands, Reshape, Result, ScalarAccess, SetValidShape, SpmdIndex,
@@ -151,7 +151,7 @@ class PtoEmitter(Emitter):
             if func.func_type is FunctionType.Group:
                 members = [m for m, g in grouped.items() if g is func]
                 if members:  # one module holds the AIC and AIV kernels of a mixed group
-                    units[func.name] = self._module([node.get_function(m) for m in members])
+                    units[func.name] = self._module([function_named(node, m) for m in members])
             elif func.func_type in _KERNEL_KINDS and func.name not in grouped:
                 units[func.name] = self._module([func])
         return units

@@ -118,13 +118,20 @@ def check_printable(program: Program, targets: frozenset[str]) -> None:
                     f"({ORCHESTRATION_ONLY[call.op.name]})", call.span,
                     "make the array in the orchestration, outside pl.at / pl.spmd blocks, and pass kernels the "
                     "scalars they need")
+    cce = "cce" in targets
     for func in program.functions.values():
-        for node in function_index(func).of(Call):  # the index later checks reuse
-            if isinstance(node.op, Op) and node.op.name in REFUSED:
+        index = function_index(func)  # the index later checks reuse
+        refusable = not index.op_names.isdisjoint(REFUSED)
+        if not (refusable or cce):
+            continue
+        for node in index.of(Call):
+            if not isinstance(node.op, Op):
+                continue
+            if refusable and node.op.name in REFUSED:
                 message = refusal_message(node.op.name, targets)
                 if message is not None:
                     raise UnsupportedOpError(message, node.span, _HINTS.get(node.op.name, _HINT))
-            if "cce" in targets and isinstance(node.op, Op):
+            if cce and "split" in node.kwargs:
                 _check_split(node)
 
 
@@ -132,7 +139,7 @@ def _check_split(call: Call) -> None:
     """A pipe split code the CCE target cannot print (3/4: an odd split extent) is refused at the call."""
     from .cce_ops import SPLIT_AXES
 
-    code = call.kwargs.get("split")
+    code = call.kwargs["split"]
     if isinstance(code, int) and code not in SPLIT_AXES:
         raise UnsupportedOpError(f"{call.op.name} with split={code} (an odd-extent split) cannot be compiled: the cce "
                                  "target has no rule for it", call.span, ODD_SPLIT_HINT)

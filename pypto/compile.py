@@ -166,6 +166,11 @@ def compile(
                     check_printable(program, frozenset({"pto"} if skip_ptoas else {"pto", "cce"}))
                     check_orchestration_ops(program)
                 final = _run_pipeline(manager, program, dump, folder if memmap else None)
+                if generated and manager.validates_result():
+                    from pypto.codegen.base import note_validated
+
+                    # the pipeline has just validated this very program: the generators need not again
+                    note_validated(manager.final_dialect, final, chip)
                 files = generate_files(final, chip, skip_ptoas) if generated else {}
                 if graph and generated:
                     files.update(_graph_file(final))
@@ -280,14 +285,18 @@ def write_files(root: Path, files: Mapping[str, str]) -> None:
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
-        # os.open/os.write: a text-mode file object per file cost twice as much as the writing.
-        fd = os.open(os.path.join(folder, parts[-1]), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-        try:
-            data = memoryview((text if text.endswith("\n") else text + "\n").encode())
-            while data:
-                data = data[os.write(fd, data) :]
-        finally:
-            os.close(fd)
+        _write_text(os.path.join(folder, parts[-1]), text if text.endswith("\n") else text + "\n")
+
+
+def _write_text(path: str, text: str) -> None:
+    # os.open/os.write: a text-mode file object per file cost twice as much as the writing.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        data = memoryview(text.encode())
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -323,7 +332,7 @@ def artifact_folder(destination: Path) -> Iterator[Path]:
     folder = _fresh_folder(destination)
     try:
         yield folder
-        (folder / MANIFEST).write_text("".join(f"{p}\n" for p in _tree_files(folder)))
+        _write_text(os.path.join(folder, MANIFEST), "".join(f"{p}\n" for p in _tree_files(folder)))
         _move_into_place(folder, destination, previous)
     except BaseException as err:
         kept = _keep_failed(folder, destination)
@@ -370,12 +379,21 @@ def _previous_tree(destination: Path) -> set[str] | None:
 
 
 def _tree_files(root: Path) -> list[str]:
-    base = os.fspath(root)
+    """The relative paths of the files below ``root``, sorted (folders are entered, as ``os.walk``
+    does, unless they are symbolic links; those are not listed)."""
     out: list[str] = []
-    for folder, _, names in os.walk(base):  # a third of the time of Path.rglob
-        rel = os.path.relpath(folder, base)
-        out.extend(names if rel == "." else (f"{rel}/{name}" for name in names))
+    _scan(os.fspath(root), "", out)
     return sorted(out)
+
+
+def _scan(folder: str, prefix: str, out: list[str]) -> None:
+    # scandir directly: os.walk's generators and relpath per folder cost more than reading the folders
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.is_dir():
+                out.append(prefix + entry.name)
+            elif not entry.is_symlink():
+                _scan(entry.path, f"{prefix}{entry.name}/", out)
 
 
 KEPT_FAILURES = 3

@@ -136,6 +136,8 @@ def instantiate(e: Expr, values: dict[Var, Expr]) -> Expr:
     """``e`` with ``values`` substituted for its variables, constant arithmetic folded."""
     if isinstance(e, Var):
         return values.get(e, e)
+    if type(e) is ConstInt:  # most bounds are constants: a substitution would return it as it is
+        return e
     rebuild = _FOLDERS.get(type(e))
     if rebuild is not None:
         return rebuild(instantiate(e.left, values), instantiate(e.right, values))

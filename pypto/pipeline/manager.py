@@ -184,6 +184,15 @@ class PassManager:
         """The dialect of the pipeline's output."""
         return self.steps[-1].after if self.steps else self.start
 
+    def validates_result(self) -> bool:
+        """Whether a run in the current context ends by validating its result against
+        :attr:`final_dialect` in full (grammar and every invariant), so a reader of that result on
+        the context's platform need not check it again."""
+        level = self.verify if self.verify is not None else PassContext.current().verify
+        if level is VerifyLevel.NONE:
+            return False
+        return not self.steps or self._schedule(level)[-1][2]
+
     def run_passes(
         self,
         program: Program,

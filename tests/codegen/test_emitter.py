@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pypto.backend import A2A3
-from pypto.codegen.base import Emitter, Rules
+from pypto.backend import A2A3, A5
+from pypto.codegen.base import Emitter, Rules, implies, note_validated
 from pypto.codegen.coverage import coverage
 from pypto.codegen.doc import Doc
 from pypto.codegen.errors import CodegenError
@@ -18,7 +18,7 @@ from pypto.ir.enums import FunctionType
 from pypto.ir.errors import VerificationError
 from pypto.ir.expr import Add, Call, ConstInt, GlobalVar, Mul, Op, Var
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import AssignStmt, ReturnStmt, SeqStmts
+from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, SeqStmts
 from pypto.language.parser.text_parser import loads_program
 from pypto.languages.dialect import Dialect
 
@@ -190,6 +190,52 @@ def test_entering_checks_the_program_is_in_the_dialect(tmp_path: Path) -> None:
     program = _program(tmp_path, "for i in pl.range(2):\n    a = pl.add(a, b)\nreturn a")
     with pytest.raises(VerificationError, match=r"program 'Toy' is not in dialect 'toy' \(toy code generation\)"):
         ToyEmitter(A2A3)(program)
+
+
+def test_a_program_validated_in_an_implying_dialect_is_not_checked_again(tmp_path: Path) -> None:
+    looser = Dialect("loose", "toy with loops", TOY_DIALECT.kinds | {ForStmt})
+    assert implies(TOY_DIALECT, looser) and not implies(looser, TOY_DIALECT)
+
+    def loop_program() -> Program:  # not in toy: it has a loop
+        return _program(tmp_path, "for i in pl.range(2):\n    a = pl.add(a, b)\nreturn a")
+
+    in_looser, on_a5 = loop_program(), loop_program()
+    note_validated(looser, in_looser, A2A3)
+    note_validated(TOY_DIALECT, on_a5, A5)
+    for program in (in_looser, on_a5):  # a looser dialect or another platform proves nothing
+        with pytest.raises(VerificationError, match=r"not in dialect 'toy' \(toy code generation\)"):
+            ToyEmitter(A2A3)(program)
+    recorded = loop_program()
+    note_validated(TOY_DIALECT, recorded, A2A3)  # as if it had passed: the emitter takes it unchecked
+    with pytest.raises(CodegenError, match="no rule for ForStmt in toy"):
+        ToyEmitter(A2A3)(recorded)
+
+
+def test_the_generators_check_a_compile_result_only_when_the_pipeline_did_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pypto import ir
+    from pypto.languages.runtime import runtime
+    from pypto.languages.synced import synced
+
+    program = loads_program(Path(__file__).resolve().parents[2] / "examples" / "tile_add.py")
+    seen: list[tuple[str, str]] = []
+    validate = Dialect.validate
+
+    def spy(self: Dialect, prog: Program, *args: object, **kwargs: object) -> Program:
+        seen.append((self.name, str(kwargs.get("context"))))
+        return validate(self, prog, *args, **kwargs)
+
+    monkeypatch.setattr(Dialect, "validate", spy)
+    generated = {}
+    for level in ("strict", "basic", "none"):
+        seen.clear()
+        ir.compile(program, output_dir=tmp_path / level, dump_passes=False, verify=level)
+        generated[level] = [entry for entry in seen if "code generation" in entry[1]]
+    # strict and basic validate the synced result after InsertPipeSync, which implies runtime
+    assert generated["strict"] == generated["basic"] == []
+    assert generated["none"] == [("runtime", "pto code generation"), ("synced", "cce code generation")]
+    assert implies(synced, runtime) and not implies(runtime, synced)
 
 
 def test_rules_extend_and_report_what_they_handle() -> None:

@@ -242,6 +242,34 @@ def test_an_element_read_is_a_window_of_one_element(tmp_path: Path) -> None:
     assert shown == [("tensor.read", ["row", "3"], ["row + 1", "4"]), ("tensor.write", ["0", "row"], ["1", "row + 1"])]
 
 
+def test_a_constant_window_ends_where_the_bounds_of_its_sum_fold_to() -> None:
+    from pypto.analysis.intervals import distribute, instantiate
+    from pypto.analysis.windows import _Walker
+    from pypto.ir import scalar_ops
+
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]
+              ) -> pl.Tensor[[16, 32], pl.FP32]:
+            t: pl.Tile[[16, 32], pl.FP32] = pl.load(x, [16, 32], [16, 32])
+            out = pl.store(t, [0, 0], out)
+            return out
+    """
+    kernel = pl.parse(textwrap.dedent(source)).get_function("k")
+    load = kernel_windows(kernel)[0]
+    offsets = [ir.ConstInt(16, ir.INDEX), ir.ConstInt(32, ir.INDEX)]
+    general = [_Walker(kernel).bounds(distribute(scalar_ops.add(o, ir.ConstInt(e, ir.INDEX))))[1]
+               for o, e in zip(offsets, (16, 32))]
+    for hi, expected in zip(load.hi, general, strict=True):
+        ir.assert_structural_equal(hi, expected)
+    assert [str(e) for e in load.hi] == ["32", "64"]
+    assert instantiate(load.hi[0], {}) is load.hi[0]  # a constant is its own instance
+
+
 def test_an_index_driven_scatter_is_refused(tmp_path: Path) -> None:
     source = """
     import pypto.language as pl
