@@ -225,16 +225,16 @@ def _first_tensor(call: Call) -> TensorType | None:
 
 
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
-    index = function_index(func)
-    # The stored tiles' types are among the node types, which are few: most kernels hold no Acc tile.
-    if not any(t.memory_space is MemorySpace.Acc for t in index.types_of(TileType)):
-        return
-    for call in index.calls_to("tile.store"):
+    # The stores are few: looking at each one's source costs less than a scan of the function's types
+    # for an Acc tile (after memory planning each tile variable has a type of its own).
+    for call in function_index(func).calls_to("tile.store"):
         if not call.args:
             continue
-        source, target = call.args[0].type, _first_tensor(call)
-        from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
-        if from_acc and target is not None and target.dtype not in report.platform.acc_store_dtypes:
+        source = call.args[0].type
+        if not isinstance(source, TileType) or source.memory_space is not MemorySpace.Acc:
+            continue
+        target = _first_tensor(call)
+        if target is not None and target.dtype not in report.platform.acc_store_dtypes:
             report.error("ACC_STORE_DTYPE", f"an Acc tile is stored into a {target.dtype} tensor", call)
 
 
@@ -309,8 +309,8 @@ def _has_stride(value: Var) -> bool:
     return view is not None and bool(view.stride)
 
 
-def _strided_type(t: object) -> bool:
-    return isinstance(t, TileType) and t.tile_view is not None and bool(t.tile_view.stride)
+def _strided_type(t: TileType) -> bool:
+    return t.tile_view is not None and bool(t.tile_view.stride)
 
 
 def _check_slices(func: Function, program: Program, report: Reporter) -> None:
@@ -319,7 +319,7 @@ def _check_slices(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)
     # Only a tile with an explicit stride can be strided, and a slice's result is typed with one (the
     # variables' types are among the node types, which are few).
-    if "tile.slice" not in index.op_names and (not any(map(_strided_type, index.types)) or (
+    if "tile.slice" not in index.op_names and (not any(map(_strided_type, index.types_of(TileType))) or (
             not any(map(_has_stride, func.params)) and not any(_has_stride(s.var) for s in index.of(AssignStmt)))):
         return
     for stmt in index.of(AssignStmt):
