@@ -85,14 +85,17 @@ def _calls_at_top(func: Function) -> bool:
     """True when every call in ``func`` is the whole value of an assignment or an evaluation: then
     no call sits inside another node's field (the index counts each occurrence of a node)."""
     index = function_index(func)
-    calls = index.positions(Call, Submit)
+    calls = len(index.of(Call, Submit))
     if not calls:
         return True
-    # In the pre-order an assignment is followed by its variable and then its value, an evaluation by
-    # its expression: set arithmetic on positions, no isinstance test of each value (slow against a
-    # pydantic class the value is not an instance of).
-    top = set(map((2).__add__, index.positions(AssignStmt))) | set(map((1).__add__, index.positions(EvalStmt)))
-    return top.issuperset(calls)
+    top = 0
+    for stmt in index.of(AssignStmt):
+        if isinstance(stmt.value, (Call, Submit)):
+            top += 1
+    for stmt in index.of(EvalStmt):
+        if isinstance(stmt.expr, (Call, Submit)):
+            top += 1
+    return top == calls
 
 
 NoNestedCalls = Invariant.declared(
