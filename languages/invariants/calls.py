@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from pypto.analysis import block, callee, calls_functions, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
 from pypto.analysis.wrapper_directions import forwarded_directions
 
@@ -13,6 +15,7 @@ from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
 from .grammar import Attr, FunctionCalls
+from .walk import checked_defs
 
 
 ManualDepsOnSubmitOnly = Invariant.declared(
@@ -137,11 +140,32 @@ def _check_block(stmts: list[Stmt], program: Program, report: Reporter) -> None:
                 _check_block(block(body), program, report)
 
 
+def _read_once(func: Function, program: Program) -> bool:
+    """True when every variable ``func`` passes as an Out/InOut argument is read at most once (by
+    that call): then no statement reads it after the call, and the sweep would find nothing.
+
+    Every definition of a variable is a node of the index, and so is every read the sweep sees, so
+    a variable's reads are at most its nodes less its definitions (one C-level count of the nodes).
+    """
+    index = function_index(func)
+    written = []
+    for call in index.of(Call, Submit):
+        target = callee(program, call)
+        if target is not None:
+            written += [a for a, d in zip(call.args, target.param_directions) if d is not ParamDirection.In]
+    if not written:
+        return True
+    nodes = Counter(index.of(Var))
+    nodes.subtract(checked_defs(func))
+    return all(nodes[v] <= 1 for v in written if isinstance(v, Var))
+
+
 def _check_inout_use(func: Function, program: Program, report: Reporter) -> None:
     # Group and Spmd wrappers forward their params to kernels and return them (param-explicit).
     if func.func_type in (FunctionType.Group, FunctionType.Spmd) or not calls_functions(func):
         return
-    _check_block(block(func.body), program, report)
+    if not _read_once(func, program):
+        _check_block(block(func.body), program, report)
 
 
 InOutUseValid = Invariant.per_function(

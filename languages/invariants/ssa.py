@@ -30,7 +30,7 @@ from pypto.analysis import (
     walk,
     walk_values,
 )
-from pypto.analysis.index import FunctionIndex
+from pypto.analysis.index import FunctionIndex, plain_attrs
 
 from pypto.ir.expr import Expr, Var
 from pypto.ir.function import Function, Program
@@ -81,7 +81,8 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     statements: in the pre-order, an assignment is followed by its variable and then by the nodes
     of its value, and every other variable node after the first statement is a use, which holds
     when the variable is a parameter or an earlier statement defines it."""
-    if func.attrs and not set(func.params).issuperset(_attr_vars(func)):
+    attr_vars = _attr_vars(func)
+    if attr_vars and not set(func.params).issuperset(attr_vars):
         return None
     index = function_index(func)
     blocks = index.of(SeqStmts)
@@ -140,37 +141,56 @@ def _body_vars(func: Function) -> set[Var]:
 
 def _attr_vars(func: Function) -> list[Var]:
     """The variables the function's attrs hold (a block count, a dynamic extent)."""
-    return [n for n in walk_values(list(func.attrs.values())) if isinstance(n, Var)]
+    attrs = func.attrs
+    if not attrs.__pydantic_fields_set__ or plain_attrs(attrs):  # flags, names, numbers (most attrs)
+        return []
+    return [n for n in walk_values(list(attrs.values())) if isinstance(n, Var)]
 
 
-class _Scopes:
-    """A stack of scopes of visible variables."""
+class _Visible:
+    """A stack of scopes of visible variables (a count per variable: it may be added in two scopes)."""
 
     def __init__(self) -> None:
         self.frames: list[list[Var]] = [[]]
         self.count: dict[Var, int] = {}
-        self.by_name: dict[str, list[tuple[Var, int]]] = {}
 
     def add(self, var: Var) -> None:
         self.frames[-1].append(var)
         self.count[var] = self.count.get(var, 0) + 1
-        self.by_name.setdefault(var.name_hint, []).append((var, len(self.frames)))
 
     def visible(self, var: Var) -> bool:
         return self.count.get(var, 0) > 0
-
-    def outer_named(self, name: str) -> list[Var]:
-        """The visible variables called ``name`` that enclosing scopes define."""
-        depth = len(self.frames)
-        return [v for v, d in self.by_name.get(name, ()) if d < depth]
 
     def push(self) -> None:
         self.frames.append([])
 
     def pop(self) -> list[Var]:
         frame = self.frames.pop()
+        count = self.count
         for var in frame:
-            self.count[var] -= 1
+            count[var] -= 1
+        return frame
+
+
+class _Scopes(_Visible):
+    """Visible variables, also by name (SSAForm's shadowing rule reads them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_name: dict[str, list[tuple[Var, int]]] = {}
+
+    def add(self, var: Var) -> None:
+        super().add(var)
+        self.by_name.setdefault(var.name_hint, []).append((var, len(self.frames)))
+
+    def shadows(self, var: Var) -> bool:
+        """True when an enclosing scope defines another visible variable of ``var``'s name."""
+        depth = len(self.frames)
+        return any(v is not var and d < depth for v, d in self.by_name.get(var.name_hint, ()))
+
+    def pop(self) -> list[Var]:
+        frame = super().pop()
+        for var in frame:
             same = self.by_name[var.name_hint]
             same[:] = [(v, d) for v, d in same if v is not var]
         return frame
@@ -187,7 +207,7 @@ class _SSAChecker:
             self.report.error("MULTIPLE_ASSIGNMENT", f"variable '{var.name_hint}' is defined more than once", node)
         else:
             # A new variable of a name defined earlier in the same scope is a re-assignment.
-            if any(v is not var for v in self.scopes.outer_named(var.name_hint)):
+            if self.scopes.shadows(var):
                 self.report.error(
                     "NAME_SHADOWING", f"'{var.name_hint}' shadows another variable of the same name", node
                 )
@@ -195,9 +215,10 @@ class _SSAChecker:
         self.scopes.add(var)
 
     def use(self, stmt: Stmt) -> None:
+        defined, count = self.defined, self.scopes.count
         for expr in stmt_exprs(stmt):
             for var in expr_vars(expr):
-                if var in self.defined and not self.scopes.visible(var):
+                if not count.get(var) and var in defined:
                     self.report.error(
                         "SCOPE_VIOLATION", f"'{var.name_hint}' is used outside the scope that defines it", stmt
                     )
@@ -300,15 +321,16 @@ class _DefUseChecker:
     def __init__(self, func: Function, report: Reporter) -> None:
         self.func = func
         self.report = report
-        self.scopes = _Scopes()
+        self.scopes = _Visible()
         self.dynamic: set[Var] | None = None
         self.local: set[Var] | None = None
         self.enclosing: list[Stmt] = []  # the compound statements around the one being checked
 
     def check_uses(self, stmt: Stmt, exprs: list) -> None:
+        count = self.scopes.count
         for expr in exprs:
             for var in expr_vars(expr):
-                if self.scopes.visible(var):
+                if count.get(var):
                     continue
                 if self.dynamic is None:
                     self.dynamic = _dynamic_vars(self.func)
@@ -364,7 +386,13 @@ class _DefUseChecker:
         return [v for v in frame if v not in bound] if leak else []
 
     def stmt(self, stmt: Stmt) -> None:
-        if isinstance(stmt, (ScopeStmt, IfStmt, ForStmt, WhileStmt)):
+        if type(stmt) is AssignStmt:  # the common statement, without the generic dispatch below
+            if not all(map(self.scopes.count.get, expr_vars(stmt.value))):  # a variable not visible
+                self.check_uses(stmt, [stmt.value])
+            if view_vars(stmt.var.type):
+                self.check_view(stmt)
+            self.scopes.add(stmt.var)
+        elif isinstance(stmt, (ScopeStmt, IfStmt, ForStmt, WhileStmt)):
             self.enclosing.append(stmt)
             self.compound(stmt)
             self.enclosing.pop()

@@ -142,26 +142,29 @@ def _tuple_spaces_known(t: TupleType) -> bool:
     return True
 
 
-# Per op name: its registry entry and the (argument position, allowed spaces) pairs it constrains
-# (op_registry.get_op_memory_spec's input_constraints without the unconstrained positions).
-_CONSTRAINTS: dict[str, tuple[object, tuple[tuple[int, tuple[MemorySpace, ...]], ...]]] = {}
+# Per op name: its registry entry, the (argument position, allowed spaces) pairs it constrains
+# (op_registry.get_op_memory_spec's input_constraints without the unconstrained positions), and the
+# spaces allowed at every one of them (None when it constrains none).
+_Pairs = tuple[tuple[int, tuple[MemorySpace, ...]], ...]
+_CONSTRAINTS: dict[str, tuple[object, _Pairs, frozenset[MemorySpace] | None]] = {}
 
 
-def _constrain(name: str, entry: object) -> tuple[object, tuple[tuple[int, tuple[MemorySpace, ...]], ...]]:
+def _constrain(name: str, entry: object) -> tuple[object, _Pairs, frozenset[MemorySpace] | None]:
     """The ``_CONSTRAINTS`` entry of op ``name`` (registered as ``entry``, or None)."""
     inputs = entry.memory.inputs if entry is not None and entry.memory is not None else ()
     pairs = tuple((i, inputs[i]) for i in range(min(len(inputs), len(entry.params))) if inputs[i]) if inputs else ()
-    hit = _CONSTRAINTS[name] = (entry, pairs)
+    everywhere = frozenset.intersection(*(frozenset(allowed) for _, allowed in pairs)) if pairs else None
+    hit = _CONSTRAINTS[name] = (entry, pairs, everywhere)
     return hit
 
 
-def _constraints(name: str) -> tuple[tuple[int, tuple[MemorySpace, ...]], ...]:
-    """The constrained (argument position, allowed spaces) pairs of op ``name`` (``_CONSTRAINTS``)."""
+def _allowed_everywhere(name: str) -> frozenset[MemorySpace] | None:
+    """The spaces op ``name`` allows at every position it constrains, None when it constrains none."""
     entry = op_registry.lookup(name)
     hit = _CONSTRAINTS.get(name)
     if hit is None or hit[0] is not entry:
         hit = _constrain(name, entry)
-    return hit[1]
+    return hit[2]
 
 
 _SPACE = operator.attrgetter("memory_space_")
@@ -175,7 +178,7 @@ def _check_space_constraints(func: Function, program: Program, report: Reporter)
     # The operands' types are among the node types, which are few: when every space a tile of the
     # function is in is allowed at every constrained position of every op it calls, no call breaks one.
     spaces = set(map(_SPACE, index.types_of(TileType))) - {None}
-    if all(spaces.issubset(allowed) for name in index.op_names for _, allowed in _constraints(name)):
+    if all(m is None or spaces <= m for m in map(_allowed_everywhere, index.op_names)):
         return
     for call in index.of(Call):
         callee_op = call.op
@@ -225,16 +228,16 @@ def _first_tensor(call: Call) -> TensorType | None:
 
 
 def _check_acc_store(func: Function, program: Program, report: Reporter) -> None:
-    index = function_index(func)
-    # The stored tiles' types are among the node types, which are few: most kernels hold no Acc tile.
-    if not any(t.memory_space is MemorySpace.Acc for t in index.types_of(TileType)):
-        return
-    for call in index.calls_to("tile.store"):
+    # The stores are few: looking at each one's source costs less than a scan of the function's types
+    # for an Acc tile (after memory planning each tile variable has a type of its own).
+    for call in function_index(func).calls_to("tile.store"):
         if not call.args:
             continue
-        source, target = call.args[0].type, _first_tensor(call)
-        from_acc = isinstance(source, TileType) and source.memory_space is MemorySpace.Acc
-        if from_acc and target is not None and target.dtype not in report.platform.acc_store_dtypes:
+        source = call.args[0].type
+        if not isinstance(source, TileType) or source.memory_space is not MemorySpace.Acc:
+            continue
+        target = _first_tensor(call)
+        if target is not None and target.dtype not in report.platform.acc_store_dtypes:
             report.error("ACC_STORE_DTYPE", f"an Acc tile is stored into a {target.dtype} tensor", call)
 
 
@@ -309,8 +312,8 @@ def _has_stride(value: Var) -> bool:
     return view is not None and bool(view.stride)
 
 
-def _strided_type(t: object) -> bool:
-    return isinstance(t, TileType) and t.tile_view is not None and bool(t.tile_view.stride)
+def _strided_type(t: TileType) -> bool:
+    return t.tile_view is not None and bool(t.tile_view.stride)
 
 
 def _check_slices(func: Function, program: Program, report: Reporter) -> None:
@@ -319,7 +322,7 @@ def _check_slices(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)
     # Only a tile with an explicit stride can be strided, and a slice's result is typed with one (the
     # variables' types are among the node types, which are few).
-    if "tile.slice" not in index.op_names and (not any(map(_strided_type, index.types)) or (
+    if "tile.slice" not in index.op_names and (not any(map(_strided_type, index.types_of(TileType))) or (
             not any(map(_has_stride, func.params)) and not any(_has_stride(s.var) for s in index.of(AssignStmt)))):
         return
     for stmt in index.of(AssignStmt):

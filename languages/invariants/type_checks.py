@@ -3,6 +3,8 @@ TensorViewCanonical and ArrayNotEscaped."""
 
 from __future__ import annotations
 
+import operator
+
 from pypto.analysis import block, function_index
 
 from pypto.ir.datatype import DataType
@@ -44,13 +46,37 @@ def _static(e: Expr) -> int | None:
     return e.value if isinstance(e, ConstInt) else None
 
 
-def _same_shaped(expected: Type, actual: Type) -> bool:
-    """True when both are shaped types of one class, dtype and dimension objects: :meth:`_Compare.types`
-    would find no difference (a MemRef a pass added to the variable's type is not compared)."""
-    if type(expected) is not type(actual) or not isinstance(expected, ShapedType):
+# Whether a type class is a ShapedType, by class (isinstance against a pydantic class of another
+# type runs the metaclass's check; an assignment is tested per statement).
+_SHAPED: dict[type, bool] = {}
+
+
+def _agree(expected: Type, actual: Type) -> bool:
+    """True when an assignment of a value of type ``actual`` to a variable of type ``expected`` has
+    nothing for :meth:`_Compare.types` to report without a closer look: one type object, or shaped
+    types of one class and dtype whose dimensions are the same objects or not two different
+    constants (a MemRef a pass added to the variable's type is not compared)."""
+    if expected is actual:
+        return True
+    kind = type(expected)
+    if kind is not type(actual):
+        return False
+    shaped = _SHAPED.get(kind)
+    if shaped is None:
+        shaped = _SHAPED[kind] = issubclass(kind, ShapedType)
+    if not shaped or expected.dtype != actual.dtype:
         return False
     a, b = expected.shape, actual.shape
-    return expected.dtype == actual.dtype and len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is not y and isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value != y.value:
+            return False
+    return True
+
+
+_VAR_TYPE = operator.attrgetter("var.type")
+_VALUE_TYPE = operator.attrgetter("value.type")
 
 
 class _Compare:
@@ -132,9 +158,13 @@ class _Compare:
 def _check_types(func: Function, program: Program, report: Reporter) -> None:
     cmp = _Compare(report)
     same: set[tuple[int, int]] = set()  # (variable type, value type) identities found the same shape
+    index = function_index(func)
+    assigns = index.of(AssignStmt)
     # Only these statements are checked: asking the index for them skips the rest (mostly
-    # evaluations) without an isinstance test, which is slow against another pydantic class.
-    for stmt in function_index(func).of(AssignStmt, IfStmt, ForStmt, WhileStmt):
+    # evaluations) without an isinstance test, which is slow against another pydantic class. When
+    # every assignment agrees (one C-level pass), only the compound statements are left to look at.
+    agree = all(map(_agree, map(_VAR_TYPE, assigns), map(_VALUE_TYPE, assigns)))
+    for stmt in index.of(IfStmt, ForStmt, WhileStmt) if agree else index.of(AssignStmt, IfStmt, ForStmt, WhileStmt):
         if isinstance(stmt, AssignStmt):
             expected, actual = stmt.var.type, stmt.value.type
             if expected is actual:
@@ -142,7 +172,7 @@ def _check_types(func: Function, program: Program, report: Reporter) -> None:
             key = (id(expected), id(actual))  # the types are few: each pair is compared once
             if key in same:
                 continue
-            if _same_shaped(expected, actual):
+            if _agree(expected, actual):
                 same.add(key)
                 continue
             literal = isinstance(stmt.value, (ConstInt, ConstFloat))

@@ -127,3 +127,23 @@ def test_inout_use_valid() -> None:
     assert found(InOutUseValid, group) == []
     rebound = prog(READ_AFTER.replace("r: " + _T + " = self.k(x, out)", "out = self.k(x, out)\n            r = out"))
     assert found(InOutUseValid, rebound) == []
+
+
+def test_one_more_read_of_an_out_argument_is_reported() -> None:
+    """An Out argument the call alone reads passes; a single read after the call is reported."""
+    alone = READ_AFTER.replace(
+        f"""r: {_T} = self.k(x, out)
+            for i in pl.range(2):
+                s: {_T} = pl.add(out, r)
+            out = self.k(x, out)
+            u: {_T} = pl.add(out, x)
+            return u""",
+        f"""r: {_T} = self.k(x, out)
+            u: {_T} = pl.add(r, x)
+            return u""",
+    )
+    assert alone != READ_AFTER and found(InOutUseValid, prog(alone)) == []
+    read = alone.replace(f"u: {_T} = pl.add(r, x)", f"u: {_T} = pl.add(r, out)")
+    assert found(InOutUseValid, prog(read)) == [
+        ("READ_AFTER_OUT", "'out' is read after being passed as Out/InOut to 'k'", f"u: {_T} = pl.tensor.add(r, out)"),
+    ]

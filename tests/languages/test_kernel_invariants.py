@@ -46,6 +46,27 @@ def test_kernels_stay_on_one_side() -> None:
     ]
 
 
+def test_a_kernel_checked_again_after_another_function_changed_reports_the_same() -> None:
+    """The rules that read only the kernel are reused when the check runs again because another
+    function is a new object: its findings, one at the function itself, come back the same."""
+    left, right, vec = _tile(ir.Mem.Left, "l"), _tile(ir.Mem.Right, "r"), _tile(ir.Mem.Vec, "v")
+    matmul = ir.AssignStmt(
+        ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc)), _call("tile.matmul", [left, right])
+    )
+    exp = ir.AssignStmt(_tile(ir.Mem.Vec, "e"), _call("tile.exp", [vec]))
+    mixed = _func("mixed", [left, right, vec], [matmul, exp], _FT.InCore)
+    cube = _func("cube", [left, right, vec], [matmul, exp], _FT.AIC)
+    want = [
+        ("WRONG_SIDE", "vector op tile.exp in an AIC kernel", "pl.tile.exp(v)"),
+        ("MIXED_KERNEL", "an InCore function mixes cube and vector work", "function mixed"),
+    ]
+    assert found(MixedKernelExpanded, _program(mixed, cube)) == want
+    other = _func("other", [vec], [exp], _FT.AIV)
+    for _ in range(2):
+        other = ir.replace(other, name="other")  # a new object each time: every function is checked again
+        assert found(MixedKernelExpanded, _program(mixed, cube, other)) == want
+
+
 def test_an_incore_function_whose_operands_decide_a_side() -> None:
     """A tile.load's side is its target space's: into Mat it is cube work, beside a vector tile.exp."""
     a = ir.Var("a", ir.TensorType([16, 16], ir.FP16))

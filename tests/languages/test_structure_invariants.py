@@ -71,6 +71,24 @@ def test_nested_calls_are_reported_where_they_sit() -> None:
     ]
 
 
+def test_a_call_nested_in_an_evaluation_of_a_flat_block_is_reported() -> None:
+    """Every other call is a whole statement value: the one inside an evaluated call still counts."""
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, x: pl.Tensor[[8], pl.FP32], out: pl.Out[pl.Tensor[[8], pl.FP32]]) -> pl.Tensor[[8], pl.FP32]:
+                y: pl.Tensor[[8], pl.FP32] = pl.add(x, x)
+                pl.assemble(out, pl.exp(y), [0])
+                return out
+        """
+    )
+    assert found(NoNestedCalls, program) == [
+        ("NESTED_CALL", "a call nested in call arguments (FlattenCallExpr hoists it)", "pl.tensor.exp(y)"),
+    ]
+
+
 def test_flattened_program_is_accepted() -> None:
     result = passes.PassManager.get_strategy(plugins=False).run(prog(NESTED))
     assert found(NoNestedCalls, result) == []

@@ -41,6 +41,26 @@ def test_assignment_mismatches() -> None:
     ]
 
 
+def test_assignments_of_equal_or_dynamic_dimensions_agree() -> None:
+    """Other dimension objects of equal value, or a dynamic one, are no mismatch; a later
+    assignment of another dtype still is, after an if's mismatch that comes first in the body."""
+    x, n = ir.Var("x", _tensor(16)), ir.Var("n", INDEX)
+    same = ir.AssignStmt(ir.Var("a", _tensor(16)), x)  # its own ConstInt(16)
+    dynamic = ir.AssignStmt(ir.Var("b", ir.TensorType([n], ir.FP32)), x)
+    phi = ir.Var("phi", INDEX)
+    bad_if = ir.IfStmt(n, ir.YieldStmt([n, n]), ir.YieldStmt([n]), [phi], _SPAN)
+    other = ir.AssignStmt(ir.Var("c", ir.TensorType([16], ir.FP16)), x)
+    body = ir.SeqStmts([same, dynamic, bad_if, other, ir.ReturnStmt([x])], _SPAN)
+    program = single("main", [x, n], body, [_tensor(16)])
+    assert [(c, m) for c, m, _ in found(TypeChecked, program)] == [
+        ("108", "condition must be BOOL, got index"),
+        ("105", "yield of 2 values for 1 carried values"),
+        ("102", "assignment to 'c': dtype fp16 vs fp32"),
+    ]
+    fine = single("main", [x, n], ir.SeqStmts([same, dynamic, ir.ReturnStmt([x])], _SPAN), [_tensor(16)])
+    assert found(TypeChecked, fine) == []
+
+
 def test_control_flow_mismatches() -> None:
     n = ir.Var("n", INDEX)
     x = ir.Var("x", _tensor(16))
