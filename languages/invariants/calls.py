@@ -13,6 +13,7 @@ from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
 from .grammar import Attr, FunctionCalls
+from .reads import Bodies
 
 
 ManualDepsOnSubmitOnly = Invariant.declared(
@@ -96,7 +97,8 @@ CallDirectionsResolved = Invariant.declared(
     ),
     check=_check_directions,
     auto_verified=True,
-    reads_bodies=True,
+    # a wrapper's callees' returns and writes, through their callees (directions: signatures)
+    reads_bodies=Bodies(callees=True, of={FunctionType.Group, FunctionType.Spmd}),
 )
 
 
