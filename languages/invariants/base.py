@@ -100,6 +100,8 @@ def node_text(node: IRNode) -> str:
 class Reporter:
     """Collects the violations of one invariant while its checker walks a function."""
 
+    __slots__ = ("rule", "function", "platform", "violations")
+
     def __init__(self, rule: str, function: str, platform: Platform) -> None:
         self.rule = rule
         self.function = function
@@ -137,7 +139,10 @@ _FACT_ENTRIES = _FACTS.entries  # read directly on the hot paths (see IdentityCa
 # contexts of the functions whose checkers read some other bodies.
 _PROGRAMS: IdentityCache[Program, _ProgramFacts] = IdentityCache(1)
 _CONTEXTS: dict[tuple, tuple] = {}
-_PLANS: dict[tuple, tuple] = {}
+_PLANS: dict[tuple, _Plan] = {}
+# Per whole-program invariant: the serials of the functions of the program last checked, when it
+# passed, with the platform.
+_WHOLE_PASSED: dict[Invariant, tuple[tuple[int, ...], Platform] | None] = {}
 _CONTEXTS_LIMIT = 1_000
 
 
@@ -161,18 +166,26 @@ Reads = int | Bodies
 
 
 class _ProgramFacts:
-    """What the checks of one program share."""
+    """What the checks of one program share, made when first asked."""
 
-    __slots__ = ("functions", "signature", "contexts", "graph", "of_functions")
+    __slots__ = ("functions", "_serials", "_signature", "contexts", "graph", "of_functions")
 
     def __init__(self, program: Program) -> None:
         # Not the program: this is cached weakly on it, and dropped when it is freed.
         self.functions = program.functions
-        # What a checker may read of the other functions (names, kinds and parameter directions).
-        self.signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
+        self._serials: tuple[int, ...] | None = None
+        self._signature: tuple | None = None
         self.contexts: dict[tuple[Platform, int], tuple] = {}
         self.graph: CallGraph | None = None
-        self.of_functions: dict[tuple[Platform, Bodies, int], tuple] = {}
+        # Per platform and what a group of checkers reads: the contexts of each function (by id).
+        self.of_functions: dict[tuple[Platform, tuple[Reads, ...]], dict[int, tuple]] = {}
+
+    @property
+    def serials(self) -> tuple[int, ...]:
+        """The serials of the functions, in program order."""
+        if self._serials is None:
+            self._serials = tuple(map(_serial, self.functions.values()))
+        return self._serials
 
     def shared(self, platform: Platform, reads: int) -> tuple:
         """The context of the checkers reading ``reads`` (not a :class:`Bodies`) on ``platform``."""
@@ -181,25 +194,27 @@ class _ProgramFacts:
             if reads == READS_NOTHING:
                 found = _shared((None, platform, None))
             else:
-                bodies = tuple(_serial(f) for f in self.functions.values()) if reads == READS_BODIES else None
-                found = _shared((self.signature, platform, bodies))
+                if self._signature is None:  # what a checker may read of the others: names, kinds, directions
+                    functions = self.functions.values()
+                    self._signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in functions)
+                found = _shared((self._signature, platform, self.serials if reads == READS_BODIES else None))
             self.contexts[(platform, reads)] = found
         return found
 
-    def of_function(self, platform: Platform, reads: Bodies, func: Function) -> tuple:
-        """The context of ``func`` for a checker reading the bodies ``reads`` names: the signature
-        context and, when it reads some, the serials of those functions."""
-        key = (platform, reads, id(func))  # func is one of the functions held here
-        found = self.of_functions.get(key)
-        if found is None:
-            if self.graph is None:
-                self.graph = CallGraph(self.functions.values())
-            read = reads.read_for(func, self.graph)
-            shared = self.shared(platform, READS_SIGNATURES)
-            # (the shared signature object, so a hit compares it by identity)
-            found = (shared[0], platform, tuple(map(_serial, read))) if read else shared
-            self.of_functions[key] = found
-        return found
+    def of_function(self, platform: Platform, reads: Reads, func: Function) -> tuple:
+        """The context of ``func`` (one of the functions) for a checker reading ``reads``: for a
+        :class:`Bodies`, the signature context and the serials of the functions it names, if any."""
+        if type(reads) is int:
+            return self.shared(platform, reads)
+        read = reads.read_for(func, self.call_graph())
+        shared = self.shared(platform, READS_SIGNATURES)
+        # (the shared signature object, so a hit compares it by identity)
+        return (shared[0], platform, tuple(map(_serial, read))) if read else shared
+
+    def call_graph(self) -> CallGraph:
+        if self.graph is None:
+            self.graph = CallGraph(self.functions.values())
+        return self.graph
 
 
 def _program_facts(program: Program) -> _ProgramFacts:
@@ -210,11 +225,11 @@ def _program_facts(program: Program) -> _ProgramFacts:
 def _context(program: Program, platform: Platform, reads: Reads, func: Function | None = None) -> tuple:
     """The context of a check of ``func`` in ``program`` by a checker reading ``reads`` (``func``
     only matters for a :class:`Bodies`)."""
-    if isinstance(reads, Bodies):
-        if func is None:
-            raise InternalError("the context of a checker reading some functions' bodies is per function")
-        return _program_facts(program).of_function(platform, reads, func)
-    return _program_facts(program).shared(platform, reads)
+    if type(reads) is int:
+        return _program_facts(program).shared(platform, reads)
+    if func is None:
+        raise InternalError("the context of a checker reading some functions' bodies is per function")
+    return _program_facts(program).of_function(platform, reads, func)
 
 
 def _shared(context: tuple) -> tuple:
@@ -230,6 +245,8 @@ def clear_caches() -> None:
     _FACTS.clear()
     _PROGRAMS.clear()
     _CONTEXTS.clear()
+    _PLANS.clear()
+    _WHOLE_PASSED.clear()
     clear_call_names()
     clear_function_indexes()
     clear_expr_vars()
@@ -239,22 +256,6 @@ def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:
     """The cached facts of ``func`` (a new empty dict the first time)."""
     entry = _FACT_ENTRIES.get(id(func))
     return entry[1] if entry is not None else _FACTS.put(func, {})
-
-
-def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
-    """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
-    ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
-    entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the dialects ask this of every function
-    facts = entry[1] if entry is not None else _FACTS.put(func, {})
-    hit = facts.get(name)
-    if hit is not None:
-        if hit[0] is context or hit[0] == context:
-            return hit[1]
-        if hit[0] is _AT_FUNCTION and hit[2] == context:
-            return _attached(func, hit[1])
-    violations = compute()
-    facts[name] = _stored(func, context, violations)
-    return violations
 
 
 # A violation at the function node itself, cached as it is, would keep the function alive through
@@ -283,7 +284,7 @@ def _at_function(func: Function, found: Iterable[list[Violation]]) -> bool:
 def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
     """``compute()``, a fact ``name`` about ``func`` (a summary several checkers share), cached per
     function object while ``context`` stays equal. The fact must not refer to ``func`` itself (it
-    would keep ``func`` alive): cache violations with :func:`cached_result`."""
+    would keep ``func`` alive): violations are cached by :meth:`Invariant.check_function`."""
     entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the checkers ask this of every function
     facts = entry[1] if entry is not None else _FACTS.put(func, {})
     hit = facts.get(name)
@@ -387,7 +388,8 @@ class Invariant:
 
     @classmethod
     def per_program(cls, name: str, summary: str, check: ProgramCheck, auto_verified: bool = False) -> Invariant:
-        """An invariant whose checker sees the whole program."""
+        """An invariant whose checker sees the whole program: its functions and the platform (a result
+        is reused for another program of the same function objects)."""
         return cls(name, summary, check, auto_verified)
 
     @property
@@ -406,7 +408,7 @@ class Invariant:
         """
         if facts is None:
             facts = _facts(func)
-        hit = facts.get(self.name)  # cached_result(), inlined: this runs for every function and check
+        hit = facts.get(self.name)
         if hit is not None:
             if hit[0] is context or hit[0] == context:
                 return hit[1]
@@ -446,58 +448,80 @@ class Invariant:
         return f"<Invariant {self.name}>"
 
 
-def check_all(
-    program: Program,
-    invariants: Iterable[Invariant],
-    per_function: Callable[[Function], list[Violation]] | None = None,
-    platform: Platform | None = None,
-) -> list[Violation]:
+def check_all(program: Program, invariants: Iterable[Invariant], platform: Platform | None = None) -> list[Violation]:
     """The violations of ``invariants`` in ``program``, listed invariant by invariant.
 
     The per-function checkers run function by function, all of them on one function before the
     next, so a function's nodes are fetched from memory once for every checker rather than once
     per checker (on a large program the difference is most of the cost of a check).
-    ``per_function``, if given, also runs on each function in that loop; its violations come first.
     """
     invariants = tuple(invariants)
     platform = platform if platform is not None else current_platform()
-    groups, whole = _plan(invariants)
+    plan = _plan(invariants)
     shared = _program_facts(program)
+    # The functions of the program last checked with this set all passed: if these are the same
+    # objects on the same platform, so do they now (a result depends on nothing else).
+    serials = shared.serials
+    if plan.passed is not None and plan.passed[1] is platform and plan.passed[0] == serials:
+        found: dict[int, list[Violation]] = {}
+    else:
+        found = _check_functions(program, invariants, plan.groups, shared, platform)
+        plan.passed = None if found else (serials, platform)
+    if not found and not plan.whole:
+        return []
+    out: list[Violation] = []
+    for i in sorted({*found, *plan.whole}) if found else plan.whole:
+        out.extend(found[i] if i in found else _check_whole(invariants[i], program, serials, platform))
+    return out
+
+
+def _check_whole(inv: Invariant, program: Program, serials: tuple[int, ...], platform: Platform) -> list[Violation]:
+    """The violations of a whole-program invariant: none when the program last checked that passed it
+    had these same function objects, on this platform."""
+    passed = _WHOLE_PASSED.get(inv)
+    if passed is not None and passed[1] is platform and passed[0] == serials:
+        return []
+    found = inv.check(program, platform)
+    _WHOLE_PASSED[inv] = None if found else (serials, platform)
+    return found
+
+
+def _check_functions(
+    program: Program, invariants: tuple[Invariant, ...], groups: list[_Group], shared: _ProgramFacts, platform: Platform
+) -> dict[int, list[Violation]]:
+    """The per-function violations of ``invariants`` in ``program`` by position in the set."""
     found: dict[int, list[Violation]] = {}
-    first: list[Violation] = []
-    # One cache entry per function for each group of the set reading the same of the other functions:
-    # a function every check of a group passed before, in an equal context, costs one lookup, not one
-    # per invariant (the per-invariant entries still serve other sets), and a change elsewhere that the
-    # group does not read costs nothing more.
-    keys = [shared.shared(platform, reads) if type(reads) is int else None for _, _, reads in groups]
+    # One cache entry per function for each group of the set that reads the same of the other
+    # functions: a function every check of a group passed before, in an equal context, costs one
+    # lookup, not one per invariant (the per-invariant entries still serve other sets), and a change
+    # elsewhere that a group does not read costs it nothing more.
+    keys = []
+    for _, _, reads in groups:
+        if type(reads) is int:
+            keys.append(shared.shared(platform, reads))
+        else:  # the contexts of each function, made once per program
+            keys.append(shared.of_functions.setdefault((platform, reads), {}))
     for func in program.functions.values():
-        if per_function is not None:
-            first.extend(per_function(func))
         entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
         facts = entry[1] if entry is not None else _FACTS.put(func, {})
         for (names, positions, reads), key in zip(groups, keys):
-            if key is None:  # checkers reading some bodies: a context of each for this function
-                contexts = tuple(shared.of_function(platform, r, func) if type(r) is not int
-                                 else shared.shared(platform, r) for r in reads)
-                hit = facts.get(names)
-                if hit is None or hit[0] != contexts:
-                    hit = _check_group(func, program, facts, invariants, names, positions, contexts, contexts)
-            else:
+            if type(reads) is int:
                 hit = facts.get(names)
                 if hit is None or (hit[0] is not key and hit[0] != key):
                     contexts = (key,) * len(positions)
                     hit = _check_group(func, program, facts, invariants, names, positions, contexts, key)
+            else:
+                contexts = key.get(id(func))
+                if contexts is None:
+                    contexts = key[id(func)] = tuple(shared.of_function(platform, r, func) for r in reads)
+                hit = facts.get(names)
+                if hit is None or hit[0] != contexts:
+                    hit = _check_group(func, program, facts, invariants, names, positions, contexts, contexts)
             if hit[1] is not None:
                 for i, result in zip(positions, hit[1]):
                     if result:
                         found.setdefault(i, []).extend(result)
-    if found or whole:
-        for i, inv in enumerate(invariants):
-            if i in found:
-                first.extend(found[i])
-            elif i in whole:
-                first.extend(inv.check(program, platform))
-    return first
+    return found
 
 
 def _check_group(
@@ -513,11 +537,18 @@ def _check_group(
     """``(key, the results of the invariants at positions in func, None when all pass)``, each
     invariant checked in its context; cached under ``names`` unless a violation is at ``func`` itself
     (see _AT_FUNCTION)."""
-    results = tuple(invariants[i].check_function(func, program, c, facts) for i, c in zip(positions, contexts))
-    hit = (key, results if any(results) else None)
-    if hit[1] is None or not _at_function(func, results):
-        facts[names] = hit
-    return hit
+    results = []
+    for i, context in zip(positions, contexts):
+        inv = invariants[i]
+        hit = facts.get(inv.name)  # Invariant.check_function's cache test, inlined: most are hits
+        if hit is not None and (hit[0] is context or hit[0] == context):
+            results.append(hit[1])
+        else:
+            results.append(inv.check_function(func, program, context, facts))
+    entry = (key, tuple(results) if any(results) else None)
+    if entry[1] is None or not _at_function(func, entry[1]):
+        facts[names] = entry
+    return entry
 
 
 # A group of per-function invariants of a set: their names, positions in the set and what they read
@@ -525,26 +556,36 @@ def _check_group(
 _Group = tuple[tuple[str, ...], list[int], int | tuple[Reads, ...]]
 
 
-def _plan(invariants: tuple[Invariant, ...]) -> tuple[list[_Group], frozenset[int]]:
-    """For a set of invariants (cached): the groups of per-function ones, each ``(names, positions,
-    what they read)``: those reading nothing of the other functions, those reading signatures, and
-    those reading some bodies (whose contexts are per function); and the positions of the
-    whole-program ones."""
-    plan = _PLANS.get(invariants)
-    if plan is None:
+class _Plan:
+    """How :func:`check_all` checks one set of invariants."""
+
+    __slots__ = ("groups", "whole", "passed")
+
+    def __init__(self, invariants: tuple[Invariant, ...]) -> None:
         local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
-        whole = frozenset(i for i in range(len(invariants)) if i not in local)
-        groups = []
+        # The groups of per-function invariants: those reading nothing of the other functions, those
+        # reading signatures, those reading some bodies (whose contexts are per function).
+        self.groups: list[_Group] = []
         for flag in (READS_NOTHING, READS_SIGNATURES):
             chosen = [i for i in local if type(invariants[i]._reads) is int and invariants[i]._reads == flag]
             if chosen:
-                groups.append((tuple(invariants[i].name for i in chosen), chosen, flag))
+                self.groups.append((tuple(invariants[i].name for i in chosen), chosen, flag))
         chosen = [i for i in local if type(invariants[i]._reads) is not int or invariants[i]._reads == READS_BODIES]
         if chosen:
             reads = tuple(invariants[i]._reads for i in chosen)
-            groups.append((tuple(invariants[i].name for i in chosen), chosen, reads))
-        plan = (groups, whole)
+            self.groups.append((tuple(invariants[i].name for i in chosen), chosen, reads))
+        # The positions of the whole-program invariants.
+        self.whole = tuple(i for i in range(len(invariants)) if i not in local)
+        # The serials of the functions of the program last checked that passed every per-function
+        # invariant, with its platform (nothing found is cached for a failing one).
+        self.passed: tuple[tuple[int, ...], Platform] | None = None
+
+
+def _plan(invariants: tuple[Invariant, ...]) -> _Plan:
+    """The plan of a set of invariants (cached)."""
+    plan = _PLANS.get(invariants)
+    if plan is None:
         if len(_PLANS) > _CONTEXTS_LIMIT:
             _PLANS.clear()
-        _PLANS[invariants] = plan
+        plan = _PLANS[invariants] = _Plan(invariants)
     return plan

@@ -225,3 +225,39 @@ def test_cached_results_live_as_long_as_their_function() -> None:
     assert len(base._FACTS) == 1  # g was freed with its program (its violation did not hold it)
     check_all(ir.Program([kept], "P", ir.Span.unknown()), [a])
     assert calls == [("A", "f"), ("A", "g")]
+
+
+def _passing(name: str, calls: list[tuple[str, str]]) -> Invariant:
+    def check(func: ir.Function, program: ir.Program, report: Reporter) -> None:
+        calls.append((name, func.name))
+
+    return Invariant.per_function(name, "test", check)
+
+
+def _whole_passing(name: str, calls: list[tuple[str, str]]) -> Invariant:
+    def check(program: ir.Program, report: Reporter) -> None:
+        calls.append((name, "*"))
+
+    return Invariant.per_program(name, "test", check)
+
+
+def test_a_program_of_the_same_functions_as_one_that_passed_is_not_walked_again() -> None:
+    # Another program object of the same function objects (a pass that changed nothing) passes the
+    # per-function and the whole-program checks it passed without running them; a changed function
+    # runs them again, and a failing result is never taken for granted.
+    calls: list[tuple[str, str]] = []
+    a, w = _passing("A", calls), _whole_passing("W", calls)
+    program = prog(SOURCE)
+    funcs = list(program.functions.values())
+    assert check_all(program, [a, w]) == []
+    assert check_all(ir.Program(funcs, program.name, program.span), [a, w]) == []
+    assert calls == [("A", "f"), ("A", "g"), ("W", "*")]
+    calls.clear()
+    (new_f,) = prog(OTHER_F_BODY).functions.values()
+    assert check_all(ir.Program([new_f, funcs[1]], program.name, program.span), [a, w]) == []
+    assert calls == [("A", "f"), ("W", "*")]
+    calls.clear()
+    failing = _whole("B", calls)
+    assert [v.message for v in check_all(program, [a, failing])] == ["B dislikes the program"]
+    assert [v.message for v in check_all(program, [a, failing])] == ["B dislikes the program"]
+    assert calls == [("B", "*"), ("B", "*")]
