@@ -18,6 +18,7 @@ up, as InitMemRef gives up SSAForm). Entering a dialect checks both the grammar 
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from collections.abc import Iterable
 
@@ -27,7 +28,7 @@ from pypto.ir.errors import VerificationError
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import Type
 
-from .invariants.base import Invariant, Severity, Violation, cached_result, check_all
+from .invariants.base import Invariant, Reporter, Severity, Violation, check_all
 from .invariants.grammar import Field, Forbid, FunctionCalls, Ops, Rule, Variant
 
 GRAMMAR = "Grammar"
@@ -99,10 +100,7 @@ class Dialect:
 
     def check_grammar(self, program: Program) -> list[Violation]:
         """Nodes whose kind is not in the dialect, and nodes of a removed form."""
-        out = self._program_grammar(program)
-        for func in program.functions.values():
-            out.extend(self._function_grammar(func))
-        return out
+        return self._program_grammar(program) + check_all(program, self._checked(())[:1])
 
     def _program_grammar(self, program: Program) -> list[Violation]:
         if type(program) in self.kinds:
@@ -110,13 +108,25 @@ class Dialect:
         message = f"{type(program).__name__} is not a node of this dialect"
         return [Violation(GRAMMAR, "NODE_KIND", message, program, program.span)]
 
-    def _function_grammar(self, func: Function) -> list[Violation]:
-        # Cached per function object: a pass that leaves a function alone shares it. Asked of every
-        # function at every boundary: the cache key and context are made once per (kinds, forms).
-        key = self.__dict__.get("_grammar_key")
-        if key is None or key[1][1] is not self.kinds or key[1][2] is not self.excluded:
-            key = self._grammar_key = (f"<grammar of {self.name}>", (self, self.kinds, self.excluded))
-        return cached_result(key[0], func, key[1], lambda: self._grammar_of(func))
+    def _checked(self, invariants: Iterable[Invariant] | None) -> tuple[Invariant, ...]:
+        """The grammar, as a per-function invariant, then ``invariants`` (default: the guaranteed ones):
+        the grammar's results are cached and checked with the invariants'."""
+        made = self._grammar_made()
+        return made[3] if invariants is None else (made[3][0], *invariants)
+
+    def _grammar_made(self) -> tuple:
+        """``(kinds, forms, invariants, (grammar invariant, *invariants), plans of _grammar_of)``,
+        made again when one of the first three is another object."""
+        made = self.__dict__.get("_grammar")
+        if made is None or made[0] is not self.kinds or made[1] is not self.excluded or made[2] is not self.invariants:
+            # A name of its own: a dialect of the same name with other kinds must not share results.
+            name = f"<grammar {next(_GRAMMARS)} of {self.name}>"
+            grammar = Invariant.per_function(name, "grammar", self._check_grammar_of)
+            made = self._grammar = (self.kinds, self.excluded, self.invariants, (grammar, *self.invariants), {})
+        return made
+
+    def _check_grammar_of(self, func: Function, program: Program, report: Reporter) -> None:
+        report.violations.extend(self._grammar_of(func))
 
     def _excluded_in_order(self) -> list[Variant]:
         """The removed forms sorted by their text, computed once per set (``str`` of a form is slow)."""
@@ -127,14 +137,23 @@ class Dialect:
         return cached[1]
 
     def _grammar_of(self, func: Function) -> list[Violation]:
-        out: list[Violation] = []
         index = function_index(func)
-        foreign = index.classes - self.kinds
+        # What the grammar asks of the node classes a function holds: the foreign ones and the removed
+        # forms of a class it holds. Functions hold a few sets of classes: each is worked out once.
+        plans: dict[frozenset[type], tuple] = self._grammar_made()[4]
+        plan = plans.get(index.classes)
+        if plan is None:
+            if len(plans) > _PLANS_LIMIT:
+                plans.clear()
+            forms = [v for v in self._excluded_in_order() if any(issubclass(c, v.cls) for c in index.classes)]
+            plan = plans[index.classes] = (index.classes - self.kinds, forms)
+        foreign, forms = plan
+        out: list[Violation] = []
         for node in index.nodes if foreign else ():
             if type(node) in foreign:
                 message = f"{type(node).__name__} is not a node of this dialect"
                 out.append(Violation(GRAMMAR, "NODE_KIND", message, node, node.span, func.name))
-        for variant in self._excluded_in_order():
+        for variant in forms:
             for node in index.of(variant.cls):
                 if variant.matches(node):
                     why = f" (see {variant.established_by.name})" if variant.established_by else ""
@@ -147,13 +166,12 @@ class Dialect:
     ) -> list[Violation]:
         """The grammar violations and those of ``invariants`` (default: all guaranteed ones).
 
-        Grammar and per-function invariants are checked in one loop over the functions
+        The grammar and the per-function invariants are checked in one loop over the functions
         (:func:`~pypto.languages.invariants.base.check_all`). ``platform`` is the chip the
         checks assume (default: that of the current backend type).
         """
         found = self._program_grammar(program)
-        invs = self.invariants if invariants is None else invariants
-        found.extend(check_all(program, invs, self._function_grammar, platform))
+        found.extend(check_all(program, self._checked(invariants), platform))
         return [v.in_dialect(self.name) for v in found]
 
     def validate(
@@ -183,6 +201,10 @@ class Dialect:
 
     def __repr__(self) -> str:
         return f"<Dialect {self.name}>"
+
+
+_GRAMMARS = itertools.count()
+_PLANS_LIMIT = 1_000
 
 
 def raise_if_errors(violations: list[Violation], dialect: str, program: Program, context: str = "") -> None:

@@ -26,6 +26,7 @@ from pypto.ir.stmt import SeqStmts
 from pypto.util import IdentityCache
 
 from .grammar import Rule, check_rules
+from .reads import Bodies, CallGraph, clear_call_names
 
 
 T = TypeVar("T")
@@ -99,6 +100,8 @@ def node_text(node: IRNode) -> str:
 class Reporter:
     """Collects the violations of one invariant while its checker walks a function."""
 
+    __slots__ = ("rule", "function", "platform", "violations")
+
     def __init__(self, rule: str, function: str, platform: Platform) -> None:
         self.rule = rule
         self.function = function
@@ -130,23 +133,17 @@ ProgramCheck = Callable[[Program, Reporter], None]
 # a loop of compiles does not keep earlier programs alive.
 _FACTS: IdentityCache[Function, dict[str | tuple[str, ...], tuple]] = IdentityCache(20_000)
 _FACT_ENTRIES = _FACTS.entries  # read directly on the hot paths (see IdentityCache)
-# The signature of the program last checked (several checks of one program come in a row), and the
-# shared contexts made of it by platform (hashing the signature to find its shared context cost more
-# than a small function's check).
-_SIGNATURES: IdentityCache[Program, tuple[tuple, dict[Platform, tuple]]] = IdentityCache(1)
+# What the checks of the program last checked share (several checks of one program come in a row):
+# its signature, the contexts made of it by platform and what a checker reads (hashing the signature
+# to find its shared context cost more than a small function's check), its call graph and the
+# contexts of the functions whose checkers read some other bodies.
+_PROGRAMS: IdentityCache[Program, _ProgramFacts] = IdentityCache(1)
 _CONTEXTS: dict[tuple, tuple] = {}
-_PLANS: dict[tuple, tuple] = {}
+_PLANS: dict[tuple, _Plan] = {}
+# Per whole-program invariant: the serials of the functions of the program last checked, when it
+# passed, with the platform.
+_WHOLE_PASSED: dict[Invariant, tuple[tuple[int, ...], Platform] | None] = {}
 _CONTEXTS_LIMIT = 1_000
-
-
-def _signature(program: Program) -> tuple[tuple, dict[tuple[Platform, int], tuple]]:
-    """What a checker may read of the other functions (names, kinds and parameter directions), and
-    the contexts already made of it."""
-    hit = _SIGNATURES.entries.get(id(program))
-    if hit is not None:
-        return hit[1]
-    signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in program.functions.values())
-    return _SIGNATURES.put(program, (signature, {}))
 
 
 # A number per function object, never reused (an id can be, once its object is freed): a context
@@ -161,21 +158,78 @@ def _serial(func: Function) -> int:
 
 
 # What a per-function checker reads of the other functions: nothing, their signatures, or also their
-# bodies (a checker that reads a callee's writes or a peer kernel's pipes must run again when only that
-# function changed: its context also says which function objects the program holds).
+# bodies: all of them (READS_BODIES) or those a :class:`Bodies` names. A checker that reads a callee's
+# writes or a peer kernel's pipes must run again when only that function changed: its context also
+# says which function objects it read.
 READS_NOTHING, READS_SIGNATURES, READS_BODIES = 0, 1, 2
+Reads = int | Bodies
 
 
-def _context(program: Program, platform: Platform, reads: int) -> tuple:
-    """The shared context object of :meth:`Invariant.context`."""
-    if reads:
-        signature, made = _signature(program)
-        found = made.get((platform, reads))
+class _ProgramFacts:
+    """What the checks of one program share, made when first asked."""
+
+    __slots__ = ("functions", "_serials", "_signature", "contexts", "graph", "of_functions")
+
+    def __init__(self, program: Program) -> None:
+        # Not the program: this is cached weakly on it, and dropped when it is freed.
+        self.functions = program.functions
+        self._serials: tuple[int, ...] | None = None
+        self._signature: tuple | None = None
+        self.contexts: dict[tuple[Platform, int], tuple] = {}
+        self.graph: CallGraph | None = None
+        # Per platform and what a group of checkers reads: the contexts of each function (by id).
+        self.of_functions: dict[tuple[Platform, tuple[Reads, ...]], dict[int, tuple]] = {}
+
+    @property
+    def serials(self) -> tuple[int, ...]:
+        """The serials of the functions, in program order."""
+        if self._serials is None:
+            self._serials = tuple(map(_serial, self.functions.values()))
+        return self._serials
+
+    def shared(self, platform: Platform, reads: int) -> tuple:
+        """The context of the checkers reading ``reads`` (not a :class:`Bodies`) on ``platform``."""
+        found = self.contexts.get((platform, reads))
         if found is None:
-            bodies = tuple(_serial(f) for f in program.functions.values()) if reads == READS_BODIES else None
-            found = made[(platform, reads)] = _shared((signature, platform, bodies))
+            if reads == READS_NOTHING:
+                found = _shared((None, platform, None))
+            else:
+                if self._signature is None:  # what a checker may read of the others: names, kinds, directions
+                    functions = self.functions.values()
+                    self._signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in functions)
+                found = _shared((self._signature, platform, self.serials if reads == READS_BODIES else None))
+            self.contexts[(platform, reads)] = found
         return found
-    return _shared((None, platform, None))
+
+    def of_function(self, platform: Platform, reads: Reads, func: Function) -> tuple:
+        """The context of ``func`` (one of the functions) for a checker reading ``reads``: for a
+        :class:`Bodies`, the signature context and the serials of the functions it names, if any."""
+        if type(reads) is int:
+            return self.shared(platform, reads)
+        read = reads.read_for(func, self.call_graph())
+        shared = self.shared(platform, READS_SIGNATURES)
+        # (the shared signature object, so a hit compares it by identity)
+        return (shared[0], platform, tuple(map(_serial, read))) if read else shared
+
+    def call_graph(self) -> CallGraph:
+        if self.graph is None:
+            self.graph = CallGraph(self.functions.values())
+        return self.graph
+
+
+def _program_facts(program: Program) -> _ProgramFacts:
+    hit = _PROGRAMS.entries.get(id(program))
+    return hit[1] if hit is not None else _PROGRAMS.put(program, _ProgramFacts(program))
+
+
+def _context(program: Program, platform: Platform, reads: Reads, func: Function | None = None) -> tuple:
+    """The context of a check of ``func`` in ``program`` by a checker reading ``reads`` (``func``
+    only matters for a :class:`Bodies`)."""
+    if type(reads) is int:
+        return _program_facts(program).shared(platform, reads)
+    if func is None:
+        raise InternalError("the context of a checker reading some functions' bodies is per function")
+    return _program_facts(program).of_function(platform, reads, func)
 
 
 def _shared(context: tuple) -> tuple:
@@ -189,8 +243,11 @@ def clear_caches() -> None:
     """Forget cached checker results, node indexes and expression variables (benchmarks measure
     cold checks)."""
     _FACTS.clear()
-    _SIGNATURES.clear()
+    _PROGRAMS.clear()
     _CONTEXTS.clear()
+    _PLANS.clear()
+    _WHOLE_PASSED.clear()
+    clear_call_names()
     clear_function_indexes()
     clear_expr_vars()
 
@@ -199,22 +256,6 @@ def _facts(func: Function) -> dict[str | tuple[str, ...], tuple]:
     """The cached facts of ``func`` (a new empty dict the first time)."""
     entry = _FACT_ENTRIES.get(id(func))
     return entry[1] if entry is not None else _FACTS.put(func, {})
-
-
-def cached_result(name: str, func: Function, context: object, compute: Callable[[], list[Violation]]) -> list[Violation]:
-    """``compute()``, the violations of check ``name`` in ``func``, cached per function object while
-    ``context`` (what else the result depends on) stays equal. Callers must not change the list."""
-    entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the dialects ask this of every function
-    facts = entry[1] if entry is not None else _FACTS.put(func, {})
-    hit = facts.get(name)
-    if hit is not None:
-        if hit[0] is context or hit[0] == context:
-            return hit[1]
-        if hit[0] is _AT_FUNCTION and hit[2] == context:
-            return _attached(func, hit[1])
-    violations = compute()
-    facts[name] = _stored(func, context, violations)
-    return violations
 
 
 # A violation at the function node itself, cached as it is, would keep the function alive through
@@ -243,7 +284,7 @@ def _at_function(func: Function, found: Iterable[list[Violation]]) -> bool:
 def cached(name: str, func: Function, context: object, compute: Callable[[], T]) -> T:
     """``compute()``, a fact ``name`` about ``func`` (a summary several checkers share), cached per
     function object while ``context`` stays equal. The fact must not refer to ``func`` itself (it
-    would keep ``func`` alive): cache violations with :func:`cached_result`."""
+    would keep ``func`` alive): violations are cached by :meth:`Invariant.check_function`."""
     entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined: the checkers ask this of every function
     facts = entry[1] if entry is not None else _FACTS.put(func, {})
     hit = facts.get(name)
@@ -267,7 +308,7 @@ class Invariant:
         check: ProgramCheck,
         auto_verified: bool = False,
         function_check: FunctionCheck | None = None,
-        reads: int = READS_NOTHING,
+        reads: Reads = READS_NOTHING,
     ) -> None:
         self.name = name
         self.summary = summary
@@ -287,15 +328,18 @@ class Invariant:
         summary: str,
         check: FunctionCheck,
         auto_verified: bool = False,
-        reads_bodies: bool = False,
+        reads_bodies: bool | Bodies = False,
         reads_signatures: bool = False,
     ) -> Invariant:
         """An invariant whose checker runs on each function of the program in name order.
 
         ``reads_bodies``: the checker also looks into other functions (a callee's writes or returns, a
-        peer kernel's pipes), so a cached result is reused only while every function of the program is
-        the same object. ``reads_signatures``: it reads only their names, kinds and parameter
-        directions, so a cached result is reused while those are unchanged.
+        peer kernel's pipes): True when it may read any, so a cached result is reused only while every
+        function of the program is the same object, or a :class:`~.reads.Bodies` naming those it
+        reads (its callees, its callers, ...), so a cached result is reused while those are.
+        ``reads_signatures``: it reads only their names, kinds and parameter directions, so a cached
+        result is reused while those are unchanged. A checker that reads neither reads nothing of
+        the other functions (its result is reused while the function is the same object).
         """
 
         def run(program: Program, report: Reporter) -> None:
@@ -303,7 +347,9 @@ class Invariant:
 
         if reads_bodies and reads_signatures:
             raise InternalError(f"invariant {name}: reads_bodies already covers reads_signatures; give one")
-        reads = READS_BODIES if reads_bodies else READS_SIGNATURES if reads_signatures else READS_NOTHING
+        reads: Reads = READS_SIGNATURES if reads_signatures else READS_NOTHING
+        if reads_bodies:
+            reads = reads_bodies if isinstance(reads_bodies, Bodies) else READS_BODIES
         inv = cls(name, summary, run, auto_verified, function_check=check, reads=reads)
         return inv
 
@@ -315,7 +361,7 @@ class Invariant:
         *rules: Rule,
         auto_verified: bool = False,
         check: FunctionCheck | None = None,
-        reads_bodies: bool = False,
+        reads_bodies: bool | Bodies = False,
         reads_signatures: bool = False,
         holds_if: Callable[[Function], bool] | None = None,
     ) -> Invariant:
@@ -342,7 +388,8 @@ class Invariant:
 
     @classmethod
     def per_program(cls, name: str, summary: str, check: ProgramCheck, auto_verified: bool = False) -> Invariant:
-        """An invariant whose checker sees the whole program."""
+        """An invariant whose checker sees the whole program: its functions and the platform (a result
+        is reused for another program of the same function objects)."""
         return cls(name, summary, check, auto_verified)
 
     @property
@@ -355,12 +402,13 @@ class Invariant:
     ) -> list[Violation]:
         """The violations of a per-function invariant in ``func``, cached per function object.
 
-        ``context`` is :meth:`context` of ``program``: a cached result is reused while it is equal.
+        ``context`` is :meth:`context` of ``func`` in ``program``: a cached result is reused while it
+        is equal.
         ``facts``: the cached facts of ``func``, when the caller has fetched them already.
         """
         if facts is None:
             facts = _facts(func)
-        hit = facts.get(self.name)  # cached_result(), inlined: this runs for every function and check
+        hit = facts.get(self.name)
         if hit is not None:
             if hit[0] is context or hit[0] == context:
                 return hit[1]
@@ -372,13 +420,15 @@ class Invariant:
         facts[self.name] = _stored(func, context, found) if found else (context, found)
         return found
 
-    def context(self, program: Program, platform: Platform | None = None) -> tuple:
-        """What a per-function result depends on besides the function: platform, maybe signatures.
+    def context(self, program: Program, platform: Platform | None = None, func: Function | None = None) -> tuple:
+        """What a per-function result depends on besides the function ``func`` of ``program``:
+        platform, maybe signatures, maybe the function objects whose bodies the checker reads
+        (``func`` is needed only for a checker declared with a :class:`~.reads.Bodies`).
 
-        Equal contexts are one shared object, so a cache hit compares them by identity instead
+        Equal contexts share their signature object, so a cache hit compares it by identity instead
         of comparing the signatures of every function again for every function.
         """
-        return _context(program, platform if platform is not None else current_platform(), self._reads)
+        return _context(program, platform if platform is not None else current_platform(), self._reads, func)
 
     def check(self, program: Program, platform: Platform | None = None) -> list[Violation]:
         """Every violation of this invariant in ``program`` (errors and warnings) on ``platform``.
@@ -398,62 +448,144 @@ class Invariant:
         return f"<Invariant {self.name}>"
 
 
-def check_all(
-    program: Program,
-    invariants: Iterable[Invariant],
-    per_function: Callable[[Function], list[Violation]] | None = None,
-    platform: Platform | None = None,
-) -> list[Violation]:
+def check_all(program: Program, invariants: Iterable[Invariant], platform: Platform | None = None) -> list[Violation]:
     """The violations of ``invariants`` in ``program``, listed invariant by invariant.
 
     The per-function checkers run function by function, all of them on one function before the
     next, so a function's nodes are fetched from memory once for every checker rather than once
     per checker (on a large program the difference is most of the cost of a check).
-    ``per_function``, if given, also runs on each function in that loop; its violations come first.
     """
     invariants = tuple(invariants)
     platform = platform if platform is not None else current_platform()
-    local, names, reads, whole = _plan(invariants)
-    # A context depends only on what the checker reads of the other functions: build each kind once.
-    shared = {flag: _context(program, platform, flag) for flag in set(reads)}
-    context_key = tuple(shared.get(flag) for flag in (READS_NOTHING, READS_SIGNATURES, READS_BODIES))
+    plan = _plan(invariants)
+    shared = _program_facts(program)
+    # The functions of the program last checked with this set all passed: if these are the same
+    # objects on the same platform, so do they now (a result depends on nothing else).
+    serials = shared.serials
+    if plan.passed is not None and plan.passed[1] is platform and plan.passed[0] == serials:
+        found: dict[int, list[Violation]] = {}
+    else:
+        found = _check_functions(program, invariants, plan.groups, shared, platform)
+        plan.passed = None if found else (serials, platform)
+    if not found and not plan.whole:
+        return []
+    out: list[Violation] = []
+    for i in sorted({*found, *plan.whole}) if found else plan.whole:
+        out.extend(found[i] if i in found else _check_whole(invariants[i], program, serials, platform))
+    return out
+
+
+def _check_whole(inv: Invariant, program: Program, serials: tuple[int, ...], platform: Platform) -> list[Violation]:
+    """The violations of a whole-program invariant: none when the program last checked that passed it
+    had these same function objects, on this platform."""
+    passed = _WHOLE_PASSED.get(inv)
+    if passed is not None and passed[1] is platform and passed[0] == serials:
+        return []
+    found = inv.check(program, platform)
+    _WHOLE_PASSED[inv] = None if found else (serials, platform)
+    return found
+
+
+def _check_functions(
+    program: Program, invariants: tuple[Invariant, ...], groups: list[_Group], shared: _ProgramFacts, platform: Platform
+) -> dict[int, list[Violation]]:
+    """The per-function violations of ``invariants`` in ``program`` by position in the set."""
     found: dict[int, list[Violation]] = {}
-    first: list[Violation] = []
-    # One cache entry per function for the whole set: a function every check passed before costs one
-    # lookup, not one per invariant (the per-invariant entries still serve other sets).
+    # One cache entry per function for each group of the set that reads the same of the other
+    # functions: a function every check of a group passed before, in an equal context, costs one
+    # lookup, not one per invariant (the per-invariant entries still serve other sets), and a change
+    # elsewhere that a group does not read costs it nothing more.
+    keys = []
+    for _, _, reads in groups:
+        if type(reads) is int:
+            keys.append(shared.shared(platform, reads))
+        else:  # the contexts of each function, made once per program
+            keys.append(shared.of_functions.setdefault((platform, reads), {}))
     for func in program.functions.values():
-        if per_function is not None:
-            first.extend(per_function(func))
         entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
         facts = entry[1] if entry is not None else _FACTS.put(func, {})
-        hit = facts.get(names)
-        if hit is None or hit[0] != context_key:
-            results = tuple(invariants[i].check_function(func, program, shared[r], facts) for i, r in zip(local, reads))
-            hit = (context_key, results if any(results) else None)
-            if hit[1] is None or not _at_function(func, results):  # see _AT_FUNCTION
-                facts[names] = hit
-        if hit[1] is not None:
-            for i, result in zip(local, hit[1]):
-                if result:
-                    found.setdefault(i, []).extend(result)
-    if found or whole:
-        for i, inv in enumerate(invariants):
-            if i in found:
-                first.extend(found[i])
-            elif i in whole:
-                first.extend(inv.check(program, platform))
-    return first
+        for (names, positions, reads), key in zip(groups, keys):
+            if type(reads) is int:
+                hit = facts.get(names)
+                if hit is None or (hit[0] is not key and hit[0] != key):
+                    contexts = (key,) * len(positions)
+                    hit = _check_group(func, program, facts, invariants, names, positions, contexts, key)
+            else:
+                contexts = key.get(id(func))
+                if contexts is None:
+                    contexts = key[id(func)] = tuple(shared.of_function(platform, r, func) for r in reads)
+                hit = facts.get(names)
+                if hit is None or hit[0] != contexts:
+                    hit = _check_group(func, program, facts, invariants, names, positions, contexts, contexts)
+            if hit[1] is not None:
+                for i, result in zip(positions, hit[1]):
+                    if result:
+                        found.setdefault(i, []).extend(result)
+    return found
 
 
-def _plan(invariants: tuple[Invariant, ...]) -> tuple[list[int], tuple[str, ...], list[int], frozenset[int]]:
-    """For a set of invariants (cached): the positions of the per-function ones, their names, what
-    each reads of the other functions, and the positions of the whole-program ones."""
+def _check_group(
+    func: Function,
+    program: Program,
+    facts: dict,
+    invariants: tuple[Invariant, ...],
+    names: tuple[str, ...],
+    positions: list[int],
+    contexts: tuple,
+    key: tuple,
+) -> tuple:
+    """``(key, the results of the invariants at positions in func, None when all pass)``, each
+    invariant checked in its context; cached under ``names`` unless a violation is at ``func`` itself
+    (see _AT_FUNCTION)."""
+    results = []
+    for i, context in zip(positions, contexts):
+        inv = invariants[i]
+        hit = facts.get(inv.name)  # Invariant.check_function's cache test, inlined: most are hits
+        if hit is not None and (hit[0] is context or hit[0] == context):
+            results.append(hit[1])
+        else:
+            results.append(inv.check_function(func, program, context, facts))
+    entry = (key, tuple(results) if any(results) else None)
+    if entry[1] is None or not _at_function(func, entry[1]):
+        facts[names] = entry
+    return entry
+
+
+# A group of per-function invariants of a set: their names, positions in the set and what they read
+# of the other functions (the same flag for all, or what each reads when some read bodies).
+_Group = tuple[tuple[str, ...], list[int], int | tuple[Reads, ...]]
+
+
+class _Plan:
+    """How :func:`check_all` checks one set of invariants."""
+
+    __slots__ = ("groups", "whole", "passed")
+
+    def __init__(self, invariants: tuple[Invariant, ...]) -> None:
+        local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
+        # The groups of per-function invariants: those reading nothing of the other functions, those
+        # reading signatures, those reading some bodies (whose contexts are per function).
+        self.groups: list[_Group] = []
+        for flag in (READS_NOTHING, READS_SIGNATURES):
+            chosen = [i for i in local if type(invariants[i]._reads) is int and invariants[i]._reads == flag]
+            if chosen:
+                self.groups.append((tuple(invariants[i].name for i in chosen), chosen, flag))
+        chosen = [i for i in local if type(invariants[i]._reads) is not int or invariants[i]._reads == READS_BODIES]
+        if chosen:
+            reads = tuple(invariants[i]._reads for i in chosen)
+            self.groups.append((tuple(invariants[i].name for i in chosen), chosen, reads))
+        # The positions of the whole-program invariants.
+        self.whole = tuple(i for i in range(len(invariants)) if i not in local)
+        # The serials of the functions of the program last checked that passed every per-function
+        # invariant, with its platform (nothing found is cached for a failing one).
+        self.passed: tuple[tuple[int, ...], Platform] | None = None
+
+
+def _plan(invariants: tuple[Invariant, ...]) -> _Plan:
+    """The plan of a set of invariants (cached)."""
     plan = _PLANS.get(invariants)
     if plan is None:
-        local = [i for i, inv in enumerate(invariants) if inv.is_per_function]
-        whole = frozenset(i for i in range(len(invariants)) if i not in local)
-        plan = (local, tuple(invariants[i].name for i in local), [invariants[i]._reads for i in local], whole)
         if len(_PLANS) > _CONTEXTS_LIMIT:
             _PLANS.clear()
-        _PLANS[invariants] = plan
+        plan = _PLANS[invariants] = _Plan(invariants)
     return plan

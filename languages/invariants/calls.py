@@ -15,6 +15,7 @@ from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
 from .grammar import Attr, FunctionCalls
+from .reads import Bodies
 from .walk import checked_defs
 
 
@@ -99,7 +100,8 @@ CallDirectionsResolved = Invariant.declared(
     ),
     check=_check_directions,
     auto_verified=True,
-    reads_bodies=True,
+    # a wrapper's callees' returns and writes, through their callees (directions: signatures)
+    reads_bodies=Bodies(callees=True, of={FunctionType.Group, FunctionType.Spmd}),
 )
 
 

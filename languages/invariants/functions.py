@@ -21,6 +21,7 @@ from pypto.ir.stmt import AssignStmt, ForStmt, ReturnStmt, WhileStmt, YieldStmt
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
+from .reads import Bodies
 
 
 def _check_inline_gone(program: Program, report: Reporter) -> None:
@@ -206,5 +207,6 @@ EntryResultsExported = Invariant.per_function(
     "EntryResultsExported",
     "every value an entry Orchestration function returns is (the buffer of) one of its Out/InOut parameters",
     _check_entry_results,
-    reads_bodies=True,
+    # whether another function calls it, and its callees' returns and writes through theirs
+    reads_bodies=Bodies(callees=True, callers=True, of={FunctionType.Orchestration}),
 )

@@ -22,6 +22,7 @@ from pypto.ir.types import TileType
 from .affinity import BY_OPERANDS, Affinity, affinity, named_affinity
 from .base import Invariant, Reporter, cached, cached_result
 from .grammar import Field, Forbid, NoNode, Ops, inside
+from .reads import Bodies
 
 _SIDE_OF = {FunctionType.AIC: AIC, FunctionType.AIV: AIV}
 TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
@@ -348,7 +349,8 @@ MixedKernelExpanded = Invariant.per_function(
     "kernels run on one side; cross-core pipes are set up, land in Mat/Vec, are freed and statically shaped",
     _check_mixed,
     auto_verified=True,
-    reads_bodies=True,  # a Group's kernels, and the peer kernel's pushes and pipe set-ups
+    # a kernel's Groups and its peer kernels' pushes and pipe set-ups (a Group's kernels: signatures)
+    reads_bodies=Bodies(group_peers=True, of={FunctionType.AIC, FunctionType.AIV}),
 )
 
 

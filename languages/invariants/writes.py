@@ -74,6 +74,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType
 
 from .base import Invariant, Reporter
+from .reads import Bodies
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 _WRITTEN = (Effect.WRITE, Effect.READ_WRITE)
@@ -291,7 +292,7 @@ InputsNotWritten = Invariant.per_function(
     "InputsNotWritten",
     "no tensor parameter declared In is written (in place, or as an Out/InOut argument of a call)",
     _check_inputs,
-    reads_bodies=True,
+    reads_bodies=Bodies(callees=True),  # the writes and returns of its callees, through theirs
 )
 
 
@@ -489,5 +490,5 @@ OutParamsWritten = Invariant.per_function(
     "OutParamsWritten",
     "every Out tensor parameter is written on every path through its function",
     _check_outs,
-    reads_bodies=True,
+    reads_bodies=Bodies(callees=True),  # the writes and returns of its callees, through theirs
 )
