@@ -20,7 +20,7 @@ from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
 from .affinity import BY_OPERANDS, Affinity, affinity, named_affinity
-from .base import Invariant, Reporter, cached, cached_result
+from .base import Invariant, Reporter, cached
 from .grammar import Field, Forbid, NoNode, Ops, inside
 from .reads import Bodies
 
@@ -281,7 +281,7 @@ def _check_group(group: Function, program: Program, report: Reporter) -> None:
                          "orchestration", call)
 
 
-def _check_counts(func: Function, program: Program, report: Reporter) -> None:
+def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
     """In a Group, each pipe's pops equal the peer's pushes when both counts are known at compile time."""
     called = function_index(func).op_names
     for pop, push in _PUSH_OF.items():
@@ -305,7 +305,7 @@ def _setup_facts(setup: Call) -> dict[str, int]:
             "local_slot_num": setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)}
 
 
-def _check_peer_setups(func: Function, program: Program, report: Reporter) -> None:
+def _check_peer_setups(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
     """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
     if _INIT[FunctionType.AIV] not in function_index(func).op_names:
         return
@@ -321,27 +321,18 @@ def _check_peer_setups(func: Function, program: Program, report: Reporter) -> No
                              "slot_size, slot_num and local_slot_num", mine[pipe])
 
 
-def _check_own(func: Function, report: Reporter) -> list:
-    """The violations of the rules that read only ``func`` (its sides and pipes): cached per function
-    object and platform, as the check runs again on every function whenever any function changes."""
-    own = Reporter(report.rule, report.function, report.platform)
-    calls = function_index(func).of(Call)
-    _check_sides(func, calls, own)
-    _check_pipes(func, calls, own)
-    return own.violations
-
-
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     if func.func_type is FunctionType.Group:
         _check_group(func, program, report)
     if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
         return
-    own = cached_result("<MixedKernelExpanded own>", func, report.platform, lambda: _check_own(func, report))
-    report.violations += own
+    calls = function_index(func).of(Call)
+    _check_sides(func, calls, report)
+    _check_pipes(func, calls, report)
     if func.func_type in _SIDE_OF:
-        _check_counts(func, program, report)
+        _check_counts(func, program, calls, report)
     if func.func_type is FunctionType.AIV:
-        _check_peer_setups(func, program, report)
+        _check_peer_setups(func, program, calls, report)
 
 
 MixedKernelExpanded = Invariant.per_function(
