@@ -8,28 +8,16 @@ the positions the Group's call gives them.
 from __future__ import annotations
 
 from pypto.analysis import function_index
+from pypto.analysis.callgraph import function_named
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Expr, GlobalVar, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType
 
-from pypto.util import IdentityCache
-
 from .errors import CodegenError
 
 _KERNELS = (FunctionType.AIC, FunctionType.AIV)
-
-_BY_NAME: IdentityCache[Program, dict[str, Function]] = IdentityCache(64)
-
-
-def function_named(program: Program, name: str) -> Function | None:
-    """``program.get_function(name)``, from a table made once per program: that method builds a
-    GlobalVar node per lookup, and the emitters look up every kernel a call or a Group names."""
-    table = _BY_NAME.get(program)
-    if table is None:
-        table = _BY_NAME.put(program, {gv.name: f for gv, f in program.functions.items() if isinstance(gv, GlobalVar)})
-    return table.get(name)
 
 
 def group_calls(program: Program, group: Function) -> list[tuple[Function, Call]]:

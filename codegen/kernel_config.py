@@ -13,12 +13,12 @@ and the kernel's source under ``kernels/aiv|aic/``. Signatures list tensor param
 
 from __future__ import annotations
 
+from pypto.analysis.callgraph import function_named
 from pypto.ir.enums import FunctionType, ParamDirection
 from pypto.ir.function import Function, Program
 from pypto.ir.types import TensorType
 
 from .errors import CodegenError
-from .groups import function_named
 from .orchestration import kernel_ids, orchestration_function
 
 RUNTIMES = ("tensormap_and_ringbuffer", "host_build_graph")

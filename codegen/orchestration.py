@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pypto.analysis.callgraph import function_named
 from pypto.analysis.defuse import base_name, expr_calls, use_counts
 from pypto.analysis.index import function_index, walk
 from pypto.analysis.intervals import const_truth, instantiate
@@ -85,7 +86,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
-from .groups import function_named, group_calls
+from .groups import group_calls
 from .op_table import argument, keyword
 from . import orchestration_taskids as taskids
 from .orchestration_ops import (

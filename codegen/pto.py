@@ -24,6 +24,7 @@ from math import prod
 from typing import Any
 
 from pypto.analysis import function_index
+from pypto.analysis.callgraph import function_named
 from pypto.backend import Platform, current_platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
@@ -43,7 +44,7 @@ from pypto.ir.types import TensorType, TileType, element_strides
 from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
-from .groups import function_named, group_members
+from .groups import group_members
 from .op_table import Accumulate, argument, keyword
 from .pto_ops import (
     Assemble, Buffer, CrossCore, Dps, Fixed, Flag, Operands, Reshape, Result, ScalarAccess, SetValidShape, SpmdIndex,

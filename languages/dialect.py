@@ -171,7 +171,7 @@ class Dialect:
         checks assume (default: that of the current backend type).
         """
         found = self._program_grammar(program)
-        found.extend(check_all(program, self._checked(invariants), platform))
+        found.extend(check_all(program, self._checked(invariants), platform=platform))
         return [v.in_dialect(self.name) for v in found]
 
     def validate(

@@ -8,6 +8,7 @@ property name to its invariant.
 from pypto.backend import A2A3, A5, Platform, current_platform, target_platform
 
 from .base import Invariant, Reporter, Severity, Violation
+from .reads import Bodies
 from .calls import CallDirectionsResolved, InOutUseValid, ManualDepsOnSubmitOnly
 from .control_flow import (
     BreakContinueValid,
@@ -131,6 +132,7 @@ __all__ = [
     "ALL",
     "STRUCTURAL",
     "AccToGmStoreValid",
+    "Bodies",
     "AivSplitValid",
     "AllocatedMemoryAddr",
     "ArrayNotEscaped",

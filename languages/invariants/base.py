@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from pypto.analysis.callgraph import CallGraph, clear_call_names
 from pypto.backend import Platform, current_platform
 from pypto.ir.errors import InternalError
 from pypto.ir.function import Function, Program
@@ -26,7 +27,7 @@ from pypto.ir.stmt import SeqStmts
 from pypto.util import IdentityCache
 
 from .grammar import Rule, check_rules
-from .reads import Bodies, CallGraph, clear_call_names
+from .reads import Bodies
 
 
 T = TypeVar("T")
@@ -127,8 +128,9 @@ ProgramCheck = Callable[[Program, Reporter], None]
 
 # What the checkers found in each function object: ``{invariant or fact name: (context, result)}``
 # (a result with a violation at the function itself: ``(_AT_FUNCTION, detached result, context)``)
-# and, for a whole set of per-function invariants, ``{their names: (context key, results, or None
-# when the function breaks none)}``. Functions are immutable and passes share the ones they do not
+# and, for each group of a set of per-function invariants that read the same of the other functions
+# (nothing, signatures, some bodies), an entry keyed by the group: its shared context, or the
+# function's own context for the body readers, with the results (None when it breaks none). Functions are immutable and passes share the ones they do not
 # change, so a boundary check re-walks only changed functions; an entry goes with its function, so
 # a loop of compiles does not keep earlier programs alive.
 _FACTS: IdentityCache[Function, dict[str | tuple[str, ...], tuple]] = IdentityCache(20_000)
@@ -388,8 +390,9 @@ class Invariant:
 
     @classmethod
     def per_program(cls, name: str, summary: str, check: ProgramCheck, auto_verified: bool = False) -> Invariant:
-        """An invariant whose checker sees the whole program: its functions and the platform (a result
-        is reused for another program of the same function objects)."""
+        """An invariant whose checker sees the whole program: its functions and the platform (a passing
+        result is reused for another program of the same function objects on the same platform; a
+        failing one is always computed again)."""
         return cls(name, summary, check, auto_verified)
 
     @property
@@ -448,12 +451,13 @@ class Invariant:
         return f"<Invariant {self.name}>"
 
 
-def check_all(program: Program, invariants: Iterable[Invariant], platform: Platform | None = None) -> list[Violation]:
+def check_all(program: Program, invariants: Iterable[Invariant], *, platform: Platform | None = None) -> list[Violation]:
     """The violations of ``invariants`` in ``program``, listed invariant by invariant.
 
     The per-function checkers run function by function, all of them on one function before the
     next, so a function's nodes are fetched from memory once for every checker rather than once
-    per checker (on a large program the difference is most of the cost of a check).
+    per checker (on a large program the difference is most of the cost of a check). A program of the
+    same function objects as the last one this set passed on ``platform`` passes again unwalked.
     """
     invariants = tuple(invariants)
     platform = platform if platform is not None else current_platform()

@@ -1,4 +1,4 @@
-"""What a per-function checker reads of the other functions of the program, and who calls whom.
+"""What a per-function checker reads of the other functions of the program.
 
 A cached check result of a function is reused while the function is the same object and what the
 checker read elsewhere is unchanged. Checkers that read other functions' bodies declare which ones
@@ -9,14 +9,12 @@ unrelated function does not run the checker again.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from pypto.analysis import function_index
+from pypto.analysis.callgraph import CallGraph
 from pypto.ir.enums import FunctionType
-from pypto.ir.expr import GlobalVar
 from pypto.ir.function import Function
-from pypto.util import IdentityCache
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: a declaration is one object
@@ -60,50 +58,3 @@ class Bodies:
                     found.update(dict.fromkeys(graph.callees(caller)))
         functions = graph.functions
         return [functions[name] for name in found if name in functions]
-
-
-class CallGraph:
-    """The functions of a program by name, with the names each one refers to (its GlobalVar
-    nodes: the functions it calls or submits) and, on demand, the reverse."""
-
-    def __init__(self, functions: Iterable[Function]) -> None:
-        self.functions: dict[str, Function] = {f.name: f for f in functions}
-        self._callers: dict[str, list[str]] | None = None
-
-    def callees(self, func: Function) -> tuple[str, ...]:
-        """The names of the functions ``func`` refers to, each once (cached per function object)."""
-        hit = _CALLEES.entries.get(id(func))
-        if hit is not None:
-            return hit[1]
-        index = function_index(func)
-        names = tuple(dict.fromkeys(g.name for g in index.of(GlobalVar))) if index.has(GlobalVar) else ()
-        return _CALLEES.put(func, names)
-
-    def add_callees(self, func: Function, found: dict[str, None]) -> None:
-        """Add to ``found`` the functions ``func`` refers to, transitively."""
-        stack = [func]
-        while stack:
-            for name in self.callees(stack.pop()):
-                if name not in found:
-                    found[name] = None
-                    callee = self.functions.get(name)
-                    if callee is not None:
-                        stack.append(callee)
-
-    def callers(self, name: str) -> list[str]:
-        """The functions that refer to ``name``, in program order."""
-        if self._callers is None:
-            self._callers = {}
-            for func in self.functions.values():
-                for callee in self.callees(func):
-                    self._callers.setdefault(callee, []).append(func.name)
-        return self._callers.get(name, [])
-
-
-# CallGraph.callees by function object.
-_CALLEES: IdentityCache[Function, tuple[str, ...]] = IdentityCache(20_000)
-
-
-def clear_call_names() -> None:
-    """Forget the cached callee names."""
-    _CALLEES.clear()

@@ -399,9 +399,7 @@ class _DefUseChecker:
         elif isinstance(stmt, SeqStmts):
             self.block(stmt)
         else:
-            self.check_uses(stmt, stmt_exprs(stmt))
-            if isinstance(stmt, AssignStmt):
-                self.check_view(stmt)
+            self.check_uses(stmt, stmt_exprs(stmt))  # an assignment took the first branch
             for var in stmt_defs(stmt):
                 self.scopes.add(var)
 

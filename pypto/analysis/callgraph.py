@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit
 from pypto.ir.function import Function, Program
@@ -14,14 +14,20 @@ from .index import function_index
 def callee(program: Program, expr: Expr) -> Function | None:
     """The program function a Call/Submit invokes, or None for op calls."""
     if isinstance(expr, (Call, Submit)) and isinstance(expr.op, GlobalVar):
-        by_name = _BY_NAME.get(program)
-        if by_name is None:  # program.get_function builds a GlobalVar key per lookup
-            by_name = _BY_NAME.put(program, {f.name: f for f in program.functions.values()})
-        return by_name.get(expr.op.name)
+        return function_named(program, expr.op.name)
     return None
 
 
-# Each program's functions by name (programs are immutable; an orchestration asks once per call).
+def function_named(program: Program, name: str) -> Function | None:
+    """``program.get_function(name)``, from a table made once per program: that method builds a
+    GlobalVar key per lookup, and an orchestration or an emitter asks once per call."""
+    by_name = _BY_NAME.get(program)
+    if by_name is None:
+        by_name = _BY_NAME.put(program, {f.name: f for f in program.functions.values()})
+    return by_name.get(name)
+
+
+# Each program's functions by name (programs are immutable).
 _BY_NAME: IdentityCache[Program, dict[str, Function]] = IdentityCache(1_000)
 
 
@@ -73,3 +79,51 @@ def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
                 path.append(nxt)
                 todo.append((nxt, iter(graph[nxt])))
     return None
+
+
+class CallGraph:
+    """The functions of a program by name, with the names each one refers to and, on demand, the
+    reverse. A reference is any GlobalVar node, not only a call's or a submit's op (:func:`call_graph`):
+    the boundary checks that use it must see every function whose body a checker may read."""
+
+    def __init__(self, functions: Iterable[Function]) -> None:
+        self.functions: dict[str, Function] = {f.name: f for f in functions}
+        self._callers: dict[str, list[str]] | None = None
+
+    def callees(self, func: Function) -> tuple[str, ...]:
+        """The names of the functions ``func`` refers to, each once (cached per function object)."""
+        hit = _CALLEES.entries.get(id(func))
+        if hit is not None:
+            return hit[1]
+        index = function_index(func)
+        names = tuple(dict.fromkeys(g.name for g in index.of(GlobalVar))) if index.has(GlobalVar) else ()
+        return _CALLEES.put(func, names)
+
+    def add_callees(self, func: Function, found: dict[str, None]) -> None:
+        """Add to ``found`` the functions ``func`` refers to, transitively."""
+        stack = [func]
+        while stack:
+            for name in self.callees(stack.pop()):
+                if name not in found:
+                    found[name] = None
+                    callee = self.functions.get(name)
+                    if callee is not None:
+                        stack.append(callee)
+
+    def callers(self, name: str) -> list[str]:
+        """The functions that refer to ``name``, in program order."""
+        if self._callers is None:
+            self._callers = {}
+            for func in self.functions.values():
+                for callee in self.callees(func):
+                    self._callers.setdefault(callee, []).append(func.name)
+        return self._callers.get(name, [])
+
+
+# CallGraph.callees by function object.
+_CALLEES: IdentityCache[Function, tuple[str, ...]] = IdentityCache(20_000)
+
+
+def clear_call_names() -> None:
+    """Forget the cached callee names."""
+    _CALLEES.clear()

@@ -10,7 +10,7 @@ import pytest
 from inv_helpers import found, prog
 from pypto.languages.invariants import EntryResultsExported, InputsNotWritten, Invariant, MixedKernelExpanded, Reporter
 from pypto.languages.invariants.base import check_all, clear_caches
-from pypto.languages.invariants.reads import Bodies
+from pypto.languages.invariants import Bodies
 
 import pypto.language as pl
 from pypto import ir
