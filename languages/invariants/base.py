@@ -130,9 +130,10 @@ ProgramCheck = Callable[[Program, Reporter], None]
 # (a result with a violation at the function itself: ``(_AT_FUNCTION, detached result, context)``)
 # and, for each group of a set of per-function invariants that read the same of the other functions
 # (nothing, signatures, some bodies), an entry keyed by the group: its shared context, or the
-# function's own context for the body readers, with the results (None when it breaks none). Functions are immutable and passes share the ones they do not
-# change, so a boundary check re-walks only changed functions; an entry goes with its function, so
-# a loop of compiles does not keep earlier programs alive.
+# function's own context for the body readers, with the results (None when it breaks none).
+# Functions are immutable and passes share the ones they do not change, so a boundary check re-walks
+# only changed functions; an entry goes with its function, so a loop of compiles does not keep
+# earlier programs alive.
 _FACTS: IdentityCache[Function, dict[str | tuple[str, ...], tuple]] = IdentityCache(20_000)
 _FACT_ENTRIES = _FACTS.entries  # read directly on the hot paths (see IdentityCache)
 # What the checks of the program last checked share (several checks of one program come in a row):
@@ -451,7 +452,9 @@ class Invariant:
         return f"<Invariant {self.name}>"
 
 
-def check_all(program: Program, invariants: Iterable[Invariant], *, platform: Platform | None = None) -> list[Violation]:
+def check_all(
+    program: Program, invariants: Iterable[Invariant], *, platform: Platform | None = None
+) -> list[Violation]:
     """The violations of ``invariants`` in ``program``, listed invariant by invariant.
 
     The per-function checkers run function by function, all of them on one function before the
