@@ -27,6 +27,7 @@ from .functions import (
 )
 from .kernels import GMPipeRingPassed, HardSyncallOccupancyValid, KernelNodes, MixedKernelExpanded, VectorKernelSplit
 from .memory import AllocatedMemoryAddr, HasMemRefs
+from .recursion import NoRecursion
 from .runtime import IterArgCarryClassified, RuntimeScopesMaterialized
 from .scopes import (
     AivSplitValid,
@@ -67,6 +68,7 @@ STRUCTURAL: frozenset[Invariant] = frozenset(
         ManualDepsOnSubmitOnly,
         AtomicAddDtypeValid,
         TileOpsInKernels,
+        NoRecursion,
     }
 )
 
@@ -98,6 +100,7 @@ ALL: dict[str, Invariant] = {
         MixedKernelExpanded,
         NoNestedCalls,
         NoNestedInCore,
+        NoRecursion,
         NoRedundantBlocks,
         NormalizedStmtStructure,
         OperandLayoutsResolved,
@@ -158,6 +161,7 @@ __all__ = [
     "GMPipeRingPassed",
     "NoNestedCalls",
     "NoNestedInCore",
+    "NoRecursion",
     "NoRedundantBlocks",
     "NormalizedStmtStructure",
     "OperandLayoutsResolved",

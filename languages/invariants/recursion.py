@@ -1,0 +1,75 @@
+"""NoRecursion: no function calls itself, directly or through other functions.
+
+Kernels and orchestrations have no call stack: a kernel call is inlined into a task, an orchestration
+call submits tasks, so a recursive program has no meaning to lower (and would not terminate).
+Inline functions are left to InlineFunctions, which names their cycles; a cycle through an Inline
+function into another function is reported at that function.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from pypto.analysis.callgraph import function_named
+from pypto.analysis.index import function_index
+from pypto.ir.enums import FunctionType
+from pypto.ir.expr import Call, GlobalVar, Submit
+from pypto.ir.function import Function, Program
+
+from .base import Invariant, Reporter
+from .reads import Bodies
+
+
+def _calls(func: Function) -> list[Call | Submit]:
+    """The calls and submits of program functions in ``func``, in program order."""
+    index = function_index(func)
+    if not index.has(GlobalVar):  # most kernels: nothing to look at
+        return []
+    return [c for c in index.of(Call, Submit) if isinstance(c.op, GlobalVar)]
+
+
+def _path(program: Program, start: str, target: str) -> list[str] | None:
+    """The shortest call path ``[start, ..., target]`` from function ``start`` to ``target``, or None."""
+    parents: dict[str, str | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        name = todo.popleft()
+        func = function_named(program, name)
+        for call in _calls(func) if func is not None else ():
+            callee = call.op.name
+            if callee == target:
+                path = [target, name]
+                while parents[path[-1]] is not None:
+                    path.append(parents[path[-1]])
+                return path[::-1]
+            if callee not in parents:
+                parents[callee] = name
+                todo.append(callee)
+    return None
+
+
+def _check_recursion(func: Function, program: Program, report: Reporter) -> None:
+    if func.func_type is FunctionType.Inline:
+        return
+    for call in _calls(func):
+        callee = call.op.name
+        rest = [func.name] if callee == func.name else _path(program, callee, func.name)
+        if rest is None:
+            continue
+        path = [func.name, *rest]
+        report.error(
+            "RECURSIVE_CALL",
+            f"'{func.name}' calls itself{'' if len(path) == 2 else ' through other functions'} ({' -> '.join(path)}); "
+            f"a function cannot be recursive: kernels and "
+            f"orchestrations have no call stack, so repeat the work with a loop (pl.range) instead",
+            call,
+        )
+        return  # one report per function: the first call that closes a cycle
+
+
+NoRecursion = Invariant.per_function(
+    "NoRecursion",
+    "no function calls itself, directly or through other functions (Inline functions: see InlineFunctions)",
+    _check_recursion,
+    reads_bodies=Bodies(callees=True),  # the calls of its callees, through theirs
+)
