@@ -23,6 +23,7 @@ The walker knows control flow, variables, calls and launches; what an op *means*
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -92,6 +93,9 @@ class Machine:
         self.memory_mode = memory_mode
         self.max_steps = max_steps
         self.steps = 0  # loop iterations run so far (all loops of the run)
+        # The functions being run, outermost first, per thread (a Group's kernels run on threads that
+        # take turns, so one list would interleave them).
+        self._running = threading.local()
         self._extents: dict[int, dict | None] = {}
         self._stmt: dict[type, Callable[[Any, Frame], Any]] = {
             S.SeqStmts: self._seq,
@@ -129,12 +133,17 @@ class Machine:
             raise OpError(f"function '{func.name}' takes {len(func.params)} arguments, got {len(args)}")
         if func.func_type == FunctionType.Group and self.state.group is None:
             return self._run_group(func, args)
+        active = self._active()
+        if func.name in active:  # the program never ends: refused like the compile's NoRecursion
+            cycle = active[active.index(func.name):] + [func.name]
+            raise OpError(f"'{func.name}' calls itself ({' -> '.join(cycle)}); a function cannot be recursive")
         frame = Frame(self._memory_for(func))
         if func.func_type == FunctionType.Group:
             frame.env = _GroupEnv()
         for param, arg in zip(func.params, args):
             self._check_value(param, arg, frame.env, f"argument '{param.name_hint}' of '{func.name}'")
             frame.env[param] = arg
+        active.append(func.name)
         try:
             result = self.exec_stmt(func.body, frame)
         except _Return as ret:
@@ -142,7 +151,15 @@ class Machine:
         except (_Break, _Continue) as ctl:
             word = "break" if isinstance(ctl, _Break) else "continue"
             raise InterpreterError(f"'{word}' outside a loop in function '{func.name}'", func.span) from None
+        finally:
+            active.pop()
         return [] if result is None else result
+
+    def _active(self) -> list[str]:
+        active = getattr(self._running, "functions", None)
+        if active is None:
+            active = self._running.functions = []
+        return active
 
     def _run_group(self, func: Function, args: list[Any]) -> list[Any]:
         """Run a Group: its body launches its kernels as processes (pypto.interp.group), which then

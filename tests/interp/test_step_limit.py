@@ -62,3 +62,34 @@ def test_the_limit_counts_the_iterations_of_every_loop() -> None:
 def test_a_bad_limit_is_refused(bad: object) -> None:
     with pytest.raises(InterpreterError, match=r"max_steps must be an int >= 1, got"):
         interp.run(pl.parse(SPIN, "spin.py"), 1, max_steps=bad)
+
+
+COUNTDOWN = """
+import pypto.language as pl
+
+
+@pl.program
+class Countdown:
+    @pl.function
+    def down(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        m: pl.Scalar[pl.INT64] = self.again(n)
+        return m
+
+    @pl.function
+    def again(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        m: pl.Scalar[pl.INT64] = self.down(n)
+        return m
+
+    @pl.function
+    def main(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        m: pl.Scalar[pl.INT64] = self.down(n)
+        return m
+"""
+
+
+def test_a_recursive_call_is_an_error_at_the_call_naming_the_cycle() -> None:
+    with pytest.raises(InterpreterError) as info:
+        interp.run(pl.parse(COUNTDOWN, "countdown.py"), 3)
+    err = info.value
+    assert (err.span.filename, err.span.begin_line) == ("countdown.py", 14)
+    assert err.message == "'down' calls itself (down -> again -> down); a function cannot be recursive"
