@@ -272,8 +272,17 @@ _Region = tuple[Expr, list[Expr | None], list[Expr | None]]
 
 def argument(call: Call, name: str) -> Expr | None:
     """The argument of op call ``call`` bound to parameter ``name`` (None when absent)."""
-    entry = op_registry.get_entry(call.op.name)
-    return op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)[name]
+    hit = _BOUND_ENTRIES.get(id(call))
+    if hit is not None:
+        return hit[1].get(name)
+    args = call.args
+    bound = _BOUND.put(call, {p.name: a for p, a in zip(op_registry.get_entry(call.op.name).bind(args), args)})
+    return bound.get(name)
+
+
+# Parameter name -> argument of each op call asked about: a window reads two or three arguments of a call.
+_BOUND: IdentityCache[Call, dict[str, Expr]] = IdentityCache(4096)
+_BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache)
 
 
 def _elements(e: Expr | None) -> list[Expr | None]:
