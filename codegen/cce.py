@@ -35,7 +35,7 @@ from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.ir.ops.cross_core_ops import (
-    DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, PIPE_SETUPS, default_local_slot_num, direction_flag,
+    DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, direction_flag,
     direction_ring_offset, gm_ring_layout, pipe_slot_num,
 )
 from pypto.ir import op_registry
@@ -64,7 +64,7 @@ from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
-from .groups import group_members, kernel_slots
+from .groups import group_members, kernel_slots, pipe_setups
 from .target import CCE
 from .unsupported import ODD_SPLIT_HINT
 
@@ -209,7 +209,7 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
-        self._setups = [c for c in function_index(func).of(Call) if c.op.name in PIPE_SETUPS]
+        self._setups = pipe_setups(func)
         for p in func.params:
             if isinstance(p.type, TensorType):
                 for axis, dim in enumerate(p.type.shape):
