@@ -33,6 +33,7 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
+from pypto.analysis.intervals import index_const
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.ir.ops.cross_core_ops import (
     DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, direction_flag,
@@ -604,7 +605,7 @@ class CceEmitter(Emitter):
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
             dims = list(tile.type.get_effective_tile_view().valid_shape)
-        dims = [ConstInt(1, DataType.INDEX)] * (rank - len(dims)) + dims
+        dims = [index_const(1)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
         fixed = [s if isinstance(s, int) else DYNAMIC for s in strides]
         template = global_template(ttype.dtype, sizes, fixed, call.span, volume)
@@ -661,7 +662,7 @@ class CceEmitter(Emitter):
         if all(isinstance(d, ConstInt) for d in dims):
             return [d.value for d in dims], None
         bound = list(tile.type.shape) if tile is not None and isinstance(tile.type, TileType) else []
-        bound = [ConstInt(1, DataType.INDEX)] * (len(dims) - len(bound)) + bound
+        bound = [index_const(1)] * (len(dims) - len(bound)) + bound
         sizes, volume = [], 1
         for d, b in zip(dims, bound):
             if isinstance(d, ConstInt):
