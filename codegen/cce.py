@@ -33,9 +33,10 @@ from typing import Any
 from pypto.analysis import function_index
 from pypto.backend import Platform, current_platform
 from pypto.analysis import expr_vars
+from pypto.analysis.intervals import index_const
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.ir.ops.cross_core_ops import (
-    DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, PIPE_SETUPS, default_local_slot_num, direction_flag,
+    DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, direction_flag,
     direction_ring_offset, gm_ring_layout, pipe_slot_num,
 )
 from pypto.ir import op_registry
@@ -64,7 +65,7 @@ from .errors import CodegenError, no_rule
 from .op_table import Accumulate, argument, keyword
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
-from .groups import group_members, kernel_slots
+from .groups import group_members, kernel_slots, pipe_setups
 from .target import CCE
 from .unsupported import ODD_SPLIT_HINT
 
@@ -209,7 +210,7 @@ class CceEmitter(Emitter):
             else:
                 raise no_rule(f"a kernel parameter of type {type(p.type).__name__}", self.target.name, p.span)
             self._params.add(p)
-        self._setups = [c for c in function_index(func).of(Call) if c.op.name in PIPE_SETUPS]
+        self._setups = pipe_setups(func)
         for p in func.params:
             if isinstance(p.type, TensorType):
                 for axis, dim in enumerate(p.type.shape):
@@ -604,7 +605,7 @@ class CceEmitter(Emitter):
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
             dims = list(tile.type.get_effective_tile_view().valid_shape)
-        dims = [ConstInt(1, DataType.INDEX)] * (rank - len(dims)) + dims
+        dims = [index_const(1)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
         fixed = [s if isinstance(s, int) else DYNAMIC for s in strides]
         template = global_template(ttype.dtype, sizes, fixed, call.span, volume)
@@ -661,7 +662,7 @@ class CceEmitter(Emitter):
         if all(isinstance(d, ConstInt) for d in dims):
             return [d.value for d in dims], None
         bound = list(tile.type.shape) if tile is not None and isinstance(tile.type, TileType) else []
-        bound = [ConstInt(1, DataType.INDEX)] * (len(dims) - len(bound)) + bound
+        bound = [index_const(1)] * (len(dims) - len(bound)) + bound
         sizes, volume = [], 1
         for d, b in zip(dims, bound):
             if isinstance(d, ConstInt):

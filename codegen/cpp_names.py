@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .cpp_target_names import TARGET_NAMES
@@ -22,10 +23,14 @@ CPP_KEYWORDS = frozenset(
 HEADER_NAMES = frozenset().union(*TARGET_NAMES.values())
 
 
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+
+
+@functools.lru_cache(maxsize=4096)  # the emitters ask for every variable's name, and names recur
 def cpp_identifier(name: str, reserved: frozenset[str] = frozenset()) -> str:
     """``name`` as a C++ identifier: other characters become ``_``, a leading digit gets a ``_``
     prefix, and a C++ keyword, a name the target headers declare (or a name in ``reserved``, the
     emitter's own) gets a ``_`` suffix."""
-    text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "v"
+    text = _NOT_IDENTIFIER.sub("_", name) or "v"
     text = "_" + text if text[0].isdigit() else text
     return text + "_" if text in CPP_KEYWORDS or text in HEADER_NAMES or text in reserved else text

@@ -12,12 +12,22 @@ from pypto.analysis.callgraph import function_named
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Expr, GlobalVar, Var
 from pypto.ir.function import Function, Program
+from pypto.ir.ops.cross_core_ops import PIPE_SETUPS
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType
 
 from .errors import CodegenError
 
 _KERNELS = (FunctionType.AIC, FunctionType.AIV)
+
+
+def pipe_setups(func: Function) -> list[Call]:
+    """The pipe set-up calls of kernel ``func``, in body order (most kernels have none: their calls are
+    not scanned)."""
+    index = function_index(func)
+    if index.op_names.isdisjoint(PIPE_SETUPS):
+        return []
+    return [c for c in index.of(Call) if c.op.name in PIPE_SETUPS]
 
 
 def group_calls(program: Program, group: Function) -> list[tuple[Function, Call]]:

@@ -49,7 +49,8 @@ class OpRule:
         spelled = self._spelled.get(op)
         if spelled is None:
             spelled = self._spelled[op] = self.spelled(op)
-        return [name for name in _bound(call)[2] if name not in spelled]
+        hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
+        return [name for name in (hit[1] if hit is not None else _bound(call))[2] if name not in spelled]
 
 
 def every_parameter(op: str) -> frozenset[str]:
@@ -129,18 +130,16 @@ def _bound(call: Call) -> tuple[op_registry.CallInfo, list[str], list[str]]:
     return _BOUND.put(call, (info, params, given))
 
 
-def _info(call: Call) -> op_registry.CallInfo:
-    return _bound(call)[0]
-
-
 def keyword(call: Call, name: str) -> Any:
     """The value of keyword ``name`` on an op call, its registry default filled in (None if absent)."""
-    return _info(call).kw(name)
+    hit = _BOUND_ENTRIES.get(id(call))  # _bound's cache read here: the emitters ask this per operand
+    return (hit[1][0] if hit is not None else _bound(call)[0]).kw(name)
 
 
 def argument(call: Call, name: str) -> Expr | None:
     """The positional argument bound to parameter ``name`` (None when an optional one is absent)."""
-    return _info(call)[name]
+    hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
+    return (hit[1][0] if hit is not None else _bound(call)[0])[name]
 
 
 def is_set(call: Call, name: str) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pypto.analysis.callgraph import function_named
 from pypto.analysis.defuse import base_name, expr_calls, use_counts
 from pypto.analysis.index import function_index, walk
-from pypto.analysis.intervals import const_truth, instantiate
+from pypto.analysis.intervals import const_truth, index_const, instantiate
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.analysis.roots import Roots, returned_params
 from pypto.analysis.windows import BLOCK_NUM, INDEX_DRIVEN, Window, describe_window, kernel_windows
@@ -782,7 +782,7 @@ class OrchestrationEmitter(Emitter):
         if core_num is None and wrapper is not None:
             core_num = wrapper.attrs.get("core_num")
         if core_num is None or isinstance(core_num, int):
-            core_num = ConstInt(1 if core_num is None else core_num, DataType.INDEX)
+            core_num = index_const(1 if core_num is None else core_num)
         values: dict[Var, Expr] = {BLOCK_NUM: core_num}
         saved = dict(self.names)
         for p, arg in zip(kernel.params, args, strict=True):

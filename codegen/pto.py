@@ -23,7 +23,6 @@ import os
 from math import prod
 from typing import Any
 
-from pypto.analysis import function_index
 from pypto.analysis.callgraph import function_named
 from pypto.backend import Platform, current_platform
 from pypto.ir import op_registry
@@ -35,7 +34,7 @@ from pypto.ir.expr import (
     Neg, Not, Or, Pow, Sub, UnaryExpr, Var, Xor,
 )
 from pypto.ir.function import Function, Program
-from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, PIPE_SETUPS, gm_ring_layout
+from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, gm_ring_layout
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
@@ -44,7 +43,7 @@ from pypto.ir.types import TensorType, TileType, element_strides
 from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
-from .groups import group_members
+from .groups import group_members, pipe_setups
 from .op_table import Accumulate, argument, keyword
 from .pto_ops import (
     Assemble, Buffer, CrossCore, Dps, Fixed, Flag, Operands, Reshape, Result, ScalarAccess, SetValidShape, SpmdIndex,
@@ -168,7 +167,7 @@ class PtoEmitter(Emitter):
     def _function(self, node: Function) -> None:
         fn = self.fn = FunctionState(self.indent_unit)
         fn.kind = node.func_type
-        setups = [c for c in function_index(node).of(Call) if c.op.name in PIPE_SETUPS]
+        setups = pipe_setups(node)
         fn.ring_offsets = {pipe: offset // 4 for pipe, (offset, _) in gm_ring_layout(setups).items()}
         tensors = [p for p in node.params if isinstance(p.type, TensorType)]
         scalars = [p for p in node.params if isinstance(p.type, ScalarType)]

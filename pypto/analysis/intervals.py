@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from pypto.ir import scalar_ops as ops
@@ -14,6 +15,13 @@ from pypto.ir.transforms import substitute_expr
 Interval = tuple[Expr, Expr]
 
 
+@functools.lru_cache(maxsize=4096)
+def index_const(value: int) -> ConstInt:
+    """The INDEX constant ``value``, one shared node per value: nodes are immutable, and bounds and
+    window extents make the same few constants again and again (a validated construction each)."""
+    return ConstInt(value, DataType.INDEX)
+
+
 def _const(e: Expr) -> int | None:
     return e.value if isinstance(e, ConstInt) else None
 
@@ -22,7 +30,7 @@ def _fold(op: Callable[[Expr, Expr], Expr], py: Callable[[int, int], int]) -> Ca
     def build(a: Expr, b: Expr) -> Expr:
         x, y = _const(a), _const(b)
         if x is not None and y is not None:
-            return ConstInt(py(x, y), DataType.INDEX)
+            return index_const(py(x, y))
         return op(a, b)
 
     return build
@@ -51,7 +59,7 @@ _max = _fold(ops.max_, max)
 
 def negate(e: Expr) -> Expr:
     """``-e``, folded for a constant."""
-    return subtract(ConstInt(0, DataType.INDEX), e)
+    return subtract(index_const(0), e)
 
 
 def _same(a: Interval) -> bool:
@@ -84,7 +92,7 @@ def _floormod_rule(a: Interval, b: Interval) -> Interval | None:
     c = _const(b[0]) if _same(b) else None
     if c is None or c <= 0:
         return None
-    return ConstInt(0, DataType.INDEX), ConstInt(c - 1, DataType.INDEX)
+    return index_const(0), index_const(c - 1)
 
 
 # The interval of a binary node from its operands' intervals (None: not bounded).

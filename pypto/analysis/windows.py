@@ -30,7 +30,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType
 from pypto.util import IdentityCache
 
-from .intervals import RULES, Interval, distribute, last_value, negate, subtract
+from .intervals import RULES, Interval, distribute, index_const, last_value, negate, subtract
 
 # The number of blocks a kernel runs on (its launch's core_num; 1 for a plain task).
 BLOCK_NUM = Var("block_num", ScalarType(DataType.INDEX))
@@ -150,7 +150,7 @@ class _Walker:
             lo.append(None if first is None else first[0])
             if type(off) is ConstInt and type(ext) is ConstInt and off.dtype == ext.dtype and off.dtype.is_int():
                 # what the bounds of their sum fold to, without building it (most windows are constant)
-                hi.append(ConstInt(off.value + ext.value, DataType.INDEX))
+                hi.append(index_const(off.value + ext.value))
                 continue
             end = None if off is None or ext is None else self.bounds(distribute(ops.add(off, ext)))
             hi.append(None if end is None else end[1])
@@ -210,7 +210,7 @@ class _Walker:
             for guard in (g for g in guards if g.left is ia):
                 stop = self.bounds(guard.right)
                 if stop is not None:
-                    last = stop[1] if isinstance(guard, Le) else subtract(stop[1], ConstInt(1, DataType.INDEX))
+                    last = stop[1] if isinstance(guard, Le) else subtract(stop[1], index_const(1))
                     self.env[ia] = (start[0], last)
                     break
 
@@ -257,9 +257,9 @@ class _Walker:
 
 
 _BLOCK_CALLS: dict[str, Callable[[], Interval]] = {
-    "tile.get_block_idx": lambda: (ConstInt(0, DataType.INDEX), subtract(BLOCK_NUM, ConstInt(1, DataType.INDEX))),
+    "tile.get_block_idx": lambda: (index_const(0), subtract(BLOCK_NUM, index_const(1))),
     "tile.get_block_num": lambda: (BLOCK_NUM, BLOCK_NUM),
-    "tile.get_subblock_idx": lambda: (ConstInt(0, DataType.INDEX), ConstInt(1, DataType.INDEX)),
+    "tile.get_subblock_idx": lambda: (index_const(0), index_const(1)),
 }
 
 
@@ -272,8 +272,17 @@ _Region = tuple[Expr, list[Expr | None], list[Expr | None]]
 
 def argument(call: Call, name: str) -> Expr | None:
     """The argument of op call ``call`` bound to parameter ``name`` (None when absent)."""
-    entry = op_registry.get_entry(call.op.name)
-    return op_registry.CallInfo(entry, list(call.args), dict(call.kwargs), call.span)[name]
+    hit = _BOUND_ENTRIES.get(id(call))
+    if hit is not None:
+        return hit[1].get(name)
+    args = call.args
+    bound = _BOUND.put(call, {p.name: a for p, a in zip(op_registry.get_entry(call.op.name).bind(args), args)})
+    return bound.get(name)
+
+
+# Parameter name -> argument of each op call asked about: a window reads two or three arguments of a call.
+_BOUND: IdentityCache[Call, dict[str, Expr]] = IdentityCache(4096)
+_BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache)
 
 
 def _elements(e: Expr | None) -> list[Expr | None]:
@@ -312,7 +321,7 @@ def _gather_row(call: Call) -> _Region:
 def _element(call: Call) -> _Region:
     """A scalar read or write: one element at ``indices``."""
     indices = _elements(argument(call, "indices"))
-    return argument(call, "tensor"), indices, [ConstInt(1, DataType.INDEX) for _ in indices]
+    return argument(call, "tensor"), indices, [index_const(1) for _ in indices]
 
 
 def _cacheinvalid(call: Call) -> _Region:
@@ -337,7 +346,7 @@ def _mgather(call: Call) -> _Region:
         return _indexed("mem")(call)
     table = argument(call, "mem")
     shape = list(table.type.shape)
-    return table, [ConstInt(0, DataType.INDEX)] * len(shape), shape
+    return table, [index_const(0)] * len(shape), shape
 
 
 # op -> (the tensor parameter it accesses, its window).

@@ -193,3 +193,13 @@ def test_types_of_lists_the_types_of_some_classes_in_order() -> None:
         for classes in ((ir.TileType,), (ir.TensorType, ir.ScalarType)):
             assert index.types_of(*classes) == tuple(t for t in index.types if isinstance(t, classes))
         assert index.types_of(ir.TileType) or func.func_type is not ir.FunctionType.InCore
+
+
+def test_index_constants_are_shared_nodes() -> None:
+    from pypto.analysis.intervals import index_const
+    from pypto.ir.datatype import DataType
+    from pypto.ir.expr import ConstInt
+
+    three = index_const(3)
+    assert three is index_const(3)
+    assert type(three) is ConstInt and three.value == 3 and three.dtype == DataType.INDEX
