@@ -6,6 +6,7 @@ from __future__ import annotations
 from pypto.languages.invariants import HierarchyOutlined, OrchestrationReferencesResolved
 from pypto.languages.ssa import ssa
 
+from pypto.analysis import function_index
 from pypto.ir.enums import FunctionType, Role
 from pypto.ir.function import Function
 from pypto.ir.stmt import HierarchyScopeStmt
@@ -34,7 +35,7 @@ class OutlineHierarchyScopes(Outliner):
     exports_stores = False
 
     def applies(self, func: Function) -> bool:
-        return func.func_type is FunctionType.Opaque
+        return func.func_type is FunctionType.Opaque and function_index(func).has(HierarchyScopeStmt)
 
     @on(HierarchyScopeStmt)
     def _scope(self, node: HierarchyScopeStmt) -> Result:

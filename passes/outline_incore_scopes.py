@@ -57,7 +57,9 @@ class OutlineIncoreScopes(Outliner):
         attrs: dict[str, object] = {}
         if node.split is not SplitMode.NONE:
             attrs["split"] = node.split
-        regions = [n for n in walk(body) if isinstance(n, SplitAivScopeStmt)]
+        # The rewrite makes no split-aiv region: a function without one has none to walk for.
+        regions = ([n for n in walk(body) if isinstance(n, SplitAivScopeStmt)]
+                   if function_index(self.func).has(SplitAivScopeStmt) else [])
         if regions:
             if node.split is not SplitMode.NONE:
                 raise self.error(

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk_values
+from pypto.analysis.callgraph import function_named
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.roots import returned_params
 from pypto.ir import op_registry
@@ -293,7 +294,7 @@ class Outliner(RewritePass):
     # ---- names ---------------------------------------------------------------------------------
 
     def taken(self, name: str) -> bool:
-        return self.program.get_function(name) is not None or any(f.name == name for f in self._added)
+        return function_named(self.program, name) is not None or any(f.name == name for f in self._added)
 
     def available(self, name: str) -> bool:
         """True when no program function and no scope of this function has taken ``name``."""
@@ -323,7 +324,7 @@ class Outliner(RewritePass):
         return name
 
     def callee(self, name: str) -> Function | None:
-        found = self.program.get_function(name) if self.program is not None else None
+        found = function_named(self.program, name) if self.program is not None else None
         return found or next((f for f in self._added if f.name == name), None)
 
     # ---- outlining -----------------------------------------------------------------------------

@@ -31,7 +31,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pypto.analysis import defined_vars, expr_calls, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars, walk
+from pypto.analysis import (
+    deep_summary,
+    defined_vars,
+    expr_calls,
+    expr_vars,
+    function_index,
+    stmt_defs,
+    stmt_exprs,
+    type_vars,
+    walk,
+)
 
 from pypto.ir.affine import Memo, simplify_index
 from pypto.ir.scalar_eval import constant_value, fold_binary, fold_unary
@@ -40,6 +50,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import ForKind
 from pypto.ir.expr import BinaryExpr, Call, ConstBool, ConstFloat, ConstInt, Expr, UnaryExpr, Var
 from pypto.ir.function import Function
+from pypto.ir.node import ModelBase
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, BreakStmt, ContinueStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
@@ -156,6 +167,10 @@ class Simplify(RewritePass):
     types = True
 
     def applies(self, func: Function) -> bool:
+        return self._may_fold(func) and not _settled(func)
+
+    def _may_fold(self, func: Function) -> bool:
+        """False when no statement, value or type of ``func`` holds anything to fold or bind."""
         stmts = straight_line(func)
         if stmts is None:
             index = function_index(func)
@@ -397,6 +412,50 @@ class Simplify(RewritePass):
             body=body,
             return_vars=keep_list(return_vars, s.return_vars),
         )
+
+
+def _settled(func: Function) -> bool:
+    """True when the rewrite and the sweep would both return ``func`` as it is, told without them for
+    the usual orchestration (loops whose offsets scale the loop variable, ``i * 64``): no branch, no
+    while, no operator but products of a non-constant by a constant other than 0 and 1 (which nothing
+    folds, ranges do not decide and affine forms do not shorten), none in a type, no scalar bound to
+    a constant, no loop of a constant 0 or 1 trips, and no removable assignment that nothing reads.
+    False sends the function through the rewrite."""
+    index = function_index(func)
+    classes = index.classes
+    if IfStmt in classes or WhileStmt in classes:
+        return False
+    for cls in classes:
+        if issubclass(cls, (BinaryExpr, UnaryExpr)) and cls is not E.Mul:
+            return False
+    for node in index.of(E.Mul):
+        a, b = constant_value(node.left), constant_value(node.right)
+        if a is not None and b is not None or a in (0, 1) or b in (0, 1):  # ``None in (0, 1)`` is False
+            return False
+    for t in (*index.types, *func.return_types):
+        if any(issubclass(c, (BinaryExpr, UnaryExpr)) for c in deep_summary(t)[1]):
+            return False
+    for call in index.of(Call):
+        if call.kwargs and any(isinstance(v, _MAY_HOLD_IR) for v in call.kwargs.values()):
+            return False  # a type in a keyword would be entered by the rewrite, not by the index
+    assigns = index.of(AssignStmt)
+    for s in assigns:
+        if isinstance(s.value, (ConstInt, ConstFloat, ConstBool)) and isinstance(s.var.type, ScalarType):
+            return False  # bound (or its range recorded) and substituted
+    for loop in index.of(ForStmt):
+        bounds = [constant_value(x) for x in (loop.start, loop.stop, loop.step)]
+        if (loop.kind is ForKind.Sequential and not loop.attrs and bounds[2] != 0
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in bounds) and len(range(*bounds)) <= 1):
+            return False
+    removable = [s.var for s in assigns if _removable(s)]
+    if removable:
+        used = _used(func, func.body)
+        return all(v in used for v in removable)
+    return True
+
+
+# Keyword values that may hold an IR object (the others: flags, numbers, dtypes, enums).
+_MAY_HOLD_IR = (ModelBase, list, tuple, dict)
 
 
 def _static(t: ShapedType) -> bool:

@@ -12,17 +12,19 @@ used consistently afterwards.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from .errors import IRTypeError
-from .expr import BinaryExpr, Call, Expr, IterArg, UnaryExpr, Var
+from .expr import BinaryExpr, Call, Expr, IterArg, MakeTuple, UnaryExpr, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import ModelBase, copy_node, replace
 from .parts import copy_parts
 from .stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from .traversal import _map_value, child_fields, iter_children, iter_value, map_children
-from .type_base import Type
+from .type_base import TupleType, Type
+from .types import TensorType, TensorView, TileType, TileView
 
 T = TypeVar("T", bound=ModelBase)
 
@@ -272,6 +274,8 @@ class _Substitution:
         vtype = self(v.type)
         if isinstance(v, IterArg):
             return IterArg(name, vtype, self(v.initValue), v.span)
+        if type(v) is Var and type(vtype) is type(v.type):  # a validated variable's parts: no validation
+            return copy_parts(v, {"name_hint": name, "type": vtype})
         return type(v)(name, vtype, v.span)
 
 
@@ -305,19 +309,25 @@ def _same_name(v: Var) -> str:
 
 
 # Node classes whose constructor only validates the fields and derives nothing from a child: a copy
-# whose changed children are each of the class of the child they replace needs no validation.
+# whose changed children are each of the class of the child they replace needs no validation. (The
+# tensor and tile types normalise their view against their shape: a copy of a normalised type whose
+# dimensions are copies of the same values is normalised already.)
 _PLAIN_COPIES = frozenset({
     AssignStmt, EvalStmt, SeqStmts, IfStmt, ForStmt, WhileStmt, YieldStmt, ReturnStmt, Call,
     *_leaf_classes(BinaryExpr), *_leaf_classes(UnaryExpr), *_leaf_classes(ScopeStmt),
+    TensorType, TileType, TensorView, TileView,
 })
 
 
 def _renamed(node: Any, lookup: Callable[[Any], Any]) -> Any:
-    """:func:`map_children` for a renaming copy (:func:`deep_clone` without ``var_map``): every
-    rebuilt child is a copy of the old one, its variables fresh ones of the same types, so a node of
-    ``_PLAIN_COPIES`` whose changed children keep their classes (lists their lengths), with its
-    keywords and attrs unchanged, is copied without validating it again (the old one was valid)."""
+    """:func:`map_children` for a renaming copy (:func:`deep_clone` whose ``var_map``, if any, maps
+    variables to variables of their class and type): every rebuilt child is a copy of the old one,
+    its variables fresh ones of the same types, so a node of ``_PLAIN_COPIES`` whose changed children
+    keep their classes (lists their lengths), with its keywords and attrs unchanged, is copied
+    without validating it again (the old one was valid)."""
     cls = type(node)
+    if cls is MakeTuple:
+        return _renamed_tuple(node, lookup)
     if cls not in _PLAIN_COPIES:
         return map_children(node, lookup)
     changes: dict[str, Any] = {}
@@ -341,13 +351,28 @@ def _renamed(node: Any, lookup: Callable[[Any], Any]) -> Any:
     return copy_parts(node, changes) if changes else node
 
 
+def _renamed_tuple(node: MakeTuple, lookup: Callable[[Any], Any]) -> Any:
+    """:func:`_renamed` for a tuple, whose type is derived from its elements' types."""
+    old = node.elements
+    new = [lookup(x) for x in old]
+    if all(map(operator.is_, new, old)):
+        return node
+    if any(type(a) is not type(b) for a, b in zip(new, old)):
+        return map_children(node, lookup)
+    types = [e.type for e in new]
+    same = all(map(operator.is_, types, (e.type for e in old)))
+    return copy_parts(node, {"elements": new, "type": node.type if same else TupleType(types)})
+
+
 def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
     """A copy of ``node`` sharing no expression or statement with it, in which every variable
     defined inside ``node`` (see :func:`collect_def_vars`) is a fresh variable with the same name,
     used consistently at all its occurrences. Variables in ``var_map`` are replaced by their
     values (e.g. parameters by call arguments); other free variables, ops and unchanged types are
     kept. Sharing inside ``node`` is preserved in the copy."""
-    sub = _Substitution(var_map or {}, copy_all=True, rebuild=map_children if var_map else _renamed)
+    # A variable replaced by one of its class and type object is as good as a fresh copy of it.
+    renaming = not var_map or all(type(v) is type(k) and v.type is k.type for k, v in var_map.items())
+    sub = _Substitution(var_map or {}, copy_all=True, rebuild=_renamed if renaming else map_children)
     for var in collect_def_vars(node):
         if id(var) not in sub.map:
             sub.fresh[id(var)] = _same_name

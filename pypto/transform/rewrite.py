@@ -47,6 +47,7 @@ from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import ModelBase
+from pypto.ir.parts import copy_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import (
     AssignStmt,
@@ -84,6 +85,8 @@ def on(*classes: type) -> Callable[[Handler], Handler]:
 _UNSET = object()
 # Statement classes without a nested body: rewriting one needs no scope.
 BODILESS = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt})
+# Statements holding only a list of values, which their constructor does not look into.
+_VALUE_STMTS = frozenset({ReturnStmt, YieldStmt})
 
 
 class Rewrite:
@@ -214,7 +217,13 @@ class Rewrite:
                 new = self.expr(old)
             if new is not old:
                 changes[name] = new
-        return rebuild(node, **changes) if changes else node
+        if not changes:
+            return node
+        if type(node) in _VALUE_STMTS and changes.keys() == {"value"} and all(
+            isinstance(v, Expr) for v in changes["value"]
+        ):
+            return copy_parts(node, changes)  # a return or yield derives nothing from its values
+        return rebuild(node, **changes)
 
     # ---- variables and expressions -------------------------------------------------------------
 
@@ -315,6 +324,10 @@ class Rewrite:
         params = [self.define(p) for p in func.params]
         body = self.reblock(func.body, self.block(flatten_to_stmts(func.body)))
         returns = self.expr(func.return_types) if self.types else func.return_types
+        if same_list(params, func.params) and returns is func.return_types and isinstance(body, Stmt):
+            # Only the body may have changed, and a function derives nothing from its body: the copy
+            # needs no validation (a malformed body is still refused at the next boundary check).
+            return func if body is func.body else copy_parts(func, {"body": body})
         return rebuild(func, params=params if not same_list(params, func.params) else func.params, body=body,
                        return_types=returns)
 

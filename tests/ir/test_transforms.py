@@ -208,6 +208,31 @@ def test_deep_clone_copies_every_node_field_for_field() -> None:
         assert {k: new.__dict__[k] for k in plain} == {k: old.__dict__[k] for k in plain}
 
 
+def test_deep_clone_rebuilds_tuples_and_shaped_types_of_fresh_variables() -> None:
+    # Tuples, tensor and tile types (views included) are copied without validating them again: a
+    # tuple's type is made anew from its new elements', a type over a fresh variable mentions it.
+    n = ir.Var("n", IDX)
+    v = ir.Var("v", ir.TileType([n, 16], ir.FP32, memory_space=ir.MemorySpace.Vec,
+                                tile_view=ir.TileView(valid_shape=[n, 8], blayout=ir.TileLayout.row_major)))
+    pair = ir.MakeTuple([v, ci(3, ir.INDEX)])
+    body = ir.SeqStmts([ir.AssignStmt(n, ci(4, ir.INDEX)), ir.AssignStmt(v, ir.Call(ir.Op("tile.neg"), [v], v.type)),
+                        ir.EvalStmt(pair)])
+    clone = ir.deep_clone(body)
+    ir.assert_structural_equal(body, clone)
+    new_n, new_v, new_pair = clone[0].var, clone[1].var, clone[2].expr
+    assert new_v.type.shape[0] is new_n and new_v.type.tile_view.valid_shape[0] is new_n
+    assert new_pair.elements[0] is new_v and new_pair.type.types[0] is new_v.type
+    assert new_pair.type.types[1] is pair.type.types[1]
+    # A var_map of variables of the same class and type copies the same way.
+    m = ir.Var("m", IDX)
+    w = ir.Var("w", ir.TensorType([m, 4], ir.FP32))
+    use = ir.EvalStmt(ir.MakeTuple([w, m]))
+    w2 = ir.Var("w2", w.type)
+    mapped = ir.deep_clone(use, {w: w2})
+    assert mapped.expr.elements[0] is w2 and mapped.expr.elements[1] is m
+    assert mapped.expr.type.types == [w.type, m.type]
+
+
 def test_deep_clone_of_a_program() -> None:
     p = build()
     prog = ir.Program([p["f"]], "prog")

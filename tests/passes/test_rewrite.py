@@ -302,3 +302,33 @@ def test_an_op_error_escaping_a_pass_becomes_a_pass_error_naming_the_pass_and_th
         "5 | class P:\n"
         "  | ^^^^^^^^")
     assert str(program.span).startswith("<string>:")
+
+
+class _Rename(Rewrite):
+    """Every variable named ``x`` read as ``y`` (a remap the return statement sees)."""
+
+    @on(ir.AssignStmt)
+    def _assign(self, node: ir.AssignStmt) -> Result:
+        if node.var.name_hint != "y":
+            return node
+        self.bind(self.func.params[0], node.var)
+        return node
+
+
+def test_function_with_a_new_body_keeps_its_other_fields() -> None:
+    # Only the body changed: the function is copied with it (and a return whose values changed is
+    # copied with them), every other field the same object.
+    x = ir.Var("x", INDEX)
+    y = ir.Var("y", INDEX)
+    ret = ir.ReturnStmt([x])
+    body = ir.SeqStmts([ir.AssignStmt(y, c(1)), ret])
+    func = ir.Function("f", [(x, ir.ParamDirection.In)], [INDEX], body, attrs={"split": ir.SplitMode.UP_DOWN})
+    rewrite = _Rename()
+    rewrite.start(func)
+    new = rewrite.function(func)
+    assert new is not func and new.body is not func.body
+    for name in ("name", "params", "param_directions", "return_types", "func_type", "attrs", "span"):
+        assert getattr(new, name) is getattr(func, name)
+    new_ret = new.body.stmts[1]
+    assert type(new_ret) is ir.ReturnStmt and new_ret.value[0] is y and new_ret.span is ret.span
+    assert new.body.stmts[0] is func.body.stmts[0]

@@ -85,3 +85,61 @@ def test_unchanged_function_is_the_same_object() -> None:
         """
     )
     assert passes.simplify()(program) is program
+
+
+
+_ROW_BLOCKS = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def block(
+        self, a: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]], row: pl.Scalar[pl.INDEX]
+    ) -> pl.Tensor[[128, 128], pl.FP32]:
+        ta: pl.Tile[[64, 128], pl.FP32] = pl.load(a, [row, 0], [64, 128])
+        c = pl.store(ta, [row, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self, a: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]
+    ) -> pl.Tensor[[128, 128], pl.FP32]:
+        scale: pl.Scalar[pl.INDEX] = SCALE_INIT
+        for i in pl.range(TRIPS):
+            row: pl.Scalar[pl.INDEX] = i * SCALE
+            EXTRA
+            c = self.block(a, c, row)
+        return c
+"""
+
+
+def _row_blocks(
+    trips: str = "2", scale: str = "64", extra: str = "pass", init: str = "pl.tensor.dim(a, 0)"
+) -> ir.Program:
+    source = _ROW_BLOCKS.replace("SCALE_INIT", init).replace("TRIPS", trips).replace("SCALE", scale)
+    return parse(source.replace("EXTRA", extra))
+
+
+@pytest.mark.parametrize("scale", ["64", "scale", "scale * 2"])
+def test_loop_of_scaled_offsets_is_left_as_it_is(scale: str) -> None:
+    # The usual orchestration: products of the loop variable by constants or symbols, each read.
+    program = _row_blocks(scale=scale)
+    assert passes.simplify()(program).get_function("main") is program.get_function("main")
+
+
+@pytest.mark.parametrize(
+    "variant, expected",
+    [
+        ({"scale": "1"}, "row: pl.Scalar[pl.INDEX] = i\n"),  # an identity
+        ({"trips": "1"}, "row: pl.Scalar[pl.INDEX] = 0\n"),  # a one-trip loop
+        ({"extra": "unused: pl.Scalar[pl.INDEX] = i * 2"}, "row: pl.Scalar[pl.INDEX] = i * 64\n"),  # a dead scalar
+        ({"scale": "scale", "init": "16"}, "row: pl.Scalar[pl.INDEX] = i * 16\n"),  # a bound constant
+        ({"trips": "scale * 1"}, "pl.range(scale)"),  # an identity in a loop bound
+        ({"scale": "(scale + 0)"}, "row: pl.Scalar[pl.INDEX] = i * scale\n"),  # a sum
+    ],
+)
+def test_anything_to_fold_beside_scaled_offsets_is_folded(variant: dict[str, str], expected: str) -> None:
+    program = _row_blocks(**variant)
+    new = passes.simplify()(program).get_function("main")
+    assert new is not program.get_function("main")
+    assert expected in new.as_python()
+    assert "unused" not in new.as_python()
