@@ -12,9 +12,10 @@ from pypto.backend import Platform
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.errors import IRTypeError, IRValueError
-from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, IterArg, MakeTuple, Op, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, IterArg, MakeTuple, Op, Var
 from pypto.ir.memref import MemRef
 from pypto.ir.parts import copy_parts, replace_parts
+from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, Stmt
 from pypto.ir.traversal import iter_value
 from pypto.ir.types import TileType
@@ -72,6 +73,24 @@ class MemRefMemo:
             self._first[id(t)] = (t, new)  # the old type kept alive with its id
             return new
         return copy_parts(found[1], {"memref": memref})
+
+
+class MemRefMaker:
+    """``MemRef(base, byte_offset, size, span)`` for the many MemRefs a pass gives one kernel: the first
+    is built by the constructor, the others are copies of it with their own base, offset expression,
+    size and span (pypto.ir.parts), as the constructor would make them from those checked parts
+    (validating them was about a tenth of MemoryReuse and AllocateMemoryAddr on the examples)."""
+
+    def __init__(self) -> None:
+        self._first: MemRef | None = None
+
+    def make(self, base: Var, byte_offset: Expr, size: int, span: Span) -> MemRef:
+        """A MemRef of ``size`` bytes at ``byte_offset`` in the allocation ``base``."""
+        if self._first is None:
+            self._first = MemRef(base, byte_offset, size, span)
+            return self._first
+        return copy_parts(self._first, {"name_hint": base.name_hint, "base_": base, "byte_offset_": byte_offset,
+                                        "size_": size, "span": span})
 
 
 class TypeMemo:
