@@ -610,3 +610,16 @@ def test_retype_renames_the_variables_of_calls_with_computed_arguments() -> None
     assert load.args[1].elements[0] is news["row"] and store.args[1].elements[0] is news["row"]
     assert news["row"] is not before[0].value.args[1].elements[0]
     assert store.args[0] is news["tc"]
+
+
+def test_lifetimes_are_kept_per_function_object() -> None:
+    """InitMemRef and MemoryReuse read the lifetimes of the same kernel object once; a rebuilt kernel
+    (each planning pass's output) gets its own."""
+    from pypto.passes.memory_lifetimes import lifetimes
+
+    program = passes.init_memref()(front(TILE_ADD))
+    func = kernel(program)
+    assert lifetimes(func) is lifetimes(func)
+    reused = kernel(passes.memory_reuse()(program))
+    assert reused is not func and lifetimes(reused) is not lifetimes(func)
+    assert sorted(v.name_hint for v in lifetimes(reused).defs) == ["ta", "tb", "tc"]
