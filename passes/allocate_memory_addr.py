@@ -15,6 +15,7 @@ from pypto.ir.expr import Call, ConstInt, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
+from pypto.ir.parts import copy_parts
 from pypto.ir.ops.cross_core_ops import AUTO, reserved_space
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
@@ -22,7 +23,7 @@ from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from pypto.transform.errors import PassError
-from pypto.transform.memref_util import KERNELS, Retype, TypeMemo, on_chip
+from pypto.transform.memref_util import KERNELS, MemRefMaker, Retype, TypeMemo, on_chip
 from pypto.transform.rewrite import Result, RewritePass
 from pypto.transform.util import straight_line
 
@@ -122,6 +123,8 @@ class AllocateMemoryAddr(RewritePass):
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
         memo = TypeMemo()
+        made = MemRefMaker()
+        first_offset: ConstInt | None = None  # the later offsets are copies of it (pypto.ir.parts)
         placed: dict[int, TileType] = {}  # by type object: MemoryReuse gave the tiles of a buffer one type
         for var in tiles:
             t = var.type
@@ -130,8 +133,11 @@ class AllocateMemoryAddr(RewritePass):
                 m = t.memref
                 ref = refs.get(id(m))
                 if ref is None:
-                    offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
-                    ref = refs[id(m)] = MemRef(m.base_, offset, m.size_, m.span)
+                    if first_offset is None:
+                        offset = first_offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
+                    else:
+                        offset = copy_parts(first_offset, {"value": addresses[m.base_], "span": m.span})
+                    ref = refs[id(m)] = made.make(m.base_, offset, m.size_, m.span)
                 new = placed[id(t)] = memo.get(t, ref)
             new_types[var] = new
         if not new_types and not bases_of:

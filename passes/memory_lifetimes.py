@@ -36,6 +36,7 @@ from pypto.ir.stmt import (
 from pypto.ir.types import TileType
 
 from pypto.transform.memref_util import on_chip
+from pypto.util import IdentityCache
 
 # Read once: Enum members go through the slow class attribute path on Python 3.11.
 _WRITTEN = (Effect.WRITE, Effect.READ_WRITE)
@@ -100,8 +101,18 @@ class Lifetimes:
         return out
 
 
+# Lifetimes by function object: InitMemRef reads those of the kernels it shares buffers in, and MemoryReuse,
+# the next pass, those of the same function objects (read only: no user changes a Lifetimes).
+_LIFETIMES: IdentityCache[Function, Lifetimes] = IdentityCache(20_000)
+
+
 def lifetimes(func: Function) -> Lifetimes:
-    """The lifetimes of the on-chip tiles of ``func``."""
+    """The lifetimes of the on-chip tiles of ``func`` (cached while ``func`` lives)."""
+    found = _LIFETIMES.get(func)
+    return found if found is not None else _LIFETIMES.put(func, _lifetimes(func))
+
+
+def _lifetimes(func: Function) -> Lifetimes:
     walk = _Walk()
     walk.block(func.body, None)
     defs, uses = walk.defs, walk.uses

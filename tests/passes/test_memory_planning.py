@@ -580,3 +580,46 @@ def test_retype_refuses_an_assignment_handler() -> None:
             @on(ir.AssignStmt)
             def _assign(self, node: ir.AssignStmt) -> ir.AssignStmt:
                 return node
+
+
+
+def _retyped_row_blocks(names: set[str]) -> tuple[list[ir.AssignStmt], dict[str, ir.Var], list[ir.AssignStmt]]:
+    """The kernel of ROW_BLOCKS before and after a Retype giving the variables ``names`` new (equal)
+    types: its assignments before, the new variables by name, its assignments after."""
+    from pypto.transform.memref_util import Retype
+
+    program = parse_program(ROW_BLOCKS)
+    func = program.get_function("block_scale")
+    before = [s for s in func.body.stmts if isinstance(s, ir.AssignStmt)]
+    run = Retype({v: v.type.model_copy() for v in [*func.params, *(s.var for s in before)] if v.name_hint in names})
+    run.start(func, program)
+    out = run.function(func)
+    after = [s for s in out.body.stmts if isinstance(s, ir.AssignStmt)]
+    return before, {v.name_hint: v for v in [*out.params, *(s.var for s in after)]}, after
+
+
+def test_retype_renames_the_variables_of_calls_with_computed_arguments() -> None:
+    """``pl.store(tc, [row, 0], out)``: a renamed tile argument is replaced in place and the offsets
+    tuple is kept as it is; when the offsets hold a renamed variable they are rebuilt around the new one."""
+    before, news, after = _retyped_row_blocks({"tc"})
+    store = after[-1].value
+    assert store.args[0] is news["tc"] and news["tc"] is not before[-2].var
+    assert store.args[1] is before[-1].value.args[1]  # no renamed variable in it: the same tuple
+    before, news, after = _retyped_row_blocks({"row", "tc"})
+    load, store = after[0].value, after[-1].value
+    assert load.args[1].elements[0] is news["row"] and store.args[1].elements[0] is news["row"]
+    assert news["row"] is not before[0].value.args[1].elements[0]
+    assert store.args[0] is news["tc"]
+
+
+def test_lifetimes_are_kept_per_function_object() -> None:
+    """InitMemRef and MemoryReuse read the lifetimes of the same kernel object once; a rebuilt kernel
+    (each planning pass's output) gets its own."""
+    from pypto.passes.memory_lifetimes import lifetimes
+
+    program = passes.init_memref()(front(TILE_ADD))
+    func = kernel(program)
+    assert lifetimes(func) is lifetimes(func)
+    reused = kernel(passes.memory_reuse()(program))
+    assert reused is not func and lifetimes(reused) is not lifetimes(func)
+    assert sorted(v.name_hint for v in lifetimes(reused).defs) == ["ta", "tb", "tc"]
