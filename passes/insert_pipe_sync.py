@@ -184,7 +184,7 @@ def _join(before: State, ends: list[State], pos: int) -> State:
     for key, into in out.items():
         prior = before.get(key)
         if prior:
-            if prior.keys() <= into.keys():  # a loop's joins: every access pending before is still
+            if prior.keys() <= into.keys():  # a loop's joins (the state before is one of the ends)
                 into.update(prior)
             else:
                 for a in prior.keys() & into.keys():
@@ -381,7 +381,7 @@ class _Run(ForwardWalk[State]):
 
     # ---- accesses ------------------------------------------------------------------------------
     def _mask(self, e: Expr) -> int:
-        """The mask of the buffers expression ``e`` names (0: a scalar or a constant), not in ``tiles``."""
+        """The mask of the buffers expression ``e`` (not in ``tiles``) names; 0 for a scalar or a constant."""
         kind = _KINDS.get(type(e))
         if kind is None:
             kind = _kind(type(e))
@@ -523,13 +523,14 @@ class _Run(ForwardWalk[State]):
         issued: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
         read: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
         written: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
-        # Per state key (q, p): q's accesses at this position or later are pending for p. Snapshots
-        # share the list: it is copied before each change.
+        # Per state key (q, p): q's accesses at this position or later are pending for p. The cut
+        # before each statement (where a set there would see it) shares the list until it changes:
+        # it is copied before each change.
         cut = [0] * _KEY_COUNT
-        snaps = placed.snaps
+        cuts: list[list[int]] = []
         hits = self.buffers.hits
         for k, s in enumerate(stmts):
-            snaps.append(cut)  # type: ignore[arg-type]  # a cut list stands for the state here
+            cuts.append(cut)
             cls = type(s)
             call = s.value if cls is AssignStmt else s.expr if cls is EvalStmt else None
             if call is None or (type(call) is not Call and not isinstance(call, Call)):
@@ -558,7 +559,7 @@ class _Run(ForwardWalk[State]):
                         break
                     self.span = s.span
                     at = self._place(waits_for, pipe, top, k, placed)
-                    cut = _cut_covered(cut, snaps[at] if at < k else cut, waits_for, pipe, at)  # type: ignore[arg-type]
+                    cut = _cut_covered(cut, cuts[at] if at < k else cut, waits_for, pipe, at)
                 bar = _BARRIER_KEY[pipe]
                 if bar is not None:
                     positions, reads_of, writes_of = issued[pipe], read[pipe], written[pipe]
