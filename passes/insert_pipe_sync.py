@@ -437,17 +437,20 @@ class _Run(ForwardWalk[State]):
             pipe = op_pipe(call)
         tiles = self.tiles
         reads = writes = 0
-        for i, arg in enumerate(call.args):
+        args = call.args
+        for arg, effect in zip(args, effects):
             mask = tiles.get(arg)
             if mask is None:
-                mask = self._mask(arg)
-                if not mask:  # a scalar or a constant
+                if _KINDS.get(type(arg)) == _OTHER:  # a constant (a new object each time)
                     continue
-            effect = effects[i] if i < len(effects) else _READ
+                mask = self._mask(arg)
             if effect is not _WRITE:
                 reads |= mask
             if effect is not _READ:
                 writes |= mask
+        for arg in args[len(effects):]:  # arguments past the parameters (unregistered ops: all) are read
+            mask = tiles.get(arg)
+            reads |= self._mask(arg) if mask is None else mask
         if type(stmt) is AssignStmt:
             var = stmt.var
             mask = tiles.get(var)  # a tile variable met before (a loop's next pass)
@@ -755,7 +758,8 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) ->
         if k in adjacent:
             out += adjacent[k]
         if k in barriers:
-            out += [sync(_BARRIER[pipe]) for pipe in barriers[k]]
+            for pipe in barriers[k]:
+                out.append(sync(_BARRIER[pipe]))
     out += stmts[done:]
     if at_end:
         out.insert(len(out) - 1 if out and type(out[-1]) is ReturnStmt else len(out), sync("system.bar_all"))
