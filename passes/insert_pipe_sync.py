@@ -18,10 +18,11 @@ from pypto.ir.expr import Call, Expr, MakeTuple, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
-from pypto.ir.parts import replace_parts
+from pypto.ir.parts import copy_parts
 from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt
+from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import Type, UnknownType
 from pypto.ir.types import TensorType, TileType
 
@@ -39,29 +40,30 @@ _READ, _WRITE = Effect.READ, Effect.WRITE
 
 # A buffer an op touches: ("chip", space, lo, hi) for a placed tile (any on-chip space), ("base",
 # space, base var) for an unplaced one, ("gm", root var) for a GM tensor. The walk numbers each
-# distinct one (:class:`_Buffers`) and compares the numbers.
+# distinct one (:class:`_Buffers`) and compares sets of them as bit masks (bit n: buffer n): a
+# hazard test is two ANDs of ints.
 Region = tuple[object, ...]
 
 
 class _Access:
-    """What one op reads and writes (buffer numbers of :class:`_Buffers`). Compared by identity:
-    ``_Run.access`` returns the same object for equal accesses of one statement."""
+    """What one op reads and writes (masks of buffer numbers of :class:`_Buffers`). Compared by
+    identity: ``_Run.access`` returns the same object for equal accesses of one statement."""
 
     __slots__ = ("reads", "writes")
 
-    def __init__(self, reads: frozenset[int], writes: frozenset[int]) -> None:
+    def __init__(self, reads: int, writes: int) -> None:
         self.reads = reads
         self.writes = writes
 
 
 def _tile_regions(t: object) -> list[Region]:
     """The buffer of a variable of type ``t`` other than a tensor (none unless an on-chip tile with a MemRef)."""
-    if isinstance(t, TileType) and t.memref is not None and t.memory_space not in (None, MemorySpace.DDR):
-        ref, off = t.memref, t.memref.byte_offset
-        value = getattr(off, "value", None)
+    if isinstance(t, TileType) and t.memref is not None and t.memory_space_ not in (None, MemorySpace.DDR):
+        ref = t.memref
+        value = getattr(ref.byte_offset_, "value", None)
         if isinstance(value, int) and value >= 0:
-            return [("chip", t.memory_space, value, value + ref.size)]
-        return [("base", t.memory_space, ref.base_)]
+            return [("chip", t.memory_space_, value, value + ref.size_)]
+        return [("base", t.memory_space_, ref.base_)]
     return []
 
 
@@ -78,15 +80,33 @@ def _overlap(a: Region, b: Region) -> bool:
 
 
 class _Buffers:
-    """The distinct buffers of one kernel, numbered in the order met, each with the numbers of those
-    it overlaps. A hazard test is then two set intersections in C instead of a Python comparison
-    of every pair of regions (most of the pass's time)."""
+    """The distinct buffers of one kernel, numbered in the order met, each with the mask of those
+    it overlaps. A hazard test is then two ANDs of ints instead of a Python comparison of every
+    pair of regions (most of the pass's time)."""
 
     def __init__(self) -> None:
         self.numbers: dict[tuple[object, ...], int] = {}  # by region, its variables by id (see _overlap)
         self.regions: list[Region] = []  # by number (holding the variables the keys name by id)
-        self.overlaps: list[set[int]] = []  # by number: the buffers it overlaps (itself unless empty)
+        self.overlaps: list[int] = []  # by number: the mask of the buffers it overlaps (itself unless empty)
         self.chips: dict[object, list[int]] = {}  # by memory space: its placed ranges (the only partial overlaps)
+        self._hits: dict[tuple[int, int], tuple[int, int]] = {}  # hits() per access masks, until a new buffer
+
+    def hits(self, reads: int, writes: int) -> tuple[int, int]:
+        """The masks of the buffers that overlap what an access reads or writes, and of those that
+        overlap what it writes (the ops of a kernel repeat a few access masks: worked out once each)."""
+        found = self._hits.get((reads, writes))
+        if found is None:
+            written = self._spread(writes)
+            found = self._hits[reads, writes] = (written | self._spread(reads), written)
+        return found
+
+    def _spread(self, mask: int) -> int:
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= self.overlaps[low.bit_length() - 1]
+            mask ^= low
+        return out
 
     def number(self, region: Region) -> int:
         """The number of ``region`` (a new one the first time)."""
@@ -96,26 +116,24 @@ class _Buffers:
             return found
         found = self.numbers[key] = len(self.regions)
         self.regions.append(region)
+        self._hits.clear()  # the new buffer may overlap those of a mask worked out before
         # Regions of other kinds never overlap; a base or GM region only overlaps itself.
-        clash = {found} if _overlap(region, region) else set()
+        clash = 1 << found if _overlap(region, region) else 0
         if region[0] == "chip":
             same_space = self.chips.setdefault(region[1], [])
             for other in same_space:
                 if _overlap(region, self.regions[other]):
-                    clash.add(other)
-                    self.overlaps[other].add(found)
+                    clash |= 1 << other
+                    self.overlaps[other] |= 1 << found
             same_space.append(found)
         self.overlaps.append(clash)
         return found
 
 
-_NO_BUFFERS: frozenset[int] = frozenset()
-
-
-def _hazard(prior: _Access, hit_any: frozenset[int], hit_written: frozenset[int]) -> bool:
+def _hazard(prior: _Access, hit_any: int, hit_written: int) -> bool:
     """RAW, WAR or WAW between an earlier access and one whose reads or writes overlap ``hit_any``
     and whose writes overlap ``hit_written``."""
-    return not prior.writes.isdisjoint(hit_any) or not prior.reads.isdisjoint(hit_written)
+    return bool(prior.writes & hit_any or prior.reads & hit_written)
 
 
 # Pending accesses per (producer pipe, consumer pipe) (its :func:`_key`): those the consumer pipe is
@@ -136,6 +154,8 @@ def _key(q: PipeType, p: PipeType) -> int:
 _FROM = [[(q, _key(q, p)) for q in _PIPES if q is not p] for p in sorted(PipeType)]
 _TO = [[_key(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in sorted(PipeType)]
 _BARRIER_KEY = [_key(p, p) if p in _BARRIER else None for p in sorted(PipeType)]
+_PIPE_VALUES = max(PipeType) + 1
+_KEY_COUNT = _key(max(PipeType), max(PipeType)) + 1
 # Per key of (q, p): the keys of (r, p) and (r, q) for every other pipe r (what a wait of p for q orders).
 _THIRD = {_key(q, p): [(_key(r, p), _key(r, q)) for r in _PIPES if r not in (q, p)] for q in PipeType for p in PipeType}
 
@@ -155,15 +175,26 @@ def _join(before: State, ends: list[State], pos: int) -> State:
     out: State = {}
     for s in ends:
         for key, accs in s.items():
-            into = out.setdefault(key, {})
-            for a in accs:
-                into.setdefault(a, before.get(key, {}).get(a, pos))
+            into = out.get(key)
+            if into is None:
+                out[key] = dict.fromkeys(accs, pos)
+            else:
+                into.update(dict.fromkeys(accs, pos))
+    # (The order of a pending dict decides nothing: it is only scanned for a latest hazard and filtered.)
+    for key, into in out.items():
+        prior = before.get(key)
+        if prior:
+            if prior.keys() <= into.keys():  # a loop's joins (the state before is one of the ends)
+                into.update(prior)
+            else:
+                for a in prior.keys() & into.keys():
+                    into[a] = prior[a]
     return out
 
 
 def _same(a: State, b: State) -> bool:
     keys = {k for k, v in a.items() if v} | {k for k, v in b.items() if v}
-    return all(set(a.get(k, {})) == set(b.get(k, {})) for k in keys)
+    return all(a.get(k, _NONE).keys() == b.get(k, _NONE).keys() for k in keys)
 
 
 @dataclass
@@ -235,10 +266,17 @@ class InsertPipeSync(FunctionPass):
         body = func.body
         if any(isinstance(s.expr, Call) and _auto_sync(s.expr) for s in index.of(EvalStmt)):
             body, _ = _Strip().block(body, None)
-        body, _ = _Run(_user_events(index)).block(body, {})
+        run = _Run(_user_events(index))
+        body = run.straight(body) if _straight_line(index) else run.block(body, {})[0]
         synced_func = replace(func, body=body)
         derive_index(synced_func, func)  # the boundary check and codegen read it; most statements are kept
         return synced_func
+
+
+def _straight_line(index: FunctionIndex) -> bool:
+    """The kernel (``index`` of its nodes) is one block of statements without syncs: no loop,
+    branch or scope, no user sync and none of an earlier run (:meth:`_Run.straight` applies)."""
+    return index.op_names.isdisjoint(_SYNC_OPS) and not index.has(ForStmt, WhileStmt, IfStmt, ScopeStmt)
 
 
 class _Strip(ForwardWalk[None]):
@@ -278,7 +316,8 @@ def _sync_call(op: str, kwargs: dict[str, int], span: Span) -> EvalStmt:
     if template is None:
         call = Call(op=_OPS[op], args=[], kwargs=kwargs, attrs=_AUTO_SYNC, type=UnknownType.get(), span=span)
         template = _TEMPLATES[key] = EvalStmt(expr=call, span=span)
-    return replace_parts(template, expr=replace_parts(template.expr, args=[], span=span), span=span)
+    # copy_parts: the template is a node this pass validated; only its span changes.
+    return copy_parts(template, {"expr": copy_parts(template.expr, {"args": [], "span": span}), "span": span})
 
 
 # What an expression or type class is to the walk, asked once per class: isinstance against a node
@@ -303,12 +342,20 @@ def _kind(cls: type) -> int:
 _BY_SOURCE = object()  # a plan's pipe for an op whose pipe follows its operands' memory spaces
 
 
-def _plan(name: str) -> tuple[PipeType | object | None, tuple[Effect, ...]]:
-    """What the walk needs of op ``name``, looked up once per op: its pipe (None: not issued to a
-    pipe; ``_BY_SOURCE``: see :func:`op_pipe`) and its parameter effects (unregistered: all reads)."""
+Plan = tuple[PipeType | object | None, tuple[Effect, ...]]
+# The plans of registered ops (an entry is never replaced; an unregistered name may be registered later).
+_PLANS: dict[str, Plan] = {}
+
+
+def _plan(name: str) -> Plan:
+    """What the walk needs of op ``name``: its pipe (None: not issued to a pipe; ``_BY_SOURCE``: see
+    :func:`op_pipe`) and its parameter effects (unregistered: all reads)."""
     rule = op_rule(name)
     entry = lookup(name)
-    return (_BY_SOURCE if rule == BY_SOURCE else rule), (entry.param_effects if entry is not None else ())
+    plan = (_BY_SOURCE if rule == BY_SOURCE else rule), (entry.param_effects if entry is not None else ())
+    if entry is not None:
+        _PLANS[name] = plan
+    return plan
 
 
 def _auto_sync(call: Call) -> bool:
@@ -327,72 +374,96 @@ class _Run(ForwardWalk[State]):
         self.span: Span | None = None  # the statement being synchronised
         self.accesses: dict[int, _Access] = {}  # by statement id: the one object of each distinct access
         self.buffers = _Buffers()
-        self.tiles: dict[Expr, list[int]] = {}  # the buffers of each tile variable (or constant) seen
-        self.by_type: dict[int, tuple[Type, list[int]]] = {}  # by tile type (held): its buffers
-        self.plans: dict[str, tuple[PipeType | object | None, tuple[Effect, ...]]] = {}  # _plan per op name seen
+        self.tiles: dict[Expr, int] = {}  # the buffer mask of each non-tensor variable seen
+        self.by_type: dict[int, tuple[Type, int]] = {}  # by tile type (held): its buffer mask
         self.gm = GmAliases()  # store results and tensor loop carries -> the tensor they name
         self.blocks: list[_Block] = []  # the blocks being walked, innermost last
 
     # ---- accesses ------------------------------------------------------------------------------
-    def _regions(self, e: Expr) -> list[int]:
-        found = self.tiles.get(e)  # a tile's (or a constant's) buffers never change: worked out once
-        if found is not None:
+    def _mask(self, e: Expr) -> int:
+        """The mask of the buffers expression ``e`` (not in ``tiles``) names; 0 for a scalar or a constant."""
+        kind = _KINDS.get(type(e))
+        if kind is None:
+            kind = _kind(type(e))
+        if kind == _VAR:
+            t = e.type
+            # Tile variables of one buffer may share their type object: the buffers are worked out once per type.
+            typed = self.by_type.get(id(t))
+            if typed is None:
+                if _kind(type(t)) == _TENSOR:  # its buffer follows the aliases known so far: not kept
+                    return 1 << self.buffers.number(("gm", self.gm.root(e)))
+                found = 0
+                for region in _tile_regions(t):
+                    found |= 1 << self.buffers.number(region)
+                typed = self.by_type[id(t)] = (t, found)
+            found = self.tiles[e] = typed[1]  # a tile's buffers never change
             return found
-        kind = _kind(type(e))
         if kind == _TUPLE:
-            return [r for x in e.elements for r in self._regions(x)]
-        if kind == _OTHER:
-            found = self.tiles[e] = []
+            found = 0
+            tiles = self.tiles
+            for x in e.elements:  # mostly constant offsets and shapes
+                mask = tiles.get(x)
+                if mask is None:
+                    if _KINDS.get(type(x)) == _OTHER:
+                        continue
+                    mask = self._mask(x)
+                found |= mask
             return found
-        t = e.type
-        if _kind(type(t)) == _TENSOR:
-            return [self.buffers.number(("gm", self.gm.root(e)))]
-        # Tile variables of one buffer share their type object (most of a kernel's tiles are a few buffers).
-        typed = self.by_type.get(id(t))
-        if typed is None:
-            typed = self.by_type[id(t)] = (t, [self.buffers.number(r) for r in _tile_regions(t)])
-        found = self.tiles[e] = typed[1]
-        return found
+        return 0  # a constant (new objects mostly: not kept) or another expression
 
     def access(self, stmt: Stmt, call: Call) -> tuple[PipeType, _Access] | None:
         """The pipe and accesses of op ``call``, the value of ``stmt`` (None: not issued to a pipe)."""
+        got = self.masks(stmt, call)
+        if got is None:
+            return None
+        pipe, reads, writes = got
+        known = self.accesses.get(id(stmt))
+        if known is not None and known.reads == reads and known.writes == writes:
+            return pipe, known
+        now = self.accesses[id(stmt)] = _Access(reads, writes)
+        return pipe, now
+
+    def masks(self, stmt: Stmt, call: Call) -> tuple[PipeType, int, int] | None:
+        """The pipe of op ``call``, the value of ``stmt``, and the masks of the buffers it reads and
+        writes (None: not issued to a pipe)."""
         name = call.op.name
-        plan = self.plans.get(name)
+        plan = _PLANS.get(name)
         if plan is None:
-            plan = self.plans[name] = _plan(name)
+            plan = _plan(name)
         pipe, effects = plan
         if pipe is None:
             return None
         if pipe is _BY_SOURCE:
             pipe = op_pipe(call)
         tiles = self.tiles
-        reads: list[int] = []
-        writes: list[int] = []
-        for i, arg in enumerate(call.args):
-            regions = tiles.get(arg)
-            if regions is None:
-                regions = self._regions(arg)
-            if not regions:  # a scalar or a constant
-                continue
-            effect = effects[i] if i < len(effects) else _READ
+        reads = writes = 0
+        args = call.args
+        for arg, effect in zip(args, effects):
+            mask = tiles.get(arg)
+            if mask is None:
+                if _KINDS.get(type(arg)) == _OTHER:  # a constant (a new object each time)
+                    continue
+                mask = self._mask(arg)
             if effect is not _WRITE:
-                reads += regions
+                reads |= mask
             if effect is not _READ:
-                writes += regions
+                writes |= mask
+        for arg in args[len(effects):]:  # arguments past the parameters (unregistered ops: all) are read
+            mask = tiles.get(arg)
+            reads |= self._mask(arg) if mask is None else mask
         if type(stmt) is AssignStmt:
             var = stmt.var
-            regions = tiles.get(var)  # a tile variable met before (a loop's next pass)
-            if regions is None:
-                if _kind(type(var.type)) == _TENSOR:
-                    self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
-                regions = self._regions(var)
-            writes += regions
-        read_set, write_set = frozenset(reads), frozenset(writes)
-        known = self.accesses.get(id(stmt))
-        if known is not None and known.reads == read_set and known.writes == write_set:
-            return pipe, known
-        now = self.accesses[id(stmt)] = _Access(read_set, write_set)
-        return pipe, now
+            mask = tiles.get(var)  # a tile variable met before (a loop's next pass)
+            if mask is None:
+                typed = self.by_type.get(id(var.type))  # a tile of a type met before (not a tensor)
+                if typed is not None:
+                    mask = tiles[var] = typed[1]
+                else:
+                    if _kind(type(var.type)) == _TENSOR:
+                        self.gm.assign(stmt)  # a GM write's result names the tensor it wrote
+                    mask = self._mask(var)
+            writes |= mask
+        return pipe, reads, writes
 
     # ---- the walk ------------------------------------------------------------------------------
     # Positions in a state are those of the current block: a block starts with everything pending
@@ -441,6 +512,73 @@ class _Run(ForwardWalk[State]):
             self._consume(len(placed.snaps) - 1, *got, state, placed)
         return state
 
+    def straight(self, body: Stmt) -> Stmt:
+        """``body`` synced as :meth:`block` syncs it, for a kernel body that is one block with no
+        sync of its own (see :func:`_straight_line`). A pending set is then always a suffix of one
+        pipe's accesses in program order (an op adds the latest; a wait or a barrier drops those
+        before some statement), so one position per pipe pair stands for it (its ``cut``): an op
+        is recorded by one append instead of a new pending dict per pipe pair, and a hazard scan
+        runs from a pipe's latest access back to the first hazard."""
+        placed = _Block()
+        self.blocks.append(placed)  # exit_block takes it off
+        stmts = flatten_to_stmts(body)
+        # Per pipe (by value): its accesses' statement positions and buffer masks, in program order.
+        issued: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
+        read: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
+        written: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
+        # Per state key (q, p): q's accesses at this position or later are pending for p. The cut
+        # before each statement (where a set there would see it) shares the list until it changes:
+        # it is copied before each change.
+        cut = [0] * _KEY_COUNT
+        cuts: list[list[int]] = []
+        hits = self.buffers.hits
+        for k, s in enumerate(stmts):
+            cuts.append(cut)
+            cls = type(s)
+            call = s.value if cls is AssignStmt else s.expr if cls is EvalStmt else None
+            if call is None or (type(call) is not Call and not isinstance(call, Call)):
+                continue
+            got = self.masks(s, call)
+            if got is None:
+                continue
+            pipe, r, w = got
+            if not (r or w):  # a pending access that touches no buffer is never a hazard
+                continue
+            hit_any, hit_written = hits(r, w)
+            if hit_any:
+                while True:
+                    # The latest hazard on another pipe (positions are distinct: one op per statement).
+                    top = -1
+                    for q, key in _FROM[pipe]:
+                        positions = issued[q]
+                        i = len(positions) - 1
+                        lo = cut[key] if cut[key] > top else top + 1
+                        while i >= 0 and positions[i] >= lo:
+                            if written[q][i] & hit_any or read[q][i] & hit_written:
+                                top, waits_for = positions[i], q
+                                break
+                            i -= 1
+                    if top < 0:
+                        break
+                    self.span = s.span
+                    at = self._place(waits_for, pipe, top, k, placed)
+                    cut = _cut_covered(cut, cuts[at] if at < k else cut, waits_for, pipe, at)
+                bar = _BARRIER_KEY[pipe]
+                if bar is not None:
+                    positions, reads_of, writes_of = issued[pipe], read[pipe], written[pipe]
+                    i = len(positions) - 1
+                    while i >= 0 and positions[i] >= cut[bar]:
+                        if writes_of[i] & hit_any or reads_of[i] & hit_written:
+                            placed.barriers.setdefault(k, []).append(pipe)
+                            cut = cut[:]
+                            cut[bar] = k
+                            break
+                        i -= 1
+            issued[pipe].append(k)
+            read[pipe].append(r)
+            written[pipe].append(w)
+        return self.exit_block(body, stmts, {})
+
     def enter_loop(self, s: ForStmt | WhileStmt, state: State) -> State:
         self._before(state)
         self.gm.loop(s)
@@ -486,9 +624,7 @@ class _Run(ForwardWalk[State]):
 
     def _consume(self, k: int, pipe: PipeType, now: _Access, state: State, placed: _Block) -> None:
         """Sync op ``k`` (``now`` on ``pipe``) with every pipe it must wait for, then record it."""
-        overlaps = self.buffers.overlaps
-        hit_written = _NO_BUFFERS.union(*[overlaps[b] for b in now.writes])  # the buffers that overlap what it writes
-        hit_any = hit_written.union(*[overlaps[b] for b in now.reads])  # ... or reads
+        hit_any, hit_written = self.buffers.hits(now.reads, now.writes)
         get = state.get
         while hit_any:
             # The pipe with the latest conflicting pending access (its position), the earliest pipe on a tie.
@@ -497,7 +633,7 @@ class _Run(ForwardWalk[State]):
                 pending = get(key)
                 if pending:
                     for a, at in pending.items():  # _hazard, inlined: this runs for every pending access
-                        if at > top and (not a.writes.isdisjoint(hit_any) or not a.reads.isdisjoint(hit_written)):
+                        if at > top and (a.writes & hit_any or a.reads & hit_written):
                             top, waits_for = at, q
             if top == -2:
                 break
@@ -525,6 +661,12 @@ class _Run(ForwardWalk[State]):
 
     def _pair(self, q: PipeType, pipe: PipeType, latest: int, k: int, state: State, placed: _Block) -> None:
         """Place a ``q`` -> ``pipe`` pair for op ``k`` whose latest hazard on ``q`` is at ``latest``."""
+        s = self._place(q, pipe, latest, k, placed)
+        self._covered(state, placed.snaps[s] if s < k else _copy(state), q, pipe, s)
+
+    def _place(self, q: PipeType, pipe: PipeType, latest: int, k: int, placed: _Block) -> int:
+        """Add a ``q`` -> ``pipe`` pair for op ``k`` whose latest hazard on ``q`` is at ``latest`` to
+        ``placed``; the statement its set goes before."""
         s = max(latest + 1, placed.last_compound + 1) if latest >= 0 else k
         pair = _Pair(q, pipe, s, k)
         taken = self.user_events.get((q, pipe), set())
@@ -535,7 +677,7 @@ class _Run(ForwardWalk[State]):
                                 f"kernel's own flags take {sorted(taken)}", self.span,
                                 "leave some of event ids 0-7 of this pipe pair to the automatic synchronisation")
         placed.pairs.append(pair)
-        self._covered(state, placed.snaps[pair.s] if pair.s < k else _copy(state), q, pipe, pair.s)
+        return pair.s
 
     @staticmethod
     def _covered(state: State, at_set: State, q: PipeType, p: PipeType, s: int) -> None:
@@ -550,6 +692,20 @@ class _Run(ForwardWalk[State]):
             known_to_q = at_set.get(rq, _NONE)
             # an access re-issued after the set (pos >= s, a later loop iteration) stays pending
             state[rp] = {a: pos for a, pos in pending.items() if pos >= s or a not in issued or a in known_to_q}
+
+
+def _cut_covered(cut: list[int], at_set: list[int], q: PipeType, p: PipeType, s: int) -> list[int]:
+    """:meth:`_Run._covered` on cuts (a new list): ``at_set`` is the cut before statement ``s``. Of
+    r's accesses before ``s`` pending for p, those q was ordered after at ``s`` are dropped."""
+    out = cut[:]
+    qp = _key(q, p)
+    if out[qp] < s:
+        out[qp] = s
+    for rp, rq in _THIRD[qp]:
+        drop = at_set[rq] if at_set[rq] < s else s
+        if out[rp] < drop:
+            out[rp] = drop
+    return out
 
 
 def _allocate(pair: _Pair, pairs: list[_Pair], taken: set[int]) -> bool:
@@ -578,26 +734,33 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) ->
             found = made[key] = _sync_call(op, kwargs, span)
         return found
 
-    out: list[Stmt] = []
-    waits: dict[int, list[_Pair]] = {}
-    sets: dict[int, list[_Pair]] = {}
-    for p in placed.pairs:  # in placement order, which the flags keep
-        waits.setdefault(p.w, []).append(p)
-        sets.setdefault(p.s, []).append(p)
+    # Before a statement, in this order: the waits of earlier sets, the sets waited later, the
+    # pairs set and waited right there, the barriers; each group in placement order (the flags keep it).
+    waits: dict[int, list[Stmt]] = {}
+    sets: dict[int, list[Stmt]] = {}
+    adjacent: dict[int, list[Stmt]] = {}
+    for p in placed.pairs:
+        if p.s < p.w:
+            waits.setdefault(p.w, []).append(sync("system.sync_dst", p))
+            sets.setdefault(p.s, []).append(sync("system.sync_src", p))
+        else:
+            adjacent.setdefault(p.w, []).extend((sync("system.sync_src", p), sync("system.sync_dst", p)))
     barriers = placed.barriers
-    synced = waits.keys() | sets.keys() | barriers.keys()
-    for k, s in enumerate(stmts):
-        if k not in synced:  # most statements
-            out.append(s)
-            continue
-        wait = waits.get(k, ())
-        out += [sync("system.sync_dst", p) for p in wait if p.s < k]
-        out += [sync("system.sync_src", p) for p in sets.get(k, ()) if p.w > k]
-        for p in wait:
-            if p.s == k:
-                out += [sync("system.sync_src", p), sync("system.sync_dst", p)]
-        out += [sync(_BARRIER[pipe]) for pipe in barriers.get(k, ())]
-        out.append(s)
+    out: list[Stmt] = []
+    done = 0
+    for k in sorted(waits.keys() | sets.keys() | adjacent.keys() | barriers.keys()):
+        out += stmts[done:k]
+        done = k
+        if k in waits:
+            out += waits[k]
+        if k in sets:
+            out += sets[k]
+        if k in adjacent:
+            out += adjacent[k]
+        if k in barriers:
+            for pipe in barriers[k]:
+                out.append(sync(_BARRIER[pipe]))
+    out += stmts[done:]
     if at_end:
         out.insert(len(out) - 1 if out and type(out[-1]) is ReturnStmt else len(out), sync("system.bar_all"))
     return out

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from pass_helpers import before_after
-from runtime_programs import DIRECTIONS, KERNELS, kernel_inputs, parse
+from runtime_programs import DIRECTIONS, KERNELS, T64, A, B, C, R, kernel, kernel_inputs, parse
 
 from pypto import ir, passes
 from pypto.analysis import function_index, walk
 from pypto.analysis.pipes import op_pipe
 from pypto.interp.testing import assert_pass_preserves
+from pypto.passes.insert_pipe_sync import _Run, _straight_line, _user_events
 from pypto.ir.errors import IRTypeError, VerificationError
 
 P = ir.PipeType
@@ -267,3 +270,67 @@ def test_equal_syncs_of_a_block_are_one_statement() -> None:
              and s.expr.kwargs["event_id"] == 0]
     assert len(bars) == 2 and bars[0] is bars[1]
     assert len(waits) == 3 and waits[0] is waits[1] is not waits[2]  # MTE2 -> V #0 twice, V -> MTE3 #0
+
+
+# ---- the straight-line walk (one block, no syncs of its own) against the general one -----------------
+
+_STRAIGHT_TILES = {"A": A, "B": B, "C": C, "R": R.format(b=1, o=16384 + 8192)}  # R lies inside B
+
+
+def _random_straight_kernel(seed: int) -> str:
+    """A kernel of one block: loads, vector ops (some independent of any load) and stores over three tile buffers, row tiles inside
+    one of them (a partial overlap), and stored tensors loaded again (GM round trips)."""
+    rng = random.Random(seed)
+    lines, tiles, rows, tensors, out = [], [], [], ["a", "b"], "c"
+    for i in range(rng.randint(3, 16)):
+        pick = rng.random()
+        if not tiles or pick < 0.3:
+            lines.append(f"t{i}: {_STRAIGHT_TILES[rng.choice('ABC')]} = pl.load({rng.choice(tensors)}, [0, 0], "
+                         "[64, 64], target_memory=pl.Mem.Vec)")
+        elif pick < 0.37:  # a vector op that waits for no load
+            lines.append(f"t{i}: {_STRAIGHT_TILES[rng.choice('ABC')]} = pl.tile.full([64, 64], dtype=pl.FP32, "
+                         "value=0.0)")
+        elif pick < 0.65:
+            x, y = rng.choice(tiles), rng.choice(tiles)
+            ops = [f"pl.add({x}, {y})", f"pl.mul({x}, {y})", f"pl.exp({x})", f"pl.sub({x}, {y})"]
+            op = rng.choice(ops + [f"pl.row_expand_sub({x}, {rows[-1]})"] if rows else ops)
+            lines.append(f"t{i}: {_STRAIGHT_TILES[rng.choice('ABC')]} = {op}")
+        elif pick < 0.8:
+            lines.append(f"r{i}: {_STRAIGHT_TILES['R']} = pl.row_sum({rng.choice(tiles)}, {rng.choice(tiles)})")
+            rows.append(f"r{i}")
+            continue
+        else:
+            lines.append(f"s{i}: {T64} = pl.store({rng.choice(tiles)}, [0, 0], {out})")
+            tensors.append(f"s{i}")
+            out = f"s{i}"
+            continue
+        tiles.append(f"t{i}")
+    allocs = {"mem_vec_0": 16384, "mem_vec_1": 16384, "mem_vec_2": 16384}
+    return kernel(f"a: {T64}, b: {T64}, c: pl.Out[{T64}]", "\n".join(lines), allocs, out)
+
+
+_STRAIGHT = {name: KERNELS[name] for name in ("tile_add", "add_then_scale", "early_sets", "store_then_reload",
+                                              "row_softmax", "matmul")}
+_STRAIGHT.update({f"random_{seed}": _random_straight_kernel(seed) for seed in range(60)})
+
+
+@pytest.mark.parametrize("name", sorted(_STRAIGHT))
+def test_the_straight_line_walk_decides_as_the_general_walk(name: str) -> None:
+    """A kernel of one block without syncs takes the straight-line walk, which places exactly the
+    syncs (positions, pipes, event ids, barriers) the general walk places."""
+    func = parse(_STRAIGHT[name]).get_function("kern")
+    index = function_index(func)
+    assert _straight_line(index)
+    straight = _Run(_user_events(index)).straight(func.body)
+    general, _ = _Run(_user_events(index)).block(func.body, {})
+    assert straight.as_python() == general.as_python()
+    assert ir.structural_equal(straight, general)
+
+
+@pytest.mark.parametrize("name", ["loop_carry", "branch", "user_flags", "user_barrier"])
+def test_loops_branches_and_own_syncs_take_the_general_walk(name: str) -> None:
+    """A loop or a branch needs the fixpoint and joins of the general walk, a user sync its handling of
+    user pairs and barriers (a synced kernel's own output too: it holds the inserted syncs)."""
+    func = parse(KERNELS[name]).get_function("kern")
+    assert not _straight_line(function_index(func))
+    assert not _straight_line(function_index(synced("tile_add").get_function("kern")))
