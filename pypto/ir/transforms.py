@@ -309,26 +309,27 @@ def _same_name(v: Var) -> str:
 
 
 # Node classes whose constructor only validates the fields and derives nothing from a child: a copy
-# whose changed children are each of the class of the child they replace needs no validation. (The
-# tensor and tile types normalise their view against their shape: a copy of a normalised type whose
-# dimensions are copies of the same values is normalised already.)
+# whose changed children are each of the class of the child they replace needs no validation.
 _PLAIN_COPIES = frozenset({
     AssignStmt, EvalStmt, SeqStmts, IfStmt, ForStmt, WhileStmt, YieldStmt, ReturnStmt, Call,
     *_leaf_classes(BinaryExpr), *_leaf_classes(UnaryExpr), *_leaf_classes(ScopeStmt),
-    TensorType, TileType, TensorView, TileView,
 })
+# The tensor and tile types normalise their view against their shape (a valid_shape equal to it is
+# dropped). With only fresh variables (no var_map) two different dimensions stay different, so a copy
+# of a normalised type is normalised already; a var_map may send two variables to one (f(k, k)).
+_PLAIN_FRESH_COPIES = _PLAIN_COPIES | {TensorType, TileType, TensorView, TileView}
 
 
-def _renamed(node: Any, lookup: Callable[[Any], Any]) -> Any:
+def _renamed(node: Any, lookup: Callable[[Any], Any], plain: frozenset[type] = _PLAIN_COPIES) -> Any:
     """:func:`map_children` for a renaming copy (:func:`deep_clone` whose ``var_map``, if any, maps
     variables to variables of their class and type): every rebuilt child is a copy of the old one,
-    its variables fresh ones of the same types, so a node of ``_PLAIN_COPIES`` whose changed children
+    its variables fresh ones of the same types, so a node of ``plain`` whose changed children
     keep their classes (lists their lengths), with its keywords and attrs unchanged, is copied
     without validating it again (the old one was valid)."""
     cls = type(node)
     if cls is MakeTuple:
         return _renamed_tuple(node, lookup)
-    if cls not in _PLAIN_COPIES:
+    if cls not in plain:
         return map_children(node, lookup)
     changes: dict[str, Any] = {}
     for name in child_fields(cls):
@@ -349,6 +350,11 @@ def _renamed(node: Any, lookup: Callable[[Any], Any]) -> Any:
             if _map_value(old, lookup) is not old:  # keywords, attrs: validated again when changed
                 return map_children(node, lookup)
     return copy_parts(node, changes) if changes else node
+
+
+def _renamed_fresh(node: Any, lookup: Callable[[Any], Any]) -> Any:
+    """:func:`_renamed` when every variable is fresh: types and views are copied too."""
+    return _renamed(node, lookup, _PLAIN_FRESH_COPIES)
 
 
 def _renamed_tuple(node: MakeTuple, lookup: Callable[[Any], Any]) -> Any:
@@ -372,7 +378,8 @@ def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
     kept. Sharing inside ``node`` is preserved in the copy."""
     # A variable replaced by one of its class and type object is as good as a fresh copy of it.
     renaming = not var_map or all(type(v) is type(k) and v.type is k.type for k, v in var_map.items())
-    sub = _Substitution(var_map or {}, copy_all=True, rebuild=_renamed if renaming else map_children)
+    rebuild = (_renamed_fresh if not var_map else _renamed) if renaming else map_children
+    sub = _Substitution(var_map or {}, copy_all=True, rebuild=rebuild)
     for var in collect_def_vars(node):
         if id(var) not in sub.map:
             sub.fresh[id(var)] = _same_name

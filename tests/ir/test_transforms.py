@@ -233,6 +233,17 @@ def test_deep_clone_rebuilds_tuples_and_shaped_types_of_fresh_variables() -> Non
     assert mapped.expr.type.types == [w.type, m.type]
 
 
+def test_deep_clone_normalises_a_view_whose_dimensions_a_var_map_merged() -> None:
+    # f(k, k) maps n and m to one variable: a valid_shape [m, 64] of a [n, 64] tensor becomes its
+    # shape, which the constructor drops (the clone equals the type built afresh).
+    n, m = ir.Var("n", IDX), ir.Var("m", IDX)
+    view = ir.TensorView(valid_shape=[m, ci(64, ir.INDEX)], layout=ir.TensorLayout.ND)
+    t = ir.TensorType([n, 64], ir.FP32, tensor_view=view)
+    clone = ir.deep_clone(ir.AssignStmt(ir.Var("x", t), ir.Var("p", t)), {m: n})
+    assert clone.var.type.tensor_view is None
+    assert clone.var.type == ir.TensorType([n, 64], ir.FP32)
+
+
 def test_deep_clone_of_a_program() -> None:
     p = build()
     prog = ir.Program([p["f"]], "prog")
