@@ -342,12 +342,13 @@ def _kind(cls: type) -> int:
 _BY_SOURCE = object()  # a plan's pipe for an op whose pipe follows its operands' memory spaces
 
 
-Plan = tuple[PipeType | object | None, tuple[Effect, ...]]
+# An op's pipe (or _BY_SOURCE) and the effect of each of its parameters.
+_Plan = tuple[PipeType | object | None, tuple[Effect, ...]]
 # The plans of registered ops (an entry is never replaced; an unregistered name may be registered later).
-_PLANS: dict[str, Plan] = {}
+_PLANS: dict[str, _Plan] = {}
 
 
-def _plan(name: str) -> Plan:
+def _plan(name: str) -> _Plan:
     """What the walk needs of op ``name``: its pipe (None: not issued to a pipe; ``_BY_SOURCE``: see
     :func:`op_pipe`) and its parameter effects (unregistered: all reads)."""
     rule = op_rule(name)

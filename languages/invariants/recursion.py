@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from pypto.analysis.callgraph import function_named
+from pypto.analysis.callgraph import function_named, recursion_message
 from pypto.analysis.index import function_index
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, GlobalVar, Submit
@@ -57,13 +57,7 @@ def _check_recursion(func: Function, program: Program, report: Reporter) -> None
         if rest is None:
             continue
         path = [func.name, *rest]
-        report.error(
-            "RECURSIVE_CALL",
-            f"'{func.name}' calls itself{'' if len(path) == 2 else ' through other functions'} ({' -> '.join(path)}); "
-            f"a function cannot be recursive: kernels and "
-            f"orchestrations have no call stack, so repeat the work with a loop (pl.range) instead",
-            call,
-        )
+        report.error("RECURSIVE_CALL", recursion_message(path), call)
         return  # one report per function: the first call that closes a cycle
 
 

@@ -81,6 +81,14 @@ def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
+def recursion_message(cycle: list[str]) -> str:
+    """Why a call closing ``cycle`` (``[f, ..., f]``, function names) is refused: the compile's
+    NoRecursion check and the interpreter say the same."""
+    through = "" if len(cycle) == 2 else " through other functions"
+    return (f"'{cycle[0]}' calls itself{through} ({' -> '.join(cycle)}); a function cannot be recursive: kernels "
+            "and orchestrations have no call stack, so repeat the work with a loop (pl.range) instead")
+
+
 class CallGraph:
     """The functions of a program by name, with the names each one refers to and, on demand, the
     reverse. A reference is any GlobalVar node, not only a call's or a submit's op (:func:`call_graph`):

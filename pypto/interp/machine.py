@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pypto.analysis.callgraph import recursion_message
 from pypto.analysis.lanes import runs_on_both_lanes
 from pypto.analysis.roots import WrittenRoots
 from pypto.ir import expr as E
@@ -136,7 +137,7 @@ class Machine:
         active = self._active()
         if func.name in active:  # the program never ends: refused like the compile's NoRecursion
             cycle = active[active.index(func.name):] + [func.name]
-            raise OpError(f"'{func.name}' calls itself ({' -> '.join(cycle)}); a function cannot be recursive")
+            raise OpError(recursion_message(cycle))
         frame = Frame(self._memory_for(func))
         if func.func_type == FunctionType.Group:
             frame.env = _GroupEnv()

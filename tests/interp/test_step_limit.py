@@ -92,4 +92,7 @@ def test_a_recursive_call_is_an_error_at_the_call_naming_the_cycle() -> None:
         interp.run(pl.parse(COUNTDOWN, "countdown.py"), 3)
     err = info.value
     assert (err.span.filename, err.span.begin_line) == ("countdown.py", 14)
-    assert err.message == "'down' calls itself (down -> again -> down); a function cannot be recursive"
+    assert err.message == (
+        "'down' calls itself through other functions (down -> again -> down); a function cannot be recursive: "
+        "kernels and orchestrations have no call stack, so repeat the work with a loop (pl.range) instead"
+    )
