@@ -6,7 +6,7 @@ import random
 
 import pytest
 from pass_helpers import before_after
-from runtime_programs import DIRECTIONS, KERNELS, T64, A, B, C, R, kernel, kernel_inputs, parse
+from runtime_programs import DIRECTIONS, KERNELS, T64, T64H, A, B, C, R, kernel, kernel_inputs, parse, vt
 
 from pypto import ir, passes
 from pypto.analysis import function_index, walk
@@ -309,9 +309,50 @@ def _random_straight_kernel(seed: int) -> str:
     return kernel(f"a: {T64}, b: {T64}, c: pl.Out[{T64}]", "\n".join(lines), allocs, out)
 
 
+def _random_straight_cube_kernel(seed: int) -> str:
+    """An AIC kernel of one block: loads to Mat, moves to Left/Right, matmul and matmul_acc into Acc
+    tiles and stores, over tiles that partly overlap in each space (the cube pipes MTE2, MTE1, M, FIX)."""
+    rng = random.Random(seed)
+    mats = [vt((64, 64), 0, o, "FP16", "Mat") for o in (0, 4096, 8192, 16384)] + [vt((64, 64), 1, 0, "FP16", "Mat")]
+    lefts = [vt((64, 64), 0, o, "FP16", "Left") for o in (0, 4096, 8192)]
+    rights = [vt((64, 64), 0, o, "FP16", "Right") for o in (0, 8192)]
+    accs = [vt((64, 64), 0, o, "FP32", "Acc") for o in (0, 8192, 16384)]
+    lines: list[str] = []
+    mat: list[str] = []
+    left: list[str] = []
+    right: list[str] = []
+    acc: list[str] = []
+    out = "c"
+    for i in range(rng.randint(4, 22)):
+        pick = rng.random()
+        if not mat or pick < 0.25:
+            lines.append(f"m{i}: {rng.choice(mats)} = pl.load({rng.choice('ab')}, [0, 0], [64, 64], "
+                         "target_memory=pl.Mem.Mat)")
+            mat.append(f"m{i}")
+        elif pick < 0.45 or not left:
+            lines.append(f"l{i}: {rng.choice(lefts)} = pl.move({rng.choice(mat)}, target_memory=pl.Mem.Left)")
+            left.append(f"l{i}")
+        elif pick < 0.6 or not right:
+            lines.append(f"r{i}: {rng.choice(rights)} = pl.move({rng.choice(mat)}, target_memory=pl.Mem.Right)")
+            right.append(f"r{i}")
+        elif pick < 0.75 or not acc:
+            lines.append(f"c{i}: {rng.choice(accs)} = pl.matmul({rng.choice(left)}, {rng.choice(right)})")
+            acc.append(f"c{i}")
+        elif pick < 0.85:
+            lines.append(f"c{i}: {rng.choice(accs)} = pl.matmul_acc({rng.choice(acc)}, {rng.choice(left)}, "
+                         f"{rng.choice(right)})")
+            acc.append(f"c{i}")
+        else:
+            lines.append(f"s{i}: {T64} = pl.store({rng.choice(acc)}, [0, 0], {out})")
+            out = f"s{i}"
+    allocs = {"mem_mat_0": 32768, "mem_mat_1": 8192, "mem_left_0": 16384, "mem_right_0": 16384, "mem_acc_0": 32768}
+    return kernel(f"a: {T64H}, b: {T64H}, c: pl.Out[{T64}]", "\n".join(lines), allocs, out, ftype="AIC")
+
+
 _STRAIGHT = {name: KERNELS[name] for name in ("tile_add", "add_then_scale", "early_sets", "store_then_reload",
                                               "row_softmax", "matmul")}
 _STRAIGHT.update({f"random_{seed}": _random_straight_kernel(seed) for seed in range(60)})
+_STRAIGHT.update({f"random_cube_{seed}": _random_straight_cube_kernel(seed) for seed in range(40)})
 
 
 @pytest.mark.parametrize("name", sorted(_STRAIGHT))
