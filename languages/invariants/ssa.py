@@ -13,6 +13,11 @@ walked by that property's full checker, which words the diagnostics.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import operator
+
 from pypto.analysis import (
     block,
     defined_vars,
@@ -67,56 +72,52 @@ _SCANS: IdentityCache[FunctionIndex, tuple[bool, bool] | None] = IdentityCache(2
 
 
 _FLAT = (AssignStmt, EvalStmt, ReturnStmt)
-# Per set of node classes a function holds: True when its only statements are blocks and _FLAT ones
-# (sets of node classes repeat across functions and hash once per set object).
-_FLAT_CLASSES: dict[frozenset[type], bool] = {}
+_VAR = operator.attrgetter("var")
+_TYPE = operator.attrgetter("type")
 
 
 def _scan(func: Function) -> tuple[bool, bool] | None:
-    """See :func:`_flat_scan`. One loop over the block's statements with the variables defined so
-    far: a statement's reads come from the summary cached per expression (a pass that rebuilds a
-    function keeps most of its expressions, whose summaries an earlier check already made)."""
+    """See :func:`_flat_scan`. Read off the node index with C-level maps, not a loop over the
+    statements: in the pre-order, an assignment is followed by its variable and then by the nodes
+    of its value, and every other variable node after the first statement is a use, which holds
+    when the variable is a parameter or an earlier statement defines it."""
     attr_vars = _attr_vars(func)
     if attr_vars and not set(func.params).issuperset(attr_vars):
         return None
     index = function_index(func)
-    classes = index.classes
-    flat = _FLAT_CLASSES.get(classes)
-    if flat is None:
-        flat = _FLAT_CLASSES[classes] = not any(
-            c not in _FLAT and c is not SeqStmts and issubclass(c, Stmt) for c in classes
-        )
-    if not flat:
+    blocks = index.of(SeqStmts)
+    if blocks and (len(blocks) > 1 or blocks[0] is not func.body):
         return None
-    body = func.body
-    if SeqStmts in classes:
-        if type(body) is not SeqStmts or len(index.of(SeqStmts)) > 1:
-            return None
-        stmts = body.stmts
-    else:
-        stmts = [body]
-    params = func.params
-    defined = set(params)
-    ssa_ok = len(defined) == len(params)
-    uses_ok = True
-    views: dict[int, tuple[Var, ...]] = {}  # the view variables of each type object (variables share types)
-    for stmt in stmts:
-        if type(stmt) is AssignStmt:
-            var = stmt.var
-            if uses_ok:
-                value = stmt.value
-                if not defined.issuperset((value,) if type(value) is Var else expr_vars(value)):
+    if any(c not in _FLAT and c is not SeqStmts and issubclass(c, Stmt) for c in index.classes):
+        return None
+    assigns = index.of(AssignStmt)
+    defs = [*func.params, *map(_VAR, assigns)]
+    ssa_ok = len(set(defs)) == len(defs)
+    # Statement ordinals: the k-th statement (from 1) in the block; a node's is its statement's.
+    stmt_at = index.positions(*_FLAT)
+    ordinal_of = functools.partial(bisect.bisect_right, stmt_at)
+    assign_at = index.positions(AssignStmt)
+    assign_ordinals = list(map(ordinal_of, assign_at))
+    # Each variable's first definition: a parameter at 0, a variable at its statement.
+    first = dict(zip(reversed(defs), itertools.chain(reversed(assign_ordinals), itertools.repeat(0))))
+    never = len(stmt_at) + 1
+    var_at = index.positions(Var)
+    start = bisect.bisect_left(var_at, stmt_at[0]) if stmt_at else len(var_at)  # parameters come first
+    var_at = var_at[start:]
+    defined_at = set(map(operator.add, assign_at, itertools.repeat(1)))  # an assignment's variable node
+    uses = list(map(operator.not_, map(defined_at.__contains__, var_at)))
+    use_vars = itertools.compress(index.of(Var)[start:], uses)
+    use_ordinals = itertools.compress(map(ordinal_of, var_at), uses)
+    uses_ok = all(map(operator.lt, map(first.get, use_vars, itertools.repeat(never)), use_ordinals))
+    if uses_ok:
+        # The valid shape and strides of an assigned variable's type read values defined before it.
+        types = list(map(_TYPE, map(_VAR, assigns)))
+        reads = {key: view_vars(t) for key, t in dict(zip(map(id, types), types)).items()}  # few types
+        if any(reads.values()):
+            for stmt, k in zip(assigns, assign_ordinals):
+                if not all(first.get(v, never) < k for v in reads[id(stmt.var.type)]):
                     uses_ok = False
-                else:  # the valid shape and strides of its type read values defined before it
-                    found = views.get(id(var.type))
-                    if found is None:
-                        found = views[id(var.type)] = view_vars(var.type)
-                    uses_ok = not found or defined.issuperset(found)
-            if var in defined:
-                ssa_ok = False
-            defined.add(var)
-        elif uses_ok:
-            uses_ok = all(defined.issuperset(expr_vars(e)) for e in stmt_exprs(stmt))
+                    break
     return uses_ok, ssa_ok
 
 
