@@ -49,6 +49,11 @@ def _no_nested_blocks(func: Function) -> bool:
 def _normalized(func: Function) -> bool:
     """True when every block of ``func`` holds other than one statement, no block and no yield
     before its last statement: then no rule of NormalizedStmtStructure can fail."""
+    body = func.body
+    if _one_block(func):  # most functions: one block, mostly without a yield (no class read per statement)
+        single = isinstance(body, SeqStmts) and len(body.stmts) == 1
+        if not single and not function_index(func).has(YieldStmt):
+            return True
     kinds: set[type] = set()
     leading: set[type] = set()  # the classes of the statements before each block's last
     for found in function_index(func).of(SeqStmts):
