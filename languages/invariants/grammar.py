@@ -544,8 +544,12 @@ class RankAtMost(Refinement):
 # ---- the walker ---------------------------------------------------------------------------------
 
 
-# A plan: the node classes to visit, whether types are entered, the rules, and their rules by class.
-Plan = tuple[tuple[type, ...], bool, tuple[Rule, ...], dict[type, tuple[Rule, ...]]]
+# A plan: the node classes to visit, whether types are entered, the rules, their rules by class, and
+# by the set of node classes of a function whether it holds a node to visit (most functions hold none
+# of most rules' classes; sets of node classes repeat across functions and hash once per set object).
+Plan = tuple[
+    tuple[type, ...], bool, tuple[Rule, ...], dict[type, tuple[Rule, ...]], dict[frozenset[type], bool]
+]
 # Plans by the identities of their rules (hashing a tuple of rules hashes every field of every rule,
 # once per function checked); an entry holds its rules, so no other object can take their ids.
 _PLANS: dict[tuple[int, ...], tuple[tuple[Rule, ...], Plan]] = {}
@@ -559,7 +563,7 @@ def _plan(rules: tuple[Rule, ...]) -> Plan:
         classes = {c for r in rules for c in r.subject.classes}
         types = any(issubclass(c, Type) for c in classes)
         node_classes = tuple(c for c in classes if not issubclass(c, Type)) + ((Var,) if types else ())
-        hit = _PLANS[key] = (rules, (node_classes, types, rules, {}))
+        hit = _PLANS[key] = (rules, (node_classes, types, rules, {}, {}))
     return hit[1]
 
 
@@ -597,16 +601,20 @@ def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -
 def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
     """Apply ``rules`` to every node of ``func`` in pre-order, and to every type a variable has."""
     index = function_index(func)
-    plan = _active(rules, func, index.classes)
+    classes = index.classes  # the function's own class too
+    plan = _active(rules, func, classes)
     if plan is None:
         return
-    node_classes, types, active, cache = plan
+    node_classes, types, active, cache, visits = plan
+    found = visits.get(classes)
+    if found is None:
+        found = visits[classes] = any(issubclass(c, node_classes) for c in classes)
+    if not found:  # no node to visit (a set of node classes asked once, not the index per function)
+        return
     # The index holds what is below the function; rules about the function itself see it first.
     nodes = index.of(*node_classes)
     if isinstance(func, node_classes):
         nodes = [func, *nodes]
-    elif not nodes:
-        return
     ctx = Context(func, report)
     seen: set[int] = set()
     for node in nodes:

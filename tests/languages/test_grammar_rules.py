@@ -7,6 +7,7 @@ import pytest
 from inv_helpers import INDEX, prog, single
 from pypto.languages import outlined, runtime, tiled
 from pypto.languages.invariants import CallDirectionsResolved, SplitIncoreOrch, TileMemoryInferred
+from pypto.languages.invariants.base import Invariant
 from pypto.languages.invariants.grammar import (
     KERNELS,
     Attr,
@@ -110,3 +111,15 @@ def test_rules_print_as_grammar() -> None:
     assert str(Attr(of=ir.ForStmt, key="x_{i}", per="iter_args", code="C", message="m")) == (
         "ForStmt: attrs['x_<i>'] for each of iter_args"
     )
+
+
+def test_a_rule_about_a_base_class_sees_its_subclass_in_a_function_of_new_node_classes() -> None:
+    """The walker skips a function holding no node class a rule visits (asked once per set of node
+    classes): a function with only the rule's subclass, met after one without, is still walked."""
+    no_scopes = Invariant.declared("NoScopes", "no scope", Forbid(what=ir.ScopeStmt, code="SCOPE", message="a scope"))
+    x = ir.Var("x", INDEX)
+    plain = single("f", [x], ir.ReturnStmt([x]))
+    scoped = single("f", [x], ir.InCoreScopeStmt(body=ir.ReturnStmt([x])))
+    for _ in range(2):
+        assert no_scopes.check(plain) == []
+        assert [(v.code, v.message) for v in no_scopes.check(scoped)] == [("SCOPE", "a scope")]

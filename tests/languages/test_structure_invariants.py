@@ -49,6 +49,32 @@ def test_flat_blocks_are_accepted() -> None:
     assert found(NoRedundantBlocks, program) == [] and found(NormalizedStmtStructure, program) == []
 
 
+def _loop_of(*stmts: ir.Stmt) -> ir.Program:
+    """``main(n)``: a loop whose body is a block of ``stmts``, between two assignments."""
+    n, a, b = ir.Var("n", INDEX), ir.Var("a", INDEX), ir.Var("b", INDEX)
+    loop = ir.ForStmt(ir.Var("i", INDEX), 0, n, 1, [], ir.SeqStmts(list(stmts), _SPAN), [], _SPAN)
+    body = ir.SeqStmts([ir.AssignStmt(a, n + 1), loop, ir.AssignStmt(b, n + 2), ir.ReturnStmt([b])], _SPAN)
+    return single("main", [n], body, [INDEX])
+
+
+def test_each_block_rule_breaks_inside_a_loop_body() -> None:
+    """A function of several blocks, each rule broken in the loop's body alone (the shortcuts read the
+    classes of every block's statements)."""
+    n, c, d = ir.Var("n", INDEX), ir.Var("c", INDEX), ir.Var("d", INDEX)
+    two = [ir.AssignStmt(c, n + 3), ir.AssignStmt(d, n + 4)]
+    fine = _loop_of(*two)
+    assert found(NoRedundantBlocks, fine) == [] and found(NormalizedStmtStructure, fine) == []
+    nested = _loop_of(ir.SeqStmts(two, _SPAN), ir.EvalStmt(n + 5, _SPAN))
+    assert [c for c, _, _ in found(NoRedundantBlocks, nested)] == ["NESTED_SEQ"]
+    assert [c for c, _, _ in found(NormalizedStmtStructure, nested)] == ["NESTED_SEQ"]
+    early_yield = _loop_of(ir.YieldStmt([]), *two)
+    assert found(NoRedundantBlocks, early_yield) == []
+    assert [c for c, _, _ in found(NormalizedStmtStructure, early_yield)] == ["MISPLACED_YIELD"]
+    assert found(NormalizedStmtStructure, _loop_of(*two, ir.YieldStmt([]))) == []
+    single_child = _loop_of(two[0])
+    assert [c for c, _, _ in found(NormalizedStmtStructure, single_child)] == ["SINGLE_CHILD_SEQ"]
+
+
 NESTED = """
     @pl.program
     class A:
