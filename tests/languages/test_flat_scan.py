@@ -1,5 +1,6 @@
 """The flat-function scan that UseAfterDef and SSAForm share (read off the node index) gives the
-verdicts of their full checkers: self-uses, later definitions, re-definitions, valid-shape reads."""
+verdicts of their full checkers: self-uses, uses in evaluations and returns, later definitions,
+re-definitions (also after a failed use), valid-shape reads."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ _CASES = {
         _func(ir.AssignStmt(X, _call(_call(_call(Y)))), ir.AssignStmt(Y, P), ir.ReturnStmt([X])), (False, True)),
     "redefinition": (
         _func(ir.AssignStmt(X, _call(P)), ir.AssignStmt(X, _call(X)), ir.ReturnStmt([X])), (True, False)),
+    "undefined use, then a redefinition": (
+        _func(ir.AssignStmt(X, _call(Z)), ir.AssignStmt(X, _call(P)), ir.ReturnStmt([X])), (False, False)),
+    "return of a later-defined variable": (
+        _func(ir.AssignStmt(X, _call(P)), ir.ReturnStmt([Y]), ir.AssignStmt(Y, P)), (False, True)),
     "parameter redefined": (_func(ir.AssignStmt(P, _call(P)), ir.ReturnStmt([P])), (True, False)),
     "parameter twice": (_func(ir.ReturnStmt([P]), params=(P, P)), (True, False)),
     "evaluation of an undefined": (_func(ir.EvalStmt(_call(Z)), ir.ReturnStmt([P])), (False, True)),
