@@ -59,28 +59,36 @@ def _named_sides(func: Function) -> frozenset[Affinity] | None:
     return None if BY_OPERANDS in sides else sides  # type: ignore[return-value]
 
 
-def _check_sides(func: Function, calls: list[Call], report: Reporter) -> None:
+def _placed_calls(func: Function, names: set[str]) -> list[Call]:
+    """The calls of the ops ``names`` and of program functions (whose side a placement attr may give),
+    grouped by op name (not in pre-order): the index's calls by op name, not a loop over every call."""
+    index = function_index(func)
+    found = [c for n in names for c in index.calls_to(n)]
+    if index.has(GlobalVar):
+        found += [c for c in index.of(Call) if type(c.op) is not Op and isinstance(c.op, GlobalVar)]
+    return found
+
+
+def _check_sides(func: Function, report: Reporter) -> None:
     kind = func.func_type
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
     # Most kernels call only ops whose names give their side: the names tell what every call would.
     named = _named_sides(func)
     if named is not None and (forbidden not in named if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= named):
         return
+    names = function_index(func).op_names
     if forbidden is None:  # an InCore function: only whether it mixes both sides
         # A call's side is its op name's when that decides it (affinity reads the same table).
-        index = function_index(func)
-        sides = {named_affinity(n) for n in index.op_names} - {BY_OPERANDS}
-        by_name = {n for n in index.op_names if named_affinity(n) == BY_OPERANDS}
-        sides.update(affinity(c) for c in calls if type(c.op) is not Op or c.op.name in by_name)
+        sides = {named_affinity(n) for n in names} - {BY_OPERANDS}
+        sides.update(map(affinity, _placed_calls(func, {n for n in names if named_affinity(n) == BY_OPERANDS})))
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
     # A call of an op whose name gives an allowed side is fine: only the others are looked at.
-    suspects = {n for n in function_index(func).op_names if named_affinity(n) in (forbidden, BY_OPERANDS)}
-    for call in calls:
-        if type(call.op) is Op and call.op.name not in suspects:
-            continue
-        if affinity(call) is forbidden:
+    suspects = {n for n in names if named_affinity(n) in (forbidden, BY_OPERANDS)}
+    wrong = {id(c) for c in _placed_calls(func, suspects) if affinity(c) is forbidden}
+    for call in function_index(func).of(Call) if wrong else ():  # reported in pre-order
+        if id(call) in wrong:
             report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
 
 
@@ -201,7 +209,7 @@ def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> N
                          "take fewer slots", reserve)
 
 
-def _check_pipes(func: Function, calls: list[Call], report: Reporter) -> None:
+def _check_pipes(func: Function, report: Reporter) -> None:
     names = function_index(func).op_names
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
@@ -281,7 +289,7 @@ def _check_group(group: Function, program: Program, report: Reporter) -> None:
                          "orchestration", call)
 
 
-def _check_counts(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
+def _check_counts(func: Function, program: Program, report: Reporter) -> None:
     """In a Group, each pipe's pops equal the peer's pushes when both counts are known at compile time."""
     called = function_index(func).op_names
     for pop, push in _PUSH_OF.items():
@@ -305,7 +313,7 @@ def _setup_facts(setup: Call) -> dict[str, int]:
             "local_slot_num": setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)}
 
 
-def _check_peer_setups(func: Function, program: Program, calls: list[Call], report: Reporter) -> None:
+def _check_peer_setups(func: Function, program: Program, report: Reporter) -> None:
     """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
     if _INIT[FunctionType.AIV] not in function_index(func).op_names:
         return
@@ -326,13 +334,12 @@ def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
         _check_group(func, program, report)
     if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
         return
-    calls = function_index(func).of(Call)
-    _check_sides(func, calls, report)
-    _check_pipes(func, calls, report)
+    _check_sides(func, report)
+    _check_pipes(func, report)
     if func.func_type in _SIDE_OF:
-        _check_counts(func, program, calls, report)
+        _check_counts(func, program, report)
     if func.func_type is FunctionType.AIV:
-        _check_peer_setups(func, program, calls, report)
+        _check_peer_setups(func, program, report)
 
 
 MixedKernelExpanded = Invariant.per_function(

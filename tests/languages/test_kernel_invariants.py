@@ -82,6 +82,36 @@ def test_an_incore_function_whose_operands_decide_a_side() -> None:
     ]
 
 
+def test_every_wrong_side_call_is_reported_in_order() -> None:
+    """The calls looked at are found by op name: calls of several names and of a function placed on
+    the vector side are each reported, in program order; an InCore function calling that function
+    and a cube op mixes the sides."""
+    a = ir.Var("a", ir.TensorType([16, 16], ir.FP16))
+    left, right, vec = _tile(ir.Mem.Left, "l"), _tile(ir.Mem.Right, "r"), _tile(ir.Mem.Vec, "v")
+    window = [ir.MakeTuple([ir.ConstInt(0, ir.INDEX)] * 2), ir.MakeTuple([ir.ConstInt(16, ir.INDEX)] * 2)]
+    matmul = ir.AssignStmt(
+        ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc)), _call("tile.matmul", [left, right])
+    )
+    placed = ir.EvalStmt(ir.Call(ir.GlobalVar("helper"), [vec], {}, {"core_placement": "aiv"}, _SPAN), _SPAN)
+    stmts = [
+        ir.AssignStmt(_tile(ir.Mem.Vec, "e1"), _call("tile.exp", [vec])),
+        matmul,
+        ir.AssignStmt(_tile(ir.Mem.Vec, "w"), _call("tile.load", [a, *window], target_memory=ir.Mem.Vec)),
+        placed,
+        ir.AssignStmt(_tile(ir.Mem.Vec, "e2"), _call("tile.exp", [vec])),
+    ]
+    helper = _func("helper", [vec], [], _FT.InCore)
+    cube = _func("cube", [a, left, right, vec], stmts, _FT.AIC)
+    mixed = _func("mixed", [left, right, vec], [matmul, placed], _FT.InCore)
+    assert [(c, node) for c, _, node in found(MixedKernelExpanded, _program(helper, cube, mixed))] == [
+        ("WRONG_SIDE", "pl.tile.exp(v)"),
+        ("WRONG_SIDE", "pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"),
+        ("WRONG_SIDE", "helper(v, attrs={\"core_placement\": 'aiv'})"),
+        ("WRONG_SIDE", "pl.tile.exp(v)"),
+        ("MIXED_KERNEL", "function mixed"),
+    ]
+
+
 def test_cross_core_pipes() -> None:
     n = ir.Var("n", ir.ScalarType(ir.INDEX))
     popped = _tile(ir.Mem.Mat, "p")
