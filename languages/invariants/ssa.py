@@ -76,6 +76,21 @@ _VAR = operator.attrgetter("var")
 _TYPE = operator.attrgetter("type")
 
 
+def _flat_classes(classes: frozenset[type]) -> bool:
+    """True when every statement class of ``classes`` is a block, an assignment, an evaluation or a
+    return (no loop, branch or scope)."""
+    flat = _FLAT_SETS.get(classes)
+    if flat is None:
+        flat = _FLAT_SETS[classes] = not any(
+            c not in _FLAT and c is not SeqStmts and issubclass(c, Stmt) for c in classes)
+    return flat
+
+
+# _flat_classes per set of node classes a function holds: a pydantic class's issubclass is slow, and
+# functions share a few sets (kernels of the same ops).
+_FLAT_SETS: dict[frozenset[type], bool] = {}
+
+
 def _scan(func: Function) -> tuple[bool, bool] | None:
     """See :func:`_flat_scan`. Read off the node index with C-level maps, not a loop over the
     statements: in the pre-order, an assignment is followed by its variable and then by the nodes
@@ -88,7 +103,7 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     blocks = index.of(SeqStmts)
     if blocks and (len(blocks) > 1 or blocks[0] is not func.body):
         return None
-    if any(c not in _FLAT and c is not SeqStmts and issubclass(c, Stmt) for c in index.classes):
+    if not _flat_classes(index.classes):
         return None
     assigns = index.of(AssignStmt)
     defs = [*func.params, *map(_VAR, assigns)]
