@@ -73,3 +73,15 @@ def test_the_flat_scan_agrees_with_the_full_checkers(name: str, monkeypatch: pyt
 
 def test_a_nested_block_is_not_flat() -> None:
     assert ssa._scan(_func(ir.SeqStmts([ir.AssignStmt(X, _call(P))]), ir.ReturnStmt([X]))) is None
+
+
+def test_a_loop_after_flat_functions_of_the_same_other_classes_is_not_flat() -> None:
+    """Whether a set of node classes is flat is remembered per set: a function that adds a loop to
+    the classes of a flat one is a new set, walked by the full checkers (its later use is reported)."""
+    flat = _func(ir.AssignStmt(X, _call(P)), ir.ReturnStmt([X]))
+    assert ssa._scan(flat) == (True, True)
+    loop = ir.ForStmt(Y, 0, 4, 1, [], ir.SeqStmts([ir.AssignStmt(Z, _call(X))]), [])
+    looped = _func(ir.AssignStmt(X, _call(P)), loop, ir.ReturnStmt([X]))
+    assert ssa._scan(looped) is None
+    late = _func(loop, ir.AssignStmt(X, _call(P)), ir.ReturnStmt([X]))
+    assert [v.code for v in UseAfterDef.check(ir.Program([late], "p"))] == ["401"]
