@@ -89,7 +89,9 @@ def _check_sides(func: Function, report: Reporter) -> None:
     wrong = {id(c) for c in _placed_calls(func, suspects) if affinity(c) is forbidden}
     for call in function_index(func).of(Call) if wrong else ():  # reported in pre-order
         if id(call) in wrong:
-            report.error("WRONG_SIDE", f"{forbidden.value} op {op_name(call)} in an {kind.name} kernel", call)
+            name = op_name(call)
+            what = f"op {name}" if name is not None else f"call of '{call.op.name}'"  # a function placed there
+            report.error("WRONG_SIDE", f"{forbidden.value} {what} in an {kind.name} kernel", call)
 
 
 def _tpop_space(name: str, func_type: FunctionType) -> MemorySpace | None:

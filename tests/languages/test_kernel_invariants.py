@@ -103,12 +103,13 @@ def test_every_wrong_side_call_is_reported_in_order() -> None:
     helper = _func("helper", [vec], [], _FT.InCore)
     cube = _func("cube", [a, left, right, vec], stmts, _FT.AIC)
     mixed = _func("mixed", [left, right, vec], [matmul, placed], _FT.InCore)
-    assert [(c, node) for c, _, node in found(MixedKernelExpanded, _program(helper, cube, mixed))] == [
-        ("WRONG_SIDE", "pl.tile.exp(v)"),
-        ("WRONG_SIDE", "pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"),
-        ("WRONG_SIDE", "helper(v, attrs={\"core_placement\": 'aiv'})"),
-        ("WRONG_SIDE", "pl.tile.exp(v)"),
-        ("MIXED_KERNEL", "function mixed"),
+    assert found(MixedKernelExpanded, _program(helper, cube, mixed)) == [
+        ("WRONG_SIDE", "vector op tile.exp in an AIC kernel", "pl.tile.exp(v)"),
+        ("WRONG_SIDE", "vector op tile.load in an AIC kernel",
+         "pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"),
+        ("WRONG_SIDE", "vector call of 'helper' in an AIC kernel", "helper(v, attrs={\"core_placement\": 'aiv'})"),
+        ("WRONG_SIDE", "vector op tile.exp in an AIC kernel", "pl.tile.exp(v)"),
+        ("MIXED_KERNEL", "an InCore function mixes cube and vector work", "function mixed"),
     ]
 
 
