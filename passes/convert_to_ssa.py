@@ -53,7 +53,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pypto.analysis import Liveness, base_name, defined_vars, expr_vars, function_index, scope_task_id, stmt_defs
+from pypto.analysis import (
+    Liveness,
+    NameSupply,
+    base_name,
+    defined_vars,
+    expr_vars,
+    function_index,
+    scope_task_id,
+    stmt_defs,
+)
 from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
 from pypto.languages.ssa import ssa
 from pypto.languages.surface import surface
@@ -137,9 +146,13 @@ class ConvertToSSA(RewritePass):
         self.live = Liveness()
         if function_index(func).has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))
-        self.remap.update((p, p) for p in func.params)  # "defined before" for the phi checks
+        defined = defined_vars(func)
+        if func is self.func:  # the names the supply must avoid are those of ``defined``: one walk
+            self.names = NameSupply(lambda: [v.name_hint for v in defined])
+        # "defined before" for the phi checks (into the one scope directly: ChainMap.update is per item)
+        self.remap.maps[0].update((p, p) for p in func.params)
         task_ids = [scope_task_id(s) for s in function_index(func).of(ScopeStmt)]
-        self.count = Counter(defined_vars(func) + [t for t in task_ids if t is not None])
+        self.count = Counter(defined + [t for t in task_ids if t is not None])
         self.names_of: dict[str, set[Var]] = {}
         for var in self.count:
             self.names_of.setdefault(var.name_hint, set()).add(var)
@@ -263,8 +276,9 @@ class ConvertToSSA(RewritePass):
             new_args.append(IterArg(self.version(v, "iter"), v.type, init, s.span))
         loop_var = self.fresh(s.loop_var) if is_for else None
         with self.scope({"live_out": frozenset(head | after)}):
-            self.remap.update(zip(s.iter_args, iter_args))
-            self.remap.update(zip(carried, new_args))
+            inner = self.remap.maps[0]  # the loop body's scope (ChainMap.update writes item by item)
+            inner.update(zip(s.iter_args, iter_args))
+            inner.update(zip(carried, new_args))
             if is_for:
                 self.remap[s.loop_var] = loop_var
             cond = self.expr(s.condition) if not is_for else None
@@ -279,7 +293,7 @@ class ConvertToSSA(RewritePass):
             return_vars = [self.fresh(rv) for rv in s.return_vars]
         else:
             return_vars = [Var(self.version(ia, "rv"), ia.type, s.span) for ia in s.iter_args]
-        self.remap.update(zip(s.iter_args, return_vars))
+        self.remap.maps[0].update(zip(s.iter_args, return_vars))
         for v in carried:
             rv = Var(self.version(v, "rv"), v.type, s.span)
             return_vars.append(rv)

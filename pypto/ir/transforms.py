@@ -16,7 +16,7 @@ import operator
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from .errors import IRTypeError
-from .expr import BinaryExpr, Call, Expr, IterArg, MakeTuple, UnaryExpr, Var
+from .expr import BinaryExpr, Call, Expr, IterArg, MakeTuple, Submit, UnaryExpr, Var
 from .function import Function, Program
 from .memref import MemRef
 from .node import ModelBase, copy_node, replace
@@ -309,9 +309,11 @@ def _same_name(v: Var) -> str:
 
 
 # Node classes whose constructor only validates the fields and derives nothing from a child: a copy
-# whose changed children are each of the class of the child they replace needs no validation.
+# whose changed children are each of the class of the child they replace needs no validation (a
+# Submit's constructor also checks its keywords and attrs, which such a copy keeps, and that
+# sync_start has a core_num, which a copied core_num still is).
 _PLAIN_COPIES = frozenset({
-    AssignStmt, EvalStmt, SeqStmts, IfStmt, ForStmt, WhileStmt, YieldStmt, ReturnStmt, Call,
+    AssignStmt, EvalStmt, SeqStmts, IfStmt, ForStmt, WhileStmt, YieldStmt, ReturnStmt, Call, Submit,
     *_leaf_classes(BinaryExpr), *_leaf_classes(UnaryExpr), *_leaf_classes(ScopeStmt),
 })
 # The tensor and tile types normalise their view against their shape (a valid_shape equal to it is
@@ -350,6 +352,15 @@ def _renamed(node: Any, lookup: Callable[[Any], Any], plain: frozenset[type] = _
             if _map_value(old, lookup) is not old:  # keywords, attrs: validated again when changed
                 return map_children(node, lookup)
     return copy_parts(node, changes) if changes else node
+
+
+def copy_children(node: Any, lookup: Callable[[Any], Any]) -> Any:
+    """:func:`map_children` without validating a copy that needs none: a node of a class whose
+    constructor derives nothing from its children (calls, submits, operators, statements), whose
+    changed children each keep the class of the child they replace (lists their lengths) and whose
+    keywords and attrs are unchanged, is copied; anything else (a type, a child of another class)
+    goes through its constructor. The rewrite framework rebuilds expressions with it."""
+    return _renamed(node, lookup)
 
 
 def _renamed_fresh(node: Any, lookup: Callable[[Any], Any]) -> Any:
@@ -423,6 +434,7 @@ __all__ = [
     "ParentStmtAnalysis",
     "collect_def_vars",
     "copy_binders",
+    "copy_children",
     "deep_clone",
     "def_vars",
     "find_yield_stmt",

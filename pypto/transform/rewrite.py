@@ -60,7 +60,7 @@ from pypto.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from pypto.ir.transforms import flatten_to_stmts, transform
+from pypto.ir.transforms import copy_children, flatten_to_stmts, transform
 from pypto.ir.traversal import child_fields
 from pypto.ir.type_base import Type
 
@@ -267,7 +267,7 @@ class Rewrite:
             if not self.types:
                 if isinstance(value, Expr) and self._untouched(value):
                     return value  # the common operand or statement value, without the traversal kernel
-                return transform(value, self._enter, self._leave, types=False, memo={})
+                return transform(value, self._enter, self._leave, types=False, memo={}, rebuild=copy_children)
             if self._untouched_typed(value):
                 return value  # most types and values: the kernel would rebuild nothing
             return transform(value, self._enter_typed, self._leave, types=True, memo={})

@@ -10,6 +10,8 @@ from typeguard import suppress_type_checks
 from pypto import ir
 from pypto.ir.errors import IRTypeError
 from pypto.ir.node import ModelBase
+from pypto.ir.datatype import DataType
+from pypto.ir.transforms import copy_children, transform
 from pypto.ir.traversal import iter_children
 
 I64 = ir.ScalarType(ir.INT64)
@@ -289,3 +291,21 @@ def test_replace_takes_a_public_field_spelling() -> None:
     moved = replace(tile, memory_space=ir.MemorySpace.Mat)
     assert moved.memory_space is ir.MemorySpace.Mat and tile.memory_space is ir.MemorySpace.Vec
     assert replace(tile, memory_space_=ir.MemorySpace.Left).memory_space is ir.MemorySpace.Left
+
+
+def test_copy_children_copies_calls_and_submits_whose_children_keep_their_classes() -> None:
+    # A call or submit whose changed children are of the classes they replace is copied (the copy
+    # equals the one its constructor builds); a child of another class goes through the constructor,
+    # which still refuses a malformed one.
+    x, y = ir.Var("x", IDX), ir.Var("y", IDX)
+    t = ir.TupleType([IDX, ir.ScalarType(DataType.TASK_ID)])
+    submit = ir.Submit(ir.GlobalVar("k"), [x, ci(1, ir.INDEX)], [], {}, {}, t, core_num=ci(2, ir.INDEX),
+                       sync_start=True)
+    renamed = ir.substitute_expr(submit, {x: y})
+    copied = transform(submit, lambda n: y if n is x else None, types=False, memo={}, rebuild=copy_children)
+    ir.assert_structural_equal(copied, renamed)
+    assert copied.args[0] is y and copied.core_num is submit.core_num and copied.sync_start
+    call = ir.Call(ir.Op("tensor.neg"), [x], IDX)
+    assert copy_children(call, lambda n: y if n is x else n).args == [y]
+    with pytest.raises(IRTypeError):
+        copy_children(call, lambda n: IDX if n is x else n)  # a type where an expression goes
