@@ -15,7 +15,6 @@ import collections
 import enum
 import functools
 import itertools
-import operator
 import weakref
 from collections.abc import Callable
 
@@ -161,14 +160,6 @@ def _emit_leaf_call(call: Call, emit: Callable[[IRNode], None], fields: dict[typ
 
 
 _NO_CALLS: list[Call] = []
-_TYPE = operator.attrgetter("type")
-
-
-@functools.cache
-def _typed(cls: type) -> bool:
-    """True when nodes of ``cls`` have a ``type`` (a field or a class attribute: node classes forbid
-    extra fields, so no instance has one its class lacks)."""
-    return "type" in getattr(cls, "model_fields", ()) or hasattr(cls, "type")
 
 
 def _leaves(classes: tuple[type, ...]) -> bool:
@@ -219,14 +210,12 @@ class FunctionIndex:
     def types(self) -> tuple[Type, ...]:
         """The type objects of the nodes, each once, in node order (nodes share their types: a kernel
         of 300 nodes has about 15), so a test of every type looks at each once."""
-        # Only the nodes of classes with a ``type`` are read, in C: a dict keyed by id keeps each
-        # type's first place (a later equal key only rewrites the same object).
-        groups = [pos for cls, pos in self._positions.items() if _typed(cls)]
-        order = groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
-        found = list(map(_TYPE, map(self.nodes.__getitem__, order)))
-        unique = dict(zip(map(id, found), found))
-        unique.pop(id(None), None)
-        return tuple(unique.values())
+        found: dict[int, Type] = {}
+        for node in self.nodes:
+            t = getattr(node, "type", None)
+            if t is not None and id(t) not in found:
+                found[id(t)] = t
+        return tuple(found.values())
 
     def types_of(self, *classes: type) -> tuple[Type, ...]:
         """The :attr:`types` that are instances of any of ``classes``, in order. After memory planning
