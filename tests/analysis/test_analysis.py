@@ -190,6 +190,13 @@ def test_types_of_lists_the_types_of_some_classes_in_order() -> None:
     program = pl.loads_program(str(Path(__file__).resolve().parents[2] / "examples" / "tile_add.py"))
     for func in program.functions.values():
         index = function_index(func)
+        # types: each distinct type object of a node, in the order of its first node.
+        first: dict[int, ir.Type] = {}
+        for node in index.nodes:
+            t = getattr(node, "type", None)
+            if t is not None:
+                first.setdefault(id(t), t)
+        assert list(map(id, index.types)) == list(first)
         for classes in ((ir.TileType,), (ir.TensorType, ir.ScalarType)):
             assert index.types_of(*classes) == tuple(t for t in index.types if isinstance(t, classes))
         assert index.types_of(ir.TileType) or func.func_type is not ir.FunctionType.InCore
