@@ -10,22 +10,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from pypto.analysis.callgraph import function_named, recursion_message
-from pypto.analysis.index import function_index
+from pypto.analysis.callgraph import function_calls, function_named, recursion_message
 from pypto.ir.enums import FunctionType
-from pypto.ir.expr import Call, GlobalVar, Submit
 from pypto.ir.function import Function, Program
 
 from .base import Invariant, Reporter
 from .reads import Bodies
-
-
-def _calls(func: Function) -> list[Call | Submit]:
-    """The calls and submits of program functions in ``func``, in program order."""
-    index = function_index(func)
-    if not index.has(GlobalVar):  # most kernels: nothing to look at
-        return []
-    return [c for c in index.of(Call, Submit) if isinstance(c.op, GlobalVar)]
 
 
 def _path(program: Program, start: str, target: str) -> list[str] | None:
@@ -35,7 +25,7 @@ def _path(program: Program, start: str, target: str) -> list[str] | None:
     while todo:
         name = todo.popleft()
         func = function_named(program, name)
-        for call in _calls(func) if func is not None else ():
+        for call in function_calls(func) if func is not None else ():
             callee = call.op.name
             if callee == target:
                 path = [target, name]
@@ -51,7 +41,7 @@ def _path(program: Program, start: str, target: str) -> list[str] | None:
 def _check_recursion(func: Function, program: Program, report: Reporter) -> None:
     if func.func_type is FunctionType.Inline:
         return
-    for call in _calls(func):
+    for call in function_calls(func):
         callee = call.op.name
         rest = [func.name] if callee == func.name else _path(program, callee, func.name)
         if rest is None:

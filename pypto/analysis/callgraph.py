@@ -31,6 +31,14 @@ def function_named(program: Program, name: str) -> Function | None:
 _BY_NAME: IdentityCache[Program, dict[str, Function]] = IdentityCache(1_000)
 
 
+def function_calls(func: Function) -> list[Call | Submit]:
+    """The calls and submits of program functions in ``func``, in the node index's order."""
+    index = function_index(func)
+    if not index.has(GlobalVar):  # most kernels: nothing to look at
+        return []
+    return [c for c in index.of(Call, Submit) if isinstance(c.op, GlobalVar)]
+
+
 def calls_functions(func: Function) -> bool:
     """True when ``func`` calls (or submits) a program function, not only ops."""
     index = function_index(func)
@@ -51,7 +59,7 @@ def call_graph(program: Program, keep: Callable[[Function], bool] = lambda f: Tr
     graph: dict[str, list[str]] = {}
     for f in program.functions.values():
         if f.name in chosen:
-            calls = {c.op.name for c in function_index(f).of(Call, Submit) if isinstance(c.op, GlobalVar)}
+            calls = {c.op.name for c in function_calls(f)}
             graph[f.name] = sorted(calls & chosen)
     return graph
 
