@@ -59,6 +59,9 @@ class Rules:
         # The rule of each argument-class signature, resolved once: the generic Dispatcher call
         # (its type tuple, cache probe and fallthrough loop) was most of codegen's per-node cost.
         self.table: dict[tuple[type, ...], Handler] = {}
+        # (emitter class, op name) -> (its op table entry, the rule for that entry): an op call's two
+        # look-ups made once per op instead of per call
+        self.ops: dict[tuple[type, str], tuple[OpRule, Handler]] = {}
         self.dispatcher = Dispatcher(name)
         self.dispatcher.add((object, object), _no_node_rule)
         self.dispatcher.add((object, Call, object), _no_form_rule)
@@ -71,6 +74,7 @@ class Rules:
             for cls in classes:
                 self.dispatcher.add((object, cls), fn)
             self.table.clear()
+            self.ops.clear()
             return fn
 
         return deco
@@ -82,6 +86,7 @@ class Rules:
             for form in forms:
                 self.dispatcher.add((object, Call, form), fn)
             self.table.clear()
+            self.ops.clear()
             return fn
 
         return deco
@@ -198,16 +203,22 @@ class Emitter:
     def op_call(self, call: Call) -> Any:
         """Dispatch an op call on the class of its table entry, after checking that the entry can
         print every argument the call passes."""
-        rule = self.target.ops.get(call.op.name)
-        if rule is None:
-            raise no_rule(call.op.name, self.target.name, call.span,
-                          f"the {self.target.name} op table has no entry for '{call.op.name}'")
+        name = call.op.name
+        known = self.rules.ops.get((type(self), name))
+        if known is None:
+            rule = self.target.ops.get(name)
+            if rule is None:
+                raise no_rule(name, self.target.name, call.span,
+                              f"the {self.target.name} op table has no entry for '{name}'")
+            # the class of the emitter decides its target (a class attribute), hence its table entry
+            known = self.rules.ops[type(self), name] = (rule, self.rules.rule(type(self), Call, type(rule)))
+        rule, handler = known
         dropped = rule.unspelled(call)
         if dropped:
-            what = f"{call.op.name} with {', '.join(dropped)}"
+            what = f"{name} with {', '.join(dropped)}"
             raise no_rule(what, self.target.name, call.span,
-                          f"the {self.target.name} spelling of '{call.op.name}' cannot print {', '.join(dropped)}")
-        return self.rules.rule(type(self), type(call), type(rule))(self, call, rule)
+                          f"the {self.target.name} spelling of '{name}' cannot print {', '.join(dropped)}")
+        return handler(self, call, rule)
 
     @contextmanager
     def capture(self) -> Iterator[Doc]:

@@ -116,18 +116,31 @@ def _bound(call: Call) -> tuple[op_registry.CallInfo, list[str], list[str]]:
     hit = _BOUND_ENTRIES.get(id(call))
     if hit is not None:
         return hit[1]
-    entry = op_registry.get_entry(call.op.name)
+    entry, defaults = _op_facts(call.op.name)
     args = list(call.args)
     bound = entry.bind(args)
     info = op_registry.CallInfo(entry, args, dict(call.kwargs), call.span, bound)
     params = [p.name for p in bound]
     given = list(params)
     for name, value in call.kwargs.items():
-        spec = entry.kwarg(name)
-        default = None if spec is None or spec.required else spec.default
+        default = defaults.get(name)
         if not (type(value) is type(default) and value == default):
             given.append(name)
     return _BOUND.put(call, (info, params, given))
+
+
+# Op name -> (its registry entry, each keyword's default: None for a required one, as for a keyword
+# the op does not declare). Registry entries are never replaced; every bound call reads its op's.
+_OP_FACTS: dict[str, tuple[op_registry.OpEntry, dict[str, Any]]] = {}
+
+
+def _op_facts(op: str) -> tuple[op_registry.OpEntry, dict[str, Any]]:
+    found = _OP_FACTS.get(op)
+    if found is None:
+        entry = op_registry.get_entry(op)
+        defaults = {k.name: None if k.required else k.default for k in entry.kwargs}
+        found = _OP_FACTS[op] = (entry, defaults)
+    return found
 
 
 def keyword(call: Call, name: str) -> Any:
