@@ -13,8 +13,7 @@ front of it)::
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 
 
 class Doc:
@@ -22,39 +21,60 @@ class Doc:
 
     def __init__(self, unit: str = "  ") -> None:
         self.unit = unit
-        self.lines: list[tuple[int, str]] = []
+        # Each line with its indentation (a blank line empty): render is then one join, not a
+        # formatting step per line, and most lines are written once and extended once or twice.
+        self.lines: list[str] = []
         self.depth = 0
+        self._prefix = ""  # unit * depth
 
     def line(self, text: str = "") -> None:
         """Append ``text`` at the current depth (an empty string is a blank line)."""
-        self.lines.append((self.depth, text))
+        self.lines.append(self._prefix + text if text else "")
 
-    @contextmanager
-    def indent(self, levels: int = 1) -> Iterator[None]:
+    def indent(self, levels: int = 1) -> _Indent:
         """Lines written inside the ``with`` are ``levels`` deeper."""
-        self.depth += levels
-        try:
-            yield
-        finally:
-            self.depth -= levels
+        return _Indent(self, levels, None)
 
-    @contextmanager
-    def block(self, head: str, tail: str = "}") -> Iterator[None]:
+    def block(self, head: str, tail: str = "}") -> _Indent:
         """``head``, the lines written inside the ``with`` one level deeper, then ``tail``."""
         self.line(head)
-        with self.indent():
-            yield
-        self.line(tail)
+        return _Indent(self, 1, tail)
 
     def extend(self, other: Doc) -> None:
         """Append the lines of ``other``, its depth 0 placed at the current depth."""
-        self.lines.extend((self.depth + depth, text) for depth, text in other.lines)
+        prefix = self._prefix
+        if prefix:
+            self.lines.extend([prefix + text if text else text for text in other.lines])
+        else:
+            self.lines.extend(other.lines)
 
     def render(self) -> str:
         """The text: one line per entry, blank lines without indentation, a final newline."""
-        unit = self.unit
-        # A list, not a generator, for join; one f-string, not two concatenations, per line.
-        return "".join([f"{unit * depth}{text}\n" if text else "\n" for depth, text in self.lines])
+        return "\n".join(self.lines) + "\n" if self.lines else ""
+
+    def _shift(self, levels: int) -> None:
+        self.depth += levels
+        self._prefix = self.unit * self.depth
 
     def __len__(self) -> int:
         return len(self.lines)
+
+
+class _Indent:
+    """The ``with`` of :meth:`Doc.indent` and :meth:`Doc.block` (a class: a generator-based context
+    manager cost more than the lines it indents); ``tail`` is written when the block ends normally."""
+
+    __slots__ = ("doc", "levels", "tail")
+
+    def __init__(self, doc: Doc, levels: int, tail: str | None) -> None:
+        self.doc, self.levels, self.tail = doc, levels, tail
+
+    def __enter__(self) -> None:
+        self.doc._shift(self.levels)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        doc = self.doc
+        doc._shift(-self.levels)
+        if kind is None and self.tail is not None:
+            doc.line(self.tail)

@@ -206,7 +206,7 @@ class PtoEmitter(Emitter):
             self.doc.extend(views)
             self.doc.extend(fn.head)
             self.doc.extend(body)
-            if not body.lines or body.lines[-1] != (0, "return"):
+            if not body.lines or body.lines[-1] != "return":
                 self.doc.line("return")
 
     def _tensor_view(self, param: Var, pointer: str) -> None:
