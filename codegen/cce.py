@@ -41,7 +41,7 @@ from pypto.ir.ops.cross_core_ops import (
 )
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
-from pypto.ir.enums import FunctionType, PipeType, TensorLayout
+from pypto.ir.enums import FunctionType, TensorLayout
 from pypto.ir.expr import (
     Abs, BinaryExpr, Call, Cast, ConstBool, ConstFloat, ConstInt, Expr, FloatDiv, FloorDiv, FloorMod, GlobalVar,
     IterArg, MakeTuple, Max, Min, Op, Pow, UnaryExpr, Var, Xor,
@@ -62,7 +62,7 @@ from .cce_ops import (
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_strides, global_template, static_dims, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
-from .op_table import Accumulate, argument, keyword
+from .op_table import Accumulate, argument, keyword, pipe_name
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .groups import group_members, kernel_slots, pipe_setups
@@ -852,7 +852,7 @@ class CceEmitter(Emitter):
 
     @rules.op(Flag)
     def _flag(self, call: Call, rule: Flag) -> None:
-        set_pipe, wait_pipe = (PipeType(keyword(call, k)).name for k in ("set_pipe", "wait_pipe"))
+        set_pipe, wait_pipe = (pipe_name(keyword(call, k)) for k in ("set_pipe", "wait_pipe"))
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
 
 

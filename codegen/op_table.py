@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pypto.ir import op_registry
+from pypto.ir.enums import PipeType
 from pypto.ir.errors import IRValueError
 from pypto.ir.expr import Call, Expr
 from pypto.util import IdentityCache
@@ -161,3 +162,14 @@ def is_set(call: Call, name: str) -> bool:
     if entry.param(name) is not None:
         return argument(call, name) is not None
     return bool(keyword(call, name))
+
+
+# Pipe number -> name (an IntEnum's member is its number as a dict key): PipeType(n).name goes through
+# the enum's Python-level constructor and name property, twice per sync flag.
+_PIPE_NAMES = {p.value: p.name for p in PipeType}
+
+
+def pipe_name(value: Any) -> str:
+    """The name of the pipe ``value`` stands for (``MTE2``); ValueError from PipeType when none does."""
+    name = _PIPE_NAMES.get(value)
+    return PipeType(value).name if name is None else name

@@ -27,7 +27,7 @@ from pypto.analysis.callgraph import function_named
 from pypto.backend import Platform, current_platform
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
-from pypto.ir.enums import FunctionType, PipeType
+from pypto.ir.enums import FunctionType
 from pypto.ir.expr import (
     Abs, Add, And, BinaryExpr, BitAnd, BitNot, BitOr, BitShiftLeft, BitShiftRight, BitXor, Call, Cast, ConstBool,
     ConstFloat, ConstInt, Eq, Expr, FloatDiv, FloorDiv, FloorMod, Ge, Gt, Le, Lt, MakeTuple, Max, Min, Mul, Ne,
@@ -44,7 +44,7 @@ from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
 from .groups import group_members, pipe_setups
-from .op_table import Accumulate, argument, keyword
+from .op_table import Accumulate, argument, keyword, pipe_name
 from .pto_ops import (
     Assemble, Buffer, CrossCore, Dps, Fixed, Flag, Operands, Reshape, Result, ScalarAccess, SetValidShape, SpmdIndex,
     Subview, Sync, SyncAll, TileElement, Transfer,
@@ -585,7 +585,7 @@ class PtoEmitter(Emitter):
 
     @rules.op(Sync)
     def _sync(self, call: Call, rule: Sync) -> None:
-        pipe = PipeType(int(keyword(call, "pipe"))).name
+        pipe = pipe_name(int(keyword(call, "pipe")))
         event = argument(call, "event")
         event_text = self._index(event, call.span) if event is not None else str(keyword(call, "event_id"))
         ffts = keyword(call, "ffts_mode") if rule.ffts else None
@@ -595,7 +595,7 @@ class PtoEmitter(Emitter):
     @rules.op(Flag)
     def _flag(self, call: Call, rule: Flag) -> None:
         """A user-written ``sync_src``/``sync_dst``: ``pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]``."""
-        pipes = (PipeType(int(keyword(call, k))).name for k in ("set_pipe", "wait_pipe"))
+        pipes = (pipe_name(int(keyword(call, k))) for k in ("set_pipe", "wait_pipe"))
         operands = ", ".join([*(f'"PIPE_{p}"' for p in pipes), f'"EVENT_ID{keyword(call, "event_id")}"'])
         self._line(f"{rule.mnemonic}[{operands}]", call.span)
 

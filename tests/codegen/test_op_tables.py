@@ -12,11 +12,12 @@ import pytest
 from pypto import ir
 from pypto.codegen import cce_ops, orchestration_ops, pto_ops
 from pypto.codegen.cce_ops import CCE_OPS, DST, Choice, Const, Instr, Intrinsic
-from pypto.codegen.op_table import OpTable
+from pypto.codegen.op_table import OpTable, pipe_name
 from pypto.codegen.orchestration_ops import ORCHESTRATION_OPS
 from pypto.codegen.pto_ops import PTO_OPS, Attr, Dps
 from pypto.codegen.target import TARGETS
 from pypto.ir import op_registry
+from pypto.ir.enums import PipeType
 from pypto.ir.errors import IRValueError
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "third_party"
@@ -311,3 +312,10 @@ def test_tables_are_the_documented_targets() -> None:
     assert PTO_OPS["tile.ands"].scalar_type == "i32"
     assert isinstance(CCE_OPS["tile.row_expand"], Instr) and CCE_OPS["tile.row_expand"].args == (DST, "vec")
     assert isinstance(PTO_OPS["tile.store"].attrs[0], Attr) and isinstance(CCE_OPS["tile.col_sum"].trailing[0], Const)
+
+
+def test_pipe_name_is_the_pipe_types_name_and_refuses_what_it_refuses() -> None:
+    for pipe in PipeType:
+        assert pipe_name(pipe) == pipe_name(int(pipe)) == pipe.name
+    with pytest.raises(ValueError, match="99 is not a valid PipeType"):
+        pipe_name(99)
