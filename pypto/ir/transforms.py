@@ -13,7 +13,8 @@ used consistently afterwards.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from types import UnionType
+from typing import Any, Callable, Iterator, Mapping, TypeVar, Union, get_args, get_origin
 
 from .errors import IRTypeError
 from .expr import BinaryExpr, Call, Expr, IterArg, MakeTuple, Submit, UnaryExpr, Var
@@ -381,6 +382,131 @@ def _renamed_tuple(node: MakeTuple, lookup: Callable[[Any], Any]) -> Any:
     return copy_parts(node, {"elements": new, "type": node.type if same else TupleType(types)})
 
 
+# How the fast clone reads a child field: one node (or None), a list of nodes, or anything else
+# (a dict, an attrs model: mapped generically).
+_ONE, _LIST, _OTHER = range(3)
+
+
+def _is_node_class(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, ModelBase) and not tp._mapping
+
+
+def _field_kind(annotation: Any) -> int:
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is list:
+        return _LIST if len(args) == 1 and _is_node_class(args[0]) else _OTHER
+    if origin is Union or origin is UnionType:
+        return _ONE if all(a is type(None) or _is_node_class(a) for a in args) else _OTHER
+    return _ONE if _is_node_class(annotation) else _OTHER
+
+
+def _holds_nodes(value: dict[str, Any] | ModelBase) -> bool:
+    """False for a dict or attrs model of plain values (most kwargs and attrs): nothing to map."""
+    if isinstance(value, ModelBase) and not value.__pydantic_fields_set__:
+        return False
+    return any(isinstance(v, (ModelBase, list, tuple, dict)) for v in value.values())
+
+
+class _Clone(_Substitution):
+    """The substitution of :func:`deep_clone` for a renaming copy, walking the tree by recursion
+    with a handler per node class instead of :func:`transform`'s generic child walk. It makes the
+    same copies in the same order (fresh variables get the same ids) with the same sharing: a node
+    is visited once, its children in field order, then rebuilt as the ``rebuild`` of
+    :func:`transform` and ``leave`` would. Past a nesting depth it hands the subtree to
+    :func:`transform`, whose explicit stack costs no Python frames."""
+
+    _MAX_DEPTH = 150
+
+    def __init__(self, mapping: Mapping[Var, Expr], plain: frozenset[type]) -> None:
+        super().__init__(mapping, copy_all=True,
+                         rebuild=_renamed_fresh if plain is _PLAIN_FRESH_COPIES else _renamed)
+        self.handlers = _CLONE_HANDLERS.setdefault(plain, {})
+        self.plain = plain
+        self.depth = 0
+        memo = self.memo
+        self.lookup = lambda child: memo.get(id(child), child)
+
+    def __call__(self, node: Any) -> Any:
+        key = id(node)
+        done = self.memo.get(key)
+        if done is not None:
+            return done
+        if self.depth > self._MAX_DEPTH:
+            return super().__call__(node)
+        handler = self.handlers.get(type(node))
+        if handler is None:
+            handler = self.handlers[type(node)] = _clone_handler(type(node), self.plain)
+        self.depth += 1
+        try:
+            new = handler(self, node)
+        finally:
+            self.depth -= 1
+        self.memo[key] = new
+        return new
+
+
+# Per set of plainly copied classes, the clone handler of each node class met.
+_CLONE_HANDLERS: dict[frozenset[type], dict[type, Callable[[_Clone, Any], Any]]] = {}
+
+
+def _clone_handler(cls: type, plain: frozenset[type]) -> Callable[[_Clone, Any], Any]:
+    """How :class:`_Clone` copies a node of ``cls`` (the rules of ``_renamed`` and ``leave``)."""
+    if issubclass(cls, Var):
+        return _Clone.var
+    fields = child_fields(cls)
+    copied = issubclass(cls, (Stmt, Expr))  # ``leave`` copies these when nothing below changed
+    if not fields and not issubclass(cls, (Function, Program)):
+        return (lambda sub, node: copy_node(node)) if copied else (lambda sub, node: node)
+    if cls is MakeTuple:
+        def tuple_(sub: _Clone, node: MakeTuple) -> Any:
+            for x in node.elements:
+                sub(x)
+            return sub.leave(node, _renamed_tuple(node, sub.lookup))
+        return tuple_
+    if cls not in plain:
+        def generic(sub: _Clone, node: Any) -> Any:
+            if isinstance(node, WhileStmt):  # its iter_args are bound first (``enter``)
+                for arg in node.iter_args:
+                    sub.var(arg)
+            for child in iter_children(node):
+                sub(child)
+            return sub.leave(node, sub.rebuild(node, sub.lookup))
+        return generic
+    plan = [(name, _field_kind(cls.model_fields[name].annotation)) for name in fields]
+    first = issubclass(cls, WhileStmt)
+
+    def plain_(sub: _Clone, node: Any) -> Any:
+        if first:
+            for arg in node.iter_args:
+                sub.var(arg)
+        data = node.__dict__
+        changes: dict[str, Any] = {}
+        validate = False  # a child of another class, or a changed dict or attrs: the constructor
+        for name, kind in plan:
+            old = data[name]
+            if kind == _ONE:
+                if old is None:
+                    continue
+                new = sub(old)
+                if new is not old:
+                    validate = validate or type(new) is not type(old)
+                    changes[name] = new
+            elif kind == _LIST:
+                new = [sub(x) for x in old]
+                if not all(map(operator.is_, new, old)):
+                    validate = validate or not all(map(operator.is_, map(type, new), map(type, old)))
+                    changes[name] = new
+            elif old is not None and _holds_nodes(old) and _map_value(old, sub) is not old:
+                validate = True
+        if validate:
+            return map_children(node, sub.lookup)
+        if changes:
+            return copy_parts(node, changes)
+        return copy_node(node) if copied else node
+    return plain_
+
+
 def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
     """A copy of ``node`` sharing no expression or statement with it, in which every variable
     defined inside ``node`` (see :func:`collect_def_vars`) is a fresh variable with the same name,
@@ -389,8 +515,10 @@ def deep_clone(node: T, var_map: Mapping[Var, Expr] | None = None) -> T:
     kept. Sharing inside ``node`` is preserved in the copy."""
     # A variable replaced by one of its class and type object is as good as a fresh copy of it.
     renaming = not var_map or all(type(v) is type(k) and v.type is k.type for k, v in var_map.items())
-    rebuild = (_renamed_fresh if not var_map else _renamed) if renaming else map_children
-    sub = _Substitution(var_map or {}, copy_all=True, rebuild=rebuild)
+    if renaming:
+        sub: _Substitution = _Clone(var_map or {}, _PLAIN_FRESH_COPIES if not var_map else _PLAIN_COPIES)
+    else:
+        sub = _Substitution(var_map or {}, copy_all=True, rebuild=map_children)
     for var in collect_def_vars(node):
         if id(var) not in sub.map:
             sub.fresh[id(var)] = _same_name
