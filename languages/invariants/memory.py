@@ -21,17 +21,21 @@ from .walk import checked_defs
 
 
 
-_MEMREF = operator.attrgetter("memref")
+_VAR = operator.attrgetter("var")
+_TYPE = operator.attrgetter("type")
 
 
 def _check_memrefs(func: Function, program: Program, report: Reporter) -> None:
-    index = function_index(func)
-    # The assigned variables' types are among the node types: when every tile type there has a
-    # MemRef, no assignment breaks the rule.
-    if not any(map(operator.is_, map(_MEMREF, index.types_of(TileType)), itertools.repeat(None))):
+    assigns = function_index(func).of(AssignStmt)
+    # Only an assigned tile without a MemRef breaks the rule: look at the assigned variables' types
+    # (not every node's), the shaped ones without a MemRef first with C-level maps.
+    types = list(map(_TYPE, map(_VAR, assigns)))
+    unplaced = itertools.compress(types, map(operator.is_, map(getattr, types, itertools.repeat("memref"),
+                                                                itertools.repeat(0)), itertools.repeat(None)))
+    if not any(isinstance(t, TileType) for t in unplaced):
         return
     piped: set[Var] = set()
-    for stmt in index.of(AssignStmt):
+    for stmt in assigns:
         value = stmt.value  # op_name(value), inlined: this looks at every assignment
         name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
         if name in TPOPS or (piped and is_view_op(name) and value.args and value.args[0] in piped):

@@ -14,7 +14,6 @@ walked by that property's full checker, which words the diagnostics.
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import operator
 
@@ -95,7 +94,9 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     """See :func:`_flat_scan`. Read off the node index with C-level maps, not a loop over the
     statements: in the pre-order, an assignment is followed by its variable and then by the nodes
     of its value, and every other variable node after the first statement is a use, which holds
-    when the variable is a parameter or an earlier statement defines it."""
+    when the variable is a parameter or an earlier statement defines it: when the statement after
+    the variable's first definition starts at or before the use (positions are compared, so no
+    use needs a search for its statement)."""
     attr_vars = _attr_vars(func)
     if attr_vars and not set(func.params).issuperset(attr_vars):
         return None
@@ -108,29 +109,29 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     assigns = index.of(AssignStmt)
     defs = [*func.params, *map(_VAR, assigns)]
     ssa_ok = len(set(defs)) == len(defs)
-    # Statement ordinals: the k-th statement (from 1) in the block; a node's is its statement's.
     stmt_at = index.positions(*_FLAT)
-    ordinal_of = functools.partial(bisect.bisect_right, stmt_at)
+    never = len(index.nodes) + 1
+    # Where the statement after each statement starts, and so after each assignment.
+    next_start = dict(zip(stmt_at, itertools.chain(itertools.islice(stmt_at, 1, None), (never,))))
     assign_at = index.positions(AssignStmt)
-    assign_ordinals = list(map(ordinal_of, assign_at))
-    # Each variable's first definition: a parameter at 0, a variable at its statement.
-    first = dict(zip(reversed(defs), itertools.chain(reversed(assign_ordinals), itertools.repeat(0))))
-    never = len(stmt_at) + 1
+    assign_next = list(map(next_start.__getitem__, assign_at))
+    # Each variable's first definition: a parameter's holds from 0, a variable's after its statement.
+    ready = dict(zip(reversed(defs), itertools.chain(reversed(assign_next), itertools.repeat(0))))
     var_at = index.positions(Var)
     start = bisect.bisect_left(var_at, stmt_at[0]) if stmt_at else len(var_at)  # parameters come first
     var_at = var_at[start:]
     defined_at = set(map(operator.add, assign_at, itertools.repeat(1)))  # an assignment's variable node
     uses = list(map(operator.not_, map(defined_at.__contains__, var_at)))
     use_vars = itertools.compress(index.of(Var)[start:], uses)
-    use_ordinals = itertools.compress(map(ordinal_of, var_at), uses)
-    uses_ok = all(map(operator.lt, map(first.get, use_vars, itertools.repeat(never)), use_ordinals))
+    uses_ok = all(map(operator.le, map(ready.get, use_vars, itertools.repeat(never)),
+                      itertools.compress(var_at, uses)))
     if uses_ok:
         # The valid shape and strides of an assigned variable's type read values defined before it.
         types = list(map(_TYPE, map(_VAR, assigns)))
         reads = {key: view_vars(t) for key, t in dict(zip(map(id, types), types)).items()}  # few types
         if any(reads.values()):
-            for stmt, k in zip(assigns, assign_ordinals):
-                if not all(first.get(v, never) < k for v in reads[id(stmt.var.type)]):
+            for stmt, at in zip(assigns, assign_at):
+                if not all(ready.get(v, never) <= at for v in reads[id(stmt.var.type)]):
                     uses_ok = False
                     break
     return uses_ok, ssa_ok

@@ -49,6 +49,7 @@ from pypto.ir.expr import (
     Mul,
     Ne,
     Not,
+    Op,
     Or,
     Sub,
     Submit,
@@ -91,9 +92,13 @@ class _Buffers:
 
     def of(self, e: Expr) -> Var | None:
         """The parameter whose buffer ``e`` names (a slice or reshape of x is x's buffer), or None."""
-        while isinstance(e, Call) and not isinstance(e.op, GlobalVar) and e.op.name in VIEW_OPS and e.args:
+        # The exact classes first: isinstance against another IR class is slow (see writes below).
+        while type(e) is Call or (type(e) is not Var and isinstance(e, Call)):
+            op = e.op
+            if (type(op) is not Op and isinstance(op, GlobalVar)) or op.name not in VIEW_OPS or not e.args:
+                break
             e = e.args[0]
-        return self.param.get(e) if isinstance(e, Var) else None
+        return self.param.get(e) if type(e) is Var or isinstance(e, Var) else None
 
     def writes(self, e: Expr) -> list[tuple[Var, Call | Submit]]:
         """The parameters the calls in ``e`` write, each with the call that writes it."""
@@ -112,7 +117,8 @@ class _Buffers:
         return out
 
     def _written_positions(self, call: Call | Submit) -> list[int]:
-        if isinstance(call.op, GlobalVar):
+        """The argument positions ``call`` writes (callers must not change the list)."""
+        if type(call.op) is not Op and isinstance(call.op, GlobalVar):
             target = callee(self.program, call)
             if target is None:
                 return []
@@ -127,17 +133,21 @@ class _Buffers:
         if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
             written = [i for i, param in enumerate(entry.params) if param.effect in _WRITTEN] if entry else []
             hit = _OP_WRITES[name] = (entry, written)
+        written = hit[1]
+        if not written:  # most ops write no operand: no list per call
+            return written
         count = len(call.args)
-        return [i for i in hit[1] if i < count]
+        return [i for i in written if i < count]
 
     def assign(self, s: AssignStmt) -> None:
         """Record the parameter ``s.var`` names after ``s``, if any."""
         value = s.value
+        kind = type(value)  # the exact classes first, as in writes
         found: Var | None = None
-        if isinstance(value, Var):
+        if kind is Var or (kind is not Call and isinstance(value, Var)):
             found = self.of(value)
-        elif isinstance(value, (Call, Submit)):
-            if isinstance(value.op, GlobalVar):
+        elif kind is Call or isinstance(value, (Call, Submit)):
+            if type(value.op) is not Op and isinstance(value.op, GlobalVar):
                 self.calls[s.var] = value
                 found = self._returned(value, 0)
             elif value.op.name in VIEW_OPS:

@@ -42,6 +42,20 @@ def test_every_tile_has_a_memref_except_pipe_slots() -> None:
     ]
 
 
+def test_an_unplaced_tile_assigned_in_a_loop_from_a_placed_value_is_reported() -> None:
+    """The check looks at the assigned variables' types: a tile without a MemRef deep in a loop body
+    is found even when the value it is assigned has a placed type (and every other type is placed)."""
+    src = _vec("src", ir.MemRef("mem_vec_0", 0, 1024))
+    plain = _vec("plain")
+    value = ir.Call(ir.get_op("tile.exp"), [src], src.type, _SPAN)
+    body = ir.SeqStmts([ir.AssignStmt(plain, value)], _SPAN)
+    loop = ir.ForStmt(ir.Var("i", ir.ScalarType(ir.INDEX)), 0, 4, 1, [], body, [], _SPAN)
+    program = single("main", [src], ir.SeqStmts([loop], _SPAN), func_type=ir.FunctionType.AIV)
+    assert found(HasMemRefs, program) == [
+        ("NO_MEMREF", "tile 'plain' has no MemRef", "plain: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.exp(src)"),
+    ]
+
+
 def test_addresses_and_capacity() -> None:
     src = _vec("src", ir.MemRef("mem_vec_0", 0, 1024))
     unplaced = _vec("unplaced", ir.MemRef("mem_vec_1", -1, 1024))

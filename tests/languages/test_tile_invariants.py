@@ -11,6 +11,7 @@ from pypto.languages.invariants import (
     OperandLayoutsResolved,
     TileMemoryInferred,
     TileOps2D,
+    TileSlicesPitched,
     target_platform,
 )
 
@@ -205,3 +206,42 @@ def test_a_col_major_operand_of_a_row_major_only_op_is_found() -> None:
     ]
     fine = single("main", [row], ir.SeqStmts(stmts[1:], _SPAN), func_type=_FT.AIV)
     assert found(OperandLayoutsResolved, fine) == []
+
+
+def _strided_tile(name: str) -> ir.Var:
+    """A [16, 16] Vec tile whose rows are 32 elements apart: a window into a wider buffer."""
+    view = ir.TileView(stride=[ir.ConstInt(32, ir.INDEX), ir.ConstInt(1, ir.INDEX)])
+    return ir.Var(name, ir.TileType([16, 16], ir.FP32, None, view, ir.Mem.Vec))
+
+
+def test_a_strided_tile_read_in_place_is_found_without_a_slice() -> None:
+    """TileSlicesPitched skips a kernel without a slice whose parameters and assigned variables have no
+    explicit stride: a strided parameter, or a strided variable a loop body assigns, is still read."""
+    window, plain = _strided_tile("w"), _tile(ir.Mem.Vec, name="p")
+    add = _raw("tile.add", [window, plain], plain.type)
+    program = single("main", [window, plain], ir.AssignStmt(ir.Var("s", plain.type), add), func_type=_FT.AIV)
+    assert [(c, m) for c, m, _ in found(TileSlicesPitched, program)] == [
+        ("STRIDED_READ", "tile.add reads the strided tile 'w' in place, which its pto-isa instruction cannot "
+         "(CanonicalizeTileSlice reads a compact copy instead)"),
+    ]
+    inner = _strided_tile("inner")
+    body = ir.SeqStmts([ir.AssignStmt(inner, _raw("tile.exp", [plain], inner.type)),
+                        ir.AssignStmt(ir.Var("s", plain.type), _raw("tile.add", [inner, plain], plain.type))], _SPAN)
+    loop = ir.ForStmt(ir.Var("i", ir.ScalarType(ir.INDEX)), 0, 2, 1, [], body, [], _SPAN)
+    looped = single("main", [plain], ir.SeqStmts([loop], _SPAN), func_type=_FT.AIV)
+    assert [m for _, m, _ in found(TileSlicesPitched, looped)] == [
+        "tile.add reads the strided tile 'inner' in place, which its pto-isa instruction cannot "
+        "(CanonicalizeTileSlice reads a compact copy instead)",
+    ]
+
+
+def test_an_operand_of_a_nested_call_in_a_refused_space_is_found() -> None:
+    """TileMemoryInferred reads the spaces of the calls' operands: an operand that is itself a call,
+    in a space no variable's type has and its op refuses, is reported."""
+    vec = _tile(ir.Mem.Vec, name="v")
+    inner = _raw("tile.exp", [vec], ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Left))
+    program = single("main", [vec], ir.AssignStmt(ir.Var("e", vec.type), _raw("tile.exp", [inner], vec.type)),
+                     func_type=_FT.AIV)
+    assert [(c, m) for c, m, _ in found(TileMemoryInferred, program)] == [
+        ("SPACE_CONSTRAINT", "tile.exp argument 0 is in Left, needs Vec"),
+    ]

@@ -150,6 +150,16 @@ def test_tensor_view_canonical() -> None:
     ]
 
 
+def test_a_tensor_view_assigned_in_a_loop_is_checked() -> None:
+    """TensorViewCanonical skips a function none of whose defined variables has a tensor view: an
+    NZ tensor a loop body assigns is still found."""
+    plain = ir.Var("plain", _tensor(4))
+    nz = ir.Var("nz", ir.TensorType([4, 8], ir.FP32, None, ir.TensorView([], ir.TensorLayout.NZ)))
+    loop = ir.ForStmt(ir.Var("i", ir.ScalarType(ir.INDEX)), 0, 2, 1, [], ir.AssignStmt(nz, plain), [], _SPAN)
+    program = single("main", [plain], ir.SeqStmts([loop, ir.ReturnStmt([plain])], _SPAN))
+    assert [(c, m) for c, m, _ in found(TensorViewCanonical, program)] == [("NZ_TENSOR", "'nz' is an NZ tensor")]
+
+
 def test_arrays_do_not_escape() -> None:
     arr = ir.ArrayType(ir.INT32, 4)
     a = ir.Var("a", arr)
