@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from pypto.analysis.flow import ForwardWalk
@@ -154,6 +155,8 @@ def _key(q: PipeType, p: PipeType) -> int:
 _FROM = [[(q, _key(q, p)) for q in _PIPES if q is not p] for p in sorted(PipeType)]
 _TO = [[_key(p, r) for r in _PIPES if r is not p or p in _BARRIER] for p in sorted(PipeType)]
 _BARRIER_KEY = [_key(p, p) if p in _BARRIER else None for p in sorted(PipeType)]
+# Per pipe Q: each pipe that may wait for Q with its entry (Q, key) of _FROM.
+_WAITERS = [[(p, (q, key)) for p, sources in enumerate(_FROM) for q, key in sources if q is pipe] for pipe in sorted(PipeType)]
 _PIPE_VALUES = max(PipeType) + 1
 _KEY_COUNT = _key(max(PipeType), max(PipeType)) + 1
 # Per key of (q, p): the keys of (r, p) and (r, q) for every other pipe r (what a wait of p for q orders).
@@ -533,6 +536,9 @@ class _Run(ForwardWalk[State]):
         cut = [0] * _KEY_COUNT
         cuts: list[list[int]] = []
         hits = self.buffers.hits
+        # Per pipe: the entries of _FROM whose pipe has issued an access (a kernel uses a few pipes: the
+        # hazard scan skips the others). Their order does not matter here: positions are distinct.
+        sources: list[list[tuple[PipeType, int]]] = [[] for _ in range(_PIPE_VALUES)]
         for k, s in enumerate(stmts):
             cuts.append(cut)
             cls = type(s)
@@ -550,7 +556,7 @@ class _Run(ForwardWalk[State]):
                 while True:
                     # The latest hazard on another pipe (positions are distinct: one op per statement).
                     top = -1
-                    for q, key in _FROM[pipe]:
+                    for q, key in sources[pipe]:
                         positions = issued[q]
                         i = len(positions) - 1
                         lo = cut[key] if cut[key] > top else top + 1
@@ -575,9 +581,13 @@ class _Run(ForwardWalk[State]):
                             cut[bar] = k
                             break
                         i -= 1
+            first = not issued[pipe]
             issued[pipe].append(k)
             read[pipe].append(r)
             written[pipe].append(w)
+            if first:
+                for p, source in _WAITERS[pipe]:
+                    sources[p].append(source)
         return self.exit_block(body, stmts, {})
 
     def enter_loop(self, s: ForStmt | WhileStmt, state: State) -> State:
@@ -737,31 +747,28 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) ->
 
     # Before a statement, in this order: the waits of earlier sets, the sets waited later, the
     # pairs set and waited right there, the barriers; each group in placement order (the flags keep it).
-    waits: dict[int, list[Stmt]] = {}
-    sets: dict[int, list[Stmt]] = {}
-    adjacent: dict[int, list[Stmt]] = {}
+    before: dict[int, list[Stmt]] = {}
     for p in placed.pairs:
         if p.s < p.w:
-            waits.setdefault(p.w, []).append(sync("system.sync_dst", p))
-            sets.setdefault(p.s, []).append(sync("system.sync_src", p))
-        else:
-            adjacent.setdefault(p.w, []).extend((sync("system.sync_src", p), sync("system.sync_dst", p)))
-    barriers = placed.barriers
-    out: list[Stmt] = []
-    done = 0
-    for k in sorted(waits.keys() | sets.keys() | adjacent.keys() | barriers.keys()):
-        out += stmts[done:k]
-        done = k
-        if k in waits:
-            out += waits[k]
-        if k in sets:
-            out += sets[k]
-        if k in adjacent:
-            out += adjacent[k]
-        if k in barriers:
-            for pipe in barriers[k]:
-                out.append(sync(_BARRIER[pipe]))
-    out += stmts[done:]
+            before.setdefault(p.w, []).append(sync("system.sync_dst", p))
+    for p in placed.pairs:
+        if p.s < p.w:
+            before.setdefault(p.s, []).append(sync("system.sync_src", p))
+    for p in placed.pairs:
+        if p.s == p.w:
+            before.setdefault(p.w, []).extend((sync("system.sync_src", p), sync("system.sync_dst", p)))
+    bars: dict[PipeType, Stmt] = {}  # a kernel's many barriers are of one or two pipes
+    for k, pipes in placed.barriers.items():
+        group = before.setdefault(k, [])
+        for pipe in pipes:
+            bar = bars.get(pipe)
+            if bar is None:
+                bar = bars[pipe] = sync(_BARRIER[pipe])
+            group.append(bar)
+    # The groups and statements interleaved in C: (group before statement 0, (statement 0,), ...).
+    groups = map(before.get, range(len(stmts)), itertools.repeat(()))
+    out = list(itertools.chain.from_iterable(itertools.chain.from_iterable(zip(groups, zip(stmts)))))
+    out += before.get(len(stmts), ())
     if at_end:
         out.insert(len(out) - 1 if out and type(out[-1]) is ReturnStmt else len(out), sync("system.bar_all"))
     return out

@@ -17,6 +17,7 @@ import functools
 import itertools
 import weakref
 from collections.abc import Callable
+from operator import itemgetter
 
 from pypto.ir.attrs import AttrsBase
 from pypto.ir.expr import Call, GlobalVar, Op, Var
@@ -302,24 +303,38 @@ def _nodes_reusing(func: Function, base: FunctionIndex) -> list[IRNode]:
     """``walk(func)[1:]``, copying the nodes of the statements ``func`` shares with ``base``'s function.
 
     A statement's nodes are a contiguous run of the pre-order that ends where its next sibling in
-    a block starts; a statement held more than once, and the last of each block, are walked.
+    a block starts; the last of each block is walked, and so is, in a nested block, a statement
+    held more than once.
     """
-    nodes = base.nodes
-    at: dict[int, int] = {}  # statement id -> its position (the last one of a repeated statement)
-    held: list[int] = []
-    for cls, found in base._positions.items():
-        if issubclass(cls, Stmt):
-            ids = list(map(id, map(nodes.__getitem__, found)))
-            at.update(zip(ids, found))
-            held += ids
-    twice = set() if len(at) == len(held) else {k for k, n in collections.Counter(held).items() if n > 1}
+    nodes, positions = base.nodes, base._positions
+    groups = [(cls, found) for cls, found in positions.items() if issubclass(cls, Stmt)]
+    held = sum(map(len, map(itemgetter(1), groups)))
+    blocks = positions.get(SeqStmts, ())
     known: dict[int, list[IRNode]] = {}  # statement id -> its nodes
-    for i in base._positions.get(SeqStmts, ()):
-        keys = list(map(id, nodes[i].stmts))
-        starts = list(map(at.__getitem__, keys))
-        for key, after, start, end in zip(keys, keys[1:], starts, starts[1:]):
-            if not twice or (key not in twice and after not in twice):
-                known[key] = nodes[start:end]
+    if len(blocks) == 1 and held == 1 + len(nodes[blocks[0]].stmts):
+        # A flat body (one block, a statement node for each of its entries, none below them): its
+        # statements start at the other statement positions, in order (the runs of a repeated
+        # statement are equal).
+        starts = sorted(itertools.chain.from_iterable(found for cls, found in groups if cls is not SeqStmts))
+        known.update(zip(map(id, nodes[blocks[0]].stmts), map(nodes.__getitem__, map(slice, starts, starts[1:]))))
+    else:
+        at: dict[int, int] = {}  # statement id -> its position (the last one of a repeated statement)
+        for _, found in groups:
+            at.update(zip(map(id, map(nodes.__getitem__, found)), found))
+        twice: set[int] = set()
+        if len(at) != held:
+            counts = collections.Counter(id(nodes[i]) for _, found in groups for i in found)
+            twice = {k for k, n in counts.items() if n > 1}
+        for i in blocks:
+            keys = list(map(id, nodes[i].stmts))
+            starts = list(map(at.__getitem__, keys))
+            runs = map(nodes.__getitem__, map(slice, starts, starts[1:]))
+            if not twice:
+                known.update(zip(keys, runs))
+            else:
+                for key, after, run in zip(keys, keys[1:], runs):
+                    if key not in twice and after not in twice:
+                        known[key] = run
     out: list[IRNode] = []
     _copy_walk(func, known, out)
     return out[1:]
@@ -335,20 +350,31 @@ def _copy_walk(node: IRNode, known: dict[int, list[IRNode]], out: list[IRNode]) 
     out.append(node)
     if cls is SeqStmts:  # the common parent: most of its statements are copied
         stmts = node.stmts
-        for stmt in stmts:
-            if id(stmt) not in known:
+        ids = list(map(id, stmts))
+        for stmt in stmts:  # the statements not copied (inserted ones, mostly a few distinct syncs)
+            key = id(stmt)
+            if key in known:
+                continue
+            if type(stmt) in (AssignStmt, EvalStmt):  # no statement below: the plain walk
+                known[key] = walk(stmt)
+            else:
                 sub: list[IRNode] = []
                 _copy_walk(stmt, known, sub)
-                known[id(stmt)] = sub
-        out += itertools.chain.from_iterable(map(known.__getitem__, map(id, stmts)))
+                known[key] = sub
+        out += itertools.chain.from_iterable(map(known.__getitem__, ids))
         return
     for name in _node_fields(cls):
+        value = getattr(node, name)
+        if isinstance(value, AttrsBase) and (not value.__pydantic_fields_set__ or plain_attrs(value)):
+            continue  # most attrs hold no node (see walk)
         children: list[IRNode] = []
-        push_value(getattr(node, name), children)
+        push_value(value, children)
         for child in children:
             found = known.get(id(child))
             if found is not None:
                 out += found
+            elif _REVERSED_FIELDS.get(type(child)) == ():  # a leaf of a class walked before (a variable)
+                out.append(child)
             else:
                 _copy_walk(child, known, out)
     if cls is ForStmt or cls is WhileStmt:  # a loop's init values follow its fields (see walk)

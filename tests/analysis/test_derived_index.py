@@ -3,9 +3,17 @@ rebuilds, lists exactly the nodes a walk of it does."""
 
 from __future__ import annotations
 
-from pypto import ir
+import importlib.util
+import operator
+import sys
+from pathlib import Path
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir, passes
 from pypto.analysis import function_index
-from pypto.analysis.index import derive_index, walk
+from pypto.analysis.index import FunctionIndex, derive_index, walk
 
 INDEX = ir.ScalarType(ir.INDEX)
 
@@ -48,3 +56,61 @@ def test_a_function_indexed_before_keeps_its_index() -> None:
     old, new = _old_and_new()
     first = function_index(new)
     assert derive_index(new, old) is first
+
+
+# ---- every function the deriving passes produce, against a fresh index -------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+DERIVING = ("InsertPipeSync", "NormalizeReturnOrder")  # the passes that call derive_index
+
+
+def _bench_program(statements: int) -> ir.Program:
+    """The benchmarks' generated program of about ``statements`` statements."""
+    spec = importlib.util.spec_from_file_location("bench_parse_print", ROOT / "tests" / "benchmarks" / "bench_parse_print.py")
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return pl.parse(module.program_text(statements))
+
+
+class _Outputs(passes.PassInstrument):
+    """Keeps the program after each run of a deriving pass."""
+
+    name = "DerivedOutputs"
+
+    def __init__(self) -> None:
+        self.programs: list[tuple[str, ir.Program]] = []
+
+    def after_pass(self, p: passes.Pass, program: ir.Program) -> None:
+        if p.name in DERIVING:
+            self.programs.append((p.name, program))
+
+
+def _assert_same_index(derived: FunctionIndex, fresh: FunctionIndex) -> None:
+    assert len(derived.nodes) == len(fresh.nodes) and all(map(operator.is_, derived.nodes, fresh.nodes))
+    assert derived._positions == fresh._positions and list(derived._positions) == list(fresh._positions)
+    assert derived.classes == fresh.classes
+    assert list(map(id, derived.types)) == list(map(id, fresh.types))
+    assert derived.op_names == fresh.op_names
+    # any other attribute an index sets up (its caches of lookups are empty or equal)
+    assert vars(derived).keys() == vars(fresh).keys()
+
+
+@pytest.mark.parametrize("source", ["examples", "bench1k"])
+def test_the_indexes_of_the_deriving_passes_equal_fresh_ones(source: str) -> None:
+    """The index function_index holds for every function InsertPipeSync and NormalizeReturnOrder produce
+    (derived from the function each rebuilt, shared with the input, or walked) equals a fresh walk's, for
+    every example and the benchmarks' 1k-statement program."""
+    programs = ([pl.loads_program(str(path)) for path in sorted((ROOT / "examples").glob("*.py"))]
+                if source == "examples" else [_bench_program(1000)])
+    outputs = _Outputs()
+    with passes.PassContext([outputs]):
+        for program in programs:
+            passes.PassManager(passes.builtin_passes()).run(program)
+    checked = set()
+    for _, program in outputs.programs:
+        for func in program.functions.values():
+            if id(func) not in checked:
+                checked.add(id(func))
+                _assert_same_index(function_index(func), FunctionIndex(func))
+    assert {name for name, _ in outputs.programs} == set(DERIVING)
+    assert len(checked) > (100 if source == "examples" else 20)
