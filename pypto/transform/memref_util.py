@@ -235,6 +235,8 @@ class Retype(Rewrite):
 def _flat_call(call: Call) -> bool:
     """Every argument a variable or a constant (or a tuple of constants), and no IR node in the
     keywords or attributes: the only children a rewrite may change are the argument variables."""
+    if _LEAF_CLASSES.issuperset(map(type, call.args)):  # most calls: one set test of the exact classes
+        return _plain_extras(call)
     for a in call.args:
         kind = type(a)
         # The exact classes first (set tests): isinstance against the IR classes is slow.
