@@ -203,8 +203,20 @@ def _contents(func: Function) -> tuple[list[AssignStmt], list[Var], list[Call]]:
         index = function_index(func)
         # The defined variables the boundary checks of the input listed already (cached per function).
         return index.of(AssignStmt), checked_defs(func), index.calls_to(_RESERVE)
-    assigns = [s for s in stmts if isinstance(s, AssignStmt)]
-    reserves = [e for s in stmts for e in ((s.value,) if type(s) is AssignStmt else stmt_exprs(s)) if _reserves(e)]
+    assigns: list[AssignStmt] = []
+    reserves: list[Call] = []
+    for s in stmts:  # one loop: the op call of an assignment (most statements) is told by its op's name
+        if type(s) is AssignStmt:
+            assigns.append(s)
+            value = s.value
+            if type(value) is Call and type(value.op) is Op:
+                if value.op.name == _RESERVE:
+                    reserves.append(value)
+                continue
+            exprs: tuple | list = (value,)
+        else:
+            exprs = stmt_exprs(s)
+        reserves += [e for e in exprs if _reserves(e)]
     return assigns, [*func.params, *(s.var for s in assigns)], reserves
 
 
@@ -230,13 +242,15 @@ def _slots(assigns: list[AssignStmt], tiles: list[Var]) -> dict[Var, tuple[Memor
                 slots[stmt.var] = (MemorySpace(space.value), size.value, stmt.var)
     users: set[Var] = set()
     for var in tiles:
-        t = var.type
-        base = t.memref.base_
-        space, size, first = slots.get(base, (t.memory_space, 0, var))
-        if base not in users:
-            users.add(base)
-            first = var
-        slots[base] = (space, max(size, t.memref.size_), first)
+        m = var.type.memref
+        base, size = m.base_, m.size_
+        found = slots.get(base)
+        if base in users:  # a later tile of a buffer (most): only a larger size changes its slot
+            if size > found[1]:
+                slots[base] = (found[0], size, found[2])
+            continue
+        users.add(base)
+        slots[base] = (var.type.memory_space, max(0, size), var) if found is None else (found[0], max(found[1], size), var)
     return slots
 
 

@@ -4,6 +4,7 @@ which functions are planned, tile buffer sizes, and a rewrite that gives variabl
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any
 
 from pypto.analysis import expr_vars
@@ -234,6 +235,8 @@ class Retype(Rewrite):
 def _flat_call(call: Call) -> bool:
     """Every argument a variable or a constant (or a tuple of constants), and no IR node in the
     keywords or attributes: the only children a rewrite may change are the argument variables."""
+    if _LEAF_CLASSES.issuperset(map(type, call.args)):  # most calls: one set test of the exact classes
+        return _plain_extras(call)
     for a in call.args:
         kind = type(a)
         # The exact classes first (set tests): isinstance against the IR classes is slow.
@@ -245,10 +248,25 @@ def _flat_call(call: Call) -> bool:
     return _plain_extras(call)
 
 
+# The exact classes of keyword values found plain (isinstance of PLAIN): a call's keywords are then
+# checked by one set test instead of an isinstance per value (enum classes are many, so learnt here).
+_PLAIN_CLASSES: set[type] = set()
+
+
+def plain_values(values: Collection[Any]) -> bool:
+    """Every value of ``values`` is an instance of :data:`pypto.analysis.index.PLAIN`."""
+    if _PLAIN_CLASSES.issuperset(map(type, values)):
+        return True
+    if not all(isinstance(v, PLAIN) for v in values):
+        return False
+    _PLAIN_CLASSES.update(map(type, values))
+    return True
+
+
 def _plain_extras(call: Call) -> bool:
     """No IR node in the keywords or attributes of ``call``."""
     kwargs = call.kwargs  # mostly enums and numbers: no generic look into them then
-    if kwargs and not all(isinstance(v, PLAIN) for v in kwargs.values()) and next(iter_value(kwargs), None) is not None:
+    if kwargs and not plain_values(kwargs.values()) and next(iter_value(kwargs), None) is not None:
         return False
     attrs = call.attrs  # most calls' attrs are empty: no mapping view to build
     return not attrs.__pydantic_fields_set__ or next(iter_value(attrs), None) is None

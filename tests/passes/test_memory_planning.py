@@ -3,6 +3,8 @@ the planned sizes of issue 11, interpreter preservation with tiles at their addr
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from memory_programs import PROGRAMS, ROW_BLOCKS, TILE_ADD
@@ -623,3 +625,99 @@ def test_lifetimes_are_kept_per_function_object() -> None:
     reused = kernel(passes.memory_reuse()(program))
     assert reused is not func and lifetimes(reused) is not lifetimes(func)
     assert sorted(v.name_hint for v in lifetimes(reused).defs) == ["ta", "tb", "tc"]
+
+
+# ---- the straight-line lifetimes loop against the statement walk ---------------------------------
+
+
+def _random_straight_body(seed: int) -> str:
+    """A kernel body of one block over [16, 64] tiles: loads, element-wise ops on two tiles or a tile
+    and a scalar, column broadcasts, and windows (slices) of wide loads, which the no-alias guards treat
+    apart; ``r`` is defined last."""
+    rng = random.Random(seed)
+    tile = "pl.Tile[[16, 64], pl.FP32]"
+    lines = [f"t0: {tile} = pl.load(x, [0, 0], [16, 64])"]
+    tiles = ["t0"]
+    for i in range(1, rng.randint(4, 24)):
+        pick, x, y = rng.random(), rng.choice(tiles), rng.choice(tiles)
+        if pick < 0.2:
+            lines.append(f"t{i}: {tile} = pl.load(x, [{rng.choice([0, 16, 48])}, 0], [16, 64])")
+        elif pick < 0.3:
+            lines += [f"w{i}: pl.Tile[[16, 128], pl.FP32] = pl.load(x, [0, 0], [16, 128])",
+                      f"t{i} = w{i}[:, {rng.choice(['0:64', '64:128'])}]"]
+        elif pick < 0.4:
+            lines += [f"v{i}: pl.Tile[[1, 64], pl.FP32] = pl.load(x, [32, 0], [1, 64])",
+                      f"t{i} = pl.col_expand_mul({x}, v{i})"]
+        elif pick < 0.8:
+            lines.append(f"t{i}: {tile} = {rng.choice(['pl.add', 'pl.mul', 'pl.sub'])}({x}, {y})")
+        elif pick < 0.9:
+            lines.append(f"t{i}: {tile} = pl.exp({x})")
+        else:
+            lines.append(f"t{i}: {tile} = pl.mul({x}, 2.0)")
+        tiles.append(f"t{i}")
+    lines.append(f"r: {tile} = pl.add({tiles[-1]}, {rng.choice(tiles)})")
+    return "\n".join(f"        {line}" for line in lines)
+
+
+def _lifetimes_summary(life) -> tuple:
+    """Every field of ``life``, variables and loops by identity (and order)."""
+    def loops(around: tuple) -> tuple:
+        return tuple(map(id, around))
+
+    return (
+        [(id(v), n) for v, n in life.defs.items()], [(id(v), n) for v, n in life.last.items()],
+        [(id(a), id(b)) for a, b in life.guards], list(map(id, life.controls)),
+        [(id(v), [(n, loops(around)) for n, around in reads]) for v, reads in life.uses.items()],
+        [(id(v), loops(around)) for v, around in life.home.items()], life.branches, life.statements,
+        [(id(lp.stmt), lp.start, lp.end) for lp in life.loops],
+    )
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_straight_line_lifetimes_are_those_of_the_statement_walk(seed: int) -> None:
+    """A kernel of one block takes the one-loop lifetimes, which find exactly what the walk finds (the
+    same numbers, reads, guards and sharing decisions) on the inputs of MemoryReuse and
+    AllocateMemoryAddr and on the lowered kernel."""
+    from pypto.passes import memory_lifetimes
+    from pypto.transform.util import straight_line
+
+    planned_kernels: list[ir.Function] = []
+
+    class Grab(passes.PassInstrument):
+        name = "GrabPlanned"
+
+        def before_pass(self, p: passes.Pass, program: ir.Program) -> None:
+            if p.name in ("MemoryReuse", "AllocateMemoryAddr"):
+                planned_kernels.append(kernel(program))
+
+    with PassContext([Grab()]):
+        final = whole_pipeline((KERNEL_FRAME % _random_straight_body(seed)).replace("[[64, 64]", "[[64, 128]"))
+    assert len(planned_kernels) == 2
+    for func in [*planned_kernels, kernel(final)]:
+        stmts = straight_line(func)
+        assert stmts is not None
+        fast, walked = memory_lifetimes._straight(stmts), memory_lifetimes._walked(func)
+        assert walked.defs and _lifetimes_summary(fast) == _lifetimes_summary(walked)
+
+
+@pytest.mark.parametrize("name", ["accumulate", "carry_move", "branch_then"])
+def test_kernels_with_loops_or_branches_take_the_statement_walk(name: str, monkeypatch) -> None:
+    from pypto.passes import memory_lifetimes
+
+    def refuse(stmts: list) -> None:
+        raise AssertionError("a kernel with a loop or an if took the straight-line lifetimes")
+
+    monkeypatch.setattr(memory_lifetimes, "_straight", refuse)
+    func = kernel(passes.init_memref()(front(PROGRAMS[name][0])))
+    assert memory_lifetimes._lifetimes(func).controls
+
+
+def test_plain_values_learns_classes_but_still_refuses_nodes() -> None:
+    """The keyword check of the planning passes remembers plain classes by exact class: an IR node or
+    a list among the values is refused after enums and numbers were seen."""
+    from pypto.transform.memref_util import plain_values
+
+    assert plain_values([VEC, 3, 1.5, "s", None, True])
+    assert plain_values([VEC, 3])
+    node = ir.ConstInt(1, ir.DataType.INT64, ir.Span.unknown())
+    assert not plain_values([VEC, node]) and not plain_values([[VEC]]) and not plain_values([3, (1,)])
