@@ -547,17 +547,19 @@ def _run_checks(
     """The violations of each per-function invariant of ``members`` in ``func``, each in its
     context: a cached result is reused while its context is equal, else the checker runs and its
     result is cached in ``facts`` (the cached facts of ``func``)."""
-    results = []
+    results: list[list[Violation]] = []
+    append = results.append
+    get = facts.get
     report = None
     for inv, context in zip(members, contexts):
         name = inv.name
-        hit = facts.get(name)
+        hit = get(name)
         if hit is not None:
             if hit[0] is context or hit[0] == context:
-                results.append(hit[1])
+                append(hit[1])
                 continue
             if hit[0] is _AT_FUNCTION and hit[2] == context:
-                results.append(_attached(func, hit[1]))
+                append(_attached(func, hit[1]))
                 continue
         # One reporter serves the checkers of a function in turn: most find nothing, and making one
         # per checker was a fair part of a boundary check's own cost.
@@ -571,7 +573,7 @@ def _run_checks(
         inv._function_check(func, program, report)
         found = report.violations
         facts[name] = _stored(func, context, found) if found else (context, found)
-        results.append(found)
+        append(found)
     return results
 
 
