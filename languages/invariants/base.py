@@ -178,10 +178,13 @@ class _ProgramFacts:
         self.functions = program.functions
         self._serials: tuple[int, ...] | None = None
         self._signature: tuple | None = None
-        self.contexts: dict[tuple[Platform, int], tuple] = {}
+        # Keyed by the platform's id (a Platform hashes in Python; these are asked at every boundary):
+        # an id is not reused while the contexts under it, which hold their platform, are kept.
+        self.contexts: dict[tuple[int, int], tuple] = {}
         self.graph: CallGraph | None = None
-        # Per platform and what a group of checkers reads: the contexts of each function (by id).
-        self.of_functions: dict[tuple[Platform, tuple[Reads, ...]], dict[int, tuple]] = {}
+        # Per platform (its id, as above) and what a group of checkers reads: the contexts of each
+        # function (by id).
+        self.of_functions: dict[tuple[int, tuple[Reads, ...]], dict[int, tuple]] = {}
 
     @property
     def serials(self) -> tuple[int, ...]:
@@ -192,7 +195,7 @@ class _ProgramFacts:
 
     def shared(self, platform: Platform, reads: int) -> tuple:
         """The context of the checkers reading ``reads`` (not a :class:`Bodies`) on ``platform``."""
-        found = self.contexts.get((platform, reads))
+        found = self.contexts.get((id(platform), reads))
         if found is None:
             if reads == READS_NOTHING:
                 found = _shared((None, platform, None))
@@ -201,7 +204,7 @@ class _ProgramFacts:
                     functions = self.functions.values()
                     self._signature = tuple((f.name, f.func_type, tuple(f.param_directions)) for f in functions)
                 found = _shared((self._signature, platform, self.serials if reads == READS_BODIES else None))
-            self.contexts[(platform, reads)] = found
+            self.contexts[(id(platform), reads)] = found
         return found
 
     def of_function(self, platform: Platform, reads: Reads, func: Function) -> tuple:
@@ -209,10 +212,25 @@ class _ProgramFacts:
         :class:`Bodies`, the signature context and the serials of the functions it names, if any."""
         if type(reads) is int:
             return self.shared(platform, reads)
+        if reads.of and func.func_type not in reads.of:  # (read_for's first test: no graph needed)
+            return self.shared(platform, READS_SIGNATURES)
         read = reads.read_for(func, self.call_graph())
         shared = self.shared(platform, READS_SIGNATURES)
         # (the shared signature object, so a hit compares it by identity)
         return (shared[0], platform, tuple(map(_serial, read))) if read else shared
+
+    def of_function_each(self, platform: Platform, reads: tuple[Reads, ...], func: Function) -> tuple:
+        """The contexts of ``func`` for each of ``reads`` (:meth:`of_function`), worked out once for
+        equal declarations (several checkers read the bodies of the callees)."""
+        made: dict = {}
+        out = []
+        for r in reads:
+            value = r if type(r) is int else r.value
+            context = made.get(value)
+            if context is None:
+                context = made[value] = self.of_function(platform, r, func)
+            out.append(context)
+        return tuple(out)
 
     def call_graph(self) -> CallGraph:
         if self.graph is None:
@@ -413,16 +431,9 @@ class Invariant:
         if facts is None:
             facts = _facts(func)
         hit = facts.get(self.name)
-        if hit is not None:
-            if hit[0] is context or hit[0] == context:
-                return hit[1]
-            if hit[0] is _AT_FUNCTION and hit[2] == context:
-                return _attached(func, hit[1])
-        sub = Reporter(self.name, func.name, context[1])
-        self._function_check(func, program, sub)
-        found = sub.violations
-        facts[self.name] = _stored(func, context, found) if found else (context, found)
-        return found
+        if hit is not None and (hit[0] is context or hit[0] == context):
+            return hit[1]
+        return _run_checks(func, program, facts, (self,), (context,))[0]
 
     def context(self, program: Program, platform: Platform | None = None, func: Function | None = None) -> tuple:
         """What a per-function result depends on besides the function ``func`` of ``program``:
@@ -472,7 +483,7 @@ def check_all(
     if plan.passed is not None and plan.passed[1] is platform and plan.passed[0] == serials:
         found: dict[int, list[Violation]] = {}
     else:
-        found = _check_functions(program, invariants, plan.groups, shared, platform)
+        found = _check_functions(program, plan.groups, shared, platform)
         plan.passed = None if found else (serials, platform)
     if not found and not plan.whole:
         return []
@@ -494,36 +505,35 @@ def _check_whole(inv: Invariant, program: Program, serials: tuple[int, ...], pla
 
 
 def _check_functions(
-    program: Program, invariants: tuple[Invariant, ...], groups: list[_Group], shared: _ProgramFacts, platform: Platform
+    program: Program, groups: list[_Group], shared: _ProgramFacts, platform: Platform
 ) -> dict[int, list[Violation]]:
-    """The per-function violations of ``invariants`` in ``program`` by position in the set."""
+    """The per-function violations of the invariants of ``groups`` in ``program`` by position in the set."""
     found: dict[int, list[Violation]] = {}
     # One cache entry per function for each group of the set that reads the same of the other
     # functions: a function every check of a group passed before, in an equal context, costs one
     # lookup, not one per invariant (the per-invariant entries still serve other sets), and a change
     # elsewhere that a group does not read costs it nothing more.
     keys = []
-    for _, _, reads in groups:
+    for _, _, reads, _ in groups:
         if type(reads) is int:
             keys.append(shared.shared(platform, reads))
         else:  # the contexts of each function, made once per program
-            keys.append(shared.of_functions.setdefault((platform, reads), {}))
+            keys.append(shared.of_functions.setdefault((id(platform), reads), {}))
     for func in program.functions.values():
         entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
         facts = entry[1] if entry is not None else _FACTS.put(func, {})
-        for (names, positions, reads), key in zip(groups, keys):
+        for (names, positions, reads, members), key in zip(groups, keys):
             if type(reads) is int:
                 hit = facts.get(names)
                 if hit is None or (hit[0] is not key and hit[0] != key):
-                    contexts = (key,) * len(positions)
-                    hit = _check_group(func, program, facts, invariants, names, positions, contexts, key)
+                    hit = _check_group(func, program, facts, names, members, (key,) * len(members), key)
             else:
                 contexts = key.get(id(func))
                 if contexts is None:
-                    contexts = key[id(func)] = tuple(shared.of_function(platform, r, func) for r in reads)
+                    contexts = key[id(func)] = shared.of_function_each(platform, reads, func)
                 hit = facts.get(names)
                 if hit is None or hit[0] != contexts:
-                    hit = _check_group(func, program, facts, invariants, names, positions, contexts, contexts)
+                    hit = _check_group(func, program, facts, names, members, contexts, contexts)
             if hit[1] is not None:
                 for i, result in zip(positions, hit[1]):
                     if result:
@@ -531,27 +541,49 @@ def _check_functions(
     return found
 
 
+def _run_checks(
+    func: Function, program: Program, facts: dict, members: tuple[Invariant, ...], contexts: tuple
+) -> list[list[Violation]]:
+    """The violations of each per-function invariant of ``members`` in ``func``, each in its
+    context: a cached result is reused while its context is equal, else the checker runs and its
+    result is cached in ``facts`` (the cached facts of ``func``)."""
+    results: list[list[Violation]] = []
+    append = results.append
+    get = facts.get
+    report = None
+    for inv, context in zip(members, contexts):
+        name = inv.name
+        hit = get(name)
+        if hit is not None:
+            if hit[0] is context or hit[0] == context:
+                append(hit[1])
+                continue
+            if hit[0] is _AT_FUNCTION and hit[2] == context:
+                append(_attached(func, hit[1]))
+                continue
+        # One reporter serves the checkers of a function in turn: most find nothing, and making one
+        # per checker was a fair part of a boundary check's own cost.
+        if report is None:
+            report = Reporter(name, func.name, context[1])
+        else:
+            report.rule = name
+            report.function = func.name
+            report.platform = context[1]
+            report.violations = []
+        inv._function_check(func, program, report)
+        found = report.violations
+        facts[name] = _stored(func, context, found) if found else (context, found)
+        append(found)
+    return results
+
+
 def _check_group(
-    func: Function,
-    program: Program,
-    facts: dict,
-    invariants: tuple[Invariant, ...],
-    names: tuple[str, ...],
-    positions: list[int],
-    contexts: tuple,
-    key: tuple,
+    func: Function, program: Program, facts: dict, names: tuple[str, ...], members: tuple, contexts: tuple, key: tuple
 ) -> tuple:
-    """``(key, the results of the invariants at positions in func, None when all pass)``, each
+    """``(key, the results of the invariants of a group in func, None when all pass)``, each
     invariant checked in its context; cached under ``names`` unless a violation is at ``func`` itself
     (see _AT_FUNCTION)."""
-    results = []
-    for i, context in zip(positions, contexts):
-        inv = invariants[i]
-        hit = facts.get(inv.name)  # Invariant.check_function's cache test, inlined: most are hits
-        if hit is not None and (hit[0] is context or hit[0] == context):
-            results.append(hit[1])
-        else:
-            results.append(inv.check_function(func, program, context, facts))
+    results = _run_checks(func, program, facts, members, contexts)
     entry = (key, tuple(results) if any(results) else None)
     if entry[1] is None or not _at_function(func, entry[1]):
         facts[names] = entry
@@ -559,8 +591,9 @@ def _check_group(
 
 
 # A group of per-function invariants of a set: their names, positions in the set and what they read
-# of the other functions (the same flag for all, or what each reads when some read bodies).
-_Group = tuple[tuple[str, ...], list[int], int | tuple[Reads, ...]]
+# of the other functions (the same flag for all, or what each reads when some read bodies), and
+# the invariants themselves.
+_Group = tuple[tuple[str, ...], list[int], int | tuple[Reads, ...], tuple[Invariant, ...]]
 
 
 class _Plan:
@@ -576,16 +609,21 @@ class _Plan:
         for flag in (READS_NOTHING, READS_SIGNATURES):
             chosen = [i for i in local if type(invariants[i]._reads) is int and invariants[i]._reads == flag]
             if chosen:
-                self.groups.append((tuple(invariants[i].name for i in chosen), chosen, flag))
+                self.groups.append(_group(invariants, chosen, flag))
         chosen = [i for i in local if type(invariants[i]._reads) is not int or invariants[i]._reads == READS_BODIES]
         if chosen:
             reads = tuple(invariants[i]._reads for i in chosen)
-            self.groups.append((tuple(invariants[i].name for i in chosen), chosen, reads))
+            self.groups.append(_group(invariants, chosen, reads))
         # The positions of the whole-program invariants.
         self.whole = tuple(i for i in range(len(invariants)) if i not in local)
         # The serials of the functions of the program last checked that passed every per-function
         # invariant, with its platform (nothing found is cached for a failing one).
         self.passed: tuple[tuple[int, ...], Platform] | None = None
+
+
+def _group(invariants: tuple[Invariant, ...], chosen: list[int], reads: int | tuple[Reads, ...]) -> _Group:
+    members = tuple(invariants[i] for i in chosen)
+    return (tuple(inv.name for inv in members), chosen, reads, members)
 
 
 def _plan(invariants: tuple[Invariant, ...]) -> _Plan:

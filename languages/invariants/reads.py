@@ -39,6 +39,8 @@ class Bodies:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "of", frozenset(self.of))  # a set given is kept as a frozenset (hashable)
+        # What the declaration says, as a key: equal declarations read the same functions.
+        object.__setattr__(self, "value", (self.callees, self.callers, self.group_peers, self.of))
 
     def read_for(self, func: Function, graph: CallGraph) -> list[Function]:
         """The functions of ``graph``'s program whose bodies a check of ``func`` reads, in a fixed

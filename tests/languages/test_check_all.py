@@ -261,3 +261,27 @@ def test_a_program_of_the_same_functions_as_one_that_passed_is_not_walked_again(
     assert [v.message for v in check_all(program, [a, failing])] == ["B dislikes the program"]
     assert [v.message for v in check_all(program, [a, failing])] == ["B dislikes the program"]
     assert calls == [("B", "*"), ("B", "*")]
+
+
+def test_the_checkers_of_a_function_in_turn_report_under_their_own_names() -> None:
+    # The checkers of a function share one reporter, reset for each: a passing one between two that
+    # report, and one that renames the function it reports in, leave nothing to the next.
+    def renaming(func: ir.Function, program: ir.Program, report: Reporter) -> None:
+        report.function = "elsewhere"
+
+    calls: list[tuple[str, str]] = []
+    a, c = _recording("A", calls), _recording("C", calls)
+    quiet = Invariant.per_function("B", "test", renaming)
+    program = prog(SOURCE)
+    expected = [
+        ("A", "f", "A dislikes f"),
+        ("A", "g", "A dislikes g"),
+        ("C", "f", "C dislikes f"),
+        ("C", "g", "C dislikes g"),
+    ]
+    found = check_all(program, [a, quiet, c])
+    assert [(v.rule, v.function, v.message) for v in found] == expected
+    assert quiet.check(program) == []
+    calls.clear()
+    assert [(v.rule, v.function, v.message) for v in check_all(program, [a, quiet, c])] == expected
+    assert calls == []  # cached, the same results

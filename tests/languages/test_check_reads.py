@@ -217,3 +217,28 @@ def test_a_kernel_is_checked_again_when_its_group_peer_changes_and_not_when_the_
                           for f in program.functions.values()], program.name, program.span)
     assert [(v.code, v.function) for v in MixedKernelExpanded.errors(changed)] == [("PIPE_COUNT_MISMATCH", "multiply")]
     assert runs == ["multiply", "prepare"]  # the peer of the changed kernel; the Group reads signatures only
+
+
+def test_checkers_of_equal_reads_declarations_both_see_a_changed_callee() -> None:
+    # Equal declarations (distinct objects) share the work of finding what they read: a change to a
+    # transitive callee still runs both on its callers, and both report what the change broke.
+    def reading_leaf(name: str, calls: list[tuple[str, str]]) -> Invariant:
+        def check(func: ir.Function, program: ir.Program, report: Reporter) -> None:
+            calls.append((name, func.name))
+            leaf = {f.name: f for f in program.functions.values()}["leaf"]
+            if func.name == "top" and "+" in leaf.as_python():
+                report.error("LEAF", f"{name}: leaf adds", func)
+
+        return Invariant.per_function(name, "test", check, reads_bodies=Bodies(callees=True))
+
+    calls: list[tuple[str, str]] = []
+    one, two = reading_leaf("R1", calls), reading_leaf("R2", calls)
+    program = _program(*CALLS)
+    assert check_all(program, [one, two]) == []
+    calls.clear()
+    changed = _with(program, CALLS, _scalar("leaf", "b: pl.Scalar[pl.INT64] = a + 1\n        return b"))
+    assert [(v.rule, v.function, v.message) for v in check_all(changed, [one, two])] == [
+        ("R1", "top", "R1: leaf adds"),
+        ("R2", "top", "R2: leaf adds"),
+    ]
+    assert calls == [("R1", "leaf"), ("R2", "leaf"), ("R1", "mid"), ("R2", "mid"), ("R1", "top"), ("R2", "top")]
