@@ -211,6 +211,7 @@ class Emitter:
                 raise no_rule(name, self.target.name, call.span,
                               f"the {self.target.name} op table has no entry for '{name}'")
             # the class of the emitter decides its target (a class attribute), hence its table entry
+            # (Call has no subclasses: the rule of a call's class is Call's)
             known = self.rules.ops[type(self), name] = (rule, self.rules.rule(type(self), Call, type(rule)))
         rule, handler = known
         dropped = rule.unspelled(call)

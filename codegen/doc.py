@@ -41,7 +41,10 @@ class Doc:
         return _Indent(self, 1, tail)
 
     def extend(self, other: Doc) -> None:
-        """Append the lines of ``other``, its depth 0 placed at the current depth."""
+        """Append the lines of ``other`` (written with the same indentation unit), its depth 0 placed
+        at the current depth."""
+        if other.unit != self.unit:
+            raise ValueError(f"cannot extend a document indented by {self.unit!r} with one indented by {other.unit!r}")
         prefix = self._prefix
         if prefix:
             self.lines.extend([prefix + text if text else text for text in other.lines])

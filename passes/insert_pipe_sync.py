@@ -757,14 +757,8 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) ->
     for p in placed.pairs:
         if p.s == p.w:
             before.setdefault(p.w, []).extend((sync("system.sync_src", p), sync("system.sync_dst", p)))
-    bars: dict[PipeType, Stmt] = {}  # a kernel's many barriers are of one or two pipes
     for k, pipes in placed.barriers.items():
-        group = before.setdefault(k, [])
-        for pipe in pipes:
-            bar = bars.get(pipe)
-            if bar is None:
-                bar = bars[pipe] = sync(_BARRIER[pipe])
-            group.append(bar)
+        before.setdefault(k, []).extend(sync(_BARRIER[pipe]) for pipe in pipes)
     # The groups and statements interleaved in C: (group before statement 0, (statement 0,), ...).
     groups = map(before.get, range(len(stmts)), itertools.repeat(()))
     out = list(itertools.chain.from_iterable(itertools.chain.from_iterable(zip(groups, zip(stmts)))))

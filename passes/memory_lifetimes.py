@@ -223,6 +223,7 @@ class _Walk(ForwardWalk[None]):
         return body  # the walk reads, never rewrites
 
     def leaf(self, s: Stmt, state: None) -> None:
+        # _straight repeats these rules for one-block kernels: change both (its test compares them).
         if isinstance(s, AssignStmt):
             n = self.tick()
             value = s.value

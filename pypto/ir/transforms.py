@@ -416,7 +416,9 @@ class _Clone(_Substitution):
     :func:`transform` and ``leave`` would. Past a nesting depth it hands the subtree to
     :func:`transform`, whose explicit stack costs no Python frames."""
 
-    _MAX_DEPTH = 150
+    # About three frames per level: 50 levels need ~150 free frames wherever a pass calls it (the
+    # generic walk needs none), and trees of the examples nest less deeply.
+    _MAX_DEPTH = 50
 
     def __init__(self, mapping: Mapping[Var, Expr], plain: frozenset[type]) -> None:
         super().__init__(mapping, copy_all=True,

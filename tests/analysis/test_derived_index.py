@@ -95,17 +95,18 @@ def _assert_same_index(derived: FunctionIndex, fresh: FunctionIndex) -> None:
     assert vars(derived).keys() == vars(fresh).keys()
 
 
-@pytest.mark.parametrize("source", ["examples", "bench1k"])
+@pytest.mark.parametrize("source", ["examples", "bench300"])
 def test_the_indexes_of_the_deriving_passes_equal_fresh_ones(source: str) -> None:
     """The index function_index holds for every function InsertPipeSync and NormalizeReturnOrder produce
     (derived from the function each rebuilt, shared with the input, or walked) equals a fresh walk's, for
-    every example and the benchmarks' 1k-statement program."""
+    every example and the benchmarks' generated program of 300 statements (the checks are off: an index
+    is derived whether or not a check asks for it)."""
     programs = ([pl.loads_program(str(path)) for path in sorted((ROOT / "examples").glob("*.py"))]
-                if source == "examples" else [_bench_program(1000)])
+                if source == "examples" else [_bench_program(300)])
     outputs = _Outputs()
     with passes.PassContext([outputs]):
         for program in programs:
-            passes.PassManager(passes.builtin_passes()).run(program)
+            passes.PassManager(passes.builtin_passes(), verify=False).run(program)
     checked = set()
     for _, program in outputs.programs:
         for func in program.functions.values():
@@ -113,4 +114,4 @@ def test_the_indexes_of_the_deriving_passes_equal_fresh_ones(source: str) -> Non
                 checked.add(id(func))
                 _assert_same_index(function_index(func), FunctionIndex(func))
     assert {name for name, _ in outputs.programs} == set(DERIVING)
-    assert len(checked) > (100 if source == "examples" else 20)
+    assert len(checked) > (100 if source == "examples" else 10)

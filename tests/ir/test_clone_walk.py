@@ -6,6 +6,7 @@ the input) and fresh variables made in the same order."""
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -109,10 +110,10 @@ def assert_same_clone(node: Any, var_map: Mapping[Var, Expr] | None = None) -> N
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-# The stages whose functions are compared: the surface program, the inputs of the passes that clone
-# (and of those between them), and the end of the pipeline (its memory-planned kernels).
+# The stages whose functions are compared: the surface program and the inputs of the passes that
+# clone (and of those between them); the pipeline runs up to the last of them.
 _STAGES = frozenset({"ConvertToSSA", "OutlineHierarchyScopes", "OutlineIncoreScopes", "OutlineClusterScopes",
-                     "ConvertTensorToTileOps", "ExpandMixedKernel", "SplitVectorKernel", "InsertPipeSync"})
+                     "ConvertTensorToTileOps", "ExpandMixedKernel", "SplitVectorKernel"})
 
 
 def _stages(program: ir.Program) -> list[ir.Function]:
@@ -127,8 +128,10 @@ def _stages(program: ir.Program) -> list[ir.Function]:
                 for f in prog.functions.values():
                     seen.setdefault(id(f), f)
 
+    pipeline = passes.builtin_passes()
+    last = max(i for i, p in enumerate(pipeline) if p.name in _STAGES)
     with passes.PassContext([Grab()], verify=False):
-        passes.PassManager(passes.builtin_passes(), verify=False).run_passes(program)
+        passes.PassManager(pipeline[:last], verify=False).run_passes(program)
     return list(seen.values())
 
 
@@ -145,7 +148,7 @@ def test_clone_of_every_example_function_at_every_stage(path: Path) -> None:
         assert_same_clone(func.body, _renamings(func))
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(4))
 def test_clone_of_generated_programs(seed: int) -> None:
     for func in _stages(pl.parse(generate(seed).text)):
         assert_same_clone(func)
@@ -191,3 +194,19 @@ def test_clone_of_an_expression_deeper_than_the_recursion_handoff() -> None:
     y = ir.Var("y", IDX)
     body = ir.SeqStmts([ir.AssignStmt(x, ir.ConstInt(1, ir.INDEX)), ir.AssignStmt(y, chain), ir.EvalStmt(chain)])
     assert_same_clone(body)
+
+
+def test_clone_deep_in_the_stack_hands_off_before_the_recursion_limit() -> None:
+    # A pass may call deep_clone with much of the stack in use: the recursive walk stops early enough.
+    x = ir.Var("x", IDX)
+    chain: ir.Expr = x
+    for i in range(300):
+        chain = ir.Add(chain, ir.ConstInt(i, ir.INDEX), ir.INDEX)
+    body = ir.SeqStmts([ir.AssignStmt(x, ir.ConstInt(1, ir.INDEX)), ir.EvalStmt(chain)])
+    depth = sys.getrecursionlimit() - len(inspect.stack(0)) - 200
+
+    def nested(n: int) -> ir.SeqStmts:
+        return nested(n - 1) if n else deep_clone(body)
+
+    assert_same_clone(body)
+    assert isinstance(nested(depth), ir.SeqStmts)
