@@ -120,19 +120,16 @@ def _lifetimes(func: Function) -> Lifetimes:
 
 def _straight(stmts: list[Stmt]) -> Lifetimes:
     """What :func:`_walked` finds for a body of leaf statements only (most kernels), in one loop over
-    them: every statement takes the next number, no read or definition is inside a loop or an if
-    (the walk's hooks, called per statement, were about half of this analysis at 10k statements)."""
+    them with the walk's own rules: every statement takes the next number, no read or definition is
+    inside a loop or an if (the walk's hooks, called per statement, were about half of this analysis
+    at 10k statements)."""
     walk = _Walk()
-    defs, home, uses, guard = walk.defs, walk.home, walk.uses, walk.guard
-    around = walk.around  # no loop around any statement: the one empty tuple the walk would share
+    use, define, read, guard = walk.use, walk.define, walk.read, walk.guard
     n = 0
     for s in stmts:
         n += 1
         if type(s) is not AssignStmt:  # an evaluation, a yield or a return: reads only
-            for e in [s.expr] if type(s) is EvalStmt else s.value:
-                for v in expr_vars(e):
-                    if isinstance(v.type, TileType):
-                        uses.setdefault(v, []).append((n, around))
+            read([s.expr] if type(s) is EvalStmt else s.value, n)
             continue
         value = s.value
         # op_name, inlined for the common op call: isinstance against other IR classes is slow.
@@ -140,21 +137,12 @@ def _straight(stmts: list[Stmt]) -> Lifetimes:
         if name == "tile.alloc":  # half the statements: reads constants, defines no tile
             continue
         variables = _leaf_call_vars(value) if type(value) is Call else None
-        for v in expr_vars(value) if variables is None else variables:
-            if isinstance(v.type, TileType):
-                found = uses.get(v)
-                if found is None:
-                    uses[v] = [(n, around)]
-                else:
-                    found.append((n, around))
-        var = s.var
-        t = var.type
-        if on_chip(t) and t.memref is not None:
-            defs[var] = n
-            home[var] = around
+        use(expr_vars(value) if variables is None else variables, n)
+        define(s.var, n)
         guard(s, name)
+    defs, uses = walk.defs, walk.uses
     last = {v: reads[-1][0] for v, reads in uses.items() if v in defs}
-    return Lifetimes(defs, last, walk.guards, walk.controls, uses, home, walk.branches, n, walk.done)
+    return Lifetimes(defs, last, walk.guards, walk.controls, uses, walk.home, walk.branches, n, walk.done)
 
 
 def _walked(func: Function) -> Lifetimes:
@@ -223,7 +211,7 @@ class _Walk(ForwardWalk[None]):
         return body  # the walk reads, never rewrites
 
     def leaf(self, s: Stmt, state: None) -> None:
-        # _straight repeats these rules for one-block kernels: change both (its test compares them).
+        # _straight follows these steps for one-block kernels: change both (its test compares them).
         if isinstance(s, AssignStmt):
             n = self.tick()
             value = s.value
