@@ -30,6 +30,21 @@ class Placed:
         out = self.k(b, out)
         return out
 
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def nested(self, x: pl.Tensor[[16, 64], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.spmd(2):
+            for i in pl.range(2):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.add(out, x)
+                out = self.k(x, out)
+        out = pl.add(out, x)
+        for j in pl.range(2):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.add(out, x)
+            out = self.k(x, out)
+        return out
+
 
 def _names(func_name: str) -> list[tuple[str, bool]]:
     func = Placed.get_function(func_name)
@@ -47,32 +62,5 @@ def test_only_kernel_scopes_of_an_orchestration_run_in_a_kernel() -> None:
     ]
 
 
-@pl.program
-class Nested:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[16, 64], pl.FP32],
-          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
-        t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
-        out = pl.store(t, [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[16, 64], pl.FP32],
-             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
-        with pl.spmd(2):
-            for i in pl.range(2):
-                with pl.at(level=pl.Level.CORE_GROUP):
-                    out = pl.add(out, x)
-                out = self.k(x, out)
-        out = pl.add(out, x)
-        for j in pl.range(2):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                out = pl.add(out, x)
-            out = self.k(x, out)
-        return out
-
-
 def test_a_scope_in_a_scope_and_the_calls_after_them() -> None:
-    func = Nested.get_function("main")
-    placed = [(getattr(call.op, "name", ""), inside) for call, inside in placed_calls(func)]
-    assert placed == [("tensor.add", True), ("k", True), ("tensor.add", False), ("tensor.add", True), ("k", False)]
+    assert _names("nested") == [("tensor.add", True), ("k", True), ("tensor.add", False), ("tensor.add", True), ("k", False)]
