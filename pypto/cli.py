@@ -486,7 +486,7 @@ def _compile_options(p: argparse.ArgumentParser, output_help: str) -> None:
         "--verify",
         choices=["none", "basic", "strict", "roundtrip"],
         default=None,
-        help="boundary checks between passes (default: PYPTO_VERIFY_LEVEL or strict)",
+        help="boundary checks between passes (default: PYPTO_VERIFY_LEVEL or basic)",
     )
     p.add_argument(
         "--pass-option",

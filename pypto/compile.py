@@ -111,8 +111,8 @@ def compile(
     ``backend_type``: the chip whose :class:`~pypto.backend.Platform` (capacities, alignment) the passes and
     generators read.
     ``skip_ptoas``: write no kernel C++ (see :func:`code_generators`). ``verification_level`` (alias
-    ``verify``): the boundary checks, True/"strict", "basic", "roundtrip" or False/"none" (default
-    ``PYPTO_VERIFY_LEVEL``, else strict). ``platform``: where calling the result runs the program,
+    ``verify``): the boundary checks, "basic", True/"strict", "roundtrip" or False/"none" (default
+    ``PYPTO_VERIFY_LEVEL``, else basic). ``platform``: where calling the result runs the program,
     ``"a2a3sim"`` (default for Ascend910B) or ``"a2a3"``, ``"a5sim"``, ``"a5"`` (default for
     Ascend950); only a2a3sim runs here. ``memory_planner``: None or ``MemoryPlanner.PYPTO`` (pypto's
     own passes); ``DSA_RP``/``PTOAS`` (planning by ptoas) raise :class:`UnsupportedOptionError`.

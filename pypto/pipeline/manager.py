@@ -7,9 +7,9 @@ properties must hold, and a pass that enters a new dialect must leave every prop
 
 * the input program against the start dialect (grammar and every invariant);
 * after a pass that enters a new dialect, the whole new dialect;
-* after any other pass, the whole current dialect again (``strict``, the default) or only the
-  properties it produces that are not verified yet (``basic``; a pass's invalidated properties
-  leave the verified set).
+* after any other pass, only the properties it produces that are not verified yet (``basic``, the
+  default; a pass's invalidated properties leave the verified set) or the whole current dialect
+  again (``strict``).
 
 ``pass_options`` sets the options of the pipeline's passes by pass name (docs/passes.md#options)::
 
@@ -145,7 +145,7 @@ def check_round_trip(program: Program, dialect: str, context: str) -> None:
 class PassManager:
     """Runs passes in order with checked boundaries and instruments.
 
-    ``verify``: True/"strict" (default, or ``PYPTO_VERIFY_LEVEL``), "basic", "roundtrip", or False/"none".
+    ``verify``: "basic" (default, or ``PYPTO_VERIFY_LEVEL``), True/"strict", "roundtrip", or False/"none".
     ``pass_options``: ``{pass name: {option: value}}`` applied to the passes (:func:`with_options`).
     """
 

@@ -5,10 +5,11 @@ inside the block call ``f(pass, program)`` before and ``g(pass, result)`` after 
 :class:`TimingInstrument` records per-pass wall time; :class:`DumpInstrument` writes the printed IR
 after each pass into a folder as numbered files (``00_frontend.py``, ``01_after_InlineFunctions.py``).
 
-The context also carries the verification level: ``none``; ``basic`` (docs/passes.md#contract: the
-properties a pass produces are checked after it, and a dialect is checked in full when a pass
-enters it); or ``strict`` (default: after every pass the pass manager checks the whole current
-dialect, so a pass that breaks any invariant is caught at its own boundary); or ``roundtrip``
+The context also carries the verification level: ``none``; ``basic`` (the default, as in the
+established API; docs/passes.md#contract: the properties a pass produces are checked after it, and a
+dialect is checked in full when a pass enters it); or ``strict`` (after every pass the pass manager
+checks the whole current dialect, so a pass that breaks any invariant is caught at its own boundary,
+not at the next dialect's entry: for pass authors and the test suite); or ``roundtrip``
 (strict, and each program is also printed, parsed back and compared structurally). Checker results are
 cached per function object, so a strict check re-walks only the functions a pass changed. The
 environment variable ``PYPTO_VERIFY_LEVEL`` sets the default.
@@ -53,7 +54,7 @@ class VerifyLevel(enum.Enum):
 def verify_level(value: bool | str | VerifyLevel | None) -> VerifyLevel:
     """Normalise a ``verify=`` argument: True/False, a level name, a level, or None for the default."""
     if value is None:
-        value = os.environ.get("PYPTO_VERIFY_LEVEL", "strict")
+        value = os.environ.get("PYPTO_VERIFY_LEVEL", "basic")
     if isinstance(value, VerifyLevel):
         return value
     if value is True:

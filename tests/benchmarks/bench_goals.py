@@ -12,10 +12,14 @@ measures the pypto that each interpreter imports (``--before``: another checkout
   bytecode cache (the ``.pyc`` files an installed package has; kept under a temporary
   ``PYTHONPYCACHEPREFIX`` filled by one unmeasured process) and without it (``PYTHONDONTWRITEBYTECODE``,
   as in this repository's CI: every module is compiled from source);
-* the front passes (surface -> ssa) and the lowering passes (ssa -> runtime) with the default
-  (strict) checks on the generated programs of ``bench_parse_print.py`` at 1k and 10k statements:
+* the front passes (surface -> ssa) and the lowering passes (ssa -> runtime) with strict checks
+  on the generated programs of ``bench_parse_print.py`` at 1k and 10k statements:
   median CPU microseconds per statement over ``--scale-runs`` cold runs (caches cleared), and the
   growth 10k/1k of the median times.
+
+``--verify LEVEL`` sets ``PYPTO_VERIFY_LEVEL`` for every worker: the example compiles check at that
+level (without it, at each checkout's default: ``basic``, or ``strict`` in older checkouts), and so
+do the pass pipelines of the generated programs (without it, ``strict``).
 
 Every figure is CPU time (``time.process_time``) in a fresh subprocess of the interpreter measured,
 and the two interpreters take turns, so both see the same machine state. Goals: compile of each
@@ -77,7 +81,8 @@ def worker_first() -> dict[str, float]:
 
 
 def worker_scale(size: int, runs: int) -> dict[str, float]:
-    """Median CPU seconds of the front and of the lowering passes (strict checks, cold caches)."""
+    """Median CPU seconds of the front and of the lowering passes (strict checks unless
+    ``PYPTO_VERIFY_LEVEL`` says otherwise, cold caches)."""
     sys.path.insert(0, str(HERE.parent))
     from bench_parse_print import count_statements, program_text
 
@@ -102,7 +107,7 @@ def worker_scale(size: int, runs: int) -> dict[str, float]:
     for _ in range(runs):
         clear_caches()
         split = Split()
-        manager = passes.PassManager(passes.builtin_passes(), verify=True)
+        manager = passes.PassManager(passes.builtin_passes(), verify=os.environ.get("PYPTO_VERIFY_LEVEL", "strict"))
         start = time.process_time()
         with passes.PassContext([split]):
             manager.run(program)
@@ -132,7 +137,7 @@ def _call(python: str, args: list[str], env: dict[str, str] | None = None) -> di
 
 
 def _first_env(pycache: Path | None) -> dict[str, str]:
-    env = dict(os.environ)
+    env = dict(os.environ)  # PYPTO_VERIFY_LEVEL included
     env.pop("PYTHONPYCACHEPREFIX", None)
     if pycache is None:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -219,7 +224,12 @@ def main() -> None:
     )
     parser.add_argument("--scale-runs", type=int, default=3, help="pipeline runs per size")
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES), help="generated program sizes")
+    parser.add_argument(
+        "--verify", choices=["none", "basic", "strict"], help="the checks of every figure (PYPTO_VERIFY_LEVEL)"
+    )
     args = parser.parse_args()
+    if args.verify:
+        os.environ["PYPTO_VERIFY_LEVEL"] = args.verify  # the workers inherit it
     pythons = {"before": args.before, "after": sys.executable} if args.before else {"this": sys.executable}
     results = measure(pythons, args.runs, args.procs, args.scale_runs, tuple(args.sizes))
     print(table(results))

@@ -154,7 +154,7 @@ def test_missing_required_property_is_rejected() -> None:
 def test_broken_pass_is_stopped_at_its_own_boundary() -> None:
     program = parse(CONVERT_TO_SSA["loops_with_tensors_and_break"])
     log, inst = _recorder()
-    manager = passes.PassManager(_with(DuplicateFirstAssign(), after="Simplify"), instruments=[inst])
+    manager = passes.PassManager(_with(DuplicateFirstAssign(), after="Simplify"), verify="strict", instruments=[inst])
     with pytest.raises(VerificationError) as err:
         manager.run(program)
     message = str(err.value)
@@ -276,10 +276,10 @@ def test_dump_needs_a_folder() -> None:
 def test_verify_level_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "none")
     assert PassContext().verify is VerifyLevel.NONE
-    monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "basic")
-    assert PassContext().verify is VerifyLevel.BASIC
-    monkeypatch.delenv("PYPTO_VERIFY_LEVEL")
+    monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "strict")
     assert PassContext().verify is VerifyLevel.STRICT
+    monkeypatch.delenv("PYPTO_VERIFY_LEVEL")
+    assert PassContext().verify is VerifyLevel.BASIC  # the established API's default
     monkeypatch.setenv("PYPTO_VERIFY_LEVEL", "loud")
     with pytest.raises(
         ValueError, match="unknown verification level 'loud' \\(use none, basic, strict or roundtrip\\)"
