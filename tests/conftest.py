@@ -5,6 +5,7 @@ temporary folder, which pytest prunes, never straight into the system's."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,4 +50,13 @@ def _temporary_folders_under_pytest(tmp_path_factory: pytest.TempPathFactory) ->
         patch.setattr(tempfile, "tempdir", folder)
         patch.setenv("TMPDIR", folder)
         patch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path_factory.mktemp("build_output")))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _strict_checks() -> Iterator[None]:
+    """Every pass boundary is checked in full (``strict``; users' default is ``basic``) unless
+    ``PYPTO_VERIFY_LEVEL`` says otherwise: a pass that breaks an invariant fails at its own pass."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYPTO_VERIFY_LEVEL", os.environ.get("PYPTO_VERIFY_LEVEL", "strict"))
         yield
