@@ -145,7 +145,10 @@ class Dialect:
         if plan is None:
             if len(plans) > _PLANS_LIMIT:
                 plans.clear()
-            forms = [v for v in self._excluded_in_order() if any(issubclass(c, v.cls) for c in index.classes)]
+            # The index holds the nodes below the function, never a function: a removed form of
+            # functions has no node to look at there (asking the index for one walked its classes).
+            forms = [v for v in self._excluded_in_order()
+                     if not issubclass(v.cls, Function) and any(issubclass(c, v.cls) for c in index.classes)]
             plan = plans[index.classes] = (index.classes - self.kinds, forms)
         foreign, forms = plan
         out: list[Violation] = []

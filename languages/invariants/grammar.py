@@ -544,12 +544,8 @@ class RankAtMost(Refinement):
 # ---- the walker ---------------------------------------------------------------------------------
 
 
-# A plan: the node classes to visit, whether types are entered, the rules, their rules by class, and
-# by the set of node classes of a function whether it holds a node to visit (most functions hold none
-# of most rules' classes; sets of node classes repeat across functions and hash once per set object).
-Plan = tuple[
-    tuple[type, ...], bool, tuple[Rule, ...], dict[type, tuple[Rule, ...]], dict[frozenset[type], bool]
-]
+# A plan: the node classes to visit, whether types are entered, the rules and their rules by class.
+Plan = tuple[tuple[type, ...], bool, tuple[Rule, ...], dict[type, tuple[Rule, ...]]]
 # Plans by the identities of their rules (hashing a tuple of rules hashes every field of every rule,
 # once per function checked); an entry holds its rules, so no other object can take their ids.
 _PLANS: dict[tuple[int, ...], tuple[tuple[Rule, ...], Plan]] = {}
@@ -563,7 +559,7 @@ def _plan(rules: tuple[Rule, ...]) -> Plan:
         classes = {c for r in rules for c in r.subject.classes}
         types = any(issubclass(c, Type) for c in classes)
         node_classes = tuple(c for c in classes if not issubclass(c, Type)) + ((Var,) if types else ())
-        hit = _PLANS[key] = (rules, (node_classes, types, rules, {}, {}))
+        hit = _PLANS[key] = (rules, (node_classes, types, rules, {}))
     return hit[1]
 
 
@@ -574,45 +570,56 @@ def _rules_for(rules: tuple[Rule, ...], cache: dict[type, tuple[Rule, ...]], cls
     return found
 
 
-# The plan of the active rules (None when no rule applies or none visits a node) by (the identity of
-# a rule tuple, function kind, whether the function names a function); an entry holds its rules, so
-# no other object can take their id.
-_ACTIVE: dict[tuple[int, FunctionType, bool], tuple[tuple[Rule, ...], Plan | None]] = {}
-
-
 def _active(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -> Plan | None:
     """The plan of the rules that can apply in ``func``: its kind is one they apply in, and a rule
-    about calls of functions needs a GlobalVar among the function's node ``classes``. Both depend
-    only on the function's kind and that one class, so the choice is made once per pair."""
+    about calls of functions needs a GlobalVar among the function's node ``classes``."""
     names_functions = GlobalVar in classes
-    key = (id(rules), func.func_type, names_functions)
-    hit = _ACTIVE.get(key)
-    if hit is None:
-        active = tuple(
-            r
-            for r in rules
-            if (r.where is None or r.where.holds(func)) and (type(r.subject) is not FunctionCalls or names_functions)
-        )
-        plan = _plan(active) if active else None
-        hit = _ACTIVE[key] = (rules, plan if plan is not None and plan[0] else None)
-    return hit[1]
+    active = tuple(
+        r
+        for r in rules
+        if (r.where is None or r.where.holds(func)) and (type(r.subject) is not FunctionCalls or names_functions)
+    )
+    plan = _plan(active) if active else None
+    return plan if plan is not None and plan[0] else None
+
+
+def _asked(node_classes: tuple[type, ...], classes: frozenset[type]) -> tuple[type, ...] | None:
+    """The classes of ``node_classes`` to ask the index of a function holding node ``classes`` (its
+    own class too) for: those it holds instances of, so the index's list of the others' nodes is
+    shared (a list of a class absent from most functions costs its own list otherwise); None when
+    no node of it is to be visited."""
+    if not any(issubclass(c, node_classes) for c in classes):
+        return None
+    # The index never holds a function (the walker visits ``func`` itself, below).
+    return tuple(c for c in node_classes if not issubclass(c, Function) and any(issubclass(k, c) for k in classes))
+
+
+# What the rules do in a function: by (the identity of a rule tuple, function kind, set of node
+# classes of the function), the plan of the rules that apply and the classes to ask the index for,
+# or None when none can find a node to visit. The rules of a kind and the nodes to visit depend only
+# on these, which repeat across functions (a set of classes hashes once per set object): one lookup
+# per function and rule tuple. An entry holds its rules, so no other object can take their id.
+_VISITS: dict[tuple[int, FunctionType, frozenset[type]], tuple[tuple[Rule, ...], tuple[Plan, tuple] | None]] = {}
+_VISITS_LIMIT = 10_000
 
 
 def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
     """Apply ``rules`` to every node of ``func`` in pre-order, and to every type a variable has."""
     index = function_index(func)
     classes = index.classes  # the function's own class too
-    plan = _active(rules, func, classes)
-    if plan is None:
+    key = (id(rules), func.func_type, classes)
+    hit = _VISITS.get(key)
+    if hit is None:
+        plan = _active(rules, func, classes)
+        asked = _asked(plan[0], classes) if plan is not None else None
+        if len(_VISITS) > _VISITS_LIMIT:
+            _VISITS.clear()
+        hit = _VISITS[key] = (rules, (plan, asked) if asked is not None else None)
+    if hit[1] is None:  # no node to visit
         return
-    node_classes, types, active, cache, visits = plan
-    found = visits.get(classes)
-    if found is None:
-        found = visits[classes] = any(issubclass(c, node_classes) for c in classes)
-    if not found:  # no node to visit (a set of node classes asked once, not the index per function)
-        return
+    (node_classes, types, active, cache), asked = hit[1]
     # The index holds what is below the function; rules about the function itself see it first.
-    nodes = index.of(*node_classes)
+    nodes = index.of(*asked) if asked else []
     if isinstance(func, node_classes):
         nodes = [func, *nodes]
     ctx = Context(func, report)

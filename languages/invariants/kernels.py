@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from math import prod
 
-from pypto.analysis import callee, function_index, op_name
+from pypto.analysis import FunctionIndex, callee, function_index, op_name
 from pypto.analysis.lanes import needs_lane_replay, runs_on_both_lanes
 from pypto.analysis.pipe_traffic import static_count
 
@@ -49,45 +49,45 @@ def _static_tile(t: object) -> bool:
     return isinstance(t, TileType) and all(isinstance(d, ConstInt) for d in t.shape)
 
 
-def _named_sides(func: Function) -> frozenset[Affinity] | None:
-    """The sides of the calls of ``func`` when their op names decide them all, else None (an op whose
-    side follows its operands, or a call of a function, which may be placed on the vector side)."""
-    index = function_index(func)
+def _named_sides(index: FunctionIndex) -> frozenset[Affinity] | None:
+    """The sides of the calls of a function (its ``index``) when their op names decide them all, else
+    None (an op whose side follows its operands, or a call of a function, which may be placed on the
+    vector side)."""
     if index.has(GlobalVar):
         return None
     sides = frozenset(map(named_affinity, index.op_names))
     return None if BY_OPERANDS in sides else sides  # type: ignore[return-value]
 
 
-def _placed_calls(func: Function, names: set[str]) -> list[Call]:
-    """The calls of the ops ``names`` and of program functions (whose side a placement attr may give),
-    grouped by op name (not in pre-order): the index's calls by op name, not a loop over every call."""
-    index = function_index(func)
+def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
+    """The calls of the ops ``names`` and of program functions (whose side a placement attr may give)
+    in a function (its ``index``), grouped by op name (not in pre-order): the index's calls by op
+    name, not a loop over every call."""
     found = [c for n in names for c in index.calls_to(n)]
     if index.has(GlobalVar):
         found += [c for c in index.of(Call) if type(c.op) is not Op and isinstance(c.op, GlobalVar)]
     return found
 
 
-def _check_sides(func: Function, report: Reporter) -> None:
+def _check_sides(func: Function, index: FunctionIndex, report: Reporter) -> None:
     kind = func.func_type
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
     # Most kernels call only ops whose names give their side: the names tell what every call would.
-    named = _named_sides(func)
+    named = _named_sides(index)
     if named is not None and (forbidden not in named if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= named):
         return
-    names = function_index(func).op_names
+    names = index.op_names
     if forbidden is None:  # an InCore function: only whether it mixes both sides
         # A call's side is its op name's when that decides it (affinity reads the same table).
         sides = {named_affinity(n) for n in names} - {BY_OPERANDS}
-        sides.update(map(affinity, _placed_calls(func, {n for n in names if named_affinity(n) == BY_OPERANDS})))
+        sides.update(map(affinity, _placed_calls(index, {n for n in names if named_affinity(n) == BY_OPERANDS})))
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
     # A call of an op whose name gives an allowed side is fine: only the others are looked at.
     suspects = {n for n in names if named_affinity(n) in (forbidden, BY_OPERANDS)}
-    wrong = {id(c) for c in _placed_calls(func, suspects) if affinity(c) is forbidden}
-    for call in function_index(func).of(Call) if wrong else ():  # reported in pre-order
+    wrong = {id(c) for c in _placed_calls(index, suspects) if affinity(c) is forbidden}
+    for call in index.of(Call) if wrong else ():  # reported in pre-order
         if id(call) in wrong:
             name = op_name(call)
             what = f"op {name}" if name is not None else f"call of '{call.op.name}'"  # a function placed there
@@ -211,8 +211,8 @@ def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> N
                          "take fewer slots", reserve)
 
 
-def _check_pipes(func: Function, report: Reporter) -> None:
-    names = function_index(func).op_names
+def _check_pipes(func: Function, index: FunctionIndex, report: Reporter) -> None:
+    names = index.op_names
     if names.isdisjoint(_PIPE_OPS | _TFREES):
         return
     pipe_calls = _calls_of(func, _PIPE_OPS | _TFREES)
@@ -291,13 +291,13 @@ def _check_group(group: Function, program: Program, report: Reporter) -> None:
                          "orchestration", call)
 
 
-def _check_counts(func: Function, program: Program, report: Reporter) -> None:
+def _check_counts(func: Function, index: FunctionIndex, program: Program, report: Reporter) -> None:
     """In a Group, each pipe's pops equal the peer's pushes when both counts are known at compile time."""
-    called = function_index(func).op_names
+    called = index.op_names
     for pop, push in _PUSH_OF.items():
         if pop not in called:
             continue
-        popping = function_index(func).calls_to(pop)
+        popping = index.calls_to(pop)
         for pipe in sorted({_pipe_id(c) for c in popping}):
             popped = static_count(func.body, lambda c, n=pop, i=pipe: op_name(c) == n and _pipe_id(c) == i)
             for peer in _peers(program, func):
@@ -315,11 +315,11 @@ def _setup_facts(setup: Call) -> dict[str, int]:
             "local_slot_num": setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)}
 
 
-def _check_peer_setups(func: Function, program: Program, report: Reporter) -> None:
+def _check_peer_setups(func: Function, index: FunctionIndex, program: Program, report: Reporter) -> None:
     """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
-    if _INIT[FunctionType.AIV] not in function_index(func).op_names:
+    if _INIT[FunctionType.AIV] not in index.op_names:
         return
-    mine = {_pipe_id(c): c for c in function_index(func).calls_to(_INIT[FunctionType.AIV])}
+    mine = {_pipe_id(c): c for c in index.calls_to(_INIT[FunctionType.AIV])}
     for peer in _peers(program, func):
         theirs = {_pipe_id(c): c for c in function_index(peer).calls_to(_INIT[FunctionType.AIC])}
         for pipe in sorted(mine.keys() & theirs.keys()):
@@ -336,12 +336,13 @@ def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
         _check_group(func, program, report)
     if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
         return
-    _check_sides(func, report)
-    _check_pipes(func, report)
+    index = function_index(func)  # (one lookup for the checks below)
+    _check_sides(func, index, report)
+    _check_pipes(func, index, report)
     if func.func_type in _SIDE_OF:
-        _check_counts(func, program, report)
+        _check_counts(func, index, program, report)
     if func.func_type is FunctionType.AIV:
-        _check_peer_setups(func, program, report)
+        _check_peer_setups(func, index, program, report)
 
 
 MixedKernelExpanded = Invariant.per_function(

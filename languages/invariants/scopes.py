@@ -160,10 +160,11 @@ def _check_shard_spaces(call: Call, report: Reporter) -> None:
 
 def _check_aiv_split(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)
+    names = index.op_names
+    if not index.has(SplitAivScopeStmt) and _SHARD not in names and _GATHER not in names:
+        return  # (without a list of regions made: most functions have none)
     regions = index.of(SplitAivScopeStmt)
     calls = index.of(Call)
-    if not regions and _SHARD not in index.op_names and _GATHER not in index.op_names:
-        return
     inside: set[int] = set()
     for region in regions:
         nodes = walk(region.body)

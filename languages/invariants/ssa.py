@@ -101,8 +101,8 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     if attr_vars and not set(func.params).issuperset(attr_vars):
         return None
     index = function_index(func)
-    blocks = index.of(SeqStmts)
-    if blocks and (len(blocks) > 1 or blocks[0] is not func.body):
+    blocks = index.positions(SeqStmts)  # (the index's own list: no list of the blocks made)
+    if blocks and (len(blocks) > 1 or index.nodes[blocks[0]] is not func.body):
         return None
     if not _flat_classes(index.classes):
         return None
@@ -122,7 +122,7 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     var_at = var_at[start:]
     defined_at = set(map(operator.add, assign_at, itertools.repeat(1)))  # an assignment's variable node
     uses = list(map(operator.not_, map(defined_at.__contains__, var_at)))
-    use_vars = itertools.compress(index.of(Var)[start:], uses)
+    use_vars = itertools.compress(map(index.nodes.__getitem__, var_at), uses)  # (var_at, not a second search)
     uses_ok = all(map(operator.le, map(ready.get, use_vars, itertools.repeat(never)),
                       itertools.compress(var_at, uses)))
     if uses_ok:
@@ -230,9 +230,10 @@ class _SSAChecker:
         self.defined.add(var)
         self.scopes.add(var)
 
-    def use(self, stmt: Stmt) -> None:
+    def use(self, stmt: Stmt, exprs: tuple[Expr, ...] | None = None) -> None:
+        """Check the uses in ``exprs``, the expressions of ``stmt`` (default: all of them)."""
         defined, count = self.defined, self.scopes.count
-        for expr in stmt_exprs(stmt):
+        for expr in stmt_exprs(stmt) if exprs is None else exprs:
             for var in expr_vars(expr):
                 if not count.get(var) and var in defined:
                     self.report.error(
@@ -265,7 +266,10 @@ class _SSAChecker:
             )
 
     def stmt(self, stmt: Stmt) -> None:
-        if isinstance(stmt, SeqStmts):
+        if type(stmt) is AssignStmt:  # the common statement: its one value and one variable directly
+            self.use(stmt, (stmt.value,))
+            self.define(stmt.var, stmt)
+        elif isinstance(stmt, SeqStmts):
             self.block(stmt)
         elif isinstance(stmt, ScopeStmt):
             self.use(stmt)
@@ -388,8 +392,22 @@ class _DefUseChecker:
                 )
 
     def block(self, stmt: Stmt | None) -> None:
+        # An assignment (the common statement) is checked here, without a call per statement: its
+        # variable goes into the innermost scope, the one open now (a nested body pops its own).
+        scopes = self.scopes
+        count, frame = scopes.count, scopes.frames[-1]
+        get = count.get
         for item in block(stmt):
-            self.stmt(item)
+            if type(item) is AssignStmt:
+                if not all(map(get, expr_vars(item.value))):  # a variable not visible
+                    self.check_uses(item, [item.value])
+                var = item.var
+                if view_vars(var.type):
+                    self.check_view(item)
+                frame.append(var)  # scopes.add(var), inlined
+                count[var] = get(var, 0) + 1
+            else:
+                self.stmt(item)
 
     def branch(self, body: Stmt | None, leak: bool, defs: list[Var]) -> list[Var]:
         """Check a nested body; return its definitions when they leak to the code after it."""
@@ -402,20 +420,15 @@ class _DefUseChecker:
         return [v for v in frame if v not in bound] if leak else []
 
     def stmt(self, stmt: Stmt) -> None:
-        if type(stmt) is AssignStmt:  # the common statement, without the generic dispatch below
-            if not all(map(self.scopes.count.get, expr_vars(stmt.value))):  # a variable not visible
-                self.check_uses(stmt, [stmt.value])
-            if view_vars(stmt.var.type):
-                self.check_view(stmt)
-            self.scopes.add(stmt.var)
-        elif isinstance(stmt, (ScopeStmt, IfStmt, ForStmt, WhileStmt)):
+        """Check a statement other than an assignment (:meth:`block` checks those)."""
+        if isinstance(stmt, (ScopeStmt, IfStmt, ForStmt, WhileStmt)):
             self.enclosing.append(stmt)
             self.compound(stmt)
             self.enclosing.pop()
         elif isinstance(stmt, SeqStmts):
             self.block(stmt)
         else:
-            self.check_uses(stmt, stmt_exprs(stmt))  # an assignment took the first branch
+            self.check_uses(stmt, stmt_exprs(stmt))
             for var in stmt_defs(stmt):
                 self.scopes.add(var)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
+
 from pypto.analysis import function_index
 
 from pypto.ir.expr import BinaryExpr, Call, Submit, UnaryExpr
@@ -31,7 +34,8 @@ _FLAT = Field(
 
 def _one_block(func: Function) -> bool:
     """True when the only block of ``func`` is its body (so no block is inside a block)."""
-    return len(function_index(func).of(SeqStmts)) == isinstance(func.body, SeqStmts)
+    # (positions: the index's own list for one class, where a list of the blocks would be made)
+    return len(function_index(func).positions(SeqStmts)) == isinstance(func.body, SeqStmts)
 
 
 def _no_nested_blocks(func: Function) -> bool:
@@ -112,17 +116,20 @@ def _calls_at_top(func: Function) -> bool:
     """True when every call in ``func`` is the whole value of an assignment or an evaluation: then
     no call sits inside another node's field (the index counts each occurrence of a node)."""
     index = function_index(func)
-    calls = len(index.of(Call, Submit))
+    # The lists of calls and assignments other checks ask for too; a Submit list only when there is one.
+    calls = len(index.of(Call)) + (len(index.of(Submit)) if index.has(Submit) else 0)
     if not calls:
         return True
-    top = 0
-    for stmt in index.of(AssignStmt):
-        if isinstance(stmt.value, (Call, Submit)):
-            top += 1
-    for stmt in index.of(EvalStmt):
-        if isinstance(stmt.expr, (Call, Submit)):
-            top += 1
+    top = sum(map(isinstance, map(_VALUE, index.of(AssignStmt)), itertools.repeat(_CALLS)))
+    # The evaluations are read off their positions (no list of them made for this check alone).
+    evals = map(index.nodes.__getitem__, index.positions(EvalStmt))
+    top += sum(map(isinstance, map(_EXPR, evals), itertools.repeat(_CALLS)))
     return top == calls
+
+
+_CALLS = (Call, Submit)
+_VALUE = operator.attrgetter("value")
+_EXPR = operator.attrgetter("expr")
 
 
 NoNestedCalls = Invariant.declared(

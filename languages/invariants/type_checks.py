@@ -155,6 +155,9 @@ class _Compare:
                 self.types(var.type, value.type, last, f"yield into '{var.name_hint}'", True)
 
 
+_COMPOUND = (IfStmt, ForStmt, WhileStmt)
+
+
 def _check_types(func: Function, program: Program, report: Reporter) -> None:
     cmp = _Compare(report)
     same: set[tuple[int, int]] = set()  # (variable type, value type) identities found the same shape
@@ -164,7 +167,11 @@ def _check_types(func: Function, program: Program, report: Reporter) -> None:
     # evaluations) without an isinstance test, which is slow against another pydantic class. When
     # every assignment agrees (one C-level pass), only the compound statements are left to look at.
     agree = all(map(_agree, map(_VAR_TYPE, assigns), map(_VALUE_TYPE, assigns)))
-    for stmt in index.of(IfStmt, ForStmt, WhileStmt) if agree else index.of(AssignStmt, IfStmt, ForStmt, WhileStmt):
+    if not index.has(*_COMPOUND):  # most kernels: no list of compound statements to make
+        checked = () if agree else assigns
+    else:
+        checked = index.of(*_COMPOUND) if agree else index.of(AssignStmt, *_COMPOUND)
+    for stmt in checked:
         if isinstance(stmt, AssignStmt):
             expected, actual = stmt.var.type, stmt.value.type
             if expected is actual:

@@ -269,7 +269,13 @@ def view_vars(t: Type) -> tuple[Var, ...]:
         view = getattr(t, "tensor_view", None) or getattr(t, "tile_view", None)
     if view is None or not (view.valid_shape or view.stride):
         return ()
-    return tuple(n for d in [*view.valid_shape, *view.stride] for n in walk(d) if isinstance(n, Var))
+    dims = (*view.valid_shape, *view.stride)
+    if _CONSTANT.issuperset(map(type, dims)):  # static extents and strides (most views): nothing to walk
+        return ()
+    return tuple(n for d in dims for n in walk(d) if isinstance(n, Var))
+
+
+_CONSTANT = frozenset({ConstInt})
 
 
 _VAR = operator.attrgetter("var")

@@ -10,6 +10,7 @@ from pypto.languages.invariants import SSAForm, UseAfterDef, ssa
 from pypto.languages.invariants.base import clear_caches
 
 from pypto import ir
+from pypto.analysis import view_vars
 
 P, X, Y, Z = (ir.Var(name, INDEX) for name in "pxyz")
 
@@ -85,3 +86,11 @@ def test_a_loop_after_flat_functions_of_the_same_other_classes_is_not_flat() -> 
     assert ssa._scan(looped) is None
     late = _func(loop, ir.AssignStmt(X, _call(P)), ir.ReturnStmt([X]))
     assert [v.code for v in UseAfterDef.check(ir.Program([late], "p"))] == ["401"]
+
+
+def test_view_vars_of_static_and_dynamic_views() -> None:
+    """A view of constant extents reads no variable; one with a variable extent reads it."""
+    static = ir.TileType([16, 16], ir.DataType.FP32, tile_view=ir.TileView(valid_shape=[8, 16]))
+    assert view_vars(static) == ()
+    assert view_vars(_tile(Y)) == (Y,)
+    assert view_vars(ir.TupleType([static, _tile(P)])) == (P,)

@@ -123,3 +123,37 @@ def test_a_rule_about_a_base_class_sees_its_subclass_in_a_function_of_new_node_c
     for _ in range(2):
         assert no_scopes.check(plain) == []
         assert [(v.code, v.message) for v in no_scopes.check(scoped)] == [("SCOPE", "a scope")]
+
+
+def test_rules_of_several_classes_see_the_nodes_of_those_a_function_holds() -> None:
+    """The walker asks the index only for the rule classes a function holds (a list shared with other
+    checks): a function with only calls, only a scope, or both, still has each reported, in pre-order."""
+    rules = Invariant.declared(
+        "NoScopeNorG", "no scope, no call of g",
+        Forbid(what=ir.ScopeStmt, code="SCOPE", message="a scope"),
+        Forbid(what=Ops("g calls", prefix="g"), code="CALL", message="{op}"),
+    )
+    x = ir.Var("x", INDEX)
+    call = ir.EvalStmt(ir.Call(ir.Op("g.f"), [x], INDEX))
+    only_call = single("f", [x], ir.SeqStmts([call, ir.ReturnStmt([x])]))
+    only_scope = single("f", [x], ir.SeqStmts([ir.InCoreScopeStmt(body=ir.ReturnStmt([x]))]))
+    both = single("f", [x], ir.SeqStmts([call, ir.InCoreScopeStmt(body=call), ir.ReturnStmt([x])]))
+    for _ in range(2):  # the second time from the per-set choice made the first
+        assert [v.code for v in rules.check(only_call)] == ["CALL"]
+        assert [v.code for v in rules.check(only_scope)] == ["SCOPE"]
+        assert [v.code for v in rules.check(both)] == ["CALL", "SCOPE", "CALL"]
+
+
+def test_a_rule_about_functions_still_sees_the_function_beside_rules_about_its_nodes() -> None:
+    """The index never holds a function: the walker visits the function itself for a rule about
+    functions, and the nodes below for the others."""
+    rules = Invariant.declared(
+        "NoParamsNorScope", "no parameter, no scope",
+        Field(of=ir.Function, field="params", refinement=Length(equal=0), code="PARAMS", message="params"),
+        Forbid(what=ir.ScopeStmt, code="SCOPE", message="a scope"),
+    )
+    x = ir.Var("x", INDEX)
+    plain = single("f", [x], ir.ReturnStmt([x]))
+    scoped = single("f", [x], ir.SeqStmts([ir.InCoreScopeStmt(body=ir.ReturnStmt([x]))]))
+    assert [v.code for v in rules.check(plain)] == ["PARAMS"]
+    assert [v.code for v in rules.check(scoped)] == ["PARAMS", "SCOPE"]

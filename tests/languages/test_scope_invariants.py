@@ -145,3 +145,13 @@ def test_valid_aiv_split_region() -> None:
         """
     )
     assert found(AivSplitValid, plain) == []
+
+
+def test_a_shard_in_a_function_without_regions_is_reported() -> None:
+    """A function holding no split-aiv region is looked at when it calls a shard or gather op."""
+    vec = _tile(ir.Mem.Vec, "v")
+    stmts = [ir.AssignStmt(ir.Var("g", vec.type), _call("tile.aic_gather", [vec], split=1)), ir.ReturnStmt([])]
+    program = single("main", [vec], ir.SeqStmts(stmts, _SPAN), func_type=_FT.InCore)
+    assert [(c, m) for c, m, _ in found(AivSplitValid, program)] == [
+        ("SHARD_OUTSIDE_REGION", "tile.aic_gather outside a split-aiv region"),
+    ]
