@@ -54,6 +54,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
+from .tile_facts import valid_shape
 from .cce_entry import DimParam, EntryParam, header, kernel_entry
 from .cce_ops import (
     CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, Pipe, PipeBuffer, PipeSetup, SpmdIndex,
@@ -258,7 +259,7 @@ class CceEmitter(Emitter):
     def _tile_declaration(self, doc: Doc, var: Var) -> None:
         t: TileType = var.type
         alias = self._aliases[self._template(t, var.span)]  # made where the body defines the tile
-        valid = t.get_effective_tile_view().valid_shape
+        valid = valid_shape(t)
         if len(valid) == 1:
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
@@ -604,7 +605,7 @@ class CceEmitter(Emitter):
         else:
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
-            dims = list(tile.type.get_effective_tile_view().valid_shape)
+            dims = list(valid_shape(tile.type))
         dims = [index_const(1)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
         fixed = [s if isinstance(s, int) else DYNAMIC for s in strides]

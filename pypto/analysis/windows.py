@@ -290,7 +290,9 @@ def _elements(e: Expr | None) -> list[Expr | None]:
 
 
 def _valid(t: TileType) -> list[Expr | None]:
-    return list(t.get_effective_tile_view().valid_shape or t.shape)
+    # the effective view's valid shape, without building the view of a tile that stores none
+    view = t.tile_view
+    return list(view.valid_shape if view is not None and view.valid_shape else t.shape)
 
 
 def _load(call: Call) -> _Region:
