@@ -54,7 +54,6 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
 
 from .base import Emitter, Rules
-from .tile_facts import valid_shape
 from .cce_entry import DimParam, EntryParam, header, kernel_entry
 from .cce_ops import (
     CCE_OPS, DST, Buffer, Flag, GlobalElement, Insert, Instr, Intrinsic, Method, Pipe, PipeBuffer, PipeSetup, SpmdIndex,
@@ -68,6 +67,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .groups import group_members, kernel_slots, pipe_setups
 from .target import CCE
+from .tile_facts import valid_shape
 from .unsupported import ODD_SPLIT_HINT
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
