@@ -158,11 +158,24 @@ def implies(checked: Dialect, wanted: Dialect) -> bool:
     """True when a program valid in ``checked`` is valid in ``wanted``: every node kind ``checked``
     allows is one of ``wanted``'s, every form ``wanted`` removes ``checked`` removes too, and every
     invariant of ``wanted`` is one of ``checked``'s (``synced`` implies ``runtime``)."""
-    return checked is wanted or (
+    if checked is wanted:
+        return True
+    # Each generator of every compile asks this of the same two dialects: the answer is kept with the
+    # very sets it was worked out from (a dialect whose sets were replaced is asked again).
+    facts = (checked.kinds, checked.excluded, checked.invariants, wanted.kinds, wanted.excluded, wanted.invariants)
+    known = _IMPLIED.get((id(checked), id(wanted)))
+    if known is not None and all(a is b for a, b in zip(known[0], facts)):
+        return known[1]
+    answer = (
         checked.kinds <= wanted.kinds
         and wanted.excluded <= checked.excluded
         and set(wanted.invariants) <= set(checked.invariants)
     )
+    _IMPLIED[id(checked), id(wanted)] = (facts, answer)
+    return answer
+
+
+_IMPLIED: dict[tuple[int, int], tuple[tuple[object, ...], bool]] = {}
 
 
 def _span_of(node: Any) -> Span | None:

@@ -67,6 +67,7 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .groups import group_members, kernel_slots, pipe_setups
 from .target import CCE
+from .tile_facts import valid_shape
 from .unsupported import ODD_SPLIT_HINT
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
@@ -258,7 +259,7 @@ class CceEmitter(Emitter):
     def _tile_declaration(self, doc: Doc, var: Var) -> None:
         t: TileType = var.type
         alias = self._aliases[self._template(t, var.span)]  # made where the body defines the tile
-        valid = t.get_effective_tile_view().valid_shape
+        valid = valid_shape(t)
         if len(valid) == 1:
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
@@ -604,7 +605,7 @@ class CceEmitter(Emitter):
         else:
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
-            dims = list(tile.type.get_effective_tile_view().valid_shape)
+            dims = list(valid_shape(tile.type))
         dims = [index_const(1)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
         fixed = [s if isinstance(s, int) else DYNAMIC for s in strides]

@@ -74,19 +74,20 @@ def kernel_entry(
     pto-isa's CPU model so (simpler does not): its unsplit cube->vector pops then serve both lanes."""
     where = slots if slots is not None else [f"args[{i}]" for i in range(len(tensors) + len(scalars))]
     doc = Doc("    ")
+    directive = doc.lines.append  # preprocessor lines sit at column 0, whatever the depth
     doc.line('extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args)')
     doc.line("{")
     with doc.indent():
-        doc.line("#if !defined(__CPU_SIM) && !defined(__COSTMODEL)")
+        directive("#if !defined(__CPU_SIM) && !defined(__COSTMODEL)")
         doc.line("// Reset AI Core atomic mode inherited from a prior kernel.")
         doc.line("set_atomic_none();")
-        doc.line("#endif")
+        directive("#endif")
         if both_lanes:
-            doc.line("#ifdef __CPU_SIM")
+            directive("#ifdef __CPU_SIM")
             doc.line("// Both vector lanes run this kernel: each pops every unsplit cube->vector tile.")
             doc.line("pto::cpu_sim::ScopedExecutionContext __pypto_lanes(get_block_idx(args), "
                      "get_sub_block_id(args), 2);")
-            doc.line("#endif")
+            directive("#endif")
         for param, reader in identity:
             doc.line()
             doc.line(f"int32_t {param} = {reader}(args);")
@@ -113,6 +114,4 @@ def kernel_entry(
         names = [p.name for p in (*tensors, *scalars, *dims)] + [param for param, _ in identity]
         doc.line(f"{func}({', '.join(names)});")
     doc.line("}")
-    # Preprocessor lines sit at column 0.
-    return "".join(line.lstrip() + "\n" if line.lstrip().startswith("#") else line + "\n"
-                   for line in doc.render().splitlines())
+    return doc.render()

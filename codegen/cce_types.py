@@ -22,6 +22,7 @@ from pypto.ir.ops.common import BLOCK_BYTES, block_elements
 from pypto.ir.types import TileType, buffer_dims
 
 from .errors import no_rule
+from .tile_facts import view_layout
 
 TARGET = "cce"
 
@@ -91,17 +92,17 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
         shape = [1, shape[0]]
     if len(shape) != 2:
         raise no_rule(f"a rank-{len(shape)} tile", TARGET, span, "pto-isa tiles are 2-D")
-    view = t.get_effective_tile_view()
-    trailing = [_SLAYOUT[view.slayout], str(view.fractal), _pad(view.pad, t.dtype), _COMPACT[view.compact]]
+    blayout, slayout, fractal, pad, compact = view_layout(t)
+    trailing = [_SLAYOUT[slayout], str(fractal), _pad(pad, t.dtype), _COMPACT[compact]]
     while trailing and trailing[-1] == _TRAILING_DEFAULTS[len(trailing) - 1]:
         trailing.pop()
-    if view.blayout not in _BLAYOUT:
-        raise no_rule(f"a tile with blayout {view.blayout.name}", TARGET, span)
-    if view.slayout == TileLayout.none_box:
-        _check_lines(t, shape, view.blayout, span)
+    if blayout not in _BLAYOUT:
+        raise no_rule(f"a tile with blayout {blayout.name}", TARGET, span)
+    if slayout == TileLayout.none_box:
+        _check_lines(t, shape, blayout, span)
     else:
-        _check_boxes(t, shape, view.slayout, view.fractal, span)
-    args = [_TILE_TYPE[space], c_type(t.dtype, span), str(shape[0]), str(shape[1]), _BLAYOUT[view.blayout], "-1", "-1"]
+        _check_boxes(t, shape, slayout, fractal, span)
+    args = [_TILE_TYPE[space], c_type(t.dtype, span), str(shape[0]), str(shape[1]), _BLAYOUT[blayout], "-1", "-1"]
     return f"Tile<{', '.join(args + trailing)}>"
 
 

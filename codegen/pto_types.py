@@ -15,6 +15,7 @@ from pypto.ir.span import Span
 from pypto.ir.types import TileType, buffer_dims
 
 from .errors import no_rule
+from .tile_facts import view_layout
 
 TARGET = "pto"
 
@@ -78,12 +79,12 @@ def tile_buf(tile: TileType, span: Span | None = None, valid: tuple[int | None, 
     if space not in SPACES or space is MemorySpace.DDR:
         raise no_rule(f"a tile in memory space {space}", TARGET, span, "tile buffers live in an on-chip space")
     rows, cols = physical_dims(tile, span) if dims is None else dims
-    view = tile.get_effective_tile_view()
+    blayout, slayout, fractal, pad, compact = view_layout(tile)
     v_row, v_col = ("?", "?") if valid is None else tuple("?" if v is None else str(v) for v in valid)
     text = (f"!pto.tile_buf<loc={SPACES[space]}, dtype={mlir_dtype(tile.dtype, span)}, rows={rows}, cols={cols}, "
-            f"v_row={v_row}, v_col={v_col}, blayout={view.blayout.name}, slayout={view.slayout.name}, "
-            f"fractal={view.fractal}, pad={int(view.pad)}")
-    if view.compact == CompactMode.normal:
+            f"v_row={v_row}, v_col={v_col}, blayout={blayout.name}, slayout={slayout.name}, "
+            f"fractal={fractal}, pad={int(pad)}")
+    if compact == CompactMode.normal:
         text += ", compact=1"
     return text + ">"
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -152,9 +153,12 @@ def compile(
     made = output_dir is None
     if output_dir is None:
         output_dir = new_build_folder(program.name or "program")
-    destination = Path(output_dir).resolve()
+    # realpath is Path.resolve without its second stat (for a symlink loop, which the folder checks meet anyway)
+    destination = Path(os.path.realpath(output_dir))
+    # The tree is what write_files writes, unless the pass dumps add files of their own: then it is scanned.
+    written: list[str] | None = None if dumps(dump_passes) else []
     try:
-        with artifact_folder(destination) as folder:
+        with artifact_folder(destination, lambda: written) as folder:
             # The pass context is the compile's one platform channel; the generators take it as an argument.
             with compiling(chip), PassContext.for_platform(chip):
                 dump = folder / DUMP_DIR if dumps(dump_passes) else None
@@ -182,7 +186,9 @@ def compile(
                     files.update(_meta_file(program, final, run_platform, chip))
                     if META_FILE in files:
                         files.update(runner_files())
-            write_files(folder, files)
+            names = write_files(folder, files)
+            if written is not None:
+                written.extend(names)
     except BaseException:
         if made:
             destination.rmdir()  # the empty build folder claimed above; the failed tree is beside it
@@ -274,18 +280,34 @@ def generate_files(program: Program, chip: Platform, skip_ptoas: bool = False) -
     return files
 
 
-def write_files(root: Path, files: Mapping[str, str]) -> None:
-    """Write ``files`` (relative POSIX paths) under ``root``; a path leaving ``root`` is an error."""
+def write_files(root: Path, files: Mapping[str, str]) -> list[str]:
+    """Write ``files`` (relative POSIX paths) under ``root``; a path leaving ``root`` is an error.
+    Returns the relative paths written, normalised (``a//b`` is ``a/b``)."""
     # Plain os calls, each folder made once: pathlib objects per file were most of the CPU time here.
-    made: set[str] = set()
+    made: set[tuple[str, ...]] = {()}
     base = os.fspath(root)
+    names: list[str] = []
     for name, text in files.items():
         parts = _relative_parts(name)
-        folder = os.path.join(base, *parts[:-1])
-        if folder not in made:
-            os.makedirs(folder, exist_ok=True)
-            made.add(folder)
-        _write_text(os.path.join(folder, parts[-1]), text if text.endswith("\n") else text + "\n")
+        _make_folders(base, parts[:-1], made)
+        _write_text(os.path.join(base, *parts), text if text.endswith("\n") else text + "\n")
+        names.append("/".join(parts))
+    return names
+
+
+def _make_folders(base: str, parts: tuple[str, ...], made: set[tuple[str, ...]]) -> None:
+    """Make the folder ``base/parts...`` and those above it not in ``made`` (each one mkdir: os.makedirs
+    stats every parent first)."""
+    if parts in made:
+        return
+    _make_folders(base, parts[:-1], made)
+    path = os.path.join(base, *parts)
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise
+    made.add(parts)
 
 
 def _write_text(path: str, text: str) -> None:
@@ -319,21 +341,29 @@ def new_build_folder(name: str) -> Path:
 
 
 @contextmanager
-def artifact_folder(destination: Path) -> Iterator[Path]:
+def artifact_folder(destination: Path, listing: Callable[[], list[str] | None] | None = None) -> Iterator[Path]:
     """A fresh folder beside ``destination`` to write into, moved into place when the block succeeds.
 
     The destination must be missing, empty, or an earlier tree (it has a manifest): then exactly the
     files that manifest lists are replaced, and files anyone else put there stay. On an error the
     fresh folder is renamed ``<destination>.failed-<n>`` and its path printed to stderr (older failures
     beyond the newest :data:`KEPT_FAILURES` are removed).
+
+    ``listing``, called when the block succeeds, names every file the block wrote (relative paths), or
+    returns None: then the folder is scanned for them.
     """
     previous = _previous_tree(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    folder = _fresh_folder(destination)
+    try:
+        folder = _fresh_folder(destination)
+    except FileNotFoundError:  # the parent is made only when missing (it mostly exists: no stat for it)
+        os.makedirs(destination.parent, exist_ok=True)
+        folder = _fresh_folder(destination)
     try:
         yield folder
-        _write_text(os.path.join(folder, MANIFEST), "".join(f"{p}\n" for p in _tree_files(folder)))
-        _move_into_place(folder, destination, previous)
+        listed = listing() if listing is not None else None
+        new = _tree_files(folder) if listed is None else sorted(set(listed))
+        _write_text(os.path.join(folder, MANIFEST), "".join(f"{p}\n" for p in new))
+        _move_into_place(folder, destination, previous, [MANIFEST, *new])
     except BaseException as err:
         kept = _keep_failed(folder, destination)
         note = f"pypto: the compile failed; what it wrote is kept in {kept}"
@@ -363,12 +393,15 @@ def _claim_folder(named: Callable[[int], Path]) -> Path:
 
 def _previous_tree(destination: Path) -> set[str] | None:
     """The files of an earlier compile in ``destination`` (None when it is missing or empty)."""
-    if not destination.exists():
+    try:  # one stat and one listing (pathlib's exists, is_dir and iterdir stat it twice more)
+        mode = os.stat(destination).st_mode
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    if not destination.is_dir():
+    if not stat.S_ISDIR(mode):
         raise OutputDirError(f"the output path {destination} exists and is not a folder")
-    if not any(destination.iterdir()):
-        return None
+    with os.scandir(destination) as entries:
+        if next(entries, None) is None:
+            return None
     manifest = destination / MANIFEST
     if not manifest.is_file():
         raise OutputDirError(
@@ -412,11 +445,12 @@ def _keep_failed(folder: Path, destination: Path) -> Path:
     return kept
 
 
-def _move_into_place(folder: Path, destination: Path, previous: set[str] | None) -> None:
+def _move_into_place(folder: Path, destination: Path, previous: set[str] | None, new: list[str]) -> None:
+    """Move the files ``new`` of ``folder`` (its manifest too) into ``destination``, replacing the
+    ``previous`` tree there."""
     if previous is None:
         os.replace(folder, destination)  # rename(2) replaces a missing or empty folder (checked empty before)
         return
-    new = _tree_files(folder)
     clash = [name for name in new if name not in previous and (destination / name).exists()]
     if clash:
         raise OutputDirError(

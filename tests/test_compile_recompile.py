@@ -35,6 +35,13 @@ def test_a_recompile_lists_and_keeps_only_its_own_files(tmp_path: Path, capsys: 
     dumps = {f for f in on_disk if f.startswith("passes_dump/")}
     assert on_disk == set(second.files) | dumps | {MANIFEST}
 
+    # without pass dumps the manifest is made from the files written, not from a listing of the folder
+    third = ir.compile(pl.loads_program(str(EXAMPLES / "matmul.py")), output_dir=out, dump_passes=False)
+    on_disk = files(out)
+    assert set((out / MANIFEST).read_text().splitlines()) == on_disk - {MANIFEST} == set(third.files)
+    second = ir.compile(pl.loads_program(str(EXAMPLES / "tile_add.py")), output_dir=out)
+    on_disk = files(out)
+
     before = {f: (out / f).read_bytes() for f in on_disk}
     with pytest.raises(PassError, match="^UnrollLoops: pl.unroll needs a constant stop"):
         ir.compile(pl.parse(INLINE_UNROLL, "fails.py"), output_dir=out)

@@ -79,6 +79,19 @@ def kernel_windows(kernel: Function) -> list[Window]:
 _CACHE: IdentityCache[Function, list[Window]] = IdentityCache(1_000)
 
 
+def _passed_over(s: Stmt) -> bool:
+    """True for a statement of a block that accesses no tensor window and defines no scalar or tensor
+    (most are tile ops): told by exact classes, before assign and access would test it step by step."""
+    kind = type(s)
+    if kind is AssignStmt:
+        value = s.value
+        return type(value) is Call and type(s.var.type) is TileType and value.op.name not in _WINDOWS
+    if kind is EvalStmt:
+        expr = s.expr
+        return type(expr) is Call and expr.op.name not in _WINDOWS
+    return False
+
+
 class _Walker:
     def __init__(self, kernel: Function) -> None:
         self.windows: list[Window] = []
@@ -99,7 +112,8 @@ class _Walker:
             return
         if isinstance(s, SeqStmts):
             for child in s.stmts:
-                self.stmt(child, when)
+                if not _passed_over(child):
+                    self.stmt(child, when)
         elif isinstance(s, AssignStmt):
             self.assign(s.var, s.value, when)
         elif isinstance(s, EvalStmt):
@@ -290,7 +304,9 @@ def _elements(e: Expr | None) -> list[Expr | None]:
 
 
 def _valid(t: TileType) -> list[Expr | None]:
-    return list(t.get_effective_tile_view().valid_shape or t.shape)
+    # the effective view's valid shape, without building the view of a tile that stores none
+    view = t.tile_view
+    return list(view.valid_shape if view is not None and view.valid_shape else t.shape)
 
 
 def _load(call: Call) -> _Region:

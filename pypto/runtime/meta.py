@@ -60,7 +60,38 @@ def meta_text(program: Program, platform: str, backend_type: str, final: Program
         "platform": platform,
         "backend_type": backend_type,
     }
-    return json.dumps(meta, indent=2)
+    return _indented(meta, "\n")
+
+
+def _indented(value: Any, newline: str) -> str:
+    """``json.dumps(value, indent=2)`` of a signature's values (dicts with string keys, lists, strings,
+    numbers, bools, None), lines after the first starting with ``newline``: the json module's indenting
+    encoder is its pure-Python one, which cost more than the rest of the file; strings go through its
+    C escaping."""
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    inner = newline + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = (f"{_string(k)}: {_indented(v, inner)}" for k, v in value.items())
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        return "[" + inner + ("," + inner).join(_indented(v, inner) for v in value) + newline + "]"
+    return json.dumps(value)  # a float (or what json refuses, with its error)
+
+
+_string = json.encoder.encode_basestring_ascii  # what json.dumps escapes strings with (ensure_ascii)
 
 
 def _results(func: Function) -> dict[str, Any]:

@@ -360,3 +360,23 @@ def test_an_element_the_orchestration_reads_or_writes_at_a_computed_index_is_gua
         'rt_report_fatal(PTO2_ERROR_INVALID_ARGS, "pypto bounds (array): the array \'tids\' (prog.py:31) is indexed '
         'at %lld, outside its 4 slots", (long long)(int64_t)(n));',
     ]
+
+
+def test_statements_passed_over_leave_every_example_kernels_windows_as_the_full_walk_finds_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pypto.analysis.windows as windows
+
+    def found(kernel: ir.Function) -> list[tuple[object, ...]]:
+        walker = windows._Walker(kernel)
+        walker.stmt(kernel.body, ())
+        return [(w.param, w.op, [str(e) for e in (*w.lo, *w.hi, *w.when)], w.span) for w in walker.windows]
+
+    kernels = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py")):
+        final = ir.compile(pl.loads_program(str(path)), output_dir=None, dump_passes=False).final_program
+        kernels += [f for f in final.functions.values() if f.func_type in (FunctionType.AIV, FunctionType.AIC)]
+    quick = [found(k) for k in kernels]
+    assert any(windows._passed_over(s) for k in kernels for s in k.body.stmts)
+    monkeypatch.setattr(windows, "_passed_over", lambda s: False)
+    assert quick == [found(k) for k in kernels]
