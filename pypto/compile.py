@@ -352,12 +352,18 @@ def artifact_folder(destination: Path, listing: Callable[[], list[str] | None] |
     ``listing``, called when the block succeeds, names every file the block wrote (relative paths), or
     returns None: then the folder is scanned for them.
     """
-    previous = _previous_tree(destination)
     try:
-        folder = _fresh_folder(destination)
-    except FileNotFoundError:  # the parent is made only when missing (it mostly exists: no stat for it)
-        os.makedirs(destination.parent, exist_ok=True)
-        folder = _fresh_folder(destination)
+        previous = _previous_tree(destination)
+        try:
+            folder = _fresh_folder(destination)
+        except FileNotFoundError:  # the parent is made only when missing (it mostly exists: no stat for it)
+            os.makedirs(destination.parent, exist_ok=True)
+            folder = _fresh_folder(destination)
+    except OSError as err:  # a symlink loop, no permission, a file where a folder should be, ...
+        raise OutputDirError(
+            f"cannot write the artifact tree to {destination}: {err.strerror or err} "
+            "(hint: choose a folder you can create and write)"
+        ) from None
     try:
         yield folder
         listed = listing() if listing is not None else None

@@ -146,6 +146,16 @@ def test_an_output_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
         ir.compile(pl.parse(SOURCE), output_dir=tmp_path / "out")
 
 
+def test_an_output_path_that_cannot_be_a_folder_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(OutputDirError, match=r"cannot write the artifact tree to .*/file/out: Not a directory \(hint"):
+        ir.compile(pl.parse(SOURCE), output_dir=tmp_path / "file" / "out")
+    with pytest.raises(OutputDirError, match="cannot write the artifact tree to .*/loop/out: Too many levels of symbolic"):
+        ir.compile(pl.parse(SOURCE), output_dir=tmp_path / "loop" / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "loop"]
+
+
 @pytest.mark.parametrize("path", ["/etc/passwd", "../escape.cpp", "a/../../b", "", MANIFEST])
 def test_generated_paths_stay_inside_the_tree(tmp_path: Path, path: str) -> None:
     with pytest.raises(PyptoError, match="which is not inside the artifact tree"):
