@@ -20,7 +20,7 @@ from pypto.analysis import walk as walk_nodes
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
 from pypto.analysis.index import plain_attrs
-from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Op, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, MakeTuple, Op, Var
 from pypto.ir.function import Function
 from pypto.ir.op_registry import Effect, lookup
 from pypto.ir.stmt import (
@@ -279,6 +279,8 @@ class _Walk(ForwardWalk[None]):
                 operands: tuple[Var, ...] = (a,)
             elif isinstance(a, _CONSTANTS):  # reads no tile (a scalar operand)
                 continue
+            elif type(a) is MakeTuple:  # offsets or a shape
+                operands = _tuple_vars(a)
             else:
                 operands = expr_vars(a)
             for v in operands:
@@ -291,18 +293,36 @@ class _Walk(ForwardWalk[None]):
 
 
 def _leaf_call_vars(call: Call) -> list[Var] | None:
-    """:func:`expr_vars` of a call of variables and constants with plain keywords and attributes
-    (most statements), found without the summary cache (each rebuilt call is read once here); None
-    for another call."""
+    """:func:`expr_vars` of a call of variables, constants and tuples of them (offsets, shapes) with plain
+    keywords and attributes (most statements), found without the summary cache (each rebuilt call is
+    read once here); None for another call."""
     args = call.args
-    if not _LEAF_CLASSES.issuperset(map(type, args)):  # exact classes: a set test per argument
-        return None
     kwargs, attrs = call.kwargs, call.attrs
     if kwargs and not plain_values(kwargs.values()):
         return None
     if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
         return None
-    return [a for a in args if type(a) is Var]
+    if _LEAF_CLASSES.issuperset(map(type, args)):  # exact classes: a set test per argument
+        return [a for a in args if type(a) is Var]
+    found: list[Var] = []
+    for a in args:
+        kind = type(a)
+        if kind is Var:
+            found.append(a)
+        elif kind is MakeTuple:
+            found += _tuple_vars(a)
+        elif kind not in _LEAF_CLASSES:
+            return None
+    return found
+
+
+def _tuple_vars(t: MakeTuple) -> tuple[Var, ...]:
+    """:func:`expr_vars` of a tuple expression: its variables, without a walk when its elements are
+    variables and constants."""
+    elements = t.elements
+    if _LEAF_CLASSES.issuperset(map(type, elements)):
+        return tuple([e for e in elements if type(e) is Var])
+    return expr_vars(t)
 
 
 # Per operand of an op: None for one it writes (the result's own buffer), else whether the op may compute

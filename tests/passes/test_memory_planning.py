@@ -721,3 +721,24 @@ def test_plain_values_learns_classes_but_still_refuses_nodes() -> None:
     assert plain_values([VEC, 3])
     node = ir.ConstInt(1, ir.DataType.INT64, ir.Span.unknown())
     assert not plain_values([VEC, node]) and not plain_values([[VEC]]) and not plain_values([3, (1,)])
+
+
+def test_lifetimes_read_the_variables_of_offset_tuples_as_expr_vars_does() -> None:
+    """The lifetimes read a call whose arguments are variables, constants and tuples of them (a load's
+    offsets ``[row, 0]``) without the summary walk: the same variables in the same order as
+    ``expr_vars``; a tuple holding a computed element (``[row * 2, row]``) goes to ``expr_vars``."""
+    from pypto.analysis import expr_vars
+    from pypto.passes.memory_lifetimes import _leaf_call_vars, _tuple_vars
+
+    calls = [n for n in walk(kernel(passes.init_memref()(front(ROW_BLOCKS))).body) if isinstance(n, ir.Call)]
+    tuples = [n for c in calls for n in c.args if isinstance(n, ir.MakeTuple)]
+    assert tuples[0].elements[0].name_hint == "row"
+    for c in calls:
+        assert tuple(_leaf_call_vars(c)) == expr_vars(c)
+    assert all(tuple(_tuple_vars(t)) == expr_vars(t) for t in tuples)
+    row, span = tuples[0].elements[0], ir.Span.unknown()
+    computed = ir.MakeTuple([ir.Mul(row, ir.ConstInt(2, ir.DataType.INDEX, span), ir.DataType.INDEX, span), row], span)
+    assert _tuple_vars(computed) == expr_vars(computed) == (row, row)
+    store = calls[-1]
+    assert _leaf_call_vars(ir.parts.replace_parts(store, args=[store.args[0], computed, store.args[2]])) == [
+        store.args[0], row, row, store.args[2]]
