@@ -742,3 +742,31 @@ def test_lifetimes_read_the_variables_of_offset_tuples_as_expr_vars_does() -> No
     store = calls[-1]
     assert _leaf_call_vars(ir.parts.replace_parts(store, args=[store.args[0], computed, store.args[2]])) == [
         store.args[0], row, row, store.args[2]]
+
+
+def _fields(node: object) -> tuple:
+    """Every field of ``node`` (a variable's id left out: each copy draws a new one) and which were given."""
+    return ({k: v for k, v in node.__dict__.items() if k != "unique_id"}, node.__pydantic_fields_set__)
+
+
+def test_prototype_copies_are_what_the_constructors_make() -> None:
+    """The planning passes build a MemRef or an address once per process and copy it afterwards: each copy
+    holds the fields (and the given-fields set) the constructor gives those parts, with a new variable id;
+    a block rebuilt as a copy of the old one is what block_of makes."""
+    from pypto.transform.memref_util import block_like, new_memref
+    from pypto.transform.util import block_of
+
+    made = []
+    for n, size in enumerate([4096, 512, 65536]):
+        span = ir.Span("k.py", n + 1, 1)
+        base = ir.Var(f"mem_vec_{n}", ir.PtrType.get(), span)
+        offset = ir.ConstInt(32 * n, ir.DataType.INT64, span)
+        ref, expected = new_memref(base, offset, size, span), ir.MemRef(base, offset, size, span)
+        assert _fields(ref) == _fields(expected) and ref.unique_id != expected.unique_id
+        made.append(ref)
+    assert len({r.unique_id for r in made}) == 3
+    body = kernel(front(TILE_ADD)).body
+    stmts = list(reversed(body.stmts))
+    assert_structural_equal(block_like(body, stmts), block_of(stmts, body.span))
+    assert _fields(block_like(body, stmts)) == _fields(block_of(stmts, body.span))
+    assert block_like(body, stmts[:1]) is stmts[0]
