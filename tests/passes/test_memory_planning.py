@@ -726,7 +726,7 @@ def test_plain_values_learns_classes_but_still_refuses_nodes() -> None:
 def test_lifetimes_read_the_variables_of_offset_tuples_as_expr_vars_does() -> None:
     """The lifetimes read a call whose arguments are variables, constants and tuples of them (a load's
     offsets ``[row, 0]``) without the summary walk: the same variables in the same order as
-    ``expr_vars``; a tuple holding a computed element (``[row * 2, row]``) goes to ``expr_vars``."""
+    ``expr_vars``; a computed operand, or a tuple holding one (``[row * 2, row]``), goes to ``expr_vars``."""
     from pypto.analysis import expr_vars
     from pypto.passes.memory_lifetimes import _leaf_call_vars, _tuple_vars
 
@@ -740,8 +740,10 @@ def test_lifetimes_read_the_variables_of_offset_tuples_as_expr_vars_does() -> No
     computed = ir.MakeTuple([ir.Mul(row, ir.ConstInt(2, ir.DataType.INDEX, span), ir.DataType.INDEX, span), row], span)
     assert _tuple_vars(computed) == expr_vars(computed) == (row, row)
     store = calls[-1]
-    assert _leaf_call_vars(ir.parts.replace_parts(store, args=[store.args[0], computed, store.args[2]])) == [
-        store.args[0], row, row, store.args[2]]
+    tc, out = store.args[0], store.args[2]
+    for args, read in (([tc, computed, out], (tc, row, row, out)), ([tc, computed.elements[0], row], (tc, row, row))):
+        call = ir.parts.replace_parts(store, args=args)
+        assert tuple(_leaf_call_vars(call)) == expr_vars(call) == read
 
 
 def _fields(node: object) -> tuple:
