@@ -15,7 +15,6 @@ from pypto.ir.expr import Call, ConstInt, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
 from pypto.ir.node import replace
-from pypto.ir.parts import copy_parts
 from pypto.ir.ops.cross_core_ops import AUTO, reserved_space
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt
@@ -23,11 +22,12 @@ from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from pypto.transform.errors import PassError
-from pypto.transform.memref_util import KERNELS, MemRefMaker, Retype, TypeMemo, on_chip
+from pypto.transform.memref_util import KERNELS, Prototype, Retype, TypeMemo, new_memref, on_chip
 from pypto.transform.rewrite import Result, RewritePass
 from pypto.transform.util import straight_line
 
 _ID = re.compile(r"(\d+)$")
+_OFFSET: Prototype[ConstInt] = Prototype()  # a tile's byte address
 
 
 class CapacityError(PassError):
@@ -123,8 +123,6 @@ class AllocateMemoryAddr(RewritePass):
         new_types: dict[Var, TileType] = {}
         refs: dict[int, MemRef] = {}
         memo = TypeMemo()
-        made = MemRefMaker()
-        first_offset: ConstInt | None = None  # the later offsets are copies of it (pypto.ir.parts)
         placed: dict[int, TileType] = {}  # by type object: MemoryReuse gave the tiles of a buffer one type
         for var in tiles:
             t = var.type
@@ -133,11 +131,9 @@ class AllocateMemoryAddr(RewritePass):
                 m = t.memref
                 ref = refs.get(id(m))
                 if ref is None:
-                    if first_offset is None:
-                        offset = first_offset = ConstInt(addresses[m.base_], DataType.INT64, m.span)
-                    else:
-                        offset = copy_parts(first_offset, {"value": addresses[m.base_], "span": m.span})
-                    ref = refs[id(m)] = made.make(m.base_, offset, m.size_, m.span)
+                    addr, span = addresses[m.base_], m.span
+                    offset = _OFFSET.make(lambda: ConstInt(addr, DataType.INT64, span), {"value": addr, "span": span})
+                    ref = refs[id(m)] = new_memref(m.base_, offset, m.size_, span)
                 new = placed[id(t)] = memo.get(t, ref)
             new_types[var] = new
         if not new_types and not bases_of:

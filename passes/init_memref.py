@@ -29,9 +29,8 @@ from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from .memory_lifetimes import lifetimes
-from pypto.transform.memref_util import KERNELS, MemRefMemo, Retype, on_chip, tile_nbytes
+from pypto.transform.memref_util import KERNELS, MemRefMemo, Prototype, Retype, block_like, on_chip, tile_nbytes
 from pypto.transform.rewrite import RewritePass
-from pypto.transform.util import block_of, rebuild
 
 # The offset of a MemRef whose allocation has no address yet.
 UNASSIGNED = -1
@@ -41,6 +40,10 @@ _NO_SPAN = Span.unknown()
 _WRITE, _READ_WRITE = Effect.WRITE, Effect.READ_WRITE
 _PREFIX = {space: f"mem_{space.name.lower()}_" for space in MemorySpace}
 _UNKNOWN = object()
+# The first unassigned offset, allocation and MemRef InitMemRef built (validated): the later ones are
+# copies of them with other parts (pypto.ir.parts), each part built here from checked values.
+_UNASSIGNED: Prototype[ConstInt] = Prototype()
+_FIRST: list[tuple[AssignStmt, MemRef]] = []
 
 
 def unassigned(span: Span) -> ConstInt:
@@ -101,7 +104,8 @@ class InitMemRef(RewritePass):
         # The body only: parameters and return types keep their types. One rebuild with the
         # allocations in front (the lifetimes then count them too: every number moves alike).
         stmts = run.block(flatten_to_stmts(func.body))
-        out = rebuild(func, body=block_of([*plan.allocs, *stmts], func.body.span))
+        # A function derives nothing from its body: the copy needs no validation (as Rewrite.function).
+        out = copy_parts(func, {"body": block_like(func.body, [*plan.allocs, *stmts])})
         # The remap holds each retyped variable's new one (every tile the checks look at is retyped).
         _check_shares(out, plan.shares, run.remap.maps[-1], plan.aliases())
         return out
@@ -117,10 +121,8 @@ class _Plan:
         self.allocs: list[Stmt] = []
         self.piped: set[Var] = set()
         self.count = 0
-        self.offset = unassigned(func.span)  # one shared constant for every MemRef of the kernel
-        # The kernel's first allocation and its MemRef: the later ones are copies of them with other
-        # parts (pypto.ir.parts), each part built here from checked values.
-        self.first: tuple[AssignStmt, MemRef] | None = None
+        span = func.span  # one shared constant for every MemRef of the kernel
+        self.offset = _UNASSIGNED.make(lambda: unassigned(span), {"span": span})
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
         # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
@@ -173,17 +175,18 @@ class _Plan:
         space, span = t.memory_space, var.span
         name = f"{_PREFIX[space]}{self.count}"
         self.count += 1
-        if self.first is None:  # built and validated once per kernel; the others are copies of it
+        if not _FIRST:  # built and validated once; the others are copies of these
             base = Var(name, PtrType.get(), span)
             alloc = AssignStmt(base, alloc_call(space, size, span), span)
             ref = MemRef(name_hint=name, base_=base, byte_offset_=self.offset, size_=size, span=span)
-            self.first = alloc, ref
+            _FIRST.append((alloc, ref))
         else:
-            alloc, ref = self.first  # each part below has the class of the one it replaces
+            alloc, ref = _FIRST[0]  # each part below has the class of the one it replaces
             base = copy_parts(alloc.var, {"name_hint": name, "span": span})
             call = copy_parts(alloc.value, {"args": [_index(int(space)), _index(size)], "span": span})
             alloc = copy_parts(alloc, {"var": base, "value": call, "span": span})
-            ref = copy_parts(ref, {"name_hint": name, "base_": base, "size_": size, "span": span})
+            ref = copy_parts(ref, {"name_hint": name, "base_": base, "byte_offset_": self.offset, "size_": size,
+                                   "span": span})
         self.allocs.append(alloc)
         self.types[var] = self.retyped.get(t, ref)
 

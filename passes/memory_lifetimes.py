@@ -20,9 +20,9 @@ from pypto.analysis import walk as walk_nodes
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.in_place import in_place_operands, same_place
 from pypto.analysis.index import plain_attrs
-from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Op, Var
+from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, MakeTuple, Op, Var
 from pypto.ir.function import Function
-from pypto.ir.op_registry import Effect, lookup
+from pypto.ir.op_registry import Effect, kind_of, lookup
 from pypto.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -279,6 +279,8 @@ class _Walk(ForwardWalk[None]):
                 operands: tuple[Var, ...] = (a,)
             elif isinstance(a, _CONSTANTS):  # reads no tile (a scalar operand)
                 continue
+            elif type(a) is MakeTuple:  # offsets or a shape
+                operands = _tuple_vars(a)
             else:
                 operands = expr_vars(a)
             for v in operands:
@@ -291,24 +293,45 @@ class _Walk(ForwardWalk[None]):
 
 
 def _leaf_call_vars(call: Call) -> list[Var] | None:
-    """:func:`expr_vars` of a call of variables and constants with plain keywords and attributes
-    (most statements), found without the summary cache (each rebuilt call is read once here); None
-    for another call."""
+    """:func:`expr_vars` of a call with plain keywords and attributes (most statements), from its
+    arguments: variables and constants, and tuples of them (offsets, shapes), read directly, and a
+    computed operand (``i * 64``) by its own summary, which stays cached while the planning passes keep
+    that operand (each rebuilt call is read once here); None for another call."""
     args = call.args
-    if not _LEAF_CLASSES.issuperset(map(type, args)):  # exact classes: a set test per argument
-        return None
     kwargs, attrs = call.kwargs, call.attrs
     if kwargs and not plain_values(kwargs.values()):
         return None
     if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
         return None
-    return [a for a in args if type(a) is Var]
+    if _LEAF_CLASSES.issuperset(map(type, args)):  # exact classes: a set test per argument
+        return [a for a in args if type(a) is Var]
+    found: list[Var] = []
+    for a in args:
+        kind = type(a)
+        if kind is Var:
+            found.append(a)
+        elif kind is MakeTuple:
+            found += _tuple_vars(a)
+        elif kind not in _LEAF_CLASSES:
+            found += expr_vars(a)
+    return found
+
+
+def _tuple_vars(t: MakeTuple) -> tuple[Var, ...]:
+    """:func:`expr_vars` of a tuple expression: its variables, without a walk when its elements are
+    variables and constants."""
+    elements = t.elements
+    if _LEAF_CLASSES.issuperset(map(type, elements)):
+        return tuple([e for e in elements if type(e) is Var])
+    return expr_vars(t)
 
 
 # Per operand of an op: None for one it writes (the result's own buffer), else whether the op may compute
-# it in place. Cached per op and operand count where that fixes the binding (see _operand_plan).
+# it in place. Cached per op and operand count where that fixes the binding, else per op and operand
+# kinds (a load's or store's optional operands: binding them per call was a tenth of MemoryReuse on a
+# small kernel).
 _Plan = tuple[bool | None, ...]
-_PLANS: dict[tuple[str, int], _Plan] = {}
+_PLANS: dict[tuple, _Plan] = {}
 
 
 def _operand_plan(name: str, args: list) -> _Plan:
@@ -320,9 +343,16 @@ def _operand_plan(name: str, args: list) -> _Plan:
     entry = lookup(name)
     if entry is None:  # not cached: an op registered later (a plugin's) binds its own parameters
         return (False,) * len(args)
-    safe = in_place_operands(name)
-    plan = tuple(None if p.effect in _WRITTEN else (p.effect is _READ and p.name in safe) for p in entry.bind(args))
     # The binding looks at the operands' kinds only to place surplus operands among optional parameters.
     if len(args) <= entry.min_args() or not any(p.optional for p in entry.params):
-        _PLANS[(name, len(args))] = plan
+        key: tuple = (name, len(args))
+    else:
+        key = (name, *[kind_of(a.type) if isinstance(a, Expr) else None for a in args])  # what bind reads
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return plan
+    safe = in_place_operands(name)
+    plan = _PLANS[key] = tuple(
+        None if p.effect in _WRITTEN else (p.effect is _READ and p.name in safe) for p in entry.bind(args)
+    )
     return plan

@@ -18,7 +18,7 @@ from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.types import TileType
 
 from .memory_lifetimes import Lifetimes, lifetimes
-from pypto.transform.memref_util import KERNELS, MemRefMaker, Retype, TypeMemo, with_memref
+from pypto.transform.memref_util import KERNELS, Retype, TypeMemo, new_memref, with_memref
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import rebuild
 
@@ -223,7 +223,6 @@ class _Packing:
         refs: dict[Var, MemRef] = {}
         new_types: dict[Var, TileType] = {}
         memo = TypeMemo()
-        made = MemRefMaker()
         # The memo's answer per buffer and type parts by identity: the tiles of a kernel mostly share their
         # dims list, dtype and view objects, so most tiles need no key built from their dims.
         seen: dict[tuple[int, int, int, int, int], TileType] = {}
@@ -235,7 +234,7 @@ class _Packing:
                 continue
             ref = refs.get(root)
             if ref is None:
-                ref = refs[root] = made.make(root, m.byte_offset_, size_of[root], m.span)
+                ref = refs[root] = new_memref(root, m.byte_offset_, size_of[root], m.span)
             key = (id(ref), id(t.shape), id(t.dtype), id(t.memory_space_), id(t.tile_view))
             new = seen.get(key)
             if new is None:

@@ -4,8 +4,8 @@ which functions are planned, tile buffer sizes, and a rewrite that gives variabl
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import Any, Generic, TypeVar
 
 from pypto.analysis import expr_vars
 from pypto.analysis.index import PLAIN
@@ -17,12 +17,15 @@ from pypto.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, IterArg, 
 from pypto.ir.memref import MemRef
 from pypto.ir.parts import copy_parts, replace_parts
 from pypto.ir.span import Span
-from pypto.ir.stmt import AssignStmt, Stmt
+from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
+from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.traversal import iter_value
 from pypto.ir.types import TileType
 
 from .rewrite import Result, Rewrite
-from .util import same_list
+from .util import block_of, same_list
+
+N = TypeVar("N")
 
 # Functions whose tiles live in on-chip memory (split_core has no InCore function left).
 KERNELS = frozenset({FunctionType.AIV, FunctionType.AIC})
@@ -76,22 +79,35 @@ class MemRefMemo:
         return copy_parts(found[1], {"memref": memref})
 
 
-class MemRefMaker:
-    """``MemRef(base, byte_offset, size, span)`` for the many MemRefs a pass gives one kernel: the first
-    is built by the constructor, the others are copies of it with their own base, offset expression,
-    size and span (pypto.ir.parts), as the constructor would make them from those checked parts
-    (validating them was about a tenth of MemoryReuse and AllocateMemoryAddr on the examples)."""
+class Prototype(Generic[N]):
+    """The first node of one kind the planning passes build in the process, made by its validated
+    constructor; every later one is a copy of it with its own parts (pypto.ir.parts.copy_parts), as
+    the constructor would make them from those checked parts. A kernel of a few tiles builds one or
+    two nodes of a kind, so a first node per kernel was validated as often as not (a MemRef's
+    constructor costs about seven copies of it)."""
 
     def __init__(self) -> None:
-        self._first: MemRef | None = None
+        self._first: N | None = None
 
-    def make(self, base: Var, byte_offset: Expr, size: int, span: Span) -> MemRef:
-        """A MemRef of ``size`` bytes at ``byte_offset`` in the allocation ``base``."""
-        if self._first is None:
-            self._first = MemRef(base, byte_offset, size, span)
-            return self._first
-        return copy_parts(self._first, {"name_hint": base.name_hint, "base_": base, "byte_offset_": byte_offset,
-                                        "size_": size, "span": span})
+    def make(self, build: Callable[[], N], changes: dict[str, Any]) -> N:
+        """``build()``, or a copy of the first node with ``changes``, which name every field ``build``
+        fills from its arguments, each with a value of the class it replaces."""
+        first = self._first
+        if first is None:
+            first = self._first = build()
+            return first
+        return copy_parts(first, changes)
+
+
+_MEMREF: Prototype[MemRef] = Prototype()
+
+
+def new_memref(base: Var, byte_offset: Expr, size: int, span: Span) -> MemRef:
+    """``MemRef(base, byte_offset, size, span)``: a MemRef of ``size`` bytes at ``byte_offset`` in the
+    allocation ``base`` (validating each was about a tenth of MemoryReuse and AllocateMemoryAddr on
+    the examples)."""
+    return _MEMREF.make(lambda: MemRef(base, byte_offset, size, span), {
+        "name_hint": base.name_hint, "base_": base, "byte_offset_": byte_offset, "size_": size, "span": span})
 
 
 class TypeMemo:
@@ -113,6 +129,15 @@ class TypeMemo:
         if found is None:
             found = self._types[key] = with_memref(t, memref)
         return found
+
+
+def block_like(old: Stmt, stmts: list[Stmt]) -> Stmt:
+    """``block_of(stmts, old.span)``: when ``old`` is a block and ``stmts`` are several statements, none
+    a block, a copy of ``old`` holding them (a block derives nothing from its statements: no validation,
+    a malformed one is still refused by the next boundary check)."""
+    if type(old) is SeqStmts and len(stmts) > 1 and SeqStmts not in map(type, stmts):
+        return copy_parts(old, {"stmts": stmts})
+    return block_of(stmts, old.span)
 
 
 _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
@@ -139,6 +164,10 @@ class Retype(Rewrite):
 
     def __init__(self, new_types: dict[Var, Any]) -> None:
         self.new_types = new_types
+
+    @staticmethod
+    def reblock(old: Stmt, stmts: list[Stmt]) -> Stmt:
+        return old if same_list(stmts, flatten_to_stmts(old)) else block_like(old, stmts)
 
     def stmt(self, node: Stmt) -> Result:
         # Assignments skip the per-statement dispatch (handler lookup, generic children): that was

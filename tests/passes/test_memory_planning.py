@@ -721,3 +721,54 @@ def test_plain_values_learns_classes_but_still_refuses_nodes() -> None:
     assert plain_values([VEC, 3])
     node = ir.ConstInt(1, ir.DataType.INT64, ir.Span.unknown())
     assert not plain_values([VEC, node]) and not plain_values([[VEC]]) and not plain_values([3, (1,)])
+
+
+def test_lifetimes_read_the_variables_of_offset_tuples_as_expr_vars_does() -> None:
+    """The lifetimes read a call whose arguments are variables, constants and tuples of them (a load's
+    offsets ``[row, 0]``) without the summary walk: the same variables in the same order as
+    ``expr_vars``; a computed operand, or a tuple holding one (``[row * 2, row]``), goes to ``expr_vars``."""
+    from pypto.analysis import expr_vars
+    from pypto.passes.memory_lifetimes import _leaf_call_vars, _tuple_vars
+
+    calls = [n for n in walk(kernel(passes.init_memref()(front(ROW_BLOCKS))).body) if isinstance(n, ir.Call)]
+    tuples = [n for c in calls for n in c.args if isinstance(n, ir.MakeTuple)]
+    assert tuples[0].elements[0].name_hint == "row"
+    for c in calls:
+        assert tuple(_leaf_call_vars(c)) == expr_vars(c)
+    assert all(tuple(_tuple_vars(t)) == expr_vars(t) for t in tuples)
+    row, span = tuples[0].elements[0], ir.Span.unknown()
+    computed = ir.MakeTuple([ir.Mul(row, ir.ConstInt(2, ir.DataType.INDEX, span), ir.DataType.INDEX, span), row], span)
+    assert _tuple_vars(computed) == expr_vars(computed) == (row, row)
+    store = calls[-1]
+    tc, out = store.args[0], store.args[2]
+    for args, read in (([tc, computed, out], (tc, row, row, out)), ([tc, computed.elements[0], row], (tc, row, row))):
+        call = ir.parts.replace_parts(store, args=args)
+        assert tuple(_leaf_call_vars(call)) == expr_vars(call) == read
+
+
+def _fields(node: object) -> tuple:
+    """Every field of ``node`` (a variable's id left out: each copy draws a new one) and which were given."""
+    return ({k: v for k, v in node.__dict__.items() if k != "unique_id"}, node.__pydantic_fields_set__)
+
+
+def test_prototype_copies_are_what_the_constructors_make() -> None:
+    """The planning passes build a MemRef or an address once per process and copy it afterwards: each copy
+    holds the fields (and the given-fields set) the constructor gives those parts, with a new variable id;
+    a block rebuilt as a copy of the old one is what block_of makes."""
+    from pypto.transform.memref_util import block_like, new_memref
+    from pypto.transform.util import block_of
+
+    made = []
+    for n, size in enumerate([4096, 512, 65536]):
+        span = ir.Span("k.py", n + 1, 1)
+        base = ir.Var(f"mem_vec_{n}", ir.PtrType.get(), span)
+        offset = ir.ConstInt(32 * n, ir.DataType.INT64, span)
+        ref, expected = new_memref(base, offset, size, span), ir.MemRef(base, offset, size, span)
+        assert _fields(ref) == _fields(expected) and ref.unique_id != expected.unique_id
+        made.append(ref)
+    assert len({r.unique_id for r in made}) == 3
+    body = kernel(front(TILE_ADD)).body
+    stmts = list(reversed(body.stmts))
+    assert_structural_equal(block_like(body, stmts), block_of(stmts, body.span))
+    assert _fields(block_like(body, stmts)) == _fields(block_of(stmts, body.span))
+    assert block_like(body, stmts[:1]) is stmts[0]
