@@ -5,6 +5,8 @@ from __future__ import annotations
 from pypto.languages.invariants import NoNestedCalls, NormalizedStmtStructure
 from pypto.languages.ssa import ssa
 
+from pypto.analysis import function_index
+
 from pypto.ir.expr import Call, Expr, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function
 from pypto.ir.stmt import AssignStmt, EvalStmt, SpmdScopeStmt, Stmt, WhileStmt
@@ -13,6 +15,17 @@ from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import any_contains, contains, keep_list, rebuild, straight_line
 
 _CALLS = (Call, Submit)
+
+
+def _top_calls(e: Expr) -> int:
+    """How many calls ``e`` holds at the positions ``FlattenCallExpr.top`` keeps."""
+    if isinstance(e, _CALLS):
+        return 1
+    if isinstance(e, MakeTuple):
+        return sum(map(_top_calls, e.elements))
+    if isinstance(e, TupleGetItemExpr):
+        return _top_calls(e.tuple)
+    return 0
 
 
 class FlattenCallExpr(RewritePass):
@@ -32,7 +45,16 @@ class FlattenCallExpr(RewritePass):
 
     def applies(self, func: Function) -> bool:
         stmts = straight_line(func)
-        return stmts is None or any(map(self._changes, stmts))
+        if stmts is None:
+            # Only a call below the positions ``top`` keeps is hoisted: none when every call the
+            # index counts (each occurrence once) is at the top of an assignment or evaluation.
+            index = function_index(func)
+            if index.has(SpmdScopeStmt):
+                return True  # its predicate is set back as a new attrs dict
+            at_top = sum(_top_calls(s.value) for s in index.of(AssignStmt))
+            at_top += sum(_top_calls(s.expr) for s in index.of(EvalStmt))
+            return at_top != len(index.of(Call, Submit))
+        return any(map(self._changes, stmts))
 
     def _changes(self, s: Stmt) -> bool:
         """True when the rewrite would hoist a call out of straight-line statement ``s``."""

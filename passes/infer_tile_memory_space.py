@@ -30,7 +30,7 @@ from pypto.ir import op_registry
 from pypto.ir.enums import MemorySpace, is_incore_type
 from pypto.ir.expr import Call, Expr, IterArg, Var
 from pypto.ir.function import Function
-from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType, TileView, implicit_layout
 
@@ -91,27 +91,36 @@ def _landing(demand: MemorySpace | None) -> MemorySpace:
     return demand if demand in _LANDING else Vec
 
 
+# The statements ``_settled`` decides: a function with another (an if, a while, a scope) goes through
+# the rewrite.
+_SETTLED_STMTS = frozenset({AssignStmt, EvalStmt, ReturnStmt, YieldStmt, ForStmt, SeqStmts})
+
+
 def _settled(func: Function) -> bool:
     """True when the rewrite would return ``func`` as it is (the kernels of a program written with
-    spaces, or inferred before): straight-line, every tile with a space and every tile variable
-    typed as its value, every operand in a space its op allows, every op of a free result space
-    with an explicit ``target_memory``. Loops and ifs are left to the rewrite. The ops are judged by
-    name (calls nested in arguments too, which the rewrite leaves alone: a stricter test)."""
+    spaces, or inferred before): no statement but assignments, evaluations, returns, yields and for
+    loops, every tile with a space and every tile variable typed as its value, every loop carrying
+    its init's type and yielding it back (no carry retyped or moved), every operand in a space its op
+    allows, every op of a free result space with an explicit ``target_memory``. Ifs and whiles are
+    left to the rewrite. The ops are judged by name (calls nested in arguments too, which the
+    rewrite leaves alone: a stricter test)."""
     stmts = straight_line(func)
-    if stmts is None:
-        return False
     index = function_index(func)
+    if stmts is None and any(issubclass(c, Stmt) and c not in _SETTLED_STMTS for c in index.classes):
+        return False
     spaces = set()
     for t in index.types:  # the few distinct types: every operand's is one of them
         if isinstance(t, TileType):
             if t.memory_space is None:
                 return False
             spaces.add(t.memory_space)
-    for stmt in stmts:
+    for stmt in index.of(AssignStmt) if stmts is None else stmts:
         if type(stmt) is AssignStmt:
             value, var = stmt.value, stmt.var
             if isinstance(value.type, TileType) and value.type is not var.type and value.type != var.type:
                 return False  # _assign would retype the variable
+    if stmts is None and not all(map(_loop_settled, index.of(ForStmt))):
+        return False
     for name in index.op_names:
         entry = op_registry.lookup(name)
         if entry is None or entry.memory is None:
@@ -128,6 +137,20 @@ def _settled(func: Function) -> bool:
                 if allowed and space is not None and space not in allowed:
                     return False
     return True
+
+
+def _loop_settled(loop: ForStmt) -> bool:
+    """True when ``_loop`` keeps ``loop`` (its body kept): each carry typed as its init, the body
+    yielding values of those types last, each result typed as its carry (the comparisons ``_loop``,
+    ``_round`` and ``_returns`` make)."""
+    if not loop.iter_args:
+        return True
+    types = [ia.initValue.type for ia in loop.iter_args]
+    if not all(t == ia.type for t, ia in zip(types, loop.iter_args)):
+        return False
+    if InferTileMemorySpace._yielded(loop.body, len(types)) != types:
+        return False
+    return all(ia.type == rv.type for ia, rv in zip(loop.iter_args, loop.return_vars))
 
 
 class InferTileMemorySpace(RewritePass):

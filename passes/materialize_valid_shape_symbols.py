@@ -126,10 +126,12 @@ class MaterializeValidShapeSymbols(ProgramPass):
     source = outlined
 
     def run(self, program: Program) -> Program:
-        called = {c.op.name for f in program.functions.values()
-                  for c in function_index(f).of(Call, Submit) if isinstance(c.op, GlobalVar)}
         funcs = {f.name: f for f in program.functions.values()}
         added = {name: found for name, f in funcs.items() if (found := _symbols(f, self.name))}
+        if not added:
+            return program  # no valid extent to materialize (most programs): no call is looked at
+        called = {c.op.name for f in program.functions.values()
+                  for c in function_index(f).of(Call, Submit) if isinstance(c.op, GlobalVar)}
         for name, found in added.items():
             if name not in called:
                 p = funcs[name].params[found[0].param]
@@ -141,8 +143,6 @@ class MaterializeValidShapeSymbols(ProgramPass):
                     f"take the extent as a scalar parameter ({found[0].var.name_hint.lower()}: pl.Scalar[pl.INDEX]) "
                     f"and narrow a slice of '{p.name_hint}' with it: pl.slice(..., valid_shape=[...])",
                 )
-        if not added:
-            return program
         new = []
         for func in funcs.values():
             calls = any(isinstance(c.op, GlobalVar) and c.op.name in added

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pypto.languages.invariants import NoRedundantBlocks, NormalizedStmtStructure
 
+from pypto.analysis import function_index
+from pypto.ir.function import Function
 from pypto.ir.stmt import SeqStmts, Stmt
 
 from pypto.transform.base import SAME
@@ -26,6 +28,15 @@ class NormalizeStmtStructure(RewritePass):
 
     target = SAME  # runs in any dialect and keeps it
     produces = frozenset({NormalizedStmtStructure, NoRedundantBlocks})
+
+    def applies(self, func: Function) -> bool:
+        # The rewrite changes only a block of one statement or one holding a block (every other body
+        # is kept as it is): a function with neither, among the blocks of its index, is kept.
+        for block in function_index(func).of(SeqStmts):
+            stmts = block.stmts
+            if len(stmts) == 1 or any(issubclass(c, SeqStmts) for c in set(map(type, stmts))):
+                return True
+        return False
 
     @staticmethod
     def reblock(old: Stmt, stmts: list[Stmt]) -> Stmt:

@@ -516,7 +516,8 @@ class ConvertTensorToTileOps(ProgramPass):
                 if not _convertible(func):
                     continue
                 converted, added = _Kernel(self.name).convert(func, program)
-            elif any(isinstance(c.op, GlobalVar) and c.op.name in outs for c in function_index(func).of(Call, Submit)):
+            elif outs and any(isinstance(c.op, GlobalVar) and c.op.name in outs  # empty: no call to rewrite
+                              for c in function_index(func).of(Call, Submit)):
                 converted, added = _Caller(outs, func.func_type in _WRAPPERS).convert(func, program)
             else:
                 continue
