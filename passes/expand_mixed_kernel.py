@@ -72,6 +72,7 @@ from pypto.transform.base import ProgramPass
 from pypto.transform.context import PassContext
 from pypto.transform.dce import eliminate_dead_code
 from pypto.transform.errors import PassError
+from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.vector_split import halve
 
@@ -317,8 +318,9 @@ class ExpandMixedKernel(ProgramPass):
             new.extend(out)
         if not changed:
             return program
-        if sides:
-            new = _into_group_callers(new, sides, {f.name for f in program.functions.values()})
+        if not sides:  # each kernel kept or retyped, under its name
+            return with_functions(program, new)
+        new = _into_group_callers(new, sides, {f.name for f in program.functions.values()})
         return Program(new, program.name, program.span)
 
     def expand(self, func: Function) -> list[Function]:

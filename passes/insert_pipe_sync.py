@@ -28,6 +28,7 @@ from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import FunctionPass
 from pypto.transform.errors import PassError
+from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.util import block_of, same_list
 
 _KERNELS = (FunctionType.AIV, FunctionType.AIC)
@@ -225,7 +226,7 @@ class _Block:
     user_sets: dict[tuple[int, int, int], int] = field(default_factory=dict)  # user sync_src -> its statement
 
 
-class InsertPipeSync(FunctionPass):
+class InsertPipeSync(KeepsFunctionNames, FunctionPass):
     """Place the intra-core synchronisation of each AIV/AIC kernel (the last pass before codegen).
 
     Each op runs on one pipe (:func:`pypto.analysis.pipes.op_pipe`). When an op on pipe P touches

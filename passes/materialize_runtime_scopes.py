@@ -12,11 +12,12 @@ from pypto.ir.node import replace
 from pypto.ir.stmt import ForStmt, IfStmt, ReturnStmt, RuntimeScopeStmt, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
+from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import block_of, rebuild
 
 
-class MaterializeRuntimeScopes(RewritePass):
+class MaterializeRuntimeScopes(KeepsFunctionNames, RewritePass):
     """Wrap the body, every ``for`` body and every ``if`` branch of an Orchestration function with
     ``auto_scope`` (the default) in ``RuntimeScopeStmt(manual=False)``, then set ``auto_scope=False``.
 
