@@ -6,9 +6,10 @@ from __future__ import annotations
 from pypto.languages.invariants import CallDirectionsResolved, RuntimeScopesMaterialized
 from pypto.languages.memref import memref
 
+from pypto.ir.attrs import FunctionAttrs
 from pypto.ir.enums import FunctionType
 from pypto.ir.function import Function
-from pypto.ir.node import replace
+from pypto.ir.parts import copy_parts
 from pypto.ir.stmt import ForStmt, IfStmt, ReturnStmt, RuntimeScopeStmt, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
@@ -44,7 +45,10 @@ class MaterializeRuntimeScopes(KeepsFunctionNames, RewritePass):
         if func.attrs.get("auto_scope", True) is False:
             return func
         body = self.wrap(super().function(func).body)
-        return replace(func, body=body, attrs={**func.attrs, "auto_scope": False})
+        # Only the body and the attrs change (the attrs validated here, as the constructor would): a
+        # function derives nothing from either, so the copy needs no validation of its other fields.
+        attrs = FunctionAttrs.for_node(f"Function '{func.name}'", {**func.attrs, "auto_scope": False})
+        return copy_parts(func, {"body": body, "attrs": attrs})
 
     def wrap(self, body: Stmt) -> Stmt:
         """``body`` with its statements (all but a trailing yield/return) in one auto runtime scope."""
