@@ -218,8 +218,10 @@ class ConvertToSSA(KeepsFunctionNames, RewritePass):
         tid = scope_task_id(s)
         if tid is not None:  # ``as tid`` is defined when the scope ends
             attrs["task_id_var"] = self.fresh(tid)
-        changed = any(attrs[k] is not v for k, v in s.attrs.items())
-        return rebuild(s, body=body, attrs=attrs) if changed else rebuild(s, body=body)
+        if any(attrs[k] is not v for k, v in s.attrs.items()):
+            return rebuild(s, body=body, attrs=attrs)
+        # Only the body changed, and a scope derives nothing from its body: the copy needs no validation.
+        return s if body is s.body else copy_parts(s, {"body": body})
 
     @on(IfStmt)
     def _if(self, s: IfStmt) -> Result:
