@@ -63,6 +63,7 @@ from pypto.analysis import (
     scope_task_id,
     stmt_defs,
 )
+from pypto.analysis.index import FunctionIndex
 from pypto.languages.invariants import NormalizedStmtStructure, SSAForm
 from pypto.languages.ssa import ssa
 from pypto.languages.surface import surface
@@ -70,6 +71,7 @@ from pypto.languages.surface import surface
 from pypto.ir.enums import ParamDirection
 from pypto.ir.expr import Expr, IterArg, Var
 from pypto.ir.function import Function
+from pypto.ir.parts import copy_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import (
     AssignStmt,
@@ -85,6 +87,7 @@ from pypto.ir.stmt import (
 from pypto.ir.transforms import flatten_to_stmts
 
 from .ctrl_flow_transform import jumps, structure_loop
+from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, RewritePass, on
 from pypto.transform.util import block_of, keep_list, rebuild
 
@@ -107,6 +110,13 @@ def _already_ssa(func: Function) -> bool:
     return len(set(defined)) == len(defined) == len({v.name_hint for v in defined})
 
 
+def _flowless(index: FunctionIndex) -> bool:
+    """True for a function (``index`` of its nodes) without an if or a loop: only those read the
+    variables live after them (``ConvertToSSA.after``), so no block needs the liveness walk (a scope
+    passes ``after`` on to its body unread)."""
+    return not index.has(IfStmt, ForStmt, WhileStmt)
+
+
 class _Jumps(Rewrite):
     """Restructure non-kernel loops that jump and assign, before SSA construction."""
 
@@ -123,7 +133,7 @@ class _Jumps(Rewrite):
         return structure_loop(node, self.names)
 
 
-class ConvertToSSA(RewritePass):
+class ConvertToSSA(KeepsFunctionNames, RewritePass):
     """Rename re-assigned variables; thread changed values through phis, iter_args and yields.
 
     before:  x = 0                         after:  x__ssa_v0 = 0
@@ -144,7 +154,10 @@ class ConvertToSSA(RewritePass):
         if _already_ssa(func):
             return func
         self.live = Liveness()
-        if function_index(func).has(BreakStmt, ContinueStmt):
+        index = function_index(func)
+        self.flowless = _flowless(index)
+        self.after = frozenset()
+        if index.has(BreakStmt, ContinueStmt):
             func = rebuild(func, body=_Jumps(self.live).body(func.body))
         defined = defined_vars(func)
         if func is self.func:  # the names the supply must avoid are those of ``defined``: one walk
@@ -161,7 +174,7 @@ class ConvertToSSA(RewritePass):
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
         """Each statement rewritten knowing the variables read after it (``self.after``)."""
-        if all(type(s) in BODILESS for s in stmts):
+        if self.flowless or all(type(s) in BODILESS for s in stmts):
             return super().block(stmts)  # only compound statements read ``self.after``
         out: list[Stmt] = []
         for s, after in zip(stmts, self.live.live_after(list(stmts), self.env.get("live_out", frozenset()))):
@@ -176,9 +189,16 @@ class ConvertToSSA(RewritePass):
         base = base_name(var.name_hint)
         return self.names.name(base, lambda n: f"{base}__{kind}_v{n}")
 
+    def named(self, var: Var, kind: str, span: Span) -> Var:
+        """A new variable of ``var``'s type named as its next ``kind`` version, at ``span``."""
+        name = self.version(var, kind)
+        if type(var) is Var:  # a copy with a new name and span: no validation (both fields of their class)
+            return copy_parts(var, {"name_hint": name, "span": span})
+        return Var(name, var.type, span)
+
     def fresh(self, var: Var) -> Var:
         """The SSA variable of one definition of ``var``, visible from here on."""
-        new = var if self.keeps(var) else Var(self.version(var, "ssa"), var.type, var.span)
+        new = var if self.keeps(var) else self.named(var, "ssa", var.span)
         self.remap[var] = new
         return new
 
@@ -198,8 +218,10 @@ class ConvertToSSA(RewritePass):
         tid = scope_task_id(s)
         if tid is not None:  # ``as tid`` is defined when the scope ends
             attrs["task_id_var"] = self.fresh(tid)
-        changed = any(attrs[k] is not v for k, v in s.attrs.items())
-        return rebuild(s, body=body, attrs=attrs) if changed else rebuild(s, body=body)
+        if any(attrs[k] is not v for k, v in s.attrs.items()):
+            return rebuild(s, body=body, attrs=attrs)
+        # Only the body changed, and a scope derives nothing from its body: the copy needs no validation.
+        return s if body is s.body else copy_parts(s, {"body": body})
 
     @on(IfStmt)
     def _if(self, s: IfStmt) -> Result:
@@ -222,7 +244,7 @@ class ConvertToSSA(RewritePass):
                     "assign it before the if or in both branches",
                     s.span,
                 )
-            phi = Var(self.version(v, "phi"), v.type, s.span)
+            phi = self.named(v, "phi", s.span)
             then_vals.append(tv)
             else_vals.append(ev)
             return_vars.append(phi)
@@ -292,10 +314,10 @@ class ConvertToSSA(RewritePass):
         if s.return_vars:
             return_vars = [self.fresh(rv) for rv in s.return_vars]
         else:
-            return_vars = [Var(self.version(ia, "rv"), ia.type, s.span) for ia in s.iter_args]
+            return_vars = [self.named(ia, "rv", s.span) for ia in s.iter_args]
         self.remap.maps[0].update(zip(s.iter_args, return_vars))
         for v in carried:
-            rv = Var(self.version(v, "rv"), v.type, s.span)
+            rv = self.named(v, "rv", s.span)
             return_vars.append(rv)
             self.remap[v] = rv
         fields: dict[str, object] = {

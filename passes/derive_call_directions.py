@@ -19,6 +19,7 @@ from pypto.ir.types import TensorType
 
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
+from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import Result, Rewrite, on
 from pypto.transform.util import rebuild
 
@@ -71,9 +72,7 @@ class DeriveCallDirections(ProgramPass):
         program = _raise_wrappers(program)
         # Only calls of functions get directions: a kernel that calls none is kept without a walk.
         funcs = [_Directions().run(f, program) if calls_functions(f) else f for f in program.functions.values()]
-        if all(a is b for a, b in zip(funcs, program.functions.values())):
-            return program
-        return Program(funcs, program.name, program.span)
+        return with_functions(program, funcs)
 
 
 def _raise_wrappers(program: Program) -> Program:

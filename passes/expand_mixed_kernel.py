@@ -45,8 +45,10 @@ from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace, SplitMode
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Var
+from pypto.ir.function import _DERIVED_LEVEL_ROLE as DERIVED_LEVEL_ROLE
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
+from pypto.ir.parts import copy_parts
 from pypto.ir.ops.common import tile_type
 from pypto.ir.ops.cross_core_ops import AUTO, PIPE_SETUPS, default_local_slot_num, default_slot_num, slot_bytes
 from pypto.ir.stmt import (
@@ -70,6 +72,7 @@ from pypto.transform.base import ProgramPass
 from pypto.transform.context import PassContext
 from pypto.transform.dce import eliminate_dead_code
 from pypto.transform.errors import PassError
+from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import Rewrite, on
 from pypto.transform.vector_split import halve
 
@@ -315,8 +318,9 @@ class ExpandMixedKernel(ProgramPass):
             new.extend(out)
         if not changed:
             return program
-        if sides:
-            new = _into_group_callers(new, sides, {f.name for f in program.functions.values()})
+        if not sides:  # each kernel kept or retyped, under its name
+            return with_functions(program, new)
+        new = _into_group_callers(new, sides, {f.name for f in program.functions.values()})
         return Program(new, program.name, program.span)
 
     def expand(self, func: Function) -> list[Function]:
@@ -326,8 +330,10 @@ class ExpandMixedKernel(ProgramPass):
         found = _sides(function_index(func).of(Call))
         if Affinity.BOUNDARY not in found and not (Affinity.CUBE in found and Affinity.VECTOR in found):
             kind = FunctionType.AIC if Affinity.CUBE in found else FunctionType.AIV
-            # The level and role follow from the new type.
-            return [replace(func, func_type=kind, level=None, role=None)]
+            # The level and role follow from the new type (the constructor's table); only these fields
+            # change, each to a value of the class it held: the copy needs no validation.
+            level, role = DERIVED_LEVEL_ROLE[kind]
+            return [copy_parts(func, {"func_type": kind, "level": level, "role": role})]
         return self.split(func)
 
     def split(self, func: Function) -> list[Function]:
@@ -372,7 +378,8 @@ class ExpandMixedKernel(ProgramPass):
             if name not in ("tile.store", "tile.load"):
                 continue
             tensor = call.args[2] if name == "tile.store" else call.args[0]
-            param = tensor if tensor in func.params else roots.get(tensor, tensor)  # or a tensor it creates
+            # Parameters by identity: ``in`` on a list compares with ``==``, which builds an Eq expression per item.
+            param = tensor if any(tensor is p for p in func.params) else roots.get(tensor, tensor)  # or a tensor it creates
             side = affinity(call)
             if name == "tile.store":
                 stored[param] = (side, call)

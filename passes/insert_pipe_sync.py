@@ -18,7 +18,6 @@ from pypto.ir.enums import FunctionType, MemorySpace, PipeType
 from pypto.ir.expr import Call, Expr, MakeTuple, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.memref import MemRef
-from pypto.ir.node import replace
 from pypto.ir.parts import copy_parts
 from pypto.ir.op_registry import Effect, get_op, lookup
 from pypto.ir.span import Span
@@ -29,6 +28,7 @@ from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import FunctionPass
 from pypto.transform.errors import PassError
+from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.util import block_of, same_list
 
 _KERNELS = (FunctionType.AIV, FunctionType.AIC)
@@ -226,7 +226,7 @@ class _Block:
     user_sets: dict[tuple[int, int, int], int] = field(default_factory=dict)  # user sync_src -> its statement
 
 
-class InsertPipeSync(FunctionPass):
+class InsertPipeSync(KeepsFunctionNames, FunctionPass):
     """Place the intra-core synchronisation of each AIV/AIC kernel (the last pass before codegen).
 
     Each op runs on one pipe (:func:`pypto.analysis.pipes.op_pipe`). When an op on pipe P touches
@@ -271,7 +271,9 @@ class InsertPipeSync(FunctionPass):
             body, _ = _Strip().block(body, None)
         run = _Run(_user_events(index))
         body = run.straight(body) if _straight_line(index) else run.block(body, {})[0]
-        synced_func = replace(func, body=body)
+        # Only the body changes, and a function derives nothing from its body: the copy needs no
+        # validation (a malformed body is still refused at the next boundary check).
+        synced_func = copy_parts(func, {"body": body})
         derive_index(synced_func, func)  # the boundary check and codegen read it; most statements are kept
         return synced_func
 

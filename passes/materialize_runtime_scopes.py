@@ -6,17 +6,19 @@ from __future__ import annotations
 from pypto.languages.invariants import CallDirectionsResolved, RuntimeScopesMaterialized
 from pypto.languages.memref import memref
 
+from pypto.ir.attrs import FunctionAttrs
 from pypto.ir.enums import FunctionType
 from pypto.ir.function import Function
-from pypto.ir.node import replace
+from pypto.ir.parts import copy_parts
 from pypto.ir.stmt import ForStmt, IfStmt, ReturnStmt, RuntimeScopeStmt, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
+from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import block_of, rebuild
 
 
-class MaterializeRuntimeScopes(RewritePass):
+class MaterializeRuntimeScopes(KeepsFunctionNames, RewritePass):
     """Wrap the body, every ``for`` body and every ``if`` branch of an Orchestration function with
     ``auto_scope`` (the default) in ``RuntimeScopeStmt(manual=False)``, then set ``auto_scope=False``.
 
@@ -43,7 +45,10 @@ class MaterializeRuntimeScopes(RewritePass):
         if func.attrs.get("auto_scope", True) is False:
             return func
         body = self.wrap(super().function(func).body)
-        return replace(func, body=body, attrs={**func.attrs, "auto_scope": False})
+        # Only the body and the attrs change (the attrs validated here, as the constructor would): a
+        # function derives nothing from either, so the copy needs no validation of its other fields.
+        attrs = FunctionAttrs.for_node(f"Function '{func.name}'", {**func.attrs, "auto_scope": False})
+        return copy_parts(func, {"body": body, "attrs": attrs})
 
     def wrap(self, body: Stmt) -> Stmt:
         """``body`` with its statements (all but a trailing yield/return) in one auto runtime scope."""

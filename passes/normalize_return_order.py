@@ -21,6 +21,7 @@ from pypto.ir.types import TensorType
 
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
+from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, on
 from pypto.transform.util import rebuild
 
@@ -139,9 +140,7 @@ class NormalizeReturnOrder(ProgramPass):
                 callers = _Callers(inverse, self)
                 callers.start(func, program)
                 funcs[name] = callers.function(func)
-        if all(funcs[f.name] is f for f in program.functions.values()):
-            return program
-        return Program(list(funcs.values()), program.name, program.span)
+        return with_functions(program, list(funcs.values()))
 
     def _returns(self, func: Function, inverse: dict[str, list[int]]) -> Function:
         if not (is_incore_type(func.func_type) or func.func_type in _WRAPPERS):

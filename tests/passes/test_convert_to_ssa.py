@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
+
 import pytest
 from front_programs import CONVERT_TO_SSA, parse
 from pass_helpers import before_after, check_preserves, upto
+from pypto.analysis import function_index
 from pypto.languages import ssa
 from pypto.languages.invariants import SSAForm
 from pypto.passes import PassError
 
+import pypto.language as pl
+
 from pypto import ir, passes
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# The pass module (``pypto.passes.convert_to_ssa`` is the factory function of the pass).
+SSA_MODULE = importlib.import_module("pypto.passes.convert_to_ssa")
 
 
 @pytest.mark.parametrize("name", sorted(CONVERT_TO_SSA))
@@ -203,3 +213,24 @@ def test_scopes_binding_one_task_id_name_get_versions() -> None:
     names = [first.attrs["task_id_var"].name_hint, second.attrs["task_id_var"].name_hint]
     assert names == ["tid__ssa_v0", "tid__ssa_v1"]
     assert second.attrs["manual_dep_edges"][0] is first.attrs["task_id_var"]
+
+
+def test_functions_without_branches_or_loops_skip_liveness_with_the_same_result(monkeypatch) -> None:
+    """A function without an if or a loop skips the liveness walk (``_flowless``): every example and
+    front-pass program converts to the same text and variables as with the general path, and the
+    programs with an if or a loop still take the general path."""
+    programs = [upto("ConvertToSSA", pl.loads_program(str(p))) for p in sorted(EXAMPLES.glob("*.py"))]
+    programs += [upto("ConvertToSSA", parse(src)) for _, src in sorted(CONVERT_TO_SSA.items())]
+    taken = {SSA_MODULE._flowless(function_index(f)) for p in programs for f in p.functions.values()}
+    assert taken == {True, False}
+    fast = [passes.convert_to_ssa()(p) for p in programs]
+    monkeypatch.setattr(SSA_MODULE, "_flowless", lambda index: False)
+    general = [passes.convert_to_ssa()(p) for p in programs]
+    for a, b in zip(fast, general):
+        assert a.as_python() == b.as_python()
+        ir.assert_structural_equal(a, b)
+
+
+def test_a_function_with_a_loop_takes_the_liveness_path() -> None:
+    program = parse(CONVERT_TO_SSA["accumulate"])
+    assert not SSA_MODULE._flowless(function_index(program.get_function("main")))
