@@ -87,7 +87,6 @@ from pypto.ir.stmt import (
 from pypto.ir.transforms import flatten_to_stmts
 
 from .ctrl_flow_transform import jumps, structure_loop
-from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, RewritePass, on
 from pypto.transform.util import block_of, keep_list, rebuild
 
@@ -133,7 +132,7 @@ class _Jumps(Rewrite):
         return structure_loop(node, self.names)
 
 
-class ConvertToSSA(KeepsFunctionNames, RewritePass):
+class ConvertToSSA(RewritePass):
     """Rename re-assigned variables; thread changed values through phis, iter_args and yields.
 
     before:  x = 0                         after:  x__ssa_v0 = 0

@@ -28,7 +28,6 @@ from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import FunctionPass
 from pypto.transform.errors import PassError
-from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.util import block_of, same_list
 
 _KERNELS = (FunctionType.AIV, FunctionType.AIC)
@@ -226,7 +225,7 @@ class _Block:
     user_sets: dict[tuple[int, int, int], int] = field(default_factory=dict)  # user sync_src -> its statement
 
 
-class InsertPipeSync(KeepsFunctionNames, FunctionPass):
+class InsertPipeSync(FunctionPass):
     """Place the intra-core synchronisation of each AIV/AIC kernel (the last pass before codegen).
 
     Each op runs on one pipe (:func:`pypto.analysis.pipes.op_pipe`). When an op on pipe P touches

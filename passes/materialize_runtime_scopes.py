@@ -13,12 +13,11 @@ from pypto.ir.parts import copy_parts
 from pypto.ir.stmt import ForStmt, IfStmt, ReturnStmt, RuntimeScopeStmt, Stmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 
-from pypto.transform.program_rebuild import KeepsFunctionNames
 from pypto.transform.rewrite import Result, RewritePass, on
 from pypto.transform.util import block_of, rebuild
 
 
-class MaterializeRuntimeScopes(KeepsFunctionNames, RewritePass):
+class MaterializeRuntimeScopes(RewritePass):
     """Wrap the body, every ``for`` body and every ``if`` branch of an Orchestration function with
     ``auto_scope`` (the default) in ``RuntimeScopeStmt(manual=False)``, then set ``auto_scope=False``.
 

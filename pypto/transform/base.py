@@ -49,6 +49,7 @@ from pypto.languages.surface import surface
 from pypto.ir.function import Function, Program
 
 from .errors import PassError
+from .program_rebuild import with_functions
 from .properties import IRPropertySet
 
 
@@ -211,15 +212,12 @@ class ProgramPass(Pass):
 
 
 class FunctionPass(Pass):
-    """A pass applied to each function independently; the program is rebuilt only if one changed."""
+    """A pass applied to each function independently; the program is rebuilt only if one changed
+    (:func:`~pypto.transform.program_rebuild.with_functions`: keeping its keys when no function is renamed)."""
 
     @abstractmethod
     def run_function(self, func: Function, program: Program) -> Function:
         """The transformed function (return ``func`` itself when nothing changes)."""
 
     def run(self, program: Program) -> Program:
-        funcs = list(program.functions.values())
-        new = [self.run_function(f, program) for f in funcs]
-        if all(a is b for a, b in zip(new, funcs)):
-            return program
-        return Program(new, program.name, program.span)
+        return with_functions(program, [self.run_function(f, program) for f in program.functions.values()])

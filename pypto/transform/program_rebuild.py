@@ -22,14 +22,8 @@ def with_functions(program: Program, funcs: Sequence[Function]) -> Program:
         raise ValueError(f"with_functions: {len(funcs)} functions for a program of {len(old)}")
     if all(a is b for a, b in zip(funcs, old.values())):
         return program
-    if all(f.name == gv.name for f, gv in zip(funcs, old)):
+    # (a pass's result that is not a Function goes to the constructor, which reports it)
+    if all(type(f) is Function and f.name == gv.name for f, gv in zip(funcs, old)):
         return copy_parts(program, {"functions": dict(zip(old, funcs))})
     return Program(list(funcs), program.name, program.span)
 
-
-class KeepsFunctionNames:
-    """Mixed into a function pass (before its pass base class) that neither renames nor adds a
-    function: its program is rebuilt by :func:`with_functions`."""
-
-    def run(self, program: Program) -> Program:
-        return with_functions(program, [self.run_function(f, program) for f in program.functions.values()])

@@ -53,3 +53,26 @@ def test_a_function_count_other_than_the_programs_is_refused() -> None:
     program = _two_functions()
     with pytest.raises(ValueError, match="with_functions: 1 functions for a program of"):
         with_functions(program, list(program.functions.values())[:1])
+
+
+def test_a_function_pass_keeps_the_keys_and_a_non_function_result_is_reported() -> None:
+    from pypto.ir.errors import PyptoError
+    from pypto.transform.base import FunctionPass
+
+    class Rebuild(FunctionPass):
+        name = "Rebuild"
+
+        def run_function(self, func, program):
+            return replace(func, body=func.body)
+
+    class Broken(FunctionPass):
+        name = "Broken"
+
+        def run_function(self, func, program):
+            return func.body  # not a function
+
+    program = _two_functions()
+    got = Rebuild().run(program)
+    assert got is not program and all(a is b for a, b in zip(got.functions, program.functions))
+    with pytest.raises(PyptoError, match="Broken"):  # through the pass manager's entry point
+        Broken()(program)
