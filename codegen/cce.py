@@ -51,7 +51,7 @@ from pypto.ir.memref import MemRef
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
-from pypto.ir.types import TensorType, TileType, buffer_dims, element_strides
+from pypto.ir.types import TensorType, TileType, buffer_dims, effective_valid_shape, element_strides
 
 from .base import Emitter, Rules
 from .cce_entry import DimParam, EntryParam, header, kernel_entry
@@ -67,7 +67,6 @@ from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .groups import group_members, kernel_slots, pipe_setups
 from .target import CCE
-from .tile_facts import valid_shape
 from .unsupported import ODD_SPLIT_HINT
 
 _KERNEL_DIRS = {FunctionType.AIV: "aiv", FunctionType.AIC: "aic"}
@@ -259,7 +258,7 @@ class CceEmitter(Emitter):
     def _tile_declaration(self, doc: Doc, var: Var) -> None:
         t: TileType = var.type
         alias = self._aliases[self._template(t, var.span)]  # made where the body defines the tile
-        valid = valid_shape(t)
+        valid = effective_valid_shape(t)
         if len(valid) == 1:
             valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
@@ -605,7 +604,7 @@ class CceEmitter(Emitter):
         else:
             if tile is None or not isinstance(tile.type, TileType):
                 raise no_rule(f"{call.op.name} without a tile to size its window", self.target.name, call.span)
-            dims = list(valid_shape(tile.type))
+            dims = list(effective_valid_shape(tile.type))
         dims = [index_const(1)] * (rank - len(dims)) + dims
         sizes, volume = self._window_sizes(dims, tile, call)
         fixed = [s if isinstance(s, int) else DYNAMIC for s in strides]

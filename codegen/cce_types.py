@@ -19,10 +19,9 @@ from pypto.ir.enums import CompactMode, MemorySpace, PadValue, TileLayout
 from pypto.ir.expr import ConstInt
 from pypto.ir.span import Span
 from pypto.ir.ops.common import BLOCK_BYTES, block_elements
-from pypto.ir.types import TileType, buffer_dims
+from pypto.ir.types import TileType, buffer_dims, effective_view_layout
 
 from .errors import no_rule
-from .tile_facts import view_layout
 
 TARGET = "cce"
 
@@ -92,7 +91,7 @@ def tile_template(t: TileType, span: Span | None = None) -> str:
         shape = [1, shape[0]]
     if len(shape) != 2:
         raise no_rule(f"a rank-{len(shape)} tile", TARGET, span, "pto-isa tiles are 2-D")
-    blayout, slayout, fractal, pad, compact = view_layout(t)
+    blayout, slayout, fractal, pad, compact = effective_view_layout(t)
     trailing = [_SLAYOUT[slayout], str(fractal), _pad(pad, t.dtype), _COMPACT[compact]]
     while trailing and trailing[-1] == _TRAILING_DEFAULTS[len(trailing) - 1]:
         trailing.pop()

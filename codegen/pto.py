@@ -38,7 +38,7 @@ from pypto.ir.ops.cross_core_ops import GM_PIPE_BUFFER, gm_ring_layout
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, SeqStmts, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
-from pypto.ir.types import TensorType, TileType, element_strides
+from pypto.ir.types import TensorType, TileType, effective_valid_shape, element_strides
 
 from .base import Emitter, Rules
 from .doc import Doc
@@ -52,7 +52,6 @@ from .pto_ops import (
 from .pto_state import ADDRESSES, VIEWS, FunctionState
 from .pto_types import LAYOUTS, mlir_dtype, partition_view, physical_dims, signless, static_dim, tensor_view, tile_buf
 from .target import PTO
-from .tile_facts import valid_shape
 
 _KERNEL_KINDS = {FunctionType.AIC: "cube", FunctionType.AIV: "vector"}
 # Hidden SPMD identity parameters, in signature order; block_idx and block_num come as a pair.
@@ -556,7 +555,7 @@ class PtoEmitter(Emitter):
                 size_exprs = _elements(given, "window sizes", call.span)
             else:
                 assert isinstance(tile_type, TileType)
-                size_exprs = list(valid_shape(tile_type))
+                size_exprs = list(effective_valid_shape(tile_type))
             sizes = [self._index(e, call.span) for e in size_exprs]
             window_type = partition_view([static_dim(e) for e in size_exprs], tensor.type.dtype, call.span)
             window = fn.fresh(view.removeprefix("%").removesuffix("_view") + "_pview")
@@ -654,7 +653,7 @@ class PtoEmitter(Emitter):
         sets them on the tile it takes from the slot), else None."""
         assert target is not None and isinstance(target.type, TileType)
         tile = target.type
-        valid = list(valid_shape(tile))
+        valid = list(effective_valid_shape(tile))
         if all(isinstance(v, ConstInt) and isinstance(d, ConstInt) and v.value == d.value
                for v, d in zip(valid, tile.shape, strict=True)):
             return None
@@ -662,7 +661,7 @@ class PtoEmitter(Emitter):
 
     def _valid_operands(self, tile: TileType, span: Span) -> tuple[str, str]:
         """The ``index`` values of a tile's valid rows and columns (a 1-D tile is one row)."""
-        valid = list(valid_shape(tile))
+        valid = list(effective_valid_shape(tile))
         if len(valid) == 1:
             valid = [ConstInt(1, DataType.INDEX), valid[0]]
         rows, cols = (self._index(d, span) for d in valid)
@@ -734,7 +733,7 @@ class PtoEmitter(Emitter):
             self._line(f"pto.tmov ins({dst_name} : {dst_type}) outs({result} : {result_type})", call.span)
         src_name, src_type = self._operand(source, call.span)
         rows, cols = physical_dims(source.type, call.span)
-        valid = list(valid_shape(source.type))
+        valid = list(effective_valid_shape(source.type))
         if len(valid) == 1:
             valid = [ConstInt(1, DataType.INDEX), valid[0]]
         statics = (static_dim(valid[0]), static_dim(valid[1]))

@@ -12,10 +12,9 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import CompactMode, MemorySpace, TensorLayout
 from pypto.ir.expr import ConstInt, Expr
 from pypto.ir.span import Span
-from pypto.ir.types import TileType, buffer_dims
+from pypto.ir.types import TileType, buffer_dims, effective_view_layout
 
 from .errors import no_rule
-from .tile_facts import view_layout
 
 TARGET = "pto"
 
@@ -79,7 +78,7 @@ def tile_buf(tile: TileType, span: Span | None = None, valid: tuple[int | None, 
     if space not in SPACES or space is MemorySpace.DDR:
         raise no_rule(f"a tile in memory space {space}", TARGET, span, "tile buffers live in an on-chip space")
     rows, cols = physical_dims(tile, span) if dims is None else dims
-    blayout, slayout, fractal, pad, compact = view_layout(tile)
+    blayout, slayout, fractal, pad, compact = effective_view_layout(tile)
     v_row, v_col = ("?", "?") if valid is None else tuple("?" if v is None else str(v) for v in valid)
     text = (f"!pto.tile_buf<loc={SPACES[space]}, dtype={mlir_dtype(tile.dtype, span)}, rows={rows}, cols={cols}, "
             f"v_row={v_row}, v_col={v_col}, blayout={blayout.name}, slayout={slayout.name}, "

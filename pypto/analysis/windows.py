@@ -27,7 +27,7 @@ from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
-from pypto.ir.types import TensorType, TileType
+from pypto.ir.types import TensorType, TileType, effective_valid_shape
 from pypto.util import IdentityCache
 
 from .intervals import RULES, Interval, distribute, index_const, last_value, negate, subtract
@@ -303,16 +303,10 @@ def _elements(e: Expr | None) -> list[Expr | None]:
     return list(e.elements) if isinstance(e, MakeTuple) else []
 
 
-def _valid(t: TileType) -> list[Expr | None]:
-    # the effective view's valid shape, without building the view of a tile that stores none
-    view = t.tile_view
-    return list(view.valid_shape if view is not None and view.valid_shape else t.shape)
-
-
 def _load(call: Call) -> _Region:
     """What a load reads: the valid region of its result (the requested one clipped, with clamp)."""
     offsets = _elements(argument(call, "offsets"))
-    valid = _valid(call.type) if isinstance(call.type, TileType) else []
+    valid = list(effective_valid_shape(call.type)) if isinstance(call.type, TileType) else []
     if len(valid) != len(offsets):  # flatten=True: the result merges the leading axes
         valid = _elements(argument(call, "valid_shape"))
     return argument(call, "tensor"), offsets, valid
@@ -321,7 +315,7 @@ def _load(call: Call) -> _Region:
 def _store(call: Call) -> _Region:
     """What a store writes: its ``shapes``, else the tile's valid region."""
     shapes = argument(call, "shapes")
-    extents = _elements(shapes) if shapes is not None else _valid(call.args[0].type)
+    extents = _elements(shapes) if shapes is not None else list(effective_valid_shape(call.args[0].type))
     return argument(call, "output_tensor"), _elements(argument(call, "offsets")), extents
 
 

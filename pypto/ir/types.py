@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from operator import attrgetter
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
@@ -142,6 +143,10 @@ def implicit_tile_view(shape: list[Expr], memory_space: MemorySpace | None) -> T
     return TileView(valid_shape=list(shape), blayout=blayout, slayout=slayout, fractal=fractal)
 
 
+# An implicit view's other fields: TileView's defaults.
+_IMPLICIT = TileView()
+
+
 class ShapedType(Type):
     """Base of tensor and tile types: dtype, shape and an optional MemRef."""
 
@@ -271,6 +276,23 @@ def effective_layout(tile: TileType) -> tuple[TileLayout, TileLayout, int]:
     if view is None:
         return implicit_layout(tile.shape, tile.memory_space_)
     return view.blayout, view.slayout, view.fractal
+
+
+def effective_valid_shape(tile: TileType) -> Sequence[Expr]:
+    """``tile.get_effective_tile_view().valid_shape`` without building the view (the generators and
+    analyses ask it of every tile of a compile's fresh final program): the stored view's valid shape,
+    else the shape."""
+    view = tile.tile_view
+    return view.valid_shape if view is not None and view.valid_shape else tile.shape
+
+
+def effective_view_layout(tile: TileType) -> tuple[TileLayout, TileLayout, int, PadValue, CompactMode]:
+    """``(blayout, slayout, fractal, pad, compact)`` of ``tile.get_effective_tile_view()``, without
+    building the view."""
+    view = tile.tile_view
+    if view is None:
+        return (*implicit_layout(tile.shape, tile.memory_space_), _IMPLICIT.pad, _IMPLICIT.compact)
+    return view.blayout, view.slayout, view.fractal, view.pad, view.compact
 
 
 def buffer_dims(tile: TileType) -> list[Expr]:

@@ -18,7 +18,7 @@ from ..scalar_ops import min_ as scalar_min
 from ..scalar_ops import mul as scalar_mul
 from ..scalar_ops import sub as scalar_sub
 from ..type_base import ScalarType, Type
-from ..types import TensorType, TensorView, TileType, TileView, implicit_layout
+from ..types import TensorType, TensorView, TileType, TileView, effective_valid_shape, implicit_layout
 
 D = DataType
 # The on-chip block (pto-isa's TileConfig::alignedSize): vector instructions address buffers in whole
@@ -262,7 +262,7 @@ def check_rank(ci: CallInfo, name: str, rank: int | None = None, min_rank: int |
 def valid_shape(t: TensorType | TileType) -> list[Expr]:
     """The effective valid region (the shape when the view does not narrow it)."""
     if isinstance(t, TileType):
-        return list(t.get_effective_tile_view().valid_shape)
+        return list(effective_valid_shape(t))
     view = t.tensor_view
     return list(view.valid_shape) if view is not None and view.valid_shape else list(t.shape)
 

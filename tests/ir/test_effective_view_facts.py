@@ -1,5 +1,6 @@
-"""The generators read a tile's effective view through codegen.tile_facts, which builds no view: the
-same facts as ``TileType.get_effective_tile_view()`` for implicit, partial and full stored views."""
+"""``effective_valid_shape`` and ``effective_view_layout`` (pypto.ir.types), which the generators and
+analyses read instead of building a tile's effective view: the same facts as
+``TileType.get_effective_tile_view()`` for implicit, partial and full stored views."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import pytest
 import pypto.language as pl
 from pypto import ir
 from pypto.analysis.index import walk
-from pypto.codegen.tile_facts import valid_shape, view_layout
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import CompactMode, MemorySpace, PadValue, TileLayout
-from pypto.ir.types import TileType, TileView
+from pypto.ir.types import TileType, TileView, effective_valid_shape, effective_view_layout
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -42,7 +42,7 @@ TILES = [
 @pytest.mark.parametrize("tile", TILES, ids=range(len(TILES)))
 def test_the_facts_are_the_effective_views(tile: TileType) -> None:
     fresh = TileType(*[getattr(tile, f) for f in ("shape", "dtype", "memref", "tile_view")], tile.memory_space)
-    assert (list(valid_shape(fresh)), view_layout(fresh)) == facts(tile)
+    assert (list(effective_valid_shape(fresh)), effective_view_layout(fresh)) == facts(tile)
     assert not hasattr(fresh, "_effective_view")  # nothing was built
 
 
@@ -52,4 +52,4 @@ def test_every_tile_of_a_compiled_example(name: str, tmp_path: Path) -> None:
     tiles = [n.type for f in final.functions.values() for n in walk(f.body) if isinstance(getattr(n, "type", None), TileType)]
     assert tiles
     for t in tiles:
-        assert (list(valid_shape(t)), view_layout(t)) == facts(t)
+        assert (list(effective_valid_shape(t)), effective_view_layout(t)) == facts(t)
