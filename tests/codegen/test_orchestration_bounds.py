@@ -188,18 +188,29 @@ def test_spmd_blocks_are_bounded_by_the_launch(tmp_path: Path) -> None:
         orchestration(source.replace("pl.spmd(4)", "pl.spmd(5)"), tmp_path)
 
 
-def test_every_example_kernel_window_is_bounded() -> None:
-    # examples/jit holds @pl.jit functions, which specialise on sample tensors: tests/jit runs them.
-    paths = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
-    kernels = windows = 0
-    for path in paths:
-        compiled = ir.compile(pl.loads_program(str(path)), output_dir=None)
-        for f in compiled.final_program.functions.values():
-            if f.func_type in (FunctionType.AIV, FunctionType.AIC):
-                found = kernel_windows(f)
-                assert all(w.bounded for w in found), (path.name, f.name)
-                kernels, windows = kernels + 1, windows + len(found)
-    assert kernels >= len(paths) and windows >= 2 * len(paths)  # every example has a kernel loading and storing
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def example_kernels() -> list[tuple[str, ir.Function]]:
+    """``(example, kernel)`` for every AIV/AIC kernel of every example's final program (the pipeline
+    alone, once for the tests below). examples/jit holds @pl.jit functions, which specialise on sample
+    tensors: tests/jit runs them."""
+    manager = passes.PassManager.get_strategy()
+    out = []
+    for path in EXAMPLES:
+        final = manager.run(pl.loads_program(str(path)))
+        out += [(path.name, f) for f in final.functions.values() if f.func_type in (FunctionType.AIV, FunctionType.AIC)]
+    return out
+
+
+def test_every_example_kernel_window_is_bounded(example_kernels: list[tuple[str, ir.Function]]) -> None:
+    windows = 0
+    for name, f in example_kernels:
+        found = kernel_windows(f)
+        assert all(w.bounded for w in found), (name, f.name)
+        windows += len(found)
+    assert len(example_kernels) >= len(EXAMPLES) and windows >= 2 * len(EXAMPLES)  # most load and store
 
 
 def test_a_run_that_may_submit_no_task_ends_with_an_empty_one(tmp_path: Path) -> None:
@@ -363,7 +374,7 @@ def test_an_element_the_orchestration_reads_or_writes_at_a_computed_index_is_gua
 
 
 def test_statements_passed_over_leave_every_example_kernels_windows_as_the_full_walk_finds_them(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, example_kernels: list[tuple[str, ir.Function]]
 ) -> None:
     import pypto.analysis.windows as windows
 
@@ -372,10 +383,7 @@ def test_statements_passed_over_leave_every_example_kernels_windows_as_the_full_
         walker.stmt(kernel.body, ())
         return [(w.param, w.op, [str(e) for e in (*w.lo, *w.hi, *w.when)], w.span) for w in walker.windows]
 
-    kernels = []
-    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py")):
-        final = ir.compile(pl.loads_program(str(path)), output_dir=None, dump_passes=False).final_program
-        kernels += [f for f in final.functions.values() if f.func_type in (FunctionType.AIV, FunctionType.AIC)]
+    kernels = [f for _, f in example_kernels]
     quick = [found(k) for k in kernels]
     assert any(windows._passed_over(s) for k in kernels for s in k.body.stmts)
     monkeypatch.setattr(windows, "_passed_over", lambda s: False)
