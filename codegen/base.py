@@ -171,6 +171,8 @@ def implies(checked: Dialect, wanted: Dialect) -> bool:
         and wanted.excluded <= checked.excluded
         and set(wanted.invariants) <= set(checked.invariants)
     )
+    if len(_IMPLIED) > 256:  # dialects made on the fly (plugins, tests) would otherwise pile up
+        _IMPLIED.clear()
     _IMPLIED[id(checked), id(wanted)] = (facts, answer)
     return answer
 

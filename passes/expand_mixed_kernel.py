@@ -45,7 +45,7 @@ from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, MemorySpace, SplitMode
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, Var
-from pypto.ir.function import _DERIVED_LEVEL_ROLE as DERIVED_LEVEL_ROLE
+from pypto.ir.function import DERIVED_LEVEL_ROLE
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
 from pypto.ir.parts import copy_parts

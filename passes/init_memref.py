@@ -121,8 +121,8 @@ class _Plan:
         self.allocs: list[Stmt] = []
         self.piped: set[Var] = set()
         self.count = 0
-        span = func.span  # one shared constant for every MemRef of the kernel
-        self.offset = _UNASSIGNED.make(lambda: unassigned(span), {"span": span})
+        span = func.span
+        self.offset = _UNASSIGNED.make(lambda: unassigned(span), {"span": span})  # shared by every MemRef of the kernel
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
         # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer

@@ -12,7 +12,8 @@ from .node import Bool, IRNode, Str
 from .stmt import Stmt
 from .type_base import Type
 
-_DERIVED_LEVEL_ROLE: dict[FunctionType, tuple[Level, Role]] = {
+# The level and role a function of each of these kinds gets unless it is given one.
+DERIVED_LEVEL_ROLE: dict[FunctionType, tuple[Level, Role]] = {
     FunctionType.Orchestration: (Level.CHIP, Role.Orchestrator),
     FunctionType.Graph: (Level.CHIP, Role.Orchestrator),
     FunctionType.InCore: (Level.CHIP_DIE, Role.SubWorker),
@@ -71,7 +72,7 @@ class Function(IRNode):
                 kwargs["params"] = params
             kwargs["param_directions"] = dirs
         func_type = kwargs.get("func_type", FunctionType.Opaque)
-        derived = _DERIVED_LEVEL_ROLE.get(func_type) if isinstance(func_type, FunctionType) else None
+        derived = DERIVED_LEVEL_ROLE.get(func_type) if isinstance(func_type, FunctionType) else None
         if derived is not None:
             for key, value in zip(("level", "role"), derived):
                 given = kwargs.get(key)

@@ -64,8 +64,8 @@ def meta_text(program: Program, platform: str, backend_type: str, final: Program
 
 
 def _indented(value: Any, newline: str) -> str:
-    """``json.dumps(value, indent=2)`` of a signature's values (dicts with string keys, lists, strings,
-    numbers, bools, None), lines after the first starting with ``newline``: the json module's indenting
+    """``json.dumps(value, indent=2)`` of a signature's values (dicts with string keys, lists or tuples,
+    strings, numbers, bools, None), lines after the first starting with ``newline``: the json module's indenting
     encoder is its pure-Python one, which cost more than the rest of the file; strings go through its
     C escaping."""
     if isinstance(value, str):
@@ -84,7 +84,7 @@ def _indented(value: Any, newline: str) -> str:
             return "{}"
         items = (f"{_string(k)}: {_indented(v, inner)}" for k, v in value.items())
         return "{" + inner + ("," + inner).join(items) + newline + "}"
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         if not value:
             return "[]"
         return "[" + inner + ("," + inner).join(_indented(v, inner) for v in value) + newline + "]"

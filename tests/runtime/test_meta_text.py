@@ -16,6 +16,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 VALUES: list[Any] = [
     {"name": 'a\u00e9"x\n\t\\', "shape": [64, -1], "none": None, "empty": [], "nested": [[], [1, [2, {}]]]},
     {"flags": [True, False], "n": -5, "half": 0.5, "wide": "\u65e5\u672c", "obj": {}},
+    {"pair": (1, (2, "b")), "none": ()},
     {},
     [],
     "text",
