@@ -6,6 +6,7 @@ its output into a folder on ``sys.path``."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -56,6 +57,80 @@ def test_a_plugin_installed_into_a_folder_already_on_sys_path_runs_in_the_next(t
         forget()
     assert "MarkVisited" not in _dumped_passes(tmp_path / "before")
     assert "MarkVisited" in _dumped_passes(tmp_path / "with")
+
+
+def test_a_plugin_removed_from_a_folder_still_on_sys_path_no_longer_runs(tmp_path: Path) -> None:
+    from demo_plugin import forget, write_distribution
+
+    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
+    site = tmp_path / "site"
+    site.mkdir()
+    info = write_distribution(site)
+    settled = time.time() - 100  # its listing with the plugin is kept until the folder's time changes
+    os.utime(site, (settled, settled))
+    sys.path.insert(0, str(site))
+    try:
+        forget()
+        ir.compile(program, output_dir=tmp_path / "with")
+        shutil.rmtree(info)
+        forget()
+        ir.compile(program, output_dir=tmp_path / "after")
+    finally:
+        sys.path.remove(str(site))
+        forget()
+    assert "MarkVisited" in _dumped_passes(tmp_path / "with")
+    assert "MarkVisited" not in _dumped_passes(tmp_path / "after")
+
+
+def test_a_plugin_in_a_sys_path_folder_made_after_a_compile_runs_in_the_next(tmp_path: Path) -> None:
+    from demo_plugin import forget, write_distribution
+
+    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
+    site = tmp_path / "site"  # on sys.path before it exists, as a missing entry is
+    sys.path.insert(0, str(site))
+    try:
+        ir.compile(program, output_dir=tmp_path / "before")
+        site.mkdir()
+        write_distribution(site)
+        forget()
+        ir.compile(program, output_dir=tmp_path / "with")
+    finally:
+        sys.path.remove(str(site))
+        forget()
+    assert "MarkVisited" not in _dumped_passes(tmp_path / "before")
+    assert "MarkVisited" in _dumped_passes(tmp_path / "with")
+
+
+def test_the_current_folder_on_sys_path_is_the_one_of_each_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from demo_plugin import forget, write_distribution
+
+    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
+    plain, site = tmp_path / "plain", tmp_path / "site"
+    plain.mkdir()
+    site.mkdir()
+    write_distribution(site)
+    settled = time.time() - 100  # both listings are kept: only the folder's identity tells them apart
+    for folder in (plain, site):
+        os.utime(folder, (settled, settled))
+    monkeypatch.syspath_prepend("")
+    try:
+        monkeypatch.chdir(plain)
+        forget()
+        ir.compile(program, output_dir=tmp_path / "out" / "in_plain")
+        monkeypatch.chdir(site)
+        forget()
+        ir.compile(program, output_dir=tmp_path / "out" / "in_site")
+        monkeypatch.chdir(plain)
+        forget()
+        ir.compile(program, output_dir=tmp_path / "out" / "back")
+    finally:
+        monkeypatch.undo()
+        forget()
+    assert "MarkVisited" not in _dumped_passes(tmp_path / "out" / "in_plain")
+    assert "MarkVisited" in _dumped_passes(tmp_path / "out" / "in_site")
+    assert "MarkVisited" not in _dumped_passes(tmp_path / "out" / "back")
 
 
 def test_compiling_into_a_folder_on_sys_path_does_not_read_the_entry_points_again(

@@ -133,6 +133,10 @@ class Pass(ABC):
             cls.name = cls.__name__
         dataclasses.dataclass(repr=False, unsafe_hash=True)(cls)
         cls._option_names = tuple(f.name for f in dataclasses.fields(cls))
+        if cls.__setattr__ in (Pass.__setattr__, object.__setattr__) and "__setattr__" not in cls.__dict__:
+            # Only options are frozen: a pass without any keeps Python's own assignment (a rewrite
+            # sets its per-run state some 24 times per function it rebuilds).
+            cls.__setattr__ = Pass.__setattr__ if cls._option_names else object.__setattr__  # type: ignore[method-assign]
         init = cls.__init__
 
         @functools.wraps(init)

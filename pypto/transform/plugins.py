@@ -50,8 +50,10 @@ _INSTALLED: tuple[tuple, tuple[EntryPoint, ...]] | None = None
 _METADATA = (".dist-info", ".egg-info")
 # A folder changed this recently (ns) may change again within its mtime's granularity unseen.
 _SETTLING_NS = 2_000_000_000
-# sys.path folder -> (its mtime, its metadata signature) when last listed.
-_LISTED: dict[str, tuple[int, object]] = {}
+# sys.path entry -> (its folder's time and identity, its metadata signature) when last listed.
+_LISTED: dict[str, tuple[tuple[int, int, int], object]] = {}
+# sys.path entries that did not exist when last looked at.
+_MISSING: set[str] = set()
 
 
 def _metadata_signature(entry: str) -> object:
@@ -63,31 +65,47 @@ def _metadata_signature(entry: str) -> object:
     a folder on ``sys.path`` (a script's folder, ``/tmp``) then costs a listing, not a re-read of
     every distribution's entry points.
     """
-    path = entry or os.getcwd()
-    try:
-        mtime = os.stat(path).st_mtime_ns
-    except OSError:
+    path = entry or "."  # the current folder, told apart from another by its identity, not a getcwd
+    # A missing entry (the interpreter's zip of its library, usually) is asked about without the
+    # cost of an exception while it stays missing.
+    if entry in _MISSING and not os.access(path, os.F_OK):
         return None
-    listed = _LISTED.get(path)
-    if listed is not None and listed[0] == mtime:
+    try:
+        found = os.stat(path)
+    except OSError:
+        _MISSING.add(entry)
+        return None
+    _MISSING.discard(entry)
+    mtime = found.st_mtime_ns
+    stamp = (mtime, found.st_ino, found.st_dev)
+    listed = _LISTED.get(entry)
+    if listed is not None and listed[0] == stamp:
         return listed[1]
     try:
-        with os.scandir(path) as found:
-            signature: object = tuple(
-                sorted((e.name, e.stat().st_mtime_ns) for e in found if e.name.lower().endswith(_METADATA))
-            )
+        names = os.listdir(path)
     except NotADirectoryError:
-        signature = mtime
+        signature: object = mtime
     except OSError:
         return None
+    else:
+        # Both suffixes have their '-' fifth from the end: a cheap first sieve over a busy folder's names.
+        metadata = [name for name in names if name[-5:-4] == "-" and name.lower().endswith(_METADATA)]
+        signature = tuple(sorted((name, _mtime(os.path.join(path, name))) for name in metadata))
     if time.time_ns() - mtime >= _SETTLING_NS:
-        _LISTED[path] = (mtime, signature)
+        _LISTED[entry] = (stamp, signature)
     return signature
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:  # removed since the listing
+        return None
 
 
 def _path_state() -> tuple:
     """``sys.path`` with each entry's metadata signature (:func:`_metadata_signature`)."""
-    return tuple((entry, _metadata_signature(entry)) for entry in sys.path)
+    return tuple([(entry, _metadata_signature(entry)) for entry in sys.path])
 
 
 def installed_entry_points() -> tuple[EntryPoint, ...]:

@@ -112,6 +112,27 @@ def test_options_are_frozen_typed_fields() -> None:
         p.size = 3  # type: ignore[misc]
 
 
+def test_options_stay_frozen_in_subclasses_with_and_without_options_of_their_own() -> None:
+    class Plain(passes.FunctionPass):
+        def run_function(self, func: ir.Function, program: ir.Program) -> ir.Function:
+            return func
+
+    class Sized(Plain):
+        size: int = 1
+
+    class SameBlocking(Blocking):
+        pass
+
+    plain = Plain()
+    plain.note = 1  # no option to freeze: any attribute may be set
+    assert plain.note == 1
+    for p, option in ((Sized(), "size"), (SameBlocking(), "mode")):
+        with pytest.raises(dataclasses.FrozenInstanceError, match=f"^cannot assign to option '{option}' of pass "):
+            setattr(p, option, 2)
+        p.note = 1
+        assert p.note == 1
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
