@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,67 +39,62 @@ def test_a_plugin_installed_after_a_compile_runs_in_the_next(tmp_path: Path) -> 
     assert _dumped_passes(tmp_path / "after") == _dumped_passes(tmp_path / "before")
 
 
-def test_a_plugin_installed_into_a_folder_already_on_sys_path_runs_in_the_next(tmp_path: Path) -> None:
-    from demo_plugin import forget, write_distribution
+def _passes_around(tmp_path: Path, site: Path, change: Callable[[], object]) -> tuple[list[str], list[str]]:
+    """The passes of a compile with ``site`` on ``sys.path``, and of the next one after ``change()``."""
+    from demo_plugin import forget
 
     program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
-    site = tmp_path / "site"
-    site.mkdir()
-    settled = time.time() - 100  # an old folder: its listing is kept until its time changes
-    os.utime(site, (settled, settled))
     sys.path.insert(0, str(site))
     try:
+        forget()
         ir.compile(program, output_dir=tmp_path / "before")
-        write_distribution(site)
-        forget()
-        ir.compile(program, output_dir=tmp_path / "with")
-    finally:
-        sys.path.remove(str(site))
-        forget()
-    assert "MarkVisited" not in _dumped_passes(tmp_path / "before")
-    assert "MarkVisited" in _dumped_passes(tmp_path / "with")
-
-
-def test_a_plugin_removed_from_a_folder_still_on_sys_path_no_longer_runs(tmp_path: Path) -> None:
-    from demo_plugin import forget, write_distribution
-
-    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
-    site = tmp_path / "site"
-    site.mkdir()
-    info = write_distribution(site)
-    settled = time.time() - 100  # its listing with the plugin is kept until the folder's time changes
-    os.utime(site, (settled, settled))
-    sys.path.insert(0, str(site))
-    try:
-        forget()
-        ir.compile(program, output_dir=tmp_path / "with")
-        shutil.rmtree(info)
+        change()
         forget()
         ir.compile(program, output_dir=tmp_path / "after")
     finally:
         sys.path.remove(str(site))
         forget()
-    assert "MarkVisited" in _dumped_passes(tmp_path / "with")
-    assert "MarkVisited" not in _dumped_passes(tmp_path / "after")
+    return _dumped_passes(tmp_path / "before"), _dumped_passes(tmp_path / "after")
+
+
+def _settled(folder: Path) -> None:
+    """An old folder: its listing is kept until its time changes."""
+    settled = time.time() - 100
+    os.utime(folder, (settled, settled))
+
+
+def test_a_plugin_installed_into_a_folder_already_on_sys_path_runs_in_the_next(tmp_path: Path) -> None:
+    from demo_plugin import write_distribution
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _settled(site)
+    before, after = _passes_around(tmp_path, site, lambda: write_distribution(site))
+    assert "MarkVisited" not in before and "MarkVisited" in after
+
+
+def test_a_plugin_removed_from_a_folder_still_on_sys_path_no_longer_runs(tmp_path: Path) -> None:
+    from demo_plugin import write_distribution
+
+    site = tmp_path / "site"
+    site.mkdir()
+    info = write_distribution(site)
+    _settled(site)  # its listing with the plugin is kept until the folder's time changes
+    before, after = _passes_around(tmp_path, site, lambda: shutil.rmtree(info))
+    assert "MarkVisited" in before and "MarkVisited" not in after
 
 
 def test_a_plugin_in_a_sys_path_folder_made_after_a_compile_runs_in_the_next(tmp_path: Path) -> None:
-    from demo_plugin import forget, write_distribution
+    from demo_plugin import write_distribution
 
-    program = pl.loads_program(str(EXAMPLES / "tile_add.py"))
     site = tmp_path / "site"  # on sys.path before it exists, as a missing entry is
-    sys.path.insert(0, str(site))
-    try:
-        ir.compile(program, output_dir=tmp_path / "before")
+
+    def install() -> None:
         site.mkdir()
         write_distribution(site)
-        forget()
-        ir.compile(program, output_dir=tmp_path / "with")
-    finally:
-        sys.path.remove(str(site))
-        forget()
-    assert "MarkVisited" not in _dumped_passes(tmp_path / "before")
-    assert "MarkVisited" in _dumped_passes(tmp_path / "with")
+
+    before, after = _passes_around(tmp_path, site, install)
+    assert "MarkVisited" not in before and "MarkVisited" in after
 
 
 def test_the_current_folder_on_sys_path_is_the_one_of_each_compile(
@@ -111,9 +107,8 @@ def test_the_current_folder_on_sys_path_is_the_one_of_each_compile(
     plain.mkdir()
     site.mkdir()
     write_distribution(site)
-    settled = time.time() - 100  # both listings are kept: only the folder's identity tells them apart
-    for folder in (plain, site):
-        os.utime(folder, (settled, settled))
+    for folder in (plain, site):  # both listings are kept: only the folder's identity tells them apart
+        _settled(folder)
     monkeypatch.syspath_prepend("")
     try:
         monkeypatch.chdir(plain)
