@@ -93,6 +93,27 @@ def walk(root: IRNode) -> list[IRNode]:
             names = fields[cls] = tuple(reversed(_node_fields(cls)))
         if not names:  # variables, constants, ops
             continue
+        if cls is SeqStmts:
+            # The common block: its plain statements are emitted here in order, without the stack
+            # (most kernels are one block of them); from its first compound statement on, the rest
+            # go onto the stack.
+            stmts = node.stmts
+            for k, stmt in enumerate(stmts):
+                kind = type(stmt)
+                if kind is AssignStmt:
+                    emit(stmt)
+                    emit(stmt.var)
+                    value = stmt.value
+                elif kind is EvalStmt:
+                    emit(stmt)
+                    value = stmt.expr
+                else:
+                    for item in reversed(stmts[k:]):
+                        push(item)
+                    break
+                if type(value) is not Call or not _emit_leaf_call(value, emit, fields):
+                    out += walk(value)  # a nested walk of the expression: the stack holds the rest
+            continue
         if cls is AssignStmt:  # the common statement: its variable is a leaf, emitted at once
             emit(node.var)
             node = node.value
@@ -147,8 +168,11 @@ def _emit_leaf_call(call: Call, emit: Callable[[IRNode], None], fields: dict[typ
     of classes met before without child fields; no IR node in its keywords or attrs), without the
     stack; False (nothing emitted) for any other call."""
     op, args, kwargs, attrs = call.op, call.args, call.kwargs, call.attrs
-    if fields.get(type(op)) != () or any(fields.get(type(a)) != () for a in args):
+    if fields.get(type(op)) != ():
         return False
+    for a in args:  # (a loop: a generator costs more than the few arguments it would test)
+        if fields.get(type(a)) != ():
+            return False
     if kwargs and not all(isinstance(item, PLAIN) for item in kwargs.values()):
         return False
     if attrs.__pydantic_fields_set__ and not plain_attrs(attrs):
@@ -178,14 +202,10 @@ class FunctionIndex:
     def __init__(self, func: Function, nodes: list[IRNode] | None = None) -> None:
         """The index of ``func``; ``nodes``: ``walk(func)[1:]`` when the caller has it (:func:`derive_index`)."""
         self.nodes = walk(func)[1:] if nodes is None else nodes
-        positions: dict[type, list[int]] = {}
-        for i, node in enumerate(self.nodes):
-            found = positions.get(type(node))
-            if found is None:
-                positions[type(node)] = [i]
-            else:
-                found.append(i)
-        self._positions = positions
+        positions: collections.defaultdict[type, list[int]] = collections.defaultdict(list)
+        for i, node in enumerate(self.nodes):  # (the defaultdict makes a class's list in C)
+            positions[type(node)].append(i)
+        self._positions = dict(positions)  # a plain dict: asking for a class it lacks must not add it
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
         self._has: dict[tuple[type, ...], bool] = {}
@@ -234,12 +254,12 @@ class FunctionIndex:
 
     @functools.cached_property
     def _op_calls(self) -> dict[str, list[Call]]:
-        out: dict[str, list[Call]] = {}
+        out: collections.defaultdict[str, list[Call]] = collections.defaultdict(list)
         for call in self.of(Call):
             op = call.op  # the exact class first: isinstance against another pydantic class is slow
             if type(op) is Op or not isinstance(op, GlobalVar):
-                out.setdefault(op.name, []).append(call)
-        return out
+                out[op.name].append(call)
+        return dict(out)
 
     def calls_to(self, name: str) -> list[Call]:
         """The calls of op ``name`` (not of program functions), in pre-order; callers must not change

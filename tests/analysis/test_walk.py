@@ -1,0 +1,90 @@
+"""walk and the node index against plain definitions: the pre-order of every IR node below a
+function (types not entered, variables as leaves, a loop's init values after its fields), the
+index's classes, types in node order and op calls, for every function every pass produces from
+the examples and the benchmarks' generated program."""
+
+from __future__ import annotations
+
+import operator
+from pathlib import Path
+
+import pytest
+
+import pypto.language as pl
+from pypto import ir, passes
+from pypto.analysis.index import FunctionIndex, _node_fields, push_value, walk
+
+from test_derived_index import _bench_program, _old_and_new
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pre_order(node: ir.IRNode, out: list[ir.IRNode]) -> list[ir.IRNode]:
+    """The reference walk, recursive (the programs here are shallow)."""
+    out.append(node)
+    if isinstance(node, ir.Var):
+        return out
+    for name in _node_fields(type(node)):
+        children: list[ir.IRNode] = []
+        push_value(getattr(node, name), children)
+        for child in children:
+            _pre_order(child, out)
+    if isinstance(node, (ir.ForStmt, ir.WhileStmt)):
+        for ia in node.iter_args:
+            _pre_order(ia.initValue, out)
+    return out
+
+
+def _assert_index_of_definitions(func: ir.Function) -> None:
+    nodes = _pre_order(func, [])
+    walked = walk(func)
+    assert len(walked) == len(nodes) and all(map(operator.is_, walked, nodes))
+    index = FunctionIndex(func)
+    nodes = nodes[1:]
+    assert index.classes == {type(n) for n in nodes} | {ir.Function}
+    for cls in {type(n) for n in nodes}:
+        assert index.of(cls) == [n for n in nodes if isinstance(n, cls)]
+    types: dict[int, ir.Type] = {}
+    for n in nodes:
+        t = getattr(n, "type", None)
+        if t is not None:
+            types.setdefault(id(t), t)
+    assert list(map(id, index.types)) == list(types)
+    calls = [n for n in nodes if isinstance(n, ir.Call) and not isinstance(n.op, ir.GlobalVar)]
+    assert index.op_names == {c.op.name for c in calls}
+    for name in index.op_names:
+        assert index.calls_to(name) == [c for c in calls if c.op.name == name]
+
+
+class _Every(passes.PassInstrument):
+    """Keeps the program after every pass."""
+
+    name = "EveryOutput"
+
+    def __init__(self) -> None:
+        self.programs: list[ir.Program] = []
+
+    def after_pass(self, p: passes.Pass, program: ir.Program) -> None:
+        self.programs.append(program)
+
+
+def test_blocks_with_compound_and_repeated_statements() -> None:
+    for func in _old_and_new():
+        _assert_index_of_definitions(func)
+
+
+@pytest.mark.parametrize("source", ["examples", "bench300"])
+def test_every_function_of_every_pass(source: str) -> None:
+    programs = ([pl.loads_program(str(path)) for path in sorted((ROOT / "examples").glob("*.py"))]
+                if source == "examples" else [_bench_program(300)])
+    every = _Every()
+    with passes.PassContext([every]):
+        for program in programs:
+            passes.PassManager(passes.builtin_passes(), verify=False).run(program)
+    checked: set[int] = set()
+    for program in [*programs, *every.programs]:
+        for func in program.functions.values():
+            if id(func) not in checked:
+                checked.add(id(func))
+                _assert_index_of_definitions(func)
+    assert len(checked) > (100 if source == "examples" else 10)
