@@ -26,8 +26,7 @@ op> in <target>" with the node's span; never a KeyError.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from multipledispatch import Dispatcher
@@ -41,7 +40,7 @@ from pypto.ir.span import Span
 
 from .doc import Doc
 from .errors import no_rule
-from .op_table import OpRule
+from .op_table import _BOUND_ENTRIES, OpRule, given_names
 from .target import Target
 
 Handler = Callable[..., Any]
@@ -59,9 +58,12 @@ class Rules:
         # The rule of each argument-class signature, resolved once: the generic Dispatcher call
         # (its type tuple, cache probe and fallthrough loop) was most of codegen's per-node cost.
         self.table: dict[tuple[type, ...], Handler] = {}
-        # (emitter class, op name) -> (its op table entry, the rule for that entry): an op call's two
-        # look-ups made once per op instead of per call
-        self.ops: dict[tuple[type, str], tuple[OpRule, Handler]] = {}
+        # (emitter class, op name) -> (its op table entry, the rule for that entry, the names the entry
+        # spells): an op call's look-ups made once per op instead of per call
+        self.ops: dict[tuple[type, str], tuple[OpRule, Handler, frozenset[str]]] = {}
+        # emitter class -> {node class -> its rule}: what ``Emitter.emit`` reads, shared by the
+        # emitters of one class (each compile makes new ones)
+        self.nodes: dict[type, dict[type, Handler]] = {}
         self.dispatcher = Dispatcher(name)
         self.dispatcher.add((object, object), _no_node_rule)
         self.dispatcher.add((object, Call, object), _no_form_rule)
@@ -75,6 +77,7 @@ class Rules:
                 self.dispatcher.add((object, cls), fn)
             self.table.clear()
             self.ops.clear()
+            self.nodes.clear()
             return fn
 
         return deco
@@ -87,6 +90,7 @@ class Rules:
                 self.dispatcher.add((object, Call, form), fn)
             self.table.clear()
             self.ops.clear()
+            self.nodes.clear()
             return fn
 
         return deco
@@ -96,6 +100,13 @@ class Rules:
         found = self.table.get(classes)
         if found is None:
             found = self.table[classes] = self.dispatcher.dispatch(*classes)
+        return found
+
+    def node_rules(self, owner: type) -> dict[type, Handler]:
+        """The node rules of emitters of class ``owner`` resolved so far (:meth:`rule` fills it)."""
+        found = self.nodes.get(owner)
+        if found is None:
+            found = self.nodes[owner] = {}
         return found
 
     def extend(self, name: str) -> Rules:
@@ -201,8 +212,8 @@ class Emitter:
     def __init__(self, platform: Platform) -> None:
         self.platform = platform
         self.doc = Doc(self.indent_unit)
-        # node class -> its rule for this emitter, resolved once per emitter (emit runs for every node)
-        self._node_rules: dict[type, Handler] = {}
+        # node class -> its rule for this emitter's class (emit runs for every node)
+        self._node_rules = self.rules.node_rules(type(self))
 
     def __call__(self, program: Program) -> Any:
         validate_once(self.target.dialect, program, f"{self.target.name} code generation", self.platform)
@@ -214,6 +225,15 @@ class Emitter:
         if rule is None:
             rule = self._node_rules[type(node)] = self.rules.rule(type(self), type(node))
         return rule(self, node)
+
+    def emit_all(self, nodes: Iterable[Any]) -> None:
+        """:meth:`emit` each of ``nodes`` (statements: what the rules return is dropped)."""
+        rules = self._node_rules  # emit's look-up inlined: a block's statements come here one by one
+        for node in nodes:
+            rule = rules.get(type(node))
+            if rule is None:
+                rule = rules[type(node)] = self.rules.rule(type(self), type(node))
+            rule(self, node)
 
     def op_call(self, call: Call) -> Any:
         """Dispatch an op call on the class of its table entry, after checking that the entry can
@@ -227,20 +247,37 @@ class Emitter:
                               f"the {self.target.name} op table has no entry for '{name}'")
             # the class of the emitter decides its target (a class attribute), hence its table entry
             # (Call has no subclasses: the rule of a call's class is Call's)
-            known = self.rules.ops[type(self), name] = (rule, self.rules.rule(type(self), Call, type(rule)))
-        rule, handler = known
-        dropped = rule.unspelled(call)
-        if dropped:
+            known = self.rules.ops[type(self), name] = (
+                rule, self.rules.rule(type(self), Call, type(rule)), rule.spelled_for(name))
+        rule, handler, spelled = known
+        # given_names inlined (its cache read): every op call of every kernel passes here twice
+        hit = _BOUND_ENTRIES.get(id(call))
+        if not spelled.issuperset(hit[1][2] if hit is not None else given_names(call)):
+            dropped = rule.unspelled(call)
             what = f"{name} with {', '.join(dropped)}"
             raise no_rule(what, self.target.name, call.span,
                           f"the {self.target.name} spelling of '{name}' cannot print {', '.join(dropped)}")
         return handler(self, call, rule)
 
-    @contextmanager
-    def capture(self) -> Iterator[Doc]:
-        """Lines written inside the ``with`` go to a fresh document (yielded), not ``self.doc``."""
-        saved, self.doc = self.doc, Doc(self.indent_unit)
-        try:
-            yield self.doc
-        finally:
-            self.doc = saved
+    def capture(self, depth: int = 0) -> _Capture:
+        """Lines written inside the ``with`` go to a fresh document (yielded), not ``self.doc``;
+        ``depth``: the document's starting depth (see :class:`Doc`), where it will be spliced."""
+        return _Capture(self, depth)
+
+
+class _Capture:
+    """The ``with`` of :meth:`Emitter.capture` (a class: cheaper than a generator-based context
+    manager, and every kernel function enters a few)."""
+
+    __slots__ = ("owner", "depth", "saved")
+
+    def __init__(self, owner: Emitter, depth: int) -> None:
+        self.owner, self.depth = owner, depth
+
+    def __enter__(self) -> Doc:
+        owner = self.owner
+        self.saved, owner.doc = owner.doc, Doc(owner.indent_unit, self.depth)
+        return owner.doc
+
+    def __exit__(self, *exc: object) -> None:
+        self.owner.doc = self.saved

@@ -123,6 +123,9 @@ class CceEmitter(Emitter):
         self._names: dict[Var, str] = {}
         self._taken: set[str] = set()
         self._aliases: dict[str, str] = {}  # template text -> alias name
+        # id of a TileType -> (the type, kept alive so the id stays its own; its alias): asked at a
+        # tile's definition and at every op whose template names it
+        self._tile_aliases: dict[int, tuple[TileType, str]] = {}
         self._tiles: list[Var] = []  # tile variables declared at the top, in definition order
         self._params: set[Var] = set()
         self._setups: list[Call] = []  # the kernel's *_initialize_pipe calls (its GM ring layout)
@@ -216,9 +219,9 @@ class CceEmitter(Emitter):
                 for axis, dim in enumerate(p.type.shape):
                     if isinstance(dim, Var) and dim not in self._params:
                         self._dim_sources.setdefault(dim, (self._names[p], axis))
-        with self.capture() as body:
+        with self.capture(1) as body:  # written at its depth in the function block below
             self._kernel_body(func.body)
-        declarations = Doc(self.indent_unit)
+        declarations = Doc(self.indent_unit, 1)
         for var in self._tiles:  # before the signature: a valid extent may read a dynamic dimension
             self._tile_declaration(declarations, var)
         identity = [(p, self._identity[p]) for p in _IDENTITY_ORDER if p in self._identity]
@@ -252,17 +255,15 @@ class CceEmitter(Emitter):
         stmts = body.stmts if isinstance(body, SeqStmts) else [body]
         if stmts and isinstance(stmts[-1], ReturnStmt):
             stmts = stmts[:-1]
-        for s in stmts:
-            self.emit(s)
+        self.emit_all(stmts)
 
     def _tile_declaration(self, doc: Doc, var: Var) -> None:
         t: TileType = var.type
         alias = self._aliases[self._template(t, var.span)]  # made where the body defines the tile
         valid = effective_valid_shape(t)
-        if len(valid) == 1:
-            valid = [ConstInt(1, valid[0].type.dtype), valid[0]]
         for d in valid:
-            if not all(v in self._params or v in self._dim_sources for v in expr_vars(d)):
+            if not isinstance(d, ConstInt) and not all(v in self._params or v in self._dim_sources
+                                                       for v in expr_vars(d)):
                 raise no_rule(f"tile '{var.name_hint}' with a valid shape computed in the kernel body",
                               self.target.name, var.span,
                               "tiles are declared at the top of the kernel, where only parameters are known: compute "
@@ -270,7 +271,10 @@ class CceEmitter(Emitter):
                               "inside; in a pl.spmd launch (an extent from the block index), launch the whole blocks "
                               "and run the tail block in a pl.at scope of its own")
         name = self._names[var]
-        doc.line(f"{alias} {name}({', '.join(self.emit(d) for d in valid)});")
+        extents = [self.emit(d) for d in valid]
+        if len(extents) == 1:  # a 1-D tile is one row
+            extents.insert(0, "1")
+        doc.line(f"{alias} {name}({', '.join(extents)});")
         if t.memref is None and var in self._pops:  # a popped tile's bytes are the pipe slot's
             return
         offset = t.memref.byte_offset if t.memref is not None else None
@@ -280,16 +284,19 @@ class CceEmitter(Emitter):
         doc.line(f"TASSIGN({name}, 0x{offset.value:x});")
 
     def _tile_alias(self, t: TileType, span: Span | None) -> str:
-        dims = "x".join(str(d) for d in static_dims(buffer_dims(t), "a tile shape", span))
-        space = t.memory_space.name if t.memory_space is not None else "NoSpace"
-        return self._alias(self._template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
+        known = self._tile_aliases.get(id(t))
+        if known is None:
+            dims = "x".join(str(d) for d in static_dims(buffer_dims(t), "a tile shape", span))
+            space = t.memory_space.name if t.memory_space is not None else "NoSpace"
+            alias = self._alias(self._template(t, span), f"{space}_{dims}_{t.dtype.to_string()}")
+            known = self._tile_aliases[id(t)] = (t, alias)
+        return known[1]
 
     # -- statements ---------------------------------------------------------------------------------------
 
     @rules.register(SeqStmts)
     def _seq(self, node: SeqStmts) -> None:
-        for s in node.stmts:
-            self.emit(s)
+        self.emit_all(node.stmts)
 
     @rules.register(AssignStmt)
     def _assign(self, node: AssignStmt) -> None:

@@ -19,13 +19,16 @@ from types import TracebackType
 class Doc:
     """Lines of text with indentation depths; ``unit`` is the text of one level."""
 
-    def __init__(self, unit: str = "  ") -> None:
+    def __init__(self, unit: str = "  ", depth: int = 0) -> None:
         self.unit = unit
         # Each line with its indentation (a blank line empty): render is then one join, not a
         # formatting step per line, and most lines are written once and extended once or twice.
         self.lines: list[str] = []
-        self.depth = 0
-        self._prefix = ""  # unit * depth
+        # ``depth``: where the lines start, for a document written to be spliced into another at
+        # that depth (its lines are then copied as they are, not indented again)
+        self.base = depth
+        self.depth = depth
+        self._prefix = unit * depth
 
     def line(self, text: str = "") -> None:
         """Append ``text`` at the current depth (an empty string is a blank line)."""
@@ -41,11 +44,13 @@ class Doc:
         return _Indent(self, 1, tail)
 
     def extend(self, other: Doc) -> None:
-        """Append the lines of ``other`` (written with the same indentation unit), its depth 0 placed
-        at the current depth."""
+        """Append the lines of ``other`` (written with the same indentation unit), its starting depth
+        placed at the current depth."""
         if other.unit != self.unit:
             raise ValueError(f"cannot extend a document indented by {self.unit!r} with one indented by {other.unit!r}")
-        prefix = self._prefix
+        if other.base > self.depth:
+            raise ValueError(f"cannot extend a document at depth {self.depth} with one that starts at depth {other.base}")
+        prefix = self.unit * (self.depth - other.base)
         if prefix:
             self.lines.extend([prefix + text if text else text for text in other.lines])
         else:

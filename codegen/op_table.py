@@ -44,14 +44,23 @@ class OpRule:
         """Parameters and keywords this rule prints or whose meaning the printed types carry."""
         return self.implied
 
-    def unspelled(self, call: Call) -> list[str]:
-        """Passed parameters and non-default keywords of ``call`` that this rule cannot print."""
-        op = call.op.name
+    def spelled_for(self, op: str) -> frozenset[str]:
+        """:meth:`spelled` of ``op``, worked out once per op."""
         spelled = self._spelled.get(op)
         if spelled is None:
             spelled = self._spelled[op] = self.spelled(op)
-        hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
-        return [name for name in (hit[1] if hit is not None else _bound(call))[2] if name not in spelled]
+        return spelled
+
+    def unspelled(self, call: Call) -> list[str]:
+        """Passed parameters and non-default keywords of ``call`` that this rule cannot print."""
+        spelled = self.spelled_for(call.op.name)
+        return [name for name in given_names(call) if name not in spelled]
+
+
+def given_names(call: Call) -> list[str]:
+    """The parameters ``call`` passes and the keywords it sets to a value other than their default."""
+    hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
+    return (hit[1] if hit is not None else _bound(call))[2]
 
 
 def every_parameter(op: str) -> frozenset[str]:

@@ -369,12 +369,10 @@ class OrchestrationEmitter(Emitter):
             # The yield after a body's scope is printed at the end of the scope's C++ block, where the
             # values it copies into the carries are still visible.
             *stmts, scope, tail = stmts
-            for stmt in stmts:
-                self.emit(stmt)
+            self.emit_all(stmts)
             self._scope(scope, tail)
             return
-        for stmt in stmts:
-            self.emit(stmt)
+        self.emit_all(stmts)
 
     @rules.register(RuntimeScopeStmt)
     def _scope(self, node: RuntimeScopeStmt, tail: YieldStmt | None = None) -> None:

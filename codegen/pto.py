@@ -133,6 +133,8 @@ class PtoEmitter(Emitter):
         # id of a TileType -> (the type, kept alive so the id stays its own; its tile_buf type): a tile's
         # type is printed at its alloc_tile and at every op that reads or writes it
         self._tile_bufs: dict[int, tuple[TileType, str]] = {}
+        # id of a Span -> (the span, kept alive; its loc(...) suffix): a call's lines share its span
+        self._locs: dict[int, tuple[Span, str]] = {}
 
     def _tile_buf(self, tile: TileType, span: Span) -> str:
         """``tile_buf(tile, span)``, made once per tile type."""
@@ -190,10 +192,11 @@ class PtoEmitter(Emitter):
             for dim in p.type.shape:
                 if isinstance(dim, Var) and id(dim) not in fn.names:
                     signature.append(f"{fn.bind(dim, f'%arg{len(signature)}')}: index")
-        with self.capture() as body:
+        inner = self.doc.depth + 1  # the body's lines are written at their depth in the module
+        with self.capture(inner) as body:
             self.emit(node.body)
         fn.group = VIEWS
-        with self.capture() as views:
+        with self.capture(inner) as views:
             for p in tensors:
                 if id(p) in fn.used_views:
                     self._tensor_view(p, fn.pointers[id(p)])
@@ -206,7 +209,7 @@ class PtoEmitter(Emitter):
             self.doc.extend(views)
             self.doc.extend(fn.head)
             self.doc.extend(body)
-            if not body.lines or body.lines[-1] != "return":
+            if not body.lines or body.lines[-1] != self.indent_unit * inner + "return":
                 self.doc.line("return")
 
     def _tensor_view(self, param: Var, pointer: str) -> None:
@@ -250,8 +253,7 @@ class PtoEmitter(Emitter):
 
     @rules.register(SeqStmts)
     def _seq(self, node: SeqStmts) -> None:
-        for stmt in node.stmts:
-            self.emit(stmt)
+        self.emit_all(node.stmts)
 
     @rules.register(AssignStmt)
     def _assign(self, node: AssignStmt) -> None:
@@ -661,11 +663,11 @@ class PtoEmitter(Emitter):
 
     def _valid_operands(self, tile: TileType, span: Span) -> tuple[str, str]:
         """The ``index`` values of a tile's valid rows and columns (a 1-D tile is one row)."""
-        valid = list(effective_valid_shape(tile))
+        valid = effective_valid_shape(tile)
         if len(valid) == 1:
-            valid = [ConstInt(1, DataType.INDEX), valid[0]]
-        rows, cols = (self._index(d, span) for d in valid)
-        return rows, cols
+            return self._index_const(1), self._index(valid[0], span)
+        rows, cols = valid
+        return self._index(rows, span), self._index(cols, span)
 
     @rules.op(SyncAll)
     def _syncall(self, call: Call, rule: SyncAll) -> None:
@@ -856,8 +858,12 @@ class PtoEmitter(Emitter):
 
     def _line(self, text: str, span: Span | None) -> None:
         """An op line, with its source location when locations are on."""
-        if self.locations and span is not None and span.is_valid():
-            text += f' loc("{span.file_name}":{span.begin_line}:{span.begin_column})'
+        if self.locations and span is not None:
+            known = self._locs.get(id(span))
+            if known is None:
+                loc = f' loc("{span.file_name}":{span.begin_line}:{span.begin_column})' if span.is_valid() else ""
+                known = self._locs[id(span)] = (span, loc)
+            text += known[1]
         self.doc.line(text)
 
     def _line_value(self, text: str, span: Span | None) -> str:
@@ -878,18 +884,20 @@ class PtoEmitter(Emitter):
 
     def _int_const(self, value: int, dtype: DataType, span: Span | None) -> str:
         fn = self.fn
-        if dtype.is_unsigned_int():
-            # arith constants are signless: bridge to the unsigned type
-            raw = self._int_const(value, _signed(dtype), span)
-            ty = mlir_dtype(dtype, span)
-            body = f"c{value}" if value >= 0 else f"cn{-value}"
-            return fn.constant(f"%{body}_{ty}",
-                               f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
-        known = fn.ints.get((value, dtype))  # the texts of a constant asked for again (most are)
+        # the texts of a constant asked for again (most are); DataType members are singletons, so
+        # their id is the key (their __hash__ is Python code)
+        known = fn.ints.get((value, id(dtype)))
         if known is None:
+            if dtype.is_unsigned_int():
+                # arith constants are signless: bridge to the unsigned type
+                raw = self._int_const(value, _signed(dtype), span)
+                ty = mlir_dtype(dtype, span)
+                body = f"c{value}" if value >= 0 else f"cn{-value}"
+                return fn.constant(f"%{body}_{ty}",
+                                   f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
             ty = mlir_dtype(dtype, span)
             body = f"c{value}" if value >= 0 else f"cn{-value}"
-            known = fn.ints[(value, dtype)] = (f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
+            known = fn.ints[(value, id(dtype))] = (f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
         return fn.constant(*known)
 
     def _bool_const(self, value: bool) -> str:
@@ -1011,10 +1019,10 @@ class PtoEmitter(Emitter):
         if memref is None:
             raise no_rule(f"tile '{var.name_hint}' without a MemRef", PTO.name, span,
                           "memory planning (InitMemRef ... AllocateMemoryAddr) gives every kernel tile an address")
-        if isinstance(memref.byte_offset, ConstInt):
-            addr = self.fn.constant(f"%c{memref.byte_offset.value}_i64",
-                                    f"%c{memref.byte_offset.value}_i64 = arith.constant {memref.byte_offset.value} : i64",
-                                    ADDRESSES)
+        offset = memref.byte_offset
+        if isinstance(offset, ConstInt):
+            addr = f"%c{offset.value}_i64"
+            self.fn.constant(addr, f"{addr} = arith.constant {offset.value} : i64", ADDRESSES)
         else:
             addr = self._scalar(memref.byte_offset, DataType.INT64, span)
         rows, cols = self._valid_operands(tile, span)

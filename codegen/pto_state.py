@@ -11,6 +11,7 @@ the views, so a constant remembers the earliest group that used it).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -32,6 +33,13 @@ def sanitise(hint: str) -> str:
     return "_" + text if text[:1].isdigit() else text
 
 
+@functools.lru_cache(maxsize=4096)  # every tile and view of every kernel asks; the names recur
+def _own_name(hint: str) -> str | None:
+    """``sanitise(hint)``, or None when that is empty or spelled like a constant (a temp then)."""
+    text = sanitise(hint)
+    return None if not text or _CONSTANT.fullmatch(text) else text
+
+
 @dataclass
 class FunctionState:
     """What the emitter knows about the function it is printing."""
@@ -48,7 +56,7 @@ class FunctionState:
     # per group, the constants it used in first-use order (a dict: ordered, and a constant asked for
     # again is found without a scan)
     groups: tuple[dict[str, None], dict[str, None], dict[str, None]] = field(default_factory=lambda: ({}, {}, {}))
-    ints: dict[tuple[int, object], tuple[str, str]] = field(default_factory=dict)  # (value, dtype) -> name, line
+    ints: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # (value, id(dtype)) -> name, line
     group: int = BODY
     target: Var | None = None  # the variable the op call being printed defines
     pointers: dict[int, str] = field(default_factory=dict)  # id(tensor parameter) -> its %argK
@@ -69,8 +77,8 @@ class FunctionState:
 
     def fresh(self, hint: str) -> str:
         """``%<hint>`` if free, else a numeric temp."""
-        text = sanitise(hint)
-        if not text or text in self.taken or _CONSTANT.fullmatch(text):
+        text = _own_name(hint)
+        if text is None or text in self.taken:
             return self.temp()
         self.taken.add(text)
         return "%" + text

@@ -286,6 +286,22 @@ def test_doc_indents_blocks_and_splices() -> None:
     assert len(doc) == 9 and doc.depth == 0
 
 
+def test_doc_written_at_its_splice_depth_is_copied_as_it_is() -> None:
+    part = Doc("  ", 1)
+    part.line("x")
+    part.line()
+    with part.block("if {"):
+        part.line("y")
+    doc = Doc("  ")
+    with doc.block("f {"):
+        doc.extend(part)
+    with doc.block("g {"), doc.indent():
+        doc.extend(part)  # one level deeper than it was written for
+    assert doc.render() == "f {\n  x\n\n  if {\n    y\n  }\n}\ng {\n    x\n\n    if {\n      y\n    }\n}\n"
+    with pytest.raises(ValueError, match="cannot extend a document at depth 0 with one that starts at depth 1"):
+        Doc("  ").extend(part)
+
+
 def test_doc_depth_is_restored_after_an_error() -> None:
     doc = Doc()
     with pytest.raises(CodegenError):
