@@ -33,12 +33,13 @@ from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
 from pypto.analysis.defuse import stmt_reads
+from pypto.analysis.index import FunctionIndex
 from pypto.languages.invariants import (
     HardSyncallOccupancyValid,
     KernelNodes,
     MixedKernelExpanded,
 )
-from pypto.languages.invariants.affinity import CUBE_SPACES, Affinity, affinity
+from pypto.languages.invariants.affinity import BY_OPERANDS, CUBE_SPACES, Affinity, affinity, named_affinity
 from pypto.languages.placed import placed
 
 from pypto.ir import op_registry
@@ -88,6 +89,22 @@ def _sides(calls: list[Call]) -> set[Affinity]:
         if Affinity.BOUNDARY in found or (Affinity.CUBE in found and Affinity.VECTOR in found):
             break
     return found
+
+
+def _single_side(index: FunctionIndex) -> FunctionType | None:
+    """The kernel type of a function whose calls (``index`` of its nodes) run on one side (AIC when
+    some is cube work, else AIV); None when it must be split (a boundary op, or cube and vector work)."""
+    if index.has(GlobalVar):  # a function call's side is its attrs': each call is looked at
+        found = _sides(index.of(Call))
+    else:
+        # An op whose name decides its side counts once, not per call (most ops of a kernel).
+        found = set()
+        for name in index.op_names:
+            side = named_affinity(name)
+            found |= _sides(index.calls_to(name)) if side == BY_OPERANDS else {side}
+    if Affinity.BOUNDARY in found or (Affinity.CUBE in found and Affinity.VECTOR in found):
+        return None
+    return FunctionType.AIC if Affinity.CUBE in found else FunctionType.AIV
 
 
 def _tile_bytes(t: TileType) -> int:
@@ -327,9 +344,8 @@ class ExpandMixedKernel(ProgramPass):
         """``func`` retyped, or split into ``[F_aic, F_aiv, F]``; other functions unchanged."""
         if func.func_type is not FunctionType.InCore:
             return [func]
-        found = _sides(function_index(func).of(Call))
-        if Affinity.BOUNDARY not in found and not (Affinity.CUBE in found and Affinity.VECTOR in found):
-            kind = FunctionType.AIC if Affinity.CUBE in found else FunctionType.AIV
+        kind = _single_side(function_index(func))
+        if kind is not None:
             # The level and role follow from the new type (the constructor's table); only these fields
             # change, each to a value of the class it held: the copy needs no validation.
             level, role = DERIVED_LEVEL_ROLE[kind]

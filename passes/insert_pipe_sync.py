@@ -485,8 +485,11 @@ class _Run(ForwardWalk[State]):
         # left as it was stays the same object.
         if len(out) == 1:
             return out[0]
-        if type(body) is SeqStmts and same_list(out, body.stmts):
-            return body
+        if type(body) is SeqStmts:
+            # A copy of a validated block holding statements of the kernel and validated syncs needs no
+            # validation of its hundreds of statements (a malformed one is still refused at the next
+            # boundary check).
+            return body if same_list(out, body.stmts) else copy_parts(body, {"stmts": out})
         return SeqStmts(out, body.span)
 
     # Each statement first records the state before it (where a set before it would see it); a
@@ -758,8 +761,14 @@ def _materialize(stmts: list[Stmt], placed: _Block, span: Span, at_end: bool) ->
     for p in placed.pairs:
         if p.s == p.w:
             before.setdefault(p.w, []).extend((sync("system.sync_src", p), sync("system.sync_dst", p)))
-    for k, pipes in placed.barriers.items():
-        before.setdefault(k, []).extend(sync(_BARRIER[pipe]) for pipe in pipes)
+    if placed.barriers:  # often one after most V ops: each pipe's barrier is looked up once
+        bars = {pipe: sync(_BARRIER[pipe]) for pipe in set(itertools.chain.from_iterable(placed.barriers.values()))}
+        for k, pipes in placed.barriers.items():
+            group = before.get(k)
+            if group is None:
+                before[k] = [bars[pipe] for pipe in pipes]
+            else:
+                group += [bars[pipe] for pipe in pipes]
     # The groups and statements interleaved in C: (group before statement 0, (statement 0,), ...).
     groups = map(before.get, range(len(stmts)), itertools.repeat(()))
     out = list(itertools.chain.from_iterable(itertools.chain.from_iterable(zip(groups, zip(stmts)))))

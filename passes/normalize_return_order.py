@@ -9,6 +9,7 @@ from pypto.analysis import function_index
 from pypto.analysis.index import derive_index
 from pypto.languages.invariants import ReturnParamsExplicit
 from pypto.languages.invariants.functions import _param_aliases as param_aliases
+from pypto.languages.invariants.functions import _written_arg as written_arg
 from pypto.languages.placed import placed
 
 from pypto.ir.enums import FunctionType, ParamDirection, is_incore_type
@@ -23,7 +24,7 @@ from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
 from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, on
-from pypto.transform.util import rebuild
+from pypto.transform.util import rebuild, straight_line
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 
@@ -106,6 +107,43 @@ class _Callers(Rewrite):
         return TupleGetItemExpr(node.tuple, inverse[node.index], node.span)
 
 
+def _returned_aliases(func: Function) -> tuple[dict[Var, Var], list[ReturnStmt]]:
+    """The returns of ``func`` and the parameter each returned variable is (what
+    :func:`param_aliases` maps it to, where that is another variable)."""
+    stmts = straight_line(func)
+    if stmts is None:
+        alias = {v: p for v, p in param_aliases(func).items() if v is not p}
+        return alias, list(function_index(func).of(ReturnStmt))
+    returns = [s for s in stmts if type(s) is ReturnStmt]
+    # A straight-line body (most kernels): follow each returned variable's definitions back instead of
+    # the aliases of every variable (param_aliases's forward walk asks the op registry of every call).
+    params = set(func.params)
+    found: dict[Var, Var] = {}
+    for r in returns:
+        for v in r.value:
+            p = _flat_alias(v, len(stmts), stmts, params) if isinstance(v, Var) else None
+            if p is not None and p is not v:
+                found[v] = p
+    return found, returns
+
+
+def _flat_alias(e: Expr, end: int, stmts: list[Stmt], params: set[Var]) -> Var | None:
+    """What :func:`param_aliases`'s walk maps ``e`` to after the first ``end`` of ``stmts`` (no loop
+    among them): the target of its latest assignment there that has one, else itself if a parameter."""
+    if not isinstance(e, Var):
+        return None
+    for j in range(end - 1, -1, -1):
+        s = stmts[j]
+        if isinstance(s, AssignStmt) and s.var is e:
+            target = _flat_alias(s.value, j, stmts, params)
+            if target is None:
+                written = written_arg(s.value)
+                target = _flat_alias(written, j, stmts, params) if written is not None else None
+            if target is not None:
+                return target
+    return e if e in params else None
+
+
 def _order(func: Function, returns: list[Expr]) -> list[int] | None:
     """Return positions sorted so the values written back to Out/InOut parameters come first, in
     parameter order (None when that is the order already)."""
@@ -145,8 +183,7 @@ class NormalizeReturnOrder(ProgramPass):
     def _returns(self, func: Function, inverse: dict[str, list[int]]) -> Function:
         if not (is_incore_type(func.func_type) or func.func_type in _WRAPPERS):
             return func
-        alias = {v: p for v, p in param_aliases(func).items() if v is not p}
-        final = [s for s in function_index(func).of(ReturnStmt)]
+        alias, final = _returned_aliases(func)
         values = [alias.get(v, v) for v in final[-1].value] if final else []
         order = _order(func, values) if is_incore_type(func.func_type) and len(values) > 1 else None
         if order is None and not any(_Returns.param(alias, v) is not v for r in final for v in r.value):

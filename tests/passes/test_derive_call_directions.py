@@ -223,3 +223,19 @@ def test_a_declared_inout_the_kernels_only_write_is_kept() -> None:
     assert after.get_function("g").param_directions == [ir.ParamDirection.In, ir.ParamDirection.Out,
                                                         ir.ParamDirection.InOut]
     assert CallDirectionsResolved.check(after) == []
+
+
+@pytest.mark.parametrize("name", sorted(DIRECTIONS))
+def test_remembered_roots_are_the_roots(name: str) -> None:
+    # The pass remembers each root it followed (with the variables on the way); asked in any order,
+    # every variable's is the one the alias edges give.
+    from pypto.passes.derive_call_directions import _Directions
+    from pypto.analysis.roots import Roots
+
+    program = parse(DIRECTIONS[name])
+    for func in program.functions.values():
+        run = _Directions()
+        run.roots, run.known = Roots(func, program), {}
+        variables = list(dict.fromkeys(n for n in walk(func) if isinstance(n, ir.Var)))
+        for var in [*reversed(variables), *variables]:
+            assert run.root(var) is run.roots.root(var)

@@ -15,6 +15,7 @@ from pypto.analysis import function_index, walk
 from pypto.ir.node import replace
 from pypto.ir.stmt import SplitAivScopeStmt
 from pypto.languages.invariants import MixedKernelExpanded
+from pypto.languages.invariants.affinity import Affinity
 from pypto.language.parser.diagnostics.exceptions import ParserWarning
 from pypto.languages.placed import placed as placed_dialect
 from pypto.languages.synced import synced
@@ -364,3 +365,22 @@ class P:
 """)
     with pytest.raises(PassError, match="ExpandMixedKernel: .* on the other side of the split kernel"):
         passes.PassManager(passes.front_passes() + passes.lowering_passes()).run(program)
+
+
+@pytest.mark.parametrize("program", [*(f"tile:{n}" for n in sorted(PROGRAMS)), *(f"mixed:{n}" for n in NAMES)])
+def test_the_side_by_op_names_is_the_side_of_every_call(program: str) -> None:
+    # A kernel without function calls counts an op whose name decides its side once; the decision is
+    # the one the side of each call gives. A function with calls of functions (main) is looked at
+    # call by call.
+    from pypto.passes.expand_mixed_kernel import _sides, _single_side
+
+    kind, name = program.split(":")
+    before = tiled(name) if kind == "tile" else placed(name)
+    for func in before.functions.values():
+        index = function_index(func)
+        found = _sides(index.of(ir.Call))
+        if Affinity.BOUNDARY in found or (Affinity.CUBE in found and Affinity.VECTOR in found):
+            split = None
+        else:
+            split = ir.FunctionType.AIC if Affinity.CUBE in found else ir.FunctionType.AIV
+        assert _single_side(index) is split

@@ -67,3 +67,50 @@ def test_a_whole_tuple_use_of_reordered_results_is_an_error() -> None:
     program = ir.Program([program.get_function("k"), whole], program.name)
     with pytest.raises(PassError, match="the results of 'k' are used as a whole tuple"):
         passes.normalize_return_order()(program)
+
+
+def _general_aliases(func: ir.Function) -> dict[ir.Var, ir.Var]:
+    from pypto.languages.invariants.functions import _param_aliases
+
+    return {v: p for v, p in _param_aliases(func).items() if v is not p}
+
+
+@pytest.mark.parametrize("name", sorted({**PROGRAMS, **RETURNS}))
+def test_returned_aliases_agree_with_the_alias_walk(name: str) -> None:
+    # A straight-line kernel's returned aliases come from following its definitions back; they are
+    # what the forward alias walk of every variable (the general path) gives for the returned values.
+    from pypto.passes.normalize_return_order import _returned_aliases
+    from pypto.transform.util import straight_line
+
+    for func in split(name).functions.values():
+        alias, returns = _returned_aliases(func)
+        general = _general_aliases(func)
+        returned = {v for r in returns for v in r.value if isinstance(v, ir.Var)}
+        assert alias == {v: general[v] for v in returned if v in general}
+        if straight_line(func) is None:  # the general path: every variable's alias
+            assert alias == general
+
+
+def test_returned_aliases_of_a_rebound_variable_take_its_latest_write() -> None:
+    # Not SSA: `r` is a copy of the store into p, then a plain tile. The latest assignment with an
+    # alias decides, as in the forward walk; a later one without keeps it.
+    from pypto.passes.normalize_return_order import _returned_aliases
+
+    k = split("two_outputs").get_function("k")
+    stmts = k.body.stmts
+    stores = [s for s in stmts if isinstance(s, ir.AssignStmt) and s.value.op.name == "tile.store"]
+    tile = next(s for s in stmts if isinstance(s, ir.AssignStmt) and s.value.op.name != "tile.store")
+    r = ir.Var("r", stores[0].var.type)
+    body = [s for s in stmts if not isinstance(s, ir.ReturnStmt)]
+    found = []
+    for tail in (
+        [ir.AssignStmt(r, stores[1].var)],
+        [ir.AssignStmt(r, stores[1].var), ir.AssignStmt(r, tile.var)],
+        [ir.AssignStmt(r, tile.var)],
+    ):
+        func = ir.replace(k, body=ir.SeqStmts([*body, *tail, ir.ReturnStmt([r])]), return_types=[r.type])
+        alias, _ = _returned_aliases(func)
+        assert alias == {v: p for v, p in _general_aliases(func).items() if v is r}
+        found.append(alias)
+    p = k.params[1]
+    assert found == [{r: p}, {r: p}, {}]
