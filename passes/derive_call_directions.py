@@ -116,26 +116,12 @@ class _Directions(Rewrite):
     def run(self, func: Function, program: Program) -> Function:
         self.start(func, program)
         self.roots = Roots(func, program)
-        self.known: dict[Var, Var] = {}  # root() per variable asked or passed on the way
         self.written: set[Var] = set()
         self.loops: list[bool] = []  # per enclosing loop: does it order its iterations?
-        self.inout = {self.root(p) for p, d in zip(func.params, func.param_directions)
+        self.inout = {self.roots.root(p) for p, d in zip(func.params, func.param_directions)
                       if d is ParamDirection.InOut}
         self.flat = _calls_are_statements(func)
         return self.function(func)
-
-    def root(self, var: Var) -> Var:
-        """``self.roots.root(var)``, remembered for every variable on the way: a loop's chain of calls
-        (``out_2 = self.k(out_1)``, ``out_1 = self.k(out)``) is followed once, not once per call."""
-        known, edges = self.known, self.roots.edges
-        path = []
-        while var not in known and var in edges:
-            path.append(var)
-            var = edges[var]
-        found = known.get(var, var)
-        for v in path:
-            known[v] = found
-        return found
 
     @on(AssignStmt, EvalStmt)
     def _stmt(self, node: AssignStmt | EvalStmt) -> Result:
@@ -203,7 +189,7 @@ class _Directions(Rewrite):
             kept = given is not None and i < len(given) and ArgDirection(given[i]) is ArgDirection.NoDep
             dirs.append(ArgDirection.NoDep if kept or i in overridden else self._direction(arg, pd))
             if isinstance(arg, Var) and isinstance(arg.type, TensorType) and pd is not ParamDirection.In:
-                writes.append(self.root(arg))
+                writes.append(self.roots.root(arg))
         self.written.update(writes)
         if given is not None and list(given) == dirs:
             return node
@@ -221,7 +207,7 @@ class _Directions(Rewrite):
             return ArgDirection.Input
         if pd is ParamDirection.InOut:
             return ArgDirection.InOut
-        root = self.root(arg) if isinstance(arg, Var) else None
+        root = self.roots.root(arg) if isinstance(arg, Var) else None
         if any(self.loops) or root in self.written or root in self.inout:
             return ArgDirection.InOut
         return ArgDirection.OutputExisting

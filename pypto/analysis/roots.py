@@ -128,13 +128,28 @@ class Roots(ForwardWalk[None]):
         self.program = program
         self.edges: dict[Var, Var] = {}
         self._calls: dict[Var, Call | Submit] = {}
+        # Roots found once the edges are complete (during the walk an edge may still be replaced),
+        # for every variable on the way: a chain of calls rebinding one tensor (out_2 = self.k(out_1),
+        # out_1 = self.k(out), ...) is followed once, not once per call asking.
+        self._known: dict[Var, Var] | None = None
         self.block(func.body if isinstance(func, Function) else func, None)
+        self._known = {}
 
     def root(self, var: Var) -> Var:
         """The variable owning ``var``'s buffer."""
-        while var in self.edges:
-            var = self.edges[var]
-        return var
+        edges, known = self.edges, self._known
+        if known is None:
+            while var in edges:
+                var = edges[var]
+            return var
+        path = []
+        while var not in known and var in edges:
+            path.append(var)
+            var = edges[var]
+        found = known.get(var, var)
+        for v in path:
+            known[v] = found
+        return found
 
     def call_alias(self, call: Call | Submit, position: int) -> Var | None:
         """The argument variable that the ``position``-th result of a function call aliases: the
