@@ -145,6 +145,9 @@ class _Buffers(_Statements):
         self.calls: dict[Var, Call | Submit] = {}
         self.via_call: set[Var] = set()  # aliases made by a call of a program function
         self.block(body, None)
+        # ``root`` per variable, for calls=False and calls=True: asked only once the walk above has
+        # filled the maps it reads, so an answer never changes.
+        self._roots: tuple[dict[Var, Var], dict[Var, Var]] = ({}, {})
 
     def leaf(self, s: Stmt, state: None) -> None:
         super().leaf(s, state)
@@ -206,6 +209,13 @@ class _Buffers(_Statements):
     def root(self, var: Var, calls: bool = True) -> Var:
         """The variable whose buffer ``var`` is (``calls=False``: not looking through the results
         of program-function calls)."""
+        memo = self._roots[calls]
+        found = memo.get(var)
+        if found is None:
+            found = memo[var] = self._root(var, calls)
+        return found
+
+    def _root(self, var: Var, calls: bool) -> Var:
         seen: set[int] = set()
         while id(var) not in seen:
             seen.add(id(var))
@@ -248,9 +258,10 @@ class _Buffers(_Statements):
         for e in exprs:
             # Each read of a variable whose buffer is wanted; an argument of a call inside takes
             # the call's effect on it, the other reads are reads.
-            mine = Counter(v for v in _vars_of(e) if self.root(v) in wanted)
-            if not mine:
+            found = [v for v in _vars_of(e) if self.root(v) in wanted]
+            if not found:
                 continue
+            mine = Counter(found)
             for call in expr_calls(e) if isinstance(e, Expr) else []:
                 for k, arg in enumerate(call.args):
                     if isinstance(arg, Var) and mine[arg] > 0:
