@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pypto.analysis import expr_calls, expr_vars, stmt_defs, stmt_exprs, type_vars, walk_values
+from pypto.analysis import expr_calls, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars, walk_values
 from pypto.analysis.callgraph import function_named
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.roots import returned_params
@@ -117,8 +117,13 @@ def reads(root: Stmt) -> Counter[Var]:
 
 def defs(root: Stmt) -> list[Var]:
     """The variables defined in ``root``, in order (a scope's ``as tid`` included)."""
+    return _defs_of(_stmts(root))
+
+
+def _defs_of(stmts: list[Stmt]) -> list[Var]:
+    """:func:`defs` of a body given its statements (``_stmts``)."""
     out: list[Var] = []
-    for s in _stmts(root):
+    for s in stmts:
         out += stmt_defs(s)
         tid = s.attrs.get("task_id_var") if isinstance(s, ScopeStmt) else None
         if isinstance(tid, Var):
@@ -140,6 +145,9 @@ class _Buffers(_Statements):
         self.calls: dict[Var, Call | Submit] = {}
         self.via_call: set[Var] = set()  # aliases made by a call of a program function
         self.block(body, None)
+        # ``root`` per variable, for calls=False and calls=True: asked only once the walk above has
+        # filled the maps it reads, so an answer never changes.
+        self._roots: tuple[dict[Var, Var], dict[Var, Var]] = ({}, {})
 
     def leaf(self, s: Stmt, state: None) -> None:
         super().leaf(s, state)
@@ -201,6 +209,13 @@ class _Buffers(_Statements):
     def root(self, var: Var, calls: bool = True) -> Var:
         """The variable whose buffer ``var`` is (``calls=False``: not looking through the results
         of program-function calls)."""
+        memo = self._roots[calls]
+        found = memo.get(var)
+        if found is None:
+            found = memo[var] = self._root(var, calls)
+        return found
+
+    def _root(self, var: Var, calls: bool) -> Var:
         seen: set[int] = set()
         while id(var) not in seen:
             seen.add(id(var))
@@ -243,9 +258,10 @@ class _Buffers(_Statements):
         for e in exprs:
             # Each read of a variable whose buffer is wanted; an argument of a call inside takes
             # the call's effect on it, the other reads are reads.
-            mine = Counter(v for v in _vars_of(e) if self.root(v) in wanted)
-            if not mine:
+            found = [v for v in _vars_of(e) if self.root(v) in wanted]
+            if not found:
                 continue
+            mine = Counter(found)
             for call in expr_calls(e) if isinstance(e, Expr) else []:
                 for k, arg in enumerate(call.args):
                     if isinstance(arg, Var) and mine[arg] > 0:
@@ -357,9 +373,11 @@ class Outliner(RewritePass):
         if self._uses is None:
             self._uses = reads(self.func.body)
             self._defined = set(v for v in defs(self.func.body)) | set(self.func.params)
-        inside_defs = defs(body)
+        buffers = _Buffers(body, self.callee)
+        stmts = buffers.stmts  # the body's statements in order, walked once for all that follows
+        inside_defs = _defs_of(stmts)
         local = set(inside_defs)
-        read = (v for s in _stmts(body) for e in _read_exprs(s) for v in _vars_of(e))
+        read = (v for s in stmts for e in _read_exprs(s) for v in _vars_of(e))
         ins = list(dict.fromkeys(v for v in read if v not in local))
         in_type: set[Var] = set()
         for v in ins + inside_defs:
@@ -377,7 +395,6 @@ class Outliner(RewritePass):
                 )
         inside = reads(node)
         outs = [v for v in inside_defs if self._uses[v] > inside[v]]
-        buffers = _Buffers(body, self.callee)
         tensors = [v for v in ins if isinstance(v.type, TensorType)]
         found = dict(zip(tensors, buffers.directions(tensors)))
         dirs = [found.get(v, ParamDirection.In) for v in ins]
@@ -530,7 +547,8 @@ class Outliner(RewritePass):
         if self.outlined and self.orchestrates and new.func_type is FunctionType.Opaque and new.level in (
             None, Level.CHIP
         ) and new.role in (None, Role.Orchestrator):
-            new = _FoldDims().fold(new)
+            # Outlining adds no tensor.dim to the parent: without one before, there is none to fold.
+            new = _FoldDims().fold(new, "tensor.dim" in function_index(func).op_names)
         return new
 
 
@@ -557,9 +575,13 @@ class _NameStores(Rewrite):
 class _FoldDims(Rewrite):
     """``tensor.dim(p, i)`` of a parameter's dynamic axis becomes the axis' symbol."""
 
-    def fold(self, func: Function) -> Function:
-        self.start(func)
-        body = self.reblock(func.body, self.block(flatten_to_stmts(func.body)))
+    def fold(self, func: Function, dims: bool = True) -> Function:
+        """``func`` made Orchestration, its dims folded (``dims=False``: it calls no ``tensor.dim``,
+        the body is kept as it is)."""
+        body = func.body
+        if dims:
+            self.start(func)
+            body = self.reblock(body, self.block(flatten_to_stmts(body)))
         return Function(func.name, list(zip(func.params, func.param_directions)), func.return_types, body,
                         func.span, FunctionType.Orchestration, attrs=func.attrs,
                         requires_runtime_binding=func.requires_runtime_binding)

@@ -7,6 +7,7 @@ The tile form of each tensor op comes from the registry :mod:`.lowerings`.
 from __future__ import annotations
 
 from pypto.analysis import call_graph, expr_vars, function_index, op_name
+from pypto.analysis.callgraph import function_named
 from pypto.analysis.flow import ForwardWalk
 from pypto.analysis.gm_alias import GmAliases
 from pypto.languages.invariants import (
@@ -37,6 +38,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import ProgramPass
+from pypto.transform.program_rebuild import with_functions
 from pypto.transform.errors import PassError
 from pypto.transform.rewrite import Result, Rewrite, on
 from .accumulators import Accumulators
@@ -510,7 +512,7 @@ class ConvertTensorToTileOps(ProgramPass):
         outs: dict[str, list[TensorType]] = {}
         new: dict[str, Function] = {}
         for name in _callees_first(program):
-            func = program.get_function(name)
+            func = function_named(program, name)
             if is_incore_type(func.func_type):
                 self._check_valid_extents(func)
                 if not _convertible(func):
@@ -526,7 +528,7 @@ class ConvertTensorToTileOps(ProgramPass):
                 outs[name] = added
         if not new:
             return program
-        return Program([new.get(f.name, f) for f in program.functions.values()], program.name, program.span)
+        return with_functions(program, [new.get(f.name, f) for f in program.functions.values()])
 
     def _check_valid_extents(self, func: Function) -> None:
         """The dynamic dimensions and valid extents of a kernel's tensor parameters must be computed from what
