@@ -27,7 +27,7 @@ from pypto.transform.rewrite import Result, RewritePass
 from pypto.transform.util import straight_line
 
 _ID = re.compile(r"(\d+)$")
-_OFFSET: Prototype[ConstInt] = Prototype()  # a tile's byte address
+_OFFSET: Prototype[ConstInt] = Prototype(lambda: ConstInt(0, DataType.INT64, Span.unknown()))  # a tile's byte address
 
 
 class CapacityError(PassError):
@@ -132,7 +132,7 @@ class AllocateMemoryAddr(RewritePass):
                 ref = refs.get(id(m))
                 if ref is None:
                     addr, span = addresses[m.base_], m.span
-                    offset = _OFFSET.make(lambda: ConstInt(addr, DataType.INT64, span), {"value": addr, "span": span})
+                    offset = _OFFSET.make({"value": addr, "span": span})
                     ref = refs[id(m)] = new_memref(m.base_, offset, m.size_, span)
                 new = placed[id(t)] = memo.get(t, ref)
             new_types[var] = new

@@ -29,7 +29,9 @@ from pypto.ir.types import TileType
 
 from pypto.transform.context import PassContext
 from .memory_lifetimes import lifetimes
-from pypto.transform.memref_util import KERNELS, MemRefMemo, Prototype, Retype, block_like, on_chip, tile_nbytes
+from pypto.transform.memref_util import (
+    KERNELS, MemRefMemo, Prototype, Retype, block_like, new_memref, on_chip, tile_nbytes,
+)
 from pypto.transform.rewrite import RewritePass
 
 # The offset of a MemRef whose allocation has no address yet.
@@ -39,11 +41,6 @@ _NO_SPAN = Span.unknown()
 # Read once: Enum members (and their names) go through Python-level lookups on 3.11, once per tile here.
 _WRITE, _READ_WRITE = Effect.WRITE, Effect.READ_WRITE
 _PREFIX = {space: f"mem_{space.name.lower()}_" for space in MemorySpace}
-_UNKNOWN = object()
-# The first unassigned offset, allocation and MemRef InitMemRef built (validated): the later ones are
-# copies of them with other parts (pypto.ir.parts), each part built here from checked values.
-_UNASSIGNED: Prototype[ConstInt] = Prototype()
-_FIRST: list[tuple[AssignStmt, MemRef]] = []
 
 
 def unassigned(span: Span) -> ConstInt:
@@ -62,6 +59,21 @@ def alloc_call(space: MemorySpace, size: int, span: Span) -> Call:
     """``pl.tile.alloc(space, size)``, the Call its builder makes, built directly: the builder's
     argument binding was a third of this pass's time (the result type is always ``Ptr``)."""
     return Call(op=_ALLOC, args=[_index(int(space)), _index(size)], type=PtrType.get(), span=span)
+
+
+# The unassigned offset and the parts of an allocation statement (the MemRefs: memref_util.new_memref).
+_UNASSIGNED: Prototype[ConstInt] = Prototype(lambda: unassigned(_NO_SPAN))
+_BASE: Prototype[Var] = Prototype(lambda: Var("mem", PtrType.get(), _NO_SPAN))
+_ALLOC_CALL: Prototype[Call] = Prototype(lambda: alloc_call(MemorySpace.Vec, 0, _NO_SPAN))
+_ALLOC_STMT: Prototype[AssignStmt] = Prototype(
+    lambda: AssignStmt(Var("mem", PtrType.get(), _NO_SPAN), alloc_call(MemorySpace.Vec, 0, _NO_SPAN), _NO_SPAN))
+
+
+def allocation(name: str, space: MemorySpace, size: int, span: Span) -> AssignStmt:
+    """``name: pl.Ptr = pl.tile.alloc(space, size)``, the statement allocating a buffer."""
+    base = _BASE.make({"name_hint": name, "span": span})
+    call = _ALLOC_CALL.make({"args": [_index(int(space)), _index(size)], "span": span})
+    return _ALLOC_STMT.make({"var": base, "value": call, "span": span})
 
 
 class InitMemRef(RewritePass):
@@ -122,13 +134,13 @@ class _Plan:
         self.piped: set[Var] = set()
         self.count = 0
         span = func.span
-        self.offset = _UNASSIGNED.make(lambda: unassigned(span), {"span": span})  # shared by every MemRef of the kernel
+        self.offset = _UNASSIGNED.make({"span": span})  # shared by every MemRef of the kernel
         # (new var, var whose buffer it takes over, why, span): checked against lifetimes afterwards.
         self.shares: list[tuple[Var, Var, str, Span]] = []
         # A view (or a copy ``a = b``) and the tile it sees: taking over one takes over the buffer
         # they both read.
         self.viewed: dict[Var, Var] = {}
-        self.sizes: dict[int, int | None] = {}  # tile bytes by type object
+        self.buffers: dict[int, tuple[int, MemorySpace, str]] = {}  # by tile type object: see buffer
         self.retyped = MemRefMemo()
 
     def take_over(self, var: Var, source: object, why: str, span: Span) -> None:
@@ -163,32 +175,27 @@ class _Plan:
 
     def fresh(self, var: Var) -> None:
         t = var.type
-        size = self.sizes.get(id(t), _UNKNOWN)  # the kernel's tiles share a few type objects
-        if size is _UNKNOWN:
-            size = self.sizes[id(t)] = tile_nbytes(t, self.platform)
+        found = self.buffers.get(id(t))  # the kernel's tiles share a few type objects
+        size, space, prefix = found if found is not None else self.buffer(var)
+        span = var.span
+        alloc = allocation(f"{prefix}{self.count}", space, size, span)
+        self.count += 1
+        self.allocs.append(alloc)
+        self.types[var] = self.retyped.get(t, new_memref(alloc.var, self.offset, size, span))
+
+    def buffer(self, var: Var) -> tuple[int, MemorySpace, str]:
+        """The size, space and name prefix of the buffer of a tile of ``var``'s type (kept per type object)."""
+        t = var.type
+        size = tile_nbytes(t, self.platform)
         if size is None:
             raise InitMemRef().error(
                 f"tile '{var.name_hint}' of function '{self.func.name}' has a dynamic shape {t}; "
                 "memory planning needs static tile shapes (give the tile a constant shape and a valid_shape)",
                 var.span,
             )
-        space, span = t.memory_space, var.span
-        name = f"{_PREFIX[space]}{self.count}"
-        self.count += 1
-        if not _FIRST:  # built and validated once; the others are copies of these
-            base = Var(name, PtrType.get(), span)
-            alloc = AssignStmt(base, alloc_call(space, size, span), span)
-            ref = MemRef(name_hint=name, base_=base, byte_offset_=self.offset, size_=size, span=span)
-            _FIRST.append((alloc, ref))
-        else:
-            alloc, ref = _FIRST[0]  # each part below has the class of the one it replaces
-            base = copy_parts(alloc.var, {"name_hint": name, "span": span})
-            call = copy_parts(alloc.value, {"args": [_index(int(space)), _index(size)], "span": span})
-            alloc = copy_parts(alloc, {"var": base, "value": call, "span": span})
-            ref = copy_parts(ref, {"name_hint": name, "base_": base, "byte_offset_": self.offset, "size_": size,
-                                   "span": span})
-        self.allocs.append(alloc)
-        self.types[var] = self.retyped.get(t, ref)
+        space = t.memory_space
+        found = self.buffers[id(t)] = (size, space, _PREFIX[space])
+        return found
 
     def stmts(self, stmt: Stmt) -> None:
         if isinstance(stmt, SeqStmts):

@@ -20,6 +20,7 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, SeqStmts, Stmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.traversal import iter_value
+from pypto.ir.type_base import PtrType
 from pypto.ir.types import TileType
 
 from .rewrite import Result, Rewrite
@@ -80,34 +81,36 @@ class MemRefMemo:
 
 
 class Prototype(Generic[N]):
-    """The first node of one kind the planning passes build in the process, made by its validated
-    constructor; every later one is a copy of it with its own parts (pypto.ir.parts.copy_parts), as
-    the constructor would make them from those checked parts. A kernel of a few tiles builds one or
-    two nodes of a kind, so a first node per kernel was validated as often as not (a MemRef's
-    constructor costs about seven copies of it)."""
+    """A node of one kind the planning passes make many of (per kernel or per tile): a template is
+    built once per process by the validated constructor, on first use, and each node is a copy of
+    it with its own parts (pypto.ir.parts.copy_parts), holding what the constructor makes from those
+    checked parts (tests/passes/test_memory_planning.py). The constructor of a MemRef costs about
+    seven copies of it."""
 
-    def __init__(self) -> None:
-        self._first: N | None = None
+    def __init__(self, build: Callable[[], N]) -> None:
+        self._build = build
+        self._template: N | None = None
 
-    def make(self, build: Callable[[], N], changes: dict[str, Any]) -> N:
-        """``build()``, or a copy of the first node with ``changes``, which name every field ``build``
-        fills from its arguments, each with a value of the class it replaces."""
-        first = self._first
-        if first is None:
-            first = self._first = build()
-            return first
-        return copy_parts(first, changes)
+    def make(self, changes: dict[str, Any]) -> N:
+        """A copy of the template with ``changes``, which name every field the constructor fills from
+        its arguments, each with a value of the class it replaces."""
+        template = self._template
+        if template is None:
+            template = self._template = self._build()
+        return copy_parts(template, changes)
 
 
-_MEMREF: Prototype[MemRef] = Prototype()
+_NO_SPAN = Span.unknown()
+_MEMREF: Prototype[MemRef] = Prototype(
+    lambda: MemRef(Var("mem", PtrType.get(), _NO_SPAN), ConstInt(0, DataType.INT64, _NO_SPAN), 0, _NO_SPAN))
 
 
 def new_memref(base: Var, byte_offset: Expr, size: int, span: Span) -> MemRef:
     """``MemRef(base, byte_offset, size, span)``: a MemRef of ``size`` bytes at ``byte_offset`` in the
     allocation ``base`` (validating each was about a tenth of MemoryReuse and AllocateMemoryAddr on
     the examples)."""
-    return _MEMREF.make(lambda: MemRef(base, byte_offset, size, span), {
-        "name_hint": base.name_hint, "base_": base, "byte_offset_": byte_offset, "size_": size, "span": span})
+    return _MEMREF.make({"name_hint": base.name_hint, "base_": base, "byte_offset_": byte_offset, "size_": size,
+                         "span": span})
 
 
 class TypeMemo:

@@ -437,8 +437,8 @@ def test_init_memref_builds_the_alloc_call_of_the_op_builder(space: ir.MemorySpa
 
 
 def test_every_allocation_of_a_kernel_is_what_the_op_builder_makes() -> None:
-    # The first allocation of a kernel is built and validated, the others are copies of it with
-    # other parts (pypto.ir.parts): each must still be the builder's call, with its own variable and MemRef.
+    # Each allocation is a copy of a template built once per process, with other parts (pypto.ir.parts):
+    # each must still be the builder's call, with its own variable and MemRef.
     stmts = [s for s in walk(kernel(passes.init_memref()(front(PROGRAMS["matmul"][0]))).body)
              if isinstance(s, ir.AssignStmt)]
     allocs = [s for s in stmts if isinstance(s.value, ir.Call) and s.value.op.name == "tile.alloc"]
@@ -752,21 +752,31 @@ def _fields(node: object) -> tuple:
 
 
 def test_prototype_copies_are_what_the_constructors_make() -> None:
-    """The planning passes build a MemRef or an address once per process and copy it afterwards: each copy
-    holds the fields (and the given-fields set) the constructor gives those parts, with a new variable id;
-    a block rebuilt as a copy of the old one is what block_of makes."""
+    """The planning passes build a template of each node they make many of (a MemRef, an address, an
+    allocation's variable, call and statement) once per process and copy it afterwards: each copy holds
+    the fields (and the given-fields set) the constructor gives those parts, with a new variable id; a
+    block rebuilt as a copy of the old one is what block_of makes."""
+    from pypto.passes.allocate_memory_addr import _OFFSET
+    from pypto.passes.init_memref import _UNASSIGNED, allocation, unassigned
     from pypto.transform.memref_util import block_like, new_memref
     from pypto.transform.util import block_of
 
     made = []
-    for n, size in enumerate([4096, 512, 65536]):
+    for n, (space, size) in enumerate([(VEC, 4096), (ir.MemorySpace.Mat, 512), (ir.MemorySpace.Acc, 65536)]):
         span = ir.Span("k.py", n + 1, 1)
-        base = ir.Var(f"mem_vec_{n}", ir.PtrType.get(), span)
+        name = f"mem_{space.name.lower()}_{n}"
+        alloc = allocation(name, space, size, span)
+        base = ir.Var(name, ir.PtrType.get(), span)
+        assert _fields(alloc.var) == _fields(base) and alloc.var.unique_id != base.unique_id
+        assert _fields(alloc.value) == _fields(alloc_call(space, size, span))
+        assert _fields(alloc) == _fields(ir.AssignStmt(alloc.var, alloc.value, span))
         offset = ir.ConstInt(32 * n, ir.DataType.INT64, span)
+        assert _fields(_OFFSET.make({"value": 32 * n, "span": span})) == _fields(offset)
+        assert _fields(_UNASSIGNED.make({"span": span})) == _fields(unassigned(span))
         ref, expected = new_memref(base, offset, size, span), ir.MemRef(base, offset, size, span)
         assert _fields(ref) == _fields(expected) and ref.unique_id != expected.unique_id
-        made.append(ref)
-    assert len({r.unique_id for r in made}) == 3
+        made += [ref, alloc.var]
+    assert len({r.unique_id for r in made}) == 6
     body = kernel(front(TILE_ADD)).body
     stmts = list(reversed(body.stmts))
     assert_structural_equal(block_like(body, stmts), block_of(stmts, body.span))
