@@ -49,16 +49,6 @@ def _static_tile(t: object) -> bool:
     return isinstance(t, TileType) and all(isinstance(d, ConstInt) for d in t.shape)
 
 
-def _named_sides(index: FunctionIndex) -> frozenset[Affinity] | None:
-    """The sides of the calls of a function (its ``index``) when their op names decide them all, else
-    None (an op whose side follows its operands, or a call of a function, which may be placed on the
-    vector side)."""
-    if index.has(GlobalVar):
-        return None
-    sides = frozenset(map(named_affinity, index.op_names))
-    return None if BY_OPERANDS in sides else sides  # type: ignore[return-value]
-
-
 def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
     """The calls of the ops ``names`` and of program functions (whose side a placement attr may give)
     in a function (its ``index``), grouped by op name (not in pre-order): the index's calls by op
@@ -72,20 +62,23 @@ def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
 def _check_sides(func: Function, index: FunctionIndex, report: Reporter) -> None:
     kind = func.func_type
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
-    # Most kernels call only ops whose names give their side: the names tell what every call would.
-    named = _named_sides(index)
-    if named is not None and (forbidden not in named if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= named):
-        return
     names = index.op_names
+    by_name = dict(zip(names, map(named_affinity, names)))  # each op's side, or BY_OPERANDS
+    sides = set(by_name.values())
+    # Most kernels call only ops whose names give their side: the names tell what every call would
+    # (a call of a function may be placed on the vector side).
+    if BY_OPERANDS not in sides and not index.has(GlobalVar) and (
+            forbidden not in sides if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= sides):
+        return
     if forbidden is None:  # an InCore function: only whether it mixes both sides
         # A call's side is its op name's when that decides it (affinity reads the same table).
-        sides = {named_affinity(n) for n in names} - {BY_OPERANDS}
-        sides.update(map(affinity, _placed_calls(index, {n for n in names if named_affinity(n) == BY_OPERANDS})))
+        sides.discard(BY_OPERANDS)
+        sides.update(map(affinity, _placed_calls(index, {n for n, side in by_name.items() if side == BY_OPERANDS})))
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
     # A call of an op whose name gives an allowed side is fine: only the others are looked at.
-    suspects = {n for n in names if named_affinity(n) in (forbidden, BY_OPERANDS)}
+    suspects = {n for n, side in by_name.items() if side in (forbidden, BY_OPERANDS)}
     wrong = {id(c) for c in _placed_calls(index, suspects) if affinity(c) is forbidden}
     for call in index.of(Call) if wrong else ():  # reported in pre-order
         if id(call) in wrong:
@@ -468,8 +461,13 @@ def _kernel_nodes_hold(func: Function) -> bool:
     if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
         return True
     index = function_index(func)
-    return not index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) and not any(
-        isinstance(s.value, MakeTuple) for s in index.of(AssignStmt)) and not index.op_names & _SHARDS
+    if index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) or not index.op_names.isdisjoint(_SHARDS):
+        return False
+    # In the pre-order an assignment is followed by its variable and then by its value: a tuple made
+    # (few are: offsets) is an assignment's value when one stands two nodes before it.
+    nodes = index.nodes
+    return not any(i >= 2 and isinstance(nodes[i - 2], AssignStmt) and nodes[i - 2].value is nodes[i]
+                   for i in index.positions(MakeTuple))
 
 
 # The node kinds of the dialect that kernels may not hold: what the PTO and CCE emitters have no

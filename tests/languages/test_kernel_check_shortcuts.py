@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import pytest
 from inv_helpers import found, prog, with_body
-from pypto.languages.invariants import ALL, InputsNotWritten, OutParamsWritten, writes
+from pypto.languages.invariants import (
+    ALL,
+    AllocatedMemoryAddr,
+    InputsNotWritten,
+    KernelNodes,
+    OutParamsWritten,
+    kernels,
+    memory,
+    writes,
+)
 from pypto.languages.invariants.base import clear_caches
 
 from pypto import ir
@@ -18,7 +27,8 @@ _TILE = "pl.Tile[[16, 16], pl.FP32]"
 _TO_INPUT = "declare it pl.Out[...] (written only) or pl.InOut[...] (read and written) to write it"
 _NOT_WRITTEN = ("write it on every path (an if needs it in both branches) or declare it pl.InOut[...], whose "
                 "contents the caller provides")
-_OWNED = ("InputsNotWritten", "OutParamsWritten")
+_OWNED = ("InputsNotWritten", "OutParamsWritten", "KernelNodes", "AllocatedMemoryAddr")
+_SPAN = ir.Span.unknown()
 
 
 def _kernel(body: str) -> ir.Program:
@@ -39,6 +49,8 @@ _LOAD = "pl.tile.load(x, [0, 0], [16, 16])"
 def _disable(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turn off the shortcuts this file covers (each falls back to the full checker)."""
     monkeypatch.setattr(writes, "_direct_writes", lambda func: None)
+    monkeypatch.setattr(KernelNodes, "holds_if", None)
+    monkeypatch.setattr(memory, "_addresses_fit", lambda func, capacity: False)
 
 
 def _both(program: ir.Program, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, str]]:
@@ -113,6 +125,64 @@ def test_a_store_inside_another_expression_does_not_count(monkeypatch: pytest.Mo
         ("OUT_NOT_WRITTEN", f"Out parameter 'y' is not written on every path (at this return); {_NOT_WRITTEN}",
          "return y"),
     ]
+
+
+def _same(inv: object, program: ir.Program, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, str]]:
+    """The findings of ``inv`` in ``program``, the same with the shortcuts as without them."""
+    clear_caches()
+    fast = found(inv, program)
+    with monkeypatch.context() as patch:
+        _disable(patch)
+        clear_caches()
+        assert found(inv, program) == fast
+    clear_caches()
+    return fast
+
+
+def _vec(name: str, offset: ir.Expr | int | None = None) -> ir.Var:
+    memref = None if offset is None else ir.MemRef(f"mem_{name}", offset, 1024)
+    return ir.Var(name, ir.TileType([16, 16], ir.FP32, memref, None, ir.Mem.Vec))
+
+
+def _aiv(stmts: list[ir.Stmt], params: list[ir.Var]) -> ir.Program:
+    return ir.Program([ir.Function("k", params, [], ir.SeqStmts(stmts, _SPAN), _SPAN, type=ir.FunctionType.AIV)],
+                      "P", _SPAN)
+
+
+def _exp(target: ir.Var, source: ir.Var) -> ir.AssignStmt:
+    return ir.AssignStmt(target, ir.Call(ir.get_op("tile.exp"), [source], target.type, _SPAN))
+
+
+def test_a_tuple_assigned_among_tuple_operands_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KernelNodes tells an assigned tuple from the tuples calls take (offsets) by node position."""
+    src, shaped = _vec("src", 0), _vec("shaped", 1024)
+    dims = ir.MakeTuple([ir.ConstInt(16, ir.INDEX, _SPAN)] * 2, _SPAN)
+    reshape = ir.AssignStmt(shaped, ir.Call(ir.get_op("tile.reshape"), [src, dims], shaped.type, _SPAN))
+    pair = ir.Var("pair", ir.TupleType([src.type, src.type]))
+    made = ir.AssignStmt(pair, ir.MakeTuple([src, shaped], _SPAN))
+    assert _same(KernelNodes, _aiv([reshape], [src]), monkeypatch) == []
+    assert _same(KernelNodes, _aiv([reshape, made], [src]), monkeypatch) == [
+        ("TUPLE_IN_KERNEL", "a tuple value in AIV kernel 'k' (the kernel code generators print no tuple value in a "
+         "kernel)", "[src, shaped]"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("offsets", "expected"),
+    [
+        ([0, 1024], []),
+        ([0, -1], [("NO_ADDRESS", "tile 'b' has no address in Vec")]),
+        ([0, None], []),  # no MemRef: HasMemRefs' rule, not this one
+        ([0, 1024 * 1024], [("CAPACITY", "Function 'k': Vec buffer usage (1049600 bytes) exceeds platform limit "
+                                        "(188416 bytes)")]),
+    ],
+    ids=["placed", "negative", "no-memref", "over-capacity"],
+)
+def test_addresses_read_from_the_node_types(offsets: list, expected: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    """AllocatedMemoryAddr looks at the few distinct tile types first; a bad one is reported at its variable."""
+    a, b = _vec("a", offsets[0]), _vec("b", offsets[1])
+    found_ = _same(AllocatedMemoryAddr, _aiv([_exp(b, a)], [a]), monkeypatch)
+    assert [(code, message) for code, message, _ in found_] == expected
 
 
 def test_the_corpus_gets_the_same_findings(monkeypatch: pytest.MonkeyPatch) -> None:
