@@ -29,6 +29,7 @@ TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
 _PIPE_OPS = TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
+_PIPE_TRAFFIC = _PIPE_OPS | _TFREES
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
 _INITS = frozenset(_INIT.values())
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
@@ -187,8 +188,12 @@ _CONSUMES = {FunctionType.AIV: (0, 1), FunctionType.AIC: (1, 2)}
 def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> None:
     """Each buffer a consumer reserves for a pipe holds the slots it keeps on chip."""
     operand, bit = _CONSUMES.get(func.func_type, (None, 0))
-    reserved = {s.var: s.value for s in function_index(func).of(AssignStmt)
-                if op_name(s.value) == "system.reserve_buffer"}
+    index = function_index(func)
+    # The reserving calls by op name (no op name read per assignment), and a submission of the op.
+    reserves = {id(c) for c in index.calls_to("system.reserve_buffer")}
+    if index.has(Submit):
+        reserves.update(id(s) for s in index.of(Submit) if op_name(s) == "system.reserve_buffer")
+    reserved = {s.var: s.value for s in index.of(AssignStmt) if id(s.value) in reserves} if reserves else {}
     for pipe, setup in sorted(setups.items()):
         reserve = reserved.get(setup.args[operand]) if operand is not None and setup.kwargs["dir_mask"] & bit else None
         if reserve is None:
@@ -206,9 +211,9 @@ def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> N
 
 def _check_pipes(func: Function, index: FunctionIndex, report: Reporter) -> None:
     names = index.op_names
-    if names.isdisjoint(_PIPE_OPS | _TFREES):
+    if names.isdisjoint(_PIPE_TRAFFIC):
         return
-    pipe_calls = _calls_of(func, _PIPE_OPS | _TFREES)
+    pipe_calls = _calls_of(func, _PIPE_TRAFFIC)
     setups = _check_setup(func, pipe_calls, report)
     _check_flags(setups, report)
     _check_rings(func, setups, report)
