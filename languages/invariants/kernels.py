@@ -29,6 +29,7 @@ TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
 _TPUSHES = frozenset({"tile.tpush_to_aiv", "tile.tpush_to_aic"})
 _PIPE_OPS = TPOPS | _TPUSHES
 _TFREES = frozenset({"system.tfree_to_aic", "system.tfree_to_aiv"})
+_PIPE_TRAFFIC = _PIPE_OPS | _TFREES
 _INIT = {FunctionType.AIC: "system.aic_initialize_pipe", FunctionType.AIV: "system.aiv_initialize_pipe"}
 _INITS = frozenset(_INIT.values())
 _BUFFERS = frozenset({"system.reserve_buffer", "system.import_peer_buffer"})
@@ -49,16 +50,6 @@ def _static_tile(t: object) -> bool:
     return isinstance(t, TileType) and all(isinstance(d, ConstInt) for d in t.shape)
 
 
-def _named_sides(index: FunctionIndex) -> frozenset[Affinity] | None:
-    """The sides of the calls of a function (its ``index``) when their op names decide them all, else
-    None (an op whose side follows its operands, or a call of a function, which may be placed on the
-    vector side)."""
-    if index.has(GlobalVar):
-        return None
-    sides = frozenset(map(named_affinity, index.op_names))
-    return None if BY_OPERANDS in sides else sides  # type: ignore[return-value]
-
-
 def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
     """The calls of the ops ``names`` and of program functions (whose side a placement attr may give)
     in a function (its ``index``), grouped by op name (not in pre-order): the index's calls by op
@@ -72,20 +63,23 @@ def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
 def _check_sides(func: Function, index: FunctionIndex, report: Reporter) -> None:
     kind = func.func_type
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
-    # Most kernels call only ops whose names give their side: the names tell what every call would.
-    named = _named_sides(index)
-    if named is not None and (forbidden not in named if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= named):
-        return
     names = index.op_names
+    by_name = dict(zip(names, map(named_affinity, names)))  # each op's side, or BY_OPERANDS
+    sides = set(by_name.values())
+    # Most kernels call only ops whose names give their side: the names tell what every call would
+    # (a call of a function may be placed on the vector side).
+    if BY_OPERANDS not in sides and not index.has(GlobalVar) and (
+            forbidden not in sides if forbidden else not {Affinity.CUBE, Affinity.VECTOR} <= sides):
+        return
     if forbidden is None:  # an InCore function: only whether it mixes both sides
         # A call's side is its op name's when that decides it (affinity reads the same table).
-        sides = {named_affinity(n) for n in names} - {BY_OPERANDS}
-        sides.update(map(affinity, _placed_calls(index, {n for n in names if named_affinity(n) == BY_OPERANDS})))
+        sides.discard(BY_OPERANDS)
+        sides.update(map(affinity, _placed_calls(index, {n for n, side in by_name.items() if side == BY_OPERANDS})))
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
     # A call of an op whose name gives an allowed side is fine: only the others are looked at.
-    suspects = {n for n in names if named_affinity(n) in (forbidden, BY_OPERANDS)}
+    suspects = {n for n, side in by_name.items() if side in (forbidden, BY_OPERANDS)}
     wrong = {id(c) for c in _placed_calls(index, suspects) if affinity(c) is forbidden}
     for call in index.of(Call) if wrong else ():  # reported in pre-order
         if id(call) in wrong:
@@ -194,8 +188,12 @@ _CONSUMES = {FunctionType.AIV: (0, 1), FunctionType.AIC: (1, 2)}
 def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> None:
     """Each buffer a consumer reserves for a pipe holds the slots it keeps on chip."""
     operand, bit = _CONSUMES.get(func.func_type, (None, 0))
-    reserved = {s.var: s.value for s in function_index(func).of(AssignStmt)
-                if op_name(s.value) == "system.reserve_buffer"}
+    index = function_index(func)
+    # The reserving calls by op name (no op name read per assignment), and a submission of the op.
+    reserves = {id(c) for c in index.calls_to("system.reserve_buffer")}
+    if index.has(Submit):
+        reserves.update(id(s) for s in index.of(Submit) if op_name(s) == "system.reserve_buffer")
+    reserved = {s.var: s.value for s in index.of(AssignStmt) if id(s.value) in reserves} if reserves else {}
     for pipe, setup in sorted(setups.items()):
         reserve = reserved.get(setup.args[operand]) if operand is not None and setup.kwargs["dir_mask"] & bit else None
         if reserve is None:
@@ -213,9 +211,9 @@ def _check_rings(func: Function, setups: dict[int, Call], report: Reporter) -> N
 
 def _check_pipes(func: Function, index: FunctionIndex, report: Reporter) -> None:
     names = index.op_names
-    if names.isdisjoint(_PIPE_OPS | _TFREES):
+    if names.isdisjoint(_PIPE_TRAFFIC):
         return
-    pipe_calls = _calls_of(func, _PIPE_OPS | _TFREES)
+    pipe_calls = _calls_of(func, _PIPE_TRAFFIC)
     setups = _check_setup(func, pipe_calls, report)
     _check_flags(setups, report)
     _check_rings(func, setups, report)
@@ -468,8 +466,13 @@ def _kernel_nodes_hold(func: Function) -> bool:
     if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
         return True
     index = function_index(func)
-    return not index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) and not any(
-        isinstance(s.value, MakeTuple) for s in index.of(AssignStmt)) and not index.op_names & _SHARDS
+    if index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) or not index.op_names.isdisjoint(_SHARDS):
+        return False
+    # In the pre-order an assignment is followed by its variable and then by its value: a tuple made
+    # (few are: offsets) is an assignment's value when one stands two nodes before it.
+    nodes = index.nodes
+    return not any(i >= 2 and isinstance(nodes[i - 2], AssignStmt) and nodes[i - 2].value is nodes[i]
+                   for i in index.positions(MakeTuple))
 
 
 # The node kinds of the dialect that kernels may not hold: what the PTO and CCE emitters have no

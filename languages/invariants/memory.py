@@ -52,10 +52,33 @@ HasMemRefs = Invariant.per_function(
 )
 
 
+_OFF_CHIP = (None, MemorySpace.DDR)
+
+
+def _addresses_fit(func: Function, capacity: dict[MemorySpace, int]) -> bool:
+    """True when every on-chip tile type among the node types of ``func`` has an address and each
+    space's highest end fits: then no variable of ``func`` (its type is one of them) breaks a rule.
+    After memory reuse the variables share a few types."""
+    high: dict[MemorySpace, int] = {}
+    for t in function_index(func).types_of(TileType):
+        memref = t.memref
+        if memref is None or t.memory_space_ in _OFF_CHIP:
+            continue
+        offset = memref.byte_offset_
+        if not isinstance(offset, ConstInt) or offset.value < 0:
+            return False
+        end = offset.value + memref.size_
+        if end > high.get(t.memory_space, 0):
+            high[t.memory_space] = end
+    return all(capacity.get(space) is None or end <= capacity[space] for space, end in high.items())
+
+
 def _check_addresses(func: Function, program: Program, report: Reporter) -> None:
     capacity = report.platform.capacity
+    if _addresses_fit(func, capacity):
+        return
     high: dict[MemorySpace, tuple[int, Var]] = {}
-    off_chip = (None, MemorySpace.DDR)
+    off_chip = _OFF_CHIP
     for var in checked_defs(func):
         t = var.type
         if not isinstance(t, TileType) or t.memref is None or t.memory_space_ in off_chip:

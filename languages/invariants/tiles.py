@@ -14,7 +14,7 @@ from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
 from pypto.ir.expr import Call, GlobalVar, IterArg, Op, Var
 from pypto.ir.function import Function, Program
-from pypto.ir.type_base import TupleType
+from pypto.ir.type_base import ScalarType, TupleType
 from pypto.ir.stmt import AssignStmt, ReturnStmt, YieldStmt
 from pypto.ir.types import TensorType, TileType, is_strided, pitched
 
@@ -135,6 +135,8 @@ def _type_space_known(t: object) -> bool:
 
 def _tuple_spaces_known(t: TupleType) -> bool:
     for e in t.types:
+        if type(e) is ScalarType:  # the common element (offsets, shapes): the exact class first
+            continue
         if isinstance(e, TileType) and e.memory_space_ is None:
             return False
         if isinstance(e, TupleType) and not _tuple_spaces_known(e):
@@ -167,6 +169,28 @@ def _allowed_everywhere(name: str) -> frozenset[MemorySpace] | None:
     return hit[2]
 
 
+# Per set of op names, all registered (a registered entry is never replaced): the spaces allowed at
+# every position any of them constrains, None when none constrains one. Kernels share their op sets.
+_ALLOWED_BY_NAMES: dict[frozenset[str], frozenset[MemorySpace] | None] = {}
+_NAME_SETS_LIMIT = 1_000
+
+
+def _allowed_for(names: frozenset[str]) -> frozenset[MemorySpace] | None:
+    """The spaces the ops ``names`` allow at every position they constrain, None when none constrains one."""
+    if names in _ALLOWED_BY_NAMES:
+        return _ALLOWED_BY_NAMES[names]
+    common: frozenset[MemorySpace] | None = None
+    for name in names:
+        allowed = _allowed_everywhere(name)
+        if allowed is not None:
+            common = allowed if common is None else common & allowed
+    if all(map(op_registry.lookup, names)):  # an unregistered name may be registered later
+        if len(_ALLOWED_BY_NAMES) >= _NAME_SETS_LIMIT:
+            _ALLOWED_BY_NAMES.clear()
+        _ALLOWED_BY_NAMES[names] = common
+    return common
+
+
 _SPACE = operator.attrgetter("memory_space_")
 
 
@@ -178,7 +202,8 @@ def _check_space_constraints(func: Function, program: Program, report: Reporter)
     # The operands' types are among the node types, which are few: when every space a tile of the
     # function is in is allowed at every constrained position of every op it calls, no call breaks one.
     spaces = set(map(_SPACE, index.types_of(TileType))) - {None}
-    if all(m is None or spaces <= m for m in map(_allowed_everywhere, index.op_names)):
+    allowed = _allowed_for(index.op_names)
+    if allowed is None or spaces <= allowed:
         return
     for call in index.of(Call):
         callee_op = call.op
@@ -382,8 +407,8 @@ def _check_layouts(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
     index = function_index(func)
-    # Only a col-major vector tile can be misplaced: most kernels hold none (no node type is one).
-    if index.op_names.isdisjoint(ROW_MAJOR_OPERANDS) or not any(map(col_major, index.types)) or not any(
+    # Only a col-major vector tile can be misplaced: most kernels hold none (no node's tile type is one).
+    if index.op_names.isdisjoint(ROW_MAJOR_OPERANDS) or not any(map(col_major, index.types_of(TileType))) or not any(
             col_major(v.type) for v in (*func.params, *(s.var for s in index.of(AssignStmt)), *index.of(IterArg))):
         return
     for call in index.of(Call):

@@ -26,6 +26,7 @@ functions that outlining creates are derived from their writes.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 from pypto.analysis import callee
@@ -127,13 +128,7 @@ class _Buffers:
                 derived = self.derived[target.name] = derived_writes(target, self.program)
             return [i for i, (p, d) in enumerate(zip(target.params, target.param_directions))
                     if (d is not ParamDirection.In or p in derived) and i < len(call.args)]
-        name = call.op.name
-        entry = op_registry.lookup(name)
-        hit = _OP_WRITES.get(name)
-        if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
-            written = [i for i, param in enumerate(entry.params) if param.effect in _WRITTEN] if entry else []
-            hit = _OP_WRITES[name] = (entry, written)
-        written = hit[1]
+        written = _op_written(call.op.name)
         if not written:  # most ops write no operand: no list per call
             return written
         count = len(call.args)
@@ -184,6 +179,47 @@ class _Buffers:
 
 # Per op name: its registry entry and the positions of the parameters it writes.
 _OP_WRITES: dict[str, tuple[object, list[int]]] = {}
+
+
+def _op_written(name: str) -> list[int]:
+    """The positions of the parameters op ``name`` writes (callers must not change the list)."""
+    entry = op_registry.lookup(name)
+    hit = _OP_WRITES.get(name)
+    if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
+        written = [i for i, param in enumerate(entry.params) if param.effect in _WRITTEN] if entry else []
+        hit = _OP_WRITES[name] = (entry, written)
+    return hit[1]
+
+
+_VAR = operator.attrgetter("var")
+
+
+def _direct_writes(func: Function) -> list[tuple[Var, Call]] | None:
+    """Each operand an op call of ``func`` writes, with the call, when every one is a variable that no
+    statement assigns and no loop carries, and ``func`` calls no program function and submits no task;
+    else None. Each such operand then names one buffer all through ``func``: the parameter it is, or
+    none. Read from the node index (every call, wherever it is), so most kernels are not scanned."""
+    index = function_index(func)
+    if index.has(GlobalVar, Submit):
+        return None
+    found: list[tuple[Var, Call]] = []
+    for name in index.op_names:
+        written = _op_written(name)
+        for call in index.calls_to(name) if written else ():
+            args = call.args
+            for i in written:
+                if i < len(args):
+                    if not isinstance(args[i], Var):
+                        return None
+                    found.append((args[i], call))
+    if found:
+        bound = set(map(_VAR, index.of(AssignStmt)))
+        for loop in index.of(ForStmt, WhileStmt):
+            bound.update(loop.iter_args)
+            bound.update(loop.return_vars)
+        if any(var in bound for var, _ in found):
+            return None
+    return found
 
 
 def derived_writes(func: Function, program: Program) -> set[Var]:
@@ -275,6 +311,9 @@ def _check_inputs(func: Function, program: Program, report: Reporter) -> None:
     inputs = {p for p, d in zip(func.params, func.param_directions) if d is ParamDirection.In}
     if not any(isinstance(p.type, TensorType) for p in inputs):
         return
+    direct = _direct_writes(func)
+    if direct is not None and not any(var in inputs for var, _ in direct):
+        return  # no call writes an input (the scan below would find the writes _direct_writes lists)
     buffers = _Buffers(func, program)
     writes: list[tuple[Var, Call | Submit]] = []
 
@@ -490,8 +529,36 @@ def _no_trips(loop: ForStmt) -> bool:
     return (stop - start) * step <= 0
 
 
+def _outs_written_first(func: Function) -> bool:
+    """True when each Out tensor parameter of ``func`` is written by a statement of its body's top
+    block, which returns at its last statement only (or nowhere): then every path to a return or the
+    end passes through that write. Read from :func:`_direct_writes` (no path walk)."""
+    body = func.body
+    direct = _direct_writes(func) if type(body) is SeqStmts else None
+    if not direct:
+        return False
+    returns = function_index(func).of(ReturnStmt)
+    if len(returns) > 1 or (returns and returns[0] is not body.stmts[-1]):
+        return False
+    outs = {p for p, d in zip(func.params, func.param_directions)
+            if d is ParamDirection.Out and isinstance(p.type, TensorType)}
+    by_call: dict[int, list[Var]] = {}
+    for var, call in direct:
+        by_call.setdefault(id(call), []).append(var)
+    # The calls that are a top statement's whole value (_Paths.block counts their writes), from the
+    # end: a kernel stores its outputs last.
+    for s in reversed(body.stmts):
+        kind = type(s)
+        written = by_call.get(id(s.value) if kind is AssignStmt else id(s.expr) if kind is EvalStmt else None)
+        if written:
+            outs.difference_update(written)
+            if not outs:
+                return True
+    return not outs
+
+
 def _check_outs(func: Function, program: Program, report: Reporter) -> None:
-    if not _checked(func) or ParamDirection.Out not in func.param_directions:
+    if not _checked(func) or ParamDirection.Out not in func.param_directions or _outs_written_first(func):
         return
     _Paths(func, program, report).run()
 
