@@ -13,7 +13,6 @@ walked by that property's full checker, which words the diagnostics.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import operator
 
@@ -93,45 +92,46 @@ _FLAT_SETS: dict[frozenset[type], bool] = {}
 def _scan(func: Function) -> tuple[bool, bool] | None:
     """See :func:`_flat_scan`. Read off the node index with C-level maps, not a loop over the
     statements: in the pre-order, an assignment is followed by its variable and then by the nodes
-    of its value, and every other variable node after the first statement is a use, which holds
+    of its value, and every other variable node is a use (a parameter's own node too), which holds
     when the variable is a parameter or an earlier statement defines it: when the statement after
     the variable's first definition starts at or before the use (positions are compared, so no
     use needs a search for its statement)."""
+    index = function_index(func)
+    if not _flat_classes(index.classes):  # the cheapest test first: loops and branches are common
+        return None
     attr_vars = _attr_vars(func)
     if attr_vars and not set(func.params).issuperset(attr_vars):
         return None
-    index = function_index(func)
     blocks = index.positions(SeqStmts)  # (the index's own list: no list of the blocks made)
     if blocks and (len(blocks) > 1 or index.nodes[blocks[0]] is not func.body):
         return None
-    if not _flat_classes(index.classes):
-        return None
-    assigns = index.of(AssignStmt)
-    defs = [*func.params, *map(_VAR, assigns)]
+    params = func.params
+    assigned = list(map(_VAR, index.of(AssignStmt)))
+    defs = [*params, *assigned]
     ssa_ok = len(set(defs)) == len(defs)
     stmt_at = index.positions(*_FLAT)
     never = len(index.nodes) + 1
     # Where the statement after each statement starts, and so after each assignment.
     next_start = dict(zip(stmt_at, itertools.chain(itertools.islice(stmt_at, 1, None), (never,))))
     assign_at = index.positions(AssignStmt)
-    assign_next = list(map(next_start.__getitem__, assign_at))
     # Each variable's first definition: a parameter's holds from 0, a variable's after its statement.
-    ready = dict(zip(reversed(defs), itertools.chain(reversed(assign_next), itertools.repeat(0))))
+    ready = dict(zip(reversed(defs), itertools.chain(reversed(list(map(next_start.__getitem__, assign_at))),
+                                                     itertools.repeat(0))))
     var_at = index.positions(Var)
-    start = bisect.bisect_left(var_at, stmt_at[0]) if stmt_at else len(var_at)  # parameters come first
-    var_at = var_at[start:]
-    defined_at = set(map(operator.add, assign_at, itertools.repeat(1)))  # an assignment's variable node
-    uses = list(map(operator.not_, map(defined_at.__contains__, var_at)))
-    use_vars = itertools.compress(map(index.nodes.__getitem__, var_at), uses)  # (var_at, not a second search)
-    uses_ok = all(map(operator.le, map(ready.get, use_vars, itertools.repeat(never)),
-                      itertools.compress(var_at, uses)))
+    # A variable node not ready where it stands is a use before the definition, or the first
+    # assignment of a variable that is no parameter (its later ones stand after that statement):
+    # the uses hold exactly when the nodes not ready are as many as those variables. (One C-level
+    # count, not a list of the uses made apart from the assigned variables' nodes.)
+    late = sum(map(operator.gt, map(ready.get, map(index.nodes.__getitem__, var_at), itertools.repeat(never)),
+                   var_at))
+    uses_ok = late == len(ready) - len(set(params))
     if uses_ok:
         # The valid shape and strides of an assigned variable's type read values defined before it.
-        types = list(map(_TYPE, map(_VAR, assigns)))
+        types = list(map(_TYPE, assigned))
         reads = {key: view_vars(t) for key, t in dict(zip(map(id, types), types)).items()}  # few types
         if any(reads.values()):
-            for stmt, at in zip(assigns, assign_at):
-                if not all(ready.get(v, never) <= at for v in reads[id(stmt.var.type)]):
+            for var, at in zip(assigned, assign_at):
+                if not all(ready.get(v, never) <= at for v in reads[id(var.type)]):
                     uses_ok = False
                     break
     return uses_ok, ssa_ok

@@ -59,6 +59,18 @@ _CASES = {
         (True, True)),
     "valid shape of a parameter": (_func(ir.AssignStmt(T_P, _call(P, result=T_P.type)), ir.ReturnStmt([P])),
                                    (True, True)),
+    # The scan counts the variable nodes not ready where they stand: one per variable an assignment
+    # defines first, so an extra one is a failed use, also beside re-definitions and parameters.
+    "self use, then a redefinition": (
+        _func(ir.AssignStmt(X, _call(X)), ir.AssignStmt(X, _call(P)), ir.ReturnStmt([X])), (False, False)),
+    "use before a definition, among defined uses": (
+        _func(ir.AssignStmt(X, _call(P, P)), ir.AssignStmt(Y, _call(Z, X)), ir.AssignStmt(Z, _call(Y)),
+              ir.ReturnStmt([Z])), (False, True)),
+    "parameter redefined, then a later definition used": (
+        _func(ir.AssignStmt(P, _call(Y)), ir.AssignStmt(Y, _call(P)), ir.ReturnStmt([Y])), (False, False)),
+    "many definitions and uses": (
+        _func(ir.AssignStmt(X, _call(P)), ir.AssignStmt(Y, _call(X, P)), ir.AssignStmt(Z, _call(Y, X)),
+              ir.EvalStmt(_call(Z, Y, X, P)), ir.ReturnStmt([Z, P])), (True, True)),
 }
 
 
