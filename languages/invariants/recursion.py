@@ -38,10 +38,31 @@ def _path(program: Program, start: str, target: str) -> list[str] | None:
     return None
 
 
+def _reaches(program: Program, starts: set[str], target: str) -> bool:
+    """True when function ``target`` is one of ``starts`` or called from one, through any calls."""
+    seen = set(starts)
+    todo = list(seen)
+    while todo:
+        name = todo.pop()
+        if name == target:
+            return True
+        func = function_named(program, name)
+        for call in function_calls(func) if func is not None else ():
+            if call.op.name not in seen:
+                seen.add(call.op.name)
+                todo.append(call.op.name)
+    return False
+
+
 def _check_recursion(func: Function, program: Program, report: Reporter) -> None:
     if func.func_type is FunctionType.Inline:
         return
-    for call in function_calls(func):
+    calls = function_calls(func)
+    # One search from all the callees settles most functions (an orchestration calls many kernels);
+    # the shortest path is looked for call by call only in a function on a cycle.
+    if not calls or not _reaches(program, {call.op.name for call in calls}, func.name):
+        return
+    for call in calls:
         callee = call.op.name
         rest = [func.name] if callee == func.name else _path(program, callee, func.name)
         if rest is None:

@@ -111,3 +111,36 @@ def test_shared_callees_are_no_cycle() -> None:
         return out
 """)
     assert found(NoRecursion, program) == []
+
+
+def test_a_cycle_found_after_calls_off_it_is_reported_at_its_first_call() -> None:
+    # One search from all the callees finds that a function is on a cycle; the report still names
+    # the first call closing one, with the shortest path through it.
+    program = _program(f"""
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def half(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+        out = self.k(x, out)
+        out = self.quarter(x, out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def quarter(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+        out = self.main(x, out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+        out = self.k(x, out)
+        out = self.k(x, out)
+        out = self.half(x, out)
+        out = self.quarter(x, out)
+        return out
+""")
+    assert found(NoRecursion, program) == [
+        ("RECURSIVE_CALL", f"'half' calls itself through other functions (half -> quarter -> main -> half); {_WHY}",
+         "quarter(x, out)"),
+        ("RECURSIVE_CALL", f"'main' calls itself through other functions (main -> half -> quarter -> main); {_WHY}",
+         "half(x, out)"),
+        ("RECURSIVE_CALL", f"'quarter' calls itself through other functions (quarter -> main -> quarter); {_WHY}",
+         "main(x, out)"),
+    ]
