@@ -114,22 +114,17 @@ def _no_call(of: type | tuple[type, ...], field: str | tuple[str, ...], where: s
 
 def _calls_at_top(func: Function) -> bool:
     """True when every call in ``func`` is the whole value of an assignment or an evaluation: then
-    no call sits inside another node's field (the index counts each occurrence of a node)."""
+    no call sits inside another node's field (the index counts each occurrence of a node).
+
+    Read off positions, no node looked at: in the pre-order an assignment is followed by its
+    variable and then its value, an evaluation by its expression."""
     index = function_index(func)
-    # The lists of calls and assignments other checks ask for too; a Submit list only when there is one.
-    calls = len(index.of(Call)) + (len(index.of(Submit)) if index.has(Submit) else 0)
+    calls = index.positions(Call, Submit) if index.has(Submit) else index.positions(Call)
     if not calls:
         return True
-    top = sum(map(isinstance, map(_VALUE, index.of(AssignStmt)), itertools.repeat(_CALLS)))
-    # The evaluations are read off their positions (no list of them made for this check alone).
-    evals = map(index.nodes.__getitem__, index.positions(EvalStmt))
-    top += sum(map(isinstance, map(_EXPR, evals), itertools.repeat(_CALLS)))
-    return top == calls
-
-
-_CALLS = (Call, Submit)
-_VALUE = operator.attrgetter("value")
-_EXPR = operator.attrgetter("expr")
+    tops = set(map(operator.add, index.positions(AssignStmt), itertools.repeat(2)))
+    tops.update(map(operator.add, index.positions(EvalStmt), itertools.repeat(1)))
+    return tops.issuperset(calls)
 
 
 NoNestedCalls = Invariant.declared(

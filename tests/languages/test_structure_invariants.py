@@ -115,6 +115,25 @@ def test_a_call_nested_in_an_evaluation_of_a_flat_block_is_reported() -> None:
     ]
 
 
+def test_a_call_inside_a_statement_value_that_is_no_call_is_reported() -> None:
+    """The shortcut reads the positions of the calls: a call a few nodes after an assignment or an
+    evaluation, inside its value, is not at the top."""
+    program = prog(
+        """
+        @pl.program
+        class A:
+            @pl.function
+            def main(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+                a: pl.Scalar[pl.INDEX] = n + pl.tensor.dim(x, 0)
+                b: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
+                return a + b
+        """
+    )
+    assert found(NoNestedCalls, program) == [
+        ("NESTED_CALL", "a call nested in an operand (FlattenCallExpr hoists it)", "pl.tensor.dim(x, 0)"),
+    ]
+
+
 def test_flattened_program_is_accepted() -> None:
     result = passes.PassManager.get_strategy(plugins=False).run(prog(NESTED))
     assert found(NoNestedCalls, result) == []
