@@ -3,6 +3,7 @@ TensorViewCanonical and ArrayNotEscaped."""
 
 from __future__ import annotations
 
+import itertools
 import operator
 
 from pypto.analysis import block, function_index
@@ -67,6 +68,8 @@ def _agree(expected: Type, actual: Type) -> bool:
     if not shaped or expected.dtype != actual.dtype:
         return False
     a, b = expected.shape, actual.shape
+    if a is b:  # a variable's type made from its value's with a MemRef added keeps the shape list
+        return True
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
@@ -166,7 +169,9 @@ def _check_types(func: Function, program: Program, report: Reporter) -> None:
     # Only these statements are checked: asking the index for them skips the rest (mostly
     # evaluations) without an isinstance test, which is slow against another pydantic class. When
     # every assignment agrees (one C-level pass), only the compound statements are left to look at.
-    agree = all(map(_agree, map(_VAR_TYPE, assigns), map(_VALUE_TYPE, assigns)))
+    expected, actual = list(map(_VAR_TYPE, assigns)), list(map(_VALUE_TYPE, assigns))
+    differ = list(map(operator.is_not, expected, actual))  # most share one type object: no call for those
+    agree = not any(differ) or all(map(_agree, itertools.compress(expected, differ), itertools.compress(actual, differ)))
     if not index.has(*_COMPOUND):  # most kernels: no list of compound statements to make
         checked = () if agree else assigns
     else:

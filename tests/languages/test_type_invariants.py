@@ -12,6 +12,7 @@ from pypto.languages.invariants import (
 )
 
 from pypto import ir
+from pypto.ir.parts import copy_parts
 
 _SPAN = ir.Span.unknown()
 BOOL = ir.ScalarType(ir.BOOL)
@@ -59,6 +60,16 @@ def test_assignments_of_equal_or_dynamic_dimensions_agree() -> None:
     ]
     fine = single("main", [x, n], ir.SeqStmts([same, dynamic, ir.ReturnStmt([x])], _SPAN), [_tensor(16)])
     assert found(TypeChecked, fine) == []
+
+
+def test_types_sharing_a_shape_list_agree_only_in_one_dtype() -> None:
+    """A pass's copy of a type keeps its shape list: that list is not compared again, the dtype is."""
+    x = ir.Var("x", _tensor(16))
+    same, other = copy_parts(x.type, {}), copy_parts(x.type, {"dtype": ir.FP16})
+    assert same is not x.type and same.shape is x.type.shape is other.shape
+    stmts = [ir.AssignStmt(ir.Var("a", same), x), ir.AssignStmt(ir.Var("b", other), x), ir.ReturnStmt([x])]
+    program = single("main", [x], ir.SeqStmts(stmts, _SPAN), [_tensor(16)])
+    assert [(c, m) for c, m, _ in found(TypeChecked, program)] == [("102", "assignment to 'b': dtype fp16 vs fp32")]
 
 
 def test_control_flow_mismatches() -> None:
