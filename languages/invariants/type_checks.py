@@ -3,7 +3,6 @@ TensorViewCanonical and ArrayNotEscaped."""
 
 from __future__ import annotations
 
-import itertools
 import operator
 
 from pypto.analysis import block, function_index
@@ -169,9 +168,9 @@ def _check_types(func: Function, program: Program, report: Reporter) -> None:
     # Only these statements are checked: asking the index for them skips the rest (mostly
     # evaluations) without an isinstance test, which is slow against another pydantic class. When
     # every assignment agrees (one C-level pass), only the compound statements are left to look at.
-    expected, actual = list(map(_VAR_TYPE, assigns)), list(map(_VALUE_TYPE, assigns))
-    differ = list(map(operator.is_not, expected, actual))  # most share one type object: no call for those
-    agree = not any(differ) or all(map(_agree, itertools.compress(expected, differ), itertools.compress(actual, differ)))
+    # Most functions before memory planning share one type object per assignment: told in C first.
+    agree = all(map(operator.is_, map(_VAR_TYPE, assigns), map(_VALUE_TYPE, assigns))) or all(
+        map(_agree, map(_VAR_TYPE, assigns), map(_VALUE_TYPE, assigns)))
     if not index.has(*_COMPOUND):  # most kernels: no list of compound statements to make
         checked = () if agree else assigns
     else:
