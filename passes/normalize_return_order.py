@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 
 from pypto.analysis import function_index
 from pypto.analysis.index import derive_index
@@ -118,30 +118,54 @@ def _returned_aliases(func: Function) -> tuple[dict[Var, Var], list[ReturnStmt]]
     # A straight-line body (most kernels): follow each returned variable's definitions back instead of
     # the aliases of every variable (param_aliases's forward walk asks the op registry of every call).
     params = set(func.params)
+    defs: dict[Var, list[int]] = {}  # each variable's assignments, by position
+    for j, s in enumerate(stmts):
+        if isinstance(s, AssignStmt):
+            defs.setdefault(s.var, []).append(j)
     found: dict[Var, Var] = {}
     for r in returns:
         for v in r.value:
-            p = _flat_alias(v, len(stmts), stmts, params) if isinstance(v, Var) else None
+            p = _flat_alias(v, len(stmts), stmts, defs, params) if isinstance(v, Var) else None
             if p is not None and p is not v:
                 found[v] = p
     return found, returns
 
 
-def _flat_alias(e: Expr, end: int, stmts: list[Stmt], params: set[Var]) -> Var | None:
+def _flat_alias(e: Expr, end: int, stmts: list[Stmt], defs: dict[Var, list[int]], params: set[Var]) -> Var | None:
     """What :func:`param_aliases`'s walk maps ``e`` to after the first ``end`` of ``stmts`` (no loop
-    among them): the target of its latest assignment there that has one, else itself if a parameter."""
-    if not isinstance(e, Var):
-        return None
-    for j in range(end - 1, -1, -1):
-        s = stmts[j]
-        if isinstance(s, AssignStmt) and s.var is e:
-            target = _flat_alias(s.value, j, stmts, params)
+    among them): the target of its latest assignment there that has one, else itself if a parameter.
+    A chain of writes (``y1 = pl.store(t, o, y0)``, ...) is followed with a stack of its own, not by
+    recursion: a kernel may store into one output a thousand times."""
+
+    def follow(e: Expr, end: int) -> Generator[tuple[Expr, int], Var | None, Var | None]:
+        # Yields (operand, position) to ask that operand's target before the position (sent back).
+        if not isinstance(e, Var):
+            return None
+        for j in reversed(defs.get(e, ())):
+            if j >= end:
+                continue
+            value = stmts[j].value  # type: ignore[attr-defined]
+            target = yield value, j
             if target is None:
-                written = written_arg(s.value)
-                target = _flat_alias(written, j, stmts, params) if written is not None else None
+                written = written_arg(value)
+                target = (yield written, j) if written is not None else None
             if target is not None:
                 return target
-    return e if e in params else None
+        return e if e in params else None
+
+    stack = [follow(e, end)]
+    answer: Var | None = None
+    while True:
+        try:
+            asked = stack[-1].send(answer)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            answer = done.value
+        else:
+            stack.append(follow(*asked))
+            answer = None
 
 
 def _order(func: Function, returns: list[Expr]) -> list[int] | None:

@@ -7,6 +7,7 @@ import pytest
 from pass_helpers import before_after
 from tile_programs import PROGRAMS, RETURNS, front, inputs
 
+import pypto.language as pl
 from pypto import ir, passes
 from pypto.interp.testing import assert_pass_preserves
 from pypto.languages.invariants import ReturnParamsExplicit
@@ -114,3 +115,30 @@ def test_returned_aliases_of_a_rebound_variable_take_its_latest_write() -> None:
         found.append(alias)
     p = k.params[1]
     assert found == [{r: p}, {r: p}, {}]
+
+
+def test_a_kernel_storing_into_its_output_a_thousand_times_returns_it() -> None:
+    # The returned value is the last of 1200 chained stores into the Out parameter: followed back to
+    # it without recursion (Python's limit is 1000 frames).
+    t = "pl.Tensor[[16, 16], pl.FP32]"
+    chain = "\n".join(f"        y{i}: {t} = pl.store(s, [0, 0], y{i - 1})" for i in range(1, 1200))
+    program = pl.parse(f"""
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: {t}, y: pl.Out[{t}]) -> {t}:
+        s: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        y0: {t} = pl.store(s, [0, 0], y)
+{chain}
+        return y1199
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {t}, y: pl.Out[{t}]) -> {t}:
+        r: {t} = self.k(x, y)
+        return r
+""")
+    k = passes.normalize_return_order()(program).get_function("k")
+    (returned,) = k.body.stmts[-1].value
+    assert returned is k.params[1]
