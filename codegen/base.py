@@ -103,7 +103,8 @@ class Rules:
         return found
 
     def node_rules(self, owner: type) -> dict[type, Handler]:
-        """The node rules of emitters of class ``owner`` resolved so far (:meth:`rule` fills it)."""
+        """The node rules of emitters of class ``owner`` resolved so far: a per-class front of :attr:`table`
+        (``Emitter.emit`` and ``emit_all`` fill it; cleared with it when a rule is added)."""
         found = self.nodes.get(owner)
         if found is None:
             found = self.nodes[owner] = {}

@@ -67,7 +67,8 @@ def code_generators(skip_ptoas: bool = False) -> list[Generator]:
 
     ``skip_ptoas`` leaves out the kernel C++ (the established flow's assembler step, which we print
     directly) and the kernel table that names it: the tree then holds the ``.pto`` modules and the
-    orchestration only.
+    orchestration only. The generator functions are bound on the first call (to replace one, patch
+    this function).
     """
     return list(_generators(skip_ptoas))
 

@@ -169,8 +169,9 @@ def _allowed_everywhere(name: str) -> frozenset[MemorySpace] | None:
     return hit[2]
 
 
-# Per set of op names, all registered (a registered entry is never replaced): the spaces allowed at
-# every position any of them constrains, None when none constrains one. Kernels share their op sets.
+# Per set of op names, all registered (op_registry.register refuses a name twice, so an entry is never
+# replaced; a name not registered yet may be later): the spaces allowed at every position any of them
+# constrains, None when none constrains one. Kernels share their op sets.
 _ALLOWED_BY_NAMES: dict[frozenset[str], frozenset[MemorySpace] | None] = {}
 _NAME_SETS_LIMIT = 1_000
 

@@ -185,7 +185,7 @@ def _op_written(name: str) -> list[int]:
     """The positions of the parameters op ``name`` writes (callers must not change the list)."""
     entry = op_registry.lookup(name)
     hit = _OP_WRITES.get(name)
-    if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
+    if hit is None or hit[0] is not entry:  # a new op name, or one registered since it was looked up
         written = [i for i, param in enumerate(entry.params) if param.effect in _WRITTEN] if entry else []
         hit = _OP_WRITES[name] = (entry, written)
     return hit[1]

@@ -1,7 +1,7 @@
 """walk and the node index against plain definitions: the pre-order of every IR node below a
 function (types not entered, variables as leaves, a loop's init values after its fields), the
 index's classes, types in node order and op calls, for every function every pass produces from
-the examples and the benchmarks' generated program."""
+several examples and the benchmarks' generated program."""
 
 from __future__ import annotations
 
@@ -73,9 +73,15 @@ def test_blocks_with_compound_and_repeated_statements() -> None:
         _assert_index_of_definitions(func)
 
 
+# Examples covering each kind of body: mixed cube+vector, cross-core pipes and spmd, loops with ifs
+# and while, dynamic shapes, accumulation, manual dependencies (all of them took ~6 s under typeguard).
+_EXAMPLES = ["mixed_split_epilogue", "cross_core_pipes", "cross_core_spmd", "deps_while_if", "tensor_dyn_rows",
+             "tensor_matmul_acc", "deps_manual_tensor", "tensor_row_loop"]
+
+
 @pytest.mark.parametrize("source", ["examples", "bench300"])
 def test_every_function_of_every_pass(source: str) -> None:
-    programs = ([pl.loads_program(str(path)) for path in sorted((ROOT / "examples").glob("*.py"))]
+    programs = ([pl.loads_program(str(ROOT / "examples" / f"{name}.py")) for name in _EXAMPLES]
                 if source == "examples" else [_bench_program(300)])
     every = _Every()
     with passes.PassContext([every]):
@@ -87,4 +93,4 @@ def test_every_function_of_every_pass(source: str) -> None:
             if id(func) not in checked:
                 checked.add(id(func))
                 _assert_index_of_definitions(func)
-    assert len(checked) > (100 if source == "examples" else 10)
+    assert len(checked) > (40 if source == "examples" else 10)

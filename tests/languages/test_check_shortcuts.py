@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from inv_helpers import INDEX, prog, single
-from pypto.languages.invariants import ALL, calls, grammar, ssa
+from pypto.languages.invariants import ALL, calls, grammar, memory, ssa, writes
 from pypto.languages.invariants.base import clear_caches
 
 from pypto import ir, passes
@@ -155,6 +155,8 @@ def test_shortcuts_change_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ssa, "_flat_scan", lambda func: None)
     monkeypatch.setattr(calls, "calls_functions", lambda func: True)
     monkeypatch.setattr(grammar, "_active", lambda rules, func, classes: grammar._plan(rules))
+    monkeypatch.setattr(writes, "_direct_writes", lambda func: None)
+    monkeypatch.setattr(memory, "_addresses_fit", lambda func, capacity: False)
     for inv in ALL.values():
         monkeypatch.setattr(inv, "holds_if", None)
     slow = [_findings(p) for p in corpus]

@@ -1,33 +1,29 @@
 """The shortcuts of the write, tile, memory and kernel checkers (tests that read a function's node
 index instead of walking it) change no verdict: each violation at the edge of a shortcut is still
-reported with the same text, and the corpus of test_check_shortcuts gets the same findings with
-the shortcuts as without them."""
+reported with the same text (test_check_shortcuts turns these off too for its corpus of programs,
+which gets the same findings with the shortcuts as without them)."""
 
 from __future__ import annotations
 
 import pytest
 from inv_helpers import found, prog, with_body
 from pypto.languages.invariants import (
-    ALL,
     AllocatedMemoryAddr,
     InputsNotWritten,
     KernelNodes,
     OutParamsWritten,
-    kernels,
     memory,
     writes,
 )
 from pypto.languages.invariants.base import clear_caches
 
 from pypto import ir
-from test_check_shortcuts import _corpus
 
 _T = "pl.Tensor[[16, 16], pl.FP32]"
 _TILE = "pl.Tile[[16, 16], pl.FP32]"
 _TO_INPUT = "declare it pl.Out[...] (written only) or pl.InOut[...] (read and written) to write it"
 _NOT_WRITTEN = ("write it on every path (an if needs it in both branches) or declare it pl.InOut[...], whose "
                 "contents the caller provides")
-_OWNED = ("InputsNotWritten", "OutParamsWritten", "KernelNodes", "AllocatedMemoryAddr")
 _SPAN = ir.Span.unknown()
 
 
@@ -183,20 +179,3 @@ def test_addresses_read_from_the_node_types(offsets: list, expected: list, monke
     a, b = _vec("a", offsets[0]), _vec("b", offsets[1])
     found_ = _same(AllocatedMemoryAddr, _aiv([_exp(b, a)], [a]), monkeypatch)
     assert [(code, message) for code, message, _ in found_] == expected
-
-
-def test_the_corpus_gets_the_same_findings(monkeypatch: pytest.MonkeyPatch) -> None:
-    corpus = _corpus()
-    owned = [ALL[name] for name in _OWNED]
-
-    def findings() -> list[list[tuple]]:
-        out = []
-        for program in corpus:
-            clear_caches()
-            out.append([(v.rule, v.code, v.message, id(v.node), v.span, v.function)
-                        for inv in owned for v in inv.check(program)])
-        return out
-
-    fast = findings()
-    _disable(monkeypatch)
-    assert findings() == fast

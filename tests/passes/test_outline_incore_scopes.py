@@ -201,7 +201,7 @@ def test_dumped_tensors_the_dispatch_sees_go_on_the_call() -> None:
 def test_parent_without_tensor_dim_keeps_its_body_as_the_fold_would() -> None:
     # The fold of dims is skipped for a parent that called no tensor.dim: the shortcut gives what the
     # fold gives, and a parent with one (test_split_aiv_regions_and_dynamic_dims) still goes through it.
-    from passes.outlining import _FoldDims
+    from pypto.passes.outlining import _FoldDims
 
     compared = 0
     for name in sorted(INCORE):
