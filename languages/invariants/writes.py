@@ -30,6 +30,7 @@ import operator
 from collections.abc import Callable
 
 from pypto.analysis import callee
+from pypto.analysis.callgraph import through_callee
 from pypto.analysis.index import function_index
 from pypto.analysis.roots import VIEW_OPS, returned_params
 from pypto.ir import op_registry
@@ -125,7 +126,8 @@ class _Buffers:
                 return []
             derived = self.derived.get(target.name)
             if derived is None:
-                derived = self.derived[target.name] = derived_writes(target, self.program)
+                derived = self.derived[target.name] = through_callee(
+                    target, lambda: derived_writes(target, self.program), set())
             return [i for i, (p, d) in enumerate(zip(target.params, target.param_directions))
                     if (d is not ParamDirection.In or p in derived) and i < len(call.args)]
         written = _op_written(call.op.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit
 from pypto.ir.function import Function, Program
@@ -29,6 +30,24 @@ def function_named(program: Program, name: str) -> Function | None:
 
 # Each program's functions by name (programs are immutable).
 _BY_NAME: IdentityCache[Program, dict[str, Function]] = IdentityCache(1_000)
+
+T = TypeVar("T")
+# The callees whose bodies are being analysed for a call of them, by id (see through_callee).
+_FOLLOWING: set[int] = set()
+
+
+def through_callee(target: Function, analyse: Callable[[], T], default: T) -> T:
+    """``analyse()``, an analysis of ``target``'s body made for a call of it, or ``default`` when one of
+    ``target`` is already being made further up: in a recursive program (NoRecursion reports it) an
+    analysis following calls into their callees would go round the cycle until Python's stack ran out."""
+    key = id(target)
+    if key in _FOLLOWING:
+        return default
+    _FOLLOWING.add(key)
+    try:
+        return analyse()
+    finally:
+        _FOLLOWING.discard(key)
 
 
 def function_calls(func: Function) -> list[Call | Submit]:

@@ -24,7 +24,7 @@ from pypto.ir.function import Function, Program
 from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
 from pypto.util import IdentityCache
 
-from .callgraph import callee
+from .callgraph import callee, through_callee
 from .flow import ForwardWalk
 from .index import function_index
 
@@ -160,7 +160,8 @@ class Roots(ForwardWalk[None]):
             return None
         returned = returned_params(target)
         if position < len(returned) and returned[position] is None:
-            returned = returned_params(target, WrittenRoots(target, self.program).root)
+            returned = through_callee(
+                target, lambda: returned_params(target, WrittenRoots(target, self.program).root), returned)
         if position >= len(returned) or returned[position] is None:
             return None
         arg = call.args[returned[position]]  # type: ignore[index]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from inv_helpers import found, prog
-from pypto.languages.invariants import STRUCTURAL, NoRecursion
+from pypto.languages.invariants import ALL, STRUCTURAL, NoRecursion
 
-from pypto import ir
+import pypto.language as pl
+from pypto import ir, passes
 from pypto.ir.errors import VerificationError
 
 _T = "pl.Tensor[[16], pl.FP32]"
@@ -23,7 +26,11 @@ _KERNEL = f"""
 
 
 def _program(functions: str) -> ir.Program:
-    return prog("@pl.program\nclass R:\n" + _KERNEL + functions)
+    return _program_of(_KERNEL + functions)
+
+
+def _program_of(functions: str) -> ir.Program:
+    return prog("@pl.program\nclass R:\n" + functions)
 
 
 SELF_CALL = _program(f"""
@@ -144,3 +151,61 @@ def test_a_cycle_found_after_calls_off_it_is_reported_at_its_first_call() -> Non
         ("RECURSIVE_CALL", f"'quarter' calls itself through other functions (quarter -> main -> quarter); {_WHY}",
          "main(x, out)"),
     ]
+
+
+def _calling_itself(func: ir.Function) -> ir.Function:
+    """``func`` calling itself once before its return."""
+    stmts = list(func.body.stmts)
+    types = func.return_types
+    call = ir.Call(ir.GlobalVar(func.name), list(func.params), {}, None,
+                   types[0] if len(types) == 1 else ir.TupleType(list(types)), ir.Span.unknown())
+    return ir.replace(func, body=ir.SeqStmts([*stmts[:-1], ir.EvalStmt(call, ir.Span.unknown()), stmts[-1]]))
+
+
+class _After(passes.PassInstrument):
+    """Keeps the program after each pass, by pass name."""
+
+    name = "AfterEach"
+
+    def __init__(self) -> None:
+        self.programs: dict[str, ir.Program] = {}
+
+    def after_pass(self, p: passes.Pass, program: ir.Program) -> None:
+        self.programs[p.name] = program
+
+
+def _no_crash_and_reported(program: ir.Program, name: str) -> None:
+    for inv in ALL.values():
+        inv.check(program)
+    assert any(v.function == name for v in NoRecursion.check(program))
+
+
+def test_checkers_following_callees_stop_at_a_cycle() -> None:
+    # The checkers that follow a call into its callee's body (the parameters a kernel's tensor ops
+    # write, the buffer a returned call result is) meet a recursive function at any dialect a plugin
+    # pass could make one in: each gives its findings (NoRecursion reports the cycle) instead of going
+    # round it until Python's stack runs out.
+    after = _After()
+    with passes.PassContext([after]):
+        passes.PassManager(passes.builtin_passes(), verify=False).run(
+            pl.loads_program(str(Path(__file__).resolve().parents[2] / "examples" / "cross_core_cluster.py")))
+    program = after.programs["OutlineIncoreScopes"]
+    incore = [f for f in program.functions.values() if f.func_type is ir.FunctionType.InCore]
+    assert incore
+    for func in incore:
+        functions = {key: _calling_itself(f) if f is func else f for key, f in program.functions.items()}
+        _no_crash_and_reported(ir.replace(program, functions=functions), func.name)
+    # A kernel returning what its call of itself returns, followed back from the entry's result.
+    _no_crash_and_reported(_program_of(f"""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k2(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+        t: pl.Tile[[16], pl.FP32] = pl.load(x, [0], [16])
+        o1: {_T} = pl.store(t, [0], out)
+        o2: {_T} = self.k2(x, o1)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {_T}, out: pl.Out[{_T}]) -> {_T}:
+        r: {_T} = self.k2(x, out)
+        return r
+"""), "k2")
