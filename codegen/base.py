@@ -40,7 +40,7 @@ from pypto.ir.span import Span
 
 from .doc import Doc
 from .errors import no_rule
-from .op_table import _BOUND_ENTRIES, OpRule, given_names
+from .op_table import OpRule, given_names
 from .target import Target
 
 Handler = Callable[..., Any]
@@ -251,9 +251,7 @@ class Emitter:
             known = self.rules.ops[type(self), name] = (
                 rule, self.rules.rule(type(self), Call, type(rule)), rule.spelled_for(name))
         rule, handler, spelled = known
-        # given_names inlined (its cache read): every op call of every kernel passes here twice
-        hit = _BOUND_ENTRIES.get(id(call))
-        if not spelled.issuperset(hit[1][2] if hit is not None else given_names(call)):
+        if not spelled.issuperset(given_names(call)):
             dropped = rule.unspelled(call)
             what = f"{name} with {', '.join(dropped)}"
             raise no_rule(what, self.target.name, call.span,
