@@ -133,7 +133,13 @@ def _defs_of(stmts: list[Stmt]) -> list[Var]:
 
 class _Buffers(_Statements):
     """Which buffer each tensor value of a body stands for (its root variable), and how the body
-    uses the buffers of captured variables."""
+    uses the buffers of captured variables.
+
+    Not :class:`pypto.analysis.roots.WrittenRoots`, whose facts differ: here a loop result is its
+    init's buffer only when the loop yields that buffer (Roots follows every carry to its init), an
+    if's result is a buffer of its own, callees include the functions this pass has just added, and
+    ``root(v, calls=False)`` stops at the results of function calls (a second memo, not a second walk).
+    """
 
     def __init__(self, body: Stmt, callee: Callable[[str], Function | None],
                  returned: dict[str, list[int | None]] | None = None) -> None:
