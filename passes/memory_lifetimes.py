@@ -78,6 +78,15 @@ class Lifetimes:
         d = self.defs[v]
         return d, max(d, self.last.get(v, d))
 
+    def intervals(self) -> dict[Var, tuple[int, int]]:
+        """:meth:`interval` of every tile, in one loop (a call per tile was a tenth of MemoryReuse's planning)."""
+        last = self.last
+        out: dict[Var, tuple[int, int]] = {}
+        for v, d in self.defs.items():
+            end = last.get(v, d)
+            out[v] = (d, end if end > d else d)
+        return out
+
     def last_read_on_path(self, v: Var, at: int) -> int:
         """The last read of ``v`` that can run after statement ``at``: reads in the other branch of an
         if that holds ``at`` in one branch never do (unless a loop around them repeats them)."""

@@ -86,19 +86,21 @@ class _Packing:
         self.sizes: dict[Var, int] = {}
         self.space: dict[Var, MemorySpace] = {}
         self.parent: dict[Var, Var] = {}
-        members, sizes, space = self.members, self.sizes, self.space
+        members, sizes, space, parent = self.members, self.sizes, self.space, self.parent
         for var in life.defs:
             t = var.type
             m = t.memref
-            base = m.base_
+            base, size = m.base_, m.size_
             found = members.get(base)
             if found is None:
                 members[base] = [var]
-                self.parent[base] = base
+                parent[base] = base
+                sizes[base] = size if size > 0 else 0
             else:
                 found.append(var)
-            sizes[base] = max(sizes.get(base, 0), m.size_)
-            space[base] = t.memory_space
+                if size > sizes[base]:
+                    sizes[base] = size
+            space[base] = t.memory_space_
         defs = life.defs
         banned: dict[Var, set[Var]] = {}
         for a, b in life.guards:
@@ -106,8 +108,7 @@ class _Packing:
                 banned.setdefault(a, set()).add(b)
                 banned.setdefault(b, set()).add(a)
         self.banned = banned
-        interval = life.interval
-        self.intervals = {v: interval(v) for v in defs}
+        self.intervals = life.intervals()
 
     def find(self, base: Var) -> Var:
         while self.parent[base] is not base:
@@ -188,36 +189,43 @@ class _Packing:
         # Each union-find group once (members in allocation order, as group() lists them).
         groups: dict[Var, list[Var]] = {}
         group_size: dict[Var, int] = {}
+        root_of: dict[Var, Var] = {}  # each allocation's group
+        parent, sizes = self.parent, self.sizes
         for b, vs in self.members.items():
-            r = self.find(b)
+            r = root_of[b] = b if parent[b] is b else self.find(b)  # most allocations are their own group
             group = groups.get(r)
             if group is None:
                 groups[r] = list(vs)
-                group_size[r] = self.sizes[b]
+                group_size[r] = sizes[b]
             else:
                 group.extend(vs)
-                group_size[r] = max(group_size[r], self.sizes[b])
+                group_size[r] = max(group_size[r], sizes[b])
         first_def = self.life.defs.__getitem__
-        roots = sorted(groups, key=lambda r: (-group_size[r], min(map(first_def, groups[r]))))
+        order = {r: (-group_size[r], first_def(vs[0]) if len(vs) == 1 else min(map(first_def, vs)))
+                 for r, vs in groups.items()}
+        roots = sorted(groups, key=order.__getitem__)
         buffers: list[tuple[Var, _Occupancy, int]] = []  # (root, members, size)
         placed: dict[Var, Var] = {}
+        space, intervals, banned = self.space, self.intervals, self.banned
+        candidates = buffers if strategy != "none" else []
+        first_fit = strategy == "first_fit"
         for r in roots:
             vars_r, size = groups[r], group_size[r]
             chosen: tuple[Var, _Occupancy, int] | None = None
-            for root, occupied, buf_size in buffers if strategy != "none" else []:
+            for root, occupied, buf_size in candidates:
                 if chosen is not None and buf_size >= chosen[2]:  # best fit: only a smaller one is better
                     continue
-                if self.space[root] is self.space[r] and occupied.admits(vars_r, self.intervals, self.banned):
+                if space[root] is space[r] and occupied.admits(vars_r, intervals, banned):
                     chosen = (root, occupied, buf_size)
-                    if strategy == "first_fit":
+                    if first_fit:
                         break
             if chosen is None:
                 occupied = _Occupancy()
-                occupied.add(vars_r, self.intervals)
+                occupied.add(vars_r, intervals)
                 buffers.append((r, occupied, size))
                 placed[r] = r
             else:
-                chosen[1].add(vars_r, self.intervals)
+                chosen[1].add(vars_r, intervals)
                 placed[r] = chosen[0]
         size_of = {root: size for root, _, size in buffers}
         refs: dict[Var, MemRef] = {}
@@ -229,7 +237,7 @@ class _Packing:
         for var in self.life.defs:
             t = var.type
             m = t.memref
-            root = placed[self.find(m.base_)]
+            root = placed[root_of[m.base_]]
             if root is m.base_ and size_of[root] == m.size_:
                 continue
             ref = refs.get(root)

@@ -627,6 +627,21 @@ def test_lifetimes_are_kept_per_function_object() -> None:
     assert sorted(v.name_hint for v in lifetimes(reused).defs) == ["ta", "tb", "tc"]
 
 
+@pytest.mark.parametrize("name", ["accumulate", "carry_move", "branch_then"])
+def test_lifetime_intervals_are_each_tiles_interval(name: str) -> None:
+    """``Lifetimes.intervals()`` (MemoryReuse's packing reads them all at once) holds ``interval(v)``
+    of every tile, on kernels whose tiles live to the end of a loop or are never read."""
+    from pypto.passes.memory_lifetimes import Lifetimes, lifetimes
+
+    life = lifetimes(kernel(passes.init_memref()(front(PROGRAMS[name][0]))))
+    assert life.defs and life.intervals() == {v: life.interval(v) for v in life.defs}
+    # The edges of interval's max: a tile never read, and one whose last number is below its definition,
+    # end at the definition.
+    a, b, c = (ir.Var(n, ir.PtrType.get(), ir.Span.unknown()) for n in "abc")
+    made = Lifetimes(defs={a: 3, b: 5, c: 7}, last={a: 6, b: 2})
+    assert made.intervals() == {v: made.interval(v) for v in made.defs} == {a: (3, 6), b: (5, 5), c: (7, 7)}
+
+
 # ---- the straight-line lifetimes loop against the statement walk ---------------------------------
 
 
