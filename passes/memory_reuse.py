@@ -4,6 +4,7 @@ PYPTO planner)."""
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from typing import Literal
 
 from pypto.languages.memref import memref
@@ -367,17 +368,19 @@ class _Rebase(Retype):
         super().__init__(new_types)
         self.keep = keep
 
+    def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
+        keep = self.keep
+        if keep is not None:  # the deleted allocations (half a planned kernel's input) dropped in one loop
+            # op_name, inlined for the common op call: isinstance against other IR classes is slow.
+            stmts = [s for s in stmts if type(s) is not AssignStmt or s.var in keep or (
+                v.op.name if type(v := s.value) is Call and type(v.op) is Op else op_name(v)) != "tile.alloc"]
+        return super().block(stmts)
+
     def assign(self, node: AssignStmt) -> Result:
-        value = node.value
-        # op_name, inlined for the common op call: isinstance against other IR classes is slow.
-        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
-        if self.keep is None or name != "tile.alloc":
+        size = None if self.keep is None else self.keep.get(node.var)
+        if size is None or op_name(node.value) != "tile.alloc":  # a tile's (most), or another definition
             return super().assign(node)
-        size = self.keep.get(node.var)
-        if size is None:
-            return None
         space, old = node.value.args
         if getattr(old, "value", None) == size:
             return node
         return rebuild(node, value=ir_op.tile.alloc(MemorySpace(space.value), size, span=node.value.span))
-

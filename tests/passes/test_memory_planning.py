@@ -170,6 +170,23 @@ def test_reuse_keeps_guarded_inputs_apart() -> None:
     assert types["sub"].base_ is types["tx"].base_ and types["s"].base_ is types["mx"].base_
 
 
+def test_reuse_deletes_every_allocation_no_tile_keeps() -> None:
+    """MemoryReuse drops the allocations it frees, and ones no tile ever used, at the top of a kernel and
+    inside a loop body alike: the output is the plan of the kernel without the unused ones."""
+    text = passes.init_memref()(front(PROGRAMS["accumulate"][0])).as_python()
+
+    def unused_before(text: str, start: str, name: str) -> str:
+        line = next(line for line in text.splitlines() if line.lstrip().startswith(start))
+        indent = line[: len(line) - len(line.lstrip())]
+        return text.replace(line, f"{indent}{name}: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 64)\n{line}", 1)
+
+    unused = unused_before(unused_before(text, "mem_vec_0: pl.Ptr", "mem_unused_0"), "t: pl.Tile", "mem_unused_1")
+    assert unused.count("mem_unused_") == 2
+    reused = passes.memory_reuse()(parse_program(text)).as_python()
+    assert passes.memory_reuse()(parse_program(unused)).as_python() == reused
+    assert reused.count("pl.tile.alloc(") == 2 < text.count("pl.tile.alloc(")
+
+
 # Reviewer repros: a buffer taken over while its old value is still read used to miscompile silently.
 KERNEL_FRAME = """
 import pypto.language as pl
