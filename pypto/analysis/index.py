@@ -208,6 +208,7 @@ class FunctionIndex:
         self._positions = dict(positions)  # a plain dict: asking for a class it lacks must not add it
         self.classes = frozenset(self._positions) | {type(func)}
         self._by_class: dict[tuple[type, ...], list] = {}
+        self._at: dict[tuple[type, ...], list[int]] = {}
         self._has: dict[tuple[type, ...], bool] = {}
         self._types_of: dict[tuple[type, ...], tuple[Type, ...]] = {}
 
@@ -221,11 +222,14 @@ class FunctionIndex:
     def positions(self, *classes: type) -> list[int]:
         """The positions in ``nodes`` of the instances of any of ``classes``, ascending (callers must
         not change the list)."""
-        if _leaves(classes):  # the usual ask: no issubclass test of every class the function holds
-            groups = [self._positions[c] for c in dict.fromkeys(classes) if c in self._positions]
-        else:
-            groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
-        return groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
+        found = self._at.get(classes)  # (several checkers ask for the same classes)
+        if found is None:
+            if _leaves(classes):  # the usual ask: no issubclass test of every class the function holds
+                groups = [self._positions[c] for c in dict.fromkeys(classes) if c in self._positions]
+            else:
+                groups = [pos for cls, pos in self._positions.items() if issubclass(cls, classes)]
+            found = self._at[classes] = groups[0] if len(groups) == 1 else sorted(itertools.chain.from_iterable(groups))
+        return found
 
     @functools.cached_property
     def types(self) -> tuple[Type, ...]:

@@ -44,6 +44,11 @@ def _assert_index_of_definitions(func: ir.Function) -> None:
     assert index.classes == {type(n) for n in nodes} | {ir.Function}
     for cls in {type(n) for n in nodes}:
         assert index.of(cls) == [n for n in nodes if isinstance(n, cls)]
+    # Positions are kept per tuple of classes: a second ask (after of() asked them) gives the same.
+    for classes in ((ir.AssignStmt,), (ir.AssignStmt, ir.EvalStmt, ir.ReturnStmt), (ir.Stmt,), (ir.Expr, ir.Stmt),
+                    (ir.IfStmt,)):
+        expected = [i for i, n in enumerate(nodes) if isinstance(n, classes)]
+        assert index.positions(*classes) == expected and index.positions(*classes) == expected
     types: dict[int, ir.Type] = {}
     for n in nodes:
         t = getattr(n, "type", None)
