@@ -69,3 +69,25 @@ def test_addresses_and_capacity() -> None:
     fits = single("main", [src], _exp(high, src), func_type=ir.FunctionType.AIV)
     with target_platform(A5):
         assert found(AllocatedMemoryAddr, fits) == []
+
+
+def test_addresses_are_judged_by_the_defined_variables_each_reported() -> None:
+    """The check looks at each type once (variables share them), yet reports every variable of an
+    unaddressed type and the first one reaching a space's highest end; the types of values (a call's
+    result type) are not the variables' and are not judged."""
+    src = _vec("src", ir.MemRef("mem_vec_0", 0, 1024))
+    unplaced = ir.TileType([16, 16], ir.FP32, ir.MemRef("mem_vec_1", -1, 1024), None, ir.Mem.Vec)
+    a, b = ir.Var("a", unplaced), ir.Var("b", unplaced)
+    high = ir.TileType([16, 16], ir.FP32, ir.MemRef("mem_vec_2", 184 * _KIB, 1024), None, ir.Mem.Vec)
+    c, d = ir.Var("c", high), ir.Var("d", high)
+    stmts = [_exp(a, src), _exp(c, src), _exp(b, src), _exp(d, src)]
+    program = single("main", [src], ir.SeqStmts(stmts, _SPAN), func_type=ir.FunctionType.AIV)
+    capacity = "Function 'main': Vec buffer usage (189440 bytes) exceeds platform limit (188416 bytes)"
+    assert [(c, m, n.split(":")[0]) for c, m, n in found(AllocatedMemoryAddr, program)] == [
+        ("NO_ADDRESS", "tile 'a' has no address in Vec", "a"),
+        ("NO_ADDRESS", "tile 'b' has no address in Vec", "b"),
+        ("CAPACITY", capacity, "c"),
+    ]
+    unplaced_value = ir.AssignStmt(src, ir.Call(ir.get_op("tile.exp"), [src], unplaced, _SPAN))
+    placed = single("main", [src], unplaced_value, func_type=ir.FunctionType.AIV)
+    assert found(AllocatedMemoryAddr, placed) == []
