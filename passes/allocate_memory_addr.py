@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 
 from pypto.languages.invariants import AllocatedMemoryAddr
@@ -77,9 +79,9 @@ class AllocateMemoryAddr(RewritePass):
         if func.func_type not in KERNELS:
             return func
         platform = PassContext.current().platform
-        assigns, defs, reserves = _contents(func)
-        tiles = [v for v in defs if on_chip(v.type) and v.type.memref is not None]
-        slots = _slots(assigns, tiles)
+        allocs, defs, reserves = _contents(func)
+        keys, tiles = _tiles(defs)
+        slots = _slots(allocs, tiles)
         addresses: dict[Var, int] = {}
         reserved = reserved_space(func.func_type)
         bases_of, floor = self._reserve(func, reserves, reserved, platform.address_alignment)
@@ -108,7 +110,7 @@ class AllocateMemoryAddr(RewritePass):
                     + (f"; the reserved pipe rings take the first {floor} bytes: fewer or smaller slots "
                        "(slot_num, slot_size) leave more" if floor and space is reserved else ""),
                 )
-        placed = self._place(func, program, tiles, addresses, bases_of)
+        placed = self._place(func, program, defs, keys, tiles, addresses, bases_of)
         if overflow is not None:
             # Every space is laid out first, so the attempt shows all of the kernel's overflows.
             overflow.attempt = placed
@@ -116,29 +118,28 @@ class AllocateMemoryAddr(RewritePass):
         return placed
 
     def _place(
-        self, func: Function, program: Program, tiles: list[Var], addresses: dict[Var, int],
-        bases_of: dict[Call, int],
+        self, func: Function, program: Program, defs: list[Var], keys: list[int], tiles: _Tiles,
+        addresses: dict[Var, int], bases_of: dict[Call, int],
     ) -> Function:
-        """``func`` with every tile's MemRef at its base's address and the resolved ring bases written in."""
-        new_types: dict[Var, TileType] = {}
+        """``func`` with every tile's MemRef at its base's address and the resolved ring bases written
+        in (``keys``: the id of each of ``defs``' types, ``tiles``: :func:`_tiles`)."""
         refs: dict[int, MemRef] = {}
         memo = TypeMemo()
-        placed: dict[int, TileType] = {}  # by type object: MemoryReuse gave the tiles of a buffer one type
-        for var in tiles:
-            t = var.type
-            new = placed.get(id(t))
-            if new is None:
-                m = t.memref
-                ref = refs.get(id(m))
-                if ref is None:
-                    addr, span = addresses[m.base_], m.span
-                    offset = _OFFSET.make({"value": addr, "span": span})
-                    ref = refs[id(m)] = new_memref(m.base_, offset, m.size_, span)
-                new = placed[id(t)] = memo.get(t, ref)
-            new_types[var] = new
-        if not new_types and not bases_of:
+        placed: dict[int, TileType] = {}  # by type object
+        for key, (t, _) in tiles.items():
+            m = t.memref
+            ref = refs.get(id(m))
+            if ref is None:
+                addr, span = addresses[m.base_], m.span
+                offset = _OFFSET.make({"value": addr, "span": span})
+                ref = refs[id(m)] = new_memref(m.base_, offset, m.size_, span)
+            placed[key] = memo.get(t, ref)
+        if not placed and not bases_of:
             return func
-        run = _Place(new_types, bases_of)
+        # Each tile variable's new type, by C-level maps over the variables.
+        tile = list(map(placed.__contains__, keys))
+        new_types = dict(zip(itertools.compress(defs, tile), map(placed.__getitem__, itertools.compress(keys, tile))))
+        run = _Place(new_types, bases_of) if bases_of else Retype(new_types)
         run.start(func, program)
         return run.function(func)
 
@@ -186,34 +187,44 @@ class _Place(Retype):
         return replace(node, var=self.define(node.var), value=call)
 
 
+_ALLOC = "tile.alloc"
 _RESERVE = "system.reserve_buffer"
+_TYPE = operator.attrgetter("type")
+_VAR = operator.attrgetter("var")
 
 
 def _contents(func: Function) -> tuple[list[AssignStmt], list[Var], list[Call]]:
-    """The assignments of ``func``, the variables it defines (parameters first) and its
+    """The ``tile.alloc`` assignments of ``func``, the variables it defines (parameters first) and its
     ``reserve_buffer`` calls, each in program order. A straight-line function (most kernels) has
     them in its statements (calls are not nested in this dialect): the node index, a walk of every
     node, is not built for them."""
     stmts = straight_line(func)
     if stmts is None:
         index = function_index(func)
+        allocs = [s for s in index.of(AssignStmt) if op_name(s.value) == _ALLOC]
         # The defined variables the boundary checks of the input listed already (cached per function).
-        return index.of(AssignStmt), checked_defs(func), index.calls_to(_RESERVE)
+        return allocs, checked_defs(func), index.calls_to(_RESERVE)
     assigns: list[AssignStmt] = []
+    allocs: list[AssignStmt] = []
     reserves: list[Call] = []
     for s in stmts:  # one loop: the op call of an assignment (most statements) is told by its op's name
         if type(s) is AssignStmt:
             assigns.append(s)
             value = s.value
             if type(value) is Call and type(value.op) is Op:
-                if value.op.name == _RESERVE:
+                name = value.op.name
+                if name == _ALLOC:
+                    allocs.append(s)
+                elif name == _RESERVE:
                     reserves.append(value)
                 continue
+            if op_name(value) == _ALLOC:
+                allocs.append(s)
             exprs: tuple | list = (value,)
         else:
             exprs = stmt_exprs(s)
         reserves += [e for e in exprs if _reserves(e)]
-    return assigns, [*func.params, *(s.var for s in assigns)], reserves
+    return allocs, [*func.params, *map(_VAR, assigns)], reserves
 
 
 def _reserves(e: object) -> bool:
@@ -224,29 +235,40 @@ def _reserves(e: object) -> bool:
     return isinstance(e, Call) and op_name(e) == _RESERVE
 
 
-def _slots(assigns: list[AssignStmt], tiles: list[Var]) -> dict[Var, tuple[MemorySpace, int, Var]]:
-    """Each allocation (``tile.alloc`` among ``assigns``): its space, size (the largest of its alloc
-    and its ``tiles``) and a variable to point an error at (the first tile using it)."""
+# The on-chip tile types with a MemRef among the types of a function's variables, each once (by id):
+# the type and the first variable of it, in the order of first use.
+_Tiles = dict[int, tuple[TileType, Var]]
+
+
+def _tiles(defs: list[Var]) -> tuple[list[int], _Tiles]:
+    """The id of the type of each of ``defs``, and their tile types (``_Tiles``). Each type is looked
+    at once (the maps run in C): MemoryReuse gave the tiles of a buffer one type object."""
+    types = list(map(_TYPE, defs))
+    keys = list(map(id, types))
+    first = dict(zip(reversed(keys), reversed(defs)))
+    distinct = dict(zip(keys, types))
+    return keys, {key: (t, first[key]) for key, t in distinct.items() if on_chip(t) and t.memref is not None}
+
+
+def _slots(allocs: list[AssignStmt], tiles: _Tiles) -> dict[Var, tuple[MemorySpace, int, Var]]:
+    """Each allocation (``allocs``): its space, size (the largest of its alloc and its ``tiles``) and
+    a variable to point an error at (the first tile using it)."""
     slots: dict[Var, tuple[MemorySpace, int, Var]] = {}
-    for stmt in assigns:
-        value = stmt.value
-        # op_name, inlined for the common op call: isinstance against other IR classes is slow.
-        name = value.op.name if type(value) is Call and type(value.op) is Op else op_name(value)
-        if name == "tile.alloc":
-            space, size = value.args
-            if isinstance(space, ConstInt) and isinstance(size, ConstInt):
-                slots[stmt.var] = (MemorySpace(space.value), size.value, stmt.var)
+    for stmt in allocs:
+        space, size = stmt.value.args
+        if isinstance(space, ConstInt) and isinstance(size, ConstInt):
+            slots[stmt.var] = (MemorySpace(space.value), size.value, stmt.var)
     users: set[Var] = set()
-    for var in tiles:
-        m = var.type.memref
+    for t, var in tiles.values():
+        m = t.memref
         base, size = m.base_, m.size_
         found = slots.get(base)
-        if base in users:  # a later tile of a buffer (most): only a larger size changes its slot
+        if base in users:  # a later tile type of a buffer: only a larger size changes its slot
             if size > found[1]:
                 slots[base] = (found[0], size, found[2])
             continue
         users.add(base)
-        slots[base] = (var.type.memory_space, max(0, size), var) if found is None else (found[0], max(found[1], size), var)
+        slots[base] = (t.memory_space, max(0, size), var) if found is None else (found[0], max(found[1], size), var)
     return slots
 
 
