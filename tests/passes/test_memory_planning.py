@@ -814,3 +814,38 @@ def test_prototype_copies_are_what_the_constructors_make() -> None:
     assert_structural_equal(block_like(body, stmts), block_of(stmts, body.span))
     assert _fields(block_like(body, stmts)) == _fields(block_of(stmts, body.span))
     assert block_like(body, stmts[:1]) is stmts[0]
+
+
+SHARED_BASE = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[ROWS, 64], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, 64], pl.FP32]]) -> pl.Tensor[[ROWS, 64], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 1024)
+        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, BYTES)
+        s: pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 1024), pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        t: pl.Tile[[ROWS, 64], pl.FP32, pl.MemRef(mem_vec_1, pl.const(-1, pl.INT64), BYTES), pl.Mem.Vec] = pl.tile.load(a, [0, 0], [ROWS, 64], [ROWS, 64], target_memory=pl.Mem.Vec)
+        u: pl.Tile[[ROWS, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), BYTES), pl.Mem.Vec] = pl.tile.exp(t)
+        out = pl.tile.store(u, [0, 0], out)
+        return out
+"""
+
+
+def _shared_base(rows: int) -> ir.Program:
+    return parse_program(SHARED_BASE.replace("BYTES", str(rows * 64 * 4)).replace("ROWS", str(rows)))
+
+
+def test_an_allocation_is_as_large_as_its_largest_tile_and_an_overflow_names_its_first_tile() -> None:
+    """The tiles of one buffer with different types: the later, larger one sizes the buffer (the next
+    one is placed above it), and a capacity error points at the buffer's first tile."""
+    placed = kernel(passes.allocate_memory_addr()(_shared_base(64)))
+    offsets = {s.var.name_hint: s.var.type.memref.byte_offset.value for s in placed.body.stmts
+               if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType)}
+    assert offsets == {"s": 0, "t": 16384, "u": 0}
+    with PassContext(platform=A2A3), pytest.raises(passes.CapacityError) as err:
+        passes.allocate_memory_addr()(_shared_base(512))
+    assert err.value.message == (
+        "AllocateMemoryAddr: Function 'k': Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)")
+    assert err.value.span.begin_line == 10  # s
