@@ -16,6 +16,7 @@ from pypto.ir.enums import FunctionType, ParamDirection, is_incore_type
 from pypto.ir.expr import Call, Expr, GlobalVar, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.node import replace
+from pypto.ir.parts import copy_parts
 from pypto.ir.stmt import AssignStmt, ReturnStmt, Stmt
 from pypto.ir.type_base import TupleType
 from pypto.ir.types import TensorType
@@ -24,7 +25,7 @@ from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
 from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, on
-from pypto.transform.util import rebuild, straight_line
+from pypto.transform.util import rebuild, same_list, straight_line
 
 _WRAPPERS = (FunctionType.Group, FunctionType.Spmd)
 
@@ -38,9 +39,20 @@ class _Returns(Rewrite):
     def block(self, stmts: Sequence[Stmt]) -> list[Stmt]:
         # Only returns and the bodies that may hold one change: other statements are kept unvisited
         # (a block of statements without bodies, most kernels, is not walked statement by statement).
-        if all(type(s) in BODILESS for s in stmts):
+        if BODILESS.issuperset(map(type, stmts)):
             return [self._return(s) if type(s) is ReturnStmt else s for s in stmts]
         return super().block(stmts)
+
+    def straight(self, func: Function, stmts: list[Stmt]) -> Function:
+        """``func`` rewritten, its body being the statements ``stmts`` of :func:`straight_line`: what
+        :meth:`function` makes of it, without its generic steps (parameters, flattening, a validated
+        block). Only returns change: the block is a copy of the validated one holding validated
+        statements (a malformed one is still refused at the next boundary check)."""
+        out = self.block(stmts)
+        if same_list(out, stmts):
+            return func
+        body = out[0] if len(out) == 1 else copy_parts(func.body, {"stmts": out})
+        return copy_parts(func, {"body": body})
 
     def stmt(self, node: Stmt) -> Result:
         return node if type(node) in BODILESS and type(node) is not ReturnStmt else super().stmt(node)
@@ -107,10 +119,10 @@ class _Callers(Rewrite):
         return TupleGetItemExpr(node.tuple, inverse[node.index], node.span)
 
 
-def _returned_aliases(func: Function) -> tuple[dict[Var, Var], list[ReturnStmt]]:
+def _returned_aliases(func: Function, stmts: list[Stmt] | None) -> tuple[dict[Var, Var], list[ReturnStmt]]:
     """The returns of ``func`` and the parameter each returned variable is (what
-    :func:`param_aliases` maps it to, where that is another variable)."""
-    stmts = straight_line(func)
+    :func:`param_aliases` maps it to, where that is another variable); ``stmts``: its
+    :func:`straight_line` statements."""
     if stmts is None:
         alias = {v: p for v, p in param_aliases(func).items() if v is not p}
         return alias, list(function_index(func).of(ReturnStmt))
@@ -207,14 +219,15 @@ class NormalizeReturnOrder(ProgramPass):
     def _returns(self, func: Function, inverse: dict[str, list[int]]) -> Function:
         if not (is_incore_type(func.func_type) or func.func_type in _WRAPPERS):
             return func
-        alias, final = _returned_aliases(func)
+        stmts = straight_line(func)
+        alias, final = _returned_aliases(func, stmts)
         values = [alias.get(v, v) for v in final[-1].value] if final else []
         order = _order(func, values) if is_incore_type(func.func_type) and len(values) > 1 else None
         if order is None and not any(_Returns.param(alias, v) is not v for r in final for v in r.value):
             return func  # already returns its parameters in order: the same object, so checks stay cached
         rewrite = _Returns(alias, order)
         rewrite.start(func)
-        new = rewrite.function(func)
+        new = rewrite.function(func) if stmts is None else rewrite.straight(func, stmts)
         derive_index(new, func)  # every statement but the returns is kept: the checks walk only those
         if order is None:
             return new

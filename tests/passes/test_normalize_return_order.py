@@ -84,7 +84,7 @@ def test_returned_aliases_agree_with_the_alias_walk(name: str) -> None:
     from pypto.transform.util import straight_line
 
     for func in split(name).functions.values():
-        alias, returns = _returned_aliases(func)
+        alias, returns = _returned_aliases(func, straight_line(func))
         general = _general_aliases(func)
         returned = {v for r in returns for v in r.value if isinstance(v, ir.Var)}
         assert alias == {v: general[v] for v in returned if v in general}
@@ -92,10 +92,32 @@ def test_returned_aliases_agree_with_the_alias_walk(name: str) -> None:
             assert alias == general
 
 
+@pytest.mark.parametrize("name", sorted({**PROGRAMS, **RETURNS}))
+def test_a_straight_line_kernel_is_rewritten_as_the_general_rewrite_does(name: str) -> None:
+    # The straight-line path copies the block with its returns replaced; the generic rewrite of the
+    # whole function gives an equal function (parameters, block, returns).
+    from pypto.passes.normalize_return_order import _returned_aliases, _Returns
+    from pypto.transform.util import straight_line
+
+    for func in split(name).functions.values():
+        stmts = straight_line(func)
+        if stmts is None:
+            continue
+        alias, _ = _returned_aliases(func, stmts)
+        fast, general = _Returns(alias, None), _Returns(alias, None)
+        fast.start(func)
+        general.start(func)
+        made = fast.straight(func, stmts)
+        ir.assert_structural_equal(made, general.function(func))
+        assert made.as_python() == general.function(func).as_python()
+        assert (made is func) == (general.function(func) is func)
+
+
 def test_returned_aliases_of_a_rebound_variable_take_its_latest_write() -> None:
     # Not SSA: `r` is a copy of the store into p, then a plain tile. The latest assignment with an
     # alias decides, as in the forward walk; a later one without keeps it.
     from pypto.passes.normalize_return_order import _returned_aliases
+    from pypto.transform.util import straight_line
 
     k = split("two_outputs").get_function("k")
     stmts = k.body.stmts
@@ -110,7 +132,7 @@ def test_returned_aliases_of_a_rebound_variable_take_its_latest_write() -> None:
         [ir.AssignStmt(r, tile.var)],
     ):
         func = ir.replace(k, body=ir.SeqStmts([*body, *tail, ir.ReturnStmt([r])]), return_types=[r.type])
-        alias, _ = _returned_aliases(func)
+        alias, _ = _returned_aliases(func, straight_line(func))
         assert alias == {v: p for v, p in _general_aliases(func).items() if v is r}
         found.append(alias)
     p = k.params[1]
