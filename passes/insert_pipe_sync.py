@@ -534,11 +534,14 @@ class _Run(ForwardWalk[State]):
         issued: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
         read: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
         written: list[list[int]] = [[] for _ in range(_PIPE_VALUES)]
-        # Per state key (q, p): q's accesses at this position or later are pending for p. The cut
-        # before each statement (where a set there would see it) shares the list until it changes:
-        # it is copied before each change.
+        # Per state key (q, p) of two pipes: q's accesses at this position or later are pending for p.
+        # The cut before each statement (where a set there would see it) shares the list until it
+        # changes: it is copied before each change.
         cut = [0] * _KEY_COUNT
         cuts: list[list[int]] = []
+        # Per pipe with a barrier (key (p, p), which no wait reads): its accesses at this position or
+        # later are pending for the barrier. Apart from ``cut``: a barrier, after most V ops, copies none.
+        bar_cut = [0] * _PIPE_VALUES
         hits = self.buffers.hits
         # Per pipe: the entries of _FROM whose pipe has issued an access (a kernel uses a few pipes: the
         # hazard scan skips the others). Their order does not matter here: positions are distinct.
@@ -574,15 +577,13 @@ class _Run(ForwardWalk[State]):
                     self.span = s.span
                     at = self._place(waits_for, pipe, top, k, placed)
                     cut = _cut_covered(cut, cuts[at] if at < k else cut, waits_for, pipe, at)
-                bar = _BARRIER_KEY[pipe]
-                if bar is not None:
+                if _BARRIER_KEY[pipe] is not None:
                     positions, reads_of, writes_of = issued[pipe], read[pipe], written[pipe]
                     i = len(positions) - 1
-                    while i >= 0 and positions[i] >= cut[bar]:
+                    while i >= 0 and positions[i] >= bar_cut[pipe]:
                         if writes_of[i] & hit_any or reads_of[i] & hit_written:
-                            placed.barriers.setdefault(k, []).append(pipe)
-                            cut = cut[:]
-                            cut[bar] = k
+                            placed.barriers[k] = [pipe]  # (the one barrier of statement k)
+                            bar_cut[pipe] = k
                             break
                         i -= 1
             first = not issued[pipe]
