@@ -62,7 +62,9 @@ class _Returns(Rewrite):
         values = [self.param(self.alias, self.expr(v)) for v in node.value]
         if self.order is not None:
             values = [values[i] for i in self.order]
-        return rebuild(node, value=values if any(a is not b for a, b in zip(values, node.value)) else node.value)
+        if same_list(values, node.value):
+            return node
+        return copy_parts(node, {"value": values})  # a return derives nothing from its values (Rewrite.children)
 
     @staticmethod
     def param(alias: dict[Var, Var], value: Expr) -> Expr:
