@@ -21,7 +21,18 @@ from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import Call, Expr, GlobalVar, MakeTuple, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
-from pypto.ir.stmt import AssignStmt, ForStmt, IfStmt, ReturnStmt, ScopeStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
+from pypto.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
 from pypto.util import IdentityCache
 
 from .callgraph import callee, through_callee
@@ -53,22 +64,32 @@ _RETURNED: IdentityCache[Function, tuple[int | None, ...]] = IdentityCache(20_00
 
 
 def _returned_params(func: Function, root: Callable[[Var], Var] | None) -> list[int | None]:
-    values: list[Expr] | None = None
-    stack: list[Stmt] = [func.body]
-    while stack:
-        s = stack.pop()
-        if isinstance(s, ReturnStmt):
-            values = list(s.value)
-        elif isinstance(s, SeqStmts):
-            stack.extend(reversed(s.stmts))
-        elif isinstance(s, ScopeStmt):
-            stack.append(s.body)
-    if values is None:
+    ret = _last_return(func.body)
+    if ret is None:
         return []
+    values = list(ret.value)
     if len(values) == 1 and isinstance(values[0], MakeTuple):
         values = list(values[0].elements)
     index = {p: i for i, p in enumerate(func.params)}
     return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in values]
+
+
+def _last_return(body: Stmt) -> ReturnStmt | None:
+    """The last return of ``body`` in statement order outside loops and ifs (inside blocks and
+    scopes), if any: searched from the end, so a body ending with its return is not walked."""
+    stack: list[Stmt] = [body]
+    while stack:
+        s = stack.pop()
+        kind = type(s)
+        if kind is AssignStmt or kind is EvalStmt:  # the common statements: isinstance is slow (pydantic)
+            continue
+        if isinstance(s, ReturnStmt):
+            return s
+        if isinstance(s, SeqStmts):
+            stack.extend(s.stmts)  # the last comes off the stack first
+        elif isinstance(s, ScopeStmt):
+            stack.append(s.body)
+    return None
 
 
 def final_return(body: Stmt) -> ReturnStmt | None:

@@ -26,3 +26,26 @@ def test_returned_values_map_to_parameters_directly_or_through_a_root() -> None:
     assert returned_params(k) == [1, None, 0]
     store = next(s for s in ir.flatten_to_stmts(k.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "s")
     assert returned_params(k, lambda v: k.params[1] if v is store.var else v) == [1, 1, 0]
+
+
+def _function(*stmts: ir.Stmt) -> ir.Function:
+    return ir.Function("f", PARAMS, [PARAMS[0].type], ir.SeqStmts(list(stmts)), ir.Span.unknown())
+
+
+T = ir.TensorType([ir.ConstInt(16, ir.INDEX)], ir.FP32)
+PARAMS = [ir.Var("a", T), ir.Var("b", T), ir.Var("c", T)]
+
+
+def test_the_last_return_outside_loops_and_ifs_counts() -> None:
+    # The return is searched from the end of the body: the last one in statement order, through
+    # blocks and scopes, never one inside a loop or a branch.
+    a, b, c = PARAMS
+    i = ir.Var("i", ir.ScalarType(ir.INDEX))
+    zero, one = ir.ConstInt(0, ir.INDEX), ir.ConstInt(1, ir.INDEX)
+    loop = ir.ForStmt(i, zero, one, one, [], ir.SeqStmts([ir.ReturnStmt([c])]), [])
+    branch = ir.IfStmt(ir.Lt(zero, one, ir.BOOL), ir.SeqStmts([ir.ReturnStmt([c])]), None)
+    scoped = ir.InCoreScopeStmt(body=ir.SeqStmts([ir.ReturnStmt([b]), ir.EvalStmt(a)]), span=ir.Span.unknown())
+    assert returned_params(_function(ir.ReturnStmt([a]), ir.ReturnStmt([b]), loop, branch)) == [1]
+    assert returned_params(_function(ir.ReturnStmt([a]), scoped, ir.EvalStmt(c))) == [1]
+    assert returned_params(_function(ir.ReturnStmt([a]), ir.SeqStmts([ir.ReturnStmt([c]), ir.EvalStmt(b)]))) == [2]
+    assert returned_params(_function(ir.EvalStmt(a), loop, branch)) == []
