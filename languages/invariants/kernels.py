@@ -19,7 +19,7 @@ from pypto.ir.ops.cross_core_ops import (
 from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt
 from pypto.ir.types import TileType
 
-from .affinity import BY_OPERANDS, Affinity, affinity, named_affinity
+from .affinity import BY_OPERANDS, Affinity, AffinityRule, affinity, named_affinity
 from .base import Invariant, Reporter, cached
 from .grammar import Field, Forbid, NoNode, Ops, inside
 from .reads import Bodies
@@ -60,12 +60,27 @@ def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
     return found
 
 
+# Per set of op names (kernels share theirs): each op's side, or BY_OPERANDS (named_affinity), and the
+# set of those sides (made once: a set of Affinity members hashes each by a Python call).
+_NAMED_SIDES: dict[frozenset[str], tuple[dict[str, AffinityRule], frozenset[AffinityRule]]] = {}
+_NAME_SETS_LIMIT = 1_000
+
+
+def _named_sides(names: frozenset[str]) -> tuple[dict[str, AffinityRule], frozenset[AffinityRule]]:
+    """``(side by op name, the sides)`` of the ops ``names`` (see ``_NAMED_SIDES``)."""
+    hit = _NAMED_SIDES.get(names)
+    if hit is None:
+        if len(_NAMED_SIDES) >= _NAME_SETS_LIMIT:
+            _NAMED_SIDES.clear()
+        by_name = dict(zip(names, map(named_affinity, names)))
+        hit = _NAMED_SIDES[names] = (by_name, frozenset(by_name.values()))
+    return hit
+
+
 def _check_sides(func: Function, index: FunctionIndex, report: Reporter) -> None:
     kind = func.func_type
     forbidden = {FunctionType.AIC: Affinity.VECTOR, FunctionType.AIV: Affinity.CUBE}.get(kind)
-    names = index.op_names
-    by_name = dict(zip(names, map(named_affinity, names)))  # each op's side, or BY_OPERANDS
-    sides = set(by_name.values())
+    by_name, sides = _named_sides(index.op_names)
     # Most kernels call only ops whose names give their side: the names tell what every call would
     # (a call of a function may be placed on the vector side).
     if BY_OPERANDS not in sides and not index.has(GlobalVar) and (
@@ -73,8 +88,8 @@ def _check_sides(func: Function, index: FunctionIndex, report: Reporter) -> None
         return
     if forbidden is None:  # an InCore function: only whether it mixes both sides
         # A call's side is its op name's when that decides it (affinity reads the same table).
-        sides.discard(BY_OPERANDS)
-        sides.update(map(affinity, _placed_calls(index, {n for n, side in by_name.items() if side == BY_OPERANDS})))
+        by_operands = {n for n, side in by_name.items() if side == BY_OPERANDS}
+        sides = sides.union(map(affinity, _placed_calls(index, by_operands)))
         if Affinity.CUBE in sides and Affinity.VECTOR in sides:
             report.error("MIXED_KERNEL", "an InCore function mixes cube and vector work", func)
         return
