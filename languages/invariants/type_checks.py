@@ -286,6 +286,9 @@ _NO_ARRAY = NoNode(ArrayType, through=(TupleType,), at_node=True)
 
 
 def _has_array(t: Type) -> bool:
+    kind = type(t)
+    if kind is TensorType or kind is ScalarType:  # the common kinds first: isinstance is slow (pydantic)
+        return False
     return isinstance(t, ArrayType) or (isinstance(t, TupleType) and any(_has_array(e) for e in t.types))
 
 
