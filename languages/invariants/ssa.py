@@ -70,7 +70,6 @@ _SCANS: IdentityCache[FunctionIndex, tuple[bool, bool] | None] = IdentityCache(2
 
 
 _FLAT = (AssignStmt, EvalStmt, ReturnStmt)
-_VAR = operator.attrgetter("var")
 _TYPE = operator.attrgetter("type")
 
 
@@ -106,23 +105,24 @@ def _scan(func: Function) -> tuple[bool, bool] | None:
     if blocks and (len(blocks) > 1 or index.nodes[blocks[0]] is not func.body):
         return None
     params = func.params
-    assigned = list(map(_VAR, index.of(AssignStmt)))
+    nodes = index.nodes
+    assign_at = index.positions(AssignStmt)
+    assigned = list(map(nodes.__getitem__, map(operator.add, assign_at, itertools.repeat(1))))  # their variables
     defs = [*params, *assigned]
-    ssa_ok = len(set(defs)) == len(defs)
     stmt_at = index.positions(*_FLAT)
-    never = len(index.nodes) + 1
+    never = len(nodes) + 1
     # Where the statement after each statement starts, and so after each assignment.
     next_start = dict(zip(stmt_at, itertools.chain(itertools.islice(stmt_at, 1, None), (never,))))
-    assign_at = index.positions(AssignStmt)
     # Each variable's first definition: a parameter's holds from 0, a variable's after its statement.
     ready = dict(zip(reversed(defs), itertools.chain(reversed(list(map(next_start.__getitem__, assign_at))),
                                                      itertools.repeat(0))))
+    ssa_ok = len(ready) == len(defs)  # (its keys are the distinct definitions)
     var_at = index.positions(Var)
     # A variable node not ready where it stands is a use before the definition, or the first
     # assignment of a variable that is no parameter (its later ones stand after that statement):
     # the uses hold exactly when the nodes not ready are as many as those variables. (One C-level
     # count, not a list of the uses made apart from the assigned variables' nodes.)
-    late = sum(map(operator.gt, map(ready.get, map(index.nodes.__getitem__, var_at), itertools.repeat(never)),
+    late = sum(map(operator.gt, map(ready.get, map(nodes.__getitem__, var_at), itertools.repeat(never)),
                    var_at))
     uses_ok = late == len(ready) - len(set(params))
     if uses_ok:
