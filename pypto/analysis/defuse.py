@@ -203,39 +203,53 @@ def expr_calls(expr: Expr) -> list[Expr]:
     return [n for n in walk(expr) if isinstance(n, (Call, Submit))]
 
 
+def _nested(stmt: Stmt) -> list[Stmt]:
+    """``stmt`` and the statements nested in it, in pre-order (the order :func:`walk` meets them), found
+    from body to body: only statements read variables, so the expressions and types below them, most
+    of a body's nodes, are not entered."""
+    out: list[Stmt] = []
+    todo = [stmt]
+    while todo:
+        s = todo.pop()
+        out.append(s)
+        todo.extend(reversed(sub_blocks(s)))
+    return out
+
+
+def _evaluated(stmt: Stmt) -> list[Expr]:
+    """What ``stmt`` itself reads: :func:`stmt_exprs` and a while loop's condition."""
+    exprs = stmt_exprs(stmt)
+    return exprs + [stmt.condition] if isinstance(stmt, WhileStmt) else exprs
+
+
 def stmt_reads(stmt: Stmt) -> set[Var]:
     """Every variable read by ``stmt`` or a statement nested in it (while conditions included)."""
     found: set[Var] = set()
-    for node in walk(stmt):
-        if isinstance(node, Stmt):
-            exprs = stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
-            for expr in exprs:
-                found.update(expr_vars(expr))
+    for node in _nested(stmt):
+        for expr in _evaluated(node):
+            found.update(expr_vars(expr))
     return found
 
 
 def use_counts(stmt: Stmt) -> Counter[Var]:
     """How often each variable is read in ``stmt`` and the statements nested in it."""
-    return Counter(
-        v
-        for node in walk(stmt)
-        if isinstance(node, Stmt)
-        for e in stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
-        for v in expr_vars(e)
-    )
+    counts: Counter[Var] = Counter()
+    for node in _nested(stmt):
+        for expr in _evaluated(node):
+            counts.update(expr_vars(expr))
+    return counts
 
 
 def free_vars(stmt: Stmt) -> list[Var]:
     """The variables ``stmt`` reads that are not defined inside it, in first-read order (its live-ins
     when it is outlined)."""
-    defined = {id(v) for node in walk(stmt) if isinstance(node, Stmt) for v in stmt_defs(node)}
+    stmts = _nested(stmt)
+    defined = {id(v) for node in stmts for v in stmt_defs(node)}
     out: dict[int, Var] = {}
-    for node in walk(stmt):
-        if isinstance(node, Stmt):
-            exprs = stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
-            for v in (v for e in exprs for v in expr_vars(e)):
-                if id(v) not in defined:
-                    out.setdefault(id(v), v)
+    for node in stmts:
+        for v in (v for e in _evaluated(node) for v in expr_vars(e)):
+            if id(v) not in defined:
+                out.setdefault(id(v), v)
     return list(out.values())
 
 

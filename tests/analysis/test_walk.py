@@ -1,17 +1,20 @@
 """walk and the node index against plain definitions: the pre-order of every IR node below a
 function (types not entered, variables as leaves, a loop's init values after its fields), the
-index's classes, types in node order and op calls, for every function every pass produces from
-several examples and the benchmarks' generated program."""
+index's classes, types in node order and op calls, and the reads of its statements (use_counts,
+stmt_reads, free_vars), for every function every pass produces from several examples and the
+benchmarks' generated program."""
 
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto.analysis import expr_vars, free_vars, stmt_defs, stmt_exprs, stmt_reads, use_counts
 from pypto.analysis.index import FunctionIndex, _node_fields, push_value, walk
 
 from test_derived_index import _bench_program, _old_and_new
@@ -61,6 +64,21 @@ def _assert_index_of_definitions(func: ir.Function) -> None:
         assert index.calls_to(name) == [c for c in calls if c.op.name == name]
 
 
+def _assert_reads_of_definitions(func: ir.Function) -> None:
+    """The reads of the function body and of each compound statement in it, against the statements
+    of the reference walk (they walk from body to body)."""
+    for root in [n for n in _pre_order(func.body, []) if isinstance(n, ir.Stmt) and n is func.body
+                 or isinstance(n, (ir.ForStmt, ir.WhileStmt, ir.IfStmt, ir.ScopeStmt))]:
+        stmts = [n for n in _pre_order(root, []) if isinstance(n, ir.Stmt)]
+        read = [v for s in stmts for e in stmt_exprs(s) + ([s.condition] if isinstance(s, ir.WhileStmt) else [])
+                for v in expr_vars(e)]
+        counts = use_counts(root)
+        assert counts == Counter(read) and list(counts) == list(Counter(read))
+        assert stmt_reads(root) == set(read)
+        defined = {id(v) for s in stmts for v in stmt_defs(s)}
+        assert free_vars(root) == list({id(v): v for v in read if id(v) not in defined}.values())
+
+
 class _Every(passes.PassInstrument):
     """Keeps the program after every pass."""
 
@@ -98,4 +116,5 @@ def test_every_function_of_every_pass(source: str) -> None:
             if id(func) not in checked:
                 checked.add(id(func))
                 _assert_index_of_definitions(func)
+                _assert_reads_of_definitions(func)
     assert len(checked) > (40 if source == "examples" else 10)
