@@ -71,7 +71,7 @@ from pypto.ir.types import TensorType, TileType
 
 from pypto.transform.base import ProgramPass
 from pypto.transform.context import PassContext
-from pypto.transform.dce import eliminate_dead_code
+from pypto.transform.dce import eliminate_dead_code, sweep_dead_code
 from pypto.transform.errors import PassError
 from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import Rewrite, on
@@ -476,8 +476,14 @@ class ExpandMixedKernel(ProgramPass):
         side = replace(func, name=name, func_type=kind, level=None, role=None, body=SeqStmts(stmts, body.span),
                        return_types=return_types)
         # Carries this side does not need go first; what it still reads from the other side is rerouted.
-        side = eliminate_dead_code(side)
-        side = eliminate_dead_code(replace(side, body=self.reroute(func, name, side.body, roots)))
+        side, dropped = sweep_dead_code(side)
+        rerouted = self.reroute(func, name, side.body, roots)
+        if rerouted is not side.body:
+            side = replace(side, body=rerouted)
+        # Rerouting renames only variables this side does not define, so it changes no liveness: a
+        # second run finds more only after a loop or branch was dropped (sweep_dead_code).
+        if dropped:
+            side = eliminate_dead_code(side)
         stmts = setup + flatten_to_stmts(_insert_frees(side.body))
         attrs = {k: v for k, v in func.attrs.items() if k not in ("slot_num", "split", "split_aiv")}
         if lane_split and kind is FunctionType.AIV:

@@ -117,7 +117,8 @@ def _yield(body: Stmt | None) -> YieldStmt | None:
     return stmts[-1] if stmts and isinstance(stmts[-1], YieldStmt) else None
 
 
-def _sweep_block(body: Stmt, live: set[Var], keep: list[int] | None) -> Stmt:
+def _sweep_block(body: Stmt, live: set[Var], keep: list[int] | None, dropped: list[Stmt]) -> Stmt:
+    """``body`` without its dead statements and carries; the loops and branches it drops go to ``dropped``."""
     out: list[Stmt] = []
     for s in flatten_to_stmts(body):
         if isinstance(s, AssignStmt):
@@ -131,17 +132,21 @@ def _sweep_block(body: Stmt, live: set[Var], keep: list[int] | None) -> Stmt:
                 s,
                 iter_args=[s.iter_args[k] for k in kept],
                 return_vars=[s.return_vars[k] for k in kept if k < len(s.return_vars)],
-                body=_sweep_block(s.body, live, kept),
+                body=_sweep_block(s.body, live, kept, dropped),
             )
             if kept or _does_something(new.body):
                 out.append(new)
+            else:
+                dropped.append(s)
         elif isinstance(s, IfStmt):
             kept = [k for k, rv in enumerate(s.return_vars) if rv in live]
-            then = _sweep_block(s.then_body, live, kept)
-            other = _sweep_block(s.else_body, live, kept) if s.else_body is not None else None
+            then = _sweep_block(s.then_body, live, kept, dropped)
+            other = _sweep_block(s.else_body, live, kept, dropped) if s.else_body is not None else None
             if kept or _does_something(then) or (other is not None and _does_something(other)):
                 out.append(replace(s, then_body=then, else_body=other,
                                    return_vars=[s.return_vars[k] for k in kept]))
+            else:
+                dropped.append(s)
         else:
             out.append(s)
     return out[0] if len(out) == 1 else SeqStmts(out, body.span)
@@ -153,8 +158,16 @@ def _does_something(body: Stmt) -> bool:
 
 def eliminate_dead_code(func: Function) -> Function:
     """``func`` without the dead assignments and carries of its body (see the module docstring)."""
+    return sweep_dead_code(func)[0]
+
+
+def sweep_dead_code(func: Function) -> tuple[Function, bool]:
+    """:func:`eliminate_dead_code` of ``func``, and whether it dropped a loop or branch. Only then
+    can a second run remove more (what computed the dropped header's bounds or condition, which it
+    kept live); otherwise the result is its own dead-code elimination."""
     marker = _Marker()
     marker.index(func.body)
     marker.roots(func.body)
     marker.run()
-    return replace(func, body=_sweep_block(func.body, marker.live, None))
+    dropped: list[Stmt] = []
+    return replace(func, body=_sweep_block(func.body, marker.live, None, dropped)), bool(dropped)

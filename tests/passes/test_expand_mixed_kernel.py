@@ -304,6 +304,31 @@ def test_the_deprecated_split_slot_num_warns_and_still_sets_the_pipe_depth() -> 
     assert init.kwargs == {"dir_mask": 1, "slot_size": 16384, "slot_num": 2}
 
 
+def test_a_loop_a_side_drops_takes_the_scalars_computing_its_bounds_with_it() -> None:
+    # The cube side drops the vector loop; its bound, kept live by that loop until then, goes by a
+    # second dead-code run (the one ExpandMixedKernel makes only after a loop or branch was dropped).
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        m = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        v = pl.move(m, target_memory=pl.Mem.Vec)
+        bound = n + 2
+        x = v
+        for i in pl.range(bound):
+            x = pl.add(x, v)
+        out = pl.store(x, [0, 0], c)
+        return out
+""")
+    program = passes.PassManager(passes.front_passes()).run(program)
+    after = passes.expand_mixed_kernel()(passes.infer_tile_memory_space()(program))
+    assert "bound" not in after.get_function("k_aic").as_python()
+    assert "bound: pl.Scalar[pl.INDEX] = n + 2" in after.get_function("k_aiv").as_python()
+
+
 def test_a_loop_with_only_cube_work_stays_on_the_cube_side() -> None:
     after = passes.expand_mixed_kernel()(placed("k_loop_exp"))
     loops = {name: [n for n in walk(after.get_function(name)) if isinstance(n, ir.ForStmt)]
