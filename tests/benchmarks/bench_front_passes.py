@@ -69,7 +69,7 @@ def rows(size: int, runs: int) -> list[Row]:
     n = count_statements(program)
     checked, per_pass = harness.pipeline_runs(program, passes.front_passes, True, runs)
     unchecked, per_pass_off = harness.pipeline_runs(program, passes.front_passes, False, runs)
-    out = [Row("front passes, default checks", n, tuple(checked)), Row("front passes, no checks", n, tuple(unchecked))]
+    out = [Row("front passes, strict checks", n, tuple(checked)), Row("front passes, no checks", n, tuple(unchecked))]
     for name, times in per_pass.items():
         out.append(Row(f"  {name} (checks)", n, tuple(times)))
         out.append(Row(f"  {name} (no checks)", n, tuple(per_pass_off[name])))

@@ -34,7 +34,7 @@ def rows(size: int, runs: int) -> list[Row]:
     for verify in (True, False):
         _, per_pass[verify] = harness.pipeline_runs(program, passes.builtin_passes, verify, runs)
         totals = [sum(per_pass[verify][name][i] for name in lowering) for i in range(runs)]
-        out.append(Row(f"lowering passes, {'default' if verify else 'no'} checks", n, tuple(totals)))
+        out.append(Row(f"lowering passes, {'strict' if verify else 'no'} checks", n, tuple(totals)))
     for name in lowering:
         out.append(Row(f"  {name} (checks)", n, tuple(per_pass[True][name])))
         out.append(Row(f"  {name} (no checks)", n, tuple(per_pass[False][name])))

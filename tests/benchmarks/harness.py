@@ -81,7 +81,8 @@ class PassClock(passes.PassInstrument):
 def pipeline_runs(
     program: ir.Program, pass_list: Callable[[], list[passes.Pass]], verify: bool, runs: int
 ) -> tuple[list[float], dict[str, list[float]]]:
-    """Cold runs of a pass pipeline: total seconds per run, and per pass the seconds of every run."""
+    """Cold runs of a pass pipeline: total seconds per run, and per pass the seconds of every run
+    (``verify`` True: strict checks, every invariant of the dialect after every pass)."""
     totals: list[float] = []
     per_pass: dict[str, list[float]] = {}
     for _ in range(runs):
