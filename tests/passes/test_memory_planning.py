@@ -21,6 +21,7 @@ from pypto.language.parser.text_parser import parse_program
 from pypto.languages import memref, split_core
 from pypto.passes import PassContext, PassError
 from pypto.passes.init_memref import alloc_call
+from pypto.transform.memref_util import Retype
 
 VEC = ir.MemorySpace.Vec
 
@@ -849,3 +850,33 @@ def test_an_allocation_is_as_large_as_its_largest_tile_and_an_overflow_names_its
     assert err.value.message == (
         "AllocateMemoryAddr: Function 'k': Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)")
     assert err.value.span.begin_line == 10  # s
+
+
+
+ONE_BUFFER = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[1024, 64], pl.FP32], out: pl.Out[pl.Tensor[[1024, 64], pl.FP32]]) -> pl.Tensor[[1024, 64], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 262144)
+        t: pl.Tile[[1024, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 262144), pl.Mem.Vec] = pl.tile.load(a, [0, 0], [1024, 64], [1024, 64], target_memory=pl.Mem.Vec)
+        u: pl.Tile[[1024, 64], pl.FP32, pl.MemRef(mem_vec_0, pl.const(-1, pl.INT64), 262144), pl.Mem.Vec] = pl.tile.exp(t)
+        out = pl.tile.store(u, [0, 0], out)
+        return out
+"""
+
+
+def test_an_overflow_of_tiles_sharing_one_type_names_the_first_of_them() -> None:
+    """After MemoryReuse the tiles of a buffer mostly share one type object: a capacity error points at
+    the first variable of that type, not a later one."""
+    k = kernel(parse_program(ONE_BUFFER))
+    t, u = (s.var for s in ir.flatten_to_stmts(k.body)[1:3])
+    retype = Retype({u: t.type})  # u takes t's type object, as MemoryReuse gives a buffer's tiles
+    retype.start(k, ir.Program([k], "P", k.span))
+    shared = retype.function(k)
+    assert ir.flatten_to_stmts(shared.body)[2].var.type is t.type
+    with PassContext(platform=A2A3), pytest.raises(passes.CapacityError) as err:
+        passes.allocate_memory_addr()(ir.Program([shared], "P", k.span))
+    assert err.value.span.begin_line == 9  # t
