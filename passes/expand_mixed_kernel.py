@@ -32,7 +32,7 @@ partly valid along the axis ``pl.split`` halves. The Group and its pipes print a
 from __future__ import annotations
 
 from pypto.analysis import function_index, op_name
-from pypto.analysis.defuse import stmt_reads
+from pypto.analysis.defuse import stmt_reads, use_counts
 from pypto.analysis.index import FunctionIndex
 from pypto.languages.invariants import (
     HardSyncallOccupancyValid,
@@ -505,7 +505,7 @@ class ExpandMixedKernel(ProgramPass):
         """Uses of a tensor written on the other side read the parameter it writes instead."""
         defined = set(func.params) | set(collect_def_vars(body))
         mapping: dict[Var, Expr] = {}
-        for v in stmt_reads(body):
+        for v in use_counts(body):  # in read order: the error names the first read, the same each run
             if v in defined:
                 continue
             if isinstance(v.type, TensorType) and v in roots:

@@ -229,6 +229,36 @@ class P:
         passes.expand_mixed_kernel()(passes.infer_tile_memory_space()(program))
 
 
+def test_of_several_values_from_the_other_side_the_error_names_the_first_read() -> None:
+    """The reads are looked at in statement order, not in a set's (which varied from run to run)."""
+    program = pl.parse("""
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32],
+          c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16])
+        s = pl.tile.read(t, [0, 0])
+        r = pl.tile.read(t, [1, 1])
+        q = pl.tile.read(t, [2, 2])
+        m = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        v = pl.move(m, target_memory=pl.Mem.Vec)
+        out = pl.store(pl.add(v, v), [0, 0], c)
+        n = pl.cast(q, pl.INDEX)
+        n2 = pl.cast(r, pl.INDEX)
+        n3 = pl.cast(s, pl.INDEX)
+        m2 = pl.load(a, [n, n2], [16, 16], target_memory=pl.Mem.Mat)
+        m3 = pl.load(a, [n3, 0], [16, 16], target_memory=pl.Mem.Mat)
+        out2 = pl.store(pl.move(m2, target_memory=pl.Mem.Vec), [0, 0], out)
+        out3 = pl.store(pl.move(m3, target_memory=pl.Mem.Vec), [0, 0], out2)
+        return out3
+""")
+    program = passes.PassManager(passes.front_passes()).run(program)
+    with pytest.raises(PassError, match="'q' is computed on the other side of the split kernel but used by 'k_aic'"):
+        passes.expand_mixed_kernel()(passes.infer_tile_memory_space()(program))
+
+
 
 def test_a_split_aiv_kernel_runs_its_aiv_half_on_both_lanes() -> None:
     after = passes.expand_mixed_kernel()(placed("split_aiv_exp"))
