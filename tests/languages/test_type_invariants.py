@@ -181,3 +181,6 @@ def test_arrays_do_not_escape() -> None:
         ("ARRAY_RETURN", "return value 0 is an array"),
     ]
     assert found(ArrayNotEscaped, single("main", [n], ir.ReturnStmt([n]), [INDEX])) == []
+    # the only escape a tuple return type holding an array: the shortcut looks into tuples too
+    in_tuple = single("main", [n], ir.ReturnStmt([n]), [ir.TupleType([INDEX, arr])])
+    assert [(c, m) for c, m, _ in found(ArrayNotEscaped, in_tuple)] == [("ARRAY_RETURN", "return value 0 is an array")]
