@@ -242,7 +242,8 @@ _Tiles = dict[int, tuple[TileType, Var]]
 
 def _tiles(defs: list[Var]) -> tuple[list[int], _Tiles]:
     """The id of the type of each of ``defs``, and their tile types (``_Tiles``). Each type is looked
-    at once (the maps run in C): MemoryReuse gave the tiles of a buffer one type object."""
+    at once (the maps run in C): MemoryReuse gives the tiles of a buffer that agree in shape, dtype,
+    space and view one type object."""
     types = list(map(_TYPE, defs))
     keys = list(map(id, types))
     first = dict(zip(reversed(keys), reversed(defs)))

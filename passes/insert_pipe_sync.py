@@ -577,7 +577,7 @@ class _Run(ForwardWalk[State]):
                     self.span = s.span
                     at = self._place(waits_for, pipe, top, k, placed)
                     cut = _cut_covered(cut, cuts[at] if at < k else cut, waits_for, pipe, at)
-                if _BARRIER_KEY[pipe] is not None:
+                if pipe in _BARRIER:
                     positions, reads_of, writes_of = issued[pipe], read[pipe], written[pipe]
                     i = len(positions) - 1
                     while i >= 0 and positions[i] >= bar_cut[pipe]:

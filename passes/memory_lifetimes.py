@@ -46,6 +46,12 @@ _CONSTANTS = (ConstInt, ConstFloat, ConstBool)
 _LEAF_CLASSES = frozenset({Var, *_CONSTANTS})
 
 
+def _interval(defined: int, last_read: int) -> tuple[int, int]:
+    """A tile lives from its definition to its last read (to its definition alone when it is never
+    read after it)."""
+    return defined, last_read if last_read > defined else defined
+
+
 @dataclass
 class Loop:
     """A loop (or an if, for its phis) and the numbers of its first and last statements."""
@@ -75,17 +81,14 @@ class Lifetimes:
     loops: list[Loop] = field(default_factory=list)
 
     def interval(self, v: Var) -> tuple[int, int]:
+        """The numbers tile ``v`` lives from and to (:func:`_interval`)."""
         d = self.defs[v]
-        return d, max(d, self.last.get(v, d))
+        return _interval(d, self.last.get(v, d))
 
     def intervals(self) -> dict[Var, tuple[int, int]]:
-        """:meth:`interval` of every tile, in one loop (a call per tile was a tenth of MemoryReuse's planning)."""
+        """:meth:`interval` of every tile, in one loop (a method call per tile was a tenth of MemoryReuse's planning)."""
         last = self.last
-        out: dict[Var, tuple[int, int]] = {}
-        for v, d in self.defs.items():
-            end = last.get(v, d)
-            out[v] = (d, end if end > d else d)
-        return out
+        return {v: _interval(d, last.get(v, d)) for v, d in self.defs.items()}
 
     def last_read_on_path(self, v: Var, at: int) -> int:
         """The last read of ``v`` that can run after statement ``at``: reads in the other branch of an

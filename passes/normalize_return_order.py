@@ -23,6 +23,7 @@ from pypto.ir.types import TensorType
 
 from pypto.transform.base import ProgramPass
 from pypto.transform.errors import PassError
+from pypto.transform.memref_util import block_like
 from pypto.transform.program_rebuild import with_functions
 from pypto.transform.rewrite import BODILESS, Result, Rewrite, on
 from pypto.transform.util import rebuild, same_list, straight_line
@@ -51,8 +52,7 @@ class _Returns(Rewrite):
         out = self.block(stmts)
         if same_list(out, stmts):
             return func
-        body = out[0] if len(out) == 1 else copy_parts(func.body, {"stmts": out})
-        return copy_parts(func, {"body": body})
+        return copy_parts(func, {"body": block_like(func.body, out)})
 
     def stmt(self, node: Stmt) -> Result:
         return node if type(node) in BODILESS and type(node) is not ReturnStmt else super().stmt(node)

@@ -38,7 +38,7 @@ from pypto.analysis import (
     expr_vars,
     function_index,
     stmt_defs,
-    stmt_exprs,
+    stmt_evaluated,
     type_vars,
     walk,
 )
@@ -496,8 +496,7 @@ def _used(func: Function, body: Stmt) -> set[Var]:
         type_vars(p.type, used)
     for node in walk(body):
         if isinstance(node, Stmt):
-            exprs = stmt_exprs(node) + ([node.condition] if isinstance(node, WhileStmt) else [])
-            for e in exprs:
+            for e in stmt_evaluated(node):
                 used.update(expr_vars(e))
             for v in stmt_defs(node):
                 type_vars(v.type, used)

@@ -3,6 +3,8 @@ syncalls launched at full occupancy."""
 
 from __future__ import annotations
 
+import functools
+
 from math import prod
 
 from pypto.analysis import FunctionIndex, callee, function_index, op_name
@@ -60,21 +62,12 @@ def _placed_calls(index: FunctionIndex, names: set[str]) -> list[Call]:
     return found
 
 
-# Per set of op names (kernels share theirs): each op's side, or BY_OPERANDS (named_affinity), and the
-# set of those sides (made once: a set of Affinity members hashes each by a Python call).
-_NAMED_SIDES: dict[frozenset[str], tuple[dict[str, AffinityRule], frozenset[AffinityRule]]] = {}
-_NAME_SETS_LIMIT = 1_000
-
-
+@functools.lru_cache(maxsize=1_000)
 def _named_sides(names: frozenset[str]) -> tuple[dict[str, AffinityRule], frozenset[AffinityRule]]:
-    """``(side by op name, the sides)`` of the ops ``names`` (see ``_NAMED_SIDES``)."""
-    hit = _NAMED_SIDES.get(names)
-    if hit is None:
-        if len(_NAMED_SIDES) >= _NAME_SETS_LIMIT:
-            _NAMED_SIDES.clear()
-        by_name = dict(zip(names, map(named_affinity, names)))
-        hit = _NAMED_SIDES[names] = (by_name, frozenset(by_name.values()))
-    return hit
+    """``(side by op name, the sides)`` of the ops ``names`` (or BY_OPERANDS, see named_affinity): made
+    once per set of op names, which kernels share (a set of Affinity members hashes each by a Python call)."""
+    by_name = dict(zip(names, map(named_affinity, names)))
+    return by_name, frozenset(by_name.values())
 
 
 def _check_sides(func: Function, index: FunctionIndex, report: Reporter) -> None:

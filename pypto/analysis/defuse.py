@@ -216,7 +216,7 @@ def _nested(stmt: Stmt) -> list[Stmt]:
     return out
 
 
-def _evaluated(stmt: Stmt) -> list[Expr]:
+def stmt_evaluated(stmt: Stmt) -> list[Expr]:
     """What ``stmt`` itself reads: :func:`stmt_exprs` and a while loop's condition."""
     exprs = stmt_exprs(stmt)
     return exprs + [stmt.condition] if isinstance(stmt, WhileStmt) else exprs
@@ -226,7 +226,7 @@ def stmt_reads(stmt: Stmt) -> set[Var]:
     """Every variable read by ``stmt`` or a statement nested in it (while conditions included)."""
     found: set[Var] = set()
     for node in _nested(stmt):
-        for expr in _evaluated(node):
+        for expr in stmt_evaluated(node):
             found.update(expr_vars(expr))
     return found
 
@@ -235,7 +235,7 @@ def use_counts(stmt: Stmt) -> Counter[Var]:
     """How often each variable is read in ``stmt`` and the statements nested in it."""
     counts: Counter[Var] = Counter()
     for node in _nested(stmt):
-        for expr in _evaluated(node):
+        for expr in stmt_evaluated(node):
             counts.update(expr_vars(expr))
     return counts
 
@@ -247,7 +247,7 @@ def free_vars(stmt: Stmt) -> list[Var]:
     defined = {id(v) for node in stmts for v in stmt_defs(node)}
     out: dict[int, Var] = {}
     for node in stmts:
-        for v in (v for e in _evaluated(node) for v in expr_vars(e)):
+        for v in (v for e in stmt_evaluated(node) for v in expr_vars(e)):
             if id(v) not in defined:
                 out.setdefault(id(v), v)
     return list(out.values())

@@ -67,16 +67,14 @@ def _returned_params(func: Function, root: Callable[[Var], Var] | None) -> list[
     ret = _last_return(func.body)
     if ret is None:
         return []
-    values = list(ret.value)
-    if len(values) == 1 and isinstance(values[0], MakeTuple):
-        values = list(values[0].elements)
     index = {p: i for i, p in enumerate(func.params)}
-    return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in values]
+    return [index.get(v if root is None else root(v)) if isinstance(v, Var) else None for v in returned_values(ret)]
 
 
 def _last_return(body: Stmt) -> ReturnStmt | None:
     """The last return of ``body`` in statement order outside loops and ifs (inside blocks and
-    scopes), if any: searched from the end, so a body ending with its return is not walked."""
+    scopes), if any: searched from the end, so a body ending with its return is not walked. Unlike
+    :func:`final_return`, statements may follow it and it may return nothing."""
     stack: list[Stmt] = [body]
     while stack:
         s = stack.pop()
