@@ -57,7 +57,6 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 from pypto.ir.types import ShapedType
 
-from pypto.transform.base import SAME
 from .ctrl_flow_transform import jumps
 from pypto.transform.rewrite import Result, Rewrite, RewritePass, on
 from pypto.transform.util import LEAVES, any_contains, contains, keep_list, rebuild, straight_line
