@@ -58,7 +58,6 @@ from pypto.ir.expr import (
     Var,
     Xor,
 )
-from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.function import Function, Program
 from pypto.ir.span import Span
@@ -87,7 +86,7 @@ from .cpp_names import cpp_identifier
 from .doc import Doc
 from .errors import CodegenError
 from .groups import group_calls
-from .op_table import argument, keyword
+from .op_table import argument, is_parameter, keyword
 from . import orchestration_taskids as taskids
 from .orchestration_ops import (
     Array, CreateTensor, Dim, DummyTask, ElementAccess, Expression, MethodCall, Reshape, View,
@@ -242,7 +241,16 @@ class OrchestrationEmitter(Emitter):
         self.body: Stmt | None = None  # the body of the function being printed
         self._reads: Counter[Var] | None = None
         self.predeclared: set[Var] = set()  # scalars and views a manual scope defines for the code after it
-        self.roots: Roots | None = None  # the buffer roots of the function being printed
+        self._roots: Roots | None = None
+
+    @property
+    def roots(self) -> Roots:
+        """The buffer roots of the function being printed (walked when a manual scope first asks: most
+        functions have none, and the walk was a tenth of the emitter's work)."""
+        if self._roots is None:
+            assert self.body is not None and self.program is not None  # set by the Function and Program rules
+            self._roots = Roots(self.body, self.program)
+        return self._roots
 
     @property
     def reads(self) -> Counter[Var]:
@@ -318,9 +326,7 @@ class OrchestrationEmitter(Emitter):
         doc.line('__attribute__((visibility("default")))')
         with doc.block("void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {"):
             self._entry_prologue(func, tensors, scalars)
-            self.body, self._reads = func.body, None
-            assert self.program is not None  # set by the Program rule
-            self.roots = Roots(func, self.program)
+            self.body, self._reads, self._roots = func.body, None, None
             self.emit(func.body)
             if not _always_submits(func.body):
                 # simpler's scheduler ends a run once total_tasks > 0 tasks completed: a run that submits
@@ -441,7 +447,6 @@ class OrchestrationEmitter(Emitter):
     def _buffers_named_after(self, body: Stmt, inside: Counter[Var]) -> set[Var]:
         """The tensors whose C++ name the code after the scope uses for a loop's or an if's result read
         there that declares no variable of its own (the buffer it carries, e.g. a view made in the scope)."""
-        assert self.roots is not None  # set for the function being printed
         return {
             self.roots.root(var)
             for stmt in _block(body)
@@ -457,7 +462,6 @@ class OrchestrationEmitter(Emitter):
         if isinstance(stmt, ForStmt):
             return bool(stmt.attrs.get(f"iter_arg_rebind_{stmt.return_vars.index(result)}", True))
         if isinstance(stmt, IfStmt):
-            assert self.roots is not None  # set for the function being printed
             return self.roots.root(result) is result
         return True
 
@@ -1034,7 +1038,7 @@ class OrchestrationEmitter(Emitter):
             manual = ", true" if keyword(call, "manual_dep") else ""  # creator-only dependency tracking
             doc.line(f"TensorCreateInfo {ci}({ci}_shapes, {len(shape)}, DataType::{SIMPLER_DTYPES[dtype]}{manual});")
             rule = self.target.ops[call.op.name]
-            positional = op_registry.get_entry(call.op.name).param(rule.value) is not None
+            positional = is_parameter(call.op.name, rule.value)
             init = argument(call, rule.value) if positional else keyword(call, rule.value)
             if init is not None:
                 value = init.value if isinstance(init, (ConstInt, ConstFloat)) else init  # tensor.full's operand
