@@ -39,7 +39,6 @@ from pypto.ir.ops.cross_core_ops import (
     DIRECTION_NAMES, GM_PIPE_BUFFER, PIPE_OP_DIRECTION, default_local_slot_num, direction_flag,
     direction_ring_offset, gm_ring_layout, pipe_slot_num,
 )
-from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, TensorLayout
 from pypto.ir.expr import (
@@ -62,7 +61,7 @@ from .cce_ops import (
 from .cce_types import DYNAMIC, GLOBAL_RANK, c_type, global_strides, global_template, static_dims, tile_template
 from .doc import Doc
 from .errors import CodegenError, no_rule
-from .op_table import Accumulate, argument, keyword, pipe_name
+from .op_table import Accumulate, argument, is_parameter, keyword, parameters, pipe_name
 from .cpp_exprs import INFIX, PREFIX, int_floor_div, int_floor_mod, int_pow
 from .cpp_names import cpp_identifier
 from .groups import group_members, kernel_slots, pipe_setups
@@ -548,13 +547,13 @@ class CceEmitter(Emitter):
 
     @rules.op(Instr)
     def _instr(self, call: Call, rule: Instr) -> None:
-        entry = op_registry.get_entry(call.op.name)
-        names = rule.args if rule.args is not None else (DST, *(p.name for p in entry.params))
+        op = call.op.name
+        names = rule.args if rule.args is not None else (DST, *parameters(op))
         operands: list[str] = []
         for n in names:
             if n == DST:
                 operands.append(self._dst_name(call))
-            elif entry.param(n) is not None:
+            elif is_parameter(op, n):
                 operands += self._values(call, n)
             else:
                 operands.append(_literal(keyword(call, n), call.span))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pypto.ir import op_registry
 from pypto.ir.enums import PipeType
@@ -114,61 +114,88 @@ class OpTable(Mapping[str, OpRule]):
 
 # The emitters ask about the same call several times in a row (its parameters, then each keyword
 # and argument): binding it once per call was 8k of a small compile's 60k codegen bytecodes.
-# Entry: (its CallInfo, the parameters its arguments fill, those plus its non-default keywords).
+# Entry: (argument by parameter name, keyword value by name with the defaults filled in, the names of
+# the parameters its arguments fill and of the keywords it sets to a value other than their default):
+# plain dicts, read with one C-level get (a CallInfo's methods were a Python frame per question).
 # Sized for every call of a small program's kernels: the PTO and then the CCE emitter ask about each.
-_BOUND: IdentityCache[Call, tuple[op_registry.CallInfo, list[str], list[str]]] = IdentityCache(4096)
+_BOUND: IdentityCache[Call, tuple[dict[str, Expr], dict[str, Any], list[str]]] = IdentityCache(4096)
 _BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache): a method call here was 1k bytecodes
 
 
-def _bound(call: Call) -> tuple[op_registry.CallInfo, list[str], list[str]]:
-    """``(the CallInfo of call, the names of the parameters its arguments fill, those names and the
-    keywords it sets to a value other than their default)``."""
+def _bound(call: Call) -> tuple[dict[str, Expr], dict[str, Any], list[str]]:
+    """``(parameter name -> argument, keyword name -> value or default, the names of the parameters the
+    arguments fill and of the keywords set to a value other than their default)`` of ``call``."""
     hit = _BOUND_ENTRIES.get(id(call))
     if hit is not None:
         return hit[1]
-    entry, defaults = _op_facts(call.op.name)
-    args = list(call.args)
-    bound = entry.bind(args)
-    info = op_registry.CallInfo(entry, args, dict(call.kwargs), call.span, bound)
-    params = [p.name for p in bound]
-    given = list(params)
-    for name, value in call.kwargs.items():
+    facts = _op_facts(call.op.name)
+    args = call.args
+    # without optional arguments the binding is the required parameters (OpEntry.bind), whatever the kinds
+    names = facts.required if len(args) == len(facts.required) else [p.name for p in facts.entry.bind(list(args))]
+    kwargs = call.kwargs
+    given = list(names)
+    defaults = facts.defaults
+    for name, value in kwargs.items():
         default = defaults.get(name)
         if not (type(value) is type(default) and value == default):
             given.append(name)
-    return _BOUND.put(call, (info, params, given))
+    return _BOUND.put(call, (dict(zip(names, args)), {**defaults, **kwargs}, given))
 
 
-# Op name -> (its registry entry, each keyword's default: None for a required one, as for a keyword
-# the op does not declare). Registry entries are never replaced; every bound call reads its op's.
-_OP_FACTS: dict[str, tuple[op_registry.OpEntry, dict[str, Any]]] = {}
+class _OpFacts(NamedTuple):
+    """What binding a call of one op needs from its registry entry."""
+
+    entry: op_registry.OpEntry
+    # each keyword's default: None for a required one, as for a keyword the op does not declare
+    defaults: dict[str, Any]
+    required: list[str]  # the required parameters, in order
+    params: tuple[str, ...]  # every parameter, in order
 
 
-def _op_facts(op: str) -> tuple[op_registry.OpEntry, dict[str, Any]]:
+# Op name -> its facts. Registry entries are never replaced; every bound call reads its op's.
+_OP_FACTS: dict[str, _OpFacts] = {}
+
+
+def _op_facts(op: str) -> _OpFacts:
     found = _OP_FACTS.get(op)
     if found is None:
         entry = op_registry.get_entry(op)
-        defaults = {k.name: None if k.required else k.default for k in entry.kwargs}
-        found = _OP_FACTS[op] = (entry, defaults)
+        found = _OP_FACTS[op] = _OpFacts(
+            entry, {k.name: None if k.required else k.default for k in entry.kwargs},
+            [p.name for p in entry.params if not p.optional], tuple(p.name for p in entry.params))
     return found
+
+
+def parameters(op: str) -> tuple[str, ...]:
+    """The names of every positional parameter of registered op ``op``, in order."""
+    return _op_facts(op).params
+
+
+def is_parameter(op: str, name: str) -> bool:
+    """True when ``name`` is a positional parameter of registered op ``op`` (else it may be a keyword)."""
+    return name in _op_facts(op).params
+
+
+def bound_parameters(call: Call) -> list[str]:
+    """The parameters the arguments of ``call`` fill, in order."""
+    return list(_bound(call)[0])
 
 
 def keyword(call: Call, name: str) -> Any:
     """The value of keyword ``name`` on an op call, its registry default filled in (None if absent)."""
     hit = _BOUND_ENTRIES.get(id(call))  # _bound's cache read here: the emitters ask this per operand
-    return (hit[1][0] if hit is not None else _bound(call)[0]).kw(name)
+    return (hit[1] if hit is not None else _bound(call))[1].get(name)
 
 
 def argument(call: Call, name: str) -> Expr | None:
     """The positional argument bound to parameter ``name`` (None when an optional one is absent)."""
     hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
-    return (hit[1][0] if hit is not None else _bound(call)[0])[name]
+    return (hit[1] if hit is not None else _bound(call))[0].get(name)
 
 
 def is_set(call: Call, name: str) -> bool:
     """True when ``name`` is a parameter the call passes, or a keyword whose value is truthy."""
-    entry = op_registry.get_entry(call.op.name)
-    if entry.param(name) is not None:
+    if is_parameter(call.op.name, name):
         return argument(call, name) is not None
     return bool(keyword(call, name))
 

@@ -25,7 +25,6 @@ from typing import Any
 
 from pypto.analysis.callgraph import function_named
 from pypto.backend import Platform, current_platform
-from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType
 from pypto.ir.expr import (
@@ -44,7 +43,7 @@ from .base import Emitter, Rules
 from .doc import Doc
 from .errors import no_rule
 from .groups import group_members, pipe_setups
-from .op_table import Accumulate, argument, keyword, pipe_name
+from .op_table import Accumulate, argument, bound_parameters, is_parameter, keyword, pipe_name
 from .pto_ops import (
     Assemble, Buffer, CrossCore, Dps, Fixed, Flag, Operands, Reshape, Result, ScalarAccess, SetValidShape, SpmdIndex,
     Subview, Sync, SyncAll, TileElement, Transfer,
@@ -496,12 +495,12 @@ class PtoEmitter(Emitter):
 
     @rules.op(Dps)
     def _dps(self, call: Call, rule: Dps) -> str:
-        entry = op_registry.get_entry(call.op.name)
-        names = rule.ins if rule.ins is not None else tuple(p.name for p in entry.bind(list(call.args)))
+        op = call.op.name
+        names = rule.ins if rule.ins is not None else bound_parameters(call)
         dst, dst_type = self._dst(call)  # the buffer first, as for loads; then operand casts
         operands: list[tuple[str, str]] = []
         for name in names:
-            if entry.param(name) is None:  # a keyword printed as a constant operand
+            if not is_parameter(op, name):  # a keyword printed as a constant operand
                 operands.append(self._keyword_operand(call, name, rule.scalar_type))
                 continue
             arg = argument(call, name)
