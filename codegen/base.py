@@ -58,16 +58,17 @@ class Rules:
         # The rule of each argument-class signature, resolved once: the generic Dispatcher call
         # (its type tuple, cache probe and fallthrough loop) was most of codegen's per-node cost.
         self.table: dict[tuple[type, ...], Handler] = {}
-        # (emitter class, op name) -> (its op table entry, the rule for that entry, the names the entry
-        # spells): an op call's look-ups made once per op instead of per call
-        self.ops: dict[tuple[type, str], tuple[OpRule, Handler, frozenset[str]]] = {}
+        # emitter class -> {op name -> (its op table entry, the rule for that entry, the names the entry
+        # spells)}: an op call's look-ups made once per op instead of per call
+        self.ops: dict[type, dict[str, tuple[OpRule, Handler, frozenset[str]]]] = {}
         # emitter class -> {node class -> its rule}: what ``Emitter.emit`` reads, shared by the
         # emitters of one class (each compile makes new ones)
         self.nodes: dict[type, dict[type, Handler]] = {}
         self.dispatcher = Dispatcher(name)
         self.dispatcher.add((object, object), _no_node_rule)
         self.dispatcher.add((object, Call, object), _no_form_rule)
-        self.dispatcher.add((object, Call), _call)
+        # Emitter.op_call itself, not a function calling it: a frame less per op call
+        self.dispatcher.add((object, Call), Emitter.op_call)
 
     def register(self, *classes: type) -> Callable[[Handler], Handler]:
         """Decorator: print nodes of ``classes`` (and their subclasses) with the function."""
@@ -110,6 +111,14 @@ class Rules:
             found = self.nodes[owner] = {}
         return found
 
+    def op_rules(self, owner: type) -> dict[str, tuple[OpRule, Handler, frozenset[str]]]:
+        """The op-call facts of emitters of class ``owner`` resolved so far, by op name (``Emitter.op_call``
+        fills it; cleared when a rule is added)."""
+        found = self.ops.get(owner)
+        if found is None:
+            found = self.ops[owner] = {}
+        return found
+
     def extend(self, name: str) -> Rules:
         """New rules that start with all of these (a target variant adds or overrides some)."""
         child = Rules(name)
@@ -137,13 +146,6 @@ def _no_form_rule(owner: Emitter, call: Call, rule: OpRule) -> Any:
     name = type(owner).__name__
     raise no_rule(call.op.name, owner.target.name, call.span,
                   f"its {owner.target.name} table entry is a {form}, and {name} registers no rule for {form} entries")
-
-
-def _call(owner: Emitter, call: Call) -> Any:
-    if isinstance(call.op, GlobalVar):
-        raise no_rule(f"a call of function '{call.op.name}'", owner.target.name, call.span,
-                      f"{type(owner).__name__} registers no Call rule for function calls")
-    return owner.op_call(call)
 
 
 # Programs known to be valid, with the (dialect, platform) pairs they were validated in: nodes are
@@ -215,6 +217,8 @@ class Emitter:
         self.doc = Doc(self.indent_unit)
         # node class -> its rule for this emitter's class (emit runs for every node)
         self._node_rules = self.rules.node_rules(type(self))
+        # op name -> (table entry, its rule, the names it spells) for this emitter's class (op_call)
+        self._op_rules = self.rules.op_rules(type(self))
 
     def __call__(self, program: Program) -> Any:
         validate_once(self.target.dialect, program, f"{self.target.name} code generation", self.platform)
@@ -238,18 +242,11 @@ class Emitter:
 
     def op_call(self, call: Call) -> Any:
         """Dispatch an op call on the class of its table entry, after checking that the entry can
-        print every argument the call passes."""
+        print every argument the call passes (the rule of ``Call`` nodes unless an emitter registers its own)."""
         name = call.op.name
-        known = self.rules.ops.get((type(self), name))
+        known = self._op_rules.get(name)
         if known is None:
-            rule = self.target.ops.get(name)
-            if rule is None:
-                raise no_rule(name, self.target.name, call.span,
-                              f"the {self.target.name} op table has no entry for '{name}'")
-            # the class of the emitter decides its target (a class attribute), hence its table entry
-            # (Call has no subclasses: the rule of a call's class is Call's)
-            known = self.rules.ops[type(self), name] = (
-                rule, self.rules.rule(type(self), Call, type(rule)), rule.spelled_for(name))
+            known = self._op_rules[name] = self._op_facts(call)
         rule, handler, spelled = known
         if not spelled.issuperset(given_names(call)):
             dropped = rule.unspelled(call)
@@ -257,6 +254,20 @@ class Emitter:
             raise no_rule(what, self.target.name, call.span,
                           f"the {self.target.name} spelling of '{name}' cannot print {', '.join(dropped)}")
         return handler(self, call, rule)
+
+    def _op_facts(self, call: Call) -> tuple[OpRule, Handler, frozenset[str]]:
+        """The table entry of the op ``call`` calls, the rule for it and the names it spells."""
+        name = call.op.name
+        if isinstance(call.op, GlobalVar):
+            raise no_rule(f"a call of function '{name}'", self.target.name, call.span,
+                          f"{type(self).__name__} registers no Call rule for function calls")
+        rule = self.target.ops.get(name)
+        if rule is None:
+            raise no_rule(name, self.target.name, call.span,
+                          f"the {self.target.name} op table has no entry for '{name}'")
+        # the class of the emitter decides its target (a class attribute), hence its table entry
+        # (Call has no subclasses: the rule of a call's class is Call's)
+        return rule, self.rules.rule(type(self), Call, type(rule)), rule.spelled_for(name)
 
     def capture(self, depth: int = 0) -> _Capture:
         """Lines written inside the ``with`` go to a fresh document (yielded), not ``self.doc``;

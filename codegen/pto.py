@@ -883,21 +883,22 @@ class PtoEmitter(Emitter):
 
     def _int_const(self, value: int, dtype: DataType, span: Span | None) -> str:
         fn = self.fn
-        # the texts of a constant asked for again (most are); DataType members are singletons, so
-        # their id is the key (their __hash__ is Python code)
-        known = fn.ints.get((value, id(dtype)))
-        if known is None:
-            if dtype.is_unsigned_int():
-                # arith constants are signless: bridge to the unsigned type
-                raw = self._int_const(value, _signed(dtype), span)
-                ty = mlir_dtype(dtype, span)
-                body = f"c{value}" if value >= 0 else f"cn{-value}"
-                return fn.constant(f"%{body}_{ty}",
-                                   f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
+        # the name of a constant asked for again (most are), registered as used by the current group;
+        # DataType members are singletons, so their id is the key (their __hash__ is Python code)
+        name = fn.ints.get((value, id(dtype)))
+        if name is not None:
+            fn.groups[fn.group].setdefault(name)
+            return name
+        body = f"c{value}" if value >= 0 else f"cn{-value}"
+        if dtype.is_unsigned_int():
+            # arith constants are signless: bridge to the unsigned type
+            raw = self._int_const(value, _signed(dtype), span)
             ty = mlir_dtype(dtype, span)
-            body = f"c{value}" if value >= 0 else f"cn{-value}"
-            known = fn.ints[(value, id(dtype))] = (f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
-        return fn.constant(*known)
+            return fn.constant(f"%{body}_{ty}",
+                               f"%{body}_{ty} = builtin.unrealized_conversion_cast {raw} : {ty[1:]} to {ty}")
+        ty = mlir_dtype(dtype, span)
+        name = fn.ints[(value, id(dtype))] = fn.constant(f"%{body}_{ty}", f"%{body}_{ty} = arith.constant {value} : {ty}")
+        return name
 
     def _bool_const(self, value: bool) -> str:
         word = "true" if value else "false"
@@ -964,6 +965,8 @@ class PtoEmitter(Emitter):
                                 f"{mlir_dtype(dtype, span)}", span)
 
     def _index(self, expr: Expr, span: Span) -> str:
+        if isinstance(expr, ConstInt):  # _scalar's first case, taken by most indices
+            return self._int_const(expr.value, DataType.INDEX, expr.span)
         return self._scalar(expr, DataType.INDEX, span)
 
     def _offset(self, expr: Expr, span: Span) -> str:

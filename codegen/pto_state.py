@@ -56,7 +56,7 @@ class FunctionState:
     # per group, the constants it used in first-use order (a dict: ordered, and a constant asked for
     # again is found without a scan)
     groups: tuple[dict[str, None], dict[str, None], dict[str, None]] = field(default_factory=lambda: ({}, {}, {}))
-    ints: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # (value, id(dtype)) -> name, line
+    ints: dict[tuple[int, int], str] = field(default_factory=dict)  # (value, id(dtype)) -> its registered constant
     group: int = BODY
     target: Var | None = None  # the variable the op call being printed defines
     pointers: dict[int, str] = field(default_factory=dict)  # id(tensor parameter) -> its %argK
