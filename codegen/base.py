@@ -40,7 +40,7 @@ from pypto.ir.span import Span
 
 from .doc import Doc
 from .errors import no_rule
-from .op_table import OpRule, given_names
+from .op_table import OpRule, given_names, parameters
 from .target import Target
 
 Handler = Callable[..., Any]
@@ -59,8 +59,8 @@ class Rules:
         # (its type tuple, cache probe and fallthrough loop) was most of codegen's per-node cost.
         self.table: dict[tuple[type, ...], Handler] = {}
         # emitter class -> {op name -> (its op table entry, the rule for that entry, the names the entry
-        # spells)}: an op call's look-ups made once per op instead of per call
-        self.ops: dict[type, dict[str, tuple[OpRule, Handler, frozenset[str]]]] = {}
+        # spells, whether those are all the op's parameters)}: an op call's look-ups made once per op
+        self.ops: dict[type, dict[str, tuple[OpRule, Handler, frozenset[str], bool]]] = {}
         # emitter class -> {node class -> its rule}: what ``Emitter.emit`` reads, shared by the
         # emitters of one class (each compile makes new ones)
         self.nodes: dict[type, dict[type, Handler]] = {}
@@ -111,7 +111,7 @@ class Rules:
             found = self.nodes[owner] = {}
         return found
 
-    def op_rules(self, owner: type) -> dict[str, tuple[OpRule, Handler, frozenset[str]]]:
+    def op_rules(self, owner: type) -> dict[str, tuple[OpRule, Handler, frozenset[str], bool]]:
         """The op-call facts of emitters of class ``owner`` resolved so far, by op name (``Emitter.op_call``
         fills it; cleared when a rule is added)."""
         found = self.ops.get(owner)
@@ -217,7 +217,8 @@ class Emitter:
         self.doc = Doc(self.indent_unit)
         # node class -> its rule for this emitter's class (emit runs for every node)
         self._node_rules = self.rules.node_rules(type(self))
-        # op name -> (table entry, its rule, the names it spells) for this emitter's class (op_call)
+        # op name -> (table entry, its rule, the names it spells, whether every parameter) for this
+        # emitter's class (op_call)
         self._op_rules = self.rules.op_rules(type(self))
 
     def __call__(self, program: Program) -> Any:
@@ -247,16 +248,18 @@ class Emitter:
         known = self._op_rules.get(name)
         if known is None:
             known = self._op_rules[name] = self._op_facts(call)
-        rule, handler, spelled = known
-        if not spelled.issuperset(given_names(call)):
+        rule, handler, spelled, every = known
+        # given_names binds the call; when the rule spells every parameter, its keywords decide alone
+        if not (every and spelled.issuperset(call.kwargs)) and not spelled.issuperset(given_names(call)):
             dropped = rule.unspelled(call)
             what = f"{name} with {', '.join(dropped)}"
             raise no_rule(what, self.target.name, call.span,
                           f"the {self.target.name} spelling of '{name}' cannot print {', '.join(dropped)}")
         return handler(self, call, rule)
 
-    def _op_facts(self, call: Call) -> tuple[OpRule, Handler, frozenset[str]]:
-        """The table entry of the op ``call`` calls, the rule for it and the names it spells."""
+    def _op_facts(self, call: Call) -> tuple[OpRule, Handler, frozenset[str], bool]:
+        """The table entry of the op ``call`` calls, the rule for it, the names it spells and whether
+        those include every parameter of the op."""
         name = call.op.name
         if isinstance(call.op, GlobalVar):
             raise no_rule(f"a call of function '{name}'", self.target.name, call.span,
@@ -267,7 +270,8 @@ class Emitter:
                           f"the {self.target.name} op table has no entry for '{name}'")
         # the class of the emitter decides its target (a class attribute), hence its table entry
         # (Call has no subclasses: the rule of a call's class is Call's)
-        return rule, self.rules.rule(type(self), Call, type(rule)), rule.spelled_for(name)
+        spelled = rule.spelled_for(name)
+        return rule, self.rules.rule(type(self), Call, type(rule)), spelled, spelled.issuperset(parameters(name))
 
     def capture(self, depth: int = 0) -> _Capture:
         """Lines written inside the ``with`` go to a fresh document (yielded), not ``self.doc``;

@@ -309,7 +309,7 @@ class CceEmitter(Emitter):
         if isinstance(value, Call) and not isinstance(value.op, GlobalVar):
             self._dst = var
             try:
-                text = self.emit(value)
+                text = self.op_call(value)  # the rule emit would pick (Call has no subclasses)
             finally:
                 self._dst = None
             if text is not None:
@@ -858,7 +858,7 @@ class CceEmitter(Emitter):
 
     @rules.op(Flag)
     def _flag(self, call: Call, rule: Flag) -> None:
-        set_pipe, wait_pipe = (pipe_name(keyword(call, k)) for k in ("set_pipe", "wait_pipe"))
+        set_pipe, wait_pipe = pipe_name(keyword(call, "set_pipe")), pipe_name(keyword(call, "wait_pipe"))
         self.doc.line(f"{rule.mnemonic}(PIPE_{set_pipe}, PIPE_{wait_pipe}, EVENT_ID{keyword(call, 'event_id')});")
 
 

@@ -59,8 +59,13 @@ class OpRule:
 
 def given_names(call: Call) -> list[str]:
     """The parameters ``call`` passes and the keywords it sets to a value other than their default."""
-    hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
-    return (hit[1] if hit is not None else _bound(call))[2]
+    given = list(_bound(call))
+    defaults = _op_facts(call.op.name).defaults
+    for name, value in call.kwargs.items():
+        default = defaults.get(name)
+        if not (type(value) is type(default) and value == default):
+            given.append(name)
+    return given
 
 
 def every_parameter(op: str) -> frozenset[str]:
@@ -112,19 +117,16 @@ class OpTable(Mapping[str, OpRule]):
         return f"<OpTable {self.target}: {len(self)} ops>"
 
 
-# The emitters ask about the same call several times in a row (its parameters, then each keyword
-# and argument): binding it once per call was 8k of a small compile's 60k codegen bytecodes.
-# Entry: (argument by parameter name, keyword value by name with the defaults filled in, the names of
-# the parameters its arguments fill and of the keywords it sets to a value other than their default):
-# plain dicts, read with one C-level get (a CallInfo's methods were a Python frame per question).
+# The emitters ask about the same call several times in a row (each argument of it): binding it once
+# per call was 8k of a small compile's 60k codegen bytecodes. Entry: argument by parameter name, a plain
+# dict read with one C-level get (a CallInfo's methods were a Python frame per question).
 # Sized for every call of a small program's kernels: the PTO and then the CCE emitter ask about each.
-_BOUND: IdentityCache[Call, tuple[dict[str, Expr], dict[str, Any], list[str]]] = IdentityCache(4096)
+_BOUND: IdentityCache[Call, dict[str, Expr]] = IdentityCache(4096)
 _BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache): a method call here was 1k bytecodes
 
 
-def _bound(call: Call) -> tuple[dict[str, Expr], dict[str, Any], list[str]]:
-    """``(parameter name -> argument, keyword name -> value or default, the names of the parameters the
-    arguments fill and of the keywords set to a value other than their default)`` of ``call``."""
+def _bound(call: Call) -> dict[str, Expr]:
+    """Parameter name -> the argument of ``call`` bound to it."""
     hit = _BOUND_ENTRIES.get(id(call))
     if hit is not None:
         return hit[1]
@@ -132,14 +134,7 @@ def _bound(call: Call) -> tuple[dict[str, Expr], dict[str, Any], list[str]]:
     args = call.args
     # without optional arguments the binding is the required parameters (OpEntry.bind), whatever the kinds
     names = facts.required if len(args) == len(facts.required) else [p.name for p in facts.entry.bind(list(args))]
-    kwargs = call.kwargs
-    given = list(names)
-    defaults = facts.defaults
-    for name, value in kwargs.items():
-        default = defaults.get(name)
-        if not (type(value) is type(default) and value == default):
-            given.append(name)
-    return _BOUND.put(call, (dict(zip(names, args)), {**defaults, **kwargs}, given))
+    return _BOUND.put(call, dict(zip(names, args)))
 
 
 class _OpFacts(NamedTuple):
@@ -178,19 +173,22 @@ def is_parameter(op: str, name: str) -> bool:
 
 def bound_parameters(call: Call) -> list[str]:
     """The parameters the arguments of ``call`` fill, in order."""
-    return list(_bound(call)[0])
+    return list(_bound(call))
+
+
+_ABSENT = object()
 
 
 def keyword(call: Call, name: str) -> Any:
     """The value of keyword ``name`` on an op call, its registry default filled in (None if absent)."""
-    hit = _BOUND_ENTRIES.get(id(call))  # _bound's cache read here: the emitters ask this per operand
-    return (hit[1] if hit is not None else _bound(call))[1].get(name)
+    value = call.kwargs.get(name, _ABSENT)  # no binding: a call asked only keywords (a sync flag) needs none
+    return _op_facts(call.op.name).defaults.get(name) if value is _ABSENT else value
 
 
 def argument(call: Call, name: str) -> Expr | None:
     """The positional argument bound to parameter ``name`` (None when an optional one is absent)."""
-    hit = _BOUND_ENTRIES.get(id(call))  # as in keyword
-    return (hit[1] if hit is not None else _bound(call))[0].get(name)
+    hit = _BOUND_ENTRIES.get(id(call))  # _bound's cache read here: the emitters ask this per operand
+    return (hit[1] if hit is not None else _bound(call)).get(name)
 
 
 def is_set(call: Call, name: str) -> bool:

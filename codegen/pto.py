@@ -276,7 +276,7 @@ class PtoEmitter(Emitter):
             return
         self.fn.target = var
         try:
-            result = self.emit(call)
+            result = self.op_call(call)  # the rule emit would pick (Call has no subclasses)
         finally:
             self.fn.target = None
         if var is not None and id(var) not in self.fn.names and isinstance(result, str):
@@ -873,13 +873,14 @@ class PtoEmitter(Emitter):
 
     def _name(self, var: Expr) -> str:
         fn = self.fn
-        if not isinstance(var, Var) or id(var) not in fn.names:
+        name = fn.names.get(id(var))  # only variables have names
+        if name is None:
             what = f"'{var.name_hint}'" if isinstance(var, Var) else type(var).__name__
             raise no_rule(f"a use of {what} before its definition", PTO.name, var.span)
         root = fn.roots.get(id(var))
         if root is not None:
             fn.used_views.add(id(root))
-        return fn.names[id(var)]
+        return name
 
     def _int_const(self, value: int, dtype: DataType, span: Span | None) -> str:
         fn = self.fn

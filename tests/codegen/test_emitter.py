@@ -166,6 +166,45 @@ def test_an_argument_the_rule_cannot_print_is_a_no_rule_error(tmp_path: Path) ->
     assert DivEmitter(A2A3)(plain) == "func f(a, b) {\n    c = a / b\n    return c\n}\n"
 
 
+def test_a_keyword_at_its_default_is_not_an_argument_the_rule_must_print(tmp_path: Path) -> None:
+    # op_call's shortcut (a rule spelling every parameter, and every keyword the call stores) does not
+    # hold: the keyword is stored, at its default, so the full check decides, and lets it through
+    table = OpTable("toy", {"tensor.div": Infix("/")})
+
+    class DivEmitter(ToyEmitter):
+        target = Target("toy", TOY_DIALECT, TOY.functions, table)
+
+    plain = _program(tmp_path, "c = pl.div(a, b)\nreturn c")
+    func = plain.get_function("f")
+    assign, ret = func.body.stmts
+    div = assign.value  # the parser stores no keyword at its default: the node is made with one
+    stored = Call(div.op, list(div.args), {"high_precision": False}, div.type, div.span)
+    assert stored.kwargs == {"high_precision": False}
+    body = SeqStmts([AssignStmt(assign.var, stored, assign.span), ret], func.body.span)
+    program = Program([Function(func.name, func.params, func.return_types, body, func.span)], plain.name, plain.span)
+    assert DivEmitter(A2A3)(program) == "func f(a, b) {\n    c = a / b\n    return c\n}\n"
+
+
+def test_a_parameter_the_rule_does_not_spell_is_refused_whatever_the_keywords(tmp_path: Path) -> None:
+    # a rule that does not spell every parameter of its op never takes op_call's shortcut
+    @dataclass(frozen=True)
+    class Left(OpRule):
+        def spelled(self, op: str) -> frozenset[str]:
+            return self.implied | {"lhs"}
+
+    class LeftEmitter(ToyEmitter):
+        target = Target("toy", TOY_DIALECT, TOY.functions, OpTable("toy", {"tensor.add": Left("+")}))
+        rules = ToyEmitter.rules.extend("toy-left")
+
+        @rules.op(Left)
+        def _left(self, call: Call, rule: Left) -> str:
+            return self.emit(call.args[0])
+
+    with pytest.raises(CodegenError) as err:
+        LeftEmitter(A2A3)(_program(tmp_path, "c = pl.add(a, b)\nreturn c"))
+    assert err.value.message == "no rule for tensor.add with rhs in toy"
+
+
 def test_a_function_call_without_a_rule_is_a_no_rule_error(tmp_path: Path) -> None:
     path = tmp_path / "calls.py"
     path.write_text(
