@@ -70,7 +70,7 @@ def given_names(call: Call) -> list[str]:
 
 def every_parameter(op: str) -> frozenset[str]:
     """The names of all positional parameters of registered op ``op``."""
-    return frozenset(p.name for p in op_registry.get_entry(op).params)
+    return frozenset(parameters(op))
 
 
 @dataclass(frozen=True)

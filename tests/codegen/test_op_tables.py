@@ -12,7 +12,7 @@ import pytest
 from pypto import ir
 from pypto.codegen import cce_ops, orchestration_ops, pto_ops
 from pypto.codegen.cce_ops import CCE_OPS, DST, Choice, Const, Instr, Intrinsic
-from pypto.codegen.op_table import OpTable, pipe_name
+from pypto.codegen.op_table import OpTable, bound_parameters, pipe_name
 from pypto.codegen.orchestration_ops import ORCHESTRATION_OPS
 from pypto.codegen.pto_ops import PTO_OPS, Attr, Dps
 from pypto.codegen.target import TARGETS
@@ -319,3 +319,28 @@ def test_pipe_name_is_the_pipe_types_name_and_refuses_what_it_refuses() -> None:
         assert pipe_name(pipe) == pipe_name(int(pipe)) == pipe.name
     with pytest.raises(ValueError, match="99 is not a valid PipeType"):
         pipe_name(99)
+
+
+
+def test_a_call_binds_as_the_registry_binds_it(tmp_path: Path) -> None:
+    # bound_parameters takes the required parameters without asking OpEntry.bind when no optional
+    # argument is passed: every op call of the examples' final programs binds as bind says
+    import pypto.language as pl
+    from pypto.analysis import function_index
+    from pypto.ir.expr import Call
+
+    examples = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+    shortcut = general = 0
+    for path in examples:
+        final = ir.compile(pl.loads_program(str(path)), output_dir=str(tmp_path / path.stem), dump_passes=False)
+        for func in final.final_program.functions.values():
+            for call in function_index(func).of(Call):
+                entry = op_registry.lookup(call.op.name)
+                if entry is None:  # a call of a function
+                    continue
+                assert bound_parameters(call) == [p.name for p in entry.bind(list(call.args))], call.op.name
+                if len(call.args) == entry.min_args():
+                    shortcut += 1
+                else:
+                    general += 1
+    assert shortcut and general  # both ways of binding were compared
