@@ -27,6 +27,7 @@ from pypto.ir.datatype import DataType
 from pypto.ir.enums import MemorySpace, is_incore_type
 from pypto.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
 from pypto.ir.function import Function
+from pypto.ir.parts import copy_parts
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, ForStmt, Stmt, WhileStmt, YieldStmt
 from pypto.ir.type_base import ScalarType
@@ -230,6 +231,7 @@ class AutoTileMatmulL0(RewritePass):
         if self._fits(func):
             return func
         self.uses = use_counts(func.body)
+        self._extracts: dict[tuple[object, ...], Call] = {}  # the first extract per operand, space and shape
         # The first operand of every tile.store: a blocked matmul result must be read by one store.
         self.readers: dict[Var, list[AssignStmt]] = {}
         for n in walk(func.body):
@@ -476,10 +478,23 @@ class AutoTileMatmulL0(RewritePass):
         stmts: list[Stmt] = []
         for src, r, c, shape, space in ((lhs, ConstInt(row, D.INDEX, span), offset, [m, slab], Left),
                                         (rhs, offset, ConstInt(col, D.INDEX, span), [slab, n], Right)):
-            dims = MakeTuple([ConstInt(d, D.INDEX, span) for d in shape], span)
-            call = op_registry.create_op_call("tile.extract", [src, r, c, dims], {"target_memory": space}, span)
+            call = self._extract(src, r, c, shape, space, span)
             stmts.append(AssignStmt(Var(self._fresh(f"{src.name_hint}_{suffix}"), call.type, span), call, span))
         return stmts, stmts[0].var, stmts[1].var
+
+    def _extract(self, src: Var, row: Expr, col: Expr, shape: list[int], space: MemorySpace, span: Span) -> Call:
+        """``tile.extract`` of the ``shape`` window of ``src`` at ``(row, col)`` into ``space``. The type
+        depends on the source, shape and space alone, and the slabs of one operand differ only in their
+        INDEX offsets, which the plan keeps inside the source: the first extract of each is built and
+        checked by the registry, the others are copies of it with their own offsets."""
+        dims = MakeTuple([ConstInt(d, D.INDEX, span) for d in shape], span)
+        key = (src, space, *shape)
+        first = self._extracts.get(key)
+        if first is None:
+            first = self._extracts[key] = op_registry.create_op_call(
+                "tile.extract", [src, row, col, dims], {"target_memory": space}, span)
+            return first
+        return copy_parts(first, {"args": [src, row, col, dims], "span": span})
 
     def _k_loop(self, var: Var | str, acc: Expr | None, lhs: Var, rhs: Var, m: int, k: int, n: int, slab: int,
                 span: Span, row: int = 0, col: int = 0, init: Expr | None = None) -> tuple[list[Stmt], Var]:

@@ -5,6 +5,7 @@ unit cannot multiply, and matmuls that cannot be made to fit, are pass errors wi
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,10 @@ from tile_programs import INFER, MATMUL_L0, PROGRAMS, front, inputs
 
 import pypto.language as pl
 from pypto import ir, passes
+from pypto.analysis import walk
 from pypto.backend import A5
 from pypto.interp.testing import assert_pass_preserves
+from pypto.ir import op_registry
 from pypto.passes import CapacityError, PassContext, PassError
 from pypto.passes.auto_tile_matmul_l0 import BLOCKWISE, k_slab, mn_blocks
 
@@ -235,6 +238,19 @@ def test_the_split_is_a_loop_over_k_slabs_into_left_and_right_two_slabs_an_itera
         f"y_k_2: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(y, 384, 0, [128, 128], {right}",
         "z: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(z_grouped, x_k_2, y_k_2)",
     ]
+
+
+@pytest.mark.parametrize("make, name", [*((front, n) for n in sorted(MATMUL_L0)), *((blocked, n) for n in sorted(BLOCKED))])
+def test_each_extract_is_the_call_the_registry_builds(make: Callable[[str], ir.Program], name: str) -> None:
+    # The extracts after an operand's first are copies of it with their own offsets: each must equal
+    # the call built and checked from its arguments.
+    extracts = [node for func in auto_tile(make(name)).functions.values() for node in walk(func.body)
+                if isinstance(node, ir.Call) and getattr(node.op, "name", None) == "tile.extract"]
+    assert len(extracts) > 2
+    for call in extracts:
+        built = op_registry.create_op_call("tile.extract", list(call.args), dict(call.kwargs), call.span)
+        ir.assert_structural_equal(call, built)
+        assert call.type == built.type
 
 
 def test_a_matmul_acc_accumulates_every_slab() -> None:
