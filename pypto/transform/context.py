@@ -37,6 +37,7 @@ from pypto.languages.invariants.base import Invariant, check_all
 from pypto.backend import BackendType, Platform, current_platform, platform_for
 from pypto.ir.errors import InternalError, IRTypeError, IRValueError, PyptoError
 from pypto.ir.function import Program
+from pypto.util.files import write_text
 
 from .base import Pass, Same
 from .errors import PassError
@@ -144,8 +145,13 @@ class DumpInstrument(PassInstrument):
         self._printed: tuple[Program, str] | None = None
 
     def _write(self, filename: str, program: Program) -> None:
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        (self.output_dir / filename).write_text(self._text(program))
+        path = os.path.join(self.output_dir, filename)
+        text = self._text(program)
+        try:
+            write_text(path, text)
+        except (FileNotFoundError, NotADirectoryError):  # the folder is made when missing, not stat'ed per file
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            write_text(path, text)
 
     def _text(self, program: Program) -> str:
         """The file text of ``program``: printed, or the text printed last when it is the same object."""

@@ -282,6 +282,15 @@ def test_each_dump_is_the_printed_program_its_pass_returned(tmp_path: Path) -> N
         assert (tmp_path / f"{i:02d}_after_{name}.py").read_text() == result.as_python() + "\n"
 
 
+def test_a_dump_makes_its_missing_folder_and_refuses_a_file(tmp_path: Path) -> None:
+    program = parse(CONVERT_TO_SSA["while_loop"])
+    passes.DumpInstrument(tmp_path / "a" / "b").run_start(program)
+    assert (tmp_path / "a" / "b" / "00_frontend.py").read_text() == program.as_python() + "\n"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(FileExistsError):
+        passes.DumpInstrument(tmp_path / "file").run_start(program)
+
+
 def test_dump_needs_a_folder() -> None:
     with pytest.raises(PassOrderError, match="needs an output_dir"):
         passes.PassManager.get_strategy(plugins=False).run_passes(parse(CONVERT_TO_SSA["accumulate"]), dump_ir=True)
