@@ -44,6 +44,7 @@ from pypto.languages.runtime import runtime
 from pypto.passes import CapacityError, OptimizationStrategy, PassContext, PassManager, VerifyLevel
 from pypto.pipeline.manager import PassDumpLevel, PassOptions, dumps
 from pypto.transform.plugins import installed_entry_points
+from pypto.util.files import write_text
 from pypto.runtime.debug_runner import runner_files
 from pypto.runtime.meta import META_FILE, meta_text
 
@@ -297,7 +298,7 @@ def write_files(root: Path, files: Mapping[str, str]) -> list[str]:
         parts, relative = _relative_parts(name)
         _make_folders(base, parts[:-1], made)
         # joined by hand (os.path.join was a third of this loop's bytecodes): the parts are plain names
-        _write_text(f"{base}/{relative}", text if text.endswith("\n") else text + "\n")
+        write_text(f"{base}/{relative}", text if text.endswith("\n") else text + "\n")
         names.append(relative)
     return names
 
@@ -315,17 +316,6 @@ def _make_folders(base: str, parts: tuple[str, ...], made: set[tuple[str, ...]])
         if not os.path.isdir(path):
             raise
     made.add(parts)
-
-
-def _write_text(path: str, text: str) -> None:
-    # os.open/os.write: a text-mode file object per file cost twice as much as the writing.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-    try:
-        data = memoryview(text.encode())
-        while data:
-            data = data[os.write(fd, data) :]
-    finally:
-        os.close(fd)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -376,7 +366,7 @@ def artifact_folder(destination: Path, listing: Callable[[], list[str] | None] |
         yield folder
         listed = listing() if listing is not None else None
         new = _tree_files(folder) if listed is None else sorted(set(listed))
-        _write_text(os.path.join(folder, MANIFEST), "".join(f"{p}\n" for p in new))
+        write_text(os.path.join(folder, MANIFEST), "".join(f"{p}\n" for p in new))
         _move_into_place(folder, destination, previous, [MANIFEST, *new])
     except BaseException as err:
         kept = _keep_failed(folder, destination)

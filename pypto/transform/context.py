@@ -37,6 +37,7 @@ from pypto.languages.invariants.base import Invariant, check_all
 from pypto.backend import BackendType, Platform, current_platform, platform_for
 from pypto.ir.errors import InternalError, IRTypeError, IRValueError, PyptoError
 from pypto.ir.function import Program
+from pypto.util.files import write_text
 
 from .base import Pass, Same
 from .errors import PassError
@@ -139,10 +140,25 @@ class DumpInstrument(PassInstrument):
         self.output_dir = Path(output_dir)
         self.prefix = prefix
         self.count = 0
+        # The program printed last and its text: most passes return the program they were given
+        # (every function unchanged), and printing it again was most of a compile's dumping.
+        self._printed: tuple[Program, str] | None = None
 
     def _write(self, filename: str, program: Program) -> None:
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        (self.output_dir / filename).write_text(program.as_python(prefix=self.prefix) + "\n")
+        path = os.path.join(self.output_dir, filename)
+        text = self._text(program)
+        try:
+            write_text(path, text)
+        except (FileNotFoundError, NotADirectoryError):  # the folder is made when missing, not stat'ed per file
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            write_text(path, text)
+
+    def _text(self, program: Program) -> str:
+        """The file text of ``program``: printed, or the text printed last when it is the same object."""
+        printed = self._printed
+        if printed is None or printed[0] is not program:
+            printed = self._printed = (program, program.as_python(prefix=self.prefix) + "\n")
+        return printed[1]
 
     def run_start(self, program: Program) -> None:
         self.count = 0

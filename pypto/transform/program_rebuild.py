@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from pypto.ir.function import Function, Program
 from pypto.ir.parts import copy_parts
+
+_NAME = operator.attrgetter("name")
+_FUNCTION = {Function}
 
 
 def with_functions(program: Program, funcs: Sequence[Function]) -> Program:
@@ -20,10 +24,10 @@ def with_functions(program: Program, funcs: Sequence[Function]) -> Program:
     old = program.functions
     if len(funcs) != len(old):
         raise ValueError(f"with_functions: {len(funcs)} functions for a program of {len(old)}")
-    if all(a is b for a, b in zip(funcs, old.values())):
+    if all(map(operator.is_, funcs, old.values())):  # C-level loops: a pass calls this once per program
         return program
     # (a pass's result that is not a Function goes to the constructor, which reports it)
-    if all(type(f) is Function and f.name == gv.name for f, gv in zip(funcs, old)):
+    if set(map(type, funcs)) == _FUNCTION and list(map(_NAME, funcs)) == list(map(_NAME, old)):
         return copy_parts(program, {"functions": dict(zip(old, funcs))})
     return Program(list(funcs), program.name, program.span)
 

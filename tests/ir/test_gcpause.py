@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 
 import pytest
@@ -49,7 +50,7 @@ def test_cyclic_garbage_of_paused_blocks_is_still_collected(monkeypatch: pytest.
         pass
 
     monkeypatch.setattr(gcpause, "_moves", gcpause._FULL_AFTER - 1)
-    monkeypatch.setattr(gcpause, "_long_lived", 0)
+    monkeypatch.setattr(gcpause, "_heap", 0)
     with gc_paused():
         cycle = Node()
         cycle.self = cycle
@@ -57,3 +58,20 @@ def test_cyclic_garbage_of_paused_blocks_is_still_collected(monkeypatch: pytest.
         del cycle
     assert ref() is None
     assert gcpause._moves == 0
+
+
+def test_no_full_collection_while_the_heap_has_not_grown_by_a_quarter(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Node:
+        pass
+
+    monkeypatch.setattr(gcpause, "_moves", gcpause._FULL_AFTER - 1)
+    monkeypatch.setattr(gcpause, "_heap", sys.getallocatedblocks() * 2)
+    with gc_paused():
+        cycle = Node()
+        cycle.self = cycle
+        ref = weakref.ref(cycle)
+        del cycle
+    assert ref() is not None  # left for a later full collection
+    assert gcpause._moves == 0  # the heap is measured again after another 100 moves
+    gc.collect()
+    assert ref() is None

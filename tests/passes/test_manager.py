@@ -268,6 +268,29 @@ def test_instruments_see_every_pass_in_order(tmp_path: Path) -> None:
     assert (tmp_path / "07_after_FlattenCallExpr.py").read_text() == result.as_python() + "\n"
 
 
+def test_each_dump_is_the_printed_program_its_pass_returned(tmp_path: Path) -> None:
+    # The dump reuses the text printed last when a pass returns the program it was given: each file
+    # must still be the print of its own pass's result, for changed and unchanged programs alike.
+    program = parse(CONVERT_TO_SSA["while_loop"])
+    results = []
+    kept = passes.CallbackInstrument(after_pass=lambda pass_, result: results.append(result))
+    with PassContext([kept]):
+        passes.PassManager(passes.front_passes()).run_passes(program, dump_ir=True, output_dir=tmp_path)
+    inputs = [program, *results[:-1]]
+    assert any(a is b for a, b in zip(inputs, results)) and any(a is not b for a, b in zip(inputs, results))
+    for i, (name, result) in enumerate(zip(FRONT, results), 1):
+        assert (tmp_path / f"{i:02d}_after_{name}.py").read_text() == result.as_python() + "\n"
+
+
+def test_a_dump_makes_its_missing_folder_and_refuses_a_file(tmp_path: Path) -> None:
+    program = parse(CONVERT_TO_SSA["while_loop"])
+    passes.DumpInstrument(tmp_path / "a" / "b").run_start(program)
+    assert (tmp_path / "a" / "b" / "00_frontend.py").read_text() == program.as_python() + "\n"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(FileExistsError):
+        passes.DumpInstrument(tmp_path / "file").run_start(program)
+
+
 def test_dump_needs_a_folder() -> None:
     with pytest.raises(PassOrderError, match="needs an output_dir"):
         passes.PassManager.get_strategy(plugins=False).run_passes(parse(CONVERT_TO_SSA["accumulate"]), dump_ir=True)

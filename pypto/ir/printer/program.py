@@ -14,6 +14,7 @@ from ..enums import FunctionType, ParamDirection, Role, SplitMode
 from ..expr import Var
 from ..function import Function, Program
 from ..gcpause import gc_paused
+from ...util import IdentityCache
 from ..type_base import Type
 from ..types import TensorType, TileType
 from .naming import VarCollector, assign_names, reads_vars
@@ -112,6 +113,12 @@ class _Printed(NamedTuple):
     lines: list[str]
 
 
+# A program function's _Printed without the function: callees, dynamic dims, their names, lines.
+_Parts = tuple[set[str], dict[Var, Var], dict[Var, str], list[str]]
+# Per function object (not kept alive): the printer options and the function's parts.
+_PRINTED: IdentityCache[Function, tuple[tuple[str, bool, bool], _Parts]] = IdentityCache(4096)
+
+
 class ProgramPrinter(StmtPrinter):
     """Adds functions and programs to the statement printer."""
 
@@ -189,20 +196,8 @@ class ProgramPrinter(StmtPrinter):
         program-wide names differ is printed again once those are known.
         """
         p = self.p
-        printed: dict[str, _Printed] = {}
         with gc_paused():
-            for gv, f in prog.functions.items():
-                lines = self.optimistic_lines(f)
-                if lines is not None:
-                    printed[gv.name] = _Printed(f, self.callees, {}, {}, lines)
-                    continue
-                info = FunctionInfo(f)
-                own = assign_names(info.dynamic.values(), {})
-                # Only what the program-wide steps need is kept, so the next function's pre-pass
-                # reuses the memory (still in the caches) of this one's tables.
-                printed[gv.name] = _Printed(
-                    f, info.collector.callees, info.dynamic, own, self._function_lines(info, own)
-                )
+            printed = {gv.name: _Printed(f, *self._printed(f)) for gv, f in prog.functions.items()}
         order = function_order({fname: done.callees for fname, done in printed.items()})
         dynamic_vars = [v for fname in order for v in printed[fname].dynamic.values()]
         dynamic_names = assign_names(dict.fromkeys(dynamic_vars), {})
@@ -225,6 +220,26 @@ class ProgramPrinter(StmtPrinter):
             if any(done.own[k] != dynamic_names[k] for k in done.dynamic):
                 lines = self._function_lines(FunctionInfo(done.func), dynamic_names)
             self.lines.extend(lines)
+
+    def _printed(self, func: Function) -> _Parts:
+        """What :meth:`program` needs of ``func`` printed with provisional dynamic-dim names,
+        remembered per function object and printer options: a pass dump prints again every
+        function the pass left unchanged (nothing printed is changed afterwards)."""
+        options = (self.p, self.concise, self.explicit_layout)
+        hit = _PRINTED.get(func)
+        if hit is not None and hit[0] == options:
+            return hit[1]
+        lines = self.optimistic_lines(func)
+        if lines is not None:
+            parts: _Parts = (self.callees, {}, {}, lines)
+        else:
+            info = FunctionInfo(func)
+            own = assign_names(info.dynamic.values(), {})
+            # Only what the program-wide steps need is kept, so the next function's pre-pass
+            # reuses the memory (still in the caches) of this one's tables.
+            parts = (info.collector.callees, info.dynamic, own, self._function_lines(info, own))
+        _PRINTED.put(func, (options, parts))
+        return parts
 
     def optimistic_lines(self, func: Function) -> list[str] | None:
         """The lines of ``func`` printed without the name pre-pass, or None when they may differ.
