@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .expr import Call, IterArg, Var, _var_ids
+from .attrs import AttrsBase
+from .expr import Call, IterArg, Submit, Var, _var_ids
 from .memref import MemRef
 from .node import _FIELDS_SETS, ModelBase, replace
 from .stmt import AssignStmt, EvalStmt
@@ -70,6 +71,17 @@ def copy_parts(node: ModelBase, changes: dict[str, Any]) -> Any:
     holds (what :func:`replace_parts` checks) and every field it changes already given. A
     variable's copy is a new variable."""
     return _made(type(node), {**node.__dict__, **changes}, node.__pydantic_fields_set__)
+
+
+def with_attrs(node: Call | Submit, attrs: AttrsBase) -> Call | Submit:
+    """``node`` with ``attrs``, unchecked: ``attrs`` must be validated already for ``node`` (``for_node`` of
+    the model its constructor picks: the class of ``node.attrs``); nothing else a call or submit holds
+    depends on its attrs, so a constructor would only validate the other fields again."""
+    given = node.__pydantic_fields_set__
+    if "attrs" not in given:  # a node made without attrs now has them
+        given = given | {"attrs"}
+        given = _FIELDS_SETS.setdefault(frozenset(given), given)
+    return _made(type(node), {**node.__dict__, "attrs": attrs}, given)
 
 
 def _made(cls: type, fields: dict[str, Any], given: set[str]) -> Any:

@@ -1,4 +1,4 @@
-"""replace_parts: the unvalidated copy a pass makes from validated parts, its fallback to the
+"""replace_parts and with_attrs: the unvalidated copy a pass makes from validated parts, its fallback to the
 validated replace, and the boundary check refusing a malformed program built through it."""
 
 from __future__ import annotations
@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from pypto import ir, passes
+from pypto.analysis import function_index
 from pypto.ir.errors import IRTypeError, VerificationError
-from pypto.ir.expr import Call, Var
+from pypto.ir.enums import ArgDirection
+from pypto.ir.expr import Call, GlobalVar, Submit, Var
 from pypto.ir.node import replace
-from pypto.ir.parts import replace_parts
+from pypto.ir.parts import replace_parts, with_attrs
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType
@@ -122,3 +124,20 @@ def test_a_memref_copy_is_a_new_variable() -> None:
     assert (copy.name_hint, copy.size, copy.base_, copy.type) == ("mem_vec_9", 64, ref.base_, ref.type)
     with pytest.raises(IRTypeError, match="size_"):
         replace_parts(ref, size_="64")  # another class: the validated replace refuses it
+
+
+def test_with_attrs_is_the_replace_a_constructor_makes() -> None:
+    main = next(f for f in planned().functions.values() if f.func_type == ir.FunctionType.Orchestration)
+    call = next(c for c in function_index(main).of(Call) if isinstance(c.op, GlobalVar))
+    submit = Submit(call.op, list(call.args), [], type=call.type, span=call.span)
+    dirs = [ArgDirection.Input, ArgDirection.OutputExisting]
+    for node in (call, submit):
+        assert "attrs" not in node.model_fields_set
+        for given in ({"arg_directions": dirs}, {"arg_directions": dirs, "user_key": 3}):
+            attrs = type(node.attrs).for_node(type(node).__name__, given)
+            made, validated = with_attrs(node, attrs), replace(node, attrs=given)
+            assert type(made) is type(validated) and "attrs" in made.model_fields_set
+            assert dict(made.attrs) == dict(validated.attrs) and type(made.attrs) is type(validated.attrs)
+            assert ir.structural_equal(made, validated)
+            again = type(node.attrs).for_node(type(node).__name__, {**made.attrs, "arg_directions": dirs[::-1]})
+            assert ir.structural_equal(with_attrs(made, again), replace(made, attrs=again))
