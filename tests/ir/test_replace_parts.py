@@ -141,3 +141,40 @@ def test_with_attrs_is_the_replace_a_constructor_makes() -> None:
             assert ir.structural_equal(made, validated)
             again = type(node.attrs).for_node(type(node).__name__, {**made.attrs, "arg_directions": dirs[::-1]})
             assert ir.structural_equal(with_attrs(made, again), replace(made, attrs=again))
+
+
+LOOP = '''import pypto.language as pl
+
+
+@pl.program
+class L:
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, a: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.scope():
+            for i, (acc,) in pl.range(4, init_values=(a,)):
+                if n > 0:
+                    acc2 = pl.add(acc, acc)
+                else:
+                    acc2 = pl.add(acc, a)
+                acc3 = pl.yield_(acc2)
+        return acc3
+'''
+
+
+def test_a_loop_if_or_scope_given_a_body_is_the_one_the_constructor_makes() -> None:
+    func = next(iter(parse_program(LOOP).functions.values()))
+    index = function_index(func)
+    (scope,), (loop,), (branch,) = index.of(ir.RuntimeScopeStmt), index.of(ir.ForStmt), index.of(ir.IfStmt)
+    for node, name, body in ((scope, "body", loop), (loop, "body", loop.body), (branch, "then_body", branch.else_body),
+                             (branch, "else_body", branch.then_body)):
+        copy = replace_parts(node, **{name: body})
+        assert type(copy) is type(node) and getattr(copy, name) is body
+        assert ir.structural_equal(copy, replace(node, **{name: body}))
+    # a body of another class (a block for a bare statement, or none) goes through the validated replace
+    with pytest.raises(IRTypeError, match="body"):
+        replace_parts(loop, body=None)
+    assert replace_parts(branch, else_body=None).else_body is None
+    attrs = ir.ForAttrs.for_node("ForStmt", {"iter_arg_rebind_0": False})
+    made = with_attrs(loop, attrs)
+    assert dict(made.attrs) == {"iter_arg_rebind_0": False} and "attrs" in made.model_fields_set
+    assert ir.structural_equal(made, replace(loop, attrs={"iter_arg_rebind_0": False}))
