@@ -12,12 +12,12 @@ from pypto.languages.runtime import runtime
 from pypto.ir.enums import ForKind, FunctionType
 from pypto.ir.expr import Expr, Var
 from pypto.ir.function import Function
+from pypto.ir.parts import with_attrs
 from pypto.ir.stmt import ForStmt, RuntimeScopeStmt, YieldStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.type_base import ScalarType
 
 from pypto.transform.rewrite import Result, RewritePass, on
-from pypto.transform.util import rebuild
 
 
 def _is_task_id(var: Var) -> bool:
@@ -82,7 +82,10 @@ class ClassifyIterArgCarry(RewritePass):
             if size is not None:
                 attrs[f"iter_arg_array_size_{i}"] = size
                 self.array_sizes[node.return_vars[i]] = size
-        return rebuild(new, attrs=attrs) if attrs != dict(new.attrs) else new
+        if attrs == dict(new.attrs):
+            return new
+        # Only the attrs change, validated here as the constructor would: the loop needs no second validation.
+        return with_attrs(new, type(new.attrs).for_node(type(new).__name__, attrs))
 
     def _array_size(self, node: ForStmt, it: Var, value: Expr | None) -> int | None:
         if not self.manual or not _is_task_id(it):

@@ -6,10 +6,24 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .expr import Call, IterArg, Var, _var_ids
+from .attrs import AttrsBase
+from .expr import Call, IterArg, Submit, Var, _var_ids
 from .memref import MemRef
 from .node import _FIELDS_SETS, ModelBase, replace
-from .stmt import AssignStmt, EvalStmt
+from .stmt import (
+    AssignStmt,
+    ClusterScopeStmt,
+    CommDomainScopeStmt,
+    EvalStmt,
+    ForStmt,
+    HierarchyScopeStmt,
+    IfStmt,
+    InCoreScopeStmt,
+    RuntimeScopeStmt,
+    SpmdScopeStmt,
+    SplitAivScopeStmt,
+    WhileStmt,
+)
 from .types import TileType
 
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
@@ -21,7 +35,9 @@ _new = object.__new__
 # The node classes (exactly) and fields whose constructors only validate those fields: a copy with
 # other values of the same classes needs nothing computed. (Call's kwargs and attrs are checked by
 # its constructor, a Var's unique id is drawn anew below; a MemRef's type is always MemRefType; a
-# tile type's memory space and view normalisation do not depend on its MemRef once it has a space.)
+# tile type's memory space and view normalisation do not depend on its MemRef once it has a space;
+# a loop, a branch or a scope derives nothing from its bodies, most often the only part a pass changes.)
+_BODY = frozenset({"body", "span"})
 _FIELDS: dict[type, frozenset[str]] = {
     Var: frozenset({"name_hint", "type", "span"}),
     IterArg: frozenset({"name_hint", "type", "initValue", "span"}),
@@ -30,19 +46,23 @@ _FIELDS: dict[type, frozenset[str]] = {
     AssignStmt: frozenset({"var", "value", "span"}),
     EvalStmt: frozenset({"expr", "span"}),
     TileType: frozenset({"memref"}),
+    IfStmt: frozenset({"then_body", "else_body", "span"}),
+    **dict.fromkeys((ForStmt, WhileStmt, InCoreScopeStmt, ClusterScopeStmt, HierarchyScopeStmt, SpmdScopeStmt,
+                     RuntimeScopeStmt, SplitAivScopeStmt, CommDomainScopeStmt), _BODY),
 }
 
 
 def replace_parts(node: ModelBase, **changes: Any) -> Any:
     """:func:`~pypto.ir.node.replace` for a pass rebuilding ``node`` from validated parts.
 
-    When ``node`` is a variable, an iter_arg, a MemRef, a call, an assignment, an evaluation or a
-    tile type with a memory space, and each change is to one of its plain fields (above) with a value
-    of the class it replaces (a variable for a variable, a tile type for a tile type, a list for a
-    list; a MemRef for a tile type's MemRef or its absence), the copy is made without pydantic's
-    validation (most of a small node's construction cost); anything else goes through ``replace``.
-    List elements are not looked at: a malformed program is still refused by the dialect check at
-    the next pass boundary (tests/ir/test_replace_parts.py). A variable's copy is a new variable.
+    When ``node`` is a variable, an iter_arg, a MemRef, a call, an assignment, an evaluation, a tile
+    type with a memory space, a loop, an if or a scope, and each change is to one of its plain fields
+    (above) with a value of the class it replaces (a variable for a variable, a tile type for a tile
+    type, a list for a list, a block for a block; a MemRef for a tile type's MemRef or its absence),
+    the copy is made without pydantic's validation (most of a small node's construction cost);
+    anything else goes through ``replace``. List elements are not looked at: a malformed program is
+    still refused by the dialect check at the next pass boundary (tests/ir/test_replace_parts.py). A
+    variable's copy is a new variable.
     """
     cls = type(node)
     plain = _FIELDS.get(cls)
@@ -70,6 +90,17 @@ def copy_parts(node: ModelBase, changes: dict[str, Any]) -> Any:
     holds (what :func:`replace_parts` checks) and every field it changes already given. A
     variable's copy is a new variable."""
     return _made(type(node), {**node.__dict__, **changes}, node.__pydantic_fields_set__)
+
+
+def with_attrs(node: Call | Submit | ForStmt, attrs: AttrsBase) -> Call | Submit | ForStmt:
+    """``node`` with ``attrs``, unchecked: ``attrs`` must be validated already for ``node`` (``for_node`` of
+    the model its constructor picks: the class of ``node.attrs``); nothing else a call, a submit or a
+    loop holds depends on its attrs, so a constructor would only validate the other fields again."""
+    given = node.__pydantic_fields_set__
+    if "attrs" not in given:  # a node made without attrs now has them
+        given = given | {"attrs"}
+        given = _FIELDS_SETS.setdefault(frozenset(given), given)
+    return _made(type(node), {**node.__dict__, "attrs": attrs}, given)
 
 
 def _made(cls: type, fields: dict[str, Any], given: set[str]) -> Any:

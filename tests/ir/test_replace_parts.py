@@ -1,4 +1,4 @@
-"""replace_parts: the unvalidated copy a pass makes from validated parts, its fallback to the
+"""replace_parts and with_attrs: the unvalidated copy a pass makes from validated parts, its fallback to the
 validated replace, and the boundary check refusing a malformed program built through it."""
 
 from __future__ import annotations
@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from pypto import ir, passes
+from pypto.analysis import function_index
 from pypto.ir.errors import IRTypeError, VerificationError
-from pypto.ir.expr import Call, Var
+from pypto.ir.enums import ArgDirection
+from pypto.ir.expr import Call, GlobalVar, Submit, Var
 from pypto.ir.node import replace
-from pypto.ir.parts import replace_parts
+from pypto.ir.parts import replace_parts, with_attrs
 from pypto.ir.stmt import AssignStmt
 from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TileType
@@ -122,3 +124,57 @@ def test_a_memref_copy_is_a_new_variable() -> None:
     assert (copy.name_hint, copy.size, copy.base_, copy.type) == ("mem_vec_9", 64, ref.base_, ref.type)
     with pytest.raises(IRTypeError, match="size_"):
         replace_parts(ref, size_="64")  # another class: the validated replace refuses it
+
+
+def test_with_attrs_is_the_replace_a_constructor_makes() -> None:
+    main = next(f for f in planned().functions.values() if f.func_type == ir.FunctionType.Orchestration)
+    call = next(c for c in function_index(main).of(Call) if isinstance(c.op, GlobalVar))
+    submit = Submit(call.op, list(call.args), [], type=call.type, span=call.span)
+    dirs = [ArgDirection.Input, ArgDirection.OutputExisting]
+    for node in (call, submit):
+        assert "attrs" not in node.model_fields_set
+        for given in ({"arg_directions": dirs}, {"arg_directions": dirs, "user_key": 3}):
+            attrs = type(node.attrs).for_node(type(node).__name__, given)
+            made, validated = with_attrs(node, attrs), replace(node, attrs=given)
+            assert type(made) is type(validated) and "attrs" in made.model_fields_set
+            assert dict(made.attrs) == dict(validated.attrs) and type(made.attrs) is type(validated.attrs)
+            assert ir.structural_equal(made, validated)
+            again = type(node.attrs).for_node(type(node).__name__, {**made.attrs, "arg_directions": dirs[::-1]})
+            assert ir.structural_equal(with_attrs(made, again), replace(made, attrs=again))
+
+
+LOOP = '''import pypto.language as pl
+
+
+@pl.program
+class L:
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, a: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.scope():
+            for i, (acc,) in pl.range(4, init_values=(a,)):
+                if n > 0:
+                    acc2 = pl.add(acc, acc)
+                else:
+                    acc2 = pl.add(acc, a)
+                acc3 = pl.yield_(acc2)
+        return acc3
+'''
+
+
+def test_a_loop_if_or_scope_given_a_body_is_the_one_the_constructor_makes() -> None:
+    func = next(iter(parse_program(LOOP).functions.values()))
+    index = function_index(func)
+    (scope,), (loop,), (branch,) = index.of(ir.RuntimeScopeStmt), index.of(ir.ForStmt), index.of(ir.IfStmt)
+    for node, name, body in ((scope, "body", loop), (loop, "body", loop.body), (branch, "then_body", branch.else_body),
+                             (branch, "else_body", branch.then_body)):
+        copy = replace_parts(node, **{name: body})
+        assert type(copy) is type(node) and getattr(copy, name) is body
+        assert ir.structural_equal(copy, replace(node, **{name: body}))
+    # a body of another class (a block for a bare statement, or none) goes through the validated replace
+    with pytest.raises(IRTypeError, match="body"):
+        replace_parts(loop, body=None)
+    assert replace_parts(branch, else_body=None).else_body is None
+    attrs = ir.ForAttrs.for_node("ForStmt", {"iter_arg_rebind_0": False})
+    made = with_attrs(loop, attrs)
+    assert dict(made.attrs) == {"iter_arg_rebind_0": False} and "attrs" in made.model_fields_set
+    assert ir.structural_equal(made, replace(loop, attrs={"iter_arg_rebind_0": False}))
