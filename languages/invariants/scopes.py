@@ -26,6 +26,12 @@ from .base import Invariant, Reporter
 from .grammar import Forbid, Ops, inside, outside
 
 
+def _at_most_one_incore(func: Function) -> bool:
+    """True when ``func`` holds fewer than two InCore scopes: then none is inside another (the rule's
+    walk of each scope's body is skipped)."""
+    return len(function_index(func).of(InCoreScopeStmt)) < 2
+
+
 NoNestedInCore = Invariant.declared(
     "NoNestedInCore",
     "no InCore scope inside another",
@@ -35,6 +41,7 @@ NoNestedInCore = Invariant.declared(
         code="NESTED_INCORE",
         message="an InCore scope inside another InCore scope",
     ),
+    holds_if=_at_most_one_incore,
 )
 
 
