@@ -13,7 +13,7 @@ from pypto.analysis.layouts import ROW_MAJOR_OPERANDS, col_major, misplaced_oper
 from pypto.analysis.strided import STRIDED_READERS
 from pypto.ir import op_registry
 from pypto.ir.enums import AtomicType, MemorySpace, is_incore_type
-from pypto.ir.expr import Call, GlobalVar, IterArg, Var
+from pypto.ir.expr import Call, GlobalVar, IterArg, Op, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.type_base import ScalarType, TupleType
 from pypto.ir.stmt import AssignStmt, ReturnStmt, YieldStmt
@@ -126,18 +126,11 @@ def _spaces_known(func: Function) -> bool:
     if func.func_type not in KERNELS:
         return True
     index = function_index(func)
-    # The variables' types are among the node types: every tile and tuple there has a space. Most
-    # tuples hold scalars only (offsets, shapes): their elements' classes are read at C level first.
-    tuples = index.types_of(TupleType)
-    if not any(map(operator.is_, map(_SPACE, index.types_of(TileType)), itertools.repeat(None))) and (
-            _SCALARS.issuperset(map(type, itertools.chain.from_iterable(map(_ELEMENTS, tuples))))
-            or all(map(_tuple_spaces_known, tuples))):
+    # The variables' types are among the node types: every tile and tuple there has a space.
+    if not any(map(operator.is_, map(_SPACE, index.types_of(TileType)), itertools.repeat(None))) and all(
+            map(_tuple_spaces_known, index.types_of(TupleType))):
         return True
     return all(_type_space_known(var.type) for var in index.of(Var))
-
-
-_SCALARS = frozenset({ScalarType})
-_ELEMENTS = operator.attrgetter("types")
 
 
 def _type_space_known(t: object) -> bool:
@@ -184,31 +177,25 @@ def _allowed_everywhere(name: str) -> frozenset[MemorySpace] | None:
 
 # Per set of op names, all registered (op_registry.register refuses a name twice, so an entry is never
 # replaced; a name not registered yet may be later): the spaces allowed at every position any of them
-# constrains (None when none constrains one), and each constraining op with the spaces it allows at
-# every position it constrains. Kernels share their op sets.
-_Allowed = tuple[frozenset[MemorySpace] | None, tuple[tuple[str, frozenset[MemorySpace]], ...]]
-_ALLOWED_BY_NAMES: dict[frozenset[str], _Allowed] = {}
+# constrains, None when none constrains one. Kernels share their op sets.
+_ALLOWED_BY_NAMES: dict[frozenset[str], frozenset[MemorySpace] | None] = {}
 _NAME_SETS_LIMIT = 1_000
 
 
-def _allowed_for(names: frozenset[str]) -> _Allowed:
-    """``(the spaces the ops names allow at every position they constrain, or None when none constrains
-    one; the constraining ops with the spaces each allows at all of its constrained positions)``."""
+def _allowed_for(names: frozenset[str]) -> frozenset[MemorySpace] | None:
+    """The spaces the ops ``names`` allow at every position they constrain, None when none constrains one."""
     if names in _ALLOWED_BY_NAMES:
         return _ALLOWED_BY_NAMES[names]
     common: frozenset[MemorySpace] | None = None
-    each = []
     for name in names:
         allowed = _allowed_everywhere(name)
         if allowed is not None:
             common = allowed if common is None else common & allowed
-            each.append((name, allowed))
-    found = (common, tuple(each))
     if all(map(op_registry.lookup, names)):  # an unregistered name may be registered later
         if len(_ALLOWED_BY_NAMES) >= _NAME_SETS_LIMIT:
             _ALLOWED_BY_NAMES.clear()
-        _ALLOWED_BY_NAMES[names] = found
-    return found
+        _ALLOWED_BY_NAMES[names] = common
+    return common
 
 
 _SPACE = operator.attrgetter("memory_space_")
@@ -217,34 +204,26 @@ _SPACE = operator.attrgetter("memory_space_")
 def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
     if not is_incore_type(func.func_type):
         return
+    lookup, known = op_registry.lookup, _CONSTRAINTS
     index = function_index(func)
     # The operands' types are among the node types, which are few: when every space a tile of the
-    # function is in is allowed at every constrained position of every op it calls, no call breaks one;
-    # else only the calls of the ops that do not allow them all at every such position can.
+    # function is in is allowed at every constrained position of every op it calls, no call breaks one.
     spaces = set(map(_SPACE, index.types_of(TileType))) - {None}
-    allowed, each = _allowed_for(index.op_names)
+    allowed = _allowed_for(index.op_names)
     if allowed is None or spaces <= allowed:
         return
-    found: dict[int, list[str]] = {}
-    for name, ok in each:
-        if not spaces <= ok:
-            _find_misplaced(name, index.calls_to(name), spaces, found)
-    for call in index.of(Call) if found else ():  # reported in pre-order
-        for message in found.get(id(call), ()):
-            report.error("SPACE_CONSTRAINT", message, call)
-
-
-def _find_misplaced(name: str, calls: list[Call], spaces: set[MemorySpace], found: dict[int, list[str]]) -> None:
-    """Add to ``found`` what is wrong with the operand spaces of each of ``calls`` of op ``name`` (by
-    the call's id), a function's whose tiles are in ``spaces``."""
-    entry = op_registry.lookup(name)
-    hit = _CONSTRAINTS.get(name)
-    if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
-        hit = _constrain(name, entry)
-    # A position allowing every space of the function cannot be broken (the positions ascend: the
-    # first past a call's operands ends its check, as for all of them).
-    pairs = [(i, allowed) for i, allowed in hit[1] if not spaces.issubset(allowed)]
-    for call in calls:
+    for call in index.of(Call):
+        callee_op = call.op
+        if type(callee_op) is not Op and isinstance(callee_op, GlobalVar):  # exact class first: see index.py
+            continue
+        name = callee_op.name
+        entry = lookup(name)
+        hit = known.get(name)
+        if hit is None or hit[0] is not entry:  # a new op name, or the op registered again
+            hit = _constrain(name, entry)
+        pairs = hit[1]
+        if not pairs:
+            continue
         args = call.args
         for i, allowed in pairs:
             if i >= len(args):
@@ -253,7 +232,7 @@ def _find_misplaced(name: str, calls: list[Call], spaces: set[MemorySpace], foun
             space = t.memory_space_ if isinstance(t, TileType) else None
             if space is not None and space not in allowed:
                 wanted = "/".join(s.name for s in allowed)
-                found.setdefault(id(call), []).append(f"{name} argument {i} is in {space.name}, needs {wanted}")
+                report.error("SPACE_CONSTRAINT", f"{name} argument {i} is in {space.name}, needs {wanted}", call)
 
 
 TileMemoryInferred = Invariant.declared(

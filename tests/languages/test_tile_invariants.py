@@ -206,31 +206,6 @@ def test_incore_tile_ops_shortcut_by_op_names(monkeypatch: pytest.MonkeyPatch) -
         ]
 
 
-def test_operands_in_refused_spaces_are_reported_in_program_order_across_ops() -> None:
-    """Only the calls of ops that do not allow every space of the function are looked at, op by op:
-    their findings still come in program order, each call's by operand."""
-    left, vec = _tile(ir.Mem.Left, ir.FP16, "l"), _tile(ir.Mem.Vec, ir.FP16, "v")
-    m = ir.Var("m", ir.TileType([16, 16], ir.FP32, None, None, ir.Mem.Acc))
-    stmts = [ir.AssignStmt(ir.Var("e", vec.type), _raw("tile.exp", [left], vec.type)),
-             ir.AssignStmt(m, _raw("tile.matmul", [vec, left], m.type)),
-             ir.AssignStmt(ir.Var("f", vec.type), _call("tile.exp", [vec]))]
-    program = single("main", [left, vec], ir.SeqStmts(stmts, _SPAN), func_type=_FT.AIC)
-    assert [(c, m, text) for c, m, text in found(TileMemoryInferred, program)] == [
-        ("SPACE_CONSTRAINT", "tile.exp argument 0 is in Left, needs Vec", "pl.tile.exp(l)"),
-        ("SPACE_CONSTRAINT", "tile.matmul argument 0 is in Vec, needs Left", "pl.tile.matmul(v, l)"),
-        ("SPACE_CONSTRAINT", "tile.matmul argument 1 is in Left, needs Right", "pl.tile.matmul(v, l)"),
-    ]
-    # Every tile in Left: the first operand of a matmul cannot be wrong, the second still is; a call
-    # short of its second operand has none to judge.
-    other = _tile(ir.Mem.Left, ir.FP16, "k")
-    stmts = [ir.AssignStmt(ir.Var("a", left.type), _raw("tile.matmul", [left, other], left.type)),
-             ir.AssignStmt(ir.Var("b", left.type), _raw("tile.matmul", [left], left.type))]
-    program = single("main", [left, other], ir.SeqStmts(stmts, _SPAN), func_type=_FT.AIC)
-    assert [(c, m) for c, m, _ in found(TileMemoryInferred, program)] == [
-        ("SPACE_CONSTRAINT", "tile.matmul argument 1 is in Left, needs Right"),
-    ]
-
-
 def test_a_tile_without_a_space_in_a_tuple_is_found() -> None:
     pair = ir.Var("pair", ir.TupleType([ir.TileType([16, 16], ir.FP32)]))
     t = _tile(ir.Mem.Vec)
