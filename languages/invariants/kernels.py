@@ -25,6 +25,7 @@ from .affinity import BY_OPERANDS, Affinity, AffinityRule, affinity, named_affin
 from .base import Invariant, Reporter, cached
 from .grammar import Field, Forbid, NoNode, Ops, inside
 from .reads import Bodies
+from .walk import holds_any
 
 _SIDE_OF = {FunctionType.AIC: AIC, FunctionType.AIV: AIV}
 TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
@@ -487,7 +488,7 @@ def _kernel_nodes_hold(func: Function) -> bool:
     if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
         return True
     index = function_index(func)
-    if index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) or not index.op_names.isdisjoint(_SHARDS):
+    if holds_any(index, (Submit, RuntimeScopeStmt, TupleGetItemExpr)) or not index.op_names.isdisjoint(_SHARDS):
         return False
     # In the pre-order an assignment is followed by its variable and then by its value: a tuple made
     # (few are: offsets) is an assignment's value when one stands two nodes before it.

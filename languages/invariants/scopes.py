@@ -24,15 +24,14 @@ from pypto.ir.types import TileType
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter
 from .grammar import Forbid, Ops, inside, outside
+from .walk import holds_any
 
 
 def _at_most_one_incore(func: Function) -> bool:
     """True when ``func`` holds fewer than two InCore scopes: then none is inside another (the rule's
     walk of each scope's body is skipped)."""
     index = function_index(func)
-    # Most functions hold none: the index's exact classes tell at once, unless the class has subclasses.
-    held = index.has(InCoreScopeStmt) if InCoreScopeStmt.__subclasses__() else InCoreScopeStmt in index.classes
-    return not held or len(index.of(InCoreScopeStmt)) < 2
+    return not holds_any(index, (InCoreScopeStmt,)) or len(index.of(InCoreScopeStmt)) < 2
 
 
 NoNestedInCore = Invariant.declared(
