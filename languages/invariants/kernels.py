@@ -9,7 +9,7 @@ from math import prod
 
 from pypto.analysis import FunctionIndex, callee, function_index, op_name
 from pypto.analysis.lanes import needs_lane_replay, runs_on_both_lanes
-from pypto.analysis.pipe_traffic import static_count
+from pypto.analysis.pipe_traffic import Counts, static_counts
 
 from pypto.ir.enums import FunctionType, MemorySpace
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Op, Submit, TupleGetItemExpr, Var
@@ -25,6 +25,7 @@ from .affinity import BY_OPERANDS, Affinity, AffinityRule, affinity, named_affin
 from .base import Invariant, Reporter, cached
 from .grammar import Field, Forbid, NoNode, Ops, inside
 from .reads import Bodies
+from .walk import holds_any
 
 _SIDE_OF = {FunctionType.AIC: AIC, FunctionType.AIV: AIV}
 TPOPS = frozenset({"tile.tpop_from_aiv", "tile.tpop_from_aic"})
@@ -297,7 +298,19 @@ def _check_group(group: Function, program: Program, report: Reporter) -> None:
                          "orchestration", call)
 
 
-def _check_counts(func: Function, index: FunctionIndex, program: Program, report: Reporter) -> None:
+def _pipe_counts(func: Function) -> Counts:
+    """Per (push or pop op name, pipe id), how many times one run of ``func`` makes it when static:
+    counted once per function object, for its own pops and its Group peers' pushes."""
+
+    def count() -> Counts:
+        index = function_index(func)
+        keys = {id(c): (name, _pipe_id(c)) for name in _PIPE_OPS for c in index.calls_to(name)}
+        return static_counts(func.body, keys) if keys else {}
+
+    return cached("<pipe counts>", func, None, count)
+
+
+def _check_counts(func: Function, index: FunctionIndex, peers: list[Function], report: Reporter) -> None:
     """In a Group, each pipe's pops equal the peer's pushes when both counts are known at compile time."""
     called = index.op_names
     for pop, push in _PUSH_OF.items():
@@ -305,9 +318,9 @@ def _check_counts(func: Function, index: FunctionIndex, program: Program, report
             continue
         popping = index.calls_to(pop)
         for pipe in sorted({_pipe_id(c) for c in popping}):
-            popped = static_count(func.body, lambda c, n=pop, i=pipe: op_name(c) == n and _pipe_id(c) == i)
-            for peer in _peers(program, func):
-                pushed = static_count(peer.body, lambda c, n=push, i=pipe: op_name(c) == n and _pipe_id(c) == i)
+            popped = _pipe_counts(func).get((pop, pipe), 0)
+            for peer in peers:
+                pushed = _pipe_counts(peer).get((push, pipe), 0)
                 if popped is not None and pushed is not None and popped != pushed:
                     first = next(c for c in popping if _pipe_id(c) == pipe)
                     report.error("PIPE_COUNT_MISMATCH", f"'{func.name}' pops {popped} tile(s) from pipe {pipe} but "
@@ -321,12 +334,10 @@ def _setup_facts(setup: Call) -> dict[str, int]:
             "local_slot_num": setup.kwargs.get("local_slot_num") or default_local_slot_num(slots)}
 
 
-def _check_peer_setups(func: Function, index: FunctionIndex, program: Program, report: Reporter) -> None:
+def _check_peer_setups(func: Function, index: FunctionIndex, peers: list[Function], report: Reporter) -> None:
     """In a Group, the AIV kernel sets each pipe up as its AIC peer does (else each side computes other slots)."""
-    if _INIT[FunctionType.AIV] not in index.op_names:
-        return
     mine = {_pipe_id(c): c for c in index.calls_to(_INIT[FunctionType.AIV])}
-    for peer in _peers(program, func):
+    for peer in peers:
         theirs = {_pipe_id(c): c for c in function_index(peer).calls_to(_INIT[FunctionType.AIC])}
         for pipe in sorted(mine.keys() & theirs.keys()):
             here, there = _setup_facts(mine[pipe]), _setup_facts(theirs[pipe])
@@ -345,10 +356,13 @@ def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     index = function_index(func)  # (one lookup for the checks below)
     _check_sides(func, index, report)
     _check_pipes(func, index, report)
-    if func.func_type in _SIDE_OF:
-        _check_counts(func, index, program, report)
-    if func.func_type is FunctionType.AIV:
-        _check_peer_setups(func, index, program, report)
+    # The rules reading the Group peers: a kernel that pops, and a vector kernel setting a pipe up.
+    setups = func.func_type is FunctionType.AIV and _INIT[FunctionType.AIV] in index.op_names
+    if func.func_type in _SIDE_OF and (setups or not index.op_names.isdisjoint(TPOPS)):
+        peers = _peers(program, func)
+        _check_counts(func, index, peers, report)
+        if setups:
+            _check_peer_setups(func, index, peers, report)
 
 
 MixedKernelExpanded = Invariant.per_function(
@@ -474,7 +488,7 @@ def _kernel_nodes_hold(func: Function) -> bool:
     if func.func_type not in (FunctionType.AIC, FunctionType.AIV):
         return True
     index = function_index(func)
-    if index.has(Submit, RuntimeScopeStmt, TupleGetItemExpr) or not index.op_names.isdisjoint(_SHARDS):
+    if holds_any(index, (Submit, RuntimeScopeStmt, TupleGetItemExpr)) or not index.op_names.isdisjoint(_SHARDS):
         return False
     # In the pre-order an assignment is followed by its variable and then by its value: a tuple made
     # (few are: offsets) is an assignment's value when one stands two nodes before it.

@@ -24,6 +24,14 @@ from pypto.ir.types import TileType
 from .affinity import Affinity, affinity
 from .base import Invariant, Reporter
 from .grammar import Forbid, Ops, inside, outside
+from .walk import holds_any
+
+
+def _at_most_one_incore(func: Function) -> bool:
+    """True when ``func`` holds fewer than two InCore scopes: then none is inside another (the rule's
+    walk of each scope's body is skipped)."""
+    index = function_index(func)
+    return not holds_any(index, (InCoreScopeStmt,)) or len(index.of(InCoreScopeStmt)) < 2
 
 
 NoNestedInCore = Invariant.declared(
@@ -35,6 +43,7 @@ NoNestedInCore = Invariant.declared(
         code="NESTED_INCORE",
         message="an InCore scope inside another InCore scope",
     ),
+    holds_if=_at_most_one_incore,
 )
 
 

@@ -3,6 +3,7 @@ and the dtype rules of Acc and atomic stores."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 from dataclasses import replace
@@ -28,9 +29,14 @@ _TENSOR_IO = frozenset({"tensor.read", "tensor.write"})
 def _no_tensor_compute(func: Function) -> bool:
     """True when ``func`` is not a kernel or calls no tensor op but tensor.read/write: then
     IncoreTileOps' rule cannot fail."""
-    if func.func_type not in KERNELS:
-        return True
-    return not any(n.startswith("tensor.") and n not in _TENSOR_IO for n in function_index(func).op_names)
+    return func.func_type not in KERNELS or _no_tensor_compute_in(function_index(func).op_names)
+
+
+@functools.lru_cache(maxsize=1_000)
+def _no_tensor_compute_in(names: frozenset[str]) -> bool:
+    """True when ``names`` hold no tensor op but tensor.read/write (asked once per set of op names,
+    which kernels share)."""
+    return not any(n.startswith("tensor.") and n not in _TENSOR_IO for n in names)
 
 
 IncoreTileOps = Invariant.declared(

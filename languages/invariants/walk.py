@@ -1,5 +1,6 @@
-"""The analyses the checkers use, re-exported from :mod:`pypto.analysis` (their one home), and
-:func:`checked_defs`, the defined variables several checkers list, computed once per function."""
+"""The analyses the checkers use, re-exported from :mod:`pypto.analysis` (their one home),
+:func:`checked_defs`, the defined variables several checkers list, computed once per function, and
+:func:`holds_any`, a node-class test of a function's index for the checkers' shortcuts."""
 
 from __future__ import annotations
 
@@ -34,6 +35,15 @@ def checked_defs(func: Function) -> list[Var]:
     return cached("<defined vars>", func, None, lambda: defined_vars(func))
 
 
+def holds_any(index: FunctionIndex, classes: tuple[type, ...]) -> bool:
+    """``index.has(*classes)``, read from the index's exact classes when none of ``classes`` has a
+    subclass (asked every time: a subclass made later is seen). A shortcut runs on every new index,
+    where a first has() of its classes costs more than the rule check of a function holding none."""
+    if any(map(type.__subclasses__, classes)):
+        return index.has(*classes)
+    return not index.classes.isdisjoint(classes)
+
+
 __all__ = [
     "FunctionIndex",
     "base_name",
@@ -44,6 +54,7 @@ __all__ = [
     "expr_calls",
     "expr_vars",
     "function_index",
+    "holds_any",
     "op_name",
     "stmt_defs",
     "stmt_exprs",

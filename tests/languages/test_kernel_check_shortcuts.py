@@ -179,3 +179,18 @@ def test_addresses_read_from_the_node_types(offsets: list, expected: list, monke
     a, b = _vec("a", offsets[0]), _vec("b", offsets[1])
     found_ = _same(AllocatedMemoryAddr, _aiv([_exp(b, a)], [a]), monkeypatch)
     assert [(code, message) for code, message, _ in found_] == expected
+
+
+def test_holds_any_is_the_index_has() -> None:
+    """The shortcuts' class test reads the index's exact classes, or asks has() for a class with subclasses."""
+    from pypto.analysis import function_index
+    from pypto.ir.expr import Submit, TupleGetItemExpr
+    from pypto.ir.stmt import AssignStmt, RuntimeScopeStmt, Stmt
+    from pypto.languages.invariants.walk import holds_any
+
+    a, b = _vec("a", 0), _vec("b", 1024)
+    index = function_index(_aiv([_exp(b, a)], [a]).get_function("k"))
+    for classes in [(AssignStmt,), (Submit, RuntimeScopeStmt, TupleGetItemExpr), (Submit, AssignStmt), (Stmt,),
+                    (ir.Expr,)]:
+        assert holds_any(index, classes) == index.has(*classes)
+    assert holds_any(index, (Stmt,)) and not holds_any(index, (Submit, RuntimeScopeStmt, TupleGetItemExpr))

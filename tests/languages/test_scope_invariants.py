@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from inv_helpers import found, prog, single
 from pypto.languages import outlined
 from pypto.languages.invariants import (
@@ -12,6 +13,7 @@ from pypto.languages.invariants import (
     Severity,
     SplitIncoreOrch,
 )
+from pypto.languages.invariants.base import clear_caches
 
 from pypto import ir
 from pypto.ir.op_registry import create_op_call
@@ -44,6 +46,22 @@ def test_no_nested_incore() -> None:
         ("NESTED_INCORE", "an InCore scope inside another InCore scope", "with pl.at(level=pl.Level.CORE_GROUP): ..."),
     ]
     assert found(NoNestedInCore, single("main", [x], inner)) == []
+
+
+def test_no_nested_incore_shortcut_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two InCore scopes side by side pass and scopes three deep are each reported, the same with the
+    fewer-than-two-scopes shortcut as without it."""
+    x = _x()
+    scope, other = (ir.InCoreScopeStmt(body=_eval("exp", x), span=_SPAN) for _ in range(2))
+    side_by_side = single("main", [x], ir.SeqStmts([scope, other], _SPAN))
+    middle = ir.InCoreScopeStmt(body=ir.SeqStmts([scope], _SPAN), span=_SPAN)
+    deep = single("main", [x], ir.InCoreScopeStmt(body=ir.SeqStmts([middle], _SPAN), span=_SPAN))
+    nested = ("NESTED_INCORE", "an InCore scope inside another InCore scope")
+    for holds_if in (NoNestedInCore.holds_if, None):
+        monkeypatch.setattr(NoNestedInCore, "holds_if", holds_if)
+        clear_caches()
+        assert found(NoNestedInCore, side_by_side) == []
+        assert [(code, message) for code, message, _ in found(NoNestedInCore, deep)] == [nested, nested]
 
 
 def test_split_incore_orch() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from inv_helpers import found, prog, single
 from pypto.languages.invariants import (
     A5,
@@ -14,6 +15,7 @@ from pypto.languages.invariants import (
     TileSlicesPitched,
     target_platform,
 )
+from pypto.languages.invariants.base import clear_caches
 
 from pypto import ir
 from pypto.ir.op_registry import create_op_call
@@ -185,6 +187,23 @@ def test_an_operand_in_a_space_its_op_refuses_is_found_when_every_tile_has_a_spa
     assert [(c, m) for c, m, _ in found(TileMemoryInferred, both_left)] == [
         ("SPACE_CONSTRAINT", "tile.matmul argument 1 is in Left, needs Right"),
     ]
+
+
+def test_incore_tile_ops_shortcut_by_op_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel whose tensor ops are only tensor.read/write passes unwalked; one with tensor.dim (a
+    tensor op without a tile counterpart) is walked and reported, the same with the shortcut as without."""
+    x = _tensor()
+    read = ir.AssignStmt(ir.Var("v", ir.ScalarType(ir.FP32)), _call("tensor.read", [x, _offsets()]))
+    dim = ir.AssignStmt(ir.Var("d", ir.ScalarType(ir.INDEX)), _call("tensor.dim", [x, ir.ConstInt(0, ir.INDEX)]))
+    only_io = single("main", [x], read, func_type=_FT.InCore)
+    with_dim = single("main", [x], ir.SeqStmts([read, dim], _SPAN), func_type=_FT.InCore)
+    for holds_if in (IncoreTileOps.holds_if, None):
+        monkeypatch.setattr(IncoreTileOps, "holds_if", holds_if)
+        clear_caches()
+        assert found(IncoreTileOps, only_io) == []
+        assert [(c, m) for c, m, _ in found(IncoreTileOps, with_dim)] == [
+            ("TENSOR_DIM_IN_KERNEL", "tensor.dim in a InCore function (ConvertTensorToTileOps makes it the extent)"),
+        ]
 
 
 def test_a_tile_without_a_space_in_a_tuple_is_found() -> None:
