@@ -248,8 +248,27 @@ class _SSAChecker:
         self.scopes.pop()
 
     def block(self, stmt: Stmt | None) -> None:
+        # An assignment (the common statement) is checked here, without calls per statement, when its
+        # reads are visible and its variable is new and of a name no visible scope defined (so no
+        # diagnostic); the innermost scope is the one open now (a nested body pops its own).
+        scopes, defined = self.scopes, self.defined
+        count, by_name, frame, depth = scopes.count, scopes.by_name, scopes.frames[-1], len(scopes.frames)
+        get = count.get
         stmts = block(stmt)
         for i, item in enumerate(stmts):
+            if type(item) is AssignStmt:
+                if not all(map(get, expr_vars(item.value))):  # a variable not visible
+                    self.use(item, (item.value,))
+                var = item.var
+                name = var.name_hint
+                if var in defined or name in by_name:
+                    self.define(var, item)
+                else:  # define(var, item), inlined
+                    defined.add(var)
+                    frame.append(var)
+                    count[var] = get(var, 0) + 1
+                    by_name[name] = [(var, depth)]
+                continue
             if isinstance(item, YieldStmt) and i != len(stmts) - 1:
                 self.report.error("MISPLACED_YIELD", "a yield that is not the last statement of its block", item)
             self.stmt(item)
@@ -266,10 +285,8 @@ class _SSAChecker:
             )
 
     def stmt(self, stmt: Stmt) -> None:
-        if type(stmt) is AssignStmt:  # the common statement: its one value and one variable directly
-            self.use(stmt, (stmt.value,))
-            self.define(stmt.var, stmt)
-        elif isinstance(stmt, SeqStmts):
+        """Check a statement other than an assignment (:meth:`block` checks those)."""
+        if isinstance(stmt, SeqStmts):
             self.block(stmt)
         elif isinstance(stmt, ScopeStmt):
             self.use(stmt)

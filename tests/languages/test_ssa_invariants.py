@@ -95,6 +95,34 @@ def test_yield_count_misplaced_yield_and_scope() -> None:
     ]
 
 
+def test_assignments_in_nested_blocks_report_each_rule() -> None:
+    # The walker checks an assignment in its block directly when nothing can be wrong with it; each
+    # way one can be wrong is reported as by the general path, and a name whose scope closed is free.
+    n = ir.Var("n", INDEX)
+    x, inner_x, t, late_t, z = (ir.Var(name, INDEX) for name in ("x", "x", "t", "t", "z"))
+    acc = ir.IterArg("acc", INDEX, n)
+    rv = ir.Var("rv", INDEX)
+    body = [
+        ir.AssignStmt(inner_x, acc + 1, _SPAN),  # shadows the outer x
+        ir.AssignStmt(t, inner_x, _SPAN),
+        ir.AssignStmt(t, t + 1, _SPAN),  # t again
+        ir.YieldStmt([t]),
+    ]
+    stmts = [
+        ir.AssignStmt(x, n, _SPAN),
+        _loop([acc], body, [rv]),
+        ir.AssignStmt(z, t + rv, _SPAN),  # t is the loop body's
+        ir.AssignStmt(late_t, z, _SPAN),  # a new t: the loop's scope is closed
+        ir.ReturnStmt([late_t]),
+    ]
+    program = single("main", [n], ir.SeqStmts(stmts, _SPAN), [INDEX])
+    assert found(SSAForm, program) == [
+        ("NAME_SHADOWING", "'x' shadows another variable of the same name", "x: pl.Scalar[pl.INDEX] = acc + 1"),
+        ("MULTIPLE_ASSIGNMENT", "variable 't' is defined more than once", "t: pl.Scalar[pl.INDEX] = t + 1"),
+        ("SCOPE_VIOLATION", "'t' is used outside the scope that defines it", "z: pl.Scalar[pl.INDEX] = t + rv"),
+    ]
+
+
 def test_if_with_return_vars_needs_else_and_yields() -> None:
     n = ir.Var("n", INDEX)
     phi = ir.Var("phi", INDEX)
