@@ -144,14 +144,16 @@ _CREATORS = ("tensor.create", "tensor.full")
 
 
 def _check_out_params(func: Function, program: Program, report: Reporter) -> None:
+    index = function_index(func)
+    # Only a call of a creator op can shadow: most kernels call none (a submission is no op call).
+    if index.op_names.isdisjoint(_CREATORS) and not index.has(Submit):
+        return
     written = {
         p.name_hint: p
         for p, d in zip(func.params, func.param_directions)
         if d in (ParamDirection.Out, ParamDirection.InOut)
     }
-    index = function_index(func)
-    # Only a call of a creator op can shadow: most kernels call none (a submission is no op call).
-    if not written or (index.op_names.isdisjoint(_CREATORS) and not index.has(Submit)):
+    if not written:
         return
     for stmt in index.of(AssignStmt):
         value = stmt.value  # op_name(value), inlined: this runs for every assignment of a kernel
