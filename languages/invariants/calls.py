@@ -50,7 +50,7 @@ def _check_call_directions(call: Call | Submit, target: Function, report: Report
         report.error("DIRECTION_COUNT", f"call to '{name}': {len(dirs)} directions for {len(call.args)} args", call)
         return
     for i, (arg, raw) in enumerate(zip(call.args, dirs)):
-        d = ArgDirection(raw)
+        d = raw if type(raw) is ArgDirection else ArgDirection(raw)  # (the enum's call is slow)
         is_tensor = isinstance(arg.type, TensorType)
         if is_tensor == (d is ArgDirection.Scalar):
             what = "tensor argument" if is_tensor else "non-tensor argument"

@@ -11,9 +11,9 @@ from pypto.analysis.roots import (
     is_entry,
     rebinding_loop,
     returned_values,
+    written_position,
 )
 
-from pypto.ir import op_registry
 from pypto.ir.enums import FunctionType, ParamDirection
 from pypto.ir.expr import Call, Expr, GlobalVar, Submit, Var
 from pypto.ir.function import Function, Program
@@ -59,26 +59,10 @@ OrchestrationReferencesResolved = Invariant.per_function(
 )
 
 
-_WRITTEN_POSITION: dict[str, int | None] = {}  # op name -> position; the alias walk asks it of every call
-
-
-def _written_position(name: str) -> int | None:
-    """The position of the parameter op ``name`` writes (its result aliases it), or None."""
-    found = _WRITTEN_POSITION.get(name, -1)
-    if found != -1:
-        return found
-    entry = op_registry.lookup(name)
-    if entry is None:
-        return None  # not cached: the op may be registered later
-    written = entry.written_params()
-    found = _WRITTEN_POSITION[name] = [p.name for p in entry.params].index(written[0]) if written else None
-    return found
-
-
 def _written_arg(value: Expr) -> Expr | None:
     """The argument an op call writes (its result aliases it), or None."""
     name = op_name(value)
-    position = _written_position(name) if name is not None else None
+    position = written_position(name) if name is not None else None
     return value.args[position] if position is not None and position < len(value.args) else None
 
 
@@ -144,14 +128,16 @@ _CREATORS = ("tensor.create", "tensor.full")
 
 
 def _check_out_params(func: Function, program: Program, report: Reporter) -> None:
+    index = function_index(func)
+    # Only a call of a creator op can shadow: most kernels call none (a submission is no op call).
+    if index.op_names.isdisjoint(_CREATORS) and not index.has(Submit):
+        return
     written = {
         p.name_hint: p
         for p, d in zip(func.params, func.param_directions)
         if d in (ParamDirection.Out, ParamDirection.InOut)
     }
-    index = function_index(func)
-    # Only a call of a creator op can shadow: most kernels call none (a submission is no op call).
-    if not written or (index.op_names.isdisjoint(_CREATORS) and not index.has(Submit)):
+    if not written:
         return
     for stmt in index.of(AssignStmt):
         value = stmt.value  # op_name(value), inlined: this runs for every assignment of a kernel

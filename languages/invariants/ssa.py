@@ -248,11 +248,37 @@ class _SSAChecker:
         self.scopes.pop()
 
     def block(self, stmt: Stmt | None) -> None:
+        # An assignment (the common statement) is checked here, without calls per statement, when its
+        # reads are visible and its variable is new and of a name no visible scope defined (so no
+        # diagnostic); the innermost scope is the one open now (a nested body pops its own). So are
+        # the reads of the statements that define nothing and evaluate their own fields only.
+        scopes, defined = self.scopes, self.defined
+        count, by_name, frame, depth = scopes.count, scopes.by_name, scopes.frames[-1], len(scopes.frames)
+        get = count.get
         stmts = block(stmt)
         for i, item in enumerate(stmts):
+            kind = type(item)
+            if kind is AssignStmt:
+                if not all(map(get, expr_vars(item.value))):  # a variable not visible
+                    self.use(item, (item.value,))
+                var = item.var
+                name = var.name_hint
+                if var in defined or name in by_name:
+                    self.define(var, item)
+                else:  # define(var, item), inlined
+                    defined.add(var)
+                    frame.append(var)
+                    count[var] = get(var, 0) + 1
+                    by_name[name] = [(var, depth)]
+                continue
             if isinstance(item, YieldStmt) and i != len(stmts) - 1:
                 self.report.error("MISPLACED_YIELD", "a yield that is not the last statement of its block", item)
-            self.stmt(item)
+            if kind is EvalStmt or kind is ReturnStmt or kind is YieldStmt:
+                values = (item.expr,) if kind is EvalStmt else tuple(item.value)
+                if not all(get(v) for value in values for v in expr_vars(value)):
+                    self.use(item, values)
+            else:
+                self.stmt(item)
 
     def trailing_yield(self, body: Stmt | None, owner: Stmt, want: int, what: str) -> None:
         stmts = block(body)
@@ -266,10 +292,8 @@ class _SSAChecker:
             )
 
     def stmt(self, stmt: Stmt) -> None:
-        if type(stmt) is AssignStmt:  # the common statement: its one value and one variable directly
-            self.use(stmt, (stmt.value,))
-            self.define(stmt.var, stmt)
-        elif isinstance(stmt, SeqStmts):
+        """Check a statement other than an assignment (:meth:`block` checks those)."""
+        if isinstance(stmt, SeqStmts):
             self.block(stmt)
         elif isinstance(stmt, ScopeStmt):
             self.use(stmt)
@@ -393,12 +417,14 @@ class _DefUseChecker:
 
     def block(self, stmt: Stmt | None) -> None:
         # An assignment (the common statement) is checked here, without a call per statement: its
-        # variable goes into the innermost scope, the one open now (a nested body pops its own).
+        # variable goes into the innermost scope, the one open now (a nested body pops its own). So
+        # are the statements that define nothing and evaluate their own fields only.
         scopes = self.scopes
         count, frame = scopes.count, scopes.frames[-1]
         get = count.get
         for item in block(stmt):
-            if type(item) is AssignStmt:
+            kind = type(item)
+            if kind is AssignStmt:
                 if not all(map(get, expr_vars(item.value))):  # a variable not visible
                     self.check_uses(item, [item.value])
                 var = item.var
@@ -406,6 +432,12 @@ class _DefUseChecker:
                     self.check_view(item)
                 frame.append(var)  # scopes.add(var), inlined
                 count[var] = get(var, 0) + 1
+            elif kind is EvalStmt:
+                if not all(map(get, expr_vars(item.expr))):
+                    self.check_uses(item, [item.expr])
+            elif kind is ReturnStmt or kind is YieldStmt:
+                if not all(get(v) for value in item.value for v in expr_vars(value)):
+                    self.check_uses(item, list(item.value))
             else:
                 self.stmt(item)
 

@@ -87,6 +87,8 @@ class _Compare:
 
     def types(self, expected: Type, actual: Type, node: IRNode, what: str, carry: bool, literal: bool = False) -> None:
         """Report the first difference between ``expected`` and ``actual``."""
+        if expected is actual:  # one type object (a carry's types mostly are): no difference
+            return
         if isinstance(expected, UnknownType) or isinstance(actual, UnknownType):
             return
         if _kind(expected) != _kind(actual):

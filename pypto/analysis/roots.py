@@ -240,6 +240,23 @@ def rebinding_loop(roots: Roots, func: Function, var: Var) -> Var | None:
     return None
 
 
+_WRITTEN_POSITION: dict[str, int | None] = {}  # op name -> written_position; asked of every op call
+
+
+def written_position(name: str) -> int | None:
+    """The position of the parameter op ``name`` writes (its result aliases that argument: the op
+    registry's first written parameter), or None."""
+    found = _WRITTEN_POSITION.get(name, -1)
+    if found != -1:
+        return found
+    entry = op_registry.lookup(name)
+    if entry is None:
+        return None  # not cached: the op may be registered later
+    written = entry.written_params()
+    found = _WRITTEN_POSITION[name] = [p.name for p in entry.params].index(written[0]) if written else None
+    return found
+
+
 class WrittenRoots(Roots):
     """Roots through every op that writes an argument in place (``r = pl.store(t, offs, out)``: r ->
     out; the op registry's written parameter) and through callees that return a parameter so
@@ -247,10 +264,8 @@ class WrittenRoots(Roots):
 
     def value_alias(self, value: Expr) -> Var | None:
         if isinstance(value, (Call, Submit)) and not isinstance(value.op, GlobalVar):
-            entry = op_registry.lookup(value.op.name)
-            written = entry.written_params() if entry is not None else []
-            if written:
-                k = [p.name for p in entry.params].index(written[0])
+            k = written_position(value.op.name)
+            if k is not None:
                 arg = value.args[k] if k < len(value.args) else None
                 return arg if isinstance(arg, Var) else None
         return super().value_alias(value)

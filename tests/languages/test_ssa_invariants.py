@@ -95,6 +95,60 @@ def test_yield_count_misplaced_yield_and_scope() -> None:
     ]
 
 
+def test_assignments_in_nested_blocks_report_each_rule() -> None:
+    # The walker checks an assignment in its block directly when nothing can be wrong with it; each
+    # way one can be wrong is reported as by the general path, and a name whose scope closed is free.
+    n = ir.Var("n", INDEX)
+    x, inner_x, t, late_t, z = (ir.Var(name, INDEX) for name in ("x", "x", "t", "t", "z"))
+    acc = ir.IterArg("acc", INDEX, n)
+    rv = ir.Var("rv", INDEX)
+    body = [
+        ir.AssignStmt(inner_x, acc + 1, _SPAN),  # shadows the outer x
+        ir.AssignStmt(t, inner_x, _SPAN),
+        ir.AssignStmt(t, t + 1, _SPAN),  # t again
+        ir.YieldStmt([t]),
+    ]
+    stmts = [
+        ir.AssignStmt(x, n, _SPAN),
+        _loop([acc], body, [rv]),
+        ir.AssignStmt(z, t + rv, _SPAN),  # t is the loop body's
+        ir.AssignStmt(late_t, z, _SPAN),  # a new t: the loop's scope is closed
+        ir.ReturnStmt([late_t]),
+    ]
+    program = single("main", [n], ir.SeqStmts(stmts, _SPAN), [INDEX])
+    assert found(SSAForm, program) == [
+        ("NAME_SHADOWING", "'x' shadows another variable of the same name", "x: pl.Scalar[pl.INDEX] = acc + 1"),
+        ("MULTIPLE_ASSIGNMENT", "variable 't' is defined more than once", "t: pl.Scalar[pl.INDEX] = t + 1"),
+        ("SCOPE_VIOLATION", "'t' is used outside the scope that defines it", "z: pl.Scalar[pl.INDEX] = t + rv"),
+    ]
+
+
+def test_reads_of_evaluations_yields_and_returns_in_nested_blocks() -> None:
+    # The walkers check a statement that defines nothing in its block directly when its reads are
+    # visible; a read that is not is reported as by the general path.
+    n, late, t, z = (ir.Var(name, INDEX) for name in ("n", "late", "t", "z"))
+    acc, acc2 = ir.IterArg("acc", INDEX, n), ir.IterArg("acc2", INDEX, n)
+    rv, rv2 = ir.Var("rv", INDEX), ir.Var("rv2", INDEX)
+    reads = [ir.AssignStmt(t, acc + 1, _SPAN), ir.EvalStmt(late + 1, _SPAN), ir.YieldStmt([t + late])]
+    first = _loop([acc], reads, [rv])
+    second = _loop([acc2], [ir.EvalStmt(t * 2, _SPAN), ir.YieldStmt([acc2 + t])], [rv2])
+    stmts = [first, ir.AssignStmt(late, rv, _SPAN), second, ir.ReturnStmt([late + z + t])]
+    program = single("main", [n], ir.SeqStmts(stmts, _SPAN), [INDEX])
+    assert found(UseAfterDef, program) == [
+        ("401", "'late' is used before it is defined", "late + 1"),
+        ("401", "'late' is used before it is defined", "pl.yield_(t + late)"),
+        ("401", "'t' is used before it is defined", "t * 2"),
+        ("401", "'t' is used before it is defined", "pl.yield_(acc2 + t)"),
+        ("401", "'z' is used before it is defined", "return late + z + t"),
+        ("401", "'t' is used before it is defined", "return late + z + t"),
+    ]
+    assert found(SSAForm, program) == [
+        ("SCOPE_VIOLATION", "'t' is used outside the scope that defines it", "t * 2"),
+        ("SCOPE_VIOLATION", "'t' is used outside the scope that defines it", "pl.yield_(acc2 + t)"),
+        ("SCOPE_VIOLATION", "'t' is used outside the scope that defines it", "return late + z + t"),
+    ]
+
+
 def test_if_with_return_vars_needs_else_and_yields() -> None:
     n = ir.Var("n", INDEX)
     phi = ir.Var("phi", INDEX)

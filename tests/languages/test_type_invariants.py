@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inv_helpers import INDEX, found, prog, single
+from pypto.analysis import function_index
+from pypto.backend import current_platform
 from pypto.languages.invariants import (
     ArrayNotEscaped,
     AssignTypeSymmetry,
@@ -10,8 +14,11 @@ from pypto.languages.invariants import (
     TileTypeCoherence,
     TypeChecked,
 )
+from pypto.languages.invariants.base import Reporter
+from pypto.languages.invariants.type_checks import _Compare
 
-from pypto import ir
+import pypto.language as pl
+from pypto import ir, passes
 from pypto.ir.parts import copy_parts
 
 _SPAN = ir.Span.unknown()
@@ -184,3 +191,22 @@ def test_arrays_do_not_escape() -> None:
     # the only escape a tuple return type holding an array: the shortcut looks into tuples too
     in_tuple = single("main", [n], ir.ReturnStmt([n]), [ir.TupleType([INDEX, arr])])
     assert [(c, m) for c, m, _ in found(ArrayNotEscaped, in_tuple)] == [("ARRAY_RETURN", "return value 0 is an array")]
+
+
+def test_a_type_compared_with_itself_differs_in_nothing() -> None:
+    # TypeChecked settles one type object compared with itself at once; the full comparison of each
+    # type of lowered kernels (tiles with views and memory spaces, tuples, dynamic dims) with an equal
+    # copy of it finds no difference either.
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    types = []
+    for name in ("mixed_matmul_softmax", "tensor_dyn_rows", "loop_sum"):
+        source = pl.parse((examples / f"{name}.py").read_text())
+        for program in (source, passes.PassManager(passes.builtin_passes(), verify=False).run(source)):
+            for func in program.functions.values():
+                types += function_index(func).types
+    assert any(isinstance(t, ir.TileType) and t.memory_space is not None for t in types)
+    assert any(isinstance(t, ir.TupleType) for t in types)
+    report, node = Reporter("TypeChecked", "f", current_platform()), ir.Var("v", INDEX)
+    for t in types:
+        _Compare(report).types(t, t.model_copy(), node, "x", carry=True)
+    assert report.violations == []
