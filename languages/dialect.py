@@ -122,6 +122,7 @@ class Dialect:
             # A name of its own: a dialect of the same name with other kinds must not share results.
             name = f"<grammar {next(_GRAMMARS)} of {self.name}>"
             grammar = Invariant.per_function(name, "grammar", self._check_grammar_of)
+            grammar.idle_if = self._grammar_idle
             made = self._grammar = (self.kinds, self.excluded, self.invariants, (grammar, *self.invariants), {})
         return made
 
@@ -136,21 +137,29 @@ class Dialect:
             self._excluded_sorted = cached
         return cached[1]
 
-    def _grammar_of(self, func: Function) -> list[Violation]:
-        index = function_index(func)
-        # What the grammar asks of the node classes a function holds: the foreign ones and the removed
-        # forms of a class it holds. Functions hold a few sets of classes: each is worked out once.
+    def _grammar_plan(self, classes: frozenset[type]) -> tuple[frozenset[type], list[Variant]]:
+        """What the grammar asks of a function holding node ``classes``: the foreign classes and the
+        removed forms of a class it holds. Functions hold a few sets of classes: each is worked out once."""
         plans: dict[frozenset[type], tuple] = self._grammar_made()[4]
-        plan = plans.get(index.classes)
+        plan = plans.get(classes)
         if plan is None:
             if len(plans) > _PLANS_LIMIT:
                 plans.clear()
             # The index holds the nodes below the function, never a function: a removed form of
             # functions has no node to look at there (asking the index for one walked its classes).
             forms = [v for v in self._excluded_in_order()
-                     if not issubclass(v.cls, Function) and any(issubclass(c, v.cls) for c in index.classes)]
-            plan = plans[index.classes] = (index.classes - self.kinds, forms)
-        foreign, forms = plan
+                     if not issubclass(v.cls, Function) and any(issubclass(c, v.cls) for c in classes)]
+            plan = plans[classes] = (classes - self.kinds, forms)
+        return plan
+
+    def _grammar_idle(self, func: Function) -> bool:
+        """True when the grammar has nothing to look at in ``func`` (see Invariant.idle_if)."""
+        foreign, forms = self._grammar_plan(function_index(func).classes)
+        return not foreign and not forms
+
+    def _grammar_of(self, func: Function) -> list[Violation]:
+        index = function_index(func)
+        foreign, forms = self._grammar_plan(index.classes)
         out: list[Violation] = []
         for node in index.nodes if foreign else ():
             if type(node) in foreign:

@@ -9,9 +9,10 @@ the enclosing function; the dialect that was being entered is filled in by the c
 
 from __future__ import annotations
 
-from pypto.analysis import clear_expr_vars, clear_function_indexes
+from pypto.analysis import clear_expr_vars, clear_function_indexes, function_index
 
 import enum
+import functools
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ from typing import TypeVar
 
 from pypto.analysis.callgraph import CallGraph, clear_call_names
 from pypto.backend import Platform, current_platform
+from pypto.ir.enums import FunctionType
 from pypto.ir.errors import InternalError
 from pypto.ir.function import Function, Program
 from pypto.ir.node import IRNode
@@ -26,7 +28,7 @@ from pypto.ir.span import Span
 from pypto.ir.stmt import SeqStmts
 from pypto.util import IdentityCache
 
-from .grammar import Rule, check_rules
+from .grammar import Rule, check_rules, visits_nothing
 from .reads import Bodies
 
 
@@ -125,6 +127,8 @@ class Reporter:
 
 FunctionCheck = Callable[[Function, Program, Reporter], None]
 ProgramCheck = Callable[[Program, Reporter], None]
+# A test that a per-function checker finds nothing in a function, from its kind and node classes.
+IdleTest = Callable[[Function], bool]
 
 # What the checkers found in each function object: ``{invariant or fact name: (context, result)}``
 # (a result with a violation at the function itself: ``(_AT_FUNCTION, detached result, context)``)
@@ -340,6 +344,9 @@ class Invariant:
         # The grammar rules of a declared invariant and their shortcut (see :meth:`declared`).
         self.rules: tuple[Rule, ...] = ()
         self.holds_if: Callable[[Function], bool] | None = None
+        # True when the checker finds nothing in a function, decided from its kind and its index's
+        # node classes only (the answer is kept per such pair): the checker is not called there.
+        self.idle_if: IdleTest | None = None
         self.is_checked_by_hand = function_check is not None or check is not None
 
     @classmethod
@@ -402,8 +409,10 @@ class Invariant:
                 check(func, program, report)
 
         inv = cls.per_function(name, summary, run, auto_verified, reads_bodies, reads_signatures)
-        inv.rules = tuple(rules)
+        inv.rules = rules
         inv.holds_if = holds_if
+        if check is None:
+            inv.idle_if = functools.partial(visits_nothing, rules)
         inv.is_checked_by_hand = check is not None
         return inv
 
@@ -433,7 +442,7 @@ class Invariant:
         hit = facts.get(self.name)
         if hit is not None and (hit[0] is context or hit[0] == context):
             return hit[1]
-        return _run_checks(func, program, facts, (self,), (context,))[0]
+        return _run_checks(func, program, facts, (self,), (context,), None)[0]
 
     def context(self, program: Program, platform: Platform | None = None, func: Function | None = None) -> tuple:
         """What a per-function result depends on besides the function ``func`` of ``program``:
@@ -514,7 +523,7 @@ def _check_functions(
     # lookup, not one per invariant (the per-invariant entries still serve other sets), and a change
     # elsewhere that a group does not read costs it nothing more.
     keys = []
-    for _, _, reads, _ in groups:
+    for _, _, reads, _, _ in groups:
         if type(reads) is int:
             keys.append(shared.shared(platform, reads))
         else:  # the contexts of each function, made once per program
@@ -522,18 +531,19 @@ def _check_functions(
     for func in program.functions.values():
         entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
         facts = entry[1] if entry is not None else _FACTS.put(func, {})
-        for (names, positions, reads, members), key in zip(groups, keys):
+        for group, key in zip(groups, keys):
+            names, positions, reads, members, _ = group
             if type(reads) is int:
                 hit = facts.get(names)
                 if hit is None or (hit[0] is not key and hit[0] != key):
-                    hit = _check_group(func, program, facts, names, members, (key,) * len(members), key)
+                    hit = _check_group(func, program, facts, group, (key,) * len(members), key)
             else:
                 contexts = key.get(id(func))
                 if contexts is None:
                     contexts = key[id(func)] = shared.of_function_each(platform, reads, func)
                 hit = facts.get(names)
                 if hit is None or hit[0] != contexts:
-                    hit = _check_group(func, program, facts, names, members, contexts, contexts)
+                    hit = _check_group(func, program, facts, group, contexts, contexts)
             if hit[1] is not None:
                 for i, result in zip(positions, hit[1]):
                     if result:
@@ -542,16 +552,25 @@ def _check_functions(
 
 
 def _run_checks(
-    func: Function, program: Program, facts: dict, members: tuple[Invariant, ...], contexts: tuple
+    func: Function,
+    program: Program,
+    facts: dict,
+    members: tuple[Invariant, ...],
+    contexts: tuple,
+    idle: tuple[bool, ...] | None,
 ) -> list[list[Violation]]:
     """The violations of each per-function invariant of ``members`` in ``func``, each in its
     context: a cached result is reused while its context is equal, else the checker runs and its
-    result is cached in ``facts`` (the cached facts of ``func``)."""
+    result is cached in ``facts`` (the cached facts of ``func``). ``idle`` (if given) tells the
+    members known to find nothing in ``func`` (see _idle)."""
     results: list[list[Violation]] = []
     append = results.append
     get = facts.get
     report = None
-    for inv, context in zip(members, contexts):
+    for inv, context, skip in zip(members, contexts, idle if idle is not None else itertools.repeat(False)):
+        if skip:  # (not cached: telling it again costs no more than a lookup)
+            append([])
+            continue
         name = inv.name
         hit = get(name)
         if hit is not None:
@@ -577,13 +596,27 @@ def _run_checks(
     return results
 
 
-def _check_group(
-    func: Function, program: Program, facts: dict, names: tuple[str, ...], members: tuple, contexts: tuple, key: tuple
-) -> tuple:
-    """``(key, the results of the invariants of a group in func, None when all pass)``, each
-    invariant checked in its context; cached under ``names`` unless a violation is at ``func`` itself
-    (see _AT_FUNCTION)."""
-    results = _run_checks(func, program, facts, members, contexts)
+def _idle(group: _Group, func: Function) -> tuple[bool, ...] | None:
+    """Per invariant of ``group``: True when its idle test says it finds nothing in ``func``; None
+    when none of them has one."""
+    table = group[4]
+    if table is None:
+        return None
+    key = (func.func_type, function_index(func).classes)
+    found = table.get(key)
+    if found is None:
+        if len(table) > _CONTEXTS_LIMIT:
+            table.clear()
+        found = table[key] = tuple(inv.idle_if is not None and inv.idle_if(func) for inv in group[3])
+    return found
+
+
+def _check_group(func: Function, program: Program, facts: dict, group: _Group, contexts: tuple, key: tuple) -> tuple:
+    """``(key, the results of the invariants of group in func, None when all pass)``, each
+    invariant checked in its context; cached under the group's names unless a violation is at
+    ``func`` itself (see _AT_FUNCTION)."""
+    names, members = group[0], group[3]
+    results = _run_checks(func, program, facts, members, contexts, _idle(group, func))
     entry = (key, tuple(results) if any(results) else None)
     if entry[1] is None or not _at_function(func, entry[1]):
         facts[names] = entry
@@ -591,9 +624,16 @@ def _check_group(
 
 
 # A group of per-function invariants of a set: their names, positions in the set and what they read
-# of the other functions (the same flag for all, or what each reads when some read bodies), and
-# the invariants themselves.
-_Group = tuple[tuple[str, ...], list[int], int | tuple[Reads, ...], tuple[Invariant, ...]]
+# of the other functions (the same flag for all, or what each reads when some read bodies), the
+# invariants themselves and, when one of them has an idle test, by (function kind, node classes)
+# which of them find nothing there (see Invariant.idle_if).
+_Group = tuple[
+    tuple[str, ...],
+    list[int],
+    int | tuple[Reads, ...],
+    tuple[Invariant, ...],
+    dict[tuple[FunctionType, frozenset[type]], tuple[bool, ...]] | None,
+]
 
 
 class _Plan:
@@ -623,7 +663,8 @@ class _Plan:
 
 def _group(invariants: tuple[Invariant, ...], chosen: list[int], reads: int | tuple[Reads, ...]) -> _Group:
     members = tuple(invariants[i] for i in chosen)
-    return (tuple(inv.name for inv in members), chosen, reads, members)
+    idle = {} if any(inv.idle_if is not None for inv in members) else None
+    return (tuple(inv.name for inv in members), chosen, reads, members, idle)
 
 
 def _plan(invariants: tuple[Invariant, ...]) -> _Plan:

@@ -603,10 +603,9 @@ _VISITS: dict[tuple[int, FunctionType, frozenset[type]], tuple[tuple[Rule, ...],
 _VISITS_LIMIT = 10_000
 
 
-def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
-    """Apply ``rules`` to every node of ``func`` in pre-order, and to every type a variable has."""
-    index = function_index(func)
-    classes = index.classes  # the function's own class too
+def _visits(rules: tuple[Rule, ...], func: Function, classes: frozenset[type]) -> tuple[Plan, tuple] | None:
+    """The plan of the rules that apply in ``func`` (holding node ``classes``) and the classes to ask
+    its index for; None when no node is to be visited (see ``_VISITS``)."""
     key = (id(rules), func.func_type, classes)
     hit = _VISITS.get(key)
     if hit is None:
@@ -615,9 +614,22 @@ def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
         if len(_VISITS) > _VISITS_LIMIT:
             _VISITS.clear()
         hit = _VISITS[key] = (rules, (plan, asked) if asked is not None else None)
-    if hit[1] is None:  # no node to visit
+    return hit[1]
+
+
+def visits_nothing(rules: tuple[Rule, ...], func: Function) -> bool:
+    """True when no rule of ``rules`` has a node of ``func`` to visit, so :func:`check_rules` reports
+    nothing there. The answer depends only on the function's kind and its index's node classes."""
+    return _visits(rules, func, function_index(func).classes) is None
+
+
+def check_rules(rules: tuple[Rule, ...], func: Function, report: Any) -> None:
+    """Apply ``rules`` to every node of ``func`` in pre-order, and to every type a variable has."""
+    index = function_index(func)
+    visits = _visits(rules, func, index.classes)  # (the function's own class is among the classes)
+    if visits is None:  # no node to visit
         return
-    (node_classes, types, active, cache), asked = hit[1]
+    (node_classes, types, active, cache), asked = visits
     # The index holds what is below the function; rules about the function itself see it first.
     nodes = index.of(*asked) if asked else []
     if isinstance(func, node_classes):

@@ -285,3 +285,34 @@ def test_the_checkers_of_a_function_in_turn_report_under_their_own_names() -> No
     calls.clear()
     assert [(v.rule, v.function, v.message) for v in check_all(program, [a, quiet, c])] == expected
     assert calls == []  # cached, the same results
+
+
+def test_a_checker_with_nothing_to_visit_is_not_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A declared invariant about calls of functions finds nothing where no function is called: its
+    # idle test says so from the node classes, and only g is walked.
+    from pypto.languages.invariants.grammar import Forbid, FunctionCalls
+
+    walked: list[str] = []
+    walk = base.check_rules
+
+    def counting(rules: tuple, func: ir.Function, report: Reporter) -> None:
+        walked.append(func.name)
+        walk(rules, func, report)
+
+    monkeypatch.setattr(base, "check_rules", counting)
+    inv = Invariant.declared("NoCalls", "test", Forbid("NO_CALL", "{func} calls a function", what=FunctionCalls()))
+    program = prog(CALLS)
+    assert [inv.idle_if(f) for f in program.functions.values()] == [True, False]
+    assert [v.message for v in check_all(program, [inv])] == ["g calls a function"]
+    assert walked == ["g"]
+
+
+def test_the_grammar_skips_functions_of_known_node_classes_only() -> None:
+    # The grammar's idle test: nothing foreign and no removed form among a function's node classes.
+    program = prog(CALLS)
+    kinds = {ir.Program, ir.Function, ir.Var, ir.ReturnStmt, ir.SeqStmts, ir.AssignStmt, ir.GlobalVar}
+    dialect = Dialect("tiny", "no calls", kinds)
+    grammar = dialect._checked(())[0]
+    assert [grammar.idle_if(f) for f in program.functions.values()] == [True, False]
+    found = [(v.function, v.message) for v in dialect.check(program)]
+    assert found == [("g", "Call is not a node of this dialect")]

@@ -1,5 +1,5 @@
-"""The checkers' shortcuts (a flat-function scan, ``holds_if`` conditions, rule pre-filters) change
-no verdict: every invariant reports the same violations with them as without them."""
+"""The checkers' shortcuts (a flat-function scan, ``holds_if`` and ``idle_if`` conditions, rule
+pre-filters) change no verdict: every invariant reports the same violations with them as without them."""
 
 from __future__ import annotations
 
@@ -155,10 +155,12 @@ def test_shortcuts_change_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ssa, "_flat_scan", lambda func: None)
     monkeypatch.setattr(calls, "calls_functions", lambda func: True)
     monkeypatch.setattr(grammar, "_active", lambda rules, func, classes: grammar._plan(rules))
+    monkeypatch.setattr(grammar, "_VISITS", {})  # (plans made with the real _active)
     monkeypatch.setattr(writes, "_direct_writes", lambda func: None)
     monkeypatch.setattr(memory, "_addresses_fit", lambda func, capacity: False)
     for inv in ALL.values():
         monkeypatch.setattr(inv, "holds_if", None)
+        monkeypatch.setattr(inv, "idle_if", None)
     slow = [_findings(p) for p in corpus]
     assert fast == slow
     # The malformed programs do break something, so the comparison covers the full checkers' texts.
