@@ -6,7 +6,8 @@ measures the pypto that each interpreter imports (``--before``: another checkout
 
 * ``ir.compile`` of every program of ``examples/`` (parsed once, no dumps, a fresh folder each):
   per example the median over ``--procs`` processes of the median CPU milliseconds of ``--runs``
-  compiles after one warm-up, and their total;
+  compiles after one warm-up, and their total; and the same total for ``ir.compile``'s default,
+  which also writes the printed IR after every pass (``dump_passes=True``);
 * the first and the second ``ir.compile`` of ``examples/tile_add.py`` in a fresh process, and the
   CPU time of ``import pypto.language`` (medians over ``--procs`` processes). Both with Python's
   bytecode cache (the ``.pyc`` files an installed package has; kept under a temporary
@@ -46,27 +47,28 @@ FIRST_EXAMPLE = EXAMPLES / "tile_add.py"
 SIZES = (1_000, 10_000)
 
 
-def _compile_cpu(program: object) -> float:
+def _compile_cpu(program: object, dumps: bool = False) -> float:
     from pypto import ir
 
     folder = tempfile.mkdtemp(prefix="pypto-goals-")
     try:
         start = time.process_time()
-        ir.compile(program, output_dir=folder, dump_passes=False)
+        ir.compile(program, output_dir=folder, dump_passes=dumps)
         return time.process_time() - start
     finally:
         shutil.rmtree(folder)
 
 
-def worker_examples(runs: int) -> dict[str, float]:
-    """Per example: the median CPU seconds of ``runs`` compiles after a warm-up."""
+def worker_examples(runs: int, dumps: int = 0) -> dict[str, float]:
+    """Per example: the median CPU seconds of ``runs`` compiles after a warm-up (writing the pass
+    dumps when ``dumps`` is 1)."""
     import pypto.language as pl
 
     out = {}
     for path in sorted(EXAMPLES.glob("*.py")):
         program = pl.loads_program(str(path))
-        _compile_cpu(program)
-        out[path.stem] = statistics.median(_compile_cpu(program) for _ in range(runs))
+        _compile_cpu(program, bool(dumps))
+        out[path.stem] = statistics.median(_compile_cpu(program, bool(dumps)) for _ in range(runs))
     return out
 
 
@@ -150,12 +152,13 @@ def _first_env(pycache: Path | None) -> dict[str, str]:
 def measure(pythons: dict[str, str], runs: int, procs: int, scale_runs: int, sizes: tuple[int, ...]) -> dict:
     """Every figure for each labelled interpreter, the interpreters taking turns."""
     results: dict[str, dict] = {label: {"first": {}, "scale": {}} for label in pythons}
-    rounds: dict[str, list[dict]] = {label: [] for label in pythons}
-    for _ in range(procs):
-        for label, python in pythons.items():
-            rounds[label].append(_call(python, ["examples", str(runs)]))
-    for label, found in rounds.items():
-        results[label]["examples"] = {name: statistics.median(r[name] for r in found) for name in found[0]}
+    for key, dumps in (("examples", "0"), ("dumps", "1")):
+        rounds: dict[str, list[dict]] = {label: [] for label in pythons}
+        for _ in range(procs):
+            for label, python in pythons.items():
+                rounds[label].append(_call(python, ["examples", str(runs), dumps]))
+        for label, found in rounds.items():
+            results[label][key] = {name: statistics.median(r[name] for r in found) for name in found[0]}
     with tempfile.TemporaryDirectory(prefix="pypto-goals-pyc-") as root:
         caches = {label: Path(root) / label for label in pythons}
         for label, python in pythons.items():
@@ -192,6 +195,8 @@ def table(results: dict) -> str:
     for name in examples:
         row(f"compile {name} (ms)", [results[k]["examples"][name] * 1e3 for k in labels], ".2f")
     row("compile, all examples (ms)", [sum(results[k]["examples"].values()) * 1e3 for k in labels], ".1f")
+    dumped = [sum(results[k]["dumps"].values()) * 1e3 for k in labels]
+    row("compile, all examples, pass dumps written (ms)", dumped, ".1f")
     for mode in ("pyc", "no pyc"):
         first = {k: results[k]["first"][mode] for k in labels}
         row(f"import pypto.language, {mode} (s)", [first[k]["import"] for k in labels], ".3f")
