@@ -28,11 +28,18 @@ class Stmt(IRNode):
     leading_comments: list[Str] = Field(default_factory=list)
 
 
+# How many in-place comment changes there have been: text printed before the last one may be stale,
+# so the printers that keep printed text for reuse compare it.
+comment_edits = 0
+
+
 def attach_leading_comments(stmt: Stmt, comments: list[str]) -> Stmt:
     """Replace ``stmt``'s leading comments in place and return it (comments are not structure)."""
+    global comment_edits
     if not isinstance(stmt, Stmt):
         raise IRTypeError(f"attach_leading_comments: expected a Stmt, got {type(stmt).__name__}")
     object.__setattr__(stmt, "leading_comments", [str(c) for c in comments])
+    comment_edits += 1
     return stmt
 
 

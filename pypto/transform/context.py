@@ -36,6 +36,7 @@ from pypto.languages.invariants.base import Invariant, check_all
 
 from pypto.backend import BackendType, Platform, current_platform, platform_for
 from pypto.ir.errors import InternalError, IRTypeError, IRValueError, PyptoError
+from pypto.ir import stmt as stmt_nodes
 from pypto.ir.function import Program
 from pypto.util.files import write_text
 
@@ -140,9 +141,10 @@ class DumpInstrument(PassInstrument):
         self.output_dir = Path(output_dir)
         self.prefix = prefix
         self.count = 0
-        # The program printed last and its text: most passes return the program they were given
-        # (every function unchanged), and printing it again was most of a compile's dumping.
-        self._printed: tuple[Program, str] | None = None
+        # The program printed last, the count of comment edits then, and its text: most passes return
+        # the program they were given (every function unchanged), and printing it again was most of
+        # a compile's dumping.
+        self._printed: tuple[Program, int, str] | None = None
 
     def _write(self, filename: str, program: Program) -> None:
         path = os.path.join(self.output_dir, filename)
@@ -154,11 +156,13 @@ class DumpInstrument(PassInstrument):
             write_text(path, text)
 
     def _text(self, program: Program) -> str:
-        """The file text of ``program``: printed, or the text printed last when it is the same object."""
+        """The file text of ``program``: printed, or the text printed last when it is the same object
+        and no comment was attached in place since (``ir.attach_leading_comments``)."""
         printed = self._printed
-        if printed is None or printed[0] is not program:
-            printed = self._printed = (program, program.as_python(prefix=self.prefix) + "\n")
-        return printed[1]
+        if printed is None or printed[0] is not program or printed[1] != stmt_nodes.comment_edits:
+            text = program.as_python(prefix=self.prefix) + "\n"
+            printed = self._printed = (program, stmt_nodes.comment_edits, text)
+        return printed[2]
 
     def run_start(self, program: Program) -> None:
         self.count = 0

@@ -3,6 +3,8 @@ options), with the text a fresh print gives."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import pypto.language as pl
@@ -11,6 +13,7 @@ from pypto.ir import FP32, INDEX
 from pypto.ir.printer import program as printer_program
 from pypto.util import IdentityCache
 
+ROOT = Path(__file__).resolve().parents[2]
 S = ir.Span.unknown()
 IDX = ir.ScalarType(INDEX)
 
@@ -57,3 +60,14 @@ class P:
     assert program.as_python() != ir.python_print(program, **options)
     assert ir.python_print(program, **options) == _fresh(monkeypatch, program, **options)
     assert ir.python_print(program) == _fresh(monkeypatch, program)
+
+
+def test_a_comment_attached_in_place_after_a_print_is_printed() -> None:
+    # Leading comments are the one part of a node changed in place: kept text must not hide the change.
+    program = pl.loads_program(str(ROOT / "examples" / "loop_sum.py"))
+    before = program.as_python()
+    func = next(iter(program.functions.values()))
+    ir.attach_leading_comments(func.body.stmts[0], ["added later"])
+    after = program.as_python()
+    assert "# added later" in after
+    assert after.replace("# added later\n", "").replace(" ", "") == before.replace(" ", "")

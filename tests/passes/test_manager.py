@@ -282,6 +282,19 @@ def test_each_dump_is_the_printed_program_its_pass_returned(tmp_path: Path) -> N
         assert (tmp_path / f"{i:02d}_after_{name}.py").read_text() == result.as_python() + "\n"
 
 
+def test_a_dump_of_the_same_program_shows_a_comment_attached_in_place(tmp_path: Path) -> None:
+    # Leading comments are the one part of a node changed in place: the text printed last is stale then.
+    program = parse(CONVERT_TO_SSA["while_loop"])
+    dump = passes.DumpInstrument(tmp_path)
+    dump.run_start(program)
+    func = next(iter(program.functions.values()))
+    ir.attach_leading_comments(func.body.stmts[0], ["added later"])
+    dump.after_pass(passes.builtin_passes()[0], program)
+    assert "# added later" not in (tmp_path / "00_frontend.py").read_text()
+    assert (tmp_path / "01_after_InlineFunctions.py").read_text() == program.as_python() + "\n"
+    assert "# added later" in program.as_python()
+
+
 def test_a_dump_makes_its_missing_folder_and_refuses_a_file(tmp_path: Path) -> None:
     program = parse(CONVERT_TO_SSA["while_loop"])
     passes.DumpInstrument(tmp_path / "a" / "b").run_start(program)

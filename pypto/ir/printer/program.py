@@ -13,6 +13,7 @@ from typing import NamedTuple
 from ..enums import FunctionType, ParamDirection, Role, SplitMode
 from ..expr import Var
 from ..function import Function, Program
+from .. import stmt as stmt_nodes
 from ..gcpause import gc_paused
 from ...util import IdentityCache
 from ..type_base import Type
@@ -115,8 +116,8 @@ class _Printed(NamedTuple):
 
 # A program function's _Printed without the function: callees, dynamic dims, their names, lines.
 _Parts = tuple[set[str], dict[Var, Var], dict[Var, str], list[str]]
-# Per function object (not kept alive): the printer options and the function's parts.
-_PRINTED: IdentityCache[Function, tuple[tuple[str, bool, bool], _Parts]] = IdentityCache(4096)
+# Per function object (not kept alive): the printer options, the count of comment edits, the parts.
+_PRINTED: IdentityCache[Function, tuple[tuple[str, bool, bool, int], _Parts]] = IdentityCache(4096)
 
 
 class ProgramPrinter(StmtPrinter):
@@ -224,8 +225,9 @@ class ProgramPrinter(StmtPrinter):
     def _printed(self, func: Function) -> _Parts:
         """What :meth:`program` needs of ``func`` printed with provisional dynamic-dim names,
         remembered per function object and printer options: a pass dump prints again every
-        function the pass left unchanged (nothing printed is changed afterwards)."""
-        options = (self.p, self.concise, self.explicit_layout)
+        function the pass left unchanged. Nodes are immutable but for their leading comments
+        (``ir.attach_leading_comments``): after any such edit, functions are printed anew."""
+        options = (self.p, self.concise, self.explicit_layout, stmt_nodes.comment_edits)
         hit = _PRINTED.get(func)
         if hit is not None and hit[0] == options:
             return hit[1]
