@@ -85,7 +85,7 @@ class ClassifyIterArgCarry(RewritePass):
         if attrs == dict(new.attrs):
             return new
         # Only the attrs change, validated here as the constructor would: the loop needs no second validation.
-        return with_attrs(new, type(new.attrs).for_node(type(new).__name__, attrs))
+        return with_attrs(new, attrs)
 
     def _array_size(self, node: ForStmt, it: Var, value: Expr | None) -> int | None:
         if not self.manual or not _is_task_id(it):

@@ -197,7 +197,7 @@ class _Directions(Rewrite):
         # kept): the call's other fields need no second validation. Most calls have no attrs yet, and
         # spreading an empty attrs model costs more than testing it.
         values = {**node.attrs, "arg_directions": dirs} if node.attrs else {"arg_directions": dirs}
-        return with_attrs(node, type(node.attrs).for_node(type(node).__name__, values))
+        return with_attrs(node, values)
 
     def _direction(self, arg: Expr, pd: ParamDirection) -> ArgDirection:
         if not isinstance(arg.type, TensorType):

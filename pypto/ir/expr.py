@@ -357,15 +357,18 @@ class Call(Expr):
         if isinstance(given, dict) and given:  # any other value: the field validation reports it
             _check_kwargs(type(self).__name__, given)
         if "attrs" in kwargs:
-            op = kwargs.get("op")
-            model = TaskDummyAttrs if type(op) is Op and op.name == "system.task_dummy" else CallAttrs
-            kwargs["attrs"] = model.for_node(type(self).__name__, kwargs["attrs"])
+            kwargs["attrs"] = call_attrs_model(kwargs.get("op")).for_node(type(self).__name__, kwargs["attrs"])
         super().__init__(**kwargs)
 
     @property
     def arg_directions(self) -> list[ArgDirection]:
         """``attrs["arg_directions"]`` or ``[]``."""
         return list(self.attrs.get("arg_directions", []))
+
+
+def call_attrs_model(op: object) -> type[CallAttrs]:
+    """The attrs model a call of ``op`` validates its attrs with."""
+    return TaskDummyAttrs if type(op) is Op and op.name == "system.task_dummy" else CallAttrs
 
 
 def _call_overload(node: str, args: tuple, given: dict[str, Any]) -> dict[str, Any]:

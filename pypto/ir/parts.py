@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
-from .attrs import AttrsBase
-from .expr import Call, IterArg, Submit, Var, _var_ids
+from .expr import Call, IterArg, Submit, Var, _var_ids, call_attrs_model
 from .memref import MemRef
 from .node import _FIELDS_SETS, ModelBase, replace
 from .stmt import (
@@ -92,10 +92,13 @@ def copy_parts(node: ModelBase, changes: dict[str, Any]) -> Any:
     return _made(type(node), {**node.__dict__, **changes}, node.__pydantic_fields_set__)
 
 
-def with_attrs(node: Call | Submit | ForStmt, attrs: AttrsBase) -> Call | Submit | ForStmt:
-    """``node`` with ``attrs``, unchecked: ``attrs`` must be validated already for ``node`` (``for_node`` of
-    the model its constructor picks: the class of ``node.attrs``); nothing else a call, a submit or a
-    loop holds depends on its attrs, so a constructor would only validate the other fields again."""
+def with_attrs(node: Call | Submit | ForStmt, values: Mapping[str, Any]) -> Call | Submit | ForStmt:
+    """``node`` with attrs ``values``, validated alone by the model its constructor validates them with
+    (a call's depends on its op; a submit's and a loop's is the class of their attrs): nothing else a
+    call, a submit or a loop holds depends on its attrs, so the constructor would only validate the
+    other fields again."""
+    model = call_attrs_model(node.op) if type(node) is Call else type(node.attrs)
+    attrs = model.for_node(type(node).__name__, values)
     given = node.__pydantic_fields_set__
     if "attrs" not in given:  # a node made without attrs now has them
         given = given | {"attrs"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pypto import ir, passes
+from pypto.ir import op_registry
 from pypto.analysis import function_index
 from pypto.ir.errors import IRTypeError, VerificationError
 from pypto.ir.enums import ArgDirection
@@ -134,13 +135,21 @@ def test_with_attrs_is_the_replace_a_constructor_makes() -> None:
     for node in (call, submit):
         assert "attrs" not in node.model_fields_set
         for given in ({"arg_directions": dirs}, {"arg_directions": dirs, "user_key": 3}):
-            attrs = type(node.attrs).for_node(type(node).__name__, given)
-            made, validated = with_attrs(node, attrs), replace(node, attrs=given)
+            made, validated = with_attrs(node, given), replace(node, attrs=given)
             assert type(made) is type(validated) and "attrs" in made.model_fields_set
             assert dict(made.attrs) == dict(validated.attrs) and type(made.attrs) is type(validated.attrs)
             assert ir.structural_equal(made, validated)
-            again = type(node.attrs).for_node(type(node).__name__, {**made.attrs, "arg_directions": dirs[::-1]})
+            again = {**made.attrs, "arg_directions": dirs[::-1]}
             assert ir.structural_equal(with_attrs(made, again), replace(made, attrs=again))
+
+
+def test_with_attrs_validates_by_the_model_of_the_calls_op() -> None:
+    # A task_dummy call made without attrs holds the default CallAttrs, yet validates its attrs as TaskDummyAttrs.
+    dummy = op_registry.create_op_call("system.task_dummy", [], {}, ir.Span.unknown())
+    assert type(dummy.attrs) is ir.CallAttrs
+    made, validated = with_attrs(dummy, {"dummy_task": True}), replace(dummy, attrs={"dummy_task": True})
+    assert type(made.attrs) is type(validated.attrs) is ir.TaskDummyAttrs
+    assert ir.structural_equal(made, validated)
 
 
 LOOP = '''import pypto.language as pl
@@ -174,7 +183,6 @@ def test_a_loop_if_or_scope_given_a_body_is_the_one_the_constructor_makes() -> N
     with pytest.raises(IRTypeError, match="body"):
         replace_parts(loop, body=None)
     assert replace_parts(branch, else_body=None).else_body is None
-    attrs = ir.ForAttrs.for_node("ForStmt", {"iter_arg_rebind_0": False})
-    made = with_attrs(loop, attrs)
+    made = with_attrs(loop, {"iter_arg_rebind_0": False})
     assert dict(made.attrs) == {"iter_arg_rebind_0": False} and "attrs" in made.model_fields_set
     assert ir.structural_equal(made, replace(loop, attrs={"iter_arg_rebind_0": False}))
