@@ -485,8 +485,11 @@ class AutoTileMatmulL0(RewritePass):
     def _extract(self, src: Var, row: Expr, col: Expr, shape: list[int], space: MemorySpace, span: Span) -> Call:
         """``tile.extract`` of the ``shape`` window of ``src`` at ``(row, col)`` into ``space``. The type
         depends on the source, shape and space alone, and the slabs of one operand differ only in their
-        INDEX offsets, which the plan keeps inside the source: the first extract of each is built and
-        checked by the registry, the others are copies of it with their own offsets."""
+        offsets: the first extract of each is built and checked by the registry, the others are copies
+        of it with their own offsets, unchecked. The registry's checks of those hold by construction:
+        each offset is an INDEX expression (a constant, or the K loop's variable times the slab, plus a
+        constant), and the offsets are those of the ``k // slab`` whole slabs of K, so every window
+        lies inside the source."""
         dims = MakeTuple([ConstInt(d, D.INDEX, span) for d in shape], span)
         key = (src, space, *shape)
         first = self._extracts.get(key)

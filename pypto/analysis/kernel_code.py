@@ -9,14 +9,14 @@ refused in kernel code (``codegen/unsupported.py``), data-moving tensor ops outs
 
 from __future__ import annotations
 
-from pypto.ir.enums import FunctionType
+from pypto.ir.enums import KERNEL_FUNCTION_TYPES
 from pypto.ir.expr import Call
 from pypto.ir.function import Function
 from pypto.ir.stmt import ClusterScopeStmt, InCoreScopeStmt, SplitAivScopeStmt, SpmdScopeStmt
 
 from .index import function_index, walk
 
-KERNEL_FUNCTIONS = frozenset({FunctionType.InCore, FunctionType.AIC, FunctionType.AIV})
+KERNEL_FUNCTIONS = KERNEL_FUNCTION_TYPES
 KERNEL_SCOPES = (InCoreScopeStmt, SpmdScopeStmt, ClusterScopeStmt, SplitAivScopeStmt)
 
 

@@ -182,11 +182,11 @@ class MaskPattern(IntEnum):
     P1111 = 7
 
 
-# Made once: a member read off its Enum class is a slow attribute lookup on Python 3.11, and the
-# test is asked some 2.7k times per compile of the examples.
-_INCORE_TYPES = frozenset({FunctionType.InCore, FunctionType.AIC, FunctionType.AIV})
+# The kernel function types. Made once: a member read off its Enum class is a slow attribute lookup
+# on Python 3.11, and is_incore_type is asked some 2.7k times per compile of the examples.
+KERNEL_FUNCTION_TYPES = frozenset({FunctionType.InCore, FunctionType.AIC, FunctionType.AIV})
 
 
 def is_incore_type(func_type: FunctionType) -> bool:
     """True for the kernel function types InCore, AIC and AIV."""
-    return func_type in _INCORE_TYPES
+    return func_type in KERNEL_FUNCTION_TYPES
