@@ -265,7 +265,7 @@ class _SSAChecker:
                 name = var.name_hint
                 if var in defined or name in by_name:
                     self.define(var, item)
-                else:  # define(var, item), inlined
+                else:  # define(var, item) for a new variable of a new name, inlined (_Scopes.add's layout)
                     defined.add(var)
                     frame.append(var)
                     count[var] = get(var, 0) + 1
@@ -274,7 +274,7 @@ class _SSAChecker:
             if isinstance(item, YieldStmt) and i != len(stmts) - 1:
                 self.report.error("MISPLACED_YIELD", "a yield that is not the last statement of its block", item)
             if kind is EvalStmt or kind is ReturnStmt or kind is YieldStmt:
-                values = (item.expr,) if kind is EvalStmt else tuple(item.value)
+                values = (item.expr,) if kind is EvalStmt else tuple(item.value)  # stmt_exprs(item), inlined
                 if not all(get(v) for value in values for v in expr_vars(value)):
                     self.use(item, values)
             else:
@@ -432,7 +432,7 @@ class _DefUseChecker:
                     self.check_view(item)
                 frame.append(var)  # scopes.add(var), inlined
                 count[var] = get(var, 0) + 1
-            elif kind is EvalStmt:
+            elif kind is EvalStmt:  # (its stmt_exprs, inlined, as for returns and yields below)
                 if not all(map(get, expr_vars(item.expr))):
                     self.check_uses(item, [item.expr])
             elif kind is ReturnStmt or kind is YieldStmt:
