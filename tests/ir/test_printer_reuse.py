@@ -3,6 +3,7 @@ options), with the text a fresh print gives."""
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,6 @@ import pypto.language as pl
 from pypto import ir
 from pypto.ir import FP32, INDEX
 from pypto.ir.printer import program as printer_program
-from pypto.util import IdentityCache
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ir.Span.unknown()
@@ -27,7 +27,7 @@ def _kernel(name: str, dim: ir.Var, local_name: str) -> ir.Function:
 
 def _fresh(monkeypatch: pytest.MonkeyPatch, program: ir.Program, **options: object) -> str:
     with monkeypatch.context() as m:
-        m.setattr(printer_program, "_PRINTED", IdentityCache(16))
+        m.setattr(printer_program, "_PRINTED", weakref.WeakKeyDictionary())
         return ir.python_print(program, **options)
 
 

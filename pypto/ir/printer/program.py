@@ -8,14 +8,14 @@ is derived as SubWorker, print without it); calls of program functions print as 
 
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
+from .. import stmt as stmt_nodes
 from ..enums import FunctionType, ParamDirection, Role, SplitMode
 from ..expr import Var
 from ..function import Function, Program
-from .. import stmt as stmt_nodes
 from ..gcpause import gc_paused
-from ...util import IdentityCache
 from ..type_base import Type
 from ..types import TensorType, TileType
 from .naming import VarCollector, assign_names, reads_vars
@@ -116,8 +116,10 @@ class _Printed(NamedTuple):
 
 # A program function's _Printed without the function: callees, dynamic dims, their names, lines.
 _Parts = tuple[set[str], dict[Var, Var], dict[Var, str], list[str]]
-# Per function object (not kept alive): the printer options, the count of comment edits, the parts.
-_PRINTED: IdentityCache[Function, tuple[tuple[str, bool, bool, int], _Parts]] = IdentityCache(4096)
+# Per function object (weakly: dropped with it; functions compare by identity): the printer options,
+# the count of comment edits and the parts.
+_PRINTED: weakref.WeakKeyDictionary[Function, tuple[tuple[str, bool, bool, int], _Parts]] = (
+    weakref.WeakKeyDictionary())
 
 
 class ProgramPrinter(StmtPrinter):
@@ -240,7 +242,7 @@ class ProgramPrinter(StmtPrinter):
             # Only what the program-wide steps need is kept, so the next function's pre-pass
             # reuses the memory (still in the caches) of this one's tables.
             parts = (info.collector.callees, info.dynamic, own, self._function_lines(info, own))
-        _PRINTED.put(func, (options, parts))
+        _PRINTED[func] = (options, parts)
         return parts
 
     def optimistic_lines(self, func: Function) -> list[str] | None:
