@@ -10,7 +10,7 @@ S = ir.Span.unknown()
 IDX = ir.ScalarType(INDEX)
 
 
-def _kernel(name: str, dim: ir.Var, local_name: str) -> ir.Function:
+def kernel(name: str, dim: ir.Var, local_name: str) -> ir.Function:
     x = ir.Var("x", ir.TensorType([dim], FP32))
     local = ir.Var(local_name, IDX)
     body = ir.SeqStmts([ir.AssignStmt(local, ir.ConstInt(3, INDEX)), ir.ReturnStmt([x])], S)
@@ -19,7 +19,7 @@ def _kernel(name: str, dim: ir.Var, local_name: str) -> ir.Function:
 
 def test_a_later_function_takes_the_program_wide_name_of_its_dynamic_dim() -> None:
     first, second = ir.Var("N", IDX), ir.Var("N", IDX)
-    program = ir.Program([_kernel("f", first, "N_1"), _kernel("g", second, "N")], "dyn", S)
+    program = ir.Program([kernel("f", first, "N_1"), kernel("g", second, "N")], "dyn", S)
     text = program.as_python()
     assert text.splitlines() == [
         "# pypto.program: dyn",

@@ -7,22 +7,13 @@ import weakref
 from pathlib import Path
 
 import pytest
+from test_printer_dynamic_names import IDX, S, kernel
 
 import pypto.language as pl
 from pypto import ir
-from pypto.ir import FP32, INDEX
 from pypto.ir.printer import program as printer_program
 
 ROOT = Path(__file__).resolve().parents[2]
-S = ir.Span.unknown()
-IDX = ir.ScalarType(INDEX)
-
-
-def _kernel(name: str, dim: ir.Var, local_name: str) -> ir.Function:
-    x = ir.Var("x", ir.TensorType([dim], FP32))
-    local = ir.Var(local_name, IDX)
-    body = ir.SeqStmts([ir.AssignStmt(local, ir.ConstInt(3, INDEX)), ir.ReturnStmt([x])], S)
-    return ir.Function(name, [x], [x.type], body, S)
 
 
 def _fresh(monkeypatch: pytest.MonkeyPatch, program: ir.Program, **options: object) -> str:
@@ -33,7 +24,7 @@ def _fresh(monkeypatch: pytest.MonkeyPatch, program: ir.Program, **options: obje
 
 def test_a_function_kept_from_another_program_takes_this_programs_names(monkeypatch: pytest.MonkeyPatch) -> None:
     first, second = ir.Var("N", IDX), ir.Var("N", IDX)
-    f, g = _kernel("f", first, "N_1"), _kernel("g", second, "N")
+    f, g = kernel("f", first, "N_1"), kernel("g", second, "N")
     alone = ir.Program([g], "alone", S)
     both = ir.Program([f, g], "both", S)
     assert alone.as_python() == _fresh(monkeypatch, alone)  # g kept with its dim named N
