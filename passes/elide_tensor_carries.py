@@ -13,8 +13,8 @@ buffer (the loop swaps two outputs, the branches yield different tensors) is ref
 from __future__ import annotations
 
 from pypto.analysis import function_index
+from pypto.analysis.roots import written_arg
 from pypto.languages.invariants import KernelTensorCarriesElided
-from pypto.languages.invariants.functions import _written_arg as written_arg
 from pypto.languages.tiled import tiled
 
 from pypto.ir.enums import is_incore_type

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 
 from pypto.analysis import function_index
+from pypto.analysis.roots import written_arg
 from pypto.analysis.index import derive_index
 from pypto.languages.invariants import ReturnParamsExplicit
 from pypto.languages.invariants.functions import _param_aliases as param_aliases
-from pypto.languages.invariants.functions import _written_arg as written_arg
 from pypto.languages.placed import placed
 
 from pypto.ir.enums import FunctionType, ParamDirection, is_incore_type

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from pypto.analysis import expr_calls, expr_vars, function_index, stmt_defs, stmt_exprs, type_vars, walk_values
 from pypto.analysis.callgraph import function_named
 from pypto.analysis.flow import ForwardWalk
-from pypto.analysis.roots import returned_params
+from pypto.analysis.roots import returned_params, written_position
 from pypto.ir import op_registry
 from pypto.ir.datatype import DataType
 from pypto.ir.enums import FunctionType, Level, ParamDirection, Role
@@ -196,10 +196,7 @@ class _Buffers(_Statements):
             returned = self.returned(func) if func is not None else []
             k = returned[result] if result < len(returned) else None
         else:
-            entry = op_registry.lookup(call.op.name)
-            written = entry.written_params() if entry is not None and result == 0 else []
-            names = [p.name for p in entry.params] if entry is not None else []
-            k = names.index(written[0]) if written else None
+            k = written_position(call.op.name) if result == 0 else None
         arg = call.args[k] if k is not None and k < len(call.args) else None
         return arg if isinstance(arg, Var) else None
 

@@ -11,7 +11,7 @@ from pypto.analysis.roots import (
     is_entry,
     rebinding_loop,
     returned_values,
-    written_position,
+    written_arg,
 )
 
 from pypto.ir.enums import FunctionType, ParamDirection
@@ -59,13 +59,6 @@ OrchestrationReferencesResolved = Invariant.per_function(
 )
 
 
-def _written_arg(value: Expr) -> Expr | None:
-    """The argument an op call writes (its result aliases it), or None."""
-    name = op_name(value)
-    position = written_position(name) if name is not None else None
-    return value.args[position] if position is not None and position < len(value.args) else None
-
-
 def _param_aliases(func: Function) -> dict[Var, Var]:
     """Which parameter each variable's buffer is (through copies, in-place writes and loop carries)."""
     alias: dict[Var, Var] = {p: p for p in func.params}
@@ -76,7 +69,7 @@ def _param_aliases(func: Function) -> dict[Var, Var]:
     for stmt in function_index(func).of(AssignStmt, ForStmt, WhileStmt):
         if isinstance(stmt, AssignStmt):
             source = of(stmt.value)
-            written = _written_arg(stmt.value)
+            written = written_arg(stmt.value)
             target = source if source is not None else (of(written) if written is not None else None)
             if target is not None:
                 alias[stmt.var] = target

@@ -35,7 +35,7 @@ from pypto.ir.stmt import (
 )
 from pypto.util import IdentityCache
 
-from .callgraph import callee, through_callee
+from .callgraph import callee, op_name, through_callee
 from .flow import ForwardWalk
 from .index import function_index
 
@@ -255,6 +255,13 @@ def written_position(name: str) -> int | None:
     written = entry.written_params()
     found = _WRITTEN_POSITION[name] = [p.name for p in entry.params].index(written[0]) if written else None
     return found
+
+
+def written_arg(value: Expr) -> Expr | None:
+    """The argument an op call writes (its result aliases it), or None."""
+    name = op_name(value)
+    position = written_position(name) if name is not None else None
+    return value.args[position] if position is not None and position < len(value.args) else None
 
 
 class WrittenRoots(Roots):
