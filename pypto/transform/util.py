@@ -62,15 +62,21 @@ def calls_any(func: Function, names: Collection[str]) -> bool:
 
 def mentions_type(func: Function, pred: Callable[[Type], bool]) -> bool:
     """True when ``pred`` holds for the type of a node of ``func`` or of its returns (tuples entered)."""
-    return any(_holds(t, pred) for t in func.return_types) or any(_holds(t, pred) for t in function_index(func).types)
+    return _holds(func.return_types, pred) or _holds(function_index(func).types, pred)
 
 
-def _holds(t: object, pred: Callable[[Type], bool]) -> bool:
+def _holds(types: Iterable[Type], pred: Callable[[Type], bool]) -> bool:
     # A module function, not a closure calling itself: that closure was a reference cycle per call,
     # garbage only a full collection frees (three quarters of a compile's cyclic garbage).
-    if isinstance(t, TupleType):
-        return any(_holds(e, pred) for e in t.types)
-    return isinstance(t, Type) and pred(t)
+    for t in types:
+        # The class itself (TupleType has no subclass): most types are not tuples, and isinstance
+        # against a pydantic class the object is not of is several times slower.
+        if type(t) is TupleType:
+            if _holds(t.types, pred):
+                return True
+        elif pred(t):
+            return True
+    return False
 
 
 # Straight-line functions (most kernels): the prechecks decide them from their statements, without

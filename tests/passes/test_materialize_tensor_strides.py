@@ -76,3 +76,13 @@ def test_a_pipeline_loop_is_an_error() -> None:
     program = ir.Program([ir.replace(kernel, body=body), program.get_function("main")], program.name)
     with pytest.raises(PassError, match="pl.pipeline loop in 'scale_loop': software pipelining is not implemented"):
         passes.materialize_tensor_strides()(program)
+
+
+def test_the_precheck_finds_a_view_without_strides_in_a_nested_tuple_only() -> None:
+    kernel = before_strides("tile_add").get_function("tile_add")
+    t = kernel.params[0].type
+    unstrided = ir.TensorType(t.shape, t.dtype, None, ir.TensorView([], ir.TensorLayout.DN))
+    nested = ir.replace(kernel, return_types=[ir.TupleType([kernel.return_types[0], ir.TupleType([unstrided])])])
+    pass_ = passes.materialize_tensor_strides()
+    assert not pass_.applies(kernel)
+    assert pass_.applies(nested)
