@@ -17,12 +17,12 @@ from pypto.languages.memref import memref
 from pypto.analysis import function_index
 from pypto.analysis.roots import (
     VIEW_OPS,
-    WrittenRoots,
     computed_in_place,
     final_return,
     is_entry,
     rebinding_loop,
     returned_values,
+    written_roots,
 )
 from pypto.ir import expr as E
 from pypto.ir.enums import ParamDirection
@@ -84,7 +84,7 @@ class ExportEntryResults(RewritePass):
     def _plan(self, func: Function, program: Program, ret: ReturnStmt) -> tuple[list[AssignStmt], list[int]]:
         """The creates to export (in return order) and the parameter index of each returned value."""
         values = returned_values(ret)
-        roots = WrittenRoots(func, program)  # tensor.write writes its tensor in place
+        roots = written_roots(func, program)  # tensor.write writes its tensor in place
         defs = {s.var: s for s in function_index(func).of(AssignStmt)}
         index = {p: i for i, p in enumerate(func.params)}
         creates: list[AssignStmt] = []

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pypto.analysis import base_name, block, function_index, op_name
 from pypto.analysis.roots import (
-    WrittenRoots,
     computed_in_place,
     final_return,
     is_entry,
     rebinding_loop,
     returned_values,
     written_arg,
+    written_roots,
 )
 
 from pypto.ir.enums import FunctionType, ParamDirection
@@ -159,7 +159,7 @@ def _check_entry_results(func: Function, program: Program, report: Reporter) -> 
     ret = final_return(func.body)
     if ret is None:
         return
-    roots = WrittenRoots(func, program)  # tensor.write writes its tensor in place
+    roots = written_roots(func, program)  # tensor.write writes its tensor in place
     directions = dict(zip(func.params, func.param_directions))
     defines = {s.var: s for s in function_index(func).of(AssignStmt)}
     for value in returned_values(ret):

@@ -15,6 +15,7 @@ or any value with no alias edge). Alias edges
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 from pypto.ir import op_registry
@@ -144,7 +145,7 @@ class Roots(ForwardWalk[None]):
 
     def __init__(self, func: Function | Stmt, program: Program) -> None:
         """The edges of ``func``'s body, or of one statement (a scope body)."""
-        self.program = program
+        self._program = weakref.ref(program)
         self.edges: dict[Var, Var] = {}
         self._calls: dict[Var, Call | Submit] = {}
         # Roots found once the edges are complete (during the walk an edge may still be replaced),
@@ -153,6 +154,14 @@ class Roots(ForwardWalk[None]):
         self._known: dict[Var, Var] | None = None
         self.block(func.body if isinstance(func, Function) else func, None)
         self._known = {}
+
+    @property
+    def program(self) -> Program:
+        """The program whose functions the calls name, held weakly: a cached analysis (:func:`written_roots`)
+        must not keep its program alive. Whoever asks a call's alias holds the program."""
+        program = self._program()
+        assert program is not None
+        return program
 
     def root(self, var: Var) -> Var:
         """The variable owning ``var``'s buffer."""
@@ -276,3 +285,17 @@ class WrittenRoots(Roots):
                 arg = value.args[k] if k < len(value.args) else None
                 return arg if isinstance(arg, Var) else None
         return super().value_alias(value)
+
+
+def written_roots(func: Function, program: Program) -> WrittenRoots:
+    """``WrittenRoots(func, program)``, kept while ``func`` lives for the same ``program`` object
+    (callers must not change it): ExportEntryResults and the check of what it produces
+    (EntryResultsExported) ask it of one entry of one program in turn."""
+    hit = _WRITTEN.get(func)
+    if hit is not None and hit[0]() is program:
+        return hit[1]
+    return _WRITTEN.put(func, (weakref.ref(program), WrittenRoots(func, program)))[1]
+
+
+# written_roots by function, with the program it was made for (weakly).
+_WRITTEN: IdentityCache[Function, tuple[weakref.ref[Program], WrittenRoots]] = IdentityCache(1_000)

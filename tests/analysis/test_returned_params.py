@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import textwrap
+import weakref
 
 import pypto.language as pl
 from pypto import ir
-from pypto.analysis.roots import returned_params
+from pypto.analysis.roots import WrittenRoots, returned_params, written_roots
 
 SOURCE = """
     @pl.program
@@ -49,3 +51,18 @@ def test_the_last_return_outside_loops_and_ifs_counts() -> None:
     assert returned_params(_function(ir.ReturnStmt([a]), scoped, ir.EvalStmt(c))) == [1]
     assert returned_params(_function(ir.ReturnStmt([a]), ir.SeqStmts([ir.ReturnStmt([c]), ir.EvalStmt(b)]))) == [2]
     assert returned_params(_function(ir.EvalStmt(a), loop, branch)) == []
+
+
+def test_written_roots_are_kept_for_one_program_object_without_keeping_it_alive() -> None:
+    program = pl.parse(textwrap.dedent(SOURCE))
+    k = program.get_function("k")
+    roots = written_roots(k, program)
+    store = next(s for s in ir.flatten_to_stmts(k.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "s")
+    assert roots.root(store.var) is WrittenRoots(k, program).root(store.var) is k.params[1]
+    assert written_roots(k, program) is roots
+    other = ir.Program(list(program.functions.values()), program.name)  # the same functions, another program
+    assert written_roots(k, other) is not roots
+    gone = weakref.ref(program)
+    del program, other
+    gc.collect()
+    assert gone() is None
