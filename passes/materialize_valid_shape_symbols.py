@@ -33,12 +33,14 @@ class _Symbol:
 
 def _symbols(func: Function, pass_name: str) -> list[_Symbol]:
     """The variables read only by ``func``'s tensor parameters' valid shapes: each is a whole extent."""
+    valid = [(index, p, shape) for index, p in enumerate(func.params) if (shape := _valid_shape(p))]
+    if not valid:
+        return []  # no parameter with a valid shape (most functions): the sets below are not needed
     params = set(func.params)
     dims = {v for p in func.params if isinstance(p.type, TensorType) for d in p.type.shape for v in expr_vars(d)}
     found: dict[Var, _Symbol] = {}
-    for index, p in enumerate(func.params):
-        view = p.type.tensor_view if isinstance(p.type, TensorType) else None
-        for axis, extent in enumerate(view.valid_shape if view is not None else []):
+    for index, p, shape in valid:
+        for axis, extent in enumerate(shape):
             unknown = [v for v in expr_vars(extent) if v not in params and v not in dims]
             if not unknown:
                 continue
@@ -54,6 +56,12 @@ def _symbols(func: Function, pass_name: str) -> list[_Symbol]:
                 )
             found.setdefault(extent, _Symbol(extent, index, axis))
     return list(found.values())
+
+
+def _valid_shape(param: Var) -> list[Expr]:
+    """The valid shape of a tensor parameter's view (empty: none)."""
+    view = param.type.tensor_view if isinstance(param.type, TensorType) else None
+    return view.valid_shape if view is not None else []
 
 
 class _Callers(Rewrite):
