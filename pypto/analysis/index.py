@@ -325,10 +325,11 @@ def derive_index(func: Function, old: Function, inserted_ops: frozenset[str] = f
     hit = _INDEX_ENTRIES.get(id(func))
     if hit is not None:
         return hit[1]
-    base = function_index(old)
-    index = _INDEX.put(func, _index_of(func, lambda f: FunctionIndex(f, _nodes_reusing(f, base))))
+    index = _INDEX.put(func, _index_of(func, lambda f: FunctionIndex(f, _nodes_reusing(f, function_index(old)))))
     if inserted_ops:
-        _carry_lookups(index, base, inserted_ops)
+        base = _INDEX_ENTRIES.get(id(old))  # None: ``old`` was never indexed (``func``'s index is shared)
+        if base is not None:
+            _carry_lookups(index, base[1], inserted_ops)
     return index
 
 
