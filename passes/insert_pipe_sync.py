@@ -273,7 +273,8 @@ class InsertPipeSync(FunctionPass):
         # Only the body changes, and a function derives nothing from its body: the copy needs no
         # validation (a malformed body is still refused at the next boundary check).
         synced_func = copy_parts(func, {"body": body})
-        derive_index(synced_func, func)  # the boundary check and codegen read it; most statements are kept
+        # The boundary check and codegen read it; most statements are kept, the others are syncs.
+        derive_index(synced_func, func, _SYNC_OPS)
         return synced_func
 
 

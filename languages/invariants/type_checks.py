@@ -259,7 +259,7 @@ def _canonical_strides(t: TensorType) -> list[int] | None:
 
 def _check_tensor_views(func: Function, program: Program, report: Reporter) -> None:
     # The defined variables' types are among the node types, which are few: most kernels have no view.
-    if not any(isinstance(t, TensorType) and t.tensor_view is not None for t in function_index(func).types):
+    if not any(t.tensor_view is not None for t in function_index(func).types_of(TensorType)):
         return
     for var in checked_defs(func):
         t = var.type

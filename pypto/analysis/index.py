@@ -25,7 +25,7 @@ from pypto.ir.function import Function
 from pypto.ir.node import IRNode
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, SeqStmts, Stmt, WhileStmt
 from pypto.ir.traversal import child_fields
-from pypto.ir.type_base import Type
+from pypto.ir.type_base import Type, UnknownType
 from pypto.util import IdentityCache
 
 
@@ -312,15 +312,48 @@ def _index_of(func: Function, make: Callable[[Function], FunctionIndex] = Functi
     return index
 
 
-def derive_index(func: Function, old: Function) -> FunctionIndex:
+def derive_index(func: Function, old: Function, inserted_ops: frozenset[str] = frozenset()) -> FunctionIndex:
     """The index of ``func``, a rebuild of ``old`` that keeps most of its statements (a pass that
     inserts a few), cached as :func:`function_index` would: the nodes below a kept statement are
     copied from ``old``'s index, not walked again.
+
+    ``inserted_ops``: ``func`` is ``old`` with statements inserted, each the evaluation of an
+    untyped (``UnknownType``) call of one of these ops, and nothing else changed but the blocks and
+    compound statements holding them. When ``old`` calls none of them, the op calls and typed lookups
+    its index has worked out are carried over (see :func:`_carry_lookups`).
     """
     hit = _INDEX_ENTRIES.get(id(func))
     if hit is not None:
         return hit[1]
-    return _INDEX.put(func, _index_of(func, lambda f: FunctionIndex(f, _nodes_reusing(f, function_index(old)))))
+    index = _INDEX.put(func, _index_of(func, lambda f: FunctionIndex(f, _nodes_reusing(f, function_index(old)))))
+    if inserted_ops:
+        base = _INDEX_ENTRIES.get(id(old))  # None: ``old`` was never indexed (``func``'s index is shared)
+        if base is not None:
+            _carry_lookups(index, base[1], inserted_ops)
+    return index
+
+
+def _carry_lookups(index: FunctionIndex, base: FunctionIndex, inserted_ops: frozenset[str]) -> None:
+    """Give ``index`` the op calls and ``types_of`` lookups ``base`` has, for a function that is
+    ``base``'s with untyped evaluations of ``inserted_ops`` inserted (see :func:`derive_index`).
+
+    Its typed nodes are then ``base``'s in the same order plus nodes of type ``UnknownType``: a
+    ``types_of`` that excludes that type lists the same types. Its calls are ``base``'s plus the
+    inserted ones, which are the evaluations of those ops (``base`` calls none). Each is otherwise a
+    walk of every node, on a rebuilt function whose nodes are mostly out of cache.
+    """
+    if "_op_calls" not in base.__dict__ or not base.op_names.isdisjoint(inserted_ops) or "_op_calls" in index.__dict__:
+        return
+    calls = dict(base._op_calls)
+    for stmt in index.of(EvalStmt):
+        call = stmt.expr
+        if type(call) is Call and type(call.op) is Op and call.op.name in inserted_ops:
+            calls.setdefault(call.op.name, []).append(call)
+    index.__dict__["_op_calls"] = calls
+    unknown = UnknownType.get()
+    for classes, found in base._types_of.items():
+        if not isinstance(unknown, classes):
+            index._types_of.setdefault(classes, found)
 
 
 def _nodes_reusing(func: Function, base: FunctionIndex) -> list[IRNode]:
