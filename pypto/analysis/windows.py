@@ -30,6 +30,7 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType, effective_valid_shape
 from pypto.util import IdentityCache
 
+from .call_args import argument
 from .intervals import RULES, Interval, distribute, index_const, last_value, negate, subtract
 
 # The number of blocks a kernel runs on (its launch's core_num; 1 for a plain task).
@@ -282,21 +283,6 @@ _BLOCK_CALLS: dict[str, Callable[[], Interval]] = {
 
 # A window: the accessed tensor, then per axis the first index and the extent (None: decided by data).
 _Region = tuple[Expr, list[Expr | None], list[Expr | None]]
-
-
-def argument(call: Call, name: str) -> Expr | None:
-    """The argument of op call ``call`` bound to parameter ``name`` (None when absent)."""
-    hit = _BOUND_ENTRIES.get(id(call))
-    if hit is not None:
-        return hit[1].get(name)
-    args = call.args
-    bound = _BOUND.put(call, {p.name: a for p, a in zip(op_registry.get_entry(call.op.name).bind(args), args)})
-    return bound.get(name)
-
-
-# Parameter name -> argument of each op call asked about: a window reads two or three arguments of a call.
-_BOUND: IdentityCache[Call, dict[str, Expr]] = IdentityCache(4096)
-_BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache)
 
 
 def _elements(e: Expr | None) -> list[Expr | None]:
