@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
+from pypto.analysis.call_args import argument, bound, op_facts
 from pypto.ir import op_registry
 from pypto.ir.enums import PipeType
 from pypto.ir.errors import IRValueError
-from pypto.ir.expr import Call, Expr
-from pypto.util import IdentityCache
+from pypto.ir.expr import Call
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ class OpRule:
 
 def given_names(call: Call) -> list[str]:
     """The parameters ``call`` passes and the keywords it sets to a value other than their default."""
-    given = list(_bound(call))
-    defaults = _op_facts(call.op.name).defaults
+    given = list(bound(call))
+    defaults = op_facts(call.op.name).defaults
     for name, value in call.kwargs.items():
         default = defaults.get(name)
         if not (type(value) is type(default) and value == default):
@@ -117,63 +117,19 @@ class OpTable(Mapping[str, OpRule]):
         return f"<OpTable {self.target}: {len(self)} ops>"
 
 
-# The emitters ask about the same call several times in a row (each argument of it): binding it once
-# per call was 8k of a small compile's 60k codegen bytecodes. Entry: argument by parameter name, a plain
-# dict read with one C-level get (a CallInfo's methods were a Python frame per question).
-# Sized for every call of a small program's kernels: the PTO and then the CCE emitter ask about each.
-_BOUND: IdentityCache[Call, dict[str, Expr]] = IdentityCache(4096)
-_BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache): a method call here was 1k bytecodes
-
-
-def _bound(call: Call) -> dict[str, Expr]:
-    """Parameter name -> the argument of ``call`` bound to it."""
-    hit = _BOUND_ENTRIES.get(id(call))
-    if hit is not None:
-        return hit[1]
-    facts = _op_facts(call.op.name)
-    args = call.args
-    # without optional arguments the binding is the required parameters (OpEntry.bind), whatever the kinds
-    names = facts.required if len(args) == len(facts.required) else [p.name for p in facts.entry.bind(list(args))]
-    return _BOUND.put(call, dict(zip(names, args)))
-
-
-class _OpFacts(NamedTuple):
-    """What binding a call of one op needs from its registry entry."""
-
-    entry: op_registry.OpEntry
-    # each keyword's default: None for a required one, as for a keyword the op does not declare
-    defaults: dict[str, Any]
-    required: list[str]  # the required parameters, in order
-    params: tuple[str, ...]  # every parameter, in order
-
-
-# Op name -> its facts. Registry entries are never replaced; every bound call reads its op's.
-_OP_FACTS: dict[str, _OpFacts] = {}
-
-
-def _op_facts(op: str) -> _OpFacts:
-    found = _OP_FACTS.get(op)
-    if found is None:
-        entry = op_registry.get_entry(op)
-        found = _OP_FACTS[op] = _OpFacts(
-            entry, {k.name: None if k.required else k.default for k in entry.kwargs},
-            [p.name for p in entry.params if not p.optional], tuple(p.name for p in entry.params))
-    return found
-
-
 def parameters(op: str) -> tuple[str, ...]:
     """The names of every positional parameter of registered op ``op``, in order."""
-    return _op_facts(op).params
+    return op_facts(op).params
 
 
 def is_parameter(op: str, name: str) -> bool:
     """True when ``name`` is a positional parameter of registered op ``op`` (else it may be a keyword)."""
-    return name in _op_facts(op).params
+    return name in op_facts(op).params
 
 
 def bound_parameters(call: Call) -> list[str]:
     """The parameters the arguments of ``call`` fill, in order."""
-    return list(_bound(call))
+    return list(bound(call))
 
 
 _ABSENT = object()
@@ -182,13 +138,7 @@ _ABSENT = object()
 def keyword(call: Call, name: str) -> Any:
     """The value of keyword ``name`` on an op call, its registry default filled in (None if absent)."""
     value = call.kwargs.get(name, _ABSENT)  # no binding: a call asked only keywords (a sync flag) needs none
-    return _op_facts(call.op.name).defaults.get(name) if value is _ABSENT else value
-
-
-def argument(call: Call, name: str) -> Expr | None:
-    """The positional argument bound to parameter ``name`` (None when an optional one is absent)."""
-    hit = _BOUND_ENTRIES.get(id(call))  # _bound's cache read here: the emitters ask this per operand
-    return (hit[1] if hit is not None else _bound(call)).get(name)
+    return op_facts(call.op.name).defaults.get(name) if value is _ABSENT else value
 
 
 def is_set(call: Call, name: str) -> bool:

@@ -11,7 +11,8 @@
 * :mod:`.roots`, :mod:`.gm_alias`: which buffer a variable names (orchestration roots, the
   parameter a function returns; GM tensors inside a kernel);
 * :mod:`.loops`: a loop's constant trip count;
-* :mod:`.kernel_code`: which calls run on a core (kernel functions and the scopes outlined into kernels).
+* :mod:`.kernel_code`: which calls run on a core (kernel functions and the scopes outlined into kernels);
+* :mod:`.call_args`: the argument an op call passes for each parameter, bound once per call.
 """
 
 from .callgraph import call_graph, callee, calls_functions, find_cycle, op_name

@@ -49,7 +49,8 @@ def _identity(op: Callable[[Expr, Expr], Expr], left: int | None, right: int | N
     return build
 
 
-_add = _fold(_identity(ops.add, 0, 0), lambda x, y: x + y)
+# ``a + b`` and ``a - b`` of two bounds, folded
+add = _fold(_identity(ops.add, 0, 0), lambda x, y: x + y)
 subtract = _fold(_identity(ops.sub, None, 0), lambda x, y: x - y)
 _mul = _fold(_identity(ops.mul, 1, 1), lambda x, y: x * y)
 _floordiv = _fold(ops.floordiv, lambda x, y: x // y)
@@ -97,7 +98,7 @@ def _floormod_rule(a: Interval, b: Interval) -> Interval | None:
 
 # The interval of a binary node from its operands' intervals (None: not bounded).
 RULES: dict[type, Callable[[Interval, Interval], Interval | None]] = {
-    Add: lambda a, b: (_add(a[0], b[0]), _add(a[1], b[1])),
+    Add: lambda a, b: (add(a[0], b[0]), add(a[1], b[1])),
     Sub: lambda a, b: (subtract(a[0], b[1]), subtract(a[1], b[0])),
     Mul: _mul_rule,
     FloorDiv: _floordiv_rule,
@@ -107,7 +108,7 @@ RULES: dict[type, Callable[[Interval, Interval], Interval | None]] = {
 }
 
 _FOLDERS: dict[type, Callable[[Expr, Expr], Expr]] = {
-    Add: _add, Sub: subtract, Mul: _mul, FloorDiv: _floordiv, Min: _min, Max: _max,
+    Add: add, Sub: subtract, Mul: _mul, FloorDiv: _floordiv, Min: _min, Max: _max,
 }
 
 def last_value(start: Expr, stop: Expr, step: int) -> Expr:

@@ -27,7 +27,7 @@ from pypto.ir.transforms import flatten_to_stmts
 from pypto.ir.types import TensorType
 
 from .roots import VIEW_OPS, Roots
-from .windows import argument
+from .call_args import argument
 
 # A region of a buffer: per axis the half-open range [lo, hi).
 Box = tuple[tuple[int, int], ...]

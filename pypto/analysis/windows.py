@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pypto.ir import op_registry
 from pypto.ir import scalar_ops as ops
 from pypto.ir.datatype import DataType
-from pypto.ir.expr import Add, And, Call, Cast, ConstInt, Expr, IterArg, Le, Lt, MakeTuple, Neg, Var
+from pypto.ir.expr import Add, And, Call, Cast, ConstInt, Expr, IterArg, Le, Lt, MakeTuple, Max, Min, Neg, Var
 from pypto.ir.function import Function
 from pypto.ir.span import Span
 from pypto.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, SeqStmts, Stmt, WhileStmt, YieldStmt
@@ -30,7 +30,8 @@ from pypto.ir.type_base import ScalarType
 from pypto.ir.types import TensorType, TileType, effective_valid_shape
 from pypto.util import IdentityCache
 
-from .intervals import RULES, Interval, distribute, index_const, last_value, negate, subtract
+from .call_args import argument
+from .intervals import RULES, Interval, add, distribute, index_const, last_value, negate, subtract
 
 # The number of blocks a kernel runs on (its launch's core_num; 1 for a plain task).
 BLOCK_NUM = Var("block_num", ScalarType(DataType.INDEX))
@@ -77,6 +78,12 @@ def kernel_windows(kernel: Function) -> list[Window]:
 
 
 _CACHE: IdentityCache[Function, list[Window]] = IdentityCache(1_000)
+
+
+def _plain_int(e: Expr) -> bool:
+    """An integer scalar that is no min/max: ``distribute`` leaves a sum of two of them as it is."""
+    kind = type(e)
+    return kind is not Min and kind is not Max and isinstance(e.type, ScalarType) and e.type.dtype.is_int()
 
 
 def _passed_over(s: Stmt) -> bool:
@@ -166,9 +173,18 @@ class _Walker:
                 # what the bounds of their sum fold to, without building it (most windows are constant)
                 hi.append(index_const(off.value + ext.value))
                 continue
-            end = None if off is None or ext is None else self.bounds(distribute(ops.add(off, ext)))
-            hi.append(None if end is None else end[1])
+            hi.append(None if off is None or ext is None else self.end(off, ext, first))
         self.windows.append(Window(param, call.op.name, tuple(lo), tuple(hi), when, call.span))
+
+    def end(self, off: Expr, ext: Expr, first: Interval | None) -> Expr | None:
+        """The greatest end ``off + ext`` of a window axis (``first``: the bounds of ``off``)."""
+        if _plain_int(off) and _plain_int(ext):
+            # what the bounds of the sum below come to, without building it: no min/max to distribute,
+            # no cast between the two ints (bounds reads through an int cast), only the greatest end
+            size = self.bounds(ext)
+            return None if first is None or size is None else add(first[1], size[1])
+        end = self.bounds(distribute(ops.add(off, ext)))
+        return None if end is None else end[1]
 
     def loop(self, s: ForStmt, when: tuple[Expr, ...]) -> None:
         self.carries(s.iter_args, s.return_vars)
@@ -282,21 +298,6 @@ _BLOCK_CALLS: dict[str, Callable[[], Interval]] = {
 
 # A window: the accessed tensor, then per axis the first index and the extent (None: decided by data).
 _Region = tuple[Expr, list[Expr | None], list[Expr | None]]
-
-
-def argument(call: Call, name: str) -> Expr | None:
-    """The argument of op call ``call`` bound to parameter ``name`` (None when absent)."""
-    hit = _BOUND_ENTRIES.get(id(call))
-    if hit is not None:
-        return hit[1].get(name)
-    args = call.args
-    bound = _BOUND.put(call, {p.name: a for p, a in zip(op_registry.get_entry(call.op.name).bind(args), args)})
-    return bound.get(name)
-
-
-# Parameter name -> argument of each op call asked about: a window reads two or three arguments of a call.
-_BOUND: IdentityCache[Call, dict[str, Expr]] = IdentityCache(4096)
-_BOUND_ENTRIES = _BOUND.entries  # read directly (see IdentityCache)
 
 
 def _elements(e: Expr | None) -> list[Expr | None]:

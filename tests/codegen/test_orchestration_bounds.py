@@ -388,3 +388,45 @@ def test_statements_passed_over_leave_every_example_kernels_windows_as_the_full_
     assert any(windows._passed_over(s) for k in kernels for s in k.body.stmts)
     monkeypatch.setattr(windows, "_passed_over", lambda s: False)
     assert quick == [found(k) for k in kernels]
+
+
+def test_a_window_end_without_min_or_max_equals_the_bounds_of_the_built_sum() -> None:
+    from pypto.analysis.index import function_index
+    from pypto.analysis.intervals import distribute
+    from pypto.analysis.windows import _WINDOWS, _Walker
+    from pypto.ir import scalar_ops
+
+    source = """
+    import pypto.language as pl
+
+    @pl.program
+    class P:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]],
+              row: pl.Scalar[pl.INDEX], r32: pl.Scalar[pl.INT32], n: pl.Scalar[pl.INDEX]
+              ) -> pl.Tensor[[256, 64], pl.FP32]:
+            for i in pl.range(0, 4):
+                a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16 + row, 0], [16, 64])
+                b: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [r32, i], [16, 64])
+                c: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16, 0], [16, 64], valid_shape=[pl.min(16, n - i * 16), 64])
+                out = pl.store(a, [i * 16 - row, 0], out)
+                out = pl.store(b, [pl.max(i, row), 0], out)
+                out = pl.store(c, [i * 16, 0], out)
+            return out
+    """
+    kernel = pl.parse(textwrap.dedent(source)).get_function("k")
+    walker = _Walker(kernel)
+    walker.stmt(kernel.body, ())  # the loop variable's bounds stay in the walker's env
+    ends = 0
+    for call in function_index(kernel).of(ir.Call):
+        if call.op.name not in _WINDOWS:
+            continue
+        _, offsets, extents = _WINDOWS[call.op.name][1](call)
+        for off, ext in zip(offsets, extents, strict=True):
+            general = walker.bounds(distribute(scalar_ops.add(off, ext)))
+            found = walker.end(off, ext, walker.bounds(off))
+            assert (found is None) == (general is None)
+            if general is not None:
+                ir.assert_structural_equal(found, general[1])
+                ends += 1
+    assert ends == 12
