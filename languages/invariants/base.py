@@ -358,6 +358,7 @@ class Invariant:
         auto_verified: bool = False,
         reads_bodies: bool | Bodies = False,
         reads_signatures: bool = False,
+        idle_if: IdleTest | None = None,
     ) -> Invariant:
         """An invariant whose checker runs on each function of the program in name order.
 
@@ -368,6 +369,8 @@ class Invariant:
         ``reads_signatures``: it reads only their names, kinds and parameter directions, so a cached
         result is reused while those are unchanged. A checker that reads neither reads nothing of
         the other functions (its result is reused while the function is the same object).
+        ``idle_if``: a test, of the function's kind and node classes only, that the checker finds
+        nothing in a function (it is then not called there; see :attr:`idle_if`).
         """
 
         def run(program: Program, report: Reporter) -> None:
@@ -379,6 +382,7 @@ class Invariant:
         if reads_bodies:
             reads = reads_bodies if isinstance(reads_bodies, Bodies) else READS_BODIES
         inv = cls(name, summary, run, auto_verified, function_check=check, reads=reads)
+        inv.idle_if = idle_if
         return inv
 
     @classmethod

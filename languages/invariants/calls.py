@@ -162,9 +162,14 @@ def _read_once(func: Function, program: Program) -> bool:
     return all(nodes[v] <= 1 for v in written if isinstance(v, Var))
 
 
+def _calls_no_function(func: Function) -> bool:
+    """InOutUseValid's idle test: a Group or Spmd wrapper (it forwards its params to kernels and returns
+    them, param-explicit), or a function naming no function."""
+    return func.func_type in (FunctionType.Group, FunctionType.Spmd) or not function_index(func).has(GlobalVar)
+
+
 def _check_inout_use(func: Function, program: Program, report: Reporter) -> None:
-    # Group and Spmd wrappers forward their params to kernels and return them (param-explicit).
-    if func.func_type in (FunctionType.Group, FunctionType.Spmd) or not calls_functions(func):
+    if _calls_no_function(func) or not calls_functions(func):
         return
     if not _read_once(func, program):
         _check_block(block(func.body), program, report)
@@ -176,4 +181,5 @@ InOutUseValid = Invariant.per_function(
     _check_inout_use,
     auto_verified=True,
     reads_signatures=True,  # callee parameter directions only
+    idle_if=_calls_no_function,
 )

@@ -18,8 +18,13 @@ def _word(stmt: Stmt) -> str:
     return "break" if isinstance(stmt, BreakStmt) else "continue"
 
 
+def _no_jumps(func: Function) -> bool:
+    """BreakContinueValid's idle test: ``func`` holds no break or continue."""
+    return not function_index(func).has(BreakStmt, ContinueStmt)
+
+
 def _check_break_continue(func: Function, program: Program, report: Reporter) -> None:
-    if not function_index(func).has(BreakStmt, ContinueStmt):
+    if _no_jumps(func):
         return
 
     def visit(stmt: Stmt, loop: Stmt | None) -> None:
@@ -44,6 +49,7 @@ BreakContinueValid = Invariant.per_function(
     "break/continue only inside a loop whose innermost kind is sequential or while",
     _check_break_continue,
     auto_verified=True,
+    idle_if=_no_jumps,
 )
 
 _JUMP = "BREAK_CONTINUE_IN_KERNEL"
@@ -89,8 +95,13 @@ PipelineLoopValid = Invariant.declared(
 )
 
 
+def _no_kernel_carries(func: Function) -> bool:
+    """KernelTensorCarriesElided's idle test: ``func`` is no kernel, or has no loop or if."""
+    return not is_incore_type(func.func_type) or not function_index(func).has(ForStmt, WhileStmt, IfStmt)
+
+
 def _check_kernel_tensor_carries(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type) or not function_index(func).has(ForStmt, WhileStmt, IfStmt):
+    if _no_kernel_carries(func):
         return
     for stmt in function_index(func).of(ForStmt, WhileStmt, IfStmt):
         for rv in stmt.return_vars:
@@ -104,4 +115,5 @@ KernelTensorCarriesElided = Invariant.per_function(
     "KernelTensorCarriesElided",
     "no loop or if of an InCore, AIC or AIV function carries a tensor",
     _check_kernel_tensor_carries,
+    idle_if=_no_kernel_carries,
 )

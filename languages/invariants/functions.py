@@ -43,8 +43,13 @@ InlineFunctionsEliminated = Invariant.per_program(
 )
 
 
+def _not_orchestration(func: Function) -> bool:
+    """OrchestrationReferencesResolved's idle test: only Orchestration functions are checked."""
+    return func.func_type is not FunctionType.Orchestration
+
+
 def _check_references(func: Function, program: Program, report: Reporter) -> None:
-    if func.func_type is not FunctionType.Orchestration:
+    if _not_orchestration(func):
         return
     for call in function_index(func).of(Call, Submit):
         if isinstance(call.op, GlobalVar) and program.get_function(call.op.name) is None:
@@ -56,6 +61,7 @@ OrchestrationReferencesResolved = Invariant.per_function(
     "every function an Orchestration function calls exists in the program",
     _check_references,
     reads_signatures=True,  # callee names only
+    idle_if=_not_orchestration,
 )
 
 
@@ -87,8 +93,13 @@ def _param_aliases(func: Function) -> dict[Var, Var]:
     return alias
 
 
+def _no_returned_params(func: Function) -> bool:
+    """ReturnParamsExplicit's idle test: only InCore functions and Group/Spmd wrappers are checked."""
+    return func.func_type not in (FunctionType.InCore, FunctionType.Group, FunctionType.Spmd)
+
+
 def _check_return_params(func: Function, program: Program, report: Reporter) -> None:
-    if func.func_type not in (FunctionType.InCore, FunctionType.Group, FunctionType.Spmd):
+    if _no_returned_params(func):
         return
     returns = list(function_index(func).of(ReturnStmt))
     body = block(func.body)
@@ -115,6 +126,7 @@ ReturnParamsExplicit = Invariant.per_function(
     "a kernel or wrapper return that writes back a parameter is that parameter variable",
     _check_return_params,
     auto_verified=True,
+    idle_if=_no_returned_params,
 )
 
 _CREATORS = ("tensor.create", "tensor.full")

@@ -11,7 +11,7 @@ from pypto.analysis import FunctionIndex, callee, function_index, op_name
 from pypto.analysis.lanes import needs_lane_replay, runs_on_both_lanes
 from pypto.analysis.pipe_traffic import Counts, static_counts
 
-from pypto.ir.enums import FunctionType, MemorySpace
+from pypto.ir.enums import FunctionType, MemorySpace, is_incore_type
 from pypto.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Op, Submit, TupleGetItemExpr, Var
 from pypto.ir.function import Function, Program
 from pypto.ir.op_registry import AIC, AIV, get_entry
@@ -348,10 +348,15 @@ def _check_peer_setups(func: Function, index: FunctionIndex, peers: list[Functio
                              "slot_size, slot_num and local_slot_num", mine[pipe])
 
 
+def _no_mixed_kernel(func: Function) -> bool:
+    """MixedKernelExpanded's idle test: ``func`` is neither a Group nor a kernel."""
+    return func.func_type is not FunctionType.Group and not is_incore_type(func.func_type)
+
+
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
     if func.func_type is FunctionType.Group:
         _check_group(func, program, report)
-    if func.func_type not in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV):
+    if not is_incore_type(func.func_type):
         return
     index = function_index(func)  # (one lookup for the checks below)
     _check_sides(func, index, report)
@@ -372,6 +377,7 @@ MixedKernelExpanded = Invariant.per_function(
     auto_verified=True,
     # a kernel's Groups and its peer kernels' pushes and pipe set-ups (a Group's kernels: signatures)
     reads_bodies=Bodies(group_peers=True, of={FunctionType.AIC, FunctionType.AIV}),
+    idle_if=_no_mixed_kernel,
 )
 
 
@@ -391,8 +397,13 @@ VectorKernelSplit = Invariant.per_function(
 )
 
 
+def _sets_no_pipe(func: Function) -> bool:
+    """GMPipeRingPassed's idle test: ``func`` is no AIC or AIV kernel (only they set pipes up)."""
+    return func.func_type not in _INIT
+
+
 def _check_gm_ring(func: Function, program: Program, report: Reporter) -> None:
-    if not report.platform.pipe_ring_in_gm or func.func_type not in _INIT:
+    if not report.platform.pipe_ring_in_gm or _sets_no_pipe(func):
         return
     setup = next(iter(function_index(func).calls_to(_INIT[func.func_type])), None)
     if setup is not None and not any(p.name_hint == GM_PIPE_BUFFER for p in func.params):
@@ -406,6 +417,7 @@ GMPipeRingPassed = Invariant.per_function(
     "on a chip whose cross-core pipe rings live in GM (a2a3), each kernel setting up a pipe takes its ring",
     _check_gm_ring,
     auto_verified=True,
+    idle_if=_sets_no_pipe,
 )
 
 _CORE_TYPE = {FunctionType.AIC: "aic_only", FunctionType.AIV: "aiv_only"}

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections import deque
 
+from pypto.analysis import function_index
 from pypto.analysis.callgraph import function_calls, function_named, recursion_message
 from pypto.ir.enums import FunctionType
+from pypto.ir.expr import GlobalVar
 from pypto.ir.function import Function, Program
 
 from .base import Invariant, Reporter
@@ -54,8 +56,13 @@ def _reaches(program: Program, starts: set[str], target: str) -> bool:
     return False
 
 
+def _calls_nothing(func: Function) -> bool:
+    """NoRecursion's idle test: an Inline function (see the module), or one naming no function."""
+    return func.func_type is FunctionType.Inline or not function_index(func).has(GlobalVar)
+
+
 def _check_recursion(func: Function, program: Program, report: Reporter) -> None:
-    if func.func_type is FunctionType.Inline:
+    if _calls_nothing(func):
         return
     calls = function_calls(func)
     # One search from all the callees settles most functions (an orchestration calls many kernels);
@@ -77,4 +84,5 @@ NoRecursion = Invariant.per_function(
     "no function calls itself, directly or through other functions (Inline functions: see InlineFunctions)",
     _check_recursion,
     reads_bodies=Bodies(callees=True),  # the calls of its callees, through theirs
+    idle_if=_calls_nothing,
 )

@@ -87,11 +87,16 @@ SplitIncoreOrch = Invariant.declared(
 _KERNEL_SCOPES = (InCoreScopeStmt, ClusterScopeStmt, SpmdScopeStmt)
 
 
+def _not_opaque(func: Function) -> bool:
+    """TileOpsInKernels' idle test: only Opaque functions are checked."""
+    return func.func_type is not FunctionType.Opaque
+
+
 def _check_tile_ops_in_opaque(func: Function, program: Program, report: Reporter) -> None:
     """Tile ops of an Opaque function outside every scope outlining makes a kernel of: no pass turns the
     function into a kernel, so this holds from the parser's output on. One error per function, at the
     first such op: the fix (a kernel function type, or a pl.at scope) is one for all of them."""
-    if func.func_type is not FunctionType.Opaque:
+    if _not_opaque(func):
         return
     index = function_index(func)
     if not any(name.startswith("tile.") for name in index.op_names):
@@ -116,6 +121,7 @@ TileOpsInKernels = Invariant.per_function(
     "TileOpsInKernels",
     "no tile op in an Opaque function outside a scope that outlining makes a kernel of",
     _check_tile_ops_in_opaque,
+    idle_if=_not_opaque,
 )
 
 HierarchyOutlined = Invariant.declared(

@@ -201,8 +201,14 @@ def _allowed_for(names: frozenset[str]) -> frozenset[MemorySpace] | None:
 _SPACE = operator.attrgetter("memory_space_")
 
 
+def _outside_kernels(func: Function) -> bool:
+    """The idle test of the checks of kernel tiles that look at nothing else (casts, slices, operand
+    layouts): ``func`` is no kernel."""
+    return not is_incore_type(func.func_type)
+
+
 def _check_space_constraints(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
+    if _outside_kernels(func):
         return
     lookup, known = op_registry.lookup, _CONSTRAINTS
     index = function_index(func)
@@ -313,7 +319,7 @@ AtomicAddDtypeValid = Invariant.per_function(
 
 
 def _check_casts(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
+    if _outside_kernels(func):
         return
     for call in function_index(func).calls_to("tile.cast"):
         if not isinstance(call.args[0].type, TileType):
@@ -332,6 +338,7 @@ TileCastsNative = Invariant.per_function(
     "TileCastsNative",
     "every kernel tile.cast converts between a pair of dtypes the platform's TCVT converts directly",
     _check_casts,
+    idle_if=_outside_kernels,
 )
 
 
@@ -349,7 +356,7 @@ def _strided_type(t: TileType) -> bool:
 
 
 def _check_slices(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
+    if _outside_kernels(func):
         return
     index = function_index(func)
     # Only a tile with an explicit stride can be strided, and a slice's result is typed with one (the
@@ -407,11 +414,12 @@ TileSlicesPitched = Invariant.per_function(
     "kernel slices narrower than their source carry its row pitch, and only ops that read a strided tile in place "
     "read one",
     _check_slices,
+    idle_if=_outside_kernels,
 )
 
 
 def _check_layouts(func: Function, program: Program, report: Reporter) -> None:
-    if not is_incore_type(func.func_type):
+    if _outside_kernels(func):
         return
     index = function_index(func)
     # Only a col-major vector tile can be misplaced: most kernels hold none (no node's tile type is one).
@@ -437,4 +445,5 @@ OperandLayoutsResolved = Invariant.per_function(
     "OperandLayoutsResolved",
     "kernel vector ops read the operands pto-isa needs row-major in row-major tiles",
     _check_layouts,
+    idle_if=_outside_kernels,
 )
