@@ -16,7 +16,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from pypto.analysis.callgraph import CallGraph, clear_call_names
 from pypto.backend import Platform, current_platform
@@ -527,11 +527,11 @@ def _check_functions(
     # lookup, not one per invariant (the per-invariant entries still serve other sets), and a change
     # elsewhere that a group does not read costs it nothing more.
     keys = []
-    for _, _, reads, _, _ in groups:
-        if type(reads) is int:
-            keys.append(shared.shared(platform, reads))
+    for group in groups:
+        if type(group.reads) is int:
+            keys.append(shared.shared(platform, group.reads))
         else:  # the contexts of each function, made once per program
-            keys.append(shared.of_functions.setdefault((id(platform), reads), {}))
+            keys.append(shared.of_functions.setdefault((id(platform), group.reads), {}))
     for func in program.functions.values():
         entry = _FACT_ENTRIES.get(id(func))  # _facts(), inlined
         facts = entry[1] if entry is not None else _FACTS.put(func, {})
@@ -603,7 +603,7 @@ def _run_checks(
 def _idle(group: _Group, func: Function) -> tuple[bool, ...] | None:
     """Per invariant of ``group``: True when its idle test says it finds nothing in ``func``; None
     when none of them has one."""
-    table = group[4]
+    table = group.idle
     if table is None:
         return None
     key = (func.func_type, function_index(func).classes)
@@ -611,7 +611,7 @@ def _idle(group: _Group, func: Function) -> tuple[bool, ...] | None:
     if found is None:
         if len(table) > _CONTEXTS_LIMIT:
             table.clear()
-        found = table[key] = tuple(inv.idle_if is not None and inv.idle_if(func) for inv in group[3])
+        found = table[key] = tuple(inv.idle_if is not None and inv.idle_if(func) for inv in group.members)
     return found
 
 
@@ -619,7 +619,7 @@ def _check_group(func: Function, program: Program, facts: dict, group: _Group, c
     """``(key, the results of the invariants of group in func, None when all pass)``, each
     invariant checked in its context; cached under the group's names unless a violation is at
     ``func`` itself (see _AT_FUNCTION)."""
-    names, members = group[0], group[3]
+    names, members = group.names, group.members
     results = _run_checks(func, program, facts, members, contexts, _idle(group, func))
     entry = (key, tuple(results) if any(results) else None)
     if entry[1] is None or not _at_function(func, entry[1]):
@@ -627,17 +627,17 @@ def _check_group(func: Function, program: Program, facts: dict, group: _Group, c
     return entry
 
 
-# A group of per-function invariants of a set: their names, positions in the set and what they read
-# of the other functions (the same flag for all, or what each reads when some read bodies), the
-# invariants themselves and, when one of them has an idle test, by (function kind, node classes)
-# which of them find nothing there (see Invariant.idle_if).
-_Group = tuple[
-    tuple[str, ...],
-    list[int],
-    int | tuple[Reads, ...],
-    tuple[Invariant, ...],
-    dict[tuple[FunctionType, frozenset[type]], tuple[bool, ...]] | None,
-]
+class _Group(NamedTuple):
+    """A group of per-function invariants of a set (unpacked in check_all's loop: a tuple)."""
+
+    names: tuple[str, ...]
+    positions: list[int]  # in the set
+    # what they read of the other functions: the same flag for all, or what each reads when some read bodies
+    reads: int | tuple[Reads, ...]
+    members: tuple[Invariant, ...]
+    # when one of them has an idle test: by (function kind, node classes), which of them find nothing
+    # there (see Invariant.idle_if)
+    idle: dict[tuple[FunctionType, frozenset[type]], tuple[bool, ...]] | None
 
 
 class _Plan:
@@ -668,7 +668,7 @@ class _Plan:
 def _group(invariants: tuple[Invariant, ...], chosen: list[int], reads: int | tuple[Reads, ...]) -> _Group:
     members = tuple(invariants[i] for i in chosen)
     idle = {} if any(inv.idle_if is not None for inv in members) else None
-    return (tuple(inv.name for inv in members), chosen, reads, members, idle)
+    return _Group(tuple(inv.name for inv in members), chosen, reads, members, idle)
 
 
 def _plan(invariants: tuple[Invariant, ...]) -> _Plan:
