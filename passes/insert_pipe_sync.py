@@ -266,15 +266,17 @@ class InsertPipeSync(FunctionPass):
         # body that holds no sync of an earlier run: most kernels, which need no strip walk.
         index = function_index(func)
         body = func.body
-        if any(isinstance(s.expr, Call) and _auto_sync(s.expr) for s in index.of(EvalStmt)):
+        stripped = any(isinstance(s.expr, Call) and _auto_sync(s.expr) for s in index.of(EvalStmt))
+        if stripped:
             body, _ = _Strip().block(body, None)
         run = _Run(_user_events(index))
         body = run.straight(body) if _straight_line(index) else run.block(body, {})[0]
         # Only the body changes, and a function derives nothing from its body: the copy needs no
         # validation (a malformed body is still refused at the next boundary check).
         synced_func = copy_parts(func, {"body": body})
-        # The boundary check and codegen read it; most statements are kept, the others are syncs.
-        derive_index(synced_func, func, _SYNC_OPS)
+        # The boundary check and codegen read it; most statements are kept, the others are syncs (the
+        # lookups of ``func``'s index carry over only when nothing was stripped: any op can be auto_sync).
+        derive_index(synced_func, func, frozenset() if stripped else _SYNC_OPS)
         return synced_func
 
 

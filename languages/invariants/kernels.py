@@ -354,9 +354,10 @@ def _no_mixed_kernel(func: Function) -> bool:
 
 
 def _check_mixed(func: Function, program: Program, report: Reporter) -> None:
+    if _no_mixed_kernel(func):
+        return
     if func.func_type is FunctionType.Group:
         _check_group(func, program, report)
-    if not is_incore_type(func.func_type):
         return
     index = function_index(func)  # (one lookup for the checks below)
     _check_sides(func, index, report)

@@ -202,8 +202,8 @@ _SPACE = operator.attrgetter("memory_space_")
 
 
 def _outside_kernels(func: Function) -> bool:
-    """The idle test of the checks of kernel tiles that look at nothing else (casts, slices, operand
-    layouts): ``func`` is no kernel."""
+    """``func`` is no kernel: the checks of kernel tiles (spaces, casts, slices, operand layouts) find
+    nothing there (the idle test of the hand-written ones)."""
     return not is_incore_type(func.func_type)
 
 

@@ -30,7 +30,7 @@ _OP_FACTS: dict[str, OpFacts] = {}
 
 
 def op_facts(op: str) -> OpFacts:
-    """The binding facts of registered op ``op``, worked out once."""
+    """The binding facts of registered op ``op``, worked out once (shared: callers must not change them)."""
     found = _OP_FACTS.get(op)
     if found is None:
         entry = op_registry.get_entry(op)

@@ -270,6 +270,31 @@ class FunctionIndex:
         the list. One grouping of the calls serves every op a check looks for."""
         return self._op_calls.get(name, _NO_CALLS)
 
+    def carry_lookups(self, base: FunctionIndex, inserted_ops: frozenset[str]) -> None:
+        """Take over the op calls and ``types_of`` lookups ``base`` has worked out, for a function that is
+        ``base``'s with untyped evaluations of ``inserted_ops`` inserted and nothing removed (see
+        :func:`derive_index`); nothing when ``base`` calls one of those ops or this index has its own.
+
+        Its typed nodes are then ``base``'s in the same order plus nodes of type ``UnknownType``: a
+        ``types_of`` that excludes that type lists the same types. Its calls are ``base``'s plus the
+        inserted ones, which are the evaluations of those ops. Each is otherwise a walk of every node,
+        on a rebuilt function whose nodes are mostly out of cache.
+        """
+        if "_op_calls" in self.__dict__ or "_op_calls" not in base.__dict__:
+            return
+        if not base.op_names.isdisjoint(inserted_ops):
+            return
+        calls = dict(base._op_calls)
+        for stmt in self.of(EvalStmt):
+            call = stmt.expr
+            if type(call) is Call and type(call.op) is Op and call.op.name in inserted_ops:
+                calls.setdefault(call.op.name, []).append(call)
+        self.__dict__["_op_calls"] = calls
+        unknown = UnknownType.get()
+        for classes, found in base._types_of.items():
+            if not isinstance(unknown, classes):
+                self._types_of.setdefault(classes, found)
+
     def has(self, *classes: type) -> bool:
         """True when some node is an instance of one of ``classes``."""
         found = self._has.get(classes)
@@ -320,40 +345,17 @@ def derive_index(func: Function, old: Function, inserted_ops: frozenset[str] = f
     ``inserted_ops``: ``func`` is ``old`` with statements inserted, each the evaluation of an
     untyped (``UnknownType``) call of one of these ops, and nothing else changed but the blocks and
     compound statements holding them. When ``old`` calls none of them, the op calls and typed lookups
-    its index has worked out are carried over (see :func:`_carry_lookups`).
+    its index has worked out are carried over (see :meth:`FunctionIndex.carry_lookups`).
     """
     hit = _INDEX_ENTRIES.get(id(func))
     if hit is not None:
         return hit[1]
     index = _INDEX.put(func, _index_of(func, lambda f: FunctionIndex(f, _nodes_reusing(f, function_index(old)))))
     if inserted_ops:
-        base = _INDEX_ENTRIES.get(id(old))  # None: ``old`` was never indexed (``func``'s index is shared)
+        base = _INDEX_ENTRIES.get(id(old))  # (None when ``func``'s index is a live function's, not copied)
         if base is not None:
-            _carry_lookups(index, base[1], inserted_ops)
+            index.carry_lookups(base[1], inserted_ops)
     return index
-
-
-def _carry_lookups(index: FunctionIndex, base: FunctionIndex, inserted_ops: frozenset[str]) -> None:
-    """Give ``index`` the op calls and ``types_of`` lookups ``base`` has, for a function that is
-    ``base``'s with untyped evaluations of ``inserted_ops`` inserted (see :func:`derive_index`).
-
-    Its typed nodes are then ``base``'s in the same order plus nodes of type ``UnknownType``: a
-    ``types_of`` that excludes that type lists the same types. Its calls are ``base``'s plus the
-    inserted ones, which are the evaluations of those ops (``base`` calls none). Each is otherwise a
-    walk of every node, on a rebuilt function whose nodes are mostly out of cache.
-    """
-    if "_op_calls" not in base.__dict__ or not base.op_names.isdisjoint(inserted_ops) or "_op_calls" in index.__dict__:
-        return
-    calls = dict(base._op_calls)
-    for stmt in index.of(EvalStmt):
-        call = stmt.expr
-        if type(call) is Call and type(call.op) is Op and call.op.name in inserted_ops:
-            calls.setdefault(call.op.name, []).append(call)
-    index.__dict__["_op_calls"] = calls
-    unknown = UnknownType.get()
-    for classes, found in base._types_of.items():
-        if not isinstance(unknown, classes):
-            index._types_of.setdefault(classes, found)
 
 
 def _nodes_reusing(func: Function, base: FunctionIndex) -> list[IRNode]:

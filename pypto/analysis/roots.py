@@ -160,7 +160,8 @@ class Roots(ForwardWalk[None]):
         """The program whose functions the calls name, held weakly: a cached analysis (:func:`written_roots`)
         must not keep its program alive. Whoever asks a call's alias holds the program."""
         program = self._program()
-        assert program is not None
+        if program is None:
+            raise ReferenceError("a buffer-roots analysis was asked about a call after its program was freed")
         return program
 
     def root(self, var: Var) -> Var:
@@ -287,6 +288,10 @@ class WrittenRoots(Roots):
         return super().value_alias(value)
 
 
+# written_roots by function, with the program it was made for (weakly).
+_WRITTEN: IdentityCache[Function, tuple[weakref.ref[Program], WrittenRoots]] = IdentityCache(1_000)
+
+
 def written_roots(func: Function, program: Program) -> WrittenRoots:
     """``WrittenRoots(func, program)``, kept while ``func`` lives for the same ``program`` object
     (callers must not change it): ExportEntryResults and the check of what it produces
@@ -296,6 +301,3 @@ def written_roots(func: Function, program: Program) -> WrittenRoots:
         return hit[1]
     return _WRITTEN.put(func, (weakref.ref(program), WrittenRoots(func, program)))[1]
 
-
-# written_roots by function, with the program it was made for (weakly).
-_WRITTEN: IdentityCache[Function, tuple[weakref.ref[Program], WrittenRoots]] = IdentityCache(1_000)

@@ -180,7 +180,7 @@ class _Walker:
         """The greatest end ``off + ext`` of a window axis (``first``: the bounds of ``off``)."""
         if _plain_int(off) and _plain_int(ext):
             # what the bounds of the sum below come to, without building it: no min/max to distribute,
-            # no cast between the two ints (bounds reads through an int cast), only the greatest end
+            # and the cast ops.add puts between ints of two widths is one bounds reads through
             size = self.bounds(ext)
             return None if first is None or size is None else add(first[1], size[1])
         end = self.bounds(distribute(ops.add(off, ext)))

@@ -105,11 +105,13 @@ def _assert_same_index(derived: FunctionIndex, fresh: FunctionIndex) -> None:
 def test_the_indexes_of_the_deriving_passes_equal_fresh_ones(source: str, verify: str) -> None:
     """The index function_index holds for every function InsertPipeSync and NormalizeReturnOrder produce
     (derived from the function each rebuilt, shared with the input, or walked) equals a fresh walk's, for
-    every example and the benchmarks' generated program of 300 statements: with the checks off (an index
+    every example (every other one with the checks on) and the benchmarks' generated program of 300 statements: with the checks off (an index
     is derived whether or not a check asks for it) and on (the checks before InsertPipeSync fill the
     lookups of the kernels' indexes that it carries over to the synced kernels)."""
-    programs = ([pl.loads_program(str(path)) for path in sorted((ROOT / "examples").glob("*.py"))]
-                if source == "examples" else [_bench_program(300)])
+    paths = sorted((ROOT / "examples").glob("*.py"))
+    if verify == "basic":  # every other example: the checks' lookups are the same kinds on each
+        paths = paths[::2]
+    programs = [pl.loads_program(str(path)) for path in paths] if source == "examples" else [_bench_program(300)]
     outputs = _Outputs()
     with passes.PassContext([outputs]):
         for program in programs:
@@ -121,7 +123,7 @@ def test_the_indexes_of_the_deriving_passes_equal_fresh_ones(source: str, verify
                 checked.add(id(func))
                 _assert_same_index(function_index(func), FunctionIndex(func))
     assert {name for name, _ in outputs.programs} == set(DERIVING)
-    assert len(checked) > (100 if source == "examples" else 10)
+    assert len(checked) > (50 if source == "examples" else 10)
 
 
 def test_a_kernel_synced_again_carries_nothing_over() -> None:
@@ -138,4 +140,36 @@ def test_a_kernel_synced_again_carries_nothing_over() -> None:
         ir.FunctionType.AIV, ir.FunctionType.AIC)]
     assert rebuilt
     for func in rebuilt:
+        _assert_same_index(function_index(func), FunctionIndex(func))
+
+
+_AUTO_SYNC_STORE = """
+@pl.program
+class T:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        t: pl.Tile[[128, 128], pl.FP32] = pl.load(a, [0, 0], [128, 128])
+        c: pl.Tile[[128, 128], pl.FP32] = pl.add(t, t)
+        pl.store(c, [0, 0], out, attrs={"auto_sync": True})
+        r: pl.Tensor[[128, 128], pl.FP32] = pl.store(c, [0, 0], out)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        out = self.k(a, out)
+        return out
+"""
+
+
+def test_a_kernel_with_a_stripped_statement_carries_nothing_over() -> None:
+    """InsertPipeSync strips every auto_sync evaluation, whatever its op (here a store): the synced kernel
+    lacks a call of the kernel it rebuilt, so its index carries no lookup over and equals a fresh one."""
+    outputs = _Outputs()
+    with passes.PassContext([outputs]):
+        passes.PassManager(passes.builtin_passes(), verify="basic").run(pl.parse(_AUTO_SYNC_STORE))
+    synced = dict(outputs.programs)["InsertPipeSync"]
+    kernels = [f for f in synced.functions.values() if f.func_type in (ir.FunctionType.AIV, ir.FunctionType.AIC)]
+    assert kernels
+    for func in kernels:
+        assert len(function_index(func).calls_to("tile.store")) == 1
         _assert_same_index(function_index(func), FunctionIndex(func))

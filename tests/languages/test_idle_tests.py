@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from inv_helpers import INDEX, prog, single
+from pypto.analysis import function_index
 from pypto.backend import current_platform
 from pypto.languages.invariants import ALL
 from pypto.languages.invariants.base import Reporter, clear_caches
@@ -81,3 +82,16 @@ def test_the_breaking_programs_break_the_invariants_they_are_for() -> None:
     broken = {name for name in _HAND for p in _breaking() if _findings(p, name, False)}
     assert broken >= {"BreakContinueValid", "InOutUseValid", "MixedKernelExpanded", "NoRecursion",
                       "OrchestrationReferencesResolved", "TileOpsInKernels"}
+
+
+@pytest.mark.parametrize("name", _HAND)
+def test_an_idle_test_reads_only_the_kind_and_node_classes(name: str) -> None:
+    """check_all asks an idle test once per (function kind, node classes) and reuses the answer: it must
+    be the same for every function of the programs that shares them."""
+    test = ALL[name].idle_if
+    answers: dict[tuple, set[bool]] = {}
+    for program in _programs():
+        for func in program.functions.values():
+            answers.setdefault((func.func_type, function_index(func).classes), set()).add(bool(test(func)))
+    assert all(len(found) == 1 for found in answers.values())
+    assert len(answers) > 10
