@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from pypto.analysis import block, callee, calls_functions, expr_calls, function_index, stmt_exprs, stmt_reads, sub_blocks
+from pypto.analysis.callgraph import names_functions
 from pypto.analysis.wrapper_directions import forwarded_directions
 
 from pypto.ir.enums import ArgDirection, FunctionType, ParamDirection
@@ -165,7 +166,7 @@ def _read_once(func: Function, program: Program) -> bool:
 def _calls_no_function(func: Function) -> bool:
     """InOutUseValid's idle test: a Group or Spmd wrapper (it forwards its params to kernels and returns
     them, param-explicit), or a function naming no function."""
-    return func.func_type in (FunctionType.Group, FunctionType.Spmd) or not function_index(func).has(GlobalVar)
+    return func.func_type in (FunctionType.Group, FunctionType.Spmd) or not names_functions(func)
 
 
 def _check_inout_use(func: Function, program: Program, report: Reporter) -> None:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from pypto.analysis import function_index
-from pypto.analysis.callgraph import function_calls, function_named, recursion_message
+from pypto.analysis.callgraph import function_calls, function_named, names_functions, recursion_message
 from pypto.ir.enums import FunctionType
-from pypto.ir.expr import GlobalVar
 from pypto.ir.function import Function, Program
 
 from .base import Invariant, Reporter
@@ -58,7 +56,7 @@ def _reaches(program: Program, starts: set[str], target: str) -> bool:
 
 def _calls_nothing(func: Function) -> bool:
     """NoRecursion's idle test: an Inline function (see the module), or one naming no function."""
-    return func.func_type is FunctionType.Inline or not function_index(func).has(GlobalVar)
+    return func.func_type is FunctionType.Inline or not names_functions(func)
 
 
 def _check_recursion(func: Function, program: Program, report: Reporter) -> None:

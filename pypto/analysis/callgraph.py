@@ -50,19 +50,23 @@ def through_callee(target: Function, analyse: Callable[[], T], default: T) -> T:
         _FOLLOWING.discard(key)
 
 
+def names_functions(func: Function) -> bool:
+    """True when a program function is named anywhere in ``func``: one that names none calls none
+    (most kernels), told from its node classes alone."""
+    return function_index(func).has(GlobalVar)
+
+
 def function_calls(func: Function) -> list[Call | Submit]:
     """The calls and submits of program functions in ``func``, in the node index's order."""
-    index = function_index(func)
-    if not index.has(GlobalVar):  # most kernels: nothing to look at
+    if not names_functions(func):  # most kernels: nothing to look at
         return []
-    return [c for c in index.of(Call, Submit) if isinstance(c.op, GlobalVar)]
+    return [c for c in function_index(func).of(Call, Submit) if isinstance(c.op, GlobalVar)]
 
 
 def calls_functions(func: Function) -> bool:
     """True when ``func`` calls (or submits) a program function, not only ops."""
-    index = function_index(func)
     # No GlobalVar anywhere (most kernels): settled without looking at the calls.
-    return index.has(GlobalVar) and any(isinstance(call.op, GlobalVar) for call in index.of(Call, Submit))
+    return names_functions(func) and any(isinstance(c.op, GlobalVar) for c in function_index(func).of(Call, Submit))
 
 
 def op_name(expr: Expr) -> str | None:

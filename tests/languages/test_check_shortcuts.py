@@ -154,6 +154,7 @@ def test_shortcuts_change_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = [_findings(p) for p in corpus]
     monkeypatch.setattr(ssa, "_flat_scan", lambda func: None)
     monkeypatch.setattr(calls, "calls_functions", lambda func: True)
+    monkeypatch.setattr(calls, "names_functions", lambda func: True)  # (InOutUseValid's first return)
     monkeypatch.setattr(grammar, "_active", lambda rules, func, classes: grammar._plan(rules))
     monkeypatch.setattr(grammar, "_VISITS", {})  # (plans made with the real _active)
     monkeypatch.setattr(writes, "_direct_writes", lambda func: None)
